@@ -1,0 +1,110 @@
+import type { WebClient } from '@slack/web-api';
+import type { Queue } from 'bullmq';
+import type { DocsApiClient } from '../docs-api/client.js';
+import type { Logger } from '../logger.js';
+import { docsApiErrorText } from '../slack/error-text.js';
+import { CANNOT_POST, slackErrorCode } from '../slack/slack-errors.js';
+import { buildStatusMessage } from '../slack/status-message.js';
+import type { JobRecord, JobStore } from '../store/job-store.js';
+import { watchAgentJob, type PollJobData } from '../queues/poll-queue.js';
+import { refreshStatusMessage } from './status.js';
+
+/** What starting a job needs. */
+export interface StartJobDeps {
+  store: JobStore;
+  docsApi: Pick<DocsApiClient, 'createJob'>;
+  slack: WebClient;
+  pollQueue: Queue<PollJobData>;
+  logger: Logger;
+  /** POLL_MIN_INTERVAL_MS: delay of the first poll. */
+  firstPollDelayMs: number;
+  now: () => number;
+}
+
+/** A request to start a job from Slack. */
+export interface StartJobRequest {
+  teamId: string;
+  channel: string;
+  requester: string;
+  /** Already trimmed and non-empty. */
+  instruction: string;
+  /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */
+  threadTs?: string;
+}
+
+/** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person. */
+export type StartJobResult =
+  | { ok: true; jobId: string; statusTs: string; threadTs: string }
+  | { ok: false; reason: 'cannot_post' | 'docs_api' | 'slack'; message: string };
+
+/**
+ * Starts an agent job from Slack: posts the status message first (so a channel the bot cannot
+ * post in costs no job), creates the job (`POST /v2/agent/{projectId}/job`), records it in Redis
+ * and starts its poller. If creation fails, the placeholder is removed and nothing is recorded.
+ *
+ * @returns a result, never throws for Slack or docs API failures.
+ */
+export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest): Promise<StartJobResult> {
+  const log = deps.logger.child({ channel: req.channel, requester: req.requester });
+  const placeholder = buildStatusMessage({
+    requester: req.requester,
+    instruction: req.instruction,
+    state: 'starting',
+    elapsedMs: 0,
+  });
+  let statusTs: string;
+  try {
+    const posted = await deps.slack.chat.postMessage({
+      channel: req.channel,
+      thread_ts: req.threadTs,
+      text: placeholder.text,
+      blocks: placeholder.blocks,
+      unfurl_links: false,
+    });
+    statusTs = String(posted.ts);
+  } catch (err) {
+    const code = slackErrorCode(err);
+    log.warn({ slackError: code }, 'could not post the status message');
+    if (code && CANNOT_POST.has(code)) {
+      return {
+        ok: false,
+        reason: 'cannot_post',
+        message:
+          "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again. Nothing was started.",
+      };
+    }
+    return { ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' };
+  }
+
+  let jobId: string;
+  try {
+    jobId = (await deps.docsApi.createJob(req.instruction)).id;
+  } catch (err) {
+    log.warn({ err: { name: (err as Error).name, message: (err as Error).message } }, 'could not create the agent job');
+    await deps.slack.chat.delete({ channel: req.channel, ts: statusTs }).catch(() => undefined);
+    return { ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` };
+  }
+
+  const now = deps.now();
+  const rec: JobRecord = {
+    jobId,
+    teamId: req.teamId,
+    channel: req.channel,
+    threadTs: req.threadTs ?? statusTs,
+    statusTs,
+    requester: req.requester,
+    instruction: req.instruction,
+    createdAt: now,
+    cycle: 0,
+    cycleRequester: req.requester,
+    cycleStartedAt: now,
+    state: 'active',
+    prLink: null,
+    endedAt: 0,
+  };
+  await deps.store.create(rec);
+  await watchAgentJob(deps.pollQueue, jobId, 0, deps.firstPollDelayMs);
+  await refreshStatusMessage(deps.slack, rec, now, log);
+  log.info({ jobId }, 'started an agent job');
+  return { ok: true, jobId, statusTs, threadTs: rec.threadTs };
+}

@@ -1,0 +1,21 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { DocsApiClient } from './docs-api/client.js';
+import type { InFlight } from './in-flight.js';
+import type { Logger } from './logger.js';
+import type { PollJobData } from './queues/poll-queue.js';
+import type { JobStore } from './store/job-store.js';
+
+/** Everything the listeners and workers share; built once in main.ts (or a test). */
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  store: JobStore;
+  docsApi: DocsApiClient;
+  pollQueue: Queue<PollJobData>;
+  inFlight: InFlight;
+  /** Clock in epoch ms. */
+  now: () => number;
+}

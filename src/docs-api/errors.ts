@@ -1,0 +1,95 @@
+/**
+ * Typed errors of the docs API client. Every one is a real `Error` with a stable `code`,
+ * the HTTP `status` where there was one, and `retryable` telling whether the same request may
+ * succeed later. Messages never contain the API key or the Authorization header.
+ */
+export type DocsApiErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'rate_limited'
+  | 'server_error'
+  | 'network_error'
+  | 'invalid_response';
+
+/** Base class of every docs API failure. */
+export class DocsApiError extends Error {
+  constructor(
+    readonly code: DocsApiErrorCode,
+    message: string,
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DocsApiError';
+  }
+}
+
+/** 400: the API rejected the request; `apiMessage` is the API's own `error` text. */
+export class DocsApiBadRequestError extends DocsApiError {
+  constructor(readonly apiMessage: string) {
+    super('bad_request', `docs API rejected the request: ${apiMessage}`, 400, false);
+    this.name = 'DocsApiBadRequestError';
+  }
+}
+
+/** 401: the admin key is missing, wrong or expired (vendor docs). */
+export class DocsApiUnauthorizedError extends DocsApiError {
+  constructor() {
+    super('unauthorized', 'docs API rejected the API key (401)', 401, false);
+    this.name = 'DocsApiUnauthorizedError';
+  }
+}
+
+/** 403: the key lacks a scope or the caller's IP is not on the allowlist (vendor docs). */
+export class DocsApiForbiddenError extends DocsApiError {
+  constructor() {
+    super('forbidden', 'docs API refused access (403): scope or IP allowlist', 403, false);
+    this.name = 'DocsApiForbiddenError';
+  }
+}
+
+/** 404: unknown job or project. */
+export class DocsApiNotFoundError extends DocsApiError {
+  constructor(readonly apiMessage: string) {
+    super('not_found', `docs API: not found (${apiMessage})`, 404, false);
+    this.name = 'DocsApiNotFoundError';
+  }
+}
+
+/**
+ * 429: rate limited. The vendor documents no `Retry-After`; `retryAfterMs` is the header's value
+ * when present, else undefined (callers pick their own backoff).
+ */
+export class DocsApiRateLimitedError extends DocsApiError {
+  constructor(readonly retryAfterMs: number | undefined) {
+    super('rate_limited', 'docs API rate limit reached (429)', 429, true);
+    this.name = 'DocsApiRateLimitedError';
+  }
+}
+
+/** 5xx: the docs service failed. */
+export class DocsApiServerError extends DocsApiError {
+  constructor(status: number) {
+    super('server_error', `docs API failed (${status})`, status, true);
+    this.name = 'DocsApiServerError';
+  }
+}
+
+/** The request never got an HTTP answer: connection refused/reset, DNS, or timeout. */
+export class DocsApiNetworkError extends DocsApiError {
+  constructor(detail: string, cause?: unknown) {
+    super('network_error', `docs API unreachable: ${detail}`, undefined, true, { cause });
+    this.name = 'DocsApiNetworkError';
+  }
+}
+
+/** The API answered 2xx but the body was not JSON or not the documented shape. */
+export class DocsApiInvalidResponseError extends DocsApiError {
+  constructor(detail: string) {
+    super('invalid_response', `docs API sent an unexpected response: ${detail}`, undefined, false);
+    this.name = 'DocsApiInvalidResponseError';
+  }
+}

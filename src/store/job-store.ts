@@ -1,0 +1,130 @@
+import type { Redis } from 'ioredis';
+import type { StatusState } from '../slack/status-message.js';
+
+/**
+ * What the bot remembers of an agent job, in Redis (hash `{prefix}:agent-job:{jobId}`), so that a
+ * restart or another replica can carry on. Times are epoch ms.
+ */
+export interface JobRecord {
+  jobId: string;
+  teamId: string;
+  channel: string;
+  /** ts of the thread root: the status message, or the message that started the job. */
+  threadTs: string;
+  /** ts of the status message (edited in place). */
+  statusTs: string;
+  requester: string;
+  instruction: string;
+  createdAt: number;
+  /** 0 for the first run; +1 for each follow-up. Announcements are keyed by it. */
+  cycle: number;
+  /** Who sent the latest instruction (the requester, or the author of the latest follow-up). */
+  cycleRequester: string;
+  cycleStartedAt: number;
+  state: StatusState;
+  prLink: string | null;
+  /** When the latest cycle ended (0 while active). */
+  endedAt: number;
+}
+
+const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
+
+/** How long records and announcement marks live in Redis after their last write, in s (30 days). */
+export const RECORD_TTL_S = 30 * 24 * 3600;
+
+/** How long an announcement claim is held before a crashed claimant's claim lapses, in ms. */
+export const ANNOUNCE_LEASE_MS = 60_000;
+
+/**
+ * Redis-backed job records and the exactly-once announcement guard. Every key is under `prefix`.
+ */
+export class JobStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(...parts: string[]): string {
+    return [this.prefix, ...parts].join(':');
+  }
+
+  /** Stores a new record and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId). */
+  async create(rec: JobRecord): Promise<void> {
+    const k = this.key('agent-job', rec.jobId);
+    await this.redis
+      .multi()
+      .hset(k, toHash(rec))
+      .expire(k, RECORD_TTL_S)
+      .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .exec();
+  }
+
+  /** @returns the record, or undefined when unknown (or expired). */
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const h = await this.redis.hgetall(this.key('agent-job', jobId));
+    if (!h.jobId) return undefined;
+    return fromHash(h);
+  }
+
+  /** Updates some fields of an existing record (no-op for unknown jobs). */
+  async update(jobId: string, fields: Partial<JobRecord>): Promise<void> {
+    const k = this.key('agent-job', jobId);
+    if (!(await this.redis.exists(k))) return;
+    await this.redis.multi().hset(k, toHash(fields)).expire(k, RECORD_TTL_S).exec();
+  }
+
+  /** @returns the job whose thread root (or status message) is `(channel, ts)`, if any. */
+  async findByThread(channel: string, ts: string): Promise<string | undefined> {
+    return (await this.redis.get(this.key('thread', channel, ts))) ?? undefined;
+  }
+
+  /**
+   * Claims the right to announce the end of `(jobId, cycle)`: an atomic `SET NX PX` lease, so of
+   * any number of replicas and retries only one posts. A claimant that crashes before
+   * {@link markAnnounced} loses the claim after {@link ANNOUNCE_LEASE_MS}, so the end is not lost.
+   *
+   * @returns true when this caller must post the announcement.
+   */
+  async claimAnnouncement(jobId: string, cycle: number): Promise<boolean> {
+    const res = await this.redis.set(this.key('announced', jobId, String(cycle)), 'claimed', 'PX', ANNOUNCE_LEASE_MS, 'NX');
+    return res === 'OK';
+  }
+
+  /** Records that the announcement of `(jobId, cycle)` was posted (kept for {@link RECORD_TTL_S}). */
+  async markAnnounced(jobId: string, cycle: number): Promise<void> {
+    await this.redis.set(this.key('announced', jobId, String(cycle)), 'posted', 'EX', RECORD_TTL_S);
+  }
+
+  /** Gives a claim back after a failed post, so a retry may announce. */
+  async releaseAnnouncement(jobId: string, cycle: number): Promise<void> {
+    const k = this.key('announced', jobId, String(cycle));
+    // Only drop our claim, never a finished mark.
+    await this.redis.eval(
+      "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
+      1,
+      k,
+    );
+  }
+
+  /** @returns whether the end of `(jobId, cycle)` was already posted. */
+  async wasAnnounced(jobId: string, cycle: number): Promise<boolean> {
+    return (await this.redis.get(this.key('announced', jobId, String(cycle)))) === 'posted';
+  }
+}
+
+function toHash(rec: Partial<JobRecord>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec)) {
+    if (v === undefined) continue;
+    out[k] = v === null ? '' : String(v);
+  }
+  return out;
+}
+
+function fromHash(h: Record<string, string>): JobRecord {
+  const rec: Record<string, unknown> = { ...h };
+  for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
+  rec.prLink = h.prLink ? h.prLink : null;
+  return rec as unknown as JobRecord;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../src/config.js';
+
+const valid = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', DOCS_API_KEY: 'mint_abc', DOCS_PROJECT_ID: 'proj' };
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    readConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('readConfig', () => {
+  it('applies the documented defaults', () => {
+    expect(readConfig(valid)).toMatchObject({
+      SLACK_API_URL: 'https://slack.com/api/',
+      DOCS_API_URL: 'https://api.mintlify.com',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: 'docs-agent',
+      PORT: 3000,
+      POLL_MIN_INTERVAL_MS: 10_000,
+      POLL_MAX_INTERVAL_MS: 120_000,
+      JOB_TIMEOUT_MS: 21_600_000,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('names every missing or invalid variable on its own line, without echoing values', () => {
+    const p = problems({ DOCS_API_KEY: 'sk_live_secret', PORT: 'eighty', POLL_MIN_INTERVAL_MS: '-5', LOG_LEVEL: 'loud' });
+    expect(p.some((l) => l.startsWith('SLACK_BOT_TOKEN:'))).toBe(true);
+    expect(p).toContain('DOCS_API_KEY: must start with mint_');
+    expect(p.some((l) => l.startsWith('DOCS_PROJECT_ID:'))).toBe(true);
+    expect(p.some((l) => l.startsWith('PORT:'))).toBe(true);
+    expect(p.some((l) => l.startsWith('POLL_MIN_INTERVAL_MS:'))).toBe(true);
+    expect(p.some((l) => l.startsWith('LOG_LEVEL:'))).toBe(true);
+    expect(p.join('\n')).not.toContain('sk_live_secret');
+  });
+
+  it('requires the signing secret in HTTP mode only', () => {
+    const { SLACK_SIGNING_SECRET: _s, ...noSecret } = valid;
+    expect(problems(noSecret)[0]).toMatch(/^SLACK_SIGNING_SECRET: is required in HTTP mode/);
+    expect(readConfig({ ...noSecret, SLACK_APP_TOKEN: 'xapp-1' }).SLACK_APP_TOKEN).toBe('xapp-1');
+  });
+
+  it('rejects a backoff cap below the first delay', () => {
+    expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
+      'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',
+    ]);
+  });
+});
