@@ -1,0 +1,57 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// Slack's JSON Schema for v1 app manifests, copied to test/fixtures/slack (see SOURCE.md there).
+const schema = JSON.parse(readFileSync(new URL('../fixtures/slack/manifest.schema.1.0.0.json', import.meta.url), 'utf8'));
+const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
+
+function validator() {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv); // CommonJS module: NodeNext sees its default export as .default
+  return ajv.compile(schema);
+}
+
+describe('manifest.yml', () => {
+  it("validates against Slack's manifest schema", () => {
+    const validate = validator();
+    const ok = validate(manifest);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('the schema really rejects a broken manifest (the check can fail)', () => {
+    const validate = validator();
+    expect(validate({ ...manifest, display_information: { name: '' } })).toBe(false);
+    expect(validate({ ...manifest, settings: { ...manifest.settings, interactivity: { is_enabled: 'yes' } } })).toBe(false);
+    expect(validate({ ...manifest, features: { ...manifest.features, slash_commands: [{ command: '/x' }] } })).toBe(false);
+  });
+
+  it('declares the three commands, all served by /slack/events', () => {
+    const cmds = manifest.features.slash_commands.map((c: { command: string; url: string }) => [c.command, new URL(c.url).pathname]);
+    expect(cmds).toEqual([
+      ['/docs-edit', '/slack/events'],
+      ['/docs-reply', '/slack/events'],
+      ['/docs-visitors', '/slack/events'],
+    ]);
+  });
+
+  it('subscribes to the events the bot listens to, with the scopes they need', () => {
+    const events: string[] = manifest.settings.event_subscriptions.bot_events;
+    const scopes: string[] = manifest.oauth_config.scopes.bot;
+    expect(events).toEqual(expect.arrayContaining(['app_mention', 'app_home_opened', 'message.channels', 'message.groups', 'message.im']));
+    // Slack's events API: each event type's required scope.
+    const needs: Record<string, string> = {
+      app_mention: 'app_mentions:read',
+      'message.channels': 'channels:history',
+      'message.groups': 'groups:history',
+      'message.im': 'im:history',
+    };
+    for (const e of events) if (needs[e]) expect(scopes).toContain(needs[e]);
+    expect(scopes).toEqual(expect.arrayContaining(['commands', 'chat:write', 'reactions:write', 'users:read', 'files:write']));
+    expect(manifest.settings.interactivity).toMatchObject({ is_enabled: true });
+    expect(new URL(manifest.settings.interactivity.request_url).pathname).toBe('/slack/events');
+  });
+});
