@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobStore, type JobRecord } from '../../src/store/job-store.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+
+const redis = testRedis();
+let prefix: string;
+let store: JobStore;
+
+const rec: JobRecord = {
+  jobId: 'job_1',
+  teamId: 'T1',
+  channel: 'C1',
+  threadTs: '1700000000.000100',
+  statusTs: '1700000000.000100',
+  requester: 'U1',
+  instruction: 'Add a quickstart',
+  createdAt: 1_000,
+  cycle: 0,
+  cycleRequester: 'U1',
+  cycleStartedAt: 1_000,
+  state: 'active',
+  prLink: null,
+  endedAt: 0,
+};
+
+beforeEach(() => {
+  prefix = randomPrefix();
+  store = new JobStore(redis, prefix);
+});
+afterEach(async () => {
+  await dropPrefix(redis, prefix);
+});
+
+describe('JobStore on real Redis', () => {
+  it('round-trips a record with its types, and finds it by thread', async () => {
+    await store.create(rec);
+    expect(await store.get('job_1')).toEqual(rec);
+    expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_1');
+    await store.update('job_1', { state: 'completed', prLink: 'https://github.com/a/b/pull/1', endedAt: 5_000 });
+    expect(await store.get('job_1')).toMatchObject({ state: 'completed', prLink: 'https://github.com/a/b/pull/1', endedAt: 5_000, cycle: 0 });
+    expect(await store.get('nope')).toBeUndefined();
+  });
+
+  it('keeps every key under the prefix, with a TTL', async () => {
+    await store.create(rec);
+    const keys = await redis.keys(`${prefix}:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) expect(await redis.ttl(k)).toBeGreaterThan(0);
+    const other = new JobStore(redis, randomPrefix());
+    expect(await other.get('job_1')).toBeUndefined();
+  });
+
+  it('lets exactly one of many concurrent claimants announce a cycle', async () => {
+    const replicas = Array.from({ length: 10 }, () => new JobStore(redis, prefix));
+    const wins = await Promise.all(replicas.map((s) => s.claimAnnouncement('job_1', 0)));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    // A new cycle is a new announcement.
+    expect(await store.claimAnnouncement('job_1', 1)).toBe(true);
+  });
+
+  it('after a failed post the claim is released; after a post it is never released', async () => {
+    expect(await store.claimAnnouncement('job_1', 0)).toBe(true);
+    await store.releaseAnnouncement('job_1', 0);
+    expect(await store.claimAnnouncement('job_1', 0)).toBe(true);
+    await store.markAnnounced('job_1', 0);
+    await store.releaseAnnouncement('job_1', 0);
+    expect(await store.wasAnnounced('job_1', 0)).toBe(true);
+    expect(await store.claimAnnouncement('job_1', 0)).toBe(false);
+  });
+
+  it("a crashed claimant's claim lapses so the end is not lost", async () => {
+    expect(await store.claimAnnouncement('job_1', 0)).toBe(true);
+    const key = `${prefix}:announced:job_1:0`;
+    expect(await redis.pttl(key)).toBeGreaterThan(0);
+    await redis.pexpire(key, 1); // fast-forward the lease
+    await expect.poll(() => redis.exists(key), { timeout: 2_000 }).toBe(0);
+    expect(await store.claimAnnouncement('job_1', 0)).toBe(true);
+  });
+});
