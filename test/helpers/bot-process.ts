@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The bot running as a separate OS process (`node --import tsx src/main.ts`, as `npm start`). */
+export interface BotProcess {
+  proc: ChildProcess;
+  port: number;
+  /** Base URL, e.g. http://127.0.0.1:PORT */
+  url: string;
+  /** Everything the process printed on stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** SIGKILL, and wait for the exit. */
+  kill9(): Promise<void>;
+}
+
+/**
+ * Starts the bot with `env` (merged over a minimal PATH/HOME) and waits until `/healthz`
+ * answers 200, or rejects after `timeoutMs` with the process output.
+ */
+export async function startBotProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<BotProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const bot: BotProcess = {
+    proc,
+    port,
+    url,
+    output: () => out,
+    exited,
+    kill9: async () => {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+  const deadline = Date.now() + timeoutMs;
+  let exitedEarly = false;
+  void exited.then(() => (exitedEarly = true));
+  while (Date.now() < deadline && !exitedEarly) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.status === 200) return bot;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`bot did not become healthy on ${url}:\n${out}`);
+}
+
+/** Runs the bot entry point to completion with `env` (for config errors); returns code and output. */
+export async function runBotToExit(env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output };
+}
