@@ -33,9 +33,10 @@ export interface BotProcess {
 
 /**
  * Starts the bot with `env` (merged over a minimal PATH/HOME) and waits until `/healthz`
- * answers 200, or rejects after `timeoutMs` with the process output.
+ * answers `healthyStatus` (200; a test of the unhealthy case passes 503), or rejects after
+ * `timeoutMs` (ms) with the process output.
  */
-export async function startBotProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<BotProcess> {
+export async function startBotProcess(env: Record<string, string>, timeoutMs = 20_000, healthyStatus = 200): Promise<BotProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -66,14 +67,14 @@ export async function startBotProcess(env: Record<string, string>, timeoutMs = 2
   while (Date.now() < deadline && !exitedEarly) {
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return bot;
+      if (res.status === healthyStatus) return bot;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   proc.kill('SIGKILL');
-  throw new Error(`bot did not become healthy on ${url}:\n${out}`);
+  throw new Error(`bot's /healthz never answered ${healthyStatus} on ${url}:\n${out}`);
 }
 
 /** Runs the bot entry point to completion with `env` (for config errors); returns code and output. */

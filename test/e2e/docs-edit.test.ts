@@ -1,0 +1,232 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLL_QUEUE, pollJobId } from '../../src/queues/poll-queue.js';
+import type { FakeSlack, SlackMessage } from '../../src/sandbox/fake-slack.js';
+import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
+import { dropPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+import { E2E_SECRETS, ephemeralsTo, messageText, startSandbox, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+
+const redis = testRedis();
+
+/** Waits for the status message of `jobId` (the bot's top-level message naming it). */
+function statusMessage(slack: FakeSlack, jobId: string, channel = 'C0DOCS'): Promise<SlackMessage> {
+  return slack.waitFor(() => slack.messages.find((m) => m.channel === channel && m.bot_id && !m.thread_ts && !m.deleted && messageText(m).includes(jobId)), 10_000);
+}
+
+/** Runs /docs-edit and returns the agent job id the bot created. */
+async function docsEdit(sb: Sandbox, driver: SlackDriver, text: string, user = 'U0ALICE'): Promise<string> {
+  const before = sb.docs.requests.length;
+  const res = await driver.slashCommand({ command: '/docs-edit', text, user, channel: 'C0DOCS' });
+  expect(res.status).toBe(200);
+  const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path.endsWith('/job'), 10_000);
+  return (create.responseBody as { id: string }).id;
+}
+
+/** Waits until BullMQ has finished watching `(jobId, cycle)`, so that "exactly one" is final. */
+async function pollerDone(queue: Queue, jobId: string, cycle = 0): Promise<void> {
+  await expect.poll(() => queue.getJobState(pollJobId(jobId, cycle)), { timeout: 15_000, interval: 50 }).toBe('completed');
+}
+
+function assertNoSecrets(text: string): void {
+  for (const [name, value] of Object.entries(E2E_SECRETS)) expect(text, `${name} leaked`).not.toContain(value);
+}
+
+describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes of Slack and the docs API)', () => {
+  let sb: Sandbox;
+  let bot: BotProcess;
+  let driver: SlackDriver;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+    ({ bot, driver } = await sb.startBot());
+    queue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await sb?.close();
+    await dropPrefix(redis, sb.prefix);
+  });
+
+  it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
+    const started = Date.now();
+    const res = await driver.slashCommand({ command: '/docs-edit', text: '  Add a quickstart for the Python SDK \n', user: 'U0ALICE', channel: 'C0DOCS' });
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job');
+    expect(create.body).toEqual({ prompt: 'Add a quickstart for the Python SDK' });
+    expect(create.headers.authorization).toBe(`Bearer ${E2E_SECRETS.DOCS_API_KEY}`);
+    const jobId = (create.responseBody as { id: string }).id;
+
+    const status = await statusMessage(sb.slack, jobId);
+    expect(messageText(status)).toContain('<@U0ALICE> asked the docs agent');
+    expect(messageText(status)).toContain('Add a quickstart for the Python SDK');
+
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    expect(reply!.text).toMatch(/^<@U0ALICE> .*https:\/\/github\.com\/acme\/docs\/pull\/\d+/);
+    expect(JSON.stringify(reply!.blocks)).toContain('View pull request');
+    await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
+    expect(status.edited).toBe(true);
+
+    await pollerDone(queue, jobId);
+    expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
+    // The status line was edited in place, never re-posted.
+    expect(sb.slack.messages.filter((m) => m.bot_id && !m.thread_ts && messageText(m).includes(jobId))).toHaveLength(1);
+  });
+
+  it('a failed job is announced with the job id and what to do next', async () => {
+    const jobId = await docsEdit(sb, driver, 'Rewrite everything [fail]');
+    const status = await statusMessage(sb.slack, jobId);
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    expect(reply!.text).toContain(`<@U0ALICE> job \`${jobId}\` failed`);
+    expect(reply!.text).toMatch(/Reply in this thread/);
+    await sb.slack.waitFor(() => messageText(status).includes('Failed'));
+    await pollerDone(queue, jobId);
+    expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
+  });
+
+  it('a job that changed nothing says so, without a PR button', async () => {
+    const jobId = await docsEdit(sb, driver, 'Check the typos [no-changes]', 'U0BOB');
+    const status = await statusMessage(sb.slack, jobId);
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    expect(reply!.text).toMatch(/^<@U0BOB> .*no files were changed/);
+    expect(JSON.stringify(reply!.blocks)).not.toContain('button');
+  });
+
+  it('an archived job is announced as archived', async () => {
+    const jobId = await docsEdit(sb, driver, 'Old request [archive]');
+    const status = await statusMessage(sb.slack, jobId);
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    expect(reply!.text).toContain(`job \`${jobId}\` was archived`);
+  });
+
+  it('a blank instruction gets the usage, ephemerally, and no API call', async () => {
+    const before = sb.docs.requests.length;
+    const res = await driver.slashCommand({ command: '/docs-edit', text: '   ', user: 'U0ALICE', channel: 'C0DOCS' });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/docs-edit Add a quickstart') });
+    expect(sb.docs.requests.length).toBe(before);
+  });
+
+  it('a forged signature is refused with 401 and starts nothing', async () => {
+    const before = sb.docs.requests.length;
+    const body = new URLSearchParams({ command: '/docs-edit', text: 'Delete all docs', user_id: 'U0MALLORY', channel_id: 'C0DOCS', team_id: sb.slack.teamId }).toString();
+    const headers = { ...driver.sign(body), 'content-type': 'application/x-www-form-urlencoded' };
+    const res = await driver.raw(body.replace('Delete', 'Remove'), headers);
+    expect(res.status).toBe(401);
+    const stale = await driver.raw(body, { ...driver.sign(body, Math.floor(Date.now() / 1000) - 600), 'content-type': 'application/x-www-form-urlencoded' });
+    expect(stale.status).toBe(401);
+    expect(sb.docs.requests.length).toBe(before);
+  });
+
+  it('a channel the bot is not in: told to /invite it, and no job is created', async () => {
+    const before = sb.docs.requests.length;
+    await driver.slashCommand({ command: '/docs-edit', text: 'Fix the FAQ', user: 'U0BOB', channel: 'C0RANDOM' });
+    const [note] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'));
+    expect(note!.text).toContain('/invite');
+    expect(sb.docs.requests.length).toBe(before);
+  });
+
+  it.each([
+    [429, /rate limiting us right now; try again in/],
+    [401, /API key was rejected.*tell the admin/],
+    [503, /docs service failed; try again/],
+  ])('a docs API %i reaches the person as a clear sentence; no status message is left', async (status, sentence) => {
+    sb.docs.failNext(/\/v2\/agent\/proj_e2e\/job$/, status);
+    const user = `U0ERR${status}`;
+    await driver.slashCommand({ command: '/docs-edit', text: `Try with ${status}`, user, channel: 'C0DOCS' });
+    const [note] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, user).length > 0 && ephemeralsTo(sb.slack, user));
+    expect(note!.text).toMatch(sentence);
+    expect(note!.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+    const leftovers = sb.slack.messages.filter((m) => m.bot_id && !m.deleted && messageText(m).includes(`Try with ${status}`));
+    expect(leftovers).toEqual([]);
+    // and the bot is still up
+    expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
+  });
+
+  it('never prints or posts a secret', () => {
+    assertNoSecrets(bot.output());
+    assertNoSecrets(JSON.stringify(sb.slack.messages));
+    expect(bot.output()).toContain('"msg":"started an agent job"'); // the logs are JSON lines and we did read them
+  });
+});
+
+describe('restarts and replicas', () => {
+  let sb: Sandbox;
+  let queue: Queue;
+  beforeAll(async () => {
+    sb = await startSandbox({ jobDurationMs: 2_500 });
+    queue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await sb?.close();
+    await dropPrefix(redis, sb.prefix);
+  });
+
+  it('after kill -9 mid-job and a restart, the end is announced exactly once', async () => {
+    const first = await sb.startBot();
+    const jobId = await docsEdit(sb, first.driver, 'Document the retry policy');
+    const status = await statusMessage(sb.slack, jobId);
+    // Let it poll at least once while the job is active, then kill it hard.
+    await sb.docs.waitForRequest((r) => r.method === 'GET' && r.path.endsWith(`/job/${jobId}`), 10_000);
+    await first.bot.kill9();
+    expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(0);
+
+    await sb.startBot();
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 30_000);
+    expect(reply!.text).toMatch(/pull\/\d+/);
+    await pollerDone(queue, jobId);
+    expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
+  });
+
+  it('two bot processes sharing Redis announce each job exactly once', async () => {
+    const a = await sb.startBot();
+    const b = await sb.startBot();
+    const ids = [
+      await docsEdit(sb, a.driver, 'Replica job one'),
+      await docsEdit(sb, b.driver, 'Replica job two'),
+      await docsEdit(sb, a.driver, 'Replica job three [no-changes]'),
+    ];
+    for (const id of ids) {
+      const status = await statusMessage(sb.slack, id);
+      await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0, 20_000);
+      await pollerDone(queue, id);
+      expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
+    }
+  });
+
+  it('SIGTERM drains and exits 0 within 10 s', async () => {
+    const { bot } = await sb.startBot();
+    const t0 = Date.now();
+    bot.proc.kill('SIGTERM');
+    expect(await bot.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(bot.output()).toContain('shutdown complete');
+  });
+});
+
+describe('operations', () => {
+  it('a missing or invalid variable stops the process with one line per problem', async () => {
+    const { code, output } = await runBotToExit({ SLACK_BOT_TOKEN: 'xoxb-1', DOCS_API_KEY: 'not-a-mint-key', PORT: 'abc' });
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/^config error: DOCS_API_KEY: must start with mint_$/m);
+    expect(output).toMatch(/^config error: DOCS_PROJECT_ID: /m);
+    expect(output).toMatch(/^config error: PORT: /m);
+    expect(output).not.toContain('not-a-mint-key');
+  });
+
+  it('/healthz answers 503 while Redis does not answer, and 200 when it does', async () => {
+    const sb = await startSandbox();
+    try {
+      const down = await startBotProcess({ ...sb.env, REDIS_URL: 'redis://127.0.0.1:1' }, 20_000, 503);
+      expect((await fetch(`${down.url}/healthz`)).status).toBe(503);
+      await down.kill9();
+      const { bot } = await sb.startBot();
+      expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  });
+});

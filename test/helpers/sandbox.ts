@@ -1,0 +1,83 @@
+import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../src/sandbox/fake-docs-api.js';
+import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../src/sandbox/fake-slack.js';
+import { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { startBotProcess, type BotProcess } from './bot-process.js';
+import { randomPrefix, TEST_REDIS_URL } from './redis.js';
+
+/** Secrets of the e2e environment; tests assert none of them is ever printed or posted. */
+export const E2E_SECRETS = {
+  SLACK_BOT_TOKEN: 'xoxb-e2e-bot-token-0000',
+  SLACK_SIGNING_SECRET: 'e2e-signing-secret-1111',
+  DOCS_API_KEY: 'mint_e2e_admin_key_2222',
+};
+
+/** The fakes of both SaaS, a driver, and the env that points a bot at them. */
+export interface Sandbox {
+  slack: FakeSlack;
+  docs: FakeDocsApi;
+  prefix: string;
+  env: Record<string, string>;
+  /** Starts one more bot process on the shared fakes and Redis (same prefix). */
+  startBot(extraEnv?: Record<string, string>): Promise<{ bot: BotProcess; driver: SlackDriver }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the fakes and returns a sandbox whose bots poll fast (POLL_MIN_INTERVAL_MS 150 ms, cap
+ * 600 ms) so that a whole job cycle takes about a second.
+ */
+export async function startSandbox(opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string> } = {}): Promise<Sandbox> {
+  const slack = await startFakeSlack({ botToken: E2E_SECRETS.SLACK_BOT_TOKEN });
+  const docs = await startFakeDocsApi({
+    apiKey: E2E_SECRETS.DOCS_API_KEY,
+    projectId: 'proj_e2e',
+    jobDurationMs: opts.jobDurationMs ?? 800,
+    ...opts.docs,
+  });
+  const prefix = randomPrefix();
+  const env: Record<string, string> = {
+    ...E2E_SECRETS,
+    SLACK_API_URL: slack.url,
+    DOCS_API_URL: docs.url,
+    DOCS_PROJECT_ID: 'proj_e2e',
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    POLL_MIN_INTERVAL_MS: '150',
+    POLL_MAX_INTERVAL_MS: '600',
+    LOG_LEVEL: 'info',
+    ...opts.env,
+  };
+  const bots: BotProcess[] = [];
+  return {
+    slack,
+    docs,
+    prefix,
+    env,
+    async startBot(extraEnv = {}) {
+      const bot = await startBotProcess({ ...env, ...extraEnv });
+      bots.push(bot);
+      const driver = new SlackDriver({ botUrl: `${bot.url}/slack/events`, signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET, slack });
+      return { bot, driver };
+    },
+    async close() {
+      await Promise.all(bots.map((b) => (b.proc.exitCode === null && b.proc.signalCode === null ? b.kill9() : undefined)));
+      await slack.close();
+      await docs.close();
+    },
+  };
+}
+
+/** Visible text of a message: its `text` plus every text inside its blocks. */
+export function messageText(m: SlackMessage): string {
+  return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
+}
+
+/** The bot's replies in the thread rooted at `threadTs` (not ephemeral, not the root). */
+export function threadReplies(slack: FakeSlack, channel: string, threadTs: string): SlackMessage[] {
+  return slack.messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo);
+}
+
+/** Ephemeral messages shown to `user`. */
+export function ephemeralsTo(slack: FakeSlack, user: string): SlackMessage[] {
+  return slack.messages.filter((m) => m.ephemeralTo === user);
+}
