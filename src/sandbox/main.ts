@@ -1,0 +1,159 @@
+/**
+ * `npm run sandbox`: the bot's main job on this machine, with no Slack workspace and no API key.
+ * Starts a fake Slack, a fake docs API and the bot itself (the same startBot() as `npm start`, same
+ * HTTP endpoint and signature checks; only the URLs differ), plays a short scripted conversation
+ * through signed HTTP, and prints the channel as a transcript. At a terminal it then takes commands;
+ * when stdin is not a terminal it exits 0 after the script.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { readConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { startBot, type RunningBot } from '../main.js';
+import { startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
+import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
+import { ensureRedis, type SandboxRedis } from './redis-server.js';
+import { SlackDriver } from './slack-driver.js';
+import { renderCall, renderTranscript } from './transcript.js';
+import { freePort } from './free-port.js';
+
+const SIGNING_SECRET = `sandbox-signing-${randomBytes(6).toString('hex')}`;
+const BOT_TOKEN = `xoxb-sandbox-${randomBytes(6).toString('hex')}`;
+const API_KEY = `mint_sandbox_${randomBytes(6).toString('hex')}`;
+const CHANNEL = 'C0DOCS';
+const color = process.stdout.isTTY === true;
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const dim = (s: string) => (color ? `\u001b[2m${s}\u001b[0m` : s);
+const bold = (s: string) => (color ? `\u001b[1m${s}\u001b[0m` : s);
+
+interface Sandbox {
+  slack: FakeSlack;
+  docs: FakeDocsApi;
+  bot: RunningBot;
+  driver: SlackDriver;
+  redis: SandboxRedis;
+  prefix: string;
+  logFile: string;
+}
+
+async function start(): Promise<Sandbox> {
+  const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const slack = await startFakeSlack({ botToken: BOT_TOKEN });
+  const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: 'sandbox-docs', jobDurationMs: 3_000 });
+  const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
+  const port = await freePort();
+  const config = readConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    DOCS_API_URL: docs.url,
+    DOCS_API_KEY: API_KEY,
+    DOCS_PROJECT_ID: 'sandbox-docs',
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: prefix,
+    PORT: String(port),
+    POLL_MIN_INTERVAL_MS: '500',
+    POLL_MAX_INTERVAL_MS: '2000',
+    LOG_LEVEL: 'info',
+  });
+  const logFile = join(tmpdir(), `docs-agent-sandbox-${prefix}.log`);
+  const bot = await startBot(config, createLogger('info', createWriteStream(logFile)));
+  const driver = new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, slack });
+  say(bold('docs-agent-slack sandbox'));
+  say(dim(`  Redis        ${redis.url}${redis.private ? ' (private redis-server for this run)' : ''}, key prefix ${prefix}`));
+  say(dim(`  fake Slack   ${slack.url}`));
+  say(dim(`  fake docs    ${docs.url} (agent jobs take 3s)`));
+  say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
+  say();
+  return { slack, docs, bot, driver, redis, prefix, logFile };
+}
+
+function botReplies(sb: Sandbox, threadTs: string): SlackMessage[] {
+  return sb.slack.messages.filter((m) => m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo);
+}
+
+function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
+  return [...sb.slack.messages].reverse().find((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.deleted);
+}
+
+async function script(sb: Sandbox): Promise<void> {
+  say(bold('Scripted conversation'));
+  say(`@alice in #docs: /docs-edit Add a quickstart for the Python SDK`);
+  await sb.driver.slashCommand({ command: '/docs-edit', text: 'Add a quickstart for the Python SDK', user: 'U0ALICE', channel: CHANNEL });
+  const status = await sb.slack.waitFor(() => latestStatusMessage(sb), 10_000);
+  say(dim('  …the status message is up; the agent is working (the bot polls with backoff)'));
+  await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 0, 30_000);
+  say(dim('  …the agent finished; the bot replied in the thread'));
+  say();
+}
+
+async function repl(sb: Sandbox): Promise<void> {
+  say(bold('Your turn.') + ' Commands run as @alice in #docs:');
+  say('  /docs-edit <instruction>      start an agent job (add [fail], [no-changes] or [archive] to see other endings)');
+  say('  show                          print the channel transcript');
+  say('  quit                          stop the sandbox');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const off = sb.slack.onCall((call) => say(dim(`  · ${renderCall(call)}`)));
+  try {
+    for (;;) {
+      const line = (await rl.question('sandbox> ')).trim();
+      if (!line) continue;
+      if (line === 'quit' || line === 'exit') break;
+      if (line === 'show') {
+        say(renderTranscript(sb.slack, { channel: CHANNEL, color }));
+        continue;
+      }
+      const m = /^(\/docs-[a-z]+)\s*(.*)$/s.exec(line);
+      if (m) {
+        const res = await sb.driver.slashCommand({ command: m[1]!, text: m[2] ?? '', user: 'U0ALICE', channel: CHANNEL });
+        if (res.json && typeof res.json === 'object' && 'text' in res.json) say(`  (only visible to you) ${String((res.json as { text: unknown }).text)}`);
+        continue;
+      }
+      say('  unknown command; try /docs-edit <instruction>, show or quit');
+    }
+  } finally {
+    off();
+    rl.close();
+  }
+}
+
+async function stop(sb: Sandbox): Promise<void> {
+  await sb.bot.stop();
+  await sb.slack.close();
+  await sb.docs.close();
+  const { Redis } = await import('ioredis');
+  const r = new Redis(sb.redis.url);
+  const keys = await r.keys(`${sb.prefix}:*`);
+  if (keys.length) await r.del(...keys);
+  r.disconnect();
+  await sb.redis.stop();
+}
+
+async function run(): Promise<void> {
+  let sb: Sandbox;
+  try {
+    sb = await start();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+  try {
+    await script(sb);
+    say(bold('#docs, as the people in it see it:'));
+    say(renderTranscript(sb.slack, { channel: CHANNEL, color }));
+    say();
+    if (process.stdin.isTTY) await repl(sb);
+  } finally {
+    await stop(sb);
+  }
+  process.exit(0);
+}
+
+void run().catch((err: unknown) => {
+  console.error(`sandbox failed: ${(err as Error).message}`);
+  process.exit(1);
+});
