@@ -2,6 +2,7 @@ import { App, LogLevel } from '@slack/bolt';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from './deps.js';
 import { register as registerCommands } from './listeners/commands/index.js';
+import { register as registerVisitors } from './listeners/visitors/index.js';
 import { toBoltLogger } from './slack/bolt-logger.js';
 
 /** Milliseconds `/healthz` waits for Redis's PONG before answering 503. */
@@ -59,5 +60,6 @@ export function createApp(deps: Deps): App {
     deps.logger.error({ err: { name: error.name, message: error.message, code: error.code } }, 'listener failed');
   });
   registerCommands(app, deps);
+  registerVisitors(app, deps);
   return app;
 }

@@ -1,5 +1,15 @@
 import { z } from 'zod';
 
+/** @returns whether `tz` is an IANA time zone this runtime knows (via Intl). */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const intMs = (def: number) =>
   z.coerce
     .number({ message: 'must be a whole number of milliseconds' })
@@ -37,6 +47,16 @@ const schema = z
     POLL_MIN_INTERVAL_MS: intMs(10_000),
     POLL_MAX_INTERVAL_MS: intMs(120_000),
     JOB_TIMEOUT_MS: intMs(21_600_000),
+    FOLLOWUP_POLICY: z.enum(['anyone', 'requester'], { message: 'must be anyone or requester' }).default('anyone'),
+    FOLLOWUP_IGNORE_PREFIX: z.string().default('!aside'),
+    DIGEST_CRON: z
+      .string()
+      .refine((v) => { const n = v.trim().split(/\s+/).length; return n === 5 || n === 6; }, 'must be a cron expression of 5 or 6 fields (BullMQ cron, seconds allowed)')
+      .default('0 9 * * 1'),
+    DIGEST_TZ: z
+      .string()
+      .refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin')
+      .default('UTC'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { DocsApiClient } from './docs-api/client.js';
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
+import type { DigestJobData } from './queues/digest-queue.js';
 import type { PollJobData } from './queues/poll-queue.js';
 import type { JobStore } from './store/job-store.js';
 
@@ -15,6 +16,7 @@ export interface Deps {
   store: JobStore;
   docsApi: DocsApiClient;
   pollQueue: Queue<PollJobData>;
+  digestQueue: Queue<DigestJobData>;
   inFlight: InFlight;
   /** Clock in epoch ms. */
   now: () => number;

@@ -6,6 +6,7 @@ import type { Deps } from './deps.js';
 import { DocsApiClient } from './docs-api/client.js';
 import { InFlight } from './in-flight.js';
 import { createLogger, type Logger } from './logger.js';
+import { createDigestQueue } from './queues/digest-queue.js';
 import { createPollQueue } from './queues/poll-queue.js';
 import { startWorkers } from './queues/workers.js';
 import { JobStore } from './store/job-store.js';
@@ -31,6 +32,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const connection = { url: config.REDIS_URL, ...redisOptions };
   const docsApi = new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID });
   const pollQueue = createPollQueue(connection, config.QUEUE_PREFIX);
+  const digestQueue = createDigestQueue(connection, config.QUEUE_PREFIX);
   const deps: Deps = {
     config,
     logger,
@@ -38,6 +40,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     store: new JobStore(redis, config.QUEUE_PREFIX),
     docsApi,
     pollQueue,
+    digestQueue,
     inFlight: new InFlight(),
     now: Date.now,
   };
@@ -57,6 +60,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
       await deps.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
       await Promise.all(workers.map((w) => w.close()));
       await pollQueue.close();
+      await digestQueue.close();
       await docsApi.close();
       await redis.quit().catch(() => redis.disconnect());
       logger.info('shutdown complete');

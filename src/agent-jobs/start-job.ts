@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
+import type { Deps } from '../deps.js';
 import type { DocsApiClient } from '../docs-api/client.js';
 import type { Logger } from '../logger.js';
 import { docsApiErrorText } from '../slack/error-text.js';
@@ -19,6 +20,19 @@ export interface StartJobDeps {
   /** POLL_MIN_INTERVAL_MS: delay of the first poll. */
   firstPollDelayMs: number;
   now: () => number;
+}
+
+/** The {@link StartJobDeps} of a listener or worker: the shared deps plus its Slack client. */
+export function startJobDeps(deps: Deps, slack: WebClient): StartJobDeps {
+  return {
+    store: deps.store,
+    docsApi: deps.docsApi,
+    slack,
+    pollQueue: deps.pollQueue,
+    logger: deps.logger,
+    firstPollDelayMs: deps.config.POLL_MIN_INTERVAL_MS,
+    now: deps.now,
+  };
 }
 
 /** A request to start a job from Slack. */

@@ -3,10 +3,11 @@ import { Worker, type ConnectionOptions } from 'bullmq';
 import { maxPollsFor } from '../agent-jobs/poll-schedule.js';
 import { createPollStep } from '../agent-jobs/poll-step.js';
 import type { Deps } from '../deps.js';
+import { startDigestWorker } from '../visitors/digest-worker.js';
 import { POLL_QUEUE, type PollJobData } from './poll-queue.js';
 
 /**
- * Starts the BullMQ workers of this process (today: the agent-job poller).
+ * Starts the BullMQ workers of this process: the agent-job poller and the digest sender.
  * Lock and stall settings let a job held by a killed process be picked up again within ~30 s.
  */
 export function startWorkers(deps: Deps, slack: WebClient, connection: ConnectionOptions): Worker[] {
@@ -36,5 +37,6 @@ export function startWorkers(deps: Deps, slack: WebClient, connection: Connectio
     deps.logger.error({ jobId: job?.data.agentJobId, err: { name: err.name, message: err.message } }, 'poll step failed');
   });
   poller.on('error', (err) => deps.logger.error({ err: { name: err.name, message: err.message } }, 'poll worker error'));
-  return [poller];
+  const digest = startDigestWorker(deps, slack, connection);
+  return digest ? [poller, digest] : [poller];
 }

@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { startAgentJob } from '../../agent-jobs/start-job.js';
+import { startAgentJob, startJobDeps } from '../../agent-jobs/start-job.js';
 import type { Deps } from '../../deps.js';
 
 /** Usage text of `/docs-edit` (shown for an empty instruction). */
@@ -18,18 +18,12 @@ export function docsEditCommand(deps: Deps) {
       return;
     }
     await ack();
-    const result = await startAgentJob(
-      {
-        store: deps.store,
-        docsApi: deps.docsApi,
-        slack: client,
-        pollQueue: deps.pollQueue,
-        logger: deps.logger,
-        firstPollDelayMs: deps.config.POLL_MIN_INTERVAL_MS,
-        now: deps.now,
-      },
-      { teamId: command.team_id, channel: command.channel_id, requester: command.user_id, instruction },
-    );
+    const result = await startAgentJob(startJobDeps(deps, client), {
+      teamId: command.team_id,
+      channel: command.channel_id,
+      requester: command.user_id,
+      instruction,
+    });
     if (!result.ok) await respond({ response_type: 'ephemeral', text: result.message });
   };
 }
