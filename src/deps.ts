@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { DocsApiClient } from './docs-api/client.js';
+import type { StatusPresenter } from './agent-jobs/status-presenter.js';
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { DigestJobData } from './queues/digest-queue.js';
@@ -18,6 +19,8 @@ export interface Deps {
   pollQueue: Queue<PollJobData>;
   digestQueue: Queue<DigestJobData>;
   inFlight: InFlight;
+  /** The status message + reaction of each job (throttled). */
+  status: StatusPresenter;
   /** Clock in epoch ms. */
   now: () => number;
 }

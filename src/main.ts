@@ -10,6 +10,9 @@ import { createDigestQueue } from './queues/digest-queue.js';
 import { createPollQueue } from './queues/poll-queue.js';
 import { startWorkers } from './queues/workers.js';
 import { JobStore } from './store/job-store.js';
+import { StatusPresenter } from './agent-jobs/status-presenter.js';
+import { toBoltLogger } from './slack/bolt-logger.js';
+import { WebClient } from '@slack/web-api';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
 export const SHUTDOWN_BUDGET_MS = 9_000;
@@ -33,11 +36,21 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const docsApi = new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID });
   const pollQueue = createPollQueue(connection, config.QUEUE_PREFIX);
   const digestQueue = createDigestQueue(connection, config.QUEUE_PREFIX);
+  const store = new JobStore(redis, config.QUEUE_PREFIX);
+  // Status edits get their own client that rejects 429s, so the presenter waits out Retry-After
+  // and then sends the latest state rather than a stale one.
+  const statusSlack = new WebClient(config.SLACK_BOT_TOKEN, {
+    slackApiUrl: config.SLACK_API_URL,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
+    logger: toBoltLogger(logger),
+  });
   const deps: Deps = {
     config,
     logger,
     redis,
-    store: new JobStore(redis, config.QUEUE_PREFIX),
+    store,
+    status: new StatusPresenter({ redis, prefix: config.QUEUE_PREFIX, store, slack: statusSlack, logger, now: Date.now }),
     docsApi,
     pollQueue,
     digestQueue,
@@ -59,6 +72,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
       await app.stop().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'receiver stop failed'));
       await deps.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
       await Promise.all(workers.map((w) => w.close()));
+      await deps.status.flush(SHUTDOWN_BUDGET_MS / 4);
       await pollQueue.close();
       await digestQueue.close();
       await docsApi.close();

@@ -9,13 +9,15 @@ import type { StatusState } from '../slack/status-message.js';
 import { ANNOUNCE_LEASE_MS, type JobStore, type JobRecord } from '../store/job-store.js';
 import type { PollJobData } from '../queues/poll-queue.js';
 import { nextPollDelayMs, type PollBounds } from './poll-schedule.js';
-import { refreshStatusMessage } from './status.js';
+import type { StatusPresenter } from './status-presenter.js';
 
 /** What the poll step needs; injected so tests can drive it with a controlled clock. */
 export interface PollStepDeps {
   store: JobStore;
   docsApi: Pick<DocsApiClient, 'getJob'>;
   slack: WebClient;
+  /** Shows state changes on the status message and the thread root's reaction. */
+  status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
   bounds: PollBounds;
   /** JOB_TIMEOUT_MS: stop watching a cycle this long after it started. */
@@ -49,7 +51,10 @@ export function createPollStep(deps: PollStepDeps) {
       return 'unknown-job';
     }
     if (rec.cycle > cycle) return 'superseded';
-    if (await deps.store.wasAnnounced(agentJobId, cycle)) return 'already-announced';
+    if (await deps.store.wasAnnounced(agentJobId, cycle)) {
+      await deps.status.show(agentJobId); // a crash may have cut the last edit short
+      return 'already-announced';
+    }
 
     const reschedule = async (delayMs: number): Promise<never> => {
       await job.updateData({ agentJobId, cycle, attempt: attempt + 1 });
@@ -81,8 +86,8 @@ export function createPollStep(deps: PollStepDeps) {
       return finish(deps, rec, cycle, status, outcome, reschedule, agentJob.prLink ?? null);
     }
 
-    // Still active: show how long it has run, then wait with backoff.
-    await refreshStatusMessage(deps.slack, { ...rec, state: 'active' }, now, log);
+    // Still active: show how long it has run (throttled, in the background), then wait with backoff.
+    void deps.status.show(agentJobId);
     return reschedule(nextPollDelayMs(attempt + 1, deps.bounds, deps.random));
   };
 }
@@ -108,8 +113,7 @@ async function finish(
     // Another run claimed it and has not finished (or crashed): look again once its lease lapses.
     return reschedule(ANNOUNCE_LEASE_MS);
   }
-  await deps.store.update(rec.jobId, { state, prLink: ended.prLink, endedAt: now });
-  await refreshStatusMessage(deps.slack, ended, now, log);
+  await deps.store.update(rec.jobId, { state, prLink: ended.prLink, endedAt: now, note: '' });
   const msg = buildAnnouncement({ mention: rec.cycleRequester, jobId: rec.jobId, outcome });
   try {
     await deps.slack.chat.postMessage({
@@ -125,5 +129,6 @@ async function finish(
   }
   await deps.store.markAnnounced(rec.jobId, cycle);
   log.info({ state, prLink: ended.prLink }, 'announced the end of the job');
+  await deps.status.show(rec.jobId);
   return 'announced';
 }

@@ -8,7 +8,7 @@ import { CANNOT_POST, slackErrorCode } from '../slack/slack-errors.js';
 import { buildStatusMessage } from '../slack/status-message.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import { watchAgentJob, type PollJobData } from '../queues/poll-queue.js';
-import { refreshStatusMessage } from './status.js';
+import type { StatusPresenter } from './status-presenter.js';
 
 /** What starting a job needs. */
 export interface StartJobDeps {
@@ -16,6 +16,7 @@ export interface StartJobDeps {
   docsApi: Pick<DocsApiClient, 'createJob'>;
   slack: WebClient;
   pollQueue: Queue<PollJobData>;
+  status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS: delay of the first poll. */
   firstPollDelayMs: number;
@@ -29,6 +30,7 @@ export function startJobDeps(deps: Deps, slack: WebClient): StartJobDeps {
     docsApi: deps.docsApi,
     slack,
     pollQueue: deps.pollQueue,
+    status: deps.status,
     logger: deps.logger,
     firstPollDelayMs: deps.config.POLL_MIN_INTERVAL_MS,
     now: deps.now,
@@ -115,10 +117,12 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest): P
     state: 'active',
     prLink: null,
     endedAt: 0,
+    note: '',
+    reaction: '',
   };
   await deps.store.create(rec);
   await watchAgentJob(deps.pollQueue, jobId, 0, deps.firstPollDelayMs);
-  await refreshStatusMessage(deps.slack, rec, now, log);
+  await deps.status.show(jobId);
   log.info({ jobId }, 'started an agent job');
   return { ok: true, jobId, statusTs, threadTs: rec.threadTs };
 }

@@ -8,7 +8,7 @@ import { POLL_QUEUE, type PollJobData } from './poll-queue.js';
 
 /**
  * Starts the BullMQ workers of this process: the agent-job poller and the digest sender.
- * Lock and stall settings let a job held by a killed process be picked up again within ~30 s.
+ * Lock and stall settings let a job held by a killed process be picked up again within ~15 s.
  */
 export function startWorkers(deps: Deps, slack: WebClient, connection: ConnectionOptions): Worker[] {
   const bounds = { minMs: deps.config.POLL_MIN_INTERVAL_MS, maxMs: deps.config.POLL_MAX_INTERVAL_MS };
@@ -18,6 +18,7 @@ export function startWorkers(deps: Deps, slack: WebClient, connection: Connectio
       store: deps.store,
       docsApi: deps.docsApi,
       slack,
+      status: deps.status,
       logger: deps.logger.child({ worker: POLL_QUEUE }),
       bounds,
       timeoutMs: deps.config.JOB_TIMEOUT_MS,
@@ -27,8 +28,8 @@ export function startWorkers(deps: Deps, slack: WebClient, connection: Connectio
       connection,
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: 10,
-      lockDuration: 15_000,
-      stalledInterval: 10_000,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
       maxStalledCount: 10,
       maxStartedAttempts: maxPollsFor(deps.config.JOB_TIMEOUT_MS, bounds),
     },

@@ -25,6 +25,10 @@ export interface JobRecord {
   prLink: string | null;
   /** When the latest cycle ended (0 while active). */
   endedAt: number;
+  /** Extra line on the status message (e.g. a follow-up interrupted the run); '' for none. */
+  note: string;
+  /** Reaction currently on the thread root ('' for none). */
+  reaction: string;
 }
 
 const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
@@ -57,6 +61,9 @@ export class JobStore {
       .expire(k, RECORD_TTL_S)
       .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
       .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .zadd(this.key('user-jobs', rec.teamId, rec.requester), rec.createdAt, rec.jobId)
+      .zremrangebyrank(this.key('user-jobs', rec.teamId, rec.requester), 0, -51)
+      .expire(this.key('user-jobs', rec.teamId, rec.requester), RECORD_TTL_S)
       .exec();
   }
 
@@ -72,6 +79,31 @@ export class JobStore {
     const k = this.key('agent-job', jobId);
     if (!(await this.redis.exists(k))) return;
     await this.redis.multi().hset(k, toHash(fields)).expire(k, RECORD_TTL_S).exec();
+  }
+
+  /**
+   * Starts follow-up cycle `cycle + 1` atomically (HINCRBY), so concurrent follow-ups get distinct
+   * numbers. Marks the record active again with `author` as the person to mention at the end.
+   * @returns the new cycle number, or undefined for an unknown job.
+   */
+  async beginCycle(jobId: string, author: string, nowMs: number, note: string): Promise<number | undefined> {
+    const k = this.key('agent-job', jobId);
+    if (!(await this.redis.exists(k))) return undefined;
+    const res = await this.redis
+      .multi()
+      .hincrby(k, 'cycle', 1)
+      .hset(k, toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note }))
+      .expire(k, RECORD_TTL_S)
+      .exec();
+    const cycle = res?.[0]?.[1];
+    return typeof cycle === 'number' ? cycle : Number(cycle);
+  }
+
+  /** @returns the person's most recent jobs, newest first, at most `limit` (records that expired are skipped). */
+  async listUserJobs(teamId: string, userId: string, limit: number): Promise<JobRecord[]> {
+    const ids = await this.redis.zrevrange(this.key('user-jobs', teamId, userId), 0, limit - 1);
+    const recs = await Promise.all(ids.map((id) => this.get(id)));
+    return recs.filter((r): r is JobRecord => r !== undefined);
   }
 
   /** @returns the job whose thread root (or status message) is `(channel, ts)`, if any. */
@@ -126,5 +158,7 @@ function fromHash(h: Record<string, string>): JobRecord {
   const rec: Record<string, unknown> = { ...h };
   for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
   rec.prLink = h.prLink ? h.prLink : null;
+  rec.note = h.note ?? '';
+  rec.reaction = h.reaction ?? '';
   return rec as unknown as JobRecord;
 }

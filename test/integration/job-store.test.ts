@@ -21,6 +21,8 @@ const rec: JobRecord = {
   state: 'active',
   prLink: null,
   endedAt: 0,
+  note: '',
+  reaction: '',
 };
 
 beforeEach(() => {
