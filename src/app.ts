@@ -2,6 +2,7 @@ import { App, LogLevel } from '@slack/bolt';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from './deps.js';
 import { register as registerCommands } from './listeners/commands/index.js';
+import { register as registerEvents } from './listeners/events/index.js';
 import { register as registerVisitors } from './listeners/visitors/index.js';
 import { toBoltLogger } from './slack/bolt-logger.js';
 
@@ -53,13 +54,20 @@ export function createApp(deps: Deps): App {
       retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 5_000, randomize: true },
     },
   });
-  app.use(async ({ next }) => {
+  app.use(async ({ body, next }) => {
+    // Slack retries events and may redeliver them: act on each event_id once, across replicas.
+    const eventId = (body as { type?: string; event_id?: string }).event_id;
+    if ((body as { type?: string }).type === 'event_callback' && eventId && !(await deps.dedupe.claimEvent(eventId))) {
+      deps.logger.info({ eventId }, 'duplicate event delivery; ignored');
+      return;
+    }
     await deps.inFlight.track(next());
   });
   app.error(async (error) => {
     deps.logger.error({ err: { name: error.name, message: error.message, code: error.code } }, 'listener failed');
   });
   registerCommands(app, deps);
+  registerEvents(app, deps);
   registerVisitors(app, deps);
   return app;
 }

@@ -7,7 +7,9 @@ import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { DigestJobData } from './queues/digest-queue.js';
 import type { PollJobData } from './queues/poll-queue.js';
+import type { Dedupe } from './store/dedupe.js';
 import type { JobStore } from './store/job-store.js';
+import type { KeyedSerial } from './keyed-serial.js';
 
 /** Everything the listeners and workers share; built once in main.ts (or a test). */
 export interface Deps {
@@ -15,6 +17,10 @@ export interface Deps {
   logger: Logger;
   redis: Redis;
   store: JobStore;
+  /** Exactly-once guards for Slack events and messages. */
+  dedupe: Dedupe;
+  /** Serialises follow-ups per job, in arrival order. */
+  followups: KeyedSerial;
   docsApi: DocsApiClient;
   pollQueue: Queue<PollJobData>;
   digestQueue: Queue<DigestJobData>;

@@ -9,7 +9,9 @@ import { createLogger, type Logger } from './logger.js';
 import { createDigestQueue } from './queues/digest-queue.js';
 import { createPollQueue } from './queues/poll-queue.js';
 import { startWorkers } from './queues/workers.js';
+import { Dedupe } from './store/dedupe.js';
 import { JobStore } from './store/job-store.js';
+import { KeyedSerial } from './keyed-serial.js';
 import { StatusPresenter } from './agent-jobs/status-presenter.js';
 import { toBoltLogger } from './slack/bolt-logger.js';
 import { WebClient } from '@slack/web-api';
@@ -50,6 +52,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     logger,
     redis,
     store,
+    dedupe: new Dedupe(redis, config.QUEUE_PREFIX),
+    followups: new KeyedSerial(),
     status: new StatusPresenter({ redis, prefix: config.QUEUE_PREFIX, store, slack: statusSlack, logger, now: Date.now }),
     docsApi,
     pollQueue,

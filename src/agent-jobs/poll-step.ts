@@ -113,7 +113,7 @@ async function finish(
     // Another run claimed it and has not finished (or crashed): look again once its lease lapses.
     return reschedule(ANNOUNCE_LEASE_MS);
   }
-  await deps.store.update(rec.jobId, { state, prLink: ended.prLink, endedAt: now, note: '' });
+  await deps.store.update(rec.jobId, { state, prLink: ended.prLink, endedAt: now });
   const msg = buildAnnouncement({ mention: rec.cycleRequester, jobId: rec.jobId, outcome });
   try {
     await deps.slack.chat.postMessage({

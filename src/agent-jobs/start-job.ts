@@ -119,6 +119,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest): P
     endedAt: 0,
     note: '',
     reaction: '',
+    permalink: '',
   };
   await deps.store.create(rec);
   await watchAgentJob(deps.pollQueue, jobId, 0, deps.firstPollDelayMs);

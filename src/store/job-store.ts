@@ -29,6 +29,8 @@ export interface JobRecord {
   note: string;
   /** Reaction currently on the thread root ('' for none). */
   reaction: string;
+  /** Permalink of the thread root, fetched once when first needed ('' until then). */
+  permalink: string;
 }
 
 const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
@@ -160,5 +162,6 @@ function fromHash(h: Record<string, string>): JobRecord {
   rec.prLink = h.prLink ? h.prLink : null;
   rec.note = h.note ?? '';
   rec.reaction = h.reaction ?? '';
+  rec.permalink = h.permalink ?? '';
   return rec as unknown as JobRecord;
 }

@@ -1,32 +1,12 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL_QUEUE, pollJobId } from '../../src/queues/poll-queue.js';
-import type { FakeSlack, SlackMessage } from '../../src/sandbox/fake-slack.js';
+import { POLL_QUEUE } from '../../src/queues/poll-queue.js';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import { dropPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { E2E_SECRETS, ephemeralsTo, messageText, startSandbox, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { docsEdit, E2E_SECRETS, ephemeralsTo, messageText, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 
 const redis = testRedis();
-
-/** Waits for the status message of `jobId` (the bot's top-level message naming it). */
-function statusMessage(slack: FakeSlack, jobId: string, channel = 'C0DOCS'): Promise<SlackMessage> {
-  return slack.waitFor(() => slack.messages.find((m) => m.channel === channel && m.bot_id && !m.thread_ts && !m.deleted && messageText(m).includes(jobId)), 10_000);
-}
-
-/** Runs /docs-edit and returns the agent job id the bot created. */
-async function docsEdit(sb: Sandbox, driver: SlackDriver, text: string, user = 'U0ALICE'): Promise<string> {
-  const before = sb.docs.requests.length;
-  const res = await driver.slashCommand({ command: '/docs-edit', text, user, channel: 'C0DOCS' });
-  expect(res.status).toBe(200);
-  const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path.endsWith('/job'), 10_000);
-  return (create.responseBody as { id: string }).id;
-}
-
-/** Waits until BullMQ has finished watching `(jobId, cycle)`, so that "exactly one" is final. */
-async function pollerDone(queue: Queue, jobId: string, cycle = 0): Promise<void> {
-  await expect.poll(() => queue.getJobState(pollJobId(jobId, cycle)), { timeout: 15_000, interval: 50 }).toBe('completed');
-}
 
 function assertNoSecrets(text: string): void {
   for (const [name, value] of Object.entries(E2E_SECRETS)) expect(text, `${name} leaked`).not.toContain(value);

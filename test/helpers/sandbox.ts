@@ -1,4 +1,7 @@
 import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../src/sandbox/fake-docs-api.js';
+import type { Queue } from 'bullmq';
+import { expect } from 'vitest';
+import { pollJobId } from '../../src/queues/poll-queue.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../src/sandbox/fake-slack.js';
 import { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from './bot-process.js';
@@ -72,12 +75,39 @@ export function messageText(m: SlackMessage): string {
   return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
 }
 
-/** The bot's replies in the thread rooted at `threadTs` (not ephemeral, not the root). */
+/** Whether `m` is a job's status message (its fallback text is "Docs agent job …"). */
+export function isStatusMessage(m: SlackMessage): boolean {
+  return Boolean(m.bot_id) && m.text.startsWith('Docs agent job');
+}
+
+/** The bot's replies in the thread rooted at `threadTs` (not ephemeral, not the root, not a status message). */
 export function threadReplies(slack: FakeSlack, channel: string, threadTs: string): SlackMessage[] {
-  return slack.messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo);
+  return slack.messages.filter(
+    (m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo && !m.deleted && !isStatusMessage(m),
+  );
 }
 
 /** Ephemeral messages shown to `user`. */
 export function ephemeralsTo(slack: FakeSlack, user: string): SlackMessage[] {
   return slack.messages.filter((m) => m.ephemeralTo === user);
 }
+
+/** Waits for the status message of `jobId` in `channel`. */
+export function statusMessage(slack: FakeSlack, jobId: string, channel = 'C0DOCS'): Promise<SlackMessage> {
+  return slack.waitFor(() => slack.messages.find((m) => m.channel === channel && isStatusMessage(m) && !m.deleted && messageText(m).includes(jobId)), 10_000);
+}
+
+/** Runs /docs-edit and returns the agent job id the bot created. */
+export async function docsEdit(sb: Sandbox, driver: SlackDriver, text: string, user = 'U0ALICE'): Promise<string> {
+  const before = sb.docs.requests.length;
+  const res = await driver.slashCommand({ command: '/docs-edit', text, user, channel: 'C0DOCS' });
+  expect(res.status).toBe(200);
+  const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path.endsWith('/job'), 10_000);
+  return (create.responseBody as { id: string }).id;
+}
+
+/** Waits until BullMQ has finished watching `(jobId, cycle)`, so that "exactly one" is final. */
+export async function pollerDone(queue: Queue, jobId: string, cycle = 0): Promise<void> {
+  await expect.poll(() => queue.getJobState(pollJobId(jobId, cycle)), { timeout: 15_000, interval: 50 }).toBe('completed');
+}
+

@@ -23,6 +23,7 @@ const rec: JobRecord = {
   endedAt: 0,
   note: '',
   reaction: '',
+  permalink: '',
 };
 
 beforeEach(() => {

@@ -1,0 +1,66 @@
+/**
+ * Resolves a user id to a display name (`alice`), or undefined when unknown.
+ * Usually backed by users.info with a cache.
+ */
+export type UserNameLookup = (userId: string) => Promise<string | undefined>;
+
+/**
+ * Turns Slack message markup into plain readable text for the docs agent's prompt
+ * (Slack docs: "Formatting text for app surfaces" — mentions, channel links, URLs, special mentions,
+ * and the `&amp; &lt; &gt;` escapes):
+ * - the bot's own mention is removed;
+ * - `<@U123>` / `<@U123|alice>` → `@alice` (via `lookup`, else the label, else the id);
+ * - `<#C1|docs>` → `#docs` (`<#C1>` → `#C1`);
+ * - `<https://x|label>` → `label (https://x)`, `<https://x>` and `<mailto:a@b|a@b>` → the URL or label;
+ * - `<!here>`, `<!channel>`, `<!everyone>` → `@here`…; `<!subteam^S1|@docs-team>` → `@docs-team`;
+ * - whitespace left by removals is tidied, and the result trimmed.
+ */
+export async function markupToText(text: string, botUserId: string | undefined, lookup: UserNameLookup): Promise<string> {
+  const tokens = [...text.matchAll(/<([^<>]+)>/g)];
+  const replacements = await Promise.all(tokens.map((m) => replaceToken(m[1] ?? '', botUserId, lookup)));
+  let out = '';
+  let last = 0;
+  tokens.forEach((m, i) => {
+    out += text.slice(last, m.index) + replacements[i];
+    last = (m.index ?? 0) + m[0].length;
+  });
+  out += text.slice(last);
+  return unescape(out)
+    .replace(/[ \t]{2,}/g, ' ')
+    .replace(/^[ \t]+|[ \t]+$/gm, '')
+    .trim();
+}
+
+async function replaceToken(inner: string, botUserId: string | undefined, lookup: UserNameLookup): Promise<string> {
+  const [target = '', label] = splitLabel(inner);
+  if (target.startsWith('@')) {
+    const id = target.slice(1);
+    if (id === botUserId) return '';
+    const name = (await lookup(id).catch(() => undefined)) ?? label ?? id;
+    return `@${name}`;
+  }
+  if (target.startsWith('#')) return `#${label ?? target.slice(1)}`;
+  if (target.startsWith('!')) {
+    const special = target.slice(1);
+    if (special.startsWith('subteam^')) return label ?? '@group';
+    if (special.startsWith('date^')) return label ?? '';
+    return `@${special}`;
+  }
+  if (target.startsWith('mailto:')) return label ?? target.slice('mailto:'.length);
+  if (label && label !== target) return `${label} (${target})`;
+  return target;
+}
+
+function splitLabel(inner: string): [string, string | undefined] {
+  const bar = inner.indexOf('|');
+  return bar === -1 ? [inner, undefined] : [inner.slice(0, bar), inner.slice(bar + 1)];
+}
+
+function unescape(s: string): string {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** @returns whether the text mentions `botUserId` (`<@UBOT>` or `<@UBOT|name>`). */
+export function mentionsUser(text: string, userId: string | undefined): boolean {
+  return userId !== undefined && new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
+}
