@@ -77,7 +77,7 @@ function botReplies(sb: Sandbox, threadTs: string): SlackMessage[] {
 }
 
 function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
-  return [...sb.slack.messages].reverse().find((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.deleted);
+  return [...sb.slack.messages].reverse().find((m) => m.channel === CHANNEL && m.bot_id && m.text.startsWith('Docs agent job') && !m.deleted);
 }
 
 async function script(sb: Sandbox): Promise<void> {
@@ -88,12 +88,21 @@ async function script(sb: Sandbox): Promise<void> {
   say(dim('  …the status message is up; the agent is working (the bot polls with backoff)'));
   await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 0, 30_000);
   say(dim('  …the agent finished; the bot replied in the thread'));
+  say(`@bob replies in the thread: also add a Go example, like the Go docs (a link) do`);
+  await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', thread_ts: status.ts, text: 'also add a Go example, like <https://go.dev/doc|the Go docs> do' });
+  await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 1, 30_000);
+  say(dim('  …the follow-up went to the same job; its end was announced to @bob'));
+  // Let the throttled status edit (at most one per 2 s) and the reaction land before printing.
+  await sb.slack.waitFor(() => status.reactions.includes('white_check_mark'), 10_000).catch(() => undefined);
   say();
 }
 
 async function repl(sb: Sandbox): Promise<void> {
   say(bold('Your turn.') + ' Commands run as @alice in #docs:');
   say('  /docs-edit <instruction>      start an agent job (add [fail], [no-changes] or [archive] to see other endings)');
+  say('  reply <text>                  reply in the thread of the latest job (a follow-up; start with !aside to talk past the bot)');
+  say('  @bot <instruction>            mention the bot in the channel: a job in that message\'s thread');
+  say('  /docs-reply <job-id> <text>   continue a job from the channel');
   say('  show                          print the channel transcript');
   say('  quit                          stop the sandbox');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
@@ -107,13 +116,23 @@ async function repl(sb: Sandbox): Promise<void> {
         say(renderTranscript(sb.slack, { channel: CHANNEL, color }));
         continue;
       }
+      if (line.startsWith('reply ')) {
+        const status = latestStatusMessage(sb);
+        if (!status) say('  no job yet: start one with /docs-edit');
+        else await sb.driver.message({ channel: CHANNEL, user: 'U0ALICE', thread_ts: status.thread_ts ?? status.ts, text: line.slice(6) });
+        continue;
+      }
+      if (line.startsWith('@bot ')) {
+        await sb.driver.appMention({ channel: CHANNEL, user: 'U0ALICE', text: `<@${sb.slack.botUserId}> ${line.slice(5)}` });
+        continue;
+      }
       const m = /^(\/docs-[a-z]+)\s*(.*)$/s.exec(line);
       if (m) {
         const res = await sb.driver.slashCommand({ command: m[1]!, text: m[2] ?? '', user: 'U0ALICE', channel: CHANNEL });
         if (res.json && typeof res.json === 'object' && 'text' in res.json) say(`  (only visible to you) ${String((res.json as { text: unknown }).text)}`);
         continue;
       }
-      say('  unknown command; try /docs-edit <instruction>, show or quit');
+      say('  unknown command; try /docs-edit <instruction>, reply <text>, @bot <text>, show or quit');
     }
   } finally {
     off();
