@@ -125,6 +125,15 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
   });
 
+  it('rides out a docs API outage while polling, then announces', async () => {
+    const jobId = await docsEdit(sb, driver, 'Survive an outage');
+    sb.docs.failNext(new RegExp(`/job/${jobId}$`), 503, 6);
+    const status = await statusMessage(sb.slack, jobId);
+    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 20_000);
+    expect(reply!.text).toMatch(/pull\/\d+/);
+    expect(sb.docs.requests.filter((r) => r.path.endsWith(`/job/${jobId}`) && r.status === 503).length).toBe(6);
+  });
+
   it('never prints or posts a secret', () => {
     assertNoSecrets(bot.output());
     assertNoSecrets(JSON.stringify(sb.slack.messages));
@@ -184,6 +193,23 @@ describe('restarts and replicas', () => {
     expect(await bot.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(bot.output()).toContain('shutdown complete');
+  });
+});
+
+describe('timeout', () => {
+  it('stops watching after JOB_TIMEOUT_MS and says so in the thread, with the job id', async () => {
+    const sb = await startSandbox({ jobDurationMs: 600_000, env: { JOB_TIMEOUT_MS: '1500' } });
+    try {
+      const { driver } = await sb.startBot();
+      const jobId = await docsEdit(sb, driver, 'A job that never ends');
+      const status = await statusMessage(sb.slack, jobId);
+      const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 15_000);
+      expect(reply!.text).toMatch(new RegExp(`^<@U0ALICE> I stopped watching job \`${jobId}\` after \\d+s`));
+      await sb.slack.waitFor(() => messageText(status).includes('Stopped watching'));
+    } finally {
+      await sb.close();
+      await dropPrefix(redis, sb.prefix);
+    }
   });
 });
 

@@ -45,6 +45,13 @@ describe('readConfig', () => {
     expect(readConfig({ ...noSecret, SLACK_APP_TOKEN: 'xapp-1' }).SLACK_APP_TOKEN).toBe('xapp-1');
   });
 
+  it('validates the conversation and digest settings', () => {
+    expect(readConfig(valid)).toMatchObject({ FOLLOWUP_POLICY: 'anyone', FOLLOWUP_IGNORE_PREFIX: '!aside', DIGEST_CRON: '0 9 * * 1', DIGEST_TZ: 'UTC' });
+    const p = problems({ ...valid, FOLLOWUP_POLICY: 'everyone', DIGEST_TZ: 'Mars/Olympus', DIGEST_CRON: 'every monday' });
+    expect(p.map((l) => l.split(':')[0])).toEqual(['FOLLOWUP_POLICY', 'DIGEST_CRON', 'DIGEST_TZ']);
+    expect(readConfig({ ...valid, DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'Europe/Berlin' }).DIGEST_TZ).toBe('Europe/Berlin');
+  });
+
   it('rejects a backoff cap below the first delay', () => {
     expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
       'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',
