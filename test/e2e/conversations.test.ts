@@ -1,8 +1,6 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL_QUEUE } from '../../src/queues/poll-queue.js';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
-import { dropPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import {
   docsEdit,
   ephemeralsTo,
@@ -14,7 +12,6 @@ import {
   type Sandbox,
 } from '../helpers/sandbox.js';
 
-const redis = testRedis();
 const BOT = 'U0DOCSBOT';
 
 describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a separate process)', () => {
@@ -40,13 +37,9 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
   beforeAll(async () => {
     sb = await startSandbox();
     ({ driver } = await sb.startBot());
-    queue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
+    queue = sb.pollQueue;
   });
-  afterAll(async () => {
-    await queue?.close();
-    await sb?.close();
-    await dropPrefix(redis, sb.prefix);
-  });
+  afterAll(() => sb?.close());
 
   it('a reply in the thread continues the job: plain-text prompt, working again, one announcement per cycle mentioning its author', async () => {
     const { jobId, status } = await finishedJob('Add a quickstart for the Python SDK');
@@ -230,10 +223,7 @@ describe('FOLLOWUP_POLICY=requester', () => {
     sb = await startSandbox({ env: { FOLLOWUP_POLICY: 'requester' } });
     ({ driver } = await sb.startBot());
   });
-  afterAll(async () => {
-    await sb?.close();
-    await dropPrefix(redis, sb.prefix);
-  });
+  afterAll(() => sb?.close());
 
   it('only the requester can continue; others get an ephemeral explanation and no API call', async () => {
     const jobId = await docsEdit(sb, driver, 'Requester-only job');

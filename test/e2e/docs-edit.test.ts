@@ -1,12 +1,9 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL_QUEUE } from '../../src/queues/poll-queue.js';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
-import { dropPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { docsEdit, E2E_SECRETS, ephemeralsTo, messageText, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 
-const redis = testRedis();
 
 function assertNoSecrets(text: string): void {
   for (const [name, value] of Object.entries(E2E_SECRETS)) expect(text, `${name} leaked`).not.toContain(value);
@@ -21,13 +18,9 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   beforeAll(async () => {
     sb = await startSandbox();
     ({ bot, driver } = await sb.startBot());
-    queue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
+    queue = sb.pollQueue;
   });
-  afterAll(async () => {
-    await queue?.close();
-    await sb?.close();
-    await dropPrefix(redis, sb.prefix);
-  });
+  afterAll(() => sb?.close());
 
   it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
     const started = Date.now();
@@ -146,13 +139,9 @@ describe('restarts and replicas', () => {
   let queue: Queue;
   beforeAll(async () => {
     sb = await startSandbox({ jobDurationMs: 2_500 });
-    queue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
+    queue = sb.pollQueue;
   });
-  afterAll(async () => {
-    await queue?.close();
-    await sb?.close();
-    await dropPrefix(redis, sb.prefix);
-  });
+  afterAll(() => sb?.close());
 
   it('after kill -9 mid-job and a restart, the end is announced exactly once', async () => {
     const first = await sb.startBot();
@@ -208,7 +197,6 @@ describe('timeout', () => {
       await sb.slack.waitFor(() => messageText(status).includes('Stopped watching'));
     } finally {
       await sb.close();
-      await dropPrefix(redis, sb.prefix);
     }
   });
 });

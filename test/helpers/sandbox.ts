@@ -1,11 +1,11 @@
 import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../src/sandbox/fake-docs-api.js';
-import type { Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import { expect } from 'vitest';
-import { pollJobId } from '../../src/queues/poll-queue.js';
+import { POLL_QUEUE, pollJobId } from '../../src/queues/poll-queue.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../src/sandbox/fake-slack.js';
 import { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from './bot-process.js';
-import { randomPrefix, TEST_REDIS_URL } from './redis.js';
+import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from './redis.js';
 
 /** Secrets of the e2e environment; tests assert none of them is ever printed or posted. */
 export const E2E_SECRETS = {
@@ -20,8 +20,11 @@ export interface Sandbox {
   docs: FakeDocsApi;
   prefix: string;
   env: Record<string, string>;
+  /** The bots' poll queue (same Redis and prefix), for waiting on pollers. */
+  pollQueue: Queue;
   /** Starts one more bot process on the shared fakes and Redis (same prefix). */
   startBot(extraEnv?: Record<string, string>): Promise<{ bot: BotProcess; driver: SlackDriver }>;
+  /** Kills the bots, stops the fakes and deletes every Redis key under the prefix. */
   close(): Promise<void>;
 }
 
@@ -51,11 +54,13 @@ export async function startSandbox(opts: { jobDurationMs?: number; docs?: Partia
     ...opts.env,
   };
   const bots: BotProcess[] = [];
+  const pollQueue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix });
   return {
     slack,
     docs,
     prefix,
     env,
+    pollQueue,
     async startBot(extraEnv = {}) {
       const bot = await startBotProcess({ ...env, ...extraEnv });
       bots.push(bot);
@@ -66,6 +71,10 @@ export async function startSandbox(opts: { jobDurationMs?: number; docs?: Partia
       await Promise.all(bots.map((b) => (b.proc.exitCode === null && b.proc.signalCode === null ? b.kill9() : undefined)));
       await slack.close();
       await docs.close();
+      await pollQueue.close();
+      const redis = testRedis();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
     },
   };
 }
