@@ -9,6 +9,10 @@ export interface DigestJobData {
   channel: string;
   /** Who subscribed (or asked for a test delivery). */
   requestedBy: string;
+  /** IANA time zone whose calendar days the digest covers (the schedule's); default DIGEST_TZ. */
+  tz?: string;
+  /** `scheduled` by the channel's job scheduler, or `manual` (`/docs-visitors digest`, Retry). Default `scheduled`. */
+  trigger?: 'scheduled' | 'manual';
 }
 
 /** Creates the digest queue under `prefix` (QUEUE_PREFIX). */

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { SLACK_LIMITS } from '../../src/slack/limits.js';
+import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue } from '../../src/visitors/digest-blocks.js';
+import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/visitors/digest-chart.js';
+import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/visitors/digest-content.js';
+import { formatChange } from '../../src/visitors/format.js';
+import { buildImproveModal, decodeImproveMetadata, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/visitors/improve-modal.js';
+
+type Json = Record<string, unknown>;
+const current = { dateFrom: '2026-11-16', dateTo: '2026-11-23' };
+const previous = { dateFrom: '2026-11-09', dateTo: '2026-11-16' };
+
+function week(range: typeof current, rows: [string, number, number][], totals = { human: 1000, ai: 200, total: 1100 }): WeekOfVisitors {
+  const visitors = rows.map(([path, human, ai]) => ({ path, human, ai, total: human + ai }));
+  visitors.sort((a, b) => b.total - a.total || a.path.localeCompare(b.path));
+  return { range, totals, rows: visitors, truncated: false };
+}
+
+const thisWeek = week(
+  current,
+  [
+    ['/quickstart', 500, 100], // -50 humans: -9.1% → below 10%, not a faller
+    ['/intro', 300, 50], // +100: +50% riser
+    ['/api', 100, 200], // -100: -50% faller
+    ['/guides/new-thing', 80, 5], // new
+    ['/tiny', 15, 0], // from 5: base too small
+    ['/steady', 40, 4], // 0%
+  ],
+  { human: 1030, ai: 360, total: 1300 },
+);
+const lastWeek = week(
+  previous,
+  [
+    ['/quickstart', 550, 90],
+    ['/intro', 200, 40],
+    ['/api', 200, 150],
+    ['/tiny', 5, 0],
+    ['/steady', 40, 4],
+    ['/gone', 60, 10], // no visitors this week: -100% faller
+  ],
+  { human: 1000, ai: 300, total: 1200 },
+);
+
+describe('digest content', () => {
+  const content = buildDigestContent(thisWeek, lastWeek);
+
+  it('totals with week-over-week change', () => {
+    expect(content.totals.human).toEqual({ current: 1030, previous: 1000, pct: 3 });
+    expect(content.totals.ai.pct).toBeCloseTo(20);
+    expect(formatChange(content.totals.total.pct)).toBe('▲ 8.3%');
+    expect(formatChange(content.totals.human.pct)).toBe('▲ 3.0%');
+    expect(formatChange(-25)).toBe('▼ 25%');
+    expect(formatChange(0)).toBe('±0%');
+    expect(formatChange(null)).toBe('new');
+  });
+
+  it('top pages in the API order, each with its change', () => {
+    expect(content.top.map((p) => p.path)).toEqual(['/quickstart', '/intro', '/api', '/guides/new-thing', '/steady', '/tiny']);
+    expect(content.top[0]!.total).toEqual({ current: 600, previous: 640, pct: -6.25 });
+    expect(content.top[3]!.total.pct).toBeNull();
+  });
+
+  it('risers and fallers among human readers: ≥ 20 readers before and ≥ 10% change, biggest first', () => {
+    expect(content.risers.map((p) => p.path)).toEqual(['/intro']);
+    expect(content.fallers.map((p) => [p.path, Math.round(p.human.pct!)])).toEqual([
+      ['/api', -50],
+      ['/gone', -100],
+    ]);
+  });
+
+  it('pages new this week', () => {
+    expect(content.newPages.map((p) => p.path)).toEqual(['/guides/new-thing']);
+    expect(content.pageCount).toBe(6);
+  });
+
+  it('the instruction for the agent starts as the issue asks', () => {
+    const text = improveInstruction({ path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' });
+    expect(text).toMatch(/^Review \/api: readers fell 50% this week \(200 → 100 human readers, Nov 16 – Nov 22, 2026/);
+  });
+});
+
+describe('digest message', () => {
+  it('shows totals, top pages, risers, fallers with an "Improve with agent" button each, and new pages', () => {
+    const m = buildDigestMessage(buildDigestContent(thisWeek, lastWeek), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' });
+    const json = JSON.stringify(m.blocks);
+    expect(json).toContain('Weekly docs digest · Nov 16 – Nov 22, 2026');
+    expect(json).toContain('*Human*\\n1,030  ▲ 3.0%');
+    expect(json).toContain('Top 6 pages');
+    expect(json).toContain('`/intro`  200 → 300 (▲ 50%)');
+    expect(json).toContain('*New this week* (1): `/guides/new-thing` (85)');
+    expect(json).toContain("This channel's weekly digest, Mondays at 09:00 UTC");
+    const buttons = (m.blocks as unknown as Json[]).filter((b) => (b.accessory as Json | undefined)?.type === 'button').map((b) => b.accessory as Json);
+    expect(buttons.map((b) => b.action_id)).toEqual([`${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}1`]);
+    expect(buttons.map((b) => (b.text as Json).text)).toEqual(['Improve with agent', 'Improve with agent']);
+    expect(decodeImproveValue(buttons[0]!.value as string)).toEqual({ path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' });
+    expect(m.text).toBe('Weekly docs digest, Nov 16 – Nov 22, 2026: 1,300 visitors (▲ 8.3% vs the week before)');
+  });
+
+  it('stays within Slack limits with 200-character paths everywhere', () => {
+    const long = (i: number) => `/p${i}/${'x'.repeat(190)}/end${i}`;
+    const rows: [string, number, number][] = Array.from({ length: 40 }, (_, i) => [long(i), 1000 - i, 10]);
+    const prev: [string, number, number][] = Array.from({ length: 40 }, (_, i) => [long(i), i % 2 ? 2000 : 100, 10]);
+    const m = buildDigestMessage(buildDigestContent(week(current, [...rows, [long(99), 50, 1]]), week(previous, prev)), { kind: 'manual', requestedBy: 'U0ALICE' });
+    expect(m.blocks.length).toBeLessThanOrEqual(20);
+    for (const b of m.blocks as unknown as Json[]) {
+      const text = (b.text as Json | undefined)?.text as string | undefined;
+      if (text) expect(text.length).toBeLessThanOrEqual(b.type === 'header' ? SLACK_LIMITS.headerText : SLACK_LIMITS.sectionText);
+      const value = (b.accessory as Json | undefined)?.value as string | undefined;
+      if (value) {
+        expect(value.length).toBeLessThanOrEqual(SLACK_LIMITS.buttonValue);
+        expect(decodeImproveValue(value)?.path).toMatch(/^\/p\d+\/x+\/end\d+$/);
+      }
+    }
+    expect(JSON.stringify(m.blocks).length).toBeLessThan(8_000);
+    expect(JSON.stringify(m.blocks)).toContain('Sent now at the request of <@U0ALICE>');
+  });
+
+  it('says so when nothing fell or rose', () => {
+    const same = week(current, [['/a', 100, 1]]);
+    const m = buildDigestMessage(buildDigestContent(same, { ...same, range: previous }), { kind: 'scheduled' });
+    const json = JSON.stringify(m.blocks);
+    expect(json).toContain('No page lost 10% or more of its readers.');
+    expect(json).toContain('No page gained 10% or more human readers.');
+    expect(json).not.toContain('Improve with agent');
+  });
+
+  it('a failed run gets a notice with a Retry button', () => {
+    const m = buildDigestFailureMessage('The docs service failed; try again in a minute.', 'Nov 16 – Nov 22, 2026');
+    expect(m.text).toBe('The weekly docs digest for Nov 16 – Nov 22, 2026 could not be built. The docs service failed; try again in a minute.');
+    expect(JSON.stringify(m.blocks)).toContain('"action_id":"visitors.digest.retry"');
+  });
+
+  it('improve values and modal metadata refuse garbage', () => {
+    expect(decodeImproveValue('nope')).toBeUndefined();
+    expect(decodeImproveValue(JSON.stringify({ p: '', n: 5, c: 1, v: 2, r: 'x' }))).toBeUndefined();
+    expect(decodeImproveMetadata('{"c":"C0DOCS"}')).toBeUndefined();
+    expect(decodeImproveValue(encodeImproveValue({ path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' }))).toEqual({ path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' });
+  });
+});
+
+describe('"Improve with agent" modal', () => {
+  it('is pre-filled, editable, and remembers where to start the job', () => {
+    const view = buildImproveModal(
+      { path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' },
+      { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' },
+    );
+    expect(view.callback_id).toBe('visitors_improve');
+    expect(view.title.text).toBe('Improve with agent');
+    const input = (view.blocks as unknown as Json[]).find((b) => b.type === 'input')!;
+    expect(input.block_id).toBe(INSTRUCTION_BLOCK);
+    const element = input.element as Json;
+    expect(element.action_id).toBe(INSTRUCTION_ACTION);
+    expect(element.multiline).toBe(true);
+    expect(element.initial_value).toMatch(/^Review \/api: readers fell 50% this week/);
+    expect(decodeImproveMetadata(view.private_metadata)).toEqual({ channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' });
+  });
+});
+
+describe('digest chart', () => {
+  it('renders a PNG of the top pages, human vs AI', async () => {
+    const png = await renderDigestChart(
+      [
+        { path: '/quickstart', human: 8000, ai: 2000 },
+        { path: `/guides/${'very-long-slug-'.repeat(12)}`, human: 300, ai: 900 },
+      ],
+      'Top pages, Nov 16 – Nov 22, 2026: human vs AI visitors',
+    );
+    expect(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    expect(png.readUInt32BE(16)).toBe(CHART_WIDTH);
+    expect(png.readUInt32BE(20)).toBe(CHART_HEIGHT);
+    expect(png.length).toBeGreaterThan(5_000);
+  });
+});
