@@ -94,6 +94,14 @@ async function script(sb: Sandbox): Promise<void> {
   say(dim('  …the follow-up went to the same job; its end was announced to @bob'));
   // Let the throttled status edit (at most one per 2 s) and the reaction land before printing.
   await sb.slack.waitFor(() => status.reactions.includes('white_check_mark'), 10_000).catch(() => undefined);
+  say(`@alice in #docs: /docs-visitors limit=10`);
+  await sb.driver.slashCommand({ command: '/docs-visitors', text: 'limit=10', user: 'U0ALICE', channel: CHANNEL });
+  const report = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')), 10_000);
+  say(dim('  …the report is posted: totals, then the 10 most visited pages'));
+  say(`@bob clicks [ Next → ] on the report`);
+  await sb.driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: report.ts, actionId: 'visitors.page.next' });
+  await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
+  say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
   say();
 }
 
@@ -103,6 +111,7 @@ async function repl(sb: Sandbox): Promise<void> {
   say('  reply <text>                  reply in the thread of the latest job (a follow-up; start with !aside to talk past the bot)');
   say('  @bot <instruction>            mention the bot in the channel: a job in that message\'s thread');
   say('  /docs-reply <job-id> <text>   continue a job from the channel');
+  say('  /docs-visitors [FROM] [TO] [limit=N] | subscribe | subscriptions | digest | help');
   say('  show                          print the channel transcript');
   say('  quit                          stop the sandbox');
   const rl = createInterface({ input: process.stdin, output: process.stdout });

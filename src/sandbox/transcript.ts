@@ -201,7 +201,8 @@ function blocksToLines(blocks: unknown[], namer: Namer): string[] {
       case 'section': {
         const text = textObject(block.text, namer);
         if (text) lines.push(...text.split('\n'));
-        const fields = asArr(block.fields).map((f) => textObject(f, namer));
+        // Slack lays fields out in two columns; a field's own line breaks are shown as spaces here.
+        const fields = asArr(block.fields).map((f) => textObject(f, namer).replace(/\n+/g, ' '));
         for (let i = 0; i < fields.length; i += 2) lines.push(fields.slice(i, i + 2).join('    '));
         if (block.accessory) lines.push(element(block.accessory, namer));
         break;
