@@ -1,4 +1,15 @@
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+
+/** @returns whether cron-parser (what BullMQ uses for `pattern`) accepts `pattern` in `tz`. */
+export function isValidCron(pattern: string, tz: string): boolean {
+  try {
+    CronExpressionParser.parse(pattern, { tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** @returns whether `tz` is an IANA time zone this runtime knows (via Intl). */
 export function isTimeZone(tz: string): boolean {
@@ -66,6 +77,9 @@ const schema = z
         path: ['SLACK_SIGNING_SECRET'],
         message: 'is required in HTTP mode (set it, or set SLACK_APP_TOKEN for Socket Mode)',
       });
+    }
+    if (!isValidCron(c.DIGEST_CRON, c.DIGEST_TZ)) {
+      ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)' });
     }
     if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {
       ctx.addIssue({

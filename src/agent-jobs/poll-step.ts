@@ -5,6 +5,7 @@ import { DocsApiNotFoundError } from '../docs-api/errors.js';
 import { isTerminal, type AgentJob } from '../docs-api/schemas.js';
 import type { Logger } from '../logger.js';
 import { buildAnnouncement, type JobOutcome } from '../slack/announcement.js';
+import { CANNOT_POST, slackErrorCode } from '../slack/slack-errors.js';
 import type { StatusState } from '../slack/status-message.js';
 import { ANNOUNCE_LEASE_MS, type JobStore, type JobRecord } from '../store/job-store.js';
 import type { PollJobData } from '../queues/poll-queue.js';
@@ -28,7 +29,7 @@ export interface PollStepDeps {
 }
 
 /** Result a poll step job completes with (visible in BullMQ, handy for operators and tests). */
-export type PollStepResult = 'announced' | 'already-announced' | 'superseded' | 'unknown-job';
+export type PollStepResult = 'announced' | 'already-announced' | 'superseded' | 'unknown-job' | 'cannot-post';
 
 /**
  * The BullMQ processor of `poll-agent-job`, written as a step job (BullMQ guide "Process step
@@ -64,7 +65,7 @@ export function createPollStep(deps: PollStepDeps) {
 
     const now = deps.now();
     if (now - rec.cycleStartedAt >= deps.timeoutMs) {
-      return finish(deps, rec, cycle, 'timeout', { kind: 'timeout', watchedMs: now - rec.cycleStartedAt }, reschedule);
+      return finish(deps, rec, cycle, 'timeout', { kind: 'timeout', watchedMs: now - rec.cycleStartedAt }, reschedule, attempt);
     }
 
     let agentJob: AgentJob;
@@ -73,7 +74,7 @@ export function createPollStep(deps: PollStepDeps) {
     } catch (err) {
       if (err instanceof DocsApiNotFoundError) {
         log.warn('the docs API no longer knows this job');
-        return finish(deps, rec, cycle, 'archived', { kind: 'archived' }, reschedule);
+        return finish(deps, rec, cycle, 'archived', { kind: 'archived' }, reschedule, attempt);
       }
       log.warn({ err: { name: (err as Error).name, message: (err as Error).message } }, 'poll failed; will try again');
       return reschedule(nextPollDelayMs(attempt + 1, deps.bounds, deps.random));
@@ -83,7 +84,7 @@ export function createPollStep(deps: PollStepDeps) {
     if (isTerminal(status)) {
       const outcome: JobOutcome =
         status === 'completed' ? { kind: 'completed', prLink: agentJob.prLink ?? null } : { kind: status };
-      return finish(deps, rec, cycle, status, outcome, reschedule, agentJob.prLink ?? null);
+      return finish(deps, rec, cycle, status, outcome, reschedule, attempt, agentJob.prLink ?? null);
     }
 
     // Still active: show how long it has run (throttled, in the background), then wait with backoff.
@@ -99,6 +100,7 @@ async function finish(
   state: StatusState,
   outcome: JobOutcome,
   reschedule: (delayMs: number) => Promise<never>,
+  attempt: number,
   prLink: string | null = rec.prLink,
 ): Promise<PollStepResult> {
   const log = deps.logger.child({ jobId: rec.jobId, cycle });
@@ -113,8 +115,14 @@ async function finish(
     // Another run claimed it and has not finished (or crashed): look again once its lease lapses.
     return reschedule(ANNOUNCE_LEASE_MS);
   }
-  await deps.store.update(rec.jobId, { state, prLink: ended.prLink, endedAt: now });
-  const msg = buildAnnouncement({ mention: rec.cycleRequester, jobId: rec.jobId, outcome });
+  // Record the end only if no follow-up began in between (atomic check of the cycle).
+  if (!(await deps.store.updateIfCycle(rec.jobId, cycle, { state, prLink: ended.prLink, endedAt: now }))) {
+    await deps.store.releaseAnnouncement(rec.jobId, cycle);
+    return 'superseded';
+  }
+  // The author of this cycle, and of any follow-up it interrupted, each hear how it ended.
+  const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
+  const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome });
   try {
     await deps.slack.chat.postMessage({
       channel: rec.channel,
@@ -125,7 +133,15 @@ async function finish(
     });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
-    throw err; // BullMQ retries the step with backoff
+    const code = slackErrorCode(err);
+    if (code && CANNOT_POST.has(code)) {
+      log.error({ slackError: code }, 'the bot can no longer post in this channel; the end of the job is not announced');
+      await deps.status.show(rec.jobId);
+      return 'cannot-post';
+    }
+    // Slack trouble: try again later rather than give up after a few quick retries.
+    log.warn({ slackError: code }, 'could not post the announcement; will try again');
+    return reschedule(nextPollDelayMs(attempt + 1, deps.bounds, deps.random));
   }
   await deps.store.markAnnounced(rec.jobId, cycle);
   log.info({ state, prLink: ended.prLink }, 'announced the end of the job');

@@ -69,7 +69,12 @@ export class StatusPresenter {
     entry.promise = (async () => {
       do {
         entry.dirty = false;
-        await this.render(jobId);
+        try {
+          await this.render(jobId);
+        } catch (err) {
+          // Redis or Slack trouble must never reject: callers fire and forget.
+          this.opts.logger.warn({ jobId, err: { name: (err as Error).name, message: (err as Error).message } }, 'status render failed');
+        }
       } while (entry.dirty);
     })().finally(() => this.pending.delete(jobId));
     this.pending.set(jobId, entry);
@@ -90,11 +95,13 @@ export class StatusPresenter {
 
   private async render(jobId: string): Promise<void> {
     const log = this.opts.logger.child({ jobId });
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; ; attempt++) {
       const rec = await this.opts.store.get(jobId);
       if (!rec) return;
       const slot = `${this.opts.prefix}:status-slot:${rec.channel}:${rec.statusTs}`;
-      const got = await this.opts.redis.set(slot, '1', 'PX', this.minIntervalMs, 'NX');
+      // After many waits (a long Retry-After, heavy contention) take the slot anyway: the last
+      // state must land.
+      const got = attempt >= MAX_SLOT_WAITS ? 'OK' : await this.opts.redis.set(slot, '1', 'PX', this.minIntervalMs, 'NX');
       if (got !== 'OK') {
         const wait = await this.opts.redis.pttl(slot);
         await sleep(Math.max(20, wait + 10));
@@ -104,7 +111,7 @@ export class StatusPresenter {
         await this.update(rec);
       } catch (err) {
         const retryAfterS = (err as { retryAfter?: number }).retryAfter;
-        if (slackErrorCode(err) === 'ratelimited' && retryAfterS !== undefined) {
+        if (slackErrorCode(err) === 'ratelimited' && retryAfterS !== undefined && attempt < MAX_SLOT_WAITS) {
           log.warn({ retryAfterS }, 'chat.update rate limited; waiting for Retry-After');
           await this.opts.redis.set(slot, '1', 'PX', Math.max(1, Math.ceil(retryAfterS * 1000)));
           continue;
@@ -134,7 +141,7 @@ export class StatusPresenter {
   private async react(rec: JobRecord, log: Logger): Promise<void> {
     const want = STATE_REACTION[rec.state];
     if (want === rec.reaction) return;
-    const target = { channel: rec.channel, timestamp: rec.threadTs };
+    const target = { channel: rec.channel, timestamp: rec.reactionTs };
     try {
       if (rec.reaction) {
         await this.opts.slack.reactions.remove({ ...target, name: rec.reaction }).catch((err: unknown) => {
@@ -152,6 +159,9 @@ export class StatusPresenter {
     }
   }
 }
+
+/** Waits for the edit slot (throttle or Retry-After) before one last edit is sent regardless. */
+const MAX_SLOT_WAITS = 30;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -107,9 +107,11 @@ export class DocsApiClient {
   /**
    * Unique visitors: `GET /v1/analytics/{projectId}/visitors` (spec: analytics.openapi.json → 200
    * VisitorsByPageResponse, 400 bad query, 500). Always sends both dates.
+   * @param opts.onAttempt - called before every HTTP attempt (retries included), so callers can
+   *   count requests against the vendor's rate limit.
    * @throws {DocsApiError} subclasses; 5xx and network errors are retried, 429 is not.
    */
-  async getVisitors(q: VisitorsQuery): Promise<VisitorsResponse> {
+  async getVisitors(q: VisitorsQuery, opts: { onAttempt?: () => void } = {}): Promise<VisitorsResponse> {
     const qs = new URLSearchParams({
       dateFrom: q.dateFrom,
       dateTo: q.dateTo,
@@ -117,7 +119,10 @@ export class DocsApiClient {
       offset: String(q.offset),
     });
     const path = `/v1/analytics/${encodeURIComponent(this.opts.projectId)}/visitors?${qs}`;
-    return this.withGetRetries(() => this.send('GET', path, visitorsResponseSchema));
+    return this.withGetRetries(() => {
+      opts.onAttempt?.();
+      return this.send('GET', path, visitorsResponseSchema);
+    });
   }
 
   /** Closes the dispatcher if the client created it. */

@@ -8,7 +8,9 @@ import { z } from 'zod';
 
 /** Agent job statuses (spec: AgentJob.status). `active` is the only non-terminal one. */
 export const AGENT_JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+/** One of {@link AGENT_JOB_STATUSES}. */
 export type AgentJobStatus = (typeof AGENT_JOB_STATUSES)[number];
+/** A status after which the job will not change again (completed, archived, failed). */
 export type TerminalStatus = Exclude<AgentJobStatus, 'active'>;
 
 /** True when the spec says polling may stop ("Poll until status is completed, archived, or failed"). */
@@ -28,6 +30,7 @@ export const agentJobSchema = z.object({
   createdAt: z.string().optional(),
   archivedAt: z.string().nullable().optional(),
 });
+/** A parsed AgentJob; every field optional, as in the spec. */
 export type AgentJob = z.output<typeof agentJobSchema>;
 
 /** spec: components.schemas.Error / AnalyticsErrorResponse (`error` text, optional `details`). */
@@ -47,4 +50,5 @@ export const visitorsResponseSchema = z.object({
   ),
   hasMore: z.boolean(),
 });
+/** A parsed visitors page: `totals`, `visitors` rows in the API's order, `hasMore`. */
 export type VisitorsResponse = z.output<typeof visitorsResponseSchema>;

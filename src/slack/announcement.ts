@@ -10,16 +10,17 @@ export type JobOutcome =
   | { kind: 'timeout'; watchedMs: number };
 
 /**
- * Builds the one thread reply that tells the person how their job ended. It always @-mentions
- * `mention` (the requester, or the author of the latest follow-up).
+ * Builds the one thread reply that tells people how their job ended. It always @-mentions
+ * `mention`: the requester, or the author of the latest follow-up (and of any follow-up it
+ * interrupted).
  *
  * @returns `text` (also the notification) and `blocks`.
  */
-export function buildAnnouncement(p: { mention: string; jobId: string; outcome: JobOutcome }): {
+export function buildAnnouncement(p: { mention: string | string[]; jobId: string; outcome: JobOutcome }): {
   text: string;
   blocks: KnownBlock[];
 } {
-  const who = `<@${p.mention}>`;
+  const who = [p.mention].flat().map((u) => `<@${u}>`).join(' ');
   const job = `\`${escapeMrkdwn(p.jobId)}\``;
   const o = p.outcome;
   let text: string;

@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { StatusState } from './status-message.js';
 import { formatDuration } from './duration.js';
-import { escapeMrkdwn, truncate } from './limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, truncate } from './limits.js';
 
 /** One job as the App Home lists it. */
 export interface HomeJob {
@@ -64,7 +64,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
     ].filter(Boolean);
     blocks.push(
       { type: 'section', text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: meta.join(' · ') }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },
     );
   }
   blocks.push(

@@ -25,7 +25,7 @@ export async function markupToText(text: string, botUserId: string | undefined, 
     last = (m.index ?? 0) + m[0].length;
   });
   out += text.slice(last);
-  return unescape(out)
+  return unescapeSlackText(out)
     .replace(/[ \t]{2,}/g, ' ')
     .replace(/^[ \t]+|[ \t]+$/gm, '')
     .trim();
@@ -56,7 +56,11 @@ function splitLabel(inner: string): [string, string | undefined] {
   return bar === -1 ? [inner, undefined] : [inner.slice(0, bar), inner.slice(bar + 1)];
 }
 
-function unescape(s: string): string {
+/**
+ * Undoes the three escapes Slack applies to message and slash command text (`&amp;` `&lt;`
+ * `&gt;`; Slack docs: "Formatting text for app surfaces — Escaping text").
+ */
+export function unescapeSlackText(s: string): string {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 

@@ -31,7 +31,14 @@ export interface JobRecord {
   reaction: string;
   /** Permalink of the thread root, fetched once when first needed ('' until then). */
   permalink: string;
+  /** ts of the message that carries the state reaction: the thread root, or the status message when the root is not the job's own (a digest). */
+  reactionTs: string;
+  /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
+  alsoMention: string;
 }
+
+/** Value of a thread index key while its job is being created (replies get "still starting"). */
+export const PENDING_THREAD = 'pending';
 
 const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
 
@@ -88,13 +95,13 @@ export class JobStore {
    * numbers. Marks the record active again with `author` as the person to mention at the end.
    * @returns the new cycle number, or undefined for an unknown job.
    */
-  async beginCycle(jobId: string, author: string, nowMs: number, note: string): Promise<number | undefined> {
+  async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = ''): Promise<number | undefined> {
     const k = this.key('agent-job', jobId);
     if (!(await this.redis.exists(k))) return undefined;
     const res = await this.redis
       .multi()
       .hincrby(k, 'cycle', 1)
-      .hset(k, toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note }))
+      .hset(k, toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }))
       .expire(k, RECORD_TTL_S)
       .exec();
     const cycle = res?.[0]?.[1];
@@ -108,7 +115,49 @@ export class JobStore {
     return recs.filter((r): r is JobRecord => r !== undefined);
   }
 
-  /** @returns the job whose thread root (or status message) is `(channel, ts)`, if any. */
+  /**
+   * Updates fields only while the record is still on `cycle` (atomic, Lua), so the end of an
+   * older run cannot overwrite a follow-up that started meanwhile.
+   * @returns false when the record moved on to another cycle (or is unknown).
+   */
+  async updateIfCycle(jobId: string, cycle: number, fields: Partial<JobRecord>): Promise<boolean> {
+    const flat = Object.entries(toHash(fields)).flat();
+    const res = await this.redis.eval(
+      "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1",
+      1,
+      this.key('agent-job', jobId),
+      String(cycle),
+      ...flat,
+    );
+    return res === 1;
+  }
+
+  /**
+   * Marks threads as belonging to a job that is being created (for `ttlS` seconds, unless
+   * {@link create} replaces the marks first), so replies meanwhile are answered, not lost.
+   */
+  async markThreadsPending(channel: string, tss: string[], ttlS = 120): Promise<void> {
+    const m = this.redis.multi();
+    for (const ts of tss) m.set(this.key('thread', channel, ts), PENDING_THREAD, 'EX', ttlS, 'NX');
+    await m.exec();
+  }
+
+  /** Removes pending marks left by a start that failed (never a real job's index). */
+  async clearPendingThreads(channel: string, tss: string[]): Promise<void> {
+    for (const ts of tss) {
+      await this.redis.eval(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+        1,
+        this.key('thread', channel, ts),
+        PENDING_THREAD,
+      );
+    }
+  }
+
+  /**
+   * @returns the job whose thread root (or status message) is `(channel, ts)`, {@link PENDING_THREAD}
+   *   while that job is being created, or undefined.
+   */
   async findByThread(channel: string, ts: string): Promise<string | undefined> {
     return (await this.redis.get(this.key('thread', channel, ts))) ?? undefined;
   }
@@ -163,5 +212,7 @@ function fromHash(h: Record<string, string>): JobRecord {
   rec.note = h.note ?? '';
   rec.reaction = h.reaction ?? '';
   rec.permalink = h.permalink ?? '';
+  rec.reactionTs = h.reactionTs || h.threadTs;
+  rec.alsoMention = h.alsoMention ?? '';
   return rec as unknown as JobRecord;
 }

@@ -42,9 +42,26 @@ const improveSchema = z.object({
   r: z.string().max(120),
 });
 
-/** Encodes an {@link ImproveValue} (path cut to 1500 chars so the value stays ≤ 2000). */
+/**
+ * Encodes an {@link ImproveValue} as a button value, within Slack's 2000 chars (Block Kit: button
+ * `value` ≤ 2000): the path is cut until the *encoded* JSON fits (quotes and backslashes in a path
+ * grow when JSON-escaped).
+ */
 export function encodeImproveValue(v: ImproveValue): string {
-  return JSON.stringify({ p: v.path.slice(0, 1500), n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) });
+  return fitJson(v.path, 1500, SLACK_LIMITS.buttonValue, (p) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) }));
+}
+
+/**
+ * JSON of `build(path cut to some length)`, cutting the path (from `startCut` chars, by a fifth
+ * each time) until the JSON is at most `max` chars long.
+ */
+export function fitJson(path: string, startCut: number, max: number, build: (path: string) => unknown): string {
+  let cut = Math.min(path.length, startCut);
+  for (;;) {
+    const json = JSON.stringify(build(path.slice(0, cut)));
+    if (json.length <= max || cut === 0) return json;
+    cut = Math.floor(cut * 0.8);
+  }
 }
 
 /** Decodes a button value; undefined when malformed. */

@@ -1,7 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../slack/limits.js';
-import type { ImproveValue } from './digest-blocks.js';
+import { fitJson, type ImproveValue } from './digest-blocks.js';
 import { improveInstruction } from './digest-content.js';
 import { codeSafe, formatCount, middleTruncate } from './format.js';
 
@@ -55,7 +55,8 @@ export function buildImproveModal(page: ImproveValue, meta: ImproveMetadata): Mo
   return {
     type: 'modal',
     callback_id: IMPROVE_CALLBACK_ID,
-    private_metadata: JSON.stringify({ c: meta.channel, t: meta.threadTs, p: meta.path.slice(0, 1500) }),
+    // Slack: private_metadata ≤ 3000 chars.
+    private_metadata: fitJson(meta.path, 1500, 3000, (p) => ({ c: meta.channel, t: meta.threadTs, p })),
     title: { type: 'plain_text', text: 'Improve with agent' },
     submit: { type: 'plain_text', text: 'Start job' },
     close: { type: 'plain_text', text: 'Cancel' },

@@ -1,7 +1,7 @@
 import { TZDate } from '@date-fns/tz';
 import { CronExpressionParser } from 'cron-parser';
 import { format } from 'date-fns';
-import { isTimeZone } from '../config.js';
+import { isTimeZone, isValidCron } from '../config.js';
 
 /**
  * The weekly digest's schedule: a BullMQ cron `pattern` (5 fields, or 6 with seconds first, as
@@ -71,19 +71,6 @@ function parseTime(token: string): { hour: number; minute: number } | undefined 
 export function canonicalTimeZone(token: string): string | undefined {
   if (!isTimeZone(token)) return undefined;
   return new Intl.DateTimeFormat('en-US', { timeZone: token }).resolvedOptions().timeZone;
-}
-
-/**
- * @returns whether BullMQ's cron parser accepts `pattern` in `tz` (cron-parser, the library BullMQ
- *   uses for `pattern`).
- */
-export function isValidCron(pattern: string, tz: string): boolean {
-  try {
-    CronExpressionParser.parse(pattern, { tz });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -144,6 +144,7 @@ export async function runDigest(deps: DigestDeps, slack: WebClient, run: DigestR
       }
       return { status: 'cannot_post', error: code };
     }
+    if (run.finalAttempt) await announceFailure(deps, slack, run, zone, err, log);
     throw err;
   }
   await deps.redis.set(recordKey, `posted:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);

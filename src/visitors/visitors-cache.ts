@@ -24,8 +24,6 @@ export const FETCH_LOCK_TTL_MS = 45_000;
 export const WAIT_POLL_MS = 100;
 /** A digest fetch that failed with a 5xx or network error is not repeated by other digests for this long, in ms. */
 export const FAILURE_MEMORY_MS = 15_000;
-/** HTTP attempts the client makes for a GET that keeps failing with 5xx (DocsApiClient getRetries 2 + 1). */
-const ATTEMPTS_ON_TRANSIENT_FAILURE = 3;
 
 /** What {@link VisitorsCache} needs. */
 export interface VisitorsCacheDeps {
@@ -109,14 +107,19 @@ export class VisitorsCache {
     const { budget, docsApi, redis, logger } = this.deps;
     const used = await budget.reserve(purpose);
     let page: VisitorsResponse;
+    // The reservation covers the first attempt; every retry the client makes counts too.
+    let attempts = 0;
+    const countRetries = async () => {
+      if (attempts > 1) await budget.record(attempts - 1);
+    };
     try {
-      page = await docsApi.getVisitors(q);
+      page = await docsApi.getVisitors(q, { onAttempt: () => void attempts++ });
+      await countRetries();
     } catch (err) {
+      await countRetries();
       if (err instanceof DocsApiRateLimitedError) {
         await budget.blockFor(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
       } else if (err instanceof DocsApiError && (err.code === 'server_error' || err.code === 'network_error')) {
-        // The client retried the GET; each attempt may have counted at the vendor.
-        await budget.record(ATTEMPTS_ON_TRANSIENT_FAILURE - 1);
         await redis.set(failKey, JSON.stringify({ code: err.code, status: err.status }), 'PX', FAILURE_MEMORY_MS);
       }
       logger.warn({ err: { name: (err as Error).name, message: (err as Error).message }, query: q }, 'visitors request failed');

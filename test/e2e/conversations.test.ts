@@ -158,6 +158,14 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     expect(sb.docs.requests.length).toBe(n);
   });
 
+  it('/docs-reply from another conversation is refused: a job is continued only where it lives', async () => {
+    const { jobId } = await finishedJob('Channel-bound job');
+    const n = sb.docs.requests.length;
+    await driver.slashCommand({ command: '/docs-reply', text: `${jobId} leak this`, user: 'U0ALICE', channel: 'D0ALICE' });
+    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').some((m) => m.text.includes('belongs to another conversation')));
+    expect(sb.docs.requests.length).toBe(n);
+  });
+
   it("/docs-reply for a job the docs API no longer knows (404) says there is no such job", async () => {
     const { jobId } = await finishedJob('Old thing');
     sb.docs.jobs.delete(jobId);
@@ -173,7 +181,8 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     expect(replies(status.ts)).toHaveLength(0); // sent before the first run ended
     await sb.slack.waitFor(() => messageText(status).includes('interrupts the current run'));
     const [only] = await waitReplies(status.ts, 1);
-    expect(only!.text).toMatch(/^<@U0BOB> /);
+    // Bob's follow-up ended the run; Alice's interrupted request is mentioned too.
+    expect(only!.text).toMatch(/^<@U0BOB> <@U0ALICE> /);
     await pollerDone(queue, jobId, 1);
     expect(replies(status.ts)).toHaveLength(1); // the interrupted run is not announced separately
   });

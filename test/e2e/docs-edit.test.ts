@@ -74,6 +74,13 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(reply!.text).toContain(`job \`${jobId}\` was archived`);
   });
 
+  it("undoes Slack's escaping of & < > in the instruction, and sends it otherwise as typed", async () => {
+    const before = sb.docs.requests.length;
+    await driver.slashCommand({ command: '/docs-edit', text: ' Wrap the steps in &lt;Tabs&gt; &amp; link <https://x.dev> ', user: 'U0ALICE', channel: 'C0DOCS' });
+    const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST');
+    expect(create.body).toEqual({ prompt: 'Wrap the steps in <Tabs> & link <https://x.dev>' });
+  });
+
   it('a blank instruction gets the usage, ephemerally, and no API call', async () => {
     const before = sb.docs.requests.length;
     const res = await driver.slashCommand({ command: '/docs-edit', text: '   ', user: 'U0ALICE', channel: 'C0DOCS' });

@@ -24,6 +24,8 @@ const rec: JobRecord = {
   note: '',
   reaction: '',
   permalink: '',
+  reactionTs: '1700000000.000100',
+  alsoMention: '',
 };
 
 beforeEach(() => {

@@ -126,6 +126,14 @@ describe('visitors cache on real Redis', () => {
     expect(visitorCalls()).toHaveLength(4);
   });
 
+  it('a 5xx that a client retry recovers from still counts both requests against the budget', async () => {
+    fake.failNext(/\/visitors$/, 502, 1);
+    const res = await cache.get({ ...week, limit: 50, offset: 0 }, 'interactive');
+    expect(res.fromCache).toBe(false);
+    expect(visitorCalls()).toHaveLength(2);
+    expect(await budget.used()).toBe(2);
+  });
+
   it('a 400 is not cached and costs one request', async () => {
     await expect(cache.get({ dateFrom: '2026-11-22', dateTo: '2026-11-15', limit: 50, offset: 0 }, 'interactive')).rejects.toThrow(/dateFrom must be before dateTo/);
     expect(await redis.keys(`${prefix}:visitors:cache:*`)).toEqual([]);

@@ -50,6 +50,8 @@ describe('readConfig', () => {
     const p = problems({ ...valid, FOLLOWUP_POLICY: 'everyone', DIGEST_TZ: 'Mars/Olympus', DIGEST_CRON: 'every monday' });
     expect(p.map((l) => l.split(':')[0])).toEqual(['FOLLOWUP_POLICY', 'DIGEST_CRON', 'DIGEST_TZ']);
     expect(readConfig({ ...valid, DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'Europe/Berlin' }).DIGEST_TZ).toBe('Europe/Berlin');
+    // Five fields, but hour 25 does not exist: refused at start-up, not at the first subscribe.
+    expect(problems({ ...valid, DIGEST_CRON: '0 25 * * 1' })).toEqual(['DIGEST_CRON: is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)']);
   });
 
   it('rejects a backoff cap below the first delay', () => {

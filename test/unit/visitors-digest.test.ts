@@ -171,3 +171,16 @@ describe('digest chart', () => {
     expect(png.length).toBeGreaterThan(5_000);
   });
 });
+
+describe('Improve values with hostile paths', () => {
+  it('keep the button value ≤ 2000 and private_metadata ≤ 3000 even when JSON escaping grows the path', async () => {
+    const { encodeImproveValue } = await import('../../src/visitors/digest-blocks.js');
+    const { buildImproveModal } = await import('../../src/visitors/improve-modal.js');
+    const path = `/"${'\\"'.repeat(1200)}`;
+    const value = encodeImproveValue({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'Nov 15 – Nov 21, 2026' });
+    expect(value.length).toBeLessThanOrEqual(2000);
+    expect(JSON.parse(value).p.length).toBeGreaterThan(100);
+    const modal = buildImproveModal({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'x' }, { channel: 'C1', threadTs: '1.2', path });
+    expect(modal.private_metadata!.length).toBeLessThanOrEqual(3000);
+  });
+});

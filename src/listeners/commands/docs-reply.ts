@@ -26,7 +26,7 @@ export function docsReplyCommand(deps: Deps) {
     await ack();
     const prompt = await markupToText(raw, context.botUserId, userNameLookup(client));
     const res = await deps.followups.run(jobId, () =>
-      continueAgentJob(continueJobDeps(deps), { jobId, author: command.user_id, prompt }),
+      continueAgentJob(continueJobDeps(deps), { jobId, author: command.user_id, prompt, fromChannel: command.channel_id }),
     );
     if (!res.ok) {
       await respond({ response_type: 'ephemeral', text: res.message });

@@ -4,6 +4,7 @@ import { startAgentJob, startJobDeps } from '../../agent-jobs/start-job.js';
 import type { Deps } from '../../deps.js';
 import { markupToText, mentionsUser } from '../../slack/markup-to-text.js';
 import { userNameLookup } from '../../slack/user-names.js';
+import { PENDING_THREAD } from '../../store/job-store.js';
 
 /** A person's message as the bot sees it, from a `message` or an `app_mention` event. */
 export interface IncomingMessage {
@@ -23,6 +24,7 @@ export interface IncomingMessage {
 export type MessageDecision =
   | { action: 'ignore'; reason: string }
   | { action: 'followup'; jobId: string }
+  | { action: 'starting' }
   | { action: 'start'; threadTs: string }
   | { action: 'help'; threadTs: string };
 
@@ -33,7 +35,8 @@ export const MENTION_HELP =
 /**
  * Decides what a message means (pure apart from the thread lookup in Redis):
  * - in a job's thread (root = status message or the message that started it): a follow-up,
- *   unless it starts with FOLLOWUP_IGNORE_PREFIX (`!aside`);
+ *   unless it starts with FOLLOWUP_IGNORE_PREFIX (`!aside`); while the job is still being
+ *   created, "starting" (the person is asked to send it again);
  * - an @mention outside a job thread, or a top-level DM: a new job in that message's thread
  *   (help when there is no instruction);
  * - anything else (other threads, plain channel chatter): ignored.
@@ -44,6 +47,7 @@ export async function decide(deps: Pick<Deps, 'store' | 'config'>, msg: Incoming
     const jobId = await deps.store.findByThread(msg.channel, msg.thread_ts);
     if (jobId) {
       if (ignorePrefix && msg.text.trimStart().startsWith(ignorePrefix)) return { action: 'ignore', reason: 'aside' };
+      if (jobId === PENDING_THREAD) return { action: 'starting' };
       return { action: 'followup', jobId };
     }
   }
@@ -79,6 +83,10 @@ export async function handleIncomingMessage(deps: Deps, client: WebClient, msg: 
       .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
       .catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'could not post an ephemeral answer'));
 
+  if (decision.action === 'starting') {
+    await tellAuthor('This job is still starting, so I could not pass that on yet. Send it again in a few seconds.');
+    return;
+  }
   if (decision.action === 'help') {
     await client.chat.postMessage({ channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP });
     return;

@@ -59,6 +59,8 @@ export function improveSubmission(deps: Deps) {
       requester: body.user.id,
       instruction,
       threadTs: meta.threadTs,
+      // Several jobs may share a digest's thread: each shows its state on its own status message.
+      reactOnStatusMessage: true,
     });
     if (!result.ok) {
       await client.chat.postEphemeral({ channel: meta.channel, user: body.user.id, thread_ts: meta.threadTs, text: result.message }).catch(() => undefined);
