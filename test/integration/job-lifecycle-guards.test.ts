@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
 import { decide } from '../../src/listeners/events/incoming-message.js';
 import { withJobLock } from '../../src/store/job-lock.js';
-import { JobStore, PENDING_THREAD, type JobRecord } from '../../src/store/job-store.js';
+import { JobStore, PENDING_THREAD } from '../../src/store/job-store.js';
+import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 const redis = testRedis();
@@ -10,27 +11,7 @@ let prefix: string;
 let store: JobStore;
 const config = readConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', DOCS_API_KEY: 'mint_k', DOCS_PROJECT_ID: 'p' });
 
-const rec: JobRecord = {
-  jobId: 'job_g',
-  teamId: 'T1',
-  channel: 'C1',
-  threadTs: '100.000100',
-  statusTs: '100.000100',
-  requester: 'U1',
-  instruction: 'x',
-  createdAt: 1,
-  cycle: 0,
-  cycleRequester: 'U1',
-  cycleStartedAt: 1,
-  state: 'active',
-  prLink: null,
-  endedAt: 0,
-  note: '',
-  reaction: '',
-  permalink: '',
-  reactionTs: '100.000100',
-  alsoMention: '',
-};
+const rec = jobRecord({ jobId: 'job_g', channel: 'C1', threadTs: '100.000100', statusTs: '100.000100', reactionTs: '100.000100', instruction: 'x', createdAt: 1, cycleStartedAt: 1 });
 
 beforeEach(() => {
   prefix = randomPrefix();

@@ -1,32 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobStore, type JobRecord } from '../../src/store/job-store.js';
+import { JobStore } from '../../src/store/job-store.js';
+import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 const redis = testRedis();
 let prefix: string;
 let store: JobStore;
 
-const rec: JobRecord = {
-  jobId: 'job_1',
-  teamId: 'T1',
-  channel: 'C1',
-  threadTs: '1700000000.000100',
-  statusTs: '1700000000.000100',
-  requester: 'U1',
-  instruction: 'Add a quickstart',
-  createdAt: 1_000,
-  cycle: 0,
-  cycleRequester: 'U1',
-  cycleStartedAt: 1_000,
-  state: 'active',
-  prLink: null,
-  endedAt: 0,
-  note: '',
-  reaction: '',
-  permalink: '',
-  reactionTs: '1700000000.000100',
-  alsoMention: '',
-};
+const rec = jobRecord();
 
 beforeEach(() => {
   prefix = randomPrefix();
