@@ -22,14 +22,22 @@ export class InFlight {
    * Waits until everything tracked has settled, or `timeoutMs` (ms) passed.
    * @returns true when all settled in time.
    */
-  async drain(timeoutMs: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    const all = Promise.allSettled([...this.pending]).then(() => true as const);
-    const done = await Promise.race([all, timeout]);
-    clearTimeout(timer);
-    return done;
+  drain(timeoutMs: number): Promise<boolean> {
+    return settleWithin([...this.pending], timeoutMs);
   }
+}
+
+/**
+ * Waits until every promise has settled, or `timeoutMs` (ms) passed, whichever comes first.
+ * @returns true when all settled in time. Never rejects.
+ */
+export async function settleWithin(promises: Promise<unknown>[], timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const all = Promise.allSettled(promises).then(() => true as const);
+  const done = await Promise.race([all, timeout]);
+  clearTimeout(timer);
+  return done;
 }

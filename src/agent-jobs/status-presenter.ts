@@ -1,4 +1,6 @@
 import type { WebClient } from '@slack/web-api';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { settleWithin } from '../in-flight.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from '../slack/slack-errors.js';
@@ -83,14 +85,7 @@ export class StatusPresenter {
 
   /** Waits for every deferred render (for shutdown), at most `timeoutMs` ms. */
   async flush(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.pending.values()].map((e) => e.promise)),
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settleWithin([...this.pending.values()].map((e) => e.promise), timeoutMs);
   }
 
   private async render(jobId: string): Promise<void> {
@@ -162,7 +157,3 @@ export class StatusPresenter {
 
 /** Waits for the edit slot (throttle or Retry-After) before one last edit is sent regardless. */
 const MAX_SLOT_WAITS = 30;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}

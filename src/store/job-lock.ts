@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a follow-up lock is held at most, in ms (a crashed holder's lock lapses after this). */
 export const JOB_LOCK_TTL_MS = 30_000;
@@ -17,7 +18,7 @@ export async function withJobLock<T>(redis: Redis, prefix: string, jobId: string
   const deadline = Date.now() + waitMs;
   while ((await redis.set(key, token, 'PX', JOB_LOCK_TTL_MS, 'NX')) !== 'OK') {
     if (Date.now() > deadline) throw new Error(`job ${jobId} is busy`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   try {
     return await fn();

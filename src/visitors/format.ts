@@ -2,6 +2,7 @@
  * Small text formatters shared by the report and the digest: counts, percentages, week-over-week
  * changes and page paths shown inside Slack mrkdwn.
  */
+import { escapeMrkdwn } from '../slack/limits.js';
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -53,7 +54,7 @@ export function middleTruncate(text: string, max: number): string {
  * it everywhere) and backticks replaced by `ˋ` (U+02CB), which would otherwise end the code.
  */
 export function codeSafe(text: string): string {
-  return text.replace(/`/g, 'ˋ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escapeMrkdwn(text.replace(/`/g, 'ˋ'));
 }
 
 /** Code-point length (what a monospace column shows), not UTF-16 length. */

@@ -2,6 +2,7 @@ import { TZDate } from '@date-fns/tz';
 import { CronExpressionParser } from 'cron-parser';
 import { format } from 'date-fns';
 import { isTimeZone, isValidCron } from '../config.js';
+import { escapeMrkdwn } from '../slack/limits.js';
 
 /**
  * The weekly digest's schedule: a BullMQ cron `pattern` (5 fields, or 6 with seconds first, as
@@ -155,7 +156,7 @@ export function nextRunAfter(s: DigestSchedule, afterMs: number): number | undef
 /** A user's word, safe inside inline code: backticks replaced, &<> escaped, at most 60 chars. */
 export function quoteToken(token: string): string {
   const cut = token.length > 60 ? `${token.slice(0, 59)}…` : token;
-  return cut.replace(/`/g, "'").replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escapeMrkdwn(cut.replace(/`/g, "'"));
 }
 
 /**
