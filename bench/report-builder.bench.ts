@@ -1,9 +1,9 @@
 import { bench, describe } from 'vitest';
-import type { VisitorsResponse } from '../src/docs-api/schemas.js';
-import { buildDigestMessage } from '../src/visitors/digest-blocks.js';
-import { renderDigestChart } from '../src/visitors/digest-chart.js';
-import { buildDigestContent } from '../src/visitors/digest-content.js';
-import { buildReportMessage, planWindows } from '../src/visitors/report-blocks.js';
+import type { VisitorsResponse } from '../src/platform/docs-api/schemas.js';
+import { buildDigestMessage } from '../src/features/digests/blocks.js';
+import { renderDigestChart } from '../src/features/digests/chart.js';
+import { buildDigestContent } from '../src/features/digests/content.js';
+import { buildReportMessage, planWindows } from '../src/features/visitors/blocks.js';
 
 /**
  * Report building for the largest page the API serves (250 rows), with ordinary and with

@@ -1,89 +1,103 @@
-import { Redis } from 'ioredis';
+import type { App } from '@slack/bolt';
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { pathToFileURL } from 'node:url';
-import { createApp } from './app.js';
-import { ConfigError, readConfig, type Config } from './config.js';
-import type { Deps } from './deps.js';
-import { DocsApiClient } from './docs-api/client.js';
-import { InFlight } from './in-flight.js';
-import { createLogger, type Logger } from './logger.js';
-import { createDigestQueue } from './queues/digest-queue.js';
-import { createPollQueue } from './queues/poll-queue.js';
-import { startWorkers } from './queues/workers.js';
-import { Dedupe } from './store/dedupe.js';
-import { JobStore } from './store/job-store.js';
-import { KeyedSerial } from './keyed-serial.js';
-import { StatusPresenter } from './agent-jobs/status-presenter.js';
-import { toBoltLogger } from './slack/bolt-logger.js';
-import { WebClient } from '@slack/web-api';
+import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
+import { createDigests, type Digests } from './features/digests/index.js';
+import { createVisitorsServices, register as registerVisitors } from './features/visitors/index.js';
+import { ConfigError, readConfig, type Config } from './platform/config.js';
+import { DocsApiClient } from './platform/docs-api/client.js';
+import { healthHandler } from './platform/health.js';
+import { InFlight } from './platform/in-flight.js';
+import { createLogger, type Logger } from './platform/logger.js';
+import type { QueueContext } from './platform/queues.js';
+import { bullConnection, createStateRedis } from './platform/redis.js';
+import { createSlackApp } from './platform/slack/app.js';
+import { Dedupe } from './platform/slack/dedupe.js';
+import { createWebClient } from './platform/slack/web-client.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
 export const SHUTDOWN_BUDGET_MS = 9_000;
 
 /** A running bot: web endpoint and workers in one process. */
 export interface RunningBot {
-  deps: Deps;
+  app: App;
+  redis: Redis;
+  agentJobs: AgentJobs;
+  digests: Digests;
   /** Stops taking work, finishes in-flight calls, closes workers and Redis. Idempotent. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts the bot (HTTP or Socket Mode receiver + BullMQ workers) from a validated config.
+ * The composition root. Builds the platform (Redis, queues, docs API client, Slack clients, the
+ * Bolt app), then each feature's services with what it needs, then registers the features'
+ * listeners and starts their workers.
+ *
  * @throws when the HTTP port cannot be bound or Slack's `auth.test` fails at start.
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
-  const redisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true } as const;
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'docs-agent-state' });
-  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
-  const connection = { url: config.REDIS_URL, ...redisOptions };
+  const now = Date.now;
+  const prefix = config.QUEUE_PREFIX;
+  const redis = createStateRedis(config.REDIS_URL, logger);
+  const queues: QueueContext = { connection: bullConnection(config.REDIS_URL), prefix, logger };
   const docsApi = new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID });
-  const pollQueue = createPollQueue(connection, config.QUEUE_PREFIX);
-  const digestQueue = createDigestQueue(connection, config.QUEUE_PREFIX);
-  const store = new JobStore(redis, config.QUEUE_PREFIX);
-  // Status edits get their own client that rejects 429s, so the presenter waits out Retry-After
-  // and then sends the latest state rather than a stale one.
-  const statusSlack = new WebClient(config.SLACK_BOT_TOKEN, {
-    slackApiUrl: config.SLACK_API_URL,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 },
-    logger: toBoltLogger(logger),
-  });
-  const deps: Deps = {
-    config,
-    logger,
+  const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger };
+  const slack = createWebClient(slackOpts);
+  const dedupe = new Dedupe(redis, prefix);
+  const inFlight = new InFlight();
+
+  const agentJobs = createAgentJobs({
+    queues,
     redis,
-    store,
-    dedupe: new Dedupe(redis, config.QUEUE_PREFIX),
-    followups: new KeyedSerial(),
-    status: new StatusPresenter({ redis, prefix: config.QUEUE_PREFIX, store, slack: statusSlack, logger, now: Date.now }),
+    prefix,
     docsApi,
-    pollQueue,
-    digestQueue,
-    inFlight: new InFlight(),
-    now: Date.now,
-  };
-  const app = createApp(deps);
+    slack,
+    statusSlack: createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }),
+    dedupe,
+    logger,
+    poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
+    timeoutMs: config.JOB_TIMEOUT_MS,
+    followupPolicy: config.FOLLOWUP_POLICY,
+    ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+    homeDefaults: { followupPolicy: config.FOLLOWUP_POLICY, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX, digestCron: config.DIGEST_CRON, digestTz: config.DIGEST_TZ },
+    now,
+  });
+  const visitors = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, logger, now });
+  const digests = createDigests({
+    queues,
+    redis,
+    prefix,
+    visitors,
+    startJob: agentJobs.start,
+    slack,
+    defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ },
+    logger,
+    now,
+  });
+
+  const app = createSlackApp({ config, logger, dedupe, inFlight, health: healthHandler({ redis }) });
+  agentJobs.register(app);
+  registerVisitors(app, { services: visitors, slack, redis, prefix, now, subcommands: digests.subcommands });
+  digests.register(app);
   await app.start(config.PORT);
-  const workers = startWorkers(deps, app.client, connection);
-  logger.info(
-    { port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', queuePrefix: config.QUEUE_PREFIX },
-    'docs-agent-slack is running',
-  );
+  const workers: Worker[] = [...agentJobs.startWorkers(), ...digests.startWorkers()];
+  logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', queuePrefix: prefix }, 'docs-agent-slack is running');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       logger.info('shutting down: no new work; finishing in-flight calls');
-      await app.stop().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'receiver stop failed'));
-      await deps.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
+      await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
+      await inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
       await Promise.all(workers.map((w) => w.close()));
-      await deps.status.flush(SHUTDOWN_BUDGET_MS / 4);
-      await pollQueue.close();
-      await digestQueue.close();
+      await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
+      await digests.close();
       await docsApi.close();
       await redis.quit().catch(() => redis.disconnect());
       logger.info('shutdown complete');
     })());
-  return { deps, stop };
+  return { app, redis, agentJobs, digests, stop };
 }
 
 async function main(): Promise<void> {
@@ -102,7 +116,7 @@ async function main(): Promise<void> {
   try {
     bot = await startBot(config, logger);
   } catch (err) {
-    logger.fatal({ err: { name: (err as Error).name, message: (err as Error).message } }, 'could not start');
+    logger.fatal({ err }, 'could not start');
     process.exit(1);
   }
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIGEST_QUEUE } from '../../src/queues/digest-queue.js';
+import { DIGEST_QUEUE } from '../../src/features/digests/worker.js';
 import type { SlackCall, SlackMessage } from '../../src/sandbox/fake-slack.js';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
-import { AnalyticsBudget, INTERACTIVE_CEILING } from '../../src/visitors/analytics-budget.js';
-import { shortcutRange } from '../../src/visitors/date-range.js';
-import { digestSchedulerId } from '../../src/visitors/subscriptions.js';
+import { AnalyticsBudget, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
+import { shortcutRange } from '../../src/features/visitors/date-range.js';
+import { digestSchedulerId } from '../../src/features/digests/store.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.js';

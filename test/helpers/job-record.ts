@@ -1,4 +1,4 @@
-import type { JobRecord } from '../../src/store/job-store.js';
+import type { JobRecord } from '../../src/features/agent-jobs/store.js';
 
 /** A complete job record for store tests; override what the test is about. */
 export function jobRecord(overrides: Partial<JobRecord> = {}): JobRecord {

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/config.js';
-import { decide } from '../../src/listeners/events/incoming-message.js';
-import { withJobLock } from '../../src/store/job-lock.js';
-import { JobStore, PENDING_THREAD } from '../../src/store/job-store.js';
+import { readConfig } from '../../src/platform/config.js';
+import { decide } from '../../src/features/agent-jobs/messages.js';
+import { withJobLock } from '../../src/features/agent-jobs/store.js';
+import { JobStore, PENDING_THREAD } from '../../src/features/agent-jobs/store.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
@@ -35,9 +35,9 @@ describe('lifecycle guards on real Redis', () => {
     await store.markThreadsPending('C1', ['100.000100']);
     const reply = { teamId: 'T1', channel: 'C1', user: 'U2', text: 'more please', ts: '101.000100', thread_ts: '100.000100', viaMention: false };
     expect(await store.findByThread('C1', '100.000100')).toBe(PENDING_THREAD);
-    expect(await decide({ store, config }, reply, 'UBOT')).toEqual({ action: 'starting' });
+    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({ action: 'starting' });
     await store.create(rec);
-    expect(await decide({ store, config }, reply, 'UBOT')).toEqual({ action: 'followup', jobId: 'job_g' });
+    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({ action: 'followup', jobId: 'job_g' });
     await store.clearPendingThreads('C1', ['100.000100']); // never removes a real job's index
     expect(await store.findByThread('C1', '100.000100')).toBe('job_g');
     await store.markThreadsPending('C1', ['200.000100']);

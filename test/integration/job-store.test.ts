@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../../src/store/job-store.js';
+import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 

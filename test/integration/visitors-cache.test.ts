@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../src/docs-api/client.js';
-import { DocsApiRateLimitedError, DocsApiServerError } from '../../src/docs-api/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { DocsApiClient } from '../../src/platform/docs-api/client.js';
+import { DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../src/sandbox/fake-docs-api.js';
-import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/visitors/analytics-budget.js';
-import { AnalyticsBudgetError } from '../../src/visitors/budget-error.js';
-import { visitorsErrorText } from '../../src/visitors/error-text.js';
-import { VisitorsCache } from '../../src/visitors/visitors-cache.js';
+import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
+import { AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
+import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
+import { VisitorsCache } from '../../src/features/visitors/store.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 

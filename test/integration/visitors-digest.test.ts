@@ -1,14 +1,16 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/config.js';
-import { DocsApiClient } from '../../src/docs-api/client.js';
-import { DocsApiServerError } from '../../src/docs-api/errors.js';
-import { createLogger } from '../../src/logger.js';
-import { createDigestQueue, type DigestJobData } from '../../src/queues/digest-queue.js';
+import type { Queue } from 'bullmq';
+import { DocsApiClient } from '../../src/platform/docs-api/client.js';
+import { DocsApiServerError } from '../../src/platform/docs-api/errors.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { createDigestQueue } from '../../src/features/digests/worker.js';
+import type { DigestJobData } from '../../src/features/digests/store.js';
+import { createVisitorsServices } from '../../src/features/visitors/service.js';
 import { FAKE_NEW_PAGES, startFakeDocsApi, type FakeDocsApi } from '../../src/sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../src/sandbox/fake-slack.js';
-import { DIGEST_EVENT_TYPE } from '../../src/visitors/digest-blocks.js';
-import { runDigest, type DigestDeps, type DigestRun } from '../../src/visitors/send-digest.js';
+import { DIGEST_EVENT_TYPE } from '../../src/features/digests/blocks.js';
+import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/digests/service.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const TOKEN = 'xoxb-digest-test';
@@ -17,6 +19,8 @@ let slack: FakeSlack;
 let docs: FakeDocsApi;
 let client: WebClient;
 let deps: DigestDeps;
+let docsApi: DocsApiClient;
+let digestQueue: Queue<DigestJobData>;
 let prefix: string;
 /** Tuesday Nov 17, 2026, 09:00 UTC: the digest covers Nov 10–16 (when the fake's new pages appear) vs Nov 3–9. */
 let clock = Date.parse('2026-11-17T09:00:00Z');
@@ -42,35 +46,28 @@ beforeEach(() => {
   slack.messages.length = 0;
   slack.calls.length = 0;
   docs.requests.length = 0;
-  const config = readConfig({
-    SLACK_BOT_TOKEN: TOKEN,
-    SLACK_SIGNING_SECRET: 'secret',
-    SLACK_API_URL: slack.url,
-    DOCS_API_URL: docs.url,
-    DOCS_API_KEY: 'mint_digest_test',
-    DOCS_PROJECT_ID: 'proj_digest',
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: prefix,
-  });
-  const connection = { url: TEST_REDIS_URL };
+  const logger = createLogger('silent');
+  docsApi = new DocsApiClient({ baseUrl: docs.url, apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 });
+  digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    config,
-    logger: createLogger('silent'),
+    visitors: createVisitorsServices({ redis, prefix, docsApi, projectId: 'proj_digest', logger, now: () => clock }),
     redis,
-    docsApi: new DocsApiClient({ baseUrl: docs.url, apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 }),
-    digestQueue: createDigestQueue(connection, prefix),
-    now: () => clock,
+    prefix,
+    digestQueue,
+    slack: client,
+    defaultTz: 'UTC',
+    logger,
   };
 });
 afterEach(async () => {
-  await deps.digestQueue.close();
-  await deps.docsApi.close();
+  await digestQueue.close();
+  await docsApi.close();
   await dropPrefix(redis, prefix);
 });
 
 describe('a digest run (real Redis, fake Slack and docs API)', () => {
   it('posts the week against the week before, new pages included, then the chart in its thread', async () => {
-    const outcome = await runDigest(deps, client, run('run-1'));
+    const outcome = await runDigest(deps, run('run-1'));
     expect(outcome).toMatchObject({ status: 'posted', chart: 'uploaded' });
     const [digest] = digests();
     expect(digest).toBeDefined();
@@ -99,10 +96,10 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
   });
 
   it('posts once per run; another channel in the same run costs no API call', async () => {
-    await runDigest(deps, client, run('run-1'));
-    expect(await runDigest(deps, client, run('run-1'))).toMatchObject({ status: 'already_posted' });
+    await runDigest(deps, run('run-1'));
+    expect(await runDigest(deps, run('run-1'))).toMatchObject({ status: 'already_posted' });
     expect(digests()).toHaveLength(1);
-    const other = await runDigest(deps, client, run('run-1-other-channel', { data: data('D0ALICE') }));
+    const other = await runDigest(deps, run('run-1-other-channel', { data: data('D0ALICE') }));
     expect(other.status).toBe('posted');
     expect(digests()).toHaveLength(2);
     expect(visitorCalls()).toHaveLength(2);
@@ -110,7 +107,7 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
 
   it.each(['files.getUploadURLExternal', 'files.completeUploadExternal'])('if %s fails, the text digest is still complete and the run succeeds', async (method) => {
     slack.failNext(method, { error: 'internal_error' });
-    const outcome = await runDigest(deps, client, run(`run-${method}`));
+    const outcome = await runDigest(deps, run(`run-${method}`));
     expect(outcome).toMatchObject({ status: 'posted', chart: 'failed' });
     const [digest] = digests();
     const json = JSON.stringify(digest!.blocks);
@@ -122,11 +119,11 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
 
   it('an API failure throws for BullMQ to retry; on the last attempt the channel is told, with Retry', async () => {
     docs.failNext(/\/visitors$/, 500, 3);
-    await expect(runDigest(deps, client, run('run-fail'))).rejects.toBeInstanceOf(DocsApiServerError);
+    await expect(runDigest(deps, run('run-fail'))).rejects.toBeInstanceOf(DocsApiServerError);
     expect(slack.messages).toHaveLength(0);
     expect(visitorCalls()).toHaveLength(3); // the client's GET and its 2 retries
     // The last attempt, moments later: the failure is remembered for 15 s, so no new API call.
-    await expect(runDigest(deps, client, run('run-fail', { finalAttempt: true }))).rejects.toBeInstanceOf(DocsApiServerError);
+    await expect(runDigest(deps, run('run-fail', { finalAttempt: true }))).rejects.toBeInstanceOf(DocsApiServerError);
     expect(visitorCalls()).toHaveLength(3);
     const [notice] = slack.messages;
     expect(notice?.text).toBe('The weekly docs digest for Nov 10 – Nov 16, 2026 could not be built. The docs service failed; try again in a minute.');
@@ -134,7 +131,7 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
   });
 
   it('a channel the bot is not in: the run ends (no retry) and whoever asked for it is told in a DM', async () => {
-    const outcome = await runDigest(deps, client, run('run-random', { data: data('C0RANDOM', 'manual') }));
+    const outcome = await runDigest(deps, run('run-random', { data: data('C0RANDOM', 'manual') }));
     expect(outcome).toEqual({ status: 'cannot_post', error: 'not_in_channel' });
     const dm = slack.messages.find((m) => m.channel === 'D0ALICE');
     expect(dm?.text).toContain("I couldn't post the docs digest in <#C0RANDOM>");

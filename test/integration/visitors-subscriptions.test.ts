@@ -1,8 +1,10 @@
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDigestQueue, type DigestJobData } from '../../src/queues/digest-queue.js';
-import { describeSchedule, nextRunAfter, slackDateText } from '../../src/visitors/schedule.js';
-import { digestSchedulerId, getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel } from '../../src/visitors/subscriptions.js';
+import { createDigestQueue } from '../../src/features/digests/worker.js';
+import { describeSchedule, nextRunAfter } from '../../src/features/digests/schedule.js';
+import { digestSchedulerId, getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from '../../src/features/digests/store.js';
+import { slackDateText } from '../../src/platform/slack/dates.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const redis = testRedis();
@@ -12,8 +14,9 @@ let replicaB: Queue<DigestJobData>;
 
 beforeEach(() => {
   prefix = randomPrefix();
-  replicaA = createDigestQueue({ url: TEST_REDIS_URL }, prefix);
-  replicaB = createDigestQueue({ url: TEST_REDIS_URL }, prefix);
+  const ctx = { connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') };
+  replicaA = createDigestQueue(ctx);
+  replicaB = createDigestQueue(ctx);
 });
 afterEach(async () => {
   await replicaA.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../../src/config.js';
+import { ConfigError, readConfig } from '../../src/platform/config.js';
 
 const valid = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', DOCS_API_KEY: 'mint_abc', DOCS_PROJECT_ID: 'proj' };
 

@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../src/docs-api/client.js';
+import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import {
   DocsApiBadRequestError,
   DocsApiError,
@@ -10,8 +10,8 @@ import {
   DocsApiRateLimitedError,
   DocsApiServerError,
   DocsApiUnauthorizedError,
-} from '../../src/docs-api/errors.js';
-import { docsApiErrorText } from '../../src/slack/error-text.js';
+} from '../../src/platform/docs-api/errors.js';
+import { docsApiErrorText } from '../../src/platform/docs-api/error-text.js';
 
 const BASE = 'https://api.mintlify.test';
 const KEY = 'mint_secret_key_123';

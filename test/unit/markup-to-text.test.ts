@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markupToText, mentionsUser } from '../../src/slack/markup-to-text.js';
+import { markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
 
 const names: Record<string, string> = { U0ALICE: 'alice', U0BOB: 'bob' };
 const lookup = async (id: string) => names[id];

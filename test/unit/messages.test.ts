@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { buildAnnouncement } from '../../src/slack/announcement.js';
-import { SLACK_LIMITS, truncate } from '../../src/slack/limits.js';
-import { buildStatusMessage } from '../../src/slack/status-message.js';
+import { buildAnnouncement } from '../../src/features/agent-jobs/blocks.js';
+import { SLACK_LIMITS, truncate } from '../../src/platform/slack/limits.js';
+import { buildStatusMessage } from '../../src/features/agent-jobs/blocks.js';
 
 function texts(blocks: KnownBlock[]): string[] {
   const out: string[] = [];

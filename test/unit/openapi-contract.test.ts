@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../src/docs-api/client.js';
+import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../src/sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 

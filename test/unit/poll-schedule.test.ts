@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxPollsFor, nextPollDelayMs } from '../../src/agent-jobs/poll-schedule.js';
+import { maxPollsFor, nextPollDelayMs } from '../../src/features/agent-jobs/schedule.js';
 
 const bounds = { minMs: 10_000, maxMs: 120_000 };
 

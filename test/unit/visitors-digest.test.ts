@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SLACK_LIMITS } from '../../src/slack/limits.js';
-import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue } from '../../src/visitors/digest-blocks.js';
-import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/visitors/digest-chart.js';
-import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/visitors/digest-content.js';
-import { formatChange } from '../../src/visitors/format.js';
-import { buildImproveModal, decodeImproveMetadata, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/visitors/improve-modal.js';
+import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
+import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue } from '../../src/features/digests/blocks.js';
+import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/digests/chart.js';
+import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/features/digests/content.js';
+import { formatChange } from '../../src/features/visitors/format.js';
+import { buildImproveModal, decodeImproveMetadata, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
 
 type Json = Record<string, unknown>;
 const current = { dateFrom: '2026-11-16', dateTo: '2026-11-23' };
@@ -174,8 +174,8 @@ describe('digest chart', () => {
 
 describe('Improve values with hostile paths', () => {
   it('keep the button value ≤ 2000 and private_metadata ≤ 3000 even when JSON escaping grows the path', async () => {
-    const { encodeImproveValue } = await import('../../src/visitors/digest-blocks.js');
-    const { buildImproveModal } = await import('../../src/visitors/improve-modal.js');
+    const { encodeImproveValue } = await import('../../src/features/digests/blocks.js');
+    const { buildImproveModal } = await import('../../src/features/digests/improve-modal.js');
     const path = `/"${'\\"'.repeat(1200)}`;
     const value = encodeImproveValue({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'Nov 15 – Nov 21, 2026' });
     expect(value.length).toBeLessThanOrEqual(2000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodePageState, encodePageState, LAST_WINDOW, type PageState } from '../../src/visitors/paging-value.js';
+import { decodePageState, encodePageState, LAST_WINDOW, type PageState } from '../../src/features/visitors/paging-value.js';
 
 const base: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { digestRanges, formatRange, parseDateArg, rangeDays, shortcutRange, SHORTCUTS } from '../../src/visitors/date-range.js';
-import { helpText, parseVisitorsCommand, resolveRange, type VisitorsCommand } from '../../src/visitors/query.js';
+import { digestRanges, formatRange, parseDateArg, rangeDays, shortcutRange, SHORTCUTS } from '../../src/features/visitors/date-range.js';
+import { helpText, parseVisitorsCommand, resolveRange, type VisitorsCommand } from '../../src/features/visitors/query.js';
 
-const defaults = { defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' } };
-const parse = (text: string): VisitorsCommand => parseVisitorsCommand(text, defaults);
+const DIGEST_NAMES = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'];
+const parse = (text: string): VisitorsCommand => parseVisitorsCommand(text, { subcommands: DIGEST_NAMES });
 
 /** Sunday 2026-11-22 20:05 UTC: Monday 05:05 in Tokyo, Sunday 15:05 in New York, 21:05 in Berlin. */
 const SUNDAY_EVENING_UTC = Date.parse('2026-11-22T20:05:00Z');
@@ -145,7 +145,6 @@ describe('/docs-visitors arguments: mistakes are quoted, with the syntax and an 
     ['7d 30d', 'one range shortcut only'],
     ['last-week 2026-11-01', '`last-week` already sets both FROM and TO'],
     ['help me', '`help` takes no arguments'],
-    ['digest now', '`digest` takes no arguments'],
     ['`rm -rf`', "I don't understand `'rm`"],
   ])('%s', (text, problem) => {
     const message = invalidMessage(text);
@@ -175,46 +174,20 @@ describe('/docs-visitors arguments: mistakes are quoted, with the syntax and an 
 });
 
 describe('/docs-visitors subcommands', () => {
-  it('help shows the syntax, shortcuts and the default schedule', () => {
+  it('help shows the syntax and shortcuts, then the lines and examples of the subcommands plugged in', () => {
     expect(parse('help')).toEqual({ kind: 'help' });
     expect(parse('HELP')).toEqual({ kind: 'help' });
-    const text = helpText(defaults.defaultSchedule);
+    const text = helpText(['• `/docs-visitors subscribe …`: a digest'], ['`/docs-visitors subscribe mon`']);
     expect(text).toContain('/docs-visitors FROM [TO] [limit=N]');
     for (const s of SHORTCUTS) expect(text).toContain(s);
-    expect(text).toContain('Mondays at 09:00 UTC');
-    expect(text).toContain('subscribe [DAY] [HH:MM] [TIME_ZONE]');
+    expect(text).toContain('• `/docs-visitors subscribe …`: a digest');
+    expect(text).toMatch(/\*Examples:\*.*`\/docs-visitors subscribe mon`$/m);
   });
 
-  it('unsubscribe, subscriptions and digest', () => {
-    expect(parse('unsubscribe')).toEqual({ kind: 'unsubscribe' });
-    expect(parse('Subscriptions')).toEqual({ kind: 'subscriptions' });
-    expect(parse('digest')).toEqual({ kind: 'digest' });
-  });
-
-  it('subscribe with no arguments uses DIGEST_CRON and DIGEST_TZ', () => {
-    expect(parseVisitorsCommand('subscribe', { defaultSchedule: { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' } })).toEqual({
-      kind: 'subscribe',
-      schedule: { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' },
-    });
-  });
-
-  it('subscribe with a day, a time and a time zone, in any order', () => {
-    expect(parse('subscribe fri 16:30 Europe/Berlin')).toEqual({ kind: 'subscribe', schedule: { pattern: '30 16 * * 5', tz: 'Europe/Berlin' } });
-    expect(parse('subscribe asia/tokyo 7am Tuesday')).toEqual({ kind: 'subscribe', schedule: { pattern: '0 7 * * 2', tz: 'Asia/Tokyo' } });
-    expect(parse('subscribe sunday')).toEqual({ kind: 'subscribe', schedule: { pattern: '0 9 * * 0', tz: 'UTC' } });
-    expect(parse('subscribe 5:45pm')).toEqual({ kind: 'subscribe', schedule: { pattern: '45 17 * * 1', tz: 'UTC' } });
-    expect(parse('subscribe America/New_York')).toEqual({ kind: 'subscribe', schedule: { pattern: '0 9 * * 1', tz: 'America/New_York' } });
-  });
-
-  it.each([
-    ['subscribe funday', "I don't understand `funday`"],
-    ['subscribe 25:00', '`25:00` is not a time of day'],
-    ['subscribe Mars/Olympus_Mons', '`Mars/Olympus_Mons` is not a time zone I know'],
-    ['subscribe mon tue', 'Give one day only'],
-    ['subscribe 09:00 10:00', 'Give one time only'],
-  ])('%s is refused: %s', (text, problem) => {
-    const message = invalidMessage(text);
-    expect(message).toContain(problem);
-    expect(message).toContain('/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]');
+  it('a subcommand another feature provides comes back with its words, for that feature to parse', () => {
+    expect(parse('unsubscribe')).toEqual({ kind: 'subcommand', name: 'unsubscribe', args: [] });
+    expect(parse('Subscriptions')).toEqual({ kind: 'subcommand', name: 'subscriptions', args: [] });
+    expect(parse('subscribe fri 16:30 Europe/Berlin')).toEqual({ kind: 'subcommand', name: 'subscribe', args: ['fri', '16:30', 'Europe/Berlin'] });
+    expect(parseVisitorsCommand('subscribe', { subcommands: [] })).toMatchObject({ kind: 'invalid' });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { VisitorsResponse } from '../../src/docs-api/schemas.js';
-import { SLACK_LIMITS } from '../../src/slack/limits.js';
-import { decodePageState, type PageState } from '../../src/visitors/paging-value.js';
+import type { VisitorsResponse } from '../../src/platform/docs-api/schemas.js';
+import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
+import { decodePageState, type PageState } from '../../src/features/visitors/paging-value.js';
 import {
   ACTION_NEXT,
   ACTION_PREVIOUS,
@@ -9,7 +9,7 @@ import {
   MESSAGE_TEXT_BUDGET,
   planWindows,
   type ReportMessage,
-} from '../../src/visitors/report-blocks.js';
+} from '../../src/features/visitors/blocks.js';
 
 type Json = Record<string, unknown>;
 type Row = VisitorsResponse['visitors'][number];

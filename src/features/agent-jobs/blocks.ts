@@ -1,0 +1,229 @@
+import type { HomeView, KnownBlock } from '@slack/types';
+import { formatDuration } from '../../platform/slack/duration.js';
+import { SLACK_LIMITS, escapeMrkdwn, quote, truncate } from '../../platform/slack/limits.js';
+import type { StatusState } from './store.js';
+
+/**
+ * Block Kit of the agent-jobs feature (pure builders): the status message edited in place, the
+ * one announcement of a job's end in its thread, and the App Home tab.
+ */
+
+/** `action_id` of the "View pull request" link button (Slack still sends block_actions for link buttons). */
+export const ACTION_OPEN_PR = 'open_pr_link';
+
+/** An actions block with the "View pull request" link button. */
+function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        text: { type: 'plain_text', text: 'View pull request' },
+        url: truncate(prLink, SLACK_LIMITS.buttonUrl),
+        ...(style ? { style } : {}),
+        action_id: ACTION_OPEN_PR,
+      },
+    ],
+  };
+}
+
+
+/** Input of {@link buildStatusMessage}. */
+export interface StatusView {
+  requester: string;
+  instruction: string;
+  /** Absent while the job is being created. */
+  jobId?: string;
+  state: StatusState;
+  /** Time the job (or its latest follow-up) has run, in ms. */
+  elapsedMs: number;
+  prLink?: string | null;
+  /** Follow-ups sent so far (0 for a fresh job). */
+  followups?: number;
+  /** Extra line, e.g. why it could not start, or "interrupted by a follow-up". */
+  note?: string;
+}
+
+const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
+  starting: () => ':hourglass: *Starting…*',
+  start_failed: () => ':warning: *Could not start*',
+  active: (v) => `:hourglass_flowing_sand: *Working* · running for ${formatDuration(v.elapsedMs)}`,
+  completed: (v) =>
+    v.prLink
+      ? `:white_check_mark: *Pull request ready* · took ${formatDuration(v.elapsedMs)}`
+      : `:white_check_mark: *Finished, no files changed* · took ${formatDuration(v.elapsedMs)}`,
+  failed: (v) => `:x: *Failed* after ${formatDuration(v.elapsedMs)}`,
+  archived: () => ':file_cabinet: *Archived*',
+  timeout: (v) => `:warning: *Stopped watching* after ${formatDuration(v.elapsedMs)}`,
+};
+
+/**
+ * Builds the job's status message (the thread root), edited in place as the state changes.
+ * Stays within Slack's limits whatever the instruction's length (section text ≤ 3000 chars,
+ * context element ≤ 3000; Slack Block Kit reference).
+ *
+ * @returns `text` (notification fallback) and `blocks` for chat.postMessage / chat.update.
+ */
+export function buildStatusMessage(v: StatusView): { text: string; blocks: KnownBlock[] } {
+  const stateLine = STATE_LINE[v.state](v);
+  const meta = [
+    v.jobId ? `Job \`${escapeMrkdwn(v.jobId)}\`` : undefined,
+    v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,
+  ].filter(Boolean);
+  const heading = `<@${v.requester}> asked the docs agent:\n`;
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: heading + quote(v.instruction, SLACK_LIMITS.sectionText - heading.length),
+      },
+    },
+    {
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: truncate([stateLine, ...meta].join(' · '), SLACK_LIMITS.sectionText) },
+      ],
+    },
+  ];
+  if (v.prLink && v.state === 'completed') blocks.push(prLinkActions(v.prLink));
+  if (v.note) {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: truncate(v.note, SLACK_LIMITS.sectionText) }],
+    });
+  }
+  const plainState = stateLine.replace(/:[a-z_]+: /, '').replace(/\*/g, '');
+  const text = truncate(
+    `Docs agent job${v.jobId ? ` ${v.jobId}` : ''} for <@${v.requester}>: ${plainState}`,
+    SLACK_LIMITS.sectionText,
+  );
+  return { text, blocks };
+}
+
+/** How a job (or its latest follow-up) ended, as far as the bot is concerned. */
+export type JobOutcome =
+  | { kind: 'completed'; prLink: string | null }
+  | { kind: 'failed' }
+  | { kind: 'archived' }
+  | { kind: 'timeout'; watchedMs: number };
+
+/**
+ * Builds the one thread reply that tells people how their job ended. It always @-mentions
+ * `mention`: the requester, or the author of the latest follow-up (and of any follow-up it
+ * interrupted).
+ *
+ * @returns `text` (also the notification) and `blocks`.
+ */
+export function buildAnnouncement(p: { mention: string | string[]; jobId: string; outcome: JobOutcome }): {
+  text: string;
+  blocks: KnownBlock[];
+} {
+  const who = [p.mention].flat().map((u) => `<@${u}>`).join(' ');
+  const job = `\`${escapeMrkdwn(p.jobId)}\``;
+  const o = p.outcome;
+  let text: string;
+  switch (o.kind) {
+    case 'completed':
+      text = o.prLink
+        ? `${who} your docs change is ready for review: ${o.prLink}`
+        : `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
+      break;
+    case 'failed':
+      text = `${who} job ${job} failed: the agent could not finish. Reply in this thread to try again with more detail, or start a new job with \`/docs-edit\`.`;
+      break;
+    case 'archived':
+      text = `${who} job ${job} was archived, so it will not make any more changes. Start a new one with \`/docs-edit\` if you still need it.`;
+      break;
+    case 'timeout':
+      text = `${who} I stopped watching job ${job} after ${formatDuration(o.watchedMs)} without an answer. It may still finish on the docs platform; check there, or start a new one with \`/docs-edit\`.`;
+      break;
+  }
+  text = truncate(text, SLACK_LIMITS.sectionText);
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
+  if (o.kind === 'completed' && o.prLink) blocks.push(prLinkActions(o.prLink, 'primary'));
+  return { text, blocks };
+}
+
+/** One job as the App Home lists it. */
+export interface HomeJob {
+  jobId: string;
+  instruction: string;
+  state: StatusState;
+  prLink: string | null;
+  /** Link to the job's thread, when Slack gave one. */
+  permalink?: string;
+  createdAt: number;
+  followups: number;
+}
+
+/** Defaults in force, shown so people know how the bot behaves here. */
+export interface HomeDefaults {
+  followupPolicy: 'anyone' | 'requester';
+  ignorePrefix: string;
+  digestCron: string;
+  digestTz: string;
+}
+
+const STATE_LABEL: Record<StatusState, string> = {
+  starting: ':hourglass: Starting',
+  start_failed: ':warning: Could not start',
+  active: ':hourglass_flowing_sand: Working',
+  completed: ':white_check_mark: Completed',
+  failed: ':x: Failed',
+  archived: ':file_cabinet: Archived',
+  timeout: ':warning: Stopped watching',
+};
+
+/**
+ * Builds the App Home tab (views.publish): the person's recent jobs, newest first (at most 20:
+ * instruction, state, PR link, thread link, age) and the defaults in force.
+ * Slack: a Home tab holds at most 100 blocks; section text ≤ 3000 chars.
+ *
+ * @param nowMs - clock in epoch ms, for ages.
+ */
+export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number): HomeView {
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } },
+  ];
+  if (jobs.length === 0) {
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.' },
+    });
+  }
+  for (const j of jobs.slice(0, 20)) {
+    const links = [
+      j.prLink ? `<${j.prLink}|Pull request>` : undefined,
+      j.permalink ? `<${j.permalink}|Thread>` : undefined,
+    ].filter(Boolean);
+    const meta = [
+      STATE_LABEL[j.state],
+      `${formatDuration(nowMs - j.createdAt)} ago`,
+      j.followups ? `${j.followups} follow-up${j.followups === 1 ? '' : 's'}` : undefined,
+      `\`${escapeMrkdwn(j.jobId)}\``,
+      ...links,
+    ].filter(Boolean);
+    blocks.push(
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },
+    );
+  }
+  blocks.push(
+    { type: 'divider' },
+    { type: 'header', text: { type: 'plain_text', text: 'How I work here' } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: [
+          `• *Follow-ups:* ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'}.`,
+          `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
+          '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
+          `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
+        ].join('\n'),
+      },
+    },
+  );
+  return { type: 'home', blocks };
+}

@@ -1,0 +1,100 @@
+/**
+ * The agent-jobs feature: start a docs agent job from Slack, continue it from its thread, watch it
+ * with a BullMQ step job and announce its end exactly once. Other features use it only through
+ * this module.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { App } from '@slack/bolt';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import { KeyedSerial } from '../../platform/keyed-serial.js';
+import type { Logger } from '../../platform/logger.js';
+import type { QueueContext } from '../../platform/queues.js';
+import type { Dedupe } from '../../platform/slack/dedupe.js';
+import type { HomeDefaults } from './blocks.js';
+import { register as registerListeners, type AgentJobsListenerDeps } from './listeners.js';
+import type { PollJobData } from './poll.js';
+import { StatusPresenter } from './presenter.js';
+import type { PollBounds } from './schedule.js';
+import type { StartJobDeps } from './service.js';
+import { JobStore } from './store.js';
+import { createPollQueue, startPollWorker } from './worker.js';
+
+export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
+
+/** What the feature is built from (platform pieces and its configuration). */
+export interface AgentJobsOptions {
+  queues: QueueContext;
+  /** The state connection (records, claims, locks). */
+  redis: Redis;
+  /** QUEUE_PREFIX. */
+  prefix: string;
+  docsApi: Pick<DocsApiClient, 'createJob' | 'sendMessage' | 'getJob'>;
+  /** The bot's Web API client. */
+  slack: WebClient;
+  /** A client that rejects 429s, for status edits (the presenter waits out Retry-After itself). */
+  statusSlack: WebClient;
+  dedupe: Pick<Dedupe, 'claimMessage'>;
+  logger: Logger;
+  /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
+  poll: PollBounds;
+  /** JOB_TIMEOUT_MS. */
+  timeoutMs: number;
+  followupPolicy: 'anyone' | 'requester';
+  /** FOLLOWUP_IGNORE_PREFIX. */
+  ignorePrefix: string;
+  /** Shown in App Home. */
+  homeDefaults: HomeDefaults;
+  /** Clock in epoch ms. */
+  now: () => number;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface AgentJobs {
+  /** What other features need to start a job (e.g. "Improve with agent"). */
+  start: StartJobDeps;
+  pollQueue: Queue<PollJobData>;
+  presenter: StatusPresenter;
+  /** Registers `/docs-edit`, `/docs-reply`, message and mention events, App Home. */
+  register(app: App): void;
+  /** Starts the poll worker. */
+  startWorkers(): Worker[];
+  /** Waits for deferred status edits (shutdown), then closes the queue. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
+export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
+  const logger = o.logger.child({ feature: 'agent-jobs' });
+  const store = new JobStore(o.redis, o.prefix);
+  const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now });
+  const pollQueue = createPollQueue(o.queues);
+  const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now };
+  const start: StartJobDeps = { ...common, docsApi: o.docsApi, slack: o.slack };
+  const listenerDeps: AgentJobsListenerDeps = {
+    store,
+    dedupe: o.dedupe,
+    followups: new KeyedSerial(),
+    start,
+    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policy: o.followupPolicy },
+    slack: o.slack,
+    logger,
+    ignorePrefix: o.ignorePrefix,
+    homeDefaults: o.homeDefaults,
+    now: o.now,
+  };
+  return {
+    start,
+    pollQueue,
+    presenter,
+    register: (app) => registerListeners(app, listenerDeps),
+    startWorkers: () => [
+      startPollWorker(o.queues, { store, docsApi: o.docsApi, slack: o.slack, status: presenter, logger, bounds: o.poll, timeoutMs: o.timeoutMs, now: o.now }),
+    ],
+    close: async (timeoutMs) => {
+      await presenter.flush(timeoutMs);
+      await pollQueue.close();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { WebClient } from '@slack/web-api';
+import type { KeyedSerial } from '../../platform/keyed-serial.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Dedupe } from '../../platform/slack/dedupe.js';
+import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
+import { userNameLookup } from '../../platform/slack/user-names.js';
+import { continueAgentJob, startAgentJob, type ContinueJobDeps, type StartJobDeps } from './service.js';
+import { PENDING_THREAD, type JobStore } from './store.js';
+
+/** What handling people's messages needs. */
+export interface MessageDeps {
+  store: Pick<JobStore, 'findByThread'>;
+  dedupe: Pick<Dedupe, 'claimMessage'>;
+  /** Serialises follow-ups per job in this process, in arrival order. */
+  followups: Pick<KeyedSerial, 'run'>;
+  start: StartJobDeps;
+  continue: ContinueJobDeps;
+  /** Ephemeral answers, help, and users.info for names. */
+  slack: { chat: Pick<WebClient['chat'], 'postEphemeral' | 'postMessage'>; users: Pick<WebClient['users'], 'info'> };
+  logger: Logger;
+  /** FOLLOWUP_IGNORE_PREFIX: thread replies starting with it are not sent to the agent. */
+  ignorePrefix: string;
+}
+
+/** A person's message as the bot sees it, from a `message` or an `app_mention` event. */
+export interface IncomingMessage {
+  teamId: string;
+  channel: string;
+  /** `channel`, `group`, `im` or `mpim` (message events); undefined for app_mention. */
+  channelType?: string;
+  user: string;
+  text: string;
+  ts: string;
+  thread_ts?: string;
+  /** True for an `app_mention` event. */
+  viaMention: boolean;
+}
+
+/** What the bot does with a message. */
+export type MessageDecision =
+  | { action: 'ignore'; reason: string }
+  | { action: 'followup'; jobId: string }
+  | { action: 'starting' }
+  | { action: 'start'; threadTs: string }
+  | { action: 'help'; threadTs: string };
+
+/** Help posted in the thread when someone mentions the bot without an instruction. */
+export const MENTION_HELP =
+  "Hi! Tell me what to change in the docs, for example `@Docs Agent add a quickstart for the Python SDK`, and I'll start an agent job and post its pull request here. In a job's thread, just reply to continue it.";
+
+/**
+ * Decides what a message means (pure apart from the thread lookup in Redis):
+ * - in a job's thread (root = status message or the message that started it): a follow-up,
+ *   unless it starts with FOLLOWUP_IGNORE_PREFIX (`!aside`); while the job is still being
+ *   created, "starting" (the person is asked to send it again);
+ * - an @mention outside a job thread, or a top-level DM: a new job in that message's thread
+ *   (help when there is no instruction);
+ * - anything else (other threads, plain channel chatter): ignored.
+ */
+export async function decide(deps: Pick<MessageDeps, 'store' | 'ignorePrefix'>, msg: IncomingMessage, botUserId: string | undefined): Promise<MessageDecision> {
+  const ignorePrefix = deps.ignorePrefix;
+  if (msg.thread_ts) {
+    const jobId = await deps.store.findByThread(msg.channel, msg.thread_ts);
+    if (jobId) {
+      if (ignorePrefix && msg.text.trimStart().startsWith(ignorePrefix)) return { action: 'ignore', reason: 'aside' };
+      if (jobId === PENDING_THREAD) return { action: 'starting' };
+      return { action: 'followup', jobId };
+    }
+  }
+  const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
+  const isDm = msg.channelType === 'im';
+  if (!mentioned && !(isDm && !msg.thread_ts)) return { action: 'ignore', reason: 'not for the bot' };
+  if (isDm && msg.thread_ts && !mentioned) return { action: 'ignore', reason: 'DM thread that is not a job' };
+  const threadTs = msg.thread_ts ?? msg.ts;
+  const instruction = msg.text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, (m) => (mentionsUser(m, botUserId) ? '' : m)).trim();
+  if (!instruction) return { action: 'help', threadTs };
+  return { action: 'start', threadTs };
+}
+
+/**
+ * Acts on a person's message exactly once: claims `(channel, ts)` in Redis first (Slack may
+ * deliver one message as both `message` and `app_mention`, and redeliver it with a new
+ * `event_id`), then starts a job, continues one, or posts help. Follow-ups to one job run in
+ * arrival order. Failures are told to the person ephemerally in the thread.
+ */
+export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined): Promise<void> {
+  const client = deps.slack;
+  const decision = await decide(deps, msg, botUserId);
+  const log = deps.logger.child({ channel: msg.channel, ts: msg.ts, action: decision.action });
+  if (decision.action === 'ignore') {
+    log.debug({ reason: decision.reason }, 'message ignored');
+    return;
+  }
+  if (!(await deps.dedupe.claimMessage(msg.channel, msg.ts))) {
+    log.info('duplicate delivery of a message; ignored');
+    return;
+  }
+  const tellAuthor = (text: string) =>
+    client.chat
+      .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
+      .catch((err: unknown) => log.warn({ err }, 'could not post an ephemeral answer'));
+
+  if (decision.action === 'starting') {
+    await tellAuthor('This job is still starting, so I could not pass that on yet. Send it again in a few seconds.');
+    return;
+  }
+  if (decision.action === 'help') {
+    await client.chat.postMessage({ channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP });
+    return;
+  }
+  if (decision.action === 'followup') {
+    await deps.followups.run(decision.jobId, async () => {
+      const prompt = await markupToText(msg.text, botUserId, userNameLookup(client));
+      if (!prompt) {
+        await tellAuthor('That reply has no instruction in it, so I did not send it to the agent.');
+        return;
+      }
+      const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt });
+      if (!res.ok) await tellAuthor(res.message);
+    });
+    return;
+  }
+  const instruction = await markupToText(msg.text, botUserId, userNameLookup(client));
+  const res = await startAgentJob(deps.start, {
+    teamId: msg.teamId,
+    channel: msg.channel,
+    requester: msg.user,
+    instruction,
+    threadTs: decision.threadTs,
+  });
+  if (!res.ok) await tellAuthor(res.message);
+}

@@ -1,0 +1,156 @@
+import type { WebClient } from '@slack/web-api';
+import { DelayedError, type Job } from 'bullmq';
+import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
+import { isTerminal, type AgentJob } from '../../platform/docs-api/schemas.js';
+import type { Logger } from '../../platform/logger.js';
+import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
+import { buildAnnouncement, type JobOutcome } from './blocks.js';
+import type { StatusPresenter } from './presenter.js';
+import { nextPollDelayMs, type PollBounds } from './schedule.js';
+import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from './store.js';
+
+/** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
+export interface PollStepDeps {
+  store: Pick<JobStore, 'get' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced'>;
+  docsApi: Pick<DocsApiClient, 'getJob'>;
+  /** Posts the announcement in the job's thread. */
+  slack: { chat: Pick<WebClient['chat'], 'postMessage'> };
+  /** Shows state changes on the status message and the thread root's reaction. */
+  status: Pick<StatusPresenter, 'show'>;
+  logger: Logger;
+  bounds: PollBounds;
+  /** JOB_TIMEOUT_MS: stop watching a cycle this long after it started, in ms. */
+  timeoutMs: number;
+  /** Clock in epoch ms. */
+  now: () => number;
+  random?: () => number;
+}
+
+/** Data of a poll step job (queue `poll-agent-job`). */
+export interface PollJobData {
+  agentJobId: string;
+  /** Follow-up number being watched (0 = the first run). */
+  cycle: number;
+  /** Polls done so far in this cycle. */
+  attempt: number;
+}
+
+/** Result a poll step job completes with (visible in BullMQ, handy for operators and tests). */
+export type PollStepResult = 'announced' | 'already-announced' | 'superseded' | 'unknown-job' | 'cannot-post';
+
+/** The poll step job as the step sees it: its data, and how to move itself to the delayed set. */
+export type PollJob = Pick<Job<PollJobData>, 'data' | 'updateData' | 'moveToDelayed'>;
+
+/** One run of the step: the record it read, and how to reschedule itself. */
+interface StepContext {
+  deps: PollStepDeps;
+  rec: JobRecord;
+  cycle: number;
+  log: Logger;
+  /** Saves progress, moves the job to the delayed set for `delayMs` (ms) and throws DelayedError. */
+  reschedule: (delayMs: number) => Promise<never>;
+  /** Delay before the next poll with backoff, in ms. */
+  backoffMs: () => number;
+}
+
+/**
+ * The BullMQ processor of `poll-agent-job`, written as a step job (BullMQ guide "Process step
+ * jobs"): each run polls `GET /v2/agent/{projectId}/job/{id}` once; while the job is active it
+ * saves its progress with `job.updateData`, reschedules itself with `job.moveToDelayed` and
+ * throws `DelayedError`, so one BullMQ job watches the agent job from start to end.
+ *
+ * When the status is terminal (or JOB_TIMEOUT_MS has passed) it posts exactly one announcement in
+ * the thread, guarded by {@link JobStore.claimAnnouncement}, and shows the end on the status message.
+ *
+ * @throws DelayedError to reschedule (expected); other errors (Redis) make BullMQ retry the step.
+ */
+export function createPollStep(deps: PollStepDeps) {
+  return async function pollStep(job: PollJob, token?: string): Promise<PollStepResult> {
+    const { agentJobId, cycle, attempt } = job.data;
+    const log = deps.logger.child({ jobId: agentJobId, cycle, attempt });
+    const rec = await deps.store.get(agentJobId);
+    if (!rec) {
+      log.warn('no record for this agent job; not watching it');
+      return 'unknown-job';
+    }
+    if (rec.cycle > cycle) return 'superseded';
+    if (await deps.store.wasAnnounced(agentJobId, cycle)) {
+      await deps.status.show(agentJobId); // a crash may have cut the last edit short
+      return 'already-announced';
+    }
+    const ctx: StepContext = {
+      deps,
+      rec,
+      cycle,
+      log,
+      reschedule: async (delayMs) => {
+        await job.updateData({ agentJobId, cycle, attempt: attempt + 1 });
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
+      },
+      backoffMs: () => nextPollDelayMs(attempt + 1, deps.bounds, deps.random),
+    };
+    const watchedMs = deps.now() - rec.cycleStartedAt;
+    if (watchedMs >= deps.timeoutMs) return finish(ctx, 'timeout', { kind: 'timeout', watchedMs });
+
+    let agentJob: AgentJob;
+    try {
+      agentJob = await deps.docsApi.getJob(agentJobId);
+    } catch (err) {
+      if (err instanceof DocsApiNotFoundError) {
+        log.warn('the docs API no longer knows this job');
+        return finish(ctx, 'archived', { kind: 'archived' });
+      }
+      log.warn({ err }, 'poll failed; will try again');
+      return ctx.reschedule(ctx.backoffMs());
+    }
+    const status = agentJob.status;
+    if (isTerminal(status)) {
+      const prLink = agentJob.prLink ?? null;
+      return finish(ctx, status, status === 'completed' ? { kind: 'completed', prLink } : { kind: status }, prLink);
+    }
+    // Still active: show how long it has run (throttled, in the background), then wait with backoff.
+    void deps.status.show(agentJobId);
+    return ctx.reschedule(ctx.backoffMs());
+  };
+}
+
+/**
+ * Records the end of the cycle and announces it once. The end is recorded only while the record is
+ * still on this cycle (a follow-up that began meanwhile owns the thread: `superseded`).
+ */
+async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome, prLink: string | null = ctx.rec.prLink): Promise<PollStepResult> {
+  const { deps, rec, cycle, log } = ctx;
+  if (!(await deps.store.claimAnnouncement(rec.jobId, cycle))) {
+    if (await deps.store.wasAnnounced(rec.jobId, cycle)) return 'already-announced';
+    // Another run claimed it and has not finished (or crashed): look again once its lease lapses.
+    return ctx.reschedule(ANNOUNCE_LEASE_MS);
+  }
+  const endedPrLink = prLink ?? rec.prLink;
+  if (!(await deps.store.updateIfCycle(rec.jobId, cycle, { state, prLink: endedPrLink, endedAt: deps.now() }))) {
+    await deps.store.releaseAnnouncement(rec.jobId, cycle);
+    return 'superseded';
+  }
+  // The author of this cycle, and of any follow-up it interrupted, each hear how it ended.
+  const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
+  const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome });
+  try {
+    await deps.slack.chat.postMessage({ channel: rec.channel, thread_ts: rec.threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false });
+  } catch (err) {
+    await deps.store.releaseAnnouncement(rec.jobId, cycle);
+    const code = slackErrorCode(err);
+    if (code && CANNOT_POST.has(code)) {
+      log.error({ slackError: code }, 'the bot can no longer post in this channel; the end of the job is not announced');
+      await deps.status.show(rec.jobId);
+      return 'cannot-post';
+    }
+    // Slack trouble: try again later rather than give up after a few quick retries.
+    log.warn({ err, slackError: code }, 'could not post the announcement; will try again');
+    return ctx.reschedule(ctx.backoffMs());
+  }
+  await deps.store.markAnnounced(rec.jobId, cycle);
+  log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
+  await deps.status.show(rec.jobId);
+  return 'announced';
+}

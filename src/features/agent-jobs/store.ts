@@ -1,0 +1,256 @@
+import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A job's state as the bot shows it: `starting` and `start_failed` before the job exists at the vendor. */
+export type StatusState =
+  | 'starting'
+  | 'start_failed'
+  | 'active'
+  | 'completed'
+  | 'failed'
+  | 'archived'
+  | 'timeout';
+
+/**
+ * What the bot remembers of an agent job, in Redis (hash `{prefix}:agent-job:{jobId}`), so that a
+ * restart or another replica can carry on. Times are epoch ms.
+ */
+export interface JobRecord {
+  jobId: string;
+  teamId: string;
+  channel: string;
+  /** ts of the thread root: the status message, or the message that started the job. */
+  threadTs: string;
+  /** ts of the status message (edited in place). */
+  statusTs: string;
+  requester: string;
+  instruction: string;
+  createdAt: number;
+  /** 0 for the first run; +1 for each follow-up. Announcements are keyed by it. */
+  cycle: number;
+  /** Who sent the latest instruction (the requester, or the author of the latest follow-up). */
+  cycleRequester: string;
+  cycleStartedAt: number;
+  state: StatusState;
+  prLink: string | null;
+  /** When the latest cycle ended (0 while active). */
+  endedAt: number;
+  /** Extra line on the status message (e.g. a follow-up interrupted the run); '' for none. */
+  note: string;
+  /** Reaction currently on the thread root ('' for none). */
+  reaction: string;
+  /** Permalink of the thread root, fetched once when first needed ('' until then). */
+  permalink: string;
+  /** ts of the message that carries the state reaction: the thread root, or the status message when the root is not the job's own (a digest). */
+  reactionTs: string;
+  /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
+  alsoMention: string;
+}
+
+/** Value of a thread index key while its job is being created (replies get "still starting"). */
+export const PENDING_THREAD = 'pending';
+
+const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
+
+/** How long records and announcement marks live in Redis after their last write, in s (30 days). */
+export const RECORD_TTL_S = 30 * 24 * 3600;
+
+/** How long an announcement claim is held before a crashed claimant's claim lapses, in ms. */
+export const ANNOUNCE_LEASE_MS = 60_000;
+
+/**
+ * Redis-backed job records and the exactly-once announcement guard. Every key is under `prefix`.
+ */
+export class JobStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(...parts: string[]): string {
+    return [this.prefix, ...parts].join(':');
+  }
+
+  /** Stores a new record and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId). */
+  async create(rec: JobRecord): Promise<void> {
+    const k = this.key('agent-job', rec.jobId);
+    await this.redis
+      .multi()
+      .hset(k, toHash(rec))
+      .expire(k, RECORD_TTL_S)
+      .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .zadd(this.key('user-jobs', rec.teamId, rec.requester), rec.createdAt, rec.jobId)
+      .zremrangebyrank(this.key('user-jobs', rec.teamId, rec.requester), 0, -51)
+      .expire(this.key('user-jobs', rec.teamId, rec.requester), RECORD_TTL_S)
+      .exec();
+  }
+
+  /** @returns the record, or undefined when unknown (or expired). */
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const h = await this.redis.hgetall(this.key('agent-job', jobId));
+    if (!h.jobId) return undefined;
+    return fromHash(h);
+  }
+
+  /** Updates some fields of an existing record (no-op for unknown jobs). */
+  async update(jobId: string, fields: Partial<JobRecord>): Promise<void> {
+    const k = this.key('agent-job', jobId);
+    if (!(await this.redis.exists(k))) return;
+    await this.redis.multi().hset(k, toHash(fields)).expire(k, RECORD_TTL_S).exec();
+  }
+
+  /**
+   * Starts follow-up cycle `cycle + 1` atomically (HINCRBY), so concurrent follow-ups get distinct
+   * numbers. Marks the record active again with `author` as the person to mention at the end.
+   * @returns the new cycle number, or undefined for an unknown job.
+   */
+  async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = ''): Promise<number | undefined> {
+    const k = this.key('agent-job', jobId);
+    if (!(await this.redis.exists(k))) return undefined;
+    const res = await this.redis
+      .multi()
+      .hincrby(k, 'cycle', 1)
+      .hset(k, toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }))
+      .expire(k, RECORD_TTL_S)
+      .exec();
+    const cycle = res?.[0]?.[1];
+    return typeof cycle === 'number' ? cycle : Number(cycle);
+  }
+
+  /** @returns the person's most recent jobs, newest first, at most `limit` (records that expired are skipped). */
+  async listUserJobs(teamId: string, userId: string, limit: number): Promise<JobRecord[]> {
+    const ids = await this.redis.zrevrange(this.key('user-jobs', teamId, userId), 0, limit - 1);
+    const recs = await Promise.all(ids.map((id) => this.get(id)));
+    return recs.filter((r): r is JobRecord => r !== undefined);
+  }
+
+  /**
+   * Updates fields only while the record is still on `cycle` (atomic, Lua), so the end of an
+   * older run cannot overwrite a follow-up that started meanwhile.
+   * @returns false when the record moved on to another cycle (or is unknown).
+   */
+  async updateIfCycle(jobId: string, cycle: number, fields: Partial<JobRecord>): Promise<boolean> {
+    const flat = Object.entries(toHash(fields)).flat();
+    const res = await this.redis.eval(
+      "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1",
+      1,
+      this.key('agent-job', jobId),
+      String(cycle),
+      ...flat,
+    );
+    return res === 1;
+  }
+
+  /**
+   * Marks threads as belonging to a job that is being created (for `ttlS` seconds, unless
+   * {@link create} replaces the marks first), so replies meanwhile are answered, not lost.
+   */
+  async markThreadsPending(channel: string, tss: string[], ttlS = 120): Promise<void> {
+    const m = this.redis.multi();
+    for (const ts of tss) m.set(this.key('thread', channel, ts), PENDING_THREAD, 'EX', ttlS, 'NX');
+    await m.exec();
+  }
+
+  /** Removes pending marks left by a start that failed (never a real job's index). */
+  async clearPendingThreads(channel: string, tss: string[]): Promise<void> {
+    for (const ts of tss) {
+      await this.redis.eval(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+        1,
+        this.key('thread', channel, ts),
+        PENDING_THREAD,
+      );
+    }
+  }
+
+  /**
+   * @returns the job whose thread root (or status message) is `(channel, ts)`, {@link PENDING_THREAD}
+   *   while that job is being created, or undefined.
+   */
+  async findByThread(channel: string, ts: string): Promise<string | undefined> {
+    return (await this.redis.get(this.key('thread', channel, ts))) ?? undefined;
+  }
+
+  /**
+   * Claims the right to announce the end of `(jobId, cycle)`: an atomic `SET NX PX` lease, so of
+   * any number of replicas and retries only one posts. A claimant that crashes before
+   * {@link markAnnounced} loses the claim after {@link ANNOUNCE_LEASE_MS}, so the end is not lost.
+   *
+   * @returns true when this caller must post the announcement.
+   */
+  async claimAnnouncement(jobId: string, cycle: number): Promise<boolean> {
+    const res = await this.redis.set(this.key('announced', jobId, String(cycle)), 'claimed', 'PX', ANNOUNCE_LEASE_MS, 'NX');
+    return res === 'OK';
+  }
+
+  /** Records that the announcement of `(jobId, cycle)` was posted (kept for {@link RECORD_TTL_S}). */
+  async markAnnounced(jobId: string, cycle: number): Promise<void> {
+    await this.redis.set(this.key('announced', jobId, String(cycle)), 'posted', 'EX', RECORD_TTL_S);
+  }
+
+  /** Gives a claim back after a failed post, so a retry may announce. */
+  async releaseAnnouncement(jobId: string, cycle: number): Promise<void> {
+    const k = this.key('announced', jobId, String(cycle));
+    // Only drop our claim, never a finished mark.
+    await this.redis.eval(
+      "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
+      1,
+      k,
+    );
+  }
+
+  /** @returns whether the end of `(jobId, cycle)` was already posted. */
+  async wasAnnounced(jobId: string, cycle: number): Promise<boolean> {
+    return (await this.redis.get(this.key('announced', jobId, String(cycle)))) === 'posted';
+  }
+}
+
+function toHash(rec: Partial<JobRecord>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec)) {
+    if (v === undefined) continue;
+    out[k] = v === null ? '' : String(v);
+  }
+  return out;
+}
+
+function fromHash(h: Record<string, string>): JobRecord {
+  const rec: Record<string, unknown> = { ...h };
+  for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
+  rec.prLink = h.prLink ? h.prLink : null;
+  rec.note = h.note ?? '';
+  rec.reaction = h.reaction ?? '';
+  rec.permalink = h.permalink ?? '';
+  rec.reactionTs = h.reactionTs || h.threadTs;
+  rec.alsoMention = h.alsoMention ?? '';
+  return rec as unknown as JobRecord;
+}
+
+/** How long a follow-up lock is held at most, in ms (a crashed holder's lock lapses after this). */
+export const JOB_LOCK_TTL_MS = 30_000;
+
+/**
+ * Runs `fn` while holding the Redis lock `{prefix}:job-lock:{jobId}` (`SET NX PX` with a random
+ * token, released only by its holder), so follow-ups to one job are sent one at a time across
+ * every replica. Waits up to `waitMs` (ms) for the lock, polling every 50 ms.
+ *
+ * @throws Error when the lock could not be taken in time; rethrows what `fn` throws.
+ */
+export async function withJobLock<T>(redis: Redis, prefix: string, jobId: string, fn: () => Promise<T>, waitMs = JOB_LOCK_TTL_MS): Promise<T> {
+  const key = `${prefix}:job-lock:${jobId}`;
+  const token = randomBytes(8).toString('hex');
+  const deadline = Date.now() + waitMs;
+  while ((await redis.set(key, token, 'PX', JOB_LOCK_TTL_MS, 'NX')) !== 'OK') {
+    if (Date.now() > deadline) throw new Error(`job ${jobId} is busy`);
+    await sleep(50);
+  }
+  try {
+    return await fn();
+  } finally {
+    await redis
+      .eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, token)
+      .catch(() => undefined);
+  }
+}

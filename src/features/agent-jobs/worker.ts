@@ -1,0 +1,50 @@
+import type { Queue, Worker } from 'bullmq';
+import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import { createPollStep, type PollJobData, type PollStepDeps, type PollStepResult } from './poll.js';
+import { maxPollsFor } from './schedule.js';
+
+/** BullMQ queue that holds one step job per watched agent job (and follow-up). */
+export const POLL_QUEUE = 'poll-agent-job';
+
+export type { PollJobData };
+
+/**
+ * BullMQ job id of the poller of `(agentJobId, cycle)`. Derived, so adding it twice (a retry, a
+ * second replica) tracks nothing twice. BullMQ job ids may not contain `:`.
+ */
+export function pollJobId(agentJobId: string, cycle: number): string {
+  return `agent-${agentJobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${cycle}`;
+}
+
+/** Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX. */
+export function createPollQueue(ctx: QueueContext): Queue<PollJobData> {
+  return createQueue<PollJobData>(ctx, POLL_QUEUE, {
+    removeOnComplete: { age: 24 * 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 5_000 },
+  });
+}
+
+/**
+ * Starts watching `(agentJobId, cycle)`: the first poll runs after `firstDelayMs` (ms).
+ * Idempotent: a second call for the same pair is ignored by BullMQ (same job id).
+ */
+export async function watchAgentJob(queue: Pick<Queue<PollJobData>, 'add'>, agentJobId: string, cycle: number, firstDelayMs: number): Promise<void> {
+  await queue.add('poll', { agentJobId, cycle, attempt: 0 }, { jobId: pollJobId(agentJobId, cycle), delay: firstDelayMs });
+}
+
+/**
+ * Starts the worker of `poll-agent-job`. Lock and stall settings let a job held by a killed
+ * process be picked up again within ~15 s; `maxStartedAttempts` counts every poll of a step job
+ * (BullMQ guide "Process step jobs"), so it is set above the most polls a job can take.
+ */
+export function startPollWorker(ctx: QueueContext, deps: PollStepDeps): Worker<PollJobData, PollStepResult> {
+  return createWorker<PollJobData, PollStepResult>(ctx, POLL_QUEUE, createPollStep(deps), {
+    concurrency: 10,
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 10,
+    maxStartedAttempts: maxPollsFor(deps.timeoutMs, deps.bounds),
+  });
+}

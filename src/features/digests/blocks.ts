@@ -1,0 +1,191 @@
+import type { KnownBlock } from '@slack/types';
+import { z } from 'zod';
+import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
+import { codeSafe, formatChange, formatCount, formatRange, formatShare, middleTruncate, pad } from '../visitors/index.js';
+
+/**
+ * The weekly digest message (Block Kit). Stays small whatever the paths: ≤ 20 blocks, every
+ * section ≤ 3000 chars, paths cut to {@link DIGEST_PATH_MAX} code points in text (the full path
+ * travels in the "Improve with agent" button's value, ≤ 2000 chars).
+ */
+
+/** Longest path shown in the digest's text, in code points. */
+export const DIGEST_PATH_MAX = 60;
+/** New pages listed by name (the rest are counted). */
+export const NEW_PAGES_LISTED = 10;
+/** Prefix of the "Improve with agent" buttons' action_ids (`visitors.digest.improve.0`, `.1`, …). */
+export const ACTION_IMPROVE_PREFIX = 'visitors.digest.improve.';
+/** action_id of Retry on a digest that could not be built. */
+export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
+/** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
+export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
+
+/** What an "Improve with agent" button carries: the page and its numbers. */
+export interface ImproveValue {
+  path: string;
+  /** Percent fewer human readers than the week before (positive number). */
+  fellPct: number;
+  current: number;
+  previous: number;
+  /** The digest's week in words ("Nov 15 – Nov 21, 2026"). */
+  rangeLabel: string;
+}
+
+const improveSchema = z.object({
+  p: z.string().min(1).max(1500),
+  n: z.number().int().min(0).max(100),
+  c: z.number().min(0),
+  v: z.number().min(0),
+  r: z.string().max(120),
+});
+
+/**
+ * Encodes an {@link ImproveValue} as a button value, within Slack's 2000 chars (Block Kit: button
+ * `value` ≤ 2000): the path is cut until the *encoded* JSON fits (quotes and backslashes in a path
+ * grow when JSON-escaped).
+ */
+export function encodeImproveValue(v: ImproveValue): string {
+  return fitJson(v.path, 1500, SLACK_LIMITS.buttonValue, (p) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) }));
+}
+
+/**
+ * JSON of `build(path cut to some length)`, cutting the path (from `startCut` chars, by a fifth
+ * each time) until the JSON is at most `max` chars long.
+ */
+export function fitJson(path: string, startCut: number, max: number, build: (path: string) => unknown): string {
+  let cut = Math.min(path.length, startCut);
+  for (;;) {
+    const json = JSON.stringify(build(path.slice(0, cut)));
+    if (json.length <= max || cut === 0) return json;
+    cut = Math.floor(cut * 0.8);
+  }
+}
+
+/** Decodes a button value; undefined when malformed. */
+export function decodeImproveValue(value: string | undefined): ImproveValue | undefined {
+  if (!value || value.length > SLACK_LIMITS.buttonValue) return undefined;
+  try {
+    const w = improveSchema.parse(JSON.parse(value));
+    return { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How the digest was triggered, for its footer. */
+export type DigestTrigger =
+  | { kind: 'scheduled'; scheduleText?: string }
+  | { kind: 'manual'; requestedBy: string };
+
+function inlinePath(path: string): string {
+  return `\`${codeSafe(middleTruncate(path, DIGEST_PATH_MAX))}\``;
+}
+
+function moverLine(p: PageChange): string {
+  return `${inlinePath(p.path)}  ${formatCount(p.human.previous)} → ${formatCount(p.human.current)} (${formatChange(p.human.pct)})`;
+}
+
+function topBlock(top: PageChange[]): string {
+  const width = Math.min(40, Math.max(4, ...top.map((p) => [...p.path].length)));
+  const totalWidth = Math.max(5, ...top.map((p) => formatCount(p.current.total).length));
+  const lines = top.map((p, i) =>
+    codeSafe(`${pad(String(i + 1), 2, 'right')}. ${pad(middleTruncate(p.path, width), width, 'left')}  ${pad(formatCount(p.current.total), totalWidth, 'right')}  ${formatChange(p.total.pct)}`),
+  );
+  return `*Top ${top.length} pages* (all visitors, change vs the week before)\n\`\`\`\n${lines.join('\n')}\n\`\`\``;
+}
+
+/**
+ * Builds the digest message.
+ *
+ * @param content - from buildDigestContent.
+ * @param trigger - scheduled (with the schedule in words) or a manual "send now".
+ * @returns text (notification fallback) and blocks; each falling page has an "Improve with agent"
+ *   button (`visitors.digest.improve.<i>`) whose value is an {@link ImproveValue}.
+ */
+export function buildDigestMessage(content: DigestContent, trigger: DigestTrigger): { text: string; blocks: KnownBlock[] } {
+  const week = formatRange(content.current);
+  const before = formatRange(content.previous);
+  const t = content.totals;
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText), emoji: true } },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Human*\n${formatCount(t.human.current)}  ${formatChange(t.human.pct)}` },
+        { type: 'mrkdwn', text: `*AI*\n${formatCount(t.ai.current)}  ${formatChange(t.ai.pct)}` },
+        { type: 'mrkdwn', text: `*Total (deduplicated)*\n${formatCount(t.total.current)}  ${formatChange(t.total.pct)}` },
+        { type: 'mrkdwn', text: `*AI share*\n${formatShare(t.ai.current, t.total.current)}` },
+      ],
+    },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `Last 7 full days vs the 7 before (${before}) · ${formatCount(content.pageCount)} pages with visitors${content.truncated ? ' (the busiest ones compared)' : ''}`,
+        },
+      ],
+    },
+    { type: 'divider' },
+  ];
+
+  if (content.top.length > 0) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(topBlock(content.top), SLACK_LIMITS.sectionText) } });
+  else blocks.push({ type: 'section', text: { type: 'mrkdwn', text: 'No visitors were recorded this week.' } });
+
+  const risers = content.risers.length
+    ? content.risers.map((p) => `• ${moverLine(p)}`).join('\n')
+    : `_No page gained ${MOVER_MIN_CHANGE_PCT}% or more human readers._`;
+  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(`*Biggest risers* (human readers)\n${risers}`, SLACK_LIMITS.sectionText) } });
+
+  if (content.fallers.length === 0) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._` } });
+  } else {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' } });
+    content.fallers.forEach((p, i) => {
+      const fellPct = Math.min(100, Math.round(Math.abs(p.human.pct ?? 0)));
+      blocks.push({
+        type: 'section',
+        block_id: `visitors-faller-${i}`,
+        text: { type: 'mrkdwn', text: truncate(moverLine(p), SLACK_LIMITS.sectionText) },
+        accessory: {
+          type: 'button',
+          text: { type: 'plain_text', text: 'Improve with agent', emoji: true },
+          action_id: `${ACTION_IMPROVE_PREFIX}${i}`,
+          value: encodeImproveValue({ path: p.path, fellPct, current: p.human.current, previous: p.human.previous, rangeLabel: week }),
+        },
+      });
+    });
+  }
+
+  if (content.newPages.length > 0) {
+    const listed = content.newPages.slice(0, NEW_PAGES_LISTED).map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
+    const more = content.newPages.length - listed.length;
+    const text = `*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`;
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
+  }
+
+  const footer =
+    trigger.kind === 'manual'
+      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
+      : `This channel's weekly digest${trigger.scheduleText ? `, ${trigger.scheduleText}` : ''} · \`/docs-visitors unsubscribe\` stops it`;
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+
+  const text = `Weekly docs digest, ${week}: ${formatCount(t.total.current)} visitors (${formatChange(t.total.pct)} vs the week before)`;
+  return { text, blocks };
+}
+
+/**
+ * The message posted when a digest run could not be built after its retries, with a Retry button
+ * that queues the digest again.
+ */
+export function buildDigestFailureMessage(reason: string, rangeLabel: string): { text: string; blocks: KnownBlock[] } {
+  const text = `The weekly docs digest for ${rangeLabel} could not be built. ${reason}`;
+  return {
+    text,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(`:warning: ${text}`, SLACK_LIMITS.sectionText) } },
+      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_DIGEST_RETRY, value: 'retry' }] },
+    ],
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The digests feature: weekly visitor digests per channel on BullMQ job schedulers, with a chart
+ * and "Improve with agent" buttons; its `/docs-visitors` subcommands plug into the visitors
+ * command. Built on the visitors feature (its cache) and the agent-jobs feature (starting a job).
+ */
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../platform/logger.js';
+import type { QueueContext } from '../../platform/queues.js';
+import type { StartJobDeps } from '../agent-jobs/index.js';
+import type { VisitorsServices, VisitorsSubcommands } from '../visitors/index.js';
+import { register as registerListeners } from './listeners.js';
+import type { DigestSchedule } from './schedule.js';
+import type { DigestJobData } from './store.js';
+import { digestSubcommands } from './subcommands.js';
+import { createDigestQueue, startDigestWorker } from './worker.js';
+
+/** What the feature is built from. */
+export interface DigestsOptions {
+  queues: QueueContext;
+  redis: Redis;
+  /** QUEUE_PREFIX. */
+  prefix: string;
+  visitors: Pick<VisitorsServices, 'cache'>;
+  /** Starting a docs agent job from "Improve with agent". */
+  startJob: StartJobDeps;
+  slack: WebClient;
+  /** DIGEST_CRON and DIGEST_TZ. */
+  defaultSchedule: DigestSchedule;
+  logger: Logger;
+  /** Clock in epoch ms. */
+  now: () => number;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface Digests {
+  digestQueue: Queue<DigestJobData>;
+  /** `subscribe`, `unsubscribe`, `subscriptions`, `digest` for `/docs-visitors`. */
+  subcommands: VisitorsSubcommands;
+  /** Registers the digest buttons and the "Improve with agent" modal. */
+  register(app: App): void;
+  /** Starts the digest worker. */
+  startWorkers(): Worker[];
+  close(): Promise<void>;
+}
+
+/** Builds the digests feature. */
+export function createDigests(o: DigestsOptions): Digests {
+  const logger = o.logger.child({ feature: 'digests' });
+  const digestQueue = createDigestQueue(o.queues);
+  const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
+  return {
+    digestQueue,
+    subcommands: digestSubcommands({ ...common, slack: o.slack }),
+    register: (app) => registerListeners(app, { ...common, slack: o.slack, startJob: o.startJob }),
+    startWorkers: () => [
+      startDigestWorker(
+        o.queues,
+        { visitors: o.visitors, redis: o.redis, prefix: o.prefix, digestQueue, slack: o.slack, defaultTz: o.defaultSchedule.tz, logger },
+        o.now,
+      ),
+    ],
+    close: () => digestQueue.close(),
+  };
+}

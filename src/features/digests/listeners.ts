@@ -1,0 +1,112 @@
+import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../platform/logger.js';
+import { slackErrorCode } from '../../platform/slack/errors.js';
+import { startAgentJob, type StartJobDeps } from '../agent-jobs/index.js';
+import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
+import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
+import { queueDigestNow, type DigestCommandDeps } from './subcommands.js';
+
+/** What the digest buttons and the "Improve with agent" modal need. */
+export interface DigestListenerDeps extends Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'> {
+  /** Opens the modal, edits the digest notice, answers ephemerally. */
+  slack: { chat: Pick<WebClient['chat'], 'update' | 'postEphemeral'>; views: Pick<WebClient['views'], 'open'> };
+  /** Starting a docs agent job (the agent-jobs feature). */
+  startJob: StartJobDeps;
+  logger: Logger;
+}
+
+type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+function where(body: BlockAction): { channel?: string; ts?: string; teamId?: string } {
+  return { channel: body.channel?.id ?? body.container?.channel_id, ts: body.container?.message_ts ?? body.message?.ts, teamId: body.team?.id ?? body.user.team_id };
+}
+
+/**
+ * "Improve with agent" next to a falling page of a digest (block_actions
+ * `visitors.digest.improve.<i>`): acks, then opens the modal with views.open (the trigger_id is
+ * valid for 3 s) pre-filled with an instruction about that page. The digest's channel and ts ride
+ * in the modal's private_metadata, so the job starts in the digest's thread.
+ */
+export function improveAction(deps: DigestListenerDeps) {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    const page = decodeImproveValue(action.value);
+    const { channel, ts } = where(body);
+    if (!page || !channel || !ts) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: "This button belongs to an older digest I can't read any more." });
+      return;
+    }
+    try {
+      await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildImproveModal(page, { channel, threadTs: ts, path: page.path }) });
+    } catch (err) {
+      deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Improve with agent modal');
+      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form; click the button again.' });
+    }
+  };
+}
+
+/**
+ * Submission of the "Improve with agent" modal (view_submission `visitors_improve`): a blank
+ * instruction is refused inside the modal (`response_action: errors`); otherwise the modal closes
+ * and a docs agent job starts with the (edited) instruction, its status message in the digest's
+ * thread. If it cannot start, the person gets an ephemeral message saying why.
+ */
+export function improveSubmission(deps: DigestListenerDeps) {
+  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+    const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
+    const meta = decodeImproveMetadata(view.private_metadata);
+    if (!instruction) {
+      await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } });
+      return;
+    }
+    if (!meta) {
+      await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } });
+      return;
+    }
+    await ack();
+    const result = await startAgentJob(deps.startJob, {
+      teamId: body.team?.id ?? body.user.team_id ?? '',
+      channel: meta.channel,
+      requester: body.user.id,
+      instruction,
+      threadTs: meta.threadTs,
+      // Several jobs may share a digest's thread: each shows its state on its own status message.
+      reactOnStatusMessage: true,
+    });
+    if (!result.ok) {
+      await deps.slack.chat.postEphemeral({ channel: meta.channel, user: body.user.id, thread_ts: meta.threadTs, text: result.message }).catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): queues the
+ * channel's digest again and edits the notice to say so.
+ */
+export function digestRetryAction(deps: DigestListenerDeps) {
+  return async ({ ack, body, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    const { channel, ts, teamId } = where(body);
+    if (!channel || !teamId) return;
+    try {
+      await queueDigestNow(deps, { teamId, channel, requestedBy: body.user.id });
+    } catch {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: "I couldn't queue the digest; try again in a moment." });
+      return;
+    }
+    if (ts) {
+      const text = `:hourglass_flowing_sand: <@${body.user.id}> asked to try the weekly digest again; it is on its way.`;
+      await deps.slack.chat.update({ channel, ts, text, blocks: [] }).catch(() => undefined);
+    }
+  };
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Registers the digest's buttons and the "Improve with agent" modal. */
+export function register(app: App, deps: DigestListenerDeps): void {
+  app.action<BlockAction<ButtonAction>>(new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`), improveAction(deps));
+  app.action<BlockAction<ButtonAction>>(ACTION_DIGEST_RETRY, digestRetryAction(deps));
+  app.view({ type: 'view_submission', callback_id: IMPROVE_CALLBACK_ID }, improveSubmission(deps));
+}

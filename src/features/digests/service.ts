@@ -1,0 +1,227 @@
+import type { WebClient } from '@slack/web-api';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../platform/logger.js';
+import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
+import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type VisitorsCache, type VisitorsServices } from '../visitors/index.js';
+import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
+import { renderDigestChart } from './chart.js';
+import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
+import { describeSchedule } from './schedule.js';
+import { getSubscription, type DigestJobData } from './store.js';
+
+/**
+ * One digest delivery: fetch two weeks (through the shared visitors cache, so every channel of the
+ * same run shares the API calls), build the message, post it once, then upload the chart into its
+ * thread.
+ */
+
+/** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
+export const MAX_DIGEST_API_PAGES = 4;
+/** How long a run's delivery record is kept, in seconds (a week). */
+const DELIVERY_RECORD_TTL_S = 7 * 24 * 3600;
+/** Lease of a delivery in progress, in seconds: another attempt may take over after it lapses. */
+const DELIVERY_LEASE_S = 60;
+
+/**
+ * Every page of visitors for `range` (API pages of 250, at most {@link MAX_DIGEST_API_PAGES}),
+ * through the cache with the digest budget.
+ * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as VisitorsCache.get.
+ */
+export async function fetchWeek(cache: VisitorsCache, range: DateRange): Promise<WeekOfVisitors> {
+  const rows: WeekOfVisitors['rows'] = [];
+  let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
+  for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
+    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest');
+    if (i === 0) totals = page.totals;
+    rows.push(...page.visitors);
+    if (!page.hasMore) return { range, totals, rows, truncated: false };
+  }
+  return { range, totals, rows, truncated: true };
+}
+
+/**
+ * The digest content for the week before `nowMs` (epoch ms) in time zone `zone`: the last 7 full
+ * days against the 7 before. Two API calls for a docs site of up to 250 pages, shared by every
+ * channel asking within 10 minutes.
+ */
+export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, nowMs: number, zone: string): Promise<DigestContent> {
+  const ranges = digestRanges(nowMs, zone);
+  const current = await fetchWeek(svc.cache, ranges.current);
+  const previous = await fetchWeek(svc.cache, ranges.previous);
+  return buildDigestContent(current, previous);
+}
+
+/** What a digest run needs. */
+export interface DigestDeps {
+  visitors: Pick<VisitorsServices, 'cache'>;
+  /** The state Redis (delivery records) and QUEUE_PREFIX. */
+  redis: Pick<Redis, 'get' | 'set' | 'del'>;
+  prefix: string;
+  /** The digest queue: the channel's schedule, in words, for the footer. */
+  digestQueue: Pick<Queue<DigestJobData>, 'getJobScheduler'>;
+  slack: { chat: Pick<WebClient['chat'], 'postMessage'>; files: Pick<WebClient['files'], 'uploadV2'> };
+  /** DIGEST_TZ: the time zone of a run whose data names none. */
+  defaultTz: string;
+  logger: Logger;
+}
+
+/** A digest run as the worker sees it. */
+export interface DigestRun {
+  /** Unique per run (the BullMQ job id): the "posted once" record is keyed by it. */
+  runKey: string;
+  data: DigestJobData;
+  /** True on the job's last attempt: a failure is then announced in the channel with Retry. */
+  finalAttempt: boolean;
+  /** Clock, epoch ms. */
+  nowMs: number;
+}
+
+/** What a run did. */
+export type DigestOutcome =
+  | { status: 'posted'; ts: string; chart: 'uploaded' | 'failed' }
+  | { status: 'already_posted'; ts?: string; chart?: 'uploaded' | 'failed' }
+  | { status: 'cannot_post'; error: string };
+
+/** A run in progress: its deps, zone, delivery record key and logger. */
+interface RunContext {
+  deps: DigestDeps;
+  run: DigestRun;
+  zone: string;
+  recordKey: string;
+  log: Logger;
+}
+
+/**
+ * Delivers one digest. Exactly once per run: a `SET NX` record keyed by `runKey` under
+ * `${QUEUE_PREFIX}:visitors:digest-run:` guards the post, so a retry or a second replica never posts
+ * twice; a retry after the post only finishes the chart. The chart is best effort: if rendering or
+ * files.uploadV2 fails, the text digest (already posted, complete on its own) stays and the run
+ * still succeeds.
+ *
+ * @throws API and budget errors before anything was posted (BullMQ retries the job); on the final
+ *   attempt the channel first gets a short notice with a Retry button.
+ */
+export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<DigestOutcome> {
+  const ctx: RunContext = {
+    deps,
+    run,
+    zone: run.data.tz ?? deps.defaultTz,
+    recordKey: `${visitorsKeyPrefix(deps.prefix)}:digest-run:${run.runKey}`,
+    log: deps.logger.child({ digestRun: run.runKey, channel: run.data.channel }),
+  };
+  const existing = await deps.redis.get(ctx.recordKey);
+  if (existing?.startsWith('posted:') || existing?.startsWith('done:')) return resume(ctx, existing);
+
+  let content: DigestContent;
+  try {
+    content = await loadDigestContent(deps.visitors, run.nowMs, ctx.zone);
+  } catch (err) {
+    if (run.finalAttempt) await announceFailure(ctx, err);
+    throw err;
+  }
+  const trigger: DigestTrigger =
+    run.data.trigger === 'manual'
+      ? { kind: 'manual', requestedBy: run.data.requestedBy }
+      : { kind: 'scheduled', scheduleText: await scheduleText(deps, run.data) };
+  if (!(await deps.redis.set(ctx.recordKey, 'posting', 'EX', DELIVERY_LEASE_S, 'NX'))) {
+    // Another attempt holds the lease: if it posts, the next attempt finds "posted"; if it died,
+    // the lease lapses first. Either way, try again later rather than risk a second post.
+    throw new Error('another attempt is delivering this digest; will look again');
+  }
+  const posted = await post(ctx, content, trigger);
+  if (posted.status !== 'posted') return posted;
+  const chart = await uploadChart(ctx, content, posted.ts);
+  await deps.redis.set(ctx.recordKey, `done:${posted.ts}`, 'EX', DELIVERY_RECORD_TTL_S);
+  return { status: 'posted', ts: posted.ts, chart };
+}
+
+/** A run whose digest was posted already: finish the chart if a crash cut it short. */
+async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
+  const [state, ts = ''] = record.split(':');
+  if (state !== 'posted' || !ts) return { status: 'already_posted', ts };
+  let chart: 'uploaded' | 'failed' = 'failed';
+  try {
+    chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone), ts);
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
+  }
+  await ctx.deps.redis.set(ctx.recordKey, `done:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);
+  return { status: 'already_posted', ts, chart };
+}
+
+/** Posts the digest (holding the run's lease) and records it as posted. */
+async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
+  const { deps, run, log } = ctx;
+  const message = buildDigestMessage(content, trigger);
+  let ts: string;
+  try {
+    const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.current.dateFrom, week_to: content.current.dateTo } };
+    const posted = await deps.slack.chat.postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, metadata });
+    ts = String(posted.ts);
+  } catch (err) {
+    await deps.redis.del(ctx.recordKey);
+    const code = slackErrorCode(err);
+    if (code && CANNOT_POST.has(code)) {
+      log.warn({ slackError: code }, 'cannot post the digest in this channel; skipping this run');
+      if (run.data.trigger === 'manual') {
+        // The person who asked gets told why nothing appeared (a DM: the bot can't post in the channel).
+        const text = `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.`;
+        await deps.slack.chat.postMessage({ channel: run.data.requestedBy, text }).catch(() => undefined);
+      }
+      return { status: 'cannot_post', error: code };
+    }
+    if (run.finalAttempt) await announceFailure(ctx, err);
+    throw err;
+  }
+  await deps.redis.set(ctx.recordKey, `posted:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);
+  log.info({ ts }, 'digest posted');
+  return { status: 'posted', ts };
+}
+
+async function scheduleText(deps: DigestDeps, data: DigestJobData): Promise<string | undefined> {
+  try {
+    const sub = await getSubscription(deps.digestQueue, data.teamId, data.channel);
+    return sub ? describeSchedule(sub.schedule) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Renders the chart and uploads it into the digest's thread with files.uploadV2 (scope
+ * `files:write`). Never throws: a failure is logged and reported as `failed`.
+ */
+async function uploadChart(ctx: RunContext, content: DigestContent, threadTs: string): Promise<'uploaded' | 'failed'> {
+  if (content.top.length === 0) return 'failed';
+  const week = formatRange(content.current);
+  try {
+    const png = await renderDigestChart(
+      content.top.map((p) => ({ path: p.path, human: p.current.human, ai: p.current.ai })),
+      `Top pages, ${week}: human vs AI visitors`,
+    );
+    await ctx.deps.slack.files.uploadV2({
+      channel_id: ctx.run.data.channel,
+      thread_ts: threadTs,
+      file: png,
+      filename: `docs-visitors-${content.current.dateFrom}.png`,
+      title: `Top ${content.top.length} pages, ${week}: human vs AI`,
+      alt_text: `Bar chart of the ${content.top.length} most visited docs pages, ${week}, human and AI visitors side by side`,
+    });
+    return 'uploaded';
+  } catch (err) {
+    ctx.log.warn({ err, slackError: slackErrorCode(err) }, 'chart upload failed; the text digest stands on its own');
+    return 'failed';
+  }
+}
+
+async function announceFailure(ctx: RunContext, err: unknown): Promise<void> {
+  const { deps, run, log } = ctx;
+  const key = `${visitorsKeyPrefix(deps.prefix)}:digest-failed:${run.runKey}`;
+  if (!(await deps.redis.set(key, '1', 'EX', DELIVERY_RECORD_TTL_S, 'NX'))) return;
+  const week = formatRange(digestRanges(run.nowMs, ctx.zone).current);
+  const message = buildDigestFailureMessage(visitorsErrorText(err), week);
+  await deps.slack.chat
+    .postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false })
+    .catch((e: unknown) => log.warn({ err: e, slackError: slackErrorCode(e) }, 'could not announce the failed digest'));
+}

@@ -1,0 +1,148 @@
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Queue } from 'bullmq';
+import type { Logger } from '../../platform/logger.js';
+import { slackDateText } from '../../platform/slack/dates.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { quoteToken, SLACK_LIMITS } from '../../platform/slack/limits.js';
+import type { Caller, VisitorsSubcommands } from '../visitors/index.js';
+import { describeSchedule, parseScheduleArgs, type DigestSchedule } from './schedule.js';
+import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from './store.js';
+
+/** What the digest subcommands of `/docs-visitors` need. */
+export interface DigestCommandDeps {
+  digestQueue: Queue<DigestJobData>;
+  /** Posts the (un)subscription notice in the channel. */
+  slack: { chat: Pick<WebClient['chat'], 'postMessage'> };
+  /** DIGEST_CRON and DIGEST_TZ. */
+  defaultSchedule: DigestSchedule;
+  logger: Logger;
+  now: () => number;
+}
+
+/** Names of the digest subcommands, as typed after `/docs-visitors`. */
+export const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
+
+/**
+ * The digests feature's `/docs-visitors` subcommands: `subscribe [DAY] [HH:MM] [TIME_ZONE]`,
+ * `unsubscribe`, `subscriptions` and `digest` (send one now), plugged into the visitors command.
+ * Mistakes are found before the ack (no network) and answered in it.
+ */
+export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands {
+  return {
+    names: DIGEST_SUBCOMMANDS,
+    helpLines: [
+      `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]\`: a weekly digest in this channel (default ${describeSchedule(deps.defaultSchedule)})`,
+      '• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel\'s digest now)',
+    ],
+    examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
+    prepare(name, args) {
+      if (name === 'subscribe') {
+        const parsed = parseScheduleArgs(args, deps.defaultSchedule);
+        if (!parsed.ok) return { ok: false, message: parsed.message };
+        return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, parsed.schedule) };
+      }
+      if (args.length > 0) {
+        return { ok: false, message: `:warning: \`${name}\` takes no arguments (found \`${quoteToken(args.join(' '))}\`).\n*Usage:* \`/docs-visitors ${name}\`` };
+      }
+      const run = name === 'unsubscribe' ? runUnsubscribe : name === 'subscriptions' ? runSubscriptions : runDigestNow;
+      return { ok: true, run: (caller, respond) => run(deps, respond, caller) };
+    },
+  };
+}
+
+const STORAGE_DOWN = "(the bot's storage did not answer); try again in a moment.";
+
+async function runSubscribe(deps: DigestCommandDeps, respond: RespondFn, caller: Caller, schedule: DigestSchedule): Promise<void> {
+  let before: Awaited<ReturnType<typeof getSubscription>>;
+  let sub: Awaited<ReturnType<typeof subscribeChannel>>;
+  try {
+    before = await getSubscription(deps.digestQueue, caller.teamId, caller.channel);
+    sub = await subscribeChannel(deps.digestQueue, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, schedule });
+  } catch (err) {
+    deps.logger.error({ err }, 'could not save a digest subscription');
+    await respond({ response_type: 'ephemeral', text: `I couldn't save the subscription ${STORAGE_DOWN}` });
+    return;
+  }
+  const when = describeSchedule(sub.schedule);
+  const next = sub.nextRunMs !== undefined ? ` Next delivery: ${slackDateText(sub.nextRunMs, sub.schedule.tz)}.` : '';
+  const what = before
+    ? `changed this channel's weekly docs digest to ${when} (it was ${describeSchedule(before.schedule)}).`
+    : `subscribed this channel to the weekly docs digest, ${when}.`;
+  const text = `:calendar: <@${caller.user}> ${what}${next}\n\`/docs-visitors digest\` sends one now · \`/docs-visitors unsubscribe\` stops it.`;
+  try {
+    await deps.slack.chat.postMessage({ channel: caller.channel, text, unfurl_links: false });
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (code && CANNOT_POST.has(code)) {
+      // A digest could never be delivered here: don't keep a subscription that would only fail.
+      await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel).catch(() => undefined);
+      await respond({ response_type: 'ephemeral', text: `${INVITE_FIRST} No digest was scheduled.` });
+      return;
+    }
+    await respond({ response_type: 'ephemeral', text: `Subscribed: ${when}.${next}` });
+  }
+}
+
+async function runUnsubscribe(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+  let removed: boolean;
+  try {
+    removed = await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel);
+  } catch {
+    await respond({ response_type: 'ephemeral', text: `I couldn't remove the subscription ${STORAGE_DOWN}` });
+    return;
+  }
+  if (!removed) {
+    await respond({ response_type: 'ephemeral', text: "This channel doesn't get the weekly digest. `/docs-visitors subscribe` starts one." });
+    return;
+  }
+  const text = `:wave: <@${caller.user}> unsubscribed this channel from the weekly docs digest.`;
+  await deps.slack.chat.postMessage({ channel: caller.channel, text }).catch(() => respond({ response_type: 'ephemeral', text: 'Unsubscribed: no more weekly digests here.' }));
+}
+
+async function runSubscriptions(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+  let subs: Awaited<ReturnType<typeof listSubscriptions>>;
+  try {
+    subs = await listSubscriptions(deps.digestQueue, caller.teamId);
+  } catch {
+    await respond({ response_type: 'ephemeral', text: `I couldn't read the subscriptions ${STORAGE_DOWN}` });
+    return;
+  }
+  if (subs.length === 0) {
+    await respond({ response_type: 'ephemeral', text: 'No channel in this workspace gets the weekly docs digest yet. Run `/docs-visitors subscribe` in one.' });
+    return;
+  }
+  const head = `*Weekly docs digests in this workspace* (${subs.length})`;
+  const lines: string[] = [];
+  let size = head.length;
+  for (const [i, s] of subs.entries()) {
+    const next = s.nextRunMs !== undefined ? ` · next ${slackDateText(s.nextRunMs, s.schedule.tz)}` : '';
+    const l = `• <#${s.channel}> · ${describeSchedule(s.schedule)}${next} · subscribed by <@${s.requestedBy}>`;
+    if (size + l.length + 40 > SLACK_LIMITS.sectionText) {
+      lines.push(`…and ${subs.length - i} more`);
+      break;
+    }
+    lines.push(l);
+    size += l.length + 1;
+  }
+  await respond({ response_type: 'ephemeral', text: [head, ...lines].join('\n') });
+}
+
+async function runDigestNow(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+  try {
+    await queueDigestNow(deps, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user });
+  } catch {
+    await respond({ response_type: 'ephemeral', text: `I couldn't queue the digest ${STORAGE_DOWN}` });
+    return;
+  }
+  await respond({ response_type: 'ephemeral', text: ":hourglass_flowing_sand: Sending this channel's digest now (a test delivery: the schedule doesn't change)." });
+}
+
+/**
+ * Queues one digest for a channel now, in the time zone of its subscription (else DIGEST_TZ).
+ * @throws the BullMQ/Redis error when it cannot be queued.
+ */
+export async function queueDigestNow(deps: Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'>, req: { teamId: string; channel: string; requestedBy: string }): Promise<void> {
+  const sub = await getSubscription(deps.digestQueue, req.teamId, req.channel);
+  await sendDigestNow(deps.digestQueue, { ...req, tz: sub?.schedule.tz ?? deps.defaultSchedule.tz }, deps.now());
+}

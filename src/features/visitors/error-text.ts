@@ -1,0 +1,30 @@
+import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
+import { formatDuration } from '../../platform/slack/duration.js';
+import { ANALYTICS_HOURLY_LIMIT, AnalyticsBudgetError, RATE_LIMITED_BACKOFF_MS } from './budget.js';
+
+/**
+ * One sentence a person can act on for a failed visitors fetch: the budget (nothing was sent), a
+ * 429, a 5xx, or any other docs API failure (via docsApiErrorText). Never includes secrets.
+ */
+export function visitorsErrorText(err: unknown): string {
+  const rateLimited = (waitMs: number) =>
+    `The docs analytics API is rate limiting us (it allows ${ANALYTICS_HOURLY_LIMIT} requests per hour for the whole organization); try again in ${formatDuration(waitMs)}.`;
+  if (err instanceof AnalyticsBudgetError) {
+    if (err.reason === 'rate_limited') return rateLimited(err.retryInMs);
+    return (
+      `This bot has used ${err.used} of the ${ANALYTICS_HOURLY_LIMIT} analytics requests the docs API allows per hour ` +
+      `(shared by the whole organization), so I stopped before hitting the limit. Pages already opened in the last 10 minutes still work; ` +
+      `new ones will in ${formatDuration(err.retryInMs)}.`
+    );
+  }
+  if (err instanceof DocsApiRateLimitedError) return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
+  return docsApiErrorText(err);
+}
+
+/** True when trying the same request later may succeed (a Retry button makes sense). */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof AnalyticsBudgetError) return true;
+  if (err instanceof DocsApiError) return err.retryable;
+  return true;
+}

@@ -1,0 +1,69 @@
+/**
+ * Small text formatters shared by the report and the digest: counts, percentages, week-over-week
+ * changes and page paths shown inside Slack mrkdwn.
+ */
+import { escapeMrkdwn } from '../../platform/slack/limits.js';
+
+const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** `12345` → `12,345` (en-US grouping, rounded to a whole number). */
+export function formatCount(n: number): string {
+  return COUNT.format(n);
+}
+
+/** `part / whole` as `24.7%` (one decimal); `–` when `whole` is 0. */
+export function formatShare(part: number, whole: number): string {
+  if (!(whole > 0)) return '–';
+  return `${Math.min(100, (part / whole) * 100).toFixed(1)}%`;
+}
+
+/**
+ * Relative change from `previous` to `current` in percent; null when `previous` is 0 (no base).
+ */
+export function percentChange(current: number, previous: number): number | null {
+  if (!(previous > 0)) return null;
+  return ((current - previous) / previous) * 100;
+}
+
+/**
+ * A change for people: `▲ 4.2%`, `▼ 12%` (one decimal under 10%), `±0%`, or `new` when there was
+ * no base. `null` means no previous value.
+ */
+export function formatChange(pct: number | null): string {
+  if (pct === null) return 'new';
+  const abs = Math.abs(pct);
+  if (abs < 0.05) return '±0%';
+  return `${pct > 0 ? '▲' : '▼'} ${abs.toFixed(abs < 10 ? 1 : 0)}%`;
+}
+
+/**
+ * Shortens to at most `max` code points by cutting the middle (`/guides/migrating…single-page-apps`),
+ * so both the section and the page name stay visible. Never splits a surrogate pair.
+ */
+export function middleTruncate(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  const keep = Math.max(1, max - 1);
+  const head = Math.ceil(keep / 2);
+  const tail = keep - head;
+  return `${chars.slice(0, head).join('')}…${tail > 0 ? chars.slice(chars.length - tail).join('') : ''}`;
+}
+
+/**
+ * Makes text safe inside a mrkdwn code span or code block: `&`, `<`, `>` escaped (Slack requires
+ * it everywhere) and backticks replaced by `ˋ` (U+02CB), which would otherwise end the code.
+ */
+export function codeSafe(text: string): string {
+  return escapeMrkdwn(text.replace(/`/g, 'ˋ'));
+}
+
+/** Code-point length (what a monospace column shows), not UTF-16 length. */
+export function displayWidth(text: string): number {
+  return [...text].length;
+}
+
+/** Pads to `width` code points on the right (`left`) or left (`right`). */
+export function pad(text: string, width: number, align: 'left' | 'right'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'left' ? text + fill : fill + text;
+}

@@ -1,0 +1,84 @@
+import type { KnownBlock } from '@slack/types';
+import type { Redis } from 'ioredis';
+import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { Logger } from '../../platform/logger.js';
+import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { buildReportMessage, type ReportMessage } from './blocks.js';
+import { AnalyticsBudget } from './budget.js';
+import { formatRange } from './date-range.js';
+import { isRetryable, visitorsErrorText } from './error-text.js';
+import { encodePageState, type PageState } from './paging-value.js';
+import { VisitorsCache } from './store.js';
+
+/** `action_id` of the Retry button on a failed report. */
+export const ACTION_RETRY = 'visitors.report.retry';
+
+/** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
+export interface VisitorsServices {
+  cache: VisitorsCache;
+  budget: AnalyticsBudget;
+  logger: Logger;
+}
+
+/** What {@link createVisitorsServices} needs. */
+export interface VisitorsServicesOptions {
+  redis: Redis;
+  /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
+  prefix: string;
+  docsApi: Pick<DocsApiClient, 'getVisitors'>;
+  /** DOCS_PROJECT_ID, part of every cache key. */
+  projectId: string;
+  logger: Logger;
+  /** Clock in epoch ms. */
+  now: () => number;
+}
+
+/** Builds the visitors services (once, in the composition root). */
+export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServices {
+  const keyPrefix = visitorsKeyPrefix(o.prefix);
+  const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now);
+  const logger = o.logger.child({ feature: 'visitors' });
+  const cache = new VisitorsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
+  return { cache, budget, logger };
+}
+
+/** Prefix of the visitors feature's Redis keys: `${QUEUE_PREFIX}:visitors`. */
+export function visitorsKeyPrefix(prefix: string): string {
+  return `${prefix}:visitors`;
+}
+
+/** A report ready to post, or why it could not be made (`text`: one sentence for people). */
+export type LoadedReport =
+  | { ok: true; message: ReportMessage; fromCache: boolean }
+  | { ok: false; text: string; retryable: boolean; error: unknown };
+
+/**
+ * Fetches the API page of `state` (through the cache, interactive budget) and builds its report.
+ * @returns never throws for API, budget or Redis failures; they come back as `{ok:false}`.
+ */
+export async function loadReport(svc: VisitorsServices, state: PageState): Promise<LoadedReport> {
+  try {
+    const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive');
+    return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed }), fromCache: got.fromCache };
+  } catch (error) {
+    svc.logger.warn({ err: error }, 'could not load a visitors report');
+    return { ok: false, text: visitorsErrorText(error), retryable: isRetryable(error), error };
+  }
+}
+
+/**
+ * The ephemeral answer to a failed report: what happened and, when it may work later, a Retry
+ * button carrying the whole query (plus `messageTs` when a report message should be edited).
+ */
+export function buildReportErrorMessage(text: string, state: PageState, retryable: boolean): { text: string; blocks: KnownBlock[] } {
+  const what = `visitors for ${formatRange({ dateFrom: state.dateFrom, dateTo: state.dateTo })}`;
+  const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
+  if (retryable) {
+    blocks.push({
+      type: 'actions',
+      elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_RETRY, value: encodePageState(state) }],
+    });
+  }
+  return { text: `I couldn't load the ${what}. ${text}`, blocks };
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { isTimeZone, isValidCron } from './calendar.js';
+
+const intMs = (def: number) =>
+  z.coerce
+    .number({ message: 'must be a whole number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .positive('must be greater than 0')
+    .default(def);
+
+const schema = z
+  .object({
+    SLACK_BOT_TOKEN: z
+      .string({ message: 'is required (the bot token, xoxb-…)' })
+      .startsWith('xoxb-', 'must start with xoxb-'),
+    SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+    SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must start with xapp-').optional(),
+    SLACK_API_URL: z.url({ message: 'must be a URL' }).default('https://slack.com/api/'),
+    DOCS_API_URL: z.url({ message: 'must be a URL' }).default('https://api.mintlify.com'),
+    DOCS_API_KEY: z
+      .string({ message: 'is required (the docs admin API key, mint_…)' })
+      .startsWith('mint_', 'must start with mint_'),
+    DOCS_PROJECT_ID: z.string({ message: 'is required (the docs project id)' }).min(1, 'is required'),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6379'),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, digits, - and _')
+      .default('docs-agent'),
+    PORT: z.coerce
+      .number({ message: 'must be a port number (0–65535)' })
+      .int('must be a port number (0–65535)')
+      .min(0, 'must be a port number (0–65535)')
+      .max(65535, 'must be a port number (0–65535)')
+      .default(3000),
+    POLL_MIN_INTERVAL_MS: intMs(10_000),
+    POLL_MAX_INTERVAL_MS: intMs(120_000),
+    JOB_TIMEOUT_MS: intMs(21_600_000),
+    FOLLOWUP_POLICY: z.enum(['anyone', 'requester'], { message: 'must be anyone or requester' }).default('anyone'),
+    FOLLOWUP_IGNORE_PREFIX: z.string().default('!aside'),
+    DIGEST_CRON: z
+      .string()
+      .refine((v) => { const n = v.trim().split(/\s+/).length; return n === 5 || n === 6; }, 'must be a cron expression of 5 or 6 fields (BullMQ cron, seconds allowed)')
+      .default('0 9 * * 1'),
+    DIGEST_TZ: z
+      .string()
+      .refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin')
+      .default('UTC'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    if (!c.SLACK_APP_TOKEN && !c.SLACK_SIGNING_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message: 'is required in HTTP mode (set it, or set SLACK_APP_TOKEN for Socket Mode)',
+      });
+    }
+    if (!isValidCron(c.DIGEST_CRON, c.DIGEST_TZ)) {
+      ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)' });
+    }
+    if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['POLL_MAX_INTERVAL_MS'],
+        message: 'must be at least POLL_MIN_INTERVAL_MS',
+      });
+    }
+  });
+
+/** The validated operational configuration (see README "Configuration"). Durations are in ms. */
+export type Config = z.output<typeof schema>;
+
+/** Thrown by {@link readConfig}; `problems` holds one line per invalid variable, each naming it. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and validates the configuration from an environment object.
+ *
+ * @param env - variables to read (default `process.env`); empty strings count as unset.
+ * @returns the typed config with defaults applied.
+ * @throws {ConfigError} listing every missing or invalid variable, one line each
+ *   (`DOCS_API_KEY: must start with mint_`). Values are never echoed, so secrets stay out of logs.
+ */
+export function readConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') input[k] = v;
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
+  throw new ConfigError([...new Set(problems)]);
+}

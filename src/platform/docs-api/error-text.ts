@@ -1,0 +1,34 @@
+import { DocsApiError, DocsApiRateLimitedError } from '../docs-api/errors.js';
+import { formatDuration } from '../slack/duration.js';
+
+/**
+ * Turns a failure of the docs API into one sentence a person in Slack can act on.
+ * Never includes the key, a stack trace or a raw HTTP dump.
+ *
+ * @param err - anything thrown while calling the docs API.
+ * @param defaultRetryMs - wait suggested on a 429 without `Retry-After` (the vendor documents
+ *   none; its limit is 100 uses per project per hour), in ms.
+ */
+export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string {
+  if (!(err instanceof DocsApiError)) return 'Something went wrong on my side. Please try again.';
+  switch (err.code) {
+    case 'rate_limited': {
+      const wait = (err as DocsApiRateLimitedError).retryAfterMs ?? defaultRetryMs;
+      return `The docs service is rate limiting us right now; try again in ${formatDuration(wait)}.`;
+    }
+    case 'unauthorized':
+      return "The bot's API key was rejected by the docs service; tell the admin who installed this bot.";
+    case 'forbidden':
+      return "The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin who installed this bot.";
+    case 'server_error':
+      return 'The docs service failed; try again in a minute.';
+    case 'network_error':
+      return 'The docs service could not be reached; try again in a minute.';
+    case 'bad_request':
+      return `The docs service rejected the request: ${(err as DocsApiError & { apiMessage?: string }).apiMessage ?? 'invalid request'}.`;
+    case 'not_found':
+      return 'The docs service does not know that job or project.';
+    case 'invalid_response':
+      return 'The docs service sent an answer I could not read; try again, and tell the admin if it keeps happening.';
+  }
+}

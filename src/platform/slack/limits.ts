@@ -1,0 +1,61 @@
+/**
+ * Block Kit and Web API limits we build against. Source: Slack's Block Kit reference
+ * (https://docs.slack.dev/reference/block-kit/blocks) and chat.postMessage docs.
+ */
+export const SLACK_LIMITS = {
+  /** Blocks per message. */
+  blocksPerMessage: 50,
+  /** `text` of a section block, and of a mrkdwn text object in general. */
+  sectionText: 3000,
+  /** Each section field. */
+  fieldText: 2000,
+  fieldsPerSection: 10,
+  /** Plain text of a header block. */
+  headerText: 150,
+  /** Button text. */
+  buttonText: 75,
+  /** Button `value`. */
+  buttonValue: 2000,
+  /** Button `url`. */
+  buttonUrl: 3000,
+  /** `action_id` and `block_id`. */
+  actionId: 255,
+  /** Rows of a table block (columns: 20). */
+  tableRows: 100,
+  tableColumns: 20,
+  /** Elements of a context block. */
+  contextElements: 10,
+  /** Top-level `text` of chat.postMessage (truncated by Slack past 40,000). */
+  messageText: 40_000,
+} as const;
+
+/**
+ * Escapes `&`, `<` and `>` for mrkdwn/plain text, as Slack requires for user text
+ * (Slack docs: "Formatting text for app surfaces — Escaping text").
+ */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Truncates to at most `max` characters (UTF-16 units, as Slack counts), ending with `…` when cut.
+ * Never splits a surrogate pair.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - 1));
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+/** Quotes text as a mrkdwn block quote (`> ` on every line), escaped, within `max` chars. */
+export function quote(text: string, max: number): string {
+  const lines = escapeMrkdwn(text).split('\n');
+  return truncate(lines.map((l) => `> ${l}`).join('\n'), max);
+}
+
+/** A user's word, safe inside inline code: backticks replaced, &<> escaped, at most 60 chars. */
+export function quoteToken(token: string): string {
+  const cut = token.length > 60 ? `${token.slice(0, 59)}…` : token;
+  return escapeMrkdwn(cut.replace(/`/g, "'"));
+}
