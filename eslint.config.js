@@ -12,6 +12,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     files: ['src/sandbox/**', 'test/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },

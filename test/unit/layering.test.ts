@@ -1,0 +1,35 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+/** The rules `npm run lint` applies (depcruise src --config .dependency-cruiser.cjs). */
+const rules = require('../../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[] };
+
+async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
+  const { output } = await cruise(['src'], { baseDir, validate: true, tsPreCompilationDeps: true, ruleSet: { forbidden: rules.forbidden } }, { extensions: ['.ts', '.js'] });
+  return output as ICruiseResult;
+}
+
+const named = (r: ICruiseResult) => r.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+
+describe('the layering rules of npm run lint (.dependency-cruiser.cjs)', () => {
+  it('catch a cycle, a platform → feature import, a feature reaching into another, and production importing the sandbox', async () => {
+    const result = await cruiseSrc(fileURLToPath(new URL('../fixtures/layering', import.meta.url)));
+    expect(named(result)).toEqual([
+      'features-meet-through-index: src/features/reports/peek.ts → src/features/jobs/store.ts',
+      'no-circular: src/features/jobs/service.ts → src/features/jobs/store.ts',
+      'platform-knows-no-feature: src/platform/clock.ts → src/features/reports/index.ts',
+      'production-never-imports-the-sandbox: src/platform/ports.ts → src/sandbox/fake.ts',
+    ]);
+  });
+
+  it('find nothing in the project itself, having resolved its imports', async () => {
+    const result = await cruiseSrc(fileURLToPath(new URL('../..', import.meta.url)));
+    expect(named(result)).toEqual([]);
+    expect(result.summary.totalCruised).toBeGreaterThan(50);
+    const unresolved = result.modules.flatMap((m) => m.dependencies.filter((d) => d.couldNotResolve && d.module.startsWith('.')).map((d) => `${m.source} → ${d.module}`));
+    expect(unresolved).toEqual([]);
+  });
+});
