@@ -12,6 +12,15 @@ export default tseslint.config(
     },
   },
   {
+    // One feature shape, readable in one sitting: files ≤ 300 lines, functions ≤ 60 (README "Architecture").
+    files: ['src/**/*.ts'],
+    ignores: ['src/sandbox/**'],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 60 }],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

@@ -46,6 +46,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const slack = createWebClient(slackOpts);
   const dedupe = new Dedupe(redis, prefix);
   const inFlight = new InFlight();
+  const poll = { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS };
+  const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
 
   const agentJobs = createAgentJobs({
     queues,
@@ -56,7 +58,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     statusSlack: createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }),
     dedupe,
     logger,
-    poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
+    poll,
     timeoutMs: config.JOB_TIMEOUT_MS,
     followupPolicy: config.FOLLOWUP_POLICY,
     ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
@@ -64,17 +66,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     now,
   });
   const visitors = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, logger, now });
-  const digests = createDigests({
-    queues,
-    redis,
-    prefix,
-    visitors,
-    startJob: agentJobs.start,
-    slack,
-    defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ },
-    logger,
-    now,
-  });
+  const digests = createDigests({ queues, redis, prefix, visitors, startJob: agentJobs.start, slack, defaultSchedule, logger, now });
 
   const app = createSlackApp({ config, logger, dedupe, inFlight, health: healthHandler({ redis }) });
   agentJobs.register(app);
@@ -84,20 +76,24 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const workers: Worker[] = [...agentJobs.startWorkers(), ...digests.startWorkers()];
   logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', queuePrefix: prefix }, 'docs-agent-slack is running');
 
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      logger.info('shutting down: no new work; finishing in-flight calls');
-      await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
-      await inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
-      await Promise.all(workers.map((w) => w.close()));
-      await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
-      await digests.close();
-      await docsApi.close();
-      await redis.quit().catch(() => redis.disconnect());
-      logger.info('shutdown complete');
-    })());
+  const stop = onceOnly(async () => {
+    logger.info('shutting down: no new work; finishing in-flight calls');
+    await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
+    await inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
+    await Promise.all(workers.map((w) => w.close()));
+    await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
+    await digests.close();
+    await docsApi.close();
+    await redis.quit().catch(() => redis.disconnect());
+    logger.info('shutdown complete');
+  });
   return { app, redis, agentJobs, digests, stop };
+}
+
+/** Wraps `fn` so that it runs once; later calls get the first call's promise. */
+function onceOnly(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
 }
 
 async function main(): Promise<void> {

@@ -105,9 +105,35 @@ function topBlock(top: PageChange[]): string {
  */
 export function buildDigestMessage(content: DigestContent, trigger: DigestTrigger): { text: string; blocks: KnownBlock[] } {
   const week = formatRange(content.current);
-  const before = formatRange(content.previous);
   const t = content.totals;
+  const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
   const blocks: KnownBlock[] = [
+    ...summaryBlocks(content, week),
+    section(content.top.length > 0 ? topBlock(content.top) : 'No visitors were recorded this week.'),
+  ];
+  const risers = content.risers.length
+    ? content.risers.map((p) => `• ${moverLine(p)}`).join('\n')
+    : `_No page gained ${MOVER_MIN_CHANGE_PCT}% or more human readers._`;
+  blocks.push(section(`*Biggest risers* (human readers)\n${risers}`), ...fallerBlocks(content, week));
+  if (content.newPages.length > 0) {
+    const listed = content.newPages.slice(0, NEW_PAGES_LISTED).map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
+    const more = content.newPages.length - listed.length;
+    blocks.push(section(`*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`));
+  }
+  const footer =
+    trigger.kind === 'manual'
+      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
+      : `This channel's weekly digest${trigger.scheduleText ? `, ${trigger.scheduleText}` : ''} · \`/docs-visitors unsubscribe\` stops it`;
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+  const text = `Weekly docs digest, ${week}: ${formatCount(t.total.current)} visitors (${formatChange(t.total.pct)} vs the week before)`;
+  return { text, blocks };
+}
+
+/** Header, the four totals with their change, and what was compared. */
+function summaryBlocks(content: DigestContent, week: string): KnownBlock[] {
+  const t = content.totals;
+  const compared = `Last 7 full days vs the 7 before (${formatRange(content.previous)}) · ${formatCount(content.pageCount)} pages with visitors${content.truncated ? ' (the busiest ones compared)' : ''}`;
+  return [
     { type: 'header', text: { type: 'plain_text', text: truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText), emoji: true } },
     {
       type: 'section',
@@ -118,33 +144,21 @@ export function buildDigestMessage(content: DigestContent, trigger: DigestTrigge
         { type: 'mrkdwn', text: `*AI share*\n${formatShare(t.ai.current, t.total.current)}` },
       ],
     },
-    {
-      type: 'context',
-      elements: [
-        {
-          type: 'mrkdwn',
-          text: `Last 7 full days vs the 7 before (${before}) · ${formatCount(content.pageCount)} pages with visitors${content.truncated ? ' (the busiest ones compared)' : ''}`,
-        },
-      ],
-    },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: compared }] },
     { type: 'divider' },
   ];
+}
 
-  if (content.top.length > 0) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(topBlock(content.top), SLACK_LIMITS.sectionText) } });
-  else blocks.push({ type: 'section', text: { type: 'mrkdwn', text: 'No visitors were recorded this week.' } });
-
-  const risers = content.risers.length
-    ? content.risers.map((p) => `• ${moverLine(p)}`).join('\n')
-    : `_No page gained ${MOVER_MIN_CHANGE_PCT}% or more human readers._`;
-  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(`*Biggest risers* (human readers)\n${risers}`, SLACK_LIMITS.sectionText) } });
-
+/** The falling pages, each with its "Improve with agent" button (or a line saying none fell). */
+function fallerBlocks(content: DigestContent, week: string): KnownBlock[] {
   if (content.fallers.length === 0) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._` } });
-  } else {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' } });
-    content.fallers.forEach((p, i) => {
+    return [{ type: 'section', text: { type: 'mrkdwn', text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._` } }];
+  }
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' } },
+    ...content.fallers.map((p, i): KnownBlock => {
       const fellPct = Math.min(100, Math.round(Math.abs(p.human.pct ?? 0)));
-      blocks.push({
+      return {
         type: 'section',
         block_id: `visitors-faller-${i}`,
         text: { type: 'mrkdwn', text: truncate(moverLine(p), SLACK_LIMITS.sectionText) },
@@ -154,25 +168,9 @@ export function buildDigestMessage(content: DigestContent, trigger: DigestTrigge
           action_id: `${ACTION_IMPROVE_PREFIX}${i}`,
           value: encodeImproveValue({ path: p.path, fellPct, current: p.human.current, previous: p.human.previous, rangeLabel: week }),
         },
-      });
-    });
-  }
-
-  if (content.newPages.length > 0) {
-    const listed = content.newPages.slice(0, NEW_PAGES_LISTED).map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
-    const more = content.newPages.length - listed.length;
-    const text = `*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`;
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
-  }
-
-  const footer =
-    trigger.kind === 'manual'
-      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
-      : `This channel's weekly digest${trigger.scheduleText ? `, ${trigger.scheduleText}` : ''} · \`/docs-visitors unsubscribe\` stops it`;
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
-
-  const text = `Weekly docs digest, ${week}: ${formatCount(t.total.current)} visitors (${formatChange(t.total.pct)} vs the week before)`;
-  return { text, blocks };
+      };
+    }),
+  ];
 }
 
 /**

@@ -167,6 +167,12 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
   const totalRows = page.hasMore ? undefined : state.offset + rows.length;
   const { totals } = page;
 
+  let indicator: string;
+  if (rows.length === 0) {
+    indicator = state.offset === 0 ? 'No pages' : `No rows from row ${formatCount(state.offset + 1)} on`;
+  } else {
+    indicator = `Rows ${formatCount(firstRow)}–${formatCount(lastRow)}${totalRows !== undefined ? ` of ${formatCount(totalRows)}` : ''}`;
+  }
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(`Docs visitors · ${rangeLabel}`, SLACK_LIMITS.headerText), emoji: true } },
     {
@@ -178,52 +184,11 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
         { type: 'mrkdwn', text: `*AI share*\n${formatShare(totals.ai, totals.total)}` },
       ],
     },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `*${indicator}* · most visited first · Total counts each visitor once, even if seen as both human and AI` }] },
+    ...rowBlocks(state, rows, start, end),
   ];
-
-  let indicator: string;
-  if (rows.length === 0) {
-    indicator = state.offset === 0 ? 'No pages' : `No rows from row ${formatCount(state.offset + 1)} on`;
-  } else {
-    indicator = `Rows ${formatCount(firstRow)}–${formatCount(lastRow)}${totalRows !== undefined ? ` of ${formatCount(totalRows)}` : ''}`;
-  }
-  blocks.push({
-    type: 'context',
-    elements: [{ type: 'mrkdwn', text: `*${indicator}* · most visited first · Total counts each visitor once, even if seen as both human and AI` }],
-  });
-
-  if (rows.length === 0) {
-    blocks.push({
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: state.offset === 0 ? 'No visitors were recorded in this range.' : 'There are no more rows here (the data may have changed since this report was made). Use *Previous*.',
-      },
-    });
-  } else {
-    const layout = layoutFor(rows);
-    const lines = [headingLine(layout), ...rows.slice(start, end).map((r) => rowLine(r, layout))];
-    for (const text of codeSections(lines)) blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
-    if (end < rows.length) {
-      blocks.push({
-        type: 'context',
-        elements: [
-          {
-            type: 'mrkdwn',
-            text: `:arrow_forward: This page has ${formatCount(rows.length)} rows; rows ${formatCount(lastRow + 1)}–${formatCount(state.offset + rows.length)} continue on *Next* (one Slack message holds about ${formatCount(end - start)} rows like these).`,
-          },
-        ],
-      });
-    }
-  }
-
-  const base = { dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, ...(state.requester ? { requester: state.requester } : {}) };
-  const nav: Button[] = [];
-  if (index > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: state.offset, skip: starts[index - 1]! })));
-  else if (state.offset > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: Math.max(0, state.offset - state.limit), skip: LAST_WINDOW })));
-  if (end < rows.length) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset, skip: end })));
-  else if (page.hasMore && rows.length > 0) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset + state.limit, skip: 0 })));
+  const nav = navButtons(state, page, starts, index, end);
   if (nav.length > 0) blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${start}`, elements: nav });
-
   const footer: string[] = [];
   if (state.requester) footer.push(`Requested by <@${state.requester}>`);
   if (input.budgetUsed !== undefined && input.budgetUsed >= BUDGET_NOTE_FROM) {
@@ -234,4 +199,33 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
   const where = rows.length > 0 ? `rows ${firstRow}–${lastRow}` : indicator.toLowerCase();
   const text = `Docs visitors, ${rangeLabel}: ${formatCount(totals.total)} visitors (${formatCount(totals.human)} human, ${formatCount(totals.ai)} AI) · ${where}`;
   return { text, blocks, window: { start, end } };
+}
+
+/** The rows `start`–`end` of the page as code blocks, and where the rest continues (or why there are none). */
+function rowBlocks(state: PageState, rows: readonly Row[], start: number, end: number): KnownBlock[] {
+  if (rows.length === 0) {
+    const text = state.offset === 0 ? 'No visitors were recorded in this range.' : 'There are no more rows here (the data may have changed since this report was made). Use *Previous*.';
+    return [{ type: 'section', text: { type: 'mrkdwn', text } }];
+  }
+  const layout = layoutFor(rows);
+  const lines = [headingLine(layout), ...rows.slice(start, end).map((r) => rowLine(r, layout))];
+  const blocks: KnownBlock[] = codeSections(lines).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
+  if (end < rows.length) {
+    const lastRow = state.offset + end;
+    const text = `:arrow_forward: This page has ${formatCount(rows.length)} rows; rows ${formatCount(lastRow + 1)}–${formatCount(state.offset + rows.length)} continue on *Next* (one Slack message holds about ${formatCount(end - start)} rows like these).`;
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+  }
+  return blocks;
+}
+
+/** Previous / Next: the neighbouring window of this API page, else the neighbouring API page. */
+function navButtons(state: PageState, page: ReportInput['page'], starts: number[], index: number, end: number): Button[] {
+  const rows = page.visitors;
+  const base = { dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, ...(state.requester ? { requester: state.requester } : {}) };
+  const nav: Button[] = [];
+  if (index > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: state.offset, skip: starts[index - 1]! })));
+  else if (state.offset > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: Math.max(0, state.offset - state.limit), skip: LAST_WINDOW })));
+  if (end < rows.length) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset, skip: end })));
+  else if (page.hasMore && rows.length > 0) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset + state.limit, skip: 0 })));
+  return nav;
 }
