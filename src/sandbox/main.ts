@@ -9,15 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { readConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { startBot, type RunningBot } from '../main.js';
 import { startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
+import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js';
 import { SlackDriver } from './slack-driver.js';
-import { renderCall, renderTranscript } from './transcript.js';
+import { renderCall } from './transcript.js';
 import { freePort } from './free-port.js';
 
 const SIGNING_SECRET = `sandbox-signing-${randomBytes(6).toString('hex')}`;
@@ -77,7 +77,7 @@ function botReplies(sb: Sandbox, threadTs: string): SlackMessage[] {
 }
 
 function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
-  return [...sb.slack.messages].reverse().find((m) => m.channel === CHANNEL && m.bot_id && m.text.startsWith('Docs agent job') && !m.deleted);
+  return latestJobStatus(sb.slack, CHANNEL);
 }
 
 async function script(sb: Sandbox): Promise<void> {
@@ -105,47 +105,20 @@ async function script(sb: Sandbox): Promise<void> {
   say();
 }
 
-async function repl(sb: Sandbox): Promise<void> {
+/** Print #docs (its buttons numbered) and, at a terminal, take commands until `quit`. */
+async function repl(sb: Sandbox, interactive: boolean): Promise<void> {
+  const commands = new SandboxRepl({ slack: sb.slack, driver: sb.driver, say, channel: CHANNEL, user: 'U0ALICE', color });
+  say(bold('#docs, as the people in it see it:'));
+  commands.show(CHANNEL);
+  say();
+  if (!interactive) return;
   say(bold('Your turn.') + ' Commands run as @alice in #docs:');
-  say('  /docs-edit <instruction>      start an agent job (add [fail], [no-changes] or [archive] to see other endings)');
-  say('  reply <text>                  reply in the thread of the latest job (a follow-up; start with !aside to talk past the bot)');
-  say('  @bot <instruction>            mention the bot in the channel: a job in that message\'s thread');
-  say('  /docs-reply <job-id> <text>   continue a job from the channel');
-  say('  /docs-visitors [FROM] [TO] [limit=N] | subscribe | subscriptions | digest | help');
-  say('  show                          print the channel transcript');
-  say('  quit                          stop the sandbox');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  REPL_HELP.forEach((line) => say(line));
   const off = sb.slack.onCall((call) => say(dim(`  · ${renderCall(call)}`)));
   try {
-    for (;;) {
-      const line = (await rl.question('sandbox> ')).trim();
-      if (!line) continue;
-      if (line === 'quit' || line === 'exit') break;
-      if (line === 'show') {
-        say(renderTranscript(sb.slack, { channel: CHANNEL, color }));
-        continue;
-      }
-      if (line.startsWith('reply ')) {
-        const status = latestStatusMessage(sb);
-        if (!status) say('  no job yet: start one with /docs-edit');
-        else await sb.driver.message({ channel: CHANNEL, user: 'U0ALICE', thread_ts: status.thread_ts ?? status.ts, text: line.slice(6) });
-        continue;
-      }
-      if (line.startsWith('@bot ')) {
-        await sb.driver.appMention({ channel: CHANNEL, user: 'U0ALICE', text: `<@${sb.slack.botUserId}> ${line.slice(5)}` });
-        continue;
-      }
-      const m = /^(\/docs-[a-z]+)\s*(.*)$/s.exec(line);
-      if (m) {
-        const res = await sb.driver.slashCommand({ command: m[1]!, text: m[2] ?? '', user: 'U0ALICE', channel: CHANNEL });
-        if (res.json && typeof res.json === 'object' && 'text' in res.json) say(`  (only visible to you) ${String((res.json as { text: unknown }).text)}`);
-        continue;
-      }
-      say('  unknown command; try /docs-edit <instruction>, reply <text>, @bot <text>, show or quit');
-    }
+    await readCommands(commands, process.stdin, process.stdout, say);
   } finally {
     off();
-    rl.close();
   }
 }
 
@@ -171,10 +144,7 @@ async function run(): Promise<void> {
   }
   try {
     await script(sb);
-    say(bold('#docs, as the people in it see it:'));
-    say(renderTranscript(sb.slack, { channel: CHANNEL, color }));
-    say();
-    if (process.stdin.isTTY) await repl(sb);
+    await repl(sb, process.stdin.isTTY === true);
   } finally {
     await stop(sb);
   }

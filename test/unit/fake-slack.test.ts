@@ -426,7 +426,7 @@ describe('transcript', () => {
         '  :white_check_mark:',
         '  └ Docs Agent: == Pull request ready ==',
         '      Fixed for @alice',
-        '      [ View pull request ↗ https://github.com/acme/docs/pull/12 ]',
+        '      [1: View pull request ↗ https://github.com/acme/docs/pull/12]',
         '      File           | Lines',
         '      ---------------+------',
         '      quickstart.mdx | 3 (edited)',

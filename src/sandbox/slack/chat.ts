@@ -1,0 +1,82 @@
+/**
+ * The `chat.*` Web API family of the fake Slack: post, update, delete, post ephemeral, permalink
+ * (Slack docs: method reference pages chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
+ * chat.getPermalink).
+ */
+import { fail, type Json, type MethodTable } from './method.js';
+import type { SlackState } from './state.js';
+import type { SlackMessage } from './types.js';
+
+/**
+ * Apply an edit to `msg` in place and mark it edited: a string `text` replaces the text; Slack docs
+ * (chat.update): omitted blocks are retained; an empty array removes them. `response_url` posts with
+ * `replace_original` behave the same.
+ */
+export function editMessage(msg: SlackMessage, edit: { text?: unknown; blocks?: unknown }): void {
+  if (typeof edit.text === 'string') msg.text = edit.text;
+  if (Array.isArray(edit.blocks)) {
+    if (edit.blocks.length > 0) msg.blocks = edit.blocks as unknown[];
+    else delete msg.blocks;
+  }
+  msg.edited = true;
+}
+
+/** Slack answers `no_text` when a message has none of text, blocks or attachments. */
+function requireContent(args: Json): void {
+  if (typeof args.text !== 'string' && !Array.isArray(args.blocks) && !Array.isArray(args.attachments)) fail('no_text');
+}
+
+function postMessage(state: SlackState, args: Json): Json {
+  const ch = state.requireChannel(args.channel);
+  requireContent(args);
+  const msg = state.botMessage(ch, args, 'api');
+  state.messages.push(msg);
+  return { ok: true, channel: ch.id, ts: msg.ts, message: state.messageJson(msg) };
+}
+
+/** The bot's own live message `args.ts` in `args.channel` (membership not needed); `notOwn` when it is someone else's. */
+function ownMessage(state: SlackState, args: Json, notOwn: string): SlackMessage {
+  const ch = state.requireChannel(args.channel, false);
+  const msg = state.requireMessage(ch, args.ts);
+  if (msg.user !== state.botUserId) fail(notOwn);
+  return msg;
+}
+
+function update(state: SlackState, args: Json): Json {
+  const msg = ownMessage(state, args, 'cant_update_message');
+  editMessage(msg, { text: args.text, blocks: args.blocks });
+  return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text, message: state.messageJson(msg) };
+}
+
+function deleteMessage(state: SlackState, args: Json): Json {
+  const msg = ownMessage(state, args, 'cant_delete_message');
+  msg.deleted = true;
+  return { ok: true, channel: msg.channel, ts: msg.ts };
+}
+
+function postEphemeral(state: SlackState, args: Json): Json {
+  const ch = state.requireChannel(args.channel);
+  const u = state.user(args.user) ?? fail('user_not_found');
+  requireContent(args);
+  const msg = state.botMessage(ch, args, 'api');
+  msg.ephemeralTo = u.id;
+  state.messages.push(msg);
+  return { ok: true, message_ts: msg.ts };
+}
+
+function getPermalink(state: SlackState, args: Json): Json {
+  const ch = state.requireChannel(args.channel, false);
+  const msg = state.requireMessage(ch, args.message_ts);
+  return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
+}
+
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
+export function chatMethods(state: SlackState): MethodTable {
+  return {
+    'chat.postMessage': (args) => postMessage(state, args),
+    'chat.update': (args) => update(state, args),
+    'chat.delete': (args) => deleteMessage(state, args),
+    'chat.postEphemeral': (args) => postEphemeral(state, args),
+    'chat.getPermalink': (args) => getPermalink(state, args),
+  };
+}

@@ -1,0 +1,245 @@
+/**
+ * The workspace state the fake Slack's Web API methods work on: who is in it (users, channels, the
+ * bot's ids), what was posted (messages, views, uploads), the trigger_ids and response_urls it handed
+ * out, and Slack's id and `ts` generation. Also the JSON shapes Slack answers with for messages and files.
+ */
+import { fail, str, type Json } from './method.js';
+import type {
+  FakeChannel,
+  FakeSlackOptions,
+  FakeUser,
+  RecordedView,
+  ResponseUrlContext,
+  SlackFileRef,
+  SlackMessage,
+  SlackMessageSource,
+} from './types.js';
+
+const DEFAULT_USERS: FakeUser[] = [
+  { id: 'U0ALICE', name: 'alice', realName: 'Alice Adams', tz: 'Europe/Berlin', tzOffset: 3600 },
+  { id: 'U0BOB', name: 'bob', realName: 'Bob Brown', tz: 'America/New_York', tzOffset: -18000 },
+  { id: 'U0CAROL', name: 'carol', realName: 'Carol Chen', tz: 'Asia/Tokyo', tzOffset: 32400 },
+];
+
+const DEFAULT_CHANNELS: FakeChannel[] = [
+  { id: 'C0DOCS', name: 'docs', botIsMember: true },
+  { id: 'C0RANDOM', name: 'random', botIsMember: false },
+  { id: 'D0ALICE', name: 'alice', botIsMember: true, isIm: true, user: 'U0ALICE' },
+];
+
+/** A person's message as {@link SlackState.addUserMessage} records it. */
+export interface UserMessageInput {
+  channel: string;
+  user: string;
+  text: string;
+  thread_ts?: string;
+  source?: 'human' | 'command';
+}
+
+/** Format a microsecond count as a Slack ts ("1700000000.000100"). */
+function formatTs(micros: number): string {
+  const seconds = Math.floor(micros / 1_000_000);
+  const micro = micros % 1_000_000;
+  return `${seconds}.${String(micro).padStart(6, '0')}`;
+}
+
+/** Shared state of one fake Slack workspace; the method families read and change it. */
+export class SlackState {
+  /** "http://127.0.0.1:PORT" once the server listens (upload and response URLs are built on it). */
+  origin = '';
+  readonly teamId: string;
+  readonly teamDomain: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
+  readonly users: FakeUser[];
+  readonly channels: FakeChannel[];
+  readonly messages: SlackMessage[] = [];
+  readonly views: RecordedView[] = [];
+  readonly uploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  /** Clock in epoch ms. */
+  readonly now: () => number;
+
+  private readonly responseUrls = new Map<string, ResponseUrlContext>();
+  private readonly triggers = new Map<string, string>();
+  private lastMicros = 0;
+  private seq = 0;
+
+  constructor(opts: FakeSlackOptions) {
+    this.teamId = opts.teamId ?? 'T0SANDBOX';
+    this.teamDomain = opts.teamDomain ?? 'sandbox';
+    this.botUserId = opts.botUserId ?? 'U0DOCSBOT';
+    this.botId = opts.botId ?? 'B0DOCSBOT';
+    this.appId = opts.appId ?? 'A0DOCSAPP';
+    this.now = opts.now ?? Date.now;
+    this.users = (opts.users ?? DEFAULT_USERS).map((u) => ({ ...u }));
+    if (!this.users.some((u) => u.id === this.botUserId)) {
+      this.users.push({ id: this.botUserId, name: 'docs-agent', realName: 'Docs Agent', tz: 'UTC', tzOffset: 0, isBot: true });
+    }
+    this.channels = (opts.channels ?? DEFAULT_CHANNELS).map((c) => ({ ...c }));
+  }
+
+  // ---------------------------------------------------------------- ids, ts, triggers, response_urls
+
+  /** A fresh positive integer, unique within this fake (for view, file, trigger and response_url ids). */
+  nextId(): number {
+    this.seq += 1;
+    return this.seq;
+  }
+
+  /** A fresh ts from the clock, strictly increasing even when the clock stands still. */
+  nextTs(): string {
+    let micros = Math.floor(this.now()) * 1000;
+    if (micros <= this.lastMicros) micros = this.lastMicros + 1;
+    this.lastMicros = micros;
+    return formatTs(micros);
+  }
+
+  /** See {@link FakeSlack.responseUrl}. */
+  responseUrl(id?: string, context: ResponseUrlContext = {}): string {
+    const key = id ?? `R${this.nextId()}`;
+    this.responseUrls.set(key, context);
+    return `${this.origin}/response/${encodeURIComponent(key)}`;
+  }
+
+  /** The context a response_url id was minted with, or undefined for an unknown id. */
+  responseUrlContext(id: string): ResponseUrlContext | undefined {
+    return this.responseUrls.get(id);
+  }
+
+  /** See {@link FakeSlack.triggerId}. */
+  triggerId(user: string): string {
+    const n = this.nextId();
+    const id = `${1000 + n}.${7000000 + n}.${n.toString(16).padStart(32, '0')}`;
+    this.triggers.set(id, user);
+    return id;
+  }
+
+  /** The user a trigger_id was minted for, or undefined for an unknown trigger_id. */
+  triggerUser(triggerId: string): string | undefined {
+    return this.triggers.get(triggerId);
+  }
+
+  // ---------------------------------------------------------------- directory
+
+  /** The member with user id `id`, if any. */
+  user(id: unknown): FakeUser | undefined {
+    return typeof id === 'string' ? this.users.find((u) => u.id === id) : undefined;
+  }
+
+  /** Resolve a channel argument: an id, a name ("docs" / "#docs"), or a user id (→ that user's IM, opened on demand). */
+  channel(ref: unknown): FakeChannel | undefined {
+    const value = str(ref);
+    if (!value) return undefined;
+    const name = value.startsWith('#') ? value.slice(1) : value;
+    const found = this.channels.find((c) => c.id === value || (!c.isIm && c.name === name));
+    if (found) return found;
+    const u = this.user(value);
+    return u ? this.openIm(u) : undefined;
+  }
+
+  /** The bot's IM with `u`, created ("D" + the user id without its U/W) when there is none yet. */
+  openIm(u: FakeUser): FakeChannel {
+    const existing = this.channels.find((c) => c.isIm && c.user === u.id);
+    if (existing) return existing;
+    const im: FakeChannel = { id: `D${u.id.replace(/^[UW]/, '')}`, name: u.name, botIsMember: true, isIm: true, user: u.id };
+    this.channels.push(im);
+    return im;
+  }
+
+  /**
+   * The channel `ref` names.
+   * @throws `channel_not_found`, or `not_in_channel` when `needMembership` and the bot is not a member.
+   */
+  requireChannel(ref: unknown, needMembership = true): FakeChannel {
+    const ch = this.channel(ref) ?? fail('channel_not_found');
+    if (needMembership && !ch.botIsMember) fail('not_in_channel');
+    return ch;
+  }
+
+  /**
+   * The live, non-ephemeral message with ts `ts` in `ch`.
+   * @throws `message_not_found`.
+   */
+  requireMessage(ch: FakeChannel, ts: unknown): SlackMessage {
+    const t = str(ts) ?? fail('message_not_found');
+    return this.messages.find((m) => m.channel === ch.id && m.ts === t && !m.deleted && !m.ephemeralTo) ?? fail('message_not_found');
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  /** See {@link FakeSlack.addUserMessage}. */
+  addUserMessage(m: UserMessageInput): SlackMessage {
+    const msg: SlackMessage = {
+      channel: m.channel,
+      ts: this.nextTs(),
+      user: m.user,
+      text: m.text,
+      reactions: [],
+      source: m.source ?? 'human',
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+    };
+    this.messages.push(msg);
+    return msg;
+  }
+
+  /** See {@link FakeSlack.findMessage}. */
+  findMessage(channel: string, ts: string): SlackMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts && !m.deleted);
+  }
+
+  /** A new (not yet recorded) bot message in `ch` from `text`, `blocks` (empty → none) and `thread_ts` arguments. */
+  botMessage(ch: FakeChannel, args: Json, source: SlackMessageSource): SlackMessage {
+    const text = typeof args.text === 'string' ? args.text : '';
+    const blocks = Array.isArray(args.blocks) && args.blocks.length > 0 ? (args.blocks as unknown[]) : undefined;
+    const threadTs = str(args.thread_ts);
+    return {
+      channel: ch.id,
+      ts: this.nextTs(),
+      user: this.botUserId,
+      bot_id: this.botId,
+      text,
+      reactions: [],
+      source,
+      ...(blocks ? { blocks } : {}),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    };
+  }
+
+  // ---------------------------------------------------------------- wire shapes
+
+  /** A message as the Web API returns it (`chat.postMessage`'s `message`, `conversations.history`). */
+  messageJson(m: SlackMessage): Json {
+    return {
+      type: 'message',
+      ...(m.user ? { user: m.user } : {}),
+      ...(m.bot_id ? { bot_id: m.bot_id, app_id: this.appId } : {}),
+      text: m.text,
+      ts: m.ts,
+      team: this.teamId,
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+      ...(m.blocks ? { blocks: m.blocks } : {}),
+      ...(m.edited ? { edited: { user: m.user ?? this.botUserId, ts: m.ts } } : {}),
+      ...(m.reactions.length ? { reactions: m.reactions.map((name) => ({ name, users: [this.botUserId], count: 1 })) } : {}),
+      ...(m.files ? { files: m.files.map((f) => this.fileJson(f)) } : {}),
+    };
+  }
+
+  /** A file object as the Web API returns it (`files.completeUploadExternal`, message `files`). */
+  fileJson(f: SlackFileRef): Json {
+    return {
+      id: f.id,
+      name: f.name,
+      title: f.title,
+      size: f.size,
+      user: this.botUserId,
+      permalink: `https://${this.teamDomain}.slack.com/files/${this.botUserId}/${f.id}/${encodeURIComponent(f.name)}`,
+    };
+  }
+
+  /** `https://<domain>.slack.com/archives/<channel>/p<ts without dot>`, plus `?thread_ts=<root>&cid=<channel>` for thread replies. */
+  permalink(m: SlackMessage): string {
+    const base = `https://${this.teamDomain}.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+    return m.thread_ts && m.thread_ts !== m.ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Public shapes of the fake Slack Web API (see `src/sandbox/fake-slack.ts` for what it mirrors):
+ * its options, the state it records (messages, calls, views, uploads) and the handle tests use.
+ *
+ * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
+ * `at`/clock values in epoch milliseconds.
+ */
+
+/** A workspace member known to the fake (`users.info`). `tzOffset` is in seconds east of UTC, like Slack's `tz_offset`. */
+export interface FakeUser {
+  id: string;
+  name: string;
+  realName?: string;
+  tz?: string;
+  tzOffset?: number;
+  isBot?: boolean;
+}
+
+/** A conversation known to the fake. `user` is the other party of an IM (`isIm`). */
+export interface FakeChannel {
+  id: string;
+  name: string;
+  botIsMember: boolean;
+  isIm?: boolean;
+  user?: string;
+}
+
+/** Options of {@link startFakeSlack}. */
+export interface FakeSlackOptions {
+  /** TCP port to listen on, on 127.0.0.1. Default 0 (an ephemeral port). */
+  port?: number;
+  /** The only accepted token. Missing token → `not_authed`, any other token → `invalid_auth`. */
+  botToken: string;
+  /** Default "T0SANDBOX". */
+  teamId?: string;
+  /** The bot's user id. Default "U0DOCSBOT". */
+  botUserId?: string;
+  /** The bot's bot id (`bot_id` on its messages). Default "B0DOCSBOT". */
+  botId?: string;
+  /** The app id (`api_app_id`). Default "A0DOCSAPP". */
+  appId?: string;
+  /** Workspace domain used in permalinks and `auth.test`'s url. Default "sandbox". */
+  teamDomain?: string;
+  /**
+   * Workspace members. Default: U0ALICE "alice" (Europe/Berlin), U0BOB "bob" (America/New_York),
+   * U0CAROL "carol" (Asia/Tokyo). The bot user is always added.
+   */
+  users?: FakeUser[];
+  /** Conversations. Default: C0DOCS "docs" (bot member), C0RANDOM "random" (not a member), D0ALICE (IM with alice). */
+  channels?: FakeChannel[];
+  /** Clock in epoch milliseconds, used for message `ts` and call times. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** One recorded HTTP call to the fake. `at` is epoch ms (from `opts.now`); `status` is the HTTP status returned. */
+export interface SlackCall {
+  /** Web API method ("chat.postMessage"), or the pseudo methods "response_url" and "file_upload" for POSTs to those URLs. */
+  method: string;
+  /** Parsed arguments with JSON-encoded fields decoded; the token is never recorded. */
+  args: Record<string, unknown>;
+  at: number;
+  response: unknown;
+  status: number;
+  /** For HTTP 429 answers: the `Retry-After` value sent, in seconds. */
+  retryAfterS?: number;
+}
+
+/** A file shared into a message via `files.completeUploadExternal`. `size` is in bytes. */
+export interface SlackFileRef {
+  id: string;
+  name: string;
+  title: string;
+  size: number;
+  bytes: Buffer;
+}
+
+/** Where a recorded message came from. */
+export type SlackMessageSource = 'api' | 'human' | 'command' | 'response_url' | 'file_share';
+
+/** Channel state: one message as a person in Slack would see it (updates modify it in place). */
+export interface SlackMessage {
+  channel: string;
+  /** Slack timestamp string, unique per fake, e.g. "1700000000.000100". */
+  ts: string;
+  thread_ts?: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+  blocks?: unknown[];
+  edited?: boolean;
+  /** Names of reactions the bot added (without colons), in order. */
+  reactions: string[];
+  /** Set for ephemeral messages: the only user who can see it. */
+  ephemeralTo?: string;
+  files?: SlackFileRef[];
+  deleted?: boolean;
+  source: SlackMessageSource;
+}
+
+/** A view published (`views.publish`) or opened/pushed/updated (`views.open` / `views.push` / `views.update`). */
+export interface RecordedView {
+  id: string;
+  kind: 'home' | 'modal';
+  /** Owner: `user_id` for home tabs, the user the trigger was minted for when opening modals. */
+  userId?: string;
+  triggerId?: string;
+  view: Record<string, unknown>;
+  hash: string;
+  method: string;
+}
+
+/** Context the fake needs to act on a `response_url` post like Slack does. */
+export interface ResponseUrlContext {
+  /** The user who triggered the interaction: ephemeral replies are only visible to them. */
+  user?: string;
+  channel?: string;
+  /** ts of the message the interaction came from (for `replace_original` / `delete_original`). */
+  messageTs?: string;
+  threadTs?: string;
+}
+
+/** A failure injected with {@link FakeSlack.failNext}. `retryAfterS` is in seconds. */
+export type SlackFailure = { status: 429; retryAfterS: number } | { error: string };
+
+/** Handle of a running fake Slack. */
+export interface FakeSlack {
+  /** Web API base with trailing slash, e.g. "http://127.0.0.1:PORT/api/" — give it to the bot as SLACK_API_URL. */
+  url: string;
+  /** "http://127.0.0.1:PORT". */
+  origin: string;
+  teamId: string;
+  teamDomain: string;
+  botUserId: string;
+  botId: string;
+  appId: string;
+  users: FakeUser[];
+  channels: FakeChannel[];
+  /** Every call in order. */
+  calls: SlackCall[];
+  /** Channel state in posting order (including ephemerals, response_url replies and humans' messages). */
+  messages: SlackMessage[];
+  /** Views published or opened, in order. */
+  views: RecordedView[];
+  /** Bytes received on upload URLs, by file id. */
+  uploads: Map<string, { filename: string; length: number; bytes?: Buffer }>;
+  /**
+   * A `response_url` served by the fake (`${origin}/response/<id>`). POSTs to it (JSON: text, blocks,
+   * response_type "ephemeral" (default) | "in_channel", replace_original, delete_original, thread_ts) are
+   * recorded into `messages`: ephemeral ones with `ephemeralTo = context.user`, in_channel ones as bot
+   * messages in `context.channel`.
+   */
+  responseUrl(id?: string, context?: ResponseUrlContext): string;
+  /** Mint a trigger_id for `user` (what Slack puts in slash commands and interactions); `views.open` accepts only minted ones. */
+  triggerId(user: string): string;
+  /** Record a human's message with a fresh ts and return it (the driver uses it so transcripts show what people typed). */
+  addUserMessage(m: { channel: string; user: string; text: string; thread_ts?: string; source?: 'human' | 'command' }): SlackMessage;
+  /** Find a live (not deleted) message by channel and ts. */
+  findMessage(channel: string, ts: string): SlackMessage | undefined;
+  /**
+   * Make the next `times` (default 1) calls to `method` fail: `{status: 429, retryAfterS}` answers HTTP 429
+   * with `Retry-After` and body `{ok:false,error:"ratelimited"}`; `{error}` answers HTTP 200 `{ok:false,error}`.
+   * Only authenticated calls consume an injected failure.
+   */
+  failNext(method: string, failure: SlackFailure, times?: number): void;
+  /** Subscribe to calls as they are recorded (for the sandbox's live log). Returns an unsubscribe function. */
+  onCall(cb: (call: SlackCall) => void): () => void;
+  /**
+   * Poll `fn` every ~20 ms until it returns something truthy and resolve with that value.
+   * Rejects after `timeoutMs` (default 5000) with the last thrown error (if any) and the recent calls.
+   */
+  waitFor<T>(fn: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  /** Stop the server (open connections are closed). */
+  close(): Promise<void>;
+}
