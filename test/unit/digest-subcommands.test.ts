@@ -1,4 +1,4 @@
-import type { RespondFn } from '@slack/bolt';
+import type { Respond } from '../../src/platform/slack/respond.js';
 import { describe, expect, it } from 'vitest';
 import { parseScheduleArgs } from '../../src/features/digests/schedule.js';
 import { digestSubcommands } from '../../src/features/digests/subcommands.js';
@@ -65,7 +65,7 @@ describe('the digests subcommands of /docs-visitors', () => {
 
   it('a prepared subcommand runs only when called (after the ack)', async () => {
     const said: string[] = [];
-    const respond = (async (m: { text?: string }) => void said.push(String(m.text))) as unknown as RespondFn;
+    const respond = (async (m: { text?: string }) => void said.push(String(m.text))) as Respond;
     const res = prepare('subscriptions');
     expect(said).toEqual([]);
     if (!res.ok) throw new Error('expected ok');

@@ -1,6 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, truncate } from '../../platform/slack/limits.js';
+import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
 import type { StatusState } from './store.js';
 
 /**
@@ -8,8 +9,11 @@ import type { StatusState } from './store.js';
  * one announcement of a job's end in its thread, and the App Home tab.
  */
 
-/** `action_id` of the "View pull request" link button (Slack still sends block_actions for link buttons). */
-export const ACTION_OPEN_PR = 'open_pr_link';
+/** `action_id` of the "View pull request" link button: the platform acks every `link.` action. */
+export const ACTION_OPEN_PR = `${LINK_ACTION_PREFIX}open_pr`;
+
+/** `action_id` of "Start it again" on the notice of an uncertain start. */
+export const ACTION_RESTART = 'agent_jobs.restart';
 
 /** An actions block with the "View pull request" link button. */
 function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
@@ -55,6 +59,7 @@ const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
   failed: (v) => `:x: *Failed* after ${formatDuration(v.elapsedMs)}`,
   archived: () => ':file_cabinet: *Archived*',
   timeout: (v) => `:warning: *Stopped watching* after ${formatDuration(v.elapsedMs)}`,
+  uncertain: () => ':grey_question: *May or may not have started*',
 };
 
 /**
@@ -173,6 +178,7 @@ const STATE_LABEL: Record<StatusState, string> = {
   failed: ':x: Failed',
   archived: ':file_cabinet: Archived',
   timeout: ':warning: Stopped watching',
+  uncertain: ':grey_question: May or may not have started',
 };
 
 /**
@@ -226,4 +232,21 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
     },
   );
   return { type: 'home', blocks };
+}
+
+/**
+ * The one thread reply after an uncertain start (the bot was stopped while the create request was
+ * in flight, and the docs API has no way to ask): the instruction, and "Start it again", which
+ * carries `restartId` (≤ 200 chars; Slack: button value ≤ 2000).
+ */
+export function buildUncertainNotice(p: { requester: string; instruction: string; restartId: string }): { text: string; blocks: KnownBlock[] } {
+  const head = `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. If no job or pull request shows up on the docs platform, start it again:`;
+  const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
+  return {
+    text,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Start it again' }, action_id: ACTION_RESTART, value: p.restartId }] },
+    ],
+  };
 }

@@ -10,10 +10,11 @@ import type { Redis } from 'ioredis';
 import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
+import type { Intake } from '../../platform/intake.js';
 import type { QueueContext } from '../../platform/queues.js';
-import type { Dedupe } from '../../platform/slack/dedupe.js';
 import type { HomeDefaults } from './blocks.js';
-import { register as registerListeners, type AgentJobsListenerDeps } from './listeners.js';
+import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
+import { register as registerListeners } from './listeners.js';
 import type { PollJobData } from './poll.js';
 import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
@@ -22,6 +23,7 @@ import { JobStore } from './store.js';
 import { createPollQueue, startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
+export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';
 
 /** What the feature is built from (platform pieces and its configuration). */
 export interface AgentJobsOptions {
@@ -35,7 +37,8 @@ export interface AgentJobsOptions {
   slack: WebClient;
   /** A client that rejects 429s, for status edits (the presenter waits out Retry-After itself). */
   statusSlack: WebClient;
-  dedupe: Pick<Dedupe, 'claimMessage'>;
+  /** Where listeners record requests; the feature registers its handlers on it. */
+  intake: Intake;
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
   poll: PollBounds;
@@ -72,9 +75,8 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now };
   const start: StartJobDeps = { ...common, docsApi: o.docsApi, slack: o.slack };
-  const listenerDeps: AgentJobsListenerDeps = {
+  const handlerDeps: AgentJobsHandlerDeps = {
     store,
-    dedupe: o.dedupe,
     followups: new KeyedSerial(),
     start,
     continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policy: o.followupPolicy },
@@ -84,11 +86,12 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     homeDefaults: o.homeDefaults,
     now: o.now,
   };
+  registerHandlers(o.intake, handlerDeps);
   return {
     start,
     pollQueue,
     presenter,
-    register: (app) => registerListeners(app, listenerDeps),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
     startWorkers: () => [
       startPollWorker(o.queues, { store, docsApi: o.docsApi, slack: o.slack, status: presenter, logger, bounds: o.poll, timeoutMs: o.timeoutMs, now: o.now }),
     ],

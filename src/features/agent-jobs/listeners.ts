@@ -1,29 +1,24 @@
-import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { KeyedSerial } from '../../platform/keyed-serial.js';
+import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { quote } from '../../platform/slack/limits.js';
-import { markupToText, unescapeSlackText } from '../../platform/slack/markup.js';
-import { userNameLookup } from '../../platform/slack/user-names.js';
-import { buildHomeView, type HomeDefaults } from './blocks.js';
-import { handleIncomingMessage, type MessageDeps } from './messages.js';
-import { continueAgentJob, startAgentJob, threadPermalink, type ContinueJobDeps, type StartJobDeps } from './service.js';
-import type { JobStore } from './store.js';
+import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
+import { recordCommand, recordInteraction } from '../../platform/slack/record.js';
+import { ACTION_RESTART } from './blocks.js';
+import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './handlers.js';
+import type { IncomingMessage } from './messages.js';
 
-/** What the agent-jobs listeners need (built once in main.ts). */
-export interface AgentJobsListenerDeps extends MessageDeps {
-  store: Pick<JobStore, 'findByThread' | 'listUserJobs' | 'update'>;
-  followups: Pick<KeyedSerial, 'run'>;
-  start: StartJobDeps;
-  continue: ContinueJobDeps;
-  slack: MessageDeps['slack'] & { chat: Pick<WebClient['chat'], 'getPermalink'>; views: Pick<WebClient['views'], 'publish'> };
+/** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
+export interface AgentJobsListenerDeps {
+  intake: Pick<Intake, 'record'>;
+  /** Answers a message whose intake could not be recorded. */
+  slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   logger: Logger;
-  /** What App Home shows as the defaults in force. */
-  homeDefaults: HomeDefaults;
-  now: () => number;
 }
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /** Usage text of `/docs-edit` (shown for an empty instruction). */
 export const DOCS_EDIT_USAGE =
@@ -34,124 +29,111 @@ export const DOCS_REPLY_USAGE =
   'Continue a job from the channel with `/docs-reply <job-id> <instruction>`, for example:\n`/docs-reply job_abc123 Also add a Go example`\nThe job id is on the job\'s status message. (Slack does not run slash commands inside threads, so in a thread just reply.)';
 
 /**
- * `/docs-edit <instruction>`: acks at once (Slack: within 3 s), then starts an agent job whose
- * status message is posted in the channel. The instruction is trimmed and Slack's escaping undone
- * (`&lt;Tabs&gt;` → `<Tabs>`; should_escape is false in the manifest, so mentions and links arrive
- * as typed), otherwise sent as typed. Bad input and failures get an ephemeral answer.
+ * `/docs-edit <instruction>`: an empty instruction gets the usage in the ack; otherwise the request
+ * is recorded (`agent-jobs.start`, id from the `trigger_id`) and acked. The instruction is trimmed
+ * and Slack's escaping undone (`&lt;Tabs&gt;` → `<Tabs>`; should_escape is false in the manifest,
+ * so mentions and links arrive as typed), otherwise sent as typed.
  */
-export function docsEditCommand(deps: Pick<AgentJobsListenerDeps, 'start'>) {
-  return async ({ command, ack, respond }: CommandArgs): Promise<void> => {
-    if (!command.text.trim()) {
-      await ack({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE });
-      return;
-    }
-    await ack();
+export function docsEditCommand(deps: AgentJobsListenerDeps) {
+  return async ({ command, ack }: CommandArgs): Promise<void> => {
     const instruction = unescapeSlackText(command.text).trim();
-    const result = await startAgentJob(deps.start, { teamId: command.team_id, channel: command.channel_id, requester: command.user_id, instruction });
-    if (!result.ok) await respond({ response_type: 'ephemeral', text: result.message });
+    if (!instruction) return void (await ack({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE }));
+    const payload: StartIntake = { teamId: command.team_id, channel: command.channel_id, requester: command.user_id, instruction, responseUrl: command.response_url };
+    await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.start, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };
 }
 
-/**
- * `/docs-reply <job-id> <instruction>`: sends the follow-up, posts a note in the job's thread
- * ("@user continued this job from the channel: …"), and answers the person ephemerally with a link
- * to that thread. Unknown ids and missing instructions get an ephemeral answer and no API call.
- */
-export function docsReplyCommand(deps: Pick<AgentJobsListenerDeps, 'continue' | 'followups' | 'slack' | 'store' | 'logger'>) {
-  return async ({ command, ack, respond, context }: CommandArgs): Promise<void> => {
-    const [jobId = '', ...rest] = command.text.trim().split(/\s+/);
-    const raw = command.text.trim().slice(jobId.length).trim();
-    if (!jobId || rest.length === 0 || !raw) {
-      await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE });
-      return;
-    }
-    await ack();
-    const prompt = await markupToText(raw, context.botUserId, userNameLookup(deps.slack));
-    const res = await deps.followups.run(jobId, () =>
-      continueAgentJob(deps.continue, { jobId, author: command.user_id, prompt, fromChannel: command.channel_id }),
-    );
-    if (!res.ok) {
-      await respond({ response_type: 'ephemeral', text: res.message });
-      return;
-    }
-    const rec = res.rec;
-    const note = `<@${command.user_id}> continued this job from the channel:\n${quote(prompt, 2800)}`;
-    await deps.slack.chat
-      .postMessage({ channel: rec.channel, thread_ts: rec.threadTs, text: note, unfurl_links: false })
-      .catch((err: unknown) => deps.logger.warn({ err }, 'could not post the /docs-reply note'));
-    const link = await threadPermalink(deps.slack, deps.store, rec);
-    await respond({
-      response_type: 'ephemeral',
-      text: `Sent your follow-up to job \`${jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
-    });
+/** `/docs-reply <job-id> <instruction>`: usage in the ack when either is missing; else recorded (`agent-jobs.reply`) and acked. */
+export function docsReplyCommand(deps: AgentJobsListenerDeps) {
+  return async ({ command, ack, context }: CommandArgs): Promise<void> => {
+    const text = command.text.trim();
+    const [jobId = ''] = text.split(/\s+/);
+    const raw = text.slice(jobId.length).trim();
+    if (!jobId || !raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE }));
+    const payload: ReplyIntake = { jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
+    await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.reply, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };
 }
 
 /** Message subtypes written by people (Slack: message subtypes); every other subtype is ignored. */
 export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
 
+/**
+ * Records a person's message for the worker when it may be for the bot (a mention, a DM, or a
+ * thread reply that may be a follow-up; plain channel chatter is dropped here, with no Redis
+ * write). The intake id is the message's `(channel, ts)`, so the `message` and `app_mention`
+ * events of one message, and Slack's retries and redeliveries, act once.
+ */
+async function recordMessage(deps: AgentJobsListenerDeps, msg: IncomingMessage, eventId: string, botUserId: string | undefined): Promise<void> {
+  const forBot = msg.viaMention || msg.channelType === 'im' || msg.thread_ts !== undefined || mentionsUser(msg.text, botUserId);
+  if (!forBot) return;
+  const payload: MessageIntake = { msg, botUserId };
+  try {
+    await deps.intake.record(INTAKE.message, `msg-${msg.channel}-${msg.ts}`, eventId, payload);
+  } catch (err) {
+    deps.logger.warn({ err, channel: msg.channel }, 'could not record a message; told the person to try again');
+    await deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text: BUSY_TEXT }).catch(() => undefined);
+  }
+}
+
 /** `message` events (message.channels / .groups / .im): people's messages only, never bots'. */
-export function messageEvent(deps: MessageDeps) {
+export function messageEvent(deps: AgentJobsListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
     const e = event as unknown as Record<string, unknown>;
     if (e.bot_id || !HUMAN_SUBTYPES.has(e.subtype as string | undefined) || typeof e.user !== 'string' || typeof e.text !== 'string') return;
-    const msg = {
-      teamId: (body as { team_id?: string }).team_id ?? '',
+    const b = body as { team_id: string; event_id: string };
+    const msg: IncomingMessage = {
+      teamId: b.team_id,
       channel: String(e.channel),
-      channelType: e.channel_type as string | undefined,
+      ...(typeof e.channel_type === 'string' ? { channelType: e.channel_type } : {}),
       user: e.user,
       text: e.text,
       ts: String(e.ts),
-      thread_ts: e.thread_ts as string | undefined,
+      ...(typeof e.thread_ts === 'string' ? { thread_ts: e.thread_ts } : {}),
       viaMention: false,
     };
-    await handleIncomingMessage(deps, msg, context.botUserId);
+    await recordMessage(deps, msg, b.event_id, context.botUserId);
   };
 }
 
 /** `app_mention`: starts a job in the mention's thread, or continues the job whose thread it is in. */
-export function appMentionEvent(deps: MessageDeps) {
+export function appMentionEvent(deps: AgentJobsListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     if (event.bot_id || !event.user) return;
-    const msg = {
-      teamId: (body as { team_id?: string }).team_id ?? '',
-      channel: event.channel,
-      user: event.user,
-      text: event.text,
-      ts: event.ts,
-      thread_ts: event.thread_ts,
-      viaMention: true,
-    };
-    await handleIncomingMessage(deps, msg, context.botUserId);
+    const b = body as { team_id: string; event_id: string };
+    const msg: IncomingMessage = { teamId: b.team_id, channel: event.channel, user: event.user, text: event.text, ts: event.ts, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), viaMention: true };
+    await recordMessage(deps, msg, b.event_id, context.botUserId);
   };
 }
 
-/** `app_home_opened` (Home tab): publishes the person's last 20 jobs and the defaults in force. */
-export function appHomeOpenedEvent(deps: Pick<AgentJobsListenerDeps, 'store' | 'slack' | 'homeDefaults' | 'now'>) {
+/** `app_home_opened` (Home tab): recorded (`agent-jobs.home`); the worker publishes the person's jobs. */
+export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
   return async ({ event, body }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
-    const teamId = (body as { team_id?: string }).team_id ?? '';
-    const recs = await deps.store.listUserJobs(teamId, event.user, 20);
-    const jobs = await Promise.all(
-      recs.map(async (r) => ({
-        jobId: r.jobId,
-        instruction: r.instruction,
-        state: r.state,
-        prLink: r.prLink,
-        permalink: await threadPermalink(deps.slack, deps.store, r),
-        createdAt: r.createdAt,
-        followups: r.cycle,
-      })),
-    );
-    await deps.slack.views.publish({ user_id: event.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now()) });
+    const b = body as { team_id: string; event_id: string };
+    const payload: HomeIntake = { teamId: b.team_id, user: event.user };
+    await deps.intake.record(INTAKE.home, `home-${b.event_id}`, b.event_id, payload).catch((err: unknown) => deps.logger.warn({ err }, 'could not record an App Home visit'));
   };
 }
 
-/** Registers the agent-jobs surfaces (declared in manifest.yml): `/docs-edit`, `/docs-reply`, messages, mentions, App Home. */
+/**
+ * "Start it again" on the notice of an uncertain start (block_actions `agent_jobs.restart`):
+ * recorded (`agent-jobs.restart`, id from the `action_ts`) and acked; the worker checks who may.
+ */
+export function restartAction(deps: AgentJobsListenerDeps) {
+  return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const payload: RestartIntake = { restartId: action.value ?? '', user: body.user.id, ...(channel ? { channel } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: INTAKE.restart, id: `act-${action.action_ts}`, requestId: action.action_ts, payload });
+  };
+}
+
+/** Registers the agent-jobs surfaces (declared in manifest.yml). */
 export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.command('/docs-edit', docsEditCommand(deps));
   app.command('/docs-reply', docsReplyCommand(deps));
   app.event('message', messageEvent(deps));
   app.event('app_mention', appMentionEvent(deps));
   app.event('app_home_opened', appHomeOpenedEvent(deps));
+  app.action<BlockAction<ButtonAction>>(ACTION_RESTART, restartAction(deps));
 }

@@ -1,23 +1,24 @@
 import type { WebClient } from '@slack/web-api';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
-import type { Dedupe } from '../../platform/slack/dedupe.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
+import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { userNameLookup } from '../../platform/slack/user-names.js';
-import { continueAgentJob, startAgentJob, type ContinueJobDeps, type StartJobDeps } from './service.js';
+import { continueAgentJob, type ContinueJobDeps } from './follow-up.js';
+import { startAgentJob, type StartJobDeps } from './service.js';
 import { PENDING_THREAD, type JobStore } from './store.js';
 
 /** What handling people's messages needs. */
 export interface MessageDeps {
   store: Pick<JobStore, 'findByThread'>;
-  dedupe: Pick<Dedupe, 'claimMessage'>;
   /** Serialises follow-ups per job in this process, in arrival order. */
   followups: Pick<KeyedSerial, 'run'>;
   start: StartJobDeps;
   continue: ContinueJobDeps;
-  /** Ephemeral answers, help, and users.info for names. */
-  slack: { chat: Pick<WebClient['chat'], 'postEphemeral' | 'postMessage'>; users: Pick<WebClient['users'], 'info'> };
+  /** Ephemeral answers, help (posted once), and users.info for names. */
+  slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'>; users: Pick<WebClient['users'], 'info'> };
   logger: Logger;
+  now: () => number;
   /** FOLLOWUP_IGNORE_PREFIX: thread replies starting with it are not sent to the agent. */
   ignorePrefix: string;
 }
@@ -77,56 +78,59 @@ export async function decide(deps: Pick<MessageDeps, 'store' | 'ignorePrefix'>, 
   return { action: 'start', threadTs };
 }
 
+/** Thrown while the job whose thread a reply is in is still being created: the intake retries it shortly. */
+export class JobStillStartingError extends Error {
+  constructor() {
+    super('the job of this thread is still starting');
+    this.name = 'JobStillStartingError';
+  }
+}
+
+/** Answer to a reply in the thread of a job that took too long to start. */
+export const STILL_STARTING_TEXT = 'This job is still starting, so I could not pass that on yet. Send it again in a few seconds.';
+
 /**
- * Acts on a person's message exactly once: claims `(channel, ts)` in Redis first (Slack may
- * deliver one message as both `message` and `app_mention`, and redeliver it with a new
- * `event_id`), then starts a job, continues one, or posts help. Follow-ups to one job run in
- * arrival order. Failures are told to the person ephemerally in the thread.
+ * Acts on a person's message (recorded by the intake; `steps` carries what earlier tries did):
+ * starts a job in the message's thread, continues the job whose thread it is in, or posts help.
+ * A reply while its job is still being created waits for it (the intake retries) and is told
+ * to send it again only if the job is not there by the last try. Follow-ups to one job run in
+ * arrival order in this process. Failures are told to the person ephemerally in the thread.
+ *
+ * @param key - unique per message (the intake's id): keys what is posted at most once.
+ * @throws {JobStillStartingError} to be retried; Redis errors.
  */
-export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined): Promise<void> {
+export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined, steps: Steps, key: string): Promise<void> {
   const client = deps.slack;
   const decision = await decide(deps, msg, botUserId);
   const log = deps.logger.child({ channel: msg.channel, ts: msg.ts, action: decision.action });
-  if (decision.action === 'ignore') {
-    log.debug({ reason: decision.reason }, 'message ignored');
-    return;
-  }
-  if (!(await deps.dedupe.claimMessage(msg.channel, msg.ts))) {
-    log.info('duplicate delivery of a message; ignored');
-    return;
-  }
   const tellAuthor = (text: string) =>
     client.chat
       .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
       .catch((err: unknown) => log.warn({ err }, 'could not post an ephemeral answer'));
-
-  if (decision.action === 'starting') {
-    await tellAuthor('This job is still starting, so I could not pass that on yet. Send it again in a few seconds.');
-    return;
+  switch (decision.action) {
+    case 'ignore':
+      log.debug({ reason: decision.reason }, 'message ignored');
+      return;
+    case 'starting':
+      if (!steps.finalAttempt) throw new JobStillStartingError();
+      await tellAuthor(STILL_STARTING_TEXT);
+      return;
+    case 'help':
+      await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: deps.now() });
+      return;
+    case 'followup':
+      await deps.followups.run(decision.jobId, async () => {
+        const prompt = await markupToText(msg.text, botUserId, userNameLookup(client));
+        if (!prompt) return void (await tellAuthor('That reply has no instruction in it, so I did not send it to the agent.'));
+        const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt }, steps);
+        if (!res.ok) await tellAuthor(res.message);
+      });
+      return;
+    case 'start': {
+      const instruction = await markupToText(msg.text, botUserId, userNameLookup(client));
+      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key };
+      const res = await startAgentJob(deps.start, req, steps);
+      if (!res.ok && res.message) await tellAuthor(res.message);
+    }
   }
-  if (decision.action === 'help') {
-    await client.chat.postMessage({ channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP });
-    return;
-  }
-  if (decision.action === 'followup') {
-    await deps.followups.run(decision.jobId, async () => {
-      const prompt = await markupToText(msg.text, botUserId, userNameLookup(client));
-      if (!prompt) {
-        await tellAuthor('That reply has no instruction in it, so I did not send it to the agent.');
-        return;
-      }
-      const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt });
-      if (!res.ok) await tellAuthor(res.message);
-    });
-    return;
-  }
-  const instruction = await markupToText(msg.text, botUserId, userNameLookup(client));
-  const res = await startAgentJob(deps.start, {
-    teamId: msg.teamId,
-    channel: msg.channel,
-    requester: msg.user,
-    instruction,
-    threadTs: decision.threadTs,
-  });
-  if (!res.ok) await tellAuthor(res.message);
 }

@@ -91,6 +91,9 @@ export function createPollStep(deps: PollStepDeps) {
       },
       backoffMs: () => nextPollDelayMs(attempt + 1, deps.bounds, deps.random),
     };
+    // This cycle's end is already recorded (an announcement that Slack refused before): announce that end.
+    const recorded = recordedOutcome(rec);
+    if (recorded) return finish(ctx, rec.state, recorded);
     const watchedMs = deps.now() - rec.cycleStartedAt;
     if (watchedMs >= deps.timeoutMs) return finish(ctx, 'timeout', { kind: 'timeout', watchedMs });
 
@@ -116,6 +119,22 @@ export function createPollStep(deps: PollStepDeps) {
   };
 }
 
+/** The outcome the record holds when this cycle's end was recorded but not yet announced. */
+function recordedOutcome(rec: JobRecord): JobOutcome | undefined {
+  if (rec.endedAt <= 0) return undefined;
+  switch (rec.state) {
+    case 'completed':
+      return { kind: 'completed', prLink: rec.prLink };
+    case 'failed':
+    case 'archived':
+      return { kind: rec.state };
+    case 'timeout':
+      return { kind: 'timeout', watchedMs: rec.endedAt - rec.cycleStartedAt };
+    default:
+      return undefined;
+  }
+}
+
 /**
  * Records the end of the cycle and announces it once. The end is recorded only while the record is
  * still on this cycle (a follow-up that began meanwhile owns the thread: `superseded`).
@@ -128,7 +147,9 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     return ctx.reschedule(ANNOUNCE_LEASE_MS);
   }
   const endedPrLink = prLink ?? rec.prLink;
-  if (!(await deps.store.updateIfCycle(rec.jobId, cycle, { state, prLink: endedPrLink, endedAt: deps.now() }))) {
+  // The end replaces any "interrupted by a follow-up" note: it no longer applies.
+  const endedAt = rec.endedAt > 0 ? rec.endedAt : deps.now();
+  if (!(await deps.store.updateIfCycle(rec.jobId, cycle, { state, prLink: endedPrLink, endedAt, note: '' }))) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
     return 'superseded';
   }

@@ -16,6 +16,7 @@ export const STATE_REACTION: Record<StatusState, string> = {
   failed: 'x',
   archived: 'file_cabinet',
   timeout: 'warning',
+  uncertain: '',
 };
 
 /** Options of {@link StatusPresenter}. */

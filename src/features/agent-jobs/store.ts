@@ -10,7 +10,9 @@ export type StatusState =
   | 'completed'
   | 'failed'
   | 'archived'
-  | 'timeout';
+  | 'timeout'
+  /** The process died while the create request was in flight: the job may or may not exist. */
+  | 'uncertain';
 
 /**
  * What the bot remembers of an agent job, in Redis (hash `{prefix}:agent-job:{jobId}`), so that a
@@ -47,6 +49,29 @@ export interface JobRecord {
   /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
   alsoMention: string;
 }
+
+/** What "Start it again" needs to start a job whose first start was uncertain. */
+export interface RestartRecord {
+  teamId: string;
+  channel: string;
+  requester: string;
+  instruction: string;
+  /** The thread the first attempt used (its status message or the person's message). */
+  threadTs?: string;
+  reactOnStatusMessage?: boolean;
+}
+
+// KEYS[1] = the job's hash; ARGV = fromCycle ('' = any), TTL (s), field/value pairs.
+// Begins cycle + 1 (unless fromCycle is given and the record moved past it) and returns the cycle.
+const BEGIN_CYCLE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local current = tonumber(redis.call('HGET', KEYS[1], 'cycle') or '0')
+if ARGV[1] ~= '' and current ~= tonumber(ARGV[1]) then return current end
+local cycle = redis.call('HINCRBY', KEYS[1], 'cycle', 1)
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return cycle
+`;
 
 /** Value of a thread index key while its job is being created (replies get "still starting"). */
 export const PENDING_THREAD = 'pending';
@@ -102,21 +127,32 @@ export class JobStore {
   }
 
   /**
-   * Starts follow-up cycle `cycle + 1` atomically (HINCRBY), so concurrent follow-ups get distinct
-   * numbers. Marks the record active again with `author` as the person to mention at the end.
-   * @returns the new cycle number, or undefined for an unknown job.
+   * Starts follow-up cycle `cycle + 1` atomically, so concurrent follow-ups get distinct numbers.
+   * Marks the record active again with `author` as the person to mention at the end. With
+   * `fromCycle` (a retry of the same follow-up after a crash) it begins a cycle only while the
+   * record is still on `fromCycle`, else returns the current one: a follow-up never counts twice.
+   * @returns the cycle number, or undefined for an unknown job.
    */
-  async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = ''): Promise<number | undefined> {
-    const k = this.key('agent-job', jobId);
-    if (!(await this.redis.exists(k))) return undefined;
-    const res = await this.redis
-      .multi()
-      .hincrby(k, 'cycle', 1)
-      .hset(k, toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }))
-      .expire(k, RECORD_TTL_S)
-      .exec();
-    const cycle = res?.[0]?.[1];
-    return typeof cycle === 'number' ? cycle : Number(cycle);
+  async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = '', fromCycle?: number): Promise<number | undefined> {
+    const fields = Object.entries(toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention })).flat();
+    const res = await this.redis.eval(BEGIN_CYCLE, 1, this.key('agent-job', jobId), fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields);
+    return res === null || res === undefined ? undefined : Number(res);
+  }
+
+  /** Keeps what is needed to start a job again ("Start it again" after an uncertain start), for {@link RECORD_TTL_S}. */
+  async saveRestart(id: string, req: RestartRecord): Promise<void> {
+    await this.redis.set(this.key('restart', id), JSON.stringify(req), 'EX', RECORD_TTL_S);
+  }
+
+  /** @returns what {@link saveRestart} kept, or undefined when unknown, expired or unreadable. */
+  async getRestart(id: string): Promise<RestartRecord | undefined> {
+    const raw = await this.redis.get(this.key('restart', id));
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as RestartRecord;
+    } catch {
+      return undefined;
+    }
   }
 
   /** @returns the person's most recent jobs, newest first, at most `limit` (records that expired are skipped). */

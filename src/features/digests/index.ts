@@ -7,10 +7,11 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
-import type { StartJobDeps } from '../agent-jobs/index.js';
 import type { VisitorsServices, VisitorsSubcommands } from '../visitors/index.js';
+import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import type { DigestSchedule } from './schedule.js';
 import type { DigestJobData } from './store.js';
@@ -20,12 +21,11 @@ import { createDigestQueue, startDigestWorker } from './worker.js';
 /** What the feature is built from. */
 export interface DigestsOptions {
   queues: QueueContext;
+  intake: Intake;
   redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
   visitors: Pick<VisitorsServices, 'cache'>;
-  /** Starting a docs agent job from "Improve with agent". */
-  startJob: StartJobDeps;
   slack: WebClient;
   /** DIGEST_CRON and DIGEST_TZ. */
   defaultSchedule: DigestSchedule;
@@ -46,15 +46,16 @@ export interface Digests {
   close(): Promise<void>;
 }
 
-/** Builds the digests feature. */
+/** Builds the digests feature and registers its intake handlers. */
 export function createDigests(o: DigestsOptions): Digests {
   const logger = o.logger.child({ feature: 'digests' });
   const digestQueue = createDigestQueue(o.queues);
   const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
+  registerHandlers(o.intake, { ...common, slack: o.slack });
   return {
     digestQueue,
     subcommands: digestSubcommands({ ...common, slack: o.slack }),
-    register: (app) => registerListeners(app, { ...common, slack: o.slack, startJob: o.startJob }),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
     startWorkers: () => [
       startDigestWorker(
         o.queues,

@@ -1,18 +1,20 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { startAgentJob, type StartJobDeps } from '../agent-jobs/index.js';
+import { recordInteraction } from '../../platform/slack/record.js';
+import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
 import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
-import { queueDigestNow, type DigestCommandDeps } from './subcommands.js';
+import { DIGESTS_INTAKE, type DigestRetryIntake } from './handlers.js';
 
 /** What the digest buttons and the "Improve with agent" modal need. */
-export interface DigestListenerDeps extends Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'> {
-  /** Opens the modal, edits the digest notice, answers ephemerally. */
-  slack: { chat: Pick<WebClient['chat'], 'update' | 'postEphemeral'>; views: Pick<WebClient['views'], 'open'> };
-  /** Starting a docs agent job (the agent-jobs feature). */
-  startJob: StartJobDeps;
+export interface DigestListenerDeps {
+  intake: Pick<Intake, 'record'>;
+  /** Opens the modal. */
+  slack: { views: Pick<WebClient['views'], 'open'> };
   logger: Logger;
 }
 
@@ -48,24 +50,17 @@ export function improveAction(deps: DigestListenerDeps) {
 
 /**
  * Submission of the "Improve with agent" modal (view_submission `visitors_improve`): a blank
- * instruction is refused inside the modal (`response_action: errors`); otherwise the modal closes
- * and a docs agent job starts with the (edited) instruction, its status message in the digest's
- * thread. If it cannot start, the person gets an ephemeral message saying why.
+ * instruction is refused inside the modal (`response_action: errors`); otherwise a docs agent job
+ * start is recorded (the agent-jobs feature's intake, its status message in the digest's thread)
+ * and the modal closes. If it cannot be recorded, the modal says so and stays open.
  */
 export function improveSubmission(deps: DigestListenerDeps) {
   return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
     const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
     const meta = decodeImproveMetadata(view.private_metadata);
-    if (!instruction) {
-      await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } });
-      return;
-    }
-    if (!meta) {
-      await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } });
-      return;
-    }
-    await ack();
-    const result = await startAgentJob(deps.startJob, {
+    if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } }));
+    if (!meta) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } }));
+    const payload: StartIntake = {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel: meta.channel,
       requester: body.user.id,
@@ -73,32 +68,28 @@ export function improveSubmission(deps: DigestListenerDeps) {
       threadTs: meta.threadTs,
       // Several jobs may share a digest's thread: each shows its state on its own status message.
       reactOnStatusMessage: true,
-    });
-    if (!result.ok) {
-      await deps.slack.chat.postEphemeral({ channel: meta.channel, user: body.user.id, thread_ts: meta.threadTs, text: result.message }).catch(() => undefined);
+    };
+    const requestId = body.trigger_id ?? `${view.id}-${view.hash}`;
+    try {
+      await deps.intake.record(AGENT_JOBS_INTAKE.start, `view-${requestId}`, requestId, payload);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not record a job start from the Improve with agent form');
+      return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } }));
     }
+    await ack();
   };
 }
 
 /**
- * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): queues the
- * channel's digest again and edits the notice to say so.
+ * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): recorded
+ * (`digests.retry`) and acked; the worker queues the channel's digest again and edits the notice.
  */
 export function digestRetryAction(deps: DigestListenerDeps) {
-  return async ({ ack, body, respond }: ButtonArgs): Promise<void> => {
-    await ack();
+  return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const { channel, ts, teamId } = where(body);
-    if (!channel || !teamId) return;
-    try {
-      await queueDigestNow(deps, { teamId, channel, requestedBy: body.user.id });
-    } catch {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: "I couldn't queue the digest; try again in a moment." });
-      return;
-    }
-    if (ts) {
-      const text = `:hourglass_flowing_sand: <@${body.user.id}> asked to try the weekly digest again; it is on its way.`;
-      await deps.slack.chat.update({ channel, ts, text, blocks: [] }).catch(() => undefined);
-    }
+    if (!channel || !teamId) return void (await ack());
+    const payload: DigestRetryIntake = { teamId, channel, user: body.user.id, ...(ts ? { ts } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: DIGESTS_INTAKE.retry, id: `act-${action.action_ts}`, requestId: action.action_ts, payload });
   };
 }
 

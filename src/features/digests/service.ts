@@ -2,7 +2,8 @@ import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
-import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { respondVia } from '../../platform/slack/respond.js';
 import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type VisitorsCache, type VisitorsServices } from '../visitors/index.js';
 import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
 import { renderDigestChart } from './chart.js';
@@ -164,11 +165,7 @@ async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrig
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       log.warn({ slackError: code }, 'cannot post the digest in this channel; skipping this run');
-      if (run.data.trigger === 'manual') {
-        // The person who asked gets told why nothing appeared (a DM: the bot can't post in the channel).
-        const text = `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.`;
-        await deps.slack.chat.postMessage({ channel: run.data.requestedBy, text }).catch(() => undefined);
-      }
+      if (run.data.trigger === 'manual') await tellCannotPost(ctx);
       return { status: 'cannot_post', error: code };
     }
     if (run.finalAttempt) await announceFailure(ctx, err);
@@ -177,6 +174,18 @@ async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrig
   await deps.redis.set(ctx.recordKey, `posted:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);
   log.info({ ts }, 'digest posted');
   return { status: 'posted', ts };
+}
+
+/**
+ * A manual digest the bot could not post: the person who asked hears why, privately (through the
+ * command's response_url, with the same answer as /docs-edit; else in a DM).
+ */
+async function tellCannotPost(ctx: RunContext): Promise<void> {
+  const { deps, run } = ctx;
+  const tell = run.data.responseUrl
+    ? respondVia(run.data.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: `${INVITE_FIRST} No digest was sent.` })
+    : deps.slack.chat.postMessage({ channel: run.data.requestedBy, text: `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.` });
+  await Promise.resolve(tell).catch((err: unknown) => ctx.log.warn({ err }, 'could not tell why the digest was not posted'));
 }
 
 async function scheduleText(deps: DigestDeps, data: DigestJobData): Promise<string | undefined> {

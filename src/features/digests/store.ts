@@ -11,6 +11,8 @@ export interface DigestJobData {
   tz?: string;
   /** `scheduled` by the channel's job scheduler, or `manual` (`/docs-visitors digest`, Retry). Default `scheduled`. */
   trigger?: 'scheduled' | 'manual';
+  /** Manual runs: the request's response_url, to answer privately when the digest cannot be posted. */
+  responseUrl?: string;
 }
 
 /**
@@ -132,7 +134,7 @@ export const MANUAL_DEDUPE_MS = 30_000;
  */
 export async function sendDigestNow(
   queue: Queue<DigestJobData>,
-  req: { teamId: string; channel: string; requestedBy: string; tz: string },
+  req: { teamId: string; channel: string; requestedBy: string; tz: string; responseUrl?: string },
   nowMs: number,
 ): Promise<string> {
   const jobId = `manual-${digestSchedulerId(req.teamId, req.channel)}-${Math.floor(nowMs / MANUAL_DEDUPE_MS)}`;

@@ -1,10 +1,10 @@
-import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../platform/logger.js';
 import { slackDateText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { quoteToken, SLACK_LIMITS } from '../../platform/slack/limits.js';
+import type { Respond } from '../../platform/slack/respond.js';
 import type { Caller, VisitorsSubcommands } from '../visitors/index.js';
 import { describeSchedule, parseScheduleArgs, type DigestSchedule } from './schedule.js';
 import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from './store.js';
@@ -53,7 +53,7 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
 
 const STORAGE_DOWN = "(the bot's storage did not answer); try again in a moment.";
 
-async function runSubscribe(deps: DigestCommandDeps, respond: RespondFn, caller: Caller, schedule: DigestSchedule): Promise<void> {
+async function runSubscribe(deps: DigestCommandDeps, respond: Respond, caller: Caller, schedule: DigestSchedule): Promise<void> {
   let before: Awaited<ReturnType<typeof getSubscription>>;
   let sub: Awaited<ReturnType<typeof subscribeChannel>>;
   try {
@@ -84,7 +84,7 @@ async function runSubscribe(deps: DigestCommandDeps, respond: RespondFn, caller:
   }
 }
 
-async function runUnsubscribe(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   let removed: boolean;
   try {
     removed = await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel);
@@ -100,7 +100,7 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: RespondFn, calle
   await deps.slack.chat.postMessage({ channel: caller.channel, text }).catch(() => respond({ response_type: 'ephemeral', text: 'Unsubscribed: no more weekly digests here.' }));
 }
 
-async function runSubscriptions(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   let subs: Awaited<ReturnType<typeof listSubscriptions>>;
   try {
     subs = await listSubscriptions(deps.digestQueue, caller.teamId);
@@ -128,9 +128,9 @@ async function runSubscriptions(deps: DigestCommandDeps, respond: RespondFn, cal
   await respond({ response_type: 'ephemeral', text: [head, ...lines].join('\n') });
 }
 
-async function runDigestNow(deps: DigestCommandDeps, respond: RespondFn, caller: Caller): Promise<void> {
+async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   try {
-    await queueDigestNow(deps, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user });
+    await queueDigestNow(deps, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, ...(caller.responseUrl ? { responseUrl: caller.responseUrl } : {}) });
   } catch {
     await respond({ response_type: 'ephemeral', text: `I couldn't queue the digest ${STORAGE_DOWN}` });
     return;
@@ -142,7 +142,10 @@ async function runDigestNow(deps: DigestCommandDeps, respond: RespondFn, caller:
  * Queues one digest for a channel now, in the time zone of its subscription (else DIGEST_TZ).
  * @throws the BullMQ/Redis error when it cannot be queued.
  */
-export async function queueDigestNow(deps: Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'>, req: { teamId: string; channel: string; requestedBy: string }): Promise<void> {
+export async function queueDigestNow(
+  deps: Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'>,
+  req: { teamId: string; channel: string; requestedBy: string; responseUrl?: string },
+): Promise<void> {
   const sub = await getSubscription(deps.digestQueue, req.teamId, req.channel);
   await sendDigestNow(deps.digestQueue, { ...req, tz: sub?.schedule.tz ?? deps.defaultSchedule.tz }, deps.now());
 }

@@ -1,55 +1,57 @@
 import { App, LogLevel } from '@slack/bolt';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { InFlight } from '../in-flight.js';
 import type { Logger } from '../logger.js';
+import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
-import type { Dedupe } from './dedupe.js';
+import { SlackEdge, type EdgeObserver } from './edge.js';
+import { SlackReceiver, type HttpRoute } from './receiver.js';
 import { webClientRetries } from './web-client.js';
+
 
 /** What {@link createSlackApp} needs. */
 export interface SlackAppOptions {
   config: Pick<Config, 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL' | 'PORT'>;
   logger: Logger;
-  dedupe: Pick<Dedupe, 'claimEvent'>;
   inFlight: InFlight;
-  /** `GET /healthz`. */
-  health: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** `GET /healthz` and friends, served on PORT in both modes. */
+  routes: HttpRoute[];
+  /** The slash commands the app has (named in the answer to an unknown one). */
+  commands: readonly string[];
+  observer?: EdgeObserver;
 }
 
 /**
- * Builds the Bolt app, with no feature listeners yet (each feature registers its own): the HTTP
- * receiver on `POST /slack/events` (commands, events, interactivity, with Slack's signature check),
- * or Socket Mode when SLACK_APP_TOKEN is set; `GET /healthz`; a global middleware that acts on each
- * Events API `event_id` once across replicas (Slack retries and redelivers events) and tracks the
- * work of every request in `inFlight` for a graceful shutdown; one error handler that logs with the
- * error's stack.
+ * Builds the Bolt app on the bot's own receiver ({@link SlackReceiver} + {@link SlackEdge}: signed
+ * HTTP on `POST /slack/events`, or Socket Mode when SLACK_APP_TOKEN is set), with no feature
+ * listeners yet (each feature registers its own). Every request's work is tracked in `inFlight`
+ * for a graceful shutdown; every link button is acked; a listener's unexpected error reaches the
+ * edge, which logs it with its stack and answers.
  */
-export function createSlackApp(opts: SlackAppOptions): App {
+export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: SlackReceiver; edge: SlackEdge } {
   const { config, logger } = opts;
-  const socketMode = Boolean(config.SLACK_APP_TOKEN);
+  const edge = new SlackEdge({ logger, commands: opts.commands, ...(opts.observer ? { observer: opts.observer } : {}) });
+  const receiver = new SlackReceiver({
+    edge,
+    logger,
+    port: config.PORT,
+    routes: opts.routes,
+    slackApiUrl: config.SLACK_API_URL,
+    ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : { signingSecret: config.SLACK_SIGNING_SECRET ?? '' }),
+  });
   const app = new App({
     token: config.SLACK_BOT_TOKEN,
-    signingSecret: config.SLACK_SIGNING_SECRET,
-    appToken: config.SLACK_APP_TOKEN,
-    socketMode,
-    port: config.PORT,
-    endpoints: '/slack/events',
-    customRoutes: [{ path: '/healthz', method: ['GET'], handler: opts.health }],
+    receiver,
     logger: toBoltLogger(logger),
     logLevel: LogLevel.INFO,
     clientOptions: { slackApiUrl: config.SLACK_API_URL, retryConfig: webClientRetries },
   });
-  app.use(async ({ body, next }) => {
-    const eventId = (body as { type?: string; event_id?: string }).event_id;
-    if ((body as { type?: string }).type === 'event_callback' && eventId && !(await opts.dedupe.claimEvent(eventId))) {
-      logger.info({ eventId }, 'duplicate event delivery; ignored');
-      return;
-    }
+  app.use(async ({ next }) => {
     await opts.inFlight.track(next());
   });
   app.error(async (err) => {
-    logger.error({ err }, 'listener failed');
+    throw err;
   });
-  return app;
+  app.action(new RegExp(`^(${LINK_ACTION_PREFIX.replace('.', '\\.')}|open_pr_link$)`), async ({ ack }) => ack());
+  return { app, receiver, edge };
 }

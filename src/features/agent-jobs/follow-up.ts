@@ -1,0 +1,119 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
+import { DocsApiError, DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
+import type { PollJobData } from './poll.js';
+import type { StatusPresenter } from './presenter.js';
+import { withJobLock, type JobRecord, type JobStore } from './store.js';
+import { watchAgentJob } from './worker.js';
+
+/** What a follow-up needs. */
+export interface ContinueJobDeps {
+  store: Pick<JobStore, 'get' | 'beginCycle'>;
+  /** Redis and QUEUE_PREFIX, for the per-job lock that keeps replicas from interleaving follow-ups. */
+  redis: Redis;
+  prefix: string;
+  docsApi: Pick<DocsApiClient, 'sendMessage'>;
+  pollQueue: Pick<Queue<PollJobData>, 'add'>;
+  status: Pick<StatusPresenter, 'show'>;
+  logger: Logger;
+  /** FOLLOWUP_POLICY: `anyone` in the channel, or only the `requester`. */
+  policy: 'anyone' | 'requester';
+  firstPollDelayMs: number;
+  now: () => number;
+}
+
+/** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
+export type ContinueJobResult =
+  | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean }
+  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+
+/** Sentence for a job id the bot does not know (no record, or the API's 404). */
+export function unknownJobText(jobId: string): string {
+  return `There is no job \`${jobId}\` that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); you can also reply in the job's thread instead.`;
+}
+
+/** Sentence when the process died while a follow-up was being sent (the docs API can't be asked). */
+export const UNCERTAIN_FOLLOWUP_TEXT =
+  "I lost the answer to your follow-up (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it arrived. If the job's status doesn't show it working again, send it again.";
+
+/** A follow-up: who sends what to which job, and (for `/docs-reply`) from which channel. */
+export interface ContinueJobRequest {
+  jobId: string;
+  author: string;
+  /** Plain text, non-empty (Slack markup already converted). */
+  prompt: string;
+  /** Where a `/docs-reply` was typed: it must be the job's own channel. */
+  fromChannel?: string;
+}
+
+/**
+ * Sends a follow-up instruction to an existing job (`POST /v2/agent/{projectId}/job/{id}/message`),
+ * then starts a new cycle: the status message shows the job working again (saying so when the
+ * follow-up interrupted a run still active), and a poller watches this cycle, whose end is
+ * announced mentioning `author`. Follow-ups to one job are sent one at a time across replicas (a
+ * Redis lock per job). Resumable like a start: a retry after a crash never sends twice, and says
+ * so when it cannot tell whether the message arrived.
+ *
+ * @returns a result; never throws for docs API, Slack or Redis failures.
+ */
+export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps = memorySteps()): Promise<ContinueJobResult> {
+  try {
+    const rec = await deps.store.get(req.jobId);
+    if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
+    if (req.fromChannel !== undefined && req.fromChannel !== rec.channel) {
+      // Only people in the job's conversation may continue it (a private channel's job stays there).
+      const message = `Job \`${req.jobId}\` belongs to another conversation. Run \`/docs-reply\` there, or reply in the job's thread.`;
+      return { ok: false, reason: 'not_allowed', message };
+    }
+    return await withJobLock(deps.redis, deps.prefix, req.jobId, () => sendFollowUp(deps, req, steps));
+  } catch (err) {
+    deps.logger.warn({ jobId: req.jobId, err }, 'follow-up failed');
+    return { ok: false, reason: 'internal', message: 'Your follow-up was not sent: I could not reach my storage. Try again in a moment.' };
+  }
+}
+
+async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps): Promise<ContinueJobResult> {
+  const log = deps.logger.child({ jobId: req.jobId, author: req.author });
+  const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean };
+  const rec = await deps.store.get(req.jobId);
+  if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
+  if (deps.policy === 'requester' && req.author !== rec.requester) {
+    const message = `Only <@${rec.requester}>, who started this job, can continue it (this workspace's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
+    return { ok: false, reason: 'not_allowed', message };
+  }
+  if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+  if (p.sent !== 'done') {
+    await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
+    try {
+      await deps.docsApi.sendMessage(req.jobId, req.prompt);
+    } catch (err) {
+      if (err instanceof DocsApiError && err.code === 'network_error') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+      await steps.save({ sent: undefined });
+      if (err instanceof DocsApiNotFoundError) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
+      log.warn({ err }, 'could not send the follow-up');
+      return { ok: false, reason: 'docs_api', message: `Your follow-up was not sent. ${docsApiErrorText(err)}` };
+    }
+    await steps.save({ sent: 'done' });
+  }
+  const interrupted = p.interrupted ?? rec.state === 'active';
+  const note = interrupted ? `:leftwards_arrow_with_hook: <@${req.author}> sent a follow-up while the agent was working; it interrupts the current run.` : '';
+  // An interrupted follow-up never ends on its own: its author hears about the run that replaced it.
+  const alsoMention = interrupted ? [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',')])].filter((u) => u && u !== req.author).join(',') : '';
+  let cycle: number | undefined;
+  try {
+    cycle = await deps.store.beginCycle(req.jobId, req.author, deps.now(), note, alsoMention, p.fromCycle);
+    if (cycle !== undefined) await watchAgentJob(deps.pollQueue, req.jobId, cycle, deps.firstPollDelayMs);
+  } catch (err) {
+    log.error({ err }, 'sent a follow-up but could not record it');
+    const message = 'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.';
+    return { ok: false, reason: 'internal', message };
+  }
+  if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
+  void deps.status.show(req.jobId);
+  log.info({ cycle, interrupted }, 'sent a follow-up');
+  return { ok: true, rec, cycle, interrupted };
+}

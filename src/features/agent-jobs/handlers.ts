@@ -1,0 +1,138 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake, IntakeContext } from '../../platform/intake.js';
+import type { KeyedSerial } from '../../platform/keyed-serial.js';
+import type { Logger } from '../../platform/logger.js';
+import { quote } from '../../platform/slack/limits.js';
+import { markupToText } from '../../platform/slack/markup.js';
+import { postOnce } from '../../platform/slack/post-once.js';
+import { postToResponseUrl } from '../../platform/slack/respond.js';
+import { userNameLookup } from '../../platform/slack/user-names.js';
+import { buildHomeView, type HomeDefaults } from './blocks.js';
+import { continueAgentJob } from './follow-up.js';
+import { handleIncomingMessage, type IncomingMessage, type MessageDeps } from './messages.js';
+import { startAgentJob, threadPermalink, type StartJobRequest } from './service.js';
+import type { JobStore } from './store.js';
+
+/** Kinds of intake the agent-jobs feature handles. */
+export const INTAKE = {
+  start: 'agent-jobs.start',
+  message: 'agent-jobs.message',
+  reply: 'agent-jobs.reply',
+  home: 'agent-jobs.home',
+  restart: 'agent-jobs.restart',
+} as const;
+
+/** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
+export interface Reply {
+  responseUrl?: string;
+  /** For `chat.postEphemeral` when there is no response_url. */
+  ephemeralThreadTs?: string;
+}
+
+/** A request to start a job (`/docs-edit`, "Improve with agent"). */
+export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt'> & Reply;
+/** A person's message that may be for the bot. */
+export interface MessageIntake {
+  msg: IncomingMessage;
+  botUserId: string | undefined;
+}
+/** `/docs-reply <job-id> <instruction>`. */
+export interface ReplyIntake {
+  jobId: string;
+  /** The instruction as typed (Slack markup). */
+  raw: string;
+  user: string;
+  channel: string;
+  responseUrl: string;
+  botUserId: string | undefined;
+}
+/** App Home opened. */
+export interface HomeIntake {
+  teamId: string;
+  user: string;
+}
+/** "Start it again". */
+export interface RestartIntake {
+  restartId: string;
+  user: string;
+  channel?: string;
+  responseUrl?: string;
+}
+
+/** What the handlers need. */
+export interface AgentJobsHandlerDeps extends MessageDeps {
+  store: MessageDeps['store'] & Pick<JobStore, 'listUserJobs' | 'update' | 'getRestart'>;
+  followups: Pick<KeyedSerial, 'run'>;
+  slack: MessageDeps['slack'] & { chat: Pick<WebClient['chat'], 'getPermalink'>; views: Pick<WebClient['views'], 'publish'> };
+  logger: Logger;
+  homeDefaults: HomeDefaults;
+}
+
+/**
+ * Tells one person privately: through the `response_url` when there is one (works even where the
+ * bot is not a member), else `chat.postEphemeral`. Never throws (a failure is logged).
+ */
+export async function tellPrivately(deps: Pick<AgentJobsHandlerDeps, 'slack' | 'logger'>, to: { user: string; channel: string } & Reply, text: string): Promise<void> {
+  try {
+    if (to.responseUrl) await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
+    else await deps.slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...(to.ephemeralThreadTs ? { thread_ts: to.ephemeralThreadTs } : {}) });
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not answer the person privately');
+  }
+}
+
+/** Registers the agent-jobs intake handlers (run by the intake worker of any replica). */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHandlerDeps): void {
+  intake.on<StartIntake>(INTAKE.start, async (p, ctx) => {
+    const res = await startAgentJob(deps.start, { ...p, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx);
+    if (!res.ok && res.message) await tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, res.message);
+  });
+  intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleIncomingMessage(deps, p.msg, p.botUserId, ctx, ctx.jobId));
+  intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));
+  intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
+  intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));
+}
+
+/**
+ * `/docs-reply`: sends the follow-up, posts a note in the job's thread ("@user continued this job
+ * from the channel: …", once), and answers the person with a link to that thread.
+ */
+async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: IntakeContext): Promise<void> {
+  const prompt = await markupToText(p.raw, p.botUserId, userNameLookup(deps.slack));
+  const res = await deps.followups.run(p.jobId, () => continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx));
+  if (!res.ok) return tellPrivately(deps, p, res.message);
+  const rec = res.rec;
+  const note = `<@${p.user}> continued this job from the channel:\n${quote(prompt, 2800)}`;
+  await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) =>
+    deps.logger.warn({ err }, 'could not post the /docs-reply note'),
+  );
+  const link = await threadPermalink(deps.slack, deps.store, rec);
+  await tellPrivately(deps, p, `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`);
+}
+
+/** App Home: publishes the person's last 20 jobs and the defaults in force. */
+async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<void> {
+  const recs = await deps.store.listUserJobs(p.teamId, p.user, 20);
+  const jobs = await Promise.all(
+    recs.map(async (r) => ({
+      jobId: r.jobId,
+      instruction: r.instruction,
+      state: r.state,
+      prLink: r.prLink,
+      permalink: await threadPermalink(deps.slack, deps.store, r),
+      createdAt: r.createdAt,
+      followups: r.cycle,
+    })),
+  );
+  await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now()) });
+}
+
+/** "Start it again": starts the job whose first start was uncertain, in the same place. Only its requester may. */
+async function restart(deps: AgentJobsHandlerDeps, p: RestartIntake, ctx: IntakeContext): Promise<void> {
+  const saved = await deps.store.getRestart(p.restartId);
+  const where = { user: p.user, channel: saved?.channel ?? p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
+  if (!saved) return tellPrivately(deps, where, "I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.");
+  if (saved.requester !== p.user) return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
+  const res = await startAgentJob(deps.start, { ...saved, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx);
+  if (!res.ok && res.message) await tellPrivately(deps, where, res.message);
+}

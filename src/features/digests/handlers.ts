@@ -1,0 +1,42 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { respondVia } from '../../platform/slack/respond.js';
+import { queueDigestNow, type DigestCommandDeps } from './subcommands.js';
+
+/** Kinds of intake the digests feature handles. */
+export const DIGESTS_INTAKE = { retry: 'digests.retry' } as const;
+
+/** Retry on a failed digest, recorded. */
+export interface DigestRetryIntake {
+  teamId: string;
+  channel: string;
+  user: string;
+  /** The failure notice, edited to say the digest is on its way. */
+  ts?: string;
+  responseUrl?: string;
+}
+
+/** What the digests handlers need. */
+export interface DigestHandlerDeps extends Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'> {
+  slack: { chat: Pick<WebClient['chat'], 'update'> };
+  logger: Logger;
+}
+
+/** Registers the digests intake handlers. */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandlerDeps): void {
+  intake.on<DigestRetryIntake>(DIGESTS_INTAKE.retry, async (p, ctx) => {
+    try {
+      await queueDigestNow(deps, { teamId: p.teamId, channel: p.channel, requestedBy: p.user, ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) });
+    } catch (err) {
+      if (!ctx.finalAttempt) throw err;
+      deps.logger.warn({ err }, 'could not queue a digest retry');
+      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: "I couldn't queue the digest; try again in a moment." }).catch(() => undefined);
+      return;
+    }
+    if (p.ts) {
+      const text = `:hourglass_flowing_sand: <@${p.user}> asked to try the weekly digest again; it is on its way.`;
+      await deps.slack.chat.update({ channel: p.channel, ts: p.ts, text, blocks: [] }).catch((err: unknown) => deps.logger.warn({ err }, 'could not edit the digest notice'));
+    }
+  });
+}

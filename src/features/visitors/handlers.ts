@@ -1,0 +1,165 @@
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { Intake } from '../../platform/intake.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import type { ReportMessage } from './blocks.js';
+import { decodePageState, type PageState } from './paging-value.js';
+import { resolveRange, type RangeSpec } from './query.js';
+import { buildReportErrorMessage, loadReport, visitorsKeyPrefix, type VisitorsServices } from './service.js';
+import { userTimeZone } from './user-time-zone.js';
+
+/** Kinds of intake the visitors feature handles. */
+export const INTAKE = {
+  report: 'visitors.report',
+  page: 'visitors.page',
+  retry: 'visitors.retry',
+  subcommand: 'visitors.subcommand',
+} as const;
+
+/** Who ran a command, where. */
+export interface Caller {
+  teamId: string;
+  channel: string;
+  user: string;
+  /** The command's response_url (a subcommand's later answers, e.g. a digest that could not be posted). */
+  responseUrl?: string;
+}
+
+/**
+ * `/docs-visitors <name> …` subcommands that another feature provides (digests: `subscribe`, …),
+ * plugged in by the composition root so this feature needs not know them.
+ */
+export interface VisitorsSubcommands {
+  /** Names handled, lower case. */
+  names: readonly string[];
+  /** Lines of `/docs-visitors help` (mrkdwn bullets) and examples (inline code). */
+  helpLines: readonly string[];
+  examples: readonly string[];
+  /**
+   * Checks the words after the name (pure: no network), in the listener before the ack and again
+   * in the worker. @returns what to run, or the ephemeral answer for a mistake.
+   */
+  prepare(name: string, args: string[]): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
+}
+
+/** `/docs-visitors [FROM] [TO] [limit=N]`, recorded. */
+export interface ReportIntake {
+  caller: Caller;
+  range: RangeSpec;
+  limit: number;
+  responseUrl: string;
+}
+/** Previous / Next / Retry, recorded. */
+export interface ButtonIntake {
+  value: string | undefined;
+  user: string;
+  channel?: string;
+  messageTs?: string;
+  responseUrl?: string;
+}
+/** A subcommand, recorded with its words (checked again by its feature). */
+export interface SubcommandIntake {
+  name: string;
+  args: string[];
+  caller: Caller;
+  responseUrl: string;
+}
+
+/** What the visitors handlers need. */
+export interface VisitorsHandlerDeps {
+  services: VisitorsServices;
+  /** Posts and edits reports; users.info for the person's time zone. */
+  slack: { chat: Pick<WebClient['chat'], 'postMessage' | 'update' | 'postEphemeral'>; users: Pick<WebClient['users'], 'info'> };
+  /** The state Redis (the time-zone cache) and QUEUE_PREFIX. */
+  redis: Redis;
+  prefix: string;
+  now: () => number;
+  subcommands?: VisitorsSubcommands;
+}
+
+/** Answer to a button whose value can't be read (an old or tampered message). */
+export const STALE_BUTTON = 'This button belongs to an older report I can no longer read; run `/docs-visitors` again.';
+
+/** Registers the visitors intake handlers. */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
+  intake.on<ReportIntake>(INTAKE.report, (p) => runReport(deps, p));
+  intake.on<ButtonIntake>(INTAKE.page, (p) => page(deps, p));
+  intake.on<ButtonIntake>(INTAKE.retry, (p) => retry(deps, p));
+  intake.on<SubcommandIntake>(INTAKE.subcommand, async (p) => {
+    const prepared = deps.subcommands?.prepare(p.name, p.args);
+    if (prepared?.ok) await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
+  });
+}
+
+/** A report: resolves the range in the person's time zone, loads it through the cache, posts it. */
+async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<void> {
+  const svc = deps.services;
+  const respond = respondVia(p.responseUrl);
+  const needsZone = !(p.range.type === 'dates' && p.range.to);
+  const zone = needsZone ? await userTimeZone(deps.slack, deps.redis, visitorsKeyPrefix(deps.prefix), p.caller.user, svc.logger) : 'UTC';
+  const resolved = resolveRange(p.range, deps.now(), zone);
+  if (!resolved.ok) return respond({ response_type: 'ephemeral', text: resolved.message });
+  const state = { ...resolved.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user };
+  const loaded = await loadReport(svc, state);
+  if (!loaded.ok) return respond({ response_type: 'ephemeral', ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
+  try {
+    await deps.slack.chat.postMessage({ channel: p.caller.channel, text: loaded.message.text, blocks: loaded.message.blocks, unfurl_links: false, unfurl_media: false });
+  } catch (err) {
+    const code = slackErrorCode(err);
+    svc.logger.warn({ err, slackError: code, channel: p.caller.channel }, 'could not post a visitors report');
+    await respond({ response_type: 'ephemeral', text: code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.' });
+  }
+}
+
+/**
+ * Previous / Next: reads the whole query from the button's value (no session: any replica, any
+ * clicker), fetches the neighbouring page through the cache and edits the message in place. On
+ * failure the clicker gets an ephemeral note with a Retry button; the report stays.
+ */
+async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
+  const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
+  const state = decodePageState(p.value);
+  if (!state || !p.channel || !p.messageTs) return respond({ response_type: 'ephemeral', replace_original: false, text: STALE_BUTTON });
+  const { channel, messageTs: ts } = p;
+  const loaded = await loadReport(deps.services, state);
+  if (!loaded.ok) {
+    const msg = buildReportErrorMessage(loaded.text, { ...state, messageTs: ts }, loaded.retryable);
+    await deps.slack.chat.postEphemeral({ channel, user: p.user, ...msg }).catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...msg }));
+    return;
+  }
+  try {
+    await deps.slack.chat.update({ channel, ts, text: loaded.message.text, blocks: loaded.message.blocks });
+  } catch (err) {
+    deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel }, 'could not edit a visitors report');
+    await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not let me edit the report; run `/docs-visitors` again.' });
+  }
+}
+
+/**
+ * Retry on a failed report (on an ephemeral message): loads the report again; on success edits the
+ * report it belongs to (`messageTs` in the value) or posts a new one, and removes the ephemeral
+ * note; on failure replaces the note with the new reason.
+ */
+async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
+  const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
+  const state = decodePageState(p.value);
+  if (!state || !p.channel) return respond({ response_type: 'ephemeral', replace_original: true, text: STALE_BUTTON });
+  const { messageTs, ...query } = state;
+  const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user });
+  if (!loaded.ok) return respond({ response_type: 'ephemeral', replace_original: true, ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
+  try {
+    await postOrEdit(deps, p.channel, messageTs, loaded.message);
+  } catch (err) {
+    const code = slackErrorCode(err);
+    const text = code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    return respond({ response_type: 'ephemeral', replace_original: true, text });
+  }
+  await respond({ delete_original: true });
+}
+
+async function postOrEdit(deps: VisitorsHandlerDeps, channel: string, messageTs: PageState['messageTs'], message: ReportMessage): Promise<void> {
+  const content = { text: message.text, blocks: message.blocks };
+  if (messageTs) await deps.slack.chat.update({ channel, ts: messageTs, ...content });
+  else await deps.slack.chat.postMessage({ channel, ...content, unfurl_links: false, unfurl_media: false });
+}

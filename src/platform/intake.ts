@@ -1,0 +1,135 @@
+import { Queue, type ConnectionOptions, type Job, type Worker } from 'bullmq';
+import type { Logger } from './logger.js';
+import { createWorker, type QueueContext } from './queues.js';
+import { withRequestContext } from './request-context.js';
+
+/** BullMQ queue where every entry point records what a request asks for, before the ack. */
+export const INTAKE_QUEUE = 'intake';
+
+/** One recorded request: who handles it (`kind`), with what, and the progress of its handling. */
+export interface IntakeData {
+  kind: string;
+  /** The Slack request's id (`trigger_id`, `event_id`, `action_ts`): every log line of its handling carries it. */
+  requestId: string;
+  payload: unknown;
+  /** Steps already taken, saved by the handler (so a retry after a crash resumes, never repeats). */
+  progress?: Record<string, unknown>;
+  /** Epoch ms when it was recorded. */
+  receivedAt: number;
+}
+
+/** What a handler gets besides its payload. */
+export interface IntakeContext {
+  requestId: string;
+  /** The intake's BullMQ job id: unique per request, the same on every retry (keys what is done at most once). */
+  jobId: string;
+  /** Epoch ms when the request was recorded. */
+  receivedAt: number;
+  /** Steps saved by earlier runs of this intake (empty on the first). */
+  progress: Record<string, unknown>;
+  /** Saves more steps (merged into `progress`) durably, before the step they guard. @throws on Redis errors. */
+  save(patch: Record<string, unknown>): Promise<void>;
+  /** True on the last attempt BullMQ will make: a handler tells the person before giving up. */
+  finalAttempt: boolean;
+  log: Logger;
+}
+
+/** Handles one kind of recorded request; throwing makes BullMQ retry it (with backoff). */
+export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
+
+/** Attempts of an intake job, and the first backoff (doubling): about 4 minutes in all. */
+const ATTEMPTS = 8;
+const BACKOFF_MS = 1_000;
+
+/**
+ * Durable intake. A listener calls {@link record} (one Redis write: a BullMQ job whose id is
+ * derived from the request) and then acks; a worker on any replica runs the handler the feature
+ * registered for that kind. A duplicate delivery maps to the same job id and is ignored by BullMQ
+ * (completed jobs are kept for a day, so late redeliveries are recognised too). A replica killed
+ * mid-handler leaves a stalled job that another replica (or the restarted one) runs again, with
+ * the progress the handler saved.
+ */
+export class Intake {
+  readonly queue: Queue<IntakeData>;
+  private readonly handlers = new Map<string, IntakeHandler<never>>();
+
+  /**
+   * @param ctx - the queue context (worker connection, prefix, logger).
+   * @param addConnection - the connection `record` writes with: it should fail fast when Redis is
+   *   down (`enableOfflineQueue: false`), so a listener can say so instead of hanging past Slack's 3 s.
+   */
+  constructor(
+    private readonly ctx: QueueContext,
+    addConnection: ConnectionOptions,
+  ) {
+    this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
+      connection: addConnection,
+      prefix: ctx.prefix,
+      defaultJobOptions: {
+        attempts: ATTEMPTS,
+        backoff: { type: 'exponential', delay: BACKOFF_MS },
+        removeOnComplete: { age: 24 * 3600 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    });
+    this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
+  }
+
+  /** Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`). */
+  on<T>(kind: string, handler: IntakeHandler<T>): void {
+    if (this.handlers.has(kind)) throw new Error(`intake kind ${kind} is registered twice`);
+    this.handlers.set(kind, handler as IntakeHandler<never>);
+  }
+
+  /**
+   * Records a request durably. Idempotent: the same `(kind, id)` again does nothing.
+   * @param id - derived from the request (e.g. `trigger_id`), so a redelivery maps to the same job.
+   * @throws the Redis error when it could not be recorded (the listener then answers "try again").
+   */
+  async record<T>(kind: string, id: string, requestId: string, payload: T): Promise<void> {
+    await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId: intakeJobId(kind, id) });
+  }
+
+  /** Starts the worker that runs the handlers (concurrency 10; a killed replica's jobs are taken over within ~30 s). */
+  startWorker(): Worker<IntakeData> {
+    return createWorker<IntakeData, void>(this.ctx, INTAKE_QUEUE, (job) => this.run(job), {
+      concurrency: 10,
+      lockDuration: 30_000,
+      stalledInterval: 10_000,
+      maxStalledCount: 50,
+    });
+  }
+
+  private async run(job: Job<IntakeData>): Promise<void> {
+    const data = job.data;
+    const handler = this.handlers.get(data.kind);
+    const log = this.ctx.logger.child({ intake: data.kind });
+    if (!handler) {
+      log.error('no handler for this kind of request; dropped');
+      return;
+    }
+    const progress = { ...data.progress };
+    const context: IntakeContext = {
+      requestId: data.requestId,
+      jobId: String(job.id),
+      receivedAt: data.receivedAt,
+      progress,
+      save: async (patch) => {
+        Object.assign(progress, patch);
+        await job.updateData({ ...data, progress });
+      },
+      finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+      log,
+    };
+    await withRequestContext({ requestId: data.requestId }, () => handler(data.payload as never, context));
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+/** BullMQ job id of an intake: `<kind>-<id>`, with anything but letters, digits, `_`, `.` and `-` replaced (BullMQ ids may not contain `:`). */
+export function intakeJobId(kind: string, id: string): string {
+  return `${kind}-${id}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 200);
+}

@@ -1,0 +1,152 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from '../logger.js';
+import { withRequestContext } from '../request-context.js';
+import { classifyPayload, type SlackRequestKind } from './payloads.js';
+import { postToResponseUrl } from './respond.js';
+
+/** What the transport sends back: an HTTP status (HTTP) or an envelope ack payload (Socket Mode). */
+export interface EdgeResponse {
+  status: number;
+  /** JSON body (an ack payload such as an ephemeral answer or `response_action`), or none. */
+  body?: Record<string, unknown>;
+}
+
+/** How one request ended at the edge, for metrics and tests. */
+export type EdgeOutcome = 'acked' | 'unhandled' | 'malformed' | 'failed' | 'verification';
+
+/** What {@link SlackEdge} reports about each request (e.g. to metrics). */
+export interface EdgeObserver {
+  /** @param kind - undefined when the body could not be classified; `seconds` from receipt to reply. */
+  onReply(kind: SlackRequestKind | undefined, outcome: EdgeOutcome, seconds: number): void;
+}
+
+/** Options of {@link SlackEdge}. */
+export interface SlackEdgeOptions {
+  logger: Logger;
+  observer?: EdgeObserver;
+  /** Slash commands the bot has, named in the answer to an unknown one. */
+  commands: readonly string[];
+  /** Milliseconds a listener may take to ack before the edge answers for it (Slack waits 3 s). @defaultValue 2500 */
+  ackTimeoutMs?: number;
+}
+
+/** Answer of a listener that could not ack in time (its intake could not be recorded). */
+export const BUSY_TEXT = "I couldn't reach my database, so I didn't take that request. Try again in a minute.";
+
+/**
+ * The bot's edge, shared by the HTTP and Socket Mode transports. For each verified request it:
+ * refuses bodies that are not JSON objects and payloads without the shape the bot reads (400 and
+ * one warning, never a crash or a 5xx); answers `ssl_check` and `url_verification`; hands the rest
+ * to Bolt with an `ack` that replies at once for commands and interactions and, for Events API
+ * requests, only once the listeners have recorded the event (so an event that could not be
+ * recorded is not acknowledged, and Slack retries it); and answers what no listener took with a
+ * polite ephemeral message and a warning. Every log line carries the request's id.
+ */
+export class SlackEdge {
+  private app: App | undefined;
+  private readonly ackTimeoutMs: number;
+
+  constructor(private readonly opts: SlackEdgeOptions) {
+    this.ackTimeoutMs = opts.ackTimeoutMs ?? 2_500;
+  }
+
+  /** Connects the Bolt app (Receiver.init). */
+  init(app: App): void {
+    this.app = app;
+  }
+
+  /**
+   * Handles one verified request body. `reply` is called exactly once; the promise settles when
+   * the listeners are done.
+   */
+  async handle(body: unknown, meta: { retryNum?: number; retryReason?: string }, reply: (r: EdgeResponse) => void): Promise<void> {
+    const started = process.hrtime.bigint();
+    let replied = false;
+    const send = (kind: SlackRequestKind | undefined, outcome: EdgeOutcome, r: EdgeResponse) => {
+      if (replied) return;
+      replied = true;
+      this.opts.observer?.onReply(kind, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      reply(r);
+    };
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      this.opts.logger.warn({ bodyType: body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body }, 'refused a request whose body is not a JSON object');
+      return send(undefined, 'malformed', { status: 400 });
+    }
+    const b = body as Record<string, unknown>;
+    if (b.ssl_check === '1') return send(undefined, 'acked', { status: 200 });
+    if (b.type === 'url_verification' && typeof b.challenge === 'string') return send(undefined, 'acked', { status: 200, body: { challenge: b.challenge } });
+    const c = classifyPayload(b);
+    if (!c.ok) {
+      this.opts.logger.warn({ reason: c.reason }, 'refused a malformed Slack request');
+      return send(undefined, 'malformed', { status: 400 });
+    }
+    await withRequestContext({ requestId: c.requestId }, () => this.dispatch(b, c.kind, meta, (outcome, r) => send(c.kind, outcome, r)));
+  }
+
+  private async dispatch(
+    body: Record<string, unknown>,
+    kind: SlackRequestKind,
+    meta: { retryNum?: number; retryReason?: string },
+    send: (outcome: EdgeOutcome, r: EdgeResponse) => void,
+  ): Promise<void> {
+    let acked = false;
+    let stored: EdgeResponse | undefined;
+    const ack = async (response?: unknown): Promise<void> => {
+      if (acked) return;
+      acked = true;
+      const r: EdgeResponse = { status: 200, ...(isObject(response) ? { body: response } : typeof response === 'string' && response ? { body: { text: response } } : {}) };
+      if (kind === 'event') stored = r;
+      else send('acked', r);
+    };
+    const timer = setTimeout(() => {
+      if (kind !== 'event' && !acked) {
+        this.opts.logger.warn({ kind }, 'no ack within the budget; answered for the listener');
+        send('failed', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: BUSY_TEXT } : {} });
+      }
+    }, this.ackTimeoutMs);
+    try {
+      await this.app?.processEvent({ body, ack, ...(meta.retryNum !== undefined ? { retryNum: meta.retryNum } : {}), ...(meta.retryReason ? { retryReason: meta.retryReason } : {}) });
+    } catch (err) {
+      this.opts.logger.error({ err }, 'a listener failed');
+      return send('failed', kind === 'event' ? { status: 503 } : { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' } : {} });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (stored) return send('acked', stored);
+    if (!acked) await this.unhandled(body, kind, send);
+  }
+
+  /** A request no listener acked: a command, action or shortcut the bot doesn't know (or an event it ignores). */
+  private async unhandled(body: Record<string, unknown>, kind: SlackRequestKind, send: (outcome: EdgeOutcome, r: EdgeResponse) => void): Promise<void> {
+    if (kind === 'event') return send('acked', { status: 200 });
+    const what = describe(body, kind);
+    this.opts.logger.warn({ kind, what }, 'no listener for this request; answered politely');
+    if (kind === 'command') {
+      const text = `I don't know \`${what}\`. I answer ${this.opts.commands.map((c) => `\`${c}\``).join(', ')}.`;
+      return send('unhandled', { status: 200, body: { response_type: 'ephemeral', text } });
+    }
+    send('unhandled', { status: 200 });
+    const responseUrl = typeof body.response_url === 'string' ? body.response_url : undefined;
+    if (responseUrl) {
+      const text = kind === 'action' ? "That button belongs to something I don't do any more; nothing happened." : "I don't know that shortcut; nothing happened.";
+      await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        this.opts.logger.warn({ err }, 'could not answer an unknown action'),
+      );
+    }
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A short, log-safe name of what was asked: the command, action_id or callback_id (≤ 64 chars, no markup). */
+function describe(body: Record<string, unknown>, kind: SlackRequestKind): string {
+  const raw =
+    kind === 'command'
+      ? body.command
+      : kind === 'action'
+        ? (body.actions as { action_id?: unknown }[] | undefined)?.[0]?.action_id
+        : ((body.view as { callback_id?: unknown } | undefined)?.callback_id ?? body.callback_id);
+  return String(raw ?? '?').replace(/[^\w/.:-]/g, '').slice(0, 64);
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+
+/**
+ * Zod schemas of the request bodies the bot handles, checked at the edge before Bolt or any
+ * listener reads them (Slack docs: "Slash commands", "Events API", "Interactivity payloads"). They
+ * check only what the bot reads; unknown fields pass through. Ids are checked against Slack's id
+ * shapes, so a forged id can never smuggle markup (`<!channel>`) into a message.
+ */
+
+/** A user id (`U…`, `W…` on Enterprise Grid, `B…` for some bot users). */
+export const userId = z.string().regex(/^[UWB][A-Z0-9]{2,30}$/);
+/** A conversation id: public `C…`, private `G…`, DM `D…`. */
+export const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,30}$/);
+/** A workspace (`T…`) or enterprise (`E…`) id. */
+export const teamId = z.string().regex(/^[TE][A-Z0-9]{2,30}$/);
+/** A message timestamp: seconds, a dot, microseconds. */
+export const messageTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/);
+const opaque = z.string().min(1).max(255);
+const url = z.string().max(3000).regex(/^https:\/\/|^http:\/\/(127\.0\.0\.1|localhost)[:/]/);
+
+/** A slash command (form fields, all strings). */
+export const commandPayload = z.looseObject({
+  command: z.string().regex(/^\/[a-z0-9_-]{1,32}$/i),
+  text: z.string().max(40_000),
+  user_id: userId,
+  channel_id: channelId,
+  team_id: teamId,
+  trigger_id: opaque,
+  response_url: url,
+});
+
+const messageEvent = z.looseObject({
+  type: z.literal('message'),
+  channel: channelId,
+  ts: messageTs,
+  user: userId.optional(),
+  text: z.string().max(100_000).optional(),
+  thread_ts: messageTs.optional(),
+  subtype: z.string().max(64).optional(),
+  bot_id: z.string().max(64).optional(),
+  channel_type: z.string().max(16).optional(),
+});
+const appMentionEvent = z.looseObject({
+  type: z.literal('app_mention'),
+  channel: channelId,
+  ts: messageTs,
+  user: userId.optional(),
+  text: z.string().max(100_000),
+  thread_ts: messageTs.optional(),
+  bot_id: z.string().max(64).optional(),
+});
+const appHomeOpenedEvent = z.looseObject({ type: z.literal('app_home_opened'), user: userId, tab: z.string().max(16).optional() });
+/** Inner events the bot subscribes to; other types pass (and find no listener). */
+const knownEvent = z.discriminatedUnion('type', [messageEvent, appMentionEvent, appHomeOpenedEvent]);
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(['message', 'app_mention', 'app_home_opened']);
+
+/** An Events API envelope. */
+export const eventCallbackPayload = z.looseObject({
+  type: z.literal('event_callback'),
+  team_id: teamId,
+  event_id: opaque,
+  event: z.looseObject({ type: z.string().min(1).max(64) }).refine((e) => !KNOWN_EVENT_TYPES.has(e.type) || knownEvent.safeParse(e).success, 'malformed event'),
+});
+
+const actor = z.looseObject({ id: userId });
+const team = z.looseObject({ id: teamId }).nullable().optional();
+
+/** A click in a message, a modal or App Home (`block_actions`). */
+export const blockActionsPayload = z.looseObject({
+  type: z.literal('block_actions'),
+  user: actor,
+  team,
+  trigger_id: opaque,
+  actions: z
+    .array(z.looseObject({ action_id: opaque, type: z.string().max(64), action_ts: z.string().max(64), value: z.string().max(2000).optional(), block_id: z.string().max(255).optional() }))
+    .min(1)
+    .max(25),
+  channel: z.looseObject({ id: channelId }).optional(),
+  container: z.looseObject({ type: z.string().max(64), message_ts: messageTs.optional(), channel_id: channelId.optional() }).optional(),
+  message: z.looseObject({ ts: messageTs }).optional(),
+  response_url: url.optional(),
+});
+
+const inputValue = z.looseObject({ type: z.string().max(64), value: z.string().max(10_000).nullable().optional() });
+
+/** A modal's submit (`view_submission`). */
+export const viewSubmissionPayload = z.looseObject({
+  type: z.literal('view_submission'),
+  user: actor,
+  team,
+  trigger_id: opaque.optional(),
+  view: z.looseObject({
+    id: opaque,
+    callback_id: z.string().max(255),
+    private_metadata: z.string().max(3000).optional(),
+    state: z.looseObject({ values: z.record(z.string().max(255), z.record(z.string().max(255), inputValue)) }),
+  }),
+});
+
+/** A modal closed with "Cancel" (`view_closed`, only when notify_on_close). */
+export const viewClosedPayload = z.looseObject({ type: z.literal('view_closed'), user: actor, team, view: z.looseObject({ id: opaque, callback_id: z.string().max(255) }) });
+
+/** A message shortcut (`message_action`). */
+export const messageActionPayload = z.looseObject({
+  type: z.literal('message_action'),
+  callback_id: opaque,
+  trigger_id: opaque,
+  user: actor,
+  team,
+  channel: z.looseObject({ id: channelId }),
+  message: z.looseObject({ ts: messageTs, thread_ts: messageTs.optional() }),
+  response_url: url,
+});
+
+/** A global shortcut (`shortcut`). */
+export const shortcutPayload = z.looseObject({ type: z.literal('shortcut'), callback_id: opaque, trigger_id: opaque, user: actor, team });
+
+/** Kinds of request the edge knows, with the id that every log line of the request carries. */
+export type SlackRequestKind = 'command' | 'event' | 'action' | 'view' | 'shortcut';
+
+/** Outcome of {@link classifyPayload}. */
+export type ClassifiedPayload =
+  | { ok: true; kind: SlackRequestKind; requestId: string }
+  | { ok: false; reason: string };
+
+/**
+ * Says what a parsed body is and whether it has the shape the bot reads.
+ * @returns the kind and the request id (`event_id`, `trigger_id`, or the action's `action_ts`), or why it was refused.
+ */
+export function classifyPayload(body: Record<string, unknown>): ClassifiedPayload {
+  const check = (kind: SlackRequestKind, schema: z.ZodType, id: (b: Record<string, unknown>) => string): ClassifiedPayload => {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) return { ok: false, reason: `malformed ${kind}: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`.trim() };
+    return { ok: true, kind, requestId: id(parsed.data as Record<string, unknown>) };
+  };
+  const s = (v: unknown) => String(v);
+  if (typeof body.command === 'string' || 'command' in body) return check('command', commandPayload, (b) => s(b.trigger_id));
+  switch (body.type) {
+    case 'event_callback':
+      return check('event', eventCallbackPayload, (b) => s(b.event_id));
+    case 'block_actions':
+      return check('action', blockActionsPayload, (b) => s((b.actions as { action_ts: string }[])[0]?.action_ts ?? b.trigger_id));
+    case 'view_submission':
+      return check('view', viewSubmissionPayload, (b) => s(b.trigger_id ?? (b.view as { id: string }).id));
+    case 'view_closed':
+      return check('view', viewClosedPayload, (b) => s((b.view as { id: string }).id));
+    case 'message_action':
+      return check('shortcut', messageActionPayload, (b) => s(b.trigger_id));
+    case 'shortcut':
+      return check('shortcut', shortcutPayload, (b) => s(b.trigger_id));
+    default:
+      return { ok: false, reason: `unknown request type ${JSON.stringify(String(body.type ?? '')).slice(0, 40)}` };
+  }
+}

@@ -1,0 +1,43 @@
+import { request } from 'undici';
+
+/** What may be sent to a `response_url` (Slack docs: "Handling user interaction — response_url"). */
+export interface ResponseUrlMessage {
+  /** Required unless `delete_original`. */
+  text?: string;
+  blocks?: unknown[];
+  /** `ephemeral` (default: only the person sees it) or `in_channel`. */
+  response_type?: 'ephemeral' | 'in_channel';
+  replace_original?: boolean;
+  delete_original?: boolean;
+  thread_ts?: string;
+}
+
+/** Milliseconds a response_url POST may take. */
+const TIMEOUT_MS = 10_000;
+
+/**
+ * POSTs a message to a command's or interaction's `response_url` (JSON). Slack allows 5 uses
+ * within 30 minutes per URL.
+ * @throws Error when the URL does not answer 2xx within 10 s (the body of Slack's answer is not
+ *   included: it may echo the message).
+ */
+export async function postToResponseUrl(url: string, message: ResponseUrlMessage): Promise<void> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(message),
+    headersTimeout: TIMEOUT_MS,
+    bodyTimeout: TIMEOUT_MS,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  await res.body.dump();
+  if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`response_url answered HTTP ${res.statusCode}`);
+}
+
+/** Answers the person who ran a command or clicked (through its `response_url`). */
+export type Respond = (message: ResponseUrlMessage) => Promise<void>;
+
+/** A {@link Respond} over `url`. */
+export function respondVia(url: string): Respond {
+  return (message) => postToResponseUrl(url, message);
+}
