@@ -1,7 +1,8 @@
-import { Queue, type ConnectionOptions, type Job, type Worker } from 'bullmq';
+import { Queue, UnrecoverableError, type ConnectionOptions, type Job, type Worker } from 'bullmq';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { withRequestContext } from './request-context.js';
+import { classifySlackError, isSlackError } from './slack/errors.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
 export const INTAKE_QUEUE = 'intake';
@@ -121,7 +122,17 @@ export class Intake {
       finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
       log,
     };
-    await withRequestContext({ requestId: data.requestId }, () => handler(data.payload as never, context));
+    try {
+      await withRequestContext({ requestId: data.requestId }, () => handler(data.payload as never, context));
+    } catch (err) {
+      const info = classifySlackError(err);
+      if (isSlackError(err) && info.kind !== 'transient') {
+        // The same call would fail again (bad content, a revoked token, a channel gone): one error line, no retries.
+        log.error({ slackError: info.code, slackMethod: info.method, requestId: data.requestId }, 'Slack refused this for good; not retried');
+        throw new UnrecoverableError(`Slack refused ${info.method ?? 'a call'}: ${info.code}`);
+      }
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import {
 } from '../../src/platform/docs-api/errors.js';
 import type { AgentJob } from '../../src/platform/docs-api/schemas.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 
 /*
@@ -64,6 +65,13 @@ class FakeJobStore {
   markAnnounced = vi.fn<JobStore['markAnnounced']>(async (jobId, cycle) => {
     this.marks.set(`${jobId}:${cycle}`, { value: 'posted', until: Number.POSITIVE_INFINITY });
   });
+  /** The announcement's steps, kept across runs like the Redis hash is. */
+  readonly steps = new Map<string, Record<string, unknown>>();
+  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle) => {
+    const key = `${jobId}:${cycle}`;
+    const saved = { ...this.steps.get(key) };
+    return { progress: saved, finalAttempt: false, save: async (patch) => void this.steps.set(key, Object.assign(saved, patch)) };
+  });
 }
 
 /** A BullMQ step job as the step sees it; `updateData` really replaces `data`, as BullMQ does. */
@@ -115,7 +123,12 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     if (api instanceof Error) throw api;
     return api;
   });
-  const postMessage = vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000999.000100' }));
+  const inThread: Array<{ ts: string; metadata?: unknown }> = [];
+  const postMessage = vi.fn<WebClient['chat']['postMessage']>(async (args) => {
+    inThread.push({ ts: '1700000999.000100', metadata: (args as { metadata?: unknown }).metadata });
+    return { ok: true, ts: '1700000999.000100' };
+  });
+  const posted = () => inThread;
   /** The record's state each time the status message was refreshed (what people then saw). */
   const shown: Array<StatusState | undefined> = [];
   const show = vi.fn(async (jobId: string) => {
@@ -127,7 +140,14 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
   const step = createPollStep({
     store,
     docsApi: { getJob },
-    slack: { chat: { postMessage } },
+    slack: {
+      chat: { postMessage },
+      // What Slack has in the thread: the messages posted successfully, with their metadata.
+      conversations: {
+        replies: vi.fn(async () => ({ ok: true, messages: posted() })),
+        history: vi.fn(async () => ({ ok: true, messages: posted() })),
+      } as unknown as PostOnceClient['conversations'],
+    },
     status: { show },
     logger,
     bounds: BOUNDS,
@@ -423,7 +443,20 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     expect(h.postMessage).toHaveBeenCalledTimes(1);
   });
 
-  it('marking it announced fails after the post: the retry waits out the lease, then posts a second time', async () => {
+  it('the process dies between the post and saving its ts: the retry finds the post by its metadata and posts nothing', async () => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+    // What a crash right after Slack took the post leaves: "posting" saved, the message in the thread, no ts saved.
+    h.store.steps.set('job_1:0', { 'announce:job_1:0:posting': true });
+    await h.postMessage({ channel: 'C1', text: 'the announcement', metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: 'announce:job_1:0' } } });
+    h.postMessage.mockClear();
+
+    await expect(h.step(job)).resolves.toBe('announced');
+    expect(h.postMessage).not.toHaveBeenCalled();
+    expect(h.store.mark('job_1', 0)).toBe('posted');
+  });
+
+  it('marking it announced fails after the post: the retry waits out the lease and finds the post, so nothing is posted twice', async () => {
     const h = harness({ api: { status: 'completed', prLink: PR } });
     h.store.markAnnounced.mockRejectedValueOnce(redisDown());
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
@@ -440,11 +473,10 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     await expectRescheduled(h, job, ANNOUNCE_LEASE_MS);
     expect(h.postMessage).toHaveBeenCalledTimes(1);
 
-    // 3. Once the lease lapsed the end is announced again: at-least-once, a duplicate reply.
+    // 3. Once the lease lapsed, the retry knows the post went out (its ts was saved): marked, not posted again.
     h.advance(ANNOUNCE_LEASE_MS);
     await expect(h.step(job)).resolves.toBe('announced');
-    expect(h.postMessage).toHaveBeenCalledTimes(2);
-    expect(h.posted(1).text).toBe(h.posted(0).text);
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
     expect(h.store.mark('job_1', 0)).toBe('posted');
     expect(h.shown).toEqual(['completed']);
   });

@@ -320,7 +320,7 @@ describe('startAgentJob', () => {
 
 // ---- continueAgentJob --------------------------------------------------------------------------
 
-/** Redis as withJobLock uses it: SET NX PX to take the lock (free: 'OK'), EVAL to release it. */
+/** Redis as withJobLock uses it (redis-semaphore's Mutex): SET NX PX to take the lock (free: 'OK'), EVALSHA to release it. */
 function fakeLockRedis(order: string[]) {
   const set = vi.fn(async (key: string, _token: string, ..._args: unknown[]) => {
     order.push(`lock ${key}`);
@@ -330,7 +330,7 @@ function fakeLockRedis(order: string[]) {
     order.push(`unlock ${key}`);
     return 1;
   });
-  return { set, eval: evalLua };
+  return { set, evalsha: evalLua, eval: evalLua };
 }
 
 type ContinueHarness = ReturnType<typeof continueHarness>;
@@ -388,15 +388,15 @@ describe('continueAgentJob', () => {
     );
     expect(h.show).toHaveBeenCalledWith('job_1');
     expect(h.order).toEqual([
-      'lock dab:job-lock:job_1',
+      'lock mutex:dab:job-lock:job_1',
       'docsApi.sendMessage',
       'store.beginCycle',
       'pollQueue.add job_1#2',
       'status.show job_1',
-      'unlock dab:job-lock:job_1',
+      'unlock mutex:dab:job-lock:job_1',
     ]);
     // The lock is released with the token it was taken with (only its holder may drop it).
-    expect(h.redis.eval.mock.calls[0]![3]).toBe(h.redis.set.mock.calls[0]![1]);
+    expect(h.redis.evalsha.mock.calls[0]![3]).toBe(h.redis.set.mock.calls[0]![1]);
   });
 
   it('interrupting a run still active: says so on the status message and keeps earlier authors to mention', async () => {
@@ -452,7 +452,7 @@ describe('continueAgentJob', () => {
     const other = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' });
     expect(other).toMatchObject({ ok: false, reason: 'not_allowed', message: expect.stringMatching(/^Only <@U1>, who started this job, can continue it/) });
     expect(h.sendMessage).not.toHaveBeenCalled();
-    expect(h.redis.eval).toHaveBeenCalledTimes(1); // the lock is given back
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
 
     await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
@@ -482,7 +482,7 @@ describe('continueAgentJob', () => {
     expect(res).toEqual({ ok: false, reason: 'docs_api', message });
     expect(h.store.beginCycle).not.toHaveBeenCalled();
     expect(h.pollQueue.add).not.toHaveBeenCalled();
-    expect(h.redis.eval).toHaveBeenCalledTimes(1);
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1);
   });
 
   it('no answer from the docs API (network error): cannot tell whether it arrived; says so, no new cycle', async () => {
@@ -550,7 +550,7 @@ describe('continueAgentJob', () => {
 
     expect(res).toEqual({ ok: false, reason: 'internal', message: NOT_REACHED_STORAGE });
     expect(h.sendMessage).not.toHaveBeenCalled();
-    expect(h.redis.eval).toHaveBeenCalledTimes(1);
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1);
   });
 
   it.each([
@@ -569,7 +569,7 @@ describe('continueAgentJob', () => {
     });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
     expect(h.show).not.toHaveBeenCalled();
-    expect(h.redis.eval).toHaveBeenCalledTimes(1); // the lock is given back
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
     expect(h.log.errors()).toMatchObject([{ msg: 'sent a follow-up but could not record it', jobId: 'job_1' }]);
   });
 });

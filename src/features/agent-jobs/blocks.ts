@@ -1,6 +1,6 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import { formatDuration } from '../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, quote, truncate } from '../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
 import type { StatusState } from './store.js';
 
@@ -91,7 +91,8 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
       ],
     },
   ];
-  if (v.prLink && v.state === 'completed') blocks.push(prLinkActions(v.prLink));
+  const link = v.state === 'completed' ? safeUrl(v.prLink) : undefined;
+  if (link) blocks.push(prLinkActions(link));
   if (v.note) {
     blocks.push({
       type: 'context',
@@ -130,9 +131,9 @@ export function buildAnnouncement(p: { mention: string | string[]; jobId: string
   let text: string;
   switch (o.kind) {
     case 'completed':
-      text = o.prLink
-        ? `${who} your docs change is ready for review: ${o.prLink}`
-        : `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
+      if (safeUrl(o.prLink)) text = `${who} your docs change is ready for review: ${escapeMrkdwn(o.prLink ?? '')}`;
+      else if (o.prLink) text = `${who} job ${job} finished with a pull request, but the docs service sent a link I can't show safely; find it on the docs platform.`;
+      else text = `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
       break;
     case 'failed':
       text = `${who} job ${job} failed: the agent could not finish. Reply in this thread to try again with more detail, or start a new job with \`/docs-edit\`.`;
@@ -146,7 +147,8 @@ export function buildAnnouncement(p: { mention: string | string[]; jobId: string
   }
   text = truncate(text, SLACK_LIMITS.sectionText);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  if (o.kind === 'completed' && o.prLink) blocks.push(prLinkActions(o.prLink, 'primary'));
+  const link = o.kind === 'completed' ? safeUrl(o.prLink) : undefined;
+  if (link) blocks.push(prLinkActions(link, 'primary'));
   return { text, blocks };
 }
 
@@ -200,8 +202,8 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
   }
   for (const j of jobs.slice(0, 20)) {
     const links = [
-      j.prLink ? `<${j.prLink}|Pull request>` : undefined,
-      j.permalink ? `<${j.permalink}|Thread>` : undefined,
+      safeUrl(j.prLink) ? `<${j.prLink}|Pull request>` : undefined,
+      safeUrl(j.permalink) ? `<${j.permalink}|Thread>` : undefined,
     ].filter(Boolean);
     const meta = [
       STATE_LABEL[j.state],

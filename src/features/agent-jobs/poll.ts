@@ -1,10 +1,12 @@
-import type { WebClient } from '@slack/web-api';
 import { DelayedError, type Job } from 'bullmq';
 import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob } from '../../platform/docs-api/schemas.js';
 import type { Logger } from '../../platform/logger.js';
-import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
+import type { KnownBlock } from '@slack/types';
+import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
+import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import { buildAnnouncement, type JobOutcome } from './blocks.js';
 import type { StatusPresenter } from './presenter.js';
 import { nextPollDelayMs, type PollBounds } from './schedule.js';
@@ -12,10 +14,10 @@ import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } fr
 
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
 export interface PollStepDeps {
-  store: Pick<JobStore, 'get' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced'>;
+  store: Pick<JobStore, 'get' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced' | 'announcementSteps'>;
   docsApi: Pick<DocsApiClient, 'getJob'>;
-  /** Posts the announcement in the job's thread. */
-  slack: { chat: Pick<WebClient['chat'], 'postMessage'> };
+  /** Posts the announcement in the job's thread (at most once: found again by its metadata after a crash). */
+  slack: PostOnceClient;
   /** Shows state changes on the status message and the thread root's reaction. */
   status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
@@ -119,6 +121,23 @@ export function createPollStep(deps: PollStepDeps) {
   };
 }
 
+/**
+ * The announcement could not be posted. A place that is gone (channel deleted or archived, bot
+ * removed) or a permanent refusal ends the watch with one error line; anything transient is tried
+ * again later with backoff.
+ */
+async function announceFailed(ctx: StepContext, err: unknown): Promise<PollStepResult> {
+  const info = classifySlackError(err);
+  if (info.kind === 'transient') {
+    ctx.log.warn({ err, slackError: info.code }, 'could not post the announcement; will try again');
+    return ctx.reschedule(ctx.backoffMs());
+  }
+  const what = info.kind === 'gone' ? 'the bot can no longer post in this channel' : 'Slack refused the announcement for good';
+  ctx.log.error({ slackError: info.code, slackMethod: info.method ?? 'chat.postMessage' }, `${what}; the end of the job is not announced`);
+  await ctx.deps.status.show(ctx.rec.jobId);
+  return 'cannot-post';
+}
+
 /** The outcome the record holds when this cycle's end was recorded but not yet announced. */
 function recordedOutcome(rec: JobRecord): JobOutcome | undefined {
   if (rec.endedAt <= 0) return undefined;
@@ -157,18 +176,18 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
   const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome });
   try {
-    await deps.slack.chat.postMessage({ channel: rec.channel, thread_ts: rec.threadTs, text: msg.text, blocks: msg.blocks, unfurl_links: false });
+    const steps = await deps.store.announcementSteps(rec.jobId, cycle);
+    const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>
+      postOnce(deps.slack, steps, { channel: rec.channel, thread_ts: rec.threadTs, ...m, key, since: rec.cycleStartedAt });
+    await post(msg, `announce:${rec.jobId}:${cycle}`).catch(async (err: unknown) => {
+      // Slack refused the message itself (blocks, length): the same news as plain text.
+      if (!CONTENT_CODES.has(slackErrorCode(err) ?? '')) throw err;
+      log.warn({ err }, 'Slack refused the announcement; sending it as plain text');
+      await post({ text: truncate(msg.text, SLACK_LIMITS.sectionText) }, `announce-text:${rec.jobId}:${cycle}`);
+    });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
-    const code = slackErrorCode(err);
-    if (code && CANNOT_POST.has(code)) {
-      log.error({ slackError: code }, 'the bot can no longer post in this channel; the end of the job is not announced');
-      await deps.status.show(rec.jobId);
-      return 'cannot-post';
-    }
-    // Slack trouble: try again later rather than give up after a few quick retries.
-    log.warn({ err, slackError: code }, 'could not post the announcement; will try again');
-    return ctx.reschedule(ctx.backoffMs());
+    return announceFailed(ctx, err);
   }
   await deps.store.markAnnounced(rec.jobId, cycle);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { withLock } from '../../platform/lock.js';
+import type { Steps } from '../../platform/slack/post-once.js';
 
 /** A job's state as the bot shows it: `starting` and `start_failed` before the job exists at the vendor. */
 export type StatusState =
@@ -237,6 +237,26 @@ export class JobStore {
     );
   }
 
+  /**
+   * The steps of announcing `(jobId, cycle)`, kept in Redis (hash `{prefix}:announce-steps:…`),
+   * so that posting the announcement survives a crash between "posted" and "recorded": a retry
+   * finds the message instead of posting it twice (see postOnce).
+   */
+  async announcementSteps(jobId: string, cycle: number): Promise<Steps> {
+    const key = this.key('announce-steps', jobId, String(cycle));
+    const progress: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;
+    return {
+      progress,
+      finalAttempt: false,
+      save: async (patch) => {
+        Object.assign(progress, patch);
+        const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
+        await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
+      },
+    };
+  }
+
   /** @returns whether the end of `(jobId, cycle)` was already posted. */
   async wasAnnounced(jobId: string, cycle: number): Promise<boolean> {
     return (await this.redis.get(this.key('announced', jobId, String(cycle)))) === 'posted';
@@ -268,25 +288,11 @@ function fromHash(h: Record<string, string>): JobRecord {
 export const JOB_LOCK_TTL_MS = 30_000;
 
 /**
- * Runs `fn` while holding the Redis lock `{prefix}:job-lock:{jobId}` (`SET NX PX` with a random
- * token, released only by its holder), so follow-ups to one job are sent one at a time across
- * every replica. Waits up to `waitMs` (ms) for the lock, polling every 50 ms.
+ * Runs `fn` while holding the lock of job `jobId` (a Redis mutex under `{prefix}:job-lock:`), so
+ * follow-ups to one job are sent one at a time across every replica. Waits up to `waitMs` (ms).
  *
- * @throws Error when the lock could not be taken in time; rethrows what `fn` throws.
+ * @throws when the lock could not be taken in time; rethrows what `fn` throws.
  */
-export async function withJobLock<T>(redis: Redis, prefix: string, jobId: string, fn: () => Promise<T>, waitMs = JOB_LOCK_TTL_MS): Promise<T> {
-  const key = `${prefix}:job-lock:${jobId}`;
-  const token = randomBytes(8).toString('hex');
-  const deadline = Date.now() + waitMs;
-  while ((await redis.set(key, token, 'PX', JOB_LOCK_TTL_MS, 'NX')) !== 'OK') {
-    if (Date.now() > deadline) throw new Error(`job ${jobId} is busy`);
-    await sleep(50);
-  }
-  try {
-    return await fn();
-  } finally {
-    await redis
-      .eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, token)
-      .catch(() => undefined);
-  }
+export function withJobLock<T>(redis: Redis, prefix: string, jobId: string, fn: () => Promise<T>, waitMs = JOB_LOCK_TTL_MS): Promise<T> {
+  return withLock(redis, `${prefix}:job-lock:${jobId}`, { lockTimeoutMs: JOB_LOCK_TTL_MS, acquireTimeoutMs: waitMs }, fn);
 }

@@ -16,13 +16,21 @@ export function pollJobId(agentJobId: string, cycle: number): string {
   return `agent-${agentJobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${cycle}`;
 }
 
+/**
+ * Attempts of a poll step that throws (Redis trouble: an API or Slack failure reschedules instead),
+ * with a backoff doubling from 1 s to at most 1 minute: about 16 hours of retries, so a Redis
+ * outage delays an announcement but never drops it.
+ */
+export const POLL_STEP_ATTEMPTS = 1_000;
+const POLL_RETRY_CAP_MS = 60_000;
+
 /** Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX. */
 export function createPollQueue(ctx: QueueContext): Queue<PollJobData> {
   return createQueue<PollJobData>(ctx, POLL_QUEUE, {
     removeOnComplete: { age: 24 * 3600, count: 1000 },
     removeOnFail: { age: 7 * 24 * 3600 },
-    attempts: 5,
-    backoff: { type: 'exponential', delay: 5_000 },
+    attempts: POLL_STEP_ATTEMPTS,
+    backoff: { type: 'capped' },
   });
 }
 
@@ -45,6 +53,8 @@ export function startPollWorker(ctx: QueueContext, deps: PollStepDeps): Worker<P
     lockDuration: 10_000,
     stalledInterval: 5_000,
     maxStalledCount: 10,
-    maxStartedAttempts: maxPollsFor(deps.timeoutMs, deps.bounds),
+    // Every poll and every retry starts the job once more (BullMQ counts both).
+    maxStartedAttempts: maxPollsFor(deps.timeoutMs, deps.bounds) + POLL_STEP_ATTEMPTS,
+    settings: { backoffStrategy: (attemptsMade: number) => Math.min(POLL_RETRY_CAP_MS, 1_000 * 2 ** Math.max(0, attemptsMade - 1)) },
   });
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { DocsApiClient, VisitorsQuery } from '../../platform/docs-api/client.js';
 import { DocsApiError, DocsApiNetworkError, DocsApiRateLimitedError, DocsApiServerError } from '../../platform/docs-api/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
+import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
 import { RATE_LIMITED_BACKOFF_MS, type AnalyticsBudget, type BudgetPurpose } from './budget.js';
 
@@ -11,7 +11,7 @@ import { RATE_LIMITED_BACKOFF_MS, type AnalyticsBudget, type BudgetPurpose } fro
  * (project, dateFrom, dateTo, limit, offset), so paging back and forth and digests for many
  * channels cost one API call per distinct query per {@link CACHE_TTL_MS}.
  *
- * Single flight across replicas: the first caller takes a Redis lock (`SET NX PX`) and fetches;
+ * Single flight across replicas: the first caller takes a Redis lock (a redis-semaphore mutex) and fetches;
  * the others wait for the cached answer instead of calling too. Every real call is counted against
  * the {@link AnalyticsBudget} first.
  */
@@ -46,8 +46,6 @@ export interface CachedVisitors {
   budgetUsed: number;
 }
 
-const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** See the module notes. */
@@ -77,14 +75,14 @@ export class VisitorsCache {
       const hit = await this.read(key);
       if (hit) return { page: hit, fromCache: true, budgetUsed: await this.deps.budget.used() };
       if (purpose === 'digest') await this.rethrowRecentFailure(failKey);
-      const token = randomBytes(8).toString('hex');
-      if (await this.deps.redis.set(lockKey, token, 'PX', FETCH_LOCK_TTL_MS, 'NX')) {
+      const release = await tryLock(this.deps.redis, lockKey, FETCH_LOCK_TTL_MS, this.deps.logger);
+      if (release) {
         try {
           const again = await this.read(key);
           if (again) return { page: again, fromCache: true, budgetUsed: await this.deps.budget.used() };
           return await this.fetch(q, purpose, key, failKey);
         } finally {
-          await this.deps.redis.eval(RELEASE_SCRIPT, 1, lockKey, token).catch(() => undefined);
+          await release();
         }
       }
       if (Date.now() > deadline) throw new DocsApiNetworkError('timed out waiting for another replica to fetch the same query');

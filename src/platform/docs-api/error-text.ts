@@ -1,5 +1,6 @@
 import { DocsApiError, DocsApiRateLimitedError } from '../docs-api/errors.js';
 import { formatDuration } from '../slack/duration.js';
+import { escapeMrkdwn, truncate } from '../slack/limits.js';
 
 /**
  * Turns a failure of the docs API into one sentence a person in Slack can act on.
@@ -25,7 +26,8 @@ export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string 
     case 'network_error':
       return 'The docs service could not be reached; try again in a minute.';
     case 'bad_request':
-      return `The docs service rejected the request: ${(err as DocsApiError & { apiMessage?: string }).apiMessage ?? 'invalid request'}.`;
+      // The API's own words, escaped and cut short: they must not become mentions or links.
+      return `The docs service rejected the request: ${escapeMrkdwn(truncate((err as DocsApiError & { apiMessage?: string }).apiMessage ?? 'invalid request', 300))}.`;
     case 'not_found':
       return 'The docs service does not know that job or project.';
     case 'invalid_response':

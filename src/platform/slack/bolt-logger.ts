@@ -8,7 +8,9 @@ import type { Logger } from '../logger.js';
 export function toBoltLogger(logger: Logger): BoltLogger {
   let level: LogLevel = LogLevel.INFO;
   const child = logger.child({ component: 'slack' });
-  const fmt = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
+  // Bolt and the Web API client log whole objects (requests, responses): flatten them to text and
+  // scrub anything token-shaped, since pino's path-based redaction cannot see inside a string.
+  const fmt = (msg: unknown[]) => redactSecrets(msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? `${m.name}: ${m.message}` : JSON.stringify(m))).join(' '));
   return {
     debug: (...msg) => child.debug(fmt(msg)),
     info: (...msg) => child.info(fmt(msg)),
@@ -20,4 +22,17 @@ export function toBoltLogger(logger: Logger): BoltLogger {
     getLevel: () => level,
     setName: () => undefined,
   };
+}
+
+/**
+ * Replaces what looks like a secret in free text: Slack tokens (`xoxb-…`, `xoxp-…`, `xapp-…`),
+ * docs API keys (`mint_…`), `Bearer …` credentials and `token=`/`"token":` values.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\bxox[a-z]-[A-Za-z0-9-]+/g, '[redacted]')
+    .replace(/\bxapp-[A-Za-z0-9-]+/g, '[redacted]')
+    .replace(/\bmint_[A-Za-z0-9_-]+/g, '[redacted]')
+    .replace(/\bBearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
+    .replace(/("?(?:token|signing_?secret|client_secret)"?\s*[:=]\s*"?)[^\s"',&}]+/gi, '$1[redacted]');
 }

@@ -1,4 +1,9 @@
 /**
+ * Slack Web API errors by kind, from Slack's documented error codes (method reference pages, e.g.
+ * chat.postMessage, chat.update, reactions.add; "Rate limits"; and @slack/web-api's error codes).
+ */
+
+/**
  * Reads the Web API error string (`not_in_channel`, `ratelimited`, …) out of an error thrown by
  * `@slack/web-api` (its platform errors carry `data.error`; rate-limit errors `code`
  * `slack_webapi_rate_limited_error`).
@@ -16,3 +21,59 @@ export const CANNOT_POST = new Set(['not_in_channel', 'channel_not_found', 'is_a
 
 /** Answer when the bot is not a member of the channel: how to fix it. */
 export const INVITE_FIRST = "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again.";
+
+/**
+ * Platform errors that may go away by themselves (Slack documents them as "try again"): server
+ * trouble and rate limits. Every other platform error is permanent for the same call.
+ */
+const TRANSIENT_CODES = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org']);
+
+/** Errors meaning the place is gone (or closed to the bot): the message can never be posted there. */
+const GONE_CODES = new Set([...CANNOT_POST, 'message_not_found', 'thread_not_found', 'cant_update_message', 'edit_window_closed']);
+
+/** Errors meaning the message itself is refused: sending it again as plain text may work. */
+export const CONTENT_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'invalid_attachments', 'too_many_attachments']);
+
+/** How an error of a Web API call should be treated. */
+export type SlackErrorKind =
+  /** Worth retrying with backoff (rate limits, 5xx, network). */
+  | 'transient'
+  /** The conversation or message is gone or closed to the bot: give up on this place. */
+  | 'gone'
+  /** The same call will fail again (bad content, revoked token, missing scope): give up, log once. */
+  | 'permanent';
+
+/** A classified Web API error. */
+export interface SlackErrorInfo {
+  kind: SlackErrorKind;
+  /** Slack's error code, or @slack/web-api's code for non-platform errors. */
+  code: string;
+  /** The Web API method, when the error came through the bot's {@link createWebClient} client. */
+  method?: string;
+}
+
+/**
+ * Classifies an error thrown by a Web API call.
+ * - @slack/web-api request errors (network) and HTTP 5xx/429: `transient`;
+ * - platform errors: {@link TRANSIENT_CODES} → `transient`, {@link GONE_CODES} → `gone`, others `permanent`;
+ * - anything that is not a Slack error: `transient` (e.g. a timeout in our own code).
+ */
+export function classifySlackError(err: unknown): SlackErrorInfo {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; statusCode?: unknown; slackMethod?: unknown };
+  const method = typeof e.slackMethod === 'string' ? { method: e.slackMethod } : {};
+  const code = slackErrorCode(err) ?? 'unknown_error';
+  if (e.code === 'slack_webapi_platform_error') {
+    const kind: SlackErrorKind = TRANSIENT_CODES.has(code) ? 'transient' : GONE_CODES.has(code) ? 'gone' : 'permanent';
+    return { kind, code, ...method };
+  }
+  if (e.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number' && e.statusCode < 500 && e.statusCode !== 429) {
+    return { kind: 'permanent', code: `http_${e.statusCode}`, ...method };
+  }
+  return { kind: 'transient', code, ...method };
+}
+
+/** True for an error @slack/web-api threw (a platform, request, HTTP or rate-limit error). */
+export function isSlackError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('slack_webapi_');
+}

@@ -59,3 +59,14 @@ export function quoteToken(token: string): string {
   const cut = token.length > 60 ? `${token.slice(0, 59)}…` : token;
   return escapeMrkdwn(cut.replace(/`/g, "'"));
 }
+
+/**
+ * A link Slack can show safely: an `http(s)://` URL without whitespace or the characters that end
+ * a mrkdwn link (`<`, `>`, `|`), at most `SLACK_LIMITS.buttonUrl` long. Text from elsewhere (a PR
+ * link from the docs API) goes through this before it becomes a link or a button.
+ * @returns the URL, or undefined when it is not one.
+ */
+export function safeUrl(text: string | null | undefined): string | undefined {
+  if (!text || text.length > SLACK_LIMITS.buttonUrl) return undefined;
+  return /^https?:\/\/[^\s<>|]+$/.test(text) ? text : undefined;
+}

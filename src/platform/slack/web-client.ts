@@ -1,6 +1,7 @@
-import { WebClient, type RetryOptions } from '@slack/web-api';
+import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
+import { classifySlackError, type SlackErrorInfo } from './errors.js';
 
 /**
  * Retries of Web API calls: Slack's documented advice is to honour `Retry-After` on 429 and retry
@@ -19,15 +20,45 @@ export interface WebClientOptions {
    * `Retry-After` themselves and then send a newer state). @defaultValue false
    */
   rejectRateLimitedCalls?: boolean;
+  /** Told about every failed call, after the client's own retries (metrics). */
+  onError?: (info: SlackErrorInfo & { method: string }) => void;
+}
+
+/**
+ * A WebClient that names the method on every error it throws (`slackMethod`), so a log line or a
+ * metric can say which call failed, and reports each failure to `onError`.
+ */
+class ObservedWebClient extends WebClient {
+  constructor(
+    token: string,
+    options: ConstructorParameters<typeof WebClient>[1],
+    private readonly onError?: WebClientOptions['onError'],
+  ) {
+    super(token, options);
+  }
+
+  override async apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
+    try {
+      return await super.apiCall(method, options);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) Object.assign(err, { slackMethod: method });
+      this.onError?.({ ...classifySlackError(err), method });
+      throw err;
+    }
+  }
 }
 
 /** A Web API client with the bot token, our retry policy and our logger (JSON, redacted). */
 export function createWebClient(opts: WebClientOptions): WebClient {
-  return new WebClient(opts.token, {
-    slackApiUrl: opts.slackApiUrl,
-    logger: toBoltLogger(opts.logger),
-    ...(opts.rejectRateLimitedCalls
-      ? { rejectRateLimitedCalls: true, retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 } }
-      : { retryConfig: webClientRetries }),
-  });
+  return new ObservedWebClient(
+    opts.token,
+    {
+      slackApiUrl: opts.slackApiUrl,
+      logger: toBoltLogger(opts.logger),
+      ...(opts.rejectRateLimitedCalls
+        ? { rejectRateLimitedCalls: true, retryConfig: { retries: 2, minTimeout: 500, maxTimeout: 2_000 } }
+        : { retryConfig: webClientRetries }),
+    },
+    opts.onError,
+  );
 }
