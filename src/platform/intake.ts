@@ -91,12 +91,16 @@ export class Intake {
     await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId: intakeJobId(kind, id) });
   }
 
-  /** Starts the worker that runs the handlers (concurrency 10; a killed replica's jobs are taken over within ~30 s). */
+  /**
+   * Starts the worker that runs the handlers: concurrency 10; a job's lock (10 s) is renewed while
+   * its handler runs, so a killed replica's jobs are taken over by another within ~15 s (lock +
+   * stall check), however many times that happens (`maxStalledCount` 50).
+   */
   startWorker(): Worker<IntakeData> {
     return createWorker<IntakeData, void>(this.ctx, INTAKE_QUEUE, (job) => this.run(job), {
       concurrency: 10,
-      lockDuration: 30_000,
-      stalledInterval: 10_000,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
       maxStalledCount: 50,
     });
   }

@@ -15,21 +15,30 @@
  *   `files.completeUploadExternal` shares the file into a channel as a message.
  * - `response_url`s for slash commands and interactivity are served at `POST /response/<id>` and take
  *   the JSON body Bolt's `respond()` sends.
+ * - Conversations read like Slack's: `conversations.history` / `.replies` with `oldest` / `latest` /
+ *   `inclusive`, `limit`, cursor pagination and message metadata (`include_all_metadata`);
+ *   `conversations.members`, `users.conversations`, `users.info` with roles (admins, guests, Slack
+ *   Connect users of another team), `usergroups.users.list` / `usergroups.list`.
+ * - Socket Mode: `apps.connections.open` (app-level token) hands out a WebSocket URL served here
+ *   (`slack.socket` sends envelopes and collects acks; see `./slack/socket.ts`).
  *
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
  * `at`/clock values in epoch milliseconds.
  *
  * The code lives in `./slack/`: `server.ts` (HTTP, auth, injected failures), `state.ts` (workspace
- * state, ids and ts), `recorder.ts` (call log, waitFor), one module per Web API family (`chat.ts`,
- * `reactions.ts`, `views.ts`, `conversations.ts`, `users.ts`, `files.ts`, `auth.ts`) and
- * `response-url.ts`. This module is the stable entry point.
+ * state, ids and ts), `defaults.ts` (the default workspace), `wire.ts` (JSON shapes), `pagination.ts`,
+ * `recorder.ts` (call log, waitFor), one module per Web API family (`chat.ts`, `reactions.ts`,
+ * `views.ts`, `conversations.ts`, `history.ts`, `users.ts`, `usergroups.ts`, `files.ts`, `auth.ts`),
+ * `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
  */
 export { startFakeSlack } from './slack/server.js';
+export { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, OTHER_TEAM_ID } from './slack/defaults.js';
 export type {
   FakeChannel,
   FakeSlack,
   FakeSlackOptions,
   FakeUser,
+  FakeUsergroup,
   RecordedView,
   ResponseUrlContext,
   SlackCall,
@@ -37,4 +46,15 @@ export type {
   SlackFileRef,
   SlackMessage,
   SlackMessageSource,
+  SlackMetadata,
+  UserFileInput,
 } from './slack/types.js';
+export type {
+  AckRecord,
+  FakeSocketMode,
+  SendEnvelopeOptions,
+  SentEnvelope,
+  SocketConnectionInfo,
+  SocketDisconnectReason,
+  SocketEnvelopeType,
+} from './slack/socket-types.js';

@@ -1,54 +1,9 @@
 import type { Redis } from 'ioredis';
 import { withLock } from '../../platform/lock.js';
 import type { Steps } from '../../platform/slack/post-once.js';
+import { BEGIN_CYCLE, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './record.js';
 
-/** A job's state as the bot shows it: `starting` and `start_failed` before the job exists at the vendor. */
-export type StatusState =
-  | 'starting'
-  | 'start_failed'
-  | 'active'
-  | 'completed'
-  | 'failed'
-  | 'archived'
-  | 'timeout'
-  /** The process died while the create request was in flight: the job may or may not exist. */
-  | 'uncertain';
-
-/**
- * What the bot remembers of an agent job, in Redis (hash `{prefix}:agent-job:{jobId}`), so that a
- * restart or another replica can carry on. Times are epoch ms.
- */
-export interface JobRecord {
-  jobId: string;
-  teamId: string;
-  channel: string;
-  /** ts of the thread root: the status message, or the message that started the job. */
-  threadTs: string;
-  /** ts of the status message (edited in place). */
-  statusTs: string;
-  requester: string;
-  instruction: string;
-  createdAt: number;
-  /** 0 for the first run; +1 for each follow-up. Announcements are keyed by it. */
-  cycle: number;
-  /** Who sent the latest instruction (the requester, or the author of the latest follow-up). */
-  cycleRequester: string;
-  cycleStartedAt: number;
-  state: StatusState;
-  prLink: string | null;
-  /** When the latest cycle ended (0 while active). */
-  endedAt: number;
-  /** Extra line on the status message (e.g. a follow-up interrupted the run); '' for none. */
-  note: string;
-  /** Reaction currently on the thread root ('' for none). */
-  reaction: string;
-  /** Permalink of the thread root, fetched once when first needed ('' until then). */
-  permalink: string;
-  /** ts of the message that carries the state reaction: the thread root, or the status message when the root is not the job's own (a digest). */
-  reactionTs: string;
-  /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
-  alsoMention: string;
-}
+export type { JobRecord, StatusState } from './record.js';
 
 /** What "Start it again" needs to start a job whose first start was uncertain. */
 export interface RestartRecord {
@@ -61,22 +16,9 @@ export interface RestartRecord {
   reactOnStatusMessage?: boolean;
 }
 
-// KEYS[1] = the job's hash; ARGV = fromCycle ('' = any), TTL (s), field/value pairs.
-// Begins cycle + 1 (unless fromCycle is given and the record moved past it) and returns the cycle.
-const BEGIN_CYCLE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-local current = tonumber(redis.call('HGET', KEYS[1], 'cycle') or '0')
-if ARGV[1] ~= '' and current ~= tonumber(ARGV[1]) then return current end
-local cycle = redis.call('HINCRBY', KEYS[1], 'cycle', 1)
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return cycle
-`;
-
 /** Value of a thread index key while its job is being created (replies get "still starting"). */
 export const PENDING_THREAD = 'pending';
 
-const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
 
 /** How long records and announcement marks live in Redis after their last write, in s (30 days). */
 export const RECORD_TTL_S = 30 * 24 * 3600;
@@ -97,18 +39,22 @@ export class JobStore {
     return [this.prefix, ...parts].join(':');
   }
 
-  /** Stores a new record and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId). */
+  /**
+   * Stores a new record and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId).
+   * Idempotent: a record that exists already is left as it is (a retried start must not reset a
+   * job that has moved on), and its indexes are refreshed.
+   */
   async create(rec: JobRecord): Promise<void> {
     const k = this.key('agent-job', rec.jobId);
+    const userJobs = this.key('user-jobs', rec.teamId, rec.requester);
     await this.redis
       .multi()
-      .hset(k, toHash(rec))
-      .expire(k, RECORD_TTL_S)
+      .eval(CREATE_IF_ABSENT, 1, k, String(RECORD_TTL_S), ...Object.entries(toHash(rec)).flat())
       .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
       .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
-      .zadd(this.key('user-jobs', rec.teamId, rec.requester), rec.createdAt, rec.jobId)
-      .zremrangebyrank(this.key('user-jobs', rec.teamId, rec.requester), 0, -51)
-      .expire(this.key('user-jobs', rec.teamId, rec.requester), RECORD_TTL_S)
+      .zadd(userJobs, rec.createdAt, rec.jobId)
+      .zremrangebyrank(userJobs, 0, -51)
+      .expire(userJobs, RECORD_TTL_S)
       .exec();
   }
 
@@ -261,27 +207,6 @@ export class JobStore {
   async wasAnnounced(jobId: string, cycle: number): Promise<boolean> {
     return (await this.redis.get(this.key('announced', jobId, String(cycle)))) === 'posted';
   }
-}
-
-function toHash(rec: Partial<JobRecord>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rec)) {
-    if (v === undefined) continue;
-    out[k] = v === null ? '' : String(v);
-  }
-  return out;
-}
-
-function fromHash(h: Record<string, string>): JobRecord {
-  const rec: Record<string, unknown> = { ...h };
-  for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
-  rec.prLink = h.prLink ? h.prLink : null;
-  rec.note = h.note ?? '';
-  rec.reaction = h.reaction ?? '';
-  rec.permalink = h.permalink ?? '';
-  rec.reactionTs = h.reactionTs || h.threadTs;
-  rec.alsoMention = h.alsoMention ?? '';
-  return rec as unknown as JobRecord;
 }
 
 /** How long a follow-up lock is held at most, in ms (a crashed holder's lock lapses after this). */

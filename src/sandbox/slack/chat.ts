@@ -3,9 +3,9 @@
  * (Slack docs: method reference pages chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
  * chat.getPermalink).
  */
-import { fail, type Json, type MethodTable } from './method.js';
+import { fail, obj, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
-import type { SlackMessage } from './types.js';
+import type { SlackMessage, SlackMetadata } from './types.js';
 
 /**
  * Apply an edit to `msg` in place and mark it edited: a string `text` replaces the text; Slack docs
@@ -26,10 +26,25 @@ function requireContent(args: Json): void {
   if (typeof args.text !== 'string' && !Array.isArray(args.blocks) && !Array.isArray(args.attachments)) fail('no_text');
 }
 
+/**
+ * The `metadata` argument (docs.slack.dev "Using message metadata": `{event_type, event_payload}`;
+ * WebClient sends it JSON-encoded in a form field). Absent → undefined.
+ * @throws `invalid_metadata_format` when it is not an object with a string `event_type` and an object `event_payload`.
+ */
+export function parseMetadata(raw: unknown): SlackMetadata | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const m = obj(raw);
+  const payload = obj(m?.event_payload);
+  if (!m || typeof m.event_type !== 'string' || m.event_type === '' || !payload) fail('invalid_metadata_format');
+  return { event_type: m?.event_type as string, event_payload: payload ?? {} };
+}
+
 function postMessage(state: SlackState, args: Json): Json {
   const ch = state.requireChannel(args.channel);
   requireContent(args);
+  const metadata = parseMetadata(args.metadata);
   const msg = state.botMessage(ch, args, 'api');
+  if (metadata) msg.metadata = metadata;
   state.messages.push(msg);
   return { ok: true, channel: ch.id, ts: msg.ts, message: state.messageJson(msg) };
 }
@@ -44,7 +59,9 @@ function ownMessage(state: SlackState, args: Json, notOwn: string): SlackMessage
 
 function update(state: SlackState, args: Json): Json {
   const msg = ownMessage(state, args, 'cant_update_message');
+  const metadata = parseMetadata(args.metadata);
   editMessage(msg, { text: args.text, blocks: args.blocks });
+  if (metadata) msg.metadata = metadata;
   return { ok: true, channel: msg.channel, ts: msg.ts, text: msg.text, message: state.messageJson(msg) };
 }
 
@@ -70,7 +87,7 @@ function getPermalink(state: SlackState, args: Json): Json {
   return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
 }
 
-/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
 export function chatMethods(state: SlackState): MethodTable {
   return {
     'chat.postMessage': (args) => postMessage(state, args),

@@ -81,3 +81,22 @@ export async function receiveUpload(
   recorder.record('file_upload', { file_id: fileId, filename: pending.filename, length: bytes.length }, { status: 200, body: text });
   return { status: 200, text };
 }
+
+/**
+ * Serve a file's bytes at its `url_private` / `url_private_download` (`GET /files-pri/<team>-<file id>/…`).
+ * Slack docs ("File object", "Authentication: downloading files"): these URLs need the token in an
+ * `Authorization: Bearer` header. The fake answers 403 without the bot token (Slack sends a sign-in
+ * page instead) and 404 for an unknown file, and records the pseudo call "file_download".
+ */
+export function serveFile(
+  state: SlackState,
+  recorder: CallRecorder,
+  fileId: string,
+  authorized: boolean,
+): { status: number; bytes: Buffer; contentType: string } {
+  const file = state.findFile(fileId);
+  const status = !file ? 404 : authorized ? 200 : 403;
+  recorder.record('file_download', { file_id: fileId }, { status, body: status === 200 ? `${file?.size ?? 0} bytes` : 'refused' });
+  if (status !== 200 || !file) return { status, bytes: Buffer.from(status === 404 ? 'not found' : 'forbidden'), contentType: 'text/plain; charset=utf-8' };
+  return { status, bytes: file.bytes, contentType: file.mimetype ?? 'application/octet-stream' };
+}

@@ -1,12 +1,16 @@
 /**
- * The fake Slack's HTTP side: routing (`/api/<method>`, `/response/<id>`, `/upload/<file_id>`), body
- * parsing, authentication, injected failures and call recording. The Web API methods themselves live
- * in one module per family (chat, reactions, views, conversations, users, files, auth) over a shared
- * {@link SlackState}.
+ * The fake Slack's HTTP side: routing (`/api/<method>`, `/response/<id>`, `/upload/<file_id>`,
+ * `/files-pri/<team>-<file_id>/…`, and the Socket Mode WebSocket upgrade on `/socket`), body parsing,
+ * authentication, injected failures and call recording. The Web API methods themselves live in one
+ * module per family (chat, reactions, views, conversations + history, users, usergroups, files, auth,
+ * apps via the Socket Mode server) over a shared {@link SlackState}.
  *
  * Slack docs ("Web API basics", "Rate limits"): the token comes from `Authorization: Bearer <token>`
  * (what WebClient sends) or a `token` argument; every answer is HTTP 200 with `{ ok: true, ... }` or
  * `{ ok: false, error }`, except rate limits, which are HTTP 429 with a `Retry-After: <seconds>` header.
+ * Token types (apps.connections.open page; the methods' `not_allowed_token_type` error): the app-level
+ * token works only for apps.connections.open, and only in the Authorization header ("passing it as a
+ * POST parameter will result in an error"); the bot token does not work there.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,34 +18,43 @@ import { authMethods } from './auth.js';
 import { parseArgs, readBody, sendJson, sendText } from './body.js';
 import { chatMethods } from './chat.js';
 import { conversationsMethods } from './conversations.js';
-import { filesMethods, receiveUpload } from './files.js';
+import { filesMethods, receiveUpload, serveFile } from './files.js';
 import { SlackApiError, str, type ApiResult, type Json, type MethodTable } from './method.js';
 import { reactionsMethods } from './reactions.js';
 import { CallRecorder } from './recorder.js';
 import { responseUrlPost } from './response-url.js';
+import { SocketModeServer } from './socket.js';
 import { SlackState } from './state.js';
 import type { FakeSlack, FakeSlackOptions, SlackCall, SlackFailure } from './types.js';
+import { usergroupsMethods } from './usergroups.js';
 import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
 
 /** Every Web API method the fake answers; others answer `unknown_method`. */
-function allMethods(state: SlackState): MethodTable {
+function allMethods(state: SlackState, socket: SocketModeServer): MethodTable {
   return {
     ...authMethods(state),
     ...chatMethods(state),
     ...reactionsMethods(state),
     ...usersMethods(state),
+    ...usergroupsMethods(state),
     ...conversationsMethods(state),
     ...viewsMethods(state),
     ...filesMethods(state),
+    ...socket.methods(),
   };
 }
 
-/** The token of a Web API call: the `Authorization: Bearer` header, else the `token` argument. */
-function callToken(req: IncomingMessage, args: Json): string | undefined {
+/** The `Authorization: Bearer` token of a request, if any. */
+function bearer(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
-  const bearer = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-  return bearer ?? str(args.token);
+  return auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+}
+
+/** The token of a Web API call and whether it came in the header (else the `token` argument). */
+function callToken(req: IncomingMessage, args: Json): { token: string | undefined; inHeader: boolean } {
+  const header = bearer(req);
+  return { token: header ?? str(args.token), inHeader: header !== undefined };
 }
 
 /** The answer for an injected failure (Slack docs, "Rate limits": 429 + `Retry-After` seconds, body error "ratelimited"). */
@@ -57,6 +70,7 @@ const slackError = (error: string): ApiResult => ({ status: 200, body: { ok: fal
 /** The running fake: the workspace state (inherited), its call log, the Web API methods over it, and the HTTP server. */
 class FakeSlackServer extends SlackState implements FakeSlack {
   readonly calls: SlackCall[];
+  readonly socket: SocketModeServer;
   private readonly recorder: CallRecorder;
   private readonly methods: MethodTable;
   private readonly server: Server;
@@ -66,13 +80,20 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     super(opts);
     this.recorder = new CallRecorder(this.now);
     this.calls = this.recorder.calls;
-    this.methods = allMethods(this);
+    this.socket = new SocketModeServer({ appId: this.appId, origin: () => this.origin, now: this.now, pingIntervalMs: opts.socketPingIntervalMs ?? 0 });
+    this.methods = allMethods(this, this.socket);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'fatal_error', detail: String(err) });
         else res.end();
       });
     });
+    this.server.on('upgrade', (req, socket, head) => this.socket.handleUpgrade(req, socket, head));
+  }
+
+  /** The app-level token Socket Mode accepts (`opts.appToken`). */
+  get appToken(): string | undefined {
+    return this.opts.appToken;
   }
 
   /** Web API base with trailing slash, "" until the server listens. */
@@ -106,6 +127,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   }
 
   async close(): Promise<void> {
+    await this.socket.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -133,6 +155,13 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       sendText(res, status, text);
       return;
     }
+    const fileMatch = /^\/files-pri\/[A-Z0-9]+-(F[A-Z0-9]+)\//.exec(url.pathname);
+    if (fileMatch?.[1] && req.method === 'GET') {
+      const file = serveFile(this, this.recorder, fileMatch[1], bearer(req) === this.opts.botToken);
+      res.writeHead(file.status, { 'content-type': file.contentType, 'content-length': file.bytes.length });
+      res.end(file.bytes);
+      return;
+    }
     sendText(res, 404, 'not found');
   }
 
@@ -144,14 +173,15 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     } catch (err) {
       return this.recorder.record(method, {}, slackError(err instanceof SlackApiError ? err.code : 'invalid_form_data'));
     }
-    const token = callToken(req, args);
+    const { token, inHeader } = callToken(req, args);
     delete args.token;
-    return this.recorder.record(method, args, this.answer(method, token, args));
+    return this.recorder.record(method, args, this.answer(method, token, inHeader, args));
   }
 
-  private answer(method: string, token: string | undefined, args: Json): ApiResult {
-    if (!token) return slackError('not_authed');
-    if (token !== this.opts.botToken) return slackError('invalid_auth');
+  /** The token check (see the module doc), then an injected failure or the method. */
+  private answer(method: string, token: string | undefined, inHeader: boolean, args: Json): ApiResult {
+    const tokenError = this.tokenError(method, token, inHeader);
+    if (tokenError) return slackError(tokenError);
     const injected = this.takeFailure(method);
     if (injected) return failureResult(injected);
     const handler = this.methods[method];
@@ -162,6 +192,16 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       if (err instanceof SlackApiError) return slackError(err.code);
       throw err;
     }
+  }
+
+  /** Why `token` may not call `method`, or undefined when it may. */
+  private tokenError(method: string, token: string | undefined, inHeader: boolean): string | undefined {
+    if (!token) return 'not_authed';
+    const isApp = this.opts.appToken !== undefined && token === this.opts.appToken;
+    if (!isApp && token !== this.opts.botToken) return 'invalid_auth';
+    if ((method === 'apps.connections.open') !== isApp) return 'not_allowed_token_type';
+    if (isApp && !inHeader) return 'not_authed';
+    return undefined;
   }
 
   private takeFailure(method: string): SlackFailure | undefined {

@@ -3,29 +3,21 @@
  * bot's ids), what was posted (messages, views, uploads), the trigger_ids and response_urls it handed
  * out, and Slack's id and `ts` generation. Also the JSON shapes Slack answers with for messages and files.
  */
+import { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, resolveMembers } from './defaults.js';
 import { fail, str, type Json } from './method.js';
 import type {
   FakeChannel,
   FakeSlackOptions,
   FakeUser,
+  FakeUsergroup,
   RecordedView,
   ResponseUrlContext,
   SlackFileRef,
   SlackMessage,
   SlackMessageSource,
+  UserFileInput,
 } from './types.js';
-
-const DEFAULT_USERS: FakeUser[] = [
-  { id: 'U0ALICE', name: 'alice', realName: 'Alice Adams', tz: 'Europe/Berlin', tzOffset: 3600 },
-  { id: 'U0BOB', name: 'bob', realName: 'Bob Brown', tz: 'America/New_York', tzOffset: -18000 },
-  { id: 'U0CAROL', name: 'carol', realName: 'Carol Chen', tz: 'Asia/Tokyo', tzOffset: 32400 },
-];
-
-const DEFAULT_CHANNELS: FakeChannel[] = [
-  { id: 'C0DOCS', name: 'docs', botIsMember: true },
-  { id: 'C0RANDOM', name: 'random', botIsMember: false },
-  { id: 'D0ALICE', name: 'alice', botIsMember: true, isIm: true, user: 'U0ALICE' },
-];
+import { fileJson, messageJson, permalink, type MessageJsonOptions } from './wire.js';
 
 /** A person's message as {@link SlackState.addUserMessage} records it. */
 export interface UserMessageInput {
@@ -34,6 +26,7 @@ export interface UserMessageInput {
   text: string;
   thread_ts?: string;
   source?: 'human' | 'command';
+  files?: UserFileInput[];
 }
 
 /** Format a microsecond count as a Slack ts ("1700000000.000100"). */
@@ -54,6 +47,7 @@ export class SlackState {
   readonly appId: string;
   readonly users: FakeUser[];
   readonly channels: FakeChannel[];
+  readonly usergroups: FakeUsergroup[];
   readonly messages: SlackMessage[] = [];
   readonly views: RecordedView[] = [];
   readonly uploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
@@ -76,7 +70,11 @@ export class SlackState {
     if (!this.users.some((u) => u.id === this.botUserId)) {
       this.users.push({ id: this.botUserId, name: 'docs-agent', realName: 'Docs Agent', tz: 'UTC', tzOffset: 0, isBot: true });
     }
-    this.channels = (opts.channels ?? DEFAULT_CHANNELS).map((c) => ({ ...c }));
+    this.channels = (opts.channels ?? DEFAULT_CHANNELS).map((c) => ({
+      ...c,
+      ...(c.members ? { members: c.members.map((m) => (m === '@bot' ? this.botUserId : m)) } : {}),
+    }));
+    this.usergroups = (opts.usergroups ?? DEFAULT_USERGROUPS).map((g) => ({ ...g, members: [...g.members] }));
   }
 
   // ---------------------------------------------------------------- ids, ts, triggers, response_urls
@@ -147,12 +145,23 @@ export class SlackState {
     return im;
   }
 
+  /** User ids of `ch`'s members (see {@link FakeChannel.members}), the bot included when it is a member. */
+  members(ch: FakeChannel): string[] {
+    return resolveMembers(ch, this.users, this.botUserId);
+  }
+
   /**
-   * The channel `ref` names.
+   * The channel `ref` names, as the bot can see it.
+   * A private channel or IM the bot is not in does not exist for it (`channel_not_found`, Slack docs:
+   * conversations.* "channel_not_found: Value passed for channel was invalid"); a public channel it is
+   * not in answers `not_in_channel` where membership is needed (chat.postMessage docs; and for
+   * conversations.history/.replies, the `channels:history` scope only covers channels the bot is in,
+   * Slack's answer to deno-slack-sdk#128).
    * @throws `channel_not_found`, or `not_in_channel` when `needMembership` and the bot is not a member.
    */
   requireChannel(ref: unknown, needMembership = true): FakeChannel {
     const ch = this.channel(ref) ?? fail('channel_not_found');
+    if (!ch.botIsMember && (ch.isPrivate || ch.isIm)) fail('channel_not_found');
     if (needMembership && !ch.botIsMember) fail('not_in_channel');
     return ch;
   }
@@ -178,9 +187,26 @@ export class SlackState {
       reactions: [],
       source: m.source ?? 'human',
       ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+      ...(m.files?.length ? { files: m.files.map((f) => this.userFile(m.user, f)) } : {}),
     };
     this.messages.push(msg);
     return msg;
+  }
+
+  /** A person's upload: a fresh file id, bytes from `content`, title defaulting to the name. */
+  private userFile(user: string, f: UserFileInput): SlackFileRef {
+    const bytes = typeof f.content === 'string' ? Buffer.from(f.content) : (f.content ?? Buffer.alloc(0));
+    const id = `F${String(this.nextId()).padStart(10, '0')}`;
+    return { id, name: f.name, title: f.title ?? f.name, size: bytes.length, bytes, user, ...(f.mimetype ? { mimetype: f.mimetype } : {}) };
+  }
+
+  /** A file of any live message by id (uploads by the bot and people alike). */
+  findFile(id: string): SlackFileRef | undefined {
+    for (const m of this.messages) {
+      const f = m.files?.find((x) => x.id === id);
+      if (f && !m.deleted) return f;
+    }
+    return undefined;
   }
 
   /** See {@link FakeSlack.findMessage}. */
@@ -206,40 +232,20 @@ export class SlackState {
     };
   }
 
-  // ---------------------------------------------------------------- wire shapes
+  // ---------------------------------------------------------------- wire shapes (see ./wire.ts)
 
   /** A message as the Web API returns it (`chat.postMessage`'s `message`, `conversations.history`). */
-  messageJson(m: SlackMessage): Json {
-    return {
-      type: 'message',
-      ...(m.user ? { user: m.user } : {}),
-      ...(m.bot_id ? { bot_id: m.bot_id, app_id: this.appId } : {}),
-      text: m.text,
-      ts: m.ts,
-      team: this.teamId,
-      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
-      ...(m.blocks ? { blocks: m.blocks } : {}),
-      ...(m.edited ? { edited: { user: m.user ?? this.botUserId, ts: m.ts } } : {}),
-      ...(m.reactions.length ? { reactions: m.reactions.map((name) => ({ name, users: [this.botUserId], count: 1 })) } : {}),
-      ...(m.files ? { files: m.files.map((f) => this.fileJson(f)) } : {}),
-    };
+  messageJson(m: SlackMessage, opts?: MessageJsonOptions): Json {
+    return messageJson(this, m, opts);
   }
 
   /** A file object as the Web API returns it (`files.completeUploadExternal`, message `files`). */
   fileJson(f: SlackFileRef): Json {
-    return {
-      id: f.id,
-      name: f.name,
-      title: f.title,
-      size: f.size,
-      user: this.botUserId,
-      permalink: `https://${this.teamDomain}.slack.com/files/${this.botUserId}/${f.id}/${encodeURIComponent(f.name)}`,
-    };
+    return fileJson(this, f);
   }
 
   /** `https://<domain>.slack.com/archives/<channel>/p<ts without dot>`, plus `?thread_ts=<root>&cid=<channel>` for thread replies. */
   permalink(m: SlackMessage): string {
-    const base = `https://${this.teamDomain}.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
-    return m.thread_ts && m.thread_ts !== m.ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base;
+    return permalink(this, m);
   }
 }

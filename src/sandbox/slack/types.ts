@@ -5,8 +5,16 @@
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
  * `at`/clock values in epoch milliseconds.
  */
+import type { FakeSocketMode } from './socket-types.js';
 
-/** A workspace member known to the fake (`users.info`). `tzOffset` is in seconds east of UTC, like Slack's `tz_offset`. */
+/**
+ * A member known to the fake (`users.info`). `tzOffset` is in seconds east of UTC, like Slack's `tz_offset`.
+ * Roles mirror Slack's user object (docs.slack.dev "User object", users.info): `isRestricted` = guest
+ * (`is_restricted`), `isUltraRestricted` = single-channel guest (Slack sets both for those), `isAdmin`,
+ * `isOwner`; `teamId` is the user's own workspace (another one for Slack Connect users, default the
+ * fake's team); `isStranger` marks a user of another workspace the app shares no channel with
+ * (`is_stranger`, only sent when set).
+ */
 export interface FakeUser {
   id: string;
   name: string;
@@ -14,23 +22,68 @@ export interface FakeUser {
   tz?: string;
   tzOffset?: number;
   isBot?: boolean;
+  isRestricted?: boolean;
+  isUltraRestricted?: boolean;
+  isAdmin?: boolean;
+  isOwner?: boolean;
+  teamId?: string;
+  isStranger?: boolean;
 }
 
-/** A conversation known to the fake. `user` is the other party of an IM (`isIm`). */
+/**
+ * A conversation known to the fake. `user` is the other party of an IM (`isIm`). `isPrivate` marks a
+ * private channel (IMs are private too); `isExtShared` a Slack Connect channel shared with other
+ * workspaces. `members` are user ids (`conversations.members`); default: every fake user for
+ * channels (the bot only when `botIsMember`), the user and the bot for IMs.
+ */
 export interface FakeChannel {
   id: string;
   name: string;
   botIsMember: boolean;
   isIm?: boolean;
   user?: string;
+  isPrivate?: boolean;
+  isExtShared?: boolean;
+  members?: string[];
+}
+
+/** A user group (`usergroups.*`): id "S…", mention `handle` (without @), member user ids; `disabled` groups are hidden unless asked for. */
+export interface FakeUsergroup {
+  id: string;
+  handle: string;
+  name?: string;
+  description?: string;
+  members: string[];
+  disabled?: boolean;
+}
+
+/** Message metadata as Slack stores it (docs.slack.dev "Using message metadata"). */
+export interface SlackMetadata {
+  event_type: string;
+  event_payload: Record<string, unknown>;
+}
+
+/** A file a person attaches to a message ({@link FakeSlack.addUserMessage}); `content` becomes its bytes. */
+export interface UserFileInput {
+  name: string;
+  title?: string;
+  mimetype?: string;
+  content?: string | Buffer;
 }
 
 /** Options of {@link startFakeSlack}. */
 export interface FakeSlackOptions {
   /** TCP port to listen on, on 127.0.0.1. Default 0 (an ephemeral port). */
   port?: number;
-  /** The only accepted token. Missing token → `not_authed`, any other token → `invalid_auth`. */
+  /** The only accepted bot token. Missing token → `not_authed`, any other token → `invalid_auth`. */
   botToken: string;
+  /**
+   * The app-level token ("xapp-…") Socket Mode connects with: only `apps.connections.open` accepts it
+   * (Slack docs: apps.connections.open uses an app-level token, in the Authorization header), every
+   * other method answers it `not_allowed_token_type`, and `apps.connections.open` answers the bot
+   * token the same. Without it `apps.connections.open` answers `invalid_auth`.
+   */
+  appToken?: string;
   /** Default "T0SANDBOX". */
   teamId?: string;
   /** The bot's user id. Default "U0DOCSBOT". */
@@ -43,11 +96,21 @@ export interface FakeSlackOptions {
   teamDomain?: string;
   /**
    * Workspace members. Default: U0ALICE "alice" (Europe/Berlin), U0BOB "bob" (America/New_York),
-   * U0CAROL "carol" (Asia/Tokyo). The bot user is always added.
+   * U0CAROL "carol" (Asia/Tokyo), U0ADMIN "dana" (workspace admin), U0GUEST "gus" (single-channel
+   * guest, in #docs only), U0EXTERNAL "erin" (of team T0OTHERCO, in the Slack Connect channel
+   * #docs-connect). The bot user is always added.
    */
   users?: FakeUser[];
-  /** Conversations. Default: C0DOCS "docs" (bot member), C0RANDOM "random" (not a member), D0ALICE (IM with alice). */
+  /**
+   * Conversations. Default: C0DOCS "docs" (bot member), C0RANDOM "random" (not a member), D0ALICE (IM
+   * with alice), C0CONNECT "docs-connect" (Slack Connect, bot member), C0LEADS "leads" (private, bot
+   * not a member).
+   */
   channels?: FakeChannel[];
+  /** User groups. Default: S0DOCSWRITERS "docs-writers" holding alice. */
+  usergroups?: FakeUsergroup[];
+  /** Socket Mode: how often the fake pings each socket (ms; Slack's servers ping their clients). Default 0 (never). */
+  socketPingIntervalMs?: number;
   /** Clock in epoch milliseconds, used for message `ts` and call times. Default `Date.now`. */
   now?: () => number;
 }
@@ -65,13 +128,15 @@ export interface SlackCall {
   retryAfterS?: number;
 }
 
-/** A file shared into a message via `files.completeUploadExternal`. `size` is in bytes. */
+/** A file shared into a message (`files.completeUploadExternal`, or a person's attachment). `size` is in bytes; `user` is the uploader (default the bot). */
 export interface SlackFileRef {
   id: string;
   name: string;
   title: string;
   size: number;
   bytes: Buffer;
+  user?: string;
+  mimetype?: string;
 }
 
 /** Where a recorded message came from. */
@@ -93,6 +158,8 @@ export interface SlackMessage {
   /** Set for ephemeral messages: the only user who can see it. */
   ephemeralTo?: string;
   files?: SlackFileRef[];
+  /** Message metadata posted with `chat.postMessage` (returned only with `include_all_metadata`). */
+  metadata?: SlackMetadata;
   deleted?: boolean;
   source: SlackMessageSource;
 }
@@ -135,6 +202,11 @@ export interface FakeSlack {
   appId: string;
   users: FakeUser[];
   channels: FakeChannel[];
+  usergroups: FakeUsergroup[];
+  /** The app-level token Socket Mode accepts, if configured. */
+  appToken?: string;
+  /** Socket Mode: the WebSocket side of the fake (see {@link FakeSocketMode}). */
+  socket: FakeSocketMode;
   /** Every call in order. */
   calls: SlackCall[];
   /** Channel state in posting order (including ephemerals, response_url replies and humans' messages). */
@@ -152,8 +224,12 @@ export interface FakeSlack {
   responseUrl(id?: string, context?: ResponseUrlContext): string;
   /** Mint a trigger_id for `user` (what Slack puts in slash commands and interactions); `views.open` accepts only minted ones. */
   triggerId(user: string): string;
-  /** Record a human's message with a fresh ts and return it (the driver uses it so transcripts show what people typed). */
-  addUserMessage(m: { channel: string; user: string; text: string; thread_ts?: string; source?: 'human' | 'command' }): SlackMessage;
+  /**
+   * Record a human's message with a fresh ts and return it (the driver uses it so transcripts show what
+   * people typed). `files` are attached as that person's uploads (listed on the message like Slack's
+   * file objects, bytes served at their `url_private` to the bot token).
+   */
+  addUserMessage(m: { channel: string; user: string; text: string; thread_ts?: string; source?: 'human' | 'command'; files?: UserFileInput[] }): SlackMessage;
   /** Find a live (not deleted) message by channel and ts. */
   findMessage(channel: string, ts: string): SlackMessage | undefined;
   /**

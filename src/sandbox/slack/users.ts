@@ -1,32 +1,63 @@
 /**
- * `users.info` of the fake Slack (Slack docs: users.info; the user object's `tz`, `tz_label` and
- * `tz_offset` in seconds east of UTC, `profile.display_name`).
+ * `users.info` and `users.conversations` of the fake Slack.
+ *
+ * users.info (docs.slack.dev/reference/methods/users.info, "User object"): the user object with
+ * `team_id` (the user's own workspace: another one for a Slack Connect user), `is_admin`, `is_owner`,
+ * `is_primary_owner`, `is_restricted` (guest), `is_ultra_restricted` (single-channel guest), `is_bot`,
+ * `tz`, `tz_label`, `tz_offset` (seconds east of UTC), `profile.display_name`, and `is_stranger` only
+ * when it is set.
+ *
+ * users.conversations (docs.slack.dev/reference/methods/users.conversations): "List conversations the
+ * calling user may access"; `types` is a comma list of public_channel (default), private_channel, mpim,
+ * im (anything else → `invalid_types`); `user` browses another user's memberships, where "Non-public
+ * channels are restricted to those where the calling user shares membership"; `limit` "Must be an
+ * integer no larger than 1000" (default 100); cursor pagination with `response_metadata.next_cursor`.
  */
-import { fail, type MethodTable } from './method.js';
+import { fail, str, type Json, type MethodTable } from './method.js';
+import { paginate } from './pagination.js';
 import type { SlackState } from './state.js';
+import type { FakeChannel } from './types.js';
+import { channelJson, userJson } from './wire.js';
 
-/** `users.info` over `state`. Errors: `user_not_found`. */
+const CHANNEL_TYPES = new Set(['public_channel', 'private_channel', 'mpim', 'im']);
+
+/** The conversation type names users.conversations filters by. */
+function channelType(ch: FakeChannel): string {
+  if (ch.isIm) return 'im';
+  return ch.isPrivate ? 'private_channel' : 'public_channel';
+}
+
+/** The `types` argument as a set. @throws `invalid_types`. */
+function parseTypes(raw: unknown): Set<string> {
+  const list = (str(raw) ?? 'public_channel').split(',').map((t) => t.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((t) => !CHANNEL_TYPES.has(t))) fail('invalid_types');
+  return new Set(list);
+}
+
+function conversations(state: SlackState, args: Json): Json {
+  const types = parseTypes(args.types);
+  const userId = str(args.user) ?? state.botUserId;
+  if (!state.user(userId)) fail('user_not_found');
+  const visible = state.channels.filter((ch) => {
+    const members = state.members(ch);
+    if (!members.includes(userId) || !types.has(channelType(ch))) return false;
+    return channelType(ch) === 'public_channel' || members.includes(state.botUserId);
+  });
+  const page = paginate(visible, args, { prefix: 'team', defaultLimit: 100, maxLimit: 1000, key: (ch) => ch.id });
+  return {
+    ok: true,
+    channels: page.items.map((ch) => channelJson(ch, ch.botIsMember)),
+    response_metadata: { next_cursor: page.nextCursor },
+  };
+}
+
+/** `users.info` and `users.conversations` over `state`. Errors: `user_not_found`, `invalid_types`, `invalid_cursor`, `invalid_limit`. */
 export function usersMethods(state: SlackState): MethodTable {
   return {
     'users.info': (args) => {
       const u = state.user(args.user) ?? fail('user_not_found');
-      const realName = u.realName ?? u.name;
-      return {
-        ok: true,
-        user: {
-          id: u.id,
-          team_id: state.teamId,
-          name: u.name,
-          deleted: false,
-          real_name: realName,
-          tz: u.tz ?? 'UTC',
-          tz_label: u.tz ?? 'UTC',
-          tz_offset: u.tzOffset ?? 0,
-          is_bot: u.isBot ?? false,
-          is_app_user: false,
-          profile: { display_name: u.name, display_name_normalized: u.name, real_name: realName, real_name_normalized: realName, team: state.teamId },
-        },
-      };
+      return { ok: true, user: userJson(state, u) };
     },
+    'users.conversations': (args) => conversations(state, args),
   };
 }

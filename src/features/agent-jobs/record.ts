@@ -1,0 +1,99 @@
+/**
+ * A job's record: what it holds, how it is kept in its Redis hash (strings), and the Lua scripts
+ * that change it atomically.
+ */
+
+/** A job's state as the bot shows it: `starting` and `start_failed` before the job exists at the vendor. */
+export type StatusState =
+  | 'starting'
+  | 'start_failed'
+  | 'active'
+  | 'completed'
+  | 'failed'
+  | 'archived'
+  | 'timeout'
+  /** The process died while the create request was in flight: the job may or may not exist. */
+  | 'uncertain';
+
+/**
+ * What the bot remembers of an agent job, in Redis (hash `{prefix}:agent-job:{jobId}`), so that a
+ * restart or another replica can carry on. Times are epoch ms.
+ */
+export interface JobRecord {
+  jobId: string;
+  teamId: string;
+  channel: string;
+  /** ts of the thread root: the status message, or the message that started the job. */
+  threadTs: string;
+  /** ts of the status message (edited in place). */
+  statusTs: string;
+  requester: string;
+  instruction: string;
+  createdAt: number;
+  /** 0 for the first run; +1 for each follow-up. Announcements are keyed by it. */
+  cycle: number;
+  /** Who sent the latest instruction (the requester, or the author of the latest follow-up). */
+  cycleRequester: string;
+  cycleStartedAt: number;
+  state: StatusState;
+  prLink: string | null;
+  /** When the latest cycle ended (0 while active). */
+  endedAt: number;
+  /** Extra line on the status message (e.g. a follow-up interrupted the run); '' for none. */
+  note: string;
+  /** Reaction currently on the thread root ('' for none). */
+  reaction: string;
+  /** Permalink of the thread root, fetched once when first needed ('' until then). */
+  permalink: string;
+  /** ts of the message that carries the state reaction: the thread root, or the status message when the root is not the job's own (a digest). */
+  reactionTs: string;
+  /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
+  alsoMention: string;
+}
+
+
+// KEYS[1] = the job's hash; ARGV = TTL (s), field/value pairs. Writes the record only if absent.
+export const CREATE_IF_ABSENT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+
+// KEYS[1] = the job's hash; ARGV = fromCycle ('' = any), TTL (s), field/value pairs.
+// Begins cycle + 1 (unless fromCycle is given and the record moved past it) and returns the cycle.
+export const BEGIN_CYCLE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local current = tonumber(redis.call('HGET', KEYS[1], 'cycle') or '0')
+if ARGV[1] ~= '' and current ~= tonumber(ARGV[1]) then return current end
+local cycle = redis.call('HINCRBY', KEYS[1], 'cycle', 1)
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return cycle
+`;
+
+const NUMERIC: ReadonlySet<keyof JobRecord> = new Set(['createdAt', 'cycle', 'cycleStartedAt', 'endedAt']);
+
+/** A record (or some of its fields) as hash fields: numbers as decimal strings, null as ''. */
+export function toHash(rec: Partial<JobRecord>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec)) {
+    if (v === undefined) continue;
+    out[k] = v === null ? '' : String(v);
+  }
+  return out;
+}
+
+/** A record read back from its hash: numbers parsed, absent optional fields defaulted. */
+export function fromHash(h: Record<string, string>): JobRecord {
+  const rec: Record<string, unknown> = { ...h };
+  for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
+  rec.prLink = h.prLink ? h.prLink : null;
+  rec.note = h.note ?? '';
+  rec.reaction = h.reaction ?? '';
+  rec.permalink = h.permalink ?? '';
+  rec.reactionTs = h.reactionTs || h.threadTs;
+  rec.alsoMention = h.alsoMention ?? '';
+  return rec as unknown as JobRecord;
+}
+

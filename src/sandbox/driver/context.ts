@@ -1,0 +1,79 @@
+/**
+ * What the payload builders share: the fake Slack whose state they read and keep in step, the team id,
+ * the clock (epoch **seconds**) and a per-driver counter for event ids and event_ts suffixes.
+ */
+import type { FakeSlack, SlackMessage } from '../fake-slack.js';
+import type { HumanMessage } from './types.js';
+
+/** Options common to the drivers. */
+export interface DriverContextOptions {
+  slack: FakeSlack;
+  /** Defaults to `slack.teamId`. */
+  teamId?: string;
+  /** Clock in epoch seconds for `event_time`, `action_ts` and signatures. Default `Date.now()/1000`. */
+  now?: () => number;
+}
+
+/** Shared state of one driver's payload builders. */
+export class DriverContext {
+  readonly slack: FakeSlack;
+  readonly teamId: string;
+  readonly nowS: () => number;
+  private seq = 0;
+
+  constructor(opts: DriverContextOptions) {
+    this.slack = opts.slack;
+    this.teamId = opts.teamId ?? opts.slack.teamId;
+    this.nowS = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  /** A fresh positive integer (per driver). */
+  nextId(): number {
+    this.seq += 1;
+    return this.seq;
+  }
+
+  /** A fresh Events API event id ("Ev000000001SANDBOX"). */
+  newEventId(): string {
+    return `Ev${String(this.nextId()).padStart(9, '0')}SANDBOX`;
+  }
+
+  /** An event_ts-like string: epoch seconds with a unique micro part. */
+  eventTs(): string {
+    return `${this.nowS()}.${String(this.nextId()).padStart(6, '0')}`;
+  }
+
+  /** A user's handle, or the lowercased id when unknown. */
+  userName(id: string): string {
+    return this.slack.users.find((u) => u.id === id)?.name ?? id.toLowerCase();
+  }
+
+  /** The Events API `channel_type` of a channel. */
+  channelType(channel: string): 'channel' | 'group' | 'im' {
+    const ch = this.slack.channels.find((c) => c.id === channel);
+    if (ch?.isIm) return 'im';
+    return ch?.isPrivate ? 'group' : 'channel';
+  }
+
+  /** A channel's name as interaction payloads carry it ("directmessage" for IMs). */
+  channelName(channel: string): string {
+    const ch = this.slack.channels.find((c) => c.id === channel);
+    return ch?.isIm ? 'directmessage' : (ch?.name ?? 'unknown');
+  }
+
+  /** Record a person's message in the fake (so transcripts show it) before the event about it goes out. */
+  recordHuman(p: HumanMessage): SlackMessage {
+    return this.slack.addUserMessage({
+      channel: p.channel,
+      user: p.user,
+      text: p.text,
+      ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+      ...(p.files?.length ? { files: p.files } : {}),
+    });
+  }
+
+  /** The user object interaction payloads carry. */
+  userRef(id: string): Record<string, unknown> {
+    return { id, username: this.userName(id), name: this.userName(id), team_id: this.teamId };
+  }
+}
