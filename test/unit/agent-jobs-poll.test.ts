@@ -1,7 +1,8 @@
 import type { WebClient } from '@slack/web-api';
 import { DelayedError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPollStep, type PollJob, type PollJobData } from '../../src/features/agent-jobs/poll.js';
+import { createPollStep, type PollJob, type PollJobData, type PollStepDeps } from '../../src/features/agent-jobs/poll.js';
+import { buildPollPlan, DENSE_GAP_MS } from '../../src/features/agent-jobs/schedule.js';
 import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from '../../src/features/agent-jobs/store.js';
 import type { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import {
@@ -112,7 +113,7 @@ interface LogLine {
  * A poll step wired to fakes. The clock starts 5 minutes into the cycle; `advance` moves both the
  * injected clock and `Date.now()` (which the step uses for BullMQ's moveToDelayed timestamp).
  */
-function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error } = {}) {
+function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: PollStepDeps['durations'] } = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
@@ -151,6 +152,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     status: { show },
     logger,
     bounds: BOUNDS,
+    durations: opts.durations,
     timeoutMs: TIMEOUT_MS,
     now: () => clock,
     random: () => 0,
@@ -182,7 +184,7 @@ type Harness = ReturnType<typeof harness>;
 async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token') {
   const before = job.data;
   await expect(h.step(job, token)).rejects.toBeInstanceOf(DelayedError);
-  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, attempt: before.attempt + 1 });
+  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, attempt: before.attempt + 1, lastPollAt: h.now() });
   expect(job.moveToDelayed).toHaveBeenLastCalledWith(h.now() + delayMs, token);
 }
 
@@ -198,9 +200,9 @@ afterEach(() => {
 describe('poll step: the agent job is still running', () => {
   it.each([
     { poll: 'the first poll', attempt: 0, delay: 20_000 },
-    { poll: 'poll 3', attempt: 2, delay: 80_000 },
-    { poll: 'poll 10', attempt: 9, delay: 120_000 },
-  ])('after $poll it waits $delay ms (backoff, capped at the maximum) and counts the attempt', async ({ attempt, delay }) => {
+    { poll: 'poll 3', attempt: 2, delay: 29_000 },
+    { poll: 'poll 10', attempt: 9, delay: 29_000 },
+  ])('after $poll it waits $delay ms (backoff without history, capped at 29 s) and counts the attempt', async ({ attempt, delay }) => {
     const h = harness({ api: { id: 'job_1', status: 'active' } });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt });
 
@@ -222,12 +224,53 @@ describe('poll step: the agent job is still running', () => {
     const h = harness({ api: err });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 1 });
 
-    await expectRescheduled(h, job, 40_000);
+    await expectRescheduled(h, job, 29_000);
 
     expect(h.postMessage).not.toHaveBeenCalled();
     expect(h.store.claimAnnouncement).not.toHaveBeenCalled();
     expect(h.store.records.get('job_1')?.state).toBe('active');
     expect(h.errorLogs()).toEqual([]);
+  });
+});
+
+describe('poll step: the schedule learned from finished jobs', () => {
+  /** A history of jobs that took 9–11 minutes, and what the step records. */
+  function learned(plan = buildPollPlan(Array.from({ length: 100 }, (_, i) => 9 * 60_000 + i * 1_200))) {
+    const recorded: number[] = [];
+    return { recorded, durations: { plan: vi.fn(async () => plan), record: vi.fn(async (ms: number) => void recorded.push(ms)) } };
+  }
+
+  it('waits long while jobs like this one rarely end, and 19 s where they do', async () => {
+    const { durations } = learned();
+    const h = harness({ durations }); // 5 minutes in
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), BOUNDS.maxMs);
+    h.advance(4.5 * 60_000); // 9.5 minutes in
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4 }), DENSE_GAP_MS);
+  });
+
+  it('backs off as without history when the history cannot be read (Redis hiccup)', async () => {
+    const durations = { plan: vi.fn(async () => Promise.reject(new Error('ECONNRESET'))), record: vi.fn() };
+    const h = harness({ durations });
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), 29_000);
+  });
+
+  it.each(['completed', 'failed'] as const)('a job %s: its duration (midway between the last two polls) joins the history once', async (status) => {
+    const { durations, recorded } = learned();
+    const h = harness({ durations, api: { status, prLink: status === 'completed' ? PR : null } });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 7, lastPollAt: h.now() - 20_000 });
+    await expect(h.step(job)).resolves.toBe('announced');
+    expect(recorded).toEqual([5 * 60_000 - 10_000]);
+    await expect(h.step(job)).resolves.toBe('already-announced');
+    expect(recorded).toHaveLength(1);
+  });
+
+  it('an archived job, or one the bot stopped watching, teaches nothing about how long jobs take', async () => {
+    const { durations, recorded } = learned();
+    await expect(harness({ durations, api: { status: 'archived' } }).step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }))).resolves.toBe('announced');
+    const late = harness({ durations });
+    late.advance(TIMEOUT_MS);
+    await expect(late.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }))).resolves.toBe('announced');
+    expect(recorded).toEqual([]);
   });
 });
 
@@ -400,12 +443,12 @@ describe('poll step: Slack will not take the announcement', () => {
   // out). Fix idea in poll.ts: skip the timeout when `rec.state` is terminal and `rec.endedAt > 0`.
   it('a job that completed just before the deadline is announced as completed, even when Slack failed once', async () => {
     const h = harness({ api: { status: 'completed', prLink: PR } });
-    h.advance(TIMEOUT_MS - 5 * 60_000 - 30_000); // 30 s before the deadline
+    h.advance(TIMEOUT_MS - 5 * 60_000 - 10_000); // 10 s before the deadline
     h.postMessage.mockRejectedValueOnce(slackPlatformError('internal_error'));
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 9 });
-    await expectRescheduled(h, job, 120_000);
+    await expectRescheduled(h, job, 29_000);
 
-    h.advance(120_000);
+    h.advance(29_000); // now past the deadline
     await expect(h.step(job)).resolves.toBe('announced');
 
     expect(h.posted(1).text).toContain(PR);

@@ -19,6 +19,7 @@ import type { PollJobData } from './poll.js';
 import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
 import type { StartJobDeps } from './service.js';
+import { DurationHistory } from './durations.js';
 import { JobStore } from './store.js';
 import { createPollQueue, startPollWorker } from './worker.js';
 
@@ -42,6 +43,8 @@ export interface AgentJobsOptions {
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
   poll: PollBounds;
+  /** DOCS_PROJECT_ID: the poll schedule learns how long this project's jobs take. */
+  projectId: string;
   /** JOB_TIMEOUT_MS. */
   timeoutMs: number;
   followupPolicy: 'anyone' | 'requester';
@@ -93,7 +96,17 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     presenter,
     register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
     startWorkers: () => [
-      startPollWorker(o.queues, { store, docsApi: o.docsApi, slack: o.slack, status: presenter, logger, bounds: o.poll, timeoutMs: o.timeoutMs, now: o.now }),
+      startPollWorker(o.queues, {
+        store,
+        docsApi: o.docsApi,
+        slack: o.slack,
+        status: presenter,
+        logger,
+        bounds: o.poll,
+        durations: new DurationHistory(o.redis, o.prefix, o.projectId, o.now),
+        timeoutMs: o.timeoutMs,
+        now: o.now,
+      }),
     ],
     close: async (timeoutMs) => {
       await presenter.flush(timeoutMs);

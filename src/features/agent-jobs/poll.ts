@@ -9,6 +9,7 @@ import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import { buildAnnouncement, type JobOutcome } from './blocks.js';
 import type { StatusPresenter } from './presenter.js';
+import type { DurationHistory } from './durations.js';
 import { nextPollDelayMs, type PollBounds } from './schedule.js';
 import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from './store.js';
 
@@ -22,6 +23,8 @@ export interface PollStepDeps {
   status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
   bounds: PollBounds;
+  /** Durations of finished jobs: the schedule is planned from them, and each end adds one. Absent: backoff only. */
+  durations?: Pick<DurationHistory, 'plan' | 'record'>;
   /** JOB_TIMEOUT_MS: stop watching a cycle this long after it started, in ms. */
   timeoutMs: number;
   /** Clock in epoch ms. */
@@ -36,6 +39,8 @@ export interface PollJobData {
   cycle: number;
   /** Polls done so far in this cycle. */
   attempt: number;
+  /** When the previous poll ran (epoch ms): the job ended between it and the poll that saw the end. */
+  lastPollAt?: number;
 }
 
 /** Result a poll step job completes with (visible in BullMQ, handy for operators and tests). */
@@ -52,8 +57,10 @@ interface StepContext {
   log: Logger;
   /** Saves progress, moves the job to the delayed set for `delayMs` (ms) and throws DelayedError. */
   reschedule: (delayMs: number) => Promise<never>;
-  /** Delay before the next poll with backoff, in ms. */
-  backoffMs: () => number;
+  /** Delay before the next poll, in ms: planned from finished jobs' durations, else backoff. */
+  nextDelayMs: () => Promise<number>;
+  /** When the previous poll ran (epoch ms), if known. */
+  lastPollAt?: number;
 }
 
 /**
@@ -69,7 +76,7 @@ interface StepContext {
  */
 export function createPollStep(deps: PollStepDeps) {
   return async function pollStep(job: PollJob, token?: string): Promise<PollStepResult> {
-    const { agentJobId, cycle, attempt } = job.data;
+    const { agentJobId, cycle, attempt, lastPollAt } = job.data;
     const log = deps.logger.child({ jobId: agentJobId, cycle, attempt });
     const rec = await deps.store.get(agentJobId);
     if (!rec) {
@@ -86,12 +93,17 @@ export function createPollStep(deps: PollStepDeps) {
       rec,
       cycle,
       log,
+      lastPollAt,
       reschedule: async (delayMs) => {
-        await job.updateData({ agentJobId, cycle, attempt: attempt + 1 });
+        await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now() });
         await job.moveToDelayed(Date.now() + delayMs, token);
         throw new DelayedError();
       },
-      backoffMs: () => nextPollDelayMs(attempt + 1, deps.bounds, deps.random),
+      nextDelayMs: async () => {
+        // A Redis hiccup reading the history costs the plan for one poll, never the poll.
+        const plan = await deps.durations?.plan().catch(() => undefined);
+        return nextPollDelayMs({ attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan }, deps.bounds, deps.random);
+      },
     };
     // This cycle's end is already recorded (an announcement that Slack refused before): announce that end.
     const recorded = recordedOutcome(rec);
@@ -108,7 +120,7 @@ export function createPollStep(deps: PollStepDeps) {
         return finish(ctx, 'archived', { kind: 'archived' });
       }
       log.warn({ err }, 'poll failed; will try again');
-      return ctx.reschedule(ctx.backoffMs());
+      return ctx.reschedule(await ctx.nextDelayMs());
     }
     const status = agentJob.status;
     if (isTerminal(status)) {
@@ -117,7 +129,7 @@ export function createPollStep(deps: PollStepDeps) {
     }
     // Still active: show how long it has run (throttled, in the background), then wait with backoff.
     void deps.status.show(agentJobId);
-    return ctx.reschedule(ctx.backoffMs());
+    return ctx.reschedule(await ctx.nextDelayMs());
   };
 }
 
@@ -130,7 +142,7 @@ async function announceFailed(ctx: StepContext, err: unknown): Promise<PollStepR
   const info = classifySlackError(err);
   if (info.kind === 'transient') {
     ctx.log.warn({ err, slackError: info.code }, 'could not post the announcement; will try again');
-    return ctx.reschedule(ctx.backoffMs());
+    return ctx.reschedule(await ctx.nextDelayMs());
   }
   const what = info.kind === 'gone' ? 'the bot can no longer post in this channel' : 'Slack refused the announcement for good';
   ctx.log.error({ slackError: info.code, slackMethod: info.method ?? 'chat.postMessage' }, `${what}; the end of the job is not announced`);
@@ -190,7 +202,19 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     return announceFailed(ctx, err);
   }
   await deps.store.markAnnounced(rec.jobId, cycle);
+  if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
   await deps.status.show(rec.jobId);
   return 'announced';
+}
+
+/**
+ * Adds the duration of this cycle to the project's history: it ended between the previous poll
+ * and `seenAt` (epoch ms), so the midpoint is the estimate. Never throws (the end is announced).
+ */
+async function learnDuration(ctx: StepContext, seenAt: number): Promise<void> {
+  const endedAt = ctx.lastPollAt ? (ctx.lastPollAt + seenAt) / 2 : seenAt;
+  await ctx.deps.durations?.record(endedAt - ctx.rec.cycleStartedAt).catch((err: unknown) => {
+    ctx.log.warn({ err }, 'could not record the job duration');
+  });
 }
