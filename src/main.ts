@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
@@ -162,6 +163,17 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** Whether this module is the process's entry point, also when it was started through a symlinked path (Node resolves the module's own URL to the real path). */
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
   void main();
 }
