@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
+import { createThreadContext } from './features/thread-context/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
 import { ConfigError, readConfig, type Config } from './platform/config.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
@@ -70,7 +71,9 @@ function buildPlatform(config: Config, logger: Logger): Platform {
 function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; visitors: { register(app: App): void } } {
   const { config, redis, queues, intake, docsApi, slack, logger, now } = p;
   const prefix = config.QUEUE_PREFIX;
+  const threadContext = createThreadContext({ slack, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
   const agentJobs = createAgentJobs({
+    context: threadContext.context,
     queues,
     intake,
     redis,

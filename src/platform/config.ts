@@ -48,6 +48,11 @@ const schema = z
       .string()
       .refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin')
       .default('UTC'),
+    AGENT_PROMPT_MAX_CHARS: z.coerce
+      .number({ message: 'must be a whole number of characters' })
+      .int('must be a whole number of characters')
+      .min(1000, 'must be at least 1000')
+      .default(12_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -86,7 +86,10 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     // Then a mention in that thread: it must start a job (so the two before were seen and ignored).
     await driver.appMention({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: root.ts, text: `<@${BOT}> add a page about lunch policy` });
     await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST');
-    expect(sb.docs.requests.slice(before).map((r) => (r.body as { prompt?: string } | undefined)?.prompt)).toEqual(['add a page about lunch policy']);
+    // One job, whose prompt is the instruction with the thread above it as context (the mention itself left out).
+    const prompts = sb.docs.requests.slice(before).map((r) => (r.body as { prompt?: string } | undefined)?.prompt ?? '');
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toMatch(/^add a page about lunch policy\n\nContext: the Slack thread this request was made in \(2 messages, oldest first\):\nbob \(.+ UTC\): lunch\?\nalice \(.+ UTC\): sure$/);
   });
 
   it('an @mention outside a job thread starts a job whose status and announcement live in the mention’s thread', async () => {

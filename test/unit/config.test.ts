@@ -54,6 +54,12 @@ describe('readConfig', () => {
     expect(problems({ ...valid, DIGEST_CRON: '0 25 * * 1' })).toEqual(['DIGEST_CRON: is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)']);
   });
 
+  it('takes the prompt cap (AGENT_PROMPT_MAX_CHARS), default 12000, at least 1000', () => {
+    expect(readConfig(valid).AGENT_PROMPT_MAX_CHARS).toBe(12_000);
+    expect(readConfig({ ...valid, AGENT_PROMPT_MAX_CHARS: '20000' }).AGENT_PROMPT_MAX_CHARS).toBe(20_000);
+    expect(problems({ ...valid, AGENT_PROMPT_MAX_CHARS: '500' })).toEqual(['AGENT_PROMPT_MAX_CHARS: must be at least 1000']);
+  });
+
   it('rejects a backoff cap below the first delay', () => {
     expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
       'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',

@@ -10,6 +10,7 @@ import { userNameLookup } from '../../platform/slack/user-names.js';
 import { buildHomeView, type HomeDefaults } from './blocks.js';
 import { continueAgentJob } from './follow-up.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageDeps } from './messages.js';
+import { startWithContext, type ContextStartDeps } from './context.js';
 import { startAgentJob, threadPermalink, type StartJobRequest } from './service.js';
 import type { JobStore } from './store.js';
 
@@ -29,8 +30,11 @@ export interface Reply {
   ephemeralThreadTs?: string;
 }
 
-/** A request to start a job (`/docs-edit`, "Improve with agent"). */
-export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt'> & Reply;
+/**
+ * A request to start a job (`/docs-edit`, "Improve with agent", "Document this thread"); `thread`
+ * names the thread (in `channel`) whose messages go to the agent as context.
+ */
+export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'prompt'> & Reply & { thread?: { ts: string } };
 /** A person's message that may be for the bot. */
 export interface MessageIntake {
   msg: IncomingMessage;
@@ -60,7 +64,7 @@ export interface RestartIntake {
 }
 
 /** What the handlers need. */
-export interface AgentJobsHandlerDeps extends MessageDeps {
+export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   store: MessageDeps['store'] & Pick<JobStore, 'listUserJobs' | 'update' | 'getRestart'>;
   followups: Pick<KeyedSerial, 'run'>;
   slack: MessageDeps['slack'] & { chat: Pick<WebClient['chat'], 'getPermalink'>; views: Pick<WebClient['views'], 'publish'> };
@@ -84,8 +88,9 @@ export async function tellPrivately(deps: Pick<AgentJobsHandlerDeps, 'slack' | '
 /** Registers the agent-jobs intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHandlerDeps): void {
   intake.on<StartIntake>(INTAKE.start, async (p, ctx) => {
-    const res = await startAgentJob(deps.start, { ...p, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx);
-    if (!res.ok && res.message) await tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, res.message);
+    const tell = (text: string) => tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, text);
+    const { responseUrl: _r, ephemeralThreadTs: _e, ...req } = p;
+    await startWithContext(deps, { ...req, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx, tell);
   });
   intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleIncomingMessage(deps, p.msg, p.botUserId, ctx, ctx.jobId));
   intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));

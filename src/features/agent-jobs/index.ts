@@ -15,6 +15,7 @@ import type { QueueContext } from '../../platform/queues.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
+import type { PromptContext } from './context.js';
 import type { PollJobData } from './poll.js';
 import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
@@ -25,6 +26,7 @@ import { createPollQueue, startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';
+export type { PromptContext, PromptContextRequest, PromptContextResult } from './context.js';
 
 /** What the feature is built from (platform pieces and its configuration). */
 export interface AgentJobsOptions {
@@ -54,6 +56,8 @@ export interface AgentJobsOptions {
   homeDefaults: HomeDefaults;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Slack context for prompts (the thread-context feature): a mention's thread, message links. */
+  context?: PromptContext;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -82,6 +86,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     store,
     followups: new KeyedSerial(),
     start,
+    ...(o.context ? { context: o.context } : {}),
     continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policy: o.followupPolicy },
     slack: o.slack,
     logger,

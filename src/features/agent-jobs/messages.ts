@@ -5,7 +5,8 @@ import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { userNameLookup } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up.js';
-import { startAgentJob, type StartJobDeps } from './service.js';
+import { startWithContext, type PromptContext } from './context.js';
+import type { StartJobDeps } from './service.js';
 import { PENDING_THREAD, type JobStore } from './store.js';
 
 /** What handling people's messages needs. */
@@ -14,6 +15,8 @@ export interface MessageDeps {
   /** Serialises follow-ups per job in this process, in arrival order. */
   followups: Pick<KeyedSerial, 'run'>;
   start: StartJobDeps;
+  /** Reads the thread a mention was made in (and message links) into the prompt; absent: the instruction alone. */
+  context?: PromptContext;
   continue: ContinueJobDeps;
   /** Ephemeral answers, help (posted once), and users.info for names. */
   slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'>; users: Pick<WebClient['users'], 'info'> };
@@ -128,9 +131,10 @@ export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMess
       return;
     case 'start': {
       const instruction = await markupToText(msg.text, botUserId, userNameLookup(client));
-      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key };
-      const res = await startAgentJob(deps.start, req, steps);
-      if (!res.ok && res.message) await tellAuthor(res.message);
+      // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
+      const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
+      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key, ...thread };
+      await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
     }
   }
 }

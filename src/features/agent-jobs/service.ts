@@ -32,8 +32,10 @@ export interface StartJobRequest {
   teamId: string;
   channel: string;
   requester: string;
-  /** Already trimmed and non-empty. */
+  /** Already trimmed and non-empty. What the status message shows. */
   instruction: string;
+  /** What the agent is asked, when more than the instruction (its Slack context); default the instruction. */
+  prompt?: string;
   /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */
   threadTs?: string;
   /**
@@ -101,7 +103,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   await steps.save({ create: 'sent' });
   let jobId: string;
   try {
-    jobId = (await deps.docsApi.createJob(req.instruction)).id;
+    jobId = (await deps.docsApi.createJob(req.prompt ?? req.instruction)).id;
   } catch (err) {
     log.warn({ err }, 'could not create the agent job');
     if (err instanceof DocsApiError && err.code === 'network_error') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
@@ -159,6 +161,7 @@ async function uncertain(
     channel: req.channel,
     requester: req.requester,
     instruction: req.instruction,
+    ...(req.prompt ? { prompt: req.prompt } : {}),
     ...(req.threadTs ? { threadTs: req.threadTs } : {}),
     ...(req.reactOnStatusMessage ? { reactOnStatusMessage: true } : {}),
   });

@@ -11,6 +11,8 @@ export interface RestartRecord {
   channel: string;
   requester: string;
   instruction: string;
+  /** The prompt with its Slack context, when it was more than the instruction. */
+  prompt?: string;
   /** The thread the first attempt used (its status message or the person's message). */
   threadTs?: string;
   reactOnStatusMessage?: boolean;

@@ -1,0 +1,82 @@
+import type { Steps } from '../../platform/slack/post-once.js';
+import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
+
+/** A request whose instruction may get Slack context (a thread, message links in it). */
+export interface PromptContextRequest {
+  channel: string;
+  requester: string;
+  /** Plain text, trimmed, non-empty. */
+  instruction: string;
+  /** The thread the request was made in or pointed at (same channel); `excludeTs` is the request's own message. */
+  thread?: { ts: string; excludeTs?: string };
+}
+
+/** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
+export type PromptContextResult = { ok: true; prompt: string; notice?: string } | { ok: false; message: string };
+
+/**
+ * Builds the docs agent's prompt from an instruction and its Slack context. Provided by the
+ * thread-context feature (the composition root wires it in); without one, the prompt is the
+ * instruction. @throws transient errors (the intake retries).
+ */
+export type PromptContext = (req: PromptContextRequest) => Promise<PromptContextResult>;
+
+/** What {@link startWithContext} needs. */
+export interface ContextStartDeps {
+  start: StartJobDeps;
+  context?: PromptContext;
+}
+
+/** A start request with the thread its context comes from. */
+export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string } };
+
+interface ContextProgress {
+  prompt?: string;
+  promptRefused?: boolean;
+  linkNotice?: string;
+  linkNoticeSent?: boolean;
+}
+
+/** Sentence when Slack would not let the bot read the context, even after retries. */
+export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation just now, so nothing was started. Try again in a moment.";
+
+/**
+ * The one door every new job goes through (`/docs-edit`, @mentions, DMs, "Improve with agent",
+ * "Document this thread"): builds the prompt with its Slack context (once: it is saved in `steps`,
+ * so a retry sends the same prompt), tells the person about links that were not expanded (once),
+ * then starts the job with {@link startAgentJob}. When the request's own thread can't be read,
+ * nothing starts and the person is told how to fix it.
+ *
+ * @param tell - answers the person privately; never throws.
+ * @returns the start's result, or undefined when nothing was started for want of context.
+ * @throws as {@link startAgentJob}; transient context errors before the last try.
+ */
+export async function startWithContext(deps: ContextStartDeps, req: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<StartJobResult | undefined> {
+  const p = steps.progress as ContextProgress;
+  if (p.promptRefused) return undefined;
+  if (deps.context && p.prompt === undefined) {
+    let built: PromptContextResult;
+    try {
+      built = await deps.context({ channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
+    } catch (err) {
+      if (!steps.finalAttempt) throw err;
+      deps.start.logger.warn({ err, channel: req.channel }, 'could not read the context of a request');
+      await tell(CONTEXT_FAILED_TEXT);
+      return undefined;
+    }
+    if (!built.ok) {
+      await steps.save({ promptRefused: true });
+      await tell(built.message);
+      return undefined;
+    }
+    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}) });
+  }
+  if (p.linkNotice && !p.linkNoticeSent) {
+    await tell(p.linkNotice);
+    await steps.save({ linkNoticeSent: true });
+  }
+  const { thread: _thread, ...start } = req;
+  const res = await startAgentJob(deps.start, { ...start, ...(p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt } : {}) }, steps);
+  if (!res.ok && res.message) await tell(res.message);
+  return res;
+}

@@ -1,0 +1,172 @@
+import { LogLevel, WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
+import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
+import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
+
+const TOKEN = 'xoxb-sandbox-token';
+const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
+const logger = createLogger('silent');
+
+let slack: FakeSlack;
+let web: WebClient;
+let deps: ThreadContextDeps;
+
+beforeEach(async () => {
+  slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
+  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  deps = { slack: web, logger, maxChars: 12_000 };
+});
+
+afterEach(async () => {
+  await slack.close();
+});
+
+/** A thread in #docs: bob's root, then the replies given as [user, text]. */
+function thread(root: string, replies: [string, string][], channel = 'C0DOCS') {
+  const r = slack.addUserMessage({ channel, user: 'U0BOB', text: root });
+  const rs = replies.map(([user, text]) => slack.addUserMessage({ channel, user, text, thread_ts: r.ts }));
+  return { root: r, replies: rs };
+}
+
+describe('the context of a thread', () => {
+  it('lists every message oldest first as "Name (date UTC): text", markup made plain, files by name and permalink', async () => {
+    const { root } = thread('How do I rotate the API key? &lt;Tabs&gt; &amp; all', [
+      ['U0ALICE', 'see <https://docs.acme.dev/keys|the keys page> and ask <@U0CAROL> in <#C0DOCS|docs>'],
+      ['U0CAROL', 'it moved to Settings → API'],
+    ]);
+    slack.addUserMessage({ channel: 'C0DOCS', user: 'U0CAROL', text: 'screenshot', thread_ts: root.ts, files: [{ name: 'settings.png', content: 'png' }] });
+    const res = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'Document key rotation', thread: { ts: root.ts } });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    const file = slack.messages.at(-1)!.files![0]!;
+    expect(res.prompt).toBe(
+      [
+        'Document key rotation',
+        '',
+        'Context: the Slack thread this request was made in (4 messages, oldest first):',
+        'bob (2026-11-20 09:14 UTC): How do I rotate the API key? <Tabs> & all',
+        'alice (2026-11-20 09:14 UTC): see the keys page (https://docs.acme.dev/keys) and ask @carol in #docs',
+        'carol (2026-11-20 09:14 UTC): it moved to Settings → API',
+        `carol (2026-11-20 09:14 UTC): screenshot [file: settings.png https://sandbox.slack.com/files/U0CAROL/${file.id}/settings.png]`,
+      ].join('\n'),
+    );
+    expect(res.stats).toMatchObject({ messages: 4, omitted: 0, links: 0 });
+  });
+
+  it("leaves out the bot's own messages, other apps' join notices, and the request's own message; names other apps", async () => {
+    const { root } = thread('the quickstart fails on step 3', [['U0ALICE', '<@U0DOCSBOT> fix the quickstart']]);
+    await web.chat.postMessage({ channel: 'C0DOCS', thread_ts: root.ts, text: 'Docs agent job starting' });
+    const msgs: ThreadMessage[] = [
+      { ts: '1.000001', user: 'U0BOB', text: 'root' },
+      { ts: '1.000002', bot_id: 'B0OTHER', subtype: 'bot_message', username: 'CI', text: 'build failed' },
+      { ts: '1.000003', user: 'U0BOB', subtype: 'channel_join', text: '<@U0BOB> has joined the channel' },
+      { ts: '1.000004', user: 'U0DOCSBOT', bot_id: 'B0DOCSBOT', text: 'Docs agent job starting' },
+      { ts: '1.000005', user: 'U0BOB', text: '   ' },
+    ];
+    expect(await formatThread(msgs, { userId: 'U0DOCSBOT', botId: 'B0DOCSBOT' }, async () => 'bob')).toEqual([
+      'bob (1970-01-01 00:00 UTC): root',
+      'CI (1970-01-01 00:00 UTC): build failed',
+    ]);
+    const mention = slack.messages.find((m) => m.text.includes('fix the quickstart'))!;
+    const res = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'fix the quickstart', thread: { ts: root.ts, excludeTs: mention.ts } });
+    expect(res.ok && res.prompt).toBe('fix the quickstart\n\nContext: the Slack thread this request was made in (1 message, oldest first):\nbob (2026-11-20 09:14 UTC): the quickstart fails on step 3');
+  });
+
+  it('reads every page of conversations.replies', async () => {
+    const { root } = thread('root', Array.from({ length: 6 }, (_, i): [string, string] => ['U0ALICE', `reply ${i}`]));
+    const messages = await readThread({ ...deps, pageSize: 2 }, 'C0DOCS', root.ts);
+    expect(messages.map((m) => m.text)).toEqual(['root', ...Array.from({ length: 6 }, (_, i) => `reply ${i}`)]);
+    const calls = slack.calls.filter((c) => c.method === 'conversations.replies');
+    expect(calls).toHaveLength(4);
+    expect(calls.slice(1).every((c) => typeof c.args.cursor === 'string')).toBe(true);
+  });
+
+  it('an empty thread (only the bot talked) adds no context: the prompt is the instruction', async () => {
+    const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Weekly digest' });
+    const res = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'Improve /quickstart', thread: { ts: posted.ts as string } });
+    expect(res).toMatchObject({ ok: true, prompt: 'Improve /quickstart', stats: { messages: 0 } });
+  });
+
+  it("a conversation the bot can't read, or a message that is gone, is refused with how to fix it", async () => {
+    const r = slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'secret plans' });
+    expect(await buildPrompt(deps, { channel: 'C0RANDOM', requester: 'U0BOB', instruction: 'x', thread: { ts: r.ts } })).toMatchObject({ ok: false, reason: 'bot_cannot_read', message: expect.stringContaining('/invite @Docs Agent') });
+    expect(await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0BOB', instruction: 'x', thread: { ts: '1700000000.999999' } })).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await previewThread(deps, 'C0LEADS', '1700000000.000001')).toEqual({ ok: false, reason: 'bot_cannot_read' });
+  });
+
+  it('previews a thread: message count, authors in order, first line of the root', async () => {
+    const { root } = thread('How do I rotate keys?\nmore details', [['U0ALICE', 'like this'], ['U0BOB', 'thanks']]);
+    expect(await previewThread(deps, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 3, authors: ['U0BOB', 'U0ALICE'], firstLine: 'How do I rotate keys?' });
+  });
+});
+
+describe('fitting to AGENT_PROMPT_MAX_CHARS', () => {
+  const lines = Array.from({ length: 40 }, (_, i) => `user${i} (2026-11-20 09:14 UTC): ${'x'.repeat(80)} ${i}`);
+
+  it('keeps the root and the newest replies, and says how many in the middle were left out', () => {
+    const { lines: kept, omitted } = fitLines(lines, 1000);
+    expect(kept[0]).toBe(lines[0]);
+    expect(kept[1]).toBe(omissionLine(omitted));
+    expect(kept.slice(2)).toEqual(lines.slice(lines.length - (kept.length - 2)));
+    expect(kept.join('\n').length).toBeLessThanOrEqual(1000);
+    expect(omitted).toBe(39 - (kept.length - 2));
+    expect(omissionLine(14)).toBe('[… 14 earlier replies omitted …]');
+    expect(omissionLine(1)).toBe('[… 1 earlier reply omitted …]');
+  });
+
+  it('the whole prompt stays within the cap; the instruction is never cut', () => {
+    const instruction = `Write it up ${'i'.repeat(3000)}`;
+    const { prompt, stats } = assemblePrompt(instruction, [{ source: 'the thread', lines }, { source: 'a link', lines: lines.slice(0, 5) }], 4000);
+    expect(prompt.length).toBeLessThanOrEqual(4000);
+    expect(prompt.startsWith(`${instruction}\n\nContext: the thread (40 messages, oldest first):\n${lines[0]}\n[… `)).toBe(true);
+    expect(prompt).toContain(lines[39]);
+    expect(prompt).toContain('Context: a link (5 messages, oldest first)');
+    expect(stats.promptChars).toBe(prompt.length);
+    expect(assemblePrompt('y'.repeat(5000), [{ source: 'the thread', lines }], 4000).prompt).toBe('y'.repeat(5000));
+  });
+
+  it('cuts a root (or a newest reply) that alone is longer than its room', () => {
+    const huge = ['r'.repeat(5000), 'n'.repeat(5000)];
+    const { lines: kept } = fitLines(huge, 1000);
+    expect(kept.join('\n').length).toBeLessThanOrEqual(1000);
+    expect(kept[0]).toMatch(/^r+…$/);
+    expect(kept.at(-1)).toMatch(/^n+…$/);
+  });
+});
+
+describe('message permalinks', () => {
+  it('finds up to one link per thread, with the thread of a reply from its query', () => {
+    const text =
+      'see https://acme.slack.com/archives/C0123ABC/p1700000000123456 and https://acme.slack.com/archives/C0123ABC/p1700000001000001?thread_ts=1700000000.123456&cid=C0123ABC ' +
+      'and <https://acme.enterprise.slack.com/archives/G0PRIV/p1700000002000000|this>';
+    expect(findMessageLinks(text)).toEqual([
+      { url: 'https://acme.slack.com/archives/C0123ABC/p1700000000123456', channel: 'C0123ABC', ts: '1700000000.123456', threadTs: '1700000000.123456' },
+      { url: 'https://acme.enterprise.slack.com/archives/G0PRIV/p1700000002000000', channel: 'G0PRIV', ts: '1700000002.000000', threadTs: '1700000002.000000' },
+    ]);
+  });
+
+  it('expands a link the requester may read; says in one line which were not expanded and why', async () => {
+    const { root } = thread('Rate limits are 100/h', [['U0ALICE', 'per project']]);
+    const random = slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'not for the bot' });
+    const leads = slack.addUserMessage({ channel: 'C0LEADS', user: 'U0ALICE', text: 'private plans' });
+    const link = (m: { channel: string; ts: string }) => `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+    const instruction = `Document ${link(root)} and ${link(random)} and ${link(leads)}`;
+    const res = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0GUEST', instruction });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.prompt).toContain(`Context: the Slack thread linked as ${link(root)} (2 messages, oldest first):\nbob (2026-11-20 09:14 UTC): Rate limits are 100/h\nalice`);
+    expect(res.prompt).not.toContain('not for the bot');
+    expect(res.prompt).not.toContain('private plans');
+    expect(res.notice).toBe(
+      `2 links were not expanded, so the agent got them as typed, without the messages: ${link(random)} (you're not a member of that conversation); ${link(leads)} (I'm not in that conversation (\`/invite @Docs Agent\` there first)).`,
+    );
+    expect(res.stats).toMatchObject({ links: 3, linksRead: 1 });
+    // The guest is not in #random: its members were asked, its history never read.
+    expect(slack.calls.filter((c) => c.method === 'conversations.members' && c.args.channel === 'C0RANDOM')).toHaveLength(1);
+    expect(slack.calls.filter((c) => c.method === 'conversations.replies' && c.args.channel === 'C0RANDOM')).toHaveLength(0);
+    expect(refusedLinksLine([])).toBeUndefined();
+  });
+});
