@@ -54,4 +54,19 @@ describe('manifest.yml', () => {
     expect(manifest.settings.interactivity).toMatchObject({ is_enabled: true });
     expect(new URL(manifest.settings.interactivity.request_url).pathname).toBe('/slack/events');
   });
+
+  it("the Socket Mode variant its header comment describes (five request URLs removed) is valid too", () => {
+    const text = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
+    const urls = text.match(/^\s*(url|request_url): /gm) ?? [];
+    expect(urls).toHaveLength(5);
+    expect(text).toContain('remove the five request URLs');
+    const socket = structuredClone(manifest);
+    socket.settings.socket_mode_enabled = true;
+    for (const c of socket.features.slash_commands) delete c.url;
+    delete socket.settings.event_subscriptions.request_url;
+    delete socket.settings.interactivity.request_url;
+    const validate = validator();
+    expect(validate(socket), JSON.stringify(validate.errors)).toBe(true);
+    expect(JSON.stringify(socket)).not.toMatch(/https:/);
+  });
 });
