@@ -4,6 +4,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { Registry } from 'prom-client';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
@@ -14,9 +15,12 @@ import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
 import { Intake } from './platform/intake.js';
 import { createLogger, type Logger } from './platform/logger.js';
+import { BotMetrics } from './platform/metrics.js';
+import { metricsHandler } from './platform/metrics-route.js';
 import type { QueueContext } from './platform/queues.js';
 import { bullConnection, createStateRedis, intakeConnection } from './platform/redis.js';
 import { createSlackApp } from './platform/slack/app.js';
+import type { HttpRoute } from './platform/slack/receiver.js';
 import { createWebClient } from './platform/slack/web-client.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -32,6 +36,8 @@ export interface RunningBot {
   intake: Intake;
   agentJobs: AgentJobs;
   digests: Digests;
+  /** The bot's Prometheus metrics (its own registry), served on `GET /metrics`. */
+  metrics: BotMetrics;
   /** Stops taking work, finishes in-flight calls, closes workers and Redis. Idempotent. */
   stop(): Promise<void>;
 }
@@ -47,23 +53,27 @@ interface Platform {
   slackOpts: { token: string; slackApiUrl: string; logger: Logger };
   slack: WebClient;
   inFlight: InFlight;
+  metrics: BotMetrics;
   now: () => number;
 }
 
 function buildPlatform(config: Config, logger: Logger): Platform {
   const redis = createStateRedis(config.REDIS_URL, logger);
   const queues: QueueContext = { connection: bullConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX, logger };
-  const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger };
+  // One registry per bot, not prom-client's global one: several bots (tests) can share a process.
+  const metrics = new BotMetrics({ registry: new Registry() });
+  const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
   return {
     config,
     logger,
     redis,
     queues,
     intake: new Intake(queues, intakeConnection(config.REDIS_URL)),
-    docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID }),
+    docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
     slackOpts,
     slack: createWebClient(slackOpts),
     inFlight: new InFlight(),
+    metrics,
     now: Date.now,
   };
 }
@@ -89,6 +99,7 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
     ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
     homeDefaults: { followupPolicy: config.FOLLOWUP_POLICY, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX, digestCron: config.DIGEST_CRON, digestTz: config.DIGEST_TZ },
     now,
+    metrics: p.metrics,
   });
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
@@ -107,7 +118,12 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
   const { agentJobs, digests, visitors } = buildFeatures(p);
-  const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes: [{ method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis }) }] });
+  p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
+  const routes: HttpRoute[] = [
+    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis }) },
+    { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
+  ];
+  const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
   agentJobs.register(app);
   visitors.register(app);
   digests.register(app);
@@ -126,7 +142,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     await p.redis.quit().catch(() => p.redis.disconnect());
     logger.info('shutdown complete');
   });
-  return { app, redis: p.redis, intake: p.intake, agentJobs, digests, stop };
+  return { app, redis: p.redis, intake: p.intake, agentJobs, digests, metrics: p.metrics, stop };
 }
 
 /** Wraps `fn` so that it runs once; later calls get the first call's promise. */

@@ -53,6 +53,11 @@ const schema = z
       .int('must be a whole number of characters')
       .min(1000, 'must be at least 1000')
       .default(12_000),
+    METRICS_TOKEN: z
+      .string()
+      .min(16, 'must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)')
+      .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (a bearer token, RFC 6750)')
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -13,6 +13,7 @@ import {
 } from '../../src/platform/docs-api/errors.js';
 import type { AgentJob } from '../../src/platform/docs-api/schemas.js';
 import { createLogger } from '../../src/platform/logger.js';
+import type { BotMetrics } from '../../src/platform/metrics.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 
@@ -135,6 +136,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
   const show = vi.fn(async (jobId: string) => {
     shown.push(store.records.get(jobId)?.state);
   });
+  const finished = vi.fn<BotMetrics['agentJobFinished']>();
   const logs: LogLine[] = [];
   const logger = createLogger('debug', { write: (s: string) => logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
 
@@ -156,10 +158,13 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     timeoutMs: TIMEOUT_MS,
     now: () => clock,
     random: () => 0,
+    metrics: { agentJobFinished: finished },
   });
   return {
     step,
     store,
+    /** The metrics recorder's `agentJobFinished` (status, lateness in s). */
+    finished,
     getJob,
     postMessage,
     show,
@@ -180,11 +185,14 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
 
 type Harness = ReturnType<typeof harness>;
 
-/** Runs the step and expects it to reschedule itself: DelayedError, nothing else. */
-async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token') {
+/**
+ * Runs the step and expects it to reschedule itself: DelayedError, nothing else. `lastActiveAt`:
+ * what the saved data should say about the last poll that saw the job active (default: unchanged).
+ */
+async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token', lastActiveAt = job.data.lastActiveAt) {
   const before = job.data;
   await expect(h.step(job, token)).rejects.toBeInstanceOf(DelayedError);
-  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, attempt: before.attempt + 1, lastPollAt: h.now() });
+  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, attempt: before.attempt + 1, lastPollAt: h.now(), ...(lastActiveAt === undefined ? {} : { lastActiveAt }) });
   expect(job.moveToDelayed).toHaveBeenLastCalledWith(h.now() + delayMs, token);
 }
 
@@ -206,7 +214,7 @@ describe('poll step: the agent job is still running', () => {
     const h = harness({ api: { id: 'job_1', status: 'active' } });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt });
 
-    await expectRescheduled(h, job, delay);
+    await expectRescheduled(h, job, delay, 'lock-token', h.now());
 
     expect(h.getJob).toHaveBeenCalledWith('job_1');
     expect(job.data.attempt).toBe(attempt + 1);
@@ -243,15 +251,15 @@ describe('poll step: the schedule learned from finished jobs', () => {
   it('waits long while jobs like this one rarely end, and 19 s where they do', async () => {
     const { durations } = learned();
     const h = harness({ durations }); // 5 minutes in
-    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), BOUNDS.maxMs);
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), BOUNDS.maxMs, 'lock-token', h.now());
     h.advance(4.5 * 60_000); // 9.5 minutes in
-    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4 }), DENSE_GAP_MS);
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4 }), DENSE_GAP_MS, 'lock-token', h.now());
   });
 
   it('backs off as without history when the history cannot be read (Redis hiccup)', async () => {
     const durations = { plan: vi.fn(async () => Promise.reject(new Error('ECONNRESET'))), record: vi.fn() };
     const h = harness({ durations });
-    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), 29_000);
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), 29_000, 'lock-token', h.now());
   });
 
   it.each(['completed', 'failed'] as const)('a job %s: its duration (midway between the last two polls) joins the history once', async (status) => {
@@ -521,6 +529,100 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     await expect(h.step(job)).resolves.toBe('announced');
     expect(h.postMessage).toHaveBeenCalledTimes(1);
     expect(h.store.mark('job_1', 0)).toBe('posted');
+    expect(h.finished).toHaveBeenCalledTimes(1); // the end counts once, too
     expect(h.shown).toEqual(['completed']);
+  });
+});
+
+describe('poll step: metrics (jobs finished by status, announcement lateness)', () => {
+  it('the lateness runs from the last poll that saw the job active to the announcement', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'active' } });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 });
+    await expectRescheduled(h, job, 29_000, 'lock-token', h.now());
+    expect(h.finished).not.toHaveBeenCalled();
+
+    h.advance(29_000);
+    h.getJob.mockResolvedValueOnce({ id: 'job_1', status: 'completed', prLink: PR });
+    await expect(h.step(job)).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['completed', 29]]);
+  });
+
+  it('on the first poll, the lateness runs from the start of the cycle', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'failed' } }); // the clock is 5 minutes into the cycle
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 }))).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['failed', 300]]);
+  });
+
+  it("an archived job's lateness runs from the API's archivedAt (its end time)", async () => {
+    const h = harness();
+    h.getJob.mockResolvedValueOnce({ id: 'job_1', status: 'archived', archivedAt: new Date(h.now() - 12_000).toISOString() });
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4, lastActiveAt: h.now() - 60_000 }))).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['archived', 12]]);
+  });
+
+  it('an archivedAt from before this cycle (an earlier run) is not taken as its end', async () => {
+    const h = harness({ rec: { cycle: 1 } });
+    h.getJob.mockResolvedValueOnce({ id: 'job_1', status: 'archived', archivedAt: new Date(STARTED_AT - 3_600_000).toISOString() });
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 1, attempt: 4, lastActiveAt: h.now() - 45_000 }))).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['archived', 45]]);
+  });
+
+  it.each([
+    { name: 'completed without a PR', api: { status: 'completed', prLink: null }, status: 'no_change' },
+    { name: 'unknown to the API (404)', api: new DocsApiNotFoundError('job not found'), status: 'archived' },
+  ] as const)('$name counts as $status', async ({ api, status }) => {
+    const h = harness({ api: api instanceof Error ? api : { id: 'job_1', ...api } });
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 1, lastActiveAt: h.now() - 10_000 }))).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([[status, 10]]);
+  });
+
+  it('a timeout counts as timed_out, without a lateness (the job did not end)', async () => {
+    const h = harness();
+    h.advance(TIMEOUT_MS);
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 200 }))).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['timed_out', undefined]]);
+  });
+
+  it('an announcement Slack failed once is counted once, its lateness including the wait', async () => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.postMessage.mockRejectedValueOnce(slackPlatformError('internal_error'));
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0, lastActiveAt: h.now() - 5_000 });
+    await expectRescheduled(h, job, 20_000); // lastActiveAt unchanged: that poll did not see it active
+    expect(h.finished).not.toHaveBeenCalled();
+
+    h.advance(20_000);
+    await expect(h.step(job)).resolves.toBe('announced');
+
+    expect(h.finished.mock.calls).toEqual([['completed', 25]]);
+  });
+
+  it('a post that Slack refuses for good still counts the end, without a lateness', async () => {
+    const h = harness({ api: { status: 'failed' } });
+    h.postMessage.mockRejectedValueOnce(slackPlatformError('channel_not_found'));
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 }))).resolves.toBe('cannot-post');
+
+    expect(h.finished.mock.calls).toEqual([['failed']]);
+  });
+
+  it('nothing is counted by a poller that finds the end already announced, or superseded', async () => {
+    const h = harness({ rec: { cycle: 2 }, api: { status: 'completed', prLink: PR } });
+    await h.store.markAnnounced('job_1', 2);
+
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 1, attempt: 4 }))).resolves.toBe('superseded');
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 2, attempt: 4 }))).resolves.toBe('already-announced');
+
+    expect(h.finished).not.toHaveBeenCalled();
   });
 });

@@ -60,6 +60,16 @@ describe('readConfig', () => {
     expect(problems({ ...valid, AGENT_PROMPT_MAX_CHARS: '500' })).toEqual(['AGENT_PROMPT_MAX_CHARS: must be at least 1000']);
   });
 
+  it('METRICS_TOKEN is optional; when set it must be a bearer token of at least 16 characters, never echoed', () => {
+    expect(readConfig(valid).METRICS_TOKEN).toBeUndefined();
+    expect(readConfig({ ...valid, METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();
+    expect(readConfig({ ...valid, METRICS_TOKEN: 'b2f1c0ffee5e1f9a7d3c4b5a69788e0f' }).METRICS_TOKEN).toBe('b2f1c0ffee5e1f9a7d3c4b5a69788e0f');
+    expect(problems({ ...valid, METRICS_TOKEN: 'short-secret' })).toEqual(['METRICS_TOKEN: must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)']);
+    const p = problems({ ...valid, METRICS_TOKEN: 'has spaces in the secret value' });
+    expect(p).toEqual(['METRICS_TOKEN: may hold only letters, digits and - . _ ~ + / (a bearer token, RFC 6750)']);
+    expect(p.join('\n')).not.toContain('secret value');
+  });
+
   it('rejects a backoff cap below the first delay', () => {
     expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
       'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',

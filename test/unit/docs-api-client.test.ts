@@ -140,4 +140,27 @@ describe('DocsApiClient', () => {
     expect(res.totals.total).toBe(4);
     expect(res.hasMore).toBe(false);
   });
+
+  it('tells its observer about every HTTP request: operation, status (none on a network error) and seconds', async () => {
+    const seen: Array<[string, number | undefined, number]> = [];
+    const observed = new DocsApiClient({ baseUrl: BASE, apiKey: KEY, projectId: 'proj 1', dispatcher: agent, timeoutMs: 200, retryMinDelayMs: 1, observer: { docsApiRequest: (op, status, s) => void seen.push([op, status, s]) } });
+    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).reply(201, JOB);
+    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(503, { error: 'down' });
+    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(200, JOB);
+    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc/message', method: 'POST' }).reply(200, { status: 'exploded' });
+    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc/message', method: 'POST' }).reply(200, JOB).delay(1_000);
+    await observed.createJob('x');
+    await observed.getJob('job_abc');
+    await expectError(observed.sendMessage('job_abc', 'more'), DocsApiInvalidResponseError);
+    await expectError(observed.sendMessage('job_abc', 'more'), DocsApiNetworkError);
+    expect(seen.map(([op, status]) => [op, status])).toEqual([
+      ['create_job', 201],
+      ['get_job', 503], // each retry is a request of its own
+      ['get_job', 200],
+      ['send_message', 200], // a 200 whose body is invalid still answered 200
+      ['send_message', undefined],
+    ]);
+    expect(seen.every(([, , s]) => s >= 0 && s < 5)).toBe(true);
+    expect(seen[4]![2]).toBeGreaterThanOrEqual(0.15); // the timed-out request took its 200 ms
+  });
 });

@@ -4,6 +4,7 @@ import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError, DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { BotMetrics } from '../../platform/metrics.js';
 import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
 import type { StatusPresenter } from './presenter.js';
@@ -24,6 +25,8 @@ export interface ContinueJobDeps {
   policy: 'anyone' | 'requester';
   firstPollDelayMs: number;
   now: () => number;
+  /** Counts follow-ups sent (optional). */
+  metrics?: Pick<BotMetrics, 'agentJobStarted'>;
 }
 
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
@@ -90,6 +93,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
     try {
       await deps.docsApi.sendMessage(req.jobId, req.prompt);
+      deps.metrics?.agentJobStarted('follow_up');
     } catch (err) {
       if (err instanceof DocsApiError && err.code === 'network_error') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
       await steps.save({ sent: undefined });

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
+import type { BotMetrics } from '../../platform/metrics.js';
 import type { Intake } from '../../platform/intake.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { HomeDefaults } from './blocks.js';
@@ -58,6 +59,8 @@ export interface AgentJobsOptions {
   now: () => number;
   /** Slack context for prompts (the thread-context feature): a mention's thread, message links. */
   context?: PromptContext;
+  /** Counts runs started and ended, and how late ends are announced (optional). */
+  metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished'>;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -80,7 +83,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const store = new JobStore(o.redis, o.prefix);
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now });
   const pollQueue = createPollQueue(o.queues);
-  const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now };
+  const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
   const start: StartJobDeps = { ...common, docsApi: o.docsApi, slack: o.slack };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
@@ -111,6 +114,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         durations: new DurationHistory(o.redis, o.prefix, o.projectId, o.now),
         timeoutMs: o.timeoutMs,
         now: o.now,
+        ...(o.metrics ? { metrics: o.metrics } : {}),
       }),
     ],
     close: async (timeoutMs) => {

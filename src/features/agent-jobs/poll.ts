@@ -1,8 +1,9 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
-import { isTerminal, type AgentJob } from '../../platform/docs-api/schemas.js';
+import { isTerminal, type AgentJob, type TerminalStatus } from '../../platform/docs-api/schemas.js';
 import type { Logger } from '../../platform/logger.js';
+import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
@@ -30,6 +31,8 @@ export interface PollStepDeps {
   /** Clock in epoch ms. */
   now: () => number;
   random?: () => number;
+  /** Counts ends by status and their lateness (optional). */
+  metrics?: Pick<BotMetrics, 'agentJobFinished'>;
 }
 
 /** Data of a poll step job (queue `poll-agent-job`). */
@@ -41,6 +44,8 @@ export interface PollJobData {
   attempt: number;
   /** When the previous poll ran (epoch ms): the job ended between it and the poll that saw the end. */
   lastPollAt?: number;
+  /** When the last poll that saw this cycle still active ran (epoch ms; absent before the first): the end came after it. */
+  lastActiveAt?: number;
 }
 
 /** Result a poll step job completes with (visible in BullMQ, handy for operators and tests). */
@@ -55,8 +60,13 @@ interface StepContext {
   rec: JobRecord;
   cycle: number;
   log: Logger;
-  /** Saves progress, moves the job to the delayed set for `delayMs` (ms) and throws DelayedError. */
-  reschedule: (delayMs: number) => Promise<never>;
+  /**
+   * Saves progress, moves the job to the delayed set for `delayMs` (ms) and throws DelayedError.
+   * `activeAt`: when a poll just saw the run still active (epoch ms).
+   */
+  reschedule: (delayMs: number, activeAt?: number) => Promise<never>;
+  /** Epoch ms after which the run ended (announcement lateness): the last poll that saw it active, else the cycle's start. */
+  endedAfter: number;
   /** Delay before the next poll, in ms: planned from finished jobs' durations, else backoff. */
   nextDelayMs: () => Promise<number>;
   /** When the previous poll ran (epoch ms), if known. */
@@ -76,7 +86,7 @@ interface StepContext {
  */
 export function createPollStep(deps: PollStepDeps) {
   return async function pollStep(job: PollJob, token?: string): Promise<PollStepResult> {
-    const { agentJobId, cycle, attempt, lastPollAt } = job.data;
+    const { agentJobId, cycle, attempt, lastPollAt, lastActiveAt } = job.data;
     const log = deps.logger.child({ jobId: agentJobId, cycle, attempt });
     const rec = await deps.store.get(agentJobId);
     if (!rec) {
@@ -94,8 +104,8 @@ export function createPollStep(deps: PollStepDeps) {
       cycle,
       log,
       lastPollAt,
-      reschedule: async (delayMs) => {
-        await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now() });
+      reschedule: async (delayMs, activeAt = lastActiveAt) => {
+        await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now(), ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
         await job.moveToDelayed(Date.now() + delayMs, token);
         throw new DelayedError();
       },
@@ -104,6 +114,7 @@ export function createPollStep(deps: PollStepDeps) {
         const plan = await deps.durations?.plan().catch(() => undefined);
         return nextPollDelayMs({ attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan }, deps.bounds, deps.random);
       },
+      endedAfter: lastActiveAt ?? rec.cycleStartedAt,
     };
     // This cycle's end is already recorded (an announcement that Slack refused before): announce that end.
     const recorded = recordedOutcome(rec);
@@ -112,6 +123,7 @@ export function createPollStep(deps: PollStepDeps) {
     if (watchedMs >= deps.timeoutMs) return finish(ctx, 'timeout', { kind: 'timeout', watchedMs });
 
     let agentJob: AgentJob;
+    const polledAt = deps.now();
     try {
       agentJob = await deps.docsApi.getJob(agentJobId);
     } catch (err) {
@@ -123,14 +135,22 @@ export function createPollStep(deps: PollStepDeps) {
       return ctx.reschedule(await ctx.nextDelayMs());
     }
     const status = agentJob.status;
-    if (isTerminal(status)) {
-      const prLink = agentJob.prLink ?? null;
-      return finish(ctx, status, status === 'completed' ? { kind: 'completed', prLink } : { kind: status }, prLink);
-    }
+    if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
     // Still active: show how long it has run (throttled, in the background), then wait with backoff.
     void deps.status.show(agentJobId);
-    return ctx.reschedule(await ctx.nextDelayMs());
+    return ctx.reschedule(await ctx.nextDelayMs(), polledAt);
   };
+}
+
+/**
+ * Announces the end the API reported. An archived job's `archivedAt` (the spec's only end time)
+ * anchors the announcement's lateness when it falls within this cycle.
+ */
+function finishEnded(ctx: StepContext, status: TerminalStatus, agentJob: AgentJob): Promise<PollStepResult> {
+  const prLink = agentJob.prLink ?? null;
+  const archivedAt = status === 'archived' ? Date.parse(agentJob.archivedAt ?? '') : NaN;
+  if (archivedAt >= ctx.rec.cycleStartedAt && archivedAt <= ctx.deps.now()) ctx.endedAfter = archivedAt;
+  return finish(ctx, status, status === 'completed' ? { kind: 'completed', prLink } : { kind: status }, prLink);
 }
 
 /**
@@ -138,7 +158,7 @@ export function createPollStep(deps: PollStepDeps) {
  * removed) or a permanent refusal ends the watch with one error line; anything transient is tried
  * again later with backoff.
  */
-async function announceFailed(ctx: StepContext, err: unknown): Promise<PollStepResult> {
+async function announceFailed(ctx: StepContext, err: unknown, finished: FinishedStatus): Promise<PollStepResult> {
   const info = classifySlackError(err);
   if (info.kind === 'transient') {
     ctx.log.warn({ err, slackError: info.code }, 'could not post the announcement; will try again');
@@ -146,8 +166,15 @@ async function announceFailed(ctx: StepContext, err: unknown): Promise<PollStepR
   }
   const what = info.kind === 'gone' ? 'the bot can no longer post in this channel' : 'Slack refused the announcement for good';
   ctx.log.error({ slackError: info.code, slackMethod: info.method ?? 'chat.postMessage' }, `${what}; the end of the job is not announced`);
+  ctx.deps.metrics?.agentJobFinished(finished);
   await ctx.deps.status.show(ctx.rec.jobId);
   return 'cannot-post';
+}
+
+/** The status label of an outcome in `docs_bot_agent_jobs_finished_total` (completed without a PR: no_change). */
+function finishedStatus(o: JobOutcome): FinishedStatus {
+  if (o.kind === 'completed') return o.prLink ? 'completed' : 'no_change';
+  return o.kind === 'timeout' ? 'timed_out' : o.kind;
 }
 
 /** The outcome the record holds when this cycle's end was recorded but not yet announced. */
@@ -199,9 +226,12 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
-    return announceFailed(ctx, err);
+    return announceFailed(ctx, err, finishedStatus(outcome));
   }
+  const announcedAt = deps.now();
   await deps.store.markAnnounced(rec.jobId, cycle);
+  // A timeout is not the job's end: it has no lateness.
+  deps.metrics?.agentJobFinished(finishedStatus(outcome), outcome.kind === 'timeout' ? undefined : (announcedAt - ctx.endedAfter) / 1000);
   if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
   await deps.status.show(rec.jobId);

@@ -4,6 +4,7 @@ import type { DocsApiClient } from '../../platform/docs-api/client.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
@@ -25,6 +26,8 @@ export interface StartJobDeps {
   firstPollDelayMs: number;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Counts jobs created (optional). */
+  metrics?: Pick<BotMetrics, 'agentJobStarted'>;
 }
 
 /** A request to start a job from Slack. */
@@ -104,6 +107,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   let jobId: string;
   try {
     jobId = (await deps.docsApi.createJob(req.prompt ?? req.instruction)).id;
+    deps.metrics?.agentJobStarted('new');
   } catch (err) {
     log.warn({ err }, 'could not create the agent job');
     if (err instanceof DocsApiError && err.code === 'network_error') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });

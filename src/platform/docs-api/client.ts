@@ -35,6 +35,20 @@ export interface DocsApiClientOptions {
   getRetries?: number;
   /** First retry delay in ms (doubles, with jitter). @defaultValue 250 */
   retryMinDelayMs?: number;
+  /** Told about every HTTP request (retries included), e.g. to count them in metrics. */
+  observer?: DocsApiObserver;
+}
+
+/** The client's calls, as named to a {@link DocsApiObserver}. */
+export type DocsApiOperation = 'create_job' | 'get_job' | 'send_message' | 'get_visitors';
+
+/** What a {@link DocsApiClient} reports about each HTTP request it makes. */
+export interface DocsApiObserver {
+  /**
+   * @param statusCode - the HTTP status, or undefined when no response came (network error, timeout).
+   * @param seconds - from sending the request to having read its body (or failing).
+   */
+  docsApiRequest(operation: DocsApiOperation, statusCode: number | undefined, seconds: number): void;
 }
 
 /** An agent job as returned by create: the spec makes `id` optional, we require it. */
@@ -79,7 +93,7 @@ export class DocsApiClient {
    * @throws {DocsApiError} subclasses; never retried (a retry could start two jobs).
    */
   async createJob(prompt: string): Promise<CreatedAgentJob> {
-    const job = await this.send('POST', this.agentPath('/job'), agentJobSchema, { prompt });
+    const job = await this.send('create_job', 'POST', this.agentPath('/job'), agentJobSchema, { prompt });
     if (!job.id) throw new DocsApiInvalidResponseError('created job has no id');
     return job as CreatedAgentJob;
   }
@@ -90,7 +104,7 @@ export class DocsApiClient {
    */
   async getJob(id: string): Promise<AgentJob> {
     return this.withGetRetries(() =>
-      this.send('GET', this.agentPath(`/job/${encodeURIComponent(id)}`), agentJobSchema),
+      this.send('get_job', 'GET', this.agentPath(`/job/${encodeURIComponent(id)}`), agentJobSchema),
     );
   }
 
@@ -99,7 +113,7 @@ export class DocsApiClient {
    * @throws {DocsApiError} subclasses; never retried.
    */
   async sendMessage(id: string, prompt: string): Promise<AgentJob> {
-    return this.send('POST', this.agentPath(`/job/${encodeURIComponent(id)}/message`), agentJobSchema, {
+    return this.send('send_message', 'POST', this.agentPath(`/job/${encodeURIComponent(id)}/message`), agentJobSchema, {
       prompt,
     });
   }
@@ -121,7 +135,7 @@ export class DocsApiClient {
     const path = `/v1/analytics/${encodeURIComponent(this.opts.projectId)}/visitors?${qs}`;
     return this.withGetRetries(() => {
       opts.onAttempt?.();
-      return this.send('GET', path, visitorsResponseSchema);
+      return this.send('get_visitors', 'GET', path, visitorsResponseSchema);
     });
   }
 
@@ -146,12 +160,27 @@ export class DocsApiClient {
     });
   }
 
+  /** One HTTP request, reported to the observer (status, or none on a network error, and its seconds). */
   private async send<S extends z.ZodType>(
+    operation: DocsApiOperation,
     method: 'GET' | 'POST',
     path: string,
     schema: S,
     body?: unknown,
   ): Promise<z.output<S>> {
+    const started = process.hrtime.bigint();
+    let status: number | undefined;
+    try {
+      const res = await this.exchange(method, path, body);
+      status = res.status;
+      return parseResponse(res.status, res.text, res.retryAfter, schema);
+    } finally {
+      this.opts.observer?.docsApiRequest(operation, status, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  /** Sends the request and reads the whole body. @throws {DocsApiNetworkError} when no full response came. */
+  private async exchange(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {
     let res: Dispatcher.ResponseData;
     try {
       res = await request(`${this.base}${path}`, {
@@ -176,25 +205,29 @@ export class DocsApiClient {
     } catch (err) {
       throw new DocsApiNetworkError(describeNetworkError(err), err);
     }
-    const status = res.statusCode;
-    if (status >= 200 && status < 300) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
-      }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        const first = parsed.error.issues[0];
-        throw new DocsApiInvalidResponseError(
-          `HTTP ${status} body: ${first ? `${first.path.join('.') || 'body'} ${first.message}` : 'invalid'}`,
-        );
-      }
-      return parsed.data;
-    }
-    throw errorFor(status, text, res.headers['retry-after']);
+    return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
   }
+}
+
+/** The parsed body of a 2xx answer, else the typed error of the status. */
+function parseResponse<S extends z.ZodType>(status: number, text: string, retryAfter: string | string[] | undefined, schema: S): z.output<S> {
+  if (status >= 200 && status < 300) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new DocsApiInvalidResponseError(
+        `HTTP ${status} body: ${first ? `${first.path.join('.') || 'body'} ${first.message}` : 'invalid'}`,
+      );
+    }
+    return parsed.data;
+  }
+  throw errorFor(status, text, retryAfter);
 }
 
 function apiMessage(text: string): string {

@@ -18,6 +18,7 @@ export interface SlackAppOptions {
   routes: HttpRoute[];
   /** The slash commands the app has (named in the answer to an unknown one). */
   commands: readonly string[];
+  /** Told how every Slack request was answered, and how fast (metrics). */
   observer?: EdgeObserver;
 }
 
@@ -37,6 +38,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     port: config.PORT,
     routes: opts.routes,
     slackApiUrl: config.SLACK_API_URL,
+    ...(opts.observer ? { observer: opts.observer } : {}),
     ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : { signingSecret: config.SLACK_SIGNING_SECRET ?? '' }),
   });
   const app = new App({

@@ -11,8 +11,12 @@ export interface EdgeResponse {
   body?: Record<string, unknown>;
 }
 
-/** How one request ended at the edge, for metrics and tests. */
-export type EdgeOutcome = 'acked' | 'unhandled' | 'malformed' | 'failed' | 'verification';
+/**
+ * How one request ended, for metrics and tests: `acked`; `unhandled` (no listener took it; answered
+ * politely); `malformed` (400, or 413 when too large); `rejected` (signature or timestamp refused:
+ * 401); `busy` (no ack within the budget: the intake could not record it); `failed` (a listener threw).
+ */
+export type EdgeOutcome = 'acked' | 'unhandled' | 'malformed' | 'rejected' | 'busy' | 'failed';
 
 /** What {@link SlackEdge} reports about each request (e.g. to metrics). */
 export interface EdgeObserver {
@@ -101,7 +105,7 @@ export class SlackEdge {
     const timer = setTimeout(() => {
       if (kind !== 'event' && !acked) {
         this.opts.logger.warn({ kind }, 'no ack within the budget; answered for the listener');
-        send('failed', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: BUSY_TEXT } : {} });
+        send('busy', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: BUSY_TEXT } : {} });
       }
     }, this.ackTimeoutMs);
     try {

@@ -4,7 +4,7 @@ import { SocketModeClient } from '@slack/socket-mode';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
-import type { EdgeResponse, SlackEdge } from './edge.js';
+import type { EdgeObserver, EdgeResponse, SlackEdge } from './edge.js';
 
 /** A route served next to the Slack endpoint (`GET /healthz`, `GET /metrics`). */
 export interface HttpRoute {
@@ -30,6 +30,8 @@ export interface SlackReceiverOptions {
   bodyLimit?: number;
   /** Clock in epoch ms (request timestamps). */
   now?: () => number;
+  /** Told about requests refused before the edge sees them (too large, bad signature, unparseable). */
+  observer?: EdgeObserver;
 }
 
 /** Slack's replay window: a request's timestamp may differ from our clock by at most 5 minutes, either way. */
@@ -90,16 +92,21 @@ export class SlackReceiver implements Receiver {
   }
 
   private async slackEvents(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const refuse = (outcome: 'malformed' | 'rejected', status: number) => {
+      this.opts.observer?.onReply(undefined, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      reply(res, { status });
+    };
     const raw = await readBody(req, this.opts.bodyLimit ?? 1024 * 1024);
-    if (raw === undefined) return reply(res, { status: 413 });
+    if (raw === undefined) return refuse('malformed', 413);
     const text = raw.toString('utf8');
-    if (!this.verified(req, text)) return reply(res, { status: 401 });
+    if (!this.verified(req, text)) return refuse('rejected', 401);
     let body: unknown;
     try {
       body = parseBody(String(req.headers['content-type'] ?? ''), text);
     } catch {
       this.opts.logger.warn('refused a request body that is neither JSON nor a form');
-      return reply(res, { status: 400 });
+      return refuse('malformed', 400);
     }
     const retryNum = Number(req.headers['x-slack-retry-num']);
     const retryReason = req.headers['x-slack-retry-reason'];

@@ -1,0 +1,186 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
+import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
+import type { SlackRequestKind } from './slack/payloads.js';
+
+/**
+ * The bot's Prometheus metrics (prom-client), all on one {@link Registry} that the composition root
+ * creates and serves on `GET /metrics` (never prom-client's global registry, so tests and several
+ * bots in one process don't collide). Names follow Prometheus' conventions (`docs_bot_` prefix,
+ * `_total` counters, `_seconds` units); every label has a small, fixed set of values (no user,
+ * channel or job ids). The README's "Monitoring" section explains each metric.
+ */
+
+/** How an agent job's run ended, as counted by `docs_bot_agent_jobs_finished_total{status}`. */
+export type FinishedStatus = 'completed' | 'no_change' | 'failed' | 'archived' | 'timed_out';
+/** Every {@link FinishedStatus} (their series start at 0). */
+export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_change', 'failed', 'archived', 'timed_out'];
+
+/** What started a run of an agent job: a new job (`POST …/job`) or a follow-up (`POST …/message`). */
+export type RunKind = 'new' | 'follow_up';
+
+/** What {@link BotMetrics} reads a queue's depth from (a BullMQ `Queue`). */
+export interface QueueDepthSource {
+  name: string;
+  getJobCounts(...types: QueueState[]): Promise<Record<string, number>>;
+}
+
+/** Queue states reported by `docs_bot_queue_jobs{queue,state}`. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** One of {@link QUEUE_STATES}. */
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+/** Options of {@link BotMetrics}. */
+export interface BotMetricsOptions {
+  /** The registry every metric is registered on (one per bot). */
+  registry: Registry;
+  /** Also collect prom-client's default process and Node.js metrics. @defaultValue true */
+  defaultMetrics?: boolean;
+  /** Longest wait for Redis when reading queue depths during a scrape, in ms. @defaultValue 1000 */
+  queueTimeoutMs?: number;
+  /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
+  maxSlackErrorSeries?: number;
+}
+
+/** Slack's 3-second ack deadline sits between buckets. */
+const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
+/** The announcement goal (issue #12: p95 ≤ 20 s, max ≤ 30 s) sits on bucket bounds. */
+const LATENESS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
+/** The docs API client times out after 10 s. */
+const DOCS_API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
+const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
+
+/**
+ * The registry-backed recorder. Its methods are the observers the platform and features call
+ * (`onReply` for the Slack edge, {@link docsApiRequest} for the docs API client, {@link slackApiError}
+ * for the Web API clients, {@link agentJobStarted}/{@link agentJobFinished} for the agent-jobs
+ * feature); its public metric objects can be set directly, e.g. the agent budget:
+ *
+ * ```ts
+ * metrics.agentBudgetRemaining.set({ project: config.DOCS_PROJECT_ID }, remaining);
+ * ```
+ */
+export class BotMetrics implements EdgeObserver, DocsApiObserver {
+  readonly registry: Registry;
+  /** `docs_bot_slack_requests_total{type,outcome}`. */
+  readonly slackRequests: Counter<'type' | 'outcome'>;
+  /** `docs_bot_ack_seconds{type}`. */
+  readonly ackSeconds: Histogram<'type'>;
+  /** `docs_bot_agent_jobs_started_total{kind}`. */
+  readonly agentJobsStarted: Counter<'kind'>;
+  /** `docs_bot_agent_jobs_finished_total{status}`. */
+  readonly agentJobsFinished: Counter<'status'>;
+  /** `docs_bot_announcement_lateness_seconds`. */
+  readonly announcementLateness: Histogram;
+  /** `docs_bot_docs_api_requests_total{operation,status_code}`. */
+  readonly docsApiRequests: Counter<'operation' | 'status_code'>;
+  /** `docs_bot_docs_api_request_seconds{operation}`. */
+  readonly docsApiRequestSeconds: Histogram<'operation'>;
+  /** `docs_bot_slack_api_errors_total{method,error}`. */
+  readonly slackApiErrors: Counter<'method' | 'error'>;
+  /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  /**
+   * `docs_bot_agent_budget_remaining{project}`: agent requests (creates and follow-ups) the project
+   * may still make in the vendor's hourly window. Set it with
+   * `metrics.agentBudgetRemaining.set({ project }, n)` whenever the budget changes.
+   */
+  readonly agentBudgetRemaining: Gauge<'project'>;
+
+  private queues: QueueDepthSource[] = [];
+  private readonly slackErrorSeries = new Set<string>();
+
+  constructor(private readonly opts: BotMetricsOptions) {
+    const registers = [opts.registry];
+    this.registry = opts.registry;
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: opts.registry });
+    this.slackRequests = new Counter({ name: 'docs_bot_slack_requests_total', help: 'Requests from Slack (HTTP or Socket Mode) by type and how the bot answered: acked, unhandled (no listener; answered politely), malformed (400), rejected (bad signature or outside the 5-minute window: 401), busy (no ack within 2.5 s: could not record it), failed (a listener threw).', labelNames: ['type', 'outcome'], registers });
+    this.ackSeconds = new Histogram({ name: 'docs_bot_ack_seconds', help: "Seconds from receiving a Slack request to answering it (Slack's deadline: 3 s).", labelNames: ['type'], buckets: ACK_BUCKETS, registers });
+    this.agentJobsStarted = new Counter({ name: 'docs_bot_agent_jobs_started_total', help: 'Agent job runs started at the docs API: kind=new (a job created) or follow_up (a message sent to a job).', labelNames: ['kind'], registers });
+    this.agentJobsFinished = new Counter({ name: 'docs_bot_agent_jobs_finished_total', help: 'Agent job runs that ended, by status: completed (a PR), no_change, failed, archived, timed_out (stopped watching after JOB_TIMEOUT_MS). Counted once, when the end was announced (or Slack refused the announcement for good).', labelNames: ['status'], registers });
+    this.announcementLateness = new Histogram({ name: 'docs_bot_announcement_lateness_seconds', help: "Seconds from the end of an agent job's run to its announcement in Slack: from the API's end time when it gives one (archivedAt), else from the previous poll (the first that could have seen the end).", buckets: LATENESS_BUCKETS, registers });
+    this.docsApiRequests = new Counter({ name: 'docs_bot_docs_api_requests_total', help: 'HTTP requests to the docs API (retries included) by operation and status code (network_error when no response came).', labelNames: ['operation', 'status_code'], registers });
+    this.docsApiRequestSeconds = new Histogram({ name: 'docs_bot_docs_api_request_seconds', help: 'Seconds per docs API request, until the body was read or the request failed.', labelNames: ['operation'], buckets: DOCS_API_BUCKETS, registers });
+    this.slackApiErrors = new Counter({ name: 'docs_bot_slack_api_errors_total', help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.", labelNames: ['method', 'error'], registers });
+    this.agentBudgetRemaining = new Gauge({ name: 'docs_bot_agent_budget_remaining', help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.", labelNames: ['project'], registers });
+    this.queueJobs = new Gauge({
+      name: 'docs_bot_queue_jobs',
+      help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
+      labelNames: ['queue', 'state'],
+      registers,
+      collect: () => this.collectQueues(this.queueJobs),
+    });
+    for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
+    for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
+  }
+
+  /** Reports the depth of these queues at every scrape (replaces any earlier list). */
+  watchQueues(queues: QueueDepthSource[]): void {
+    this.queues = [...queues];
+  }
+
+  /** {@link EdgeObserver}: one Slack request answered; `kind` undefined when it could not be classified. */
+  onReply(kind: SlackRequestKind | undefined, outcome: EdgeOutcome, seconds: number): void {
+    const type = kind ?? 'unknown';
+    this.slackRequests.inc({ type, outcome });
+    this.ackSeconds.observe({ type }, seconds);
+  }
+
+  /**
+   * One HTTP request to the docs API.
+   * @param statusCode - the HTTP status, or undefined when no response came (network error, timeout).
+   * @param seconds - from sending to having read the body (or failing).
+   */
+  docsApiRequest(operation: DocsApiOperation, statusCode: number | undefined, seconds: number): void {
+    this.docsApiRequests.inc({ operation, status_code: statusCode === undefined ? 'network_error' : String(statusCode) });
+    this.docsApiRequestSeconds.observe({ operation }, seconds);
+  }
+
+  /**
+   * One failed Slack Web API call (after the client's retries). Codes that are not Slack-shaped,
+   * and pairs past `maxSlackErrorSeries`, count as `other` so the series stay few.
+   */
+  slackApiError(info: { method: string; code: string }): void {
+    let method = SLACK_METHOD.test(info.method) ? info.method : 'other';
+    let error = SLACK_ERROR.test(info.code) ? info.code : 'other';
+    const key = `${method} ${error}`;
+    if (!this.slackErrorSeries.has(key)) {
+      if (this.slackErrorSeries.size >= (this.opts.maxSlackErrorSeries ?? 200)) [method, error] = ['other', 'other'];
+      else this.slackErrorSeries.add(key);
+    }
+    this.slackApiErrors.inc({ method, error });
+  }
+
+  /** A run of an agent job started at the docs API. */
+  agentJobStarted(kind: RunKind): void {
+    this.agentJobsStarted.inc({ kind });
+  }
+
+  /**
+   * The end of a run was announced.
+   * @param latenessSeconds - from the end (or the first poll that could have seen it) to the
+   *   announcement; undefined when it does not apply (a timeout is not an end of the job).
+   */
+  agentJobFinished(status: FinishedStatus, latenessSeconds?: number): void {
+    this.agentJobsFinished.inc({ status });
+    if (latenessSeconds !== undefined) this.announcementLateness.observe(Math.max(0, latenessSeconds));
+  }
+
+  /** Reads every watched queue's counts (bounded by `queueTimeoutMs`); a queue that can't be read is left out of this scrape. */
+  private async collectQueues(gauge: Gauge<'queue' | 'state'>): Promise<void> {
+    gauge.reset();
+    const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
+    await Promise.all(
+      this.queues.map(async (q) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+        const counts = await Promise.race([q.getJobCounts(...QUEUE_STATES).catch(() => undefined), timeout]);
+        clearTimeout(timer);
+        if (!counts) return;
+        for (const state of QUEUE_STATES) gauge.set({ queue: q.name, state }, counts[state] ?? 0);
+      }),
+    );
+  }
+}
