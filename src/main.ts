@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
-import { createThreadContext } from './features/thread-context/index.js';
+import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
 import { ConfigError, readConfig, type Config } from './platform/config.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
@@ -78,10 +78,10 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   };
 }
 
-function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; visitors: { register(app: App): void } } {
+function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; visitors: { register(app: App): void }; threadContext: ThreadContext } {
   const { config, redis, queues, intake, docsApi, slack, logger, now } = p;
   const prefix = config.QUEUE_PREFIX;
-  const threadContext = createThreadContext({ slack, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
+  const threadContext = createThreadContext({ slack, intake, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
   const agentJobs = createAgentJobs({
     context: threadContext.context,
     queues,
@@ -105,7 +105,7 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
   const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, defaultSchedule, logger, now });
   const visitors = wireVisitors(intake, { services, slack, redis, prefix, now }, digests.subcommands);
-  return { agentJobs, digests, visitors };
+  return { agentJobs, digests, visitors, threadContext };
 }
 
 /**
@@ -117,7 +117,7 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
-  const { agentJobs, digests, visitors } = buildFeatures(p);
+  const { agentJobs, digests, visitors, threadContext } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis }) },
@@ -126,6 +126,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
   agentJobs.register(app);
   visitors.register(app);
+  threadContext.register(app);
   digests.register(app);
   await app.start();
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import { ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
 
 const BOT = 'U0DOCSBOT';
 
@@ -46,5 +46,62 @@ describe('thread context: mentions in threads, the Document this thread shortcut
     await sb.slack.waitFor(() => bot.output().includes('built the prompt context'));
     expect(bot.output()).not.toContain('rotate the API key');
     expect(bot.output()).not.toContain('put this in the docs');
+  });
+
+  it('"Document this thread": message_action → views.open at once → preview → view_submission starts a job in that thread', async () => {
+    const root = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'Should webhooks retry on 5xx?' });
+    const reply = await driver.message({ channel: 'C0DOCS', user: 'U0ADMIN', thread_ts: root.ts, text: 'Yes: 3 retries, exponential backoff, then the event is dropped' });
+    const n = creates().length;
+    const triggeredAt = Date.now();
+    const res = await driver.messageShortcut({ user: 'U0CAROL', channel: 'C0DOCS', messageTs: reply.ts, callbackId: 'document_thread' });
+    expect(res.status).toBe(200);
+    const opened = await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'views.open' && (c.args.view as { callback_id?: string }).callback_id === 'document_thread_modal'));
+    expect(JSON.stringify(opened.args.view)).toContain('Reading the thread');
+    expect(opened.at - triggeredAt).toBeLessThan(3000); // Slack: a trigger_id expires after 3 s
+    const externalId = (opened!.args.view as { external_id: string }).external_id;
+    const preview = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.method === 'views.update' && v.view.external_id === externalId), 10_000);
+    const shown = JSON.stringify(preview.view.blocks);
+    expect(shown).toContain('*2 messages* from <@U0BOB> and <@U0ADMIN>');
+    expect(shown).toContain('Should webhooks retry on 5xx?');
+    expect(shown).toContain('Update the docs with what was decided in this thread.');
+    expect(preview.view.submit).toMatchObject({ text: 'Start job' });
+
+    const submitted = await driver.viewSubmission({
+      user: 'U0CAROL',
+      view: { callback_id: 'document_thread_modal', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Document webhook retries' } } } } },
+    });
+    expect(submitted.status).toBe(200);
+    await sb.slack.waitFor(() => creates().length > n, 10_000);
+    expect(prompt(n)).toMatch(/^Document webhook retries\n\nContext: the Slack thread this request was made in \(2 messages, oldest first\):\nbob \(.+\): Should webhooks retry on 5xx\?\ndana \(.+\): Yes: 3 retries/);
+    const status = await statusMessage(sb.slack, jobIdOf(n));
+    expect(status.thread_ts).toBe(root.ts);
+  });
+
+  it("the shortcut in a channel the bot is not in: the modal says to /invite it, offers no submit, and no job starts", async () => {
+    const msg = sb.slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'the SDK page is outdated' });
+    const n = creates().length;
+    await driver.messageShortcut({ user: 'U0BOB', channel: 'C0RANDOM', messageTs: msg.ts, callbackId: 'document_thread' });
+    const opened = await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'views.open' && (c.args.view as { private_metadata?: string }).private_metadata?.includes('C0RANDOM')));
+    const externalId = (opened.args.view as { external_id: string }).external_id;
+    const answer = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.method === 'views.update' && v.view.external_id === externalId), 10_000);
+    expect(JSON.stringify(answer.view.blocks)).toContain('/invite @Docs Agent');
+    expect(answer.view.submit).toBeUndefined();
+    expect(JSON.stringify(answer.view.blocks)).not.toContain('the SDK page is outdated');
+    expect(creates().length).toBe(n);
+  });
+
+  it('/docs-edit with message links: a link the requester may read is expanded; one to a channel they are not in is not, and they are told in one line', async () => {
+    const root = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'The CLI needs Node 20 now' });
+    const secret = sb.slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'salary bands for 2027' });
+    const link = (m: { channel: string; ts: string }) => `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+    const n = creates().length;
+    const text = `Update the requirements as in ${link({ channel: 'C0DOCS', ts: root.ts })} and ${link(secret)}`;
+    await driver.slashCommand({ command: '/docs-edit', text, user: 'U0GUEST', channel: 'C0DOCS' });
+    await sb.slack.waitFor(() => creates().length > n, 10_000);
+    expect(prompt(n)).toMatch(new RegExp(`^${text.replace(/[.?]/g, '\\$&')}\n\nContext: the Slack thread linked as ${link({ channel: 'C0DOCS', ts: root.ts }).replace(/\./g, '\\.')} \\(1 message, oldest first\\):\nbob \\(.+\\): The CLI needs Node 20 now$`));
+    expect(prompt(n)).not.toContain('salary');
+    const notes = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0GUEST').length > 0 && ephemeralsTo(sb.slack, 'U0GUEST'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.text).toBe(`One link was not expanded, so the agent got it as typed, without the messages: ${link(secret)} (you're not a member of that conversation).`);
   });
 });

@@ -69,4 +69,10 @@ describe('manifest.yml', () => {
     expect(validate(socket), JSON.stringify(validate.errors)).toBe(true);
     expect(JSON.stringify(socket)).not.toMatch(/https:/);
   });
+
+  it('declares the "Document this thread" message shortcut, and the scopes to read threads and members in every kind of conversation', () => {
+    expect(manifest.features.shortcuts).toEqual([expect.objectContaining({ name: 'Document this thread', type: 'message', callback_id: 'document_thread' })]);
+    const scopes: string[] = manifest.oauth_config.scopes.bot;
+    expect(scopes).toEqual(expect.arrayContaining(['channels:history', 'groups:history', 'im:history', 'mpim:history', 'channels:read', 'groups:read', 'im:read', 'mpim:read']));
+  });
 });

@@ -1,6 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
+import { cannotReadModal, decodeThreadRef, encodeThreadRef, previewModal, previewText } from '../../src/features/thread-context/blocks.js';
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
 import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -168,5 +169,20 @@ describe('message permalinks', () => {
     expect(slack.calls.filter((c) => c.method === 'conversations.members' && c.args.channel === 'C0RANDOM')).toHaveLength(1);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies' && c.args.channel === 'C0RANDOM')).toHaveLength(0);
     expect(refusedLinksLine([])).toBeUndefined();
+  });
+});
+
+describe('the Document this thread modal', () => {
+  it('previews count, authors and the first line (escaped); round-trips its metadata; refuses forged metadata', () => {
+    expect(previewText({ ok: true, messages: 12, authors: ['U1', 'U2', 'U3', 'U4', 'U5'], firstLine: 'use <Tabs> & co' })).toBe('*12 messages* from <@U1>, <@U2>, <@U3> and 2 others, starting with:\n> use &lt;Tabs&gt; &amp; co');
+    expect(previewText({ ok: true, messages: 1, authors: ['U1'], firstLine: '' })).toBe('*1 message* from <@U1>');
+    expect(previewText({ ok: true, messages: 0, authors: [], firstLine: '' })).toMatch(/only your instruction/);
+    const ref = { channel: 'C0DOCS', threadTs: '1700000000.000100' };
+    expect(decodeThreadRef(encodeThreadRef(ref))).toEqual(ref);
+    expect(decodeThreadRef(JSON.stringify({ c: '<!channel>', t: '1.2' }))).toBeUndefined();
+    expect(decodeThreadRef('not json')).toBeUndefined();
+    const modal = previewModal('ext-1', ref, { ok: true, messages: 2, authors: ['U1'], firstLine: 'x' });
+    expect(modal).toMatchObject({ callback_id: 'document_thread_modal', external_id: 'ext-1', submit: { text: 'Start job' } });
+    expect(cannotReadModal('ext-1', ref, 'bot_cannot_read').submit).toBeUndefined();
   });
 });

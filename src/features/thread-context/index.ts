@@ -4,16 +4,24 @@
  * expanded (when the requester may read them); the "Document this thread" message shortcut starts
  * a job on a message's whole thread. Jobs start through the agent-jobs feature.
  */
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PromptContext } from '../agent-jobs/index.js';
+import { registerHandlers } from './handlers.js';
+import { register as registerListeners } from './listeners.js';
 import { buildPrompt, type ThreadContextSlack } from './service.js';
 
 export { CANNOT_READ_TEXT } from './service.js';
+export { MODAL_CALLBACK_ID as DOCUMENT_THREAD_MODAL, SHORTCUT_CALLBACK_ID as DOCUMENT_THREAD_SHORTCUT } from './blocks.js';
 
 /** What the feature is built from. */
 export interface ThreadContextOptions {
-  /** The bot's Web API client (conversations.replies / .members, users.info, auth.test). */
-  slack: ThreadContextSlack;
+  /** The bot's Web API client (conversations.replies / .members, users.info, auth.test, views.open / .update). */
+  slack: ThreadContextSlack & { views: Pick<WebClient['views'], 'open' | 'update'> };
+  /** Where the shortcut records its requests; the feature registers its handlers on it. */
+  intake: Intake;
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS. */
   maxChars: number;
@@ -23,10 +31,17 @@ export interface ThreadContextOptions {
 export interface ThreadContext {
   /** For the agent-jobs feature: builds each new job's prompt with its Slack context. */
   context: PromptContext;
+  /** Registers the "Document this thread" message shortcut and its modal. */
+  register(app: App): void;
 }
 
-/** Builds the thread-context feature. */
+/** Builds the thread-context feature and registers its intake handlers. */
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
-  const deps = { slack: o.slack, logger: o.logger.child({ feature: 'thread-context' }), maxChars: o.maxChars };
-  return { context: (req) => buildPrompt(deps, req) };
+  const logger = o.logger.child({ feature: 'thread-context' });
+  const deps = { slack: o.slack, logger, maxChars: o.maxChars };
+  registerHandlers(o.intake, deps);
+  return {
+    context: (req) => buildPrompt(deps, req),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
+  };
 }

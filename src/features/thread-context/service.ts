@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
+import { markupToText } from '../../platform/slack/markup.js';
 import { userNameLookup } from '../../platform/slack/user-names.js';
 import { assemblePrompt, formatThread, isContext, type BotSelf, type ContextSection, type PromptStats, type ThreadMessage } from './format.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
@@ -177,7 +178,7 @@ export type ThreadPreview =
 
 /**
  * A short preview of a thread: how many messages are context, who wrote them (user ids, in order of
- * first appearance) and the first line of the first one.
+ * first appearance) and the first line of the first one (plain text).
  * @throws transient Slack errors.
  */
 export async function previewThread(deps: Pick<ThreadContextDeps, 'slack' | 'pageSize'>, channel: string, ts: string): Promise<ThreadPreview> {
@@ -191,6 +192,7 @@ export async function previewThread(deps: Pick<ThreadContextDeps, 'slack' | 'pag
   const self = await botSelf(deps.slack);
   const kept = messages.filter((m) => isContext(m, self));
   const authors = [...new Set(kept.map((m) => m.user ?? m.bot_id ?? '').filter(Boolean))];
-  const firstLine = (kept[0]?.text ?? '').split('\n')[0]?.trim() ?? '';
+  const firstText = await markupToText(kept[0]?.text ?? '', self.userId, userNameLookup(deps.slack));
+  const firstLine = firstText.split('\n')[0]?.trim() ?? '';
   return { ok: true, messages: kept.length, authors, firstLine };
 }

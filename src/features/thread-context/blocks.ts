@@ -1,0 +1,101 @@
+import type { KnownBlock, ModalView } from '@slack/types';
+import { z } from 'zod';
+import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
+import type { ThreadPreview } from './service.js';
+
+/**
+ * The "Document this thread" modal (Slack: modals, views.open / views.update). It opens at once
+ * with "Reading the thread…" (the trigger_id lasts 3 s), then is updated with a preview of the
+ * thread and the instruction input, or with why the bot can't read the conversation.
+ */
+
+/** `callback_id` of the message shortcut (manifest.yml `shortcuts`). */
+export const SHORTCUT_CALLBACK_ID = 'document_thread';
+/** `callback_id` of the modal (its view_submission). */
+export const MODAL_CALLBACK_ID = 'document_thread_modal';
+/** block_id and action_id of the instruction input. */
+export const INSTRUCTION_BLOCK = 'instruction';
+export const INSTRUCTION_ACTION = 'instruction';
+/** Slack: plain_text_input `max_length` ≤ 3000. */
+export const INSTRUCTION_MAX = 3000;
+/** The instruction the input starts with. */
+export const DEFAULT_INSTRUCTION = 'Update the docs with what was decided in this thread.';
+
+const TITLE = { type: 'plain_text', text: 'Document this thread' } as const;
+
+/** Where the job goes: the conversation and the thread's root ts (kept in `private_metadata`). */
+export interface ThreadRef {
+  channel: string;
+  threadTs: string;
+}
+
+const metadataSchema = z.object({ c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/), t: z.string().regex(/^\d{1,12}\.\d{1,9}$/) });
+
+/** `private_metadata` of the modal. */
+export const encodeThreadRef = (ref: ThreadRef): string => JSON.stringify({ c: ref.channel, t: ref.threadTs });
+
+/** Decodes the modal's `private_metadata`; undefined when malformed. */
+export function decodeThreadRef(raw: string | undefined): ThreadRef | undefined {
+  try {
+    const m = metadataSchema.parse(JSON.parse(raw ?? ''));
+    return { channel: m.c, threadTs: m.t };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The modal as views.open shows it at once: the thread is still being read. */
+export function loadingModal(externalId: string, ref: ThreadRef): ModalView {
+  return {
+    type: 'modal',
+    callback_id: MODAL_CALLBACK_ID,
+    external_id: externalId,
+    private_metadata: encodeThreadRef(ref),
+    title: TITLE,
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: ':hourglass_flowing_sand: Reading the thread…' } }],
+  };
+}
+
+/** "<@U1>, <@U2> and 3 others" (Slack renders the mentions as names; no one is notified in a modal). */
+function authorsText(authors: string[]): string {
+  const shown = authors.slice(0, 3).map((u) => `<@${u}>`);
+  const more = authors.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} ${more === 1 ? 'other' : 'others'}`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : (shown[0] ?? '');
+}
+
+/** What the preview says about the thread, as mrkdwn. */
+export function previewText(p: Extract<ThreadPreview, { ok: true }>): string {
+  if (p.messages === 0) return 'No one has written in this thread yet, so the agent will get only your instruction.';
+  const count = `*${p.messages} ${p.messages === 1 ? 'message' : 'messages'}* from ${authorsText(p.authors)}`;
+  const first = p.firstLine ? `, starting with:\n> ${truncate(escapeMrkdwn(p.firstLine), 200)}` : '';
+  return `${count}${first}`;
+}
+
+/** The modal once the thread was read: the preview, and the instruction to edit and submit. */
+export function previewModal(externalId: string, ref: ThreadRef, preview: Extract<ThreadPreview, { ok: true }>): ModalView {
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: previewText(preview) } },
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: "The whole thread goes to the docs agent with your instruction (a long one keeps its first and latest messages). The job's status will be posted in the thread." }],
+    },
+    {
+      type: 'input',
+      block_id: INSTRUCTION_BLOCK,
+      label: { type: 'plain_text', text: 'Instruction for the docs agent' },
+      element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_INSTRUCTION },
+    },
+  ];
+  return { ...loadingModal(externalId, ref), submit: { type: 'plain_text', text: 'Start job' }, blocks };
+}
+
+/** The modal when the bot can't read the thread: why, and how to fix it; nothing to submit. */
+export function cannotReadModal(externalId: string, ref: ThreadRef, reason: Extract<ThreadPreview, { ok: false }>['reason']): ModalView {
+  const text =
+    reason === 'not_found'
+      ? "That message no longer exists, so there's no thread to document."
+      : "*I can't read this conversation*: I'm not a member of it.\nInvite me with `/invite @Docs Agent` in the channel, then use the shortcut again. (In a direct message I'm not part of, I can't read anything: use it on a message in a channel I'm in.)";
+  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}

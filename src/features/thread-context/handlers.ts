@@ -1,0 +1,57 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake, IntakeContext } from '../../platform/intake.js';
+import { slackErrorCode } from '../../platform/slack/errors.js';
+import { cannotReadModal, previewModal } from './blocks.js';
+import { previewThread, type ThreadContextDeps } from './service.js';
+
+/** Kinds of intake the thread-context feature handles. */
+export const THREAD_CONTEXT_INTAKE = {
+  preview: 'thread-context.preview',
+} as const;
+
+/** A "Document this thread" shortcut: which thread, who asked, and the modal to update. */
+export interface PreviewIntake {
+  channel: string;
+  threadTs: string;
+  user: string;
+  /** external_id of the modal the listener opened. */
+  externalId: string;
+}
+
+/** What the handlers need. */
+export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'logger' | 'pageSize'> {
+  slack: ThreadContextDeps['slack'] & { views: Pick<WebClient['views'], 'update'> };
+}
+
+/** Thrown while the modal is not open yet (the listener opens it after the ack): the intake retries shortly. */
+export class ModalNotOpenYetError extends Error {
+  constructor() {
+    super('the modal is not open yet');
+    this.name = 'ModalNotOpenYetError';
+  }
+}
+
+/**
+ * Reads the thread and updates the modal (views.update by external_id) with the preview and the
+ * instruction input, or with why the bot can't read the conversation. Counts only in the logs.
+ * @throws {ModalNotOpenYetError} while the modal is not open yet (until the last try); transient Slack errors.
+ */
+export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewIntake, ctx: Pick<IntakeContext, 'finalAttempt'>): Promise<void> {
+  const preview = await previewThread(deps, p.channel, p.threadTs);
+  const ref = { channel: p.channel, threadTs: p.threadTs };
+  const view = preview.ok ? previewModal(p.externalId, ref, preview) : cannotReadModal(p.externalId, ref, preview.reason);
+  try {
+    await deps.slack.views.update({ external_id: p.externalId, view });
+  } catch (err) {
+    if (slackErrorCode(err) !== 'not_found') throw err;
+    if (!ctx.finalAttempt) throw new ModalNotOpenYetError();
+    deps.logger.warn({ channel: p.channel }, 'the Document this thread modal never opened; preview dropped');
+    return;
+  }
+  deps.logger.info({ channel: p.channel, readable: preview.ok, messages: preview.ok ? preview.messages : 0 }, 'showed a thread preview');
+}
+
+/** Registers the thread-context intake handlers (run by the intake worker of any replica). */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: ThreadContextHandlerDeps): void {
+  intake.on<PreviewIntake>(THREAD_CONTEXT_INTAKE.preview, (p, ctx) => showPreview(deps, p, ctx));
+}

@@ -1,0 +1,91 @@
+import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { slackErrorCode } from '../../platform/slack/errors.js';
+import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
+import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
+import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './handlers.js';
+
+/** What the shortcut and its modal need: they record each request and ack; workers do the rest. */
+export interface ThreadContextListenerDeps {
+  intake: Pick<Intake, 'record'>;
+  /** Opens the modal. */
+  slack: { views: Pick<WebClient['views'], 'open'> };
+  logger: Logger;
+}
+
+type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
+
+/** external_id of the modal opened by a trigger (Slack: unique per workspace, ≤ 255 chars). */
+export const modalExternalId = (triggerId: string): string => `document-thread-${triggerId}`.slice(0, 255);
+
+/**
+ * The "Document this thread" message shortcut (`message_action`, callback_id `document_thread`):
+ * records the preview (`thread-context.preview`, id from the trigger_id), acks, and opens the modal
+ * at once with views.open (the trigger_id is valid for 3 s) showing "Reading the thread…"; the
+ * intake worker reads the thread and updates the modal (by its external_id). The thread is the
+ * message's `thread_ts`, or its own `ts` when it has no replies.
+ */
+export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
+  return async ({ ack, shortcut, respond }: ShortcutArgs): Promise<void> => {
+    const ref = { channel: shortcut.channel.id, threadTs: shortcut.message.thread_ts ?? shortcut.message.ts };
+    const externalId = modalExternalId(shortcut.trigger_id);
+    const payload: PreviewIntake = { ...ref, user: shortcut.user.id, externalId };
+    try {
+      await deps.intake.record(THREAD_CONTEXT_INTAKE.preview, `shortcut-${shortcut.trigger_id}`, shortcut.trigger_id, payload);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
+      await ack();
+      await respond({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch(() => undefined);
+      return;
+    }
+    await ack();
+    try {
+      await deps.slack.views.open({ trigger_id: shortcut.trigger_id, view: loadingModal(externalId, ref) });
+    } catch (err) {
+      deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Document this thread modal');
+      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form in time; use the shortcut again.' }).catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * Submission of the modal (view_submission `document_thread_modal`): a blank instruction is refused
+ * inside the modal (`response_action: errors`); otherwise a job start is recorded through the
+ * agent-jobs feature's intake (`agent-jobs.start` with the thread as context, its status message in
+ * that thread, its state shown on its own status message since a discussion may hold several jobs)
+ * and the modal closes. If it cannot be recorded, the modal says so and stays open.
+ */
+export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
+  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+    const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
+    const ref = decodeThreadRef(view.private_metadata);
+    if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to do with this thread.' } }));
+    if (!ref) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; use the shortcut again.' } }));
+    const payload: StartIntake = {
+      teamId: body.team?.id ?? body.user.team_id ?? '',
+      channel: ref.channel,
+      requester: body.user.id,
+      instruction,
+      threadTs: ref.threadTs,
+      reactOnStatusMessage: true,
+      thread: { ts: ref.threadTs },
+    };
+    const requestId = body.trigger_id ?? `${view.id}-${view.hash}`;
+    try {
+      await deps.intake.record(AGENT_JOBS_INTAKE.start, `view-${requestId}`, requestId, payload);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not record a job start from the Document this thread form');
+      return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } }));
+    }
+    await ack();
+  };
+}
+
+/** Registers the message shortcut and its modal (declared in manifest.yml). */
+export function register(app: App, deps: ThreadContextListenerDeps): void {
+  app.shortcut<MessageShortcut>({ type: 'message_action', callback_id: SHORTCUT_CALLBACK_ID }, documentThreadShortcut(deps));
+  app.view({ type: 'view_submission', callback_id: MODAL_CALLBACK_ID }, documentThreadSubmission(deps));
+}
