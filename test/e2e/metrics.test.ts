@@ -31,7 +31,7 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
     const res = await scrape(`Bearer ${METRICS_TOKEN}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(bot.output()).toContain('refused a /metrics scrape');
+    await expect.poll(() => bot.output(), { timeout: 5_000 }).toContain('refused a /metrics scrape');
     expect(bot.output()).not.toContain(METRICS_TOKEN);
   });
 
