@@ -4,6 +4,10 @@
  * HTTP endpoint and signature checks; only the URLs differ), plays a short scripted conversation
  * through signed HTTP, and prints the channel as a transcript. At a terminal it then takes commands;
  * when stdin is not a terminal it exits 0 after the script.
+ *
+ * `npm run sandbox -- --socket-mode`: the same, with the bot in Socket Mode (SLACK_APP_TOKEN): it
+ * connects to the fake Slack's WebSocket (apps.connections.open), and the script and the commands go
+ * to it as Socket Mode envelopes that it acks on the socket. The transcript is the same.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -17,12 +21,16 @@ import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
 import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js';
 import { SlackDriver } from './slack-driver.js';
+import { socketDriverAsHttp, type SandboxDriver } from './socket-as-http.js';
+import { SocketModeDriver } from './socket-driver.js';
 import { renderCall } from './transcript.js';
 import { freePort } from './free-port.js';
 
 const SIGNING_SECRET = `sandbox-signing-${randomBytes(6).toString('hex')}`;
 const BOT_TOKEN = `xoxb-sandbox-${randomBytes(6).toString('hex')}`;
 const API_KEY = `mint_sandbox_${randomBytes(6).toString('hex')}`;
+const APP_TOKEN = `xapp-1-A0DOCSAPP-sandbox-${randomBytes(6).toString('hex')}`;
+const SOCKET_MODE = process.argv.slice(2).includes('--socket-mode');
 const CHANNEL = 'C0DOCS';
 const color = process.stdout.isTTY === true;
 
@@ -34,7 +42,7 @@ interface Sandbox {
   slack: FakeSlack;
   docs: FakeDocsApi;
   bot: RunningBot;
-  driver: SlackDriver;
+  driver: SandboxDriver;
   redis: SandboxRedis;
   prefix: string;
   logFile: string;
@@ -42,13 +50,13 @@ interface Sandbox {
 
 async function start(): Promise<Sandbox> {
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const slack = await startFakeSlack({ botToken: BOT_TOKEN });
+  const slack = await startFakeSlack({ botToken: BOT_TOKEN, ...(SOCKET_MODE ? { appToken: APP_TOKEN } : {}) });
   const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: 'sandbox-docs', jobDurationMs: 3_000 });
   const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
   const port = await freePort();
   const config = readConfig({
     SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...(SOCKET_MODE ? { SLACK_APP_TOKEN: APP_TOKEN } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: slack.url,
     DOCS_API_URL: docs.url,
     DOCS_API_KEY: API_KEY,
@@ -62,12 +70,15 @@ async function start(): Promise<Sandbox> {
   });
   const logFile = join(tmpdir(), `docs-agent-sandbox-${prefix}.log`);
   const bot = await startBot(config, createLogger('info', createWriteStream(logFile)));
-  const driver = new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, slack });
+  const driver = SOCKET_MODE
+    ? socketDriverAsHttp(new SocketModeDriver({ slack }))
+    : new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, slack });
   say(bold('docs-agent-slack sandbox'));
   say(dim(`  Redis        ${redis.url}${redis.private ? ' (private redis-server for this run)' : ''}, key prefix ${prefix}`));
   say(dim(`  fake Slack   ${slack.url}`));
   say(dim(`  fake docs    ${docs.url} (agent jobs take 3s)`));
-  say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
+  if (SOCKET_MODE) say(dim(`  bot          Socket Mode over ${slack.origin.replace(/^http/, 'ws')}/socket (apps.connections.open), /healthz on port ${port}  (logs: ${logFile})`));
+  else say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
   say();
   return { slack, docs, bot, driver, redis, prefix, logFile };
 }

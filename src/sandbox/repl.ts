@@ -1,23 +1,23 @@
 /**
  * The sandbox's command line: what a person types at `sandbox>` becomes what a Slack user does —
  * slash commands, thread replies, mentions, a DM to the bot, a click on a button of the last
- * transcript, opening the App Home tab — sent to the bot as signed requests through a
- * {@link SlackDriver}, with the fake Slack's state printed as transcripts.
+ * transcript, opening the App Home tab — sent to the bot through a
+ * driver (signed HTTP, or Socket Mode envelopes), with the fake Slack's state printed as transcripts.
  *
  * {@link SandboxRepl.handle} runs one command line and needs only the fakes and a driver (no bot), so
  * it can be unit-tested against any endpoint that answers the driver's requests.
  */
 import { createInterface } from 'node:readline';
 import type { FakeSlack, SlackMessage } from './fake-slack.js';
-import type { SlackDriver } from './slack-driver.js';
+import type { SandboxDriver } from './socket-as-http.js';
 import { renderBlocks, renderTranscriptWithButtons, type ButtonRef } from './transcript.js';
 import { paint } from './transcript/names.js';
 
 /** What the REPL acts on, and as whom. */
 export interface ReplOptions {
   slack: FakeSlack;
-  /** Sends the person's actions to the bot. */
-  driver: SlackDriver;
+  /** Sends the person's actions to the bot (signed HTTP, or Socket Mode envelopes through socketDriverAsHttp). */
+  driver: SandboxDriver;
   /** Prints one line (without trailing newline). */
   say: (line?: string) => void;
   /** Channel id the person types in. Default "C0DOCS". */
@@ -62,7 +62,7 @@ type Command = readonly [RegExp, (match: RegExpExecArray) => Promise<void> | voi
 /** One person at the sandbox's command line; remembers the buttons of the last transcript it printed. */
 export class SandboxRepl {
   private readonly slack: FakeSlack;
-  private readonly driver: SlackDriver;
+  private readonly driver: SandboxDriver;
   private readonly say: (line?: string) => void;
   private readonly channel: string;
   private readonly user: string;

@@ -14,6 +14,9 @@ export const E2E_SECRETS = {
   DOCS_API_KEY: 'mint_e2e_admin_key_2222',
 };
 
+/** The app-level token of Socket Mode sandboxes (`startSandbox({ socketMode: true })`). */
+export const E2E_APP_TOKEN = 'xapp-1-A0DOCSAPP-e2e-app-token-3333';
+
 /** The fakes of both SaaS, a driver, and the env that points a bot at them. */
 export interface Sandbox {
   slack: FakeSlack;
@@ -30,10 +33,14 @@ export interface Sandbox {
 
 /**
  * Starts the fakes and returns a sandbox whose bots poll fast (POLL_MIN_INTERVAL_MS 150 ms, cap
- * 600 ms) so that a whole job cycle takes about a second.
+ * 600 ms) so that a whole job cycle takes about a second. With `socketMode` the fake Slack accepts
+ * {@link E2E_APP_TOKEN} and the bots get SLACK_APP_TOKEN (and no signing secret): they connect to
+ * the fake's Socket Mode server; drive them with a SocketModeDriver.
  */
-export async function startSandbox(opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string> } = {}): Promise<Sandbox> {
-  const slack = await startFakeSlack({ botToken: E2E_SECRETS.SLACK_BOT_TOKEN });
+export async function startSandbox(
+  opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string>; socketMode?: boolean } = {},
+): Promise<Sandbox> {
+  const slack = await startFakeSlack({ botToken: E2E_SECRETS.SLACK_BOT_TOKEN, ...(opts.socketMode ? { appToken: E2E_APP_TOKEN } : {}) });
   const docs = await startFakeDocsApi({
     apiKey: E2E_SECRETS.DOCS_API_KEY,
     projectId: 'proj_e2e',
@@ -53,6 +60,10 @@ export async function startSandbox(opts: { jobDurationMs?: number; docs?: Partia
     LOG_LEVEL: 'info',
     ...opts.env,
   };
+  if (opts.socketMode) {
+    env.SLACK_APP_TOKEN = E2E_APP_TOKEN;
+    delete env.SLACK_SIGNING_SECRET;
+  }
   const bots: BotProcess[] = [];
   const pollQueue = new Queue(POLL_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix });
   return {
