@@ -3,6 +3,7 @@ import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { withRequestContext } from './request-context.js';
 import { classifySlackError, isSlackError } from './slack/errors.js';
+import { ResponseUrlError } from './slack/respond.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
 export const INTAKE_QUEUE = 'intake';
@@ -129,14 +130,28 @@ export class Intake {
     try {
       await withRequestContext({ requestId: data.requestId }, () => handler(data.payload as never, context));
     } catch (err) {
-      const info = classifySlackError(err);
-      if (isSlackError(err) && info.kind !== 'transient') {
-        // The same call would fail again (bad content, a revoked token, a channel gone): one error line, no retries.
-        log.error({ slackError: info.code, slackMethod: info.method, requestId: data.requestId }, 'Slack refused this for good; not retried');
-        throw new UnrecoverableError(`Slack refused ${info.method ?? 'a call'}: ${info.code}`);
-      }
-      throw err;
+      throw this.unlessWorthRetrying(err, log, data.requestId);
     }
+  }
+
+  /**
+   * What a handler's error becomes: an {@link UnrecoverableError} (no more attempts) when the same
+   * call would fail again, else the error itself (BullMQ retries with backoff). A place that is gone
+   * (a channel or user that does not exist or is closed to the bot: what the request named) and a
+   * response_url Slack no longer takes are one warning; any other refusal (bad content, a revoked
+   * token, a missing scope: the operator's to fix) is one error line with the code and the method.
+   */
+  private unlessWorthRetrying(err: unknown, log: Logger, requestId: string): unknown {
+    if (err instanceof ResponseUrlError && err.permanent) {
+      log.warn({ status: err.status, requestId }, 'the response_url is no longer taken; not retried');
+      return new UnrecoverableError(err.message);
+    }
+    const info = classifySlackError(err);
+    if (!isSlackError(err) || info.kind === 'transient') return err;
+    const fields = { slackError: info.code, slackMethod: info.method, requestId };
+    if (info.kind === 'gone') log.warn(fields, 'the conversation or user is gone or closed to the bot; not retried');
+    else log.error(fields, 'Slack refused this for good; not retried');
+    return new UnrecoverableError(`Slack refused ${info.method ?? 'a call'}: ${info.code}`);
   }
 
   async close(): Promise<void> {

@@ -420,6 +420,47 @@ describe('poll step: Slack will not take the announcement', () => {
     },
   );
 
+  it.each(['invalid_blocks', 'msg_too_long', 'msg_blocks_too_long'])('%s: Slack refused the message itself, so the same news goes as plain text, once', async (code) => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+
+    await expect(h.step(job)).resolves.toBe('announced');
+
+    expect(h.postMessage).toHaveBeenCalledTimes(2);
+    expect(h.posted(0).blocks).toBeDefined();
+    expect(h.posted(1)).toMatchObject({ thread_ts: expect.any(String), text: expect.stringContaining(PR) });
+    expect(h.posted(1).blocks).toBeUndefined();
+    expect(h.store.mark('job_1', 0)).toBe('posted');
+    expect(h.errorLogs()).toEqual([]);
+  });
+
+  it('the plain text is refused too: gives up with one error line naming the code and the method', async () => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.postMessage.mockRejectedValueOnce(slackPlatformError('invalid_blocks')).mockRejectedValueOnce(slackPlatformError('msg_too_long'));
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+
+    await expect(h.step(job)).resolves.toBe('cannot-post');
+
+    expect(job.moveToDelayed).not.toHaveBeenCalled();
+    expect(h.logs.filter((l) => l.level >= 50)).toEqual([
+      expect.objectContaining({ slackError: 'msg_too_long', slackMethod: 'chat.postMessage', msg: 'Slack refused the announcement for good; the end of the job is not announced' }),
+    ]);
+  });
+
+  it.each(['token_revoked', 'account_inactive', 'missing_scope'])('%s: permanent, so no retries fill the logs: one error line, the watch ends', async (code) => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+
+    await expect(h.step(job)).resolves.toBe('cannot-post');
+
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+    expect(job.moveToDelayed).not.toHaveBeenCalled();
+    expect(h.store.releaseAnnouncement).toHaveBeenCalledWith('job_1', 0);
+    expect(h.errorLogs()).toEqual(['Slack refused the announcement for good; the end of the job is not announced']);
+  });
+
   it.each([
     ['internal_error', slackPlatformError('internal_error')],
     ['ratelimited', slackRateLimitedError(30)],

@@ -425,6 +425,16 @@ describe('continueAgentJob', () => {
     expect(h.sendMessage).not.toHaveBeenCalled();
   });
 
+  // Found by the fuzz test (test/faults/fuzz.test.ts): `/docs-reply <!channel> hi` was quoted back as a live mention.
+  it('an unknown job id that is markup is quoted as text: no mention, no broken code span, not overlong', async () => {
+    const h = continueHarness(undefined);
+
+    const res = await continueAgentJob(h.deps, { jobId: '<!channel>`<@U2>', author: 'U1', prompt: 'hi' });
+
+    expect(res).toMatchObject({ message: expect.stringMatching(/^There is no job `&lt;!channel&gt;'&lt;@U2&gt;` that I know of/) });
+    expect(unknownJobText('x'.repeat(500)).length).toBeLessThan(300);
+  });
+
   it('/docs-reply from another channel: not allowed, sends nothing', async () => {
     const h = continueHarness(ended({ channel: 'CPRIVATE' }));
 

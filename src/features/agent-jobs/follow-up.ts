@@ -5,6 +5,7 @@ import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError, DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
+import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
 import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
 import type { StatusPresenter } from './presenter.js';
@@ -34,9 +35,12 @@ export type ContinueJobResult =
   | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean }
   | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'docs_api' | 'internal' | 'uncertain'; message: string };
 
-/** Sentence for a job id the bot does not know (no record, or the API's 404). */
+/**
+ * Sentence for a job id the bot does not know (no record, or the API's 404). The id is what the
+ * person typed, so it is escaped and shortened: `<!channel>` stays text, never a mention.
+ */
 export function unknownJobText(jobId: string): string {
-  return `There is no job \`${jobId}\` that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); you can also reply in the job's thread instead.`;
+  return `There is no job \`${escapeMrkdwn(truncate(jobId.replace(/`/g, "'"), 80))}\` that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); you can also reply in the job's thread instead.`;
 }
 
 /** Sentence when the process died while a follow-up was being sent (the docs API can't be asked). */

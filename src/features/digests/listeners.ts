@@ -33,17 +33,17 @@ function where(body: BlockAction): { channel?: string; ts?: string; teamId?: str
 export function improveAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
+    // A response_url can be expired or used up (Slack answers 404): a warning, not a listener failure.
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
     const page = decodeImproveValue(action.value);
     const { channel, ts } = where(body);
-    if (!page || !channel || !ts) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: "This button belongs to an older digest I can't read any more." });
-      return;
-    }
+    if (!page || !channel || !ts) return void (await tell("This button belongs to an older digest I can't read any more."));
     try {
       await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildImproveModal(page, { channel, threadTs: ts, path: page.path }) });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Improve with agent modal');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form; click the button again.' });
+      await tell('Slack would not open the form; click the button again.');
     }
   };
 }

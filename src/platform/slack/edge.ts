@@ -152,5 +152,5 @@ function describe(body: Record<string, unknown>, kind: SlackRequestKind): string
       : kind === 'action'
         ? (body.actions as { action_id?: unknown }[] | undefined)?.[0]?.action_id
         : ((body.view as { callback_id?: unknown } | undefined)?.callback_id ?? body.callback_id);
-  return String(raw ?? '?').replace(/[^\w/.:-]/g, '').slice(0, 64);
+  return (typeof raw === 'string' ? raw : '?').replace(/[^\w/.:-]/g, '').slice(0, 64);
 }

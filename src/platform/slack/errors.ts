@@ -28,8 +28,11 @@ export const INVITE_FIRST = "I can't post in this channel yet. Invite me with `/
  */
 const TRANSIENT_CODES = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org']);
 
-/** Errors meaning the place is gone (or closed to the bot): the message can never be posted there. */
-const GONE_CODES = new Set([...CANNOT_POST, 'message_not_found', 'thread_not_found', 'cant_update_message', 'edit_window_closed']);
+/**
+ * Errors meaning the place is gone (or closed to the bot): the message can never be posted there.
+ * `user_not_found` is the same for a person (views.publish of an App Home, chat.postEphemeral).
+ */
+const GONE_CODES = new Set([...CANNOT_POST, 'message_not_found', 'thread_not_found', 'cant_update_message', 'edit_window_closed', 'user_not_found']);
 
 /** Errors meaning the message itself is refused: sending it again as plain text may work. */
 export const CONTENT_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'invalid_attachments', 'too_many_attachments']);

@@ -54,12 +54,31 @@ const appHomeOpenedEvent = z.looseObject({ type: z.literal('app_home_opened'), u
 const knownEvent = z.discriminatedUnion('type', [messageEvent, appMentionEvent, appHomeOpenedEvent]);
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(['message', 'app_mention', 'app_home_opened']);
 
+/**
+ * What Bolt itself reads from any event before a listener runs (its getTypeAndConversation and
+ * buildSource): `channel`, `user`, `item`, `subteam`… must be a string or an object where present,
+ * never null (`'id' in null` throws inside Bolt, for event types the bot does not even handle).
+ */
+const record = z.looseObject({});
+const anyEvent = z.looseObject({
+  type: z.string().min(1).max(64),
+  channel: z.union([z.string(), record]).optional(),
+  channel_id: z.string().optional(),
+  user: z.union([z.string(), record]).optional(),
+  item: record.optional(),
+  subteam: record.optional(),
+  assistant_thread: record.optional(),
+  message: record.optional(),
+  previous_message: record.optional(),
+});
+
 /** An Events API envelope. */
 export const eventCallbackPayload = z.looseObject({
   type: z.literal('event_callback'),
   team_id: teamId,
   event_id: opaque,
-  event: z.looseObject({ type: z.string().min(1).max(64) }).refine((e) => !KNOWN_EVENT_TYPES.has(e.type) || knownEvent.safeParse(e).success, 'malformed event'),
+  authorizations: z.array(record).optional(),
+  event: anyEvent.refine((e) => !KNOWN_EVENT_TYPES.has(e.type) || knownEvent.safeParse(e).success, 'malformed event'),
 });
 
 const actor = z.looseObject({ id: userId });
@@ -149,6 +168,7 @@ export function classifyPayload(body: Record<string, unknown>): ClassifiedPayloa
     case 'shortcut':
       return check('shortcut', shortcutPayload, (b) => s(b.trigger_id));
     default:
-      return { ok: false, reason: `unknown request type ${JSON.stringify(String(body.type ?? '')).slice(0, 40)}` };
+      // Never String() an unchecked value: `{"toString":"x","valueOf":1}` makes String() throw.
+      return { ok: false, reason: `unknown request type ${typeof body.type === 'string' ? JSON.stringify(body.type).slice(0, 40) : `(${body.type === null ? 'null' : typeof body.type})`}` };
   }
 }

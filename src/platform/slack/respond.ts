@@ -12,14 +12,31 @@ export interface ResponseUrlMessage {
   thread_ts?: string;
 }
 
+/**
+ * A response_url that answered with an HTTP error. 4xx (Slack: `expired_url` after 30 minutes,
+ * `used_url` after 5 uses, an unknown URL) will not change on a retry; 5xx may.
+ */
+export class ResponseUrlError extends Error {
+  override readonly name = 'ResponseUrlError';
+  /** @param status - the HTTP status the response_url answered. */
+  constructor(readonly status: number) {
+    super(`response_url answered HTTP ${status}`);
+  }
+
+  /** True when sending again cannot help (a 4xx). */
+  get permanent(): boolean {
+    return this.status >= 400 && this.status < 500;
+  }
+}
+
 /** Milliseconds a response_url POST may take. */
 const TIMEOUT_MS = 10_000;
 
 /**
  * POSTs a message to a command's or interaction's `response_url` (JSON). Slack allows 5 uses
  * within 30 minutes per URL.
- * @throws Error when the URL does not answer 2xx within 10 s (the body of Slack's answer is not
- *   included: it may echo the message).
+ * @throws ResponseUrlError when it answers outside 2xx (the body of Slack's answer is not included:
+ *   it may echo the message); a network or timeout error when it does not answer within 10 s.
  */
 export async function postToResponseUrl(url: string, message: ResponseUrlMessage): Promise<void> {
   const res = await request(url, {
@@ -31,7 +48,7 @@ export async function postToResponseUrl(url: string, message: ResponseUrlMessage
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   await res.body.dump();
-  if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`response_url answered HTTP ${res.statusCode}`);
+  if (res.statusCode < 200 || res.statusCode >= 300) throw new ResponseUrlError(res.statusCode);
 }
 
 /** Answers the person who ran a command or clicked (through its `response_url`). */

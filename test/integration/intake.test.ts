@@ -1,0 +1,128 @@
+import type { Worker } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Intake, intakeJobId, INTAKE_QUEUE } from '../../src/platform/intake.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { bullConnection } from '../../src/platform/redis.js';
+import { ResponseUrlError } from '../../src/platform/slack/respond.js';
+import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+
+/**
+ * The durable intake on real Redis: what is recorded is handled once, by whichever worker, and a
+ * handler's failure is retried only when a retry can help (Slack errors by kind; response_urls).
+ */
+
+interface LogLine {
+  level: number;
+  msg: string;
+  [k: string]: unknown;
+}
+
+let prefix: string;
+let intake: Intake;
+let worker: Worker | undefined;
+const logs: LogLine[] = [];
+
+beforeEach(() => {
+  prefix = randomPrefix();
+  logs.length = 0;
+  const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  intake = new Intake({ connection: bullConnection(TEST_REDIS_URL), prefix, logger }, bullConnection(TEST_REDIS_URL));
+});
+
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+  await intake.close();
+  const redis = testRedis();
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+const slackError = (code: string, method = 'chat.postMessage') =>
+  Object.assign(new Error(`An API error occurred: ${code}`), { code: 'slack_webapi_platform_error', data: { ok: false, error: code }, slackMethod: method });
+
+/** Waits until the intake job of `(kind, id)` is completed or failed; returns its state. */
+async function settled(kind: string, id: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const job = await intake.queue.getJob(intakeJobId(kind, id));
+    const state = job ? await job.getState() : 'missing';
+    if (job && (state === 'completed' || state === 'failed')) return state;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`intake ${kind}/${id} did not settle`);
+}
+
+describe('durable intake', () => {
+  it('a request recorded twice (Slack redelivered it) is handled once, with its request id on every line', async () => {
+    const seen: unknown[] = [];
+    intake.on<{ n: number }>('test.echo', async (p, ctx) => {
+      seen.push(p);
+      ctx.log.info('handled');
+    });
+    await intake.record('test.echo', 'trig-1', 'trig-1', { n: 1 });
+    await intake.record('test.echo', 'trig-1', 'trig-1', { n: 2 });
+    worker = intake.startWorker();
+    expect(await settled('test.echo', 'trig-1')).toBe('completed');
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(logs.find((l) => l.msg === 'handled')).toMatchObject({ requestId: 'trig-1', intake: 'test.echo' });
+    expect((await intake.queue.getJobCounts()).completed).toBe(1);
+  });
+
+  it('saved steps survive a retry: the handler resumes instead of repeating', async () => {
+    const steps: string[] = [];
+    intake.on('test.steps', async (_p, ctx) => {
+      if (!ctx.progress.posted) {
+        steps.push('post');
+        await ctx.save({ posted: true });
+        throw new Error('the process died here');
+      }
+      steps.push('finish');
+    });
+    await intake.record('test.steps', 'a', 'a', {});
+    worker = intake.startWorker();
+    expect(await settled('test.steps', 'a')).toBe('completed');
+    expect(steps).toEqual(['post', 'finish']);
+  });
+
+  it.each([
+    ['channel_not_found (gone)', slackError('channel_not_found'), 40, 'the conversation or user is gone or closed to the bot; not retried'],
+    ['user_not_found (gone)', slackError('user_not_found', 'views.publish'), 40, 'the conversation or user is gone or closed to the bot; not retried'],
+    ['token_revoked (permanent)', slackError('token_revoked'), 50, 'Slack refused this for good; not retried'],
+    ['invalid_blocks (permanent)', slackError('invalid_blocks'), 50, 'Slack refused this for good; not retried'],
+    ['a response_url that answers 404', new ResponseUrlError(404), 40, 'the response_url is no longer taken; not retried'],
+  ])('%s: one attempt, one line, no retries', async (_name, err, level, msg) => {
+    let calls = 0;
+    intake.on('test.fail', async () => {
+      calls++;
+      throw err;
+    });
+    await intake.record('test.fail', 'x', 'req-x', {});
+    worker = intake.startWorker();
+    expect(await settled('test.fail', 'x')).toBe('failed');
+    expect(calls).toBe(1);
+    const line = logs.find((l) => l.msg === msg);
+    expect(line).toMatchObject({ level, requestId: 'req-x' });
+    expect(logs.filter((l) => l.level >= 50).length).toBe(level >= 50 ? 1 : 0);
+  });
+
+  it('a transient Slack error (ratelimited) is retried, and the retry succeeds', async () => {
+    let calls = 0;
+    intake.on('test.transient', async () => {
+      if (++calls === 1) throw slackError('ratelimited');
+    });
+    await intake.record('test.transient', 'y', 'y', {});
+    worker = intake.startWorker();
+    expect(await settled('test.transient', 'y')).toBe('completed');
+    expect(calls).toBe(2);
+    expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('a kind nobody handles is dropped with one error line (a deployment mismatch, not input)', async () => {
+    await intake.record('test.nobody', 'z', 'z', {});
+    worker = intake.startWorker();
+    expect(await settled('test.nobody', 'z')).toBe('completed');
+    expect(logs.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual(['no handler for this kind of request; dropped']);
+    expect(INTAKE_QUEUE).toBe('intake');
+  });
+});
