@@ -1,6 +1,6 @@
 import { bench, describe } from 'vitest';
 import { buildPollPlan, nextPollDelayMs } from '../src/features/agent-jobs/schedule.js';
-import { formatEconomy, MIXES, pollEconomy, seeded } from './poll-sim.js';
+import { formatEconomy, MIXES, pollEconomy, seeded, statusEdits } from './poll-sim.js';
 
 /**
  * Poll economy (issue #12 part 5), in virtual time: for each job-duration mix (1–30 min), polls per
@@ -11,6 +11,7 @@ import { formatEconomy, MIXES, pollEconomy, seeded } from './poll-sim.js';
  */
 const bounds = { minMs: 10_000, maxMs: 120_000 };
 console.log(`\nPoll economy: 2,000 jobs per mix, POLL_MIN_INTERVAL_MS=${bounds.minMs}, POLL_MAX_INTERVAL_MS=${bounds.maxMs}\n${formatEconomy(pollEconomy(bounds))}\n`);
+console.log(`\nStatus edits (chat.update) per workspace, jobs of ~10 min:\n${statusEdits([20, 100, 200, 1_000])}\n`);
 
 describe('poll schedule', () => {
   const random = seeded(1);

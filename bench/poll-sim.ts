@@ -43,6 +43,18 @@ export function simulateJob(durationMs: number, bounds: PollBounds, plan: PollPl
   }
 }
 
+/** The schedule before issue #12: 10 s, doubling to a 120-s cap, minus up to 20 % jitter. */
+export function simulateBefore(durationMs: number, random: () => number): { polls: number; latenessMs: number } {
+  let t = 0;
+  let polls = 0;
+  for (;;) {
+    const base = polls === 0 ? 10_000 : Math.min(120_000, 10_000 * 2 ** polls);
+    t += polls === 0 ? base : Math.max(10_000, base - random() * 0.2 * base);
+    polls++;
+    if (t >= durationMs) return { polls, latenessMs: t - durationMs };
+  }
+}
+
 /** Naive polling every `intervalMs`. */
 export function simulateNaive(durationMs: number, intervalMs = 5_000): { polls: number; latenessMs: number } {
   const polls = Math.ceil(durationMs / intervalMs);
@@ -88,6 +100,7 @@ export function pollEconomy(bounds: PollBounds, jobs = 2_000, history = 200, see
     rows.push(summarize(name, 'learned', durations.map((d) => simulateJob(d, bounds, plan, random))));
     rows.push(summarize(name, 'backoff (no history)', durations.map((d) => simulateJob(d, bounds, undefined, random))));
     rows.push(summarize(name, 'naive 5 s', durations.map((d) => simulateNaive(d))));
+    rows.push(summarize(name, 'before #12 (10 s → 120 s)', durations.map((d) => simulateBefore(d, random))));
   }
   return rows;
 }
@@ -107,4 +120,25 @@ export function formatEconomy(rows: EconomyRow[]): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   return [head, ...body].map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+/**
+ * Status edits (chat.update) per workspace: before #12 every poll edited the status message (to
+ * refresh "running for …"), now only the start ("Working") and the end do. For jobs of the
+ * ~10-minute mix started at a steady rate so that `inFlight` run at once: edits per minute, and
+ * how many jobs in flight fit in a 40-per-minute budget.
+ */
+export function statusEdits(inFlight: number[], jobs = 2_000, seed = 12): string {
+  const random = seeded(seed);
+  const draw = MIXES['all ~10 min (σ 30 s)']!;
+  const durations = Array.from({ length: jobs }, () => draw(random));
+  const meanMin = durations.reduce((a, b) => a + b, 0) / jobs / 60_000;
+  const beforePerJob = durations.reduce((a, d) => a + simulateBefore(d, random).polls + 1, 0) / jobs;
+  const nowPerJob = 2;
+  const lines = [`edits per job: before ${beforePerJob.toFixed(1)}, now ${nowPerJob}; jobs in flight within 40/min: before ${Math.floor((40 * meanMin) / beforePerJob)}, now ${Math.floor((40 * meanMin) / nowPerJob)}`];
+  lines.push('jobs in flight  edits/min before  edits/min now');
+  for (const n of inFlight) {
+    lines.push(`${String(n).padStart(14)}  ${((n * beforePerJob) / meanMin).toFixed(0).padStart(16)}  ${((n * nowPerJob) / meanMin).toFixed(0).padStart(13)}`);
+  }
+  return lines.join('\n');
 }

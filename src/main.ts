@@ -94,6 +94,7 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
     logger,
     poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
     projectId: config.DOCS_PROJECT_ID,
+    updateBudgetPerMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE,
     timeoutMs: config.JOB_TIMEOUT_MS,
     followupPolicy: config.FOLLOWUP_POLICY,
     ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,

@@ -38,6 +38,12 @@ const schema = z
     POLL_MIN_INTERVAL_MS: intMs(10_000),
     POLL_MAX_INTERVAL_MS: intMs(120_000),
     JOB_TIMEOUT_MS: intMs(21_600_000),
+    SLACK_UPDATE_BUDGET_PER_MINUTE: z.coerce
+      .number({ message: 'must be a whole number of edits per minute (1–1000)' })
+      .int('must be a whole number of edits per minute (1–1000)')
+      .min(1, 'must be a whole number of edits per minute (1–1000)')
+      .max(1000, 'must be a whole number of edits per minute (1–1000)')
+      .default(40),
     FOLLOWUP_POLICY: z.enum(['anyone', 'requester'], { message: 'must be anyone or requester' }).default('anyone'),
     FOLLOWUP_IGNORE_PREFIX: z.string().default('!aside'),
     DIGEST_CRON: z

@@ -218,7 +218,7 @@ describe('poll step: the agent job is still running', () => {
 
     expect(h.getJob).toHaveBeenCalledWith('job_1');
     expect(job.data.attempt).toBe(attempt + 1);
-    expect(h.show).toHaveBeenCalledWith('job_1'); // "running for …" is refreshed
+    expect(h.show).not.toHaveBeenCalled(); // nothing people see changed: no status edit
     expect(h.postMessage).not.toHaveBeenCalled();
     expect(h.store.claimAnnouncement).not.toHaveBeenCalled();
     expect(h.store.records.get('job_1')?.state).toBe('active');
@@ -279,6 +279,31 @@ describe('poll step: the schedule learned from finished jobs', () => {
     late.advance(TIMEOUT_MS);
     await expect(late.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }))).resolves.toBe('announced');
     expect(recorded).toEqual([]);
+  });
+});
+
+describe('poll step: the final status edit and the workspace edit budget', () => {
+  it('when the budget defers the final edit, the step looks again after that long, without posting twice', async () => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.show.mockResolvedValueOnce({ deferredMs: 4_000 } as never);
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
+    await expectRescheduled(h, job, 4_000);
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+
+    h.advance(4_000);
+    await expect(h.step(job)).resolves.toBe('already-announced');
+    expect(h.show).toHaveBeenCalledTimes(2);
+    expect(h.shown).toEqual(['completed']); // the second show found the record ended
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps deferring while the budget stays spent (the final edit is never dropped)', async () => {
+    const h = harness({ api: { status: 'failed' } });
+    h.store.marks.set('job_1:0', { value: 'posted', until: Number.POSITIVE_INFINITY });
+    h.show.mockResolvedValueOnce({ deferredMs: 6_000 } as never);
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
+    await expectRescheduled(h, job, 6_000);
+    expect(h.getJob).not.toHaveBeenCalled();
   });
 });
 

@@ -24,8 +24,16 @@ describe('readConfig', () => {
       POLL_MIN_INTERVAL_MS: 10_000,
       POLL_MAX_INTERVAL_MS: 120_000,
       JOB_TIMEOUT_MS: 21_600_000,
+      SLACK_UPDATE_BUDGET_PER_MINUTE: 40,
       LOG_LEVEL: 'info',
     });
+  });
+
+  it('takes SLACK_UPDATE_BUDGET_PER_MINUTE as a whole number from 1 to 1000', () => {
+    expect(readConfig({ ...valid, SLACK_UPDATE_BUDGET_PER_MINUTE: '20' }).SLACK_UPDATE_BUDGET_PER_MINUTE).toBe(20);
+    for (const bad of ['0', '-3', '2.5', 'lots', '5000']) {
+      expect(problems({ ...valid, SLACK_UPDATE_BUDGET_PER_MINUTE: bad })).toEqual(['SLACK_UPDATE_BUDGET_PER_MINUTE: must be a whole number of edits per minute (1–1000)']);
+    }
   });
 
   it('names every missing or invalid variable on its own line, without echoing values', () => {

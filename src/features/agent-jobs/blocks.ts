@@ -39,8 +39,10 @@ export interface StatusView {
   /** Absent while the job is being created. */
   jobId?: string;
   state: StatusState;
-  /** Time the job (or its latest follow-up) has run, in ms. */
+  /** Time the job (or its latest follow-up) ran, in ms: shown once it ended. */
   elapsedMs: number;
+  /** When the job (or its latest follow-up) started, epoch ms: shown while it works. */
+  startedAt?: number;
   prLink?: string | null;
   /** Follow-ups sent so far (0 for a fresh job). */
   followups?: number;
@@ -48,10 +50,21 @@ export interface StatusView {
   note?: string;
 }
 
+/**
+ * A time that each reader's Slack client shows in their own time zone and clock format, e.g.
+ * "today 14:34" (Slack, "Formatting text for app surfaces": `<!date^unix^{date_short_pretty} {time}|fallback>`;
+ * the fallback, in UTC, is for clients that cannot render it). The status message shows when a job
+ * started rather than a running clock, so it need not be edited while nothing changes.
+ */
+export function slackDate(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return `<!date^${Math.floor(epochMs / 1000)}^{date_short_pretty} {time}|${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC>`;
+}
+
 const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
   starting: () => ':hourglass: *Starting…*',
   start_failed: () => ':warning: *Could not start*',
-  active: (v) => `:hourglass_flowing_sand: *Working* · running for ${formatDuration(v.elapsedMs)}`,
+  active: (v) => (v.startedAt ? `:hourglass_flowing_sand: *Working* · started ${slackDate(v.startedAt)}` : ':hourglass_flowing_sand: *Working*'),
   completed: (v) =>
     v.prLink
       ? `:white_check_mark: *Pull request ready* · took ${formatDuration(v.elapsedMs)}`
@@ -99,7 +112,7 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
       elements: [{ type: 'mrkdwn', text: truncate(v.note, SLACK_LIMITS.sectionText) }],
     });
   }
-  const plainState = stateLine.replace(/:[a-z_]+: /, '').replace(/\*/g, '');
+  const plainState = stateLine.replace(/:[a-z_]+: /, '').replace(/\*/g, '').replace(/<!date\^[^|>]*\|([^>]*)>/g, '$1');
   const text = truncate(
     `Docs agent job${v.jobId ? ` ${v.jobId}` : ''} for <@${v.requester}>: ${plainState}`,
     SLACK_LIMITS.sectionText,

@@ -22,6 +22,7 @@ import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
 import type { StartJobDeps } from './service.js';
 import { DurationHistory } from './durations.js';
+import { EditBudget } from './edit-budget.js';
 import { JobStore } from './store.js';
 import { createPollQueue, startPollWorker } from './worker.js';
 
@@ -48,6 +49,8 @@ export interface AgentJobsOptions {
   poll: PollBounds;
   /** DOCS_PROJECT_ID: the poll schedule learns how long this project's jobs take. */
   projectId: string;
+  /** SLACK_UPDATE_BUDGET_PER_MINUTE: status edits (chat.update) per workspace per minute, shared by every replica. */
+  updateBudgetPerMinute: number;
   /** JOB_TIMEOUT_MS. */
   timeoutMs: number;
   followupPolicy: 'anyone' | 'requester';
@@ -81,7 +84,8 @@ export interface AgentJobs {
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
   const store = new JobStore(o.redis, o.prefix);
-  const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now });
+  const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
+  const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
   const start: StartJobDeps = { ...common, docsApi: o.docsApi, slack: o.slack };

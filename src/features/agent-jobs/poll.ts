@@ -95,7 +95,9 @@ export function createPollStep(deps: PollStepDeps) {
     }
     if (rec.cycle > cycle) return 'superseded';
     if (await deps.store.wasAnnounced(agentJobId, cycle)) {
-      await deps.status.show(agentJobId); // a crash may have cut the last edit short
+      // A crash may have cut the last edit short, or the workspace's edit budget deferred it.
+      const deferredMs = (await deps.status.show(agentJobId))?.deferredMs;
+      if (deferredMs) return rescheduleJob(job, deps, token, deferredMs);
       return 'already-announced';
     }
     const ctx: StepContext = {
@@ -104,11 +106,7 @@ export function createPollStep(deps: PollStepDeps) {
       cycle,
       log,
       lastPollAt,
-      reschedule: async (delayMs, activeAt = lastActiveAt) => {
-        await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now(), ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
-        await job.moveToDelayed(Date.now() + delayMs, token);
-        throw new DelayedError();
-      },
+      reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
       nextDelayMs: async () => {
         // A Redis hiccup reading the history costs the plan for one poll, never the poll.
         const plan = await deps.durations?.plan().catch(() => undefined);
@@ -136,10 +134,17 @@ export function createPollStep(deps: PollStepDeps) {
     }
     const status = agentJob.status;
     if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
-    // Still active: show how long it has run (throttled, in the background), then wait with backoff.
-    void deps.status.show(agentJobId);
+    // Still active: nothing people see has changed (the status message shows when it started).
     return ctx.reschedule(await ctx.nextDelayMs(), polledAt);
   };
+}
+
+/** Saves progress (one poll more, its time, the last time the job was seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
+async function rescheduleJob(job: PollJob, deps: PollStepDeps, token: string | undefined, delayMs: number, activeAt = job.data.lastActiveAt): Promise<never> {
+  const { agentJobId, cycle, attempt } = job.data;
+  await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now(), ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
+  await job.moveToDelayed(Date.now() + delayMs, token);
+  throw new DelayedError();
 }
 
 /**
@@ -234,7 +239,9 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   deps.metrics?.agentJobFinished(finishedStatus(outcome), outcome.kind === 'timeout' ? undefined : (announcedAt - ctx.endedAfter) / 1000);
   if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
-  await deps.status.show(rec.jobId);
+  // The final edit is never dropped: when the workspace's edit budget is spent, look again later.
+  const deferredMs = (await deps.status.show(rec.jobId))?.deferredMs;
+  if (deferredMs) return ctx.reschedule(deferredMs);
   return 'announced';
 }
 

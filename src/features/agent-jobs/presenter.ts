@@ -1,10 +1,12 @@
 import type { WebClient } from '@slack/web-api';
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settleWithin } from '../../platform/in-flight.js';
 import type { Logger } from '../../platform/logger.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { buildStatusMessage } from './blocks.js';
+import type { EditBudget } from './edit-budget.js';
 import type { JobRecord, JobStore, StatusState } from './store.js';
 
 /** Reaction on the thread root for each state ('' = none). Slack emoji names, without colons. */
@@ -36,7 +38,17 @@ export interface StatusPresenterOptions {
   now: () => number;
   /** Least time between two chat.update calls on one message, in ms. @defaultValue 2000 */
   minIntervalMs?: number;
+  /** The workspace's shared budget of chat.update calls (SLACK_UPDATE_BUDGET_PER_MINUTE); absent: unlimited. */
+  budget?: Pick<EditBudget, 'take'>;
 }
+
+/** What {@link StatusPresenter.show} did: `deferredMs` when the final edit must wait that long for the budget. */
+export interface ShowOutcome {
+  deferredMs?: number;
+}
+
+/** States after which the status message will not change again (its last edit is never dropped). */
+const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
 
 /**
  * The one place that controls what people see of a job's lifecycle: the status message's state
@@ -48,10 +60,15 @@ export interface StatusPresenterOptions {
  * frees; the deferred render reads the record from Redis at that moment, so a burst collapses into
  * one update that shows the last state. A 429 from Slack extends the slot by its `Retry-After`.
  * (Slack: chat.update is Tier 3, ~50/min; 429 carries Retry-After in seconds.)
+ *
+ * An edit is sent only when what people see changes (a fingerprint of the message is kept in the
+ * record), and within the workspace's shared budget: when the budget is spent, an intermediate
+ * edit is dropped (a later one will show the newer state) and the final one is deferred: `show`
+ * resolves with `deferredMs`, and the caller (the poll step) asks again after that long.
  */
 export class StatusPresenter {
   /** Renders under way, per job; `dirty` asks for one more render once the current one ends. */
-  private readonly pending = new Map<string, { promise: Promise<void>; dirty: boolean }>();
+  private readonly pending = new Map<string, { promise: Promise<ShowOutcome>; dirty: boolean }>();
   private readonly minIntervalMs: number;
 
   constructor(private readonly opts: StatusPresenterOptions) {
@@ -60,25 +77,28 @@ export class StatusPresenter {
 
   /**
    * Makes the status message and the reaction show the job's current record. Resolves once they
-   * do (at once, or after the throttle/Retry-After wait). Never throws: Slack failures are logged.
+   * do (at once, or after the throttle/Retry-After wait), or with `deferredMs` when the final edit
+   * waits for the workspace's budget. Never throws: Slack and Redis failures are logged.
    */
-  show(jobId: string): Promise<void> {
+  show(jobId: string): Promise<ShowOutcome | void> {
     const existing = this.pending.get(jobId);
     if (existing) {
       existing.dirty = true;
       return existing.promise;
     }
-    const entry = { promise: Promise.resolve(), dirty: false };
+    const entry = { promise: Promise.resolve<ShowOutcome>({}), dirty: false };
     entry.promise = (async () => {
+      let outcome: ShowOutcome = {};
       do {
         entry.dirty = false;
         try {
-          await this.render(jobId);
+          outcome = await this.render(jobId);
         } catch (err) {
           // Redis or Slack trouble must never reject: callers fire and forget.
           this.opts.logger.warn({ jobId, err }, 'status render failed');
         }
       } while (entry.dirty);
+      return outcome;
     })().finally(() => this.pending.delete(jobId));
     this.pending.set(jobId, entry);
     return entry.promise;
@@ -89,11 +109,17 @@ export class StatusPresenter {
     await settleWithin([...this.pending.values()].map((e) => e.promise), timeoutMs);
   }
 
-  private async render(jobId: string): Promise<void> {
+  private async render(jobId: string): Promise<ShowOutcome> {
     const log = this.opts.logger.child({ jobId });
     for (let attempt = 0; ; attempt++) {
       const rec = await this.opts.store.get(jobId);
-      if (!rec) return;
+      if (!rec) return {};
+      const msg = this.message(rec);
+      const shown = fingerprint(msg);
+      if (shown === rec.shown) {
+        await this.react(rec, log); // nothing new to show: no edit, no budget
+        return {};
+      }
       const slot = `${this.opts.prefix}:status-slot:${rec.channel}:${rec.statusTs}`;
       // After many waits (a long Retry-After, heavy contention) take the slot anyway: the last
       // state must land.
@@ -103,35 +129,64 @@ export class StatusPresenter {
         await sleep(Math.max(20, wait + 10));
         continue;
       }
-      try {
-        await this.update(rec);
-      } catch (err) {
-        const retryAfterS = (err as { retryAfter?: number }).retryAfter;
-        if (slackErrorCode(err) === 'ratelimited' && retryAfterS !== undefined && attempt < MAX_SLOT_WAITS) {
-          log.warn({ retryAfterS }, 'chat.update rate limited; waiting for Retry-After');
-          await this.opts.redis.set(slot, '1', 'PX', Math.max(1, Math.ceil(retryAfterS * 1000)));
-          continue;
-        }
-        log.warn({ slackError: slackErrorCode(err) }, 'could not update the status message');
+      const final = FINAL_STATES.has(rec.state);
+      const grant = await this.takeBudget(rec, log);
+      if (!grant.ok) {
+        if (final) return { deferredMs: grant.retryMs };
+        log.debug('edit budget spent; intermediate status edit dropped');
+        return {};
       }
+      const outcome = await this.send(rec, msg, shown, log);
+      if (outcome === 'retry' && attempt < MAX_SLOT_WAITS) continue;
       await this.react(rec, log);
-      return;
+      return {};
     }
   }
 
-  private async update(rec: JobRecord): Promise<void> {
-    const now = this.opts.now();
-    const msg = buildStatusMessage({
+  /** One edit from the workspace's budget; a Redis failure spends nothing and lets the edit go. */
+  private async takeBudget(rec: JobRecord, log: Logger): Promise<{ ok: true } | { ok: false; retryMs: number }> {
+    if (!this.opts.budget) return { ok: true };
+    try {
+      return await this.opts.budget.take(rec.teamId);
+    } catch (err) {
+      log.warn({ err }, 'could not read the edit budget; editing anyway');
+      return { ok: true };
+    }
+  }
+
+  /**
+   * Sends the edit and records its fingerprint. On a 429 the slot is held for `Retry-After`.
+   * @returns 'retry' after a 429 (the caller tries again), else 'done' (failures are logged).
+   */
+  private async send(rec: JobRecord, msg: { text: string; blocks: unknown[] }, shown: string, log: Logger): Promise<'retry' | 'done'> {
+    try {
+      await this.opts.slack.chat.update({ channel: rec.channel, ts: rec.statusTs, text: msg.text, blocks: msg.blocks as never });
+      await this.opts.store.update(rec.jobId, { shown });
+    } catch (err) {
+      const retryAfterS = (err as { retryAfter?: number }).retryAfter;
+      if (slackErrorCode(err) === 'ratelimited' && retryAfterS !== undefined) {
+        log.warn({ retryAfterS }, 'chat.update rate limited; waiting for Retry-After');
+        const slot = `${this.opts.prefix}:status-slot:${rec.channel}:${rec.statusTs}`;
+        await this.opts.redis.set(slot, '1', 'PX', Math.max(1, Math.ceil(retryAfterS * 1000)));
+        return 'retry';
+      }
+      log.warn({ slackError: slackErrorCode(err) }, 'could not update the status message');
+    }
+    return 'done';
+  }
+
+  private message(rec: JobRecord): { text: string; blocks: unknown[] } {
+    return buildStatusMessage({
       requester: rec.requester,
       instruction: rec.instruction,
       jobId: rec.jobId,
       state: rec.state,
-      elapsedMs: (rec.endedAt > 0 ? rec.endedAt : now) - rec.cycleStartedAt,
+      elapsedMs: (rec.endedAt > 0 ? rec.endedAt : this.opts.now()) - rec.cycleStartedAt,
+      startedAt: rec.cycleStartedAt,
       prLink: rec.prLink,
       followups: rec.cycle,
       note: rec.note || undefined,
     });
-    await this.opts.slack.chat.update({ channel: rec.channel, ts: rec.statusTs, text: msg.text, blocks: msg.blocks });
   }
 
   private async react(rec: JobRecord, log: Logger): Promise<void> {
@@ -154,6 +209,11 @@ export class StatusPresenter {
       log.warn({ slackError: slackErrorCode(err) }, 'could not set the status reaction');
     }
   }
+}
+
+/** A short fingerprint of a status message (what people would see). */
+function fingerprint(msg: { text: string; blocks: unknown[] }): string {
+  return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
 }
 
 /** Waits for the edit slot (throttle or Retry-After) before one last edit is sent regardless. */

@@ -49,6 +49,8 @@ export interface JobRecord {
   reactionTs: string;
   /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
   alsoMention: string;
+  /** Fingerprint of what the status message last showed ('' or absent: unknown), so an edit that changes nothing is not sent. */
+  shown?: string;
 }
 
 
@@ -94,6 +96,7 @@ export function fromHash(h: Record<string, string>): JobRecord {
   rec.permalink = h.permalink ?? '';
   rec.reactionTs = h.reactionTs || h.threadTs;
   rec.alsoMention = h.alsoMention ?? '';
+  rec.shown = h.shown ?? '';
   return rec as unknown as JobRecord;
 }
 

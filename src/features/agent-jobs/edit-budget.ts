@@ -1,0 +1,61 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** Outcome of asking the budget for one chat.update: go ahead, or wait `retryMs` (ms). */
+export type BudgetGrant = { ok: true } | { ok: false; retryMs: number };
+
+/** Options of {@link EditBudget}. */
+export interface EditBudgetOptions {
+  /** The state connection; the budget lives under `{prefix}:slack-update-budget:{teamId}`. */
+  redis: Redis;
+  /** QUEUE_PREFIX. */
+  prefix: string;
+  /** SLACK_UPDATE_BUDGET_PER_MINUTE: chat.update calls per workspace per minute, across every replica. */
+  perMinute: number;
+  /**
+   * Length of the limiter's fixed window, in s (an integer: Redis EX). The minute's budget is
+   * spread over 60 / windowS windows, so no sliding minute sees more than one window's worth above
+   * the budget (40/min, 6-s windows of 4: at most 44 in any minute; Slack's Tier 3 allows ~50).
+   * @defaultValue 6
+   */
+  windowS?: number;
+}
+
+/**
+ * The shared budget of status edits of a workspace (Slack: chat.update is Tier 3, about 50 per
+ * minute per workspace; https://docs.slack.dev/apis/web-api/rate-limits). A rate-limiter-flexible
+ * RateLimiterRedis with fixed windows, keyed by team id, so every replica draws from one budget.
+ */
+export class EditBudget {
+  private readonly limiter: RateLimiterRedis;
+  /** Edits allowed per window. */
+  readonly points: number;
+  /** The window, in s. */
+  readonly windowS: number;
+
+  constructor(opts: EditBudgetOptions) {
+    this.windowS = opts.windowS ?? 6;
+    this.points = Math.max(1, Math.floor((opts.perMinute * this.windowS) / 60));
+    this.limiter = new RateLimiterRedis({
+      storeClient: opts.redis,
+      keyPrefix: `${opts.prefix}:slack-update-budget`,
+      points: this.points,
+      duration: this.windowS,
+    });
+  }
+
+  /**
+   * Takes one edit from the workspace's budget.
+   * @returns `{ ok: true }`, or `{ ok: false, retryMs }` when the window is spent (retryMs ≥ 1).
+   * @throws when Redis fails (the caller decides whether to edit anyway).
+   */
+  async take(teamId: string): Promise<BudgetGrant> {
+    try {
+      await this.limiter.consume(teamId || 'unknown-team', 1);
+      return { ok: true };
+    } catch (res) {
+      if (res instanceof RateLimiterRes) return { ok: false, retryMs: Math.max(1, res.msBeforeNext) };
+      throw res;
+    }
+  }
+}
