@@ -14,14 +14,14 @@ function texts(blocks: KnownBlock[]): string[] {
 }
 
 describe('status message', () => {
-  it('names the requester, quotes the instruction, shows job id, state and elapsed time', () => {
-    const m = buildStatusMessage({ requester: 'U0ALICE', instruction: 'Add a quickstart\nfor <Python>', jobId: 'job_1', state: 'active', elapsedMs: 130_000 });
+  it('names the requester, quotes the instruction, shows job id, state and when it started', () => {
+    const m = buildStatusMessage({ requester: 'U0ALICE', instruction: 'Add a quickstart\nfor <Python>', jobId: 'job_1', state: 'active', elapsedMs: 130_000, startedAt: 1_700_000_000_000 });
     const all = texts(m.blocks).join('\n');
     expect(all).toContain('<@U0ALICE> asked the docs agent');
     expect(all).toContain('> Add a quickstart\n> for &lt;Python&gt;');
     expect(all).toContain('Job `job_1`');
     expect(all).toContain('Working');
-    expect(all).toContain('2m 10s');
+    expect(all).toContain('started <!date^1700000000^{date_short_pretty} {time}|2023-11-14 22:13 UTC>');
     expect(m.text).toContain('job_1');
   });
 

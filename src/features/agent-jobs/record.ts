@@ -96,7 +96,7 @@ export function fromHash(h: Record<string, string>): JobRecord {
   rec.permalink = h.permalink ?? '';
   rec.reactionTs = h.reactionTs || h.threadTs;
   rec.alsoMention = h.alsoMention ?? '';
-  rec.shown = h.shown ?? '';
+  if (h.shown) rec.shown = h.shown;
   return rec as unknown as JobRecord;
 }
 
