@@ -202,6 +202,8 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
   });
 
   it("Slack's 429 on chat.update is waited out and the last state still shows", async () => {
+    // Earlier tests' jobs may still be ending: let their status edits settle, so the 429 hits this job's.
+    await expect.poll(async () => Object.values(await queue.getJobCounts('active', 'delayed', 'waiting')).reduce((a, b) => a + b, 0), { timeout: 15_000, interval: 100 }).toBe(0);
     sb.slack.failNext('chat.update', { status: 429, retryAfterS: 1 }, 1);
     const jobId = await docsEdit(sb, driver, 'Rate limited status');
     const status = await statusMessage(sb.slack, jobId);

@@ -57,6 +57,8 @@ export async function startSandbox(
     QUEUE_PREFIX: prefix,
     POLL_MIN_INTERVAL_MS: '150',
     POLL_MAX_INTERVAL_MS: '600',
+    // Tests that are not about the workspace's edit budget must not share one across the whole file.
+    SLACK_UPDATE_BUDGET_PER_MINUTE: '1000',
     LOG_LEVEL: 'info',
     ...opts.env,
   };

@@ -15,8 +15,9 @@ export interface EditBudgetOptions {
   /**
    * Length of the limiter's fixed window, in s (an integer: Redis EX). The minute's budget is
    * spread over 60 / windowS windows, so no sliding minute sees more than one window's worth above
-   * the budget (40/min, 6-s windows of 4: at most 44 in any minute; Slack's Tier 3 allows ~50).
-   * @defaultValue 6
+   * the budget, while a window's worth may go at once (40/min in 15-s windows of 10: ten jobs
+   * started together all show "Working", and no minute sees more than 50; Slack's Tier 3 allows ~50).
+   * @defaultValue 15
    */
   windowS?: number;
 }
@@ -34,7 +35,7 @@ export class EditBudget {
   readonly windowS: number;
 
   constructor(opts: EditBudgetOptions) {
-    this.windowS = opts.windowS ?? 6;
+    this.windowS = opts.windowS ?? 15;
     this.points = Math.max(1, Math.floor((opts.perMinute * this.windowS) / 60));
     this.limiter = new RateLimiterRedis({
       storeClient: opts.redis,
