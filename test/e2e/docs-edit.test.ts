@@ -166,7 +166,7 @@ describe('restarts and replicas', () => {
     expect(reply!.text).toMatch(/pull\/\d+/);
     await pollerDone(queue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
-  });
+  }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
 
   it('two bot processes sharing Redis announce each job exactly once', async () => {
     const a = await sb.startBot();
@@ -182,7 +182,7 @@ describe('restarts and replicas', () => {
       await pollerDone(queue, id);
       expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     }
-  });
+  }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
 
   it('SIGTERM drains and exits 0 within 10 s', async () => {
     const { bot } = await sb.startBot();
