@@ -23,7 +23,7 @@ import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js
 import { SlackDriver } from './slack-driver.js';
 import { socketDriverAsHttp, type SandboxDriver } from './socket-as-http.js';
 import { SocketModeDriver } from './socket-driver.js';
-import { renderCall } from './transcript.js';
+import { renderBlocks, renderCall } from './transcript.js';
 import { freePort } from './free-port.js';
 
 const SIGNING_SECRET = `sandbox-signing-${randomBytes(6).toString('hex')}`;
@@ -113,7 +113,32 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: report.ts, actionId: 'visitors.page.next' });
   await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
   say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
+  await documentThread(sb);
   say();
+}
+
+/** A discussion in a thread, then "Document this thread" on it: shortcut → modal → submit → status in that thread → PR. */
+async function documentThread(sb: Sandbox): Promise<void> {
+  const root = await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', text: 'Do webhooks retry when our endpoint answers 5xx?' });
+  await sb.driver.message({ channel: CHANNEL, user: 'U0ADMIN', thread_ts: root.ts, text: 'Yes: 3 retries, 1 min, 5 min and 30 min apart, then the event is dropped &amp; logged' });
+  await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', thread_ts: root.ts, text: 'thanks <@U0ADMIN>! that should be in the docs' });
+  say(`@bob asks in #docs whether webhooks retry; @dana answers in the thread`);
+  say(`@alice uses the message shortcut ${bold('Document this thread')} on @bob's question`);
+  const calls = sb.slack.calls.length;
+  await sb.driver.messageShortcut({ user: 'U0ALICE', channel: CHANNEL, messageTs: root.ts, callbackId: 'document_thread' });
+  const modal = await sb.slack.waitFor(() => sb.slack.calls.slice(calls).find((c) => c.method === 'views.update')?.args.view as { blocks: unknown[] } | undefined, 10_000);
+  say(dim('  …a form opens at once ("Reading the thread…"), then shows the thread and the instruction:'));
+  renderBlocks(sb.slack, modal.blocks).split('\n').forEach((line) => say(dim(`    │ ${line}`)));
+  say(`@alice clicks [ Start job ]`);
+  const instruction = 'Update the docs with what was decided in this thread.';
+  await sb.driver.viewSubmission({ user: 'U0ALICE', view: { callback_id: 'document_thread_modal', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: instruction } } } } } });
+  await sb.slack.waitFor(() => botReplies(sb, root.ts).some((m) => m.text.includes('pull')), 30_000);
+  // The state reaction sits on the job's own status message here (a discussion may hold several jobs).
+  await sb.slack.waitFor(() => botReplies(sb, root.ts).some((m) => m.reactions.includes('white_check_mark')), 10_000).catch(() => undefined);
+  const prompt = [...sb.docs.requests].reverse().find((r) => r.method === 'POST' && r.path.endsWith('/job'))?.body as { prompt: string } | undefined;
+  say(dim('  …the job started in that thread with the whole discussion as context; the agent was asked:'));
+  (prompt?.prompt ?? '').split('\n').forEach((line) => say(dim(`    > ${line}`)));
+  say(dim('  …and its pull request was announced in the thread'));
 }
 
 /** Print #docs (its buttons numbered) and, at a terminal, take commands until `quit`. */

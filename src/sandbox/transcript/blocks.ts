@@ -106,7 +106,8 @@ function element(v: unknown, namer: Namer, numberButton?: ButtonNumberer, blockI
     case 'datepicker':
       return `[ ${asStr(el.initial_date) || label || 'date'} 📅 ]`;
     case 'plain_text_input':
-      return `[ ${label || '…'} ]`;
+      // What the person sees in the box: its initial value, else its placeholder.
+      return `[ ${asStr(el.initial_value) || label || '…'} ]`;
     default:
       return label ? `[ ${label} ]` : `[${asStr(el.type) || 'element'}]`;
   }
