@@ -1,7 +1,8 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
-import { cannotReadModal, decodeThreadRef, encodeThreadRef, previewModal, previewText } from '../../src/features/thread-context/blocks.js';
+import { cannotReadModal, decodeThreadRef, encodeThreadRef, loadingModal, previewModal, previewText } from '../../src/features/thread-context/blocks.js';
+import { ModalNotOpenYetError, showPreview } from '../../src/features/thread-context/handlers.js';
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
 import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -184,5 +185,20 @@ describe('the Document this thread modal', () => {
     const modal = previewModal('ext-1', ref, { ok: true, messages: 2, authors: ['U1'], firstLine: 'x' });
     expect(modal).toMatchObject({ callback_id: 'document_thread_modal', external_id: 'ext-1', submit: { text: 'Start job' } });
     expect(cannotReadModal('ext-1', ref, 'bot_cannot_read').submit).toBeUndefined();
+  });
+});
+
+describe('the preview of the shortcut (intake handler)', () => {
+  it('waits for the modal the listener opens (retried while it is not open), then updates it by external_id', async () => {
+    const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
+    const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-t1' };
+    const hDeps = { slack: web, logger };
+    await expect(showPreview(hDeps, p, { finalAttempt: false })).rejects.toBeInstanceOf(ModalNotOpenYetError);
+    await expect(showPreview(hDeps, p, { finalAttempt: true })).resolves.toBeUndefined(); // gives up quietly on the last try
+    await web.views.open({ trigger_id: slack.triggerId('U0ALICE'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
+    await showPreview(hDeps, p, { finalAttempt: false });
+    const updated = slack.views.at(-1)!;
+    expect(updated).toMatchObject({ method: 'views.update', view: { external_id: p.externalId, submit: { text: 'Start job' } } });
+    expect(JSON.stringify(updated.view.blocks)).toContain('*2 messages* from <@U0BOB> and <@U0ALICE>');
   });
 });
