@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/blocks.js';
 import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import { docsEdit, E2E_SECRETS, ephemeralsTo, messageText, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
@@ -46,6 +47,17 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     // The status line was edited in place, never re-posted.
     expect(sb.slack.messages.filter((m) => m.bot_id && !m.thread_ts && messageText(m).includes(jobId))).toHaveLength(1);
+
+    // Clicking "View pull request" (a link button: Slack opens the URL and still sends block_actions)
+    // is acked at once, so Slack shows no warning triangle; nothing else happens.
+    const before = sb.slack.messages.length;
+    for (const m of [reply!, status]) {
+      const click = await driver.blockAction({ user: 'U0BOB', channel: 'C0DOCS', messageTs: m.ts, actionId: ACTION_OPEN_PR });
+      expect(click.status).toBe(200);
+      expect(click.body).toBe('');
+    }
+    expect(sb.slack.messages.slice(before)).toEqual([]);
+    expect(bot.output()).not.toContain('no listener for this request');
   });
 
   it('a failed job is announced with the job id and what to do next', async () => {

@@ -241,6 +241,16 @@ describe('/docs-visitors digests', () => {
     expect(status.channel).toBe(CHANNEL);
   });
 
+  it('"digest" in a channel the bot is not in: the same /invite answer as /docs-edit, and no digest anywhere', async () => {
+    const before = sb.slack.messages.length;
+    const res = await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0BOB', channel: 'C0RANDOM' });
+    expect(res.status).toBe(200);
+    const told = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('/invite @Docs Agent')), 15_000);
+    expect(told.text).toContain('No digest was sent.');
+    await digestQueueIdle();
+    expect(sb.slack.messages.slice(before).filter((m) => m.bot_id && !m.ephemeralTo)).toEqual([]);
+  });
+
   it('subscribe: the job scheduler delivers the digest (with its chart) on its cron; subscriptions lists it; unsubscribe stops it', async () => {
     const before = digests().length;
     await visitors('subscribe');

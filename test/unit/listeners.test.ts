@@ -1,0 +1,185 @@
+import { describe, expect, it, vi } from 'vitest';
+import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
+import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { docsVisitorsCommand } from '../../src/features/visitors/listeners.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
+
+/**
+ * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
+ * input check and each Redis failure in milliseconds. (The same listeners behind the real receiver
+ * and Bolt: test/unit/slack-edge.test.ts; the flows: test/e2e.)
+ */
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+function harness(opts: { recordFails?: boolean } = {}) {
+  const logs: LogLine[] = [];
+  const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown) => {
+    if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
+  });
+  const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
+  const ack = vi.fn(async (_response?: unknown) => undefined);
+  return {
+    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger } as never,
+    record,
+    postEphemeral,
+    ack,
+    logs,
+    warnings: () => logs.filter((l) => l.level === 40).map((l) => l.msg),
+    errors: () => logs.filter((l) => l.level >= 50),
+  };
+}
+
+const command = (text: string, extra: Record<string, unknown> = {}) => ({
+  command: '/docs-edit',
+  text,
+  user_id: 'U0ALICE',
+  channel_id: 'C0DOCS',
+  team_id: 'T0SANDBOX',
+  trigger_id: 'trig-1',
+  response_url: 'http://127.0.0.1:9/response',
+  ...extra,
+});
+
+describe('agent-jobs listeners', () => {
+  it.each(['', '   ', '\n\t'])('/docs-edit with no instruction (%j): the usage in the ack, nothing recorded', async (text) => {
+    const h = harness();
+    await docsEditCommand(h.deps)({ command: command(text), ack: h.ack } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE });
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('/docs-edit: recorded with an id from the trigger_id, Slack’s escaping undone, then an empty ack', async () => {
+    const h = harness();
+    await docsEditCommand(h.deps)({ command: command(' Add a &lt;Tabs&gt; example '), ack: h.ack } as never);
+    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'cmd-trig-1', 'trig-1', expect.objectContaining({ instruction: 'Add a <Tabs> example', channel: 'C0DOCS', requester: 'U0ALICE' }));
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+    expect(h.record.mock.invocationCallOrder[0]!).toBeLessThan(h.ack.mock.invocationCallOrder[0]!);
+  });
+
+  it('/docs-edit when Redis will not take the record: the ack says to try again, one warning, no error', async () => {
+    const h = harness({ recordFails: true });
+    await docsEditCommand(h.deps)({ command: command('Add a quickstart'), ack: h.ack } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
+    expect(h.warnings()).toEqual(['could not record a request; told the person to try again']);
+    expect(h.errors()).toEqual([]);
+  });
+
+  it.each(['', 'job_1', '   job_1   '])('/docs-reply %j: the usage, nothing recorded', async (text) => {
+    const h = harness();
+    await docsReplyCommand(h.deps)({ command: command(text, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE });
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('/docs-reply when Redis fails: the busy answer', async () => {
+    const h = harness({ recordFails: true });
+    await docsReplyCommand(h.deps)({ command: command('job_1 more', { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
+  });
+
+  const event = (e: Record<string, unknown>) => ({ event: { type: 'message', channel: 'C0DOCS', user: 'U0ALICE', ts: '1700000001.000100', ...e }, body: { team_id: 'T0SANDBOX', event_id: 'Ev1' }, context: { botUserId: 'U0DOCSBOT' } });
+
+  it('channel chatter (no thread, no mention, not a DM) is dropped without a Redis write', async () => {
+    const h = harness();
+    await messageEvent(h.deps)(event({ text: 'lunch?' }) as never);
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it.each([{ bot_id: 'B1', thread_ts: '1700000000.000100', text: 'x' }, { subtype: 'message_changed', thread_ts: '1700000000.000100', text: 'x' }, { thread_ts: '1700000000.000100' }])(
+    'bots, edits and messages without text are ignored (%o)',
+    async (e) => {
+      const h = harness();
+      await messageEvent(h.deps)(event(e) as never);
+      expect(h.record).not.toHaveBeenCalled();
+    },
+  );
+
+  it('a thread reply is recorded once per (channel, ts), whatever the event id', async () => {
+    const h = harness();
+    await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
+    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.message', 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything());
+  });
+
+  it('a thread reply when Redis fails: the person is told in the thread, ephemerally; nothing thrown', async () => {
+    const h = harness({ recordFails: true });
+    await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
+    expect(h.postEphemeral).toHaveBeenCalledExactlyOnceWith({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: '1700000000.000100', text: BUSY_TEXT });
+    expect(h.errors()).toEqual([]);
+  });
+
+  it('App Home when Redis fails: a warning, nothing thrown (the tab shows what it showed before)', async () => {
+    const h = harness({ recordFails: true });
+    await appHomeOpenedEvent(h.deps)({ event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: 'Ev2' } } as never);
+    expect(h.warnings()).toEqual(['could not record an App Home visit']);
+  });
+
+  it('"Start it again" when Redis fails: acked, and told through the response_url (which here fails too: still no throw)', async () => {
+    const h = harness({ recordFails: true });
+    const body = { user: { id: 'U0ALICE' }, channel: { id: 'C0DOCS' }, response_url: 'http://127.0.0.1:9/response' };
+    await restartAction(h.deps)({ ack: h.ack, body, action: { value: 'r1', action_ts: '1700000002.000200' } } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+    expect(h.warnings()).toEqual(['could not record a click; told the person to try again']);
+    expect(h.errors()).toEqual([]);
+  });
+});
+
+describe('visitors and digests listeners', () => {
+  it('/docs-visitors with a mistake: the problem in the ack, nothing recorded', async () => {
+    const h = harness();
+    await docsVisitorsCommand(h.deps)({ command: command('2026-13-45', { command: '/docs-visitors' }), ack: h.ack } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: expect.stringContaining('2026-13-45') });
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('/docs-visitors when Redis fails: the busy answer', async () => {
+    const h = harness({ recordFails: true });
+    await docsVisitorsCommand(h.deps)({ command: command('7d', { command: '/docs-visitors' }), ack: h.ack } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
+  });
+
+  const submission = (value: string | null, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100', p: '/quickstart' })) => ({
+    body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-9' },
+    view: { id: 'V1', hash: 'h', callback_id: IMPROVE_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } },
+  });
+
+  it('Improve with agent, blank: the modal stays open with an error on the field', async () => {
+    const h = harness();
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('  ') } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } });
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('Improve with agent, unreadable metadata: the modal says it is out of date', async () => {
+    const h = harness();
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', '{nope') } as never);
+    expect(h.ack).toHaveBeenCalledWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringContaining('out of date') } });
+  });
+
+  it('Improve with agent when Redis fails: the modal stays open with the busy text; nothing started', async () => {
+    const h = harness({ recordFails: true });
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } });
+    expect(h.warnings()).toEqual(['could not record a job start from the Improve with agent form']);
+  });
+
+  it('Improve with agent: a job start in the digest’s thread is recorded, then the modal closes', async () => {
+    const h = harness();
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
+    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'view-trig-9', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+  });
+
+  it('digest Retry from nowhere (no channel): acked, nothing recorded', async () => {
+    const h = harness();
+    await digestRetryAction(h.deps)({ ack: h.ack, body: { user: { id: 'U0ALICE' } }, action: { action_ts: '1.2' } } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+    expect(h.record).not.toHaveBeenCalled();
+  });
+});
