@@ -18,7 +18,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
 import type { QueueContext } from './platform/queues.js';
-import { bullConnection, createStateRedis, intakeConnection } from './platform/redis.js';
+import { bullConnection, checkEvictionPolicy, createStateRedis, intakeConnection } from './platform/redis.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { createWebClient } from './platform/slack/web-client.js';
@@ -130,6 +130,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   threadContext.register(app);
   digests.register(app);
   await app.start();
+  void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
   logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', queuePrefix: config.QUEUE_PREFIX }, 'docs-agent-slack is running');
   const stop = onceOnly(async () => {

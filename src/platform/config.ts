@@ -8,6 +8,14 @@ const intMs = (def: number) =>
     .positive('must be greater than 0')
     .default(def);
 
+/** A comma-separated list (spaces around commas allowed, empty entries dropped). */
+const csv = (item: RegExp, message: string) =>
+  z
+    .string()
+    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+    .pipe(z.array(z.string().regex(item, message)))
+    .default([]);
+
 const schema = z
   .object({
     SLACK_BOT_TOKEN: z
@@ -21,6 +29,8 @@ const schema = z
       .string({ message: 'is required (the docs admin API key, mint_…)' })
       .startsWith('mint_', 'must start with mint_'),
     DOCS_PROJECT_ID: z.string({ message: 'is required (the docs project id)' }).min(1, 'is required'),
+    DOCS_PROJECT_IDS: csv(/^[A-Za-z0-9_.-]{1,100}$/, 'must be comma-separated project ids (letters, digits, _ . -)'),
+    ADMIN_USERS: csv(/^[UW][A-Z0-9]{2,30}$/, 'must be comma-separated Slack user ids (U… or W…)'),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -89,6 +99,14 @@ const schema = z
 /** The validated operational configuration (see README "Configuration"). Durations are in ms. */
 export type Config = z.output<typeof schema>;
 
+/**
+ * The docs projects the bot may act on: `DOCS_PROJECT_ID` (the default, first) and then
+ * `DOCS_PROJECT_IDS`, without repeats.
+ */
+export function docsProjects(c: Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'>): string[] {
+  return [...new Set([c.DOCS_PROJECT_ID, ...c.DOCS_PROJECT_IDS])];
+}
+
 /** Thrown by {@link readConfig}; `problems` holds one line per invalid variable, each naming it. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -110,6 +128,6 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') input[k] = v;
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
+  const problems = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'config')}: ${i.message}`);
   throw new ConfigError([...new Set(problems)]);
 }

@@ -51,3 +51,33 @@ export async function pingRedis(redis: Pick<Redis, 'ping'>, timeoutMs: number): 
 export function intakeConnection(url: string): ConnectionOptions {
   return { url, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500 };
 }
+
+/** What {@link checkEvictionPolicy} found: Redis' `maxmemory-policy`, or why it could not be read. */
+export type EvictionCheck = { policy: string; evicts: boolean } | { policy: undefined; error: string };
+
+/**
+ * Start-up check of Redis' `maxmemory-policy` (`CONFIG GET`): anything but `noeviction` lets Redis
+ * drop keys under memory pressure, which would silently lose channel settings (kept without TTL)
+ * and BullMQ's queues (BullMQ docs, "Going to production": `maxmemory-policy` must be
+ * `noeviction`). Logs one warn line in that case. Managed Redis often disables CONFIG: then it
+ * logs one info line and carries on. Never throws.
+ */
+export async function checkEvictionPolicy(redis: Pick<Redis, 'config'>, logger: Logger): Promise<EvictionCheck> {
+  try {
+    const reply = (await redis.config('GET', 'maxmemory-policy')) as unknown;
+    const policy = Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : undefined;
+    if (policy === undefined) throw new Error('no maxmemory-policy in the CONFIG GET reply');
+    const evicts = policy !== 'noeviction';
+    if (evicts) {
+      logger.warn(
+        { maxmemoryPolicy: policy },
+        'Redis may evict keys (maxmemory-policy is not noeviction): channel settings and BullMQ queues could be lost under memory pressure; set maxmemory-policy noeviction and persistence (AOF)',
+      );
+    }
+    return { policy, evicts };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    logger.info({ error }, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction');
+    return { policy: undefined, error };
+  }
+}

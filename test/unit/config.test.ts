@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../../src/platform/config.js';
+import { ConfigError, docsProjects, readConfig } from '../../src/platform/config.js';
 
 const valid = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', DOCS_API_KEY: 'mint_abc', DOCS_PROJECT_ID: 'proj' };
 
@@ -81,6 +81,20 @@ describe('readConfig', () => {
   it('rejects a backoff cap below the first delay', () => {
     expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
       'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',
+    ]);
+  });
+
+  it('reads the other docs projects and the settings admins as comma-separated lists', () => {
+    expect(readConfig(valid)).toMatchObject({ DOCS_PROJECT_IDS: [], ADMIN_USERS: [] });
+    const c = readConfig({ ...valid, DOCS_PROJECT_IDS: ' proj_b, proj-c ,,proj_b', ADMIN_USERS: 'U0ADMIN,W012ABC' });
+    expect(c.DOCS_PROJECT_IDS).toEqual(['proj_b', 'proj-c']);
+    expect(c.ADMIN_USERS).toEqual(['U0ADMIN', 'W012ABC']);
+    expect(docsProjects(c)).toEqual(['proj', 'proj_b', 'proj-c']);
+    expect(docsProjects({ DOCS_PROJECT_ID: 'proj', DOCS_PROJECT_IDS: ['proj', 'x'] })).toEqual(['proj', 'x']);
+    const p = problems({ ...valid, DOCS_PROJECT_IDS: 'proj_b,bad id/x', ADMIN_USERS: 'U0ADMIN,alice' });
+    expect(p).toEqual([
+      'DOCS_PROJECT_IDS: must be comma-separated project ids (letters, digits, _ . -)',
+      'ADMIN_USERS: must be comma-separated Slack user ids (U… or W…)',
     ]);
   });
 });

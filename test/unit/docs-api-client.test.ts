@@ -163,4 +163,24 @@ describe('DocsApiClient', () => {
     expect(seen.every(([, , s]) => s >= 0 && s < 5)).toBe(true);
     expect(seen[4]![2]).toBeGreaterThanOrEqual(0.15); // the timed-out request took its 200 ms
   });
+
+  it('acts on another project through forProject: every path names it, one client per project over the same dispatcher', async () => {
+    pool().intercept({ path: '/v2/agent/proj_b/job', method: 'POST' }).reply(201, JOB);
+    pool().intercept({ path: '/v2/agent/proj_b/job/job_abc', method: 'GET' }).reply(200, JOB);
+    pool().intercept({ path: '/v2/agent/proj_b/job/job_abc/message', method: 'POST' }).reply(200, JOB);
+    pool()
+      .intercept({ path: '/v1/analytics/proj_b/visitors?dateFrom=2026-11-15&dateTo=2026-11-22&limit=5&offset=0', method: 'GET' })
+      .reply(200, { totals: { human: 1, ai: 0, total: 1 }, visitors: [], hasMore: false });
+    const b = client.forProject('proj_b');
+    expect(b.projectId).toBe('proj_b');
+    expect(client.forProject('proj_b')).toBe(b);
+    expect(client.forProject('proj 1')).toBe(client);
+    await expect(b.createJob('x')).resolves.toMatchObject({ id: 'job_abc' });
+    await expect(b.getJob('job_abc')).resolves.toMatchObject({ id: 'job_abc' });
+    await expect(b.sendMessage('job_abc', 'more')).resolves.toMatchObject({ id: 'job_abc' });
+    await expect(b.getVisitors({ dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 5, offset: 0 })).resolves.toMatchObject({ hasMore: false });
+    await b.close(); // a sibling does not own the dispatcher: the first client still works
+    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(200, JOB);
+    await expect(client.getJob('job_abc')).resolves.toMatchObject({ id: 'job_abc' });
+  });
 });

@@ -177,6 +177,32 @@ describe('fake docs API: agent jobs', () => {
     expect(other).toMatchObject({ status: 404, body: { error: 'Project not found' } });
   });
 
+  it('serves several projects with one key, finds a job only under its own project, and records the project of each request', async () => {
+    const multi = await startFakeDocsApi({ apiKey: API_KEY, projectId: PROJECT, projectIds: ['proj_b'], jobDurationMs: DURATION_MS, now: () => t });
+    try {
+      const post = (path: string, prompt: string) =>
+        fetch(`${multi.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+      const get = (path: string) => fetch(`${multi.url}${path}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+      const created = (await (await post('/v2/agent/proj_b/job', 'In project B')).json()) as FakeAgentJobBody;
+      expect((await get(`/v2/agent/proj_b/job/${created.id}`)).status).toBe(200);
+      expect((await get(`/v2/agent/${PROJECT}/job/${created.id}`)).status).toBe(404);
+      expect((await post(`/v2/agent/${PROJECT}/job/${created.id}/message`, 'more')).status).toBe(404);
+      expect((await get('/v1/analytics/proj_b/visitors?dateFrom=2026-11-01&dateTo=2026-11-08')).status).toBe(200);
+      expect((await get('/v1/analytics/proj_c/visitors?dateFrom=2026-11-01&dateTo=2026-11-08')).status).toBe(404);
+      expect(multi.requests.map((r) => [r.projectId, r.status])).toEqual([
+        ['proj_b', 201],
+        ['proj_b', 200],
+        [PROJECT, 404],
+        [PROJECT, 404],
+        ['proj_b', 200],
+        ['proj_c', 404],
+      ]);
+      expect(multi.jobs.get(created.id)?.projectId).toBe('proj_b');
+    } finally {
+      await multi.close();
+    }
+  });
+
   it('answers 404 for unknown routes and 405 for a wrong method', async () => {
     const unknown = await call<{ error: string }>('/v2/unknown', { offSpec: true });
     expect(unknown).toMatchObject({ status: 404, body: { error: 'Not found' } });

@@ -26,6 +26,7 @@ export interface DocsApiClientOptions {
   baseUrl: string;
   /** Admin API key (`mint_…`), sent as `Authorization: Bearer`. Never logged or put in errors. */
   apiKey: string;
+  /** The project this client acts on (DOCS_PROJECT_ID); {@link DocsApiClient.forProject} gives one for another. */
   projectId: string;
   /** undici dispatcher; tests pass a `MockAgent`. @defaultValue a shared keep-alive `Agent`. */
   dispatcher?: Dispatcher;
@@ -65,14 +66,25 @@ export interface VisitorsQuery {
 }
 
 /**
+ * The client's calls for one project, as features take them: `forProject(id)` then the call, so
+ * the project is chosen where the call is made (a channel's project, a job's recorded project).
+ */
+export interface DocsApiProjects<K extends keyof DocsApiClient> {
+  forProject(projectId: string): Pick<DocsApiClient, K>;
+}
+
+/**
  * The docs API client: one shared undici dispatcher, a timeout on every request, zod-parsed bodies
  * and typed errors (see errors.ts). GETs retry transient failures with backoff; POSTs never retry.
+ * Each client acts on one project (every path is `…/{projectId}/…`); {@link forProject} gives the
+ * client of another project over the same dispatcher and key.
  */
 export class DocsApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: string;
   private readonly timeoutMs: number;
+  private readonly siblings = new Map<string, DocsApiClient>();
 
   constructor(private readonly opts: DocsApiClientOptions) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
@@ -86,6 +98,25 @@ export class DocsApiClient {
         keepAliveTimeout: 30_000,
       });
     this.base = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The project this client acts on. */
+  get projectId(): string {
+    return this.opts.projectId;
+  }
+
+  /**
+   * The client of project `projectId`: same key, base URL, dispatcher and retries (made once per
+   * project and kept). Closing it does nothing: the dispatcher belongs to this client.
+   */
+  forProject(projectId: string): DocsApiClient {
+    if (projectId === this.opts.projectId) return this;
+    let sibling = this.siblings.get(projectId);
+    if (!sibling) {
+      sibling = new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
+      this.siblings.set(projectId, sibling);
+    }
+    return sibling;
   }
 
   /**

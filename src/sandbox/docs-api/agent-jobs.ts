@@ -17,6 +17,8 @@ export type FakeOutcome = 'pr' | 'no-changes' | 'failed' | 'archived';
 export interface FakeAgentJob {
   /** `job_` + 12 lowercase alphanumerics. */
   id: string;
+  /** The project it was created in: the job routes of any other project answer 404. */
+  projectId: string;
   /** Git branch reported as `source.ref`: `mintlify/agent-<8 chars of the id>`. */
   ref: string;
   model: string;
@@ -108,12 +110,14 @@ export class AgentJobs {
   constructor(private readonly opts: AgentJobsOptions) {}
 
   /**
-   * Answer a job route (the project id was already checked): `createJob` (POST …/job → 201),
-   * `job` (GET …/job/{id} → 200) or `message` (POST …/job/{id}/message → 200); 404 "Job not found"
-   * for an unknown job, 400 for a bad `{prompt}` body. `at` is the clock in ms.
+   * Answer a job route of `projectId` (already checked to be served): `createJob` (POST …/job →
+   * 201), `job` (GET …/job/{id} → 200) or `message` (POST …/job/{id}/message → 200); 404 "Job not
+   * found" for an unknown job or one of another project, 400 for a bad `{prompt}` body. `at` is the
+   * clock in ms.
    */
-  reply(route: 'createJob' | 'job' | 'message', jobId: string, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply {
-    const job = route === 'createJob' ? undefined : this.jobs.get(jobId);
+  reply(route: 'createJob' | 'job' | 'message', projectId: string, jobId: string, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply {
+    const found = route === 'createJob' ? undefined : this.jobs.get(jobId);
+    const job = found?.projectId === projectId ? found : undefined;
     if (route !== 'createJob' && !job) return errorReply(404, 'Job not found');
     if (route === 'job' && job) return { status: 200, body: this.view(job, at) };
     // POST with a {prompt} body: create or follow-up.
@@ -123,14 +127,15 @@ export class AgentJobs {
       this.startRun(job, prompt, at);
       return { status: 200, body: this.view(job, at) };
     }
-    const created = this.create(prompt, at);
+    const created = this.create(projectId, prompt, at);
     return { status: 201, body: this.view(created, at) };
   }
 
-  private create(prompt: string, at: number): FakeAgentJob {
+  private create(projectId: string, prompt: string, at: number): FakeAgentJob {
     const id = `job_${randomId(12)}`;
     const created: FakeAgentJob = {
       id,
+      projectId,
       ref: `mintlify/agent-${id.slice(4, 12)}`,
       model: DEFAULT_MODEL,
       createdAt: at,

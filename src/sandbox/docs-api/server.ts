@@ -89,10 +89,12 @@ class FakeDocsApiServer implements FakeDocsApi {
   private readonly failRules: FailRule[] = [];
   private readonly events = new EventEmitter();
   private readonly server: Server;
+  private readonly projects: ReadonlySet<string>;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: FakeDocsApiOptions) {
     this.now = opts.now ?? Date.now;
+    this.projects = new Set([opts.projectId, ...(opts.projectIds ?? [])]);
     this.agentJobs = new AgentJobs({
       repository: (opts.repository ?? DEFAULT_REPOSITORY).replace(/\/+$/, '').replace(/\.git$/, ''),
       jobDurationMs: opts.jobDurationMs ?? 3000,
@@ -176,19 +178,26 @@ class FakeDocsApiServer implements FakeDocsApi {
   }
 
   /** Injected failure, then auth (401), then routing (404 / 405 / project check), then the route's handler. */
-  private route(method: string, path: string, query: URLSearchParams, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply {
+  private route(method: string, path: string, query: URLSearchParams, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply & { projectId?: string } {
+    const name = (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).find((k) => ROUTES[k].test(path));
+    const [, rawProject, jobId = ''] = name ? (ROUTES[name].exec(path) ?? []) : [];
+    const projectId = rawProject === undefined ? undefined : safeDecode(rawProject);
+    const reply = this.answer({ name, method, path, query, headers, rawBody, at, projectId, jobId: safeDecode(jobId) });
+    return { ...reply, ...(projectId === undefined ? {} : { projectId }) };
+  }
+
+  private answer(r: { name: keyof typeof ROUTES | undefined; method: string; path: string; query: URLSearchParams; headers: IncomingMessage['headers']; rawBody: string; at: number; projectId: string | undefined; jobId: string }): Reply {
+    const { name, method, path, query, headers, rawBody, at, projectId, jobId } = r;
     const injected = this.takeFailure(path);
     if (injected) return injected;
     if (headers.authorization !== `Bearer ${this.opts.apiKey}`) {
       return errorReply(401, headers.authorization ? 'Invalid API key' : 'Missing Authorization header (expected "Bearer <api key>")');
     }
-    const name = (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).find((k) => ROUTES[k].test(path));
-    if (!name) return errorReply(404, 'Not found');
+    if (!name || projectId === undefined) return errorReply(404, 'Not found');
     if (method !== ROUTE_METHODS[name]) return errorReply(405, 'Method not allowed', { allow: ROUTE_METHODS[name] });
-    const [, projectId = '', jobId = ''] = ROUTES[name].exec(path) ?? [];
-    if (safeDecode(projectId) !== this.opts.projectId) return errorReply(404, 'Project not found');
+    if (!this.projects.has(projectId)) return errorReply(404, 'Project not found');
     if (name === 'visitors') return visitorsReply(query, at);
-    return this.agentJobs.reply(name, safeDecode(jobId), headers, rawBody, at);
+    return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -196,8 +205,8 @@ class FakeDocsApiServer implements FakeDocsApi {
     const method = (req.method ?? 'GET').toUpperCase();
     const { raw, tooLarge } = await readBody(req);
     const at = this.now();
-    const reply = tooLarge ? errorReply(413, 'Payload too large') : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
-    const record: RecordedRequest = { method, ...describeRequest(req, url, raw), status: reply.status, responseBody: reply.body, at };
+    const { projectId, ...reply }: Reply & { projectId?: string } = tooLarge ? errorReply(413, 'Payload too large') : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
+    const record: RecordedRequest = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }), status: reply.status, responseBody: reply.body, at };
     this.requests.push(record);
     this.events.emit('request', record);
     send(res, reply);

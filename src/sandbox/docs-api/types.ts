@@ -8,8 +8,10 @@ import type { FakeAgentJob, FakeOutcome } from './agent-jobs.js';
 export interface FakeDocsApiOptions {
   /** Expected key: requests must send `Authorization: Bearer <apiKey>`, anything else → 401. */
   apiKey: string;
-  /** The only project id served; other ids → 404 `{"error": "Project not found"}`. */
+  /** The project id served; other ids (unless in `projectIds`) → 404 `{"error": "Project not found"}`. */
   projectId: string;
+  /** More projects served (the same key acts on all of them); a job is found only under its own project. */
+  projectIds?: string[];
   /** TCP port on 127.0.0.1; default 0 (a random free port). */
   port?: number;
   /** How long a job (and each follow-up) stays `active`, in ms; default 3000. */
@@ -28,6 +30,8 @@ export interface RecordedRequest {
   method: string;
   /** Path without the query string, as sent (not decoded). */
   path: string;
+  /** The project the path names (decoded), when it matched a route; served or not. */
+  projectId?: string;
   /** Query parameters (first value of each name). */
   query: Record<string, string>;
   /** Request headers, lower-case names, as sent (the authorization header included). */
