@@ -8,8 +8,9 @@ import { Registry } from 'prom-client';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
+import { createSettings, type Settings } from './features/settings/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
-import { ConfigError, readConfig, type Config } from './platform/config.js';
+import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
@@ -27,7 +28,7 @@ import { createWebClient } from './platform/slack/web-client.js';
 export const SHUTDOWN_BUDGET_MS = 9_000;
 
 /** The slash commands of manifest.yml. */
-export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-visitors'] as const;
+export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-visitors', '/docs-settings'] as const;
 
 /** A running bot: web endpoint and workers in one process. */
 export interface RunningBot {
@@ -78,10 +79,42 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   };
 }
 
-function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; visitors: { register(app: App): void }; threadContext: ThreadContext } {
+/**
+ * Channel settings (docs project, follow-up policy) and `/docs-settings`.
+ * @param describeDigest - the digests feature's description of a channel's subscription (built later).
+ */
+function buildSettings(p: Platform, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
+  const { config } = p;
+  return createSettings({
+    intake: p.intake,
+    redis: p.redis,
+    prefix: config.QUEUE_PREFIX,
+    projects: docsProjects(config),
+    defaultFollowupPolicy: config.FOLLOWUP_POLICY,
+    adminUsers: config.ADMIN_USERS,
+    describeDigest,
+    slack: p.slack,
+    logger: p.logger,
+    now: p.now,
+  });
+}
+
+interface Features {
+  agentJobs: AgentJobs;
+  digests: Digests;
+  visitors: { register(app: App): void };
+  settings: Settings;
+  threadContext: ThreadContext;
+}
+
+function buildFeatures(p: Platform): Features {
   const { config, redis, queues, intake, docsApi, slack, logger, now } = p;
   const prefix = config.QUEUE_PREFIX;
   const threadContext = createThreadContext({ slack, intake, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
+  // Digests are built after settings (they need projectFor), and settings show their subscriptions.
+  const late: { digests?: Digests } = {};
+  const settings = buildSettings(p, (teamId, channel) => late.digests?.describeSubscription(teamId, channel) ?? Promise.resolve('unknown'));
+  const { projectFor } = settings;
   const agentJobs = createAgentJobs({
     context: threadContext.context,
     queues,
@@ -89,6 +122,9 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
     redis,
     prefix,
     docsApi,
+    defaultProjectId: config.DOCS_PROJECT_ID,
+    projectFor,
+    followupPolicyFor: settings.followupPolicyFor,
     slack,
     statusSlack: createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }),
     logger,
@@ -96,7 +132,6 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
     projectId: config.DOCS_PROJECT_ID,
     updateBudgetPerMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE,
     timeoutMs: config.JOB_TIMEOUT_MS,
-    followupPolicy: config.FOLLOWUP_POLICY,
     ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
     homeDefaults: { followupPolicy: config.FOLLOWUP_POLICY, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX, digestCron: config.DIGEST_CRON, digestTz: config.DIGEST_TZ },
     now,
@@ -104,9 +139,10 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
   });
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, defaultSchedule, logger, now });
-  const visitors = wireVisitors(intake, { services, slack, redis, prefix, now }, digests.subcommands);
-  return { agentJobs, digests, visitors, threadContext };
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, defaultSchedule, projectFor, logger, now });
+  late.digests = digests;
+  const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config) }, digests.subcommands);
+  return { agentJobs, digests, visitors, settings, threadContext };
 }
 
 /**
@@ -118,7 +154,7 @@ function buildFeatures(p: Platform): { agentJobs: AgentJobs; digests: Digests; v
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
-  const { agentJobs, digests, visitors, threadContext } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, threadContext } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis }) },
@@ -129,6 +165,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   visitors.register(app);
   threadContext.register(app);
   digests.register(app);
+  settings.register(app);
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];

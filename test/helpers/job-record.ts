@@ -4,6 +4,7 @@ import type { JobRecord } from '../../src/features/agent-jobs/store.js';
 export function jobRecord(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
     jobId: 'job_1',
+    projectId: 'proj_a',
     teamId: 'T1',
     channel: 'C1',
     threadTs: '1700000000.000100',

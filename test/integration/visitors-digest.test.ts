@@ -32,7 +32,7 @@ const digests = (): SlackMessage[] => slack.messages.filter((m) => m.bot_id && !
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_digest_test', projectId: 'proj_digest' });
+  docs = await startFakeDocsApi({ apiKey: 'mint_digest_test', projectId: 'proj_digest', projectIds: ['proj_other'] });
   client = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
 });
 afterAll(async () => {
@@ -56,6 +56,8 @@ beforeEach(() => {
     digestQueue,
     slack: client,
     defaultTz: 'UTC',
+    // Channel settings: C0OTHER uses another docs project.
+    projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
     logger,
   };
 });
@@ -93,6 +95,12 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
     expect(file.files?.[0]?.bytes.subarray(1, 4).toString()).toBe('PNG');
     const complete = slack.calls.find((c) => c.method === 'files.completeUploadExternal');
     expect(complete?.args.thread_ts).toBe(digest!.ts);
+  });
+
+  it("a channel on another docs project gets that project's digest, from its own cache entries", async () => {
+    await runDigest(deps, run('run-a'));
+    await runDigest(deps, run('run-b', { data: data('C0OTHER') }));
+    expect(visitorCalls().map((r) => r.projectId)).toEqual(['proj_digest', 'proj_digest', 'proj_other', 'proj_other']);
   });
 
   it('posts once per run; another channel in the same run costs no API call', async () => {

@@ -140,9 +140,10 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
   const logs: LogLine[] = [];
   const logger = createLogger('debug', { write: (s: string) => logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
 
+  const forProject = vi.fn((_projectId: string) => ({ getJob }));
   const step = createPollStep({
     store,
-    docsApi: { getJob },
+    docsApi: { forProject },
     slack: {
       chat: { postMessage },
       // What Slack has in the thread: the messages posted successfully, with their metadata.
@@ -166,6 +167,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     /** The metrics recorder's `agentJobFinished` (status, lateness in s). */
     finished,
     getJob,
+    forProject,
     postMessage,
     show,
     shown,
@@ -217,6 +219,7 @@ describe('poll step: the agent job is still running', () => {
     await expectRescheduled(h, job, delay, 'lock-token', h.now());
 
     expect(h.getJob).toHaveBeenCalledWith('job_1');
+    expect(h.forProject).toHaveBeenCalledWith('proj_a'); // the job's own project, from its record
     expect(job.data.attempt).toBe(attempt + 1);
     expect(h.show).not.toHaveBeenCalled(); // nothing people see changed: no status edit
     expect(h.postMessage).not.toHaveBeenCalled();

@@ -104,9 +104,11 @@ function startHarness() {
   };
   const pollQueue = fakePollQueue(order);
   const show = vi.fn(async (jobId: string) => void order.push(`status.show ${jobId}`));
+  const projectFor = vi.fn(async (_channel: string) => 'proj_b');
   const deps = {
     store,
-    docsApi: { createJob },
+    docsApi: { forProject: (projectId: string) => ({ createJob: (prompt: string) => (order.push(`project ${projectId}`), createJob(prompt)) }) },
+    projectFor,
     slack: { chat, conversations },
     pollQueue,
     status: { show },
@@ -114,7 +116,7 @@ function startHarness() {
     firstPollDelayMs: FIRST_POLL_MS,
     now: () => NOW,
   };
-  return { deps, order, store, createJob, chat, pollQueue, show, log };
+  return { deps, order, store, createJob, projectFor, chat, pollQueue, show, log };
 }
 
 const startReq = (over: Partial<StartJobRequest> = {}): StartJobRequest => ({
@@ -136,11 +138,13 @@ describe('startAgentJob', () => {
     expect(h.order).toEqual([
       'chat.postMessage',
       'store.markThreadsPending',
+      'project proj_b',
       'docsApi.createJob',
       'store.create job_new',
       'pollQueue.add job_new#0',
       'status.show job_new',
     ]);
+    expect(h.projectFor).toHaveBeenCalledWith('C1'); // the channel's project
     expect(argsOf(h.chat.postMessage)).toMatchObject({ channel: 'C1', text: 'Docs agent job for <@U0ALICE>: Starting…' });
     expect(argsOf(h.chat.postMessage).thread_ts).toBeUndefined(); // a new top-level message
     expect(h.store.markThreadsPending).toHaveBeenCalledWith('C1', [STATUS_TS]);
@@ -148,6 +152,7 @@ describe('startAgentJob', () => {
     expect(h.store.create).toHaveBeenCalledWith(
       jobRecord({
         jobId: 'job_new',
+        projectId: 'proj_b',
         teamId: 'T1',
         channel: 'C1',
         threadTs: STATUS_TS,
@@ -277,11 +282,14 @@ describe('startAgentJob', () => {
 
   it('a retry after a crash once the job id was saved records it without creating again', async () => {
     const h = startHarness();
-    const steps = fakeSteps({ 'req-1:status:ts': STATUS_TS, create: 'sent', jobId: 'job_saved' });
+    const steps = fakeSteps({ 'req-1:status:ts': STATUS_TS, create: 'sent', projectId: 'proj_saved', jobId: 'job_saved' });
 
     const res = await startAgentJob(h.deps, startReq(), steps);
 
     expect(res).toEqual({ ok: true, jobId: 'job_saved', statusTs: STATUS_TS, threadTs: STATUS_TS });
+    // The project chosen before the create is kept, even if the channel has moved on since.
+    expect(h.store.create).toHaveBeenCalledWith(expect.objectContaining({ jobId: 'job_saved', projectId: 'proj_saved' }));
+    expect(h.projectFor).not.toHaveBeenCalled();
     expect(h.createJob).not.toHaveBeenCalled();
     expect(h.chat.postMessage).not.toHaveBeenCalled();
     expect(h.order).toEqual(['store.create job_saved', 'pollQueue.add job_saved#0', 'status.show job_saved']);
@@ -336,6 +344,7 @@ function fakeLockRedis(order: string[]) {
 type ContinueHarness = ReturnType<typeof continueHarness>;
 
 function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' | 'requester' } = {}) {
+  const projects: string[] = [];
   const order: string[] = [];
   const log = arrayLogger();
   const redis = fakeLockRedis(order);
@@ -356,15 +365,15 @@ function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' |
     store,
     redis: redis as unknown as Redis,
     prefix: 'dab',
-    docsApi: { sendMessage },
+    docsApi: { forProject: (projectId: string) => (projects.push(projectId), { sendMessage }) },
     pollQueue,
     status: { show },
     logger: log.logger,
-    policy: opts.policy ?? 'anyone',
+    policyFor: vi.fn(async (_channel: string) => opts.policy ?? 'anyone'),
     firstPollDelayMs: FIRST_POLL_MS,
     now: () => NOW,
   };
-  return { deps, order, redis, store, sendMessage, pollQueue, show, log };
+  return { deps, order, redis, store, sendMessage, projects, pollQueue, show, log };
 }
 
 const ended = (over: Partial<JobRecord> = {}) =>
@@ -380,6 +389,7 @@ describe('continueAgentJob', () => {
 
     expect(res).toMatchObject({ ok: true, cycle: 2, interrupted: false, rec: { jobId: 'job_1' } });
     expect(h.sendMessage).toHaveBeenCalledWith('job_1', 'Also add a Go example');
+    expect(h.projects).toEqual(['proj_a']); // the job's own project, from its record
     expect(h.store.beginCycle).toHaveBeenCalledWith('job_1', 'U2', NOW, '', '', 1);
     expect(h.pollQueue.add).toHaveBeenCalledWith(
       'poll',
@@ -456,10 +466,11 @@ describe('continueAgentJob', () => {
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
   });
 
-  it('FOLLOWUP_POLICY=requester: only the requester may continue; others are told whom to ask', async () => {
-    const h = continueHarness(ended({ requester: 'U1' }), { policy: 'requester' });
+  it('follow-up policy requester (the channel\'s, else FOLLOWUP_POLICY): only the requester may continue; others are told whom to ask', async () => {
+    const h = continueHarness(ended({ requester: 'U1', channel: 'C7' }), { policy: 'requester' });
 
     const other = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' });
+    expect(h.deps.policyFor).toHaveBeenCalledWith('C7');
     expect(other).toMatchObject({ ok: false, reason: 'not_allowed', message: expect.stringMatching(/^Only <@U1>, who started this job, can continue it/) });
     expect(h.sendMessage).not.toHaveBeenCalled();
     expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back

@@ -29,12 +29,13 @@ describe('manifest.yml', () => {
     expect(validate({ ...manifest, features: { ...manifest.features, slash_commands: [{ command: '/x' }] } })).toBe(false);
   });
 
-  it('declares the three commands, all served by /slack/events', () => {
+  it('declares the commands, all served by /slack/events', () => {
     const cmds = manifest.features.slash_commands.map((c: { command: string; url: string }) => [c.command, new URL(c.url).pathname]);
     expect(cmds).toEqual([
       ['/docs-edit', '/slack/events'],
       ['/docs-reply', '/slack/events'],
       ['/docs-visitors', '/slack/events'],
+      ['/docs-settings', '/slack/events'],
     ]);
   });
 

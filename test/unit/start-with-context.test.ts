@@ -14,7 +14,8 @@ function harness(context: PromptContext) {
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_ctx', status: 'active' as const }));
   const deps: StartJobDeps = {
     store: { create: vi.fn(async () => undefined), markThreadsPending: vi.fn(async () => undefined), clearPendingThreads: vi.fn(async () => undefined), saveRestart: vi.fn(async () => undefined) },
-    docsApi: { createJob },
+    docsApi: { forProject: () => ({ createJob }) },
+    projectFor: async () => 'proj_a',
     slack: {
       chat: {
         postMessage: vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000100.000200' })),

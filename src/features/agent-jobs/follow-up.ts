@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError, DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
@@ -18,12 +18,13 @@ export interface ContinueJobDeps {
   /** Redis and QUEUE_PREFIX, for the per-job lock that keeps replicas from interleaving follow-ups. */
   redis: Redis;
   prefix: string;
-  docsApi: Pick<DocsApiClient, 'sendMessage'>;
+  /** Sends to the job's own project (kept in its record). */
+  docsApi: DocsApiProjects<'sendMessage'>;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
   status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
-  /** FOLLOWUP_POLICY: `anyone` in the channel, or only the `requester`. */
-  policy: 'anyone' | 'requester';
+  /** Who may continue a job in a channel: `anyone`, or only the `requester` (the channel's settings, else FOLLOWUP_POLICY). @throws the Redis error. */
+  policyFor: (channel: string) => Promise<'anyone' | 'requester'>;
   firstPollDelayMs: number;
   now: () => number;
   /** Counts follow-ups sent (optional). */
@@ -88,15 +89,15 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean };
   const rec = await deps.store.get(req.jobId);
   if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
-  if (deps.policy === 'requester' && req.author !== rec.requester) {
-    const message = `Only <@${rec.requester}>, who started this job, can continue it (this workspace's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
+  if (req.author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
+    const message = `Only <@${rec.requester}>, who started this job, can continue it (this channel's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
     return { ok: false, reason: 'not_allowed', message };
   }
   if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
   if (p.sent !== 'done') {
     await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
     try {
-      await deps.docsApi.sendMessage(req.jobId, req.prompt);
+      await deps.docsApi.forProject(rec.projectId).sendMessage(req.jobId, req.prompt);
       deps.metrics?.agentJobStarted('follow_up');
     } catch (err) {
       if (err instanceof DocsApiError && err.code === 'network_error') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };

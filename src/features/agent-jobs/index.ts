@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
@@ -37,7 +37,13 @@ export interface AgentJobsOptions {
   redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
-  docsApi: Pick<DocsApiClient, 'createJob' | 'sendMessage' | 'getJob'>;
+  docsApi: DocsApiProjects<'createJob' | 'sendMessage' | 'getJob'>;
+  /** DOCS_PROJECT_ID: the project of job records written before each job kept its own. */
+  defaultProjectId: string;
+  /** The docs project of a channel (the settings feature). */
+  projectFor: (channel: string) => Promise<string>;
+  /** Who may continue a job in a channel (the settings feature; FOLLOWUP_POLICY by default). */
+  followupPolicyFor: (channel: string) => Promise<'anyone' | 'requester'>;
   /** The bot's Web API client. */
   slack: WebClient;
   /** A client that rejects 429s, for status edits (the presenter waits out Retry-After itself). */
@@ -53,7 +59,6 @@ export interface AgentJobsOptions {
   updateBudgetPerMinute: number;
   /** JOB_TIMEOUT_MS. */
   timeoutMs: number;
-  followupPolicy: 'anyone' | 'requester';
   /** FOLLOWUP_IGNORE_PREFIX. */
   ignorePrefix: string;
   /** Shown in App Home. */
@@ -83,18 +88,18 @@ export interface AgentJobs {
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
-  const store = new JobStore(o.redis, o.prefix);
+  const store = new JobStore(o.redis, o.prefix, o.defaultProjectId);
   const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
-  const start: StartJobDeps = { ...common, docsApi: o.docsApi, slack: o.slack };
+  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, slack: o.slack };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
     followups: new KeyedSerial(),
     start,
     ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policy: o.followupPolicy },
+    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor },
     slack: o.slack,
     logger,
     ignorePrefix: o.ignorePrefix,

@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from 'bullmq';
-import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob, type TerminalStatus } from '../../platform/docs-api/schemas.js';
 import type { Logger } from '../../platform/logger.js';
@@ -17,7 +17,8 @@ import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } fr
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
 export interface PollStepDeps {
   store: Pick<JobStore, 'get' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced' | 'announcementSteps'>;
-  docsApi: Pick<DocsApiClient, 'getJob'>;
+  /** Polls the job's own project (kept in its record). */
+  docsApi: DocsApiProjects<'getJob'>;
   /** Posts the announcement in the job's thread (at most once: found again by its metadata after a crash). */
   slack: PostOnceClient;
   /** Shows state changes on the status message and the thread root's reaction. */
@@ -123,7 +124,7 @@ export function createPollStep(deps: PollStepDeps) {
     let agentJob: AgentJob;
     const polledAt = deps.now();
     try {
-      agentJob = await deps.docsApi.getJob(agentJobId);
+      agentJob = await deps.docsApi.forProject(rec.projectId).getJob(agentJobId);
     } catch (err) {
       if (err instanceof DocsApiNotFoundError) {
         log.warn('the docs API no longer knows this job');

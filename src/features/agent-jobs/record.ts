@@ -21,6 +21,8 @@ export type StatusState =
  */
 export interface JobRecord {
   jobId: string;
+  /** The docs project the job lives in (the channel's when it was created; follow-ups and polls keep it). */
+  projectId: string;
   teamId: string;
   channel: string;
   /** ts of the thread root: the status message, or the message that started the job. */
@@ -86,9 +88,13 @@ export function toHash(rec: Partial<JobRecord>): Record<string, string> {
   return out;
 }
 
-/** A record read back from its hash: numbers parsed, absent optional fields defaulted. */
-export function fromHash(h: Record<string, string>): JobRecord {
+/**
+ * A record read back from its hash: numbers parsed, absent optional fields defaulted.
+ * @param defaultProjectId - the project of records written before jobs kept theirs (DOCS_PROJECT_ID).
+ */
+export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobRecord {
   const rec: Record<string, unknown> = { ...h };
+  rec.projectId = h.projectId || defaultProjectId;
   for (const k of NUMERIC) rec[k] = Number(h[k] ?? 0);
   rec.prLink = h.prLink ? h.prLink : null;
   rec.note = h.note ?? '';

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
-import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
@@ -16,7 +16,9 @@ import { watchAgentJob } from './worker.js';
 /** What starting a job needs. */
 export interface StartJobDeps {
   store: Pick<JobStore, 'create' | 'markThreadsPending' | 'clearPendingThreads' | 'saveRestart'>;
-  docsApi: Pick<DocsApiClient, 'createJob'>;
+  docsApi: DocsApiProjects<'createJob'>;
+  /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
+  projectFor: (channel: string) => Promise<string>;
   /** Posts, edits and deletes the status message; finds it again after a crash (history scopes). */
   slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'update' | 'delete'> };
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
@@ -67,7 +69,8 @@ export const CANNOT_POST_TEXT =
  * Starts an agent job from Slack, resumably (each step is saved in `steps` before the next, so a
  * retry after a crash picks up where the last try stopped):
  * 1. posts the status message (at most once; a channel the bot cannot post in costs no job);
- * 2. marks its thread "starting" (replies meanwhile are answered) and saves "create sent";
+ * 2. marks its thread "starting" (replies meanwhile are answered) and saves "create sent" with the
+ *    channel's docs project, chosen once (a retry uses the same one);
  * 3. creates the job (`POST /v2/agent/{projectId}/job`) and saves its id;
  * 4. records it in Redis and starts its poller.
  * A retry that finds "create sent" without an id cannot know whether the job exists (the docs API
@@ -78,7 +81,7 @@ export const CANNOT_POST_TEXT =
  * @throws Redis errors, and transient Slack errors before the last try, so the caller retries.
  */
 export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, steps: Steps = memorySteps()): Promise<StartJobResult> {
-  const p = steps.progress as { failure?: StartFailure; jobId?: string; statusTs?: string; create?: 'sent' };
+  const p = steps.progress as { failure?: StartFailure; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string };
   if (p.failure) return p.failure;
   const key = req.requestKey ?? `start-${req.channel}-${deps.now()}`;
   const fail = async (failure: StartFailure): Promise<StartFailure> => {
@@ -99,14 +102,15 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   }
   const threadTs = req.threadTs ?? statusTs;
   const threads = [...new Set([threadTs, statusTs])];
-  if (p.jobId) return record(deps, req, { jobId: p.jobId, statusTs, threadTs });
+  if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId: p.projectId ?? (await deps.projectFor(req.channel)), statusTs, threadTs });
   if (p.create === 'sent') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
 
+  const projectId = await deps.projectFor(req.channel);
   await deps.store.markThreadsPending(req.channel, threads);
-  await steps.save({ create: 'sent' });
+  await steps.save({ create: 'sent', projectId });
   let jobId: string;
   try {
-    jobId = (await deps.docsApi.createJob(req.prompt ?? req.instruction)).id;
+    jobId = (await deps.docsApi.forProject(projectId).createJob(req.prompt ?? req.instruction)).id;
     deps.metrics?.agentJobStarted('new');
   } catch (err) {
     log.warn({ err }, 'could not create the agent job');
@@ -120,19 +124,20 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   } catch (err) {
     return untracked(deps, req, { jobId, statusTs }, err);
   }
-  return record(deps, req, { jobId, statusTs, threadTs });
+  return record(deps, req, { jobId, projectId, statusTs, threadTs });
 }
 
 /** Step 4: the job exists at the vendor; record it and watch it (idempotent, so a retry may repeat it). */
-async function record(deps: StartJobDeps, req: StartJobRequest, ids: { jobId: string; statusTs: string; threadTs: string }): Promise<StartJobResult> {
+async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: string; projectId: string; statusTs: string; threadTs: string }): Promise<StartJobResult> {
+  const { projectId, ...ids } = at;
   try {
-    await deps.store.create(newJobRecord(req, { ...ids, now: deps.now() }));
+    await deps.store.create(newJobRecord(req, { ...ids, projectId, now: deps.now() }));
     await watchAgentJob(deps.pollQueue, ids.jobId, 0, deps.firstPollDelayMs);
   } catch (err) {
     return untracked(deps, req, ids, err);
   }
   await deps.status.show(ids.jobId);
-  deps.logger.info({ jobId: ids.jobId, channel: req.channel }, 'started an agent job');
+  deps.logger.info({ jobId: ids.jobId, channel: req.channel, projectId }, 'started an agent job');
   return { ok: true, ...ids };
 }
 
@@ -180,9 +185,10 @@ async function uncertain(
 }
 
 /** The record of a job just created at the vendor: active, cycle 0, no PR yet. */
-function newJobRecord(req: StartJobRequest, p: { jobId: string; threadTs: string; statusTs: string; now: number }): JobRecord {
+function newJobRecord(req: StartJobRequest, p: { jobId: string; projectId: string; threadTs: string; statusTs: string; now: number }): JobRecord {
   return {
     jobId: p.jobId,
+    projectId: p.projectId,
     teamId: req.teamId,
     channel: req.channel,
     threadTs: p.threadTs,

@@ -32,9 +32,14 @@ export const ANNOUNCE_LEASE_MS = 60_000;
  * Redis-backed job records and the exactly-once announcement guard. Every key is under `prefix`.
  */
 export class JobStore {
+  /**
+   * @param defaultProjectId - DOCS_PROJECT_ID: the project of records written before each job kept
+   *   its own.
+   */
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly defaultProjectId = '',
   ) {}
 
   private key(...parts: string[]): string {
@@ -64,7 +69,7 @@ export class JobStore {
   async get(jobId: string): Promise<JobRecord | undefined> {
     const h = await this.redis.hgetall(this.key('agent-job', jobId));
     if (!h.jobId) return undefined;
-    return fromHash(h);
+    return fromHash(h, this.defaultProjectId);
   }
 
   /** Updates some fields of an existing record (no-op for unknown jobs). */

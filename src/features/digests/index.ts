@@ -11,10 +11,11 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { VisitorsServices, VisitorsSubcommands } from '../visitors/index.js';
+import { slackDateText } from '../../platform/slack/dates.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
-import type { DigestSchedule } from './schedule.js';
-import type { DigestJobData } from './store.js';
+import { describeSchedule, type DigestSchedule } from './schedule.js';
+import { getSubscription, type DigestJobData } from './store.js';
 import { digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
 
@@ -29,6 +30,8 @@ export interface DigestsOptions {
   slack: WebClient;
   /** DIGEST_CRON and DIGEST_TZ. */
   defaultSchedule: DigestSchedule;
+  /** The docs project of a channel (the settings feature). */
+  projectFor: (channel: string) => Promise<string>;
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -39,6 +42,11 @@ export interface Digests {
   digestQueue: Queue<DigestJobData>;
   /** `subscribe`, `unsubscribe`, `subscriptions`, `digest` for `/docs-visitors`. */
   subcommands: VisitorsSubcommands;
+  /**
+   * A channel's digest subscription in words ("Mondays at 09:00 UTC, next …, subscribed by …", or
+   * "none"), for `/docs-settings`. @throws the Redis error.
+   */
+  describeSubscription(teamId: string, channel: string): Promise<string>;
   /** Registers the digest buttons and the "Improve with agent" modal. */
   register(app: App): void;
   /** Starts the digest worker. */
@@ -55,11 +63,17 @@ export function createDigests(o: DigestsOptions): Digests {
   return {
     digestQueue,
     subcommands: digestSubcommands({ ...common, slack: o.slack }),
+    describeSubscription: async (teamId, channel) => {
+      const sub = await getSubscription(digestQueue, teamId, channel);
+      if (!sub) return 'none (`/docs-visitors subscribe` starts one)';
+      const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
+      return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
+    },
     register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
     startWorkers: () => [
       startDigestWorker(
         o.queues,
-        { visitors: o.visitors, redis: o.redis, prefix: o.prefix, digestQueue, slack: o.slack, defaultTz: o.defaultSchedule.tz, logger },
+        { visitors: o.visitors, redis: o.redis, prefix: o.prefix, digestQueue, slack: o.slack, defaultTz: o.defaultSchedule.tz, projectFor: o.projectFor, logger },
         o.now,
       ),
     ],

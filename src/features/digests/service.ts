@@ -25,15 +25,15 @@ const DELIVERY_RECORD_TTL_S = 7 * 24 * 3600;
 const DELIVERY_LEASE_S = 60;
 
 /**
- * Every page of visitors for `range` (API pages of 250, at most {@link MAX_DIGEST_API_PAGES}),
- * through the cache with the digest budget.
+ * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
+ * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
  * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as VisitorsCache.get.
  */
-export async function fetchWeek(cache: VisitorsCache, range: DateRange): Promise<WeekOfVisitors> {
+export async function fetchWeek(cache: VisitorsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
   const rows: WeekOfVisitors['rows'] = [];
   let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
   for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
-    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest');
+    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest', projectId);
     if (i === 0) totals = page.totals;
     rows.push(...page.visitors);
     if (!page.hasMore) return { range, totals, rows, truncated: false };
@@ -42,14 +42,15 @@ export async function fetchWeek(cache: VisitorsCache, range: DateRange): Promise
 }
 
 /**
- * The digest content for the week before `nowMs` (epoch ms) in time zone `zone`: the last 7 full
- * days against the 7 before. Two API calls for a docs site of up to 250 pages, shared by every
- * channel asking within 10 minutes.
+ * The digest content of docs project `projectId` (default DOCS_PROJECT_ID) for the week before
+ * `nowMs` (epoch ms) in time zone `zone`: the last 7 full days against the 7 before. Two API calls
+ * for a docs site of up to 250 pages, shared by every channel of that project asking within 10
+ * minutes.
  */
-export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, nowMs: number, zone: string): Promise<DigestContent> {
+export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, nowMs: number, zone: string, projectId?: string): Promise<DigestContent> {
   const ranges = digestRanges(nowMs, zone);
-  const current = await fetchWeek(svc.cache, ranges.current);
-  const previous = await fetchWeek(svc.cache, ranges.previous);
+  const current = await fetchWeek(svc.cache, ranges.current, projectId);
+  const previous = await fetchWeek(svc.cache, ranges.previous, projectId);
   return buildDigestContent(current, previous);
 }
 
@@ -64,6 +65,8 @@ export interface DigestDeps {
   slack: { chat: Pick<WebClient['chat'], 'postMessage'>; files: Pick<WebClient['files'], 'uploadV2'> };
   /** DIGEST_TZ: the time zone of a run whose data names none. */
   defaultTz: string;
+  /** The docs project of a channel (the settings feature), read when each run starts. @throws the Redis error. */
+  projectFor: (channel: string) => Promise<string>;
   logger: Logger;
 }
 
@@ -91,6 +94,8 @@ interface RunContext {
   zone: string;
   recordKey: string;
   log: Logger;
+  /** The channel's docs project when the run started. */
+  projectId: string;
 }
 
 /**
@@ -110,13 +115,14 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
     zone: run.data.tz ?? deps.defaultTz,
     recordKey: `${visitorsKeyPrefix(deps.prefix)}:digest-run:${run.runKey}`,
     log: deps.logger.child({ digestRun: run.runKey, channel: run.data.channel }),
+    projectId: await deps.projectFor(run.data.channel),
   };
   const existing = await deps.redis.get(ctx.recordKey);
   if (existing?.startsWith('posted:') || existing?.startsWith('done:')) return resume(ctx, existing);
 
   let content: DigestContent;
   try {
-    content = await loadDigestContent(deps.visitors, run.nowMs, ctx.zone);
+    content = await loadDigestContent(deps.visitors, run.nowMs, ctx.zone, ctx.projectId);
   } catch (err) {
     if (run.finalAttempt) await announceFailure(ctx, err);
     throw err;
@@ -143,7 +149,7 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   if (state !== 'posted' || !ts) return { status: 'already_posted', ts };
   let chart: 'uploaded' | 'failed' = 'failed';
   try {
-    chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone), ts);
+    chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId), ts);
   } catch (err) {
     ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
   }

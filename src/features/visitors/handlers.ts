@@ -76,6 +76,10 @@ export interface VisitorsHandlerDeps {
   prefix: string;
   now: () => number;
   subcommands?: VisitorsSubcommands;
+  /** The docs project of a channel (the settings feature). @throws the Redis error. */
+  projectFor: (channel: string) => Promise<string>;
+  /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
+  projects: readonly string[];
 }
 
 /** Answer to a button whose value can't be read (an old or tampered message). */
@@ -100,7 +104,8 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
   const zone = needsZone ? await userTimeZone(deps.slack, deps.redis, visitorsKeyPrefix(deps.prefix), p.caller.user, svc.logger) : 'UTC';
   const resolved = resolveRange(p.range, deps.now(), zone);
   if (!resolved.ok) return respond({ response_type: 'ephemeral', text: resolved.message });
-  const state = { ...resolved.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user };
+  const projectId = await deps.projectFor(p.caller.channel);
+  const state = { ...resolved.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user, projectId };
   const loaded = await loadReport(svc, state);
   if (!loaded.ok) return respond({ response_type: 'ephemeral', ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
   try {
@@ -119,7 +124,7 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
  */
 async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
-  const state = decodePageState(p.value);
+  const state = knownProject(deps, decodePageState(p.value));
   if (!state || !p.channel || !p.messageTs) return respond({ response_type: 'ephemeral', replace_original: false, text: STALE_BUTTON });
   const { channel, messageTs: ts } = p;
   const loaded = await loadReport(deps.services, state);
@@ -143,7 +148,7 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
  */
 async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
-  const state = decodePageState(p.value);
+  const state = knownProject(deps, decodePageState(p.value));
   if (!state || !p.channel) return respond({ response_type: 'ephemeral', replace_original: true, text: STALE_BUTTON });
   const { messageTs, ...query } = state;
   const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user });
@@ -156,6 +161,16 @@ async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> 
     return respond({ response_type: 'ephemeral', replace_original: true, text });
   }
   await respond({ delete_original: true });
+}
+
+/**
+ * A button's state when its project is one the bot may use: a report keeps the project it was made
+ * for (the channel may have moved since); an unknown project (forged, or no longer configured)
+ * makes the button stale.
+ */
+function knownProject(deps: Pick<VisitorsHandlerDeps, 'projects'>, state: PageState | undefined): PageState | undefined {
+  if (state?.projectId !== undefined && !deps.projects.includes(state.projectId)) return undefined;
+  return state;
 }
 
 async function postOrEdit(deps: VisitorsHandlerDeps, channel: string, messageTs: PageState['messageTs'], message: ReportMessage): Promise<void> {

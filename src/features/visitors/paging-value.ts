@@ -22,6 +22,8 @@ export interface PageState {
   skip: number;
   /** Who asked for the report (shown on it), a Slack user id. */
   requester?: string;
+  /** The docs project of the report (the channel's when it was made); absent: DOCS_PROJECT_ID. */
+  projectId?: string;
   /** Retry only: ts of the report message to edit in place (absent: post a new report). */
   messageTs?: string;
 }
@@ -46,11 +48,12 @@ const wireSchema = z
     s: z.number().int().min(LAST_WINDOW).max(LIMIT_MAX - 1),
     u: z.string().regex(/^[UW][A-Z0-9]{1,30}$/).optional(),
     m: z.string().regex(/^\d{1,12}\.\d{1,8}$/).optional(),
+    p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional(),
   })
   .refine((w) => (parseDateArg(w.f) as { ms: number }).ms < (parseDateArg(w.t) as { ms: number }).ms, 'dateFrom not before dateTo');
 
 /**
- * Encodes a page state as a button `value` (compact JSON, ≤ 200 chars; Slack: button value ≤ 2000).
+ * Encodes a page state as a button `value` (compact JSON, ≤ 300 chars; Slack: button value ≤ 2000).
  * @throws Error if the encoded value would exceed Slack's limit (cannot happen for valid states).
  */
 export function encodePageState(s: PageState): string {
@@ -63,6 +66,7 @@ export function encodePageState(s: PageState): string {
     s: s.skip,
     ...(s.requester ? { u: s.requester } : {}),
     ...(s.messageTs ? { m: s.messageTs } : {}),
+    ...(s.projectId ? { p: s.projectId } : {}),
   };
   const value = JSON.stringify(wire);
   if (value.length > SLACK_LIMITS.buttonValue) throw new Error('page state too long for a button value');
@@ -94,5 +98,6 @@ export function decodePageState(value: string | undefined): PageState | undefine
     skip: w.s,
     ...(w.u ? { requester: w.u } : {}),
     ...(w.m ? { messageTs: w.m } : {}),
+    ...(w.p ? { projectId: w.p } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { Redis } from 'ioredis';
-import type { DocsApiClient } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { Logger } from '../../platform/logger.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import { buildReportMessage, type ReportMessage } from './blocks.js';
@@ -25,8 +25,8 @@ export interface VisitorsServicesOptions {
   redis: Redis;
   /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
   prefix: string;
-  docsApi: Pick<DocsApiClient, 'getVisitors'>;
-  /** DOCS_PROJECT_ID, part of every cache key. */
+  docsApi: DocsApiProjects<'getVisitors'>;
+  /** DOCS_PROJECT_ID: the project of a report that names none. */
   projectId: string;
   logger: Logger;
   /** Clock in epoch ms. */
@@ -53,12 +53,13 @@ export type LoadedReport =
   | { ok: false; text: string; retryable: boolean; error: unknown };
 
 /**
- * Fetches the API page of `state` (through the cache, interactive budget) and builds its report.
+ * Fetches the API page of `state` (of its project; through the cache, interactive budget) and
+ * builds its report.
  * @returns never throws for API, budget or Redis failures; they come back as `{ok:false}`.
  */
 export async function loadReport(svc: VisitorsServices, state: PageState): Promise<LoadedReport> {
   try {
-    const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive');
+    const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive', state.projectId);
     return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed }), fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');

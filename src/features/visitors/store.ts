@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { DocsApiClient, VisitorsQuery } from '../../platform/docs-api/client.js';
+import type { DocsApiProjects, VisitorsQuery } from '../../platform/docs-api/client.js';
 import { DocsApiError, DocsApiNetworkError, DocsApiRateLimitedError, DocsApiServerError } from '../../platform/docs-api/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { tryLock } from '../../platform/lock.js';
@@ -9,7 +9,9 @@ import { RATE_LIMITED_BACKOFF_MS, type AnalyticsBudget, type BudgetPurpose } fro
 /**
  * Read-through Redis cache of GET /v1/analytics/{projectId}/visitors, keyed by the full query
  * (project, dateFrom, dateTo, limit, offset), so paging back and forth and digests for many
- * channels cost one API call per distinct query per {@link CACHE_TTL_MS}.
+ * channels cost one API call per distinct query per {@link CACHE_TTL_MS}. Channels on different
+ * docs projects (channel settings) get different entries; the budget stays one for all of them,
+ * as the vendor counts analytics requests per organization, not per project.
  *
  * Single flight across replicas: the first caller takes a Redis lock (a redis-semaphore mutex) and fetches;
  * the others wait for the cached answer instead of calling too. Every real call is counted against
@@ -27,11 +29,11 @@ export const FAILURE_MEMORY_MS = 15_000;
 
 /** What {@link VisitorsCache} needs. */
 export interface VisitorsCacheDeps {
-  docsApi: Pick<DocsApiClient, 'getVisitors'>;
+  docsApi: DocsApiProjects<'getVisitors'>;
   redis: Redis;
   /** `${QUEUE_PREFIX}:visitors`. */
   keyPrefix: string;
-  /** DOCS_PROJECT_ID, part of every cache key. */
+  /** DOCS_PROJECT_ID: the project of a query that names none. The project is part of every cache key. */
   projectId: string;
   budget: AnalyticsBudget;
   logger: Logger;
@@ -52,9 +54,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class VisitorsCache {
   constructor(private readonly deps: VisitorsCacheDeps) {}
 
-  /** The Redis key of a query's cached response. */
-  cacheKey(q: VisitorsQuery): string {
-    const id = [this.deps.projectId, q.dateFrom, q.dateTo, q.limit, q.offset].map((p) => encodeURIComponent(String(p))).join('|');
+  /** The Redis key of a query's cached response (of project `projectId`, default DOCS_PROJECT_ID). */
+  cacheKey(q: VisitorsQuery, projectId = this.deps.projectId): string {
+    const id = [projectId, q.dateFrom, q.dateTo, q.limit, q.offset].map((p) => encodeURIComponent(String(p))).join('|');
     return `${this.deps.keyPrefix}:cache:${id}`;
   }
 
@@ -63,11 +65,12 @@ export class VisitorsCache {
    * API (one caller at a time per query; the others wait up to {@link FETCH_LOCK_TTL_MS}).
    *
    * @param purpose - whose budget ceiling applies (`interactive` reports stop earlier than digests).
+   * @param projectId - the docs project (a channel's); default DOCS_PROJECT_ID.
    * @throws {AnalyticsBudgetError} when the budget is spent or a 429 back-off runs (nothing sent).
    * @throws {DocsApiError} subclasses from the API call (a 429 also starts the back-off for everyone).
    */
-  async get(q: VisitorsQuery, purpose: BudgetPurpose): Promise<CachedVisitors> {
-    const key = this.cacheKey(q);
+  async get(q: VisitorsQuery, purpose: BudgetPurpose, projectId = this.deps.projectId): Promise<CachedVisitors> {
+    const key = this.cacheKey(q, projectId);
     const lockKey = `${key}:lock`;
     const failKey = `${key}:failed`;
     const deadline = Date.now() + FETCH_LOCK_TTL_MS + 5_000;
@@ -80,7 +83,7 @@ export class VisitorsCache {
         try {
           const again = await this.read(key);
           if (again) return { page: again, fromCache: true, budgetUsed: await this.deps.budget.used() };
-          return await this.fetch(q, purpose, key, failKey);
+          return await this.fetch({ q, projectId }, purpose, key, failKey);
         } finally {
           await release();
         }
@@ -101,7 +104,7 @@ export class VisitorsCache {
     }
   }
 
-  private async fetch(q: VisitorsQuery, purpose: BudgetPurpose, key: string, failKey: string): Promise<CachedVisitors> {
+  private async fetch({ q, projectId }: { q: VisitorsQuery; projectId: string }, purpose: BudgetPurpose, key: string, failKey: string): Promise<CachedVisitors> {
     const { budget, docsApi, redis, logger } = this.deps;
     const used = await budget.reserve(purpose);
     let page: VisitorsResponse;
@@ -111,7 +114,7 @@ export class VisitorsCache {
       if (attempts > 1) await budget.record(attempts - 1);
     };
     try {
-      page = await docsApi.getVisitors(q, { onAttempt: () => void attempts++ });
+      page = await docsApi.forProject(projectId).getVisitors(q, { onAttempt: () => void attempts++ });
       await countRetries();
     } catch (err) {
       await countRetries();
@@ -120,11 +123,11 @@ export class VisitorsCache {
       } else if (err instanceof DocsApiError && (err.code === 'server_error' || err.code === 'network_error')) {
         await redis.set(failKey, JSON.stringify({ code: err.code, status: err.status }), 'PX', FAILURE_MEMORY_MS);
       }
-      logger.warn({ err, query: q }, 'visitors request failed');
+      logger.warn({ err, query: q, projectId }, 'visitors request failed');
       throw err;
     }
     await redis.set(key, JSON.stringify(page), 'PX', CACHE_TTL_MS);
-    logger.info({ query: q, rows: page.visitors.length, budgetUsed: used }, 'fetched visitors');
+    logger.info({ query: q, projectId, rows: page.visitors.length, budgetUsed: used }, 'fetched visitors');
     return { page, fromCache: false, budgetUsed: used };
   }
 

@@ -1,0 +1,118 @@
+import type { KnownBlock, ModalView, View } from '@slack/types';
+import { z } from 'zod';
+import { truncate } from '../../platform/slack/limits.js';
+import type { EffectiveSettings } from './service.js';
+import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+
+/** `action_id` of the Edit button on the settings message (admins only). */
+export const ACTION_EDIT = 'settings.edit';
+/** `callback_id` of the settings modal. */
+export const EDIT_CALLBACK_ID = 'settings_edit';
+/** block_id / action_id of the modal's inputs. */
+export const PROJECT_BLOCK = 'project';
+export const PROJECT_ACTION = 'project';
+export const FOLLOWUPS_BLOCK = 'followups';
+export const FOLLOWUPS_ACTION = 'followups';
+
+/** What the settings message shows besides the settings themselves (from other features). */
+export interface SettingsContext {
+  channel: string;
+  /** Who may start jobs here, in words (the access policy's; default "every full member"). */
+  access: string;
+  /** This channel's digest subscription, in words. */
+  digest: string;
+  /** Whether to offer the Edit button (the viewer is a settings admin); `unknown` when that could not be checked. */
+  canEdit: boolean | 'unknown';
+}
+
+function followupWords(p: FollowupPolicy): string {
+  return p === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job from its thread';
+}
+
+/**
+ * The channel's effective settings as an ephemeral message: docs project, who may start jobs,
+ * follow-up policy, digest subscription; an Edit button for admins (its value is the channel).
+ */
+export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext): { text: string; blocks: KnownBlock[] } {
+  const project = `\`${s.projectId}\`${s.projectIsDefault ? ' (the default project)' : ''}`;
+  const stale = s.staleProjectId ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.` : '';
+  const lines = [
+    `*Docs project:* ${project}${stale}`,
+    `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
+    `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
+    `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
+  ];
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `*Docs Agent settings for <#${ctx.channel}>*` } },
+    { type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } },
+  ];
+  const footer = s.updatedBy ? `Last changed by <@${s.updatedBy}>. ` : '';
+  if (ctx.canEdit === true) {
+    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Edit' }, action_id: ACTION_EDIT, value: ctx.channel }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project <id>\` · \`/docs-settings followups anyone|requester\`.` }] });
+  } else {
+    const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });
+  }
+  const text = `Docs Agent settings for this channel: docs project ${s.projectId}; follow-ups: ${s.followupPolicy}.`;
+  return { text, blocks };
+}
+
+const metadataSchema = z.object({ c: z.string().regex(/^[A-Z0-9]{2,40}$/) });
+
+/** The channel a settings modal edits, from its `private_metadata`; undefined when malformed. */
+export function decodeEditMetadata(raw: string | undefined): string | undefined {
+  try {
+    return metadataSchema.parse(JSON.parse(raw ?? '')).c;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The settings modal (views.open): the docs project (a static select of the configured projects)
+ * and the follow-up policy (radio buttons), pre-set to the channel's effective settings.
+ */
+export function buildEditModal(channel: string, s: EffectiveSettings, projects: readonly string[]): ModalView {
+  const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
+  const options = projects.slice(0, 100).map(projectOption);
+  const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
+  return {
+    type: 'modal',
+    callback_id: EDIT_CALLBACK_ID,
+    private_metadata: JSON.stringify({ c: channel }),
+    title: { type: 'plain_text', text: 'Channel settings' },
+    submit: { type: 'plain_text', text: 'Save' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `Docs Agent settings for <#${channel}>. Every change is logged.` } },
+      {
+        type: 'input',
+        block_id: PROJECT_BLOCK,
+        label: { type: 'plain_text', text: 'Docs project' },
+        hint: { type: 'plain_text', text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs." },
+        element: { type: 'static_select', action_id: PROJECT_ACTION, options, initial_option: options[Math.max(0, projects.indexOf(s.projectId))] ?? options[0] },
+      },
+      {
+        type: 'input',
+        block_id: FOLLOWUPS_BLOCK,
+        label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
+        element: { type: 'radio_buttons', action_id: FOLLOWUPS_ACTION, options: FOLLOWUP_POLICIES.map(policyOption), initial_option: policyOption(s.followupPolicy) },
+      },
+    ],
+  } satisfies View as ModalView;
+}
+
+/** The modal's answers, read from a view_submission's `state.values`. */
+export interface EditValues {
+  projectId: string | undefined;
+  followupPolicy: string | undefined;
+}
+
+/** Reads the modal's answers (untrusted: checked by the caller). */
+export function readEditValues(values: Record<string, Record<string, { selected_option?: { value?: string } | null }>>): EditValues {
+  return {
+    projectId: values[PROJECT_BLOCK]?.[PROJECT_ACTION]?.selected_option?.value ?? undefined,
+    followupPolicy: values[FOLLOWUPS_BLOCK]?.[FOLLOWUPS_ACTION]?.selected_option?.value ?? undefined,
+  };
+}

@@ -1,0 +1,64 @@
+import { quoteToken } from '../../platform/slack/limits.js';
+import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+
+/** `/docs-settings …` as typed, checked (pure: no network). */
+export type SettingsCommand =
+  | { kind: 'show' }
+  | { kind: 'help' }
+  /** `projectId` null: back to the default project (DOCS_PROJECT_ID). */
+  | { kind: 'project'; projectId: string | null }
+  /** `policy` null: back to the workspace default (FOLLOWUP_POLICY). */
+  | { kind: 'followups'; policy: FollowupPolicy | null }
+  | { kind: 'invalid'; message: string };
+
+/** Usage of `/docs-settings`, shown for `help` and with every mistake. */
+export function settingsUsage(projects: readonly string[]): string {
+  return [
+    '*Usage:*',
+    "• `/docs-settings`: this channel's settings (docs project, who may start jobs, follow-ups, digest)",
+    `• \`/docs-settings project <project-id>\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
+    '• `/docs-settings followups anyone|requester`: who may continue a job from its thread (`default` goes back to the workspace policy)',
+    'Changing them is for workspace admins and the bot\'s settings admins.',
+  ].join('\n');
+}
+
+/** The configured projects as inline code, the default first. */
+export function projectList(projects: readonly string[]): string {
+  return projects.map((p, i) => `\`${p}\`${i === 0 ? ' (default)' : ''}`).join(', ');
+}
+
+/** Answer to a project id that is not configured: lists the valid ones. */
+export function unknownProjectText(id: string, projects: readonly string[]): string {
+  return `:warning: \`${quoteToken(id)}\` is not one of the docs projects I can use. Choose one of ${projectList(projects)} (set by DOCS_PROJECT_ID and DOCS_PROJECT_IDS).`;
+}
+
+/**
+ * Parses the text of `/docs-settings` (words separated by spaces; keywords case-insensitive,
+ * project ids exact).
+ *
+ * @param projects - the configured projects, the default first (see `docsProjects`).
+ * @returns what to do, or `invalid` with the ephemeral answer (usage included).
+ */
+export function parseSettingsCommand(text: string, projects: readonly string[]): SettingsCommand {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  const [first, second, ...rest] = words;
+  const name = first?.toLowerCase();
+  const invalid = (why: string): SettingsCommand => ({ kind: 'invalid', message: `:warning: ${why}\n${settingsUsage(projects)}` });
+  if (name === undefined || name === 'show') return words.length <= 1 ? { kind: 'show' } : invalid('`show` takes nothing after it.');
+  if (name === 'help') return { kind: 'help' };
+  if (name === 'project') {
+    if (second === undefined) return invalid(`Which project? One of ${projectList(projects)}.`);
+    if (rest.length) return invalid('Give one project id.');
+    if (second.toLowerCase() === 'default' && !projects.includes(second)) return { kind: 'project', projectId: null };
+    if (!projects.includes(second)) return { kind: 'invalid', message: unknownProjectText(second, projects) };
+    return { kind: 'project', projectId: second };
+  }
+  if (name === 'followups' || name === 'follow-ups') {
+    const policy = second?.toLowerCase();
+    if (policy === undefined || rest.length) return invalid('Say `anyone`, `requester` or `default` after `followups`.');
+    if (policy === 'default') return { kind: 'followups', policy: null };
+    if (!(FOLLOWUP_POLICIES as readonly string[]).includes(policy)) return invalid(`\`${quoteToken(second ?? '')}\` is not a follow-up policy: say \`anyone\` or \`requester\`.`);
+    return { kind: 'followups', policy: policy as FollowupPolicy };
+  }
+  return invalid(`I don't know \`${quoteToken(first ?? '')}\`.`);
+}

@@ -1,0 +1,105 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake, IntakeContext } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { respondVia } from '../../platform/slack/respond.js';
+import { buildSettingsMessage } from './blocks.js';
+import type { SettingsCommand } from './command.js';
+import type { ChangeOutcome, SettingsService } from './service.js';
+import type { SettingsChange } from './store.js';
+
+/** Kinds of intake the settings feature handles. */
+export const SETTINGS_INTAKE = { command: 'settings.command', save: 'settings.save' } as const;
+
+/** `/docs-settings …` (already checked), recorded. */
+export interface CommandIntake {
+  teamId: string;
+  channel: string;
+  user: string;
+  responseUrl: string;
+  command: Extract<SettingsCommand, { kind: 'show' | 'project' | 'followups' }>;
+}
+
+/** The settings modal's submission (already checked), recorded. */
+export interface SaveIntake {
+  teamId: string;
+  channel: string;
+  user: string;
+  change: SettingsChange;
+}
+
+/** What the settings handlers need. */
+export interface SettingsHandlerDeps {
+  service: Pick<SettingsService, 'effective' | 'isAdmin' | 'change'>;
+  /** Who may start jobs in `channel`, in words (the access policy's; default "every full member"). */
+  describeAccess: (channel: string) => Promise<string>;
+  /** `channel`'s digest subscription, in words (the digests feature's). */
+  describeDigest: (teamId: string, channel: string) => Promise<string>;
+  /** Tells the channel about a change made in the modal, and the person about a refusal. */
+  slack: { chat: Pick<WebClient['chat'], 'postMessage' | 'postEphemeral'> };
+  logger: Logger;
+}
+
+const SAVE_FAILED = "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
+
+/** Registers the settings intake handlers. */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandlerDeps): void {
+  intake.on<CommandIntake>(SETTINGS_INTAKE.command, (p, ctx) => runCommand(deps, p, ctx));
+  intake.on<SaveIntake>(SETTINGS_INTAKE.save, (p, ctx) => save(deps, p, ctx));
+}
+
+/** `/docs-settings`: shows the effective settings, or changes one (admins), answering through the response_url. */
+async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: IntakeContext): Promise<void> {
+  const respond = respondVia(p.responseUrl);
+  if (p.command.kind === 'show') {
+    const message = await settingsMessage(deps, p);
+    await respond({ response_type: 'ephemeral', ...message });
+    return;
+  }
+  const change: SettingsChange = p.command.kind === 'project' ? { projectId: p.command.projectId } : { followupPolicy: p.command.policy };
+  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}`, ctx);
+  if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
+  // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
+  await respond({ response_type: outcome.outcome === 'changed' ? 'in_channel' : 'ephemeral', text: outcome.text });
+}
+
+/** The settings message of `p.channel` for `p.user` (the Edit button only for admins). @throws the Redis error. */
+async function settingsMessage(deps: SettingsHandlerDeps, p: { teamId: string; channel: string; user: string }): Promise<ReturnType<typeof buildSettingsMessage>> {
+  const settings = await deps.service.effective(p.channel);
+  const [access, digest, canEdit] = await Promise.all([
+    deps.describeAccess(p.channel).catch(() => "I couldn't read it just now"),
+    deps.describeDigest(p.teamId, p.channel).catch(() => "I couldn't read it just now"),
+    deps.service.isAdmin(p.user).catch((err: unknown) => {
+      deps.logger.warn({ err }, 'could not check whether the viewer is a settings admin');
+      return 'unknown' as const;
+    }),
+  ]);
+  return buildSettingsMessage(settings, { channel: p.channel, access, digest, canEdit });
+}
+
+/**
+ * The change, or undefined when storage failed on the last attempt (earlier attempts throw, so the
+ * intake retries).
+ */
+async function changeOrGiveUp(deps: SettingsHandlerDeps, p: { channel: string; user: string }, change: SettingsChange, action: string, ctx: IntakeContext): Promise<ChangeOutcome | undefined> {
+  try {
+    return await deps.service.change(p.user, p.channel, change, action);
+  } catch (err) {
+    if (!ctx.finalAttempt) throw err;
+    deps.logger.error({ err, channel: p.channel }, 'could not save channel settings');
+    return undefined;
+  }
+}
+
+/** The modal's submission: the change is announced in the channel; a refusal or failure goes to the person only. */
+async function save(deps: SettingsHandlerDeps, p: SaveIntake, ctx: IntakeContext): Promise<void> {
+  const outcome = await changeOrGiveUp(deps, p, p.change, 'settings.edit', ctx);
+  const text = outcome?.text ?? SAVE_FAILED;
+  const chat = deps.slack.chat;
+  const dm = () => chat.postMessage({ channel: p.user, text });
+  try {
+    if (outcome?.outcome === 'changed') await chat.postMessage({ channel: p.channel, text }).catch(dm);
+    else await chat.postEphemeral({ channel: p.channel, user: p.user, text }).catch(dm);
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not tell the outcome of a settings change');
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The settings feature: per-channel settings (the docs project, the follow-up policy) kept in
+ * Redis without TTL, `/docs-settings` to show and change them (admins), and the narrow ports other
+ * features ask: `projectFor(channel)`, `followupPolicyFor(channel)`.
+ */
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
+import { register as registerListeners } from './listeners.js';
+import { SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
+import { SettingsStore, type FollowupPolicy } from './store.js';
+
+export { parseSettingsCommand, type SettingsCommand } from './command.js';
+export { SettingsService, usersInfoAdminCheck, type EffectiveSettings, type IsSettingsAdmin } from './service.js';
+export { SettingsStore, FOLLOWUP_POLICIES, type ChannelSettings, type FollowupPolicy, type SettingsChange } from './store.js';
+
+/** What the feature is built from. */
+export interface SettingsOptions {
+  intake: Intake;
+  redis: Redis;
+  /** QUEUE_PREFIX. */
+  prefix: string;
+  /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
+  projects: readonly string[];
+  /** FOLLOWUP_POLICY. */
+  defaultFollowupPolicy: FollowupPolicy;
+  /** ADMIN_USERS. */
+  adminUsers: readonly string[];
+  /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
+  isSettingsAdmin?: IsSettingsAdmin;
+  /** Who may start jobs in a channel, in words; default "every full member". */
+  describeAccess?: (channel: string) => Promise<string>;
+  /** A channel's digest subscription, in words (the digests feature). */
+  describeDigest: SettingsHandlerDeps['describeDigest'];
+  slack: WebClient;
+  logger: Logger;
+  /** Clock, epoch ms. */
+  now: () => number;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface Settings {
+  service: SettingsService;
+  /** The docs project `channel` uses (its own, else DOCS_PROJECT_ID). @throws the Redis error. */
+  projectFor(channel: string): Promise<string>;
+  /** Who may continue a job in `channel` (its own policy, else FOLLOWUP_POLICY). @throws the Redis error. */
+  followupPolicyFor(channel: string): Promise<FollowupPolicy>;
+  /** Registers `/docs-settings`, its Edit button and modal. */
+  register(app: App): void;
+}
+
+/** Builds the settings feature and registers its intake handlers. */
+export function createSettings(o: SettingsOptions): Settings {
+  const logger = o.logger.child({ feature: 'settings' });
+  const service = new SettingsService({
+    store: new SettingsStore(o.redis, o.prefix),
+    projects: o.projects,
+    defaultFollowupPolicy: o.defaultFollowupPolicy,
+    adminUsers: o.adminUsers,
+    isSettingsAdmin: o.isSettingsAdmin ?? usersInfoAdminCheck({ slack: o.slack, adminUsers: o.adminUsers }),
+    logger,
+    now: o.now,
+  });
+  registerHandlers(o.intake, {
+    service,
+    describeAccess: o.describeAccess ?? (async () => 'every full member'),
+    describeDigest: o.describeDigest,
+    slack: o.slack,
+    logger,
+  });
+  return {
+    service,
+    projectFor: (channel) => service.projectFor(channel),
+    followupPolicyFor: (channel) => service.followupPolicyFor(channel),
+    register: (app) => registerListeners(app, { intake: o.intake, service, slack: o.slack, logger }),
+  };
+}

@@ -1,0 +1,178 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../platform/logger.js';
+import type { ChannelSettings, FollowupPolicy, SettingsChange, SettingsStore } from './store.js';
+
+/**
+ * Whether `user` may change channel settings. @throws when that cannot be checked (the caller then
+ * changes nothing: fail closed).
+ */
+export type IsSettingsAdmin = (user: string) => Promise<boolean>;
+
+/**
+ * The settings admin check of today: in ADMIN_USERS, or a workspace admin or owner by `users.info`
+ * (`is_admin` / `is_owner`; Slack "User object"). Asks Slack each time (a change is rare).
+ * @throws the Web API error when users.info fails (fail closed).
+ */
+export function usersInfoAdminCheck(deps: { slack: { users: Pick<WebClient['users'], 'info'> }; adminUsers: readonly string[] }): IsSettingsAdmin {
+  return async (user) => {
+    if (deps.adminUsers.includes(user)) return true;
+    const res = await deps.slack.users.info({ user });
+    return Boolean(res.user?.is_admin || res.user?.is_owner);
+  };
+}
+
+/** A channel's settings in force: its own, or the workspace defaults. */
+export interface EffectiveSettings {
+  projectId: string;
+  /** True when the channel uses DOCS_PROJECT_ID (no project of its own, or one no longer configured). */
+  projectIsDefault: boolean;
+  /** The channel's own project when it is no longer configured (DOCS_PROJECT_IDS changed): the default is used. */
+  staleProjectId?: string;
+  followupPolicy: FollowupPolicy;
+  followupIsDefault: boolean;
+  updatedBy?: string;
+  updatedAt?: number;
+}
+
+/** What a settings change did; `text` is the sentence for the person (or the channel, when changed). */
+export type ChangeOutcome =
+  | { outcome: 'changed'; before: EffectiveSettings; after: EffectiveSettings; text: string }
+  | { outcome: 'unchanged'; text: string }
+  | { outcome: 'refused'; text: string }
+  | { outcome: 'error'; text: string };
+
+/** What the settings service is built from. */
+export interface SettingsServiceOptions {
+  store: Pick<SettingsStore, 'get' | 'update'>;
+  /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
+  projects: readonly string[];
+  /** FOLLOWUP_POLICY. */
+  defaultFollowupPolicy: FollowupPolicy;
+  /** ADMIN_USERS, named in the refusal. */
+  adminUsers: readonly string[];
+  isSettingsAdmin: IsSettingsAdmin;
+  logger: Logger;
+  /** Clock, epoch ms. */
+  now: () => number;
+}
+
+/** Answer when the admin check could not be made (Slack or Redis trouble): nothing changed. */
+export const CHECK_FAILED_TEXT = "I couldn't check your access, try again. Nothing was changed.";
+
+/** The refusal for someone who may not change settings. */
+export function notAdminText(adminUsers: readonly string[]): string {
+  const who = adminUsers.length ? `workspace admins and ${adminUsers.map((u) => `<@${u}>`).join(', ')}` : 'workspace admins';
+  return `Only ${who} can change this channel's settings. Nothing was changed.`;
+}
+
+/** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
+export interface SettingsAudit {
+  actor: string;
+  channel: string;
+  action: string;
+  outcome: ChangeOutcome['outcome'];
+  reason?: string;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * Channel settings as the other features ask for them (`projectFor`, `followupPolicyFor`), and
+ * changes by admins. Reads go to Redis each time (one HGETALL; no process cache, so every replica
+ * sees a change at once).
+ */
+export class SettingsService {
+  constructor(private readonly o: SettingsServiceOptions) {}
+
+  /** The default project and the configured ones, default first. */
+  get projects(): readonly string[] {
+    return this.o.projects;
+  }
+
+  /** @returns the settings in force in `channel`. @throws the Redis error. */
+  async effective(channel: string): Promise<EffectiveSettings> {
+    return this.resolve(await this.o.store.get(channel));
+  }
+
+  /** The docs project `channel` uses. @throws the Redis error. */
+  async projectFor(channel: string): Promise<string> {
+    return (await this.effective(channel)).projectId;
+  }
+
+  /** Who may continue a job in `channel`. @throws the Redis error. */
+  async followupPolicyFor(channel: string): Promise<FollowupPolicy> {
+    return (await this.effective(channel)).followupPolicy;
+  }
+
+  /** Whether `user` may change settings. @throws when it cannot be checked. */
+  isAdmin(user: string): Promise<boolean> {
+    return this.o.isSettingsAdmin(user);
+  }
+
+  /**
+   * Changes `channel`'s settings for `actor`, if they are a settings admin: fail closed (a check
+   * that cannot be made changes nothing). Writes one audit line whatever happens.
+   * @throws the Redis error of the write (nothing changed; the intake retries).
+   */
+  async change(actor: string, channel: string, change: SettingsChange, action: string): Promise<ChangeOutcome> {
+    const audit = (a: Omit<SettingsAudit, 'actor' | 'channel' | 'action'>) => this.audit({ actor, channel, action, ...a });
+    let admin: boolean;
+    try {
+      admin = await this.o.isSettingsAdmin(actor);
+    } catch (err) {
+      this.o.logger.warn({ err, actor }, 'could not check whether the person is a settings admin');
+      audit({ outcome: 'error', reason: 'access_check_failed' });
+      return { outcome: 'error', text: CHECK_FAILED_TEXT };
+    }
+    if (!admin) {
+      audit({ outcome: 'refused', reason: 'not_settings_admin' });
+      return { outcome: 'refused', text: notAdminText(this.o.adminUsers) };
+    }
+    const before = await this.effective(channel);
+    const after = this.resolve(await this.o.store.update(channel, change, actor, this.o.now()));
+    const fromTo = describeChange(before, after);
+    if (!fromTo) {
+      audit({ outcome: 'unchanged' });
+      return { outcome: 'unchanged', text: `This channel already uses those settings (${summary(after)}).` };
+    }
+    audit({ outcome: 'changed', from: fromTo.from, to: fromTo.to });
+    return { outcome: 'changed', before, after, text: `:gear: <@${actor}> changed this channel's settings: ${fromTo.text}.` };
+  }
+
+  private audit(a: SettingsAudit): void {
+    this.o.logger.info({ audit: true, ...a }, `audit: ${a.action} ${a.outcome}`);
+  }
+
+  private resolve(own: ChannelSettings): EffectiveSettings {
+    const [fallback = ''] = this.o.projects;
+    const configured = own.projectId !== undefined && this.o.projects.includes(own.projectId);
+    return {
+      projectId: configured ? (own.projectId as string) : fallback,
+      projectIsDefault: !configured || own.projectId === fallback,
+      ...(own.projectId !== undefined && !configured ? { staleProjectId: own.projectId } : {}),
+      followupPolicy: own.followupPolicy ?? this.o.defaultFollowupPolicy,
+      followupIsDefault: own.followupPolicy === undefined,
+      ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
+      ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
+    };
+  }
+}
+
+/** `project proj_b, follow-ups requester` (for the "already" answer). */
+function summary(s: EffectiveSettings): string {
+  return `docs project \`${s.projectId}\`, follow-ups by ${s.followupPolicy}`;
+}
+
+/** What changed, in words and as audit from/to; undefined when nothing did. */
+function describeChange(before: EffectiveSettings, after: EffectiveSettings): { text: string; from: string; to: string } | undefined {
+  const parts: { text: string; from: string; to: string }[] = [];
+  if (before.projectId !== after.projectId) {
+    parts.push({ text: `docs project \`${after.projectId}\` (was \`${before.projectId}\`)`, from: `project=${before.projectId}`, to: `project=${after.projectId}` });
+  }
+  if (before.followupPolicy !== after.followupPolicy) {
+    const who = after.followupPolicy === 'requester' ? 'only the person who started a job may continue it' : 'anyone in the channel may continue a job';
+    parts.push({ text: `follow-ups: ${who} (was ${before.followupPolicy})`, from: `followups=${before.followupPolicy}`, to: `followups=${after.followupPolicy}` });
+  }
+  if (!parts.length) return undefined;
+  return { text: parts.map((p) => p.text).join('; '), from: parts.map((p) => p.from).join(','), to: parts.map((p) => p.to).join(',') };
+}

@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+
+/** Who may continue a job from its thread: anyone in the channel, or only the person who started it. */
+export type FollowupPolicy = 'anyone' | 'requester';
+
+/** The follow-up policies, as typed after `/docs-settings followups`. */
+export const FOLLOWUP_POLICIES: readonly FollowupPolicy[] = ['anyone', 'requester'];
+
+/**
+ * A channel's own settings: what it overrides of the workspace defaults (DOCS_PROJECT_ID,
+ * FOLLOWUP_POLICY). An absent field means "the default".
+ */
+export interface ChannelSettings {
+  projectId?: string;
+  followupPolicy?: FollowupPolicy;
+  /** Who changed them last (Slack user id), and when (epoch ms). */
+  updatedBy?: string;
+  updatedAt?: number;
+}
+
+/** A change of a channel's settings: a value sets it, `null` goes back to the default, absent leaves it. */
+export interface SettingsChange {
+  projectId?: string | null;
+  followupPolicy?: FollowupPolicy | null;
+}
+
+/**
+ * Channel settings in Redis: one hash per channel, `{QUEUE_PREFIX}:settings:channel:{channel}`,
+ * kept **without TTL** (they are configuration, not cache: Redis must persist and never evict
+ * them — see the README). Channel ids are unique within a workspace (and an Enterprise Grid).
+ */
+export class SettingsStore {
+  constructor(
+    private readonly redis: Pick<Redis, 'hgetall' | 'multi'>,
+    private readonly prefix: string,
+  ) {}
+
+  /** The Redis key of `channel`'s settings. */
+  key(channel: string): string {
+    return `${this.prefix}:settings:channel:${channel}`;
+  }
+
+  /**
+   * @returns the channel's own settings ({} when it has none); a stored follow-up policy that is not
+   *   one of {@link FOLLOWUP_POLICIES} reads as absent.
+   * @throws the Redis error.
+   */
+  async get(channel: string): Promise<ChannelSettings> {
+    const h = await this.redis.hgetall(this.key(channel));
+    const out: ChannelSettings = {};
+    if (h.projectId) out.projectId = h.projectId;
+    if (h.followupPolicy && (FOLLOWUP_POLICIES as readonly string[]).includes(h.followupPolicy)) out.followupPolicy = h.followupPolicy as FollowupPolicy;
+    if (h.updatedBy) out.updatedBy = h.updatedBy;
+    if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
+    return out;
+  }
+
+  /**
+   * Applies `change` atomically (MULTI) and notes who made it, when (epoch ms). No TTL is set.
+   * @returns the settings after the change.
+   * @throws the Redis error (nothing was changed).
+   */
+  async update(channel: string, change: SettingsChange, by: string, atMs: number): Promise<ChannelSettings> {
+    const key = this.key(channel);
+    const set: Record<string, string> = { updatedBy: by, updatedAt: String(atMs) };
+    const del: string[] = [];
+    for (const field of ['projectId', 'followupPolicy'] as const) {
+      const v = change[field];
+      if (v === null) del.push(field);
+      else if (v !== undefined) set[field] = v;
+    }
+    const m = this.redis.multi();
+    if (del.length) m.hdel(key, ...del);
+    m.hset(key, set);
+    const res = await m.exec();
+    const failed = res?.find(([err]) => err);
+    if (failed?.[0]) throw failed[0];
+    return this.get(channel);
+  }
+}

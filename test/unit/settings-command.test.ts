@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettingsCommand, settingsUsage } from '../../src/features/settings/command.js';
+
+const PROJECTS = ['proj_a', 'proj_b', 'docs-v2'];
+const parse = (text: string) => parseSettingsCommand(text, PROJECTS);
+const message = (text: string) => {
+  const cmd = parse(text);
+  if (cmd.kind !== 'invalid') throw new Error(`expected a mistake, got ${cmd.kind}`);
+  return cmd.message;
+};
+
+describe('/docs-settings arguments', () => {
+  it('shows the settings with no words (or `show`), and the usage for `help`', () => {
+    expect(parse('')).toEqual({ kind: 'show' });
+    expect(parse('   ')).toEqual({ kind: 'show' });
+    expect(parse('SHOW')).toEqual({ kind: 'show' });
+    expect(parse('help')).toEqual({ kind: 'help' });
+    expect(settingsUsage(PROJECTS)).toContain('`proj_a` (default), `proj_b`, `docs-v2`');
+  });
+
+  it('maps the channel to a configured project by its exact id, or back to the default', () => {
+    expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
+    expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });
+    expect(parse('project default')).toEqual({ kind: 'project', projectId: null });
+    expect(parseSettingsCommand('project default', ['default', 'x'])).toEqual({ kind: 'project', projectId: 'default' });
+  });
+
+  it('answers an unknown project id with the valid ones', () => {
+    expect(message('project proj_c')).toBe(
+      ':warning: `proj_c` is not one of the docs projects I can use. Choose one of `proj_a` (default), `proj_b`, `docs-v2` (set by DOCS_PROJECT_ID and DOCS_PROJECT_IDS).',
+    );
+    expect(message('project PROJ_B')).toMatch(/is not one of the docs projects/); // ids are exact
+    expect(message('project')).toMatch(/^:warning: Which project\? One of `proj_a` \(default\)/);
+    expect(message('project proj_a proj_b')).toMatch(/Give one project id/);
+  });
+
+  it('sets who may continue jobs: anyone, requester, or the workspace default', () => {
+    expect(parse('followups anyone')).toEqual({ kind: 'followups', policy: 'anyone' });
+    expect(parse('followups Requester')).toEqual({ kind: 'followups', policy: 'requester' });
+    expect(parse('follow-ups requester')).toEqual({ kind: 'followups', policy: 'requester' });
+    expect(parse('followups default')).toEqual({ kind: 'followups', policy: null });
+    expect(message('followups everyone')).toMatch(/`everyone` is not a follow-up policy: say `anyone` or `requester`/);
+    expect(message('followups')).toMatch(/Say `anyone`, `requester` or `default`/);
+  });
+
+  it('names an unknown word and shows the usage; a backtick in it cannot break the code span', () => {
+    const m = message('colour blue');
+    expect(m).toMatch(/^:warning: I don't know `colour`\.\n\*Usage:\*/);
+    expect(message('`rm')).toContain("`'rm`");
+    expect(message('show extra')).toMatch(/`show` takes nothing after it/);
+  });
+});
