@@ -51,7 +51,7 @@ interface Sandbox {
 async function start(): Promise<Sandbox> {
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const slack = await startFakeSlack({ botToken: BOT_TOKEN, ...(SOCKET_MODE ? { appToken: APP_TOKEN } : {}) });
-  const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: 'sandbox-docs', jobDurationMs: 3_000 });
+  const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: 'sandbox-docs', projectIds: ['sandbox-docs-v2'], jobDurationMs: 3_000 });
   const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
   const port = await freePort();
   const config = readConfig({
@@ -61,6 +61,7 @@ async function start(): Promise<Sandbox> {
     DOCS_API_URL: docs.url,
     DOCS_API_KEY: API_KEY,
     DOCS_PROJECT_ID: 'sandbox-docs',
+    DOCS_PROJECT_IDS: 'sandbox-docs-v2',
     REDIS_URL: redis.url,
     QUEUE_PREFIX: prefix,
     PORT: String(port),
@@ -114,6 +115,10 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
   say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
   await documentThread(sb);
+  say(`@dana (a workspace admin) in #docs: /docs-settings`);
+  await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });
+  await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0ADMIN' && m.text.startsWith('Docs Agent settings')), 10_000);
+  say(dim("  …only @dana sees the channel's settings; as an admin she gets [ Edit ] (`/docs-settings project sandbox-docs-v2` would move #docs)"));
   say();
 }
 

@@ -49,7 +49,7 @@ export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext)
   const footer = s.updatedBy ? `Last changed by <@${s.updatedBy}>. ` : '';
   if (ctx.canEdit === true) {
     blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Edit' }, action_id: ACTION_EDIT, value: ctx.channel }] });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project <id>\` · \`/docs-settings followups anyone|requester\`.` }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\`.` }] });
   } else {
     const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });

@@ -16,7 +16,7 @@ export function settingsUsage(projects: readonly string[]): string {
   return [
     '*Usage:*',
     "• `/docs-settings`: this channel's settings (docs project, who may start jobs, follow-ups, digest)",
-    `• \`/docs-settings project <project-id>\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
+    `• \`/docs-settings project PROJECT_ID\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
     '• `/docs-settings followups anyone|requester`: who may continue a job from its thread (`default` goes back to the workspace policy)',
     'Changing them is for workspace admins and the bot\'s settings admins.',
   ].join('\n');

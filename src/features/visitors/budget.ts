@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
  * 60-minute window (a sorted set of call times) and stop before the limit, keeping headroom for
  * scheduled digests and for other tools of the organization, so people read "budget nearly spent"
  * instead of meeting a 429. After a 429 every caller backs off for a while without sending.
+ * Channels mapped to different docs projects (channel settings) share this one budget, because the
+ * vendor's limit is per organization, not per project.
  */
 
 /** Vendor: analytics requests per organization per hour. */
