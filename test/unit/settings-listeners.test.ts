@@ -7,7 +7,7 @@ import { createLogger } from '../../src/platform/logger.js';
 const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, updatedBy: 'U0ADMIN' };
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
 
-function deps(over: { effective?: () => Promise<EffectiveSettings>; record?: () => Promise<void>; open?: () => Promise<unknown> } = {}) {
+function deps(over: { effective?: () => Promise<EffectiveSettings>; record?: () => Promise<void>; open?: () => Promise<{ ok: boolean }> } = {}) {
   return {
     intake: { record: vi.fn(over.record ?? (async () => undefined)) },
     service: { effective: vi.fn(over.effective ?? (async () => SETTINGS)), projects: ['proj_a', 'proj_b'] },
