@@ -122,7 +122,6 @@ function buildFeatures(p: Platform): Features {
     redis,
     prefix,
     docsApi,
-    defaultProjectId: config.DOCS_PROJECT_ID,
     projectFor,
     followupPolicyFor: settings.followupPolicyFor,
     slack,

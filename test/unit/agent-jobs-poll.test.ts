@@ -114,7 +114,7 @@ interface LogLine {
  * A poll step wired to fakes. The clock starts 5 minutes into the cycle; `advance` moves both the
  * injected clock and `Date.now()` (which the step uses for BullMQ's moveToDelayed timestamp).
  */
-function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: PollStepDeps['durations'] } = {}) {
+function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: ReturnType<NonNullable<PollStepDeps['durations']>> } = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
@@ -155,7 +155,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     status: { show },
     logger,
     bounds: BOUNDS,
-    durations: opts.durations,
+    durations: opts.durations && ((projectId: string) => (expect(projectId).toBe('proj_a'), opts.durations!)),
     timeoutMs: TIMEOUT_MS,
     now: () => clock,
     random: () => 0,

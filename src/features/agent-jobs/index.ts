@@ -39,7 +39,7 @@ export interface AgentJobsOptions {
   prefix: string;
   docsApi: DocsApiProjects<'createJob' | 'sendMessage' | 'getJob'>;
   /** DOCS_PROJECT_ID: the project of job records written before each job kept its own. */
-  defaultProjectId: string;
+  projectId: string;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
   /** Who may continue a job in a channel (the settings feature; FOLLOWUP_POLICY by default). */
@@ -53,8 +53,6 @@ export interface AgentJobsOptions {
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
   poll: PollBounds;
-  /** DOCS_PROJECT_ID: the poll schedule learns how long this project's jobs take. */
-  projectId: string;
   /** SLACK_UPDATE_BUDGET_PER_MINUTE: status edits (chat.update) per workspace per minute, shared by every replica. */
   updateBudgetPerMinute: number;
   /** JOB_TIMEOUT_MS. */
@@ -88,7 +86,7 @@ export interface AgentJobs {
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
-  const store = new JobStore(o.redis, o.prefix, o.defaultProjectId);
+  const store = new JobStore(o.redis, o.prefix, o.projectId);
   const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
@@ -107,6 +105,13 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     now: o.now,
   };
   registerHandlers(o.intake, handlerDeps);
+  // The poll schedule learns how long each docs project's jobs take (one history per project).
+  const histories = new Map<string, DurationHistory>();
+  const durationsByProject = (projectId: string): DurationHistory => {
+    let h = histories.get(projectId);
+    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
+    return h;
+  };
   return {
     start,
     pollQueue,
@@ -120,7 +125,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         status: presenter,
         logger,
         bounds: o.poll,
-        durations: new DurationHistory(o.redis, o.prefix, o.projectId, o.now),
+        durations: durationsByProject,
         timeoutMs: o.timeoutMs,
         now: o.now,
         ...(o.metrics ? { metrics: o.metrics } : {}),

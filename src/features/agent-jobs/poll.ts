@@ -25,8 +25,11 @@ export interface PollStepDeps {
   status: Pick<StatusPresenter, 'show'>;
   logger: Logger;
   bounds: PollBounds;
-  /** Durations of finished jobs: the schedule is planned from them, and each end adds one. Absent: backoff only. */
-  durations?: Pick<DurationHistory, 'plan' | 'record'>;
+  /**
+   * Durations of a docs project's finished jobs: the schedule is planned from the history of the
+   * job's own project, and each end adds one there. Absent: backoff only.
+   */
+  durations?: (projectId: string) => Pick<DurationHistory, 'plan' | 'record'>;
   /** JOB_TIMEOUT_MS: stop watching a cycle this long after it started, in ms. */
   timeoutMs: number;
   /** Clock in epoch ms. */
@@ -110,7 +113,7 @@ export function createPollStep(deps: PollStepDeps) {
       reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
       nextDelayMs: async () => {
         // A Redis hiccup reading the history costs the plan for one poll, never the poll.
-        const plan = await deps.durations?.plan().catch(() => undefined);
+        const plan = await deps.durations?.(rec.projectId).plan().catch(() => undefined);
         return nextPollDelayMs({ attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan }, deps.bounds, deps.random);
       },
       endedAfter: lastActiveAt ?? rec.cycleStartedAt,
@@ -252,7 +255,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
  */
 async function learnDuration(ctx: StepContext, seenAt: number): Promise<void> {
   const endedAt = ctx.lastPollAt ? (ctx.lastPollAt + seenAt) / 2 : seenAt;
-  await ctx.deps.durations?.record(endedAt - ctx.rec.cycleStartedAt).catch((err: unknown) => {
+  await ctx.deps.durations?.(ctx.rec.projectId).record(endedAt - ctx.rec.cycleStartedAt).catch((err: unknown) => {
     ctx.log.warn({ err }, 'could not record the job duration');
   });
 }
