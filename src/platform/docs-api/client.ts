@@ -65,10 +65,7 @@ export interface VisitorsQuery {
   offset: number;
 }
 
-/**
- * The client's calls for one project, as features take them: `forProject(id)` then the call, so
- * the project is chosen where the call is made (a channel's project, a job's recorded project).
- */
+/** The client's calls as features take them: `forProject(id)` then the call (a channel's or a job's project). */
 export interface DocsApiProjects<K extends keyof DocsApiClient> {
   forProject(projectId: string): Pick<DocsApiClient, K>;
 }
@@ -101,21 +98,13 @@ export class DocsApiClient {
   }
 
   /** The project this client acts on. */
-  get projectId(): string {
-    return this.opts.projectId;
-  }
+  get projectId(): string { return this.opts.projectId; }
 
-  /**
-   * The client of project `projectId`: same key, base URL, dispatcher and retries (made once per
-   * project and kept). Closing it does nothing: the dispatcher belongs to this client.
-   */
+  /** The client of project `projectId`: same key, URL, dispatcher, retries (kept per project); its close() does nothing. */
   forProject(projectId: string): DocsApiClient {
     if (projectId === this.opts.projectId) return this;
-    let sibling = this.siblings.get(projectId);
-    if (!sibling) {
-      sibling = new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
-      this.siblings.set(projectId, sibling);
-    }
+    const sibling = this.siblings.get(projectId) ?? new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
+    this.siblings.set(projectId, sibling);
     return sibling;
   }
 
