@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/thread-context/index.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/visitors/blocks.js';
 import { ACTION_RETRY } from '../../src/features/visitors/service.js';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
@@ -168,9 +169,15 @@ const submission = both(({ maybeWrong, field }) =>
     view: maybeWrong(
       fc.record({
         id: maybeWrong(fc.constant('V0FUZZ1')),
-        callback_id: maybeWrong(fc.constantFrom(IMPROVE_CALLBACK_ID, 'unknown_modal')),
+        callback_id: maybeWrong(fc.constantFrom(IMPROVE_CALLBACK_ID, DOCUMENT_THREAD_MODAL, 'unknown_modal')),
         hash: fc.constant('h1'),
-        private_metadata: field(fc.oneof(text, fc.record({ channel: maybeWrong(channel), threadTs: maybeWrong(ts), path: maybeWrong(text) }).map((m) => JSON.stringify(m)))),
+        private_metadata: field(
+          fc.oneof(
+            text,
+            fc.record({ channel: maybeWrong(channel), threadTs: maybeWrong(ts), path: maybeWrong(text) }).map((m) => JSON.stringify(m)),
+            fc.record({ c: maybeWrong(channel), t: maybeWrong(ts) }).map((m) => JSON.stringify(m)),
+          ),
+        ),
         state: maybeWrong(fc.record({ values: maybeWrong(fc.record({ [INSTRUCTION_BLOCK]: maybeWrong(fc.record({ [INSTRUCTION_ACTION]: maybeWrong(fc.record({ type: fc.constant('plain_text_input'), value: field(text) })) })) })) })),
       }),
     ),
@@ -180,7 +187,7 @@ const submission = both(({ maybeWrong, field }) =>
 const shortcut = both(({ maybeWrong, field }) =>
   fc.record({
     type: maybeWrong(fc.constantFrom('message_action', 'shortcut', 'interactive_message', 'workflow_step_execute')),
-    callback_id: field(fc.constantFrom('docs_edit_from_message', 'nope')),
+    callback_id: field(fc.constantFrom('docs_edit_from_message', DOCUMENT_THREAD_SHORTCUT, 'nope')),
     trigger_id: field(trigger),
     user: maybeWrong(fc.record({ id: maybeWrong(user) })),
     channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
