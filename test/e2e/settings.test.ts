@@ -69,6 +69,8 @@ describe('/docs-settings (bot as a separate process)', () => {
     await driver.slashCommand({ command: '/docs-visitors', text: '2026-11-15 2026-11-22', user: 'U0ALICE', channel: CHANNEL });
     const visitors = await sb.docs.waitForRequest((r) => r.path.endsWith('/visitors'), 10_000);
     expect(visitors.projectId).toBe('proj_other');
+    const report = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')), 10_000);
+    expect(messageText(report)).toContain('docs project `proj_other`'); // a report of another project than the default says which
   });
 
   it('shows the effective settings, with Edit for an admin that opens the modal at once; saving it moves the channel back', async () => {

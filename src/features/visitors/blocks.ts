@@ -125,6 +125,8 @@ export interface ReportInput {
   page: VisitorsResponse;
   /** Analytics requests counted in the last hour; from {@link BUDGET_NOTE_FROM} on, the report says so. */
   budgetUsed?: number;
+  /** Name the docs project (`state.projectId`) in the footer: the channel is on another project than the default. */
+  showProject?: boolean;
 }
 
 /** A report ready for chat.postMessage / chat.update, and the window it shows. */
@@ -191,6 +193,7 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
   if (nav.length > 0) blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${start}`, elements: nav });
   const footer: string[] = [];
   if (state.requester) footer.push(`Requested by <@${state.requester}>`);
+  if (input.showProject && state.projectId) footer.push(`docs project \`${state.projectId}\``);
   if (input.budgetUsed !== undefined && input.budgetUsed >= BUDGET_NOTE_FROM) {
     footer.push(`:warning: ${input.budgetUsed} of ${ANALYTICS_HOURLY_LIMIT} analytics requests used this hour (shared by the organization); pages already opened are free for 10 minutes`);
   }

@@ -16,6 +16,8 @@ export const ACTION_RETRY = 'visitors.report.retry';
 /** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
 export interface VisitorsServices {
   cache: VisitorsCache;
+  /** DOCS_PROJECT_ID: reports of other projects name theirs. */
+  defaultProjectId: string;
   budget: AnalyticsBudget;
   logger: Logger;
 }
@@ -39,7 +41,7 @@ export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServ
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now);
   const logger = o.logger.child({ feature: 'visitors' });
   const cache = new VisitorsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
-  return { cache, budget, logger };
+  return { cache, budget, logger, defaultProjectId: o.projectId };
 }
 
 /** Prefix of the visitors feature's Redis keys: `${QUEUE_PREFIX}:visitors`. */
@@ -60,7 +62,8 @@ export type LoadedReport =
 export async function loadReport(svc: VisitorsServices, state: PageState): Promise<LoadedReport> {
   try {
     const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive', state.projectId);
-    return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed }), fromCache: got.fromCache };
+    const showProject = state.projectId !== undefined && state.projectId !== svc.defaultProjectId;
+    return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed, showProject }), fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');
     return { ok: false, text: visitorsErrorText(error), retryable: isRetryable(error), error };
