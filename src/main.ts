@@ -5,11 +5,13 @@ import type { Redis } from 'ioredis';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
+import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessPolicyConfig } from './features/access/index.js';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
 import { createSettings, type Settings } from './features/settings/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
+import type { AccessGate } from './platform/access.js';
 import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
@@ -83,9 +85,19 @@ function buildPlatform(config: Config, logger: Logger): Platform {
  * Channel settings (docs project, follow-up policy) and `/docs-settings`.
  * @param describeDigest - the digests feature's description of a channel's subscription (built later).
  */
-function buildSettings(p: Platform, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
+/** The settings feature; `access` is the gate built after it (it needs the settings' projectFor), reached late. */
+function buildSettings(p: Platform, describeDigest: (teamId: string, channel: string) => Promise<string>, access: () => AccessGate | undefined): Settings {
   const { config } = p;
+  const policy = accessPolicy(config);
   return createSettings({
+    // Who may change settings is the access policy's `change_settings` (guests and outsiders never);
+    // a check that could not be made throws, so settings says so and changes nothing.
+    isSettingsAdmin: async (user) => {
+      const decision = await access()?.authorize({ user }, 'change_settings', '', { audit: false });
+      if (!decision || (!decision.allowed && decision.reason === 'check_failed')) throw new Error('the access check could not be made');
+      return decision.allowed;
+    },
+    describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
     intake: p.intake,
     redis: p.redis,
     prefix: config.QUEUE_PREFIX,
@@ -99,6 +111,18 @@ function buildSettings(p: Platform, describeDigest: (teamId: string, channel: st
   });
 }
 
+/** The access policy's settings (README "Who can use it"). */
+function accessPolicy(config: Config): AccessPolicyConfig {
+  return {
+    allowedUsers: config.ACCESS_ALLOWED_USERS,
+    allowedUsergroups: config.ACCESS_ALLOWED_USERGROUPS,
+    allowedChannels: config.ACCESS_ALLOWED_CHANNELS,
+    allowGuests: config.ACCESS_ALLOW_GUESTS,
+    allowExternal: config.ACCESS_ALLOW_EXTERNAL,
+    adminUsers: config.ADMIN_USERS,
+  };
+}
+
 interface Features {
   agentJobs: AgentJobs;
   digests: Digests;
@@ -110,13 +134,27 @@ interface Features {
 function buildFeatures(p: Platform): Features {
   const { config, redis, queues, intake, docsApi, slack, logger, now } = p;
   const prefix = config.QUEUE_PREFIX;
-  const threadContext = createThreadContext({ slack, intake, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
   // Digests are built after settings (they need projectFor), and settings show their subscriptions.
-  const late: { digests?: Digests } = {};
-  const settings = buildSettings(p, (teamId, channel) => late.digests?.describeSubscription(teamId, channel) ?? Promise.resolve('unknown'));
+  const late: { digests?: Digests; access?: AccessGate } = {};
+  const settings = buildSettings(p, (teamId, channel) => late.digests?.describeSubscription(teamId, channel) ?? Promise.resolve('unknown'), () => late.access);
   const { projectFor } = settings;
+  const access = createAccess({
+    policy: accessPolicy(config),
+    directory: new SlackDirectory(slack),
+    budget: new AgentBudget(redis, prefix, { perProject: config.AGENT_CALLS_PER_HOUR, perUser: config.AGENT_CALLS_PER_USER_PER_HOUR }),
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
+    defaultProject: config.DOCS_PROJECT_ID,
+    projectFor,
+    onBudget: (project, remaining) => p.metrics.agentBudgetRemaining.set({ project }, remaining),
+    logger: logger.child({ feature: 'access' }),
+    now,
+  });
+  late.access = access;
+  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
   const agentJobs = createAgentJobs({
     context: threadContext.context,
+    access,
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     queues,
     intake,
     redis,
@@ -138,9 +176,9 @@ function buildFeatures(p: Platform): Features {
   });
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, defaultSchedule, projectFor, logger, now });
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
   late.digests = digests;
-  const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config) }, digests.subcommands);
+  const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
   return { agentJobs, digests, visitors, settings, threadContext };
 }
 

@@ -16,6 +16,18 @@ const csv = (item: RegExp, message: string) =>
     .pipe(z.array(z.string().regex(item, message)))
     .default([]);
 
+/** A comma-separated list of Slack ids matching `pattern` (empty: none). */
+const idList = (pattern: RegExp, what: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((ids) => ids.every((id) => pattern.test(id)), `must be comma-separated ${what}`);
+
+const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
+
+const count = (def: number) => z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').positive('must be greater than 0').default(def);
+
 const schema = z
   .object({
     SLACK_BOT_TOKEN: z
@@ -74,6 +86,13 @@ const schema = z
       .min(16, 'must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)')
       .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (a bearer token, RFC 6750)')
       .optional(),
+    ACCESS_ALLOWED_USERS: idList(/^[UW][A-Z0-9]+$/, 'user ids (U… or W…)'),
+    ACCESS_ALLOWED_USERGROUPS: idList(/^S[A-Z0-9]+$/, 'user group ids (S…)'),
+    ACCESS_ALLOWED_CHANNELS: idList(/^[CGD][A-Z0-9]+$/, 'channel ids (C…, G… or D…)'),
+    ACCESS_ALLOW_GUESTS: flag,
+    ACCESS_ALLOW_EXTERNAL: flag,
+    AGENT_CALLS_PER_HOUR: count(100),
+    AGENT_CALLS_PER_USER_PER_HOUR: count(20),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

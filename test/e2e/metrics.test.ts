@@ -58,6 +58,8 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
     expect(s.histogram('docs_bot_ack_seconds', { type: 'command' })!.buckets.get(3)).toBe(3); // all within Slack's 3 s
 
     expect(s.value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(2);
+    // Two jobs took two of the project's 100 requests; the one in C0RANDOM (bot not a member) was given back.
+    expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_e2e' })).toBe(98);
     expect(Object.fromEntries(s.series('docs_bot_agent_jobs_finished_total').map((l) => [l.status, s.value('docs_bot_agent_jobs_finished_total', l)]))).toEqual({
       completed: 1,
       no_change: 0,

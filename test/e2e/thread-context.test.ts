@@ -19,7 +19,8 @@ describe('thread context: mentions in threads, the Document this thread shortcut
   const jobIdOf = (i: number) => (creates()[i]?.responseBody as { id: string }).id;
 
   beforeAll(async () => {
-    sb = await startSandbox();
+    // Guests may use the bot here: gus (a guest in #docs, not in #random) is the requester whose link is not expanded.
+    sb = await startSandbox({ env: { ACCESS_ALLOW_GUESTS: 'true' } });
     ({ driver, bot } = await sb.startBot());
   });
   afterAll(() => sb?.close());

@@ -266,7 +266,7 @@ describe('/docs-visitors digests', () => {
     expect(chart.files?.[0]?.bytes.subarray(1, 4).toString()).toBe('PNG');
 
     await visitors('subscriptions', 'U0BOB');
-    const list = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('Weekly docs digests in this workspace')), 10_000);
+    const list = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('Weekly docs digests in your channels')), 10_000);
     expect(list.text).toContain(`• <#${CHANNEL}> · on cron`);
     expect(list.text).toContain('subscribed by <@U0ALICE>');
 

@@ -1,3 +1,4 @@
+import { OPEN_GATE } from '../../src/platform/access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -114,6 +115,7 @@ function startHarness() {
     status: { show },
     logger: log.logger,
     firstPollDelayMs: FIRST_POLL_MS,
+    access: OPEN_GATE,
     now: () => NOW,
   };
   return { deps, order, store, createJob, projectFor, chat, pollQueue, show, log };
@@ -371,6 +373,7 @@ function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' |
     logger: log.logger,
     policyFor: vi.fn(async (_channel: string) => opts.policy ?? 'anyone'),
     firstPollDelayMs: FIRST_POLL_MS,
+    access: OPEN_GATE,
     now: () => NOW,
   };
   return { deps, order, redis, store, sendMessage, projects, pollQueue, show, log };

@@ -78,6 +78,17 @@ describe('readConfig', () => {
     expect(p.join('\n')).not.toContain('secret value');
   });
 
+  it('reads the access policy and the agent budget, and names a malformed id list', () => {
+    const c = readConfig({ ...valid, ACCESS_ALLOWED_USERS: 'U0ALICE, W0BOB', ACCESS_ALLOWED_USERGROUPS: 'S0DOCS', ACCESS_ALLOW_GUESTS: 'true', AGENT_CALLS_PER_HOUR: '50' });
+    expect(c).toMatchObject({ ACCESS_ALLOWED_USERS: ['U0ALICE', 'W0BOB'], ACCESS_ALLOWED_USERGROUPS: ['S0DOCS'], ACCESS_ALLOWED_CHANNELS: [], ACCESS_ALLOW_GUESTS: true, ACCESS_ALLOW_EXTERNAL: false });
+    expect(c).toMatchObject({ AGENT_CALLS_PER_HOUR: 50, AGENT_CALLS_PER_USER_PER_HOUR: 20, ADMIN_USERS: [] });
+    expect(problems({ ...valid, ACCESS_ALLOWED_USERS: 'alice', ACCESS_ALLOW_EXTERNAL: 'yes', AGENT_CALLS_PER_USER_PER_HOUR: '0' })).toEqual([
+      'ACCESS_ALLOWED_USERS: must be comma-separated user ids (U… or W…)',
+      'ACCESS_ALLOW_EXTERNAL: must be true or false',
+      'AGENT_CALLS_PER_USER_PER_HOUR: must be greater than 0',
+    ]);
+  });
+
   it('rejects a backoff cap below the first delay', () => {
     expect(problems({ ...valid, POLL_MIN_INTERVAL_MS: '5000', POLL_MAX_INTERVAL_MS: '1000' })).toEqual([
       'POLL_MAX_INTERVAL_MS: must be at least POLL_MIN_INTERVAL_MS',

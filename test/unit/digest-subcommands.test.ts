@@ -71,6 +71,6 @@ describe('the digests subcommands of /docs-visitors', () => {
     if (!res.ok) throw new Error('expected ok');
     // digestQueue is missing here: the run fails like a storage outage, and says so.
     await res.run({ teamId: 'T1', channel: 'C1', user: 'U1' }, respond);
-    expect(said[0]).toContain("I couldn't read the subscriptions (the bot's storage did not answer)");
+    expect(said[0]).toContain("I couldn't read the subscriptions (my storage or Slack did not answer)");
   });
 });

@@ -1,3 +1,4 @@
+import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
 import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
@@ -17,7 +18,7 @@ interface LogLine {
   msg: string;
 }
 
-function harness(opts: { recordFails?: boolean } = {}) {
+function harness(opts: { recordFails?: boolean; access?: AccessGate } = {}) {
   const logs: LogLine[] = [];
   const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
   const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown) => {
@@ -26,7 +27,7 @@ function harness(opts: { recordFails?: boolean } = {}) {
   const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
   const ack = vi.fn(async (_response?: unknown) => undefined);
   return {
-    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger } as never,
+    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, promptMaxChars: 12_000 } as never,
     record,
     postEphemeral,
     ack,
@@ -174,6 +175,24 @@ describe('visitors and digests listeners', () => {
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
     expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'view-trig-9', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+  });
+
+  it('Improve with agent by someone the policy refuses: the refusal shows in the modal as plain text, nothing recorded', async () => {
+    const access: AccessGate = { ...OPEN_GATE, authorize: async () => ({ allowed: false, reason: 'not_allowed_user', text: 'Only members of <!subteam^S0DOCS> and <@U0ADMIN> can start docs jobs: ask <@U0ADMIN>.' }) };
+    const h = harness({ access });
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Only members of the allowed user group and the admin can start docs jobs: ask the admin.' } });
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('Improve with agent when the check hangs past 1.5 s: refused (fail closed) within Slack\'s 3 s', async () => {
+    const access: AccessGate = { ...OPEN_GATE, authorize: () => new Promise(() => undefined) };
+    const h = harness({ access });
+    const started = Date.now();
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringContaining("couldn't check your access") } });
+    expect(h.record).not.toHaveBeenCalled();
   });
 
   it('digest Retry from nowhere (no channel): acked, nothing recorded', async () => {

@@ -1,3 +1,4 @@
+import { OPEN_GATE } from '../../src/platform/access.js';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -49,9 +50,9 @@ beforeAll(async () => {
   const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
   const config = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.url, PORT: port };
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
-  registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger });
+  registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000 });
   registerVisitors(app, { intake, logger });
-  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, logger });
+  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger });
   await app.start();
   url = `http://127.0.0.1:${port}/slack/events`;
 });

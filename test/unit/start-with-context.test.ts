@@ -1,3 +1,4 @@
+import { OPEN_GATE } from '../../src/platform/access.js';
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it, vi } from 'vitest';
 import { CONTEXT_FAILED_TEXT, startWithContext, type PromptContext } from '../../src/features/agent-jobs/context.js';
@@ -29,6 +30,7 @@ function harness(context: PromptContext) {
     },
     pollQueue: { add: vi.fn(async () => ({}) as never) },
     status: { show: vi.fn(async () => undefined) },
+    access: OPEN_GATE,
     logger: createLogger('silent'),
     firstPollDelayMs: 10_000,
     now: () => 1_700_000_000_000,

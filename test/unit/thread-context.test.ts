@@ -1,3 +1,4 @@
+import { OPEN_GATE } from '../../src/platform/access.js';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
@@ -192,7 +193,7 @@ describe('the preview of the shortcut (intake handler)', () => {
   it('waits for the modal the listener opens (retried while it is not open), then updates it by external_id', async () => {
     const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-t1' };
-    const hDeps = { slack: web, logger };
+    const hDeps = { slack: web, logger, access: OPEN_GATE };
     await expect(showPreview(hDeps, p, { finalAttempt: false })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(hDeps, p, { finalAttempt: true })).resolves.toBeUndefined(); // gives up quietly on the last try
     await web.views.open({ trigger_id: slack.triggerId('U0ALICE'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });

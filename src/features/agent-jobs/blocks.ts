@@ -1,3 +1,4 @@
+import type { BudgetLeft } from '../../platform/access.js';
 import type { HomeView, KnownBlock } from '@slack/types';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
@@ -203,7 +204,7 @@ const STATE_LABEL: Record<StatusState, string> = {
  *
  * @param nowMs - clock in epoch ms, for ages.
  */
-export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number): HomeView {
+export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number, budget?: BudgetLeft): HomeView {
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } },
   ];
@@ -241,6 +242,9 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
           `• *Follow-ups:* ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'}.`,
           `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
           '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
+          ...(budget
+            ? [`• *Agent budget this hour:* ${budget.project} of ${budget.perProject} requests left for the docs project, ${budget.user} of ${budget.perUser} for you (a job start or a follow-up is one request).`]
+            : []),
           `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
         ].join('\n'),
       },

@@ -55,6 +55,13 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
   const p = steps.progress as ContextProgress;
   if (p.promptRefused) return undefined;
   if (deps.context && p.prompt === undefined) {
+    // Who may start a job here is asked before any conversation is read (the budget is taken by the start).
+    const decision = await deps.start.access.authorize({ user: req.requester, teamId: req.teamId }, 'start_job', req.channel);
+    if (!decision.allowed) {
+      await steps.save({ promptRefused: true });
+      await tell(decision.text);
+      return undefined;
+    }
     let built: PromptContextResult;
     try {
       built = await deps.context({ channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });

@@ -1,8 +1,10 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
+import type { AccessGate, AgentCall } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiError, DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
+import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
@@ -22,6 +24,8 @@ export interface ContinueJobDeps {
   docsApi: DocsApiProjects<'sendMessage'>;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
   status: Pick<StatusPresenter, 'show'>;
+  /** Who may continue a job here, and the agent budget: asked before the follow-up is sent. */
+  access: Pick<AccessGate, 'admitAgentCall' | 'noteRateLimited'>;
   logger: Logger;
   /** Who may continue a job in a channel: `anyone`, or only the `requester` (the channel's settings, else FOLLOWUP_POLICY). @throws the Redis error. */
   policyFor: (channel: string) => Promise<'anyone' | 'requester'>;
@@ -34,7 +38,7 @@ export interface ContinueJobDeps {
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
 export type ContinueJobResult =
   | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean }
-  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'refused' | 'docs_api' | 'internal' | 'uncertain'; message: string };
 
 /**
  * Sentence for a job id the bot does not know (no record, or the API's 404). The id is what the
@@ -86,7 +90,7 @@ export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRe
 
 async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps): Promise<ContinueJobResult> {
   const log = deps.logger.child({ jobId: req.jobId, author: req.author });
-  const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean };
+  const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean; admitted?: boolean };
   const rec = await deps.store.get(req.jobId);
   if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   if (req.author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
@@ -94,6 +98,12 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     return { ok: false, reason: 'not_allowed', message };
   }
   if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+  const call: AgentCall = { actor: { user: req.author }, channel: rec.channel, action: 'continue_job', project: rec.projectId, promptChars: req.prompt.length };
+  if (p.sent !== 'done' && !p.admitted) {
+    const decision = await deps.access.admitAgentCall(call);
+    if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
+    await steps.save({ admitted: true });
+  }
   if (p.sent !== 'done') {
     await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
     try {
@@ -102,6 +112,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     } catch (err) {
       if (err instanceof DocsApiError && err.code === 'network_error') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
       await steps.save({ sent: undefined });
+      if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
       if (err instanceof DocsApiNotFoundError) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
       log.warn({ err }, 'could not send the follow-up');
       return { ok: false, reason: 'docs_api', message: `Your follow-up was not sent. ${docsApiErrorText(err)}` };
@@ -123,6 +134,6 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   }
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   void deps.status.show(req.jobId);
-  log.info({ cycle, interrupted }, 'sent a follow-up');
+  audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: req.prompt.length });
   return { ok: true, rec, cycle, interrupted };
 }

@@ -1,3 +1,4 @@
+import type { AccessGate } from '../../platform/access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
@@ -70,6 +71,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   slack: MessageDeps['slack'] & { chat: Pick<WebClient['chat'], 'getPermalink'>; views: Pick<WebClient['views'], 'publish'> };
   logger: Logger;
   homeDefaults: HomeDefaults;
+  /** Budget left, shown in App Home. */
+  access: Pick<AccessGate, 'budgetLeft'>;
 }
 
 /**
@@ -129,7 +132,8 @@ async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<v
       followups: r.cycle,
     })),
   );
-  await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now()) });
+  const budget = await deps.access.budgetLeft(p.user);
+  await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now(), budget) });
 }
 
 /** "Start it again": starts the job whose first start was uncertain, in the same place. Only its requester may. */

@@ -8,6 +8,7 @@ import type { App } from '@slack/bolt';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
+import type { AccessGate } from '../../platform/access.js';
 import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
@@ -50,6 +51,10 @@ export interface AgentJobsOptions {
   statusSlack: WebClient;
   /** Where listeners record requests; the feature registers its handlers on it. */
   intake: Intake;
+  /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
+  access: AccessGate;
+  /** AGENT_PROMPT_MAX_CHARS: `/docs-edit` answers a longer instruction in its ack. */
+  promptMaxChars: number;
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
   poll: PollBounds;
@@ -90,7 +95,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
-  const common = { store, pollQueue, status: presenter, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
+  const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
   const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, slack: o.slack };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
@@ -102,6 +107,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     logger,
     ignorePrefix: o.ignorePrefix,
     homeDefaults: o.homeDefaults,
+    access: o.access,
     now: o.now,
   };
   registerHandlers(o.intake, handlerDeps);
@@ -116,7 +122,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     start,
     pollQueue,
     presenter,
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
@@ -15,6 +16,8 @@ export interface AgentJobsListenerDeps {
   /** Answers a message whose intake could not be recorded. */
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   logger: Logger;
+  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job). */
+  promptMaxChars: number;
 }
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -38,6 +41,7 @@ export function docsEditCommand(deps: AgentJobsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const instruction = unescapeSlackText(command.text).trim();
     if (!instruction) return void (await ack({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE }));
+    if (instruction.length > deps.promptMaxChars) return void (await ack({ response_type: 'ephemeral', text: promptTooLongText(instruction.length, deps.promptMaxChars) }));
     const payload: StartIntake = { teamId: command.team_id, channel: command.channel_id, requester: command.user_id, instruction, responseUrl: command.response_url };
     await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.start, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };

@@ -1,8 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
+import type { AccessGate, AgentCall } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiError } from '../../platform/docs-api/errors.js';
+import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
@@ -23,6 +25,8 @@ export interface StartJobDeps {
   slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'update' | 'delete'> };
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
   status: Pick<StatusPresenter, 'show'>;
+  /** Who may start a job here, and the agent budget: asked before anything is posted or sent. */
+  access: Pick<AccessGate, 'authorize' | 'admitAgentCall' | 'refund' | 'noteRateLimited'>;
   logger: Logger;
   /** POLL_MIN_INTERVAL_MS: delay of the first poll, in ms. */
   firstPollDelayMs: number;
@@ -57,7 +61,7 @@ export interface StartJobRequest {
 /** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when the thread already says it). */
 export type StartJobResult =
   | { ok: true; jobId: string; statusTs: string; threadTs: string }
-  | { ok: false; reason: 'cannot_post' | 'docs_api' | 'slack' | 'internal' | 'uncertain'; message: string };
+  | { ok: false; reason: 'refused' | 'cannot_post' | 'docs_api' | 'slack' | 'internal' | 'uncertain'; message: string };
 
 type StartFailure = Extract<StartJobResult, { ok: false }>;
 
@@ -68,6 +72,8 @@ export const CANNOT_POST_TEXT =
 /**
  * Starts an agent job from Slack, resumably (each step is saved in `steps` before the next, so a
  * retry after a crash picks up where the last try stopped):
+ * 0. asks the access gate (policy, prompt cap, one request from the agent budget): a refusal is
+ *    returned before anything is posted or sent;
  * 1. posts the status message (at most once; a channel the bot cannot post in costs no job);
  * 2. marks its thread "starting" (replies meanwhile are answered) and saves "create sent" with the
  *    channel's docs project, chosen once (a retry uses the same one);
@@ -81,8 +87,14 @@ export const CANNOT_POST_TEXT =
  * @throws Redis errors, and transient Slack errors before the last try, so the caller retries.
  */
 export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, steps: Steps = memorySteps()): Promise<StartJobResult> {
-  const p = steps.progress as { failure?: StartFailure; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string };
+  const p = steps.progress as { failure?: StartFailure; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
   if (p.failure) return p.failure;
+  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', promptChars: req.instruction.length };
+  if (!p.admitted) {
+    const decision = await deps.access.admitAgentCall(call);
+    if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
+    await steps.save({ admitted: true });
+  }
   const key = req.requestKey ?? `start-${req.channel}-${deps.now()}`;
   const fail = async (failure: StartFailure): Promise<StartFailure> => {
     await steps.save({ failure });
@@ -95,7 +107,10 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     statusTs = await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${key}:status`, since: req.receivedAt ?? deps.now() });
   } catch (err) {
     const code = slackErrorCode(err);
-    if (code && CANNOT_POST.has(code)) return fail({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
+    if (code && CANNOT_POST.has(code)) {
+      await deps.access.refund(call);
+      return fail({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
+    }
     if (!steps.finalAttempt) throw err;
     log.warn({ err, slackError: code }, 'could not post the status message');
     return fail({ ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' });
@@ -115,6 +130,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   } catch (err) {
     log.warn({ err }, 'could not create the agent job');
     if (err instanceof DocsApiError && err.code === 'network_error') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
+    if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
     await deps.store.clearPendingThreads(req.channel, threads).catch(() => undefined);
     await deps.slack.chat.delete({ channel: req.channel, ts: statusTs }).catch(() => undefined);
     return fail({ ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` });
@@ -137,7 +153,7 @@ async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: str
     return untracked(deps, req, ids, err);
   }
   await deps.status.show(ids.jobId);
-  deps.logger.info({ jobId: ids.jobId, channel: req.channel, projectId }, 'started an agent job');
+  audit(deps.logger, { actor: req.requester, channel: req.channel, action: 'start_job', outcome: 'ok', jobId: ids.jobId, projectId, instructionChars: req.instruction.length });
   return { ok: true, ...ids };
 }
 

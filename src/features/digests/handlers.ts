@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
@@ -20,12 +21,18 @@ export interface DigestRetryIntake {
 /** What the digests handlers need. */
 export interface DigestHandlerDeps extends Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'> {
   slack: { chat: Pick<WebClient['chat'], 'update'> };
+  access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
 }
 
 /** Registers the digests intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandlerDeps): void {
   intake.on<DigestRetryIntake>(DIGESTS_INTAKE.retry, async (p, ctx) => {
+    const decision = await deps.access.authorize({ user: p.user, teamId: p.teamId }, 'manage_digests', p.channel);
+    if (!decision.allowed) {
+      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined);
+      return;
+    }
     try {
       await queueDigestNow(deps, { teamId: p.teamId, channel: p.channel, requestedBy: p.user, ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) });
     } catch (err) {

@@ -7,6 +7,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
@@ -28,6 +29,8 @@ export interface DigestsOptions {
   prefix: string;
   visitors: Pick<VisitorsServices, 'cache'>;
   slack: WebClient;
+  /** Who may manage digests and start jobs from "Improve with agent". */
+  access: AccessGate;
   /** DIGEST_CRON and DIGEST_TZ. */
   defaultSchedule: DigestSchedule;
   /** The docs project of a channel (the settings feature). */
@@ -59,7 +62,7 @@ export function createDigests(o: DigestsOptions): Digests {
   const logger = o.logger.child({ feature: 'digests' });
   const digestQueue = createDigestQueue(o.queues);
   const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
-  registerHandlers(o.intake, { ...common, slack: o.slack });
+  registerHandlers(o.intake, { ...common, slack: o.slack, access: o.access });
   return {
     digestQueue,
     subcommands: digestSubcommands({ ...common, slack: o.slack }),
@@ -69,7 +72,7 @@ export function createDigests(o: DigestsOptions): Digests {
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
       return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
     },
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }),
     startWorkers: () => [
       startDigestWorker(
         o.queues,

@@ -1,9 +1,11 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
+import { plainTextOf } from '../../platform/slack/markup.js';
 import { recordInteraction } from '../../platform/slack/record.js';
 import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
@@ -15,8 +17,13 @@ export interface DigestListenerDeps {
   intake: Pick<Intake, 'record'>;
   /** Opens the modal. */
   slack: { views: Pick<WebClient['views'], 'open'> };
+  /** Asked before the modal opens and again at submission (the worker's gate asks a third time, with the budget). */
+  access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
 }
+
+/** How long a check may take before a modal opens or a submission is answered (Slack: 3 s for both), in ms. */
+const CHECK_WITHIN_MS = 1_500;
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
@@ -37,8 +44,10 @@ export function improveAction(deps: DigestListenerDeps) {
     const tell = (text: string) =>
       respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
     const page = decodeImproveValue(action.value);
-    const { channel, ts } = where(body);
+    const { channel, ts, teamId } = where(body);
     if (!page || !channel || !ts) return void (await tell("This button belongs to an older digest I can't read any more."));
+    const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel, CHECK_WITHIN_MS);
+    if (!decision.allowed) return void (await tell(decision.text));
     try {
       await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildImproveModal(page, { channel, threadTs: ts, path: page.path }) });
     } catch (err) {
@@ -60,6 +69,9 @@ export function improveSubmission(deps: DigestListenerDeps) {
     const meta = decodeImproveMetadata(view.private_metadata);
     if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } }));
     if (!meta) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } }));
+    // The channel rides in private_metadata: check that this person may start jobs there, now.
+    const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', meta.channel, CHECK_WITHIN_MS);
+    if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(decision.text) } }));
     const payload: StartIntake = {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel: meta.channel,

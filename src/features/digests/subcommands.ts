@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
+import { audit } from '../../platform/audit.js';
 import type { Logger } from '../../platform/logger.js';
 import { slackDateText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
@@ -12,8 +13,8 @@ import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, un
 /** What the digest subcommands of `/docs-visitors` need. */
 export interface DigestCommandDeps {
   digestQueue: Queue<DigestJobData>;
-  /** Posts the (un)subscription notice in the channel. */
-  slack: { chat: Pick<WebClient['chat'], 'postMessage'> };
+  /** Posts the (un)subscription notice in the channel; conversations.members for `subscriptions`. */
+  slack: { chat: Pick<WebClient['chat'], 'postMessage'>; conversations: Pick<WebClient['conversations'], 'members'> };
   /** DIGEST_CRON and DIGEST_TZ. */
   defaultSchedule: DigestSchedule;
   logger: Logger;
@@ -36,6 +37,7 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
       '• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel\'s digest now)',
     ],
     examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
+    actionOf: (name) => (name === 'subscriptions' ? 'read_reports' : 'manage_digests'),
     prepare(name, args) {
       if (name === 'subscribe') {
         const parsed = parseScheduleArgs(args, deps.defaultSchedule);
@@ -64,6 +66,7 @@ async function runSubscribe(deps: DigestCommandDeps, respond: Respond, caller: C
     await respond({ response_type: 'ephemeral', text: `I couldn't save the subscription ${STORAGE_DOWN}` });
     return;
   }
+  audit(deps.logger, { actor: caller.user, channel: caller.channel, action: before ? 'digest.reschedule' : 'digest.subscribe', outcome: 'ok', schedule: sub.schedule });
   const when = describeSchedule(sub.schedule);
   const next = sub.nextRunMs !== undefined ? ` Next delivery: ${slackDateText(sub.nextRunMs, sub.schedule.tz)}.` : '';
   const what = before
@@ -96,6 +99,7 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller:
     await respond({ response_type: 'ephemeral', text: "This channel doesn't get the weekly digest. `/docs-visitors subscribe` starts one." });
     return;
   }
+  audit(deps.logger, { actor: caller.user, channel: caller.channel, action: 'digest.unsubscribe', outcome: 'ok' });
   const text = `:wave: <@${caller.user}> unsubscribed this channel from the weekly docs digest.`;
   await deps.slack.chat.postMessage({ channel: caller.channel, text }).catch(() => respond({ response_type: 'ephemeral', text: 'Unsubscribed: no more weekly digests here.' }));
 }
@@ -103,16 +107,17 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller:
 async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   let subs: Awaited<ReturnType<typeof listSubscriptions>>;
   try {
-    subs = await listSubscriptions(deps.digestQueue, caller.teamId);
-  } catch {
-    await respond({ response_type: 'ephemeral', text: `I couldn't read the subscriptions ${STORAGE_DOWN}` });
+    subs = await visibleTo(deps, caller, await listSubscriptions(deps.digestQueue, caller.teamId));
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not list the digest subscriptions');
+    await respond({ response_type: 'ephemeral', text: "I couldn't read the subscriptions (my storage or Slack did not answer); try again in a moment." });
     return;
   }
   if (subs.length === 0) {
-    await respond({ response_type: 'ephemeral', text: 'No channel in this workspace gets the weekly docs digest yet. Run `/docs-visitors subscribe` in one.' });
+    await respond({ response_type: 'ephemeral', text: 'None of your channels gets the weekly docs digest yet. Run `/docs-visitors subscribe` in one.' });
     return;
   }
-  const head = `*Weekly docs digests in this workspace* (${subs.length})`;
+  const head = `*Weekly docs digests in your channels* (${subs.length})`;
   const lines: string[] = [];
   let size = head.length;
   for (const [i, s] of subs.entries()) {
@@ -126,6 +131,30 @@ async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, calle
     size += l.length + 1;
   }
   await respond({ response_type: 'ephemeral', text: [head, ...lines].join('\n') });
+}
+
+/**
+ * The subscriptions the caller may see: this channel's, and those of channels they are a member of
+ * (Slack conversations.members, every page), so private channels stay private.
+ */
+async function visibleTo<T extends { channel: string }>(deps: DigestCommandDeps, caller: Caller, subs: T[]): Promise<T[]> {
+  const seen: T[] = [];
+  for (const s of subs) {
+    // A channel Slack won't list members of (archived, the bot removed) is left out: private by default.
+    const member = s.channel === caller.channel || (await isMember(deps, s.channel, caller.user).catch(() => false));
+    if (member) seen.push(s);
+  }
+  return seen;
+}
+
+async function isMember(deps: DigestCommandDeps, channel: string, user: string): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const res = await deps.slack.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) });
+    if (res.members?.includes(user)) return true;
+    cursor = res.response_metadata?.next_cursor || undefined;
+  } while (cursor);
+  return false;
 }
 
 async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {

@@ -99,3 +99,8 @@ export function cannotReadModal(externalId: string, ref: ThreadRef, reason: Extr
       : "*I can't read this conversation*: I'm not a member of it.\nInvite me with `/invite @Docs Agent` in the channel, then use the shortcut again. (In a direct message I'm not part of, I can't read anything: use it on a message in a channel I'm in.)";
   return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
+
+/** The modal when the person may not start jobs there: the access policy's sentence; nothing to submit. */
+export function refusedModal(externalId: string, ref: ThreadRef, text: string): ModalView {
+  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}

@@ -1,7 +1,8 @@
 import type { WebClient } from '@slack/web-api';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { cannotReadModal, previewModal } from './blocks.js';
+import { cannotReadModal, previewModal, refusedModal } from './blocks.js';
 import { previewThread, type ThreadContextDeps } from './service.js';
 
 /** Kinds of intake the thread-context feature handles. */
@@ -21,6 +22,8 @@ export interface PreviewIntake {
 /** What the handlers need. */
 export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'logger' | 'pageSize'> {
   slack: ThreadContextDeps['slack'] & { views: Pick<WebClient['views'], 'update'> };
+  /** Asked before the thread is read: a person who may not start jobs there sees why, and nothing is read. */
+  access: Pick<AccessGate, 'authorize'>;
 }
 
 /** Thrown while the modal is not open yet (the listener opens it after the ack): the intake retries shortly. */
@@ -37,9 +40,14 @@ export class ModalNotOpenYetError extends Error {
  * @throws {ModalNotOpenYetError} while the modal is not open yet (until the last try); transient Slack errors.
  */
 export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewIntake, ctx: Pick<IntakeContext, 'finalAttempt'>): Promise<void> {
-  const preview = await previewThread(deps, p.channel, p.threadTs);
   const ref = { channel: p.channel, threadTs: p.threadTs };
-  const view = preview.ok ? previewModal(p.externalId, ref, preview) : cannotReadModal(p.externalId, ref, preview.reason);
+  const decision = await deps.access.authorize({ user: p.user }, 'start_job', p.channel);
+  const preview = decision.allowed ? await previewThread(deps, p.channel, p.threadTs) : undefined;
+  const view = !decision.allowed
+    ? refusedModal(p.externalId, ref, decision.text)
+    : preview!.ok
+      ? previewModal(p.externalId, ref, preview!)
+      : cannotReadModal(p.externalId, ref, preview!.reason);
   try {
     await deps.slack.views.update({ external_id: p.externalId, view });
   } catch (err) {
@@ -48,7 +56,7 @@ export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewInta
     deps.logger.warn({ channel: p.channel }, 'the Document this thread modal never opened; preview dropped');
     return;
   }
-  deps.logger.info({ channel: p.channel, readable: preview.ok, messages: preview.ok ? preview.messages : 0 }, 'showed a thread preview');
+  deps.logger.info({ channel: p.channel, allowed: decision.allowed, readable: preview?.ok ?? false, messages: preview?.ok ? preview.messages : 0 }, 'showed a thread preview');
 }
 
 /** Registers the thread-context intake handlers (run by the intake worker of any replica). */

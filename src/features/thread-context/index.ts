@@ -6,6 +6,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PromptContext } from '../agent-jobs/index.js';
@@ -22,6 +23,8 @@ export interface ThreadContextOptions {
   slack: ThreadContextSlack & { views: Pick<WebClient['views'], 'open' | 'update'> };
   /** Where the shortcut records its requests; the feature registers its handlers on it. */
   intake: Intake;
+  /** Who may start a job from the shortcut: asked before the thread is read and at submission. */
+  access: AccessGate;
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS. */
   maxChars: number;
@@ -39,9 +42,9 @@ export interface ThreadContext {
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
   const deps = { slack: o.slack, logger, maxChars: o.maxChars };
-  registerHandlers(o.intake, deps);
+  registerHandlers(o.intake, { ...deps, access: o.access });
   return {
     context: (req) => buildPrompt(deps, req),
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger }),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }),
   };
 }

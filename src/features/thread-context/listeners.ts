@@ -1,9 +1,11 @@
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
+import { plainTextOf } from '../../platform/slack/markup.js';
 import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
 import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './handlers.js';
@@ -13,8 +15,13 @@ export interface ThreadContextListenerDeps {
   intake: Pick<Intake, 'record'>;
   /** Opens the modal. */
   slack: { views: Pick<WebClient['views'], 'open'> };
+  /** Asked again at submission, for the channel in the form (the worker's gate asks a third time, with the budget). */
+  access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
 }
+
+/** How long the check at submission may take (Slack: 3 s for a view_submission), in ms. */
+const CHECK_WITHIN_MS = 1_500;
 
 type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
@@ -64,6 +71,8 @@ export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
     const ref = decodeThreadRef(view.private_metadata);
     if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to do with this thread.' } }));
     if (!ref) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; use the shortcut again.' } }));
+    const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', ref.channel, CHECK_WITHIN_MS);
+    if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(decision.text) } }));
     const payload: StartIntake = {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel: ref.channel,

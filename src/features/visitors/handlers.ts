@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
+import type { AccessAction, AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
@@ -41,6 +42,8 @@ export interface VisitorsSubcommands {
    * in the worker. @returns what to run, or the ephemeral answer for a mistake.
    */
   prepare(name: string, args: string[]): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
+  /** What running `name` amounts to, for the access gate (e.g. `subscribe` → `manage_digests`). */
+  actionOf(name: string): AccessAction;
 }
 
 /** `/docs-visitors [FROM] [TO] [limit=N]`, recorded. */
@@ -75,6 +78,8 @@ export interface VisitorsHandlerDeps {
   redis: Redis;
   prefix: string;
   now: () => number;
+  /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
+  access: Pick<AccessGate, 'authorize'>;
   subcommands?: VisitorsSubcommands;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
@@ -87,13 +92,29 @@ export const STALE_BUTTON = 'This button belongs to an older report I can no lon
 
 /** Registers the visitors intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
-  intake.on<ReportIntake>(INTAKE.report, (p) => runReport(deps, p));
-  intake.on<ButtonIntake>(INTAKE.page, (p) => page(deps, p));
-  intake.on<ButtonIntake>(INTAKE.retry, (p) => retry(deps, p));
+  intake.on<ReportIntake>(INTAKE.report, async (p) => {
+    if (await allowed(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl)) await runReport(deps, p);
+  });
+  intake.on<ButtonIntake>(INTAKE.page, async (p) => {
+    if (await allowed(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await page(deps, p);
+  });
+  intake.on<ButtonIntake>(INTAKE.retry, async (p) => {
+    if (await allowed(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await retry(deps, p);
+  });
   intake.on<SubcommandIntake>(INTAKE.subcommand, async (p) => {
     const prepared = deps.subcommands?.prepare(p.name, p.args);
-    if (prepared?.ok) await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
+    if (!prepared?.ok || !deps.subcommands) return;
+    if (!(await allowed(deps, p.caller.user, deps.subcommands.actionOf(p.name), p.caller.channel, p.responseUrl))) return;
+    await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
   });
+}
+
+/** Asks the access gate; a refusal is told to the person only (through the response_url) and nothing else happens. */
+async function allowed(deps: VisitorsHandlerDeps, user: string, action: AccessAction, channel: string, responseUrl: string | undefined): Promise<boolean> {
+  const decision = await deps.access.authorize({ user }, action, channel);
+  if (decision.allowed) return true;
+  if (responseUrl) await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined);
+  return false;
 }
 
 /** A report: resolves the range in the person's time zone, loads it through the cache, posts it. */

@@ -68,3 +68,13 @@ export function unescapeSlackText(s: string): string {
 export function mentionsUser(text: string, userId: string | undefined): boolean {
   return userId !== undefined && new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
 }
+
+/**
+ * For places Slack shows plain text only (a modal's input errors): the access policy's mrkdwn
+ * tokens become readable words — `<@U…>` "the admin", `<#C…|name>` "#name", `<!subteam^S…>` "the
+ * allowed user group", `<!date^…|fallback>` its fallback.
+ */
+export function plainTextOf(mrkdwn: string): string {
+  return mrkdwn.replace(/<@([A-Z0-9]+)>/g, 'the admin').replace(/<#([A-Z0-9]+)(\|([^>]*))?>/g, (_m, id: string, _p, name?: string) => `#${name ?? id}`).replace(/<!subteam\^[A-Z0-9]+(\|([^>]*))?>/g, (_m, _p, h?: string) => h ?? 'the allowed user group').replace(/<!date\^[^|]*\|([^>]*)>/g, '$1');
+}
+

@@ -1,0 +1,123 @@
+import { ACCESS_CHECK_FAILED_TEXT, type AccessAction, type AccessDecision, type RefusalReason } from '../../platform/access.js';
+
+/** The access settings (README "Who can use it"), from ACCESS_* and ADMIN_USERS. */
+export interface AccessPolicyConfig {
+  /** ACCESS_ALLOWED_USERS: user ids (`U…`/`W…`). */
+  allowedUsers: readonly string[];
+  /** ACCESS_ALLOWED_USERGROUPS: user group ids (`S…`). */
+  allowedUsergroups: readonly string[];
+  /** ACCESS_ALLOWED_CHANNELS: channel ids where jobs may be started or continued (empty: anywhere the bot is, and DMs). */
+  allowedChannels: readonly string[];
+  /** ACCESS_ALLOW_GUESTS. */
+  allowGuests: boolean;
+  /** ACCESS_ALLOW_EXTERNAL. */
+  allowExternal: boolean;
+  /** ADMIN_USERS: may change channel settings (besides workspace admins and owners). */
+  adminUsers: readonly string[];
+}
+
+/** What the policy needs to know about a person (Slack `users.info`). */
+export interface UserFacts {
+  id: string;
+  /** The person's workspace (`team_id`). */
+  teamId?: string;
+  isBot: boolean;
+  deleted: boolean;
+  /** Multi-channel guest (`is_restricted`) or single-channel guest (`is_ultra_restricted`). */
+  isGuest: boolean;
+  /** `is_stranger`: a user of another workspace seen through a shared channel. */
+  isStranger: boolean;
+  /** Workspace admin or owner (`is_admin` / `is_owner`). */
+  isWorkspaceAdmin: boolean;
+  /** IANA time zone (`tz`), for times in answers. */
+  tz?: string;
+}
+
+/** One question to the policy. */
+export interface PolicyQuestion {
+  facts: UserFacts;
+  /** The bot's own workspace (`auth.test` `team_id`). */
+  homeTeamId: string;
+  action: AccessAction;
+  channel: string;
+  /** Whether the person is in one of ACCESS_ALLOWED_USERGROUPS (only asked when {@link needsGroupCheck}). */
+  inAllowedGroup?: boolean;
+}
+
+const VERB: Record<AccessAction, string> = {
+  start_job: 'start docs jobs',
+  continue_job: 'continue docs jobs',
+  manage_digests: 'manage the weekly docs digest',
+  read_reports: 'read docs reports',
+  change_settings: "change this channel's docs settings",
+};
+
+/** Sentence when a check could not be made (Slack or Redis failed): the request is refused (fail closed). */
+export const CHECK_FAILED_TEXT = ACCESS_CHECK_FAILED_TEXT;
+
+const restrictsUsers = (c: AccessPolicyConfig) => c.allowedUsers.length > 0 || c.allowedUsergroups.length > 0;
+const usesAllowList = (a: AccessAction) => a === 'start_job' || a === 'continue_job' || a === 'manage_digests';
+
+/** True when the answer depends on user group membership (so the caller must look it up first). */
+export function needsGroupCheck(c: AccessPolicyConfig, action: AccessAction, user: string): boolean {
+  return usesAllowList(action) && c.allowedUsergroups.length > 0 && !c.allowedUsers.includes(user);
+}
+
+/**
+ * The access policy, pure. In order: bots and deactivated accounts are refused; guests unless
+ * ACCESS_ALLOW_GUESTS; users of another workspace (their `team_id` is not the bot's, or
+ * `is_stranger`) unless ACCESS_ALLOW_EXTERNAL; then per action — starting and continuing jobs and
+ * managing digests need the allow-list (users ∪ user group members) when one is set; starting and
+ * continuing jobs need an allowed channel when ACCESS_ALLOWED_CHANNELS is set; changing settings
+ * needs ADMIN_USERS or a workspace admin/owner; reading reports needs nothing more.
+ *
+ * @returns the decision with the sentence to show the person (Slack mrkdwn).
+ */
+export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDecision {
+  const { facts, action } = q;
+  const verb = VERB[action];
+  const refuse = (reason: RefusalReason, text: string): AccessDecision => ({ allowed: false, reason, text });
+  if (facts.isBot || facts.deleted) return refuse('not_a_person', `Only people can ${verb}.`);
+  if (facts.isGuest && !c.allowGuests) return refuse('guest', `Guests can't ${verb} in this workspace. Ask a full member of the workspace to do it for you.`);
+  const external = facts.isStranger || (facts.teamId !== undefined && facts.teamId !== q.homeTeamId);
+  if (external && !c.allowExternal) {
+    return refuse('external', `People from other organizations can't ${verb} in this workspace (this channel is shared with yours). Ask someone from this workspace to do it for you.`);
+  }
+  if (action === 'change_settings') {
+    if (facts.isWorkspaceAdmin || c.adminUsers.includes(facts.id)) return { allowed: true };
+    return refuse('not_admin', `Only workspace admins${c.adminUsers.length ? ` and ${mentionList(c.adminUsers)}` : ''} can ${verb}.`);
+  }
+  if (usesAllowList(action) && restrictsUsers(c) && !c.allowedUsers.includes(facts.id) && !q.inAllowedGroup) {
+    return refuse('not_allowed_user', `Only ${allowedWho(c)} can ${verb}: ask ${contact(c)}.`);
+  }
+  if ((action === 'start_job' || action === 'continue_job') && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
+    const here = q.channel.startsWith('D') ? 'in direct messages' : 'in this channel';
+    return refuse('not_allowed_channel', `Docs jobs aren't enabled ${here}: try ${c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ')}.`);
+  }
+  return { allowed: true };
+}
+
+/** "members of @docs-writers", "<@U1>, <@U2>", or both. Slack renders `<!subteam^S…>` as the group's handle. */
+function allowedWho(c: AccessPolicyConfig): string {
+  const groups = c.allowedUsergroups.length ? `members of ${c.allowedUsergroups.map((g) => `<!subteam^${g}>`).join(', ')}` : '';
+  const users = c.allowedUsers.length ? mentionList(c.allowedUsers.slice(0, 5)) : '';
+  return [groups, users].filter(Boolean).join(' and ');
+}
+
+/** Who to ask: the first of ADMIN_USERS, else a workspace admin. */
+function contact(c: AccessPolicyConfig): string {
+  return c.adminUsers[0] ? `<@${c.adminUsers[0]}>` : 'a workspace admin';
+}
+
+function mentionList(users: readonly string[]): string {
+  return users.map((u) => `<@${u}>`).join(', ');
+}
+
+/** Who may start jobs in `channel`, in words (for `/docs-settings`): "members of @docs-writers and @dana; no guests; not people of other organizations". */
+export function describeAccess(c: AccessPolicyConfig, channel: string): string {
+  if (c.allowedChannels.length > 0 && !c.allowedChannels.includes(channel)) return `nobody: docs jobs aren't enabled in this channel (they are in ${c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(', ')})`;
+  const who = restrictsUsers(c) ? allowedWho(c) : 'every full member';
+  const guests = c.allowGuests ? 'guests too' : 'no guests';
+  const external = c.allowExternal ? 'people of other organizations too' : 'not people of other organizations';
+  return `${who}; ${guests}; ${external}`;
+}

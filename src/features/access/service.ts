@@ -1,0 +1,128 @@
+import { TZDate } from '@date-fns/tz';
+import { format } from 'date-fns';
+import { promptTooLongText, type AccessAction, type AccessDecision, type AccessGate, type Actor, type RefusalReason } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
+import type { Logger } from '../../platform/logger.js';
+import { formatDuration } from '../../platform/slack/duration.js';
+import type { AgentBudget } from './budget.js';
+import type { SlackDirectory } from './directory.js';
+import { CHECK_FAILED_TEXT, decideAccess, needsGroupCheck, type AccessPolicyConfig, type UserFacts } from './policy.js';
+
+/** What the access service needs. */
+export interface AccessDeps {
+  policy: AccessPolicyConfig;
+  directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'homeTeamId'>;
+  budget: Pick<AgentBudget, 'take' | 'give' | 'block' | 'remaining' | 'opts'>;
+  /** DOCS_PROJECT_ID. */
+  defaultProject: string;
+  /** AGENT_PROMPT_MAX_CHARS. */
+  promptMaxChars: number;
+  /** The docs project a channel uses (DOCS_PROJECT_ID unless the channel's settings say otherwise). */
+  projectFor(channel: string): Promise<string>;
+  /** Called with the requests left in a project's hourly budget after each admitted call (the metrics gauge). */
+  onBudget?: (project: string, remaining: number) => void;
+  logger: Logger;
+  /** Clock, epoch ms. */
+  now: () => number;
+}
+
+/** Back-off after a 429 without Retry-After (the vendor documents none), in ms. */
+export const RATE_LIMITED_DEFAULT_MS = 60_000;
+
+/**
+ * The access gate (see {@link AccessGate}): the policy over the person's Slack facts, the prompt
+ * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
+ * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
+ */
+type Refusal = Extract<AccessDecision, { allowed: false }>;
+
+/** Writes the refusal's audit line and returns it. */
+function refused(deps: AccessDeps, actor: Actor, channel: string, action: string, d: Refusal, extra: Record<string, unknown> = {}): Refusal {
+  audit(deps.logger, { actor: actor.user, channel, action, outcome: 'refused', reason: d.reason, ...extra });
+  return d;
+}
+
+/** The policy over the person's facts (and group membership when it matters); a failed lookup is `check_failed`. */
+async function check(deps: AccessDeps, actor: Actor, action: AccessAction, channel: string): Promise<{ decision: AccessDecision; facts?: UserFacts }> {
+  try {
+    const [facts, homeTeamId] = await Promise.all([deps.directory.user(actor.user), deps.directory.homeTeamId()]);
+    const inAllowedGroup = needsGroupCheck(deps.policy, action, actor.user) ? await deps.directory.inAnyGroup(actor.user, deps.policy.allowedUsergroups) : undefined;
+    const decision = decideAccess(deps.policy, { facts, homeTeamId, action, channel, ...(inAllowedGroup !== undefined ? { inAllowedGroup } : {}) });
+    return { decision, facts };
+  } catch (err) {
+    deps.logger.warn({ err, user: actor.user, action }, 'could not check access; refused (fail closed)');
+    return { decision: { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT } };
+  }
+}
+
+/** Tells `onBudget` (the metrics gauge) what is left of `project`'s budget; never rejects. */
+function reportBudget(deps: AccessDeps, project: string, user: string): Promise<void> {
+  return deps.onBudget ? deps.budget.remaining(user, project).then((r) => deps.onBudget?.(project, r.project), () => undefined) : Promise.resolve();
+}
+
+export function createAccess(deps: AccessDeps): AccessGate {
+  const refuse = (actor: Actor, channel: string, action: string, d: Refusal, extra?: Record<string, unknown>) => refused(deps, actor, channel, action, d, extra);
+  return {
+    async authorize(actor, action, channel, opts) {
+      const { decision } = await check(deps, actor, action, channel);
+      if (decision.allowed || opts?.audit === false) return decision;
+      return refuse(actor, channel, action, decision);
+    },
+    async admitAgentCall(call) {
+      const { decision, facts } = await check(deps, call.actor, call.action, call.channel);
+      if (!decision.allowed) return refuse(call.actor, call.channel, call.action, decision);
+      const cap = deps.promptMaxChars;
+      if (call.promptChars > cap) {
+        return refuse(call.actor, call.channel, call.action, { allowed: false, reason: 'prompt_too_long', text: promptTooLongText(call.promptChars, cap) }, { promptChars: call.promptChars });
+      }
+      try {
+        const project = call.project ?? (await deps.projectFor(call.channel));
+        const taken = await deps.budget.take(call.actor.user, project);
+        if (!taken.ok) {
+          const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
+          return refuse(call.actor, call.channel, call.action, { allowed: false, reason, text: budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz) }, { project });
+        }
+        void reportBudget(deps, project, call.actor.user);
+        return { allowed: true };
+      } catch (err) {
+        deps.logger.warn({ err, user: call.actor.user }, 'could not check the agent budget; refused (fail closed)');
+        return refuse(call.actor, call.channel, call.action, { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT });
+      }
+    },
+    async refund(call) {
+      const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
+      if (!project) return;
+      await deps.budget.give(call.actor.user, project).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
+      await reportBudget(deps, project, call.actor.user);
+    },
+    async budgetLeft(user, project = deps.defaultProject) {
+      try {
+        const left = await deps.budget.remaining(user, project);
+        return { project: left.project, perProject: deps.budget.opts.perProject, user: left.user, perUser: deps.budget.opts.perUser };
+      } catch {
+        return undefined;
+      }
+    },
+    async noteRateLimited(call, retryAfterMs) {
+      const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
+      if (!project) return;
+      deps.logger.warn({ project, retryAfterMs }, 'the docs API is rate limiting agent requests; holding new ones until it frees');
+      await deps.budget.block(project, retryAfterMs ?? RATE_LIMITED_DEFAULT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not record the docs API rate limit'));
+    },
+  };
+}
+
+/**
+ * "The docs agent's hourly budget for this project is used up (100 requests/hour). Next free slot:
+ * 14:32 (in 7 min)." The time is Slack's `<!date>` token (each reader's own zone) with a fallback
+ * in the person's `users.info` zone.
+ */
+export function budgetText(deps: Pick<AccessDeps, 'budget' | 'now'>, which: 'user' | 'project', msBeforeNext: number, tz: string | undefined): string {
+  const at = deps.now() + msBeforeNext;
+  const zone = tz ?? 'UTC';
+  const fallback = `${format(new TZDate(at, zone), 'HH:mm')}${tz ? '' : ' UTC'}`;
+  const slot = `Next free slot: <!date^${Math.ceil(at / 1000)}^{time}|${fallback}> (in ${formatDuration(Math.max(msBeforeNext, 1000))}).`;
+  return which === 'project'
+    ? `The docs agent's hourly budget for this project is used up (${deps.budget.opts.perProject} requests/hour). ${slot}`
+    : `You've used your hourly budget of docs agent requests (${deps.budget.opts.perUser} requests/hour). ${slot}`;
+}
