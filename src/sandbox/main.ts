@@ -119,6 +119,11 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });
   await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0ADMIN' && m.text.startsWith('Docs Agent settings')), 10_000);
   say(dim("  …only @dana sees the channel's settings; as an admin she gets [ Edit ] (`/docs-settings project sandbox-docs-v2` would move #docs)"));
+  say(`@gus (a guest) in #docs: /docs-edit Rewrite the pricing page`);
+  const requests = sb.docs.requests.length;
+  await sb.driver.slashCommand({ command: '/docs-edit', text: 'Rewrite the pricing page', user: 'U0GUEST', channel: CHANNEL });
+  await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0GUEST'), 10_000);
+  say(dim(`  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${sb.docs.requests.length - requests} docs API requests, no status message`));
   say();
 }
 
