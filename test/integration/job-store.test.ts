@@ -27,6 +27,18 @@ describe('JobStore on real Redis', () => {
     expect(await store.get('nope')).toBeUndefined();
   });
 
+  it("keeps a 200-character instruction out of the record's hash, so the hash stays compact (listpack)", async () => {
+    const long = 'Document the retry policy of the webhooks API. '.repeat(5).slice(0, 200);
+    await store.create(jobRecord({ instruction: long, permalink: '' }));
+    expect(await redis.object('ENCODING', `${prefix}:agent-job:job_1`)).toBe('listpack');
+    expect((await store.get('job_1'))?.instruction).toBe(long);
+    await store.update('job_1', { state: 'completed' });
+    expect(await redis.object('ENCODING', `${prefix}:agent-job:job_1`)).toBe('listpack');
+    // A record written before the instruction had its own key still reads whole.
+    await redis.hset(`${prefix}:agent-job:job_old`, { ...(await redis.hgetall(`${prefix}:agent-job:job_1`)), jobId: 'job_old', instruction: 'old style' });
+    expect((await store.get('job_old'))?.instruction).toBe('old style');
+  });
+
   it('keeps every key under the prefix, with a TTL', async () => {
     await store.create(rec);
     const keys = await redis.keys(`${prefix}:*`);

@@ -47,16 +47,31 @@ export class JobStore {
   }
 
   /**
-   * Stores a new record and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId).
+   * The instruction's own string key. Kept out of the record's hash so that the hash keeps Redis'
+   * compact listpack encoding, which ends once any value passes 64 bytes (`hash-max-listpack-value`):
+   * a 200-character instruction in the hash costs about 1.3 KB more per job.
+   */
+  private textKey(jobId: string): string {
+    return this.key('agent-job-text', jobId);
+  }
+
+  /**
+   * Stores a new record (hash `{prefix}:agent-job:{jobId}`, instruction in
+   * `{prefix}:agent-job-text:{jobId}`) and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId).
    * Idempotent: a record that exists already is left as it is (a retried start must not reset a
    * job that has moved on), and its indexes are refreshed.
    */
   async create(rec: JobRecord): Promise<void> {
     const k = this.key('agent-job', rec.jobId);
     const userJobs = this.key('user-jobs', rec.teamId, rec.requester);
+    const { instruction, ...fields } = rec;
+    // Empty fields (no PR yet, no note, …) and a reaction target that is the thread root are left
+    // out: reading fills them in, and each field kept costs bytes per tracked job.
+    const stored = Object.entries(toHash(fields)).filter(([f, v]) => v !== '' && !(f === 'reactionTs' && v === rec.threadTs));
     await this.redis
       .multi()
-      .eval(CREATE_IF_ABSENT, 1, k, String(RECORD_TTL_S), ...Object.entries(toHash(rec)).flat())
+      .eval(CREATE_IF_ABSENT, 1, k, String(RECORD_TTL_S), ...stored.flat())
+      .set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX')
       .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
       .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
       .zadd(userJobs, rec.createdAt, rec.jobId)
@@ -67,16 +82,23 @@ export class JobStore {
 
   /** @returns the record, or undefined when unknown (or expired). */
   async get(jobId: string): Promise<JobRecord | undefined> {
-    const h = await this.redis.hgetall(this.key('agent-job', jobId));
+    const res = await this.redis.pipeline().hgetall(this.key('agent-job', jobId)).get(this.textKey(jobId)).exec();
+    const [[hashErr, h], [textErr, text]] = res as [[Error | null, Record<string, string>], [Error | null, string | null]];
+    if (hashErr ?? textErr) throw hashErr ?? textErr;
     if (!h.jobId) return undefined;
-    return fromHash(h, this.defaultProjectId);
+    // Records written before the instruction had its own key still hold it in the hash.
+    return fromHash(text === null ? h : { ...h, instruction: text }, this.defaultProjectId);
   }
 
   /** Updates some fields of an existing record (no-op for unknown jobs). */
   async update(jobId: string, fields: Partial<JobRecord>): Promise<void> {
     const k = this.key('agent-job', jobId);
     if (!(await this.redis.exists(k))) return;
-    await this.redis.multi().hset(k, toHash(fields)).expire(k, RECORD_TTL_S).exec();
+    const { instruction, ...rest } = fields;
+    const m = this.redis.multi();
+    if (Object.keys(rest).length) m.hset(k, toHash(rest));
+    if (instruction !== undefined) m.set(this.textKey(jobId), instruction);
+    await m.expire(k, RECORD_TTL_S).expire(this.textKey(jobId), RECORD_TTL_S).exec();
   }
 
   /**
@@ -89,6 +111,7 @@ export class JobStore {
   async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = '', fromCycle?: number): Promise<number | undefined> {
     const fields = Object.entries(toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention })).flat();
     const res = await this.redis.eval(BEGIN_CYCLE, 1, this.key('agent-job', jobId), fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields);
+    await this.redis.expire(this.textKey(jobId), RECORD_TTL_S);
     return res === null || res === undefined ? undefined : Number(res);
   }
 

@@ -24,11 +24,13 @@ export function pollJobId(agentJobId: string, cycle: number): string {
 export const POLL_STEP_ATTEMPTS = 1_000;
 const POLL_RETRY_CAP_MS = 60_000;
 
-/** Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX. */
+/**
+ * Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX. Only what a job must carry is in
+ * its options (each tracked job keeps them in its BullMQ hash for hours): how long finished jobs
+ * are kept is the worker's setting.
+ */
 export function createPollQueue(ctx: QueueContext): Queue<PollJobData> {
   return createQueue<PollJobData>(ctx, POLL_QUEUE, {
-    removeOnComplete: { age: 24 * 3600, count: 1000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
     attempts: POLL_STEP_ATTEMPTS,
     backoff: { type: 'capped' },
   });
@@ -50,6 +52,8 @@ export async function watchAgentJob(queue: Pick<Queue<PollJobData>, 'add'>, agen
 export function startPollWorker(ctx: QueueContext, deps: PollStepDeps): Worker<PollJobData, PollStepResult> {
   return createWorker<PollJobData, PollStepResult>(ctx, POLL_QUEUE, createPollStep(deps), {
     concurrency: 10,
+    removeOnComplete: { age: 24 * 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
     lockDuration: 10_000,
     stalledInterval: 5_000,
     maxStalledCount: 10,
