@@ -54,7 +54,7 @@ async function keysUnder(redis: ReturnType<typeof testRedis>, prefix: string): P
       const b = Number(res[i]?.[1] ?? 0);
       keys++;
       bytes += b;
-      const kind = k.slice(prefix.length + 1).replace(/:[^:]*$/, '').replace(/agent-[A-Za-z0-9_.-]+-\d+/, '<job>');
+      const kind = k.slice(prefix.length + 1).replace(/:[^:]*$/, '').replace(/agent-[A-Za-z0-9_.-]+-\d+|job_[a-z0-9]+/, '<job>');
       const e = byKind.get(kind) ?? { keys: 0, bytes: 0 };
       e.keys++;
       e.bytes += b;
@@ -105,7 +105,7 @@ async function scale(): Promise<string> {
           });
           const { id } = (await created.json()) as { id: string };
           const ts = `1790000000.${String(i + k).padStart(6, '0')}`;
-          await store.create(jobRecord({ jobId: id, teamId: 'T0SANDBOX', channel: 'C0DOCS', threadTs: ts, statusTs: ts, reactionTs: ts, requester: 'U0ALICE', cycleRequester: 'U0ALICE', instruction, createdAt: startedAt, cycleStartedAt: startedAt }));
+          await store.create(jobRecord({ jobId: id, projectId: 'proj_e2e', teamId: 'T0SANDBOX', channel: 'C0DOCS', threadTs: ts, statusTs: ts, reactionTs: ts, requester: 'U0ALICE', cycleRequester: 'U0ALICE', instruction, createdAt: startedAt, cycleStartedAt: startedAt }));
           await watchAgentJob(queue, id, 0, Math.floor(random() * 120_000));
         }),
       );
