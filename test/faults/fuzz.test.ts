@@ -7,6 +7,7 @@ import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../.
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/thread-context/index.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/visitors/blocks.js';
 import { ACTION_RETRY } from '../../src/features/visitors/service.js';
+import { ACTION_EDIT, EDIT_CALLBACK_ID, FOLLOWUPS_ACTION, FOLLOWUPS_BLOCK, PROJECT_ACTION, PROJECT_BLOCK } from '../../src/features/settings/blocks.js';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
 import { postRaw, signatureHeaders } from '../../src/sandbox/driver/http.js';
@@ -110,7 +111,7 @@ interface FuzzRequest {
 
 const command = both(({ maybeWrong, field }) =>
   fc.record({
-    command: maybeWrong(fc.constantFrom('/docs-edit', '/docs-edit', '/docs-edit', '/docs-reply', '/docs-visitors', '/docs-visitors', '/docs-dance', '/DOCS-EDIT')),
+    command: maybeWrong(fc.constantFrom('/docs-edit', '/docs-edit', '/docs-edit', '/docs-reply', '/docs-visitors', '/docs-visitors', '/docs-settings', '/docs-dance', '/DOCS-EDIT')),
     text: field(text),
     user_id: field(user),
     channel_id: field(channel),
@@ -143,7 +144,7 @@ const event = both(({ maybeWrong, field }) =>
   })
   .map((body): FuzzRequest => ({ label: 'event', encoding: 'json', body })));
 
-const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, 'link.thread', 'open_pr_link', 'old.button');
+const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, ACTION_EDIT, 'link.thread', 'open_pr_link', 'old.button');
 const click = both(({ maybeWrong, field }) =>
   fc.record({
     type: maybeWrong(fc.constant('block_actions')),
@@ -169,7 +170,7 @@ const submission = both(({ maybeWrong, field }) =>
     view: maybeWrong(
       fc.record({
         id: maybeWrong(fc.constant('V0FUZZ1')),
-        callback_id: maybeWrong(fc.constantFrom(IMPROVE_CALLBACK_ID, DOCUMENT_THREAD_MODAL, 'unknown_modal')),
+        callback_id: maybeWrong(fc.constantFrom(IMPROVE_CALLBACK_ID, DOCUMENT_THREAD_MODAL, EDIT_CALLBACK_ID, 'unknown_modal')),
         hash: fc.constant('h1'),
         private_metadata: field(
           fc.oneof(
@@ -178,7 +179,18 @@ const submission = both(({ maybeWrong, field }) =>
             fc.record({ c: maybeWrong(channel), t: maybeWrong(ts) }).map((m) => JSON.stringify(m)),
           ),
         ),
-        state: maybeWrong(fc.record({ values: maybeWrong(fc.record({ [INSTRUCTION_BLOCK]: maybeWrong(fc.record({ [INSTRUCTION_ACTION]: maybeWrong(fc.record({ type: fc.constant('plain_text_input'), value: field(text) })) })) })) })),
+        state: maybeWrong(
+          fc.record({
+            values: maybeWrong(
+              fc.record({
+                [INSTRUCTION_BLOCK]: maybeWrong(fc.record({ [INSTRUCTION_ACTION]: maybeWrong(fc.record({ type: fc.constant('plain_text_input'), value: field(text) })) })),
+                // The settings modal's select and radio buttons.
+                [PROJECT_BLOCK]: maybeWrong(fc.record({ [PROJECT_ACTION]: maybeWrong(fc.record({ type: fc.constant('static_select'), selected_option: maybeWrong(fc.record({ value: field(fc.constantFrom('proj_e2e', 'proj_nope')) })) })) })),
+                [FOLLOWUPS_BLOCK]: maybeWrong(fc.record({ [FOLLOWUPS_ACTION]: maybeWrong(fc.record({ type: fc.constant('radio_buttons'), selected_option: maybeWrong(fc.record({ value: field(fc.constantFrom('anyone', 'requester', 'everyone')) })) })) })),
+              }),
+            ),
+          }),
+        ),
       }),
     ),
   })

@@ -109,10 +109,16 @@ export interface EditValues {
   followupPolicy: string | undefined;
 }
 
-/** Reads the modal's answers (untrusted: checked by the caller). */
-export function readEditValues(values: Record<string, Record<string, { selected_option?: { value?: string } | null }>>): EditValues {
-  return {
-    projectId: values[PROJECT_BLOCK]?.[PROJECT_ACTION]?.selected_option?.value ?? undefined,
-    followupPolicy: values[FOLLOWUPS_BLOCK]?.[FOLLOWUPS_ACTION]?.selected_option?.value ?? undefined,
-  };
+/** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
+const pick = (o: unknown, k: string): unknown => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined);
+
+/** The value of a select or radio input in a view's `state.values`; undefined unless it is a string. */
+function selectedValue(values: unknown, block: string, action: string): string | undefined {
+  const v = pick(pick(pick(pick(values, block), action), 'selected_option'), 'value');
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Reads the modal's answers from `state.values` of any shape (untrusted: checked by the caller). */
+export function readEditValues(values: unknown): EditValues {
+  return { projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION), followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION) };
 }

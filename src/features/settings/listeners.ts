@@ -71,7 +71,7 @@ export function editAction(deps: SettingsListenerDeps) {
 export function editSubmission(deps: SettingsListenerDeps) {
   return async ({ ack, body, view }: ViewArgs): Promise<void> => {
     const channel = decodeEditMetadata(view.private_metadata);
-    const values = readEditValues(view.state.values as never);
+    const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
     if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
