@@ -195,6 +195,9 @@ export class SandboxRepl {
  */
 export async function readCommands(repl: SandboxRepl, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, say: (line: string) => void): Promise<void> {
   const rl = createInterface({ input, output, prompt: 'sandbox> ' });
+  // Once the input has ended, Node 24 throws ERR_USE_AFTER_CLOSE on prompt(); lines read before still arrive.
+  let closed = false;
+  rl.once('close', () => (closed = true));
   try {
     rl.prompt();
     for await (const line of rl) {
@@ -203,7 +206,7 @@ export async function readCommands(repl: SandboxRepl, input: NodeJS.ReadableStre
       } catch (err) {
         say(`  failed: ${err instanceof Error ? err.message : String(err)}`);
       }
-      rl.prompt();
+      if (!closed) rl.prompt();
     }
   } finally {
     rl.close();
