@@ -2,7 +2,8 @@
  * Smoke test of the compiled bot (what the Docker image runs): `node dist/main.js` — with the node
  * running this script (CI runs it on Node 24) — against the sandbox's fakes of Slack and the docs API
  * and a real Redis. Checks that `GET /healthz` answers 200, that one `/docs-edit` gets to its
- * pull-request link in the thread, and that SIGTERM ends the process with exit code 0.
+ * pull-request link in the thread, that `/docs-visitors digest` uploads its chart (the native canvas
+ * module from the compiled code), and that SIGTERM ends the process with exit code 0.
  *
  * Usage: `npm run build && node --import tsx scripts/smoke-dist.ts` (or `npm run smoke:dist`, which
  * builds first). Exits 0 on success; otherwise 1 with the reason and the bot's output. Redis:
@@ -85,6 +86,14 @@ async function main(): Promise<void> {
       slack.messages.find((m) => m.channel === CHANNEL && m.bot_id && m.thread_ts && m.ts !== m.thread_ts && /https:\/\/github\.com\/\S+\/pull\/\d+/.test(m.text)),
     );
     log(`/docs-edit → ${reply.text}`);
+
+    // The digest's chart: chart.js on @napi-rs/canvas (a native module) from the compiled code.
+    const digest = await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: CHANNEL });
+    if (digest.status !== 200) throw new Error(`/docs-visitors digest answered HTTP ${digest.status}`);
+    const upload = await until('the digest chart upload', 20_000, () =>
+      slack.calls.find((c) => c.method === 'file_upload' && c.status === 200 && Number(c.args.length) > 10_000),
+    );
+    log(`/docs-visitors digest → chart PNG uploaded (${String(upload.args.length)} bytes)`);
 
     bot.kill('SIGTERM');
     const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 10 s after SIGTERM'), 10_000).unref())]);
