@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bench, describe } from 'vitest';
 import { DurationHistory } from '../src/features/agent-jobs/durations.js';
 import { JobStore } from '../src/features/agent-jobs/store.js';
@@ -22,8 +24,9 @@ import { seeded } from './poll-sim.js';
 const JOBS = Number(process.env.SCALE_JOBS ?? 10_000);
 const WINDOW_S = Number(process.env.SCALE_WINDOW_S ?? 60);
 const CLK_TCK = 100;
-/** SCALE_PROFILE=dir: the bot is started with `--import dir/preload.mjs` (e.g. an inspector CPU profiler) and stopped cleanly after the window. */
+/** SCALE_PROFILE=dir: the bot runs with bench/cpu-profile.preload.mjs and is stopped cleanly after the window; its CPU profile lands in dir. */
 const PROFILE_DIR = process.env.SCALE_PROFILE;
+if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
 
 function procStat(pid: number): { cpuS: number; rssMb: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -85,7 +88,8 @@ async function scale(): Promise<string> {
     const history = new DurationHistory(redis, sb.prefix, 'proj_e2e', Date.now);
     const random = seeded(7);
     for (let i = 0; i < 200; i++) await history.record(3_600_000 * (0.9 + 0.2 * random()));
-    const { bot, driver } = await sb.startBot(PROFILE_DIR ? { NODE_OPTIONS: `--import ${PROFILE_DIR}/preload.mjs` } : {});
+    const preload = fileURLToPath(new URL('./cpu-profile.preload.mjs', import.meta.url));
+    const { bot, driver } = await sb.startBot(PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, CPU_PROFILE_DIR: resolve(PROFILE_DIR) } : {});
     const pid = bot.proc.pid!;
     const docsEdit = (i: number) => driver.slashCommand({ command: '/docs-edit', text: `Scale bench command ${i}`, user: 'U0ALICE', channel: 'C0DOCS' });
     const idleAcks = await acks(() => docsEdit(0), 20, 100);
