@@ -175,7 +175,8 @@ const submission = both(({ maybeWrong, field }) =>
         private_metadata: field(
           fc.oneof(
             text,
-            fc.record({ channel: maybeWrong(channel), threadTs: maybeWrong(ts), path: maybeWrong(text) }).map((m) => JSON.stringify(m)),
+            // Improve with agent's metadata (c, t, p), then Document this thread's (c, t).
+            fc.record({ c: maybeWrong(channel), t: maybeWrong(ts), p: maybeWrong(text) }).map((m) => JSON.stringify(m)),
             fc.record({ c: maybeWrong(channel), t: maybeWrong(ts) }).map((m) => JSON.stringify(m)),
           ),
         ),

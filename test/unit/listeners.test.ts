@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { MODAL_CALLBACK_ID } from '../../src/features/thread-context/blocks.js';
+import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/thread-context/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/visitors/listeners.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
@@ -200,5 +202,35 @@ describe('visitors and digests listeners', () => {
     await digestRetryAction(h.deps)({ ack: h.ack, body: { user: { id: 'U0ALICE' } }, action: { action_ts: '1.2' } } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
     expect(h.record).not.toHaveBeenCalled();
+  });
+});
+
+describe('thread-context listeners', () => {
+  const shortcut = { channel: { id: 'C0DOCS' }, message: { ts: '1700000000.000100' }, user: { id: 'U0ALICE' }, trigger_id: 'trig-7' };
+
+  it('Document this thread when Redis fails: acked, told through the response_url, no modal opened', async () => {
+    const h = harness({ recordFails: true });
+    const respond = vi.fn(async () => undefined);
+    const open = vi.fn();
+    await documentThreadShortcut({ ...(h.deps as object), slack: { views: { open } } } as never)({ ack: h.ack, shortcut, respond } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+    expect(respond).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT });
+    expect(open).not.toHaveBeenCalled();
+    expect(h.errors()).toEqual([]);
+  });
+
+  const modal = (value: string, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100' })) => ({
+    body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-8' },
+    view: { id: 'V2', hash: 'h', callback_id: MODAL_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } },
+  });
+
+  it('its modal, blank: stays open with an error; when Redis fails: stays open with the busy text', async () => {
+    const blank = harness();
+    await documentThreadSubmission(blank.deps)({ ack: blank.ack, ...modal(' ') } as never);
+    expect(blank.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.any(String) } });
+    expect(blank.record).not.toHaveBeenCalled();
+    const down = harness({ recordFails: true });
+    await documentThreadSubmission(down.deps)({ ack: down.ack, ...modal('Document this') } as never);
+    expect(down.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } });
   });
 });

@@ -3,7 +3,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
 import { cannotReadModal, decodeThreadRef, encodeThreadRef, loadingModal, previewModal, previewText } from '../../src/features/thread-context/blocks.js';
-import { ModalNotOpenYetError, showPreview } from '../../src/features/thread-context/handlers.js';
+import { MODAL_OPEN_WAIT_MS, ModalNotOpenYetError, showPreview } from '../../src/features/thread-context/handlers.js';
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
 import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -201,5 +201,16 @@ describe('the preview of the shortcut (intake handler)', () => {
     const updated = slack.views.at(-1)!;
     expect(updated).toMatchObject({ method: 'views.update', view: { external_id: p.externalId, submit: { text: 'Start job' } } });
     expect(JSON.stringify(updated.view.blocks)).toContain('*2 messages* from <@U0BOB> and <@U0ALICE>');
+  });
+
+  // Found by the fuzz test (test/faults/fuzz.test.ts): a shortcut whose modal never opened (a trigger_id
+  // Slack did not issue) was retried for about four minutes.
+  it('a modal still not open 30 s after the shortcut never will be: dropped with a warning, not retried', async () => {
+    const { root } = thread('Never opened', [['U0ALICE', 'x']]);
+    const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-never' };
+    const receivedAt = 1_800_000_000_000;
+    const at = (ms: number) => ({ slack: web, logger, now: () => receivedAt + ms });
+    await expect(showPreview(at(15_000), p, { finalAttempt: false, receivedAt })).rejects.toBeInstanceOf(ModalNotOpenYetError);
+    await expect(showPreview(at(MODAL_OPEN_WAIT_MS), p, { finalAttempt: false, receivedAt })).resolves.toBeUndefined();
   });
 });
