@@ -209,7 +209,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     const { root } = thread('Never opened', [['U0ALICE', 'x']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-never' };
     const receivedAt = 1_800_000_000_000;
-    const at = (ms: number) => ({ slack: web, logger, now: () => receivedAt + ms });
+    const at = (ms: number) => ({ slack: web, logger, access: OPEN_GATE, now: () => receivedAt + ms });
     await expect(showPreview(at(15_000), p, { finalAttempt: false, receivedAt })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(at(MODAL_OPEN_WAIT_MS), p, { finalAttempt: false, receivedAt })).resolves.toBeUndefined();
   });
