@@ -118,7 +118,8 @@ describe('kill -9 storm over two replicas', () => {
 
   for (const run of [1, 2, 3]) {
     it(`run ${run}: every acknowledged command ends in one job and one announcement, or in the one uncertain notice`, { timeout: 240_000 }, async () => {
-      sb = await startSandbox({ jobDurationMs: 1_500 });
+      // 40 commands from one person in minutes: the agent budgets (20 per person per hour by default) would refuse half; the storm is about crashes.
+      sb = await startSandbox({ jobDurationMs: 1_500, env: { AGENT_CALLS_PER_USER_PER_HOUR: '1000', AGENT_CALLS_PER_HOUR: '1000' } });
       const storm = new Storm(sb);
       await storm.start();
       const acked: string[] = [];
