@@ -29,6 +29,7 @@ import { createPollQueue, startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';
+export { FORM_CHECK_WITHIN_MS, submitJobStartForm } from './form-start.js';
 export type { PromptContext, PromptContextRequest, PromptContextResult } from './context.js';
 
 /** What the feature is built from (platform pieces and its configuration). */

@@ -3,11 +3,9 @@ import type { WebClient } from '@slack/web-api';
 import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { plainTextOf } from '../../platform/slack/markup.js';
 import { recordInteraction } from '../../platform/slack/record.js';
-import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
+import { FORM_CHECK_WITHIN_MS, submitJobStartForm } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
 import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
 import { DIGESTS_INTAKE, type DigestRetryIntake } from './handlers.js';
@@ -22,8 +20,6 @@ export interface DigestListenerDeps {
   logger: Logger;
 }
 
-/** How long a check may take before a modal opens or a submission is answered (Slack: 3 s for both), in ms. */
-const CHECK_WITHIN_MS = 1_500;
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
@@ -46,7 +42,7 @@ export function improveAction(deps: DigestListenerDeps) {
     const page = decodeImproveValue(action.value);
     const { channel, ts, teamId } = where(body);
     if (!page || !channel || !ts) return void (await tell("This button belongs to an older digest I can't read any more."));
-    const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel, CHECK_WITHIN_MS);
+    const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel, FORM_CHECK_WITHIN_MS);
     if (!decision.allowed) return void (await tell(decision.text));
     try {
       await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildImproveModal(page, { channel, threadTs: ts, path: page.path }) });
@@ -69,26 +65,9 @@ export function improveSubmission(deps: DigestListenerDeps) {
     const meta = decodeImproveMetadata(view.private_metadata);
     if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } }));
     if (!meta) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } }));
-    // The channel rides in private_metadata: check that this person may start jobs there, now.
-    const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', meta.channel, CHECK_WITHIN_MS);
-    if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(decision.text) } }));
-    const payload: StartIntake = {
-      teamId: body.team?.id ?? body.user.team_id ?? '',
-      channel: meta.channel,
-      requester: body.user.id,
-      instruction,
-      threadTs: meta.threadTs,
-      // Several jobs may share a digest's thread: each shows its state on its own status message.
-      reactOnStatusMessage: true,
-    };
-    const requestId = body.trigger_id ?? `${view.id}-${view.hash}`;
-    try {
-      await deps.intake.record(AGENT_JOBS_INTAKE.start, `view-${requestId}`, requestId, payload);
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not record a job start from the Improve with agent form');
-      return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } }));
-    }
-    await ack();
+    // Several jobs may share a digest's thread: each shows its state on its own status message.
+    const req = { channel: meta.channel, instruction, threadTs: meta.threadTs, reactOnStatusMessage: true };
+    await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' }, req);
   };
 }
 

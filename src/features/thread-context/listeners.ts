@@ -1,12 +1,11 @@
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { authorizeWithin, type AccessGate } from '../../platform/access.js';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { plainTextOf } from '../../platform/slack/markup.js';
-import { AGENT_JOBS_INTAKE, type StartIntake } from '../agent-jobs/index.js';
+import { submitJobStartForm } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
 import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './handlers.js';
 
@@ -20,8 +19,6 @@ export interface ThreadContextListenerDeps {
   logger: Logger;
 }
 
-/** How long the check at submission may take (Slack: 3 s for a view_submission), in ms. */
-const CHECK_WITHIN_MS = 1_500;
 
 type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
@@ -71,25 +68,8 @@ export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
     const ref = decodeThreadRef(view.private_metadata);
     if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to do with this thread.' } }));
     if (!ref) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; use the shortcut again.' } }));
-    const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', ref.channel, CHECK_WITHIN_MS);
-    if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(decision.text) } }));
-    const payload: StartIntake = {
-      teamId: body.team?.id ?? body.user.team_id ?? '',
-      channel: ref.channel,
-      requester: body.user.id,
-      instruction,
-      threadTs: ref.threadTs,
-      reactOnStatusMessage: true,
-      thread: { ts: ref.threadTs },
-    };
-    const requestId = body.trigger_id ?? `${view.id}-${view.hash}`;
-    try {
-      await deps.intake.record(AGENT_JOBS_INTAKE.start, `view-${requestId}`, requestId, payload);
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not record a job start from the Document this thread form');
-      return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } }));
-    }
-    await ack();
+    const req = { channel: ref.channel, instruction, threadTs: ref.threadTs, reactOnStatusMessage: true, thread: { ts: ref.threadTs } };
+    await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Document this thread form' }, req);
   };
 }
 

@@ -1,0 +1,49 @@
+import type { AckFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
+import { authorizeWithin, type AccessGate } from '../../platform/access.js';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { plainTextOf } from '../../platform/slack/markup.js';
+import { INTAKE, type StartIntake } from './handlers.js';
+
+/** How long the access check of a form submission may take (Slack: 3 s for a `view_submission`), in ms. */
+export const FORM_CHECK_WITHIN_MS = 1_500;
+
+/** What a form that starts a job needs. */
+export interface FormStartDeps {
+  intake: Pick<Intake, 'record'>;
+  access: Pick<AccessGate, 'authorize'>;
+  logger: Logger;
+}
+
+/** The submission, as the listener has it, and the form's input block (where errors show). */
+export interface FormSubmission {
+  ack: AckFn<ViewResponseAction>;
+  body: ViewSubmitAction;
+  /** block_id of the instruction input. */
+  blockId: string;
+  /** For the log line ("the Improve with agent form"). */
+  formName: string;
+}
+
+/**
+ * The end of every modal that starts a docs agent job ("Improve with agent", "Document this
+ * thread"): checks, within {@link FORM_CHECK_WITHIN_MS}, that the submitter may start jobs in the
+ * form's channel (it rides in private_metadata, so it is checked now), then records the start
+ * (`agent-jobs.start`, id `view-<trigger_id>`) and closes the modal. A refusal, or Redis not
+ * taking the record, is shown in the modal (plain text) and nothing starts. Never throws.
+ */
+export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission, req: Omit<StartIntake, 'teamId' | 'requester'>): Promise<void> {
+  const { body, ack } = s;
+  const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', req.channel, FORM_CHECK_WITHIN_MS);
+  if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [s.blockId]: plainTextOf(decision.text) } }));
+  const payload: StartIntake = { ...req, teamId: body.team?.id ?? body.user.team_id ?? '', requester: body.user.id };
+  const requestId = body.trigger_id ?? `${body.view.id}-${body.view.hash}`;
+  try {
+    await deps.intake.record(INTAKE.start, `view-${requestId}`, requestId, payload);
+  } catch (err) {
+    deps.logger.warn({ err }, `could not record a job start from ${s.formName}`);
+    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: BUSY_TEXT } }));
+  }
+  await ack();
+}
