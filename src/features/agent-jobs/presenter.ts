@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settleWithin } from '../../platform/in-flight.js';
+import { withLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { buildStatusMessage } from './blocks.js';
@@ -23,7 +24,8 @@ export const STATE_REACTION: Record<StatusState, string> = {
 
 /** Options of {@link StatusPresenter}. */
 export interface StatusPresenterOptions {
-  redis: Pick<Redis, 'set' | 'pttl'>;
+  /** The state connection: the per-message throttle slot and the edit lock. */
+  redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
   store: Pick<JobStore, 'get' | 'update'>;
@@ -66,6 +68,9 @@ const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', '
  * edit is dropped (a later one will show the newer state) and the final one is deferred: `show`
  * resolves with `deferredMs`, and the caller (the poll step) asks again after that long.
  */
+/** The per-message edit lock: lives 10 s if its holder dies (refreshed while held); waited for up to 30 s. */
+const EDIT_LOCK = { lockTimeoutMs: 10_000, acquireTimeoutMs: 30_000 };
+
 export class StatusPresenter {
   /** Renders under way, per job; `dirty` asks for one more render once the current one ends. */
   private readonly pending = new Map<string, { promise: Promise<ShowOutcome>; dirty: boolean }>();
@@ -112,15 +117,9 @@ export class StatusPresenter {
   private async render(jobId: string): Promise<ShowOutcome> {
     const log = this.opts.logger.child({ jobId });
     for (let attempt = 0; ; attempt++) {
-      const rec = await this.opts.store.get(jobId);
-      if (!rec) return {};
-      const msg = this.message(rec);
-      const shown = fingerprint(msg);
-      if (shown === rec.shown) {
-        await this.react(rec, log); // nothing new to show: no edit, no budget
-        return {};
-      }
-      const slot = `${this.opts.prefix}:status-slot:${rec.channel}:${rec.statusTs}`;
+      const first = await this.opts.store.get(jobId);
+      if (!first) return {};
+      const slot = `${this.opts.prefix}:status-slot:${first.channel}:${first.statusTs}`;
       // After many waits (a long Retry-After, heavy contention) take the slot anyway: the last
       // state must land.
       const got = attempt >= MAX_SLOT_WAITS ? 'OK' : await this.opts.redis.set(slot, '1', 'PX', this.minIntervalMs, 'NX');
@@ -129,18 +128,36 @@ export class StatusPresenter {
         await sleep(Math.max(20, wait + 10));
         continue;
       }
-      const final = FINAL_STATES.has(rec.state);
-      const grant = await this.takeBudget(rec, log);
-      if (!grant.ok) {
-        if (final) return { deferredMs: grant.retryMs };
-        log.debug('edit budget spent; intermediate status edit dropped');
-        return {};
-      }
-      const outcome = await this.send(rec, msg, shown, log);
-      if (outcome === 'retry' && attempt < MAX_SLOT_WAITS) continue;
-      await this.react(rec, log);
+      // Read, edit and record what is shown under one lock per message, so that a slow replica's
+      // older state can never land after a newer one (the record is read again inside it).
+      const lock = `${this.opts.prefix}:status-edit:${first.channel}:${first.statusTs}`;
+      const step = await withLock(this.opts.redis, lock, EDIT_LOCK, () => this.editOnce(jobId, log, attempt), log);
+      if (step === 'retry') continue;
+      return step;
+    }
+  }
+
+  /** One render under the message's lock: 'retry' after a 429 (the caller waits for the slot). */
+  private async editOnce(jobId: string, log: Logger, attempt: number): Promise<ShowOutcome | 'retry'> {
+    const rec = await this.opts.store.get(jobId);
+    if (!rec) return {};
+    const msg = this.message(rec);
+    const shown = fingerprint(msg);
+    if (shown === rec.shown) {
+      await this.react(rec, log); // nothing new to show: no edit, no budget
       return {};
     }
+    const final = FINAL_STATES.has(rec.state);
+    const grant = await this.takeBudget(rec, log);
+    if (!grant.ok) {
+      if (final) return { deferredMs: grant.retryMs };
+      log.debug('edit budget spent; intermediate status edit dropped');
+      return {};
+    }
+    const outcome = await this.send(rec, msg, shown, log);
+    if (outcome === 'retry' && attempt < MAX_SLOT_WAITS) return 'retry';
+    await this.react(rec, log);
+    return {};
   }
 
   /** One edit from the workspace's budget; a Redis failure spends nothing and lets the edit go. */
