@@ -8,8 +8,8 @@ export interface AuditEvent {
   channel: string;
   /** What was attempted: `job.start`, `job.followup`, `settings.change`, `digest.subscribe`, … */
   action: string;
-  /** `ok`, `refused` or `failed`. */
-  outcome: 'ok' | 'refused' | 'failed';
+  /** `ok`, `refused` or `failed`; settings changes say `changed`, `unchanged` or `error`. */
+  outcome: 'ok' | 'refused' | 'failed' | 'changed' | 'unchanged' | 'error';
   /** For refusals: why (see RefusalReason); for failures: a short code. */
   reason?: string;
   /** Any other non-secret facts (job id, project, instruction length). Never message text. */

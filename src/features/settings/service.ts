@@ -1,3 +1,4 @@
+import { audit } from '../../platform/audit.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import type { ChannelSettings, FollowupPolicy, SettingsChange, SettingsStore } from './store.js';
@@ -140,7 +141,7 @@ export class SettingsService {
   }
 
   private audit(a: SettingsAudit): void {
-    this.o.logger.info({ audit: true, ...a }, `audit: ${a.action} ${a.outcome}`);
+    audit(this.o.logger, { ...a });
   }
 
   private resolve(own: ChannelSettings): EffectiveSettings {
