@@ -14,11 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { startFakeDocsApi } from '../src/sandbox/fake-docs-api.js';
-import { startFakeSlack, type SlackMessage } from '../src/sandbox/fake-slack.js';
-import { freePort } from '../src/sandbox/free-port.js';
-import { ensureRedis } from '../src/sandbox/redis-server.js';
-import { SlackDriver } from '../src/sandbox/slack-driver.js';
+import { startFakeDocsApi } from '../sandbox/fake-docs-api.js';
+import { startFakeSlack, type SlackMessage } from '../sandbox/fake-slack.js';
+import { freePort } from '../sandbox/free-port.js';
+import { ensureRedis } from '../sandbox/redis-server.js';
+import { SlackDriver } from '../sandbox/slack-driver.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = 'dist/main.js';

@@ -1,4 +1,4 @@
-import { ensureRedis, type SandboxRedis } from '../src/sandbox/redis-server.js';
+import { ensureRedis, type SandboxRedis } from '../sandbox/redis-server.js';
 
 let redis: SandboxRedis | undefined;
 

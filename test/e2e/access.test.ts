@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/digests/improve-modal.js';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { docsEdit, ephemeralsTo, isStatusMessage, messageText, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 

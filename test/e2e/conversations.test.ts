@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import {
   docsEdit,
   ephemeralsTo,

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/sandbox/free-port.js';
-import { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { freePort } from '../../sandbox/free-port.js';
+import { SlackDriver } from '../../sandbox/slack-driver.js';
 import { E2E_SECRETS, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

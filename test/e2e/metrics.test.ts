@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { Scrape } from '../helpers/prometheus.js';
 import { docsEdit, E2E_SECRETS, ephemeralsTo, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../src/sandbox/fake-slack.js';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackMessage } from '../../sandbox/fake-slack.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { docsEdit, ephemeralsTo, messageText, pollerDone, startSandbox, threadReplies, statusMessage, type Sandbox } from '../helpers/sandbox.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../src/sandbox/fake-slack.js';
-import { SocketModeDriver } from '../../src/sandbox/socket-driver.js';
+import type { SlackMessage } from '../../sandbox/fake-slack.js';
+import { SocketModeDriver } from '../../sandbox/socket-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { E2E_APP_TOKEN, E2E_SECRETS, messageText, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 

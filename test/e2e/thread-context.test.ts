@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
 

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_QUEUE } from '../../src/features/digests/worker.js';
-import type { SlackCall, SlackMessage } from '../../src/sandbox/fake-slack.js';
-import type { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import type { SlackCall, SlackMessage } from '../../sandbox/fake-slack.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { AnalyticsBudget, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
 import { shortcutRange } from '../../src/features/visitors/date-range.js';
 import { digestSchedulerId } from '../../src/features/digests/store.js';

@@ -1,9 +1,9 @@
-import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../src/sandbox/fake-docs-api.js';
+import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/worker.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../src/sandbox/fake-slack.js';
-import { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
+import { SlackDriver } from '../../sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from './bot-process.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from './redis.js';
 

@@ -4,7 +4,7 @@ import { EditBudget } from '../../src/features/agent-jobs/edit-budget.js';
 import { StatusPresenter, type ShowOutcome } from '../../src/features/agent-jobs/presenter.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 

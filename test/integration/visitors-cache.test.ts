@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { startFakeDocsApi, type FakeDocsApi } from '../../src/sandbox/fake-docs-api.js';
+import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
 import { AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
 import { visitorsErrorText } from '../../src/features/visitors/error-text.js';

@@ -7,7 +7,7 @@ import {
   type FakeAgentJobBody,
   type FakeDocsApi,
   type FakeVisitorRow,
-} from '../../src/sandbox/fake-docs-api.js';
+} from '../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 
 const API_KEY = 'mint_test_0123456789';

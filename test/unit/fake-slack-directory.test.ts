@@ -1,6 +1,6 @@
 import { LogLevel, WebClient, type ConversationsMembersResponse, type WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_USERS, startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../src/sandbox/fake-slack.js';
+import { DEFAULT_USERS, startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 

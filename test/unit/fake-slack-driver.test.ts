@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { App, LogLevel as BoltLogLevel, isValidSlackRequest, verifySlackRequest } from '@slack/bolt';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { startRecordingBot, type RecordedRequest, type RecordingBot } from '../../src/sandbox/recording-bot.js';
-import { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { startRecordingBot, type RecordedRequest, type RecordingBot } from '../../sandbox/recording-bot.js';
+import { SlackDriver } from '../../sandbox/slack-driver.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const SECRET = 'sandbox-signing-secret';

@@ -1,6 +1,6 @@
 import { LogLevel, WebClient, type ConversationsHistoryResponse, type WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = 1_700_000_000_000; // ms; with the clock standing still, ts goes up by 1 µs per message

@@ -4,10 +4,10 @@ import { App, LogLevel as BoltLogLevel, isValidSlackRequest, type MessageShortcu
 import { LogLevel, SocketModeClient } from '@slack/socket-mode';
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { startRecordingBot, type RecordingBot } from '../../src/sandbox/recording-bot.js';
-import { SlackDriver } from '../../src/sandbox/slack-driver.js';
-import { SocketModeDriver } from '../../src/sandbox/socket-driver.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { startRecordingBot, type RecordingBot } from '../../sandbox/recording-bot.js';
+import { SlackDriver } from '../../sandbox/slack-driver.js';
+import { SocketModeDriver } from '../../sandbox/socket-driver.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const APP_TOKEN = 'xapp-1-A0DOCSAPP-sandbox';

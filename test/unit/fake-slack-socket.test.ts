@@ -2,8 +2,8 @@ import { LogLevel, SocketModeClient } from '@slack/socket-mode';
 import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { SocketModeDriver } from '../../src/sandbox/socket-driver.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { SocketModeDriver } from '../../sandbox/socket-driver.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const APP_TOKEN = 'xapp-1-A0DOCSAPP-sandbox';

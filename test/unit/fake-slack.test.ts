@@ -1,7 +1,7 @@
 import { ErrorCode, LogLevel, WebClient, WebClientEvent, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack, type SlackCall } from '../../src/sandbox/fake-slack.js';
-import { renderCall, renderTranscript } from '../../src/sandbox/transcript.js';
+import { startFakeSlack, type FakeSlack, type SlackCall } from '../../sandbox/fake-slack.js';
+import { renderCall, renderTranscript } from '../../sandbox/transcript.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = 1_700_000_000_000; // ms

@@ -4,11 +4,11 @@ import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-
 import { describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
-/** The rules `npm run lint` applies (depcruise src --config .dependency-cruiser.cjs). */
+/** The rules `npm run lint` applies (depcruise src sandbox --config .dependency-cruiser.cjs). */
 const rules = require('../../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[] };
 
 async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
-  const { output } = await cruise(['src'], { baseDir, validate: true, tsPreCompilationDeps: true, ruleSet: { forbidden: rules.forbidden } }, { extensions: ['.ts', '.js'] });
+  const { output } = await cruise(['src', 'sandbox'], { baseDir, validate: true, tsPreCompilationDeps: true, ruleSet: { forbidden: rules.forbidden } }, { extensions: ['.ts', '.js'] });
   return output as ICruiseResult;
 }
 
@@ -21,7 +21,7 @@ describe('the layering rules of npm run lint (.dependency-cruiser.cjs)', () => {
       'features-meet-through-index: src/features/reports/peek.ts → src/features/jobs/store.ts',
       'no-circular: src/features/jobs/service.ts → src/features/jobs/store.ts',
       'platform-knows-no-feature: src/platform/clock.ts → src/features/reports/index.ts',
-      'production-never-imports-the-sandbox: src/platform/ports.ts → src/sandbox/fake.ts',
+      'production-never-imports-the-sandbox: src/platform/ports.ts → sandbox/fake.ts',
     ]);
   });
 

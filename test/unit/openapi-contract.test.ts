@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
-import { startFakeDocsApi, type FakeDocsApi } from '../../src/sandbox/fake-docs-api.js';
+import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 
 // The client's real requests, over real HTTP, checked against the vendor's OpenAPI documents.

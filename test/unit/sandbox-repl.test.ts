@@ -4,9 +4,9 @@ import { PassThrough } from 'node:stream';
 import { verifySlackRequest } from '@slack/bolt';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { readCommands, REPL_HELP, SandboxRepl } from '../../src/sandbox/repl.js';
-import { SlackDriver } from '../../src/sandbox/slack-driver.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { readCommands, REPL_HELP, SandboxRepl } from '../../sandbox/repl.js';
+import { SlackDriver } from '../../sandbox/slack-driver.js';
 
 const TOKEN = 'xoxb-repl-test';
 const SECRET = 'repl-signing-secret';

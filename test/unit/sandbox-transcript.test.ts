@@ -1,7 +1,7 @@
 import { LogLevel, WebClient, type Button } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { renderBlocks, renderTranscript, renderTranscriptWithButtons } from '../../src/sandbox/transcript.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { renderBlocks, renderTranscript, renderTranscriptWithButtons } from '../../sandbox/transcript.js';
 
 const TOKEN = 'xoxb-transcript-test';
 let slack: FakeSlack;

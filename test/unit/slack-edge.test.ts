@@ -10,9 +10,9 @@ import { InFlight } from '../../src/platform/in-flight.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createSlackApp } from '../../src/platform/slack/app.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
-import { postRaw, signatureHeaders, type DriverResponse } from '../../src/sandbox/driver/http.js';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { postRaw, signatureHeaders, type DriverResponse } from '../../sandbox/driver/http.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { freePort } from '../../sandbox/free-port.js';
 
 /**
  * The bot's own receiver and edge (src/platform/slack/{receiver,edge}.ts) with the real Bolt app

@@ -5,8 +5,8 @@ import { createLogger } from '../../src/platform/logger.js';
 import { toBoltLogger } from '../../src/platform/slack/bolt-logger.js';
 import { classifySlackError, isSlackError, slackErrorCode } from '../../src/platform/slack/errors.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { freePort } from '../../sandbox/free-port.js';
 
 /**
  * Slack errors by kind, on errors thrown by the real @slack/web-api client (against the fake Slack,

@@ -7,7 +7,7 @@ import { MODAL_OPEN_WAIT_MS, ModalNotOpenYetError, showPreview } from '../../src
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
 import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { startFakeSlack, type FakeSlack } from '../../src/sandbox/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later

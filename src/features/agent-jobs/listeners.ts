@@ -5,7 +5,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordInteraction } from '../../platform/slack/record.js';
+import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
 import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './handlers.js';
 import type { IncomingMessage } from './messages.js';

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { withLock } from '../../platform/lock.js';
 import type { Steps } from '../../platform/slack/post-once.js';
-import { BEGIN_CYCLE, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './record.js';
+import { BEGIN_CYCLE, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
-export type { JobRecord, StatusState } from './record.js';
+export type { JobRecord, StatusState } from './job-record.js';
 
 /** What "Start it again" needs to start a job whose first start was uncertain. */
 export interface RestartRecord {

@@ -4,7 +4,7 @@ import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { recordInteraction } from '../../platform/slack/record.js';
+import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { FORM_CHECK_WITHIN_MS, submitJobStartForm } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
 import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';

@@ -4,7 +4,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { recordCommand } from '../../platform/slack/record.js';
+import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
 import { parseSettingsCommand, projectList, settingsUsage } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './handlers.js';

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { recordCommand, recordInteraction, type IntakeEntry } from '../../platform/slack/record.js';
+import { recordCommand, recordInteraction, type IntakeEntry } from '../../platform/slack/record-and-ack.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
 import { INTAKE, type ButtonIntake, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './handlers.js';
 import { helpText, parseVisitorsCommand } from './query.js';

@@ -1,5 +1,5 @@
 /**
- * Public shapes of the fake docs API (see `src/sandbox/fake-docs-api.ts` for the routes and the
+ * Public shapes of the fake docs API (see `sandbox/fake-docs-api.ts` for the routes and the
  * vendor specs they follow): its options, the requests it records and the handle tests use.
  */
 import type { FakeAgentJob, FakeOutcome } from './agent-jobs.js';

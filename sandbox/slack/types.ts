@@ -1,5 +1,5 @@
 /**
- * Public shapes of the fake Slack Web API (see `src/sandbox/fake-slack.ts` for what it mirrors):
+ * Public shapes of the fake Slack Web API (see `sandbox/fake-slack.ts` for what it mirrors):
  * its options, the state it records (messages, calls, views, uploads) and the handle tests use.
  *
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),

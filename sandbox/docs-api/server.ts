@@ -1,6 +1,6 @@
 /**
  * The fake docs API's HTTP server: injected failures, the bearer-key check, routing to the agent-job
- * and analytics handlers, and the request log (see `src/sandbox/fake-docs-api.ts` for the routes and
+ * and analytics handlers, and the request log (see `sandbox/fake-docs-api.ts` for the routes and
  * the vendor specs they follow).
  */
 import { EventEmitter } from 'node:events';
@@ -214,7 +214,7 @@ class FakeDocsApiServer implements FakeDocsApi {
 }
 
 /**
- * Starts the fake docs API on 127.0.0.1 (see the module docs of `src/sandbox/fake-docs-api.ts` for
+ * Starts the fake docs API on 127.0.0.1 (see the module docs of `sandbox/fake-docs-api.ts` for
  * the routes and the specs they follow).
  *
  * Agent jobs: create → 201 `active` job (`prLink` null); once `now() ≥ activeUntil` a GET shows the
