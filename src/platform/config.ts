@@ -8,21 +8,39 @@ const intMs = (def: number) =>
     .positive('must be greater than 0')
     .default(def);
 
-/** A comma-separated list (spaces around commas allowed, empty entries dropped). */
-const csv = (item: RegExp, message: string) =>
-  z
-    .string()
-    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
-    .pipe(z.array(z.string().regex(item, message)))
-    .default([]);
-
-/** A comma-separated list of Slack ids matching `pattern` (empty: none). */
-const idList = (pattern: RegExp, what: string) =>
+/**
+ * A comma-separated list of ids, each matching `item` (spaces around commas allowed, empty entries
+ * and repeats dropped; unset: none). The one list parser of this schema: Slack ids and project ids.
+ * @param message - the whole problem line after the variable's name (never echoes the value).
+ */
+const idList = (item: RegExp, message: string) =>
   z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
-    .refine((ids) => ids.every((id) => pattern.test(id)), `must be comma-separated ${what}`);
+    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+    .refine((ids) => ids.every((id) => item.test(id)), message);
+
+/** Hosts a plain-http URL may name: the loopback interface only (the local fakes, a sidecar proxy). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True when `url` is https://, or http:// to a loopback host (127.0.0.0/8, ::1, localhost). */
+export function isSecureOrLoopback(url: string): boolean {
+  const u = new URL(url);
+  if (u.protocol === 'https:') return true;
+  if (u.protocol !== 'http:') return false;
+  return LOOPBACK_HOSTS.has(u.hostname) || /^127(\.\d{1,3}){3}$/.test(u.hostname);
+}
+
+/**
+ * An API base URL that carries a secret (the docs API key, the Slack token): https:// only, or
+ * http:// to a loopback host, so a misconfiguration never sends the secret in cleartext. The
+ * problem line never echoes the value.
+ */
+const apiUrl = (def: string) =>
+  z
+    .url({ message: 'must be a URL' })
+    .refine(isSecureOrLoopback, 'must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)')
+    .default(def);
 
 const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
 
@@ -35,14 +53,14 @@ const schema = z
       .startsWith('xoxb-', 'must start with xoxb-'),
     SLACK_SIGNING_SECRET: z.string().min(1).optional(),
     SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must start with xapp-').optional(),
-    SLACK_API_URL: z.url({ message: 'must be a URL' }).default('https://slack.com/api/'),
-    DOCS_API_URL: z.url({ message: 'must be a URL' }).default('https://api.mintlify.com'),
+    SLACK_API_URL: apiUrl('https://slack.com/api/'),
+    DOCS_API_URL: apiUrl('https://api.mintlify.com'),
     DOCS_API_KEY: z
       .string({ message: 'is required (the docs admin API key, mint_…)' })
       .startsWith('mint_', 'must start with mint_'),
     DOCS_PROJECT_ID: z.string({ message: 'is required (the docs project id)' }).min(1, 'is required'),
-    DOCS_PROJECT_IDS: csv(/^[A-Za-z0-9_.-]{1,100}$/, 'must be comma-separated project ids (letters, digits, _ . -)'),
-    ADMIN_USERS: csv(/^[UW][A-Z0-9]{2,30}$/, 'must be comma-separated Slack user ids (U… or W…)'),
+    DOCS_PROJECT_IDS: idList(/^[A-Za-z0-9_.-]{1,100}$/, 'must be comma-separated project ids (letters, digits, _ . -)'),
+    ADMIN_USERS: idList(/^[UW][A-Z0-9]{2,30}$/, 'must be comma-separated Slack user ids (U… or W…)'),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -86,9 +104,9 @@ const schema = z
       .min(16, 'must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)')
       .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (a bearer token, RFC 6750)')
       .optional(),
-    ACCESS_ALLOWED_USERS: idList(/^[UW][A-Z0-9]+$/, 'user ids (U… or W…)'),
-    ACCESS_ALLOWED_USERGROUPS: idList(/^S[A-Z0-9]+$/, 'user group ids (S…)'),
-    ACCESS_ALLOWED_CHANNELS: idList(/^[CGD][A-Z0-9]+$/, 'channel ids (C…, G… or D…)'),
+    ACCESS_ALLOWED_USERS: idList(/^[UW][A-Z0-9]+$/, 'must be comma-separated user ids (U… or W…)'),
+    ACCESS_ALLOWED_USERGROUPS: idList(/^S[A-Z0-9]+$/, 'must be comma-separated user group ids (S…)'),
+    ACCESS_ALLOWED_CHANNELS: idList(/^[CGD][A-Z0-9]+$/, 'must be comma-separated channel ids (C…, G… or D…)'),
     ACCESS_ALLOW_GUESTS: flag,
     ACCESS_ALLOW_EXTERNAL: flag,
     AGENT_CALLS_PER_HOUR: count(100),

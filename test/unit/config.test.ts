@@ -108,4 +108,33 @@ describe('readConfig', () => {
       'ADMIN_USERS: must be comma-separated Slack user ids (U… or W…)',
     ]);
   });
+
+  it('parses every id list the same way: spaces and repeats dropped, one problem line naming the variable', () => {
+    const c = readConfig({ ...valid, ACCESS_ALLOWED_CHANNELS: ' C0DOCS ,,C0DOCS, G0PRIV', ADMIN_USERS: 'U0ADMIN, U0ADMIN' });
+    expect(c.ACCESS_ALLOWED_CHANNELS).toEqual(['C0DOCS', 'G0PRIV']);
+    expect(c.ADMIN_USERS).toEqual(['U0ADMIN']);
+    // Each keeps its own id pattern: ADMIN_USERS wants 3–31 characters, the allow-list any length.
+    expect(readConfig({ ...valid, ACCESS_ALLOWED_USERS: 'U1' }).ACCESS_ALLOWED_USERS).toEqual(['U1']);
+    expect(problems({ ...valid, ADMIN_USERS: 'U1' })).toEqual(['ADMIN_USERS: must be comma-separated Slack user ids (U… or W…)']);
+    expect(problems({ ...valid, ACCESS_ALLOWED_CHANNELS: 'C0DOCS,#docs', ACCESS_ALLOWED_USERGROUPS: 'U0X' })).toEqual([
+      'ACCESS_ALLOWED_USERGROUPS: must be comma-separated user group ids (S…)',
+      'ACCESS_ALLOWED_CHANNELS: must be comma-separated channel ids (C…, G… or D…)',
+    ]);
+  });
+
+  it('requires https:// for the docs API and Slack API URLs, except to loopback hosts, without echoing them', () => {
+    for (const ok of ['http://127.0.0.1:4000/api/', 'http://localhost:8080', 'http://[::1]:9000/', 'http://127.3.2.1/', 'https://slack.example.com/api/']) {
+      expect(readConfig({ ...valid, SLACK_API_URL: ok, DOCS_API_URL: ok })).toMatchObject({ SLACK_API_URL: ok, DOCS_API_URL: ok });
+    }
+    const p = problems({ ...valid, SLACK_API_URL: 'http://slack.internal.example/api/', DOCS_API_URL: 'http://10.0.0.7:8080' });
+    expect(p).toEqual([
+      'SLACK_API_URL: must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',
+      'DOCS_API_URL: must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',
+    ]);
+    expect(p.join('\n')).not.toMatch(/internal\.example|10\.0\.0\.7/);
+    // Look-alikes of a loopback name are not loopback.
+    expect(problems({ ...valid, DOCS_API_URL: 'http://localhost.evil.example/' })).toHaveLength(1);
+    expect(problems({ ...valid, DOCS_API_URL: 'http://127.0.0.1.nip.io/' })).toHaveLength(1);
+    expect(problems({ ...valid, DOCS_API_URL: 'ftp://127.0.0.1/' })).toHaveLength(1);
+  });
 });
