@@ -133,7 +133,13 @@ const schema = z
     }
   });
 
-/** The validated operational configuration (see README "Configuration"). Durations are in ms. */
+/**
+ * The names of every environment variable the bot reads, taken from the schema itself (in the
+ * schema's order). `test/unit/docs.test.ts` checks docs/configuration.md's table against it.
+ */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
+
+/** The validated operational configuration (docs/configuration.md). Durations are in ms. */
 export type Config = z.output<typeof schema>;
 
 /**

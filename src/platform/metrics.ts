@@ -8,7 +8,7 @@ import type { SlackRequestKind } from './slack/payloads.js';
  * creates and serves on `GET /metrics` (never prom-client's global registry, so tests and several
  * bots in one process don't collide). Names follow Prometheus' conventions (`docs_bot_` prefix,
  * `_total` counters, `_seconds` units); every label has a small, fixed set of values (no user,
- * channel or job ids). The README's "Monitoring" section explains each metric.
+ * channel or job ids). docs/operations.md ("Monitoring") explains each metric.
  */
 
 /** How an agent job's run ended, as counted by `docs_bot_agent_jobs_finished_total{status}`. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
-/** Vendor: agent requests (job create + follow-up message) per project per hour (README "Agent budget"). */
+/** Vendor: agent requests (job create + follow-up message) per project per hour (docs/using.md "Who can use it"). */
 export const VENDOR_AGENT_CALLS_PER_HOUR = 100;
 /** Length of a budget window, in seconds. */
 export const BUDGET_WINDOW_S = 3600;

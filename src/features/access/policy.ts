@@ -1,6 +1,6 @@
 import { ACCESS_CHECK_FAILED_TEXT, type AccessAction, type AccessDecision, type RefusalReason } from '../../platform/access.js';
 
-/** The access settings (README "Who can use it"), from ACCESS_* and ADMIN_USERS. */
+/** The access settings (docs/using.md "Who can use it"), from ACCESS_* and ADMIN_USERS. */
 export interface AccessPolicyConfig {
   /** ACCESS_ALLOWED_USERS: user ids (`U…`/`W…`). */
   allowedUsers: readonly string[];

@@ -27,7 +27,7 @@ export interface SettingsChange {
 /**
  * Channel settings in Redis: one hash per channel, `{QUEUE_PREFIX}:settings:channel:{channel}`,
  * kept **without TTL** (they are configuration, not cache: Redis must persist and never evict
- * them — see the README). Channel ids are unique within a workspace (and an Enterprise Grid).
+ * them — see docs/operations.md). Channel ids are unique within a workspace (and an Enterprise Grid).
  */
 export class SettingsStore {
   constructor(
