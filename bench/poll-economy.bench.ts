@@ -3,7 +3,7 @@ import { buildPollPlan, nextPollDelayMs } from '../src/features/agent-jobs/sched
 import { formatEconomy, MIXES, pollEconomy, seeded, statusEdits } from './poll-sim.js';
 
 /**
- * Poll economy (issue #12 part 5), in virtual time: for each job-duration mix (1–30 min), polls per
+ * Poll economy, in virtual time: for each job-duration mix (1–30 min), polls per
  * job and announcement lateness (p50/p95/max) under the learned schedule (from 200 finished jobs
  * of the mix), under the backoff alone (no history yet) and under naive 5-second polling, with the
  * default POLL_MIN_INTERVAL_MS (10 s) and POLL_MAX_INTERVAL_MS (120 s). 2,000 jobs per mix.

@@ -43,8 +43,8 @@ export function simulateJob(durationMs: number, bounds: PollBounds, plan: PollPl
   }
 }
 
-/** The schedule before issue #12: 10 s, doubling to a 120-s cap, minus up to 20 % jitter. */
-export function simulateBefore(durationMs: number, random: () => number): { polls: number; latenessMs: number } {
+/** A plain doubling backoff, the comparison baseline: 10 s, doubling to a 120-s cap, minus up to 20 % jitter. */
+export function simulateDoubling(durationMs: number, random: () => number): { polls: number; latenessMs: number } {
   let t = 0;
   let polls = 0;
   for (;;) {
@@ -100,7 +100,7 @@ export function pollEconomy(bounds: PollBounds, jobs = 2_000, history = 200, see
     rows.push(summarize(name, 'learned', durations.map((d) => simulateJob(d, bounds, plan, random))));
     rows.push(summarize(name, 'backoff (no history)', durations.map((d) => simulateJob(d, bounds, undefined, random))));
     rows.push(summarize(name, 'naive 5 s', durations.map((d) => simulateNaive(d))));
-    rows.push(summarize(name, 'before #12 (10 s → 120 s)', durations.map((d) => simulateBefore(d, random))));
+    rows.push(summarize(name, 'doubling (10 s → 120 s)', durations.map((d) => simulateDoubling(d, random))));
   }
   return rows;
 }
@@ -123,8 +123,8 @@ export function formatEconomy(rows: EconomyRow[]): string {
 }
 
 /**
- * Status edits (chat.update) per workspace: before #12 every poll edited the status message (to
- * refresh "running for …"), now only the start ("Working") and the end do. For jobs of the
+ * Status edits (chat.update) per workspace, compared with editing the status message on every poll
+ * (to refresh a "running for …" clock): the bot edits only at the start ("Working") and the end. For jobs of the
  * ~10-minute mix started at a steady rate so that `inFlight` run at once: edits per minute, and
  * how many jobs in flight fit in a 40-per-minute budget.
  */
@@ -133,12 +133,12 @@ export function statusEdits(inFlight: number[], jobs = 2_000, seed = 12): string
   const draw = MIXES['all ~10 min (σ 30 s)']!;
   const durations = Array.from({ length: jobs }, () => draw(random));
   const meanMin = durations.reduce((a, b) => a + b, 0) / jobs / 60_000;
-  const beforePerJob = durations.reduce((a, d) => a + simulateBefore(d, random).polls + 1, 0) / jobs;
-  const nowPerJob = 2;
-  const lines = [`edits per job: before ${beforePerJob.toFixed(1)}, now ${nowPerJob}; jobs in flight within 40/min: before ${Math.floor((40 * meanMin) / beforePerJob)}, now ${Math.floor((40 * meanMin) / nowPerJob)}`];
-  lines.push('jobs in flight  edits/min before  edits/min now');
+  const everyPollPerJob = durations.reduce((a, d) => a + simulateDoubling(d, random).polls + 1, 0) / jobs;
+  const onChangePerJob = 2;
+  const lines = [`edits per job: every poll ${everyPollPerJob.toFixed(1)}, on change ${onChangePerJob}; jobs in flight within 40/min: every poll ${Math.floor((40 * meanMin) / everyPollPerJob)}, on change ${Math.floor((40 * meanMin) / onChangePerJob)}`];
+  lines.push('jobs in flight  edits/min, every poll  edits/min, on change');
   for (const n of inFlight) {
-    lines.push(`${String(n).padStart(14)}  ${((n * beforePerJob) / meanMin).toFixed(0).padStart(16)}  ${((n * nowPerJob) / meanMin).toFixed(0).padStart(13)}`);
+    lines.push(`${String(n).padStart(14)}  ${((n * everyPollPerJob) / meanMin).toFixed(0).padStart(20)}  ${((n * onChangePerJob) / meanMin).toFixed(0).padStart(19)}`);
   }
   return lines.join('\n');
 }

@@ -12,7 +12,7 @@ import { jobRecord } from '../test/helpers/job-record.js';
 import { seeded } from './poll-sim.js';
 
 /**
- * Scale (issue #12 part 7): one bot process (the real one, `src/main.ts`) tracks SCALE_JOBS agent
+ * Scale: one bot process (the real one, `src/main.ts`) tracks SCALE_JOBS agent
  * jobs at once (default 10,000) against the fake docs API, with the default POLL_MIN/MAX and a
  * learned history of hour-long jobs, so every job polls every POLL_MAX_INTERVAL_MS (120 s) — the
  * steady state of long jobs. Reports Redis bytes and keys per tracked job (MEMORY USAGE over every
