@@ -163,6 +163,14 @@ describe('documentation', () => {
     expect(tableDiff(rows, CONFIG_VARIABLES)).toEqual({ missing: [], unknown: [], repeated: [] });
   });
 
+  it('the real table, with a row taken out and a row the schema does not know put in, fails the check', () => {
+    const text = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8')
+      .split('\n')
+      .map((line) => (line.startsWith('| `PORT` |') ? '| `NOT_A_VARIABLE` | 1 | not read by the bot |' : line))
+      .join('\n');
+    expect(tableDiff(tableVariables(text), CONFIG_VARIABLES)).toEqual({ missing: ['PORT'], unknown: ['NOT_A_VARIABLE'], repeated: [] });
+  });
+
   it('the table check fails on a missing row, an unknown row and a repeated row', () => {
     const text = ['## Variables', '', '| variable | default | meaning |', '|---|---|---|', '| `A` | 1 | a |', '| `C` | 3 | c |', '| `C` | 3 | c again |', '', '## Other', '| `B` | 2 | not in the table |'].join('\n');
     const rows = tableVariables(text);
