@@ -24,6 +24,7 @@ import type { QueueContext } from './platform/queues.js';
 import { bullConnection, checkEvictionPolicy, createStateRedis, intakeConnection } from './platform/redis.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
+import { ConversationDirectory } from './platform/slack/conversations.js';
 import { createWebClient } from './platform/slack/web-client.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -150,8 +151,11 @@ function buildFeatures(p: Platform): Features {
     now,
   });
   late.access = access;
-  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS });
+  // One membership and visibility cache for the context's links and the follow-up check.
+  const conversations = new ConversationDirectory({ slack });
+  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agentJobs = createAgentJobs({
+    conversations,
     context: threadContext.context,
     access,
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,

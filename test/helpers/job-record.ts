@@ -23,6 +23,7 @@ export function jobRecord(overrides: Partial<JobRecord> = {}): JobRecord {
     permalink: '',
     reactionTs: '1700000000.000100',
     alsoMention: '',
+    contextFrom: '',
     ...overrides,
   };
 }

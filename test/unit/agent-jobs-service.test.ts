@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
-import { continueAgentJob, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
+import { continueAgentJob, NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
 import { CANNOT_POST_TEXT, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
@@ -480,6 +480,36 @@ describe('continueAgentJob', () => {
 
     await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('context follows its readers: a job with context from C7 and CPRIV takes follow-ups only from members of both (and its requester); a failed check refuses', async () => {
+    const h = continueHarness(ended({ requester: 'U1', channel: 'C7', contextFrom: 'C7,CPRIV' }));
+    const members: Record<string, string[]> = { C7: ['U1', 'U2', 'U3'], CPRIV: ['U1', 'U3'] };
+    const isMember = vi.fn(async (channel: string, user: string) => {
+      if (user === 'U4') throw new Error('ratelimited');
+      return members[channel]?.includes(user) ?? false;
+    });
+    const deps = { ...h.deps, conversations: { isMember } };
+    const budget = vi.spyOn(deps.access, 'admitAgentCall');
+
+    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U2', prompt: 'quote everything' })).toMatchObject({ ok: false, reason: 'not_a_reader', message: NOT_A_READER_TEXT });
+    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U4', prompt: 'hi' })).toMatchObject({ ok: false, reason: 'not_a_reader', message: READERS_CHECK_FAILED_TEXT });
+    expect(h.sendMessage).not.toHaveBeenCalled();
+    expect(budget).not.toHaveBeenCalled(); // refused before the agent budget is touched
+    expect(h.log.lines.some((l) => l.audit && l.reason === 'not_a_reader' && l.actor === 'U2')).toBe(true);
+
+    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U3', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
+    isMember.mockClear();
+    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
+    expect(isMember).not.toHaveBeenCalled(); // the requester read them all
+    expect(h.sendMessage).toHaveBeenCalledTimes(2);
+    budget.mockRestore();
+  });
+
+  it('a job with context from other conversations and no membership directory takes follow-ups from its requester only', async () => {
+    const h = continueHarness(ended({ requester: 'U1', contextFrom: 'CPRIV' }));
+    expect(await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' })).toMatchObject({ ok: false, reason: 'not_a_reader' });
+    expect(h.sendMessage).not.toHaveBeenCalled();
   });
 
   it('the API no longer knows the job (404): unknown job, no new cycle', async () => {

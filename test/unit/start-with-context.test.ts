@@ -45,9 +45,11 @@ const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'D
 
 describe('startWithContext', () => {
   it('sends the prompt with its context to the agent, shows only the instruction, tells about unexpanded links once', async () => {
-    const h = harness(async () => ({ ok: true, prompt: 'Document this\n\nContext: …', notice: 'One link was not expanded …' }));
+    const h = harness(async () => ({ ok: true, prompt: 'Document this\n\nContext: …', notice: 'One link was not expanded …', sources: ['C1', 'CPRIV'] }));
     const res = await startWithContext(h.deps, req, h.steps(), h.tell);
     expect(res).toMatchObject({ ok: true, jobId: 'job_ctx' });
+    // The job records where its context came from: follow-ups need their authors in each.
+    expect(h.deps.start.store.create).toHaveBeenCalledWith(expect.objectContaining({ jobId: 'job_ctx', contextFrom: 'C1,CPRIV' }));
     expect(h.createJob).toHaveBeenCalledWith('Document this\n\nContext: …');
     expect(h.deps.context).toHaveBeenCalledWith({ channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', thread: { ts: '1700000000.000001' } });
     expect(JSON.stringify(vi.mocked(h.deps.start.slack.chat.postMessage).mock.calls[0]?.[0])).not.toContain('Context:');

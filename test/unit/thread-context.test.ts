@@ -7,6 +7,7 @@ import { MODAL_OPEN_WAIT_MS, ModalNotOpenYetError, showPreview } from '../../src
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
 import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
@@ -20,7 +21,7 @@ let deps: ThreadContextDeps;
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
-  deps = { slack: web, logger, maxChars: 12_000 };
+  deps = { slack: web, logger, maxChars: 12_000, conversations: new ConversationDirectory({ slack: web }), allowedChannels: [] };
 });
 
 afterEach(async () => {
@@ -171,6 +172,32 @@ describe('message permalinks', () => {
     expect(slack.calls.filter((c) => c.method === 'conversations.members' && c.args.channel === 'C0RANDOM')).toHaveLength(1);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies' && c.args.channel === 'C0RANDOM')).toHaveLength(0);
     expect(refusedLinksLine([])).toBeUndefined();
+  });
+});
+
+describe('context follows its readers', () => {
+  const link = (m: { channel: string; ts: string }) => `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+
+  it('a link into a conversation outside ACCESS_ALLOWED_CHANNELS is not expanded (nothing read there), and the person is told which', async () => {
+    const { root } = thread('Rate limits are 100/h', []);
+    const res = await buildPrompt({ ...deps, allowedChannels: ['C0RANDOM'] }, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction: `Document ${link(root)}` });
+    expect(res.ok && res.prompt).toBe(`Document ${link(root)}`);
+    expect(res.ok && res.notice).toBe(`One link was not expanded, so the agent got it as typed, without the messages: ${link(root)} (docs jobs aren't enabled in that conversation).`);
+    expect(res.ok && res.sources).toEqual([]);
+    expect(slack.calls.filter((c) => c.method.startsWith('conversations.'))).toHaveLength(0);
+  });
+
+  it('names the conversations that supplied context; private text from another conversation gets one heads-up line', async () => {
+    slack.channels.push({ id: 'C0PAYROLL', name: 'payroll', botIsMember: true, isPrivate: true, members: ['U0ALICE', slack.botUserId] });
+    const secret = slack.addUserMessage({ channel: 'C0PAYROLL', user: 'U0ALICE', text: 'payslips move to the 25th' });
+    const { root } = thread('the payslip page', [['U0ALICE', '<@U0DOCSBOT> update it']]);
+    const res = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: `Update it as in ${link(secret)}`, thread: { ts: root.ts } });
+    expect(res).toMatchObject({ ok: true, sources: ['C0DOCS', 'C0PAYROLL'] });
+    expect(res.ok && res.notice).toMatch(/^Heads-up: messages from a private conversation \(<#C0PAYROLL>\) went to the docs agent with this job\. What the agent writes may end up in the pull request/);
+    // A public link adds no heads-up.
+    const pub = await buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: `Update it as in ${link(root)}` });
+    expect(pub).toMatchObject({ ok: true, sources: ['C0DOCS'] });
+    expect(pub.ok && pub.notice).toBeUndefined();
   });
 });
 

@@ -12,7 +12,7 @@ export interface PromptContextRequest {
 }
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
-export type PromptContextResult = { ok: true; prompt: string; notice?: string } | { ok: false; message: string };
+export type PromptContextResult = { ok: true; prompt: string; notice?: string; sources?: string[] } | { ok: false; message: string };
 
 /**
  * Builds the docs agent's prompt from an instruction and its Slack context. Provided by the
@@ -35,6 +35,8 @@ interface ContextProgress {
   promptRefused?: boolean;
   linkNotice?: string;
   linkNoticeSent?: boolean;
+  /** The conversations whose messages are in `prompt`. */
+  sources?: string[];
 }
 
 /** Sentence when Slack would not let the bot read the context, even after retries. */
@@ -43,8 +45,9 @@ export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation 
 /**
  * The one door every new job goes through (`/docs-edit`, @mentions, DMs, "Improve with agent",
  * "Document this thread"): builds the prompt with its Slack context (once: it is saved in `steps`,
- * so a retry sends the same prompt), tells the person about links that were not expanded (once),
- * then starts the job with {@link startAgentJob}. When the request's own thread can't be read,
+ * so a retry sends the same prompt), tells the person about links that were not expanded and about
+ * private text that may reach the pull request (once), then starts the job with
+ * {@link startAgentJob}, recording which conversations its context came from (`contextFrom`). When the request's own thread can't be read,
  * nothing starts and the person is told how to fix it.
  *
  * @param tell - answers the person privately; never throws.
@@ -76,14 +79,15 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
       await tell(built.message);
       return undefined;
     }
-    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}) });
+    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}) });
   }
   if (p.linkNotice && !p.linkNoticeSent) {
     await tell(p.linkNotice);
     await steps.save({ linkNoticeSent: true });
   }
   const { thread: _thread, ...start } = req;
-  const res = await startAgentJob(deps.start, { ...start, ...(p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt } : {}) }, steps);
+  const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}) } : {};
+  const res = await startAgentJob(deps.start, { ...start, ...context }, steps);
   if (!res.ok && res.message) await tell(res.message);
   return res;
 }

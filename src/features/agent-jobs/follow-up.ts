@@ -6,6 +6,7 @@ import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
 import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
@@ -33,12 +34,47 @@ export interface ContinueJobDeps {
   now: () => number;
   /** Counts follow-ups sent (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
+  /** Membership of the conversations a job's context came from; without it, such jobs take follow-ups from their requester only. */
+  conversations?: Pick<ConversationDirectory, 'isMember'>;
 }
 
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
 export type ContinueJobResult =
   | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean }
-  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'refused' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+
+/** Answer to a follow-up from someone outside a conversation the job's context came from. */
+export const NOT_A_READER_TEXT =
+  "This job carries context from a conversation you're not in, so only people in every conversation it read can continue it. Your follow-up was not sent. Ask the person who started it, or start your own job with `/docs-edit`.";
+
+/** Answer when membership could not be checked (Slack failed, or a member list too long to read). */
+export const READERS_CHECK_FAILED_TEXT =
+  "This job carries context from other conversations, and I couldn't check that you're in all of them, so your follow-up was not sent. Try again in a moment, or ask the person who started it.";
+
+/**
+ * Whether `author` may see every conversation `rec`'s context came from (its requester always
+ * may): undefined when so, else the refusal. Fails closed: an answer Slack can't give refuses.
+ */
+async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
+  const from = rec.contextFrom.split(',').filter(Boolean);
+  if (author === rec.requester || from.length === 0) return undefined;
+  const refuse = (reason: string, message: string) => {
+    audit(deps.logger, { actor: author, channel: rec.channel, action: 'continue_job', outcome: 'refused', reason, jobId: rec.jobId });
+    return { ok: false as const, reason: 'not_a_reader' as const, message };
+  };
+  if (!deps.conversations) return refuse('not_a_reader', NOT_A_READER_TEXT);
+  for (const channel of from) {
+    let member: boolean;
+    try {
+      member = await deps.conversations.isMember(channel, author);
+    } catch (err) {
+      deps.logger.warn({ err, channel, jobId: rec.jobId }, "could not check a follow-up author's membership; refused (fail closed)");
+      return refuse('check_failed', READERS_CHECK_FAILED_TEXT);
+    }
+    if (!member) return refuse('not_a_reader', NOT_A_READER_TEXT);
+  }
+  return undefined;
+}
 
 /**
  * Sentence for a job id the bot does not know (no record, or the API's 404). The id is what the
@@ -96,6 +132,11 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   if (req.author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
     const message = `Only <@${rec.requester}>, who started this job, can continue it (this channel's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
     return { ok: false, reason: 'not_allowed', message };
+  }
+  // Context follows its readers: checked before anything is spent or sent (a retry that already sent skips it).
+  if (!p.sent) {
+    const notReader = await readersRefusal(deps, rec, req.author);
+    if (notReader) return notReader;
   }
   if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
   const call: AgentCall = { actor: { user: req.author }, channel: rec.channel, action: 'continue_job', project: rec.projectId, promptChars: req.prompt.length };

@@ -13,6 +13,7 @@ import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import type { Intake } from '../../platform/intake.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
@@ -73,6 +74,8 @@ export interface AgentJobsOptions {
   context?: PromptContext;
   /** Counts runs started and ended, and how late ends are announced (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished'>;
+  /** Membership of conversations: a follow-up to a job with Slack context needs its author in each of them. */
+  conversations?: Pick<ConversationDirectory, 'isMember'>;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -103,7 +106,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     followups: new KeyedSerial(),
     start,
     ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor },
+    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, ...(o.conversations ? { conversations: o.conversations } : {}) },
     slack: o.slack,
     logger,
     ignorePrefix: o.ignorePrefix,

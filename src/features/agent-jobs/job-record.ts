@@ -51,6 +51,11 @@ export interface JobRecord {
   reactionTs: string;
   /** Authors of follow-ups that a later follow-up interrupted (comma-separated user ids): mentioned too at the end. */
   alsoMention: string;
+  /**
+   * The conversations whose messages went to the agent with the job (comma-separated channel ids;
+   * '' for none): a follow-up is taken only from people who are members of every one of them.
+   */
+  contextFrom: string;
   /** Fingerprint of what the status message last showed ('' or absent: unknown), so an edit that changes nothing is not sent. */
   shown?: string;
 }
@@ -102,6 +107,7 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   rec.permalink = h.permalink ?? '';
   rec.reactionTs = h.reactionTs || h.threadTs;
   rec.alsoMention = h.alsoMention ?? '';
+  rec.contextFrom = h.contextFrom ?? '';
   if (h.shown) rec.shown = h.shown;
   return rec as unknown as JobRecord;
 }

@@ -52,6 +52,8 @@ export interface StartJobRequest {
    * does not own (a digest's thread can hold several jobs).
    */
   reactOnStatusMessage?: boolean;
+  /** The conversations whose messages are in `prompt` (see JobRecord.contextFrom). */
+  contextFrom?: string[];
   /** Unique per request (the intake's id): keys the messages posted at most once, and "Start it again". */
   requestKey?: string;
   /** Epoch ms the request was received (default: now). */
@@ -189,6 +191,7 @@ async function uncertain(
     ...(req.prompt ? { prompt: req.prompt } : {}),
     ...(req.threadTs ? { threadTs: req.threadTs } : {}),
     ...(req.reactOnStatusMessage ? { reactOnStatusMessage: true } : {}),
+    ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
   });
   const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'uncertain', elapsedMs: 0 });
   await deps.slack.chat.update({ channel: req.channel, ts: at.statusTs, text: status.text, blocks: status.blocks }).catch(() => undefined);
@@ -223,6 +226,7 @@ function newJobRecord(req: StartJobRequest, p: { jobId: string; projectId: strin
     permalink: '',
     reactionTs: req.reactOnStatusMessage ? p.statusTs : p.threadTs,
     alsoMention: '',
+    contextFrom: (req.contextFrom ?? []).join(','),
   };
 }
 

@@ -16,6 +16,8 @@ export interface RestartRecord {
   /** The thread the first attempt used (its status message or the person's message). */
   threadTs?: string;
   reactOnStatusMessage?: boolean;
+  /** The conversations whose messages are in `prompt`. */
+  contextFrom?: string[];
 }
 
 /** Value of a thread index key while its job is being created (replies get "still starting"). */

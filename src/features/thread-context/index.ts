@@ -9,6 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { PromptContext } from '../agent-jobs/index.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -28,6 +29,10 @@ export interface ThreadContextOptions {
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS. */
   maxChars: number;
+  /** Who is in a conversation and how public it is (shared with agent-jobs' follow-up check). */
+  conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
+  /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded. */
+  allowedChannels: readonly string[];
 }
 
 /** The running feature, as the composition root holds it. */
@@ -41,7 +46,7 @@ export interface ThreadContext {
 /** Builds the thread-context feature and registers its intake handlers. */
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
-  const deps = { slack: o.slack, logger, maxChars: o.maxChars };
+  const deps = { slack: o.slack, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels };
   registerHandlers(o.intake, { ...deps, access: o.access });
   return {
     context: (req) => buildPrompt(deps, req),

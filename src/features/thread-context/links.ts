@@ -42,11 +42,13 @@ export function findMessageLinks(text: string): MessageLink[] {
 }
 
 /** Why a link was not read, in the words the person sees. */
-export type LinkRefusal = 'not_member' | 'bot_cannot_read' | 'not_found' | 'too_many' | 'slack_error';
+export type LinkRefusal = 'not_member' | 'not_allowed_channel' | 'members_unknown' | 'bot_cannot_read' | 'not_found' | 'too_many' | 'slack_error';
 
 /** The person's sentence for each refusal. */
 export const LINK_REFUSAL_TEXT: Record<LinkRefusal, string> = {
   not_member: "you're not a member of that conversation",
+  not_allowed_channel: "docs jobs aren't enabled in that conversation",
+  members_unknown: 'that conversation has too many members for me to check that you are one of them',
   bot_cannot_read: "I'm not in that conversation (`/invite @Docs Agent` there first)",
   not_found: 'that message no longer exists',
   too_many: `I read at most ${MAX_LINKS} links per request`,

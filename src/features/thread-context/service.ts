@@ -1,103 +1,32 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
+import { MembersUnknownError, type ConversationDirectory, type Visibility } from '../../platform/slack/conversations.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import { userNameLookup } from '../../platform/slack/user-names.js';
-import { assemblePrompt, formatThread, isContext, type BotSelf, type ContextSection, type PromptStats, type ThreadMessage } from './format.js';
+import { assemblePrompt, formatThread, isContext, type ContextSection, type PromptStats, type ThreadMessage } from './format.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
+import { botSelf, readThread, ThreadUnreadableError, unreadable, type ThreadReadSlack } from './read.js';
+
+export { botSelf, readThread, ThreadUnreadableError, unreadable };
 
 /** The Web API methods the context is read with (scopes: *:history, *:read, users:read). */
-export interface ThreadContextSlack {
-  conversations: Pick<WebClient['conversations'], 'replies' | 'members'>;
+export interface ThreadContextSlack extends ThreadReadSlack {
   users: Pick<WebClient['users'], 'info'>;
-  auth: Pick<WebClient['auth'], 'test'>;
 }
 
 /** What reading and building context needs. */
 export interface ThreadContextDeps {
   slack: ThreadContextSlack;
+  /** Who is in a conversation and how public it is (cached; shared with the follow-up check). */
+  conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
+  /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded (empty: any). */
+  allowedChannels: readonly string[];
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: the longest prompt, instruction included. */
   maxChars: number;
-  /** `limit` of each conversations.replies / conversations.members page (Slack recommends ≤ 200). Default 200. */
+  /** `limit` of each conversations.replies page (Slack recommends ≤ 200). Default 200. */
   pageSize?: number;
-}
-
-/** Slack errors meaning the bot cannot read a conversation (not a member, or it can't see it at all). */
-const NO_ACCESS = new Set(['not_in_channel', 'channel_not_found', 'missing_scope', 'access_denied']);
-/** Pages read at most per thread or member list (200 × 100 = 20,000 messages). */
-const MAX_PAGES = 100;
-
-/** Thrown by {@link readThread} when the bot cannot read the conversation, or the thread is gone. */
-export class ThreadUnreadableError extends Error {
-  constructor(
-    readonly reason: 'bot_cannot_read' | 'not_found',
-    readonly code: string,
-  ) {
-    super(`cannot read the thread: ${code}`);
-    this.name = 'ThreadUnreadableError';
-  }
-}
-
-/** Reads every page of a cursor-paginated method (`response_metadata.next_cursor`, Slack docs: "Pagination"). */
-async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string }>): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i += 1) {
-    const res = await page(cursor);
-    all.push(...res.items);
-    if (!res.next) break;
-    cursor = res.next;
-  }
-  return all;
-}
-
-/** Turns the Slack errors that mean "no access" or "gone" into {@link ThreadUnreadableError}; rethrows the rest. */
-function unreadable(err: unknown): never {
-  const code = slackErrorCode(err) ?? '';
-  if (NO_ACCESS.has(code)) throw new ThreadUnreadableError('bot_cannot_read', code);
-  if (code === 'thread_not_found' || code === 'message_not_found') throw new ThreadUnreadableError('not_found', code);
-  throw err;
-}
-
-/**
- * Every message of the thread that `ts` belongs to (its root first, then the replies, oldest
- * first), all pages of `conversations.replies`. A message without replies comes back alone.
- * @throws {ThreadUnreadableError} when the bot can't read the conversation or the thread is gone;
- *   other Slack errors as thrown (transient ones are worth retrying).
- */
-export async function readThread(deps: Pick<ThreadContextDeps, 'slack' | 'pageSize'>, channel: string, ts: string): Promise<ThreadMessage[]> {
-  const limit = deps.pageSize ?? 200;
-  return allPages(async (cursor) => {
-    const res = await deps.slack.conversations.replies({ channel, ts, limit, ...(cursor ? { cursor } : {}) }).catch(unreadable);
-    return { items: (res.messages ?? []) as ThreadMessage[], next: res.has_more ? res.response_metadata?.next_cursor || undefined : undefined };
-  });
-}
-
-/**
- * Whether `user` is a member of `channel` (all pages of `conversations.members`).
- * @throws {ThreadUnreadableError} when the bot can't see the conversation.
- */
-export async function isMember(deps: Pick<ThreadContextDeps, 'slack' | 'pageSize'>, channel: string, user: string): Promise<boolean> {
-  const limit = deps.pageSize ?? 200;
-  const members = await allPages(async (cursor) => {
-    const res = await deps.slack.conversations.members({ channel, limit, ...(cursor ? { cursor } : {}) }).catch(unreadable);
-    return { items: res.members ?? [], next: res.response_metadata?.next_cursor || undefined };
-  });
-  return members.includes(user);
-}
-
-const selves = new WeakMap<object, Promise<BotSelf>>();
-
-/** The bot's own user id and bot id (auth.test), asked once per client. */
-export function botSelf(slack: Pick<ThreadContextSlack, 'auth'>): Promise<BotSelf> {
-  let self = selves.get(slack);
-  if (!self) {
-    self = slack.auth.test().then((r) => ({ ...(r.user_id ? { userId: r.user_id } : {}), ...(r.bot_id ? { botId: r.bot_id } : {}) }));
-    self.catch(() => selves.delete(slack));
-    selves.set(slack, self);
-  }
-  return self;
 }
 
 /** A request whose instruction may get Slack context. */
@@ -112,7 +41,15 @@ export interface ContextRequest {
 
 /** Outcome of {@link buildPrompt}. */
 export type ContextResult =
-  | { ok: true; prompt: string; notice?: string; stats: PromptStats & { links: number; linksRead: number } }
+  | {
+      ok: true;
+      prompt: string;
+      /** Lines for the requester (links not expanded; private text that may reach the pull request). */
+      notice?: string;
+      /** The conversations whose messages are in the prompt (ids, in order): follow-ups need their members. */
+      sources: string[];
+      stats: PromptStats & { links: number; linksRead: number };
+    }
   | { ok: false; reason: 'bot_cannot_read' | 'not_found'; message: string };
 
 /** The person's sentence when the thread a request is about can't be read. */
@@ -121,25 +58,52 @@ export const CANNOT_READ_TEXT = {
   not_found: 'That message no longer exists, so there is no thread to read. Nothing was started.',
 } as const;
 
-/** Reads one linked thread, if the requester is in its conversation and the bot can read it. */
+/** Reads one linked thread, if its conversation is allowed, the requester is in it and the bot can read it. */
 async function readLink(deps: ThreadContextDeps, requester: string, link: MessageLink): Promise<{ messages: ThreadMessage[] } | { why: LinkRefusal }> {
+  if (deps.allowedChannels.length > 0 && !deps.allowedChannels.includes(link.channel)) return { why: 'not_allowed_channel' };
   try {
-    if (!(await isMember(deps, link.channel, requester))) return { why: 'not_member' };
+    if (!(await deps.conversations.isMember(link.channel, requester).catch(unreadable))) return { why: 'not_member' };
     return { messages: await readThread(deps, link.channel, link.threadTs) };
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { why: err.reason };
+    if (err instanceof MembersUnknownError) return { why: 'members_unknown' };
     if (classifySlackError(err).kind === 'transient') throw err;
     deps.logger.warn({ slackError: slackErrorCode(err), channel: link.channel }, 'could not read a linked thread');
     return { why: 'slack_error' };
   }
 }
 
+/** How public a conversation is; a conversation Slack won't describe counts as private (the careful answer). */
+async function visibility(deps: ThreadContextDeps, channel: string): Promise<Visibility> {
+  try {
+    return await deps.conversations.visibilityOf(channel);
+  } catch (err) {
+    deps.logger.warn({ slackError: slackErrorCode(err), channel }, 'could not tell how public a conversation is; taken as private');
+    return 'private';
+  }
+}
+
+/**
+ * The line telling the requester that text from private conversations other than the job's own
+ * went to the agent (it may end up in the pull request), or undefined when none did.
+ */
+export async function privateSourcesLine(deps: ThreadContextDeps, jobChannel: string, sources: string[]): Promise<string | undefined> {
+  const others = [...new Set(sources.filter((c) => c !== jobChannel))];
+  const vis = await Promise.all(others.map(async (c) => ({ c, v: await visibility(deps, c) })));
+  const hidden = vis.filter((x) => x.v !== 'public').map((x) => x.c);
+  if (hidden.length === 0) return undefined;
+  const where = hidden.map((c) => (c.startsWith('D') ? 'a direct message' : `<#${c}>`)).join(', ');
+  return `Heads-up: messages from a private conversation (${where}) went to the docs agent with this job. What the agent writes may end up in the pull request, where people outside that conversation can read it. Only people in every conversation the job read can send it follow-ups.`;
+}
+
 /**
  * The docs agent's prompt for a request: the instruction as typed, then the thread it was made in
  * (if any) and the threads of up to {@link MAX_LINKS} message permalinks in the instruction, each
- * formatted and fitted to AGENT_PROMPT_MAX_CHARS. A link is read only when the requester is a
- * member of its conversation (conversations.members) and the bot can read it; the others make one
- * `notice` line for the person. Logs counts and ids only, never message text.
+ * formatted and fitted to AGENT_PROMPT_MAX_CHARS. A link is read only when its conversation is in
+ * ACCESS_ALLOWED_CHANNELS (when set), the requester is a member of it (conversations.members) and the
+ * bot can read it; the others make one `notice` line for the person, and so does text from a private
+ * conversation other than the request's own. `sources` names the conversations whose messages went
+ * in. Logs counts and ids only, never message text.
  * @returns the prompt, or why the request's own thread can't be read (then nothing should start).
  * @throws transient Slack errors (worth retrying).
  */
@@ -147,6 +111,7 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
   const self = await botSelf(deps.slack);
   const lookup = userNameLookup(deps.slack);
   const sections: ContextSection[] = [];
+  const sources: string[] = [];
   if (req.thread) {
     let messages: ThreadMessage[];
     try {
@@ -155,20 +120,26 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
       if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
       throw err;
     }
-    sections.push({ source: 'the Slack thread this request was made in', lines: await formatThread(messages, self, lookup, req.thread.excludeTs) });
+    const lines = await formatThread(messages, self, lookup, req.thread.excludeTs);
+    sections.push({ source: 'the Slack thread this request was made in', lines });
+    if (lines.length > 0) sources.push(req.channel);
   }
   const links = findMessageLinks(req.instruction).filter((l) => !(req.thread && l.channel === req.channel && l.threadTs === req.thread.ts));
   const refused: { url: string; why: LinkRefusal }[] = links.slice(MAX_LINKS).map((l) => ({ url: l.url, why: 'too_many' }));
   for (const link of links.slice(0, MAX_LINKS)) {
     const read = await readLink(deps, req.requester, link);
     if ('why' in read) refused.push({ url: link.url, why: read.why });
-    else sections.push({ source: `the Slack thread linked as ${link.url}`, lines: await formatThread(read.messages, self, lookup) });
+    else {
+      const lines = await formatThread(read.messages, self, lookup);
+      sections.push({ source: `the Slack thread linked as ${link.url}`, lines });
+      if (lines.length > 0) sources.push(link.channel);
+    }
   }
   const { prompt, stats } = assemblePrompt(req.instruction, sections, deps.maxChars);
   const all = { ...stats, links: links.length, linksRead: links.length - refused.length };
   deps.logger.info({ channel: req.channel, ...all }, 'built the prompt context');
-  const notice = refusedLinksLine(refused);
-  return { ok: true, prompt, ...(notice ? { notice } : {}), stats: all };
+  const notice = [refusedLinksLine(refused), await privateSourcesLine(deps, req.channel, sources)].filter(Boolean).join('\n');
+  return { ok: true, prompt, ...(notice ? { notice } : {}), sources: [...new Set(sources)], stats: all };
 }
 
 /** What the shortcut's modal shows about a thread before anything starts. */
@@ -181,7 +152,7 @@ export type ThreadPreview =
  * first appearance) and the first line of the first one (plain text).
  * @throws transient Slack errors.
  */
-export async function previewThread(deps: Pick<ThreadContextDeps, 'slack' | 'pageSize'>, channel: string, ts: string): Promise<ThreadPreview> {
+export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'conversations' | 'auth' | 'users'>; pageSize?: number }, channel: string, ts: string): Promise<ThreadPreview> {
   let messages: ThreadMessage[];
   try {
     messages = await readThread(deps, channel, ts);
