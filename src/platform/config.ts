@@ -111,6 +111,7 @@ const schema = z
     ACCESS_ALLOW_EXTERNAL: flag,
     AGENT_CALLS_PER_HOUR: count(100),
     AGENT_CALLS_PER_USER_PER_HOUR: count(20),
+    ANALYTICS_CALLS_PER_USER_PER_HOUR: count(20),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -197,6 +197,25 @@ describe('/docs-visitors report (bot as a separate process)', () => {
     expect(visitorRequests().length).toBe(before);
     await redis.del(`${sb.prefix}:visitors:budget:calls`);
   });
+
+  it("one person's many new ranges stop at their hourly share (20), with the next free slot; what is cached still works for them", async () => {
+    // Dana has spent her share (20 requests that reached the API) this hour.
+    const budget = new AnalyticsBudget(redis, `${sb.prefix}:visitors`, Date.now);
+    for (let i = 0; i < 20; i++) await budget.reserve('interactive', 1, 'U0ADMIN');
+    await redis.del(`${sb.prefix}:visitors:budget:calls`);
+    const before = visitorRequests().length;
+    await visitors('2026-07-01 2026-07-08', 'U0ADMIN');
+    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ADMIN').find((m) => m.text.includes('hourly share')), 10_000);
+    expect(note.text).toContain("You've used your hourly share of docs analytics requests (20 requests/hour; the organization's 100 are shared by everyone).");
+    expect(note.text).toMatch(/Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d( UTC)?> \(in (59m \d+s|1h)\)\.$/);
+    expect(visitorRequests().length).toBe(before);
+    await visitors('2026-11-15 2026-11-22', 'U0ADMIN');
+    await sb.slack.waitFor(() => reports().some((m) => m.text.includes('Nov 15 – Nov 21, 2026') && messageText(m).includes('Requested by <@U0ADMIN>')), 10_000);
+    expect(visitorRequests().length).toBe(before);
+    // Someone else is not affected.
+    await visitors('2026-07-01 2026-07-08', 'U0BOB');
+    await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.query.dateFrom === '2026-07-01', 10_000);
+  });
 });
 
 describe('/docs-visitors digests', () => {
@@ -218,6 +237,16 @@ describe('/docs-visitors digests', () => {
     expect(digests()).toHaveLength(1);
     const [job] = await digestQueue.getJobs(['completed']);
     expect(job?.returnvalue).toMatchObject({ status: 'posted', chart: 'failed' });
+  });
+
+  it('a second "digest" in the channel within the hour is refused ephemerally with the next free slot, and nothing is posted', async () => {
+    const before = sb.slack.messages.length;
+    await visitors('digest', 'U0BOB');
+    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('already sent on request')), 10_000);
+    expect(note.text).toMatch(/one `\/docs-visitors digest` per channel per hour.*Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d UTC> \(in /);
+    await digestQueueIdle();
+    expect(digests()).toHaveLength(1);
+    expect(sb.slack.messages.slice(before).filter((m) => m.bot_id && !m.ephemeralTo)).toEqual([]);
   });
 
   it('"Improve with agent" opens a pre-filled modal; submitting starts a docs agent job in the digest\'s thread', async () => {

@@ -122,6 +122,12 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('takes the per-person analytics share (ANALYTICS_CALLS_PER_USER_PER_HOUR), default 20', () => {
+    expect(readConfig(valid).ANALYTICS_CALLS_PER_USER_PER_HOUR).toBe(20);
+    expect(readConfig({ ...valid, ANALYTICS_CALLS_PER_USER_PER_HOUR: '5' }).ANALYTICS_CALLS_PER_USER_PER_HOUR).toBe(5);
+    expect(problems({ ...valid, ANALYTICS_CALLS_PER_USER_PER_HOUR: '0' })).toEqual(['ANALYTICS_CALLS_PER_USER_PER_HOUR: must be greater than 0']);
+  });
+
   it('requires https:// for the docs API and Slack API URLs, except to loopback hosts, without echoing them', () => {
     for (const ok of ['http://127.0.0.1:4000/api/', 'http://localhost:8080', 'http://[::1]:9000/', 'http://127.3.2.1/', 'https://slack.example.com/api/']) {
       expect(readConfig({ ...valid, SLACK_API_URL: ok, DOCS_API_URL: ok })).toMatchObject({ SLACK_API_URL: ok, DOCS_API_URL: ok });

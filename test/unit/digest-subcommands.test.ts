@@ -11,6 +11,7 @@ const sub = (schedule = defaults) =>
     digestQueue: undefined as never,
     slack: { chat: { postMessage: async () => ({ ok: true }) } } as never,
     defaultSchedule: schedule,
+    quotas: { manualDigest: { take: async () => ({ ok: true }), give: async () => undefined }, subscriptions: { take: async () => ({ ok: true }) } },
     logger: createLogger('silent'),
     now: () => 0,
   });

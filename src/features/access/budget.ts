@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { consumeOne as consume } from '../../platform/quota.js';
 
 /** Vendor: agent requests (job create + follow-up message) per project per hour (docs/using.md "Who can use it"). */
 export const VENDOR_AGENT_CALLS_PER_HOUR = 100;
@@ -67,20 +68,5 @@ export class AgentBudget {
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
     const [p, u] = await Promise.all([this.project.get(project), this.user.get(user)]);
     return { project: Math.max(0, p?.remainingPoints ?? this.opts.perProject), user: Math.max(0, u?.remainingPoints ?? this.opts.perUser) };
-  }
-}
-
-/**
- * Consumes one point; returns the limiter's answer when over the limit (giving the point back: a
- * refused request costs nothing), nothing when taken. @throws store errors.
- */
-async function consume(limiter: RateLimiterRedis, key: string): Promise<RateLimiterRes | undefined> {
-  try {
-    await limiter.consume(key, 1);
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
-    await limiter.reward(key, 1);
-    return err;
   }
 }

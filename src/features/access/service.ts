@@ -1,9 +1,7 @@
-import { TZDate } from '@date-fns/tz';
-import { format } from 'date-fns';
 import { promptTooLongText, type AccessAction, type AccessDecision, type AccessGate, type Actor, type RefusalReason } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { Logger } from '../../platform/logger.js';
-import { formatDuration } from '../../platform/slack/duration.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
 import type { AgentBudget } from './budget.js';
 import type { SlackDirectory } from './directory.js';
 import { CHECK_FAILED_TEXT, decideAccess, needsGroupCheck, type AccessPolicyConfig, type UserFacts } from './policy.js';
@@ -118,10 +116,7 @@ export function createAccess(deps: AccessDeps): AccessGate {
  * in the person's `users.info` zone.
  */
 export function budgetText(deps: Pick<AccessDeps, 'budget' | 'now'>, which: 'user' | 'project', msBeforeNext: number, tz: string | undefined): string {
-  const at = deps.now() + msBeforeNext;
-  const zone = tz ?? 'UTC';
-  const fallback = `${format(new TZDate(at, zone), 'HH:mm')}${tz ? '' : ' UTC'}`;
-  const slot = `Next free slot: <!date^${Math.ceil(at / 1000)}^{time}|${fallback}> (in ${formatDuration(Math.max(msBeforeNext, 1000))}).`;
+  const slot = nextSlotText(deps.now(), msBeforeNext, tz);
   return which === 'project'
     ? `The docs agent's hourly budget for this project is used up (${deps.budget.opts.perProject} requests/hour). ${slot}`
     : `You've used your hourly budget of docs agent requests (${deps.budget.opts.perUser} requests/hour). ${slot}`;

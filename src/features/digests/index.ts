@@ -17,7 +17,7 @@ import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
 import { getSubscription, type DigestJobData } from './store.js';
-import { digestSubcommands } from './subcommands.js';
+import { createDigestQuotas, digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
 
 /** What the feature is built from. */
@@ -65,7 +65,7 @@ export function createDigests(o: DigestsOptions): Digests {
   registerHandlers(o.intake, { ...common, slack: o.slack, access: o.access });
   return {
     digestQueue,
-    subcommands: digestSubcommands({ ...common, slack: o.slack }),
+    subcommands: digestSubcommands({ ...common, slack: o.slack, quotas: createDigestQuotas(o.redis, o.prefix) }),
     describeSubscription: async (teamId, channel) => {
       const sub = await getSubscription(digestQueue, teamId, channel);
       if (!sub) return 'none (`/docs-visitors subscribe` starts one)';

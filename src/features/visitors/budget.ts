@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { Quota } from '../../platform/quota.js';
 
 /**
  * This bot's share of the analytics rate limit, counted in Redis so every replica sees one count.
@@ -11,7 +12,14 @@ import type { Redis } from 'ioredis';
  * instead of meeting a 429. After a 429 every caller backs off for a while without sending.
  * Channels mapped to different docs projects (channel settings) share this one budget, because the
  * vendor's limit is per organization, not per project.
+ *
+ * Each person has a share of it (ANALYTICS_CALLS_PER_USER_PER_HOUR, default 20): interactive
+ * requests that reach the API (cache misses) count against the share of the person who asked or
+ * clicked, so one person's many distinct ranges cannot spend the organization's hour.
  */
+
+/** ANALYTICS_CALLS_PER_USER_PER_HOUR's default. */
+export const ANALYTICS_USER_SHARE_DEFAULT = 20;
 
 /** Vendor: analytics requests per organization per hour. */
 export const ANALYTICS_HOURLY_LIMIT = 100;
@@ -57,30 +65,56 @@ return {1, used + count, 0}
 export class AnalyticsBudget {
   private readonly callsKey: string;
   private readonly blockedKey: string;
+  private readonly share: Quota;
 
   /**
    * @param redis - the shared state connection.
    * @param keyPrefix - `${QUEUE_PREFIX}:visitors`; keys `…:budget:calls` and `…:budget:blocked`.
    * @param now - clock, epoch ms.
+   * @param perUser - ANALYTICS_CALLS_PER_USER_PER_HOUR: interactive API requests per person per hour
+   *   (keys `…:budget:user:<user id>`).
    */
   constructor(
     private readonly redis: Redis,
     keyPrefix: string,
     private readonly now: () => number,
+    perUser = ANALYTICS_USER_SHARE_DEFAULT,
   ) {
     this.callsKey = `${keyPrefix}:budget:calls`;
     this.blockedKey = `${keyPrefix}:budget:blocked`;
+    this.share = new Quota(redis, { keyPrefix: `${keyPrefix}:budget:user`, points: perUser, durationS: ANALYTICS_WINDOW_MS / 1000 });
+  }
+
+  /** ANALYTICS_CALLS_PER_USER_PER_HOUR. */
+  get perUser(): number {
+    return this.share.opts.points;
   }
 
   /**
-   * Takes `count` (default 1) requests from the budget before calling the API.
+   * Takes `count` (default 1) requests from the budget before calling the API, and one from
+   * `user`'s hourly share when a person asked (interactive reports; given back when the shared
+   * budget refuses).
    * @returns the number of requests in the window, including these.
-   * @throws {AnalyticsBudgetError} `rate_limited` while a 429 back-off runs; `budget` when the
-   *   purpose's ceiling ({@link INTERACTIVE_CEILING} or {@link DIGEST_CEILING}) would be passed.
+   * @throws {AnalyticsBudgetError} `rate_limited` while a 429 back-off runs; `user_share` when
+   *   `user` has used their hourly share; `budget` when the purpose's ceiling
+   *   ({@link INTERACTIVE_CEILING} or {@link DIGEST_CEILING}) would be passed.
+   * @throws Redis errors.
    */
-  async reserve(purpose: BudgetPurpose, count = 1): Promise<number> {
+  async reserve(purpose: BudgetPurpose, count = 1, user?: string): Promise<number> {
     const blockedFor = await this.redis.pttl(this.blockedKey);
     if (blockedFor > 0) throw new AnalyticsBudgetError('rate_limited', await this.used(), ANALYTICS_HOURLY_LIMIT, blockedFor);
+    if (user === undefined) return this.reserveShared(purpose, count);
+    const mine = await this.share.take(user);
+    if (!mine.ok) throw new AnalyticsBudgetError('user_share', await this.used(), this.perUser, mine.msBeforeNext);
+    try {
+      return await this.reserveShared(purpose, count);
+    } catch (err) {
+      await this.share.give(user);
+      throw err;
+    }
+  }
+
+  private async reserveShared(purpose: BudgetPurpose, count: number): Promise<number> {
     const ceiling = purpose === 'digest' ? DIGEST_CEILING : INTERACTIVE_CEILING;
     const member = `${this.now()}-${randomBytes(4).toString('hex')}`;
     const [ok, used, wait] = (await this.redis.eval(
@@ -120,18 +154,21 @@ export class AnalyticsBudget {
 }
 
 /**
- * Thrown instead of calling the analytics API when this bot's hourly budget is (nearly) spent, or
- * while the API is known to be rate limiting us after a 429. No request was sent.
+ * Thrown instead of calling the analytics API when this bot's hourly budget is (nearly) spent, the
+ * person has used their hourly share, or while the API is known to be rate limiting us after a
+ * 429. No request was sent.
  */
 export class AnalyticsBudgetError extends Error {
   /**
-   * @param reason - `budget`: our own count reached its ceiling; `rate_limited`: a recent 429.
+   * @param reason - `budget`: our own count reached its ceiling; `user_share`: the person's hourly
+   *   share is used up; `rate_limited`: a recent 429.
    * @param used - analytics requests this bot made in the last hour.
-   * @param limit - the vendor's hourly limit (100 per organization).
+   * @param limit - the hourly limit that applies: the vendor's (100 per organization), or the
+   *   person's share (ANALYTICS_CALLS_PER_USER_PER_HOUR) for `user_share`.
    * @param retryInMs - ms until a request may be made again.
    */
   constructor(
-    readonly reason: 'budget' | 'rate_limited',
+    readonly reason: 'budget' | 'user_share' | 'rate_limited',
     readonly used: number,
     readonly limit: number,
     readonly retryInMs: number,
@@ -139,7 +176,9 @@ export class AnalyticsBudgetError extends Error {
     super(
       reason === 'budget'
         ? `analytics budget spent: ${used} of ${limit} requests in the last hour`
-        : 'analytics API is rate limiting us',
+        : reason === 'user_share'
+          ? `this person's analytics share is used up (${limit} requests per hour)`
+          : 'analytics API is rate limiting us',
     );
     this.name = 'AnalyticsBudgetError';
   }

@@ -1,17 +1,28 @@
 import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { ANALYTICS_HOURLY_LIMIT, AnalyticsBudgetError, RATE_LIMITED_BACKOFF_MS } from './budget.js';
 
 /**
- * One sentence a person can act on for a failed visitors fetch: the budget (nothing was sent), a
+ * One sentence a person can act on for a failed visitors fetch: the budget or the person's share
+ * (nothing was sent; the share's answer ends with the next free slot, like the agent budget's), a
  * 429, a 5xx, or any other docs API failure (via docsApiErrorText). Never includes secrets.
+ *
+ * @param now - clock, epoch ms (for the next free slot).
+ * @param tz - the person's IANA zone (the slot's fallback text); default UTC.
  */
-export function visitorsErrorText(err: unknown): string {
+export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz?: string): string {
   const rateLimited = (waitMs: number) =>
     `The docs analytics API is rate limiting us (it allows ${ANALYTICS_HOURLY_LIMIT} requests per hour for the whole organization); try again in ${formatDuration(waitMs)}.`;
   if (err instanceof AnalyticsBudgetError) {
     if (err.reason === 'rate_limited') return rateLimited(err.retryInMs);
+    if (err.reason === 'user_share') {
+      return (
+        `You've used your hourly share of docs analytics requests (${err.limit} requests/hour; the organization's ${ANALYTICS_HOURLY_LIMIT} are shared by everyone). ` +
+        `Reports opened in the last 10 minutes still work. ${nextSlotText(now(), err.retryInMs, tz)}`
+      );
+    }
     return (
       `This bot has used ${err.used} of the ${ANALYTICS_HOURLY_LIMIT} analytics requests the docs API allows per hour ` +
       `(shared by the whole organization), so I stopped before hitting the limit. Pages already opened in the last 10 minutes still work; ` +

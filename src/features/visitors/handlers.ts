@@ -127,7 +127,7 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
   if (!resolved.ok) return respond({ response_type: 'ephemeral', text: resolved.message });
   const projectId = await deps.projectFor(p.caller.channel);
   const state = { ...resolved.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user, projectId };
-  const loaded = await loadReport(svc, state);
+  const loaded = await loadReport(svc, state, p.caller.user, needsZone ? zone : undefined);
   if (!loaded.ok) return respond({ response_type: 'ephemeral', ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
   try {
     await deps.slack.chat.postMessage({ channel: p.caller.channel, text: loaded.message.text, blocks: loaded.message.blocks, unfurl_links: false, unfurl_media: false });
@@ -148,7 +148,7 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const state = knownProject(deps, decodePageState(p.value));
   if (!state || !p.channel || !p.messageTs) return respond({ response_type: 'ephemeral', replace_original: false, text: STALE_BUTTON });
   const { channel, messageTs: ts } = p;
-  const loaded = await loadReport(deps.services, state);
+  const loaded = await loadReport(deps.services, state, p.user);
   if (!loaded.ok) {
     const msg = buildReportErrorMessage(loaded.text, { ...state, messageTs: ts }, loaded.retryable);
     await deps.slack.chat.postEphemeral({ channel, user: p.user, ...msg }).catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...msg }));
@@ -172,7 +172,7 @@ async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> 
   const state = knownProject(deps, decodePageState(p.value));
   if (!state || !p.channel) return respond({ response_type: 'ephemeral', replace_original: true, text: STALE_BUTTON });
   const { messageTs, ...query } = state;
-  const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user });
+  const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user }, p.user);
   if (!loaded.ok) return respond({ response_type: 'ephemeral', replace_original: true, ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
   try {
     await postOrEdit(deps, p.channel, messageTs, loaded.message);

@@ -20,6 +20,8 @@ export interface VisitorsServices {
   defaultProjectId: string;
   budget: AnalyticsBudget;
   logger: Logger;
+  /** Clock in epoch ms. */
+  now: () => number;
 }
 
 /** What {@link createVisitorsServices} needs. */
@@ -30,6 +32,8 @@ export interface VisitorsServicesOptions {
   docsApi: DocsApiProjects<'getVisitors'>;
   /** DOCS_PROJECT_ID: the project of a report that names none. */
   projectId: string;
+  /** ANALYTICS_CALLS_PER_USER_PER_HOUR (default 20). */
+  analyticsPerUser?: number;
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -38,10 +42,10 @@ export interface VisitorsServicesOptions {
 /** Builds the visitors services (once, in the composition root). */
 export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServices {
   const keyPrefix = visitorsKeyPrefix(o.prefix);
-  const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now);
+  const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
   const cache = new VisitorsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
-  return { cache, budget, logger, defaultProjectId: o.projectId };
+  return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now };
 }
 
 /** Prefix of the visitors feature's Redis keys: `${QUEUE_PREFIX}:visitors`. */
@@ -57,16 +61,18 @@ export type LoadedReport =
 /**
  * Fetches the API page of `state` (of its project; through the cache, interactive budget) and
  * builds its report.
+ * @param user - who asked or clicked: an API call (not a cache hit) counts against their hourly share.
+ * @param tz - their IANA zone when known (the fallback text of a "next free slot"); default UTC.
  * @returns never throws for API, budget or Redis failures; they come back as `{ok:false}`.
  */
-export async function loadReport(svc: VisitorsServices, state: PageState): Promise<LoadedReport> {
+export async function loadReport(svc: VisitorsServices, state: PageState, user: string, tz?: string): Promise<LoadedReport> {
   try {
-    const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive', state.projectId);
+    const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive', state.projectId, user);
     const showProject = state.projectId !== undefined && state.projectId !== svc.defaultProjectId;
     return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed, showProject }), fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');
-    return { ok: false, text: visitorsErrorText(error), retryable: isRetryable(error), error };
+    return { ok: false, text: visitorsErrorText(error, svc.now, tz), retryable: isRetryable(error), error };
   }
 }
 

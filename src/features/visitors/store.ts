@@ -66,10 +66,13 @@ export class VisitorsCache {
    *
    * @param purpose - whose budget ceiling applies (`interactive` reports stop earlier than digests).
    * @param projectId - the docs project (a channel's); default DOCS_PROJECT_ID.
-   * @throws {AnalyticsBudgetError} when the budget is spent or a 429 back-off runs (nothing sent).
+   * @param user - who asked (interactive): a call that reaches the API counts against their hourly
+   *   share; a cache hit costs them nothing.
+   * @throws {AnalyticsBudgetError} when the budget or the person's share is spent, or a 429
+   *   back-off runs (nothing sent).
    * @throws {DocsApiError} subclasses from the API call (a 429 also starts the back-off for everyone).
    */
-  async get(q: VisitorsQuery, purpose: BudgetPurpose, projectId = this.deps.projectId): Promise<CachedVisitors> {
+  async get(q: VisitorsQuery, purpose: BudgetPurpose, projectId = this.deps.projectId, user?: string): Promise<CachedVisitors> {
     const key = this.cacheKey(q, projectId);
     const lockKey = `${key}:lock`;
     const failKey = `${key}:failed`;
@@ -83,7 +86,7 @@ export class VisitorsCache {
         try {
           const again = await this.read(key);
           if (again) return { page: again, fromCache: true, budgetUsed: await this.deps.budget.used() };
-          return await this.fetch({ q, projectId }, purpose, key, failKey);
+          return await this.fetch({ q, projectId, user }, purpose, key, failKey);
         } finally {
           await release();
         }
@@ -104,9 +107,9 @@ export class VisitorsCache {
     }
   }
 
-  private async fetch({ q, projectId }: { q: VisitorsQuery; projectId: string }, purpose: BudgetPurpose, key: string, failKey: string): Promise<CachedVisitors> {
+  private async fetch({ q, projectId, user }: { q: VisitorsQuery; projectId: string; user?: string | undefined }, purpose: BudgetPurpose, key: string, failKey: string): Promise<CachedVisitors> {
     const { budget, docsApi, redis, logger } = this.deps;
-    const used = await budget.reserve(purpose);
+    const used = await budget.reserve(purpose, 1, user);
     let page: VisitorsResponse;
     // The reservation covers the first attempt; every retry the client makes counts too.
     let attempts = 0;
