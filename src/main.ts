@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessPolicyConfig } from './features/access/index.js';
-import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
+import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
 import { createSettings, type Settings } from './features/settings/index.js';
@@ -153,7 +153,7 @@ function buildFeatures(p: Platform): Features {
   late.access = access;
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
-  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
+  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix) });
   const agentJobs = createAgentJobs({
     conversations,
     context: threadContext.context,

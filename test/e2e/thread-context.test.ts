@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import { docsEdit, ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
 
 const BOT = 'U0DOCSBOT';
 
@@ -135,5 +135,32 @@ describe('thread context: mentions in threads, the Document this thread shortcut
     await sb.docs.waitForRequest((r) => messagesTo().includes(r), 10_000);
     expect(messagesTo()).toHaveLength(1);
     expect((messagesTo()[0]!.body as { prompt: string }).prompt).toBe('also mention the old date');
+  });
+
+  it("a thread belongs to its first job: \"Document this thread\" on a job's thread offers a follow-up to that job, and the thread stays with it", async () => {
+    const jobId = await docsEdit(sb, driver, 'Document webhook retries', 'U0ALICE');
+    const status = await statusMessage(sb.slack, jobId);
+    const n = creates().length;
+    const messagesTo = () => sb.docs.requests.filter((r) => r.method === 'POST' && r.path === `/v2/agent/proj_e2e/job/${jobId}/message`);
+    await driver.messageShortcut({ user: 'U0CAROL', channel: 'C0DOCS', messageTs: status.ts, callbackId: 'document_thread' });
+    const opened = await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'views.open' && (c.args.view as { private_metadata?: string }).private_metadata?.includes(status.ts)));
+    const externalId = (opened.args.view as { external_id: string }).external_id;
+    const form = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.method === 'views.update' && v.view.external_id === externalId), 10_000);
+    expect(JSON.stringify(form.view.blocks)).toContain(`This thread belongs to docs agent job \`${jobId}\``);
+    expect(form.view.submit).toMatchObject({ text: 'Send follow-up' });
+
+    await driver.viewSubmission({
+      user: 'U0CAROL',
+      view: { callback_id: 'document_thread_modal', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Also cover <429> answers' } } } } },
+    });
+    const sent = await sb.docs.waitForRequest((r) => messagesTo().includes(r), 10_000);
+    expect((sent.body as { prompt: string }).prompt).toBe('Also cover <429> answers');
+    const note = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.thread_ts === status.ts && m.text.startsWith('<@U0CAROL> continued this job with Document this thread')), 10_000);
+    expect(note.ephemeralTo).toBeUndefined();
+    // No second job, and the thread still leads to the first: alice's reply goes to it.
+    await driver.message({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: status.ts, text: 'and link the retry guide' });
+    await sb.slack.waitFor(() => messagesTo().length === 2, 10_000);
+    expect((messagesTo()[1]!.body as { prompt: string }).prompt).toBe('and link the retry guide');
+    expect(creates()).toHaveLength(n);
   });
 });

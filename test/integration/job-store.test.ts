@@ -27,6 +27,17 @@ describe('JobStore on real Redis', () => {
     expect(await store.get('nope')).toBeUndefined();
   });
 
+  it('a thread belongs to its first job: a second job in it (or a start that raced it) never re-points the index; a pending mark is taken over', async () => {
+    await store.markThreadsPending('C1', ['1700000000.000100']);
+    await store.create(jobRecord({ jobId: 'job_first', threadTs: '1700000000.000100', statusTs: '1700000000.000200' }));
+    expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_first');
+    await store.create(jobRecord({ jobId: 'job_second', threadTs: '1700000000.000100', statusTs: '1700000000.000300' }));
+    expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_first');
+    expect(await store.findByThread('C1', '1700000000.000300')).toBe('job_second'); // its own status message is its own
+    await store.create(jobRecord({ jobId: 'job_first', threadTs: '1700000000.000100', statusTs: '1700000000.000200' })); // a retried create
+    expect(await redis.ttl(`${prefix}:thread:C1:1700000000.000100`)).toBeGreaterThan(3600);
+  });
+
   it("keeps a 200-character instruction out of the record's hash, so the hash stays compact (listpack)", async () => {
     const long = 'Document the retry policy of the webhooks API. '.repeat(5).slice(0, 200);
     await store.create(jobRecord({ instruction: long, permalink: '' }));

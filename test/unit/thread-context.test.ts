@@ -230,6 +230,23 @@ describe('the preview of the shortcut (intake handler)', () => {
     expect(JSON.stringify(updated.view.blocks)).toContain('*2 messages* from <@U0BOB> and <@U0ALICE>');
   });
 
+  it("on a job's thread: the follow-up form for that job (asked as continue_job, the thread not read); while a job starts there, nothing to submit", async () => {
+    const { root } = thread('Job thread', [['U0ALICE', 'x']]);
+    const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0CAROL', externalId: 'document-thread-job' };
+    await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
+    const asked: string[] = [];
+    const access = { authorize: async (_a: unknown, action: string) => (asked.push(action), { allowed: true as const }) };
+    await showPreview({ slack: web, logger, access, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }, p, { finalAttempt: false });
+    const form = slack.views.at(-1)!;
+    expect(form.view.submit).toMatchObject({ text: 'Send follow-up' });
+    expect(decodeThreadRef(form.view.private_metadata as string)).toEqual({ channel: 'C0DOCS', threadTs: root.ts, jobId: 'job_abc' });
+    expect(asked).toEqual(['continue_job']);
+    expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(0);
+    await showPreview({ slack: web, logger, access, owner: async () => ({ kind: 'starting' }) }, p, { finalAttempt: false });
+    expect(slack.views.at(-1)!.view.submit).toBeUndefined();
+    expect(decodeThreadRef(JSON.stringify({ c: 'C0DOCS', t: '1.2', j: '<!channel>' }))).toBeUndefined();
+  });
+
   // Found by the fuzz test (test/faults/fuzz.test.ts): a shortcut whose modal never opened (a trigger_id
   // Slack did not issue) was retried for about four minutes.
   it('a modal still not open 30 s after the shortcut never will be: dropped with a warning, not retried', async () => {

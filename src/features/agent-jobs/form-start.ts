@@ -4,7 +4,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { plainTextOf } from '../../platform/slack/markup.js';
-import { INTAKE, type StartIntake } from './handlers.js';
+import { INTAKE, type ReplyIntake, type StartIntake } from './handlers.js';
 
 /** How long the access check of a form submission may take (Slack: 3 s for a `view_submission`), in ms. */
 export const FORM_CHECK_WITHIN_MS = 1_500;
@@ -43,6 +43,37 @@ export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission,
     await deps.intake.record(INTAKE.start, `view-${requestId}`, requestId, payload);
   } catch (err) {
     deps.logger.warn({ err }, `could not record a job start from ${s.formName}`);
+    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: BUSY_TEXT } }));
+  }
+  await ack();
+}
+
+/** A follow-up from a form: to which job, from which conversation and thread, and the instruction (plain text). */
+export interface FormFollowUp {
+  jobId: string;
+  channel: string;
+  threadTs: string;
+  instruction: string;
+}
+
+/**
+ * The end of a form that continues a job ("Document this thread" on a job's thread): checks,
+ * within {@link FORM_CHECK_WITHIN_MS}, that the submitter may continue jobs in the form's channel,
+ * then records the follow-up (`agent-jobs.reply`, id `view-<trigger_id>`), which goes through
+ * the same checks as `/docs-reply` (the job's own conversation, the follow-up policy, the readers
+ * of its context, the agent budget), and closes the modal. Answers go to the submitter as
+ * ephemerals in the job's thread. Never throws.
+ */
+export async function submitFollowUpForm(deps: FormStartDeps, s: FormSubmission, f: FormFollowUp): Promise<void> {
+  const { body, ack } = s;
+  const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'continue_job', f.channel, FORM_CHECK_WITHIN_MS);
+  if (!decision.allowed) return void (await ack({ response_action: 'errors', errors: { [s.blockId]: plainTextOf(decision.text) } }));
+  const payload: ReplyIntake = { jobId: f.jobId, raw: f.instruction, user: body.user.id, channel: f.channel, botUserId: undefined, via: 'form', ephemeralThreadTs: f.threadTs };
+  const requestId = body.trigger_id ?? `${body.view.id}-${body.view.hash}`;
+  try {
+    await deps.intake.record(INTAKE.reply, `view-${requestId}`, requestId, payload);
+  } catch (err) {
+    deps.logger.warn({ err }, `could not record a follow-up from ${s.formName}`);
     return void (await ack({ response_action: 'errors', errors: { [s.blockId]: BUSY_TEXT } }));
   }
   await ack();

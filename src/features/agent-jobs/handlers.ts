@@ -41,15 +41,16 @@ export interface MessageIntake {
   msg: IncomingMessage;
   botUserId: string | undefined;
 }
-/** `/docs-reply <job-id> <instruction>`. */
-export interface ReplyIntake {
+/** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
+export interface ReplyIntake extends Reply {
   jobId: string;
-  /** The instruction as typed (Slack markup). */
+  /** The instruction as typed (Slack markup; plain text when `via` is `form`). */
   raw: string;
   user: string;
   channel: string;
-  responseUrl: string;
   botUserId: string | undefined;
+  /** `form`: from a modal's plain_text_input (no markup to convert). Default: the command. */
+  via?: 'command' | 'form';
 }
 /** App Home opened. */
 export interface HomeIntake {
@@ -102,15 +103,15 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
 }
 
 /**
- * `/docs-reply`: sends the follow-up, posts a note in the job's thread ("@user continued this job
+ * `/docs-reply` (and the follow-up form of "Document this thread"): sends the follow-up, posts a note in the job's thread ("@user continued this job
  * from the channel: …", once), and answers the person with a link to that thread.
  */
 async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: IntakeContext): Promise<void> {
-  const prompt = await markupToText(p.raw, p.botUserId, userNameLookup(deps.slack));
+  const prompt = p.via === 'form' ? p.raw.trim() : await markupToText(p.raw, p.botUserId, userNameLookup(deps.slack));
   const res = await deps.followups.run(p.jobId, () => continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx));
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
-  const note = `<@${p.user}> continued this job from the channel:\n${quote(prompt, 2800)}`;
+  const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(prompt, 2800)}`;
   await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) =>
     deps.logger.warn({ err }, 'could not post the /docs-reply note'),
   );

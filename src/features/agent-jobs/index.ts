@@ -25,12 +25,28 @@ import type { PollBounds } from './schedule.js';
 import type { StartJobDeps } from './service.js';
 import { DurationHistory } from './durations.js';
 import { EditBudget } from './edit-budget.js';
-import { JobStore } from './store.js';
+import { JobStore, PENDING_THREAD } from './store.js';
 import { createPollQueue, startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';
-export { FORM_CHECK_WITHIN_MS, submitJobStartForm } from './form-start.js';
+export { FORM_CHECK_WITHIN_MS, submitFollowUpForm, submitJobStartForm, type FormFollowUp } from './form-start.js';
+
+/** Who a thread belongs to: a job, a job still being created, or none. */
+export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
+
+/**
+ * The owner of the thread rooted at `(channel, ts)` (its first job; the thread index in Redis).
+ * @throws the Redis error.
+ */
+export function threadOwner(redis: Redis, prefix: string): (channel: string, ts: string) => Promise<ThreadOwner> {
+  const store = new JobStore(redis, prefix);
+  return async (channel, ts) => {
+    const id = await store.findByThread(channel, ts);
+    if (!id) return undefined;
+    return id === PENDING_THREAD ? { kind: 'starting' } : { kind: 'job', jobId: id };
+  };
+}
 export type { PromptContext, PromptContextRequest, PromptContextResult } from './context.js';
 
 /** What the feature is built from (platform pieces and its configuration). */

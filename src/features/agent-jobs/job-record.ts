@@ -69,6 +69,15 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
 
+// KEYS[1] = a thread index key; ARGV = jobId, TTL (s), the pending mark. A thread belongs to its
+// first job: the key is set only while free, pending (a job being created) or already this job's.
+export const CLAIM_THREAD = `
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[3] and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`;
+
 // KEYS[1] = the job's hash; ARGV = fromCycle ('' = any), TTL (s), field/value pairs.
 // Begins cycle + 1 (unless fromCycle is given and the record moved past it) and returns the cycle.
 export const BEGIN_CYCLE = `

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { withLock } from '../../platform/lock.js';
 import type { Steps } from '../../platform/slack/post-once.js';
-import { BEGIN_CYCLE, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
+import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
 export type { JobRecord, StatusState } from './job-record.js';
 
@@ -61,7 +61,9 @@ export class JobStore {
    * Stores a new record (hash `{prefix}:agent-job:{jobId}`, instruction in
    * `{prefix}:agent-job-text:{jobId}`) and indexes its thread (`{prefix}:thread:{channel}:{threadTs}` → jobId).
    * Idempotent: a record that exists already is left as it is (a retried start must not reset a
-   * job that has moved on), and its indexes are refreshed.
+   * job that has moved on), and its indexes are refreshed. A thread belongs to its first job: an
+   * index that names another job is never re-pointed (a second job in a digest's thread, or a
+   * start that raced the first), so replies there keep going to the first.
    */
   async create(rec: JobRecord): Promise<void> {
     const k = this.key('agent-job', rec.jobId);
@@ -74,8 +76,8 @@ export class JobStore {
       .multi()
       .eval(CREATE_IF_ABSENT, 1, k, String(RECORD_TTL_S), ...stored.flat())
       .set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX')
-      .set(this.key('thread', rec.channel, rec.threadTs), rec.jobId, 'EX', RECORD_TTL_S)
-      .set(this.key('thread', rec.channel, rec.statusTs), rec.jobId, 'EX', RECORD_TTL_S)
+      .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.threadTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
+      .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.statusTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
       .zadd(userJobs, rec.createdAt, rec.jobId)
       .zremrangebyrank(userJobs, 0, -51)
       .expire(userJobs, RECORD_TTL_S)

@@ -23,22 +23,30 @@ export const DEFAULT_INSTRUCTION = 'Update the docs with what was decided in thi
 
 const TITLE = { type: 'plain_text', text: 'Document this thread' } as const;
 
-/** Where the job goes: the conversation and the thread's root ts (kept in `private_metadata`). */
+/**
+ * Where the job goes: the conversation and the thread's root ts (kept in `private_metadata`);
+ * `jobId` when the thread already belongs to a job (the form sends a follow-up to it).
+ */
 export interface ThreadRef {
   channel: string;
   threadTs: string;
+  jobId?: string;
 }
 
-const metadataSchema = z.object({ c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/), t: z.string().regex(/^\d{1,12}\.\d{1,9}$/) });
+const metadataSchema = z.object({
+  c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/),
+  t: z.string().regex(/^\d{1,12}\.\d{1,9}$/),
+  j: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
+});
 
 /** `private_metadata` of the modal. */
-export const encodeThreadRef = (ref: ThreadRef): string => JSON.stringify({ c: ref.channel, t: ref.threadTs });
+export const encodeThreadRef = (ref: ThreadRef): string => JSON.stringify({ c: ref.channel, t: ref.threadTs, ...(ref.jobId ? { j: ref.jobId } : {}) });
 
 /** Decodes the modal's `private_metadata`; undefined when malformed. */
 export function decodeThreadRef(raw: string | undefined): ThreadRef | undefined {
   try {
     const m = metadataSchema.parse(JSON.parse(raw ?? ''));
-    return { channel: m.c, threadTs: m.t };
+    return { channel: m.c, threadTs: m.t, ...(m.j ? { jobId: m.j } : {}) };
   } catch {
     return undefined;
   }
@@ -102,5 +110,31 @@ export function cannotReadModal(externalId: string, ref: ThreadRef, reason: Extr
 
 /** The modal when the person may not start jobs there: the access policy's sentence; nothing to submit. */
 export function refusedModal(externalId: string, ref: ThreadRef, text: string): ModalView {
+  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** The instruction a follow-up form starts with. */
+export const DEFAULT_FOLLOW_UP = 'Also update the docs with what was said in this thread since.';
+
+/**
+ * The modal when the thread already belongs to a job (a thread belongs to its first job): it
+ * offers to send the instruction to that job as a follow-up instead of starting another.
+ */
+export function followUpModal(externalId: string, ref: ThreadRef & { jobId: string }): ModalView {
+  const blocks: KnownBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `This thread belongs to docs agent job \`${ref.jobId}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.` } },
+    {
+      type: 'input',
+      block_id: INSTRUCTION_BLOCK,
+      label: { type: 'plain_text', text: 'Follow-up for the docs agent' },
+      element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_FOLLOW_UP },
+    },
+  ];
+  return { ...loadingModal(externalId, ref), private_metadata: encodeThreadRef(ref), submit: { type: 'plain_text', text: 'Send follow-up' }, blocks };
+}
+
+/** The modal while a job is being started in the thread: nothing to submit yet. */
+export function startingModal(externalId: string, ref: ThreadRef): ModalView {
+  const text = 'A docs agent job is being started in this thread right now. Reply in the thread in a few seconds to send it a follow-up.';
   return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }

@@ -2,7 +2,9 @@ import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { cannotReadModal, previewModal, refusedModal } from './blocks.js';
+import type { ModalView } from '@slack/types';
+import type { ThreadOwner } from '../agent-jobs/index.js';
+import { cannotReadModal, followUpModal, previewModal, refusedModal, startingModal } from './blocks.js';
 import { previewThread, type ThreadContextDeps } from './service.js';
 
 /** Kinds of intake the thread-context feature handles. */
@@ -26,6 +28,8 @@ export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack
   access: Pick<AccessGate, 'authorize'>;
   /** Clock in epoch ms. @defaultValue Date.now */
   now?: () => number;
+  /** Who the thread belongs to (agent-jobs' thread index): a job's thread gets the follow-up form. @throws the Redis error. */
+  owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
 }
 
 /**
@@ -44,20 +48,31 @@ export class ModalNotOpenYetError extends Error {
 }
 
 /**
+ * What the modal shows for a shortcut: on a job's thread, the follow-up form for that job (the
+ * thread is not read); else, when the person may start jobs there, the thread's preview (or why
+ * it can't be read); else the refusal. Access is asked first, for the action the form would take.
+ */
+async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Promise<{ view: ModalView; log: Record<string, unknown> }> {
+  const ref = { channel: p.channel, threadTs: p.threadTs };
+  const owner = deps.owner ? await deps.owner(p.channel, p.threadTs) : undefined;
+  const decision = await deps.access.authorize({ user: p.user }, owner ? 'continue_job' : 'start_job', p.channel);
+  if (!decision.allowed) return { view: refusedModal(p.externalId, ref, decision.text), log: { allowed: false } };
+  if (owner?.kind === 'starting') return { view: startingModal(p.externalId, ref), log: { allowed: true, owner: 'starting' } };
+  if (owner) return { view: followUpModal(p.externalId, { ...ref, jobId: owner.jobId }), log: { allowed: true, owner: owner.jobId } };
+  const preview = await previewThread(deps, p.channel, p.threadTs);
+  const view = preview.ok ? previewModal(p.externalId, ref, preview) : cannotReadModal(p.externalId, ref, preview.reason);
+  return { view, log: { allowed: true, readable: preview.ok, messages: preview.ok ? preview.messages : 0 } };
+}
+
+/**
  * Reads the thread and updates the modal (views.update by external_id) with the preview and the
- * instruction input, or with why the bot can't read the conversation. Counts only in the logs.
+ * instruction input, or with why the bot can't read the conversation; on a job's thread, with the
+ * form that sends a follow-up to that job instead. Counts only in the logs.
  * @throws {ModalNotOpenYetError} while the modal is not open yet (until the last try, or
  *   {@link MODAL_OPEN_WAIT_MS} after the request); transient Slack errors.
  */
 export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewIntake, ctx: Pick<IntakeContext, 'finalAttempt'> & Partial<Pick<IntakeContext, 'receivedAt'>>): Promise<void> {
-  const ref = { channel: p.channel, threadTs: p.threadTs };
-  const decision = await deps.access.authorize({ user: p.user }, 'start_job', p.channel);
-  const preview = decision.allowed ? await previewThread(deps, p.channel, p.threadTs) : undefined;
-  const view = !decision.allowed
-    ? refusedModal(p.externalId, ref, decision.text)
-    : preview!.ok
-      ? previewModal(p.externalId, ref, preview!)
-      : cannotReadModal(p.externalId, ref, preview!.reason);
+  const { view, log } = await previewView(deps, p);
   try {
     await deps.slack.views.update({ external_id: p.externalId, view });
   } catch (err) {
@@ -67,7 +82,7 @@ export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewInta
     deps.logger.warn({ channel: p.channel }, 'the Document this thread modal never opened; preview dropped');
     return;
   }
-  deps.logger.info({ channel: p.channel, allowed: decision.allowed, readable: preview?.ok ?? false, messages: preview?.ok ? preview.messages : 0 }, 'showed a thread preview');
+  deps.logger.info({ channel: p.channel, ...log }, 'showed a thread preview');
 }
 
 /** Registers the thread-context intake handlers (run by the intake worker of any replica). */

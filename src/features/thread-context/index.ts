@@ -10,7 +10,7 @@ import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { PromptContext } from '../agent-jobs/index.js';
+import type { PromptContext, ThreadOwner } from '../agent-jobs/index.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { buildPrompt, type ThreadContextSlack } from './service.js';
@@ -33,6 +33,8 @@ export interface ThreadContextOptions {
   conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
   /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded. */
   allowedChannels: readonly string[];
+  /** Who a thread belongs to (agent-jobs' threadOwner): the shortcut on a job's thread offers a follow-up. */
+  owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -47,7 +49,7 @@ export interface ThreadContext {
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
   const deps = { slack: o.slack, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels };
-  registerHandlers(o.intake, { ...deps, access: o.access });
+  registerHandlers(o.intake, { ...deps, access: o.access, ...(o.owner ? { owner: o.owner } : {}) });
   return {
     context: (req) => buildPrompt(deps, req),
     register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }),

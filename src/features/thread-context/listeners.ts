@@ -5,7 +5,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { submitJobStartForm } from '../agent-jobs/index.js';
+import { submitFollowUpForm, submitJobStartForm } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
 import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './handlers.js';
 
@@ -60,7 +60,7 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
  * inside the modal (`response_action: errors`); otherwise a job start is recorded through the
  * agent-jobs feature's intake (`agent-jobs.start` with the thread as context, its status message in
  * that thread, its state shown on its own status message since a discussion may hold several jobs)
- * and the modal closes. If it cannot be recorded, the modal says so and stays open.
+ * and the modal closes. The form of a job's thread sends a follow-up to that job instead. If it cannot be recorded, the modal says so and stays open.
  */
 export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
   return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
@@ -68,8 +68,11 @@ export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
     const ref = decodeThreadRef(view.private_metadata);
     if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to do with this thread.' } }));
     if (!ref) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; use the shortcut again.' } }));
+    const form = { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Document this thread form' };
+    // A job's thread: the instruction goes to that job as a follow-up (a thread belongs to its first job).
+    if (ref.jobId) return submitFollowUpForm(deps, form, { jobId: ref.jobId, channel: ref.channel, threadTs: ref.threadTs, instruction });
     const req = { channel: ref.channel, instruction, threadTs: ref.threadTs, reactOnStatusMessage: true, thread: { ts: ref.threadTs } };
-    await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Document this thread form' }, req);
+    await submitJobStartForm(deps, form, req);
   };
 }
 
