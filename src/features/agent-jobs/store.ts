@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { withLock } from '../../platform/lock.js';
+import { defineScript, type RedisScript } from '../../platform/scripts.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
@@ -34,6 +35,9 @@ export const ANNOUNCE_LEASE_MS = 60_000;
  * Redis-backed job records and the exactly-once announcement guard. Every key is under `prefix`.
  */
 export class JobStore {
+  /** The store's Lua scripts, each on one key (cluster-safe), sent once and then run by SHA. */
+  private readonly scripts: Record<'createIfAbsent' | 'beginCycle' | 'updateIfCycle' | 'deleteIfValue' | 'releaseClaim', RedisScript>;
+
   /**
    * @param defaultProjectId - DOCS_PROJECT_ID: the project of records written before each job kept
    *   its own.
@@ -42,7 +46,15 @@ export class JobStore {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly defaultProjectId = '',
-  ) {}
+  ) {
+    this.scripts = {
+      createIfAbsent: defineScript(redis, 'CreateIfAbsent', 1, CREATE_IF_ABSENT),
+      beginCycle: defineScript(redis, 'BeginCycle', 1, BEGIN_CYCLE),
+      updateIfCycle: defineScript(redis, 'UpdateIfCycle', 1, "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1"),
+      deleteIfValue: defineScript(redis, 'DeleteIfValue', 1, "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"),
+      releaseClaim: defineScript(redis, 'ReleaseClaim', 1, "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0"),
+    };
+  }
 
   private key(...parts: string[]): string {
     return [this.prefix, ...parts].join(':');
@@ -72,9 +84,8 @@ export class JobStore {
     // Empty fields (no PR yet, no note, …) and a reaction target that is the thread root are left
     // out: reading fills them in, and each field kept costs bytes per tracked job.
     const stored = Object.entries(toHash(fields)).filter(([f, v]) => v !== '' && !(f === 'reactionTs' && v === rec.threadTs));
-    await this.redis
-      .multi()
-      .eval(CREATE_IF_ABSENT, 1, k, String(RECORD_TTL_S), ...stored.flat())
+    await this.scripts.createIfAbsent
+      .queue(this.redis.multi(), [k], [String(RECORD_TTL_S), ...stored.flat()])
       .set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX')
       .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.threadTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
       .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.statusTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
@@ -114,7 +125,7 @@ export class JobStore {
    */
   async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = '', fromCycle?: number): Promise<number | undefined> {
     const fields = Object.entries(toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention })).flat();
-    const res = await this.redis.eval(BEGIN_CYCLE, 1, this.key('agent-job', jobId), fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields);
+    const res = await this.scripts.beginCycle.run([this.key('agent-job', jobId)], [fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields]);
     await this.redis.expire(this.textKey(jobId), RECORD_TTL_S);
     return res === null || res === undefined ? undefined : Number(res);
   }
@@ -149,13 +160,7 @@ export class JobStore {
    */
   async updateIfCycle(jobId: string, cycle: number, fields: Partial<JobRecord>): Promise<boolean> {
     const flat = Object.entries(toHash(fields)).flat();
-    const res = await this.redis.eval(
-      "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1",
-      1,
-      this.key('agent-job', jobId),
-      String(cycle),
-      ...flat,
-    );
+    const res = await this.scripts.updateIfCycle.run([this.key('agent-job', jobId)], [String(cycle), ...flat]);
     return res === 1;
   }
 
@@ -172,12 +177,7 @@ export class JobStore {
   /** Removes pending marks left by a start that failed (never a real job's index). */
   async clearPendingThreads(channel: string, tss: string[]): Promise<void> {
     for (const ts of tss) {
-      await this.redis.eval(
-        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-        1,
-        this.key('thread', channel, ts),
-        PENDING_THREAD,
-      );
+      await this.scripts.deleteIfValue.run([this.key('thread', channel, ts)], [PENDING_THREAD]);
     }
   }
 
@@ -210,11 +210,7 @@ export class JobStore {
   async releaseAnnouncement(jobId: string, cycle: number): Promise<void> {
     const k = this.key('announced', jobId, String(cycle));
     // Only drop our claim, never a finished mark.
-    await this.redis.eval(
-      "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
-      1,
-      k,
-    );
+    await this.scripts.releaseClaim.run([k], []);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Quota } from '../../platform/quota.js';
+import { defineScript, type RedisScript } from '../../platform/scripts.js';
 
 /**
  * This bot's share of the analytics rate limit, counted in Redis so every replica sees one count.
@@ -66,6 +67,7 @@ export class AnalyticsBudget {
   private readonly callsKey: string;
   private readonly blockedKey: string;
   private readonly share: Quota;
+  private readonly reserveScript: RedisScript;
 
   /**
    * @param redis - the shared state connection.
@@ -82,6 +84,7 @@ export class AnalyticsBudget {
   ) {
     this.callsKey = `${keyPrefix}:budget:calls`;
     this.blockedKey = `${keyPrefix}:budget:blocked`;
+    this.reserveScript = defineScript(redis, 'AnalyticsReserve', 1, RESERVE_SCRIPT);
     this.share = new Quota(redis, { keyPrefix: `${keyPrefix}:budget:user`, points: perUser, durationS: ANALYTICS_WINDOW_MS / 1000 });
   }
 
@@ -117,16 +120,7 @@ export class AnalyticsBudget {
   private async reserveShared(purpose: BudgetPurpose, count: number): Promise<number> {
     const ceiling = purpose === 'digest' ? DIGEST_CEILING : INTERACTIVE_CEILING;
     const member = `${this.now()}-${randomBytes(4).toString('hex')}`;
-    const [ok, used, wait] = (await this.redis.eval(
-      RESERVE_SCRIPT,
-      1,
-      this.callsKey,
-      String(this.now()),
-      String(ANALYTICS_WINDOW_MS),
-      String(ceiling),
-      member,
-      String(count),
-    )) as [number, number, number];
+    const [ok, used, wait] = (await this.reserveScript.run([this.callsKey], [String(this.now()), String(ANALYTICS_WINDOW_MS), String(ceiling), member, String(count)])) as [number, number, number];
     if (ok !== 1) throw new AnalyticsBudgetError('budget', used, ANALYTICS_HOURLY_LIMIT, Math.max(1_000, wait));
     return used;
   }
