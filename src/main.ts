@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessPolicyConfig } from './features/access/index.js';
@@ -21,7 +22,8 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
 import type { QueueContext } from './platform/queues.js';
-import { bullConnection, checkEvictionPolicy, createStateRedis, intakeConnection } from './platform/redis.js';
+import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
+import { WorkerWatch } from './platform/worker-watch.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
@@ -50,7 +52,10 @@ export interface RunningBot {
 interface Platform {
   config: Config;
   logger: Logger;
+  connections: RedisConnections;
   redis: Redis;
+  /** Prefix of every key, BullMQ's and the bot's: QUEUE_PREFIX (hash-tagged on a Cluster). */
+  prefix: string;
   queues: QueueContext;
   intake: Intake;
   docsApi: DocsApiClient;
@@ -62,17 +67,22 @@ interface Platform {
 }
 
 function buildPlatform(config: Config, logger: Logger): Platform {
-  const redis = createStateRedis(config.REDIS_URL, logger);
-  const queues: QueueContext = { connection: bullConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX, logger };
   // One registry per bot, not prom-client's global one: several bots (tests) can share a process.
   const metrics = new BotMetrics({ registry: new Registry() });
+  const connections = new RedisConnections(redisTarget(config), logger, metrics);
+  const redis = connections.state;
+  const prefix = keyPrefix(config);
+  const queues: QueueContext = { connection: connections.bull('queue'), workerConnection: connections.bull('worker'), prefix, logger };
+  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc() };
   const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
   return {
     config,
     logger,
+    connections,
     redis,
+    prefix,
     queues,
-    intake: new Intake(queues, intakeConnection(config.REDIS_URL)),
+    intake: new Intake(queues, connections.intake(), replication),
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
     slackOpts,
     slack: createWebClient(slackOpts),
@@ -101,7 +111,7 @@ function buildSettings(p: Platform, describeDigest: (teamId: string, channel: st
     describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
     intake: p.intake,
     redis: p.redis,
-    prefix: config.QUEUE_PREFIX,
+    prefix: p.prefix,
     projects: docsProjects(config),
     defaultFollowupPolicy: config.FOLLOWUP_POLICY,
     adminUsers: config.ADMIN_USERS,
@@ -133,8 +143,7 @@ interface Features {
 }
 
 function buildFeatures(p: Platform): Features {
-  const { config, redis, queues, intake, docsApi, slack, logger, now } = p;
-  const prefix = config.QUEUE_PREFIX;
+  const { config, redis, queues, intake, docsApi, slack, logger, now, prefix } = p;
   // Digests are built after settings (they need projectFor), and settings show their subscriptions.
   const late: { digests?: Digests; access?: AccessGate } = {};
   const settings = buildSettings(p, (teamId, channel) => late.digests?.describeSubscription(teamId, channel) ?? Promise.resolve('unknown'), () => late.access);
@@ -195,10 +204,11 @@ function buildFeatures(p: Platform): Features {
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
+  const late: { watch?: WorkerWatch } = {};
   const { agentJobs, digests, visitors, settings, threadContext } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
-    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis }) },
+    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => late.watch?.stuck() ?? [] }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
   ];
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
@@ -210,7 +220,9 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
-  logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', queuePrefix: config.QUEUE_PREFIX }, 'docs-agent-slack is running');
+  const watch = (late.watch = new WorkerWatch(p.redis, workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })), { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger }));
+  watch.start();
+  logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', redisMode: p.connections.target.mode, queuePrefix: p.prefix }, 'docs-agent-slack is running');
   const stop = onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
@@ -220,7 +232,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     await digests.close();
     await p.intake.close();
     await p.docsApi.close();
-    await p.redis.quit().catch(() => p.redis.disconnect());
+    watch.stop();
+    await p.connections.close();
     logger.info('shutdown complete');
   });
   return { app, redis: p.redis, intake: p.intake, agentJobs, digests, metrics: p.metrics, stop };

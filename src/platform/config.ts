@@ -44,6 +44,9 @@ const apiUrl = (def: string) =>
 
 const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
 
+/** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes). */
+const hostPorts = csv(/^[A-Za-z0-9_.-]+:\d{1,5}$/, 'must be comma-separated host:port pairs');
+
 const count = (def: number) => z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').positive('must be greater than 0').default(def);
 
 const schema = z
@@ -64,7 +67,18 @@ const schema = z
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-      .default('redis://127.0.0.1:6379'),
+      .optional(),
+    REDIS_SENTINELS: hostPorts,
+    REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be the name Sentinel monitors (letters, digits, _ . -)').optional(),
+    REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+    REDIS_SENTINEL_TLS: flag,
+    REDIS_CLUSTER_NODES: hostPorts,
+    REDIS_USERNAME: z.string().min(1).optional(),
+    REDIS_PASSWORD: z.string().min(1).optional(),
+    REDIS_TLS: flag,
+    REDIS_WAIT_REPLICAS: z.coerce.number({ message: 'must be a whole number of replicas (0–10)' }).int('must be a whole number of replicas (0–10)').min(0, 'must be a whole number of replicas (0–10)').max(10, 'must be a whole number of replicas (0–10)').default(0),
+    REDIS_WAIT_TIMEOUT_MS: intMs(200).pipe(z.number().max(1_000, 'must be at most 1000 (the ack waits for it; Slack waits 3 s)')),
+    HEALTHZ_DUE_JOB_MAX_WAIT_MS: intMs(60_000),
     QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, digits, - and _')
@@ -125,6 +139,7 @@ const schema = z
     if (!isValidCron(c.DIGEST_CRON, c.DIGEST_TZ)) {
       ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)' });
     }
+    for (const [path, message] of redisModeProblems(c)) ctx.addIssue({ code: 'custom', path: [path], message });
     if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {
       ctx.addIssue({
         code: 'custom',
@@ -133,6 +148,47 @@ const schema = z
       });
     }
   });
+
+interface RedisVars {
+  REDIS_URL?: string | undefined;
+  REDIS_SENTINELS: string[];
+  REDIS_SENTINEL_NAME?: string | undefined;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+  REDIS_SENTINEL_TLS: boolean;
+  REDIS_CLUSTER_NODES: string[];
+  REDIS_USERNAME?: string | undefined;
+  REDIS_PASSWORD?: string | undefined;
+  REDIS_TLS: boolean;
+  REDIS_WAIT_REPLICAS: number;
+}
+
+/**
+ * The Redis settings that make no sense together, as `[variable, problem]`: one connection mode
+ * (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES), the Sentinel settings only with Sentinels,
+ * credentials in REDIS_URL itself in URL mode, and the features a Cluster can't run.
+ */
+function redisModeProblems(c: RedisVars): [string, string][] {
+  const out: [string, string][] = [];
+  const sentinel = c.REDIS_SENTINELS.length > 0;
+  const cluster = c.REDIS_CLUSTER_NODES.length > 0;
+  if (sentinel && cluster) out.push(['REDIS_CLUSTER_NODES', 'cannot be set with REDIS_SENTINELS: choose Sentinel or Cluster']);
+  if (c.REDIS_URL && (sentinel || cluster)) out.push(['REDIS_URL', `cannot be set with ${sentinel ? 'REDIS_SENTINELS' : 'REDIS_CLUSTER_NODES'}: choose one connection mode`]);
+  if (sentinel && !c.REDIS_SENTINEL_NAME) out.push(['REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS (the primary\'s name in the Sentinels\' config, e.g. mymaster)']);
+  if (!sentinel) {
+    const stray = { REDIS_SENTINEL_NAME: c.REDIS_SENTINEL_NAME, REDIS_SENTINEL_PASSWORD: c.REDIS_SENTINEL_PASSWORD, REDIS_SENTINEL_TLS: c.REDIS_SENTINEL_TLS };
+    for (const [k, v] of Object.entries(stray)) if (v) out.push([k, 'is only used with REDIS_SENTINELS']);
+  }
+  if (!sentinel && !cluster) {
+    for (const k of ['REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
+      if (c[k]) out.push([k, 'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL put it in the URL)']);
+    }
+    if (c.REDIS_TLS) out.push(['REDIS_TLS', 'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL use rediss://)']);
+  }
+  if (cluster && c.REDIS_WAIT_REPLICAS > 0) {
+    out.push(['REDIS_WAIT_REPLICAS', 'is not supported with REDIS_CLUSTER_NODES: replica acknowledgement (WAIT) needs the node that took the write; use Sentinel or a single endpoint for it, or set 0']);
+  }
+  return out;
+}
 
 /**
  * The names of every environment variable the bot reads, taken from the schema itself (in the

@@ -1,19 +1,53 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
-import { pingRedis } from './redis.js';
 
-/** Milliseconds `/healthz` waits for Redis's PONG before answering 503. */
+/** Milliseconds `/healthz` waits for Redis to take its write before answering 503. */
 export const HEALTH_TIMEOUT_MS = 1_000;
 
+/** What `/healthz` needs: a Redis write probe and the queues whose worker is stuck. */
+export interface HealthDeps {
+  redis: Pick<Redis, 'set'>;
+  /** The probe's key (one per replica, e.g. `{prefix}:healthz:{host}:{pid}`); it expires after 60 s. */
+  probeKey: string;
+  /** Queues whose worker has taken no due job for too long (see WorkerWatch). */
+  stuckWorkers?: () => string[];
+}
+
 /**
- * Answers `GET /healthz`: 200 `{"status":"ok","redis":"up"}` when Redis answers PING within
- * {@link HEALTH_TIMEOUT_MS}, else 503 `{"status":"unavailable","redis":"down"}` (Redis is the one
- * dependency without which nothing can be taken or done; the docs API and Slack are retried).
+ * @returns true when Redis took a write (`SET probeKey … PX 60000`) within `timeoutMs` (ms): a
+ *   PING would pass on a demoted primary that refuses writes (READONLY); never throws.
  */
-export function healthHandler(deps: { redis: Pick<Redis, 'ping'> }) {
+export async function redisWritable(redis: Pick<Redis, 'set'>, key: string, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ok = await Promise.race([
+      redis.set(key, String(Date.now()), 'PX', 60_000),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+      }),
+    ]);
+    return ok === 'OK';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Answers `GET /healthz`: 200 `{"status":"ok","redis":"up","workers":"ok"}`; 503 with
+ * `"redis":"down"` while Redis does not take a write within {@link HEALTH_TIMEOUT_MS} (down, or a
+ * demoted primary answering READONLY), or with `"workers":"stuck","stuckQueues":[…]` when a worker
+ * has taken no job while jobs were due for longer than HEALTHZ_DUE_JOB_MAX_WAIT_MS (Redis is the
+ * one dependency without which nothing can be taken or done; the docs API and Slack are retried).
+ */
+export function healthHandler(deps: HealthDeps) {
   return async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const ok = await pingRedis(deps.redis, HEALTH_TIMEOUT_MS);
+    const up = await redisWritable(deps.redis, deps.probeKey, HEALTH_TIMEOUT_MS);
+    const stuck = deps.stuckWorkers?.() ?? [];
+    const ok = up && stuck.length === 0;
+    const body = { status: ok ? 'ok' : 'unavailable', redis: up ? 'up' : 'down', workers: stuck.length ? 'stuck' : 'ok', ...(stuck.length ? { stuckQueues: stuck } : {}) };
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(ok ? { status: 'ok', redis: 'up' } : { status: 'unavailable', redis: 'down' }));
+    res.end(JSON.stringify(body));
   };
 }

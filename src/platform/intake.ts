@@ -39,6 +39,19 @@ export interface IntakeContext {
 /** Handles one kind of recorded request; throwing makes BullMQ retry it (with backoff). */
 export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
 
+/**
+ * Replica acknowledgement of a record before the ack (REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS):
+ * after the write, Redis' `WAIT replicas timeoutMs` on the same connection returns how many
+ * replicas have it (Redis docs: WAIT). `replicas` 0 skips it.
+ */
+export interface IntakeReplication {
+  replicas: number;
+  /** ms WAIT may take; the ack is sent after it either way. */
+  timeoutMs: number;
+  /** Told when fewer than `replicas` confirmed in time (counts `docs_bot_intake_unreplicated_total`). */
+  onUnreplicated?: () => void;
+}
+
 /** Attempts of an intake job, and the first backoff (doubling): about 4 minutes in all. */
 const ATTEMPTS = 8;
 const BACKOFF_MS = 1_000;
@@ -63,6 +76,7 @@ export class Intake {
   constructor(
     private readonly ctx: QueueContext,
     addConnection: ConnectionOptions,
+    private readonly replication: IntakeReplication = { replicas: 0, timeoutMs: 0 },
   ) {
     this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
       connection: addConnection,
@@ -85,11 +99,34 @@ export class Intake {
 
   /**
    * Records a request durably. Idempotent: the same `(kind, id)` again does nothing.
+   * With replication configured, it then waits (at most `timeoutMs`) for that many replicas to
+   * have the write; when fewer confirm, it logs a warning and returns anyway: Slack's 3 s matter
+   * more, and the record is on the primary.
    * @param id - derived from the request (e.g. `trigger_id`), so a redelivery maps to the same job.
    * @throws the Redis error when it could not be recorded (the listener then answers "try again").
    */
   async record<T>(kind: string, id: string, requestId: string, payload: T): Promise<void> {
     await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId: intakeJobId(kind, id) });
+    if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId);
+  }
+
+  /** `WAIT` on the connection that wrote the record (WAIT covers that connection's earlier writes). */
+  private async awaitReplicas(kind: string, requestId: string): Promise<void> {
+    const { replicas, timeoutMs } = this.replication;
+    let confirmed: number | undefined;
+    let error: string | undefined;
+    try {
+      const client = await this.queue.getBackend().client;
+      confirmed = Number(await client.runCommand('wait', [replicas, timeoutMs]));
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    if (confirmed !== undefined && confirmed >= replicas) return;
+    this.replication.onUnreplicated?.();
+    this.ctx.logger.warn(
+      { intake: kind, requestId, replicas, confirmed, timeoutMs, error },
+      'a request was recorded on the primary but fewer replicas than REDIS_WAIT_REPLICAS confirmed it in time; acking anyway (a failover now could lose it)',
+    );
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { RedisObserver, RedisRole } from './redis.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
@@ -29,6 +30,8 @@ export interface QueueDepthSource {
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** One of {@link QUEUE_STATES}. */
 export type QueueState = (typeof QUEUE_STATES)[number];
+
+const REDIS_ROLES: readonly RedisRole[] = ['state', 'intake', 'queue', 'worker'];
 
 /** Options of {@link BotMetrics}. */
 export interface BotMetricsOptions {
@@ -62,7 +65,7 @@ const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
  * metrics.agentBudgetRemaining.set({ project: config.DOCS_PROJECT_ID }, remaining);
  * ```
  */
-export class BotMetrics implements EdgeObserver, DocsApiObserver {
+export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver {
   readonly registry: Registry;
   /** `docs_bot_slack_requests_total{type,outcome}`. */
   readonly slackRequests: Counter<'type' | 'outcome'>;
@@ -88,6 +91,10 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver {
    * `metrics.agentBudgetRemaining.set({ project }, n)` whenever the budget changes.
    */
   readonly agentBudgetRemaining: Gauge<'project'>;
+  /** `docs_bot_redis_reconnects_total{connection}`. */
+  readonly redisReconnects: Counter<'connection'>;
+  /** `docs_bot_intake_unreplicated_total`. */
+  readonly intakeUnreplicated: Counter;
 
   private queues: QueueDepthSource[] = [];
   private readonly slackErrorSeries = new Set<string>();
@@ -112,8 +119,16 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver {
       registers,
       collect: () => this.collectQueues(this.queueJobs),
     });
+    this.redisReconnects = new Counter({ name: 'docs_bot_redis_reconnects_total', help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.', labelNames: ['connection'], registers });
+    this.intakeUnreplicated = new Counter({ name: 'docs_bot_intake_unreplicated_total', help: 'Requests acknowledged to Slack although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (a failover at that moment could lose them).', registers });
+    for (const connection of REDIS_ROLES) this.redisReconnects.inc({ connection }, 0);
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
+  }
+
+  /** {@link RedisObserver}: a connection lost its server. */
+  redisReconnect(role: RedisRole): void {
+    this.redisReconnects.inc({ connection: role });
   }
 
   /** Reports the depth of these queues at every scrape (replaces any earlier list). */

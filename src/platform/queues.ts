@@ -4,6 +4,8 @@ import type { Logger } from './logger.js';
 /** Where every queue of the bot lives: one Redis, one key prefix (QUEUE_PREFIX). */
 export interface QueueContext {
   connection: ConnectionOptions;
+  /** The workers' connection, when it differs from the queues' (its own reconnect label). */
+  workerConnection?: ConnectionOptions;
   /** QUEUE_PREFIX: BullMQ keys are `${prefix}:${queue}:…`. */
   prefix: string;
   logger: Logger;
@@ -28,7 +30,7 @@ export type WorkerSettings = Omit<WorkerOptions, 'connection' | 'prefix'>;
  * and `failed` (a job's attempt threw) are logged through pino with the error's stack.
  */
 export function createWorker<T, R>(ctx: QueueContext, name: string, processor: Processor<T, R>, settings: WorkerSettings): Worker<T, R> {
-  const worker = new Worker<T, R>(name, processor, { ...settings, connection: ctx.connection, prefix: ctx.prefix });
+  const worker = new Worker<T, R>(name, processor, { ...settings, connection: ctx.workerConnection ?? ctx.connection, prefix: ctx.prefix });
   const log = ctx.logger.child({ worker: name });
   worker.on('error', (err) => log.error({ err }, 'worker error'));
   worker.on('failed', (job, err) => log.warn({ err, bullJobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'));

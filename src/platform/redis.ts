@@ -1,55 +1,195 @@
 import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from './logger.js';
+import type { RedisTarget } from './redis-target.js';
 
-/**
- * The bot's state connection (records, claims, caches, budgets): commands fail after 2 retries
- * instead of queueing forever, so a Redis outage turns into an answer ("try again") rather than a
- * hang. Connection errors are logged (warn) through pino with the error serializer.
- *
- * @param url - REDIS_URL (`redis://` or `rediss://`).
- */
-export function createStateRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, connectionName: 'docs-agent-state' });
-  redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
-  return redis;
+export { DEFAULT_REDIS_URL, keyPrefix, redisTarget, type HostPort, type RedisTarget, type RedisVars } from './redis-target.js';
+
+/** Which of the bot's Redis connections: labels `docs_bot_redis_reconnects_total`. */
+export type RedisRole = 'state' | 'intake' | 'queue' | 'worker';
+
+/** Told when a connection lost its server (once per outage, at the first reconnect attempt). */
+export interface RedisObserver {
+  redisReconnect(role: RedisRole): void;
+}
+
+/** Whether a Redis error says the server is a replica now (a failover demoted it): `READONLY You can't write against a read only replica.` */
+export function isReadOnlyError(err: Error): boolean {
+  return err.message.includes('READONLY');
+}
+
+/** ms before reconnect attempt `times` (1, 2, …): 100 ms, then up to 2 s apart. */
+export function reconnectDelayMs(times: number): number {
+  return Math.min(100 * 2 ** (times - 1), 2_000);
 }
 
 /**
- * BullMQ connection options for REDIS_URL. BullMQ requires `maxRetriesPerRequest: null` on the
- * connections its workers block on (BullMQ docs: "Connections").
+ * ioredis options every connection of `role` shares: a write refused with READONLY (the server was
+ * demoted by a failover, but this connection still reaches it) drops the connection and reconnects,
+ * which asks the Sentinels again or resolves the endpoint's new address (ioredis
+ * `reconnectOnError`); the refused command is sent again after the reconnect (`2`), except on the
+ * intake connection, which fails fast instead (the listener answers "try again" within Slack's 3 s).
  */
-export function bullConnection(url: string): ConnectionOptions {
-  return { url, maxRetriesPerRequest: null, enableReadyCheck: true };
+function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () => void): RedisOptions {
+  return {
+    connectionName: `docs-agent-${role}`,
+    reconnectOnError: (err) => {
+      if (!isReadOnlyError(err)) return false;
+      onReadOnly?.();
+      return role === 'intake' ? 1 : 2;
+    },
+    retryStrategy: (times) => {
+      if (times === 1) observer.redisReconnect(role);
+      return reconnectDelayMs(times);
+    },
+  };
 }
 
+/** ioredis options of the mode (Sentinel or a single endpoint), without the role's. */
+function modeOptions(target: Exclude<RedisTarget, { mode: 'cluster' }>): RedisOptions {
+  if (target.mode === 'url') return {};
+  return {
+    sentinels: target.sentinels,
+    name: target.name,
+    ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+    ...(target.sentinelTls ? { sentinelTLS: {} } : {}),
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    // Sentinel publishes +switch-master on a failover: reconnect at once instead of at the next error.
+    failoverDetector: true,
+    sentinelRetryStrategy: reconnectDelayMs,
+  };
+}
+
+function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, role: RedisRole, observer: RedisObserver, extra: RedisOptions): ClusterOptions {
+  const { retryStrategy: _r, ...perNode } = roleOptions(role, observer);
+  return {
+    redisOptions: {
+      ...perNode,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+      ...extra,
+    },
+    clusterRetryStrategy: (times) => {
+      if (times === 1) observer.redisReconnect(role);
+      return reconnectDelayMs(times);
+    },
+    ...(role === 'intake' ? { enableOfflineQueue: false } : {}),
+  };
+}
+
+/** BullMQ connection options (not a client: BullMQ makes its clients from them) of a Sentinel or single-endpoint target. */
+function bullOptions(t: Exclude<RedisTarget, { mode: 'cluster' }>, role: RedisRole, observer: RedisObserver, extra: RedisOptions): ConnectionOptions {
+  const base = { ...modeOptions(t), ...roleOptions(role, observer), ...extra };
+  // BullMQ's own RedisOptions type lags ioredis 6's; the fields are ioredis'.
+  return (t.mode === 'url' ? { url: t.url, ...base } : base) as ConnectionOptions;
+}
+
+const INTAKE_OPTIONS: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500 };
+
 /**
- * @returns true when `redis` answers PING with PONG within `timeoutMs` (ms); never throws.
+ * The bot's Redis connections in the configured mode: the state client (records, claims, caches,
+ * budgets) and the BullMQ connection options of queues, workers and the intake writer, all of the
+ * same kind. Every connection reconnects on READONLY and counts its outages through the observer;
+ * the state client logs one line per failover (when its connection comes back: how long it was
+ * down and whether a READONLY refusal showed the failover).
  */
-export async function pingRedis(redis: Pick<Redis, 'ping'>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const pong = await Promise.race([
-      redis.ping(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-      }),
-    ]);
-    return pong === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
+export class RedisConnections {
+  readonly state: Redis;
+  private readonly owned: (Redis | Cluster)[] = [];
+
+  constructor(
+    readonly target: RedisTarget,
+    private readonly logger: Logger,
+    private readonly observer: RedisObserver,
+  ) {
+    this.state = this.createState();
+  }
+
+  /**
+   * The state client: commands fail after 2 retries instead of queueing forever, so a Redis outage
+   * turns into an answer ("try again") rather than a hang. On a Cluster it is an ioredis `Cluster`,
+   * which has the same command interface (typed as `Redis` for the stores that use it).
+   */
+  private createState(): Redis {
+    let downSince: number | undefined;
+    let readOnly = false;
+    const opts: RedisOptions = { ...roleOptions('state', this.observer, () => (readOnly = true)), maxRetriesPerRequest: 2 };
+    const client = this.create('state', opts);
+    client.on('error', (err: Error) => this.logger.warn({ err }, 'redis connection error'));
+    client.on('reconnecting', () => (downSince ??= Date.now()));
+    client.on('ready', () => {
+      if (downSince === undefined) return;
+      const fields = { downMs: Date.now() - downSince, cause: readOnly ? 'READONLY (the server was demoted)' : 'connection lost', mode: this.target.mode };
+      downSince = undefined;
+      readOnly = false;
+      this.logger.warn(fields, 'Redis connection restored after a failover or outage');
+    });
+    return client as Redis;
+  }
+
+  private create(role: RedisRole, extra: RedisOptions): Redis | Cluster {
+    const t = this.target;
+    const client = t.mode === 'cluster'
+      ? new Cluster(t.nodes, clusterOptions(t, role, this.observer, extra))
+      : t.mode === 'url'
+        ? new Redis(t.url, { ...roleOptions(role, this.observer), ...extra })
+        : new Redis({ ...modeOptions(t), ...roleOptions(role, this.observer), ...extra });
+    this.owned.push(client);
+    return client;
+  }
+
+  /**
+   * BullMQ connection of queues (`queue`) or workers (`worker`): `maxRetriesPerRequest: null`, as
+   * BullMQ requires on connections its workers block on (BullMQ docs: "Connections"). A Cluster is
+   * handed over as an instance (BullMQ duplicates it for a worker's blocking connection); otherwise
+   * as options, from which BullMQ makes its own clients.
+   */
+  bull(role: 'queue' | 'worker'): ConnectionOptions {
+    const extra: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true };
+    return this.bullConnection(role, extra);
+  }
+
+  /**
+   * The intake writer's connection: fails fast when Redis is down (`enableOfflineQueue: false`, one
+   * retry, a 1.5 s command timeout), so a listener answers "try again" within Slack's 3 s instead
+   * of hanging (BullMQ docs: "Going to production").
+   */
+  intake(): ConnectionOptions {
+    return this.bullConnection('intake', INTAKE_OPTIONS);
+  }
+
+  private bullConnection(role: RedisRole, extra: RedisOptions): ConnectionOptions {
+    const t = this.target;
+    if (t.mode === 'cluster') return this.create(role, extra) as unknown as ConnectionOptions;
+    return bullOptions(t, role, this.observer, extra);
+  }
+
+  /** Closes every client made here (BullMQ closes the ones it made from options). */
+  async close(): Promise<void> {
+    await Promise.all(this.owned.map((c) => c.quit().catch(() => c.disconnect())));
   }
 }
 
 /**
- * Connection options for the intake queue's writes: fail fast when Redis is down
- * (`enableOfflineQueue: false`, one retry, a 1.5 s command timeout), so a listener answers "try
- * again" within Slack's 3 s instead of hanging (BullMQ docs: "Going to production").
+ * The state connection of a single endpoint, for tools and tests (the bot uses
+ * {@link RedisConnections}).
+ * @param url - `redis://` or `rediss://`.
  */
+export function createStateRedis(url: string, logger: Logger): Redis {
+  return new RedisConnections({ mode: 'url', url }, logger, { redisReconnect: () => undefined }).state;
+}
+
+/** BullMQ connection options of a single endpoint (queues and workers), for tools and tests. */
+export function bullConnection(url: string): ConnectionOptions {
+  return { url, maxRetriesPerRequest: null, enableReadyCheck: true };
+}
+
+/** The intake writer's connection options of a single endpoint (see {@link RedisConnections.intake}), for tools and tests. */
 export function intakeConnection(url: string): ConnectionOptions {
-  return { url, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500 };
+  return bullOptions({ mode: 'url', url }, 'intake', { redisReconnect: () => undefined }, INTAKE_OPTIONS);
 }
 
 /** What {@link checkEvictionPolicy} found: Redis' `maxmemory-policy`, or why it could not be read. */

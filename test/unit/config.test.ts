@@ -18,7 +18,6 @@ describe('readConfig', () => {
     expect(readConfig(valid)).toMatchObject({
       SLACK_API_URL: 'https://slack.com/api/',
       DOCS_API_URL: 'https://api.mintlify.com',
-      REDIS_URL: 'redis://127.0.0.1:6379',
       QUEUE_PREFIX: 'docs-agent',
       PORT: 3000,
       POLL_MIN_INTERVAL_MS: 10_000,

@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { healthHandler } from '../../src/platform/health.js';
+import { Intake } from '../../src/platform/intake.js';
+import { RedisConnections, type RedisRole } from '../../src/platform/redis.js';
+import { arrayLogger } from '../helpers/logs.js';
+import { command, primaryWithReplica, RedisTopology, until } from '../helpers/redis-topology.js';
+
+/**
+ * The bot's Redis connections on real redis-server processes (a primary and its replica, started
+ * here on free ports): a failover behind one endpoint (a TCP proxy re-pointed to the promoted
+ * replica, existing connections left on the demoted primary) is met with READONLY and survived by
+ * reconnecting; `/healthz`'s probe is a write; REDIS_WAIT_REPLICAS waits for the replica.
+ */
+
+let topo: RedisTopology | undefined;
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  await topo?.stop();
+  topo = undefined;
+});
+
+function observer() {
+  const counts: Partial<Record<RedisRole, number>> = {};
+  return { counts, redisReconnect: (r: RedisRole) => void (counts[r] = (counts[r] ?? 0) + 1) };
+}
+
+/** Promotes `replica` and demotes `primary` under it, as a managed service's failover does. */
+async function failover(primaryPort: number, replicaPort: number): Promise<void> {
+  await command(replicaPort, 'REPLICAOF', 'NO', 'ONE');
+  await command(primaryPort, 'REPLICAOF', '127.0.0.1', replicaPort);
+}
+
+async function health(redis: RedisConnections['state'], probeKey: string): Promise<number> {
+  let status = 0;
+  const res = { writeHead: (s: number) => void (status = s), end: () => undefined };
+  await healthHandler({ redis, probeKey })({} as never, res as never);
+  return status;
+}
+
+describe('failover behind one endpoint', () => {
+  it('a write that meets READONLY reconnects (one log line, one count) and lands on the promoted replica; /healthz is 503 meanwhile and 200 after', async () => {
+    topo = new RedisTopology();
+    const { primary, replica } = await primaryWithReplica(topo);
+    const proxy = await topo.proxy(primary.port);
+    const { logger, lines } = arrayLogger();
+    const obs = observer();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${proxy.port}` }, logger, obs);
+    closers.push(() => conns.close());
+    const redis = conns.state;
+    await redis.set('before', '1');
+    expect(await health(redis, 'probe')).toBe(200);
+
+    await failover(primary.port, replica.port);
+    // The endpoint still leads to the demoted primary: writes are refused, so /healthz says 503.
+    expect(await command(primary.port, 'SET', 'x', '1').catch((e: Error) => e.message)).toMatch(/READONLY/);
+    expect(await health(redis, 'probe')).toBe(503);
+
+    proxy.repoint(replica.port);
+    await until('a write through the endpoint to land', 10_000, async () => (await redis.set('after', '2')) === 'OK');
+    expect(await command(replica.port, 'GET', 'after')).toBe('2');
+    expect(await health(redis, 'probe')).toBe(200);
+    expect(obs.counts.state).toBeGreaterThanOrEqual(1);
+    const restored = lines.filter((l) => l.msg.startsWith('Redis connection restored'));
+    expect(restored.length).toBeGreaterThanOrEqual(1);
+    expect(restored[0]).toMatchObject({ cause: 'READONLY (the server was demoted)', mode: 'url' });
+  });
+
+  it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {
+    topo = new RedisTopology();
+    const { replica } = await primaryWithReplica(topo);
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
+    closers.push(() => conns.close());
+    expect(await conns.state.ping()).toBe('PONG');
+    expect(await health(conns.state, 'probe')).toBe(503);
+  });
+});
+
+describe('REDIS_WAIT_REPLICAS', () => {
+  it('records wait for the replica; without it in time the ack goes out anyway, with one warning and one count', async () => {
+    topo = new RedisTopology();
+    const { primary, replica } = await primaryWithReplica(topo);
+    const { logger, lines } = arrayLogger();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    let unreplicated = 0;
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    closers.push(() => intake.close());
+
+    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    expect(unreplicated).toBe(0);
+    // The replica has it the moment the ack could go out.
+    expect(Number(await command(replica.port, 'EXISTS', 'w:intake:test.kind-one'))).toBe(1);
+
+    await replica.kill9();
+    const t0 = Date.now();
+    await intake.record('test.kind', 'two', 'req-2', { n: 2 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    expect(unreplicated).toBe(1);
+    const warn = lines.find((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
+    expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
+  });
+});
