@@ -6,9 +6,9 @@ import { Intake } from '../src/platform/intake.js';
 import { createLogger } from '../src/platform/logger.js';
 import { RedisConnections } from '../src/platform/redis.js';
 import { createSlackApp } from '../src/platform/slack/app.js';
-import { signatureHeaders } from '../src/sandbox/driver/http.js';
-import { startFakeSlack } from '../src/sandbox/fake-slack.js';
-import { freePort } from '../src/sandbox/free-port.js';
+import { signatureHeaders } from '../sandbox/driver/http.js';
+import { startFakeSlack } from '../sandbox/fake-slack.js';
+import { freePort } from '../sandbox/free-port.js';
 import { primaryWithReplica, RedisTopology } from '../test/helpers/redis-topology.js';
 
 /**

@@ -45,7 +45,7 @@ const apiUrl = (def: string) =>
 const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
 
 /** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes). */
-const hostPorts = csv(/^[A-Za-z0-9_.-]+:\d{1,5}$/, 'must be comma-separated host:port pairs');
+const hostPorts = idList(/^[A-Za-z0-9_.-]+:\d{1,5}$/, 'must be comma-separated host:port pairs');
 
 const count = (def: number) => z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').positive('must be greater than 0').default(def);
 

@@ -4,7 +4,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from '../../src/sandbox/free-port.js';
+import { freePort } from '../../sandbox/free-port.js';
 
 /**
  * Real Redis topologies for the failover tests, started from the `redis-server` binary on free
