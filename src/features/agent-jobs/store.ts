@@ -36,7 +36,7 @@ export const ANNOUNCE_LEASE_MS = 60_000;
  */
 export class JobStore {
   /** The store's Lua scripts, each on one key (cluster-safe), sent once and then run by SHA. */
-  private readonly scripts: Record<'createIfAbsent' | 'beginCycle' | 'updateIfCycle' | 'deleteIfValue' | 'releaseClaim', RedisScript>;
+  private readonly scripts: Record<'createIfAbsent' | 'claimThread' | 'beginCycle' | 'updateIfCycle' | 'deleteIfValue' | 'releaseClaim', RedisScript>;
 
   /**
    * @param defaultProjectId - DOCS_PROJECT_ID: the project of records written before each job kept
@@ -49,6 +49,7 @@ export class JobStore {
   ) {
     this.scripts = {
       createIfAbsent: defineScript(redis, 'CreateIfAbsent', 1, CREATE_IF_ABSENT),
+      claimThread: defineScript(redis, 'ClaimThread', 1, CLAIM_THREAD),
       beginCycle: defineScript(redis, 'BeginCycle', 1, BEGIN_CYCLE),
       updateIfCycle: defineScript(redis, 'UpdateIfCycle', 1, "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1"),
       deleteIfValue: defineScript(redis, 'DeleteIfValue', 1, "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"),
@@ -84,11 +85,9 @@ export class JobStore {
     // Empty fields (no PR yet, no note, …) and a reaction target that is the thread root are left
     // out: reading fills them in, and each field kept costs bytes per tracked job.
     const stored = Object.entries(toHash(fields)).filter(([f, v]) => v !== '' && !(f === 'reactionTs' && v === rec.threadTs));
-    await this.scripts.createIfAbsent
-      .queue(this.redis.multi(), [k], [String(RECORD_TTL_S), ...stored.flat()])
-      .set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX')
-      .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.threadTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
-      .eval(CLAIM_THREAD, 1, this.key('thread', rec.channel, rec.statusTs), rec.jobId, String(RECORD_TTL_S), PENDING_THREAD)
+    const m = this.scripts.createIfAbsent.queue(this.redis.multi(), [k], [String(RECORD_TTL_S), ...stored.flat()]).set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX');
+    for (const ts of [rec.threadTs, rec.statusTs]) this.scripts.claimThread.queue(m, [this.key('thread', rec.channel, ts)], [rec.jobId, String(RECORD_TTL_S), PENDING_THREAD]);
+    await m
       .zadd(userJobs, rec.createdAt, rec.jobId)
       .zremrangebyrank(userJobs, 0, -51)
       .expire(userJobs, RECORD_TTL_S)
