@@ -29,10 +29,11 @@
  * state, ids and ts), `defaults.ts` (the default workspace), `wire.ts` (JSON shapes), `pagination.ts`,
  * `recorder.ts` (call log, waitFor), one module per Web API family (`chat.ts`, `reactions.ts`,
  * `views.ts`, `conversations.ts`, `history.ts`, `users.ts`, `usergroups.ts`, `files.ts`, `auth.ts`),
- * `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
+ * `agents.ts` (assistant.threads.*, agents.sessions.*), `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
  */
 export { startFakeSlack } from './slack/server.js';
 export { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, OTHER_TEAM_ID } from './slack/defaults.js';
+export type { FakeAgentState, FakeLoadingLine, FakePrompts, FakeSession } from './slack/agent-state.js';
 export type {
   FakeChannel,
   FakeSlack,

@@ -12,6 +12,7 @@
 import type { FakeSlack, SlackMessage } from './fake-slack.js';
 import { DriverContext } from './driver/context.js';
 import {
+  appContextChangedEvent,
   appHomeOpenedEvent,
   botEchoEvent,
   eventCallback,
@@ -167,8 +168,13 @@ export class SlackDriver {
   }
 
   /** A person opens the app's Home tab (Slack docs: "app_home_opened"); `view` once one was published. */
-  async appHomeOpened(user: string, o: DeliveryOptions & { tab?: 'home' | 'messages' } = {}): Promise<DriverResponse> {
-    return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab), o.eventId ?? this.ctx.newEventId(), o);
+  async appHomeOpened(user: string, o: DeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {}): Promise<DriverResponse> {
+    return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab, o.viewing), o.eventId ?? this.ctx.newEventId(), o);
+  }
+
+  /** `app_context_changed`: `user` now looks at channel `viewing` beside the agent view (undefined: nothing). */
+  async appContextChanged(user: string, viewing?: string, o: DeliveryOptions = {}): Promise<DriverResponse> {
+    return this.deliver(appContextChangedEvent(this.ctx, user, viewing), o.eventId ?? this.ctx.newEventId(), o);
   }
 
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */

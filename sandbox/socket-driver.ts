@@ -12,7 +12,7 @@
  */
 import type { AckRecord, FakeSlack, SendEnvelopeOptions, SlackMessage } from './fake-slack.js';
 import { DriverContext } from './driver/context.js';
-import { appHomeOpenedEvent, botEchoEvent, eventCallback, humanEvent, messageChangedEvent, messageDeletedEvent } from './driver/events.js';
+import { appContextChangedEvent, appHomeOpenedEvent, botEchoEvent, eventCallback, humanEvent, messageChangedEvent, messageDeletedEvent } from './driver/events.js';
 import { blockActionsPayload, messageActionPayload, slashCommandFields, viewSubmissionPayload } from './driver/interactions.js';
 import type {
   BlockActionInput,
@@ -94,8 +94,13 @@ export class SocketModeDriver {
   }
 
   /** A person opens the app's Home tab (`app_home_opened`). */
-  async appHomeOpened(user: string, o: SocketDeliveryOptions & { tab?: 'home' | 'messages' } = {}): Promise<AckRecord> {
-    return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab), o.eventId ?? this.ctx.newEventId(), o);
+  async appHomeOpened(user: string, o: SocketDeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {}): Promise<AckRecord> {
+    return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab, o.viewing), o.eventId ?? this.ctx.newEventId(), o);
+  }
+
+  /** `app_context_changed`: `user` now looks at channel `viewing` beside the agent view (undefined: nothing). */
+  async appContextChanged(user: string, viewing?: string, o: SocketDeliveryOptions = {}): Promise<AckRecord> {
+    return this.deliver(appContextChangedEvent(this.ctx, user, viewing), o.eventId ?? this.ctx.newEventId(), o);
   }
 
   /** A click on a message element: an `interactive` envelope with a block_actions payload. */

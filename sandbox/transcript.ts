@@ -8,6 +8,7 @@
  * lines) and `call-line.ts` (the call log). This module is the stable entry point.
  */
 import type { FakeSlack, SlackMessage } from './fake-slack.js';
+import { loadingLines, promptLines, sessionLines } from './transcript/agent.js';
 import { blocksToLines, textObject, type ButtonNumberer } from './transcript/blocks.js';
 import { asStr, BOT_NAME, Namer, paint, type Directory } from './transcript/names.js';
 
@@ -66,6 +67,8 @@ function tsKey(ts: string): number {
 /** What rendering a transcript carries along: names, colour, and the buttons numbered so far. */
 interface Pen {
   namer: Namer;
+  /** The fake's agent state (suggested prompts, loading lines, sessions). */
+  agent?: FakeSlack['agent'];
   color: boolean;
   buttons: ButtonRef[];
 }
@@ -104,12 +107,15 @@ function channelLines(channel: string, messages: SlackMessage[], pen: Pen): stri
   const inChannel = messages.filter((m) => m.channel === channel).sort((a, b) => tsKey(a.ts) - tsKey(b.ts));
   const roots = new Set(inChannel.map((m) => m.ts));
   const isReply = (m: SlackMessage): boolean => Boolean(m.thread_ts && m.thread_ts !== m.ts && roots.has(m.thread_ts));
-  const lines = [paint(pen.color, ['bold'], `── ${pen.namer.channel(channel)} ──`)];
+  const lines = [paint(pen.color, ['bold'], `── ${pen.namer.channel(channel)} ──`), ...promptLines(pen.agent, channel, pen.color)];
   for (const root of inChannel.filter((m) => !isReply(m))) {
-    lines.push(...messageLines(root, pen, ''));
-    for (const reply of inChannel.filter((m) => isReply(m) && m.thread_ts === root.ts)) {
-      lines.push(...messageLines(reply, pen, paint(pen.color, ['dim'], THREAD_PREFIX)));
+    const replies = inChannel.filter((m) => isReply(m) && m.thread_ts === root.ts);
+    const seen = new Set([root.ts, ...replies.map((r) => r.ts)]);
+    lines.push(...messageLines(root, pen, ''), ...loadingLines(pen.agent, root, root.ts, seen, pen.color));
+    for (const reply of replies) {
+      lines.push(...messageLines(reply, pen, paint(pen.color, ['dim'], THREAD_PREFIX)), ...loadingLines(pen.agent, root, reply.ts, seen, pen.color));
     }
+    lines.push(...loadingLines(pen.agent, root, undefined, seen, pen.color), ...sessionLines(pen.agent, root, pen.color));
   }
   return lines;
 }
@@ -135,10 +141,12 @@ function toNameMap(users: TranscriptOptions['users']): Map<string, string> {
  *   which button each number is.
  */
 export function renderTranscriptWithButtons(slack: FakeSlack, opts: TranscriptOptions = {}): RenderedTranscript {
-  const pen: Pen = { namer: new Namer(slack, toNameMap(opts.users)), color: opts.color ?? false, buttons: [] };
+  const pen: Pen = { namer: new Namer(slack, toNameMap(opts.users)), color: opts.color ?? false, buttons: [], agent: slack.agent };
   const live = slack.messages.filter((m) => !m.deleted && (!opts.channel || m.channel === opts.channel));
   const channelOrder: string[] = [];
   for (const m of live) if (!channelOrder.includes(m.channel)) channelOrder.push(m.channel);
+  // A Messages tab with suggestions but no message yet is shown too.
+  for (const c of slack.agent?.prompts.keys() ?? []) if (!channelOrder.includes(c) && (!opts.channel || c === opts.channel)) channelOrder.push(c);
   const text = channelOrder.map((channel) => channelLines(channel, live, pen).join('\n')).join('\n\n');
   return { text, buttons: pen.buttons };
 }

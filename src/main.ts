@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessPolicyConfig } from './features/access/index.js';
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
+import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
 import { createSettings, type Settings } from './features/settings/index.js';
@@ -23,6 +24,7 @@ import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
 import type { QueueContext } from './platform/queues.js';
 import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
+import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
@@ -140,6 +142,7 @@ interface Features {
   visitors: { register(app: App): void };
   settings: Settings;
   threadContext: ThreadContext;
+  agentView: AgentView;
 }
 
 function buildFeatures(p: Platform): Features {
@@ -163,6 +166,8 @@ function buildFeatures(p: Platform): Features {
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
   const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix) });
+  const agent = createAgentSurface(p.slackOpts);
+  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
   const agentJobs = createAgentJobs({
     conversations,
     context: threadContext.context,
@@ -186,13 +191,14 @@ function buildFeatures(p: Platform): Features {
     homeDefaults: { followupPolicy: config.FOLLOWUP_POLICY, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX, digestCron: config.DIGEST_CRON, digestTz: config.DIGEST_TZ },
     now,
     metrics: p.metrics,
+    agent,
   });
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
   const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
   late.digests = digests;
   const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
-  return { agentJobs, digests, visitors, settings, threadContext };
+  return { agentJobs, digests, visitors, settings, threadContext, agentView };
 }
 
 /**
@@ -205,7 +211,7 @@ function buildFeatures(p: Platform): Features {
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
   const late: { watch?: WorkerWatch } = {};
-  const { agentJobs, digests, visitors, settings, threadContext } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, threadContext, agentView } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => late.watch?.stuck() ?? [] }) },
@@ -217,6 +223,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   threadContext.register(app);
   digests.register(app);
   settings.register(app);
+  agentView.register(app);
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];

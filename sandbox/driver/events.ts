@@ -150,16 +150,35 @@ export function messageDeletedEvent(ctx: DriverContext, p: { channel: string; ts
  * A person opens the app's Home tab (Slack docs: "app_home_opened"): `channel` is the IM with the bot;
  * `view` is included once a home view was published for that user.
  */
-export function appHomeOpenedEvent(ctx: DriverContext, user: string, tab: 'home' | 'messages' = 'home'): Json {
+export function appHomeOpenedEvent(ctx: DriverContext, user: string, tab: 'home' | 'messages' = 'home', viewing?: string): Json {
   const slack = ctx.slack;
-  const im = slack.channels.find((c) => c.isIm && c.user === user);
   const published = [...slack.views].reverse().find((v) => v.kind === 'home' && v.userId === user);
   return {
     type: 'app_home_opened',
     user,
-    channel: im?.id ?? `D${user.replace(/^[UW]/, '')}`,
+    channel: imOf(ctx, user),
     tab,
+    ...(tab === 'messages' ? { context: viewingContext(ctx, viewing) } : {}),
     event_ts: ctx.eventTs(),
     ...(published ? { view: { id: published.id, team_id: ctx.teamId, type: 'home', ...published.view, hash: published.hash } } : {}),
   };
+}
+
+/** The IM of `user` with the bot (the Messages tab's conversation). */
+function imOf(ctx: DriverContext, user: string): string {
+  return ctx.slack.channels.find((c) => c.isIm && c.user === user)?.id ?? `D${user.replace(/^[UW]/, '')}`;
+}
+
+/** An agent view `context`: the channel being viewed as its first entity, or `{}` when nothing is (Slack: app_context_changed). */
+function viewingContext(ctx: DriverContext, viewing: string | undefined): Json {
+  return viewing ? { entities: [{ type: 'slack#/types/channel_id', value: viewing, team_id: ctx.teamId }] } : {};
+}
+
+/**
+ * What `user` looks at beside the agent view changed (Slack docs: "app_context_changed", agent view
+ * only; `user` and `channel`, the IM with the app, as @slack/types 3 declares the event — the docs'
+ * example shows only `context`): `viewing` is the channel id, or undefined for an empty context.
+ */
+export function appContextChangedEvent(ctx: DriverContext, user: string, viewing?: string): Json {
+  return { type: 'app_context_changed', user, channel: imOf(ctx, user), context: viewingContext(ctx, viewing), event_ts: ctx.eventTs() };
 }

@@ -14,6 +14,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeAgentState } from './agent-state.js';
+import { agentMethods } from './agents.js';
 import { authMethods } from './auth.js';
 import { parseArgs, readBody, sendJson, sendText } from './body.js';
 import { chatMethods } from './chat.js';
@@ -31,9 +33,10 @@ import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
 
 /** Every Web API method the fake answers; others answer `unknown_method`. */
-function allMethods(state: SlackState, socket: SocketModeServer): MethodTable {
+function allMethods(state: SlackState, socket: SocketModeServer, agent: FakeAgentState): MethodTable {
   return {
     ...authMethods(state),
+    ...agentMethods(state, agent),
     ...chatMethods(state),
     ...reactionsMethods(state),
     ...usersMethods(state),
@@ -71,6 +74,7 @@ const slackError = (error: string): ApiResult => ({ status: 200, body: { ok: fal
 class FakeSlackServer extends SlackState implements FakeSlack {
   readonly calls: SlackCall[];
   readonly socket: SocketModeServer;
+  readonly agent = new FakeAgentState();
   private readonly recorder: CallRecorder;
   private readonly methods: MethodTable;
   private readonly server: Server;
@@ -81,7 +85,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.recorder = new CallRecorder(this.now);
     this.calls = this.recorder.calls;
     this.socket = new SocketModeServer({ appId: this.appId, origin: () => this.origin, now: this.now, pingIntervalMs: opts.socketPingIntervalMs ?? 0 });
-    this.methods = allMethods(this, this.socket);
+    this.methods = allMethods(this, this.socket, this.agent);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'fatal_error', detail: String(err) });
@@ -187,7 +191,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const handler = this.methods[method];
     if (!handler) return slackError('unknown_method');
     try {
-      return { status: 200, body: handler(args) };
+      const body = handler(args);
+      // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus).
+      if (method === 'chat.postMessage') this.agent.botPosted(String(body.channel), str(args.thread_ts));
+      return { status: 200, body };
     } catch (err) {
       if (err instanceof SlackApiError) return slackError(err.code);
       throw err;

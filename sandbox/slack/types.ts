@@ -5,6 +5,7 @@
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
  * `at`/clock values in epoch milliseconds.
  */
+import type { FakeAgentState } from './agent-state.js';
 import type { FakeSocketMode } from './socket-types.js';
 
 /**
@@ -207,6 +208,8 @@ export interface FakeSlack {
   appToken?: string;
   /** Socket Mode: the WebSocket side of the fake (see {@link FakeSocketMode}). */
   socket: FakeSocketMode;
+  /** Agent state: suggested prompts, loading lines, sessions; `agent.refuseWith` refuses every agent method. */
+  agent: FakeAgentState;
   /** Every call in order. */
   calls: SlackCall[];
   /** Channel state in posting order (including ephemerals, response_url replies and humans' messages). */

@@ -1,8 +1,11 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
 
 // Slack's JSON Schema for v1 app manifests, copied to test/fixtures/slack (see SOURCE.md there).
 const schema = JSON.parse(readFileSync(new URL('../fixtures/slack/manifest.schema.1.0.0.json', import.meta.url), 'utf8'));
@@ -12,6 +15,53 @@ function validator() {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats.default(ajv); // CommonJS module: NodeNext sees its default export as .default
   return ajv.compile(schema);
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The Socket Mode variant the manifest's header comment describes: socket_mode_enabled, the six request URLs removed. */
+function socketVariant() {
+  const socket = structuredClone(manifest);
+  socket.settings.socket_mode_enabled = true;
+  for (const c of socket.features.slash_commands) delete c.url;
+  delete socket.settings.event_subscriptions.request_url;
+  delete socket.settings.interactivity.request_url;
+  return socket;
+}
+
+/**
+ * Type-checks each manifest with tsc (one program, one file each) against the manifest type
+ * @slack/web-api 8 declares (`AppsManifestCreateArguments['manifest']`, the body of
+ * apps.manifest.create), as object literals so that unknown fields are errors too. @slack/web-api
+ * 8.2's bot scope union has no `assistant:write` (Slack documents it: assistant.threads.setSuggestedPrompts,
+ * and the agent feature adds it), so that one scope is taken out here and checked by a test of its own.
+ * @returns tsc's diagnostics per case, as text.
+ */
+function manifestTypeErrors(cases: Record<string, unknown>): Record<string, string[]> {
+  const files = new Map<string, { name: string; text: string }>();
+  for (const [name, m] of Object.entries(cases)) {
+    const copy = structuredClone(m) as { oauth_config?: { scopes?: { bot?: string[] } } };
+    const scopes = copy.oauth_config?.scopes;
+    if (scopes?.bot) scopes.bot = scopes.bot.filter((s) => s !== 'assistant:write');
+    const text = `import type { AppsManifestCreateArguments } from '@slack/web-api';\nexport const manifest: AppsManifestCreateArguments['manifest'] = ${JSON.stringify(copy)};\n`;
+    files.set(`${ROOT}test/unit/manifest-typecheck-${name}.generated.ts`, { name, text });
+  }
+  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], skipLibCheck: true };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (file, lang, ...rest) => {
+    const virtual = files.get(file);
+    return virtual ? ts.createSourceFile(file, virtual.text, lang) : getSourceFile(file, lang, ...rest);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (file) => files.has(file) || fileExists(file);
+  const program = ts.createProgram([...files.keys()], options, host);
+  const out: Record<string, string[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (const d of ts.getPreEmitDiagnostics(program)) {
+    const name = (d.file && files.get(d.file.fileName)?.name) ?? 'other';
+    (out[name] ??= []).push(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  }
+  return out;
 }
 
 describe('manifest.yml', () => {
@@ -54,6 +104,39 @@ describe('manifest.yml', () => {
     expect(scopes).toEqual(expect.arrayContaining(['commands', 'chat:write', 'reactions:write', 'users:read', 'files:write']));
     expect(manifest.settings.interactivity).toMatchObject({ is_enabled: true });
     expect(new URL(manifest.settings.interactivity.request_url).pathname).toBe('/slack/events');
+  });
+
+  it("matches the manifest type of @slack/web-api 8 (tsc), in HTTP and Socket Mode form, and the check can fail", () => {
+    const errors = manifestTypeErrors({
+      http: manifest,
+      socket: socketVariant(),
+      promptWithoutMessage: { ...manifest, features: { ...manifest.features, agent_view: { agent_description: 'x', suggested_prompts: [{ title: 'no message' }] } } },
+      misspeltEvent: { ...manifest, settings: { ...manifest.settings, event_subscriptions: { bot_events: ['app_context_change'] } } },
+    });
+    expect(errors.http).toEqual([]);
+    expect(errors.socket).toEqual([]);
+    expect(errors.other ?? []).toEqual([]);
+    expect(errors.promptWithoutMessage?.join()).toMatch(/message/);
+    expect(errors.misspeltEvent?.join()).toMatch(/app_context_change/);
+  }, 60_000);
+
+  it('declares the agent view: a description of at most 300 characters and 2-4 suggestions, the same the Messages tab sets', () => {
+    const view = manifest.features.agent_view;
+    expect(typeof view.agent_description).toBe('string');
+    expect(view.agent_description.length).toBeGreaterThan(0);
+    expect(view.agent_description.length).toBeLessThanOrEqual(300); // Slack: "Maximum length is 300 characters"
+    expect(view.suggested_prompts.length).toBeGreaterThanOrEqual(2);
+    expect(view.suggested_prompts.length).toBeLessThanOrEqual(4); // Slack: "A maximum of 4 suggested prompts"
+    for (const p of view.suggested_prompts) expect(p).toEqual({ title: expect.stringMatching(/\S/), message: expect.stringMatching(/\S/) });
+    expect(view.suggested_prompts).toEqual(STANDING_PROMPTS);
+  });
+
+  it('subscribes to app_context_changed and asks for assistant:write (the agent view), in both forms', () => {
+    for (const m of [manifest, socketVariant()]) {
+      expect(m.settings.event_subscriptions.bot_events).toContain('app_context_changed');
+      expect(m.oauth_config.scopes.bot).toContain('assistant:write');
+      expect(m.settings.event_subscriptions.bot_events).not.toContain('agent_session_stopped'); // no stop button: the docs API cannot stop a job
+    }
   });
 
   it("the Socket Mode variant its header comment describes (six request URLs removed) is valid too", () => {

@@ -57,6 +57,8 @@ export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation 
 export async function startWithContext(deps: ContextStartDeps, req: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<StartJobResult | undefined> {
   const p = steps.progress as ContextProgress;
   if (p.promptRefused) return undefined;
+  // The thread the job will live in: Slack shows what the bot is doing there while it starts.
+  const at = req.threadTs ? { channel: req.channel, threadTs: req.threadTs } : undefined;
   if (deps.context && p.prompt === undefined) {
     // Who may start a job here is asked before any conversation is read (the budget is taken by the start).
     const decision = await deps.start.access.authorize({ user: req.requester, teamId: req.teamId }, 'start_job', req.channel);
@@ -66,6 +68,7 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
       return undefined;
     }
     let built: PromptContextResult;
+    if (at && (req.thread || SLACK_LINK.test(req.instruction))) await deps.start.agent?.loading(at, 'is reading the thread…');
     try {
       built = await deps.context({ channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
     } catch (err) {
@@ -87,7 +90,16 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
   }
   const { thread: _thread, ...start } = req;
   const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}) } : {};
-  const res = await startAgentJob(deps.start, { ...start, ...context }, steps);
-  if (!res.ok && res.message) await tell(res.message);
-  return res;
+  if (at) await deps.start.agent?.loading(at, 'is starting the docs agent…');
+  try {
+    const res = await startAgentJob(deps.start, { ...start, ...context }, steps);
+    if (!res.ok && res.message) await tell(res.message);
+    return res;
+  } finally {
+    // Slack clears the loading line when the bot posts in the thread; a start refused before it posted must clear it.
+    if (at) await deps.start.agent?.loading(at, '');
+  }
 }
+
+/** A Slack message permalink in an instruction (its thread will be read). */
+const SLACK_LINK = /slack\.com\/archives\//;

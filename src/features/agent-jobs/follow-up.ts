@@ -8,6 +8,7 @@ import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { BotMetrics } from '../../platform/metrics.js';
+import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
 import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
@@ -36,6 +37,8 @@ export interface ContinueJobDeps {
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
   /** Membership of the conversations a job's context came from; without it, such jobs take follow-ups from their requester only. */
   conversations?: Pick<ConversationDirectory, 'isMember'>;
+  /** The job's agent session goes back to `processing` with each follow-up (optional; never throws). */
+  agent?: Pick<AgentSurface, 'session'>;
 }
 
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
@@ -175,6 +178,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   }
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   void deps.status.show(req.jobId);
+  void deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', { title: rec.instruction, initiator: rec.requester });
   audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: req.prompt.length });
   return { ok: true, rec, cycle, interrupted };
 }

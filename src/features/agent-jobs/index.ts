@@ -15,6 +15,7 @@ import type { BotMetrics } from '../../platform/metrics.js';
 import type { Intake } from '../../platform/intake.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
+import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -92,6 +93,8 @@ export interface AgentJobsOptions {
   metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished'>;
   /** Membership of conversations: a follow-up to a job with Slack context needs its author in each of them. */
   conversations?: Pick<ConversationDirectory, 'isMember'>;
+  /** Slack's agent surfaces: a session per job's thread, loading lines while a job starts (optional). */
+  agent?: AgentSurface;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -115,7 +118,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
-  const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}) };
+  const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
   const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, slack: o.slack };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
@@ -155,6 +158,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         timeoutMs: o.timeoutMs,
         now: o.now,
         ...(o.metrics ? { metrics: o.metrics } : {}),
+        ...(o.agent ? { agent: o.agent } : {}),
       }),
     ],
     close: async (timeoutMs) => {

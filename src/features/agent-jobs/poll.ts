@@ -3,6 +3,7 @@ import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob, type TerminalStatus } from '../../platform/docs-api/schemas.js';
 import type { Logger } from '../../platform/logger.js';
+import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
@@ -37,6 +38,8 @@ export interface PollStepDeps {
   random?: () => number;
   /** Counts ends by status and their lateness (optional). */
   metrics?: Pick<BotMetrics, 'agentJobFinished'>;
+  /** The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or timed out (optional; never throws). */
+  agent?: Pick<AgentSurface, 'session'>;
 }
 
 /** Data of a poll step job (queue `poll-agent-job`). */
@@ -243,6 +246,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   deps.metrics?.agentJobFinished(finishedStatus(outcome), outcome.kind === 'timeout' ? undefined : (announcedAt - ctx.endedAfter) / 1000);
   if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
+  await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, state === 'archived' || state === 'timeout' ? 'closed' : 'active');
   // The final edit is never dropped: when the workspace's edit budget is spent, look again later.
   const deferredMs = (await deps.status.show(rec.jobId))?.deferredMs;
   if (deferredMs) return ctx.reschedule(deferredMs);

@@ -6,6 +6,7 @@ import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
@@ -34,6 +35,8 @@ export interface StartJobDeps {
   now: () => number;
   /** Counts jobs created (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
+  /** Slack's agent surfaces: the job's thread is an agent session, and shows what the bot is doing while it starts (optional; never throws). */
+  agent?: Pick<AgentSurface, 'session' | 'loading'>;
 }
 
 /** A request to start a job from Slack. */
@@ -155,6 +158,7 @@ async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: str
     return untracked(deps, req, ids, err);
   }
   await deps.status.show(ids.jobId);
+  await deps.agent?.session({ channel: req.channel, threadTs: ids.threadTs }, 'processing', { title: req.instruction, initiator: req.requester });
   audit(deps.logger, { actor: req.requester, channel: req.channel, action: 'start_job', outcome: 'ok', jobId: ids.jobId, projectId, instructionChars: req.instruction.length });
   return { ok: true, ...ids };
 }

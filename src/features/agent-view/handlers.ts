@@ -1,0 +1,92 @@
+import type { WebClient } from '@slack/web-api';
+import type { AccessGate } from '../../platform/access.js';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentSurface, SuggestedPrompt } from '../../platform/slack/agent-surface.js';
+import { MembersUnknownError, type ConversationDirectory } from '../../platform/slack/conversations.js';
+import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
+import { latestDiscussionPrompt, promptsFor, PROMPTS_TITLE } from './prompts.js';
+
+/** Kinds of intake the agent-view feature handles. */
+export const INTAKE = { prompts: 'agent-view.prompts' } as const;
+
+/**
+ * Someone opened the app's Messages tab, or what they look at beside it changed: set its
+ * suggestions. `channel` is their DM with the app; `viewing` the channel they look at, if any.
+ */
+export interface PromptsIntake {
+  teamId: string;
+  user: string;
+  channel: string;
+  viewing?: string;
+}
+
+/** The Slack calls the handler makes (besides the agent surface). */
+export type AgentViewSlack = {
+  conversations: Pick<WebClient['conversations'], 'info' | 'history'>;
+  chat: Pick<WebClient['chat'], 'getPermalink'>;
+};
+
+/** What the handler needs. */
+export interface AgentViewDeps {
+  slack: AgentViewSlack;
+  /** Who is in a conversation (cached briefly; the same answers the message-link rules use). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  agent: Pick<AgentSurface, 'suggestPrompts'>;
+  /** Who may start a job about a channel (its allowed channels, guests, outsiders). */
+  access: Pick<AccessGate, 'authorize'>;
+  logger: Logger;
+}
+
+/** Messages of a channel looked through for its latest thread (one page of conversations.history). */
+export const HISTORY_PAGE = 50;
+
+/** Registers the agent-view intake handler. */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentViewDeps): void {
+  intake.on<PromptsIntake>(INTAKE.prompts, (p) => setPrompts(deps, p));
+}
+
+/**
+ * Sets the Messages tab's suggestions (assistant.threads.setSuggestedPrompts, without thread_ts
+ * for an agent_view app): the standing ones, led by "Document the latest discussion in #channel"
+ * when the person looks at a channel they are in, that they may start jobs about, and whose
+ * latest thread the bot can read. @throws transient Slack errors (the intake retries).
+ */
+export async function setPrompts(deps: AgentViewDeps, p: PromptsIntake): Promise<void> {
+  const offer = p.viewing ? await channelOffer(deps, p.user, p.viewing, p.teamId) : undefined;
+  await deps.agent.suggestPrompts(p.channel, promptsFor(offer), PROMPTS_TITLE);
+  deps.logger.info({ channel: p.channel, viewing: p.viewing, offered: offer !== undefined }, 'set the Messages tab suggestions');
+}
+
+/** The channel's offer, or undefined when it may not be made (and why, in a debug line). */
+async function channelOffer(deps: AgentViewDeps, user: string, channel: string, teamId: string): Promise<SuggestedPrompt | undefined> {
+  const decision = await deps.access.authorize({ user, teamId }, 'start_job', channel, { audit: false });
+  if (!decision.allowed) return skip(deps, channel, 'not allowed here');
+  try {
+    // A member list too long to read through (MembersUnknownError) is no offer either.
+    if (!(await deps.conversations.isMember(channel, user))) return skip(deps, channel, 'the person is not a member');
+    const root = await latestThreadRoot(deps.slack, channel);
+    if (!root) return skip(deps, channel, 'no discussion in its recent messages');
+    const [info, link] = await Promise.all([deps.slack.conversations.info({ channel }), deps.slack.chat.getPermalink({ channel, message_ts: root })]);
+    const name = info.channel?.name;
+    if (!name || !link.permalink) return skip(deps, channel, 'no name or permalink');
+    return latestDiscussionPrompt(name, link.permalink);
+  } catch (err) {
+    if (err instanceof MembersUnknownError) return skip(deps, channel, 'too many members to tell');
+    if (classifySlackError(err).kind === 'transient') throw err;
+    // The bot cannot read it (not a member, private, gone): nothing to offer there.
+    return skip(deps, channel, `Slack said ${slackErrorCode(err) ?? 'no'}`);
+  }
+}
+
+function skip(deps: AgentViewDeps, channel: string, why: string): undefined {
+  deps.logger.debug({ channel, why }, 'no latest-discussion offer for this channel');
+  return undefined;
+}
+
+/** The ts of the newest thread root among the channel's last {@link HISTORY_PAGE} messages (one that has replies). */
+async function latestThreadRoot(slack: AgentViewSlack, channel: string): Promise<string | undefined> {
+  const res = await slack.conversations.history({ channel, limit: HISTORY_PAGE });
+  const root = (res.messages ?? []).find((m) => (m.reply_count ?? 0) > 0 && typeof m.ts === 'string' && (m.thread_ts === undefined || m.thread_ts === m.ts));
+  return root?.ts;
+}

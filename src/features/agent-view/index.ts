@@ -1,0 +1,42 @@
+/**
+ * The agent-view feature: the app's Messages tab as the docs agent's conversation (Slack's agent
+ * view, `features.agent_view`). Opening the tab sets its suggested prompts; looking at a channel
+ * beside it (`app_context_changed`) offers "Document the latest discussion in #channel". The jobs
+ * themselves start like any DM to the bot, through the agent-jobs feature.
+ */
+import type { App } from '@slack/bolt';
+import type { AccessGate } from '../../platform/access.js';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import { registerHandlers, type AgentViewSlack } from './handlers.js';
+import { register as registerListeners } from './listeners.js';
+
+export { STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
+
+/** What the feature is built from. */
+export interface AgentViewOptions {
+  /** conversations.info / .history, chat.getPermalink. */
+  slack: AgentViewSlack;
+  /** Membership of conversations (the cache the message-link rules use too). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  agent: Pick<AgentSurface, 'suggestPrompts'>;
+  intake: Intake;
+  /** Who may start a job about a channel: a channel is offered only where they may. */
+  access: Pick<AccessGate, 'authorize'>;
+  logger: Logger;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface AgentView {
+  /** Registers the Messages tab's `app_home_opened` and `app_context_changed`. */
+  register(app: App): void;
+}
+
+/** Builds the agent-view feature and registers its intake handler. */
+export function createAgentView(o: AgentViewOptions): AgentView {
+  const logger = o.logger.child({ feature: 'agent-view' });
+  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger });
+  return { register: (app) => registerListeners(app, { intake: o.intake, logger }) };
+}
