@@ -20,7 +20,8 @@ import { TEST_REDIS_URL } from '../helpers/redis.js';
  * Hostile but validly signed requests against the running bot (a separate process, as in
  * production), generated with fast-check: bodies that are JSON null / arrays / numbers / strings,
  * `payload=null`, commands, events, clicks, modal submissions and shortcuts with missing fields and
- * fields of the wrong type (text as a number, an object, an array), 200 KB bodies, control
+ * fields of the wrong type (text as a number, an object, an array), agent view events (the Messages
+ * tab, app_context_changed) with hostile `context.entities`, 200 KB bodies, control
  * characters, lone surrogates, mass-mention markup (`<!channel>`, `<!here>`, `<!everyone>`,
  * `@channel`, and Slack's escaped `&lt;!channel&gt;`) in instructions, unknown types.
  *
@@ -144,6 +145,30 @@ const event = both(({ maybeWrong, field }) =>
   })
   .map((body): FuzzRequest => ({ label: 'event', encoding: 'json', body })));
 
+/** The agent view's events: the Messages tab opening and app_context_changed, with hostile `context.entities`. */
+const agentViewEvent = both(({ maybeWrong, field }) => {
+  const entityType = fc.constantFrom('slack#/types/channel_id', 'slack#/types/message_context', 'slack#/types/canvas_id', 'slack#/types/list_id', 'slack#/types/nope');
+  const value = fc.oneof(channel, fc.record({ message_ts: maybeWrong(ts), channel_id: maybeWrong(channel) }), wrongType, text);
+  const entity = maybeWrong(fc.record({ type: maybeWrong(entityType), value: field(value), team_id: fc.option(maybeWrong(team), { nil: undefined }) }));
+  return fc
+    .record({
+      type: maybeWrong(fc.constant('event_callback')),
+      team_id: field(team),
+      event_id: field(fc.stringMatching(/^Ev[A-Z0-9]{8}$/)),
+      event: maybeWrong(
+        fc.record({
+          type: maybeWrong(fc.constantFrom('app_context_changed', 'app_home_opened')),
+          user: field(user),
+          channel: field(fc.constantFrom('D0ALICE', 'D0ALICE', 'D0NOBODY1', 'C0DOCS')),
+          tab: fc.option(maybeWrong(fc.constantFrom('messages', 'messages', 'home')), { nil: undefined }),
+          context: field(fc.oneof(fc.constant({}), fc.record({ entities: maybeWrong(fc.array(entity, { maxLength: 25 })) }))),
+          event_ts: field(ts),
+        }),
+      ),
+    })
+    .map((body): FuzzRequest => ({ label: 'agent view event', encoding: 'json', body }));
+});
+
 const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, ACTION_EDIT, 'link.thread', 'open_pr_link', 'old.button');
 const click = both(({ maybeWrong, field }) =>
   fc.record({
@@ -237,6 +262,7 @@ const rawBody = fc.oneof(
 const request = fc.oneof(
   { weight: 4, arbitrary: command },
   { weight: 3, arbitrary: event },
+  { weight: 2, arbitrary: agentViewEvent },
   { weight: 3, arbitrary: click },
   { weight: 2, arbitrary: submission },
   { weight: 1, arbitrary: shortcut },

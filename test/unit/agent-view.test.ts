@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
+import { appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
+import { STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
+import { OPEN_GATE } from '../../src/platform/access.js';
+import { AgentSurface, type AgentSurfaceClient } from '../../src/platform/slack/agent-surface.js';
+import { arrayLogger } from '../helpers/logs.js';
+
+/** An error shaped like @slack/web-api's platform error for Slack error `code`. */
+function platformError(code: string, method = 'x'): Error {
+  return Object.assign(new Error(`An API error occurred: ${code}`), { code: 'slack_webapi_platform_error', data: { ok: false, error: code }, slackMethod: method });
+}
+
+/** A recording intake; `fail` makes `record` throw like ioredis with Redis down. */
+function fakeIntake(fail = false) {
+  const records: Array<{ kind: string; id: string; payload: unknown }> = [];
+  return {
+    records,
+    record: (kind: string, id: string, _requestId: string, payload: unknown) => {
+      if (fail) return Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
+      records.push({ kind, id, payload });
+      return Promise.resolve();
+    },
+  };
+}
+
+const BODY = { team_id: 'T0SANDBOX', event_id: 'Ev1' };
+
+describe('agent view listeners: what they record, and what they refuse', () => {
+  it('records the Messages tab opening with the channel being viewed; ignores the Home tab', async () => {
+    const intake = fakeIntake();
+    const { logger } = arrayLogger();
+    const context = { entities: [{ type: 'slack#/types/channel_id', value: 'C0DOCS', team_id: 'T0SANDBOX' }] };
+    await messagesTabOpened({ intake, logger })({ event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'messages', context }, body: BODY } as never);
+    await messagesTabOpened({ intake, logger })({ event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' }, body: BODY } as never);
+    expect(intake.records).toEqual([{ kind: 'agent-view.prompts', id: 'prompts-Ev1', payload: { teamId: 'T0SANDBOX', user: 'U0ALICE', channel: 'D0ALICE', viewing: 'C0DOCS' } }]);
+  });
+
+  it('hostile or malformed app_context_changed: dropped with one warning each, nothing recorded, nothing thrown', async () => {
+    const intake = fakeIntake();
+    const { logger, lines } = arrayLogger();
+    const bad: unknown[] = [
+      { type: 'app_context_changed' },
+      { type: 'app_context_changed', user: 'U0ALICE', channel: 'C0DOCS', context: {} }, // not the DM
+      { type: 'app_context_changed', user: '<!channel>', channel: 'D0ALICE', context: {} },
+      { type: 'app_context_changed', user: ['U0ALICE'], channel: 'D0ALICE' },
+    ];
+    for (const event of bad) await appContextChanged({ intake, logger })({ event, body: BODY } as never);
+    await appContextChanged({ intake, logger })({ event: { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: {} }, body: {} } as never);
+    expect(intake.records).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'dropped a malformed agent view event')).toHaveLength(5);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('reads the viewed channel from well-formed entities only (ours, a channel id)', () => {
+    expect(viewedChannel({ entities: [{ type: 'slack#/types/canvas_id', value: 'F1' }, { type: 'slack#/types/channel_id', value: 'C0DOCS' }] }, 'T1')).toBe('C0DOCS');
+    expect(viewedChannel({ entities: [{ type: 'slack#/types/message_context', value: { message_ts: '1.2', channel_id: 'C0DOCS' } }] }, 'T1')).toBe('C0DOCS');
+    expect(viewedChannel({ entities: [{ type: 'slack#/types/channel_id', value: 'C0OTHER', team_id: 'T2' }] }, 'T1')).toBeUndefined();
+    expect(viewedChannel({ entities: [{ type: 'slack#/types/channel_id', value: 'D0ALICE' }, null, 7, { value: {} }] }, 'T1')).toBeUndefined();
+    expect(viewedChannel({ entities: 'C0DOCS' }, 'T1')).toBeUndefined();
+    expect(viewedChannel(null, 'T1')).toBeUndefined();
+  });
+
+  it('when Redis will not record the event: one warning, and it throws so the event is not acked (Slack sends it again)', async () => {
+    const { logger, lines } = arrayLogger();
+    const run = appContextChanged({ intake: fakeIntake(true), logger })({ event: { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: {} }, body: BODY } as never);
+    await expect(run).rejects.toThrow(/enableOfflineQueue/);
+    expect(lines.filter((l) => l.msg.startsWith('could not record an agent view event'))).toHaveLength(1);
+  });
+});
+
+/** Handler deps over a scripted Slack; `calls` lists the suggestions set. */
+function handlerDeps(slack: Partial<Record<'info' | 'history' | 'permalink' | 'member', () => Promise<unknown>>> = {}) {
+  const set: Array<{ channel: string; prompts: Array<{ title: string }> }> = [];
+  const { logger, lines } = arrayLogger();
+  const deps: AgentViewDeps = {
+    slack: {
+      conversations: {
+        info: (slack.info ?? (() => Promise.resolve({ ok: true, channel: { name: 'docs' } }))) as never,
+        history: (slack.history ?? (() => Promise.resolve({ ok: true, messages: [{ ts: '2.0' }, { ts: '1.0', thread_ts: '1.0', reply_count: 2 }] }))) as never,
+      },
+      chat: { getPermalink: (slack.permalink ?? (() => Promise.resolve({ ok: true, permalink: 'https://x.slack.com/archives/C0DOCS/p1000000' }))) as never },
+    },
+    conversations: { isMember: (slack.member ?? (() => Promise.resolve(true))) as never },
+    agent: { suggestPrompts: (channel, prompts) => Promise.resolve(void set.push({ channel, prompts })) },
+    access: OPEN_GATE,
+    logger,
+  };
+  return { deps, set, lines };
+}
+
+describe('agent view suggestions: the latest-discussion offer and Slack failures', () => {
+  const p = { teamId: 'T1', user: 'U0ALICE', channel: 'D0ALICE', viewing: 'C0DOCS' };
+
+  it('offers the newest thread of the viewed channel first, then the standing prompts (4 at most)', async () => {
+    const h = handlerDeps();
+    await setPrompts(h.deps, p);
+    expect(h.set[0]?.prompts.map((x) => x.title)).toEqual(['Document the latest discussion in #docs', ...STANDING_PROMPTS.map((x) => x.title)]);
+  });
+
+  it('no offer when the person is not a member, the channel has no thread, or the access gate says no', async () => {
+    const notMember = handlerDeps({ member: () => Promise.resolve(false) });
+    await setPrompts(notMember.deps, p);
+    const noThread = handlerDeps({ history: () => Promise.resolve({ ok: true, messages: [{ ts: '2.0' }] }) });
+    await setPrompts(noThread.deps, p);
+    const refused = handlerDeps();
+    refused.deps.access = { authorize: () => Promise.resolve({ allowed: false, reason: 'channel_not_allowed', text: 'no' }) } as never;
+    await setPrompts(refused.deps, p);
+    for (const h of [notMember, noThread, refused]) expect(h.set[0]?.prompts).toEqual(STANDING_PROMPTS);
+  });
+
+  it('a channel the bot cannot read (Slack: not_in_channel) is no offer; a transient Slack error throws so the intake retries', async () => {
+    const unreadable = handlerDeps({ history: () => Promise.reject(platformError('not_in_channel')) });
+    await setPrompts(unreadable.deps, p);
+    expect(unreadable.set[0]?.prompts).toEqual(STANDING_PROMPTS);
+    const down = handlerDeps({ history: () => Promise.reject(platformError('internal_error')) });
+    await expect(setPrompts(down.deps, p)).rejects.toThrow(/internal_error/);
+    expect(down.set).toEqual([]);
+  });
+});
+
+describe('AgentSurface: best effort, one warning per refused method per process', () => {
+  function surface(fail: (method: string) => Error | undefined) {
+    const calls: string[] = [];
+    const call = (method: string) => (args: unknown) => {
+      calls.push(method);
+      const err = fail(method);
+      return err ? Promise.reject(err) : Promise.resolve({ ok: true, args });
+    };
+    const slack = {
+      assistant: { threads: { setStatus: call('assistant.threads.setStatus'), setSuggestedPrompts: call('assistant.threads.setSuggestedPrompts') } },
+      agents: { sessions: { setStatus: call('agents.sessions.setStatus') } },
+    } as unknown as AgentSurfaceClient;
+    const { logger, lines } = arrayLogger();
+    return { s: new AgentSurface({ slack, logger }), calls, lines };
+  }
+  const at = { channel: 'D0ALICE', threadTs: '1.0' };
+
+  it('a permanent refusal: one warning, never called again; the caller never sees an error', async () => {
+    const h = surface(() => platformError('not_allowed'));
+    for (let i = 0; i < 3; i++) {
+      await h.s.session(at, 'processing', { title: 'x' });
+      await h.s.loading(at, 'is reading the thread…');
+      await h.s.suggestPrompts('D0ALICE', [...STANDING_PROMPTS]);
+    }
+    expect(h.calls).toEqual(['agents.sessions.setStatus', 'assistant.threads.setStatus', 'assistant.threads.setSuggestedPrompts']);
+    expect(h.lines.filter((l) => l.level === 40).map((l) => l.slackMethod)).toEqual(h.calls);
+    expect(h.lines.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('a gone thread is a debug line and a transient failure a warning; both keep calling', async () => {
+    let code = 'thread_not_found';
+    const h = surface(() => platformError(code));
+    await h.s.session(at, 'active');
+    code = 'ratelimited';
+    await h.s.session(at, 'active');
+    await h.s.session(at, 'closed');
+    expect(h.calls).toHaveLength(3);
+    expect(h.lines.filter((l) => l.level === 20 && l.msg.includes('gone'))).toHaveLength(1);
+    expect(h.lines.filter((l) => l.level === 40)).toHaveLength(2);
+  });
+
+  it('cuts a session title to 200 characters and sends at most 4 prompts (Slack limits)', async () => {
+    const sent: Array<Record<string, unknown>> = [];
+    const slack = {
+      assistant: { threads: { setStatus: () => Promise.resolve({ ok: true }), setSuggestedPrompts: (a: Record<string, unknown>) => Promise.resolve(void sent.push(a)) } },
+      agents: { sessions: { setStatus: (a: Record<string, unknown>) => Promise.resolve(void sent.push(a)) } },
+    } as unknown as AgentSurfaceClient;
+    const s = new AgentSurface({ slack, logger: arrayLogger().logger });
+    await s.session(at, 'processing', { title: 'x'.repeat(500), initiator: 'U0ALICE' });
+    await s.suggestPrompts('D0ALICE', Array.from({ length: 6 }, (_, i) => ({ title: `t${i}`, message: `m${i}` })));
+    expect((sent[0]?.title as string).length).toBe(200);
+    expect(sent[0]).toMatchObject({ channel_id: 'D0ALICE', thread_ts: '1.0', status: 'processing', initiator_user_id: 'U0ALICE' });
+    expect(sent[1]?.prompts).toHaveLength(4);
+    expect(sent[1]).not.toHaveProperty('thread_ts');
+  });
+});
