@@ -165,7 +165,7 @@ function buildFeatures(p: Platform): Features {
   late.access = access;
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
-  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix) });
+  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix), redis, prefix });
   const agent = createAgentSurface(p.slackOpts);
   const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
   const agentJobs = createAgentJobs({

@@ -3,11 +3,14 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assemblePrompt, fitLines, formatThread, omissionLine, type ThreadMessage } from '../../src/features/thread-context/format.js';
 import { cannotReadModal, decodeThreadRef, encodeThreadRef, loadingModal, previewModal, previewText } from '../../src/features/thread-context/blocks.js';
-import { MODAL_OPEN_WAIT_MS, ModalNotOpenYetError, showPreview } from '../../src/features/thread-context/handlers.js';
+import { MODAL_OPEN_WAIT_MS, ModalNotOpenYetError, PREVIEWS_PER_MINUTE, showPreview } from '../../src/features/thread-context/handlers.js';
+import { Quota } from '../../src/platform/quota.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-context/links.js';
-import { buildPrompt, previewThread, readThread, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
+import { CONTEXT_PAGE_CAP, ThreadReader } from '../../src/features/thread-context/read.js';
+import { buildPrompt, previewThread, unreadLine, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
+import { ConversationDirectory, MEMBER_PAGE_CAP, MembersUnknownError } from '../../src/platform/slack/conversations.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
@@ -21,7 +24,7 @@ let deps: ThreadContextDeps;
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
-  deps = { slack: web, logger, maxChars: 12_000, conversations: new ConversationDirectory({ slack: web }), allowedChannels: [] };
+  deps = { slack: web, logger, maxChars: 12_000, conversations: new ConversationDirectory({ slack: web }), allowedChannels: [], reader: new ThreadReader({ slack: web }) };
 });
 
 afterEach(async () => {
@@ -79,10 +82,12 @@ describe('the context of a thread', () => {
     expect(res.ok && res.prompt).toBe('fix the quickstart\n\nContext: the Slack thread this request was made in (1 message, oldest first):\nbob (2026-11-20 09:14 UTC): the quickstart fails on step 3');
   });
 
-  it('reads every page of conversations.replies', async () => {
+  it('reads every page of conversations.replies (WebClient.paginate) while the thread fits', async () => {
     const { root } = thread('root', Array.from({ length: 6 }, (_, i): [string, string] => ['U0ALICE', `reply ${i}`]));
-    const messages = await readThread({ ...deps, pageSize: 2 }, 'C0DOCS', root.ts);
-    expect(messages.map((m) => m.text)).toEqual(['root', ...Array.from({ length: 6 }, (_, i) => `reply ${i}`)]);
+    const read = await new ThreadReader({ slack: web, pageSize: 2 }).forContext('C0DOCS', root.ts, 12_000);
+    expect(read.messages.map((m) => m.text)).toEqual(['root', ...Array.from({ length: 6 }, (_, i) => `reply ${i}`)]);
+    expect(read).toMatchObject({ total: 7, pages: 4 });
+    expect(read.next).toBeUndefined();
     const calls = slack.calls.filter((c) => c.method === 'conversations.replies');
     expect(calls).toHaveLength(4);
     expect(calls.slice(1).every((c) => typeof c.args.cursor === 'string')).toBe(true);
@@ -104,6 +109,57 @@ describe('the context of a thread', () => {
   it('previews a thread: message count, authors in order, first line of the root', async () => {
     const { root } = thread('How do I rotate keys?\nmore details', [['U0ALICE', 'like this'], ['U0BOB', 'thanks']]);
     expect(await previewThread(deps, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 3, authors: ['U0BOB', 'U0ALICE'], firstLine: 'How do I rotate keys?' });
+  });
+});
+
+describe('bounded Slack reads', () => {
+  const repliesCalls = () => slack.calls.filter((c) => c.method === 'conversations.replies');
+  const many = (n: number, text = (i: number) => `reply ${i}`) => Array.from({ length: n }, (_, i): [string, string] => ['U0ALICE', text(i)]);
+
+  it(`a job's context reads at most ${CONTEXT_PAGE_CAP} pages; the replies not read are counted in the prompt`, async () => {
+    const { root } = thread('root', many(14));
+    const reader = new ThreadReader({ slack: web, pageSize: 2 });
+    const res = await buildPrompt({ ...deps, reader }, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'Document it', thread: { ts: root.ts } });
+    expect(repliesCalls()).toHaveLength(CONTEXT_PAGE_CAP);
+    expect(res.ok && res.prompt.split('\n').at(-1)).toBe(unreadLine(15 - 2 * CONTEXT_PAGE_CAP));
+    expect(res.ok && res.prompt).toContain('reply 8');
+    expect(res.ok && res.prompt).not.toContain('reply 9');
+  });
+
+  it('a job\'s context stops reading once the text read could fill AGENT_PROMPT_MAX_CHARS', async () => {
+    const { root } = thread('root', many(10, (i) => `${i} ${'x'.repeat(500)}`));
+    const reader = new ThreadReader({ slack: web, pageSize: 2 });
+    const read = await reader.forContext('C0DOCS', root.ts, 1_200);
+    expect(repliesCalls()).toHaveLength(2); // 4 messages ≈ 1,600 characters ≥ 1,200
+    expect(read).toMatchObject({ total: 11, pages: 2 });
+  });
+
+  it('the preview reads one page and counts the rest from the root\'s reply_count and reply_users; a start right after reads on from there', async () => {
+    const { root } = thread('How do I rotate keys?', [...many(5), ['U0CAROL', 'last one']]);
+    const reader = new ThreadReader({ slack: web, pageSize: 2 });
+    expect(await previewThread({ slack: web, reader }, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 7, authors: ['U0BOB', 'U0ALICE', 'U0CAROL'], firstLine: 'How do I rotate keys?' });
+    expect(repliesCalls()).toHaveLength(1);
+    await previewThread({ slack: web, reader }, 'C0DOCS', root.ts); // opened again: cached
+    expect(repliesCalls()).toHaveLength(1);
+    const res = await buildPrompt({ ...deps, reader }, { channel: 'C0DOCS', requester: 'U0BOB', instruction: 'Document it', thread: { ts: root.ts } });
+    expect(res.ok && res.stats.messages).toBe(7);
+    expect(repliesCalls()).toHaveLength(4); // pages 2–4 only: the preview's page is not read again
+    expect(repliesCalls()[1]?.args.cursor).toEqual(expect.any(String));
+  });
+
+  it(`conversations.members is read for at most ${MEMBER_PAGE_CAP} pages (then membership is unknown, not "no"), and answers are cached per person and conversation`, async () => {
+    const members = Array.from({ length: 2 * MEMBER_PAGE_CAP + 10 }, (_, i) => `U0M${String(i).padStart(4, '0')}`);
+    slack.channels.push({ id: 'C0HUGE', name: 'huge', botIsMember: true, members: [...members, 'U0ALICE', slack.botUserId] });
+    const dir = new ConversationDirectory({ slack: web, pageSize: 2 });
+    const membersCalls = () => slack.calls.filter((c) => c.method === 'conversations.members');
+    await expect(dir.isMember('C0HUGE', 'U0ALICE')).rejects.toBeInstanceOf(MembersUnknownError);
+    expect(membersCalls()).toHaveLength(MEMBER_PAGE_CAP);
+    expect(await dir.isMember('C0HUGE', 'U0M0003')).toBe(true); // seen on a page read: no call
+    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
+    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
+    expect(await dir.isMember('C0RANDOM', 'U0GUEST')).toBe(false);
+    expect(await dir.isMember('C0RANDOM', 'U0GUEST')).toBe(false);
+    expect(membersCalls().length - MEMBER_PAGE_CAP).toBe(1 + 2); // C0DOCS: 1 page to reach bob; C0RANDOM: 2 pages, once each
   });
 });
 
@@ -220,7 +276,7 @@ describe('the preview of the shortcut (intake handler)', () => {
   it('waits for the modal the listener opens (retried while it is not open), then updates it by external_id', async () => {
     const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-t1' };
-    const hDeps = { slack: web, logger, access: OPEN_GATE };
+    const hDeps = { slack: web, logger, access: OPEN_GATE, reader: deps.reader };
     await expect(showPreview(hDeps, p, { finalAttempt: false })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(hDeps, p, { finalAttempt: true })).resolves.toBeUndefined(); // gives up quietly on the last try
     await web.views.open({ trigger_id: slack.triggerId('U0ALICE'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
@@ -236,15 +292,43 @@ describe('the preview of the shortcut (intake handler)', () => {
     await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
     const asked: string[] = [];
     const access = { authorize: async (_a: unknown, action: string) => (asked.push(action), { allowed: true as const }) };
-    await showPreview({ slack: web, logger, access, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }, p, { finalAttempt: false });
+    await showPreview({ slack: web, logger, access, reader: deps.reader, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }, p, { finalAttempt: false });
     const form = slack.views.at(-1)!;
     expect(form.view.submit).toMatchObject({ text: 'Send follow-up' });
     expect(decodeThreadRef(form.view.private_metadata as string)).toEqual({ channel: 'C0DOCS', threadTs: root.ts, jobId: 'job_abc' });
     expect(asked).toEqual(['continue_job']);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(0);
-    await showPreview({ slack: web, logger, access, owner: async () => ({ kind: 'starting' }) }, p, { finalAttempt: false });
+    await showPreview({ slack: web, logger, access, reader: deps.reader, owner: async () => ({ kind: 'starting' }) }, p, { finalAttempt: false });
     expect(slack.views.at(-1)!.view.submit).toBeUndefined();
     expect(decodeThreadRef(JSON.stringify({ c: 'C0DOCS', t: '1.2', j: '<!channel>' }))).toBeUndefined();
+  });
+
+  it(`a per-person cooldown: ${PREVIEWS_PER_MINUTE} previews a minute (shared in Redis), then the modal says when the next one frees and nothing is read; Redis failing refuses`, async () => {
+    const redis = testRedis();
+    const prefix = randomPrefix();
+    try {
+      const { root } = thread('Cooldown', [['U0ALICE', 'x']]);
+      const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0CAROL', externalId: 'document-thread-cool' };
+      await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
+      const previews = new Quota(redis, { keyPrefix: `${prefix}:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 });
+      const hDeps = { slack: web, logger, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
+      for (let i = 0; i < PREVIEWS_PER_MINUTE; i += 1) await showPreview(hDeps, p, { finalAttempt: false });
+      const reads = slack.calls.filter((c) => c.method === 'conversations.replies').length;
+      await showPreview(hDeps, p, { finalAttempt: false });
+      const refused = slack.views.at(-1)!;
+      expect(JSON.stringify(refused.view.blocks)).toMatch(/opened \*Document this thread\* 10 times in the last minute.*Next free slot: <!date\^/);
+      expect(refused.view.submit).toBeUndefined();
+      expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(reads);
+      // Another person is not held back.
+      await showPreview(hDeps, { ...p, user: 'U0BOB' }, { finalAttempt: false });
+      expect(slack.views.at(-1)!.view.submit).toMatchObject({ text: 'Start job' });
+      const broken = { take: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
+      await showPreview({ ...hDeps, previews: broken }, p, { finalAttempt: false });
+      expect(JSON.stringify(slack.views.at(-1)!.view.blocks)).toContain("I couldn't check your access");
+    } finally {
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 
   // Found by the fuzz test (test/faults/fuzz.test.ts): a shortcut whose modal never opened (a trigger_id
@@ -253,7 +337,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     const { root } = thread('Never opened', [['U0ALICE', 'x']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-never' };
     const receivedAt = 1_800_000_000_000;
-    const at = (ms: number) => ({ slack: web, logger, access: OPEN_GATE, now: () => receivedAt + ms });
+    const at = (ms: number) => ({ slack: web, logger, access: OPEN_GATE, reader: deps.reader, now: () => receivedAt + ms });
     await expect(showPreview(at(15_000), p, { finalAttempt: false, receivedAt })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(at(MODAL_OPEN_WAIT_MS), p, { finalAttempt: false, receivedAt })).resolves.toBeUndefined();
   });

@@ -1,6 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
+import { ACCESS_CHECK_FAILED_TEXT } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
+import type { Quota } from '../../platform/quota.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import type { ModalView } from '@slack/types';
 import type { ThreadOwner } from '../agent-jobs/index.js';
@@ -22,7 +25,7 @@ export interface PreviewIntake {
 }
 
 /** What the handlers need. */
-export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'logger' | 'pageSize'> {
+export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'logger' | 'reader'> {
   slack: ThreadContextDeps['slack'] & { views: Pick<WebClient['views'], 'update'> };
   /** Asked before the thread is read: a person who may not start jobs there sees why, and nothing is read. */
   access: Pick<AccessGate, 'authorize'>;
@@ -30,6 +33,25 @@ export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack
   now?: () => number;
   /** Who the thread belongs to (agent-jobs' thread index): a job's thread gets the follow-up form. @throws the Redis error. */
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
+  /** Per-person cooldown on previews that read a thread ({@link PREVIEWS_PER_MINUTE} per minute, shared in Redis). */
+  previews?: Pick<Quota, 'take'>;
+}
+
+/** Thread previews ("Document this thread" opened) one person may have read per minute. */
+export const PREVIEWS_PER_MINUTE = 10;
+
+/** The refusal when the person opened too many previews, or undefined when this one may read. Fails closed on Redis errors. */
+async function previewCooldown(deps: ThreadContextHandlerDeps, user: string): Promise<string | undefined> {
+  if (!deps.previews) return undefined;
+  try {
+    const taken = await deps.previews.take(user);
+    if (taken.ok) return undefined;
+    const now = (deps.now ?? Date.now)();
+    return `You've opened *Document this thread* ${PREVIEWS_PER_MINUTE} times in the last minute, and each one reads a whole thread from Slack. ${nextSlotText(now, taken.msBeforeNext, undefined)}`;
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not check the preview cooldown; refused (fail closed)');
+    return ACCESS_CHECK_FAILED_TEXT;
+  }
 }
 
 /**
@@ -59,6 +81,8 @@ async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Pr
   if (!decision.allowed) return { view: refusedModal(p.externalId, ref, decision.text), log: { allowed: false } };
   if (owner?.kind === 'starting') return { view: startingModal(p.externalId, ref), log: { allowed: true, owner: 'starting' } };
   if (owner) return { view: followUpModal(p.externalId, { ...ref, jobId: owner.jobId }), log: { allowed: true, owner: owner.jobId } };
+  const cooling = await previewCooldown(deps, p.user);
+  if (cooling) return { view: refusedModal(p.externalId, ref, cooling), log: { allowed: true, cooldown: true } };
   const preview = await previewThread(deps, p.channel, p.threadTs);
   const view = preview.ok ? previewModal(p.externalId, ref, preview) : cannotReadModal(p.externalId, ref, preview.reason);
   return { view, log: { allowed: true, readable: preview.ok, messages: preview.ok ? preview.messages : 0 } };

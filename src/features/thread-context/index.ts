@@ -8,11 +8,14 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
+import { Quota } from '../../platform/quota.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { PromptContext, ThreadOwner } from '../agent-jobs/index.js';
-import { registerHandlers } from './handlers.js';
+import { PREVIEWS_PER_MINUTE, registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
+import { ThreadReader } from './read.js';
 import { buildPrompt, type ThreadContextSlack } from './service.js';
 
 export { CANNOT_READ_TEXT } from './service.js';
@@ -33,6 +36,9 @@ export interface ThreadContextOptions {
   conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
   /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded. */
   allowedChannels: readonly string[];
+  /** The state connection and QUEUE_PREFIX, for the per-person preview cooldown (none without them). */
+  redis?: Redis;
+  prefix?: string;
   /** Who a thread belongs to (agent-jobs' threadOwner): the shortcut on a job's thread offers a follow-up. */
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
 }
@@ -48,8 +54,10 @@ export interface ThreadContext {
 /** Builds the thread-context feature and registers its intake handlers. */
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
-  const deps = { slack: o.slack, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels };
-  registerHandlers(o.intake, { ...deps, access: o.access, ...(o.owner ? { owner: o.owner } : {}) });
+  const reader = new ThreadReader({ slack: o.slack });
+  const deps = { slack: o.slack, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels, reader };
+  const previews = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:thread-context:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 }) : undefined;
+  registerHandlers(o.intake, { ...deps, access: o.access, ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) });
   return {
     context: (req) => buildPrompt(deps, req),
     register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }),

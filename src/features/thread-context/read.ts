@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import type { BotSelf, ThreadMessage } from './format.js';
 
@@ -6,14 +7,22 @@ import type { BotSelf, ThreadMessage } from './format.js';
 export interface ThreadReadSlack {
   conversations: Pick<WebClient['conversations'], 'replies'>;
   auth: Pick<WebClient['auth'], 'test'>;
+  /** `WebClient.paginate`, over `conversations.replies`. */
+  paginate: WebClient['paginate'];
 }
 
 /** Slack errors meaning the bot cannot read a conversation (not a member, or it can't see it at all). */
 const NO_ACCESS = new Set(['not_in_channel', 'channel_not_found', 'missing_scope', 'access_denied']);
-/** Pages read at most per thread (200 × 100 = 20,000 messages). */
-const MAX_PAGES = 100;
+/** Pages of `conversations.replies` read at most for a job's context (× the page size, 200: 1,000 messages). */
+export const CONTEXT_PAGE_CAP = 5;
+/** `limit` of each conversations.replies page (Slack recommends no more than 200). */
+export const THREAD_PAGE_SIZE = 200;
+/** How long a thread read is kept, so a preview and the start right after it read Slack once, in ms. */
+export const THREAD_CACHE_TTL_MS = 60_000;
+/** Characters a message costs in the prompt besides its text (author, date), for the read cap. */
+const LINE_OVERHEAD = 30;
 
-/** Thrown by {@link readThread} when the bot cannot read the conversation, or the thread is gone. */
+/** Thrown when the bot cannot read the conversation, or the thread is gone. */
 export class ThreadUnreadableError extends Error {
   constructor(
     readonly reason: 'bot_cannot_read' | 'not_found',
@@ -33,22 +42,90 @@ export function unreadable(err: unknown): never {
 }
 
 /**
- * Every message of the thread that `ts` belongs to (its root first, then the replies, oldest
- * first), all pages of `conversations.replies`. A message without replies comes back alone.
- * @throws {ThreadUnreadableError} when the bot can't read the conversation or the thread is gone;
- *   other Slack errors as thrown (transient ones are worth retrying).
+ * What was read of a thread: its messages oldest first (root first), the cursor of the rest when
+ * reading stopped early, and how many messages the thread has in all (the root's `reply_count` + 1).
  */
-export async function readThread(deps: { slack: Pick<ThreadReadSlack, 'conversations'>; pageSize?: number }, channel: string, ts: string): Promise<ThreadMessage[]> {
-  const limit = deps.pageSize ?? 200;
-  const all: ThreadMessage[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i += 1) {
-    const res = await deps.slack.conversations.replies({ channel, ts, limit, ...(cursor ? { cursor } : {}) }).catch(unreadable);
-    all.push(...((res.messages ?? []) as ThreadMessage[]));
-    cursor = res.has_more ? res.response_metadata?.next_cursor || undefined : undefined;
-    if (!cursor) break;
+export interface ThreadRead {
+  messages: ThreadMessage[];
+  /** `response_metadata.next_cursor` of the last page read; undefined when the whole thread was read. */
+  next?: string;
+  total: number;
+  /** Pages read so far. */
+  pages: number;
+}
+
+/** Messages of the thread not read (0 when it was read whole). */
+export const unreadCount = (r: ThreadRead): number => (r.next ? Math.max(0, r.total - r.messages.length) : 0);
+
+type RepliesPage = { messages?: ThreadMessage[]; has_more?: boolean; response_metadata?: { next_cursor?: string } };
+
+/** Options of {@link ThreadReader}. */
+export interface ThreadReaderOptions {
+  slack: Pick<ThreadReadSlack, 'paginate'>;
+  /** `limit` per page. @defaultValue {@link THREAD_PAGE_SIZE} */
+  pageSize?: number;
+  /** @defaultValue {@link THREAD_CACHE_TTL_MS} */
+  ttlMs?: number;
+}
+
+/**
+ * Reads threads with `conversations.replies` (WebClient.paginate), bounded: a preview reads one
+ * page; a job's context reads until the text read could fill the prompt, and at most
+ * {@link CONTEXT_PAGE_CAP} pages. What was read is kept in-process for {@link THREAD_CACHE_TTL_MS},
+ * so a preview and a start right after it don't read twice (the start goes on from the preview's
+ * cursor). Slack's errors for "can't read" and "gone" become {@link ThreadUnreadableError}.
+ */
+export class ThreadReader {
+  private readonly cache: LRUCache<string, ThreadRead>;
+
+  constructor(private readonly o: ThreadReaderOptions) {
+    this.cache = new LRUCache({ max: 500, ttl: o.ttlMs ?? THREAD_CACHE_TTL_MS });
   }
-  return all;
+
+  /** The first page of the thread `ts` belongs to. @throws {ThreadUnreadableError}; other Slack errors. */
+  firstPage(channel: string, ts: string): Promise<ThreadRead> {
+    return this.read(channel, ts, { pages: 1, chars: Number.POSITIVE_INFINITY });
+  }
+
+  /**
+   * The thread, read until its text reaches `maxChars` (what a prompt of that size can use) or
+   * {@link CONTEXT_PAGE_CAP} pages. @throws {ThreadUnreadableError}; other Slack errors.
+   */
+  forContext(channel: string, ts: string, maxChars: number): Promise<ThreadRead> {
+    return this.read(channel, ts, { pages: CONTEXT_PAGE_CAP, chars: maxChars });
+  }
+
+  private async read(channel: string, ts: string, cap: { pages: number; chars: number }): Promise<ThreadRead> {
+    const key = `${channel}:${ts}`;
+    const cached = this.cache.get(key);
+    const enough = (r: ThreadRead) => !r.next || r.pages >= cap.pages || textChars(r.messages) >= cap.chars;
+    if (cached && enough(cached)) return cached;
+    const got: ThreadRead = cached ? { ...cached, messages: [...cached.messages] } : { messages: [], total: 0, pages: 0 };
+    const options = { channel, ts, limit: this.o.pageSize ?? THREAD_PAGE_SIZE, ...(cached?.next ? { cursor: cached.next } : {}) };
+    try {
+      for await (const raw of this.o.slack.paginate('conversations.replies', options)) {
+        const page = raw as RepliesPage;
+        got.pages += 1;
+        got.messages.push(...(page.messages ?? []));
+        const next = page.has_more ? page.response_metadata?.next_cursor || undefined : undefined;
+        if (next) got.next = next;
+        else delete got.next;
+        if (enough(got)) break;
+      }
+    } catch (err) {
+      unreadable(err);
+    }
+    // Slack: the root carries `reply_count` (replies, not counting the root).
+    const root = got.messages[0] as { reply_count?: number } | undefined;
+    got.total = Math.max(got.messages.length, (root?.reply_count ?? 0) + 1);
+    this.cache.set(key, got);
+    return got;
+  }
+}
+
+/** Characters the messages would take in a prompt (text and per-line overhead). */
+function textChars(messages: ThreadMessage[]): number {
+  return messages.reduce((n, m) => n + (m.text?.length ?? 0) + LINE_OVERHEAD, 0);
 }
 
 const selves = new WeakMap<object, Promise<BotSelf>>();

@@ -4,11 +4,11 @@ import { MembersUnknownError, type ConversationDirectory, type Visibility } from
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import { userNameLookup } from '../../platform/slack/user-names.js';
-import { assemblePrompt, formatThread, isContext, type ContextSection, type PromptStats, type ThreadMessage } from './format.js';
+import { assemblePrompt, formatThread, isContext, type ContextSection, type PromptStats } from './format.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
-import { botSelf, readThread, ThreadUnreadableError, unreadable, type ThreadReadSlack } from './read.js';
+import { botSelf, ThreadUnreadableError, unreadable, unreadCount, type ThreadReader, type ThreadReadSlack, type ThreadRead } from './read.js';
 
-export { botSelf, readThread, ThreadUnreadableError, unreadable };
+export { botSelf, ThreadUnreadableError, unreadable };
 
 /** The Web API methods the context is read with (scopes: *:history, *:read, users:read). */
 export interface ThreadContextSlack extends ThreadReadSlack {
@@ -25,8 +25,19 @@ export interface ThreadContextDeps {
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: the longest prompt, instruction included. */
   maxChars: number;
-  /** `limit` of each conversations.replies page (Slack recommends ≤ 200). Default 200. */
-  pageSize?: number;
+  /** Reads threads, bounded and briefly cached (shared by the preview and the context). */
+  reader: Pick<ThreadReader, 'firstPage' | 'forContext'>;
+}
+
+/** The line that stands for the replies of a thread too long to read whole (they were not read). */
+export function unreadLine(n: number): string {
+  return `[… ${n} later ${n === 1 ? 'reply' : 'replies'} not read: the thread is longer than the prompt can hold …]`;
+}
+
+/** A thread's context lines, with {@link unreadLine} when it was not read whole. */
+function withUnread(lines: string[], read: ThreadRead): string[] {
+  const unread = unreadCount(read);
+  return unread > 0 && lines.length > 0 ? [...lines, unreadLine(unread)] : lines;
 }
 
 /** A request whose instruction may get Slack context. */
@@ -59,11 +70,11 @@ export const CANNOT_READ_TEXT = {
 } as const;
 
 /** Reads one linked thread, if its conversation is allowed, the requester is in it and the bot can read it. */
-async function readLink(deps: ThreadContextDeps, requester: string, link: MessageLink): Promise<{ messages: ThreadMessage[] } | { why: LinkRefusal }> {
+async function readLink(deps: ThreadContextDeps, requester: string, link: MessageLink): Promise<{ read: ThreadRead } | { why: LinkRefusal }> {
   if (deps.allowedChannels.length > 0 && !deps.allowedChannels.includes(link.channel)) return { why: 'not_allowed_channel' };
   try {
     if (!(await deps.conversations.isMember(link.channel, requester).catch(unreadable))) return { why: 'not_member' };
-    return { messages: await readThread(deps, link.channel, link.threadTs) };
+    return { read: await deps.reader.forContext(link.channel, link.threadTs, deps.maxChars) };
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { why: err.reason };
     if (err instanceof MembersUnknownError) return { why: 'members_unknown' };
@@ -113,15 +124,15 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
   const sections: ContextSection[] = [];
   const sources: string[] = [];
   if (req.thread) {
-    let messages: ThreadMessage[];
+    let read: ThreadRead;
     try {
-      messages = await readThread(deps, req.channel, req.thread.ts);
+      read = await deps.reader.forContext(req.channel, req.thread.ts, deps.maxChars);
     } catch (err) {
       if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
       throw err;
     }
-    const lines = await formatThread(messages, self, lookup, req.thread.excludeTs);
-    sections.push({ source: 'the Slack thread this request was made in', lines });
+    const lines = await formatThread(read.messages, self, lookup, req.thread.excludeTs);
+    sections.push({ source: 'the Slack thread this request was made in', lines: withUnread(lines, read) });
     if (lines.length > 0) sources.push(req.channel);
   }
   const links = findMessageLinks(req.instruction).filter((l) => !(req.thread && l.channel === req.channel && l.threadTs === req.thread.ts));
@@ -130,8 +141,8 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     const read = await readLink(deps, req.requester, link);
     if ('why' in read) refused.push({ url: link.url, why: read.why });
     else {
-      const lines = await formatThread(read.messages, self, lookup);
-      sections.push({ source: `the Slack thread linked as ${link.url}`, lines });
+      const lines = await formatThread(read.read.messages, self, lookup);
+      sections.push({ source: `the Slack thread linked as ${link.url}`, lines: withUnread(lines, read.read) });
       if (lines.length > 0) sources.push(link.channel);
     }
   }
@@ -148,22 +159,25 @@ export type ThreadPreview =
   | { ok: false; reason: 'bot_cannot_read' | 'not_found' };
 
 /**
- * A short preview of a thread: how many messages are context, who wrote them (user ids, in order of
- * first appearance) and the first line of the first one (plain text).
+ * A short preview of a thread from its first page only: how many messages are context (those
+ * read, plus the replies not read, counted from the root's `reply_count`), who wrote them (user
+ * ids in order of first appearance, then the root's `reply_users` not seen yet) and the first
+ * line of the first one (plain text).
  * @throws transient Slack errors.
  */
-export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'conversations' | 'auth' | 'users'>; pageSize?: number }, channel: string, ts: string): Promise<ThreadPreview> {
-  let messages: ThreadMessage[];
+export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth' | 'users'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
+  let read: ThreadRead;
   try {
-    messages = await readThread(deps, channel, ts);
+    read = await deps.reader.firstPage(channel, ts);
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason };
     throw err;
   }
   const self = await botSelf(deps.slack);
-  const kept = messages.filter((m) => isContext(m, self));
-  const authors = [...new Set(kept.map((m) => m.user ?? m.bot_id ?? '').filter(Boolean))];
+  const kept = read.messages.filter((m) => isContext(m, self));
+  const replyUsers = (read.messages[0] as { reply_users?: string[] } | undefined)?.reply_users ?? [];
+  const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter((u) => u && u !== self.userId);
   const firstText = await markupToText(kept[0]?.text ?? '', self.userId, userNameLookup(deps.slack));
   const firstLine = firstText.split('\n')[0]?.trim() ?? '';
-  return { ok: true, messages: kept.length, authors, firstLine };
+  return { ok: true, messages: kept.length + unreadCount(read), authors, firstLine };
 }
