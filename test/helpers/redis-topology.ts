@@ -177,3 +177,18 @@ export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: R
   await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
   return { primary, replica };
 }
+
+/**
+ * A local Redis Cluster of three primaries (`cluster-enabled yes`, joined by
+ * `redis-cli --cluster create … --cluster-yes`), once every node reports `cluster_state:ok`.
+ * @returns the nodes' ports.
+ */
+export async function cluster(t: RedisTopology): Promise<number[]> {
+  const nodes = await Promise.all([0, 1, 2].map(() => t.start(['cluster-enabled yes', 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000'])));
+  const ports = nodes.map((n) => n.port);
+  const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'], { stdio: 'ignore' });
+  const code = await new Promise((r) => create.once('exit', r));
+  if (code !== 0) throw new Error(`redis-cli --cluster create exited ${String(code)}`);
+  for (const p of ports) await until(`cluster node ${p} to be ok`, 30_000, async () => String(await command(p, 'CLUSTER', 'INFO')).includes('cluster_state:ok'));
+  return ports;
+}

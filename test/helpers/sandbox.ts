@@ -25,8 +25,8 @@ export interface Sandbox {
   env: Record<string, string>;
   /** The bots' poll queue (same Redis and prefix), for waiting on pollers. */
   pollQueue: Queue;
-  /** Starts one more bot process on the shared fakes and Redis (same prefix). */
-  startBot(extraEnv?: Record<string, string>): Promise<{ bot: BotProcess; driver: SlackDriver }>;
+  /** Starts one more bot process on the shared fakes and Redis (same prefix); `timeoutMs` bounds its start-up (default 20 s). */
+  startBot(extraEnv?: Record<string, string>, timeoutMs?: number): Promise<{ bot: BotProcess; driver: SlackDriver }>;
   /** Kills the bots, stops the fakes and deletes every Redis key under the prefix. */
   close(): Promise<void>;
 }
@@ -74,8 +74,8 @@ export async function startSandbox(
     prefix,
     env,
     pollQueue,
-    async startBot(extraEnv = {}) {
-      const bot = await startBotProcess({ ...env, ...extraEnv });
+    async startBot(extraEnv = {}, timeoutMs?: number) {
+      const bot = await startBotProcess({ ...env, ...extraEnv }, timeoutMs);
       bots.push(bot);
       const driver = new SlackDriver({ botUrl: `${bot.url}/slack/events`, signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET, slack });
       return { bot, driver };
