@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/blocks.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
@@ -213,6 +214,33 @@ describe('restarts and replicas', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(bot.output()).toContain('shutdown complete');
   });
+});
+
+describe('the docs API cannot be reached', () => {
+  it('a refused connection on create tells the person plainly that nothing was started: no uncertain notice, no "Start it again"', async () => {
+    // The docs API's port, closed: a connection to it is refused, so the create never left.
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as { port: number };
+        srv.close(() => resolve(port));
+      });
+    });
+    const sb = await startSandbox();
+    try {
+      const { driver } = await sb.startBot({ DOCS_API_URL: `http://127.0.0.1:${closed}` });
+      await driver.slashCommand({ command: '/docs-edit', text: 'Document the refused port', user: 'U0BOB', channel: 'C0DOCS' });
+      const [note] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'), 15_000);
+      expect(note!.text).toBe('Nothing was started. The docs service could not be reached; try again in a minute.');
+      const all = JSON.stringify(sb.slack.messages);
+      expect(all).not.toContain('May or may not have started');
+      expect(all).not.toContain("can't tell me whether it started");
+      expect(all).not.toContain('Start it again');
+      // The placeholder status message is gone.
+      await sb.slack.waitFor(() => sb.slack.messages.filter((m) => m.bot_id && !m.deleted && messageText(m).includes('Document the refused port')).length === 0, 10_000);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
 });
 
 describe('timeout', () => {

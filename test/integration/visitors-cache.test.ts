@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
-import { DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
+import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
+import { tryLock } from '../../src/platform/lock.js';
+import { VisitorsFetchWaitTimeoutError } from '../../src/features/visitors/fetch-wait-timeout-error.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
@@ -77,6 +79,22 @@ describe('visitors cache on real Redis', () => {
     expect(visitorCalls()).toHaveLength(1);
     expect(results.filter((r) => !r.fromCache)).toHaveLength(1);
     expect(new Set(results.map((r) => r.page.visitors.length))).toEqual(new Set([137]));
+  });
+
+  it('a wait for another caller\'s fetch that runs out is a local timeout, not "the docs service is unreachable"', async () => {
+    const waiting = new VisitorsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent'), lockWaitMs: 300 });
+    const q = { ...week, limit: 250, offset: 0 };
+    // Another replica holds the query's fetch lock and never answers.
+    const release = await tryLock(redis, `${waiting.cacheKey(q)}:lock`, 10_000);
+    try {
+      const err = await waiting.get(q, 'interactive').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(VisitorsFetchWaitTimeoutError);
+      expect(err).not.toBeInstanceOf(DocsApiError);
+      expect(visitorsErrorText(err)).toBe('The same report is already being fetched and is taking a while; try again in a minute.');
+      expect(visitorCalls()).toHaveLength(0);
+    } finally {
+      await release!();
+    }
   });
 
   it('stops at the interactive ceiling without calling the API; digests may use the reserve; the window slides', async () => {

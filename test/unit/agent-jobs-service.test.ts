@@ -222,6 +222,9 @@ describe('startAgentJob', () => {
     ['unauthorized', new DocsApiUnauthorizedError(), "Nothing was started. The bot's API key was rejected by the docs service; tell the admin who installed this bot."],
     ['forbidden', new DocsApiForbiddenError(), "Nothing was started. The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin who installed this bot."],
     ['server error', new DocsApiServerError(502), 'Nothing was started. The docs service failed; try again in a minute.'],
+    // The request never left (refused, DNS): the job certainly does not exist, so no uncertain notice.
+    ['connection refused', new DocsApiNetworkError('ECONNREFUSED', { sent: false }), 'Nothing was started. The docs service could not be reached; try again in a minute.'],
+    ['DNS failure', new DocsApiNetworkError('ENOTFOUND', { sent: false }), 'Nothing was started. The docs service could not be reached; try again in a minute.'],
   ])('createJob fails (%s): placeholder deleted, pending marks cleared, nothing recorded', async (_name, err, message) => {
     const h = startHarness();
     h.createJob.mockRejectedValueOnce(err);
@@ -547,6 +550,18 @@ describe('continueAgentJob', () => {
 
     expect(res).toEqual({ ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT });
     expect(UNCERTAIN_FOLLOWUP_TEXT).toContain("can't tell me whether it arrived");
+    expect(h.store.beginCycle).not.toHaveBeenCalled();
+  });
+
+  it('a follow-up whose connection was refused was certainly not sent: says so plainly, and may be sent again', async () => {
+    const h = continueHarness(ended());
+    const steps = fakeSteps({});
+    h.sendMessage.mockRejectedValueOnce(new DocsApiNetworkError('ECONNREFUSED', { sent: false }));
+
+    const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps);
+
+    expect(res).toEqual({ ok: false, reason: 'docs_api', message: 'Your follow-up was not sent. The docs service could not be reached; try again in a minute.' });
+    expect(steps.progress.sent).toBeUndefined(); // not "sending": a retry sends it, never "can't tell"
     expect(h.store.beginCycle).not.toHaveBeenCalled();
   });
 

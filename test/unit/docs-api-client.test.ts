@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
@@ -130,6 +131,38 @@ describe('DocsApiClient', () => {
     const err = await expectError(client.createJob('x'), DocsApiNetworkError);
     expect(err.message).toContain('timed out');
     expect(docsApiErrorText(err)).toMatch(/could not be reached/);
+  });
+
+  it('a request cut off after it was written may have arrived: sent', async () => {
+    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    const err = await expectError(client.createJob('x'), DocsApiNetworkError);
+    expect(err.sent).toBe(true);
+  });
+
+  it.each(['ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH'])('a connection never made (%s) certainly sent nothing', async (code) => {
+    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).replyWithError(Object.assign(new Error(code), { code }));
+    const err = await expectError(client.createJob('x'), DocsApiNetworkError);
+    expect(err.sent).toBe(false);
+    expect(err.message).toContain(code);
+  });
+
+  it('a refused connection (a real closed port) certainly sent nothing; a timeout after writing may have', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as { port: number };
+        srv.close(() => resolve(port));
+      });
+    });
+    const refused = new DocsApiClient({ baseUrl: `http://127.0.0.1:${closed}`, apiKey: KEY, projectId: 'p', timeoutMs: 2_000 });
+    try {
+      const err = await expectError(refused.createJob('x'), DocsApiNetworkError);
+      expect(err.sent).toBe(false);
+      expect(err.message).toContain('ECONNREFUSED');
+    } finally {
+      await refused.close();
+    }
+    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).reply(201, JOB).delay(1_000);
+    expect((await expectError(client.createJob('x'), DocsApiNetworkError)).sent).toBe(true);
   });
 
   it('sends both dates, limit and offset to the visitors endpoint', async () => {

@@ -4,7 +4,7 @@ import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import { DocsApiNetworkError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { BotMetrics } from '../../platform/metrics.js';
@@ -154,7 +154,8 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
       await deps.docsApi.forProject(rec.projectId).sendMessage(req.jobId, req.prompt);
       deps.metrics?.agentJobStarted('follow_up');
     } catch (err) {
-      if (err instanceof DocsApiError && err.code === 'network_error') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+      // No answer after it may have arrived: it may have been delivered. A connection never made sent nothing.
+      if (err instanceof DocsApiNetworkError && err.sent) return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
       await steps.save({ sent: undefined });
       if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
       if (err instanceof DocsApiNotFoundError) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };

@@ -4,7 +4,7 @@ import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics } from '../../platform/metrics.js';
@@ -86,7 +86,9 @@ export const CANNOT_POST_TEXT =
  * 4. records it in Redis and starts its poller.
  * A retry that finds "create sent" without an id cannot know whether the job exists (the docs API
  * has no idempotency key): it never creates again, but posts one notice in the thread with the
- * instruction and "Start it again". A create that fails for sure removes the placeholder.
+ * instruction and "Start it again"; so does a create that got no answer after it was sent. A
+ * create that fails for sure (an HTTP error, or a connection never made: refused, DNS) removes the
+ * placeholder and says plainly that nothing was started.
  *
  * @returns a result; Slack refusals, docs API errors and a created-but-unrecorded job are results.
  * @throws Redis errors, and transient Slack errors before the last try, so the caller retries.
@@ -134,7 +136,9 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     deps.metrics?.agentJobStarted('new');
   } catch (err) {
     log.warn({ err }, 'could not create the agent job');
-    if (err instanceof DocsApiError && err.code === 'network_error') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
+    // No answer after the request may have arrived: the job may exist. A connection never made
+    // (refused, DNS) sent nothing: a plain failure.
+    if (err instanceof DocsApiNetworkError && err.sent) return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
     if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
     await deps.store.clearPendingThreads(req.channel, threads).catch(() => undefined);
     await deps.slack.chat.delete({ channel: req.channel, ts: statusTs }).catch(() => undefined);

@@ -3,11 +3,13 @@ import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { ANALYTICS_HOURLY_LIMIT, AnalyticsBudgetError, RATE_LIMITED_BACKOFF_MS } from './budget.js';
+import { VisitorsFetchWaitTimeoutError } from './fetch-wait-timeout-error.js';
 
 /**
  * One sentence a person can act on for a failed visitors fetch: the budget or the person's share
  * (nothing was sent; the share's answer ends with the next free slot, like the agent budget's), a
- * 429, a 5xx, or any other docs API failure (via docsApiErrorText). Never includes secrets.
+ * 429, a local wait for another caller's fetch, a 5xx, or any other docs API failure (via
+ * docsApiErrorText). Never includes secrets.
  *
  * @param now - clock, epoch ms (for the next free slot).
  * @param tz - the person's IANA zone (the slot's fallback text); default UTC.
@@ -30,6 +32,7 @@ export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz
     );
   }
   if (err instanceof DocsApiRateLimitedError) return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
+  if (err instanceof VisitorsFetchWaitTimeoutError) return 'The same report is already being fetched and is taking a while; try again in a minute.';
   return docsApiErrorText(err);
 }
 

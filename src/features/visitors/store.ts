@@ -5,6 +5,7 @@ import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/do
 import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
 import { RATE_LIMITED_BACKOFF_MS, type AnalyticsBudget, type BudgetPurpose } from './budget.js';
+import { VisitorsFetchWaitTimeoutError } from './fetch-wait-timeout-error.js';
 
 /**
  * Read-through Redis cache of GET /v1/analytics/{projectId}/visitors, keyed by the full query
@@ -37,6 +38,8 @@ export interface VisitorsCacheDeps {
   projectId: string;
   budget: AnalyticsBudget;
   logger: Logger;
+  /** How long a caller waits for another caller's fetch of the same query, in ms. @defaultValue FETCH_LOCK_TTL_MS + 5000 */
+  lockWaitMs?: number;
 }
 
 /** One page of visitors and where it came from. */
@@ -70,13 +73,16 @@ export class VisitorsCache {
    *   share; a cache hit costs them nothing.
    * @throws {AnalyticsBudgetError} when the budget or the person's share is spent, or a 429
    *   back-off runs (nothing sent).
+   * @throws {VisitorsFetchWaitTimeoutError} when another caller's fetch of the same query outlasted
+   *   the wait (a local timeout: nothing was sent by this caller).
    * @throws {DocsApiError} subclasses from the API call (a 429 also starts the back-off for everyone).
    */
   async get(q: VisitorsQuery, purpose: BudgetPurpose, projectId = this.deps.projectId, user?: string): Promise<CachedVisitors> {
     const key = this.cacheKey(q, projectId);
     const lockKey = `${key}:lock`;
     const failKey = `${key}:failed`;
-    const deadline = Date.now() + FETCH_LOCK_TTL_MS + 5_000;
+    const waitMs = this.deps.lockWaitMs ?? FETCH_LOCK_TTL_MS + 5_000;
+    const deadline = Date.now() + waitMs;
     for (;;) {
       const hit = await this.read(key);
       if (hit) return { page: hit, fromCache: true, budgetUsed: await this.deps.budget.used() };
@@ -91,7 +97,7 @@ export class VisitorsCache {
           await release();
         }
       }
-      if (Date.now() > deadline) throw new DocsApiNetworkError('timed out waiting for another replica to fetch the same query');
+      if (Date.now() > deadline) throw new VisitorsFetchWaitTimeoutError(waitMs);
       await sleep(WAIT_POLL_MS);
     }
   }

@@ -6,12 +6,12 @@ import {
   DocsApiError,
   DocsApiForbiddenError,
   DocsApiInvalidResponseError,
-  DocsApiNetworkError,
   DocsApiNotFoundError,
   DocsApiRateLimitedError,
   DocsApiServerError,
   DocsApiUnauthorizedError,
 } from './errors.js';
+import { networkError } from './network-error.js';
 import {
   agentJobSchema,
   apiErrorSchema,
@@ -217,13 +217,14 @@ export class DocsApiClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      throw new DocsApiNetworkError(describeNetworkError(err), err);
+      throw networkError(err, 'maybe');
     }
     let text: string;
     try {
       text = await res.body.text();
     } catch (err) {
-      throw new DocsApiNetworkError(describeNetworkError(err), err);
+      // A response had begun: the request certainly arrived.
+      throw networkError(err, 'arrived');
     }
     return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
   }
@@ -282,15 +283,4 @@ function errorFor(status: number, text: string, retryAfter: string | string[] | 
       if (status >= 500) return new DocsApiServerError(status);
       return new DocsApiInvalidResponseError(`unexpected HTTP ${status}`);
   }
-}
-
-function describeNetworkError(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    if (err.name === 'TimeoutError' || err.name === 'AbortError' || /TIMEOUT/.test(String(code))) {
-      return 'timed out';
-    }
-    return typeof code === 'string' ? code : err.name;
-  }
-  return 'unknown error';
 }

@@ -78,13 +78,50 @@ export class DocsApiServerError extends DocsApiError {
   }
 }
 
-/** The request never got an HTTP answer: connection refused/reset, DNS, or timeout. */
+/**
+ * The request never got an HTTP answer: connection refused/reset, DNS, or timeout.
+ *
+ * `sent` tells whether the request may have reached the docs service: false only when it
+ * certainly did not (the connection was never made: refused, DNS failure, connect timeout, TLS
+ * handshake refused; see {@link NOT_SENT_CODES}), so a POST that failed that way started nothing.
+ * true when it may have (a timeout or reset after the request was written): a POST's effect is
+ * unknown. @defaultValue true (the cautious reading)
+ */
 export class DocsApiNetworkError extends DocsApiError {
-  constructor(detail: string, cause?: unknown) {
-    super('network_error', `docs API unreachable: ${detail}`, undefined, true, { cause });
+  readonly sent: boolean;
+
+  constructor(detail: string, options: { sent?: boolean; cause?: unknown } = {}) {
+    super('network_error', `docs API unreachable: ${detail}`, undefined, true, { cause: options.cause });
     this.name = 'DocsApiNetworkError';
+    this.sent = options.sent ?? true;
   }
 }
+
+/**
+ * Error codes (Node's `net`/`dns`/`tls` and undici's) that mean no connection to the docs
+ * service was made, so no request can have left: the connection was refused, the name did not
+ * resolve, the connect phase timed out (undici `UND_ERR_CONNECT_TIMEOUT`), the host or network
+ * was unreachable, or the TLS handshake failed on the certificate. Sources: Node "Common system
+ * errors" and dns error codes; undici `lib/core/errors.js` (ConnectTimeoutError).
+ */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /** The API answered 2xx but the body was not JSON or not the documented shape. */
 export class DocsApiInvalidResponseError extends DocsApiError {
