@@ -13,7 +13,7 @@ import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
  * workspace's edit budget time-scaled 60×: 40 edits per 1-s window stand for 40 per minute. Each job
  * starts (an intermediate edit: "Working") and then ends (the final edit) at the same moment as the
  * 199 others, as a burst of finishing jobs would. The test plays the poll step's part: a final edit
- * the budget defers is asked for again after `deferredMs`.
+ * that must wait (its slot, the budget) is asked for again after `retryInMs`.
  */
 
 const TOKEN = 'xoxb-budget-test';
@@ -34,14 +34,14 @@ afterAll(async () => {
   await redis.quit();
 });
 
-/** Shows until the edit is not deferred any more, as the poll step does (waits `deferredMs`, asks again). */
+/** Shows until the edit is not deferred any more, as the poll step does (reschedules after `retryInMs`, asks again). */
 async function showUntilShown(presenter: StatusPresenter, jobId: string): Promise<number> {
   let deferrals = 0;
   for (;;) {
-    const outcome = (await presenter.show(jobId)) as ShowOutcome | undefined;
-    if (!outcome?.deferredMs) return deferrals;
+    const outcome: ShowOutcome = await presenter.show(jobId);
+    if (outcome.retryInMs === undefined) return deferrals;
     deferrals++;
-    await new Promise((resolve) => setTimeout(resolve, outcome.deferredMs));
+    await new Promise((resolve) => setTimeout(resolve, outcome.retryInMs));
   }
 }
 

@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { DelayedError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPollStep, type PollJob, type PollJobData, type PollStepDeps } from '../../src/features/agent-jobs/poll.js';
+import type { ShowOutcome } from '../../src/features/agent-jobs/presenter.js';
 import { buildPollPlan, DENSE_GAP_MS } from '../../src/features/agent-jobs/schedule.js';
 import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from '../../src/features/agent-jobs/store.js';
 import type { DocsApiClient } from '../../src/platform/docs-api/client.js';
@@ -133,9 +134,12 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
   const posted = () => inThread;
   /** The record's state each time the status message was refreshed (what people then saw). */
   const shown: Array<StatusState | undefined> = [];
-  const show = vi.fn(async (jobId: string) => {
+  const show = vi.fn(async (jobId: string): Promise<ShowOutcome> => {
     shown.push(store.records.get(jobId)?.state);
+    return {};
   });
+  /** Whether the status message already shows the record: yes unless a test says otherwise. */
+  const isCurrent = vi.fn((_rec: JobRecord) => true);
   const finished = vi.fn<BotMetrics['agentJobFinished']>();
   const logs: LogLine[] = [];
   const logger = createLogger('debug', { write: (s: string) => logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
@@ -152,7 +156,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
         history: vi.fn(async () => ({ ok: true, messages: posted() })),
       } as unknown as PostOnceClient['conversations'],
     },
-    status: { show },
+    status: { show, isCurrent },
     logger,
     bounds: BOUNDS,
     durations: opts.durations && ((projectId: string) => (expect(projectId).toBe('proj_a'), opts.durations!)),
@@ -170,6 +174,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     forProject,
     postMessage,
     show,
+    isCurrent,
     shown,
     logs,
     errorLogs: () => logs.filter((l) => l.level >= 50).map((l) => l.msg),
@@ -288,7 +293,7 @@ describe('poll step: the schedule learned from finished jobs', () => {
 describe('poll step: the final status edit and the workspace edit budget', () => {
   it('when the budget defers the final edit, the step looks again after that long, without posting twice', async () => {
     const h = harness({ api: { status: 'completed', prLink: PR } });
-    h.show.mockResolvedValueOnce({ deferredMs: 4_000 } as never);
+    h.show.mockResolvedValueOnce({ retryInMs: 4_000 });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
     await expectRescheduled(h, job, 4_000);
     expect(h.postMessage).toHaveBeenCalledTimes(1);
@@ -303,10 +308,40 @@ describe('poll step: the final status edit and the workspace edit budget', () =>
   it('keeps deferring while the budget stays spent (the final edit is never dropped)', async () => {
     const h = harness({ api: { status: 'failed' } });
     h.store.marks.set('job_1:0', { value: 'posted', until: Number.POSITIVE_INFINITY });
-    h.show.mockResolvedValueOnce({ deferredMs: 6_000 } as never);
+    h.show.mockResolvedValueOnce({ retryInMs: 6_000 });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
     await expectRescheduled(h, job, 6_000);
     expect(h.getJob).not.toHaveBeenCalled();
+  });
+});
+
+describe('poll step: no waiting inside the worker (the presenter returns the delay, the step is rescheduled)', () => {
+  it('an active job whose status edit did not land (dropped, rate limited) is shown again; a 429 Retry-After brings the next run forward', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'active' } });
+    h.isCurrent.mockReturnValue(false);
+    h.show.mockResolvedValueOnce({ retryInMs: 3_000 });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 });
+
+    await expectRescheduled(h, job, 3_000, 'lock-token', h.now()); // sooner than the 29 s backoff
+    expect(h.show).toHaveBeenCalledWith('job_1');
+  });
+
+  it('an active job whose edit waits longer than the next poll keeps its poll schedule', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'active' } });
+    h.isCurrent.mockReturnValue(false);
+    h.show.mockResolvedValueOnce({ retryInMs: 120_000 });
+    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }), 29_000, 'lock-token', h.now());
+  });
+
+  it('a final edit that Slack rate limited (Retry-After 30 s) reschedules the step for then, after the one announcement', async () => {
+    const h = harness({ api: { status: 'completed', prLink: PR } });
+    h.show.mockResolvedValueOnce({ retryInMs: 30_000 });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
+    await expectRescheduled(h, job, 30_000);
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+    h.advance(30_000);
+    await expect(h.step(job)).resolves.toBe('already-announced');
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -5,7 +5,8 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { continueAgentJob, NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
-import { CANNOT_POST_TEXT, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
+import { CANNOT_POST_TEXT, StatusChangeDeferredError, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
+import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
 import { pollJobId } from '../../src/features/agent-jobs/worker.js';
 import type { DocsApiClient } from '../../src/platform/docs-api/client.js';
@@ -104,7 +105,13 @@ function startHarness() {
     replies: vi.fn<WebClient['conversations']['replies']>(async () => ({ ok: true, messages: [] })),
   };
   const pollQueue = fakePollQueue(order);
-  const show = vi.fn(async (jobId: string) => void order.push(`status.show ${jobId}`));
+  const show = vi.fn(async (jobId: string): Promise<ShowOutcome> => (order.push(`status.show ${jobId}`), {}));
+  /** The presenter's change of an unrecorded status message: made on the fake chat methods. */
+  const settleUnrecorded = vi.fn<StatusPresenter['settleUnrecorded']>(async (target, change) => {
+    if ('delete' in change) await chat.delete({ channel: target.channel, ts: target.statusTs });
+    else await chat.update({ channel: target.channel, ts: target.statusTs, text: change.text, blocks: change.blocks as never });
+    return {};
+  });
   const projectFor = vi.fn(async (_channel: string) => 'proj_b');
   const deps = {
     store,
@@ -112,13 +119,13 @@ function startHarness() {
     projectFor,
     slack: { chat, conversations },
     pollQueue,
-    status: { show },
+    status: { show, settleUnrecorded },
     logger: log.logger,
     firstPollDelayMs: FIRST_POLL_MS,
     access: OPEN_GATE,
     now: () => NOW,
   };
-  return { deps, order, store, createJob, projectFor, chat, pollQueue, show, log };
+  return { deps, order, store, createJob, projectFor, chat, pollQueue, show, settleUnrecorded, log };
 }
 
 const startReq = (over: Partial<StartJobRequest> = {}): StartJobRequest => ({
@@ -232,11 +239,30 @@ describe('startAgentJob', () => {
     const res = await startAgentJob(h.deps, startReq());
 
     expect(res).toEqual({ ok: false, reason: 'docs_api', message });
+    // Removed through the status message's one writer, the presenter.
+    expect(h.settleUnrecorded).toHaveBeenCalledWith({ teamId: 'T1', channel: 'C1', statusTs: STATUS_TS }, { delete: true }, { force: true });
     expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
     expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
     expect(h.store.create).not.toHaveBeenCalled();
     expect(h.pollQueue.add).not.toHaveBeenCalled();
     expect(h.show).not.toHaveBeenCalled();
+  });
+
+  it('the placeholder of a failed start must wait (Slack rate limited it): the intake tries again, and the removal then lands', async () => {
+    const h = startHarness();
+    const steps = fakeSteps({}, false);
+    h.createJob.mockRejectedValueOnce(new DocsApiServerError(502));
+    h.settleUnrecorded.mockResolvedValueOnce({ retryInMs: 30_000 });
+
+    const first = await startAgentJob(h.deps, startReq(), steps).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(StatusChangeDeferredError);
+    expect(h.chat.delete).not.toHaveBeenCalled();
+
+    const again = await startAgentJob(h.deps, startReq(), steps); // the intake's next try
+    expect(again).toEqual({ ok: false, reason: 'docs_api', message: 'Nothing was started. The docs service failed; try again in a minute.' });
+    expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
+    expect(h.createJob).toHaveBeenCalledTimes(1);
+    expect(steps.progress.retire).toBeUndefined();
   });
 
   it('createJob gets no answer (network error): cannot tell whether it started; says so and offers "Start it again"', async () => {
@@ -365,7 +391,7 @@ function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' |
     return { id, status: 'active' };
   });
   const pollQueue = fakePollQueue(order);
-  const show = vi.fn(async (jobId: string) => void order.push(`status.show ${jobId}`));
+  const show = vi.fn(async (jobId: string): Promise<ShowOutcome> => (order.push(`status.show ${jobId}`), {}));
   const deps = {
     store,
     redis: redis as unknown as Redis,

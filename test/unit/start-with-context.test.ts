@@ -20,8 +20,6 @@ function harness(context: PromptContext) {
     slack: {
       chat: {
         postMessage: vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000100.000200' })),
-        update: vi.fn<WebClient['chat']['update']>(async () => ({ ok: true })),
-        delete: vi.fn<WebClient['chat']['delete']>(async () => ({ ok: true })),
       },
       conversations: {
         history: vi.fn<WebClient['conversations']['history']>(async () => ({ ok: true, messages: [] })),
@@ -29,7 +27,7 @@ function harness(context: PromptContext) {
       },
     },
     pollQueue: { add: vi.fn(async () => ({}) as never) },
-    status: { show: vi.fn(async () => undefined) },
+    status: { show: vi.fn(async () => ({})), settleUnrecorded: vi.fn(async () => ({})) },
     access: OPEN_GATE,
     logger: createLogger('silent'),
     firstPollDelayMs: 10_000,

@@ -22,8 +22,11 @@ export interface PollStepDeps {
   docsApi: DocsApiProjects<'getJob'>;
   /** Posts the announcement in the job's thread (at most once: found again by its metadata after a crash). */
   slack: PostOnceClient;
-  /** Shows state changes on the status message and the thread root's reaction. */
-  status: Pick<StatusPresenter, 'show'>;
+  /**
+   * Shows state changes on the status message and the thread root's reaction. It never waits: an
+   * edit that must wait says how long (`retryInMs`), and the step reschedules itself for then.
+   */
+  status: Pick<StatusPresenter, 'show' | 'isCurrent'>;
   logger: Logger;
   bounds: PollBounds;
   /**
@@ -102,9 +105,9 @@ export function createPollStep(deps: PollStepDeps) {
     }
     if (rec.cycle > cycle) return 'superseded';
     if (await deps.store.wasAnnounced(agentJobId, cycle)) {
-      // A crash may have cut the last edit short, or the workspace's edit budget deferred it.
-      const deferredMs = (await deps.status.show(agentJobId))?.deferredMs;
-      if (deferredMs) return rescheduleJob(job, deps, token, deferredMs);
+      // A crash may have cut the last edit short, or it had to wait (slot, 429, the edit budget).
+      const { retryInMs } = await deps.status.show(agentJobId);
+      if (retryInMs !== undefined) return rescheduleJob(job, deps, token, retryInMs);
       return 'already-announced';
     }
     const ctx: StepContext = {
@@ -141,8 +144,11 @@ export function createPollStep(deps: PollStepDeps) {
     }
     const status = agentJob.status;
     if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
-    // Still active: nothing people see has changed (the status message shows when it started).
-    return ctx.reschedule(await ctx.nextDelayMs(), polledAt);
+    // Still active: the status message shows when it started, so it changes only when an earlier
+    // edit did not land (dropped for the budget, rate limited): then show it, and poll no later
+    // than when that edit may be tried again.
+    const statusRetryMs = deps.status.isCurrent(rec) ? undefined : (await deps.status.show(agentJobId)).retryInMs;
+    return ctx.reschedule(Math.min(await ctx.nextDelayMs(), statusRetryMs ?? Infinity), polledAt);
   };
 }
 
@@ -247,9 +253,9 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
   await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, state === 'archived' || state === 'timeout' ? 'closed' : 'active');
-  // The final edit is never dropped: when the workspace's edit budget is spent, look again later.
-  const deferredMs = (await deps.status.show(rec.jobId))?.deferredMs;
-  if (deferredMs) return ctx.reschedule(deferredMs);
+  // The final edit is never dropped: when it must wait (slot, 429, the edit budget), look again then.
+  const { retryInMs } = await deps.status.show(rec.jobId);
+  if (retryInMs !== undefined) return ctx.reschedule(retryInMs);
   return 'announced';
 }
 

@@ -1,11 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { settleWithin } from '../../platform/in-flight.js';
-import { withLock } from '../../platform/lock.js';
+import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
-import { slackErrorCode } from '../../platform/slack/errors.js';
+import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { buildStatusMessage } from './blocks.js';
 import type { EditBudget } from './edit-budget.js';
 import type { JobRecord, JobStore, StatusState } from './store.js';
@@ -30,11 +29,11 @@ export interface StatusPresenterOptions {
   prefix: string;
   store: Pick<JobStore, 'get' | 'update'>;
   /**
-   * Web API client for chat.update and reactions. It should reject rate-limited calls
-   * (`rejectRateLimitedCalls: true`) so the presenter can wait out `Retry-After` itself and then
-   * send the latest state, instead of a stale one.
+   * Web API client for chat.update, chat.delete and reactions. It should reject rate-limited calls
+   * (`rejectRateLimitedCalls: true`): the presenter then returns `Retry-After` to its caller, who
+   * asks again later with the latest state, instead of the client holding a stale one.
    */
-  slack: { chat: Pick<WebClient['chat'], 'update'>; reactions: Pick<WebClient['reactions'], 'add' | 'remove'> };
+  slack: { chat: Pick<WebClient['chat'], 'update' | 'delete'>; reactions: Pick<WebClient['reactions'], 'add' | 'remove'> };
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -44,33 +43,47 @@ export interface StatusPresenterOptions {
   budget?: Pick<EditBudget, 'take'>;
 }
 
-/** What {@link StatusPresenter.show} did: `deferredMs` when the final edit must wait that long for the budget. */
+/**
+ * What {@link StatusPresenter.show} did. `retryInMs`: the edit could not be made now (the message's
+ * edit slot is taken, Slack answered 429 with `Retry-After`, or a final edit waits for the
+ * workspace's budget): ask again after that long, in ms. The presenter never waits itself, so a
+ * BullMQ worker is never held: the caller reschedules its step (moveToDelayed + DelayedError).
+ */
 export interface ShowOutcome {
-  deferredMs?: number;
+  retryInMs?: number;
 }
+
+/** A status message that has no job record (a start that failed, or whose fate is unknown). */
+export interface StatusTarget {
+  teamId: string;
+  channel: string;
+  statusTs: string;
+}
+
+/** The last change to an unrecorded status message: remove it, or replace it with `text`/`blocks`. */
+export type StatusChange = { delete: true } | { text: string; blocks: unknown[] };
 
 /** States after which the status message will not change again (its last edit is never dropped). */
 const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
 
+/** The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is never waited for. */
+const EDIT_LOCK_MS = 10_000;
+
 /**
- * The one place that controls what people see of a job's lifecycle: the status message's state
- * line (edited in place with chat.update) and the reaction on the thread root
- * (⏳ active → ✅ completed / ❌ failed / 🗄 archived).
+ * The one writer of a job's status message: its state line (edited in place with chat.update),
+ * the reaction on the thread root (⏳ active → ✅ completed / ❌ failed / 🗄 archived), and the
+ * last change to a status message that never got a job record ({@link settleUnrecorded}).
  *
  * Edits are throttled to one chat.update per message per `minIntervalMs` across every replica (a
- * Redis `SET NX PX` slot per message). A request that finds the slot taken is deferred to when it
- * frees; the deferred render reads the record from Redis at that moment, so a burst collapses into
- * one update that shows the last state. A 429 from Slack extends the slot by its `Retry-After`.
- * (Slack: chat.update is Tier 3, ~50/min; 429 carries Retry-After in seconds.)
- *
- * An edit is sent only when what people see changes (a fingerprint of the message is kept in the
- * record), and within the workspace's shared budget: when the budget is spent, an intermediate
- * edit is dropped (a later one will show the newer state) and the final one is deferred: `show`
- * resolves with `deferredMs`, and the caller (the poll step) asks again after that long.
+ * Redis `SET NX PX` slot per message), made under one Redis lock per message (the record is read
+ * again inside it, so a slow replica's older state can never land after a newer one), sent only
+ * when what people see changes (a fingerprint kept in the record), and within the workspace's
+ * shared budget. Nothing here sleeps: when the slot or lock is taken, Slack answered 429 (the slot
+ * is then held for `Retry-After`), or a final edit waits for the budget, the call resolves with
+ * `retryInMs` and the caller asks again then. An intermediate edit the budget cannot pay for is
+ * dropped; the next poll shows the newer state. (Slack: chat.update is Tier 3, ~50/min; a 429
+ * carries Retry-After in seconds.)
  */
-/** The per-message edit lock: lives 10 s if its holder dies (refreshed while held); waited for up to 30 s. */
-const EDIT_LOCK = { lockTimeoutMs: 10_000, acquireTimeoutMs: 30_000 };
-
 export class StatusPresenter {
   /** Renders under way, per job; `dirty` asks for one more render once the current one ends. */
   private readonly pending = new Map<string, { promise: Promise<ShowOutcome>; dirty: boolean }>();
@@ -81,11 +94,11 @@ export class StatusPresenter {
   }
 
   /**
-   * Makes the status message and the reaction show the job's current record. Resolves once they
-   * do (at once, or after the throttle/Retry-After wait), or with `deferredMs` when the final edit
-   * waits for the workspace's budget. Never throws: Slack and Redis failures are logged.
+   * Makes the status message and the reaction show the job's current record, or says when to ask
+   * again (`retryInMs`). Never waits for a slot, a lock or a Retry-After; never throws: Slack and
+   * Redis failures are logged.
    */
-  show(jobId: string): Promise<ShowOutcome | void> {
+  show(jobId: string): Promise<ShowOutcome> {
     const existing = this.pending.get(jobId);
     if (existing) {
       existing.dirty = true;
@@ -102,43 +115,84 @@ export class StatusPresenter {
           // Redis or Slack trouble must never reject: callers fire and forget.
           this.opts.logger.warn({ jobId, err }, 'status render failed');
         }
-      } while (entry.dirty);
+      } while (entry.dirty && outcome.retryInMs === undefined);
       return outcome;
     })().finally(() => this.pending.delete(jobId));
     this.pending.set(jobId, entry);
     return entry.promise;
   }
 
-  /** Waits for every deferred render (for shutdown), at most `timeoutMs` ms. */
+  /** True when the status message and the reaction already show `rec` (no Redis, no Slack call). */
+  isCurrent(rec: JobRecord): boolean {
+    return fingerprint(this.message(rec)) === rec.shown && STATE_REACTION[rec.state] === rec.reaction;
+  }
+
+  /**
+   * The last change to a status message that has no job record: a start that failed for sure
+   * (`{ delete: true }`), could not be recorded, or cannot tell whether it started. Under the
+   * message's slot and lock, within the budget (edits), like {@link show}.
+   *
+   * @param opts.force - on a caller's last try: take no slot, budget or lock turn, send now.
+   * @returns `retryInMs` when the change must wait (ask again then); a Slack failure is logged.
+   *   Never throws.
+   */
+  async settleUnrecorded(target: StatusTarget, change: StatusChange, opts: { force?: boolean } = {}): Promise<ShowOutcome> {
+    const log = this.opts.logger.child({ channel: target.channel, statusTs: target.statusTs });
+    try {
+      return await this.underSlotAndLock(target, log, opts.force ?? false, async () => {
+        if (!('delete' in change) && !opts.force) {
+          const grant = await this.takeBudget(target.teamId, log);
+          if (!grant.ok) return { retryInMs: grant.retryMs };
+        }
+        const call = () =>
+          'delete' in change
+            ? this.opts.slack.chat.delete({ channel: target.channel, ts: target.statusTs })
+            : this.opts.slack.chat.update({ channel: target.channel, ts: target.statusTs, text: change.text, blocks: change.blocks as never });
+        return (await this.call(target, log, call, opts.force ?? false)).retry ?? {};
+      });
+    } catch (err) {
+      log.warn({ err }, 'could not change the status message');
+      return {};
+    }
+  }
+
+  /** Waits for every render under way (for shutdown), at most `timeoutMs` ms. */
   async flush(timeoutMs: number): Promise<void> {
     await settleWithin([...this.pending.values()].map((e) => e.promise), timeoutMs);
   }
 
   private async render(jobId: string): Promise<ShowOutcome> {
     const log = this.opts.logger.child({ jobId });
-    for (let attempt = 0; ; attempt++) {
-      const first = await this.opts.store.get(jobId);
-      if (!first) return {};
-      const slot = `${this.opts.prefix}:status-slot:${first.channel}:${first.statusTs}`;
-      // After many waits (a long Retry-After, heavy contention) take the slot anyway: the last
-      // state must land.
-      const got = attempt >= MAX_SLOT_WAITS ? 'OK' : await this.opts.redis.set(slot, '1', 'PX', this.minIntervalMs, 'NX');
-      if (got !== 'OK') {
-        const wait = await this.opts.redis.pttl(slot);
-        await sleep(Math.max(20, wait + 10));
-        continue;
-      }
-      // Read, edit and record what is shown under one lock per message, so that a slow replica's
-      // older state can never land after a newer one (the record is read again inside it).
-      const lock = `${this.opts.prefix}:status-edit:${first.channel}:${first.statusTs}`;
-      const step = await withLock(this.opts.redis, lock, EDIT_LOCK, () => this.editOnce(jobId, log, attempt), log);
-      if (step === 'retry') continue;
-      return step;
+    const first = await this.opts.store.get(jobId);
+    if (!first || this.isCurrent(first)) return {};
+    return this.underSlotAndLock(first, log, false, () => this.editOnce(jobId, log));
+  }
+
+  /**
+   * Runs `fn` holding the message's edit slot and lock, or says when to try again. `force` takes
+   * no slot and runs even when the lock is held elsewhere (a caller's last try).
+   */
+  private async underSlotAndLock(target: { channel: string; statusTs: string }, log: Logger, force: boolean, fn: () => Promise<ShowOutcome>): Promise<ShowOutcome> {
+    const { redis, prefix } = this.opts;
+    if (!force) {
+      const got = await redis.set(this.slotKey(target), '1', 'PX', this.minIntervalMs, 'NX');
+      if (got !== 'OK') return { retryInMs: Math.max(20, (await redis.pttl(this.slotKey(target))) + 10) };
+    }
+    const release = await tryLock(redis, `${prefix}:status-edit:${target.channel}:${target.statusTs}`, EDIT_LOCK_MS, log);
+    if (!release && !force) return { retryInMs: this.minIntervalMs };
+    try {
+      return await fn();
+    } finally {
+      await release?.();
     }
   }
 
-  /** One render under the message's lock: 'retry' after a 429 (the caller waits for the slot). */
-  private async editOnce(jobId: string, log: Logger, attempt: number): Promise<ShowOutcome | 'retry'> {
+  private slotKey(target: { channel: string; statusTs: string }): string {
+    return `${this.opts.prefix}:status-slot:${target.channel}:${target.statusTs}`;
+  }
+
+  /** One render under the message's lock. */
+  private async editOnce(jobId: string, log: Logger): Promise<ShowOutcome> {
     const rec = await this.opts.store.get(jobId);
     if (!rec) return {};
     const msg = this.message(rec);
@@ -147,24 +201,25 @@ export class StatusPresenter {
       await this.react(rec, log); // nothing new to show: no edit, no budget
       return {};
     }
-    const final = FINAL_STATES.has(rec.state);
-    const grant = await this.takeBudget(rec, log);
+    const grant = await this.takeBudget(rec.teamId, log);
     if (!grant.ok) {
-      if (final) return { deferredMs: grant.retryMs };
+      if (FINAL_STATES.has(rec.state)) return { retryInMs: grant.retryMs };
       log.debug('edit budget spent; intermediate status edit dropped');
       return {};
     }
-    const outcome = await this.send(rec, msg, shown, log);
-    if (outcome === 'retry' && attempt < MAX_SLOT_WAITS) return 'retry';
+    const sent = await this.call(rec, log, () => this.opts.slack.chat.update({ channel: rec.channel, ts: rec.statusTs, text: msg.text, blocks: msg.blocks as never }), false);
+    if (sent.retry) return sent.retry;
+    // A message that is gone or refused for good is not tried again on every poll.
+    if (sent.settled) await this.opts.store.update(rec.jobId, { shown });
     await this.react(rec, log);
     return {};
   }
 
   /** One edit from the workspace's budget; a Redis failure spends nothing and lets the edit go. */
-  private async takeBudget(rec: JobRecord, log: Logger): Promise<{ ok: true } | { ok: false; retryMs: number }> {
+  private async takeBudget(teamId: string, log: Logger): Promise<{ ok: true } | { ok: false; retryMs: number }> {
     if (!this.opts.budget) return { ok: true };
     try {
-      return await this.opts.budget.take(rec.teamId);
+      return await this.opts.budget.take(teamId);
     } catch (err) {
       log.warn({ err }, 'could not read the edit budget; editing anyway');
       return { ok: true };
@@ -172,24 +227,27 @@ export class StatusPresenter {
   }
 
   /**
-   * Sends the edit and records its fingerprint. On a 429 the slot is held for `Retry-After`.
-   * @returns 'retry' after a 429 (the caller tries again), else 'done' (failures are logged).
+   * Makes one Slack call on the message. A 429 holds the message's slot for `Retry-After` and
+   * returns `retry` (unless `force`); other failures are logged. `settled`: it went through, or
+   * failed for good (a transient failure is worth another try).
    */
-  private async send(rec: JobRecord, msg: { text: string; blocks: unknown[] }, shown: string, log: Logger): Promise<'retry' | 'done'> {
+  private async call(target: { channel: string; statusTs: string }, log: Logger, fn: () => Promise<unknown>, force: boolean): Promise<{ retry?: ShowOutcome; settled: boolean }> {
     try {
-      await this.opts.slack.chat.update({ channel: rec.channel, ts: rec.statusTs, text: msg.text, blocks: msg.blocks as never });
-      await this.opts.store.update(rec.jobId, { shown });
+      await fn();
+      return { settled: true };
     } catch (err) {
       const retryAfterS = (err as { retryAfter?: number }).retryAfter;
-      if (slackErrorCode(err) === 'ratelimited' && retryAfterS !== undefined) {
-        log.warn({ retryAfterS }, 'chat.update rate limited; waiting for Retry-After');
-        const slot = `${this.opts.prefix}:status-slot:${rec.channel}:${rec.statusTs}`;
-        await this.opts.redis.set(slot, '1', 'PX', Math.max(1, Math.ceil(retryAfterS * 1000)));
-        return 'retry';
+      const code = slackErrorCode(err);
+      if (code === 'ratelimited') {
+        const retryInMs = Math.max(1, Math.ceil((retryAfterS ?? 1) * 1000));
+        log.warn({ retryAfterS }, 'status message edit rate limited; asking again after Retry-After');
+        await this.opts.redis.set(this.slotKey(target), '1', 'PX', retryInMs);
+        if (!force) return { retry: { retryInMs }, settled: false };
+      } else {
+        log.warn({ err, slackError: code }, 'could not change the status message');
       }
-      log.warn({ slackError: slackErrorCode(err) }, 'could not update the status message');
+      return { settled: classifySlackError(err).kind !== 'transient' };
     }
-    return 'done';
   }
 
   private message(rec: JobRecord): { text: string; blocks: unknown[] } {
@@ -232,6 +290,3 @@ export class StatusPresenter {
 function fingerprint(msg: { text: string; blocks: unknown[] }): string {
   return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
 }
-
-/** Waits for the edit slot (throttle or Retry-After) before one last edit is sent regardless. */
-const MAX_SLOT_WAITS = 30;

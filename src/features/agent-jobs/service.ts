@@ -12,7 +12,7 @@ import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
 import type { PollJobData } from './poll.js';
-import type { StatusPresenter } from './presenter.js';
+import type { StatusChange, StatusPresenter, StatusTarget } from './presenter.js';
 import type { JobRecord, JobStore } from './store.js';
 import { watchAgentJob } from './worker.js';
 
@@ -22,10 +22,11 @@ export interface StartJobDeps {
   docsApi: DocsApiProjects<'createJob'>;
   /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /** Posts, edits and deletes the status message; finds it again after a crash (history scopes). */
-  slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'update' | 'delete'> };
+  /** Posts the status message; finds it again after a crash (history scopes). */
+  slack: PostOnceClient;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
-  status: Pick<StatusPresenter, 'show'>;
+  /** The status message's one writer: every later edit or removal goes through it. */
+  status: Pick<StatusPresenter, 'show' | 'settleUnrecorded'>;
   /** Who may start a job here, and the agent budget: asked before anything is posted or sent. */
   access: Pick<AccessGate, 'authorize' | 'admitAgentCall' | 'refund' | 'noteRateLimited'>;
   logger: Logger;
@@ -94,8 +95,9 @@ export const CANNOT_POST_TEXT =
  * @throws Redis errors, and transient Slack errors before the last try, so the caller retries.
  */
 export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, steps: Steps = memorySteps()): Promise<StartJobResult> {
-  const p = steps.progress as { failure?: StartFailure; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
-  if (p.failure) return p.failure;
+  const p = steps.progress as { failure?: StartFailure; retire?: string; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
+  // A failed start whose placeholder could not be removed yet (rate limited) removes it now.
+  if (p.failure) return p.retire ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure) : p.failure;
   const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', promptChars: req.instruction.length };
   if (!p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
@@ -140,9 +142,10 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     // (refused, DNS) sent nothing: a plain failure.
     if (err instanceof DocsApiNetworkError && err.sent) return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
     if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
-    await deps.store.clearPendingThreads(req.channel, threads).catch(() => undefined);
-    await deps.slack.chat.delete({ channel: req.channel, ts: statusTs }).catch(() => undefined);
-    return fail({ ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` });
+    await clearPending(deps, req.channel, threads);
+    const failure: StartFailure = { ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` };
+    await steps.save({ failure, retire: statusTs });
+    return retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs }, failure);
   }
   try {
     await steps.save({ jobId });
@@ -172,7 +175,8 @@ async function untracked(deps: StartJobDeps, req: StartJobRequest, ids: { jobId:
   deps.logger.error({ jobId: ids.jobId, err }, 'created a job but could not record it');
   const note = `:warning: Job \`${ids.jobId}\` started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
   const failed = buildStatusMessage({ requester: req.requester, instruction: req.instruction, jobId: ids.jobId, state: 'start_failed', elapsedMs: 0, note });
-  await deps.slack.chat.update({ channel: req.channel, ts: ids.statusTs, text: failed.text, blocks: failed.blocks }).catch(() => undefined);
+  // Storage is failing: this is the last word on the message, sent now (the presenter logs a failure).
+  await deps.status.settleUnrecorded({ teamId: req.teamId, channel: req.channel, statusTs: ids.statusTs }, { text: failed.text, blocks: failed.blocks }, { force: true });
   return {
     ok: false,
     reason: 'internal',
@@ -202,13 +206,45 @@ async function uncertain(
     ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
   });
   const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'uncertain', elapsedMs: 0 });
-  await deps.slack.chat.update({ channel: req.channel, ts: at.statusTs, text: status.text, blocks: status.blocks }).catch(() => undefined);
+  await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
   const notice = buildUncertainNotice({ requester: req.requester, instruction: req.instruction, restartId: at.key });
   await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt ?? deps.now() });
-  await deps.store.clearPendingThreads(req.channel, at.threads).catch(() => undefined);
+  await clearPending(deps, req.channel, at.threads);
   const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };
   await steps.save({ failure });
   return failure;
+}
+
+/**
+ * The status message's last change, through the presenter (its slot, lock and edit budget). When
+ * it must wait (rate limited, budget spent), throws {@link StatusChangeDeferredError} so the
+ * intake tries again later, unless this is the last try: then it is sent regardless.
+ */
+async function settleStatus(deps: StartJobDeps, steps: Steps, target: StatusTarget, change: StatusChange): Promise<void> {
+  const { retryInMs } = await deps.status.settleUnrecorded(target, change, { force: steps.finalAttempt });
+  if (retryInMs !== undefined) throw new StatusChangeDeferredError(retryInMs);
+}
+
+/** Removes the placeholder of a start that failed for sure (see {@link settleStatus}), then forgets it; resolves with `failure`. */
+async function retirePlaceholder(deps: StartJobDeps, steps: Steps, target: StatusTarget, failure: StartFailure): Promise<StartFailure> {
+  await settleStatus(deps, steps, target, { delete: true });
+  await steps.save({ retire: undefined });
+  return failure;
+}
+
+/** Clears the "starting" marks of a start that ended without a job; they lapse on their own (TTL) if Redis fails now. */
+async function clearPending(deps: StartJobDeps, channel: string, threads: string[]): Promise<void> {
+  await deps.store.clearPendingThreads(channel, threads).catch((err: unknown) => {
+    deps.logger.warn({ err, channel }, 'could not clear the "starting" marks; they expire on their own');
+  });
+}
+
+/** The status message's last change must wait `retryInMs` (ms): thrown so the intake tries again. */
+export class StatusChangeDeferredError extends Error {
+  constructor(readonly retryInMs: number) {
+    super(`the status message change must wait ${retryInMs} ms`);
+    this.name = 'StatusChangeDeferredError';
+  }
 }
 
 /** The record of a job just created at the vendor: active, cycle 0, no PR yet. */
