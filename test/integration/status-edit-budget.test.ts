@@ -98,5 +98,5 @@ describe('status edits of 200 jobs at once, within the workspace budget', () => 
     const perWindow = new Map<number, number>();
     for (const t of at) perWindow.set(Math.floor((t - at[0]!) / WINDOW_MS), (perWindow.get(Math.floor((t - at[0]!) / WINDOW_MS)) ?? 0) + 1);
     console.info(`edits per 1-s window (40/min scaled 60×): ${[...perWindow.values()].join(', ')}; ${intermediate} of ${JOBS} intermediate edits sent`);
-  }, 30_000);
+  }, 60_000); // 200 posts and records first: slow when the machine is busy
 });
