@@ -26,6 +26,7 @@ import type { QueueContext } from './platform/queues.js';
 import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
 import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
+import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
@@ -273,11 +274,8 @@ async function main(): Promise<void> {
   }
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'signal received');
-    setTimeout(() => {
-      logger.warn('shutdown took too long; exiting');
-      process.exit(0);
-    }, SHUTDOWN_BUDGET_MS).unref();
-    void bot.stop().then(() => process.exit(0));
+    // Exit 0 after a clean stop; 1 when the budget ran out or the stop failed.
+    exitAfterStop(bot.stop, { budgetMs: SHUTDOWN_BUDGET_MS, logger, exit: (code) => process.exit(code) });
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);

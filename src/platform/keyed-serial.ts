@@ -1,7 +1,7 @@
 /**
- * Runs tasks one at a time per key, in the order they were submitted (e.g. two follow-ups to one
- * job sent quickly reach the docs API in the order people wrote them). Different keys run in
- * parallel. In-process only; keys are dropped once idle.
+ * Runs tasks one at a time per key, in the order they were submitted to this process (e.g. two
+ * follow-ups to one job that reach this replica's sending step). Different keys run in parallel.
+ * In-process only: it orders nothing across replicas. Keys are dropped once idle.
  */
 export class KeyedSerial {
   private readonly tails = new Map<string, Promise<unknown>>();

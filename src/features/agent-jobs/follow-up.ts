@@ -106,7 +106,7 @@ export interface ContinueJobRequest {
  * then starts a new cycle: the status message shows the job working again (saying so when the
  * follow-up interrupted a run still active), and a poller watches this cycle, whose end is
  * announced mentioning `author`. Follow-ups to one job are sent one at a time across replicas (a
- * Redis lock per job). Resumable like a start: a retry after a crash never sends twice, and says
+ * Redis lock per job), in no promised order: the lock is not a queue. Resumable like a start: a retry after a crash never sends twice, and says
  * so when it cannot tell whether the message arrived.
  *
  * @returns a result; never throws for docs API, Slack or Redis failures.
