@@ -11,7 +11,7 @@ import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-j
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
-import { createSettings, type Settings } from './features/settings/index.js';
+import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
 import type { AccessGate } from './platform/access.js';
 import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
@@ -96,19 +96,17 @@ function buildPlatform(config: Config, logger: Logger): Platform {
 }
 
 /**
- * Channel settings (docs project, follow-up policy) and `/docs-settings`.
- * @param describeDigest - the digests feature's description of a channel's subscription (built later).
+ * `/docs-settings`, built last: who may change settings is the access policy's `change_settings`
+ * (guests and outsiders never; a check that could not be made throws, so settings says so and
+ * changes nothing), and a channel's digest subscription is the digests feature's description.
  */
-/** The settings feature; `access` is the gate built after it (it needs the settings' projectFor), reached late. */
-function buildSettings(p: Platform, describeDigest: (teamId: string, channel: string) => Promise<string>, access: () => AccessGate | undefined): Settings {
+function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
   const { config } = p;
   const policy = accessPolicy(config);
   return createSettings({
-    // Who may change settings is the access policy's `change_settings` (guests and outsiders never);
-    // a check that could not be made throws, so settings says so and changes nothing.
     isSettingsAdmin: async (user) => {
-      const decision = await access()?.authorize({ user }, 'change_settings', '', { audit: false });
-      if (!decision || (!decision.allowed && decision.reason === 'check_failed')) throw new Error('the access check could not be made');
+      const decision = await access.authorize({ user }, 'change_settings', '', { audit: false });
+      if (!decision.allowed && decision.reason === 'check_failed') throw new Error('the access check could not be made');
       return decision.allowed;
     },
     describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
@@ -148,10 +146,10 @@ interface Features {
 
 function buildFeatures(p: Platform): Features {
   const { config, redis, queues, intake, docsApi, slack, logger, now, prefix } = p;
-  // Digests are built after settings (they need projectFor), and settings show their subscriptions.
-  const late: { digests?: Digests; access?: AccessGate } = {};
-  const settings = buildSettings(p, (teamId, channel) => late.digests?.describeSubscription(teamId, channel) ?? Promise.resolve('unknown'), () => late.access);
-  const { projectFor } = settings;
+  // Bottom up: the channel settings lookup, then access (it asks a channel's project), then the
+  // features in dependency order; /docs-settings last (it describes access and digests).
+  const channelSettings = createChannelSettings({ redis, prefix, projects: docsProjects(config), defaultFollowupPolicy: config.FOLLOWUP_POLICY });
+  const projectFor = (channel: string) => channelSettings.projectFor(channel);
   const access = createAccess({
     policy: accessPolicy(config),
     directory: new SlackDirectory(slack),
@@ -163,7 +161,6 @@ function buildFeatures(p: Platform): Features {
     logger: logger.child({ feature: 'access' }),
     now,
   });
-  late.access = access;
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
   const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix), redis, prefix });
@@ -180,7 +177,7 @@ function buildFeatures(p: Platform): Features {
     prefix,
     docsApi,
     projectFor,
-    followupPolicyFor: settings.followupPolicyFor,
+    followupPolicyFor: (channel) => channelSettings.followupPolicyFor(channel),
     slack,
     statusSlack: createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }),
     logger,
@@ -197,8 +194,8 @@ function buildFeatures(p: Platform): Features {
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
   const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
-  late.digests = digests;
   const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
+  const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, threadContext, agentView };
 }
 
@@ -211,11 +208,11 @@ function buildFeatures(p: Platform): Features {
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
-  const late: { watch?: WorkerWatch } = {};
+  const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const { agentJobs, digests, visitors, settings, threadContext, agentView } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
-    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => late.watch?.stuck() ?? [] }) },
+    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
   ];
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
@@ -228,7 +225,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
-  const watch = (late.watch = new WorkerWatch(p.redis, workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })), { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger }));
+  watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
   watch.start();
   logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', redisMode: p.connections.target.mode, queuePrefix: p.prefix }, 'docs-agent-slack is running');
   const stop = onceOnly(async () => {

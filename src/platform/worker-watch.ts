@@ -35,8 +35,18 @@ export class WorkerWatch {
     private readonly watched: WatchedWorker[],
     private readonly opts: { maxWaitMs: number; now: () => number; logger: Logger },
   ) {
-    for (const w of watched) {
-      this.lastTaken.set(w.name, opts.now());
+    this.follow(watched);
+  }
+
+  /** Watches more workers (the composition root builds the watch before it starts the workers). */
+  add(workers: WatchedWorker[]): void {
+    this.watched.push(...workers);
+    this.follow(workers);
+  }
+
+  private follow(workers: WatchedWorker[]): void {
+    for (const w of workers) {
+      this.lastTaken.set(w.name, this.opts.now());
       w.worker.on('active', () => {
         this.lastTaken.set(w.name, this.opts.now());
         this.dueSince.delete(w.name);

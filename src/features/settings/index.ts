@@ -10,16 +10,15 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
-import { SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
+import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
 import { SettingsStore, type FollowupPolicy } from './store.js';
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
-export { SettingsService, usersInfoAdminCheck, type EffectiveSettings, type IsSettingsAdmin } from './service.js';
+export { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type EffectiveSettings, type IsSettingsAdmin } from './service.js';
 export { SettingsStore, FOLLOWUP_POLICIES, type ChannelSettings, type FollowupPolicy, type SettingsChange } from './store.js';
 
-/** What the feature is built from. */
-export interface SettingsOptions {
-  intake: Intake;
+/** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
+export interface ChannelSettingsOptions {
   redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
@@ -27,13 +26,28 @@ export interface SettingsOptions {
   projects: readonly string[];
   /** FOLLOWUP_POLICY. */
   defaultFollowupPolicy: FollowupPolicy;
+}
+
+/**
+ * The channel settings as other features ask for them: `projectFor(channel)`,
+ * `followupPolicyFor(channel)` (each @throws the Redis error). Reads Redis each time; no state of
+ * its own, so it can be built before access, and `/docs-settings` ({@link createSettings}) after
+ * the features it describes.
+ */
+export function createChannelSettings(o: ChannelSettingsOptions): ChannelSettingsLookup {
+  return new ChannelSettingsLookup({ store: new SettingsStore(o.redis, o.prefix), projects: o.projects, defaultFollowupPolicy: o.defaultFollowupPolicy });
+}
+
+/** What `/docs-settings` is built from: built last, from features that already exist. */
+export interface SettingsOptions extends ChannelSettingsOptions {
+  intake: Intake;
   /** ADMIN_USERS. */
   adminUsers: readonly string[];
   /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
   isSettingsAdmin?: IsSettingsAdmin;
   /** Who may start jobs in a channel, in words; default "every full member". */
   describeAccess?: (channel: string) => Promise<string>;
-  /** A channel's digest subscription, in words (the digests feature). */
+  /** A channel's digest subscription, in words (the digests feature, built before this one). */
   describeDigest: SettingsHandlerDeps['describeDigest'];
   slack: WebClient;
   logger: Logger;

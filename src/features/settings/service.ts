@@ -42,13 +42,17 @@ export type ChangeOutcome =
   | { outcome: 'refused'; text: string }
   | { outcome: 'error'; text: string };
 
-/** What the settings service is built from. */
-export interface SettingsServiceOptions {
+/** What the channel settings lookup is built from. */
+export interface ChannelSettingsOptions {
   store: Pick<SettingsStore, 'get' | 'update'>;
   /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
   projects: readonly string[];
   /** FOLLOWUP_POLICY. */
   defaultFollowupPolicy: FollowupPolicy;
+}
+
+/** What the settings service is built from. */
+export interface SettingsServiceOptions extends ChannelSettingsOptions {
   /** ADMIN_USERS, named in the refusal. */
   adminUsers: readonly string[];
   isSettingsAdmin: IsSettingsAdmin;
@@ -78,21 +82,21 @@ export interface SettingsAudit {
 }
 
 /**
- * Channel settings as the other features ask for them (`projectFor`, `followupPolicyFor`), and
- * changes by admins. Reads go to Redis each time (one HGETALL; no process cache, so every replica
- * sees a change at once).
+ * Channel settings as the other features ask for them (`projectFor`, `followupPolicyFor`): the
+ * channel's own, else the workspace defaults. Reads go to Redis each time (one HGETALL; no process
+ * cache, so every replica sees a change at once). Built before access and the features that ask it.
  */
-export class SettingsService {
-  constructor(private readonly o: SettingsServiceOptions) {}
+export class ChannelSettingsLookup {
+  constructor(private readonly lookup: ChannelSettingsOptions) {}
 
   /** The default project and the configured ones, default first. */
   get projects(): readonly string[] {
-    return this.o.projects;
+    return this.lookup.projects;
   }
 
   /** @returns the settings in force in `channel`. @throws the Redis error. */
   async effective(channel: string): Promise<EffectiveSettings> {
-    return this.resolve(await this.o.store.get(channel));
+    return this.resolve(await this.lookup.store.get(channel));
   }
 
   /** The docs project `channel` uses. @throws the Redis error. */
@@ -103,6 +107,28 @@ export class SettingsService {
   /** Who may continue a job in `channel`. @throws the Redis error. */
   async followupPolicyFor(channel: string): Promise<FollowupPolicy> {
     return (await this.effective(channel)).followupPolicy;
+  }
+
+  /** A channel's own settings resolved against the defaults. */
+  protected resolve(own: ChannelSettings): EffectiveSettings {
+    const [fallback = ''] = this.lookup.projects;
+    const configured = own.projectId !== undefined && this.lookup.projects.includes(own.projectId);
+    return {
+      projectId: configured ? (own.projectId as string) : fallback,
+      projectIsDefault: !configured || own.projectId === fallback,
+      ...(own.projectId !== undefined && !configured ? { staleProjectId: own.projectId } : {}),
+      followupPolicy: own.followupPolicy ?? this.lookup.defaultFollowupPolicy,
+      followupIsDefault: own.followupPolicy === undefined,
+      ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
+      ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
+    };
+  }
+}
+
+/** The channel settings lookup, plus changes by settings admins (`/docs-settings`). */
+export class SettingsService extends ChannelSettingsLookup {
+  constructor(private readonly o: SettingsServiceOptions) {
+    super(o);
   }
 
   /** Whether `user` may change settings. @throws when it cannot be checked. */
@@ -142,20 +168,6 @@ export class SettingsService {
 
   private audit(a: SettingsAudit): void {
     audit(this.o.logger, { ...a });
-  }
-
-  private resolve(own: ChannelSettings): EffectiveSettings {
-    const [fallback = ''] = this.o.projects;
-    const configured = own.projectId !== undefined && this.o.projects.includes(own.projectId);
-    return {
-      projectId: configured ? (own.projectId as string) : fallback,
-      projectIsDefault: !configured || own.projectId === fallback,
-      ...(own.projectId !== undefined && !configured ? { staleProjectId: own.projectId } : {}),
-      followupPolicy: own.followupPolicy ?? this.o.defaultFollowupPolicy,
-      followupIsDefault: own.followupPolicy === undefined,
-      ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
-      ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
-    };
   }
 }
 
