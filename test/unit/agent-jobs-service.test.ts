@@ -531,7 +531,9 @@ describe('continueAgentJob', () => {
     isMember.mockClear();
     await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
     expect(isMember).not.toHaveBeenCalled(); // the requester read them all
-    expect(h.sendMessage).toHaveBeenCalledTimes(2);
+    await continueAgentJob(deps, { jobId: 'job_1', author: 'U3', prompt: 'hi' });
+    expect(isMember.mock.calls.map(([c]) => c)).toEqual(['CPRIV']); // the job's own channel is where the follow-up comes from
+    expect(h.sendMessage).toHaveBeenCalledTimes(3);
     budget.mockRestore();
   });
 

@@ -167,6 +167,24 @@ describe('bounded Slack reads', () => {
   });
 });
 
+describe('Slack failing while reading', () => {
+  it('a failed thread read or membership answer is not cached: the next ask goes to Slack again', async () => {
+    const { root } = thread('root', [['U0ALICE', 'x']]);
+    const reader = new ThreadReader({ slack: web });
+    slack.failNext('conversations.replies', { error: 'internal_error' });
+    await expect(reader.forContext('C0DOCS', root.ts, 12_000)).rejects.toThrow(/internal_error/);
+    expect((await reader.forContext('C0DOCS', root.ts, 12_000)).messages).toHaveLength(2);
+    const dir = new ConversationDirectory({ slack: web });
+    slack.failNext('conversations.members', { error: 'internal_error' });
+    await expect(dir.isMember('C0DOCS', 'U0BOB')).rejects.toThrow(/internal_error/);
+    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
+    slack.failNext('conversations.info', { error: 'internal_error' });
+    await expect(dir.visibilityOf('C0DOCS')).rejects.toThrow(/internal_error/);
+    expect(await dir.visibilityOf('C0DOCS')).toBe('public');
+    expect(await dir.visibilityOf('D0ALICE')).toBe('im');
+  });
+});
+
 describe('fitting to AGENT_PROMPT_MAX_CHARS', () => {
   const lines = Array.from({ length: 40 }, (_, i) => `user${i} (2026-11-20 09:14 UTC): ${'x'.repeat(80)} ${i}`);
 

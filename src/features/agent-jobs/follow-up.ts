@@ -55,11 +55,15 @@ export const READERS_CHECK_FAILED_TEXT =
   "This job carries context from other conversations, and I couldn't check that you're in all of them, so your follow-up was not sent. Try again in a moment, or ask the person who started it.";
 
 /**
- * Whether `author` may see every conversation `rec`'s context came from (its requester always
- * may): undefined when so, else the refusal. Fails closed: an answer Slack can't give refuses.
+ * Whether `author` may see every conversation `rec`'s context came from besides the job's own
+ * (its requester always may): undefined when so, else the refusal. Fails closed: an answer Slack
+ * can't give refuses.
  */
 async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
-  const from = rec.contextFrom.split(',').filter(Boolean);
+  // The job's own conversation is not asked: every way to continue a job comes from inside it (a
+  // reply or mention in its thread, /docs-reply there, the shortcut on its thread), and asking
+  // would refuse everyone in a channel too big to list.
+  const from = rec.contextFrom.split(',').filter((c) => c && c !== rec.channel);
   if (author === rec.requester || from.length === 0) return undefined;
   const refuse = (reason: string, message: string) => {
     audit(deps.logger, { actor: author, channel: rec.channel, action: 'continue_job', outcome: 'refused', reason, jobId: rec.jobId });
