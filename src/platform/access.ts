@@ -3,6 +3,7 @@
  * receive, or show reports. Implemented by the access feature (src/features/access); features
  * depend on this interface only, and main.ts passes the implementation in.
  */
+import { withinTime } from './time-limit.js';
 
 /** Who is asking: a Slack user id (`U…`/`W…`) and, when the payload carries it, their team. */
 export interface Actor {
@@ -84,15 +85,7 @@ export const ACCESS_CHECK_FAILED_TEXT = "I couldn't check your access, so I didn
  * `trigger_id` is valid: Slack gives 3 s). Too slow counts as a check that could not be made.
  */
 export async function authorizeWithin(gate: Pick<AccessGate, 'authorize'>, actor: Actor, action: AccessAction, channel: string, ms: number): Promise<AccessDecision> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<AccessDecision>((resolve) => {
-    timer = setTimeout(() => resolve({ allowed: false, reason: 'check_failed', text: ACCESS_CHECK_FAILED_TEXT }), ms);
-  });
-  try {
-    return await Promise.race([gate.authorize(actor, action, channel), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withinTime<AccessDecision>(gate.authorize(actor, action, channel), ms, () => ({ allowed: false, reason: 'check_failed', text: ACCESS_CHECK_FAILED_TEXT }));
 }
 
 /** A gate that allows everything: for unit tests of features and for tools that run without Slack users. */

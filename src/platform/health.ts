@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
+import { withinTime } from './time-limit.js';
 
 /** Milliseconds `/healthz` waits for Redis to take its write before answering 503. */
 export const HEALTH_TIMEOUT_MS = 1_000;
@@ -18,19 +19,12 @@ export interface HealthDeps {
  *   PING would pass on a demoted primary that refuses writes (READONLY); never throws.
  */
 export async function redisWritable(redis: Pick<Redis, 'set'>, key: string, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const ok = await Promise.race([
-      redis.set(key, String(Date.now()), 'PX', 60_000),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-      }),
-    ]);
+    const ok = await withinTime(redis.set(key, String(Date.now()), 'PX', 60_000), timeoutMs, () => 'timed out');
     return ok === 'OK';
   } catch {
+    // Any failure to write is the answer itself: not writable.
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,3 +1,5 @@
+import { withinTime } from './time-limit.js';
+
 /**
  * Counts work that has started and not finished (listener work that goes on after `ack`), so a
  * graceful shutdown can wait for it.
@@ -31,13 +33,6 @@ export class InFlight {
  * Waits until every promise has settled, or `timeoutMs` (ms) passed, whichever comes first.
  * @returns true when all settled in time. Never rejects.
  */
-export async function settleWithin(promises: Promise<unknown>[], timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  const all = Promise.allSettled(promises).then(() => true as const);
-  const done = await Promise.race([all, timeout]);
-  clearTimeout(timer);
-  return done;
+export function settleWithin(promises: Promise<unknown>[], timeoutMs: number): Promise<boolean> {
+  return withinTime(Promise.allSettled(promises).then(() => true), timeoutMs, () => false);
 }

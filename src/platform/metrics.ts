@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 
 import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
+import { withinTime } from './time-limit.js';
 
 /**
  * The bot's Prometheus metrics (prom-client), all on one {@link Registry} that the composition root
@@ -189,10 +190,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
     await Promise.all(
       this.queues.map(async (q) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
-        const counts = await Promise.race([q.getJobCounts(...QUEUE_STATES).catch(() => undefined), timeout]);
-        clearTimeout(timer);
+        // A queue that can't be read (or not in time) is left out of this scrape: no series beats a wrong one.
+        const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(() => undefined);
         if (!counts) return;
         for (const state of QUEUE_STATES) gauge.set({ queue: q.name, state }, counts[state] ?? 0);
       }),

@@ -1,3 +1,4 @@
+import { ErrorCode } from '@slack/web-api';
 /**
  * Slack Web API errors by kind, from Slack's documented error codes (method reference pages, e.g.
  * chat.postMessage, chat.update, reactions.add; "Rate limits"; and @slack/web-api's error codes).
@@ -12,7 +13,7 @@ export function slackErrorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const e = err as { code?: unknown; data?: { error?: unknown } };
   if (typeof e.data?.error === 'string') return e.data.error;
-  if (e.code === 'slack_webapi_rate_limited_error') return 'ratelimited';
+  if (e.code === ErrorCode.RateLimitedError) return 'ratelimited';
   return typeof e.code === 'string' ? e.code : undefined;
 }
 
@@ -65,11 +66,11 @@ export function classifySlackError(err: unknown): SlackErrorInfo {
   const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; statusCode?: unknown; slackMethod?: unknown };
   const method = typeof e.slackMethod === 'string' ? { method: e.slackMethod } : {};
   const code = slackErrorCode(err) ?? 'unknown_error';
-  if (e.code === 'slack_webapi_platform_error') {
+  if (e.code === ErrorCode.PlatformError) {
     const kind: SlackErrorKind = TRANSIENT_CODES.has(code) ? 'transient' : GONE_CODES.has(code) ? 'gone' : 'permanent';
     return { kind, code, ...method };
   }
-  if (e.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number' && e.statusCode < 500 && e.statusCode !== 429) {
+  if (e.code === ErrorCode.HTTPError && typeof e.statusCode === 'number' && e.statusCode < 500 && e.statusCode !== 429) {
     return { kind: 'permanent', code: `http_${e.statusCode}`, ...method };
   }
   return { kind: 'transient', code, ...method };
@@ -78,5 +79,8 @@ export function classifySlackError(err: unknown): SlackErrorInfo {
 /** True for an error @slack/web-api threw (a platform, request, HTTP or rate-limit error). */
 export function isSlackError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('slack_webapi_');
+  return typeof code === 'string' && SLACK_ERROR_CODES.has(code);
 }
+
+/** @slack/web-api's error codes (its exported `ErrorCode` enum). */
+const SLACK_ERROR_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
