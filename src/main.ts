@@ -18,6 +18,7 @@ import { ConfigError, docsProjects, readConfig, type Config } from './platform/c
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
+import { onceOnly } from './platform/once.js';
 import { Intake } from './platform/intake.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
@@ -30,6 +31,7 @@ import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
+import { UserNames } from './platform/slack/user-names.js';
 import { createWebClient } from './platform/slack/web-client.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -64,6 +66,7 @@ interface Platform {
   docsApi: DocsApiClient;
   slackOpts: { token: string; slackApiUrl: string; logger: Logger };
   slack: WebClient;
+  names: UserNames; // users.info on a client of its own, so its 429s never pause `slack`
   inFlight: InFlight;
   metrics: BotMetrics;
   now: () => number;
@@ -89,6 +92,7 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
     slackOpts,
     slack: createWebClient(slackOpts),
+    names: new UserNames(createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }), { logger }),
     inFlight: new InFlight(),
     metrics,
     now: Date.now,
@@ -163,7 +167,7 @@ function buildFeatures(p: Platform): Features {
   });
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
-  const threadContext = createThreadContext({ slack, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix), redis, prefix });
+  const threadContext = createThreadContext({ slack, names: p.names, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix), redis, prefix });
   const agent = createAgentSurface(p.slackOpts);
   const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
   const agentJobs = createAgentJobs({
@@ -179,6 +183,7 @@ function buildFeatures(p: Platform): Features {
     projectFor,
     followupPolicyFor: (channel) => channelSettings.followupPolicyFor(channel),
     slack,
+    names: p.names,
     statusSlack: createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }),
     logger,
     poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
@@ -242,12 +247,6 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     logger.info('shutdown complete');
   });
   return { app, redis: p.redis, intake: p.intake, agentJobs, digests, metrics: p.metrics, stop };
-}
-
-/** Wraps `fn` so that it runs once; later calls get the first call's promise. */
-function onceOnly(fn: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => (running ??= fn());
 }
 
 async function main(): Promise<void> {

@@ -218,6 +218,29 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     for (let i = 1; i < ok.length; i++) expect(ok[i]!.at - ok[i - 1]!.at).toBeGreaterThanOrEqual(1_900);
   });
 
+  it('a 300-mention reply: from a guest, refused before any users.info; from a member, at most 25 lookups (issue #15)', async () => {
+    const { jobId, status } = await finishedJob('Document the on-call rota');
+    const mentioned = Array.from({ length: 300 }, (_, i) => `U9${String(i).padStart(7, '0')}`);
+    const flood = `add everyone: ${mentioned.map((id) => `<@${id}>`).join(' ')}`;
+    const lookups = () => sb.slack.calls.filter((c) => c.method === 'users.info' && mentioned.includes(String(c.args.user))).length;
+    const seen = ephemeralsTo(sb.slack, 'U0GUEST').length;
+    await driver.message({ channel: 'C0DOCS', user: 'U0GUEST', thread_ts: status.ts, text: flood });
+    const [refusal] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0GUEST').length > seen && ephemeralsTo(sb.slack, 'U0GUEST').slice(seen), 10_000);
+    expect(refusal!.text).toMatch(/^Guests can't continue docs jobs/);
+    // /docs-reply finds the job and checks access before it converts anything, too.
+    await driver.slashCommand({ command: '/docs-reply', text: `${jobId} ${flood}`, user: 'U0GUEST', channel: 'C0DOCS' });
+    await driver.slashCommand({ command: '/docs-reply', text: `job_nosuchjob ${flood}`, user: 'U0CAROL', channel: 'C0DOCS' });
+    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0GUEST').length > seen + 1 && ephemeralsTo(sb.slack, 'U0CAROL').some((m) => m.text.includes('job_nosuchjob')), 10_000);
+    expect(lookups()).toBe(0);
+    expect(followups(jobId)).toHaveLength(0);
+
+    await driver.message({ channel: 'C0DOCS', user: 'U0BOB', thread_ts: status.ts, text: flood });
+    const [sent] = await sb.slack.waitFor(() => followups(jobId).length > 0 && followups(jobId));
+    expect(lookups()).toBeLessThanOrEqual(25);
+    expect((sent!.body as { prompt: string }).prompt).toContain(`@${mentioned[299]!}`);
+    await pollerDone(queue, jobId, 1);
+  });
+
   it('App Home lists the person’s recent jobs with state, PR and thread links, and the defaults', async () => {
     await driver.appHomeOpened('U0ALICE');
     const view = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.kind === 'home'));

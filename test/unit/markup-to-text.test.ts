@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
+import { MAX_NAME_LOOKUPS, markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
 
 const names: Record<string, string> = { U0ALICE: 'alice', U0BOB: 'bob' };
 const lookup = async (id: string) => names[id];
@@ -35,5 +35,30 @@ describe('mentionsUser', () => {
     expect(mentionsUser('hi <@U0BOT|docs-agent>', 'U0BOT')).toBe(true);
     expect(mentionsUser('hi <@U0BOTX>', 'U0BOT')).toBe(false);
     expect(mentionsUser('hi', undefined)).toBe(false);
+  });
+});
+
+describe('markupToText: bounded name lookups (issue #15: one pasted message must not stall Slack)', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `U${String(i).padStart(6, '0')}`);
+
+  it(`looks up at most ${MAX_NAME_LOOKUPS} distinct people per text, each once; the rest stay as @U… (or their label)`, async () => {
+    const asked: string[] = [];
+    const counting = async (id: string) => (asked.push(id), `name-of-${id}`);
+    const people = ids(300);
+    const text = [...people, ...people].map((id) => `<@${id}>`).join(' ') + ' <@U9ZZZZZ|zed>';
+    const out = await markupToText(text, 'U0BOT', counting);
+    expect(asked).toEqual(people.slice(0, MAX_NAME_LOOKUPS));
+    expect(out.startsWith(people.slice(0, MAX_NAME_LOOKUPS).map((id) => `@name-of-${id}`).join(' '))).toBe(true);
+    expect(out).toContain(`@name-of-${people[24]!} @${people[25]!} @${people[26]!}`);
+    expect(out.endsWith('@zed')).toBe(true);
+  });
+
+  it("the bot's own mention is not a lookup and does not count", async () => {
+    const asked: string[] = [];
+    await markupToText(`${'<@U0BOT> '.repeat(100)}<@U0ALICE>`, 'U0BOT', async (id) => {
+      asked.push(id);
+      return undefined;
+    });
+    expect(asked).toEqual(['U0ALICE']);
   });
 });

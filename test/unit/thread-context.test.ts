@@ -11,6 +11,7 @@ import { CONTEXT_PAGE_CAP, ThreadReader } from '../../src/features/thread-contex
 import { buildPrompt, previewThread, unreadLine, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ConversationDirectory, MEMBER_PAGE_CAP, MembersUnknownError } from '../../src/platform/slack/conversations.js';
+import { UserNames } from '../../src/platform/slack/user-names.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 
 const TOKEN = 'xoxb-sandbox-token';
@@ -24,7 +25,7 @@ let deps: ThreadContextDeps;
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
-  deps = { slack: web, logger, maxChars: 12_000, conversations: new ConversationDirectory({ slack: web }), allowedChannels: [], reader: new ThreadReader({ slack: web }) };
+  deps = { slack: web, names: new UserNames(web, { logger }), logger, maxChars: 12_000, conversations: new ConversationDirectory({ slack: web }), allowedChannels: [], reader: new ThreadReader({ slack: web }) };
 });
 
 afterEach(async () => {
@@ -141,9 +142,9 @@ describe('bounded Slack reads', () => {
   it('the preview reads one page and counts the rest from the root\'s reply_count and reply_users; a start right after reads on from there', async () => {
     const { root } = thread('How do I rotate keys?', [...many(5), ['U0CAROL', 'last one']]);
     const reader = new ThreadReader({ slack: web, pageSize: 2 });
-    expect(await previewThread({ slack: web, reader }, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 7, authors: ['U0BOB', 'U0ALICE', 'U0CAROL'], firstLine: 'How do I rotate keys?' });
+    expect(await previewThread({ slack: web, names: deps.names, reader }, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 7, authors: ['U0BOB', 'U0ALICE', 'U0CAROL'], firstLine: 'How do I rotate keys?' });
     expect(repliesCalls()).toHaveLength(1);
-    await previewThread({ slack: web, reader }, 'C0DOCS', root.ts); // opened again: cached
+    await previewThread({ slack: web, names: deps.names, reader }, 'C0DOCS', root.ts); // opened again: cached
     expect(repliesCalls()).toHaveLength(1);
     const res = await buildPrompt({ ...deps, reader }, { channel: 'C0DOCS', requester: 'U0BOB', instruction: 'Document it', thread: { ts: root.ts } });
     expect(res.ok && res.stats.messages).toBe(7);
@@ -309,7 +310,7 @@ describe('the preview of the shortcut (intake handler)', () => {
   it('waits for the modal the listener opens (retried while it is not open), then updates it by external_id', async () => {
     const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-t1' };
-    const hDeps = { slack: web, logger, access: OPEN_GATE, reader: deps.reader };
+    const hDeps = { slack: web, names: deps.names, logger, access: OPEN_GATE, reader: deps.reader };
     await expect(showPreview(hDeps, p, { finalAttempt: false })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(hDeps, p, { finalAttempt: true })).resolves.toBeUndefined(); // gives up quietly on the last try
     await web.views.open({ trigger_id: slack.triggerId('U0ALICE'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
@@ -325,13 +326,13 @@ describe('the preview of the shortcut (intake handler)', () => {
     await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
     const asked: string[] = [];
     const access = { authorize: async (_a: unknown, action: string) => (asked.push(action), { allowed: true as const }) };
-    await showPreview({ slack: web, logger, access, reader: deps.reader, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }, p, { finalAttempt: false });
+    await showPreview({ slack: web, names: deps.names, logger, access, reader: deps.reader, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }, p, { finalAttempt: false });
     const form = slack.views.at(-1)!;
     expect(form.view.submit).toMatchObject({ text: 'Send follow-up' });
     expect(decodeThreadRef(form.view.private_metadata as string)).toEqual({ channel: 'C0DOCS', threadTs: root.ts, jobId: 'job_abc' });
     expect(asked).toEqual(['continue_job']);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(0);
-    await showPreview({ slack: web, logger, access, reader: deps.reader, owner: async () => ({ kind: 'starting' }) }, p, { finalAttempt: false });
+    await showPreview({ slack: web, names: deps.names, logger, access, reader: deps.reader, owner: async () => ({ kind: 'starting' }) }, p, { finalAttempt: false });
     expect(slack.views.at(-1)!.view.submit).toBeUndefined();
     expect(decodeThreadRef(JSON.stringify({ c: 'C0DOCS', t: '1.2', j: '<!channel>' }))).toBeUndefined();
   });
@@ -344,7 +345,7 @@ describe('the preview of the shortcut (intake handler)', () => {
       const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0CAROL', externalId: 'document-thread-cool' };
       await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }) });
       const previews = new Quota(redis, { keyPrefix: `${prefix}:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 });
-      const hDeps = { slack: web, logger, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
+      const hDeps = { slack: web, names: deps.names, logger, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
       for (let i = 0; i < PREVIEWS_PER_MINUTE; i += 1) await showPreview(hDeps, p, { finalAttempt: false });
       const reads = slack.calls.filter((c) => c.method === 'conversations.replies').length;
       await showPreview(hDeps, p, { finalAttempt: false });
@@ -370,7 +371,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     const { root } = thread('Never opened', [['U0ALICE', 'x']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-never' };
     const receivedAt = 1_800_000_000_000;
-    const at = (ms: number) => ({ slack: web, logger, access: OPEN_GATE, reader: deps.reader, now: () => receivedAt + ms });
+    const at = (ms: number) => ({ slack: web, names: deps.names, logger, access: OPEN_GATE, reader: deps.reader, now: () => receivedAt + ms });
     await expect(showPreview(at(15_000), p, { finalAttempt: false, receivedAt })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(at(MODAL_OPEN_WAIT_MS), p, { finalAttempt: false, receivedAt })).resolves.toBeUndefined();
   });

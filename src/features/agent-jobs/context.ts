@@ -3,6 +3,8 @@ import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobRe
 
 /** A request whose instruction may get Slack context (a thread, message links in it). */
 export interface PromptContextRequest {
+  /** The requester's workspace. */
+  teamId?: string;
   channel: string;
   requester: string;
   /** Plain text, trimmed, non-empty. */
@@ -70,7 +72,7 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
     let built: PromptContextResult;
     if (at && (req.thread || SLACK_LINK.test(req.instruction))) await deps.start.agent?.loading(at, 'is reading the thread…');
     try {
-      built = await deps.context({ channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
+      built = await deps.context({ teamId: req.teamId, channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
     } catch (err) {
       if (!steps.finalAttempt) throw err;
       deps.start.logger.warn({ err, channel: req.channel }, 'could not read the context of a request');

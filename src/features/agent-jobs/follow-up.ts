@@ -26,8 +26,8 @@ export interface ContinueJobDeps {
   docsApi: DocsApiProjects<'sendMessage'>;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
   status: Pick<StatusPresenter, 'show'>;
-  /** Who may continue a job here, and the agent budget: asked before the follow-up is sent. */
-  access: Pick<AccessGate, 'admitAgentCall' | 'noteRateLimited'>;
+  /** Who may continue a job here (asked before the follow-up's text is read), and the agent budget (before it is sent). */
+  access: Pick<AccessGate, 'authorize' | 'admitAgentCall' | 'noteRateLimited'>;
   logger: Logger;
   /** Who may continue a job in a channel: `anyone`, or only the `requester` (the channel's settings, else FOLLOWUP_POLICY). @throws the Redis error. */
   policyFor: (channel: string) => Promise<'anyone' | 'requester'>;
@@ -43,8 +43,8 @@ export interface ContinueJobDeps {
 
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
 export type ContinueJobResult =
-  | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean }
-  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+  | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean; prompt: string }
+  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'empty' | 'docs_api' | 'internal' | 'uncertain'; message: string };
 
 /** Answer to a follow-up from someone outside a conversation the job's context came from. */
 export const NOT_A_READER_TEXT =
@@ -95,12 +95,18 @@ export function unknownJobText(jobId: string): string {
 export const UNCERTAIN_FOLLOWUP_TEXT =
   "I lost the answer to your follow-up (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it arrived. If the job's status doesn't show it working again, send it again.";
 
+/** Answer to a follow-up with nothing in it once the bot's mention is removed. */
+export const EMPTY_FOLLOWUP_TEXT = 'That reply has no instruction in it, so I did not send it to the agent.';
+
 /** A follow-up: who sends what to which job, and (for `/docs-reply`) from which channel. */
 export interface ContinueJobRequest {
   jobId: string;
   author: string;
-  /** Plain text, non-empty (Slack markup already converted). */
-  prompt: string;
+  /**
+   * The instruction as plain text, or how to make it from the Slack markup (mentions → names costs
+   * users.info calls): called only once the job is found and the author may continue it.
+   */
+  prompt: string | (() => Promise<string>);
   /** Where a `/docs-reply` was typed: it must be the job's own channel. */
   fromChannel?: string;
 }
@@ -110,8 +116,11 @@ export interface ContinueJobRequest {
  * then starts a new cycle: the status message shows the job working again (saying so when the
  * follow-up interrupted a run still active), and a poller watches this cycle, whose end is
  * announced mentioning `author`. Follow-ups to one job are sent one at a time across replicas (a
- * Redis lock per job), in no promised order: the lock is not a queue. Resumable like a start: a retry after a crash never sends twice, and says
- * so when it cannot tell whether the message arrived.
+ * Redis lock per job), in no promised order: the lock is not a queue. Resumable like a start: a
+ * retry after a crash never sends twice, and says so when it cannot tell whether the message
+ * arrived. The text is read (`req.prompt` called) only after the job is found, the request comes
+ * from its conversation and the author passed the access policy: a refused person costs no
+ * users.info call.
  *
  * @returns a result; never throws for docs API, Slack or Redis failures.
  */
@@ -131,22 +140,37 @@ export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRe
   }
 }
 
+/**
+ * Why `author` may not continue `rec` (undefined: they may), asked before the follow-up's text is
+ * read: the channel's follow-up policy, then (until admitted) the access policy, which spends no
+ * budget and costs no Slack call for someone it refuses, then (until sent) that they read every
+ * conversation the job's context came from.
+ */
+async function authorRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string, p: { sent?: 'sending' | 'done'; admitted?: boolean }): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
+  if (author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
+    const message = `Only <@${rec.requester}>, who started this job, can continue it (this channel's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
+    return { ok: false, reason: 'not_allowed', message };
+  }
+  if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+  if (p.sent !== 'done' && !p.admitted) {
+    const who = await deps.access.authorize({ user: author }, 'continue_job', rec.channel);
+    if (!who.allowed) return { ok: false, reason: 'refused', message: who.text };
+  }
+  // Context follows its readers: checked before anything is spent or sent (a retry that already sent skips it).
+  if (!p.sent) return readersRefusal(deps, rec, author);
+  return undefined;
+}
+
 async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps): Promise<ContinueJobResult> {
   const log = deps.logger.child({ jobId: req.jobId, author: req.author });
   const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean; admitted?: boolean };
   const rec = await deps.store.get(req.jobId);
   if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
-  if (req.author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
-    const message = `Only <@${rec.requester}>, who started this job, can continue it (this channel's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
-    return { ok: false, reason: 'not_allowed', message };
-  }
-  // Context follows its readers: checked before anything is spent or sent (a retry that already sent skips it).
-  if (!p.sent) {
-    const notReader = await readersRefusal(deps, rec, req.author);
-    if (notReader) return notReader;
-  }
-  if (p.sent === 'sending') return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
-  const call: AgentCall = { actor: { user: req.author }, channel: rec.channel, action: 'continue_job', project: rec.projectId, promptChars: req.prompt.length };
+  const refusal = await authorRefusal(deps, rec, req.author, p);
+  if (refusal) return refusal;
+  const prompt = typeof req.prompt === 'string' ? req.prompt : await req.prompt();
+  if (!prompt) return { ok: false, reason: 'empty', message: EMPTY_FOLLOWUP_TEXT };
+  const call: AgentCall = { actor: { user: req.author }, channel: rec.channel, action: 'continue_job', project: rec.projectId, promptChars: prompt.length };
   if (p.sent !== 'done' && !p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
     if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
@@ -155,7 +179,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   if (p.sent !== 'done') {
     await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
     try {
-      await deps.docsApi.forProject(rec.projectId).sendMessage(req.jobId, req.prompt);
+      await deps.docsApi.forProject(rec.projectId).sendMessage(req.jobId, prompt);
       deps.metrics?.agentJobStarted('follow_up');
     } catch (err) {
       // No answer after it may have arrived: it may have been delivered. A connection never made sent nothing.
@@ -184,6 +208,6 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   void deps.status.show(req.jobId);
   void deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', { title: rec.instruction, initiator: rec.requester });
-  audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: req.prompt.length });
-  return { ok: true, rec, cycle, interrupted };
+  audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: prompt.length });
+  return { ok: true, rec, cycle, interrupted, prompt };
 }

@@ -7,7 +7,6 @@ import { quote } from '../../platform/slack/limits.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
-import { userNameLookup } from '../../platform/slack/user-names.js';
 import { buildHomeView, type HomeDefaults } from './blocks.js';
 import { continueAgentJob } from './follow-up.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageDeps } from './messages.js';
@@ -43,6 +42,8 @@ export interface MessageIntake {
 }
 /** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
 export interface ReplyIntake extends Reply {
+  /** The workspace of the request (names are looked up per team); absent in intakes recorded before it was added. */
+  teamId?: string;
   jobId: string;
   /** The instruction as typed (Slack markup; plain text when `via` is `form`). */
   raw: string;
@@ -96,22 +97,24 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
     const { responseUrl: _r, ephemeralThreadTs: _e, ...req } = p;
     await startWithContext(deps, { ...req, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx, tell);
   });
-  intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleIncomingMessage(deps, p.msg, p.botUserId, ctx, ctx.jobId));
+  intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleIncomingMessage(deps, p.msg, p.botUserId, ctx, { key: ctx.jobId, receivedAt: ctx.receivedAt }));
   intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));
   intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
   intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));
 }
 
 /**
- * `/docs-reply` (and the follow-up form of "Document this thread"): sends the follow-up, posts a note in the job's thread ("@user continued this job
- * from the channel: …", once), and answers the person with a link to that thread.
+ * `/docs-reply` (and the follow-up form of "Document this thread"): sends the follow-up, posts a
+ * note in the job's thread ("@user continued this job from the channel: …", once), and answers the
+ * person with a link to that thread. The job is found and the person's access checked before the
+ * instruction's markup is converted.
  */
 async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: IntakeContext): Promise<void> {
-  const prompt = p.via === 'form' ? p.raw.trim() : await markupToText(p.raw, p.botUserId, userNameLookup(deps.slack));
+  const prompt = p.via === 'form' ? p.raw.trim() : () => markupToText(p.raw, p.botUserId, deps.names.lookup(p.teamId));
   const res = await deps.followups.run(p.jobId, () => continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx));
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
-  const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(prompt, 2800)}`;
+  const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(res.prompt, 2800)}`;
   await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) =>
     deps.logger.warn({ err }, 'could not post the /docs-reply note'),
   );

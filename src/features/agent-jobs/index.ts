@@ -16,6 +16,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { UserNames } from '../../platform/slack/user-names.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -66,6 +67,8 @@ export interface AgentJobsOptions {
   followupPolicyFor: (channel: string) => Promise<'anyone' | 'requester'>;
   /** The bot's Web API client. */
   slack: WebClient;
+  /** People's names for mentions (users.info on a client of their own, cached). */
+  names: Pick<UserNames, 'lookup'>;
   /** A client that rejects 429s, for status edits (the presenter waits out Retry-After itself). */
   statusSlack: WebClient;
   /** Where listeners record requests; the feature registers its handlers on it. */
@@ -127,6 +130,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     ...(o.context ? { context: o.context } : {}),
     continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, ...(o.conversations ? { conversations: o.conversations } : {}) },
     slack: o.slack,
+    names: o.names,
     logger,
     ignorePrefix: o.ignorePrefix,
     homeDefaults: o.homeDefaults,

@@ -54,7 +54,7 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
     const [jobId = ''] = text.split(/\s+/);
     const raw = text.slice(jobId.length).trim();
     if (!jobId || !raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE }));
-    const payload: ReplyIntake = { jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
+    const payload: ReplyIntake = { teamId: command.team_id, jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
     await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.reply, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };
 }

@@ -3,7 +3,7 @@ import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
-import { userNameLookup } from '../../platform/slack/user-names.js';
+import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up.js';
 import { startWithContext, type PromptContext } from './context.js';
 import type { StartJobDeps } from './service.js';
@@ -18,8 +18,10 @@ export interface MessageDeps {
   /** Reads the thread a mention was made in (and message links) into the prompt; absent: the instruction alone. */
   context?: PromptContext;
   continue: ContinueJobDeps;
-  /** Ephemeral answers, help (posted once), and users.info for names. */
-  slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'>; users: Pick<WebClient['users'], 'info'> };
+  /** Ephemeral answers and help (posted once). */
+  slack: PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'> };
+  /** People's names for mentions in the text (users.info, cached, on a client of their own). */
+  names: Pick<UserNames, 'lookup'>;
   logger: Logger;
   now: () => number;
   /** FOLLOWUP_IGNORE_PREFIX: thread replies starting with it are not sent to the agent. */
@@ -92,17 +94,24 @@ export class JobStillStartingError extends Error {
 /** Answer to a reply in the thread of a job that took too long to start. */
 export const STILL_STARTING_TEXT = 'This job is still starting, so I could not pass that on yet. Send it again in a few seconds.';
 
+/** The intake's facts about the message: its id (keys what is posted at most once) and when it was recorded (epoch ms). */
+export interface MessageReceipt {
+  key: string;
+  receivedAt: number;
+}
+
 /**
  * Acts on a person's message (recorded by the intake; `steps` carries what earlier tries did):
  * starts a job in the message's thread, continues the job whose thread it is in, or posts help.
  * A reply while its job is still being created waits for it (the intake retries) and is told
  * to send it again only if the job is not there by the last try. Follow-ups to one job run in
  * arrival order in this process. Failures are told to the person ephemerally in the thread.
+ * Who may start or continue a job is asked before the text is converted (mentions → names).
  *
- * @param key - unique per message (the intake's id): keys what is posted at most once.
  * @throws {JobStillStartingError} to be retried; Redis errors.
  */
-export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined, steps: Steps, key: string): Promise<void> {
+export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined, steps: Steps, receipt: MessageReceipt): Promise<void> {
+  const { key, receivedAt } = receipt;
   const client = deps.slack;
   const decision = await decide(deps, msg, botUserId);
   const log = deps.logger.child({ channel: msg.channel, ts: msg.ts, action: decision.action });
@@ -119,22 +128,35 @@ export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMess
       await tellAuthor(STILL_STARTING_TEXT);
       return;
     case 'help':
-      await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: deps.now() });
+      await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: receivedAt });
       return;
     case 'followup':
       await deps.followups.run(decision.jobId, async () => {
-        const prompt = await markupToText(msg.text, botUserId, userNameLookup(client));
-        if (!prompt) return void (await tellAuthor('That reply has no instruction in it, so I did not send it to the agent.'));
+        const prompt = () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
         const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt }, steps);
         if (!res.ok) await tellAuthor(res.message);
       });
       return;
     case 'start': {
-      const instruction = await markupToText(msg.text, botUserId, userNameLookup(client));
+      if (!(await mayStart(deps, msg, steps, tellAuthor))) return;
+      const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
       // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
       const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
-      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key, ...thread };
+      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key, receivedAt, ...thread };
       await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
     }
   }
+}
+
+/**
+ * Whether the author may start a job here (the access policy, no budget spent), asked before the
+ * message's text is converted; a refusal is told once (saved in `steps`).
+ */
+async function mayStart(deps: MessageDeps, msg: IncomingMessage, steps: Steps, tell: (text: string) => Promise<unknown>): Promise<boolean> {
+  if (steps.progress.startRefused) return false;
+  const decision = await deps.start.access.authorize({ user: msg.user, teamId: msg.teamId }, 'start_job', msg.channel);
+  if (decision.allowed) return true;
+  await steps.save({ startRefused: true });
+  await tell(decision.text);
+  return false;
 }

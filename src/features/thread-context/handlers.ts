@@ -25,7 +25,7 @@ export interface PreviewIntake {
 }
 
 /** What the handlers need. */
-export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'logger' | 'reader'> {
+export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'names' | 'logger' | 'reader'> {
   slack: ThreadContextDeps['slack'] & { views: Pick<WebClient['views'], 'update'> };
   /** Asked before the thread is read: a person who may not start jobs there sees why, and nothing is read. */
   access: Pick<AccessGate, 'authorize'>;

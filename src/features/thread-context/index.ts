@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import { Quota } from '../../platform/quota.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import type { UserNames } from '../../platform/slack/user-names.js';
 import type { PromptContext, ThreadOwner } from '../agent-jobs/index.js';
 import { PREVIEWS_PER_MINUTE, registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -23,8 +24,10 @@ export { MODAL_CALLBACK_ID as DOCUMENT_THREAD_MODAL, SHORTCUT_CALLBACK_ID as DOC
 
 /** What the feature is built from. */
 export interface ThreadContextOptions {
-  /** The bot's Web API client (conversations.replies / .members, users.info, auth.test, views.open / .update). */
+  /** The bot's Web API client (conversations.replies / .members, auth.test, views.open / .update). */
   slack: ThreadContextSlack & { views: Pick<WebClient['views'], 'open' | 'update'> };
+  /** People's names for mentions and authors (users.info on a client of their own, cached). */
+  names: Pick<UserNames, 'lookup'>;
   /** Where the shortcut records its requests; the feature registers its handlers on it. */
   intake: Intake;
   /** Who may start a job from the shortcut: asked before the thread is read and at submission. */
@@ -55,7 +58,7 @@ export interface ThreadContext {
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
   const reader = new ThreadReader({ slack: o.slack });
-  const deps = { slack: o.slack, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels, reader };
+  const deps = { slack: o.slack, names: o.names, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels, reader };
   const previews = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:thread-context:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 }) : undefined;
   registerHandlers(o.intake, { ...deps, access: o.access, ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) });
   return {

@@ -1,19 +1,16 @@
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import { MembersUnknownError, type ConversationDirectory, type Visibility } from '../../platform/slack/conversations.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
-import { userNameLookup } from '../../platform/slack/user-names.js';
+import type { UserNames } from '../../platform/slack/user-names.js';
 import { assemblePrompt, formatThread, isContext, type ContextSection, type PromptStats } from './format.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
 import { botSelf, ThreadUnreadableError, unreadable, unreadCount, type ThreadReader, type ThreadReadSlack, type ThreadRead } from './read.js';
 
 export { botSelf, ThreadUnreadableError, unreadable };
 
-/** The Web API methods the context is read with (scopes: *:history, *:read, users:read). */
-export interface ThreadContextSlack extends ThreadReadSlack {
-  users: Pick<WebClient['users'], 'info'>;
-}
+/** The Web API methods the context is read with (scopes: *:history, *:read). */
+export type ThreadContextSlack = ThreadReadSlack;
 
 /** What reading and building context needs. */
 export interface ThreadContextDeps {
@@ -22,6 +19,8 @@ export interface ThreadContextDeps {
   conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
   /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded (empty: any). */
   allowedChannels: readonly string[];
+  /** People's names for mentions and authors (users.info on a client of their own, cached). */
+  names: Pick<UserNames, 'lookup'>;
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: the longest prompt, instruction included. */
   maxChars: number;
@@ -42,6 +41,8 @@ function withUnread(lines: string[], read: ThreadRead): string[] {
 
 /** A request whose instruction may get Slack context. */
 export interface ContextRequest {
+  /** The requester's workspace (names are looked up per team); omitted: the bot's own. */
+  teamId?: string;
   channel: string;
   requester: string;
   /** Plain text (Slack markup already converted), trimmed. */
@@ -120,7 +121,7 @@ export async function privateSourcesLine(deps: ThreadContextDeps, jobChannel: st
  */
 export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest): Promise<ContextResult> {
   const self = await botSelf(deps.slack);
-  const lookup = userNameLookup(deps.slack);
+  const lookup = deps.names.lookup(req.teamId);
   const sections: ContextSection[] = [];
   const sources: string[] = [];
   if (req.thread) {
@@ -165,7 +166,7 @@ export type ThreadPreview =
  * line of the first one (plain text).
  * @throws transient Slack errors.
  */
-export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth' | 'users'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
+export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth'>; names: Pick<UserNames, 'lookup'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
   let read: ThreadRead;
   try {
     read = await deps.reader.firstPage(channel, ts);
@@ -177,7 +178,7 @@ export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'aut
   const kept = read.messages.filter((m) => isContext(m, self));
   const replyUsers = (read.messages[0] as { reply_users?: string[] } | undefined)?.reply_users ?? [];
   const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter((u) => u && u !== self.userId);
-  const firstText = await markupToText(kept[0]?.text ?? '', self.userId, userNameLookup(deps.slack));
+  const firstText = await markupToText(kept[0]?.text ?? '', self.userId, deps.names.lookup());
   const firstLine = firstText.split('\n')[0]?.trim() ?? '';
   return { ok: true, messages: kept.length + unreadCount(read), authors, firstLine };
 }

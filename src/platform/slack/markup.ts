@@ -1,29 +1,35 @@
 /**
  * Resolves a user id to a display name (`alice`), or undefined when unknown.
- * Usually backed by users.info with a cache.
+ * Usually backed by users.info with a cache (`UserNames` in user-names.ts).
  */
 export type UserNameLookup = (userId: string) => Promise<string | undefined>;
+
+/** Most distinct people {@link markupToText} looks up per text (issue #15: one pasted message must not cost thousands of users.info calls). */
+export const MAX_NAME_LOOKUPS = 25;
 
 /**
  * Turns Slack message markup into plain readable text for the docs agent's prompt
  * (Slack docs: "Formatting text for app surfaces" — mentions, channel links, URLs, special mentions,
  * and the `&amp; &lt; &gt;` escapes):
  * - the bot's own mention is removed;
- * - `<@U123>` / `<@U123|alice>` → `@alice` (via `lookup`, else the label, else the id);
+ * - `<@U123>` / `<@U123|alice>` → `@alice` (via `lookup`, else the label, else the id); only the
+ *   first {@link MAX_NAME_LOOKUPS} distinct people are looked up, each once: the others keep their
+ *   label or id (`@U123`);
  * - `<#C1|docs>` → `#docs` (`<#C1>` → `#C1`);
  * - `<https://x|label>` → `label (https://x)`, `<https://x>` and `<mailto:a@b|a@b>` → the URL or label;
  * - `<!here>`, `<!channel>`, `<!everyone>` → `@here`…; `<!subteam^S1|@docs-team>` → `@docs-team`;
  * - whitespace left by removals is tidied, and the result trimmed.
+ * A failed lookup counts as unknown (never throws).
  */
 export async function markupToText(text: string, botUserId: string | undefined, lookup: UserNameLookup): Promise<string> {
   const tokens = [...text.matchAll(/<([^<>]+)>/g)];
-  const replacements = await Promise.all(tokens.map((m) => replaceToken(m[1] ?? '', botUserId, lookup)));
+  const names = await lookUpNames(tokens.map((m) => m[1] ?? ''), botUserId, lookup);
   let out = '';
   let last = 0;
-  tokens.forEach((m, i) => {
-    out += text.slice(last, m.index) + replacements[i];
+  for (const m of tokens) {
+    out += text.slice(last, m.index) + replaceToken(m[1] ?? '', botUserId, names);
     last = (m.index ?? 0) + m[0].length;
-  });
+  }
   out += text.slice(last);
   return unescapeSlackText(out)
     .replace(/[ \t]{2,}/g, ' ')
@@ -31,13 +37,25 @@ export async function markupToText(text: string, botUserId: string | undefined, 
     .trim();
 }
 
-async function replaceToken(inner: string, botUserId: string | undefined, lookup: UserNameLookup): Promise<string> {
+/** The names of the first {@link MAX_NAME_LOOKUPS} distinct people mentioned in `inners` (one lookup each, in parallel). */
+async function lookUpNames(inners: string[], botUserId: string | undefined, lookup: UserNameLookup): Promise<Map<string, string | undefined>> {
+  const ids = new Set<string>();
+  for (const inner of inners) {
+    const [target = ''] = splitLabel(inner);
+    if (!target.startsWith('@') || target.slice(1) === botUserId) continue;
+    ids.add(target.slice(1));
+    if (ids.size >= MAX_NAME_LOOKUPS) break;
+  }
+  const entries = await Promise.all([...ids].map(async (id) => [id, await lookup(id).catch(() => undefined)] as const));
+  return new Map(entries);
+}
+
+function replaceToken(inner: string, botUserId: string | undefined, names: ReadonlyMap<string, string | undefined>): string {
   const [target = '', label] = splitLabel(inner);
   if (target.startsWith('@')) {
     const id = target.slice(1);
     if (id === botUserId) return '';
-    const name = (await lookup(id).catch(() => undefined)) ?? label ?? id;
-    return `@${name}`;
+    return `@${names.get(id) ?? label ?? id}`;
   }
   if (target.startsWith('#')) return `#${label ?? target.slice(1)}`;
   if (target.startsWith('!')) {

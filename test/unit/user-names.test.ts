@@ -1,0 +1,96 @@
+import { ErrorCode, type WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { UserNames } from '../../src/platform/slack/user-names.js';
+import { createWebClient } from '../../src/platform/slack/web-client.js';
+import { arrayLogger } from '../helpers/logs.js';
+
+/**
+ * UserNames (users.info for mentions): shared in-flight lookups, a cache keyed by team that keeps
+ * failures briefly, and a 429 that pauses only the name lookups (issue #15 item 2, issue #17).
+ */
+
+type Info = WebClient['users']['info'];
+
+/** A users.info that answers `alice` for U0ALICE, user_not_found otherwise, after `delayMs`. */
+function fakeInfo(delayMs = 5) {
+  return vi.fn(async ({ user }: { user: string }) => {
+    await new Promise((r) => setTimeout(r, delayMs));
+    if (user !== 'U0ALICE') throw Object.assign(new Error('An API error occurred: user_not_found'), { code: ErrorCode.PlatformError, data: { ok: false, error: 'user_not_found' } });
+    return { ok: true, user: { id: user, name: 'alice.h', profile: { display_name: 'alice', real_name: 'Alice H' } } };
+  });
+}
+
+// The clock starts past 0: lru-cache treats a start time of 0 as "no TTL".
+function names(info: ReturnType<typeof fakeInfo>, now = { t: 1_000_000 }) {
+  const { logger, lines } = arrayLogger();
+  const n = new UserNames({ users: { info: info as unknown as Info } }, { logger, perf: { now: () => now.t }, ttlMs: 3_600_000, failureTtlMs: 60_000 });
+  return { n, lines, now };
+}
+
+describe('UserNames', () => {
+  it('fifty concurrent lookups of one person make one users.info call; later ones come from the cache', async () => {
+    const info = fakeInfo();
+    const { n } = names(info);
+    const lookup = n.lookup('T1');
+    expect(await Promise.all(Array.from({ length: 50 }, () => lookup('U0ALICE')))).toEqual(Array(50).fill('alice'));
+    expect(await lookup('U0ALICE')).toBe('alice');
+    expect(info).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed lookup is kept briefly (one call for a flood of the same unknown id), then asked again', async () => {
+    const info = fakeInfo();
+    const { n, now } = names(info);
+    const lookup = n.lookup('T1');
+    expect(await Promise.all([lookup('U0NOBODY'), lookup('U0NOBODY')])).toEqual([undefined, undefined]);
+    expect(await lookup('U0NOBODY')).toBeUndefined();
+    expect(info).toHaveBeenCalledTimes(1);
+    now.t += 60_001;
+    expect(await lookup('U0NOBODY')).toBeUndefined();
+    expect(info).toHaveBeenCalledTimes(2);
+  });
+
+  it('names are cached per team: the same id in another team is its own lookup', async () => {
+    const info = fakeInfo();
+    const { n } = names(info);
+    await n.lookup('T1')('U0ALICE');
+    await n.lookup('T2')('U0ALICE');
+    await n.lookup('T1')('U0ALICE');
+    expect(info).toHaveBeenCalledTimes(2);
+  });
+
+  it("after Slack's 429 every lookup answers unknown without a call until Retry-After has passed", async () => {
+    const info = fakeInfo();
+    info.mockRejectedValueOnce(Object.assign(new Error('A rate limit was exceeded'), { code: ErrorCode.RateLimitedError, retryAfter: 30 }));
+    const { n, now, lines } = names(info);
+    const lookup = n.lookup('T1');
+    expect(await lookup('U0ALICE')).toBeUndefined();
+    expect(await lookup('U0BOB')).toBeUndefined();
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['Slack is rate limiting users.info; names are left as ids meanwhile']);
+    now.t += 30_001;
+    expect(await lookup('U0BOB')).toBeUndefined(); // user_not_found, asked
+    expect(info).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('UserNames on its own client, against the fake Slack', () => {
+  let slack: FakeSlack;
+  beforeEach(async () => {
+    slack = await startFakeSlack({ botToken: 'xoxb-names' });
+  });
+  afterEach(() => slack.close());
+
+  it("Slack's 429 on users.info (Retry-After 30 s) neither holds the lookup nor pauses the client that posts", async () => {
+    const { logger } = arrayLogger();
+    const opts = { token: 'xoxb-names', slackApiUrl: slack.url, logger };
+    const poster = createWebClient(opts);
+    const n = new UserNames(createWebClient({ ...opts, rejectRateLimitedCalls: true }), { logger });
+    slack.failNext('users.info', { status: 429, retryAfterS: 30 });
+    const started = Date.now();
+    expect(await n.lookup()('U0ALICE')).toBeUndefined();
+    await poster.chat.postMessage({ channel: 'C0DOCS', text: 'status' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(slack.calls.filter((c) => c.method === 'users.info').map((c) => c.status)).toEqual([429]);
+  });
+});
