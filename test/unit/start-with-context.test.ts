@@ -49,7 +49,7 @@ describe('startWithContext', () => {
     // The job records where its context came from: follow-ups need their authors in each.
     expect(h.deps.start.store.create).toHaveBeenCalledWith(expect.objectContaining({ jobId: 'job_ctx', contextFrom: 'C1,CPRIV' }));
     expect(h.createJob).toHaveBeenCalledWith('Document this\n\nContext: …');
-    expect(h.deps.context).toHaveBeenCalledWith({ channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', thread: { ts: '1700000000.000001' } });
+    expect(h.deps.context).toHaveBeenCalledWith({ teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', thread: { ts: '1700000000.000001' } });
     expect(JSON.stringify(vi.mocked(h.deps.start.slack.chat.postMessage).mock.calls[0]?.[0])).not.toContain('Context:');
     expect(h.told).toEqual(['One link was not expanded …']);
     // A retry (the intake's) reads nothing again and says nothing again.
