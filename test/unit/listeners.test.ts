@@ -7,7 +7,7 @@ import { MODAL_CALLBACK_ID } from '../../src/features/thread-context/blocks.js';
 import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/thread-context/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/visitors/listeners.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
+import { BUSY_TEXT, EventNotRecordedError } from '../../src/platform/slack/edge.js';
 
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
@@ -110,17 +110,22 @@ describe('agent-jobs listeners', () => {
     expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.message', 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything());
   });
 
-  it('a thread reply when Redis fails: the person is told in the thread, ephemerally; nothing thrown', async () => {
+  it('a thread reply when Redis fails: thrown (the edge does not ack, so Slack redelivers it); the person is told only on Slack\'s last retry', async () => {
     const h = harness({ recordFails: true });
-    await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
+    await expect(messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never)).rejects.toBeInstanceOf(EventNotRecordedError);
+    expect(h.postEphemeral).not.toHaveBeenCalled();
+    const last = { ...event({ thread_ts: '1700000000.000100', text: 'also add Go' }), context: { botUserId: 'U0DOCSBOT', retryNum: 3 } };
+    await expect(messageEvent(h.deps)(last as never)).rejects.toBeInstanceOf(EventNotRecordedError);
     expect(h.postEphemeral).toHaveBeenCalledExactlyOnceWith({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: '1700000000.000100', text: BUSY_TEXT });
     expect(h.errors()).toEqual([]);
   });
 
-  it('App Home when Redis fails: a warning, nothing thrown (the tab shows what it showed before)', async () => {
+  it('App Home when Redis fails: thrown, so Slack redelivers it (the tab shows what it showed before)', async () => {
     const h = harness({ recordFails: true });
-    await appHomeOpenedEvent(h.deps)({ event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: 'Ev2' } } as never);
-    expect(h.warnings()).toEqual(['could not record an App Home visit']);
+    await expect(appHomeOpenedEvent(h.deps)({ event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: 'Ev2' }, context: {} } as never)).rejects.toBeInstanceOf(
+      EventNotRecordedError,
+    );
+    expect(h.warnings()).toEqual(['could not record an event; not acked, so Slack redelivers it']);
   });
 
   it('"Start it again" when Redis fails: acked, and told through the response_url (which here fails too: still no throw)', async () => {

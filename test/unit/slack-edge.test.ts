@@ -254,14 +254,36 @@ describe('Redis will not take the record: the person is told, nothing is half-cr
     expect(recorded).toEqual([]);
   });
 
-  it('a thread reply (event): acked once the person is told (in the thread, ephemerally); nothing recorded', async () => {
+  const busyEvent = (eventId: string) => ({ type: 'event_callback', team_id: slack.teamId, event_id: eventId, event: { type: 'message', channel: 'C0DOCS', user: 'U0ALICE', ts: '1700000001.000200', thread_ts: '1700000000.000100', text: 'also add Go' } });
+
+  it('a thread reply (event): not acked (503), so Slack redelivers it; nothing recorded, nobody told yet, a warning, not an error', async () => {
     redisDown = true;
-    const event = { type: 'event_callback', team_id: slack.teamId, event_id: 'EvBUSY1', event: { type: 'message', channel: 'C0DOCS', user: 'U0ALICE', ts: '1700000001.000200', thread_ts: '1700000000.000100', text: 'also add Go' } };
-    const res = await send(JSON.stringify(event), JSON_TYPE);
-    expect(res.status).toBe(200);
-    expect(postEphemeral).toHaveBeenCalledWith({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: '1700000000.000100', text: BUSY_TEXT });
+    const res = await send(JSON.stringify(busyEvent('EvBUSY1')), JSON_TYPE);
+    expect(res.status).toBe(503);
+    expect(postEphemeral).not.toHaveBeenCalled();
     expect(recorded).toEqual([]);
-    expect(warnings()).toContain('could not record a message; told the person to try again');
+    expect(warnings()).toEqual(['could not record an event; not acked, so Slack redelivers it']);
     expect(levels(50)).toEqual([]);
+    // Redis is back by the redelivery: recorded once, acked.
+    redisDown = false;
+    const again = await postRaw(url, JSON.stringify(busyEvent('EvBUSY1')), { 'Content-Type': JSON_TYPE, 'X-Slack-Retry-Num': '1', 'X-Slack-Retry-Reason': 'http_error', ...signatureHeaders(SECRET, JSON.stringify(busyEvent('EvBUSY1')), nowS()) });
+    expect(again.status).toBe(200);
+    expect(recorded.map((r) => r.id)).toEqual(['msg-C0DOCS-1700000001.000200']);
+  });
+
+  it("Slack's last retry (X-Slack-Retry-Num 3) that still cannot be recorded: the person is told in the thread, ephemerally", async () => {
+    redisDown = true;
+    const body = JSON.stringify(busyEvent('EvBUSY2'));
+    const res = await postRaw(url, body, { 'Content-Type': JSON_TYPE, 'X-Slack-Retry-Num': '3', 'X-Slack-Retry-Reason': 'http_error', ...signatureHeaders(SECRET, body, nowS()) });
+    expect(res.status).toBe(503);
+    expect(postEphemeral).toHaveBeenCalledExactlyOnceWith({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: '1700000000.000100', text: BUSY_TEXT });
+    expect(levels(50)).toEqual([]);
+  });
+
+  it('App Home opened (event): not acked (503) either', async () => {
+    redisDown = true;
+    const event = { type: 'event_callback', team_id: slack.teamId, event_id: 'EvBUSY3', event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' } };
+    expect((await send(JSON.stringify(event), JSON_TYPE)).status).toBe(503);
+    expect(recorded).toEqual([]);
   });
 });

@@ -3,9 +3,8 @@ import type { WebClient } from '@slack/web-api';
 import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
 import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './handlers.js';
 import type { IncomingMessage } from './messages.js';
@@ -13,7 +12,7 @@ import type { IncomingMessage } from './messages.js';
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
 export interface AgentJobsListenerDeps {
   intake: Pick<Intake, 'record'>;
-  /** Answers a message whose intake could not be recorded. */
+  /** Tells the author of a message that could not be recorded, on Slack's last retry (ephemeral). */
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job). */
@@ -68,16 +67,13 @@ export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_shar
  * write). The intake id is the message's `(channel, ts)`, so the `message` and `app_mention`
  * events of one message, and Slack's retries and redeliveries, act once.
  */
-async function recordMessage(deps: AgentJobsListenerDeps, msg: IncomingMessage, eventId: string, botUserId: string | undefined): Promise<void> {
+async function recordMessage(deps: AgentJobsListenerDeps, msg: IncomingMessage, eventId: string, context: { botUserId?: string; retryNum?: number }): Promise<void> {
+  const botUserId = context.botUserId;
   const forBot = msg.viaMention || msg.channelType === 'im' || msg.thread_ts !== undefined || mentionsUser(msg.text, botUserId);
   if (!forBot) return;
   const payload: MessageIntake = { msg, botUserId };
-  try {
-    await deps.intake.record(INTAKE.message, `msg-${msg.channel}-${msg.ts}`, eventId, payload);
-  } catch (err) {
-    deps.logger.warn({ err, channel: msg.channel }, 'could not record a message; told the person to try again');
-    await deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text: BUSY_TEXT }).catch(() => undefined);
-  }
+  const tell = (text: string) => deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
+  await recordEvent(deps.intake, deps.logger, { kind: INTAKE.message, id: `msg-${msg.channel}-${msg.ts}`, requestId: eventId, payload, retryNum: context.retryNum }, tell);
 }
 
 /** `message` events (message.channels / .groups / .im): people's messages only, never bots'. */
@@ -96,7 +92,7 @@ export function messageEvent(deps: AgentJobsListenerDeps) {
       ...(typeof e.thread_ts === 'string' ? { thread_ts: e.thread_ts } : {}),
       viaMention: false,
     };
-    await recordMessage(deps, msg, b.event_id, context.botUserId);
+    await recordMessage(deps, msg, b.event_id, context);
   };
 }
 
@@ -106,17 +102,20 @@ export function appMentionEvent(deps: AgentJobsListenerDeps) {
     if (event.bot_id || !event.user) return;
     const b = body as { team_id: string; event_id: string };
     const msg: IncomingMessage = { teamId: b.team_id, channel: event.channel, user: event.user, text: event.text, ts: event.ts, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), viaMention: true };
-    await recordMessage(deps, msg, b.event_id, context.botUserId);
+    await recordMessage(deps, msg, b.event_id, context);
   };
 }
 
-/** `app_home_opened` (Home tab): recorded (`agent-jobs.home`); the worker publishes the person's jobs. */
+/**
+ * `app_home_opened` (Home tab): recorded (`agent-jobs.home`); the worker publishes the person's
+ * jobs. Not recorded (Redis down): not acked, so Slack redelivers it (the tab shows what it showed).
+ */
 export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
-  return async ({ event, body }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
     const payload: HomeIntake = { teamId: b.team_id, user: event.user };
-    await deps.intake.record(INTAKE.home, `home-${b.event_id}`, b.event_id, payload).catch((err: unknown) => deps.logger.warn({ err }, 'could not record an App Home visit'));
+    await recordEvent(deps.intake, deps.logger, { kind: INTAKE.home, id: `home-${b.event_id}`, requestId: b.event_id, payload, retryNum: context.retryNum });
   };
 }
 

@@ -14,7 +14,8 @@ export interface EdgeResponse {
 /**
  * How one request ended, for metrics and tests: `acked`; `unhandled` (no listener took it; answered
  * politely); `malformed` (400, or 413 when too large); `rejected` (signature or timestamp refused:
- * 401); `busy` (no ack within the budget: the intake could not record it); `failed` (a listener threw).
+ * 401); `busy` (the intake could not record it: no ack within the budget, or an event left unacked, 503, so
+ * Slack redelivers it); `failed` (a listener threw).
  */
 export type EdgeOutcome = 'acked' | 'unhandled' | 'malformed' | 'rejected' | 'busy' | 'failed';
 
@@ -32,6 +33,28 @@ export interface SlackEdgeOptions {
   commands: readonly string[];
   /** Milliseconds a listener may take to ack before the edge answers for it (Slack waits 3 s). @defaultValue 2500 */
   ackTimeoutMs?: number;
+}
+
+/**
+ * Thrown by an event's listener when its intake could not be recorded: the edge then does not ack
+ * the event (HTTP 503; in Socket Mode the envelope stays unacked), so Slack redelivers it. The
+ * Redis error is the `cause`.
+ */
+export class EventNotRecordedError extends Error {
+  constructor(
+    readonly intakeKind: string,
+    options: { cause: unknown },
+  ) {
+    super(`could not record a ${intakeKind} event; not acked, so Slack redelivers it`, options);
+    this.name = 'EventNotRecordedError';
+  }
+}
+
+/** Whether `err` is (or wraps, as Bolt's UnknownError / MultipleListenerError do) an {@link EventNotRecordedError}. */
+function notRecorded(err: unknown): boolean {
+  if (err instanceof EventNotRecordedError) return true;
+  const e = err as { original?: unknown; originals?: unknown[] } | null;
+  return Boolean(e && (notRecorded(e.original) || (Array.isArray(e.originals) && e.originals.some(notRecorded))));
 }
 
 /** Answer of a listener that could not ack in time (its intake could not be recorded). */
@@ -111,6 +134,8 @@ export class SlackEdge {
     try {
       await this.app?.processEvent({ body, ack, ...(meta.retryNum !== undefined ? { retryNum: meta.retryNum } : {}), ...(meta.retryReason ? { retryReason: meta.retryReason } : {}) });
     } catch (err) {
+      // Not recorded (the listener said so in one warning): not acked, so Slack redelivers it.
+      if (kind === 'event' && notRecorded(err)) return send('busy', { status: 503 });
       this.opts.logger.error({ err }, 'a listener failed');
       return send('failed', kind === 'event' ? { status: 503 } : { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' } : {} });
     } finally {

@@ -1,7 +1,7 @@
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../logger.js';
-import { BUSY_TEXT } from './edge.js';
+import { BUSY_TEXT, EventNotRecordedError } from './edge.js';
 import { postToResponseUrl } from './respond.js';
 
 /** One request to record: its intake kind, the id derived from the request, the request's id for logs, what the handler gets. */
@@ -49,4 +49,25 @@ export async function recordInteraction<T>(
     return;
   }
   await ack();
+}
+
+/** Slack retries an Events API delivery that was not acked up to 3 times (nearly at once, after 1 minute, after 5 minutes; Slack docs: Events API, "Retries"). */
+export const SLACK_EVENT_RETRIES = 3;
+
+/**
+ * An event's listener: records the intake (the edge acks once the listener returns). When Redis
+ * would not take it, logs one warning and throws {@link EventNotRecordedError}, so the event is not
+ * acked and Slack redelivers it; on Slack's last retry (`retryNum` {@link SLACK_EVENT_RETRIES}) the
+ * person is told through `tellOnLastTry` first, since no redelivery follows.
+ * @throws {EventNotRecordedError}
+ */
+export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Logger, e: IntakeEntry<T> & { retryNum?: number | undefined }, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<void> {
+  try {
+    await intake.record(e.kind, e.id, e.requestId, e.payload);
+  } catch (err) {
+    const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
+    logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, last ? 'could not record an event on Slack\'s last try; told the person' : 'could not record an event; not acked, so Slack redelivers it');
+    if (last && tellOnLastTry) await tellOnLastTry(BUSY_TEXT).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
+    throw new EventNotRecordedError(e.kind, { cause: err });
+  }
 }
