@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { readConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
 import { startBot, type RunningBot } from '../src/main.js';
+import { agentViewScene } from './agent-view-script.js';
 import { startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
@@ -33,6 +34,8 @@ const APP_TOKEN = `xapp-1-A0DOCSAPP-sandbox-${randomBytes(6).toString('hex')}`;
 const SOCKET_MODE = process.argv.slice(2).includes('--socket-mode');
 const CHANNEL = 'C0DOCS';
 const color = process.stdout.isTTY === true;
+/** @alice's DM with the bot once the script used the Messages tab (printed after #docs). */
+let dmChannel: string | undefined;
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const dim = (s: string) => (color ? `\u001b[2m${s}\u001b[0m` : s);
@@ -115,6 +118,7 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
   say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
   await documentThread(sb);
+  dmChannel = await agentViewScene(sb, { say, dim, bold }, CHANNEL);
   say(`@dana (a workspace admin) in #docs: /docs-settings`);
   await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });
   await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0ADMIN' && m.text.startsWith('Docs Agent settings')), 10_000);
@@ -157,6 +161,11 @@ async function repl(sb: Sandbox, interactive: boolean): Promise<void> {
   say(bold('#docs, as the people in it see it:'));
   commands.show(CHANNEL);
   say();
+  if (dmChannel) {
+    say(bold("Docs Agent's Messages tab, as @alice sees it:"));
+    commands.show(dmChannel);
+    say();
+  }
   if (!interactive) return;
   say(bold('Your turn.') + ' Commands run as @alice in #docs:');
   REPL_HELP.forEach((line) => say(line));

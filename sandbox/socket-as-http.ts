@@ -10,7 +10,7 @@ import type { DriverResponse, SlackDriver } from './slack-driver.js';
 import type { SocketModeDriver } from './socket-driver.js';
 
 /** What the sandbox sends to the bot: the person's actions of {@link SlackDriver} it uses. */
-export type SandboxDriver = Pick<SlackDriver, 'slashCommand' | 'message' | 'appMention' | 'blockAction' | 'appHomeOpened' | 'messageShortcut' | 'viewSubmission'>;
+export type SandboxDriver = Pick<SlackDriver, 'slashCommand' | 'message' | 'appMention' | 'blockAction' | 'appHomeOpened' | 'appContextChanged' | 'messageShortcut' | 'viewSubmission'>;
 
 function asResponse(ack: AckRecord): DriverResponse {
   const body = ack.payload === undefined ? '' : JSON.stringify(ack.payload);
@@ -31,6 +31,7 @@ export function socketDriverAsHttp(driver: SocketModeDriver): SandboxDriver {
     },
     blockAction: async (p) => asResponse(await driver.blockAction(p)),
     appHomeOpened: async (user, o) => asResponse(await driver.appHomeOpened(user, o)),
+    appContextChanged: async (user, viewing, o) => asResponse(await driver.appContextChanged(user, viewing, o)),
     messageShortcut: async (p) => asResponse(await driver.messageShortcut(p)),
     viewSubmission: async (p) => asResponse(await driver.viewSubmission(p)),
   };

@@ -76,7 +76,7 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
     const status = await statusMessage(sb.slack, jobIdOf(n), 'D0ALICE');
     expect(status.thread_ts).toBe(click.ts);
     const lines = sb.slack.agent.loadingLines.filter((l) => l.channel === 'D0ALICE' && l.threadTs === click.ts).map((l) => l.status);
-    expect(lines).toEqual(['is reading the thread…', 'is starting the docs agent…']);
+    expect(lines).toEqual(['is reading the thread…', 'is starting the job…']);
   });
 
   it('no offer for a channel the person is not in, nor one the bot cannot read', async () => {
@@ -97,7 +97,7 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
     const key = `D0ALICE:${dm.ts}`;
     const session = await sb.slack.waitFor(() => (sb.slack.agent.sessions.get(key)?.statuses.includes('active') ? sb.slack.agent.sessions.get(key) : undefined), 15_000);
     expect(session).toMatchObject({ title: 'Add a quickstart for the Python SDK', initiator: 'U0ALICE', statuses: ['processing', 'active'] });
-    expect(sb.slack.agent.loadingLines.filter((l) => l.threadTs === dm.ts).map((l) => l.status)).toEqual(['is starting the docs agent…']);
+    expect(sb.slack.agent.loadingLines.filter((l) => l.threadTs === dm.ts).map((l) => l.status)).toEqual(['is starting the job…']);
     expect(sb.slack.agent.loading.get(key)).toBeUndefined(); // cleared once the bot posted
     expect(threadReplies(sb.slack, 'D0ALICE', dm.ts).length).toBeGreaterThan(0); // the result, in that thread
 

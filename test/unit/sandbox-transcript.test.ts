@@ -64,3 +64,26 @@ describe('transcript buttons', () => {
     expect(lines).toBe('== Your recent docs jobs ==\n*Fix typo* for @bob\n[ Open ]');
   });
 });
+
+describe('transcript of the agent view', () => {
+  it('shows the Messages tab suggestions, loading lines where they appeared, and each thread session', async () => {
+    await web.assistant.threads.setSuggestedPrompts({ channel_id: 'D0ALICE', title: 'Ask the docs agent', prompts: [{ title: 'Fix typos', message: 'Fix the typos' }] });
+    expect(renderTranscript(slack)).toBe(['── @alice (DM) ──', '✦ Ask the docs agent:', '  [ Fix typos ]'].join('\n'));
+    const ask = slack.addUserMessage({ channel: 'D0ALICE', user: 'U0ALICE', text: 'Fix the typos' });
+    await web.assistant.threads.setStatus({ channel_id: 'D0ALICE', thread_ts: ask.ts, status: 'is starting the job…' });
+    await web.chat.postMessage({ channel: 'D0ALICE', thread_ts: ask.ts, text: 'Working' });
+    await web.agents.sessions.setStatus({ channel_id: 'D0ALICE', thread_ts: ask.ts, status: 'processing', title: 'Fix the typos' });
+    await web.agents.sessions.setStatus({ channel_id: 'D0ALICE', thread_ts: ask.ts, status: 'active' });
+    expect(renderTranscript(slack)).toBe(
+      [
+        '── @alice (DM) ──',
+        '✦ Ask the docs agent:',
+        '  [ Fix typos ]',
+        'alice: Fix the typos',
+        '  └ ⋯ Docs Agent is starting the job…',
+        '  └ Docs Agent: Working',
+        '  └ ◆ agent session “Fix the typos”: processing → active',
+      ].join('\n'),
+    );
+  });
+});

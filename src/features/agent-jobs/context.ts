@@ -92,7 +92,7 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
   }
   const { thread: _thread, ...start } = req;
   const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}) } : {};
-  if (at) await deps.start.agent?.loading(at, 'is starting the docs agent…');
+  if (at) await deps.start.agent?.loading(at, 'is starting the job…');
   try {
     const res = await startAgentJob(deps.start, { ...start, ...context }, steps);
     if (!res.ok && res.message) await tell(res.message);
