@@ -10,7 +10,8 @@ import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessP
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
-import { createThreadContext, type ThreadContext } from './features/thread-context/index.js';
+import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
+import { createThreadContext } from './features/thread-context/index.js';
 import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
 import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
 import type { AccessGate } from './platform/access.js';
@@ -144,7 +145,7 @@ interface Features {
   digests: Digests;
   visitors: { register(app: App): void };
   settings: Settings;
-  threadContext: ThreadContext;
+  documentThread: DocumentThread;
   agentView: AgentView;
 }
 
@@ -167,7 +168,7 @@ function buildFeatures(p: Platform): Features {
   });
   // One membership and visibility cache for the context's links and the follow-up check.
   const conversations = new ConversationDirectory({ slack });
-  const threadContext = createThreadContext({ slack, names: p.names, intake, access, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS, owner: threadOwner(redis, prefix), redis, prefix });
+  const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
   const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
   const agentJobs = createAgentJobs({
@@ -196,12 +197,13 @@ function buildFeatures(p: Platform): Features {
     metrics: p.metrics,
     agent,
   });
+  const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: threadOwner(redis, prefix), redis, prefix });
   const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
   const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
   const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
   const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, threadContext, agentView };
+  return { agentJobs, digests, visitors, settings, documentThread, agentView };
 }
 
 /**
@@ -214,7 +216,7 @@ function buildFeatures(p: Platform): Features {
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
-  const { agentJobs, digests, visitors, settings, threadContext, agentView } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, documentThread, agentView } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
@@ -223,7 +225,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
   agentJobs.register(app);
   visitors.register(app);
-  threadContext.register(app);
+  documentThread.register(app);
   digests.register(app);
   settings.register(app);
   agentView.register(app);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
-import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/thread-context/index.js';
+import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/visitors/blocks.js';
 import { ACTION_RETRY } from '../../src/features/visitors/service.js';
 import { ACTION_EDIT, EDIT_CALLBACK_ID, FOLLOWUPS_ACTION, FOLLOWUPS_BLOCK, PROJECT_ACTION, PROJECT_BLOCK } from '../../src/features/settings/blocks.js';

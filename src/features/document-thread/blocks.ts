@@ -1,7 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import { z } from 'zod';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
-import type { ThreadPreview } from './service.js';
+import type { ThreadPreview } from '../thread-context/index.js';
 
 /**
  * The "Document this thread" modal (Slack: modals, views.open / views.update). It opens at once

@@ -8,7 +8,7 @@ import { slackErrorCode } from '../../platform/slack/errors.js';
 import type { ModalView } from '@slack/types';
 import type { ThreadOwner } from '../agent-jobs/index.js';
 import { cannotReadModal, followUpModal, previewModal, refusedModal, startingModal } from './blocks.js';
-import { previewThread, type ThreadContextDeps } from './service.js';
+import { previewThread, type ThreadContextDeps } from '../thread-context/index.js';
 
 /** Kinds of intake the thread-context feature handles. */
 export const THREAD_CONTEXT_INTAKE = {
