@@ -10,6 +10,7 @@ export class KeyedSerial {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key) ?? Promise.resolve();
     const next = prev.then(task, task);
+    // The next task runs whatever this one did; its caller gets the error through `next`.
     const tail = next.catch(() => undefined);
     this.tails.set(key, tail);
     void tail.then(() => {

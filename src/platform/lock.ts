@@ -31,7 +31,8 @@ export async function withLock<T>(redis: Redis, key: string, timing: LockTiming,
   try {
     return await fn();
   } finally {
-    await mutex.release().catch(() => undefined);
+    // A release that fails leaves the lock to lapse on its own (lockTimeoutMs): nothing else to do.
+    await mutex.release().catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
   }
 }
 
@@ -42,5 +43,5 @@ export async function withLock<T>(redis: Redis, key: string, timing: LockTiming,
 export async function tryLock(redis: Redis, key: string, lockTimeoutMs: number, logger?: Logger): Promise<(() => Promise<void>) | undefined> {
   const mutex = new Mutex(redis, key, { lockTimeout: lockTimeoutMs, acquireAttemptsLimit: 1, onLockLost: (err) => logger?.warn({ err, lock: key }, 'a lock lapsed while held') });
   if (!(await mutex.tryAcquire())) return undefined;
-  return () => mutex.release().catch(() => undefined);
+  return () => mutex.release().catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
 }

@@ -191,6 +191,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     await Promise.all(
       this.queues.map(async (q) => {
         // A queue that can't be read (or not in time) is left out of this scrape: no series beats a wrong one.
+        // A failed read is a missing series in this scrape (the scrape itself is the alarm); nothing to log per scrape.
         const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(() => undefined);
         if (!counts) return;
         for (const state of QUEUE_STATES) gauge.set({ queue: q.name, state }, counts[state] ?? 0);

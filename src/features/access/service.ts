@@ -88,6 +88,7 @@ export function createAccess(deps: AccessDeps): AccessGate {
       }
     },
     async refund(call) {
+      // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
       const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
       if (!project) return;
       await deps.budget.give(call.actor.user, project).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
@@ -102,6 +103,7 @@ export function createAccess(deps: AccessDeps): AccessGate {
       }
     },
     async noteRateLimited(call, retryAfterMs) {
+      // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
       const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
       if (!project) return;
       deps.logger.warn({ project, retryAfterMs }, 'the docs API is rate limiting agent requests; holding new ones until it frees');

@@ -119,7 +119,7 @@ export function createPollStep(deps: PollStepDeps) {
       reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
       nextDelayMs: async () => {
         // A Redis hiccup reading the history costs the plan for one poll, never the poll.
-        const plan = await deps.durations?.(rec.projectId).plan().catch(() => undefined);
+        const plan = await deps.durations?.(rec.projectId).plan().catch((err: unknown) => void log.warn({ err }, 'could not read the duration history; backoff only for this poll'));
         return nextPollDelayMs({ attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan }, deps.bounds, deps.random);
       },
       endedAfter: lastActiveAt ?? rec.cycleStartedAt,

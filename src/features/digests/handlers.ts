@@ -30,7 +30,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandler
   intake.on<DigestRetryIntake>(DIGESTS_INTAKE.retry, async (p, ctx) => {
     const decision = await deps.access.authorize({ user: p.user, teamId: p.teamId }, 'manage_digests', p.channel);
     if (!decision.allowed) {
-      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined);
+      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch((err: unknown) => ctx.log.warn({ err }, 'could not tell the person why'));
       return;
     }
     try {
@@ -38,7 +38,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandler
     } catch (err) {
       if (!ctx.finalAttempt) throw err;
       deps.logger.warn({ err }, 'could not queue a digest retry');
-      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: "I couldn't queue the digest; try again in a moment." }).catch(() => undefined);
+      if (p.responseUrl) await respondVia(p.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: "I couldn't queue the digest; try again in a moment." }).catch((e: unknown) => ctx.log.warn({ err: e }, 'could not tell the person to try again'));
       return;
     }
     if (p.ts) {

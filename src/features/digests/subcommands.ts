@@ -108,7 +108,7 @@ async function runSubscribe(deps: DigestCommandDeps, respond: Respond, caller: C
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       // A digest could never be delivered here: don't keep a subscription that would only fail.
-      await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel).catch(() => undefined);
+      await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel).catch((e: unknown) => deps.logger.warn({ err: e, channel: caller.channel }, 'could not remove the subscription of a channel the bot cannot post in'));
       await respond({ response_type: 'ephemeral', text: `${INVITE_FIRST} No digest was scheduled.` });
       return;
     }

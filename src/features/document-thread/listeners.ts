@@ -42,7 +42,7 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
       await ack();
-      await respond({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch(() => undefined);
+      await respond({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'));
       return;
     }
     await ack();
@@ -50,7 +50,7 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
       await deps.slack.views.open({ trigger_id: shortcut.trigger_id, view: loadingModal(externalId, ref) });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Document this thread modal');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form in time; use the shortcut again.' }).catch(() => undefined);
+      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form in time; use the shortcut again.' }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to use the shortcut again'));
     }
   };
 }

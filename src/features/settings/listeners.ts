@@ -51,7 +51,7 @@ export function editAction(deps: SettingsListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
     const channel = action.value ?? '';
-    const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch(() => undefined);
+    const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer the person'));
     if (!/^[A-Z0-9]{2,40}$/.test(channel)) return void (await tell('This button belongs to an older message; run `/docs-settings` again.'));
     try {
       const settings = await deps.service.effective(channel);

@@ -49,7 +49,9 @@ export const APP_LABEL = '[app, not written by the team]';
  * by {@link APP_LABEL}. A failed name lookup falls back to the id (a name is a nicety).
  */
 async function authorName(m: ThreadMessage, lookup: UserNameLookup): Promise<string> {
+  // A failed lookup falls back to the id (a name is a nicety; the lookup logs its own failures).
   if (m.user && !m.bot_id) return (await lookup(m.user).catch(() => undefined)) ?? m.user;
+  // As above: the id stands in for a name that can't be looked up.
   const name = m.bot_profile?.name || m.username || (m.user ? ((await lookup(m.user).catch(() => undefined)) ?? m.user) : 'an app');
   return `${name} ${APP_LABEL}`;
 }

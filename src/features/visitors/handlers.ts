@@ -113,7 +113,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandl
 async function allowed(deps: VisitorsHandlerDeps, user: string, action: AccessAction, channel: string, responseUrl: string | undefined): Promise<boolean> {
   const decision = await deps.access.authorize({ user }, action, channel);
   if (decision.allowed) return true;
-  if (responseUrl) await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined);
+  if (responseUrl) await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined); // the response_url is the only way to tell them; a refusal logs its own audit line
   return false;
 }
 

@@ -25,6 +25,7 @@ export async function userTimeZone(client: { users: Pick<WebClient['users'], 'in
     const res = await client.users.info({ user: userId });
     const zone = typeof res.user?.tz === 'string' ? canonicalTimeZone(res.user.tz) : undefined;
     const tz = zone ?? 'UTC';
+    // Not cached this time: the next report asks Slack again (the zone itself is known).
     await redis.set(key, tz, 'EX', USER_TZ_TTL_S).catch(() => undefined);
     return tz;
   } catch (err) {

@@ -77,7 +77,7 @@ export class SlackReceiver implements Receiver {
 
   /** Stops taking requests: closes the socket and the server (requests under way finish). */
   async stop(): Promise<void> {
-    await this.socket?.disconnect().catch(() => undefined);
+    await this.socket?.disconnect().catch((err: unknown) => this.opts.logger.warn({ err }, 'Socket Mode disconnect failed while stopping'));
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
   }

@@ -45,7 +45,7 @@ export async function recordInteraction<T>(
   } catch (err) {
     logger.warn({ err, intake: e.kind }, 'could not record a click; told the person to try again');
     await ack();
-    if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch(() => undefined);
+    if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
     return;
   }
   await ack();
