@@ -46,6 +46,7 @@ async function lookUpNames(inners: string[], botUserId: string | undefined, look
     ids.add(target.slice(1));
     if (ids.size >= MAX_NAME_LOOKUPS) break;
   }
+  // A failed lookup leaves the label or the id: a name is a nicety (the lookup logs its own failures).
   const entries = await Promise.all([...ids].map(async (id) => [id, await lookup(id).catch(() => undefined)] as const));
   return new Map(entries);
 }
