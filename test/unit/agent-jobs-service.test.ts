@@ -134,6 +134,7 @@ const startReq = (over: Partial<StartJobRequest> = {}): StartJobRequest => ({
   requester: 'U0ALICE',
   instruction: 'Add a quickstart for the Python SDK',
   requestKey: 'req-1',
+  receivedAt: NOW,
   ...over,
 });
 

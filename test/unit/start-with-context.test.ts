@@ -39,7 +39,7 @@ function harness(context: PromptContext) {
   return { deps: { start: deps, context: vi.fn(context) }, createJob, told, tell: async (t: string) => void told.push(t), steps };
 }
 
-const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', threadTs: '1700000000.000001', requestKey: 'k', thread: { ts: '1700000000.000001' } };
+const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', threadTs: '1700000000.000001', requestKey: 'k', receivedAt: 1_700_000_000_000, thread: { ts: '1700000000.000001' } };
 
 describe('startWithContext', () => {
   it('sends the prompt with its context to the agent, shows only the instruction, tells about unexpanded links once', async () => {

@@ -60,8 +60,8 @@ export interface StartJobRequest {
   contextFrom?: string[];
   /** Unique per request (the intake's id): keys the messages posted at most once, and "Start it again". */
   requestKey?: string;
-  /** Epoch ms the request was received (default: now). */
-  receivedAt?: number;
+  /** Epoch ms the request was received (the intake's receipt time): a late retry looks for what it posted from then (postOnce's `since`). */
+  receivedAt: number;
 }
 
 /** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when the thread already says it). */
@@ -113,7 +113,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'starting', elapsedMs: 0 });
   let statusTs: string;
   try {
-    statusTs = await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${key}:status`, since: req.receivedAt ?? deps.now() });
+    statusTs = await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${key}:status`, since: req.receivedAt });
   } catch (err) {
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
@@ -208,7 +208,7 @@ async function uncertain(
   const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'uncertain', elapsedMs: 0 });
   await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
   const notice = buildUncertainNotice({ requester: req.requester, instruction: req.instruction, restartId: at.key });
-  await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt ?? deps.now() });
+  await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt });
   await clearPending(deps, req.channel, at.threads);
   const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };
   await steps.save({ failure });
