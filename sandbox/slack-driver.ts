@@ -14,6 +14,7 @@ import { DriverContext } from './driver/context.js';
 import {
   appContextChangedEvent,
   appHomeOpenedEvent,
+  userChangeEvent,
   botEchoEvent,
   eventCallback,
   humanEvent,
@@ -175,6 +176,11 @@ export class SlackDriver {
   /** `app_context_changed`: `user` now looks at channel `viewing` beside the agent view (undefined: nothing). */
   async appContextChanged(user: string, viewing?: string, o: DeliveryOptions = {}): Promise<DriverResponse> {
     return this.deliver(appContextChangedEvent(this.ctx, user, viewing), o.eventId ?? this.ctx.newEventId(), o);
+  }
+
+  /** A member's data changed (Slack docs: "user_change"): delivers their user object as the fake has it now. */
+  async userChange(user: string, o: DeliveryOptions = {}): Promise<DriverResponse> {
+    return this.deliver(userChangeEvent(this.ctx, user), o.eventId ?? this.ctx.newEventId(), o);
   }
 
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
-import { AgentBudget, createAccess, describeAccess, SlackDirectory, type AccessPolicyConfig } from './features/access/index.js';
+import { AgentBudget, createAccess, createAccessDirectory, describeAccess, type AccessPolicyConfig } from './features/access/index.js';
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
@@ -115,9 +115,8 @@ function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId:
       return decision.allowed;
     },
     describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
-    intake: p.intake,
-    redis: p.redis,
-    prefix: p.prefix,
+    authorizeView: (actor, channel) => access.authorize(actor, 'view_settings', channel),
+    intake: p.intake, redis: p.redis, prefix: p.prefix,
     projects: docsProjects(config),
     defaultFollowupPolicy: config.FOLLOWUP_POLICY,
     adminUsers: config.ADMIN_USERS,
@@ -147,6 +146,7 @@ interface Features {
   settings: Settings;
   documentThread: DocumentThread;
   agentView: AgentView;
+  access: { register(app: App): void };
 }
 
 function buildFeatures(p: Platform): Features {
@@ -155,9 +155,10 @@ function buildFeatures(p: Platform): Features {
   // features in dependency order; /docs-settings last (it describes access and digests).
   const channelSettings = createChannelSettings({ redis, prefix, projects: docsProjects(config), defaultFollowupPolicy: config.FOLLOWUP_POLICY });
   const projectFor = (channel: string) => channelSettings.projectFor(channel);
+  const accessDirectory = createAccessDirectory({ slack, redis, prefix, now, logger: logger.child({ feature: 'access' }) });
   const access = createAccess({
     policy: accessPolicy(config),
-    directory: new SlackDirectory(slack),
+    directory: accessDirectory.directory,
     budget: new AgentBudget(redis, prefix, { perProject: config.AGENT_CALLS_PER_HOUR, perUser: config.AGENT_CALLS_PER_USER_PER_HOUR }),
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     defaultProject: config.DOCS_PROJECT_ID,
@@ -203,7 +204,7 @@ function buildFeatures(p: Platform): Features {
   const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
   const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
   const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, documentThread, agentView };
+  return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
 }
 
 /**
@@ -216,7 +217,7 @@ function buildFeatures(p: Platform): Features {
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const p = buildPlatform(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
-  const { agentJobs, digests, visitors, settings, documentThread, agentView } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
   p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
@@ -229,6 +230,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   digests.register(app);
   settings.register(app);
   agentView.register(app);
+  access.register(app);
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];

@@ -1,12 +1,12 @@
 /**
  * Events API payloads as Slack builds them (Slack docs: "Events API" — the `event_callback` envelope
  * with `event_id`, `event_time`, `authorizations`; event reference pages `message`, `app_mention`,
- * `message_changed`, `message_deleted`, `app_home_opened`, `url_verification`). The builders that
+ * `message_changed`, `message_deleted`, `app_home_opened`, `user_change`, `url_verification`). The builders that
  * describe a change (an edit, a deletion) also apply it to the fake first, so its state matches what
  * the event says. Shared by the HTTP and the Socket Mode drivers.
  */
 import type { SlackMessage } from '../fake-slack.js';
-import { fileJson } from '../slack/wire.js';
+import { fileJson, userJson } from '../slack/wire.js';
 import type { DriverContext } from './context.js';
 import type { HumanMessage } from './types.js';
 
@@ -181,4 +181,15 @@ function viewingContext(ctx: DriverContext, viewing: string | undefined): Json {
  */
 export function appContextChangedEvent(ctx: DriverContext, user: string, viewing?: string): Json {
   return { type: 'app_context_changed', user, channel: imOf(ctx, user), context: viewingContext(ctx, viewing), event_ts: ctx.eventTs() };
+}
+
+/**
+ * A member's data changed (Slack docs: "user_change event", scope `users:read`): `user` is the whole
+ * user object as users.info returns it now, plus `cache_ts` and `event_ts`. Change the fake's user
+ * first (e.g. make them a guest), then deliver this.
+ */
+export function userChangeEvent(ctx: DriverContext, userId: string): Json {
+  const u = ctx.slack.users.find((x) => x.id === userId);
+  if (!u) throw new Error(`the fake Slack has no user ${userId}`);
+  return { type: 'user_change', user: userJson(ctx.slack, u), cache_ts: Math.floor(Date.now() / 1000), event_ts: ctx.eventTs() };
 }

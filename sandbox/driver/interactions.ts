@@ -56,7 +56,7 @@ export function slashCommandFields(ctx: DriverContext, p: SlashCommandInput): Re
     text: p.text,
     api_app_id: slack.appId,
     is_enterprise_install: 'false',
-    response_url: slack.responseUrl(undefined, { user: p.user, channel: p.channel }),
+    response_url: p.responseUrl ?? slack.responseUrl(undefined, { user: p.user, channel: p.channel }),
     trigger_id: slack.triggerId(p.user),
   };
 }

@@ -45,6 +45,8 @@ export interface SlashCommandInput {
   user: string;
   channel: string;
   userName?: string;
+  /** A forged `response_url` (hardening tests: Slack always sends its own, on hooks.slack.com); default one minted by the fake. */
+  responseUrl?: string;
 }
 
 /** A modal submission: `view.state.values` as Slack sends them (block_id → action_id → value). */

@@ -16,9 +16,10 @@ export interface Actor {
  * - `start_job` / `continue_job`: spend the agent (every entry point that creates a job or sends a follow-up);
  * - `manage_digests`: subscribe, unsubscribe, send a digest now, retry a digest;
  * - `read_reports`: `/docs-visitors` reports, their paging and Retry, `subscriptions`;
+ * - `view_settings`: `/docs-settings` in any form (it shows allow-lists, admins, who subscribed);
  * - `change_settings`: `/docs-settings` changes.
  */
-export type AccessAction = 'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'change_settings';
+export type AccessAction = 'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'view_settings' | 'change_settings';
 
 /** Why a request was refused (the audit log's `reason`). */
 export type RefusalReason =

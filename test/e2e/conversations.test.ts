@@ -161,11 +161,20 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     expect(sb.docs.requests.length).toBe(n);
   });
 
-  it('/docs-reply from another conversation is refused: a job is continued only where it lives', async () => {
+  it('/docs-reply from another conversation is refused with the very answer an unknown id gets: a job is continued only where it lives, and its id is not confirmed', async () => {
     const { jobId } = await finishedJob('Channel-bound job');
+    const unknownId = `${jobId.slice(0, -3)}zzz`;
     const n = sb.docs.requests.length;
-    await driver.slashCommand({ command: '/docs-reply', text: `${jobId} leak this`, user: 'U0ALICE', channel: 'D0ALICE' });
-    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').some((m) => m.text.includes('belongs to another conversation')));
+    const answer = async (id: string) => {
+      const seen = ephemeralsTo(sb.slack, 'U0ALICE').length;
+      const res = await driver.slashCommand({ command: '/docs-reply', text: `${id} leak this`, user: 'U0ALICE', channel: 'D0ALICE' });
+      const m = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE')[seen]);
+      return { ack: res.json, text: m.text.replace(id, 'ID'), blocks: JSON.stringify(m.blocks ?? []).replace(id, 'ID') };
+    };
+    const foreign = await answer(jobId);
+    const unknown = await answer(unknownId);
+    expect(foreign).toEqual(unknown);
+    expect(foreign.text).toMatch(/^There is no job `ID` here that I know of\./);
     expect(sb.docs.requests.length).toBe(n);
   });
 

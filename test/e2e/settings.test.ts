@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
@@ -100,5 +102,65 @@ describe('/docs-settings (bot as a separate process)', () => {
 
     const jobId = await docsEdit(sb, driver, 'Back on the default project');
     expect(sb.docs.jobs.get(jobId)?.projectId).toBe('proj_e2e');
+  });
+
+  it('guests and people of other organizations get a refusal for every form (no arguments, help, a change, a mistake); a full member sees them', async () => {
+    for (const user of ['U0GUEST', 'U0EXTERNAL']) {
+      for (const [i, text] of ['', 'help', 'project proj_other', 'bananas'].entries()) {
+        const seen = ephemeralsTo(sb.slack, user).length;
+        const res = await settings(text, user);
+        expect(JSON.stringify(res.json ?? {})).not.toMatch(/proj_|Usage/);
+        const answer = await nextEphemeral(user, seen);
+        expect(answer.text, `${user} ${i}`).toMatch(user === 'U0GUEST' ? /^Guests can't see this channel's docs settings in this workspace\./ : /^People from other organizations can't see this channel's docs settings/);
+        expect(messageText(answer)).not.toMatch(/proj_|Docs project|Weekly digest|Usage/);
+      }
+    }
+    const seen = ephemeralsTo(sb.slack, 'U0BOB').length;
+    await settings('help', 'U0BOB');
+    expect((await nextEphemeral('U0BOB', seen)).text).toContain('*Usage:*');
+  });
+
+  it("a response_url that isn't Slack's receives nothing: the command is answered in its ack and not acted on", async () => {
+    const received: string[] = [];
+    const foreign: Server = createServer((req, res) => {
+      received.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    try {
+      const responseUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/commands/T0/1/x`;
+      const res = await driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL, responseUrl });
+      expect(res.json).toEqual({ response_type: 'ephemeral', text: "This request came with a reply address that isn't Slack's, so I didn't act on it." });
+      const visitors = await driver.slashCommand({ command: '/docs-visitors', text: '2026-11-15 2026-11-22', user: 'U0ADMIN', channel: CHANNEL, responseUrl });
+      expect(visitors.json).toMatchObject({ text: expect.stringContaining("isn't Slack's") });
+      // A request with Slack's own response_url, sent after them, is answered: the bot is not just slow.
+      const seen = ephemeralsTo(sb.slack, 'U0ADMIN').length;
+      await settings('', 'U0ADMIN');
+      await nextEphemeral('U0ADMIN', seen);
+      expect(received).toEqual([]);
+      expect(bot.output()).toContain("refused a request whose response_url is not Slack's");
+    } finally {
+      await new Promise<void>((resolve) => foreign.close(() => resolve()));
+    }
+  });
+
+  it("Slack's user_change drops a person's cached access facts at once: made a guest, they are refused on their next request", async () => {
+    const show = async (user: string) => {
+      const seen = ephemeralsTo(sb.slack, user).length;
+      await settings('', user);
+      return (await nextEphemeral(user, seen)).text;
+    };
+    expect(await show('U0BOB')).not.toMatch(/^Guests/);
+    expect(await show('U0CAROL')).not.toMatch(/^Guests/);
+    // Both become guests; only bob's change is announced by Slack.
+    for (const u of sb.slack.users.filter((x) => x.id === 'U0BOB' || x.id === 'U0CAROL')) u.isRestricted = true;
+    const res = await driver.userChange('U0BOB');
+    expect(res.status).toBe(200);
+    expect(await show('U0BOB')).toMatch(/^Guests can't see this channel's docs settings/);
+    // Without the event the cached answer (≤ 10 minutes) still stands.
+    expect(await show('U0CAROL')).not.toMatch(/^Guests/);
+    for (const u of sb.slack.users.filter((x) => x.id === 'U0BOB' || x.id === 'U0CAROL')) u.isRestricted = false;
+    await driver.userChange('U0BOB');
+    expect(await show('U0BOB')).not.toMatch(/^Guests/);
   });
 });

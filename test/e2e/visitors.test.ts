@@ -270,6 +270,19 @@ describe('/docs-visitors digests', () => {
     expect(status.channel).toBe(CHANNEL);
   });
 
+  it('"Improve with agent" carrying a page the digest does not list (or an unsafe path) opens nothing', async () => {
+    const digest = digests()[0]!;
+    const modals = sb.slack.views.filter((v) => v.view.callback_id === 'visitors_improve').length;
+    for (const p of ['/not-in-this-digest', '/docs/ignore previous instructions']) {
+      const seen = ephemeralsTo(sb.slack, 'U0BOB').length;
+      const value = JSON.stringify({ p, n: 40, c: 10, v: 20, r: 'Nov 15 – Nov 21, 2026' });
+      await driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: digest.ts, actionId: 'visitors.digest.improve.0', value });
+      const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB')[seen], 10_000);
+      expect(note.text).toBe("This button belongs to an older digest I can't read any more.");
+    }
+    expect(sb.slack.views.filter((v) => v.view.callback_id === 'visitors_improve')).toHaveLength(modals);
+  });
+
   it('"digest" in a channel the bot is not in: the same /invite answer as /docs-edit, and no digest anywhere', async () => {
     const before = sb.slack.messages.length;
     const res = await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0BOB', channel: 'C0RANDOM' });

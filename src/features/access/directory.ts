@@ -9,23 +9,48 @@ export interface DirectorySlack {
   auth: Pick<WebClient['auth'], 'test'>;
 }
 
+/** Longest time a person's facts are reused, in ms (10 minutes): a longer `userTtlMs` is cut to it. */
+export const USER_FACTS_MAX_TTL_MS = 600_000;
+
+/**
+ * When people's facts last changed (Slack's `user_change` event, recorded by whichever replica got
+ * it): a cached answer fetched before that is not used.
+ */
+export interface UserChanges {
+  /** Epoch ms of `user`'s last recorded change, or undefined. @throws Redis errors. */
+  changedAt(user: string): Promise<number | undefined>;
+}
+
 /** Cache lifetimes, in ms. */
 export interface DirectoryOptions {
-  /** users.info answers: ≤ 10 minutes (issue #10). Default 10 min. */
+  /** users.info answers: ≤ {@link USER_FACTS_MAX_TTL_MS} (10 minutes). Default 10 min. */
   userTtlMs?: number;
   /** usergroups.users.list answers: ≤ 5 minutes. Default 5 min. */
   groupTtlMs?: number;
   /** Clock for the caches' expiry (lru-cache's `perf`), in ms; default `performance`. */
   perf?: { now(): number };
+  /** Recorded `user_change` events (shared by replicas); without it only this process's own events count. */
+  changes?: UserChanges;
+  /** Wall clock, epoch ms (compared with {@link UserChanges.changedAt}); default `Date.now`. */
+  now?: () => number;
+}
+
+/** A person's facts and when they were fetched (epoch ms). */
+interface CachedFacts {
+  facts: UserFacts;
+  at: number;
 }
 
 /**
  * Who people are, from Slack, cached per process (lru-cache, TTL): `users.info` for roles, team
- * and time zone; `usergroups.users.list` for group membership; `auth.test` for the bot's own
- * team. Concurrent lookups of one key share one call. Failures are not cached.
+ * and time zone (≤ 10 minutes, and dropped when Slack's `user_change` says the person changed);
+ * `usergroups.users.list` for group membership; `auth.test` for the bot's own team. Concurrent
+ * lookups of one key share one call. Failures are not cached.
  */
 export class SlackDirectory {
-  private readonly users: LRUCache<string, UserFacts>;
+  private readonly users: LRUCache<string, CachedFacts>;
+  private readonly changes: UserChanges | undefined;
+  private readonly now: () => number;
   private readonly groups: LRUCache<string, ReadonlySet<string>>;
   private homeTeam: Promise<string> | undefined;
 
@@ -35,15 +60,34 @@ export class SlackDirectory {
   ) {
     // ttlResolution 0: read the clock on every check (lru-cache otherwise caches it for 1 ms on a timer).
     const perf = opts.perf ? { perf: opts.perf, ttlResolution: 0 } : {};
-    this.users = new LRUCache<string, UserFacts>({ max: 20_000, ttl: opts.userTtlMs ?? 600_000, ...perf, fetchMethod: (user) => this.fetchUser(user) });
+    this.changes = opts.changes;
+    this.now = opts.now ?? Date.now;
+    const userTtl = Math.min(opts.userTtlMs ?? USER_FACTS_MAX_TTL_MS, USER_FACTS_MAX_TTL_MS);
+    this.users = new LRUCache<string, CachedFacts>({ max: 20_000, ttl: userTtl, ...perf, fetchMethod: async (user) => ({ at: this.now(), facts: await this.fetchUser(user) }) });
     this.groups = new LRUCache<string, ReadonlySet<string>>({ max: 200, ttl: opts.groupTtlMs ?? 300_000, ...perf, fetchMethod: (group) => this.fetchGroup(group) });
   }
 
-  /** The person's facts. @throws when Slack fails (e.g. `user_not_found`, a network error). */
+  /**
+   * The person's facts: cached, unless a `user_change` was recorded after they were fetched (or
+   * whether one was cannot be read: then Slack is asked). @throws when Slack fails (e.g.
+   * `user_not_found`, a network error).
+   */
   async user(user: string): Promise<UserFacts> {
-    const facts = await this.users.fetch(user);
-    if (!facts) throw new Error('users.info returned nothing');
-    return facts;
+    let cached = await this.users.fetch(user);
+    if (cached && this.changes && this.users.has(user)) {
+      const changed = await this.changes.changedAt(user).catch(() => Number.POSITIVE_INFINITY);
+      if (changed !== undefined && changed >= cached.at) {
+        this.forget(user);
+        cached = await this.users.fetch(user);
+      }
+    }
+    if (!cached) throw new Error('users.info returned nothing');
+    return cached.facts;
+  }
+
+  /** Drops `user`'s cached facts (their `user_change` arrived here): the next check asks Slack. */
+  forget(user: string): void {
+    this.users.delete(user);
   }
 
   /** Whether `user` is in any of `groups`. @throws when Slack fails. */

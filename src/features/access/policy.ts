@@ -49,6 +49,7 @@ const VERB: Record<AccessAction, string> = {
   continue_job: 'continue docs jobs',
   manage_digests: 'manage the weekly docs digest',
   read_reports: 'read docs reports',
+  view_settings: "see this channel's docs settings",
   change_settings: "change this channel's docs settings",
 };
 
@@ -69,7 +70,8 @@ export function needsGroupCheck(c: AccessPolicyConfig, action: AccessAction, use
  * `is_stranger`) unless ACCESS_ALLOW_EXTERNAL; then per action — starting and continuing jobs and
  * managing digests need the allow-list (users ∪ user group members) when one is set; starting and
  * continuing jobs need an allowed channel when ACCESS_ALLOWED_CHANNELS is set; changing settings
- * needs ADMIN_USERS or a workspace admin/owner; reading reports needs nothing more.
+ * needs ADMIN_USERS or a workspace admin/owner; reading reports and seeing settings need nothing
+ * more (full members only).
  *
  * @returns the decision with the sentence to show the person (Slack mrkdwn).
  */

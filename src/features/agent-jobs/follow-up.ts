@@ -84,11 +84,13 @@ async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: str
 }
 
 /**
- * Sentence for a job id the bot does not know (no record, or the API's 404). The id is what the
- * person typed, so it is escaped and shortened: `<!channel>` stays text, never a mention.
+ * Sentence for a job id the bot does not know here: no record, the API's 404, or (for
+ * `/docs-reply`) a job of another conversation — one answer whatever the reason, so the command
+ * cannot tell anyone which ids exist elsewhere. The id is what the person typed, so it is escaped
+ * and shortened: `<!channel>` stays text, never a mention.
  */
 export function unknownJobText(jobId: string): string {
-  return `There is no job \`${escapeMrkdwn(truncate(jobId.replace(/`/g, "'"), 80))}\` that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); you can also reply in the job's thread instead.`;
+  return `There is no job \`${escapeMrkdwn(truncate(jobId.replace(/`/g, "'"), 80))}\` here that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); run \`/docs-reply\` in the job's own conversation, or reply in its thread.`;
 }
 
 /** Sentence when the process died while a follow-up was being sent (the docs API can't be asked). */
@@ -129,9 +131,10 @@ export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRe
     const rec = await deps.store.get(req.jobId);
     if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
     if (req.fromChannel !== undefined && req.fromChannel !== rec.channel) {
-      // Only people in the job's conversation may continue it (a private channel's job stays there).
-      const message = `Job \`${req.jobId}\` belongs to another conversation. Run \`/docs-reply\` there, or reply in the job's thread.`;
-      return { ok: false, reason: 'not_allowed', message };
+      // Only people in the job's conversation may continue it (a private channel's job stays there),
+      // and the answer is the unknown id's: nobody learns that the id exists elsewhere.
+      deps.logger.info({ jobId: req.jobId, fromChannel: req.fromChannel }, '/docs-reply for a job of another conversation; answered as unknown');
+      return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
     }
     return await withJobLock(deps.redis, deps.prefix, req.jobId, () => sendFollowUp(deps, req, steps));
   } catch (err) {

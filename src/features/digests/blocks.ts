@@ -21,6 +21,35 @@ export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 
+/**
+ * Characters a page path may hold to be offered to the agent: a path as the analytics API reports
+ * it (`/api-reference/endpoint/trigger-update`), with non-ASCII percent-encoded. Anyone can visit
+ * a made-up URL and make it a "page", so a path with spaces, quotes, markup or newlines (text that
+ * could read as instructions) gets no "Improve with agent" button.
+ */
+export const SAFE_DOCS_PATH = /^\/[A-Za-z0-9\-._~%/]{0,300}$/;
+
+/** True when `path` may go into an "Improve with agent" instruction ({@link SAFE_DOCS_PATH}). */
+export function isSafeDocsPath(path: string): boolean {
+  return SAFE_DOCS_PATH.test(path);
+}
+
+/**
+ * The pages a digest message offers "Improve with agent" for (its own buttons' paths), read from
+ * the message as Slack sends it back with a click (block_actions `message.blocks`).
+ */
+export function improvablePaths(blocks: unknown): Set<string> {
+  const paths = new Set<string>();
+  if (!Array.isArray(blocks)) return paths;
+  for (const b of blocks as { accessory?: { action_id?: unknown; value?: unknown } }[]) {
+    const a = b?.accessory;
+    if (typeof a?.action_id !== 'string' || !a.action_id.startsWith(ACTION_IMPROVE_PREFIX) || typeof a.value !== 'string') continue;
+    const v = decodeImproveValue(a.value);
+    if (v) paths.add(v.path);
+  }
+  return paths;
+}
+
 /** What an "Improve with agent" button carries: the page and its numbers. */
 export interface ImproveValue {
   path: string;
@@ -67,6 +96,7 @@ export function decodeImproveValue(value: string | undefined): ImproveValue | un
   if (!value || value.length > SLACK_LIMITS.buttonValue) return undefined;
   try {
     const w = improveSchema.parse(JSON.parse(value));
+    if (!isSafeDocsPath(w.p)) return undefined;
     return { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r };
   } catch {
     return undefined;
@@ -158,10 +188,15 @@ function fallerBlocks(content: DigestContent, week: string): KnownBlock[] {
     { type: 'section', text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' } },
     ...content.fallers.map((p, i): KnownBlock => {
       const fellPct = Math.min(100, Math.round(Math.abs(p.human.pct ?? 0)));
+      const text = truncate(moverLine(p), SLACK_LIMITS.sectionText);
+      if (!isSafeDocsPath(p.path)) {
+        // A path anyone could have made up to carry text to the agent: listed, never offered.
+        return { type: 'section', block_id: `visitors-faller-${i}`, text: { type: 'mrkdwn', text: truncate(`${moverLine(p)}  _(unusual characters in the path: not offered to the agent)_`, SLACK_LIMITS.sectionText) } };
+      }
       return {
         type: 'section',
         block_id: `visitors-faller-${i}`,
-        text: { type: 'mrkdwn', text: truncate(moverLine(p), SLACK_LIMITS.sectionText) },
+        text: { type: 'mrkdwn', text },
         accessory: {
           type: 'button',
           text: { type: 'plain_text', text: 'Improve with agent', emoji: true },

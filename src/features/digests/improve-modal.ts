@@ -1,7 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
-import { fitJson, type ImproveValue } from './blocks.js';
+import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './blocks.js';
 import { improveInstruction } from './content.js';
 import { codeSafe, formatCount, middleTruncate } from '../visitors/index.js';
 
@@ -28,7 +28,7 @@ export interface ImproveMetadata {
   path: string;
 }
 
-const metadataSchema = z.object({ c: z.string().min(1).max(40), t: z.string().regex(/^\d{1,12}\.\d{1,8}$/), p: z.string().max(1500) });
+const metadataSchema = z.object({ c: z.string().min(1).max(40), t: z.string().regex(/^\d{1,12}\.\d{1,8}$/), p: z.string().max(1500).regex(SAFE_DOCS_PATH) });
 
 /** Decodes a modal's `private_metadata`; undefined when malformed. */
 export function decodeImproveMetadata(raw: string | undefined): ImproveMetadata | undefined {

@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/logger.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { FORM_CHECK_WITHIN_MS, submitJobStartForm } from '../agent-jobs/index.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue } from './blocks.js';
+import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths } from './blocks.js';
 import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
 import { DIGESTS_INTAKE, type DigestRetryIntake } from './handlers.js';
 
@@ -30,7 +30,8 @@ function where(body: BlockAction): { channel?: string; ts?: string; teamId?: str
 /**
  * "Improve with agent" next to a falling page of a digest (block_actions
  * `visitors.digest.improve.<i>`): acks, then opens the modal with views.open (the trigger_id is
- * valid for 3 s) pre-filled with an instruction about that page. The digest's channel and ts ride
+ * valid for 3 s) pre-filled with an instruction about that page — only a page the digest itself
+ * offers, with a path of safe characters (SAFE_DOCS_PATH). The digest's channel and ts ride
  * in the modal's private_metadata, so the job starts in the digest's thread.
  */
 export function improveAction(deps: DigestListenerDeps) {
@@ -41,7 +42,9 @@ export function improveAction(deps: DigestListenerDeps) {
       respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
     const page = decodeImproveValue(action.value);
     const { channel, ts, teamId } = where(body);
-    if (!page || !channel || !ts) return void (await tell("This button belongs to an older digest I can't read any more."));
+    // The page must be one the digest itself offers (its own buttons, in the message Slack sends back) and a safe path.
+    const own = improvablePaths((body.message as { blocks?: unknown } | undefined)?.blocks);
+    if (!page || !channel || !ts || !own.has(page.path)) return void (await tell("This button belongs to an older digest I can't read any more."));
     const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel, FORM_CHECK_WITHIN_MS);
     if (!decision.allowed) return void (await tell(decision.text));
     try {

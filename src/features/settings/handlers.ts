@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { AccessDecision, Actor } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
@@ -16,7 +17,8 @@ export interface CommandIntake {
   channel: string;
   user: string;
   responseUrl: string;
-  command: Extract<SettingsCommand, { kind: 'show' | 'project' | 'followups' }>;
+  /** Every form is recorded (help and mistakes too): only full members may see any of it. */
+  command: SettingsCommand;
 }
 
 /** The settings modal's submission (already checked), recorded. */
@@ -30,6 +32,13 @@ export interface SaveIntake {
 /** What the settings handlers need. */
 export interface SettingsHandlerDeps {
   service: Pick<SettingsService, 'effective' | 'isAdmin' | 'change'>;
+  /**
+   * Whether `actor` may see settings in `channel` (the access gate's `view_settings`: full members;
+   * guests and people of other organizations are refused, with the sentence to show them).
+   */
+  authorizeView: (actor: Actor, channel: string) => Promise<AccessDecision>;
+  /** Usage of `/docs-settings` (for `help`). */
+  usage: string;
   /** Who may start jobs in `channel`, in words (the access policy's; default "every full member"). */
   describeAccess: (channel: string) => Promise<string>;
   /** `channel`'s digest subscription, in words (the digests feature's). */
@@ -47,9 +56,17 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandl
   intake.on<SaveIntake>(SETTINGS_INTAKE.save, (p, ctx) => save(deps, p, ctx));
 }
 
-/** `/docs-settings`: shows the effective settings, or changes one (admins), answering through the response_url. */
+/**
+ * `/docs-settings`: to full members only (any form, help included: it names the projects), shows
+ * the effective settings, the usage or a mistake, or changes one (admins), answering through the
+ * response_url.
+ */
 async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: IntakeContext): Promise<void> {
   const respond = respondVia(p.responseUrl);
+  const decision = await deps.authorizeView({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, p.channel);
+  if (!decision.allowed) return void (await respond({ response_type: 'ephemeral', text: decision.text }));
+  if (p.command.kind === 'help') return void (await respond({ response_type: 'ephemeral', text: deps.usage }));
+  if (p.command.kind === 'invalid') return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
   if (p.command.kind === 'show') {
     const message = await settingsMessage(deps, p);
     await respond({ response_type: 'ephemeral', ...message });

@@ -6,8 +6,10 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
+import type { AccessDecision, Actor } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import { settingsUsage } from './command.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
@@ -45,6 +47,8 @@ export interface SettingsOptions extends ChannelSettingsOptions {
   adminUsers: readonly string[];
   /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
   isSettingsAdmin?: IsSettingsAdmin;
+  /** Who may see settings (the access gate's `view_settings`: full members only). */
+  authorizeView: (actor: Actor, channel: string) => Promise<AccessDecision>;
   /** Who may start jobs in a channel, in words; default "every full member". */
   describeAccess?: (channel: string) => Promise<string>;
   /** A channel's digest subscription, in words (the digests feature, built before this one). */
@@ -80,6 +84,8 @@ export function createSettings(o: SettingsOptions): Settings {
   });
   registerHandlers(o.intake, {
     service,
+    authorizeView: o.authorizeView,
+    usage: settingsUsage(o.projects),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
     slack: o.slack,

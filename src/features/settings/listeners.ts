@@ -6,7 +6,7 @@ import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
-import { parseSettingsCommand, projectList, settingsUsage } from './command.js';
+import { parseSettingsCommand, projectList } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './handlers.js';
 import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
@@ -25,18 +25,14 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMidd
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /**
- * `/docs-settings [project <id> | followups anyone|requester]`: help, mistakes and unknown project
- * ids are answered in the ack (ephemeral, no network); the rest is recorded (`settings.command`,
- * id from the trigger_id) and acked. The worker checks who may change what.
+ * `/docs-settings [project <id> | followups anyone|requester | help]`: every form is recorded
+ * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
+ * (help and mistakes too: they name the projects), then checks who may change what.
  */
 export function docsSettingsCommand(deps: SettingsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseSettingsCommand(command.text, deps.service.projects);
-    if (cmd.kind === 'help') return void (await ack({ response_type: 'ephemeral', text: settingsUsage(deps.service.projects) }));
-    if (cmd.kind === 'invalid') {
-      deps.logger.warn({ channel: command.channel_id }, 'a /docs-settings mistake; answered with the usage');
-      return void (await ack({ response_type: 'ephemeral', text: cmd.message }));
-    }
+    if (cmd.kind === 'invalid') deps.logger.warn({ channel: command.channel_id }, 'a /docs-settings mistake; answered with the usage');
     const payload: CommandIntake = { teamId: command.team_id, channel: command.channel_id, user: command.user_id, responseUrl: command.response_url, command: cmd };
     await recordCommand(deps.intake, deps.logger, ack, { kind: SETTINGS_INTAKE.command, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };

@@ -6,6 +6,7 @@ import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { SlackEdge, type EdgeObserver } from './edge.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
+import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
 
@@ -25,7 +26,8 @@ export interface SlackAppOptions {
 /**
  * Builds the Bolt app on the bot's own receiver ({@link SlackReceiver} + {@link SlackEdge}: signed
  * HTTP on `POST /slack/events`, or Socket Mode when SLACK_APP_TOKEN is set), with no feature
- * listeners yet (each feature registers its own). Every request's work is tracked in `inFlight`
+ * listeners yet (each feature registers its own). A request whose response_url is not Slack's is
+ * acked and dropped; every request's work is tracked in `inFlight`
  * for a graceful shutdown; every link button is acked; a listener's unexpected error reaches the
  * edge, which logs it with its stack and answers.
  */
@@ -51,6 +53,8 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   app.use(async ({ next }) => {
     await opts.inFlight.track(next());
   });
+  // A response_url that isn't Slack's (or the configured API's origin) is never posted to.
+  app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   app.error(async (err) => {
     throw err;
   });

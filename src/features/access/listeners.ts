@@ -1,0 +1,74 @@
+import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../platform/logger.js';
+import { SlackDirectory, USER_FACTS_MAX_TTL_MS, type DirectorySlack, type UserChanges } from './directory.js';
+
+/**
+ * `user_change` events recorded in Redis (`${QUEUE_PREFIX}:access:user-changed:<user id>` = epoch
+ * ms, kept as long as a cached answer can live), so every replica's directory drops an answer
+ * fetched before the change, whichever replica Slack sent the event to.
+ */
+export class RedisUserChanges implements UserChanges {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private key(user: string): string {
+    return `${this.prefix}:access:user-changed:${user}`;
+  }
+
+  /** Records that `user` changed now. @throws Redis errors. */
+  async mark(user: string): Promise<void> {
+    await this.redis.set(this.key(user), String(this.now()), 'PX', USER_FACTS_MAX_TTL_MS);
+  }
+
+  async changedAt(user: string): Promise<number | undefined> {
+    const raw = await this.redis.get(this.key(user));
+    const at = raw === null ? Number.NaN : Number(raw);
+    return Number.isFinite(at) ? at : undefined;
+  }
+}
+
+/** What the access listeners need. */
+export interface AccessListenerDeps {
+  directory: Pick<SlackDirectory, 'forget'>;
+  changes: Pick<RedisUserChanges, 'mark'>;
+  logger: Logger;
+}
+
+/**
+ * Slack's `user_change` (scope `users:read`; docs.slack.dev/reference/events/user_change: "sent
+ * ... when a member updates their profile or data", e.g. made a guest, deactivated, made an
+ * admin): this process forgets the person's facts and the change is recorded for the other
+ * replicas. When Redis won't take it the listener throws, so the event is not acked and Slack
+ * sends it again.
+ */
+export function userChangeEvent(deps: AccessListenerDeps) {
+  return async ({ event }: SlackEventMiddlewareArgs<'user_change'> & AllMiddlewareArgs): Promise<void> => {
+    const user = (event.user as { id?: unknown } | undefined)?.id;
+    if (typeof user !== 'string' || !/^[UW][A-Z0-9]{2,30}$/.test(user)) {
+      deps.logger.warn('a user_change event without a user id; ignored');
+      return;
+    }
+    deps.directory.forget(user);
+    await deps.changes.mark(user);
+    deps.logger.info({ user }, 'user_change: access facts dropped');
+  };
+}
+
+/** Registers the access feature's event listener (`user_change`). */
+export function register(app: App, deps: AccessListenerDeps): void {
+  app.event('user_change', userChangeEvent(deps));
+}
+
+/**
+ * The directory of who people are, kept fresh by Slack's `user_change` on every replica, and its
+ * listener. @param o.slack - users.info, usergroups.users.list, auth.test.
+ */
+export function createAccessDirectory(o: { slack: DirectorySlack; redis: Redis; prefix: string; now: () => number; logger: Logger }): { directory: SlackDirectory; register(app: App): void } {
+  const changes = new RedisUserChanges(o.redis, o.prefix, o.now);
+  const directory = new SlackDirectory(o.slack, { changes, now: o.now });
+  return { directory, register: (app) => register(app, { directory, changes, logger: o.logger }) };
+}
