@@ -14,7 +14,7 @@ import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
 import type { StatusPresenter } from './presenter.js';
 import { withJobLock, type JobRecord, type JobStore } from './store.js';
-import { watchAgentJob } from './worker.js';
+import { watchAgentJob } from './poll-queue.js';
 
 /** What a follow-up needs. */
 export interface ContinueJobDeps {

@@ -28,7 +28,8 @@ import type { StartJobDeps } from './service.js';
 import { DurationHistory } from './durations.js';
 import { EditBudget } from './edit-budget.js';
 import { JobStore, PENDING_THREAD } from './store.js';
-import { createPollQueue, startPollWorker } from './worker.js';
+import { createPollQueue } from './poll-queue.js';
+import { startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';

@@ -14,7 +14,7 @@ import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
 import type { PollJobData } from './poll.js';
 import type { StatusChange, StatusPresenter, StatusTarget } from './presenter.js';
 import type { JobRecord, JobStore } from './store.js';
-import { watchAgentJob } from './worker.js';
+import { watchAgentJob } from './poll-queue.js';
 
 /** What starting a job needs. */
 export interface StartJobDeps {
