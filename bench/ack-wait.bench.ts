@@ -24,6 +24,8 @@ const ROUNDS = Number(process.env.ACK_WAIT_BENCH_ROUNDS ?? 1_000);
 const WARMUP = 100;
 
 const topo = new RedisTopology();
+// vitest bench may end the worker before afterAll has stopped them: never leave redis-servers behind.
+process.once('exit', () => topo.killSync());
 const { primary } = await primaryWithReplica(topo);
 const slack = await startFakeSlack({ botToken: TOKEN });
 const logger = createLogger('silent');
@@ -86,17 +88,18 @@ const rows = CASES.map((c, k) => {
 });
 console.log(`\nAck latency with and without replica acknowledgement, ${ROUNDS} requests each (after ${WARMUP} warm-up), interleaved, one replica on loopback; ${unreplicated} unconfirmed in 200 ms:\n| case | p50 | p95 | p99 |\n|---|---:|---:|---:|\n${rows.join('\n')}\n`);
 
+afterAll(async () => {
+  await topo.stop();
+  for (const t of Object.values(targets)) {
+    await t.app.stop().catch(() => undefined); // the servers are gone: only closing what is left
+    await t.pool.close();
+    await t.intake.close().catch(() => undefined); // ditto: its connection has nothing to reach
+  }
+  conns.state.disconnect();
+  await slack.close();
+});
+
 describe('ack latency with and without REDIS_WAIT_REPLICAS (vitest bench, same servers)', () => {
-  afterAll(async () => {
-    for (const t of Object.values(targets)) {
-      await t.app.stop();
-      await t.pool.close();
-      await t.intake.close();
-    }
-    await conns.close();
-    await slack.close();
-    await topo.stop();
-  });
   for (const c of CASES) {
     bench(c.name, async () => {
       await c.run();

@@ -85,6 +85,12 @@ export class RedisTopology {
     return p;
   }
 
+  /** SIGKILLs every process and removes the directories at once (for a process 'exit' hook, where nothing async runs). */
+  killSync(): void {
+    for (const p of this.procs) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+
   /** Kills every process, closes the proxies and removes the directories. */
   async stop(): Promise<void> {
     await Promise.all(this.proxies.map((p) => p.close()));
