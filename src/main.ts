@@ -183,6 +183,7 @@ function buildFeatures(p: Platform): Features {
     prefix,
     docsApi,
     projectFor,
+    projects: docsProjects(config),
     followupPolicyFor: (channel) => channelSettings.followupPolicyFor(channel),
     slack,
     names: p.names,

@@ -50,6 +50,10 @@ class FakeJobStore {
     const rec = this.records.get(jobId);
     return rec && { ...rec };
   });
+  update = vi.fn<JobStore['update']>(async (jobId, fields) => {
+    const rec = this.records.get(jobId);
+    if (rec) this.records.set(jobId, { ...rec, ...fields });
+  });
   wasAnnounced = vi.fn<JobStore['wasAnnounced']>(async (jobId, cycle) => this.mark(jobId, cycle) === 'posted');
   claimAnnouncement = vi.fn<JobStore['claimAnnouncement']>(async (jobId, cycle) => {
     if (this.mark(jobId, cycle)) return false;

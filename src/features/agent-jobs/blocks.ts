@@ -39,6 +39,11 @@ export interface StatusView {
   instruction: string;
   /** Absent while the job is being created. */
   jobId?: string;
+  /** The docs project the job goes to (shown from the start). */
+  projectId?: string;
+  /** Repository URL and branch the agent works in, once the API's `source` reports them. */
+  repository?: string;
+  branch?: string;
   state: StatusState;
   /** Time the job (or its latest follow-up) ran, in ms: shown once it ended. */
   elapsedMs: number;
@@ -87,6 +92,8 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
   const stateLine = STATE_LINE[v.state](v);
   const meta = [
     v.jobId ? `Job \`${escapeMrkdwn(v.jobId)}\`` : undefined,
+    v.projectId ? `Project \`${escapeMrkdwn(v.projectId)}\`` : undefined,
+    sourceText(v),
     v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,
   ].filter(Boolean);
   const heading = `<@${v.requester}> asked the docs agent:\n`;
@@ -119,6 +126,19 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
     SLACK_LIMITS.sectionText,
   );
   return { text, blocks };
+}
+
+/**
+ * "`org/docs` on `main`": the repository (its URL shortened to owner/name when it is GitHub's, a
+ * link when it is a safe https URL) and the branch, from the API's `source`; undefined when neither is known.
+ */
+export function sourceText(v: { repository?: string; branch?: string }): string | undefined {
+  const url = safeUrl(v.repository);
+  const name = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
+  const repo = name ? (url ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>` : `\`${escapeMrkdwn(truncate(name, 200))}\``) : undefined;
+  const branch = v.branch ? `\`${escapeMrkdwn(truncate(v.branch, 200))}\`` : undefined;
+  if (repo && branch) return `${repo} on ${branch}`;
+  return repo ?? (branch ? `branch ${branch}` : undefined);
 }
 
 /** How a job (or its latest follow-up) ended, as far as the bot is concerned. */

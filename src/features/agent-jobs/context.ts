@@ -1,4 +1,5 @@
 import type { Steps } from '../../platform/slack/post-once.js';
+import { takeProjectOption } from './project-option.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 
 /** A request whose instruction may get Slack context (a thread, message links in it). */
@@ -56,9 +57,14 @@ export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation 
  * @returns the start's result, or undefined when nothing was started for want of context.
  * @throws as {@link startAgentJob}; transient context errors before the last try.
  */
-export async function startWithContext(deps: ContextStartDeps, req: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<StartJobResult | undefined> {
+export async function startWithContext(deps: ContextStartDeps, request: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<StartJobResult | undefined> {
   const p = steps.progress as ContextProgress;
   if (p.promptRefused) return undefined;
+  const req = await withProjectOption(deps, request, tell);
+  if (!req) {
+    await steps.save({ promptRefused: true });
+    return undefined;
+  }
   // The thread the job will live in: Slack shows what the bot is doing there while it starts.
   const at = req.threadTs ? { channel: req.channel, threadTs: req.threadTs } : undefined;
   if (deps.context && p.prompt === undefined) {
@@ -105,3 +111,23 @@ export async function startWithContext(deps: ContextStartDeps, req: ContextStart
 
 /** A Slack message permalink in an instruction (its thread will be read). */
 const SLACK_LINK = /slack\.com\/archives\//;
+
+/** Answer to an instruction that was only `project=<id>`. */
+export const PROJECT_ONLY_TEXT = 'Tell me what to change in the docs as well as the project, for example `project=<id> Add a quickstart for the Python SDK`. Nothing was started.';
+
+/**
+ * Takes `project=<id>` out of the instruction (see {@link takeProjectOption}). An unknown id is
+ * answered privately with the allowed ones (after the access check, so a person who may not start
+ * jobs here hears that instead), with a warning log and no docs API call.
+ * @returns the request for that project, or undefined when nothing may start (the person was told).
+ */
+async function withProjectOption(deps: ContextStartDeps, req: ContextStartRequest, tell: (text: string) => Promise<void>): Promise<ContextStartRequest | undefined> {
+  if (!deps.start.projects) return req;
+  const opt = takeProjectOption(req.instruction, deps.start.projects);
+  if (opt.ok && opt.instruction) return { ...req, instruction: opt.instruction, ...(opt.project ? { project: opt.project } : {}) };
+  const decision = await deps.start.access.authorize({ user: req.requester, teamId: req.teamId }, 'start_job', req.channel);
+  if (!decision.allowed) return void (await tell(decision.text));
+  deps.start.logger.warn({ channel: req.channel, requester: req.requester }, opt.ok ? 'an instruction held only project=' : 'an instruction named a docs project that is not configured; nothing started');
+  await tell(opt.ok ? PROJECT_ONLY_TEXT : opt.message);
+  return undefined;
+}

@@ -64,6 +64,8 @@ export interface AgentJobsOptions {
   projectId: string;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
+  /** The configured docs projects (DOCS_PROJECT_ID, then DOCS_PROJECT_IDS): what `project=<id>` may name. */
+  projects: readonly string[];
   /** Who may continue a job in a channel (the settings feature; FOLLOWUP_POLICY by default). */
   followupPolicyFor: (channel: string) => Promise<'anyone' | 'requester'>;
   /** The bot's Web API client. */
@@ -123,7 +125,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
-  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, slack: o.slack };
+  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, projects: o.projects, slack: o.slack };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
     followups: new KeyedSerial(),

@@ -56,6 +56,10 @@ export interface JobRecord {
    * '' for none): a follow-up is taken only from people who are members of every one of them.
    */
   contextFrom: string;
+  /** The repository the agent works in (the API's `source.repository`, a URL), once reported ('' or absent: not yet). */
+  repository?: string;
+  /** The branch the agent works on (the API's `source.ref`), once reported. */
+  branch?: string;
   /** Fingerprint of what the status message last showed ('' or absent: unknown), so an edit that changes nothing is not sent. */
   shown?: string;
 }
@@ -118,6 +122,8 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   rec.alsoMention = h.alsoMention ?? '';
   rec.contextFrom = h.contextFrom ?? '';
   if (h.shown) rec.shown = h.shown;
+  if (h.repository) rec.repository = h.repository;
+  if (h.branch) rec.branch = h.branch;
   return rec as unknown as JobRecord;
 }
 

@@ -17,7 +17,7 @@ import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } fr
 
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
 export interface PollStepDeps {
-  store: Pick<JobStore, 'get' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced' | 'announcementSteps'>;
+  store: Pick<JobStore, 'get' | 'update' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced' | 'announcementSteps'>;
   /** Polls the job's own project (kept in its record). */
   docsApi: DocsApiProjects<'getJob'>;
   /** Posts the announcement in the job's thread (at most once: found again by its metadata after a crash). */
@@ -142,6 +142,7 @@ export function createPollStep(deps: PollStepDeps) {
       log.warn({ err }, 'poll failed; will try again');
       return ctx.reschedule(await ctx.nextDelayMs());
     }
+    await noteSource(ctx, agentJob);
     const status = agentJob.status;
     if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
     // Still active: the status message shows when it started, so it changes only when an earlier
@@ -150,6 +151,29 @@ export function createPollStep(deps: PollStepDeps) {
     const statusRetryMs = deps.status.isCurrent(rec) ? undefined : (await deps.status.show(agentJobId)).retryInMs;
     return ctx.reschedule(Math.min(await ctx.nextDelayMs(), statusRetryMs ?? Infinity), polledAt);
   };
+}
+
+/**
+ * Keeps the repository and branch the API's `source` reports (spec: AgentJob.source.repository,
+ * `.ref`), and shows them on the status message the first time they appear or change. A Redis
+ * failure costs only the display (logged).
+ */
+async function noteSource(ctx: StepContext, agentJob: AgentJob): Promise<void> {
+  const repository = agentJob.source?.repository ?? '';
+  const branch = agentJob.source?.ref ?? '';
+  const fields = {
+    ...(repository && repository !== ctx.rec.repository ? { repository } : {}),
+    ...(branch && branch !== ctx.rec.branch ? { branch } : {}),
+  };
+  if (Object.keys(fields).length === 0) return;
+  try {
+    await ctx.deps.store.update(ctx.rec.jobId, fields);
+    Object.assign(ctx.rec, fields);
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not keep the job\'s repository and branch');
+    return;
+  }
+  if (!isTerminal(agentJob.status)) void ctx.deps.status.show(ctx.rec.jobId);
 }
 
 /** Saves progress (one poll more, its time, the last time the job was seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */

@@ -22,6 +22,11 @@ export interface StartJobDeps {
   docsApi: DocsApiProjects<'createJob'>;
   /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
+  /**
+   * The configured docs projects (DOCS_PROJECT_ID first, then DOCS_PROJECT_IDS): `project=<id>` in an
+   * instruction must name one of them. Absent: `project=` is not read (the text goes as typed).
+   */
+  projects?: readonly string[];
   /** Posts the status message; finds it again after a crash (history scopes). */
   slack: PostOnceClient;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
@@ -62,6 +67,8 @@ export interface StartJobRequest {
   requestKey?: string;
   /** Epoch ms the request was received (the intake's receipt time): a late retry looks for what it posted from then (postOnce's `since`). */
   receivedAt: number;
+  /** The docs project from `project=<id>` (already checked against the configured ones); default the channel's. */
+  project?: string;
 }
 
 /** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when the thread already says it). */
@@ -98,11 +105,13 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   const p = steps.progress as { failure?: StartFailure; retire?: string; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
   // A failed start whose placeholder could not be removed yet (rate limited) removes it now.
   if (p.failure) return p.retire ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure) : p.failure;
-  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', promptChars: req.instruction.length };
+  // The project is chosen once (a retry uses the same one): its budget applies, and the status shows it from the start.
+  const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel));
+  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', project: projectId, promptChars: req.instruction.length };
   if (!p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
     if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
-    await steps.save({ admitted: true });
+    await steps.save({ admitted: true, projectId });
   }
   const key = req.requestKey ?? `start-${req.channel}-${deps.now()}`;
   const fail = async (failure: StartFailure): Promise<StartFailure> => {
@@ -110,7 +119,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     return failure;
   };
   const log = deps.logger.child({ channel: req.channel, requester: req.requester });
-  const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'starting', elapsedMs: 0 });
+  const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId, state: 'starting', elapsedMs: 0 });
   let statusTs: string;
   try {
     statusTs = await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${key}:status`, since: req.receivedAt });
@@ -126,10 +135,9 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   }
   const threadTs = req.threadTs ?? statusTs;
   const threads = [...new Set([threadTs, statusTs])];
-  if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId: p.projectId ?? (await deps.projectFor(req.channel)), statusTs, threadTs });
-  if (p.create === 'sent') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
+  if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId, statusTs, threadTs });
+  if (p.create === 'sent') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
 
-  const projectId = await deps.projectFor(req.channel);
   await deps.store.markThreadsPending(req.channel, threads);
   await steps.save({ create: 'sent', projectId });
   let jobId: string;
@@ -140,7 +148,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     log.warn({ err }, 'could not create the agent job');
     // No answer after the request may have arrived: the job may exist. A connection never made
     // (refused, DNS) sent nothing: a plain failure.
-    if (err instanceof DocsApiNetworkError && err.sent) return uncertain(deps, req, steps, { key, statusTs, threadTs, threads });
+    if (err instanceof DocsApiNetworkError && err.sent) return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
     if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
     await clearPending(deps, req.channel, threads);
     const failure: StartFailure = { ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` };
@@ -174,7 +182,7 @@ async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: str
 async function untracked(deps: StartJobDeps, req: StartJobRequest, ids: { jobId: string; statusTs: string }, err: unknown): Promise<StartFailure> {
   deps.logger.error({ jobId: ids.jobId, err }, 'created a job but could not record it');
   const note = `:warning: Job \`${ids.jobId}\` started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
-  const failed = buildStatusMessage({ requester: req.requester, instruction: req.instruction, jobId: ids.jobId, state: 'start_failed', elapsedMs: 0, note });
+  const failed = buildStatusMessage({ requester: req.requester, instruction: req.instruction, jobId: ids.jobId, ...(req.project ? { projectId: req.project } : {}), state: 'start_failed', elapsedMs: 0, note });
   // Storage is failing: this is the last word on the message, sent now (the presenter logs a failure).
   await deps.status.settleUnrecorded({ teamId: req.teamId, channel: req.channel, statusTs: ids.statusTs }, { text: failed.text, blocks: failed.blocks }, { force: true });
   return {
@@ -192,7 +200,7 @@ async function uncertain(
   deps: StartJobDeps,
   req: StartJobRequest,
   steps: Steps,
-  at: { key: string; statusTs: string; threadTs: string; threads: string[] },
+  at: { key: string; statusTs: string; threadTs: string; threads: string[]; projectId: string },
 ): Promise<StartFailure> {
   deps.logger.warn({ channel: req.channel }, 'cannot tell whether the agent job started; asking the person');
   await deps.store.saveRestart(at.key, {
@@ -204,8 +212,9 @@ async function uncertain(
     ...(req.threadTs ? { threadTs: req.threadTs } : {}),
     ...(req.reactOnStatusMessage ? { reactOnStatusMessage: true } : {}),
     ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
+    ...(req.project ? { project: req.project } : {}),
   });
-  const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, state: 'uncertain', elapsedMs: 0 });
+  const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'uncertain', elapsedMs: 0 });
   await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
   const notice = buildUncertainNotice({ requester: req.requester, instruction: req.instruction, restartId: at.key });
   await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt });

@@ -19,6 +19,8 @@ export interface RestartRecord {
   reactOnStatusMessage?: boolean;
   /** The conversations whose messages are in `prompt`. */
   contextFrom?: string[];
+  /** The docs project named with `project=<id>` (absent: the channel's). */
+  project?: string;
 }
 
 /** Value of a thread index key while its job is being created (replies get "still starting"). */
