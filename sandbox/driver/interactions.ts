@@ -35,6 +35,16 @@ function findElement(blocks: unknown, actionId: string): FoundElement | undefine
 }
 
 /**
+ * A click on `feedback_buttons` sends the chosen button's `text` and `value` with the element's type
+ * and action_id (Slack: Bolt's FeedbackButtonsAction; `choice` defaults to the positive button).
+ */
+function feedbackChoice(element: Json, choice: 'positive' | 'negative' = 'positive'): Json {
+  if (element.type !== 'feedback_buttons') return element;
+  const button = (element[`${choice}_button`] ?? {}) as Json;
+  return { type: 'feedback_buttons', action_id: element.action_id, text: button.text, value: button.value };
+}
+
+/**
  * The fields of a slash command invocation (form fields over HTTP, the payload object over Socket Mode):
  * token, team_id, team_domain, channel_id, channel_name, user_id, user_name, command, text, api_app_id,
  * is_enterprise_install, response_url (bound to the user, for ephemeral replies, and the channel) and
@@ -63,7 +73,7 @@ export function slashCommandFields(ctx: DriverContext, p: SlashCommandInput): Re
 
 /** The `actions[0]` entry of a block_actions payload, completed from the element in the message's blocks. */
 function actionEntry(ctx: DriverContext, p: BlockActionInput, found: FoundElement | undefined): Json {
-  const element = found?.element ?? {};
+  const element = feedbackChoice(found?.element ?? {}, p.feedback);
   return {
     type: typeof element.type === 'string' ? element.type : 'button',
     action_id: p.actionId,

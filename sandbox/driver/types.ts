@@ -36,6 +36,8 @@ export interface BlockActionInput {
   value?: string;
   blockId?: string;
   threadTs?: string;
+  /** On `feedback_buttons`: which button is clicked (default positive). */
+  feedback?: 'positive' | 'negative';
 }
 
 /** A slash command typed by `user` in `channel`. */

@@ -18,6 +18,9 @@ export type FinishedStatus = 'completed' | 'no_change' | 'failed' | 'archived' |
 /** Every {@link FinishedStatus} (their series start at 0). */
 export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_change', 'failed', 'archived', 'timed_out'];
 
+/** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
+export type AgentRating = 'positive' | 'negative';
+
 /** What started a run of an agent job: a new job (`POST …/job`) or a follow-up (`POST …/message`). */
 export type RunKind = 'new' | 'follow_up';
 
@@ -96,6 +99,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
   readonly redisReconnects: Counter<'connection'>;
   /** `docs_bot_intake_unreplicated_total`. */
   readonly intakeUnreplicated: Counter;
+  /** `docs_bot_agent_feedback_total{project,rating}`. */
+  readonly agentFeedbackTotal: Counter<'project' | 'rating'>;
 
   private queues: QueueDepthSource[] = [];
   private readonly slackErrorSeries = new Set<string>();
@@ -113,6 +118,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     this.docsApiRequestSeconds = new Histogram({ name: 'docs_bot_docs_api_request_seconds', help: 'Seconds per docs API request, until the body was read or the request failed.', labelNames: ['operation'], buckets: DOCS_API_BUCKETS, registers });
     this.slackApiErrors = new Counter({ name: 'docs_bot_slack_api_errors_total', help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.", labelNames: ['method', 'error'], registers });
     this.agentBudgetRemaining = new Gauge({ name: 'docs_bot_agent_budget_remaining', help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.", labelNames: ['project'], registers });
+    this.agentFeedbackTotal = new Counter({ name: 'docs_bot_agent_feedback_total', help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job, and each change of it.", labelNames: ['project', 'rating'], registers });
     this.queueJobs = new Gauge({
       name: 'docs_bot_queue_jobs',
       help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
@@ -182,6 +188,11 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
   agentJobFinished(status: FinishedStatus, latenessSeconds?: number): void {
     this.agentJobsFinished.inc({ status });
     if (latenessSeconds !== undefined) this.announcementLateness.observe(Math.max(0, latenessSeconds));
+  }
+
+  /** A person rated a job's result (first rating of that job, or a change). `project` is a configured docs project id. */
+  agentFeedback(project: string, rating: AgentRating): void {
+    this.agentFeedbackTotal.inc({ project, rating });
   }
 
   /** Reads every watched queue's counts (bounded by `queueTimeoutMs`); a queue that can't be read is left out of this scrape. */

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
+import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
@@ -19,7 +20,7 @@ import { TEST_REDIS_URL } from '../helpers/redis.js';
 /**
  * Hostile but validly signed requests against the running bot (a separate process, as in
  * production), generated with fast-check: bodies that are JSON null / arrays / numbers / strings,
- * `payload=null`, commands, events, clicks, modal submissions and shortcuts with missing fields and
+ * `payload=null`, commands, events, clicks (feedback buttons included), modal submissions and shortcuts with missing fields and
  * fields of the wrong type (text as a number, an object, an array), agent view events (the Messages
  * tab, app_context_changed) with hostile `context.entities`, 200 KB bodies, control
  * characters, lone surrogates, mass-mention markup (`<!channel>`, `<!here>`, `<!everyone>`,
@@ -169,7 +170,7 @@ const agentViewEvent = both(({ maybeWrong, field }) => {
     .map((body): FuzzRequest => ({ label: 'agent view event', encoding: 'json', body }));
 });
 
-const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, ACTION_EDIT, 'link.thread', 'open_pr_link', 'old.button');
+const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_FEEDBACK, ACTION_FEEDBACK, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, ACTION_EDIT, 'link.thread', 'open_pr_link', 'old.button');
 const click = both(({ maybeWrong, field }) =>
   fc.record({
     type: maybeWrong(fc.constant('block_actions')),
@@ -181,7 +182,18 @@ const click = both(({ maybeWrong, field }) =>
     message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(ts) })), { nil: undefined }),
     response_url: field(responseUrl),
     actions: maybeWrong(
-      fc.array(fc.record({ action_id: maybeWrong(actionIds), type: maybeWrong(fc.constant('button')), action_ts: maybeWrong(ts), value: field(text), block_id: field(fc.constant('actions')) }), { minLength: 0, maxLength: 3 }),
+      fc.array(
+        fc.record({
+          action_id: maybeWrong(actionIds),
+          type: maybeWrong(fc.constantFrom('button', 'feedback_buttons')),
+          action_ts: maybeWrong(ts),
+          // Feedback values as the bot sends them (`<rating>:<jobId>`), near misses and junk.
+          value: field(fc.oneof(text, fc.tuple(fc.constantFrom('positive', 'negative', 'neutral', '', 'POSITIVE'), fc.oneof(text, fc.constantFrom('job_abc123', 'job_', '../x', 'a:b'))).map(([r, j]) => `${r}:${j}`))),
+          text: fc.option(maybeWrong(fc.record({ type: fc.constant('plain_text'), text: maybeWrong(fc.constantFrom('👍', '👎')) })), { nil: undefined }),
+          block_id: field(fc.constant('actions')),
+        }),
+        { minLength: 0, maxLength: 3 },
+      ),
     ),
   })
   .map((body): FuzzRequest => ({ label: 'click', encoding: 'form-payload', body })));

@@ -1,5 +1,5 @@
-import type { BudgetLeft } from '../../platform/access.js';
-import type { HomeView, KnownBlock } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
+import { feedbackBlock } from './feedback.js';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
@@ -151,7 +151,7 @@ export type JobOutcome =
 /**
  * Builds the one thread reply that tells people how their job ended. It always @-mentions
  * `mention`: the requester, or the author of the latest follow-up (and of any follow-up it
- * interrupted).
+ * interrupted). Every end the agent reached carries 👍/👎 feedback buttons ({@link feedbackBlock}).
  *
  * @returns `text` (also the notification) and `blocks`.
  */
@@ -183,95 +183,12 @@ export function buildAnnouncement(p: { mention: string | string[]; jobId: string
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
   const link = o.kind === 'completed' ? safeUrl(o.prLink) : undefined;
   if (link) blocks.push(prLinkActions(link, 'primary'));
+  // A result to rate: the end the agent reached (not the bot giving up on watching).
+  if (o.kind !== 'timeout') blocks.push(feedbackBlock(p.jobId));
   return { text, blocks };
 }
 
-/** One job as the App Home lists it. */
-export interface HomeJob {
-  jobId: string;
-  instruction: string;
-  state: StatusState;
-  prLink: string | null;
-  /** Link to the job's thread, when Slack gave one. */
-  permalink?: string;
-  createdAt: number;
-  followups: number;
-}
-
-/** Defaults in force, shown so people know how the bot behaves here. */
-export interface HomeDefaults {
-  followupPolicy: 'anyone' | 'requester';
-  ignorePrefix: string;
-  digestCron: string;
-  digestTz: string;
-}
-
-const STATE_LABEL: Record<StatusState, string> = {
-  starting: ':hourglass: Starting',
-  start_failed: ':warning: Could not start',
-  active: ':hourglass_flowing_sand: Working',
-  completed: ':white_check_mark: Completed',
-  failed: ':x: Failed',
-  archived: ':file_cabinet: Archived',
-  timeout: ':warning: Stopped watching',
-  uncertain: ':grey_question: May or may not have started',
-};
-
-/**
- * Builds the App Home tab (views.publish): the person's recent jobs, newest first (at most 20:
- * instruction, state, PR link, thread link, age) and the defaults in force.
- * Slack: a Home tab holds at most 100 blocks; section text ≤ 3000 chars.
- *
- * @param nowMs - clock in epoch ms, for ages.
- */
-export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number, budget?: BudgetLeft): HomeView {
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } },
-  ];
-  if (jobs.length === 0) {
-    blocks.push({
-      type: 'section',
-      text: { type: 'mrkdwn', text: 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.' },
-    });
-  }
-  for (const j of jobs.slice(0, 20)) {
-    const links = [
-      safeUrl(j.prLink) ? `<${j.prLink}|Pull request>` : undefined,
-      safeUrl(j.permalink) ? `<${j.permalink}|Thread>` : undefined,
-    ].filter(Boolean);
-    const meta = [
-      STATE_LABEL[j.state],
-      `${formatDuration(nowMs - j.createdAt)} ago`,
-      j.followups ? `${j.followups} follow-up${j.followups === 1 ? '' : 's'}` : undefined,
-      `\`${escapeMrkdwn(j.jobId)}\``,
-      ...links,
-    ].filter(Boolean);
-    blocks.push(
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },
-    );
-  }
-  blocks.push(
-    { type: 'divider' },
-    { type: 'header', text: { type: 'plain_text', text: 'How I work here' } },
-    {
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: [
-          `• *Follow-ups:* ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'}.`,
-          `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
-          '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
-          ...(budget
-            ? [`• *Agent budget this hour:* ${budget.project} of ${budget.perProject} requests left for the docs project, ${budget.user} of ${budget.perUser} for you (a job start or a follow-up is one request).`]
-            : []),
-          `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
-        ].join('\n'),
-      },
-    },
-  );
-  return { type: 'home', blocks };
-}
+export { buildHomeView, type HomeDefaults, type HomeJob } from './home.js';
 
 /**
  * The one thread reply after an uncertain start (the bot was stopped while the create request was

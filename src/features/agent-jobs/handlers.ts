@@ -8,6 +8,7 @@ import { markupToText } from '../../platform/slack/markup.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { buildHomeView, type HomeDefaults } from './blocks.js';
+import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
 import { continueAgentJob } from './follow-up.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageDeps } from './messages.js';
 import { startWithContext, type ContextStartDeps } from './context.js';
@@ -21,6 +22,7 @@ export const INTAKE = {
   reply: 'agent-jobs.reply',
   home: 'agent-jobs.home',
   restart: 'agent-jobs.restart',
+  feedback: 'agent-jobs.feedback',
 } as const;
 
 /** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
@@ -75,6 +77,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   homeDefaults: HomeDefaults;
   /** Budget left, shown in App Home. */
   access: Pick<AccessGate, 'budgetLeft'>;
+  /** 👍/👎 clicks on announcements. */
+  feedback: FeedbackDeps;
 }
 
 /**
@@ -101,6 +105,9 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
   intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));
   intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
   intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));
+  intake.on<FeedbackIntake>(INTAKE.feedback, (p, ctx) =>
+    handleFeedback(deps.feedback, p, ctx, (text) => tellPrivately(deps, { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) }, text)),
+  );
 }
 
 /**
@@ -134,6 +141,7 @@ async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<v
       permalink: await threadPermalink(deps.slack, deps.store, r),
       createdAt: r.createdAt,
       followups: r.cycle,
+      ...(r.rating ? { rating: r.rating } : {}),
     })),
   );
   const budget = await deps.access.budgetLeft(p.user);

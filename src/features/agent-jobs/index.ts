@@ -96,7 +96,7 @@ export interface AgentJobsOptions {
   /** Slack context for prompts (the thread-context feature): a mention's thread, message links. */
   context?: PromptContext;
   /** Counts runs started and ended, and how late ends are announced (optional). */
-  metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished'>;
+  metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished' | 'agentFeedback'>;
   /** Membership of conversations: a follow-up to a job with Slack context needs its author in each of them. */
   conversations?: Pick<ConversationDirectory, 'isMember'>;
   /** Slack's agent surfaces: a session per job's thread, loading lines while a job starts (optional). */
@@ -138,6 +138,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     ignorePrefix: o.ignorePrefix,
     homeDefaults: o.homeDefaults,
     access: o.access,
+    feedback: { store, redis: o.redis, prefix: o.prefix, access: o.access, logger, ...(o.metrics ? { metrics: o.metrics } : {}) },
     now: o.now,
   };
   registerHandlers(o.intake, handlerDeps);

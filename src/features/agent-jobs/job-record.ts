@@ -60,6 +60,8 @@ export interface JobRecord {
   repository?: string;
   /** The branch the agent works on (the API's `source.ref`), once reported. */
   branch?: string;
+  /** The latest 👍/👎 given to the job's result (the feedback buttons); absent: none yet. */
+  rating?: 'positive' | 'negative';
   /** Fingerprint of what the status message last showed ('' or absent: unknown), so an edit that changes nothing is not sent. */
   shown?: string;
 }
@@ -124,6 +126,7 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   if (h.shown) rec.shown = h.shown;
   if (h.repository) rec.repository = h.repository;
   if (h.branch) rec.branch = h.branch;
+  if (h.rating === 'positive' || h.rating === 'negative') rec.rating = h.rating;
   return rec as unknown as JobRecord;
 }
 

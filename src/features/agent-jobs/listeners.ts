@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, FeedbackButtonsAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
@@ -6,6 +6,7 @@ import type { Logger } from '../../platform/logger.js';
 import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
+import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './handlers.js';
 import type { IncomingMessage } from './messages.js';
 
@@ -131,6 +132,34 @@ export function restartAction(deps: AgentJobsListenerDeps) {
   };
 }
 
+type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>> & AllMiddlewareArgs;
+
+/**
+ * 👍/👎 under an announcement (block_actions, `feedback_buttons` element `agent_jobs.feedback`):
+ * recorded (`agent-jobs.feedback`, id from the clicker and the `action_ts`) and acked at once; the
+ * worker checks the value and who may, then records, counts and thanks. Whatever the payload holds,
+ * only a bounded string goes on.
+ */
+export function feedbackAction(deps: AgentJobsListenerDeps) {
+  return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
+    const a = action as Partial<FeedbackButtonsAction>;
+    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    if (!user) return void (await ack());
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const payload: FeedbackIntake = {
+      value: typeof a.value === 'string' ? a.value.slice(0, 200) : '',
+      user,
+      ...(body.team?.id ? { teamId: body.team.id } : {}),
+      ...(typeof channel === 'string' ? { channel } : {}),
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    };
+    // Intake ids are BullMQ job ids: only characters that cannot clash (no ':').
+    const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id).replace(/[^0-9A-Za-z._-]/g, '').slice(0, 40);
+    const id = `fb-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`;
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: INTAKE.feedback, id, requestId: at, payload });
+  };
+}
+
 /** Registers the agent-jobs surfaces (declared in manifest.yml). */
 export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.command('/docs-edit', docsEditCommand(deps));
@@ -139,4 +168,5 @@ export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.event('app_mention', appMentionEvent(deps));
   app.event('app_home_opened', appHomeOpenedEvent(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_RESTART, restartAction(deps));
+  app.action<BlockAction<FeedbackButtonsAction>>(ACTION_FEEDBACK, feedbackAction(deps));
 }
