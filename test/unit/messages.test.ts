@@ -49,7 +49,7 @@ describe('announcement', () => {
   it('completed without a PR: says no files were changed', () => {
     const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'completed', prLink: null } });
     expect(a.text).toContain('no files were changed');
-    expect(JSON.stringify(a.blocks)).not.toContain('button');
+    expect(JSON.stringify(a.blocks)).not.toContain('"type":"button"'); // no PR link button (the feedback buttons stay)
   });
   it('failed: gives the job id and what to do next', () => {
     const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'failed' } });
