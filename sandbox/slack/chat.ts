@@ -3,6 +3,7 @@
  * (Slack docs: method reference pages chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
  * chat.getPermalink).
  */
+import { checkAgentBlocks } from './agent-blocks.js';
 import { fail, obj, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
 import type { SlackMessage, SlackMetadata } from './types.js';
@@ -24,6 +25,7 @@ export function editMessage(msg: SlackMessage, edit: { text?: unknown; blocks?: 
 /** Slack answers `no_text` when a message has none of text, blocks or attachments. */
 function requireContent(args: Json): void {
   if (typeof args.text !== 'string' && !Array.isArray(args.blocks) && !Array.isArray(args.attachments)) fail('no_text');
+  checkAgentBlocks(args.blocks);
 }
 
 /**
@@ -59,6 +61,7 @@ function ownMessage(state: SlackState, args: Json, notOwn: string): SlackMessage
 
 function update(state: SlackState, args: Json): Json {
   const msg = ownMessage(state, args, 'cant_update_message');
+  checkAgentBlocks(args.blocks);
   const metadata = parseMetadata(args.metadata);
   editMessage(msg, { text: args.text, blocks: args.blocks });
   if (metadata) msg.metadata = metadata;
@@ -87,7 +90,7 @@ function getPermalink(state: SlackState, args: Json): Json {
   return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
 }
 
-/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks` (agent blocks: see agent-blocks.ts), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
 export function chatMethods(state: SlackState): MethodTable {
   return {
     'chat.postMessage': (args) => postMessage(state, args),

@@ -3,6 +3,7 @@
  * text, rich text, tables, images, dividers and interactive elements (Slack docs: "Block Kit" block
  * and element reference). Buttons can be numbered so that a reader can refer to them (`[1: Label]`).
  */
+import { contextActionsLine, planLines, taskLines } from './agent-blocks.js';
 import { asArr, asObj, asStr, type Json, type Namer } from './names.js';
 
 /**
@@ -132,7 +133,7 @@ function table(block: Json, namer: Namer): string[] {
 
 /**
  * Flatten Block Kit blocks to readable lines (section/context/header/markdown text, buttons, tables,
- * rich text, images, dividers). Unknown blocks show as `[<type> block]`. Buttons are numbered by
+ * rich text, images, dividers; plans as checklists and feedback buttons: see agent-blocks.ts). Unknown blocks show as `[<type> block]`. Buttons are numbered by
  * `numberButton` when given, in the order they are drawn.
  */
 export function blocksToLines(blocks: unknown[], namer: Namer, numberButton?: ButtonNumberer): string[] {
@@ -177,6 +178,15 @@ export function blocksToLines(blocks: unknown[], namer: Namer, numberButton?: Bu
         break;
       case 'input':
         lines.push(`${textObject(block.label, namer)}: ${draw(block.element)}`);
+        break;
+      case 'plan':
+        lines.push(...planLines(block));
+        break;
+      case 'task_card':
+        lines.push(...taskLines(block));
+        break;
+      case 'context_actions':
+        lines.push(contextActionsLine(block, namer));
         break;
       default:
         lines.push(`[${asStr(block.type) || 'unknown'} block]`);
