@@ -22,10 +22,7 @@ export interface StartJobDeps {
   docsApi: DocsApiProjects<'createJob'>;
   /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /**
-   * The configured docs projects (DOCS_PROJECT_ID first, then DOCS_PROJECT_IDS): `project=<id>` in an
-   * instruction must name one of them. Absent: `project=` is not read (the text goes as typed).
-   */
+  /** DOCS_PROJECT_ID then DOCS_PROJECT_IDS: what `project=<id>` may name (absent: `project=` is not read). */
   projects?: readonly string[];
   /** Posts the status message; finds it again after a crash (history scopes). */
   slack: PostOnceClient;
@@ -105,8 +102,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   const p = steps.progress as { failure?: StartFailure; retire?: string; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
   // A failed start whose placeholder could not be removed yet (rate limited) removes it now.
   if (p.failure) return p.retire ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure) : p.failure;
-  // The project is chosen once (a retry uses the same one): its budget applies, and the status shows it from the start.
-  const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel));
+  const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel)); // chosen once; its budget applies
   const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', project: projectId, promptChars: req.instruction.length };
   if (!p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
