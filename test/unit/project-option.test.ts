@@ -69,7 +69,7 @@ function harness(access: AccessGate = OPEN_GATE) {
   return { deps: { start: deps }, createJob, forProject, admitted, told, tell: async (t: string) => void told.push(t), steps };
 }
 
-const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', requestKey: 'k' };
+const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', requestKey: 'k', receivedAt: 1_700_000_000_000 };
 
 describe('project=<id> at the start of a job', () => {
   it("sends the job to the named project, takes that project's budget, shows it from the start and leaves it out of the prompt", async () => {
