@@ -13,7 +13,7 @@ import { createDigests, type Digests } from './features/digests/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
 import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
-import { createVisitorsServices, wireVisitors } from './features/visitors/index.js';
+import { createVisitors, type Visitors } from './features/visitors/index.js';
 import type { AccessGate } from './platform/access.js';
 import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
@@ -142,7 +142,7 @@ function accessPolicy(config: Config): AccessPolicyConfig {
 interface Features {
   agentJobs: AgentJobs;
   digests: Digests;
-  visitors: { register(app: App): void };
+  visitors: Visitors;
   settings: Settings;
   documentThread: DocumentThread;
   agentView: AgentView;
@@ -200,10 +200,9 @@ function buildFeatures(p: Platform): Features {
     agent,
   });
   const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: threadOwner(redis, prefix), redis, prefix });
-  const services = createVisitorsServices({ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, logger, now });
+  const visitors = createVisitors({ intake, redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: services, slack, access, defaultSchedule, projectFor, logger, now });
-  const visitors = wireVisitors(intake, { services, slack, redis, prefix, now, projectFor, projects: docsProjects(config), access }, digests.subcommands);
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, defaultSchedule, projectFor, logger, now });
   const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
 }

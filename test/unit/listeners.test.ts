@@ -5,7 +5,7 @@ import { digestRetryAction, improveSubmission } from '../../src/features/digests
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
 import { MODAL_CALLBACK_ID } from '../../src/features/document-thread/blocks.js';
 import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/document-thread/listeners.js';
-import { docsVisitorsCommand } from '../../src/features/visitors/listeners.js';
+import { docsVisitorsCommand } from '../../src/features/digests/command.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BUSY_TEXT, EventNotRecordedError } from '../../src/platform/slack/edge.js';
 
@@ -139,17 +139,20 @@ describe('agent-jobs listeners', () => {
   });
 });
 
+/** A stand-in for digests' subcommands: the command's own checks are what these tests are about. */
+const SUBCOMMANDS = { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false as const, message: 'no' }), actionOf: () => 'manage_digests' as const };
+
 describe('visitors and digests listeners', () => {
   it('/docs-visitors with a mistake: the problem in the ack, nothing recorded', async () => {
     const h = harness();
-    await docsVisitorsCommand(h.deps)({ command: command('2026-13-45', { command: '/docs-visitors' }), ack: h.ack } as never);
+    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({ command: command('2026-13-45', { command: '/docs-visitors' }), ack: h.ack } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: expect.stringContaining('2026-13-45') });
     expect(h.record).not.toHaveBeenCalled();
   });
 
   it('/docs-visitors when Redis fails: the busy answer', async () => {
     const h = harness({ recordFails: true });
-    await docsVisitorsCommand(h.deps)({ command: command('7d', { command: '/docs-visitors' }), ack: h.ack } as never);
+    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({ command: command('7d', { command: '/docs-visitors' }), ack: h.ack } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
   });
 

@@ -11,8 +11,9 @@ import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
-import type { VisitorsServices, VisitorsSubcommands } from '../visitors/index.js';
+import type { VisitorsServices } from '../visitors/index.js';
 import { slackDateText } from '../../platform/slack/dates.js';
+import { docsVisitorsCommand, registerSubcommandHandler } from './command.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
@@ -43,14 +44,12 @@ export interface DigestsOptions {
 /** The running feature, as the composition root holds it. */
 export interface Digests {
   digestQueue: Queue<DigestJobData>;
-  /** `subscribe`, `unsubscribe`, `subscriptions`, `digest` for `/docs-visitors`. */
-  subcommands: VisitorsSubcommands;
   /**
    * A channel's digest subscription in words ("Mondays at 09:00 UTC, next …, subscribed by …", or
    * "none"), for `/docs-settings`. @throws the Redis error.
    */
   describeSubscription(teamId: string, channel: string): Promise<string>;
-  /** Registers the digest buttons and the "Improve with agent" modal. */
+  /** Registers `/docs-visitors` (reports go to the visitors feature), the digest buttons and the "Improve with agent" modal. */
   register(app: App): void;
   /** Starts the digest worker. */
   startWorkers(): Worker[];
@@ -63,16 +62,20 @@ export function createDigests(o: DigestsOptions): Digests {
   const digestQueue = createDigestQueue(o.queues);
   const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
   registerHandlers(o.intake, { ...common, slack: o.slack, access: o.access });
+  const subcommands = digestSubcommands({ ...common, slack: o.slack, quotas: createDigestQuotas(o.redis, o.prefix) });
+  registerSubcommandHandler(o.intake, { subcommands, access: o.access });
   return {
     digestQueue,
-    subcommands: digestSubcommands({ ...common, slack: o.slack, quotas: createDigestQuotas(o.redis, o.prefix) }),
     describeSubscription: async (teamId, channel) => {
       const sub = await getSubscription(digestQueue, teamId, channel);
       if (!sub) return 'none (`/docs-visitors subscribe` starts one)';
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
       return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
     },
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }),
+    register: (app) => {
+      app.command('/docs-visitors', docsVisitorsCommand({ intake: o.intake, logger, subcommands }));
+      registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger });
+    },
     startWorkers: () => [
       startDigestWorker(
         o.queues,

@@ -28,8 +28,8 @@ export interface Caller {
 }
 
 /**
- * `/docs-visitors <name> …` subcommands that another feature provides (digests: `subscribe`, …),
- * plugged in by the composition root so this feature needs not know them.
+ * `/docs-visitors <name> …` subcommands that the feature above provides (digests: `subscribe`, …);
+ * digests owns the `/docs-visitors` command and routes reports here.
  */
 export interface VisitorsSubcommands {
   /** Names handled, lower case. */
@@ -80,7 +80,6 @@ export interface VisitorsHandlerDeps {
   now: () => number;
   /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
   access: Pick<AccessGate, 'authorize'>;
-  subcommands?: VisitorsSubcommands;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
   /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
@@ -93,24 +92,18 @@ export const STALE_BUTTON = 'This button belongs to an older report I can no lon
 /** Registers the visitors intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on<ReportIntake>(INTAKE.report, async (p) => {
-    if (await allowed(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl)) await runReport(deps, p);
+    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl)) await runReport(deps, p);
   });
   intake.on<ButtonIntake>(INTAKE.page, async (p) => {
-    if (await allowed(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await page(deps, p);
+    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await page(deps, p);
   });
   intake.on<ButtonIntake>(INTAKE.retry, async (p) => {
-    if (await allowed(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await retry(deps, p);
-  });
-  intake.on<SubcommandIntake>(INTAKE.subcommand, async (p) => {
-    const prepared = deps.subcommands?.prepare(p.name, p.args);
-    if (!prepared?.ok || !deps.subcommands) return;
-    if (!(await allowed(deps, p.caller.user, deps.subcommands.actionOf(p.name), p.caller.channel, p.responseUrl))) return;
-    await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
+    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await retry(deps, p);
   });
 }
 
 /** Asks the access gate; a refusal is told to the person only (through the response_url) and nothing else happens. */
-async function allowed(deps: VisitorsHandlerDeps, user: string, action: AccessAction, channel: string, responseUrl: string | undefined): Promise<boolean> {
+export async function authorizeOrTell(deps: Pick<VisitorsHandlerDeps, 'access'>, user: string, action: AccessAction, channel: string, responseUrl: string | undefined): Promise<boolean> {
   const decision = await deps.access.authorize({ user }, action, channel);
   if (decision.allowed) return true;
   if (responseUrl) await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined); // the response_url is the only way to tell them; a refusal logs its own audit line

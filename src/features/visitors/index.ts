@@ -1,27 +1,41 @@
 /**
  * The visitors feature: `/docs-visitors` reports (human vs AI per page, paged in place) over a
  * Redis cache and an hourly analytics budget. Other features (digests) use it only through this
- * module.
+ * module; it knows no feature above it (digests owns the `/docs-visitors` command and routes
+ * reports here).
  */
 import type { App } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
-import { registerHandlers, type VisitorsHandlerDeps, type VisitorsSubcommands } from './handlers.js';
+import { registerHandlers, type VisitorsHandlerDeps } from './handlers.js';
+import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
 import { register as registerListeners } from './listeners.js';
 
-export { type Caller, type VisitorsSubcommands } from './handlers.js';
-export { createVisitorsServices, visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
+export { authorizeOrTell, INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './handlers.js';
+export { helpText, parseVisitorsCommand } from './query.js';
+export { visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
 export type { VisitorsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
 export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
 
-/**
- * Wires the visitors feature: its intake handlers now, its listeners on `register(app)`.
- * @param subcommands - `/docs-visitors` subcommands other features provide (digests).
- */
-export function wireVisitors(intake: Intake, deps: Omit<VisitorsHandlerDeps, 'subcommands'>, subcommands?: VisitorsSubcommands): { register(app: App): void } {
-  const full: VisitorsHandlerDeps = { ...deps, ...(subcommands ? { subcommands } : {}) };
-  registerHandlers(intake, full);
-  return { register: (app) => registerListeners(app, { intake, logger: deps.services.logger, ...(subcommands ? { subcommands } : {}) }) };
+/** What the visitors feature is built from. */
+export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
+  /** Where reports and their buttons are recorded; the feature registers its handlers on it. */
+  intake: Intake;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface Visitors {
+  /** The cache, the analytics budget and the report loader (the digests feature reads through them). */
+  services: VisitorsServices;
+  /** Registers the report's paging and Retry buttons (`/docs-visitors` itself is the digests feature's). */
+  register(app: App): void;
+}
+
+/** Builds the visitors feature and registers its intake handlers (reports, paging, Retry). */
+export function createVisitors(o: VisitorsOptions): Visitors {
+  const services = createVisitorsServices(o);
+  registerHandlers(o.intake, { services, slack: o.slack, redis: o.redis, prefix: o.prefix, now: o.now, projectFor: o.projectFor, projects: o.projects, access: o.access });
+  return { services, register: (app) => registerListeners(app, { intake: o.intake, logger: services.logger }) };
 }
