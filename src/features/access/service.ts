@@ -27,11 +27,7 @@ export interface AccessDeps {
 /** Back-off after a 429 without Retry-After (the vendor documents none), in ms. */
 export const RATE_LIMITED_DEFAULT_MS = 60_000;
 
-/**
- * The access gate (see {@link AccessGate}): the policy over the person's Slack facts, the prompt
- * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
- * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
- */
+/** A decision that refuses. */
 type Refusal = Extract<AccessDecision, { allowed: false }>;
 
 /** Writes the refusal's audit line and returns it. */
@@ -58,6 +54,11 @@ function reportBudget(deps: AccessDeps, project: string, user: string): Promise<
   return deps.onBudget ? deps.budget.remaining(user, project).then((r) => deps.onBudget?.(project, r.project), () => undefined) : Promise.resolve();
 }
 
+/**
+ * The access gate (see {@link AccessGate}): the policy over the person's Slack facts, the prompt
+ * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
+ * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
+ */
 export function createAccess(deps: AccessDeps): AccessGate {
   const refuse = (actor: Actor, channel: string, action: string, d: Refusal, extra?: Record<string, unknown>) => refused(deps, actor, channel, action, d, extra);
   return {
