@@ -116,8 +116,9 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
     const limited = Array.from({ length: 10 }, (_, i) => `job_burst_${i}`); // as many as the worker's concurrency
     for (const id of limited) await endedJob(id);
     slack.failNext('chat.update', { status: 429, retryAfterS: 60 }, limited.length);
+    const callsBefore = slack.calls.length; // the fake Slack is shared with the tests above
     for (const id of limited) await watchAgentJob(queue, id, 0, 0);
-    await slack.waitFor(() => slack.calls.filter((c) => c.method === 'chat.update' && c.status === 429).length === limited.length, 60_000);
+    await slack.waitFor(() => slack.calls.slice(callsBefore).filter((c) => c.method === 'chat.update' && c.status === 429).length === limited.length, 60_000);
 
     const otherTs = await endedJob('job_other');
     const limitedAt = Date.now();

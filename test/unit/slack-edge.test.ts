@@ -52,7 +52,7 @@ beforeAll(async () => {
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
   registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000 });
   registerVisitors(app, { intake, logger });
-  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger });
+  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
   await app.start();
   url = `http://127.0.0.1:${port}/slack/events`;
 });

@@ -4,7 +4,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { plainTextOf } from '../../platform/slack/markup.js';
-import { INTAKE, type ReplyIntake, type StartIntake } from './handlers.js';
+import { INTAKE, type ReplyIntake, type StartIntake } from './intake.js';
 
 /** How long the access check of a form submission may take (Slack: 3 s for a `view_submission`), in ms. */
 export const FORM_CHECK_WITHIN_MS = 1_500;

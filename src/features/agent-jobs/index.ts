@@ -32,7 +32,7 @@ import { createPollQueue } from './poll-queue.js';
 import { startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
-export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './handlers.js';
+export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
 export { FORM_CHECK_WITHIN_MS, submitFollowUpForm, submitJobStartForm, type FormFollowUp } from './form-start.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */

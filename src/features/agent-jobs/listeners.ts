@@ -7,7 +7,7 @@ import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js'
 import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
-import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './handlers.js';
+import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 import type { IncomingMessage } from './messages.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */

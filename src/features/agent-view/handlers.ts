@@ -6,20 +6,7 @@ import type { AgentSurface, SuggestedPrompt } from '../../platform/slack/agent-s
 import { MembersUnknownError, type ConversationDirectory } from '../../platform/slack/conversations.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { latestDiscussionPrompt, promptsFor, PROMPTS_TITLE } from './prompts.js';
-
-/** Kinds of intake the agent-view feature handles. */
-export const INTAKE = { prompts: 'agent-view.prompts' } as const;
-
-/**
- * Someone opened the app's Messages tab, or what they look at beside it changed: set its
- * suggestions. `channel` is their DM with the app; `viewing` the channel they look at, if any.
- */
-export interface PromptsIntake {
-  teamId: string;
-  user: string;
-  channel: string;
-  viewing?: string;
-}
+import { INTAKE, type PromptsIntake } from './intake.js';
 
 /** The Slack calls the handler makes (besides the agent surface). */
 export type AgentViewSlack = {

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { INTAKE, type PromptsIntake } from './handlers.js';
+import { INTAKE, type PromptsIntake } from './intake.js';
 
 /** What the listeners need: they check the event's shape, record it and let Bolt ack. */
 export interface AgentViewListenerDeps {

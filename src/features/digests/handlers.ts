@@ -4,19 +4,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import { queueDigestNow, type DigestCommandDeps } from './subcommands.js';
-
-/** Kinds of intake the digests feature handles. */
-export const DIGESTS_INTAKE = { retry: 'digests.retry' } as const;
-
-/** Retry on a failed digest, recorded. */
-export interface DigestRetryIntake {
-  teamId: string;
-  channel: string;
-  user: string;
-  /** The failure notice, edited to say the digest is on its way. */
-  ts?: string;
-  responseUrl?: string;
-}
+import { DIGESTS_INTAKE, type DigestRetryIntake } from './intake.js';
 
 /** What the digests handlers need. */
 export interface DigestHandlerDeps extends Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'> {

@@ -13,7 +13,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { VisitorsServices } from '../visitors/index.js';
 import { slackDateText } from '../../platform/slack/dates.js';
-import { docsVisitorsCommand, registerSubcommandHandler } from './command.js';
+import { registerSubcommandHandler } from './command.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
@@ -72,10 +72,7 @@ export function createDigests(o: DigestsOptions): Digests {
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
       return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
     },
-    register: (app) => {
-      app.command('/docs-visitors', docsVisitorsCommand({ intake: o.intake, logger, subcommands }));
-      registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger });
-    },
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger, subcommands }),
     startWorkers: () => [
       startDigestWorker(
         o.queues,

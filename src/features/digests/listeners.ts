@@ -8,7 +8,9 @@ import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { FORM_CHECK_WITHIN_MS, submitJobStartForm } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths } from './blocks.js';
 import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
-import { DIGESTS_INTAKE, type DigestRetryIntake } from './handlers.js';
+import { DIGESTS_INTAKE, type DigestRetryIntake } from './intake.js';
+import type { VisitorsSubcommands } from '../visitors/index.js';
+import { docsVisitorsCommand } from './command.js';
 
 /** What the digest buttons and the "Improve with agent" modal need. */
 export interface DigestListenerDeps {
@@ -18,6 +20,8 @@ export interface DigestListenerDeps {
   /** Asked before the modal opens and again at submission (the worker's gate asks a third time, with the budget). */
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
+  /** The digest subcommands of `/docs-visitors` (this feature registers the command; reports go to visitors). */
+  subcommands: VisitorsSubcommands;
 }
 
 
@@ -91,6 +95,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Registers the digest's buttons and the "Improve with agent" modal. */
 export function register(app: App, deps: DigestListenerDeps): void {
+  app.command('/docs-visitors', docsVisitorsCommand(deps));
   app.action<BlockAction<ButtonAction>>(new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`), improveAction(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_DIGEST_RETRY, digestRetryAction(deps));
   app.view({ type: 'view_submission', callback_id: IMPROVE_CALLBACK_ID }, improveSubmission(deps));

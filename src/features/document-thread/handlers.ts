@@ -9,20 +9,7 @@ import type { ModalView } from '@slack/types';
 import type { ThreadOwner } from '../agent-jobs/index.js';
 import { cannotReadModal, followUpModal, previewModal, refusedModal, startingModal } from './blocks.js';
 import { previewThread, type ThreadContextDeps } from '../thread-context/index.js';
-
-/** Kinds of intake the thread-context feature handles. */
-export const THREAD_CONTEXT_INTAKE = {
-  preview: 'thread-context.preview',
-} as const;
-
-/** A "Document this thread" shortcut: which thread, who asked, and the modal to update. */
-export interface PreviewIntake {
-  channel: string;
-  threadTs: string;
-  user: string;
-  /** external_id of the modal the listener opened. */
-  externalId: string;
-}
+import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './intake.js';
 
 /** What the handlers need. */
 export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'names' | 'logger' | 'reader'> {

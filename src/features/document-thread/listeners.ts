@@ -7,7 +7,7 @@ import { BUSY_TEXT } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { submitFollowUpForm, submitJobStartForm } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
-import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './handlers.js';
+import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './intake.js';
 
 /** What the shortcut and its modal need: they record each request and ack; workers do the rest. */
 export interface ThreadContextListenerDeps {

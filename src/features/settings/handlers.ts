@@ -4,30 +4,9 @@ import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import { buildSettingsMessage } from './blocks.js';
-import type { SettingsCommand } from './command.js';
 import type { ChangeOutcome, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
-
-/** Kinds of intake the settings feature handles. */
-export const SETTINGS_INTAKE = { command: 'settings.command', save: 'settings.save' } as const;
-
-/** `/docs-settings …` (already checked), recorded. */
-export interface CommandIntake {
-  teamId: string;
-  channel: string;
-  user: string;
-  responseUrl: string;
-  /** Every form is recorded (help and mistakes too): only full members may see any of it. */
-  command: SettingsCommand;
-}
-
-/** The settings modal's submission (already checked), recorded. */
-export interface SaveIntake {
-  teamId: string;
-  channel: string;
-  user: string;
-  change: SettingsChange;
-}
+import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 
 /** What the settings handlers need. */
 export interface SettingsHandlerDeps {

@@ -7,7 +7,7 @@ import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
-import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './handlers.js';
+import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
 

@@ -10,7 +10,8 @@ import { registerHandlers, type VisitorsHandlerDeps } from './handlers.js';
 import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
 import { register as registerListeners } from './listeners.js';
 
-export { authorizeOrTell, INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './handlers.js';
+export { authorizeOrTell } from './handlers.js';
+export { INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './intake.js';
 export { helpText, parseVisitorsCommand } from './query.js';
 export { visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
 export type { VisitorsCache } from './store.js';

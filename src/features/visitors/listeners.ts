@@ -3,7 +3,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
-import { INTAKE, type ButtonIntake } from './handlers.js';
+import { INTAKE, type ButtonIntake } from './intake.js';
 import { ACTION_RETRY } from './service.js';
 
 /** What the visitors listeners need: they check the input, record the request and ack. */
