@@ -48,7 +48,7 @@ describe('feedback buttons', () => {
     for (const v of ['', 'positive', 'neutral:job_9', 'positive:', 'positive:a:b', 'positive:../x', 42, null, `positive:${'x'.repeat(300)}`]) expect(parseFeedbackValue(v)).toBeUndefined();
   });
 
-  it('a click is recorded, audited (who, job, project, rating), counted and thanked once; a change is counted, not thanked again', async () => {
+  it('a click is recorded, audited (who, job, project, rating), counted and thanked once; a change of mind is recorded and shown, not counted or thanked again (clicking in turn cannot inflate the share)', async () => {
     const h = harness();
     await h.store.create(jobRecord({ jobId: 'job_fb1', projectId: 'proj_b' }));
     await h.click('positive:job_fb1');
@@ -60,7 +60,10 @@ describe('feedback buttons', () => {
     await h.click('positive:job_fb1'); // the same rating again: nothing new to count or say
     expect(await h.count('positive', 'proj_b')).toBe(1);
     await h.click('negative:job_fb1');
-    expect(await h.count('negative', 'proj_b')).toBe(1);
+    await h.click('positive:job_fb1');
+    await h.click('negative:job_fb1');
+    expect(await h.count('negative', 'proj_b')).toBe(0);
+    expect(await h.count('positive', 'proj_b')).toBe(1);
     expect(h.told).toHaveLength(1);
     expect((await h.store.get('job_fb1'))?.rating).toBe('negative');
     // Another person's rating is their own.

@@ -148,6 +148,17 @@ describe('AgentSurface: best effort, one warning per refused method per process'
     expect(h.lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 
+  it('a refusal about one call (a bad thread_ts, a channel the method does not take) is a warning for that call only: DMs keep their loading lines', async () => {
+    let code = 'invalid_thread_ts';
+    const h = surface(() => (code ? platformError(code) : undefined));
+    await h.s.loading({ channel: 'C0DOCS', threadTs: '1.0' }, 'is reading the thread…');
+    code = '';
+    await h.s.loading(at, 'is reading the thread…');
+    expect(h.calls).toEqual(['assistant.threads.setStatus', 'assistant.threads.setStatus']);
+    expect(h.s.isRefused('assistant.threads.setStatus')).toBe(false);
+    expect(h.lines.filter((l) => l.level === 40)).toHaveLength(1);
+  });
+
   it('a gone thread is a debug line and a transient failure a warning; both keep calling', async () => {
     let code = 'thread_not_found';
     const h = surface(() => platformError(code));

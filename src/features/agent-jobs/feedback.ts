@@ -101,7 +101,9 @@ export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, step
     const previous = (res?.[0]?.[1] as string | null | undefined) ?? '';
     await deps.store.update(rec.jobId, { rating: parsed.rating });
     await steps.save({ previous });
-    if (previous !== parsed.rating) deps.metrics?.agentFeedback(rec.projectId, parsed.rating);
+    // A person's first rating of a job is counted; a change of mind is audited and shown, not counted
+    // again (clicking 👍/👎 in turn must not inflate the share of 👍).
+    if (previous === '') deps.metrics?.agentFeedback(rec.projectId, parsed.rating);
     audit(deps.logger, { actor: p.user, channel, action: 'job.feedback', outcome: 'ok', jobId: rec.jobId, projectId: rec.projectId, rating: parsed.rating, ...(previous ? { previous } : {}) });
   }
   if (progress.previous === '' && !progress.told) {

@@ -119,9 +119,22 @@ export function fitLines(lines: string[], budget: number): { lines: string[]; om
 export const QUOTE_OPEN = '<slack_messages>';
 export const QUOTE_CLOSE = '</slack_messages>';
 
-/** A line with anything that looks like a quote marker defused, so quoted text can't close its fence. */
+/** Characters that render as nothing (zero-width spaces and joiners, word joiner, BOM). */
+const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
+/** The marker's name, with any spacing around its underscore. */
+const MARKER_NAME = /slack\s*_\s*messages/gi;
+
+/**
+ * A line with anything that could read as a quote marker defused, so quoted text can't close its
+ * fence: a line whose compatibility-normalized, visible form (NFKC folds full-width `＜／＿` to
+ * `</_`) names the marker is returned in that form with the name broken (`slack messages`); any
+ * other line is returned unchanged.
+ */
 export function defuse(line: string): string {
-  return line.replace(/<(\/?)(\s*slack_messages)/gi, '‹$1$2');
+  const visible = line.normalize('NFKC').replace(INVISIBLE, '');
+  if (!MARKER_NAME.test(visible)) return line;
+  MARKER_NAME.lastIndex = 0;
+  return visible.replace(MARKER_NAME, 'slack messages');
 }
 
 /** The header of a section: where its messages come from, how many, and that they are quoted data. */

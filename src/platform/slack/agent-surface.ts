@@ -80,7 +80,7 @@ export class AgentSurface {
       await run();
     } catch (err) {
       const info = classifySlackError(err);
-      if (info.kind === 'permanent') {
+      if (info.kind === 'permanent' && CAPABILITY_ERRORS.has(info.code)) {
         this.refused.add(method);
         this.opts.logger.warn({ slackMethod: method, slackError: info.code }, 'Slack refused an agent method; carrying on without it in this process (is the agent feature enabled for the app?)');
       } else if (info.kind === 'gone') {
@@ -91,6 +91,14 @@ export class AgentSurface {
     }
   }
 }
+
+/**
+ * Refusals that say the app cannot use a method at all (not declared as an agent, an older
+ * workspace or plan, a missing scope or token type): the method is switched off for the process.
+ * Any other refusal (a bad thread_ts, a channel type the method does not take) is about one call.
+ * (Slack: the "Errors" lists of assistant.threads.* and agents.sessions.setStatus.)
+ */
+const CAPABILITY_ERRORS: ReadonlySet<string> = new Set(['not_allowed', 'missing_scope', 'not_allowed_token_type', 'unknown_method', 'method_not_supported_for_channel_type', 'feature_not_enabled', 'team_not_enabled', 'not_enabled', 'access_denied', 'no_permission', 'invalid_auth', 'not_authed', 'account_inactive', 'method_deprecated']);
 
 function cut(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
