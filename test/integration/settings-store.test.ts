@@ -72,8 +72,8 @@ describe('channel settings on real Redis', () => {
     expect(await svc.projectFor('C1')).toBe('proj_b');
     expect(audits().map(({ actor, channel, action, outcome, reason, from, to }) => ({ actor, channel, action, outcome, reason, from, to }))).toEqual([
       { actor: 'U0ADMIN', channel: 'C1', action: 'settings.project', outcome: 'changed', reason: undefined, from: 'project=proj_a', to: 'project=proj_b' },
-      { actor: 'U0ALICE', channel: 'C1', action: 'settings.project', outcome: 'refused', reason: 'not_settings_admin', from: undefined, to: undefined },
-      { actor: 'U0BROKEN', channel: 'C1', action: 'settings.project', outcome: 'error', reason: 'access_check_failed', from: undefined, to: undefined },
+      { actor: 'U0ALICE', channel: 'C1', action: 'settings.project', outcome: 'refused', reason: 'not_admin', from: undefined, to: undefined },
+      { actor: 'U0BROKEN', channel: 'C1', action: 'settings.project', outcome: 'error', reason: 'check_failed', from: undefined, to: undefined },
       { actor: 'U0ADMIN', channel: 'C1', action: 'settings.project', outcome: 'unchanged', reason: undefined, from: undefined, to: undefined },
     ]);
   });

@@ -31,7 +31,7 @@ export const RATE_LIMITED_DEFAULT_MS = 60_000;
 type Refusal = Extract<AccessDecision, { allowed: false }>;
 
 /** Writes the refusal's audit line and returns it. */
-function refused(deps: AccessDeps, actor: Actor, channel: string, action: string, d: Refusal, extra: Record<string, unknown> = {}): Refusal {
+function refused(deps: AccessDeps, actor: Actor, channel: string, action: AccessAction, d: Refusal, extra: Record<string, unknown> = {}): Refusal {
   audit(deps.logger, { actor: actor.user, channel, action, outcome: 'refused', reason: d.reason, ...extra });
   return d;
 }
@@ -60,7 +60,7 @@ function reportBudget(deps: AccessDeps, project: string, user: string): Promise<
  * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
  */
 export function createAccess(deps: AccessDeps): AccessGate {
-  const refuse = (actor: Actor, channel: string, action: string, d: Refusal, extra?: Record<string, unknown>) => refused(deps, actor, channel, action, d, extra);
+  const refuse = (actor: Actor, channel: string, action: AccessAction, d: Refusal, extra?: Record<string, unknown>) => refused(deps, actor, channel, action, d, extra);
   return {
     async authorize(actor, action, channel, opts) {
       const { decision } = await check(deps, actor, action, channel);

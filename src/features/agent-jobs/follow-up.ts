@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
-import { audit } from '../../platform/audit.js';
+import { audit, type AuditReason } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
@@ -65,7 +65,7 @@ async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: str
   // would refuse everyone in a channel too big to list.
   const from = rec.contextFrom.split(',').filter((c) => c && c !== rec.channel);
   if (author === rec.requester || from.length === 0) return undefined;
-  const refuse = (reason: string, message: string) => {
+  const refuse = (reason: AuditReason, message: string) => {
     audit(deps.logger, { actor: author, channel: rec.channel, action: 'continue_job', outcome: 'refused', reason, jobId: rec.jobId });
     return { ok: false as const, reason: 'not_a_reader' as const, message };
   };

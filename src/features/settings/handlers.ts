@@ -4,7 +4,7 @@ import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import { buildSettingsMessage } from './blocks.js';
-import type { ChangeOutcome, SettingsService } from './service.js';
+import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 
@@ -52,7 +52,7 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
     return;
   }
   const change: SettingsChange = p.command.kind === 'project' ? { projectId: p.command.projectId } : { followupPolicy: p.command.policy };
-  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}`, ctx);
+  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
   await respond({ response_type: outcome.outcome === 'changed' ? 'in_channel' : 'ephemeral', text: outcome.text });
@@ -76,7 +76,7 @@ async function settingsMessage(deps: SettingsHandlerDeps, p: { teamId: string; c
  * The change, or undefined when storage failed on the last attempt (earlier attempts throw, so the
  * intake retries).
  */
-async function changeOrGiveUp(deps: SettingsHandlerDeps, p: { channel: string; user: string }, change: SettingsChange, action: string, ctx: IntakeContext): Promise<ChangeOutcome | undefined> {
+async function changeOrGiveUp(deps: SettingsHandlerDeps, p: { channel: string; user: string }, change: SettingsChange, action: SettingsAuditAction, ctx: IntakeContext): Promise<ChangeOutcome | undefined> {
   try {
     return await deps.service.change(p.user, p.channel, change, action);
   } catch (err) {

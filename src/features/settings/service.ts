@@ -1,4 +1,4 @@
-import { audit } from '../../platform/audit.js';
+import { audit, type AuditAction, type AuditReason } from '../../platform/audit.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import type { ChannelSettings, FollowupPolicy, SettingsChange, SettingsStore } from './store.js';
@@ -70,13 +70,16 @@ export function notAdminText(adminUsers: readonly string[]): string {
   return `Only ${who} can change this channel's settings. Nothing was changed.`;
 }
 
+/** The audit actions of settings changes: /docs-settings project|followups, and the settings modal. */
+export type SettingsAuditAction = Extract<AuditAction, 'settings.project' | 'settings.followups' | 'settings.edit'>;
+
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
 export interface SettingsAudit {
   actor: string;
   channel: string;
-  action: string;
+  action: SettingsAuditAction;
   outcome: ChangeOutcome['outcome'];
-  reason?: string;
+  reason?: Extract<AuditReason, 'not_admin' | 'check_failed'>;
   from?: string;
   to?: string;
 }
@@ -141,18 +144,18 @@ export class SettingsService extends ChannelSettingsLookup {
    * that cannot be made changes nothing). Writes one audit line whatever happens.
    * @throws the Redis error of the write (nothing changed; the intake retries).
    */
-  async change(actor: string, channel: string, change: SettingsChange, action: string): Promise<ChangeOutcome> {
+  async change(actor: string, channel: string, change: SettingsChange, action: SettingsAuditAction): Promise<ChangeOutcome> {
     const audit = (a: Omit<SettingsAudit, 'actor' | 'channel' | 'action'>) => this.audit({ actor, channel, action, ...a });
     let admin: boolean;
     try {
       admin = await this.o.isSettingsAdmin(actor);
     } catch (err) {
       this.o.logger.warn({ err, actor }, 'could not check whether the person is a settings admin');
-      audit({ outcome: 'error', reason: 'access_check_failed' });
+      audit({ outcome: 'error', reason: 'check_failed' });
       return { outcome: 'error', text: CHECK_FAILED_TEXT };
     }
     if (!admin) {
-      audit({ outcome: 'refused', reason: 'not_settings_admin' });
+      audit({ outcome: 'refused', reason: 'not_admin' });
       return { outcome: 'refused', text: notAdminText(this.o.adminUsers) };
     }
     const before = await this.effective(channel);
