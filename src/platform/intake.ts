@@ -52,6 +52,12 @@ export interface IntakeReplication {
   onUnreplicated?: () => void;
 }
 
+/** How a record is kept (see {@link Intake.record}); by default a day after it is handled, 7 days if it failed. */
+export interface RecordOptions {
+  /** ms from the first record during which a duplicate is ignored; the record itself goes once handled. */
+  dedupeWindowMs?: number;
+}
+
 /** Attempts of an intake job, and the first backoff (doubling): about 4 minutes in all. */
 const ATTEMPTS = 8;
 const BACKOFF_MS = 1_000;
@@ -60,9 +66,10 @@ const BACKOFF_MS = 1_000;
  * Durable intake. A listener calls {@link record} (one Redis write: a BullMQ job whose id is
  * derived from the request) and then acks; a worker on any replica runs the handler the feature
  * registered for that kind. A duplicate delivery maps to the same job id and is ignored by BullMQ
- * (completed jobs are kept for a day, so late redeliveries are recognised too). A replica killed
- * mid-handler leaves a stalled job that another replica (or the restarted one) runs again, with
- * the progress the handler saved.
+ * (completed jobs are kept for a day, so late redeliveries are recognised too; a record made with
+ * `dedupeWindowMs` is deleted once handled instead, and recognised by its deduplication key for that
+ * long). A replica killed mid-handler leaves a stalled job that another replica (or the restarted
+ * one) runs again, with the progress the handler saved.
  */
 export class Intake {
   readonly queue: Queue<IntakeData>;
@@ -103,10 +110,17 @@ export class Intake {
    * have the write; when fewer confirm, it logs a warning and returns anyway: Slack's 3 s matter
    * more, and the record is on the primary.
    * @param id - derived from the request (e.g. `trigger_id`), so a redelivery maps to the same job.
+   * @param opts - `dedupeWindowMs`: the record is deleted as soon as it is handled (not kept a day)
+   *   and only a small BullMQ deduplication key (`{prefix}:intake:de:<job id>`, PX that many ms from
+   *   the first record) keeps later duplicates out. Per-job `removeOnComplete` age/count cannot be
+   *   used for this: BullMQ applies it to the whole completed set, so it would also trim the other
+   *   kinds' day-long records.
    * @throws the Redis error when it could not be recorded (the listener then answers "try again").
    */
-  async record<T>(kind: string, id: string, requestId: string, payload: T): Promise<void> {
-    await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId: intakeJobId(kind, id) });
+  async record<T>(kind: string, id: string, requestId: string, payload: T, opts?: RecordOptions): Promise<void> {
+    const jobId = intakeJobId(kind, id);
+    const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
+    await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId, ...short });
     if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId);
   }
 

@@ -1,6 +1,6 @@
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
-import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, MESSAGE_DEDUPE_WINDOW_MS, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
 import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
 import { MODAL_CALLBACK_ID } from '../../src/features/document-thread/blocks.js';
@@ -20,17 +20,23 @@ interface LogLine {
   msg: string;
 }
 
-function harness(opts: { recordFails?: boolean; access?: AccessGate } = {}) {
+function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {}) {
   const logs: LogLine[] = [];
   const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
-  const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown) => {
+  const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
     if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
   });
   const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
   const ack = vi.fn(async (_response?: unknown) => undefined);
+  const findByThread = vi.fn(async (_channel: string, _ts: string) => {
+    if (opts.lookupFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
+    return 'threadOwner' in opts ? opts.threadOwner : 'job_1';
+  });
+  const threads = { findByThread };
   return {
-    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, promptMaxChars: 12_000 } as never,
+    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, promptMaxChars: 12_000, threads } as never,
     record,
+    findByThread,
     postEphemeral,
     ack,
     logs,
@@ -107,7 +113,38 @@ describe('agent-jobs listeners', () => {
   it('a thread reply is recorded once per (channel, ts), whatever the event id', async () => {
     const h = harness();
     await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.message', 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything());
+    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.message', 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything(), { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS });
+    expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
+  });
+
+  it.each([{ channel_type: 'channel' }, { channel_type: 'im' }])('a reply in a thread that is no job\'s, mentioning no one (%o): one lookup, nothing recorded', async (e) => {
+    const h = harness({ threadOwner: undefined });
+    await messageEvent(h.deps)(event({ ...e, thread_ts: '1700000000.000100', text: 'x'.repeat(40_000) }) as never);
+    expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
+    expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('a mention in a thread that is no job\'s is recorded without a lookup; a top-level DM too', async () => {
+    const h = harness({ threadOwner: undefined });
+    await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: '<@U0DOCSBOT> document this' }) as never);
+    await messageEvent(h.deps)(event({ channel_type: 'im', ts: '1700000003.000100', text: 'add a quickstart' }) as never);
+    expect(h.findByThread).not.toHaveBeenCalled();
+    expect(h.record.mock.calls.map((c) => c[1])).toEqual(['msg-C0DOCS-1700000001.000100', 'msg-C0DOCS-1700000003.000100']);
+  });
+
+  it('the recorded text is cut to AGENT_PROMPT_MAX_CHARS, with its length as typed', async () => {
+    const h = harness();
+    await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'y'.repeat(100_000) }) as never);
+    const payload = h.record.mock.calls[0]![3] as { msg: { text: string; textChars?: number } };
+    expect(payload.msg.text).toHaveLength(12_000);
+    expect(payload.msg.textChars).toBe(100_000);
+  });
+
+  it('a thread reply when the thread index cannot be read: thrown (not acked, Slack redelivers it), nothing recorded', async () => {
+    const h = harness({ lookupFails: true });
+    await expect(messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never)).rejects.toBeInstanceOf(EventNotRecordedError);
+    expect(h.record).not.toHaveBeenCalled();
+    expect(h.warnings()).toEqual(['could not record an event; not acked, so Slack redelivers it']);
   });
 
   it('a thread reply when Redis fails: thrown (the edge does not ack, so Slack redelivers it); the person is told only on Slack\'s last retry', async () => {

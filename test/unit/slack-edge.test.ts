@@ -50,7 +50,7 @@ beforeAll(async () => {
   const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
   const config = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.url, PORT: port };
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
-  registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000 });
+  registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
   registerVisitors(app, { intake, logger });
   registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
   await app.start();

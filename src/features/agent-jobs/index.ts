@@ -153,7 +153,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     start,
     pollQueue,
     presenter,
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars }),
+    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads: store }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

@@ -4,11 +4,12 @@ import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { eventNotRecorded, recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 import type { IncomingMessage } from './messages.js';
+import type { JobStore } from './store.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
 export interface AgentJobsListenerDeps {
@@ -16,9 +17,14 @@ export interface AgentJobsListenerDeps {
   /** Tells the author of a message that could not be recorded, on Slack's last retry (ephemeral). */
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   logger: Logger;
-  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job). */
+  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job); a message's recorded text is cut to it. */
   promptMaxChars: number;
+  /** The thread index: a reply that mentions no one is recorded only in a job's thread. */
+  threads: Pick<JobStore, 'findByThread'>;
 }
+
+/** How long a message's intake is remembered to ignore Slack's retries and redeliveries (they come within minutes: at once, after 1 and after 5 minutes). The record itself is deleted once handled. */
+export const MESSAGE_DEDUPE_WINDOW_MS = 3_600_000;
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -63,18 +69,29 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
 export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
 
 /**
- * Records a person's message for the worker when it may be for the bot (a mention, a DM, or a
- * thread reply that may be a follow-up; plain channel chatter is dropped here, with no Redis
- * write). The intake id is the message's `(channel, ts)`, so the `message` and `app_mention`
- * events of one message, and Slack's retries and redeliveries, act once.
+ * Records a person's message for the worker when it may be for the bot: a mention, a DM, or a
+ * reply in a job's thread (one GET of the thread index). Plain channel chatter and replies in
+ * other threads are dropped here, with no Redis write; when the thread index cannot be read, the
+ * event is not acked (Slack redelivers it). The recorded text is cut to AGENT_PROMPT_MAX_CHARS
+ * (`textChars` keeps its length, so a longer one is still refused, not truncated into a job). The
+ * intake id is the message's `(channel, ts)`, so the `message` and `app_mention` events of one
+ * message, and Slack's retries and redeliveries within {@link MESSAGE_DEDUPE_WINDOW_MS}, act once.
+ * @throws {EventNotRecordedError} when Redis would not answer.
  */
 async function recordMessage(deps: AgentJobsListenerDeps, msg: IncomingMessage, eventId: string, context: { botUserId?: string; retryNum?: number }): Promise<void> {
   const botUserId = context.botUserId;
-  const forBot = msg.viaMention || msg.channelType === 'im' || msg.thread_ts !== undefined || mentionsUser(msg.text, botUserId);
-  if (!forBot) return;
-  const payload: MessageIntake = { msg, botUserId };
+  const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
+  if (!mentioned && msg.channelType !== 'im' && msg.thread_ts === undefined) return;
   const tell = (text: string) => deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
-  await recordEvent(deps.intake, deps.logger, { kind: INTAKE.message, id: `msg-${msg.channel}-${msg.ts}`, requestId: eventId, payload, retryNum: context.retryNum }, tell);
+  const entry = { kind: INTAKE.message, id: `msg-${msg.channel}-${msg.ts}`, requestId: eventId, retryNum: context.retryNum, dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS };
+  if (!mentioned && msg.thread_ts !== undefined) {
+    const owner = await deps.threads.findByThread(msg.channel, msg.thread_ts).catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
+    if (!owner) return;
+  }
+  const cap = deps.promptMaxChars;
+  const kept: IncomingMessage = msg.text.length > cap ? { ...msg, text: msg.text.slice(0, cap), textChars: msg.text.length } : msg;
+  const payload: MessageIntake = { msg: kept, botUserId };
+  await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
 }
 
 /** `message` events (message.channels / .groups / .im): people's messages only, never bots'. */

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { promptTooLongText } from '../../platform/access.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
@@ -35,7 +36,10 @@ export interface IncomingMessage {
   /** `channel`, `group`, `im` or `mpim` (message events); undefined for app_mention. */
   channelType?: string;
   user: string;
+  /** At most AGENT_PROMPT_MAX_CHARS (the listener cuts a longer one; see `textChars`). */
   text: string;
+  /** The text's length as typed, when the listener cut it (the prompt is then refused as too long). */
+  textChars?: number;
   ts: string;
   thread_ts?: string;
   /** True for an `app_mention` event. */
@@ -131,6 +135,7 @@ export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMess
       await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: receivedAt });
       return;
     case 'followup':
+      if (msg.textChars !== undefined) return void (await tellAuthor(promptTooLongText(msg.textChars, msg.text.length)));
       await deps.followups.run(decision.jobId, async () => {
         const prompt = () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
         const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt }, steps);
@@ -139,6 +144,7 @@ export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMess
       return;
     case 'start': {
       if (!(await mayStart(deps, msg, steps, tellAuthor))) return;
+      if (msg.textChars !== undefined) return void (await tellAuthor(promptTooLongText(msg.textChars, msg.text.length)));
       const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
       // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
       const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};

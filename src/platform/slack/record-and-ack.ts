@@ -10,6 +10,8 @@ export interface IntakeEntry<T> {
   id: string;
   requestId: string;
   payload: T;
+  /** Kept only this long for deduplication, not a day (see `Intake.record`). */
+  dedupeWindowMs?: number;
 }
 
 /**
@@ -63,11 +65,21 @@ export const SLACK_EVENT_RETRIES = 3;
  */
 export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Logger, e: IntakeEntry<T> & { retryNum?: number | undefined }, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<void> {
   try {
-    await intake.record(e.kind, e.id, e.requestId, e.payload);
+    await intake.record(e.kind, e.id, e.requestId, e.payload, e.dedupeWindowMs ? { dedupeWindowMs: e.dedupeWindowMs } : undefined);
   } catch (err) {
-    const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
-    logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, last ? 'could not record an event on Slack\'s last try; told the person' : 'could not record an event; not acked, so Slack redelivers it');
-    if (last && tellOnLastTry) await tellOnLastTry(BUSY_TEXT).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
-    throw new EventNotRecordedError(e.kind, { cause: err });
+    return eventNotRecorded(logger, e, err, tellOnLastTry);
   }
+}
+
+/**
+ * An event's listener could not read or write Redis (the record, or a lookup deciding whether to
+ * record): logs one warning, tells the person on Slack's last retry, and throws
+ * {@link EventNotRecordedError} so the event is not acked and Slack redelivers it.
+ * @throws {EventNotRecordedError} always.
+ */
+export async function eventNotRecorded(logger: Logger, e: { kind: string; retryNum?: number | undefined }, err: unknown, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<never> {
+  const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
+  logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, last ? 'could not record an event on Slack\'s last try; told the person' : 'could not record an event; not acked, so Slack redelivers it');
+  if (last && tellOnLastTry) await tellOnLastTry(BUSY_TEXT).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
+  throw new EventNotRecordedError(e.kind, { cause: err });
 }
