@@ -118,7 +118,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     this.docsApiRequestSeconds = new Histogram({ name: 'docs_bot_docs_api_request_seconds', help: 'Seconds per docs API request, until the body was read or the request failed.', labelNames: ['operation'], buckets: DOCS_API_BUCKETS, registers });
     this.slackApiErrors = new Counter({ name: 'docs_bot_slack_api_errors_total', help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.", labelNames: ['method', 'error'], registers });
     this.agentBudgetRemaining = new Gauge({ name: 'docs_bot_agent_budget_remaining', help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.", labelNames: ['project'], registers });
-    this.agentFeedbackTotal = new Counter({ name: 'docs_bot_agent_feedback_total', help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job, and each change of it.", labelNames: ['project', 'rating'], registers });
+    this.agentFeedbackTotal = new Counter({ name: 'docs_bot_agent_feedback_total', help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job (a change of mind is audited, not counted again).", labelNames: ['project', 'rating'], registers });
     this.queueJobs = new Gauge({
       name: 'docs_bot_queue_jobs',
       help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
@@ -190,7 +190,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     if (latenessSeconds !== undefined) this.announcementLateness.observe(Math.max(0, latenessSeconds));
   }
 
-  /** A person rated a job's result (first rating of that job, or a change). `project` is a configured docs project id. */
+  /** A person rated a job's result for the first time. `project` is a configured docs project id. */
   agentFeedback(project: string, rating: AgentRating): void {
     this.agentFeedbackTotal.inc({ project, rating });
   }

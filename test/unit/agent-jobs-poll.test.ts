@@ -200,10 +200,11 @@ type Harness = ReturnType<typeof harness>;
  * Runs the step and expects it to reschedule itself: DelayedError, nothing else. `lastActiveAt`:
  * what the saved data should say about the last poll that saw the job active (default: unchanged).
  */
-async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token', lastActiveAt = job.data.lastActiveAt) {
+async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token', lastActiveAt = job.data.lastActiveAt, polled = true) {
   const before = job.data;
   await expect(h.step(job, token)).rejects.toBeInstanceOf(DelayedError);
-  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, attempt: before.attempt + 1, lastPollAt: h.now(), ...(lastActiveAt === undefined ? {} : { lastActiveAt }) });
+  const progress = polled ? { attempt: before.attempt + 1, lastPollAt: h.now() } : {}; // an edit retry is not a poll
+  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, ...progress, ...(lastActiveAt === undefined ? {} : { lastActiveAt }) });
   expect(job.moveToDelayed).toHaveBeenLastCalledWith(h.now() + delayMs, token);
 }
 
@@ -299,7 +300,7 @@ describe('poll step: the final status edit and the workspace edit budget', () =>
     const h = harness({ api: { status: 'completed', prLink: PR } });
     h.show.mockResolvedValueOnce({ retryInMs: 4_000 });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
-    await expectRescheduled(h, job, 4_000);
+    await expectRescheduled(h, job, 4_000, 'lock-token', job.data.lastActiveAt, false);
     expect(h.postMessage).toHaveBeenCalledTimes(1);
 
     h.advance(4_000);
@@ -314,7 +315,7 @@ describe('poll step: the final status edit and the workspace edit budget', () =>
     h.store.marks.set('job_1:0', { value: 'posted', until: Number.POSITIVE_INFINITY });
     h.show.mockResolvedValueOnce({ retryInMs: 6_000 });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
-    await expectRescheduled(h, job, 6_000);
+    await expectRescheduled(h, job, 6_000, 'lock-token', job.data.lastActiveAt, false);
     expect(h.getJob).not.toHaveBeenCalled();
   });
 });
@@ -341,7 +342,7 @@ describe('poll step: no waiting inside the worker (the presenter returns the del
     const h = harness({ api: { status: 'completed', prLink: PR } });
     h.show.mockResolvedValueOnce({ retryInMs: 30_000 });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
-    await expectRescheduled(h, job, 30_000);
+    await expectRescheduled(h, job, 30_000, 'lock-token', job.data.lastActiveAt, false);
     expect(h.postMessage).toHaveBeenCalledTimes(1);
     h.advance(30_000);
     await expect(h.step(job)).resolves.toBe('already-announced');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
+import { discussionCache, setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
 import { appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
@@ -64,7 +64,7 @@ describe('agent view listeners: what they record, and what they refuse', () => {
   it('when Redis will not record the event: one warning, and it throws so the event is not acked (Slack sends it again)', async () => {
     const { logger, lines } = arrayLogger();
     const run = appContextChanged({ intake: fakeIntake(true), logger })({ event: { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: {} }, body: BODY } as never);
-    await expect(run).rejects.toThrow(/enableOfflineQueue/);
+    await expect(run).rejects.toThrow(/could not be recorded|agent-view.prompts/);
     expect(lines.filter((l) => l.msg.startsWith('could not record an agent view event'))).toHaveLength(1);
   });
 });
@@ -107,6 +107,16 @@ describe('agent view suggestions: the latest-discussion offer and Slack failures
     refused.deps.access = { authorize: () => Promise.resolve({ allowed: false, reason: 'channel_not_allowed', text: 'no' }) } as never;
     await setPrompts(refused.deps, p);
     for (const h of [notMember, noThread, refused]) expect(h.set[0]?.prompts).toEqual(STANDING_PROMPTS);
+  });
+
+  it("a channel's latest discussion is read once a minute, whoever views it and however often (Slack reads stay bounded)", async () => {
+    let reads = 0;
+    const h = handlerDeps({ history: () => (reads++, Promise.resolve({ ok: true, messages: [{ ts: '1.0', thread_ts: '1.0', reply_count: 2 }] })) });
+    h.deps.discussions = discussionCache();
+    for (let i = 0; i < 20; i++) await setPrompts(h.deps, { ...p, user: i % 2 ? 'U0ALICE' : 'U0BOB' });
+    expect(reads).toBe(1);
+    expect(h.set).toHaveLength(20);
+    expect(h.set.every((x) => x.prompts[0]?.title === 'Document the latest discussion in #docs')).toBe(true);
   });
 
   it('a channel the bot cannot read (Slack: not_in_channel) is no offer; a transient Slack error throws so the intake retries', async () => {

@@ -85,7 +85,7 @@ export const FEEDBACK_UNKNOWN_TEXT = "I couldn't match that feedback to a job I 
  * @throws Redis errors (the intake retries; `steps` keeps a retry from counting or thanking twice).
  */
 export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, steps: Steps, tell: (text: string) => Promise<void>): Promise<void> {
-  const progress = steps.progress as { previous?: string; told?: boolean };
+  const progress = steps.progress as { previous?: string; written?: boolean; told?: boolean };
   const parsed = parseFeedbackValue(p.value);
   const rec = parsed ? await deps.store.get(parsed.jobId) : undefined;
   if (!parsed || !rec) {
@@ -95,16 +95,22 @@ export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, step
   const channel = p.channel ?? rec.channel;
   const decision = await deps.access.authorize({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, 'continue_job', channel);
   if (!decision.allowed) return tell(decision.text);
-  if (progress.previous === undefined) {
+  if (!progress.written) {
     const key = `${deps.prefix}:agent-feedback:${rec.jobId}`;
-    const res = await deps.redis.multi().hget(key, p.user).hset(key, p.user, parsed.rating).expire(key, RECORD_TTL_S).exec();
-    const previous = (res?.[0]?.[1] as string | null | undefined) ?? '';
+    // The previous rating is kept in the step's progress before anything is written, so a retry
+    // after a failed write still knows whether this is the person's first rating.
+    let previous = progress.previous;
+    if (previous === undefined) {
+      previous = (await deps.redis.hget(key, p.user)) ?? '';
+      await steps.save({ previous });
+    }
+    await deps.redis.multi().hset(key, p.user, parsed.rating).expire(key, RECORD_TTL_S).exec();
     await deps.store.update(rec.jobId, { rating: parsed.rating });
-    await steps.save({ previous });
     // A person's first rating of a job is counted; a change of mind is audited and shown, not counted
     // again (clicking 👍/👎 in turn must not inflate the share of 👍).
     if (previous === '') deps.metrics?.agentFeedback(rec.projectId, parsed.rating);
     audit(deps.logger, { actor: p.user, channel, action: 'job.feedback', outcome: 'ok', jobId: rec.jobId, projectId: rec.projectId, rating: parsed.rating, ...(previous ? { previous } : {}) });
+    await steps.save({ written: true });
   }
   if (progress.previous === '' && !progress.told) {
     await tell(`Thanks for rating job \`${rec.jobId}\` ${parsed.rating === 'positive' ? '👍' : '👎'}: it helps whoever runs the docs agent see what works.`);

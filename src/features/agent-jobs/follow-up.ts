@@ -209,8 +209,9 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     return { ok: false, reason: 'internal', message };
   }
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
-  void deps.status.show(req.jobId);
-  void deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', { title: rec.instruction, initiator: rec.requester });
+  // Both never throw; awaited so that a quick end's `active` can't be overtaken by this `processing`.
+  await deps.status.show(req.jobId);
+  await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', { title: rec.instruction, initiator: rec.requester });
   audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: prompt.length });
   return { ok: true, rec, cycle, interrupted, prompt };
 }

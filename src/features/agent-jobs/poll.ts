@@ -12,7 +12,7 @@ import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js
 import { buildAnnouncement, type JobOutcome } from './blocks.js';
 import type { StatusPresenter } from './presenter.js';
 import type { DurationHistory } from './durations.js';
-import { nextPollDelayMs, type PollBounds } from './schedule.js';
+import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
 import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from './store.js';
 
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
@@ -75,6 +75,8 @@ interface StepContext {
    * `activeAt`: when a poll just saw the run still active (epoch ms).
    */
   reschedule: (delayMs: number, activeAt?: number) => Promise<never>;
+  /** Reschedules to retry the status edit only (slot, lock, 429, budget): not a poll (backoff and poll count unchanged). */
+  retryEdit: (delayMs: number) => Promise<never>;
   /** Epoch ms after which the run ended (announcement lateness): the last poll that saw it active, else the cycle's start. */
   endedAfter: number;
   /** Delay before the next poll, in ms: planned from finished jobs' durations, else backoff. */
@@ -107,7 +109,7 @@ export function createPollStep(deps: PollStepDeps) {
     if (await deps.store.wasAnnounced(agentJobId, cycle)) {
       // A crash may have cut the last edit short, or it had to wait (slot, 429, the edit budget).
       const { retryInMs } = await deps.status.show(agentJobId);
-      if (retryInMs !== undefined) return rescheduleJob(job, deps, token, retryInMs);
+      if (retryInMs !== undefined) return rescheduleJob(job, deps, token, editRetryDelay(retryInMs), lastActiveAt, false);
       return 'already-announced';
     }
     const ctx: StepContext = {
@@ -117,6 +119,7 @@ export function createPollStep(deps: PollStepDeps) {
       log,
       lastPollAt,
       reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
+      retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
       nextDelayMs: async () => {
         // A Redis hiccup reading the history costs the plan for one poll, never the poll.
         const plan = await deps.durations?.(rec.projectId).plan().catch((err: unknown) => void log.warn({ err }, 'could not read the duration history; backoff only for this poll'));
@@ -155,8 +158,8 @@ export function createPollStep(deps: PollStepDeps) {
 
 /**
  * Keeps the repository and branch the API's `source` reports (spec: AgentJob.source.repository,
- * `.ref`), and shows them on the status message the first time they appear or change. A Redis
- * failure costs only the display (logged).
+ * `.ref`); the step then shows them (the record no longer matches what the message shows). A
+ * Redis failure costs only the display (logged).
  */
 async function noteSource(ctx: StepContext, agentJob: AgentJob): Promise<void> {
   const repository = agentJob.source?.repository ?? '';
@@ -173,13 +176,13 @@ async function noteSource(ctx: StepContext, agentJob: AgentJob): Promise<void> {
     ctx.log.warn({ err }, 'could not keep the job\'s repository and branch');
     return;
   }
-  if (!isTerminal(agentJob.status)) void ctx.deps.status.show(ctx.rec.jobId);
 }
 
-/** Saves progress (one poll more, its time, the last time the job was seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
-async function rescheduleJob(job: PollJob, deps: PollStepDeps, token: string | undefined, delayMs: number, activeAt = job.data.lastActiveAt): Promise<never> {
-  const { agentJobId, cycle, attempt } = job.data;
-  await job.updateData({ agentJobId, cycle, attempt: attempt + 1, lastPollAt: deps.now(), ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
+/** Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
+async function rescheduleJob(job: PollJob, deps: PollStepDeps, token: string | undefined, delayMs: number, activeAt = job.data.lastActiveAt, polled = true): Promise<never> {
+  const { agentJobId, cycle, attempt, lastPollAt } = job.data;
+  const progress = polled ? { attempt: attempt + 1, lastPollAt: deps.now() } : { attempt, ...(lastPollAt === undefined ? {} : { lastPollAt }) };
+  await job.updateData({ agentJobId, cycle, ...progress, ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
   await job.moveToDelayed(Date.now() + delayMs, token);
   throw new DelayedError();
 }
@@ -279,7 +282,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, state === 'archived' || state === 'timeout' ? 'closed' : 'active');
   // The final edit is never dropped: when it must wait (slot, 429, the edit budget), look again then.
   const { retryInMs } = await deps.status.show(rec.jobId);
-  if (retryInMs !== undefined) return ctx.reschedule(retryInMs);
+  if (retryInMs !== undefined) return ctx.retryEdit(retryInMs);
   return 'announced';
 }
 

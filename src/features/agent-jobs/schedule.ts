@@ -160,3 +160,14 @@ export function nextPollDelayMs(timing: PollTiming, bounds: PollBounds, random: 
 export function maxPollsFor(timeoutMs: number, bounds: PollBounds): number {
   return Math.ceil(timeoutMs / bounds.minMs) + 50;
 }
+
+/**
+ * Least wait (ms) before a status edit is tried again: a taken slot or lock can free within
+ * milliseconds, but each reschedule is a BullMQ start, which `maxStartedAttempts` counts.
+ */
+export const EDIT_RETRY_MIN_MS = 1_000;
+
+/** The delay (ms) of a reschedule that only retries a status edit: `ms`, at least {@link EDIT_RETRY_MIN_MS}. */
+export function editRetryDelay(ms: number): number {
+  return Math.max(EDIT_RETRY_MIN_MS, ms);
+}

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -23,6 +24,23 @@ export interface AgentViewDeps {
   /** Who may start a job about a channel (its allowed channels, guests, outsiders). */
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
+  /**
+   * Each channel's latest discussion (its name and permalink, or null: none the bot can offer),
+   * kept {@link DISCUSSION_TTL_MS}: people switching channels beside the app cost Slack at most
+   * three reads per channel a minute, whoever and however often. None: every event reads.
+   */
+  discussions?: LRUCache<string, Discussion>;
+}
+
+/** A channel's latest discussion, or `none` when it has none the bot can offer. */
+export type Discussion = { name: string; permalink: string } | { none: true };
+
+/** How long a channel's latest discussion is kept (ms). */
+export const DISCUSSION_TTL_MS = 60_000;
+
+/** A cache of the channels' latest discussions ({@link AgentViewDeps.discussions}). */
+export function discussionCache(): LRUCache<string, Discussion> {
+  return new LRUCache({ max: 2_000, ttl: DISCUSSION_TTL_MS });
 }
 
 /** Messages of a channel looked through for its latest thread (one page of conversations.history). */
@@ -52,12 +70,11 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
   try {
     // A member list too long to read through (MembersUnknownError) is no offer either.
     if (!(await deps.conversations.isMember(channel, user))) return skip(deps, channel, 'the person is not a member');
-    const root = await latestThreadRoot(deps.slack, channel);
-    if (!root) return skip(deps, channel, 'no discussion in its recent messages');
-    const [info, link] = await Promise.all([deps.slack.conversations.info({ channel }), deps.slack.chat.getPermalink({ channel, message_ts: root })]);
-    const name = info.channel?.name;
-    if (!name || !link.permalink) return skip(deps, channel, 'no name or permalink');
-    return latestDiscussionPrompt(name, link.permalink);
+    const cached = deps.discussions?.get(channel);
+    const found = cached ?? (await latestDiscussion(deps.slack, channel));
+    if (!cached) deps.discussions?.set(channel, found);
+    if ('none' in found) return skip(deps, channel, 'no discussion in its recent messages it can offer');
+    return latestDiscussionPrompt(found.name, found.permalink);
   } catch (err) {
     if (err instanceof MembersUnknownError) return skip(deps, channel, 'too many members to tell');
     if (classifySlackError(err).kind === 'transient') throw err;
@@ -69,6 +86,15 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
 function skip(deps: AgentViewDeps, channel: string, why: string): undefined {
   deps.logger.debug({ channel, why }, 'no latest-discussion offer for this channel');
   return undefined;
+}
+
+/** The channel's name and the permalink of its newest thread, or `none`. @throws Slack errors. */
+async function latestDiscussion(slack: AgentViewSlack, channel: string): Promise<Discussion> {
+  const root = await latestThreadRoot(slack, channel);
+  if (!root) return { none: true };
+  const [info, link] = await Promise.all([slack.conversations.info({ channel }), slack.chat.getPermalink({ channel, message_ts: root })]);
+  const name = info.channel?.name;
+  return name && link.permalink ? { name, permalink: link.permalink } : { none: true };
 }
 
 /** The ts of the newest thread root among the channel's last {@link HISTORY_PAGE} messages (one that has replies). */

@@ -10,7 +10,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { registerHandlers, type AgentViewSlack } from './handlers.js';
+import { discussionCache, registerHandlers, type AgentViewSlack } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
 export { STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
@@ -37,6 +37,6 @@ export interface AgentView {
 /** Builds the agent-view feature and registers its intake handler. */
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
-  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger });
+  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache() });
   return { register: (app) => registerListeners(app, { intake: o.intake, logger }) };
 }

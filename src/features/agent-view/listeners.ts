@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bo
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
+import { EventNotRecordedError } from '../../platform/slack/edge.js';
 
 /** What the listeners need: they check the event's shape, record it and let Bolt ack. */
 export interface AgentViewListenerDeps {
@@ -49,7 +50,8 @@ async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { us
     await deps.intake.record(INTAKE.prompts, `prompts-${b.event_id}`, b.event_id, payload);
   } catch (err) {
     deps.logger.warn({ err, event: what }, 'could not record an agent view event; Slack will send it again');
-    throw err;
+    // Not acked (HTTP 503; in Socket Mode the envelope stays unacked), counted as `busy` like every event the intake could not take.
+    throw new EventNotRecordedError(INTAKE.prompts, { cause: err });
   }
 }
 
