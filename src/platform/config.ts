@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isTimeZone, isValidCron } from './calendar.js';
+import type { RedisVars as RedisTargetVars } from './redis-target.js';
 
 const intMs = (def: number) =>
   z.coerce
@@ -149,18 +150,8 @@ const schema = z
     }
   });
 
-interface RedisVars {
-  REDIS_URL?: string | undefined;
-  REDIS_SENTINELS: string[];
-  REDIS_SENTINEL_NAME?: string | undefined;
-  REDIS_SENTINEL_PASSWORD?: string | undefined;
-  REDIS_SENTINEL_TLS: boolean;
-  REDIS_CLUSTER_NODES: string[];
-  REDIS_USERNAME?: string | undefined;
-  REDIS_PASSWORD?: string | undefined;
-  REDIS_TLS: boolean;
-  REDIS_WAIT_REPLICAS: number;
-}
+/** What the mode checks read: the connection variables and REDIS_WAIT_REPLICAS. */
+type RedisVars = Omit<RedisTargetVars, 'QUEUE_PREFIX'> & { REDIS_WAIT_REPLICAS: number };
 
 /**
  * The Redis settings that make no sense together, as `[variable, problem]`: one connection mode
