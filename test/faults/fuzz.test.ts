@@ -15,6 +15,7 @@ import { postRaw, signatureHeaders } from '../../sandbox/driver/http.js';
 import type { SlackCall } from '../../sandbox/fake-slack.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { E2E_SECRETS, startSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 
 /**
@@ -38,12 +39,18 @@ const JSON_TYPE = 'application/json';
 const MASS_MENTION = /<!(channel|here|everyone|subteam\^[^>]*)[|>]/;
 
 let sb: Sandbox;
+let hugeThreadTs = '';
 let bot: BotProcess;
 let botUrl: string;
 
 /** Placeholders resolved at send time: a response_url / trigger_id the fake Slack honours. */
 const RESPONSE_URL = '$RESPONSE_URL';
 const TRIGGER = '$TRIGGER';
+/** The ts of a 3,000-reply thread in #docs, seeded before the run (a mention there, a shortcut on it). */
+const HUGE_THREAD = '$HUGE_THREAD';
+const HUGE_THREAD_REPLIES = 3_000;
+/** A pasted message naming 3,000 distinct people: at most 25 of them may be looked up (users.info). */
+const MENTION_FLOOD = Array.from({ length: 3_000 }, (_, i) => `<@U${String(i).padStart(9, '0')}>`).join(' ');
 
 // ---- generators ---------------------------------------------------------------------------------
 
@@ -134,9 +141,9 @@ const event = both(({ maybeWrong, field }) =>
         type: maybeWrong(fc.constantFrom('message', 'message', 'app_mention', 'app_home_opened', 'reaction_added', 'member_joined_channel')),
         channel: field(channel),
         user: field(user),
-        text: field(fc.oneof(text, text.map((t) => `<@U0DOCSBOT> ${t}`))),
+        text: field(fc.oneof({ weight: 6, arbitrary: fc.oneof(text, text.map((t) => `<@U0DOCSBOT> ${t}`)) }, { weight: 1, arbitrary: fc.constantFrom(MENTION_FLOOD, `<@U0DOCSBOT> document this ${MENTION_FLOOD}`) })),
         ts: field(ts),
-        thread_ts: fc.option(maybeWrong(ts), { nil: undefined }),
+        thread_ts: fc.option(maybeWrong(fc.oneof({ weight: 4, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })), { nil: undefined }),
         subtype: fc.option(maybeWrong(fc.constantFrom('bot_message', 'message_changed', 'file_share', 'thread_broadcast')), { nil: undefined }),
         bot_id: fc.option(maybeWrong(fc.constant('B0OTHER')), { nil: undefined }),
         channel_type: fc.option(maybeWrong(fc.constantFrom('im', 'channel', 'group')), { nil: undefined }),
@@ -241,7 +248,7 @@ const shortcut = both(({ maybeWrong, field }) =>
     trigger_id: field(trigger),
     user: maybeWrong(fc.record({ id: maybeWrong(user) })),
     channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
-    message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(ts), text: maybeWrong(text) })), { nil: undefined }),
+    message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(fc.oneof({ weight: 3, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })), text: maybeWrong(text) })), { nil: undefined }),
     response_url: field(responseUrl),
   })
   .map((body): FuzzRequest => ({ label: 'shortcut', encoding: 'form-payload', body })));
@@ -287,6 +294,7 @@ const request = fc.oneof(
 function resolve(v: unknown, who: () => { user: string; channel: string }): unknown {
   if (v === RESPONSE_URL) return sb.slack.responseUrl(undefined, who());
   if (v === TRIGGER) return sb.slack.triggerId(who().user);
+  if (v === HUGE_THREAD) return hugeThreadTs;
   if (Array.isArray(v)) return v.map((x) => resolve(x, who));
   if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, resolve(x, who)]));
@@ -389,11 +397,31 @@ async function drained(queueName: string, timeoutMs: number): Promise<{ counts: 
   }
 }
 
+/** Bytes Redis holds under `prefix` (MEMORY USAGE of every key). */
+async function prefixBytes(prefix: string): Promise<number> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    let cursor = '0';
+    let bytes = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      for (const k of keys) bytes += (await redis.memory('USAGE', k)) ?? 0;
+    } while (cursor !== '0');
+    return bytes;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 // ---- the test -------------------------------------------------------------------------------------
 
 describe('hostile, validly signed requests against the running bot', () => {
   beforeAll(async () => {
     sb = await startSandbox({ jobDurationMs: 300, env: { POLL_MIN_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400' } });
+    const root = sb.slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'The long discussion about the pricing page' });
+    hugeThreadTs = root.ts;
+    for (let i = 0; i < HUGE_THREAD_REPLIES; i++) sb.slack.addUserMessage({ channel: 'C0DOCS', user: i % 2 ? 'U0BOB' : 'U0ALICE', text: `reply ${i}: ${'words '.repeat(20)}`, thread_ts: root.ts });
     ({ bot } = await sb.startBot());
     botUrl = `${bot.url}/slack/events`;
   });
@@ -412,6 +440,11 @@ describe('hostile, validly signed requests against the running bot', () => {
       }),
       { numRuns: NUM_RUNS, endOnFailure: true, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
     );
+    // And, whatever the generator drew: a member's and a guest's mention flood in the 3,000-reply thread, with the bot mentioned.
+    for (const who of ['U0ALICE', 'U0GUEST']) {
+      const body = { type: 'event_callback', team_id: 'T0SANDBOX', event_id: `EvFLOOD${who.slice(-4)}`, event: { type: 'app_mention', channel: 'C0DOCS', user: who, text: `<@U0DOCSBOT> document this ${MENTION_FLOOD}`, ts: `${Math.floor(Date.now() / 1000)}.00000${who.length}`, thread_ts: HUGE_THREAD } };
+      await sendOne({ label: 'mention flood in a huge thread', encoding: 'json', body }, stats);
+    }
     const sendSeconds = (Date.now() - started) / 1000;
     // Let the workers finish what was recorded (intakes, then the jobs they started).
     const intake = await drained(INTAKE_QUEUE, 60_000);
@@ -422,12 +455,22 @@ describe('hostile, validly signed requests against the running bot', () => {
     const mentions = postedByBot(sb.slack.calls).filter((p) => MASS_MENTION.test(p.content));
     const ackMentions = stats.ackBodies.filter((b) => MASS_MENTION.test(b));
     const jobs = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
+    const slackCalls = sb.slack.calls.length;
+    const usersInfo = sb.slack.calls.filter((c) => c.method === 'users.info').length;
+    const replies = sb.slack.calls.filter((c) => c.method === 'conversations.replies').length;
+    const redisBytes = await prefixBytes(sb.prefix);
     console.log(
       `fuzz: ${stats.sent} requests in ${sendSeconds.toFixed(1)} s (${totalSeconds.toFixed(1)} s with the workers' follow-through); ` +
         `by kind ${JSON.stringify(stats.byLabel)}; answers ${JSON.stringify(stats.byStatus)}; ${jobs} agent jobs started; ` +
         `${postedByBot(sb.slack.calls).length} messages posted or edited; intake ${JSON.stringify(intake.counts)}; poll ${JSON.stringify(poll.counts)}; ` +
-        `${logs.warnings.length} warning lines, ${logs.errors.length} error lines, ${logs.notJson.length} non-JSON lines`,
+        `${logs.warnings.length} warning lines, ${logs.errors.length} error lines, ${logs.notJson.length} non-JSON lines; ` +
+        `Slack calls ${slackCalls} (${(slackCalls / stats.sent).toFixed(2)} a request; users.info ${usersInfo}, conversations.replies ${replies}); ` +
+        `Redis ${(redisBytes / 1024).toFixed(0)} KB under the bot's prefix (${(redisBytes / stats.sent).toFixed(0)} B a request)`,
     );
+    // A mention flood costs at most 25 name lookups, whoever sends it and however often (cached).
+    expect(usersInfo / stats.sent).toBeLessThan(5);
+    // A 3,000-reply thread is read at most 5 pages at a time, and a read is cached for a minute.
+    expect(replies).toBeLessThan(stats.sent);
     for (const line of [...logs.errors, ...logs.notJson]) console.log('error line:', JSON.stringify(line).slice(0, 2000));
     for (const u of [...intake.unfinished, ...poll.unfinished]) console.log('unfinished:', u.slice(0, 1000));
     expect(bot.proc.exitCode).toBeNull();
