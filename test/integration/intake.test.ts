@@ -1,10 +1,10 @@
 import type { Worker } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Intake, intakeJobId, INTAKE_QUEUE } from '../../src/platform/intake.js';
-import { createLogger } from '../../src/platform/logger.js';
 import { bullConnection } from '../../src/platform/redis.js';
 import { ResponseUrlError } from '../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 /**
  * The durable intake on real Redis: what is recorded is handled once, by whichever worker, and a
@@ -25,7 +25,7 @@ const logs: LogLine[] = [];
 beforeEach(() => {
   prefix = randomPrefix();
   logs.length = 0;
-  const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  const { logger } = arrayLogger('info', logs);
   intake = new Intake({ connection: bullConnection(TEST_REDIS_URL), prefix, logger }, bullConnection(TEST_REDIS_URL));
 });
 

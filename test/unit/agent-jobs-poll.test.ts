@@ -13,10 +13,10 @@ import {
   DocsApiServerError,
 } from '../../src/platform/docs-api/errors.js';
 import type { AgentJob } from '../../src/platform/docs-api/schemas.js';
-import { createLogger } from '../../src/platform/logger.js';
 import type { BotMetrics } from '../../src/platform/metrics.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 /*
  * The poll step at its seams: a fake job store (in memory, with the announcement lease on the
@@ -145,8 +145,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
   /** Whether the status message already shows the record: yes unless a test says otherwise. */
   const isCurrent = vi.fn((_rec: JobRecord) => true);
   const finished = vi.fn<BotMetrics['agentJobFinished']>();
-  const logs: LogLine[] = [];
-  const logger = createLogger('debug', { write: (s: string) => logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  const { logger, lines: logs } = arrayLogger<LogLine>('debug');
 
   const forProject = vi.fn((_projectId: string) => ({ getJob }));
   const step = createPollStep({

@@ -18,9 +18,9 @@ import {
   DocsApiServerError,
   DocsApiUnauthorizedError,
 } from '../../src/platform/docs-api/errors.js';
-import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 /*
  * startAgentJob and continueAgentJob at their seams: hand-written fakes of the job store, the docs
@@ -33,16 +33,9 @@ const NOW = 1_700_000_000_000;
 const FIRST_POLL_MS = 10_000;
 const STATUS_TS = '1700000100.000200';
 
-interface LogLine {
-  level: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** A pino logger (the app's own) writing into an array. */
-function arrayLogger() {
-  const lines: LogLine[] = [];
-  const logger = createLogger('debug', { write: (s: string) => lines.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+/** The shared array logger, plus its error lines. */
+function logsWithErrors() {
+  const { logger, lines } = arrayLogger('debug');
   return { logger, lines, errors: () => lines.filter((l) => l.level >= 50) };
 }
 
@@ -79,7 +72,7 @@ const argsOf = (fn: { mock: { calls: unknown[][] } }, n = 0) => (fn.mock.calls[n
 
 function startHarness() {
   const order: string[] = [];
-  const log = arrayLogger();
+  const log = logsWithErrors();
   const store = {
     create: vi.fn<JobStore['create']>(async (rec) => void order.push(`store.create ${rec.jobId}`)),
     markThreadsPending: vi.fn<JobStore['markThreadsPending']>(async () => void order.push('store.markThreadsPending')),
@@ -378,7 +371,7 @@ type ContinueHarness = ReturnType<typeof continueHarness>;
 function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' | 'requester' } = {}) {
   const projects: string[] = [];
   const order: string[] = [];
-  const log = arrayLogger();
+  const log = logsWithErrors();
   const redis = fakeLockRedis(order);
   const store = {
     get: vi.fn<JobStore['get']>(async () => rec && { ...rec }),

@@ -6,8 +6,8 @@ import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../.
 import { MODAL_CALLBACK_ID } from '../../src/features/document-thread/blocks.js';
 import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/document-thread/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/digests/command.js';
-import { createLogger } from '../../src/platform/logger.js';
 import { BUSY_TEXT, EventNotRecordedError } from '../../src/platform/slack/edge.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
@@ -21,8 +21,7 @@ interface LogLine {
 }
 
 function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {}) {
-  const logs: LogLine[] = [];
-  const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  const { logger, lines: logs } = arrayLogger<LogLine>('info');
   const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
     if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
   });

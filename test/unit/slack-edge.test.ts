@@ -7,12 +7,12 @@ import { register as registerDigests } from '../../src/features/digests/listener
 import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
 import { register as registerVisitors } from '../../src/features/visitors/listeners.js';
 import { InFlight } from '../../src/platform/in-flight.js';
-import { createLogger } from '../../src/platform/logger.js';
 import { createSlackApp } from '../../src/platform/slack/app.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
 import { postRaw, signatureHeaders, type DriverResponse } from '../../sandbox/driver/http.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { freePort } from '../../sandbox/free-port.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 /**
  * The bot's own receiver and edge (src/platform/slack/{receiver,edge}.ts) with the real Bolt app
@@ -47,7 +47,7 @@ const intake = {
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
   const port = await freePort();
-  const logger = createLogger('info', { write: (s: string) => void logs.push(JSON.parse(s) as LogLine) } as unknown as NodeJS.WritableStream);
+  const { logger } = arrayLogger('info', logs);
   const config = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.url, PORT: port };
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
   registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
