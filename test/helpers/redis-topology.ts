@@ -181,6 +181,8 @@ export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: R
   const primary = await t.start();
   const replica = await t.start([`replicaof 127.0.0.1 ${primary.port}`]);
   await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
+  // The primary must see it online and acknowledging too, or a first WAIT can time out on a busy machine.
+  await until('the primary to see its replica acknowledge', 15_000, async () => String(await command(primary.port, 'INFO', 'replication')).includes('state=online') && Number(await command(primary.port, 'WAIT', '1', '200')) >= 1);
   return { primary, replica };
 }
 
