@@ -44,6 +44,11 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(JSON.stringify(reply!.blocks)).toContain('View pull request');
     await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
     expect(status.edited).toBe(true);
+    // The plan ticks off: every task complete, the last linking the PR.
+    const plan = (status.blocks as { type: string; tasks?: { status: string; sources?: { url: string }[] }[] }[]).find((b) => b.type === 'plan');
+    expect(plan?.tasks?.length).toBeGreaterThanOrEqual(3);
+    expect(plan!.tasks!.every((t) => t.status === 'complete')).toBe(true);
+    expect(plan!.tasks!.at(-1)!.sources?.[0]?.url).toMatch(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/);
 
     await pollerDone(queue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);

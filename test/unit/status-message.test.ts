@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildStatusMessage, slackDate } from '../../src/features/agent-jobs/blocks.js';
+import type { PlanBlock, TaskCardBlock } from '@slack/types';
+import { buildStatusMessage, slackDate, type StatusView } from '../../src/features/agent-jobs/blocks.js';
 
 const STARTED = Date.UTC(2026, 10, 23, 14, 34, 56);
 const base = { requester: 'U0ALICE', instruction: 'Add a quickstart', jobId: 'job_1', elapsedMs: 0, startedAt: STARTED };
@@ -24,4 +25,80 @@ describe('status message', () => {
     const msg = buildStatusMessage({ ...base, state: 'completed', elapsedMs: 11 * 60_000, prLink: 'https://github.com/acme/docs/pull/1' });
     expect(msg.text).toContain('Pull request ready · took 11m');
   });
+
+  describe('plan', () => {
+    const plan = (v: Partial<StatusView>) => {
+      const msg = buildStatusMessage({ ...base, state: 'active', projectId: 'proj_1', ...v });
+      const last = msg.blocks.at(-1) as PlanBlock;
+      expect(last.type).toBe('plan');
+      return (last.tasks as TaskCardBlock[]).map((t) => ({ id: t.task_id, title: t.title, status: t.status, details: t.details ? JSON.stringify(t.details) : undefined, sources: t.sources }));
+    };
+
+    it('keeps the section, context and text fallback for clients that do not render plans, and adds the plan last', () => {
+      const msg = buildStatusMessage({ ...base, state: 'active' });
+      expect(msg.blocks.map((b) => b.type)).toEqual(['section', 'context', 'plan']);
+      expect(msg.text).toContain('Working');
+    });
+
+    it('while starting: reading the thread with its message count and starting in progress, the rest pending', () => {
+      const tasks = plan({ state: 'starting', jobId: undefined, hasContext: true, contextMessages: 7 });
+      expect(tasks.map((t) => [t.title, t.status])).toEqual([
+        ['Reading the thread (7 messages)', 'in_progress'],
+        ['Starting the job', 'in_progress'],
+        ['Agent working', 'pending'],
+        ['Pull request', 'pending'],
+      ]);
+    });
+
+    it('has no "Reading the thread" without context; starting shows job, project, repository and branch', () => {
+      const tasks = plan({ repository: 'https://github.com/acme/docs', branch: 'main' });
+      expect(tasks.map((t) => t.id)).toEqual(['start', 'work', 'outcome']);
+      expect(tasks[0]).toMatchObject({ status: 'complete' });
+      expect(tasks[0]!.details).toContain('Job job_1 · project proj_1 · acme/docs on main');
+      expect(tasks[1]).toMatchObject({ title: 'Agent working', status: 'in_progress' });
+      expect(tasks[2]).toMatchObject({ status: 'pending' });
+    });
+
+    it('a pull request completes every task, the last linking the PR', () => {
+      const tasks = plan({ state: 'completed', hasContext: true, prLink: 'https://github.com/acme/docs/pull/1' });
+      expect(tasks.every((t) => t.status === 'complete')).toBe(true);
+      expect(tasks.at(-1)).toMatchObject({ title: 'Pull request ready', sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'Pull request' }] });
+    });
+
+    it.each([
+      [{ state: 'completed' as const, prLink: null }, 'No files changed', 'complete', 'complete'],
+      [{ state: 'failed' as const }, 'Failed', 'error', 'error'],
+      [{ state: 'archived' as const }, 'Archived', 'complete', 'complete'],
+      [{ state: 'timeout' as const }, 'Stopped watching', 'error', 'error'],
+    ])('ends %o as "%s"', (v, title, outcome, working) => {
+      const tasks = plan(v);
+      expect(tasks.at(-1)).toMatchObject({ title, status: outcome });
+      expect(tasks.at(-1)!.sources).toBeUndefined();
+      expect(tasks.at(-2)!.status).toBe(working);
+    });
+
+    it('a start that failed or may not have happened is an error on "Starting the job"', () => {
+      for (const state of ['start_failed', 'uncertain'] as const) {
+        const tasks = plan({ state, jobId: undefined, followups: 2 });
+        expect(tasks.map((t) => [t.id, t.status])).toEqual([['start', 'error'], ['work', 'pending'], ['outcome', 'pending']]);
+      }
+    });
+
+    it('each follow-up is its own step; earlier runs are complete', () => {
+      const tasks = plan({ followups: 2 });
+      expect(tasks.map((t) => [t.title, t.status])).toEqual([
+        ['Starting the job', 'complete'],
+        ['Agent working', 'complete'],
+        ['Agent working on follow-up 1', 'complete'],
+        ['Agent working on follow-up 2', 'in_progress'],
+        ['Pull request', 'pending'],
+      ]);
+    });
+
+    it('does not link a PR that is not a safe URL', () => {
+      const tasks = plan({ state: 'completed', prLink: 'javascript:alert(1)' });
+      expect(tasks.at(-1)!.sources).toBeUndefined();
+    });
+  });
 });
+

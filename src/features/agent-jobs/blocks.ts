@@ -4,6 +4,7 @@ import { formatDuration } from '../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
 import type { StatusState } from './store.js';
+import { buildPlan } from './plan.js';
 
 /**
  * Block Kit of the agent-jobs feature (pure builders): the status message edited in place, the
@@ -54,6 +55,10 @@ export interface StatusView {
   followups?: number;
   /** Extra line, e.g. why it could not start, or "interrupted by a follow-up". */
   note?: string;
+  /** Whether Slack messages went to the agent with the instruction (the plan's "Reading the thread"). */
+  hasContext?: boolean;
+  /** How many Slack messages went with it, when known. */
+  contextMessages?: number;
 }
 
 /**
@@ -83,6 +88,7 @@ const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
 
 /**
  * Builds the job's status message (the thread root), edited in place as the state changes.
+ * Ends with the job's steps as a `plan` block ({@link buildPlan}).
  * Stays within Slack's limits whatever the instruction's length (section text ≤ 3000 chars,
  * context element ≤ 3000; Slack Block Kit reference).
  *
@@ -120,6 +126,8 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
       elements: [{ type: 'mrkdwn', text: truncate(v.note, SLACK_LIMITS.sectionText) }],
     });
   }
+  // Last, for clients that render plans; the blocks above say the same for those that don't (≤ 5 of Slack's 50 blocks).
+  blocks.push(buildPlan(v));
   const plainState = stateLine.replace(/:[a-z_]+: /, '').replace(/\*/g, '').replace(/<!date\^[^|>]*\|([^>]*)>/g, '$1');
   const text = truncate(
     `Docs agent job${v.jobId ? ` ${v.jobId}` : ''} for <@${v.requester}>: ${plainState}`,

@@ -15,7 +15,7 @@ export interface PromptContextRequest {
 }
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
-export type PromptContextResult = { ok: true; prompt: string; notice?: string; sources?: string[] } | { ok: false; message: string };
+export type PromptContextResult = { ok: true; prompt: string; notice?: string; sources?: string[]; stats?: { messages: number } } | { ok: false; message: string };
 
 /**
  * Builds the docs agent's prompt from an instruction and its Slack context. Provided by the
@@ -40,6 +40,8 @@ interface ContextProgress {
   linkNoticeSent?: boolean;
   /** The conversations whose messages are in `prompt`. */
   sources?: string[];
+  /** How many Slack messages are in `prompt`. */
+  messages?: number;
 }
 
 /** Sentence when Slack would not let the bot read the context, even after retries. */
@@ -90,14 +92,14 @@ export async function startWithContext(deps: ContextStartDeps, request: ContextS
       await tell(built.message);
       return undefined;
     }
-    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}) });
+    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}), ...(built.stats?.messages ? { messages: built.stats.messages } : {}) });
   }
   if (p.linkNotice && !p.linkNoticeSent) {
     await tell(p.linkNotice);
     await steps.save({ linkNoticeSent: true });
   }
   const { thread: _thread, ...start } = req;
-  const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}) } : {};
+  const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}), ...(p.messages ? { contextMessages: p.messages } : {}) } : {};
   if (at) await deps.start.agent?.loading(at, 'is starting the job…');
   try {
     const res = await startAgentJob(deps.start, { ...start, ...context }, steps);

@@ -56,6 +56,8 @@ export interface JobRecord {
    * '' for none): a follow-up is taken only from people who are members of every one of them.
    */
   contextFrom: string;
+  /** How many Slack messages went to the agent with the instruction (absent: none or unknown). */
+  contextMessages?: number;
   /** The repository the agent works in (the API's `source.repository`, a URL), once reported ('' or absent: not yet). */
   repository?: string;
   /** The branch the agent works on (the API's `source.ref`), once reported. */
@@ -126,6 +128,7 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   if (h.shown) rec.shown = h.shown;
   if (h.repository) rec.repository = h.repository;
   if (h.branch) rec.branch = h.branch;
+  if (Number(h.contextMessages) > 0) rec.contextMessages = Number(h.contextMessages);
   if (h.rating === 'positive' || h.rating === 'negative') rec.rating = h.rating;
   return rec as unknown as JobRecord;
 }

@@ -264,6 +264,8 @@ export class StatusPresenter {
       prLink: rec.prLink,
       followups: rec.cycle,
       note: rec.note || undefined,
+      hasContext: rec.contextFrom !== '',
+      ...(rec.contextMessages ? { contextMessages: rec.contextMessages } : {}),
     });
   }
 

@@ -53,13 +53,11 @@ export interface StartJobRequest {
   prompt?: string;
   /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */
   threadTs?: string;
-  /**
-   * Put the state reaction on the status message rather than the thread root: for threads the job
-   * does not own (a digest's thread can hold several jobs).
-   */
+  /** Put the state reaction on the status message, not the thread root: for threads the job does not own (a digest's). */
   reactOnStatusMessage?: boolean;
-  /** The conversations whose messages are in `prompt` (see JobRecord.contextFrom). */
+  /** The conversations whose messages are in `prompt` (see JobRecord.contextFrom), and how many messages (the plan's "Reading the thread"). */
   contextFrom?: string[];
+  contextMessages?: number;
   /** Unique per request (the intake's id): keys the messages posted at most once, and "Start it again". */
   requestKey?: string;
   /** Epoch ms the request was received (the intake's receipt time): a late retry looks for what it posted from then (postOnce's `since`). */
@@ -276,6 +274,7 @@ function newJobRecord(req: StartJobRequest, p: { jobId: string; projectId: strin
     reactionTs: req.reactOnStatusMessage ? p.statusTs : p.threadTs,
     alsoMention: '',
     contextFrom: (req.contextFrom ?? []).join(','),
+    ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
   };
 }
 
