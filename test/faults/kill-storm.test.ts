@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
+import { waitForIdleQueues } from '../helpers/queues.js';
+import { TEST_REDIS_URL } from '../helpers/redis.js';
 import { isStatusMessage, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 /**
@@ -135,8 +137,8 @@ describe('kill -9 storm over two replicas', () => {
         return o.final && o.replies >= 1;
       });
       await s.slack.waitFor(settled, 120_000).catch(() => undefined);
-      // Quiet time for anything that would double up.
-      await PAUSE(3_000);
+      // Nothing left that could double up: the intake and poll queues are idle.
+      await waitForIdleQueues(TEST_REDIS_URL, s.prefix);
 
       const report = acked.map((t) => ({ t, ...outcome(s, t) }));
       const bad = report.filter((o) => o.statuses !== 1 || o.starting !== 0 || !o.final || o.creates > 1 || o.replies !== 1 || (o.announced === 1 ? o.creates !== 1 : o.uncertain !== 1));

@@ -1,0 +1,42 @@
+import { Queue } from 'bullmq';
+import { INTAKE_QUEUE } from '../../src/platform/intake.js';
+import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
+
+const PAUSE = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * Waits until the bots under `prefix` have nothing left to do that could post or edit a message:
+ * the intake and the poll queues hold no active, waiting, delayed or prioritized job, seen twice
+ * 250 ms apart (a job that ends may add the next step in between). Used instead of a fixed "quiet
+ * time" before counting doubles.
+ * @param redisUrl - the Redis that holds the queues now (after a failover: the promoted primary).
+ * @throws after `timeoutMs` naming the queue and what is still pending.
+ */
+export async function waitForIdleQueues(redisUrl: string, prefix: string, timeoutMs = 60_000): Promise<void> {
+  const queues = [INTAKE_QUEUE, POLL_QUEUE].map((name) => new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 1 }, prefix }));
+  const pending = async () => {
+    for (const q of queues) {
+      const counts = await q.getJobCounts(...PENDING);
+      const busy = Object.entries(counts).filter(([, n]) => n > 0);
+      if (busy.length) return `${q.name}: ${busy.map(([k, n]) => `${n} ${k}`).join(', ')}`;
+    }
+    return undefined;
+  };
+  const deadline = Date.now() + timeoutMs;
+  let last: string | undefined = 'not checked yet';
+  try {
+    while (Date.now() < deadline) {
+      last = await pending().catch((err: unknown) => `unreadable (${String(err)})`);
+      if (last === undefined) {
+        await PAUSE(250);
+        last = await pending().catch((err: unknown) => `unreadable (${String(err)})`);
+        if (last === undefined) return;
+      }
+      await PAUSE(100);
+    }
+    throw new Error(`queues under ${prefix} still busy after ${timeoutMs} ms: ${last}`);
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+  }
+}
