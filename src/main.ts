@@ -30,6 +30,7 @@ import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
+import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
 import { UserNames } from './platform/slack/user-names.js';
@@ -212,9 +213,11 @@ function buildFeatures(p: Platform): Features {
  * clients, the Bolt app on the bot's receiver), then each feature with what it needs, then
  * registers the features' listeners and starts the workers.
  *
- * @throws when the HTTP port cannot be bound or Slack's `auth.test` fails at start.
+ * @throws {@link StartupError} when Slack refuses SLACK_BOT_TOKEN (`auth.test`, checked first) or
+ * SLACK_APP_TOKEN, or cannot be reached; any other error when e.g. the HTTP port cannot be bound.
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
+  const identity = await checkBotToken({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
   const p = buildPlatform(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
@@ -223,7 +226,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
   ];
-  const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics });
+  const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics, ...(identity ? { identity } : {}) });
   agentJobs.register(app);
   visitors.register(app);
   documentThread.register(app);
@@ -269,7 +272,7 @@ async function main(): Promise<void> {
   try {
     bot = await startBot(config, logger);
   } catch (err) {
-    logger.fatal({ err }, 'could not start');
+    logStartFailure(logger, err);
     process.exit(1);
   }
   const onSignal = (signal: NodeJS.Signals) => {

@@ -130,6 +130,10 @@ describe('fake Slack Web API: auth, bodies and injected failures', () => {
     const res = await fetch(`${slack.url}auth.test`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: false, error: 'not_authed' });
+    // Slack's auth.test page, "Standard failure response when used with an invalid token": HTTP 200 and exactly this body.
+    const wrong = await fetch(`${slack.url}auth.test`, { method: 'POST', headers: { Authorization: 'Bearer xoxb-wrong' } });
+    expect(wrong.status).toBe(200);
+    expect(await wrong.json()).toEqual({ ok: false, error: 'invalid_auth' });
     const unknown = await fetch(`${slack.url}chat.nope`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(await unknown.json()).toEqual({ ok: false, error: 'unknown_method' });
     expect(slack.messages).toHaveLength(0);

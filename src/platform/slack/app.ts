@@ -6,6 +6,7 @@ import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { SlackEdge, type EdgeObserver } from './edge.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
+import type { BotIdentity } from './startup.js';
 import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
@@ -21,6 +22,12 @@ export interface SlackAppOptions {
   commands: readonly string[];
   /** Told how every Slack request was answered, and how fast (metrics). */
   observer?: EdgeObserver;
+  /**
+   * The bot's ids from the start-up `auth.test` (`checkBotToken`, startup.ts): Bolt then never calls
+   * `auth.test` itself. Without them Bolt calls it as the app is built, and a refused token becomes
+   * an unhandled rejection.
+   */
+  identity?: BotIdentity;
 }
 
 /**
@@ -45,6 +52,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   });
   const app = new App({
     token: config.SLACK_BOT_TOKEN,
+    ...(opts.identity ?? {}),
     receiver,
     logger: toBoltLogger(logger),
     logLevel: LogLevel.INFO,

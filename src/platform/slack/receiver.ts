@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
 import type { EdgeObserver, EdgeResponse, SlackEdge } from './edge.js';
+import { toStartupError } from './startup.js';
 
 /** A route served next to the Slack endpoint (`GET /healthz`, `GET /metrics`). */
 export interface HttpRoute {
@@ -136,8 +137,17 @@ export class SlackReceiver implements Receiver {
     return reason === undefined;
   }
 
+  /**
+   * Connects to Slack over Socket Mode. @throws {@link StartupError} naming SLACK_APP_TOKEN when
+   * `apps.connections.open` is refused (e.g. `invalid_auth`) or Slack cannot be reached.
+   */
   private async startSocketMode(appToken: string): Promise<void> {
-    const socket = new SocketModeClient({ appToken, logger: toBoltLogger(this.opts.logger), clientOptions: { slackApiUrl: this.opts.slackApiUrl } });
+    // Until the first connection, the client's own error lines (e.g. "Failed to retrieve a new WSS
+    // URL") are warnings: if start fails, the StartupError below is the one error line.
+    let starting = true;
+    const boltLogger = toBoltLogger(this.opts.logger);
+    const logger = { ...boltLogger, error: (...msg: unknown[]) => (starting ? boltLogger.warn(...msg) : boltLogger.error(...msg)) };
+    const socket = new SocketModeClient({ appToken, logger, clientOptions: { slackApiUrl: this.opts.slackApiUrl } });
     socket.on('slack_event', ({ ack, body, retry_num, retry_reason }: { ack: (r?: Record<string, unknown>) => Promise<void>; body: unknown; retry_num?: number; retry_reason?: string }) => {
       void this.opts.edge.handle(body, { ...(retry_num !== undefined ? { retryNum: retry_num } : {}), ...(retry_reason ? { retryReason: retry_reason } : {}) }, (r) => {
         // Socket Mode has no status codes: a refused or unrecorded envelope is left unacked, so Slack retries it.
@@ -145,7 +155,13 @@ export class SlackReceiver implements Receiver {
       });
     });
     this.socket = socket;
-    await socket.start();
+    try {
+      await socket.start();
+    } catch (err) {
+      throw toStartupError('SLACK_APP_TOKEN', err, this.opts.slackApiUrl) ?? err;
+    } finally {
+      starting = false;
+    }
   }
 }
 

@@ -1,0 +1,92 @@
+import { ErrorCode } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+import { classifySlackError } from './errors.js';
+import { createWebClient } from './web-client.js';
+
+/** The token variables a start-up failure can name. */
+export type TokenVariable = 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN';
+
+/** What to do when Slack refuses each token (Slack app settings pages). */
+const WHAT_TO_DO: Record<TokenVariable, string> = {
+  SLACK_BOT_TOKEN: 'reinstall the app or copy the Bot User OAuth Token (OAuth & Permissions) again',
+  SLACK_APP_TOKEN: 'generate a new app-level token with the connections:write scope (Basic Information → App-Level Tokens)',
+};
+
+/**
+ * An expected reason the bot cannot start (a token Slack refuses, Slack out of reach): `message`
+ * is the one line an operator needs, `fields` its log fields (never a token). `main` logs it
+ * without a stack and exits with code 1.
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly fields: { variable: TokenVariable; slackError: string },
+  ) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+/** The bot user's ids, as `auth.test` answers them for a bot token (`user_id`, `bot_id`). */
+export interface BotIdentity {
+  botUserId: string;
+  botId: string;
+}
+
+/**
+ * Turns an error of a Web API call made with `variable`'s token at start-up into a
+ * {@link StartupError}, or returns undefined when it is not a Slack error (a bug: let it show its
+ * stack). Slack's answers (method pages, e.g. auth.test, apps.connections.open): a refused token is
+ * HTTP 200 `{"ok":false,"error":"invalid_auth"}` (or `not_authed`, `account_inactive`,
+ * `token_revoked`, …); trouble on Slack's side is a "try again" code or HTTP 5xx; a network
+ * failure is @slack/web-api's request error (after the client's retries).
+ */
+export function toStartupError(variable: TokenVariable, err: unknown, slackApiUrl: string): StartupError | undefined {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; statusCode?: unknown; original?: { code?: unknown; cause?: { code?: unknown } } };
+  const { kind, code } = classifySlackError(err);
+  const where = new URL(slackApiUrl).origin;
+  if (e.code === ErrorCode.PlatformError) {
+    const message =
+      kind === 'transient'
+        ? `Slack could not check ${variable} (${code}): Slack is having trouble; start the bot again later`
+        : `Slack refused ${variable} (${code}): ${WHAT_TO_DO[variable]}`;
+    return new StartupError(message, { variable, slackError: code });
+  }
+  if (e.code === ErrorCode.HTTPError) {
+    const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
+    return new StartupError(`Slack answered HTTP ${status} when checking ${variable} at ${where}: check SLACK_API_URL, or start the bot again later if Slack is down`, { variable, slackError: `http_${status}` });
+  }
+  if (e.code === ErrorCode.RequestError) {
+    // fetch's TypeError("fetch failed") carries the system error (ECONNREFUSED, ENOTFOUND, …) as its cause.
+    const found = [e.original?.code, e.original?.cause?.code].find((c) => typeof c === 'string');
+    const cause = typeof found === 'string' ? found : 'request_error';
+    return new StartupError(`Could not reach Slack at ${where} to check ${variable} (${cause}): check the network, the proxy and SLACK_API_URL`, { variable, slackError: cause });
+  }
+  return undefined;
+}
+
+/**
+ * Checks SLACK_BOT_TOKEN once, as the bot starts: `auth.test` (Slack docs: "checks authentication
+ * and tells you who you are"), with the bot's usual retries of network errors and 5xx
+ * (`webClientRetries`: 5 tries over 8 to 12 s, then the error).
+ *
+ * @returns the bot's ids, which Bolt is then given so that it does not call `auth.test` again.
+ * @throws {@link StartupError} when Slack refuses the token or cannot be reached; any other error as is.
+ */
+export async function checkBotToken(opts: { token: string; slackApiUrl: string; logger: Logger }): Promise<BotIdentity | undefined> {
+  try {
+    const res = await createWebClient(opts).auth.test();
+    return res.user_id && res.bot_id ? { botUserId: res.user_id, botId: res.bot_id } : undefined;
+  } catch (err) {
+    throw toStartupError('SLACK_BOT_TOKEN', err, opts.slackApiUrl) ?? err;
+  }
+}
+
+/**
+ * Logs why the bot could not start, at fatal: a {@link StartupError} (an expected failure) as its
+ * one line with its fields and no stack; anything else as `could not start` with its stack.
+ */
+export function logStartFailure(logger: Logger, err: unknown): void {
+  if (err instanceof StartupError) logger.fatal(err.fields, err.message);
+  else logger.fatal({ err }, 'could not start');
+}
