@@ -4,6 +4,7 @@ import { appContextChanged, messagesTabOpened, viewedChannel } from '../../src/f
 import { STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { AgentSurface, type AgentSurfaceClient } from '../../src/platform/slack/agent-surface.js';
+import { EventNotRecordedError } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
 
 /** An error shaped like @slack/web-api's platform error for Slack error `code`. */
@@ -61,11 +62,24 @@ describe('agent view listeners: what they record, and what they refuse', () => {
     expect(viewedChannel(null, 'T1')).toBeUndefined();
   });
 
-  it('when Redis will not record the event: one warning, and it throws so the event is not acked (Slack sends it again)', async () => {
+  it('when Redis will not record the event: EventNotRecordedError (the edge answers 503, so Slack sends it again) and one warning, no error', async () => {
     const { logger, lines } = arrayLogger();
-    const run = appContextChanged({ intake: fakeIntake(true), logger })({ event: { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: {} }, body: BODY } as never);
-    await expect(run).rejects.toThrow(/could not be recorded|agent-view.prompts/);
-    expect(lines.filter((l) => l.msg.startsWith('could not record an agent view event'))).toHaveLength(1);
+    const event = { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: {} };
+    const err = await appContextChanged({ intake: fakeIntake(true), logger })({ event, body: BODY, context: { retryNum: 1 } } as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EventNotRecordedError);
+    expect(err).toMatchObject({ intakeKind: 'agent-view.prompts', cause: { message: expect.stringContaining("Stream isn't writeable") } });
+    expect(lines.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ intake: 'agent-view.prompts', retryNum: 1, err: expect.anything() })]);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it("on Slack's last retry: still thrown, and the warning does not claim anyone was told (nobody waits on a tab)", async () => {
+    const { logger, lines } = arrayLogger();
+    const event = { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'messages' };
+    await expect(messagesTabOpened({ intake: fakeIntake(true), logger })({ event, body: BODY, context: { retryNum: 3 } } as never)).rejects.toBeInstanceOf(EventNotRecordedError);
+    const warnings = lines.filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ intake: 'agent-view.prompts', retryNum: 3 });
+    expect(warnings[0]!.msg).not.toMatch(/told/);
   });
 });
 

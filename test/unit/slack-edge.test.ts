@@ -3,6 +3,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { register as registerAgentJobs } from '../../src/features/agent-jobs/listeners.js';
+import { register as registerAgentView } from '../../src/features/agent-view/listeners.js';
 import { register as registerDigests } from '../../src/features/digests/listeners.js';
 import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
 import { register as registerVisitors } from '../../src/features/visitors/listeners.js';
@@ -52,6 +53,7 @@ beforeAll(async () => {
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
   registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
   registerVisitors(app, { intake, logger });
+  registerAgentView(app, { intake, logger });
   registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
   await app.start();
   url = `http://127.0.0.1:${port}/slack/events`;
@@ -285,5 +287,18 @@ describe('Redis will not take the record: the person is told, nothing is half-cr
     const event = { type: 'event_callback', team_id: slack.teamId, event_id: 'EvBUSY3', event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' } };
     expect((await send(JSON.stringify(event), JSON_TYPE)).status).toBe(503);
     expect(recorded).toEqual([]);
+  });
+
+  it('the agent view (app_context_changed): not acked (503), one warning, no error; recorded once on the redelivery', async () => {
+    redisDown = true;
+    const body = JSON.stringify({ type: 'event_callback', team_id: slack.teamId, event_id: 'EvBUSY4', event: { type: 'app_context_changed', user: 'U0ALICE', channel: 'D0ALICE', context: { entities: [] } } });
+    expect((await send(body, JSON_TYPE)).status).toBe(503);
+    expect(recorded).toEqual([]);
+    expect(logs.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ intake: 'agent-view.prompts' })]);
+    expect(levels(50)).toEqual([]);
+    redisDown = false;
+    const again = await postRaw(url, body, { 'Content-Type': JSON_TYPE, 'X-Slack-Retry-Num': '1', 'X-Slack-Retry-Reason': 'http_error', ...signatureHeaders(SECRET, body, nowS()) });
+    expect(again.status).toBe(200);
+    expect(recorded.map((r) => r.id)).toEqual(['prompts-EvBUSY4']);
   });
 });

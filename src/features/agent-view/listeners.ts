@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bo
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
-import { EventNotRecordedError } from '../../platform/slack/edge.js';
+import { recordEvent } from '../../platform/slack/record-and-ack.js';
 
 /** What the listeners need: they check the event's shape, record it and let Bolt ack. */
 export interface AgentViewListenerDeps {
@@ -35,10 +35,13 @@ export function viewedChannel(context: unknown, teamId: string): string | undefi
 /**
  * Records a request for the Messages tab's suggestions (`agent-view.prompts`, id from the
  * `event_id`). A malformed event is dropped with a warning (and acked: Slack would only send it
- * again). @throws when Redis would not record it: the event is then not acked (HTTP 503), so
- * Slack delivers it again.
+ * again). When Redis would not record it, the shared {@link recordEvent} logs one warning and
+ * throws: the event is then not acked (HTTP 503, counted as `busy`; in Socket Mode the envelope
+ * stays unacked), so Slack delivers it again. Nobody is told on Slack's last retry: opening a tab
+ * is no request a person waits on.
+ * @throws {EventNotRecordedError} when Redis would not record it.
  */
-async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { user?: unknown; channel?: unknown; context?: unknown }, what: string): Promise<void> {
+async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { user?: unknown; channel?: unknown; context?: unknown }, what: string, retryNum: number | undefined): Promise<void> {
   const b = (body ?? {}) as { team_id?: unknown; event_id?: unknown };
   if (typeof b.team_id !== 'string' || typeof b.event_id !== 'string' || typeof e.user !== 'string' || !USER_ID.test(e.user) || typeof e.channel !== 'string' || !DM_ID.test(e.channel)) {
     deps.logger.warn({ event: what }, 'dropped a malformed agent view event');
@@ -46,27 +49,21 @@ async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { us
   }
   const viewing = viewedChannel(e.context, b.team_id);
   const payload: PromptsIntake = { teamId: b.team_id, user: e.user, channel: e.channel, ...(viewing ? { viewing } : {}) };
-  try {
-    await deps.intake.record(INTAKE.prompts, `prompts-${b.event_id}`, b.event_id, payload);
-  } catch (err) {
-    deps.logger.warn({ err, event: what }, 'could not record an agent view event; Slack will send it again');
-    // Not acked (HTTP 503; in Socket Mode the envelope stays unacked), counted as `busy` like every event the intake could not take.
-    throw new EventNotRecordedError(INTAKE.prompts, { cause: err });
-  }
+  await recordEvent(deps.intake, deps.logger, { kind: INTAKE.prompts, id: `prompts-${b.event_id}`, requestId: b.event_id, payload, retryNum });
 }
 
 /** `app_home_opened` with `tab: "messages"`: the person opened the app's Messages tab (the agent's conversation). */
 export function messagesTabOpened(deps: AgentViewListenerDeps) {
-  return async ({ event, body }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab !== 'messages') return;
-    await recordPrompts(deps, body, event, 'app_home_opened');
+    await recordPrompts(deps, body, event, 'app_home_opened', context?.retryNum);
   };
 }
 
 /** `app_context_changed` (agent view only): what the person looks at beside the app changed. */
 export function appContextChanged(deps: AgentViewListenerDeps) {
-  return async ({ event, body }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs): Promise<void> => {
-    await recordPrompts(deps, body, event, 'app_context_changed');
+  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs): Promise<void> => {
+    await recordPrompts(deps, body, event, 'app_context_changed', context?.retryNum);
   };
 }
 

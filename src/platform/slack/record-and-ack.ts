@@ -73,13 +73,15 @@ export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Log
 
 /**
  * An event's listener could not read or write Redis (the record, or a lookup deciding whether to
- * record): logs one warning, tells the person on Slack's last retry, and throws
- * {@link EventNotRecordedError} so the event is not acked and Slack redelivers it.
+ * record): logs one warning, tells the person on Slack's last retry (when `tellOnLastTry` is
+ * given; the warning says whether), and throws {@link EventNotRecordedError} so the event is not
+ * acked and Slack redelivers it.
  * @throws {EventNotRecordedError} always.
  */
 export async function eventNotRecorded(logger: Logger, e: { kind: string; retryNum?: number | undefined }, err: unknown, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<never> {
   const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
-  logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, last ? 'could not record an event on Slack\'s last try; told the person' : 'could not record an event; not acked, so Slack redelivers it');
+  const msg = !last ? 'could not record an event; not acked, so Slack redelivers it' : tellOnLastTry ? "could not record an event on Slack's last try; told the person" : "could not record an event on Slack's last try; Slack will not send it again";
+  logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, msg);
   if (last && tellOnLastTry) await tellOnLastTry(BUSY_TEXT).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
   throw new EventNotRecordedError(e.kind, { cause: err });
 }
