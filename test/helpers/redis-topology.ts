@@ -181,9 +181,23 @@ export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: R
   const primary = await t.start();
   const replica = await t.start([`replicaof 127.0.0.1 ${primary.port}`]);
   await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
-  // The primary must see it online and acknowledging too, or a first WAIT can time out on a busy machine.
-  await until('the primary to see its replica acknowledge', 15_000, async () => String(await command(primary.port, 'INFO', 'replication')).includes('state=online') && Number(await command(primary.port, 'WAIT', '1', '200')) >= 1);
+  // The replica must acknowledge a write too: right after the sync it answers a WAIT only with its
+  // once-a-second ACK (a first WAIT 1 200 times out). A WAIT covers the writes of its own
+  // connection only, so it has to follow a write there (on a connection that wrote nothing it
+  // returns at once, whatever the replica does).
+  await until('the replica to acknowledge a write', 15_000, () => writeConfirmed(primary.port));
   return { primary, replica };
+}
+
+/** Whether a write on `port` is confirmed by a replica within 200 ms (`SET`, then `WAIT 1 200` on the same connection). */
+async function writeConfirmed(port: number): Promise<boolean> {
+  const c = adminClient(port);
+  try {
+    await c.set('redis-topology:ready', '1', 'PX', 60_000);
+    return Number(await c.call('WAIT', '1', '200')) >= 1;
+  } finally {
+    c.disconnect();
+  }
 }
 
 /**
