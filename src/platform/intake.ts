@@ -1,4 +1,5 @@
 import { Queue, UnrecoverableError, type ConnectionOptions, type Job, type Worker } from 'bullmq';
+import { GroupedWait } from './grouped-wait.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { withRequestContext } from './request-context.js';
@@ -42,11 +43,13 @@ export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>
 /**
  * Replica acknowledgement of a record before the ack (REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS):
  * after the write, Redis' `WAIT replicas timeoutMs` on the same connection returns how many
- * replicas have it (Redis docs: WAIT). `replicas` 0 skips it.
+ * replicas have it (Redis docs: WAIT: it covers every earlier write of its connection). Concurrent
+ * records share their WAITs ({@link GroupedWait}: one in flight, one queued), so a record waits at
+ * most about 2 × `timeoutMs`. `replicas` 0 skips it.
  */
 export interface IntakeReplication {
   replicas: number;
-  /** ms WAIT may take; the ack is sent after it either way. */
+  /** ms one WAIT may take; a record may wait for the one in flight, then for its own (about 2 × this at most); the ack is sent after it either way. */
   timeoutMs: number;
   /** Told when fewer than `replicas` confirmed in time (counts `docs_bot_intake_unreplicated_total`). */
   onUnreplicated?: () => void;
@@ -74,6 +77,11 @@ const BACKOFF_MS = 1_000;
 export class Intake {
   readonly queue: Queue<IntakeData>;
   private readonly handlers = new Map<string, IntakeHandler<never>>();
+  /** WAITs on the connection `record` writes with, shared by concurrent records. */
+  private readonly replicaWait = new GroupedWait(async () => {
+    const client = await this.queue.getBackend().client;
+    return Number(await client.runCommand('wait', [this.replication.replicas, this.replication.timeoutMs]));
+  });
 
   /**
    * @param ctx - the queue context (worker connection, prefix, logger).
@@ -106,9 +114,11 @@ export class Intake {
 
   /**
    * Records a request durably. Idempotent: the same `(kind, id)` again does nothing.
-   * With replication configured, it then waits (at most `timeoutMs`) for that many replicas to
-   * have the write; when fewer confirm, it logs a warning and returns anyway: Slack's 3 s matter
-   * more, and the record is on the primary.
+   * With replication configured, it then waits for that many replicas to have the write: a
+   * `WAIT` sent after the write, shared with the records made meanwhile (at most one in flight and
+   * one queued), so at most about 2 × `timeoutMs` however many records arrive at once. When fewer
+   * confirm, it logs a warning (one per record) and returns anyway: Slack's 3 s matter more, and
+   * the record is on the primary.
    * @param id - derived from the request (e.g. `trigger_id`), so a redelivery maps to the same job.
    * @param opts - `dedupeWindowMs`: the record is deleted as soon as it is handled (not kept a day)
    *   and only a small BullMQ deduplication key (`{prefix}:intake:de:<job id>`, PX that many ms from
@@ -124,14 +134,13 @@ export class Intake {
     if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId);
   }
 
-  /** `WAIT` on the connection that wrote the record (WAIT covers that connection's earlier writes). */
+  /** A (grouped) `WAIT` on the connection that wrote the record, sent after the write; this record's verdict. */
   private async awaitReplicas(kind: string, requestId: string): Promise<void> {
     const { replicas, timeoutMs } = this.replication;
     let confirmed: number | undefined;
     let error: string | undefined;
     try {
-      const client = await this.queue.getBackend().client;
-      confirmed = Number(await client.runCommand('wait', [replicas, timeoutMs]));
+      confirmed = await this.replicaWait.wait();
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }

@@ -9,7 +9,9 @@ import { command, primaryWithReplica, RedisTopology, until } from '../helpers/re
  * The bot's Redis connections on real redis-server processes (a primary and its replica, started
  * here on free ports): a failover behind one endpoint (a TCP proxy re-pointed to the promoted
  * replica, existing connections left on the demoted primary) is met with READONLY and survived by
- * reconnecting; `/healthz`'s probe is a write; REDIS_WAIT_REPLICAS waits for the replica.
+ * reconnecting; `/healthz`'s probe is a write; REDIS_WAIT_REPLICAS waits for the replica, and
+ * concurrent records share their WAITs (a stopped replica costs each about 2 × the timeout, not
+ * one timeout per record queued ahead of it).
  */
 
 let topo: RedisTopology | undefined;
@@ -100,5 +102,69 @@ describe('REDIS_WAIT_REPLICAS', () => {
     expect(unreplicated).toBe(1);
     const warn = lines.find((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
     expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
+  });
+});
+
+describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
+  // Redis checks blocked clients' timeouts about every 100 ms (hz 10): a WAIT takes its timeout plus up to that.
+  const TIMEOUT_MS = 500;
+  const RECORDS = 20;
+
+  async function setUp() {
+    topo = new RedisTopology();
+    const { primary, replica } = await primaryWithReplica(topo);
+    const { logger, lines } = arrayLogger();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    const counts = { unreplicated: 0 };
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ });
+    closers.push(() => intake.close());
+    // One record first (confirmed), so BullMQ's script is loaded and the burst below is only records.
+    await intake.record('test.kind', 'warm-up', 'req-warm-up', {});
+    expect(counts.unreplicated).toBe(0);
+    await command(primary.port, 'CONFIG', 'RESETSTAT');
+    return { primary, replica, intake, lines, counts };
+  }
+
+  /** Records `RECORDS` requests at once; @returns each one's ms from the common start until its record() returned. */
+  async function burst(intake: Intake): Promise<number[]> {
+    const t0 = Date.now();
+    return Promise.all(Array.from({ length: RECORDS }, async (_, i) => {
+      await intake.record('test.kind', `burst-${i}`, `req-${i}`, { i });
+      return Date.now() - t0;
+    }));
+  }
+
+  /** How many WAIT commands the server on `port` ran since CONFIG RESETSTAT (INFO commandstats). */
+  async function waitCalls(port: number): Promise<number> {
+    const stats = String(await command(port, 'INFO', 'commandstats'));
+    return Number(/cmdstat_wait:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+
+  it(`with the replica stopped, ${RECORDS} concurrent records all return within 3 × the timeout (grouped WAITs, not one per record in a row), each warned and counted once`, async () => {
+    const { primary, replica, intake, lines, counts } = await setUp();
+    // A stopped replica acknowledges nothing: every WAIT runs its whole timeout.
+    replica.proc.kill('SIGSTOP');
+    closers.push(async () => replica.proc.kill('SIGCONT'));
+
+    const took = await burst(intake);
+    expect(Math.max(...took)).toBeLessThan(3 * TIMEOUT_MS);
+    // Each waited for a WAIT sent after its write that timed out.
+    expect(Math.min(...took)).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
+    expect(counts.unreplicated).toBe(RECORDS);
+    const warnings = lines.filter((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
+    expect(warnings.map((l) => l.requestId).sort()).toEqual(Array.from({ length: RECORDS }, (_, i) => `req-${i}`).sort());
+    // Each verdict is a WAIT's answer (0 replicas), not a client-side timeout of a WAIT left queued.
+    expect(warnings.filter((l) => l.confirmed !== 0 || l.error !== undefined)).toEqual([]);
+    expect(await waitCalls(primary.port)).toBeLessThanOrEqual(3);
+  });
+
+  it(`with the replica healthy, ${RECORDS} concurrent records are all confirmed: the replica has each when record() returns`, async () => {
+    const { replica, intake, lines, counts } = await setUp();
+    await burst(intake);
+    expect(counts.unreplicated).toBe(0);
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    const keys = Array.from({ length: RECORDS }, (_, i) => `w:intake:test.kind-burst-${i}`);
+    expect(Number(await command(replica.port, 'EXISTS', ...keys))).toBe(RECORDS);
   });
 });
