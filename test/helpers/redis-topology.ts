@@ -190,7 +190,7 @@ export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: R
 }
 
 /** Whether a write on `port` is confirmed by a replica within 200 ms (`SET`, then `WAIT 1 200` on the same connection). */
-async function writeConfirmed(port: number): Promise<boolean> {
+export async function writeConfirmed(port: number): Promise<boolean> {
   const c = adminClient(port);
   try {
     await c.set('redis-topology:ready', '1', 'PX', 60_000);
