@@ -12,7 +12,8 @@
  * once the one in flight has returned (on the next turn of the event loop, so that the writes
  * held behind it on the connection, which complete as it returns, join that one too rather than
  * one more after it). Any caller's wait is thus at most about two timeouts: what is left of the
- * one in flight, then its own.
+ * one in flight, then its own (each may end up to 1000/hz ms after its timeout, 100 ms at Redis'
+ * default hz 10: the server checks blocked clients' timeouts at that rate).
  */
 export class GroupedWait {
   /** A WAIT is in flight, or the one after it is about to be sent. */
