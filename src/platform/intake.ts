@@ -82,6 +82,12 @@ export class Intake {
     const client = await this.queue.getBackend().client;
     return Number(await client.runCommand('wait', [this.replication.replicas, this.replication.timeoutMs]));
   });
+  /**
+   * How many times the writing connection has become ready. A WAIT on a connection made after the
+   * write covers nothing (it has written nothing, so it answers at once): a record whose
+   * connection was re-established in between is unconfirmed, whatever that WAIT says.
+   */
+  private connections = 0;
 
   /**
    * @param ctx - the queue context (worker connection, prefix, logger).
@@ -104,6 +110,9 @@ export class Intake {
       },
     });
     this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
+    if (replication.replicas > 0) {
+      void this.queue.getBackend().client.then((c) => c.on('ready', () => this.connections++), () => undefined);
+    }
   }
 
   /** Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`). */
@@ -130,17 +139,22 @@ export class Intake {
   async record<T>(kind: string, id: string, requestId: string, payload: T, opts?: RecordOptions): Promise<void> {
     const jobId = intakeJobId(kind, id);
     const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
+    const connection = this.connections;
     await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId, ...short });
-    if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId);
+    if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId, connection);
   }
 
   /** A (grouped) `WAIT` on the connection that wrote the record, sent after the write; this record's verdict. */
-  private async awaitReplicas(kind: string, requestId: string): Promise<void> {
+  private async awaitReplicas(kind: string, requestId: string, connectionBeforeWrite: number): Promise<void> {
     const { replicas, timeoutMs } = this.replication;
     let confirmed: number | undefined;
     let error: string | undefined;
     try {
       confirmed = await this.replicaWait.wait();
+      if (this.connections !== connectionBeforeWrite) {
+        error = 'the connection was re-established since the write: its WAIT could not cover it';
+        confirmed = undefined;
+      }
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }

@@ -103,6 +103,33 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const warn = lines.find((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
     expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
   });
+
+  it('a record whose connection was re-established before its WAIT is unconfirmed (a WAIT on the new connection covers nothing)', async () => {
+    topo = new RedisTopology();
+    const { primary } = await primaryWithReplica(topo);
+    const { logger, lines } = arrayLogger();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    let unreplicated = 0;
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    closers.push(() => intake.close());
+    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    expect(unreplicated).toBe(0);
+
+    // The writing connection drops right after the write and is back before the WAIT is sent.
+    const client = await intake.queue.getBackend().client;
+    const add = intake.queue.add.bind(intake.queue);
+    intake.queue.add = (async (...args: Parameters<typeof add>) => {
+      const job = await add(...args);
+      client.disconnect(true);
+      await new Promise((r) => client.once('ready', r));
+      return job;
+    }) as typeof add;
+    await intake.record('test.kind', 'two', 'req-2', { n: 2 });
+    expect(unreplicated).toBe(1);
+    const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
+    expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
+  });
 });
 
 describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
