@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { afterAll, bench, describe } from 'vitest';
 import { Intake } from '../src/platform/intake.js';
 import { createLogger } from '../src/platform/logger.js';
-import { bullConnection, intakeConnection } from '../src/platform/redis.js';
+import { RedisConnections } from '../src/platform/redis.js';
 import { startFakeSlack } from '../sandbox/fake-slack.js';
 import { freePort } from '../sandbox/free-port.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../test/helpers/redis.js';
@@ -25,7 +25,8 @@ const WARMUP = 200;
 const slack = await startFakeSlack({ botToken: BENCH_TOKEN });
 const logger = createLogger('silent');
 const prefix = randomPrefix();
-const intake = new Intake({ connection: bullConnection(TEST_REDIS_URL), prefix, logger }, intakeConnection(TEST_REDIS_URL));
+const conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
+const intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
 const bot = await startBotReceiver(intake, slack.url, logger);
 
 const barePort = await freePort();
@@ -51,6 +52,7 @@ describe('ack latency (vitest bench, same servers)', () => {
     await bare.stop();
     await Promise.all([bot.pool.close(), barePool.close()]);
     await intake.close();
+    await conns.close();
     await slack.close();
     const redis = testRedis();
     await dropPrefix(redis, prefix);

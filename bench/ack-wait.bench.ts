@@ -88,7 +88,7 @@ afterAll(async () => {
     await t.pool.close();
     await t.intake.close().catch(() => undefined); // ditto: its connection has nothing to reach
   }
-  conns.state.disconnect();
+  await conns.close().catch(() => undefined); // the servers are gone: closes what is left
   await slack.close();
 });
 

@@ -1,4 +1,5 @@
 import { Queue, UnrecoverableError, type ConnectionOptions, type Job, type Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
 import { GroupedWait } from './grouped-wait.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
@@ -78,29 +79,29 @@ export class Intake {
   readonly queue: Queue<IntakeData>;
   private readonly handlers = new Map<string, IntakeHandler<never>>();
   /** WAITs on the connection `record` writes with, shared by concurrent records. */
-  private readonly replicaWait = new GroupedWait(async () => {
-    const client = await this.queue.getBackend().client;
-    return Number(await client.runCommand('wait', [this.replication.replicas, this.replication.timeoutMs]));
-  });
+  private readonly replicaWait = new GroupedWait(async () => Number(await this.writer.wait(this.replication.replicas, this.replication.timeoutMs)));
   /**
-   * How many times the writing connection has become ready. A WAIT on a connection made after the
-   * write covers nothing (it has written nothing, so it answers at once): a record whose
-   * connection was re-established in between is unconfirmed, whatever that WAIT says.
+   * How many times the writing connection has closed. A WAIT on a connection made after the write
+   * covers nothing (it has written nothing, so it answers at once): a record whose connection
+   * closed in between is unconfirmed, whatever that WAIT says.
    */
   private connections = 0;
 
   /**
    * @param ctx - the queue context (worker connection, prefix, logger).
-   * @param addConnection - the connection `record` writes with: it should fail fast when Redis is
-   *   down (`enableOfflineQueue: false`), so a listener can say so instead of hanging past Slack's 3 s.
+   * @param writer - the ioredis client `record` writes with (the queue shares it; its owner closes
+   *   it) and runs the WAITs on: it should fail fast when Redis is down (`enableOfflineQueue:
+   *   false`), so a listener can say so instead of hanging past Slack's 3 s
+   *   ({@link RedisConnections.intake}).
    */
   constructor(
     private readonly ctx: QueueContext,
-    addConnection: ConnectionOptions,
+    private readonly writer: Redis | Cluster,
     private readonly replication: IntakeReplication = { replicas: 0, timeoutMs: 0 },
   ) {
     this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
-      connection: addConnection,
+      // BullMQ takes an ioredis instance as its connection and shares it (BullMQ docs: "Connections").
+      connection: writer as unknown as ConnectionOptions,
       prefix: ctx.prefix,
       defaultJobOptions: {
         attempts: ATTEMPTS,
@@ -110,9 +111,7 @@ export class Intake {
       },
     });
     this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
-    if (replication.replicas > 0) {
-      void this.queue.getBackend().client.then((c) => c.on('ready', () => this.connections++), () => undefined);
-    }
+    if (replication.replicas > 0) writer.on('close', () => this.connections++);
   }
 
   /** Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`). */

@@ -153,12 +153,14 @@ export class RedisConnections {
   }
 
   /**
-   * The intake writer's connection: fails fast when Redis is down (`enableOfflineQueue: false`, one
-   * retry, a 1.5 s command timeout), so a listener answers "try again" within Slack's 3 s instead
-   * of hanging (BullMQ docs: "Going to production").
+   * The intake writer: an ioredis client owned here (closed by {@link close}) that the intake's
+   * BullMQ queue writes with and that runs the intake's `WAIT`s (a WAIT covers the writes of its
+   * own connection). It fails fast when Redis is down (`enableOfflineQueue: false`, one retry, a
+   * 1.5 s command timeout), so a listener answers "try again" within Slack's 3 s instead of
+   * hanging (BullMQ docs: "Going to production").
    */
-  intake(): ConnectionOptions {
-    return this.bullConnection('intake', INTAKE_OPTIONS);
+  intake(): Redis | Cluster {
+    return this.create('intake', INTAKE_OPTIONS);
   }
 
   private bullConnection(role: RedisRole, extra: RedisOptions): ConnectionOptions {
@@ -171,25 +173,6 @@ export class RedisConnections {
   async close(): Promise<void> {
     await Promise.all(this.owned.map((c) => c.quit().catch(() => c.disconnect())));
   }
-}
-
-/**
- * The state connection of a single endpoint, for tools and tests (the bot uses
- * {@link RedisConnections}).
- * @param url - `redis://` or `rediss://`.
- */
-export function createStateRedis(url: string, logger: Logger): Redis {
-  return new RedisConnections({ mode: 'url', url }, logger, { redisReconnect: () => undefined }).state;
-}
-
-/** BullMQ connection options of a single endpoint (queues and workers), for tools and tests. */
-export function bullConnection(url: string): ConnectionOptions {
-  return { url, maxRetriesPerRequest: null, enableReadyCheck: true };
-}
-
-/** The intake writer's connection options of a single endpoint (see {@link RedisConnections.intake}), for tools and tests. */
-export function intakeConnection(url: string): ConnectionOptions {
-  return bullOptions({ mode: 'url', url }, 'intake', { redisReconnect: () => undefined }, INTAKE_OPTIONS);
 }
 
 /** What {@link checkEvictionPolicy} found: Redis' `maxmemory-policy`, or why it could not be read. */

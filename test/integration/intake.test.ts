@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Intake, intakeJobId, INTAKE_QUEUE } from '../../src/platform/intake.js';
-import { bullConnection } from '../../src/platform/redis.js';
+import { RedisConnections } from '../../src/platform/redis.js';
 import { ResponseUrlError } from '../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -19,6 +19,7 @@ interface LogLine {
 
 let prefix: string;
 let intake: Intake;
+let conns: RedisConnections;
 let worker: Worker | undefined;
 const logs: LogLine[] = [];
 
@@ -26,13 +27,15 @@ beforeEach(() => {
   prefix = randomPrefix();
   logs.length = 0;
   const { logger } = arrayLogger('info', logs);
-  intake = new Intake({ connection: bullConnection(TEST_REDIS_URL), prefix, logger }, bullConnection(TEST_REDIS_URL));
+  conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
+  intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
 });
 
 afterEach(async () => {
   await worker?.close();
   worker = undefined;
   await intake.close();
+  await conns.close();
   const redis = testRedis();
   await dropPrefix(redis, prefix);
   redis.disconnect();

@@ -6,7 +6,7 @@ import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent, type AgentJobsListenerDeps } fr
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { Intake, intakeJobId } from '../../src/platform/intake.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { bullConnection } from '../../src/platform/redis.js';
+import { RedisConnections } from '../../src/platform/redis.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 
 /**
@@ -19,19 +19,22 @@ const PROMPT_MAX = 12_000;
 let prefix: string;
 let redis: Redis;
 let intake: Intake;
+let conns: RedisConnections;
 let worker: Worker | undefined;
 
 beforeEach(() => {
   prefix = randomPrefix();
   redis = testRedis();
   const logger = createLogger('silent');
-  intake = new Intake({ connection: bullConnection(TEST_REDIS_URL), prefix, logger }, bullConnection(TEST_REDIS_URL));
+  conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
+  intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
 });
 
 afterEach(async () => {
   await worker?.close();
   worker = undefined;
   await intake.close();
+  await conns.close();
   await dropPrefix(redis, prefix);
   redis.disconnect();
 });

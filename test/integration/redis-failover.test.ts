@@ -111,13 +111,14 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
     let unreplicated = 0;
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    const writer = conns.intake();
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
     closers.push(() => intake.close());
     await intake.record('test.kind', 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
 
     // The writing connection drops right after the write and is back before the WAIT is sent.
-    const client = await intake.queue.getBackend().client;
+    const client = writer;
     const add = intake.queue.add.bind(intake.queue);
     intake.queue.add = (async (...args: Parameters<typeof add>) => {
       const job = await add(...args);
