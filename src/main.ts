@@ -234,6 +234,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   settings.register(app);
   agentView.register(app);
   access.register(app);
+  await p.intake.checkReplication();
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
   const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
@@ -295,6 +296,4 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
-  void main();
-}
+if (isEntryPoint()) void main();

@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { GroupedWait } from './grouped-wait.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
+import { StartupError } from './startup-error.js';
 import { withRequestContext } from './request-context.js';
 import { classifySlackError, isSlackError } from './slack/errors.js';
 import { ResponseUrlError } from './slack/respond.js';
@@ -112,6 +113,42 @@ export class Intake {
     });
     this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
     if (replication.replicas > 0) writer.on('close', () => this.connections++);
+  }
+
+  /**
+   * Start-up check of replica acknowledgement (REDIS_WAIT_REPLICAS above 0): the server must
+   * accept `WAIT` (`WAIT 0 0` answers at once with the replicas connected now). A server that
+   * refuses it (a managed service or an ACL without it) would leave every ack unconfirmed; fewer
+   * replicas connected than configured makes every ack wait its whole timeout (one warn line).
+   * Redis out of reach within `readyTimeoutMs` is not a refusal: one warn line, and the records
+   * say "try again" until it is back.
+   * @throws {@link StartupError} naming REDIS_WAIT_REPLICAS when Redis refuses `WAIT`.
+   */
+  async checkReplication(readyTimeoutMs = 5_000): Promise<void> {
+    const { replicas } = this.replication;
+    if (replicas <= 0) return;
+    let connected: number;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis not ready within ${readyTimeoutMs} ms`)), readyTimeoutMs)));
+      await Promise.race([this.queue.waitUntilReady(), late]);
+      connected = Number(await this.writer.wait(0, 0));
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ReplyError') {
+        const redisError = err.message.split(' ')[0] ?? 'ERR';
+        throw new StartupError(`Redis refused WAIT (${err.message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: allow the WAIT command for the bot's Redis user and service, or set REDIS_WAIT_REPLICAS=0`, { variable: 'REDIS_WAIT_REPLICAS', redisError });
+      }
+      this.ctx.logger.warn({ err }, 'could not check at start-up that Redis accepts WAIT (REDIS_WAIT_REPLICAS); carrying on');
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (connected < replicas) {
+      this.ctx.logger.warn(
+        { replicas, connected },
+        'fewer replicas are connected to the Redis primary than REDIS_WAIT_REPLICAS: until they are, every ack waits REDIS_WAIT_TIMEOUT_MS and is counted in docs_bot_intake_unreplicated_total',
+      );
+    }
   }
 
   /** Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`). */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { healthHandler } from '../../src/platform/health.js';
 import { Intake } from '../../src/platform/intake.js';
+import { StartupError } from '../../src/platform/startup-error.js';
 import { RedisConnections, type RedisRole } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { command, primaryWithReplica, RedisTopology, until } from '../helpers/redis-topology.js';
@@ -130,6 +131,31 @@ describe('REDIS_WAIT_REPLICAS', () => {
     expect(unreplicated).toBe(1);
     const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
+  });
+});
+
+describe('REDIS_WAIT_REPLICAS at start-up', () => {
+  it('a Redis that refuses WAIT (an ACL without it) stops the start with one line naming REDIS_WAIT_REPLICAS; too few replicas connected is one warning', async () => {
+    topo = new RedisTopology();
+    const primary = await topo.start();
+    await command(primary.port, 'ACL', 'SETUSER', 'nowait', 'on', '>secret-pass', '~*', '&*', '+@all', '-wait');
+    const { logger, lines } = arrayLogger();
+    const refused = new RedisConnections({ mode: 'url', url: `redis://nowait:secret-pass@127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => refused.close());
+    const strict = new Intake({ connection: refused.bull('queue'), prefix: 'w', logger }, refused.intake(), { replicas: 1, timeoutMs: 200 });
+    closers.push(() => strict.close());
+    const err = await strict.checkReplication().then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as StartupError).fields).toMatchObject({ variable: 'REDIS_WAIT_REPLICAS', redisError: 'NOPERM' });
+    expect((err as Error).message).not.toContain('secret-pass');
+
+    // The default user may WAIT, but no replica is connected: the bot starts, with one warning.
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 200 });
+    closers.push(() => intake.close());
+    await intake.checkReplication();
+    expect(lines.filter((l) => l.msg.startsWith('fewer replicas are connected'))).toMatchObject([{ level: 40, replicas: 1, connected: 0 }]);
   });
 });
 

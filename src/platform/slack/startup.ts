@@ -1,7 +1,10 @@
 import { ErrorCode } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import { StartupError } from '../startup-error.js';
 import { classifySlackError } from './errors.js';
 import { createWebClient } from './web-client.js';
+
+export { logStartFailure, StartupError } from '../startup-error.js';
 
 /** The token variables a start-up failure can name. */
 export type TokenVariable = 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN';
@@ -11,21 +14,6 @@ const WHAT_TO_DO: Record<TokenVariable, string> = {
   SLACK_BOT_TOKEN: 'reinstall the app or copy the Bot User OAuth Token (OAuth & Permissions) again',
   SLACK_APP_TOKEN: 'generate a new app-level token with the connections:write scope (Basic Information → App-Level Tokens)',
 };
-
-/**
- * An expected reason the bot cannot start (a token Slack refuses, Slack out of reach): `message`
- * is the one line an operator needs, `fields` its log fields (never a token). `main` logs it
- * without a stack and exits with code 1.
- */
-export class StartupError extends Error {
-  constructor(
-    message: string,
-    readonly fields: { variable: TokenVariable; slackError: string },
-  ) {
-    super(message);
-    this.name = 'StartupError';
-  }
-}
 
 /** The bot user's ids, as `auth.test` answers them for a bot token (`user_id`, `bot_id`). */
 export interface BotIdentity {
@@ -82,11 +70,3 @@ export async function checkBotToken(opts: { token: string; slackApiUrl: string; 
   }
 }
 
-/**
- * Logs why the bot could not start, at fatal: a {@link StartupError} (an expected failure) as its
- * one line with its fields and no stack; anything else as `could not start` with its stack.
- */
-export function logStartFailure(logger: Logger, err: unknown): void {
-  if (err instanceof StartupError) logger.fatal(err.fields, err.message);
-  else logger.fatal({ err }, 'could not start');
-}
