@@ -24,12 +24,51 @@ export const REDACT_PATHS = [
   '*.SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   '*.SLACK_SIGNING_SECRET',
+  'password',
+  '*.password',
+  'sentinelPassword',
+  '*.sentinelPassword',
+  'REDIS_PASSWORD',
+  '*.REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+  '*.REDIS_SENTINEL_PASSWORD',
+  'REDIS_URL',
+  '*.REDIS_URL',
 ];
+
+/**
+ * pino's error serializer, without the arguments of a failed Redis command: ioredis puts the
+ * command on its errors (`err.command = { name, args }`), and its arguments can hold a password
+ * (`HELLO 3 AUTH <user> <password>` when Redis refuses the credentials) or a recorded request
+ * (a BullMQ `add` refused with READONLY or NOREPLICAS carries the job's data: people's text).
+ * Only `command.name` is kept, in `err` and in every `cause` below it.
+ */
+export function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as unknown;
+  scrubCommands(out, 0);
+  return out;
+}
+
+function scrubCommands(value: unknown, depth: number): void {
+  if (depth > 5 || value === null || typeof value !== 'object') return;
+  const v = value as Record<string, unknown>;
+  const command = v.command;
+  if (command !== null && typeof command === 'object') {
+    const name = (command as { name?: unknown }).name;
+    v.command = typeof name === 'string' ? { name } : {};
+  }
+  for (const key of ['cause', 'previousErrors', 'lastNodeError']) {
+    const next = v[key];
+    if (Array.isArray(next)) next.forEach((e) => scrubCommands(e, depth + 1));
+    else scrubCommands(next, depth + 1);
+  }
+}
 
 /**
  * Creates the process logger: pino JSON lines on stdout (one object per line, `time` in ms).
  * Errors logged under `err` go through pino's standard serializer (type, message, stack, and
- * their own fields such as `code` and Slack's `data.error`). A line written while a Slack request
+ * their own fields such as `code` and Slack's `data.error`), less a failed Redis command's
+ * arguments ({@link serializeError}). A line written while a Slack request
  * (or its intake job) is handled carries that request's `requestId`.
  *
  * @param level - pino level (`info`, `debug`, …, `silent`).
@@ -40,6 +79,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     level,
     base: { service: 'docs-agent-slack' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
     mixin: () => ({ ...currentRequestContext() }),
   };
   return destination ? pino(opts, destination as pino.DestinationStream) : pino(opts);

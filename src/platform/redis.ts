@@ -15,8 +15,11 @@ export interface RedisObserver {
 
 /** Whether a Redis error says the server is a replica now (a failover demoted it): `READONLY You can't write against a read only replica.` */
 export function isReadOnlyError(err: Error): boolean {
-  return err.message.includes('READONLY');
+  return err.message.startsWith('READONLY');
 }
+
+/** ms between two reconnects of one connection on READONLY (an endpoint that still resolves to the demoted primary would otherwise loop). */
+export const READONLY_RECONNECT_GAP_MS = 1_000;
 
 /** ms before reconnect attempt `times` (1, 2, …): 100 ms, then up to 2 s apart. */
 export function reconnectDelayMs(times: number): number {
@@ -31,11 +34,17 @@ export function reconnectDelayMs(times: number): number {
  * intake connection, which fails fast instead (the listener answers "try again" within Slack's 3 s).
  */
 function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () => void): RedisOptions {
+  let lastReconnect = 0;
   return {
     connectionName: `docs-agent-${role}`,
     reconnectOnError: (err) => {
       if (!isReadOnlyError(err)) return false;
       onReadOnly?.();
+      // While the endpoint still resolves to the demoted primary (a DNS cache), each reconnect
+      // lands there again: at most one a second; meanwhile the write fails and its caller retries.
+      const now = Date.now();
+      if (now - lastReconnect < READONLY_RECONNECT_GAP_MS) return false;
+      lastReconnect = now;
       return role === 'intake' ? 1 : 2;
     },
     retryStrategy: (times) => {
@@ -62,6 +71,14 @@ function modeOptions(target: Exclude<RedisTarget, { mode: 'cluster' }>): RedisOp
   };
 }
 
+/**
+ * ioredis Cluster options of `role`: the role's per-node options without their retry strategy (a
+ * node the cluster client loses is found again through the slot map, not retried on its own),
+ * outages counted through `clusterRetryStrategy` (the whole cluster unreachable). With TLS, the
+ * nodes' addresses from `CLUSTER SLOTS` are used as given, not resolved again (ioredis README,
+ * "Special Note: Aws Elasticache Clusters with TLS": otherwise the certificate's host name does
+ * not match).
+ */
 function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, role: RedisRole, observer: RedisObserver, extra: RedisOptions): ClusterOptions {
   const { retryStrategy: _r, ...perNode } = roleOptions(role, observer);
   return {
@@ -77,6 +94,7 @@ function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, role:
       return reconnectDelayMs(times);
     },
     ...(role === 'intake' ? { enableOfflineQueue: false } : {}),
+    ...(target.tls ? { dnsLookup: (address: string, callback: (err: Error | null, address: string) => void) => callback(null, address) } : {}),
   };
 }
 
@@ -87,7 +105,9 @@ function bullOptions(t: Exclude<RedisTarget, { mode: 'cluster' }>, role: RedisRo
   return (t.mode === 'url' ? { url: t.url, ...base } : base) as ConnectionOptions;
 }
 
-const INTAKE_OPTIONS: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500 };
+// autoResendUnfulfilledCommands: a write the listener already answered "try again" for (timed
+// out, or cut by a lost connection) must not be sent again after a reconnect and recorded after all.
+const INTAKE_OPTIONS: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500, autoResendUnfulfilledCommands: false };
 
 /**
  * The bot's Redis connections in the configured mode: the state client (records, claims, caches,

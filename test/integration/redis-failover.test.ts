@@ -69,6 +69,22 @@ describe('failover behind one endpoint', () => {
     expect(restored[0]).toMatchObject({ cause: 'READONLY (the server was demoted)', mode: 'url' });
   });
 
+  it('an endpoint that still leads to the demoted primary (a DNS cache) is reconnected to at most once a second, not in a loop', async () => {
+    topo = new RedisTopology();
+    const { replica } = await primaryWithReplica(topo);
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
+    closers.push(() => conns.close());
+    await conns.state.ping();
+    const connectionsSoFar = async () => Number(/total_connections_received:(\d+)/.exec(String(await command(replica.port, 'INFO', 'stats')))?.[1]);
+    const before = await connectionsSoFar();
+    const t0 = Date.now();
+    // 20 writes, each refused with READONLY, within well under two seconds.
+    for (let i = 0; i < 20; i++) await conns.state.set(`k${i}`, '1').catch(() => undefined);
+    const elapsed = Date.now() - t0;
+    // Our own check connection counts one; the state client may reconnect once per started second.
+    expect(await connectionsSoFar() - before - 1).toBeLessThanOrEqual(Math.ceil(elapsed / 1_000) + 1);
+  });
+
   it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {
     topo = new RedisTopology();
     const { replica } = await primaryWithReplica(topo);

@@ -50,7 +50,10 @@ describe('Redis connection modes', () => {
       'REDIS_PASSWORD: is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL put it in the URL)',
       'REDIS_TLS: is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL use rediss://)',
     ]);
-    expect(problems({ ...valid, REDIS_SENTINELS: 'just-a-host', REDIS_SENTINEL_NAME: 'm' })).toEqual(['REDIS_SENTINELS: must be comma-separated host:port pairs']);
+    expect(problems({ ...valid, REDIS_SENTINELS: 'just-a-host', REDIS_SENTINEL_NAME: 'm' })).toEqual(['REDIS_SENTINELS: must be comma-separated host:port pairs (ports 1–65535)']);
+    expect(problems({ ...valid, REDIS_CLUSTER_NODES: 'n:7000,n:99999' })).toEqual(['REDIS_CLUSTER_NODES: must be comma-separated host:port pairs (ports 1–65535)']);
+    expect(problems({ ...valid, REDIS_CLUSTER_NODES: 'n:0' })).toEqual(['REDIS_CLUSTER_NODES: must be comma-separated host:port pairs (ports 1–65535)']);
+    expect(readConfig({ ...valid, REDIS_CLUSTER_NODES: 'n:1,n:65535' }).REDIS_CLUSTER_NODES).toEqual(['n:1', 'n:65535']);
   });
 
   it('refuses a feature a Cluster cannot run, naming it', () => {
