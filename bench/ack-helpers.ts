@@ -6,6 +6,7 @@ import type { Logger } from '../src/platform/logger.js';
 import { createSlackApp } from '../src/platform/slack/app.js';
 import { signatureHeaders } from '../sandbox/driver/http.js';
 import { freePort } from '../sandbox/free-port.js';
+import { percentile } from '../test/helpers/percentile.js';
 
 /**
  * What the ack benchmarks (ack-latency, ack-wait) share: the bot's receiver with the real
@@ -88,11 +89,7 @@ export async function interleaved(cases: BenchCase[], warmup: number, rounds: nu
   return samples;
 }
 
-/** The `p`th percentile (nearest rank) of `samples` (any order). */
-export function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
+export { percentile };
 
 /**
  * Checks that `intake` holds `expected` records (no worker takes them here), so a benchmark

@@ -3,6 +3,7 @@ import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { commandOutcome, outcomeIsRight } from '../helpers/command-outcome.js';
 import { command, isPrimary, primaryWithReplica, RedisTopology, SENTINEL_NAME, sentinels, until, type RedisProc } from '../helpers/redis-topology.js';
+import { percentile } from '../helpers/percentile.js';
 import { waitForIdleQueues } from '../helpers/queues.js';
 import { isStatusMessage, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 
@@ -44,6 +45,10 @@ interface Figures {
   wrong: number;
   recoverMs: number;
   reconnectLines: number;
+  /** Of those, how many gave READONLY as the cause (a connection left on the demoted primary). */
+  readOnlyLines: number;
+  /** Per bot: ms from the promotion to its first announcement after it (its workers took jobs again). */
+  resumedMs: number[];
   unreplicated: number;
   /** Ack latency of the acknowledged commands (ms from sending to the 200): median, 95th percentile, worst. */
   ackP50Ms: number;
@@ -51,8 +56,6 @@ interface Figures {
   ackMaxMs: number;
 }
 
-/** The `p`th percentile (nearest rank) of ascending `sorted`. */
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
 async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   const topo = new RedisTopology();
@@ -136,6 +139,11 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
   const wrong = report.filter((o) => !outcomeIsRight(o) && !(o.statuses === 0 && o.creates === 0));
   const firstCreate = sb.docs.requests.find((r) => r.method === 'POST' && r.path.endsWith('/job') && r.at >= promotedAt);
   const logs = bots.map((b) => b.output()).join('\n');
+  const firstAnnouncementAfter = (b: BotProcess) => {
+    const at = b.output().split('\n').flatMap((l) => { try { return [JSON.parse(l) as { msg?: string; time?: number }]; } catch { return []; } })
+      .find((l) => l.msg === 'announced the end of the job' && (l.time ?? 0) >= promotedAt)?.time;
+    return at === undefined ? Infinity : at - promotedAt;
+  };
   const figures: Figures = {
     acked: acked.length,
     busy,
@@ -144,19 +152,23 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
     wrong: wrong.length,
     recoverMs: firstCreate ? firstCreate.at - promotedAt : Infinity,
     reconnectLines: logs.split('\n').filter((l) => l.includes('Redis connection restored')).length,
+    readOnlyLines: logs.split('\n').filter((l) => l.includes('Redis connection restored') && l.includes('READONLY')).length,
+    resumedMs: bots.map(firstAnnouncementAfter),
     unreplicated: logs.split('\n').filter((l) => l.includes('fewer replicas than REDIS_WAIT_REPLICAS')).length,
-    ackP50Ms: Math.round(pct(ackMs, 50)),
-    ackP95Ms: Math.round(pct(ackMs, 95)),
+    ackP50Ms: Math.round(percentile(ackMs, 50)),
+    ackP95Ms: Math.round(percentile(ackMs, 95)),
     ackMaxMs: Math.round(ackMs.at(-1) ?? NaN),
   };
   console.log(`redis failover (${label}, REDIS_WAIT_REPLICAS=${waitReplicas}): ${JSON.stringify(figures)}`);
   for (const o of wrong) console.log(JSON.stringify(o));
 
   expect(acked.length).toBeGreaterThanOrEqual(COMMANDS / 2);
-  expect(figures.lost).toBeLessThanOrEqual(waitReplicas > 0 ? 0 : acked.length);
+  if (waitReplicas > 0) expect(figures.lost).toBe(0);
   expect(wrong).toEqual([]);
   expect(sb.slack.messages.filter((m) => isStatusMessage(m) && !m.deleted && m.text.includes('Starting'))).toEqual([]);
   expect(figures.recoverMs).toBeLessThan(30_000);
+  // Each replica's workers take jobs again (a worker stuck after a failover is bullmq#3088).
+  for (const ms of figures.resumedMs) expect(ms).toBeLessThan(30_000);
   for (const b of bots) await until('/healthz 200 after the failover', 30_000, async () => (await fetch(`${b.url}/healthz`)).status === 200);
   return figures;
 }
@@ -170,20 +182,17 @@ describe('Redis failover under load, two bot replicas', () => {
   it('Sentinel, graceful SENTINEL FAILOVER with REDIS_WAIT_REPLICAS=1: every acknowledged command ends in one job and one announcement', { timeout: 360_000 }, async () => {
     // The old primary refuses writes once its replica was promoted (min-replicas-to-write 1), so
     // none are taken there only to be discarded when Sentinel demotes it.
-    const f = await run('sentinel-failover', await sentinelSetup('graceful'), 1);
-    expect(f.lost).toBe(0);
+    await run('sentinel-failover', await sentinelSetup('graceful'), 1);
   });
 
   it('Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=1: no acknowledged command lost', { timeout: 360_000 }, async () => {
-    const f = await run('sentinel-kill9', await sentinelSetup('kill9'), 1);
-    expect(f.lost).toBe(0);
+    await run('sentinel-kill9', await sentinelSetup('kill9'), 1);
   });
 
   it('Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=0: the same bar for what was kept, and the ack latency without the wait', { timeout: 360_000 }, async () => {
     // Without the wait, a record the primary acknowledged but had not passed on dies with it: such
     // commands are counted as lost (for the docs' side-by-side figures), not failed on.
-    const f = await run('sentinel-kill9-nowait', await sentinelSetup('kill9'), 0);
-    expect(f.unreplicated).toBe(0);
+    await run('sentinel-kill9-nowait', await sentinelSetup('kill9'), 0);
   });
 
   it('one endpoint re-pointed to the promoted replica (managed Redis): connections on the demoted primary reconnect on READONLY', { timeout: 360_000 }, async () => {
