@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isTimeZone, isValidCron } from './calendar.js';
 import type { RedisVars as RedisTargetVars } from './redis-target.js';
+import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
 
 const intMs = (def: number) =>
   z.coerce
@@ -81,7 +82,8 @@ const schema = z
     REDIS_WAIT_REPLICAS: z.coerce.number({ message: 'must be a whole number of replicas (0–10)' }).int('must be a whole number of replicas (0–10)').min(0, 'must be a whole number of replicas (0–10)').max(10, 'must be a whole number of replicas (0–10)').default(0),
     // Concurrent acks share WAITs: one may wait about 2 × this (+100 ms per WAIT at Redis' hz 10), within Slack's 3 s.
     REDIS_WAIT_TIMEOUT_MS: intMs(200).pipe(z.number().max(500, 'must be at most 500 (an ack may wait about twice it; Slack waits 3 s)')),
-    HEALTHZ_DUE_JOB_MAX_WAIT_MS: intMs(60_000),
+    // The worker watch samples every 5 s: a shorter wait would judge a worker on one sample.
+    HEALTHZ_DUE_JOB_MAX_WAIT_MS: intMs(60_000).pipe(z.number().min(2 * WORKER_WATCH_SAMPLE_MS, `must be at least ${2 * WORKER_WATCH_SAMPLE_MS} (twice the worker watch's ${WORKER_WATCH_SAMPLE_MS / 1000} s sample interval)`)),
     QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, digits, - and _')

@@ -67,6 +67,13 @@ describe('readConfig', () => {
     expect(problems({ ...valid, AGENT_PROMPT_MAX_CHARS: '500' })).toEqual(['AGENT_PROMPT_MAX_CHARS: must be at least 1000']);
   });
 
+  it('takes HEALTHZ_DUE_JOB_MAX_WAIT_MS from 10000 ms (twice the worker watch\'s sample interval), default 60000', () => {
+    expect(readConfig(valid).HEALTHZ_DUE_JOB_MAX_WAIT_MS).toBe(60_000);
+    expect(readConfig({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '10000' }).HEALTHZ_DUE_JOB_MAX_WAIT_MS).toBe(10_000);
+    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '9999' })).toEqual(["HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be at least 10000 (twice the worker watch's 5 s sample interval)"]);
+    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '0' })).toEqual(['HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be greater than 0']);
+  });
+
   it('METRICS_TOKEN is optional; when set it must be a bearer token of at least 16 characters, never echoed', () => {
     expect(readConfig(valid).METRICS_TOKEN).toBeUndefined();
     expect(readConfig({ ...valid, METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();
