@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { withinTime } from './time-limit.js';
 
 /** Milliseconds `/healthz` waits for Redis to take its write before answering 503. */
 export const HEALTH_TIMEOUT_MS = 1_000;
+
+/** Milliseconds a write probe's answer is reused by later `/healthz` requests. */
+export const HEALTH_PROBE_REUSE_MS = 1_000;
 
 /** What `/healthz` needs: a Redis write probe and the queues whose worker is stuck. */
 export interface HealthDeps {
@@ -12,6 +16,8 @@ export interface HealthDeps {
   probeKey: string;
   /** Queues whose worker has taken no due job for too long (see WorkerWatch). */
   stuckWorkers?: () => string[];
+  /** Clock of the probe's reuse (lru-cache's `perf`), in ms. @defaultValue `performance` */
+  perf?: { now(): number };
 }
 
 /**
@@ -34,10 +40,21 @@ export async function redisWritable(redis: Pick<Redis, 'set'>, key: string, time
  * demoted primary answering READONLY), or with `"workers":"stuck","stuckQueues":[…]` when a worker
  * has taken no job while jobs were due for longer than HEALTHZ_DUE_JOB_MAX_WAIT_MS (Redis is the
  * one dependency without which nothing can be taken or done; the docs API and Slack are retried).
+ *
+ * The route is unauthenticated, so a flood of requests must not become a flood of writes (nor,
+ * during an outage, a pile of probes queued in the client): one probe at a time, shared by every
+ * request that arrives meanwhile, and its answer reused for {@link HEALTH_PROBE_REUSE_MS} (an
+ * lru-cache `fetch` with a TTL). Each handler has its own.
  */
 export function healthHandler(deps: HealthDeps) {
+  const probe = new LRUCache<'probe', { up: boolean }>({
+    max: 1,
+    ttl: HEALTH_PROBE_REUSE_MS,
+    ...(deps.perf ? { perf: deps.perf, ttlResolution: 0 } : {}),
+    fetchMethod: async () => ({ up: await redisWritable(deps.redis, deps.probeKey, HEALTH_TIMEOUT_MS) }),
+  });
   return async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const up = await redisWritable(deps.redis, deps.probeKey, HEALTH_TIMEOUT_MS);
+    const up = (await probe.fetch('probe'))?.up ?? false;
     const stuck = deps.stuckWorkers?.() ?? [];
     const ok = up && stuck.length === 0;
     const body = { status: ok ? 'ok' : 'unavailable', redis: up ? 'up' : 'down', workers: stuck.length ? 'stuck' : 'ok', ...(stuck.length ? { stuckQueues: stuck } : {}) };

@@ -1,6 +1,6 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
 import { runningJobs, WorkerWatch } from '../../src/platform/worker-watch.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
@@ -145,6 +145,7 @@ describe('WorkerWatch on a real BullMQ worker (Redis)', () => {
     for (const c of closers.splice(0).reverse()) await c();
     await dropPrefix(redis, prefix);
   });
+  afterAll(() => redis.quit());
 
   it("reads BullMQ's own count of running jobs: slots held by slow handlers are busy, and a step job that moves itself to delayed frees its slot (no completed or failed event)", async () => {
     const connection = { url: TEST_REDIS_URL };
