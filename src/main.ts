@@ -20,11 +20,11 @@ import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
 import { onceOnly } from './platform/once.js';
-import { Intake } from './platform/intake.js';
+import { Intake, INTAKE_QUEUE } from './platform/intake.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
-import type { QueueContext } from './platform/queues.js';
+import { createQueue, type QueueContext } from './platform/queues.js';
 import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
 import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
@@ -221,7 +221,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const p = buildPlatform(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
-  p.metrics.watchQueues([p.intake.queue, agentJobs.pollQueue, digests.digestQueue]);
+  const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
+  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
@@ -248,7 +249,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     await Promise.all(workers.map((w) => w.close()));
     await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
     await digests.close();
-    await p.intake.close();
+    await Promise.all([p.intake.close(), intakeDepth.close()]);
     await p.docsApi.close();
     watch.stop();
     await p.connections.close();
