@@ -1,12 +1,12 @@
 import { Queue, Worker, type ConnectionOptions, type DefaultJobOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Logger } from './logger.js';
 
-/** Where every queue of the bot lives: one Redis, one key prefix (QUEUE_PREFIX). */
+/** Where every queue of the bot lives: one Redis, one key prefix (`keyPrefix`: QUEUE_PREFIX, or `{QUEUE_PREFIX}` on a Cluster). */
 export interface QueueContext {
   connection: ConnectionOptions;
   /** The workers' connection, when it differs from the queues' (its own reconnect label). */
   workerConnection?: ConnectionOptions;
-  /** QUEUE_PREFIX: BullMQ keys are `${prefix}:${queue}:…`. */
+  /** The bot's key prefix (`keyPrefix`): BullMQ keys are `${prefix}:${queue}:…`. */
   prefix: string;
   logger: Logger;
 }

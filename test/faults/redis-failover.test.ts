@@ -160,7 +160,12 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
     ackMaxMs: Math.round(ackMs.at(-1) ?? NaN),
   };
   console.log(`redis failover (${label}, REDIS_WAIT_REPLICAS=${waitReplicas}): ${JSON.stringify(figures)}`);
-  for (const o of wrong) console.log(JSON.stringify(o));
+  for (const o of wrong) {
+    // What each bot logged about that job, to tell which step went wrong.
+    const jobId = /job_[a-z0-9]+/.exec(o.statusText ?? '')?.[0];
+    console.log(JSON.stringify(o));
+    if (jobId) bots.forEach((b, i) => console.log(`bot ${i}:\n${b.output().split('\n').filter((l) => l.includes(jobId)).join('\n')}`));
+  }
 
   expect(acked.length).toBeGreaterThanOrEqual(COMMANDS / 2);
   if (waitReplicas > 0) expect(figures.lost).toBe(0);

@@ -42,7 +42,7 @@ async function health(redis: RedisConnections['state'], probeKey: string): Promi
 }
 
 describe('failover behind one endpoint', () => {
-  it('a write that meets READONLY reconnects (one log line, one count) and lands on the promoted replica; /healthz is 503 meanwhile and 200 after', async () => {
+  it('a write that meets READONLY reconnects (logged with READONLY as the cause, counted) and lands on the promoted replica; /healthz is 503 meanwhile and 200 after', async () => {
     topo = new RedisTopology();
     const { primary, replica } = await primaryWithReplica(topo);
     const proxy = await topo.proxy(primary.port);
