@@ -1,7 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
+import { RENDER_RETRY_MS, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
 import type { PollJobData, PollStepResult } from '../../src/features/agent-jobs/poll.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { createPollQueue, pollJobId, startPollWorker, watchAgentJob } from '../../src/features/agent-jobs/worker.js';
@@ -69,6 +69,19 @@ describe('status presenter: never waits', () => {
     // Once the slot frees, the final state lands.
     await redis.del(`${prefix}:status-slot:C0DOCS:${ts}`);
     expect(await p.show('job_429')).toEqual({});
+    expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready');
+  });
+
+  it('a render that Redis fails (a failover under way) asks to be tried again, and the final state lands when it is', async () => {
+    const ts = await endedJob('job_redis_down');
+    const failing = { ...store, get: async () => { throw new Error('Connection is closed.'); } } as unknown as JobStore;
+    const down = new StatusPresenter({ redis, prefix, store: failing, slack: web, logger, now: Date.now, minIntervalMs: 100 });
+    expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MS });
+    expect(warnings).toContainEqual(expect.objectContaining({ msg: 'status render failed; asking again', jobId: 'job_redis_down' }));
+    expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Starting…');
+    // Asked again once Redis answers: the end is shown.
+    await redis.del(`${prefix}:status-slot:C0DOCS:${ts}`);
+    expect(await presenter().show('job_redis_down')).toEqual({});
     expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready');
   });
 

@@ -66,6 +66,9 @@ export type StatusChange = { delete: true } | { text: string; blocks: unknown[] 
 /** States after which the status message will not change again (its last edit is never dropped). */
 const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
 
+/** ms after which a render that failed (Redis unreachable or failing over) is asked for again. */
+export const RENDER_RETRY_MS = 2_000;
+
 /** The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is never waited for. */
 const EDIT_LOCK_MS = 10_000;
 
@@ -95,8 +98,8 @@ export class StatusPresenter {
 
   /**
    * Makes the status message and the reaction show the job's current record, or says when to ask
-   * again (`retryInMs`). Never waits for a slot, a lock or a Retry-After; never throws: Slack and
-   * Redis failures are logged.
+   * again (`retryInMs`: slot or lock taken, Retry-After, edit budget, or {@link RENDER_RETRY_MS}
+   * after Redis failed the render). Never waits; never throws: Slack and Redis failures are logged.
    */
   show(jobId: string): Promise<ShowOutcome> {
     const existing = this.pending.get(jobId);
@@ -112,8 +115,9 @@ export class StatusPresenter {
         try {
           outcome = await this.render(jobId);
         } catch (err) {
-          // Redis or Slack trouble must never reject: callers fire and forget.
-          this.opts.logger.warn({ jobId, err }, 'status render failed');
+          // Redis trouble never rejects (callers fire and forget); the poll step asks again.
+          this.opts.logger.warn({ jobId, err }, 'status render failed; asking again');
+          outcome = { retryInMs: RENDER_RETRY_MS };
         }
       } while (entry.dirty && outcome.retryInMs === undefined);
       return outcome;
@@ -290,7 +294,6 @@ export class StatusPresenter {
     }
   }
 }
-
 /** A short fingerprint of a status message (what people would see). */
 function fingerprint(msg: { text: string; blocks: unknown[] }): string {
   return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
