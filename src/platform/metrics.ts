@@ -1,4 +1,4 @@
-import type { RedisObserver, RedisRole } from './redis.js';
+import { REDIS_ROLES, type RedisObserver, type RedisRole } from './redis.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
@@ -34,8 +34,6 @@ export interface QueueDepthSource {
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** One of {@link QUEUE_STATES}. */
 export type QueueState = (typeof QUEUE_STATES)[number];
-
-const REDIS_ROLES: readonly RedisRole[] = ['state', 'intake', 'queue', 'worker'];
 
 /** Options of {@link BotMetrics}. */
 export interface BotMetricsOptions {

@@ -6,7 +6,10 @@ import type { RedisTarget } from './redis-target.js';
 export { DEFAULT_REDIS_URL, keyPrefix, redisTarget, type HostPort, type RedisTarget, type RedisVars } from './redis-target.js';
 
 /** Which of the bot's Redis connections: labels `docs_bot_redis_reconnects_total`. */
-export type RedisRole = 'state' | 'intake' | 'queue' | 'worker';
+export const REDIS_ROLES = ['state', 'intake', 'queue', 'worker'] as const;
+
+/** One of {@link REDIS_ROLES}. */
+export type RedisRole = (typeof REDIS_ROLES)[number];
 
 /** Told when a connection lost its server (once per outage, at the first reconnect attempt). */
 export interface RedisObserver {
@@ -199,7 +202,8 @@ export class RedisConnections {
 export type EvictionCheck = { policy: string; evicts: boolean } | { policy: undefined; error: string };
 
 /**
- * Start-up check of Redis' `maxmemory-policy` (`CONFIG GET`): anything but `noeviction` lets Redis
+ * Start-up check of Redis' `maxmemory-policy` (`CONFIG GET`; on a Cluster, of whichever node the
+ * client asks, not necessarily the one holding the bot's slot): anything but `noeviction` lets Redis
  * drop keys under memory pressure, which would silently lose channel settings (kept without TTL)
  * and BullMQ's queues (BullMQ docs, "Going to production": `maxmemory-policy` must be
  * `noeviction`). Logs one warn line in that case. Managed Redis often disables CONFIG: then it
