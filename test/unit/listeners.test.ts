@@ -6,7 +6,7 @@ import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../.
 import { MODAL_CALLBACK_ID } from '../../src/features/document-thread/blocks.js';
 import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/document-thread/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/digests/command.js';
-import { BUSY_TEXT, EventNotRecordedError } from '../../src/platform/slack/edge.js';
+import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
 
 /**
@@ -77,6 +77,14 @@ describe('agent-jobs listeners', () => {
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
     expect(h.warnings()).toEqual(['could not record a request; told the person to try again']);
     expect(h.errors()).toEqual([]);
+  });
+
+  it("/docs-edit whose record timed out (Redis took it, did not answer): the ack says it can't tell, not that nothing was taken", async () => {
+    const h = harness();
+    h.record.mockRejectedValueOnce(new Error('Command timed out'));
+    await docsEditCommand(h.deps)({ command: command('Add a quickstart'), ack: h.ack } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: UNSURE_TEXT });
+    expect(UNSURE_TEXT).toMatch(/can't tell whether I took that request/);
   });
 
   it.each(['', 'job_1', '   job_1   '])('/docs-reply %j: the usage, nothing recorded', async (text) => {

@@ -61,6 +61,17 @@ function notRecorded(err: unknown): boolean {
 export const BUSY_TEXT = "I couldn't reach my database, so I didn't take that request. Try again in a minute.";
 
 /**
+ * Answer when the record's write timed out (Redis took it but did not answer in time): it may be
+ * recorded after all, and a retry would then start a second job.
+ */
+export const UNSURE_TEXT = "My database didn't answer in time, so I can't tell whether I took that request. If nothing shows up here within a minute, try again.";
+
+/** The answer for a request whose record failed with `err`: unsure after a timeout (ioredis: "Command timed out"), busy otherwise. */
+export function notRecordedText(err: unknown): string {
+  return err instanceof Error && err.message === 'Command timed out' ? UNSURE_TEXT : BUSY_TEXT;
+}
+
+/**
  * The bot's edge, shared by the HTTP and Socket Mode transports. For each verified request it:
  * refuses bodies that are not JSON objects and payloads without the shape the bot reads (400 and
  * one warning, never a crash or a 5xx); answers `ssl_check` and `url_verification`; hands the rest

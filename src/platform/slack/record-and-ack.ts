@@ -1,7 +1,7 @@
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { Intake } from '../intake.js';
 import type { Logger } from '../logger.js';
-import { BUSY_TEXT, EventNotRecordedError } from './edge.js';
+import { EventNotRecordedError, notRecordedText } from './edge.js';
 import { postToResponseUrl } from './respond.js';
 
 /** One request to record: its intake kind, the id derived from the request, the request's id for logs, what the handler gets. */
@@ -17,14 +17,14 @@ export interface IntakeEntry<T> {
 /**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
- * was recorded, so nothing will happen).
+ * was recorded, so nothing will happen), or, when the write timed out, that it can't tell.
  */
 export async function recordCommand<T>(intake: Pick<Intake, 'record'>, logger: Logger, ack: AckFn<string | RespondArguments>, e: IntakeEntry<T>): Promise<void> {
   try {
     await intake.record(e.kind, e.id, e.requestId, e.payload);
   } catch (err) {
     logger.warn({ err, intake: e.kind }, 'could not record a request; told the person to try again');
-    await ack({ response_type: 'ephemeral', text: BUSY_TEXT });
+    await ack({ response_type: 'ephemeral', text: notRecordedText(err) });
     return;
   }
   await ack();
@@ -47,7 +47,7 @@ export async function recordInteraction<T>(
   } catch (err) {
     logger.warn({ err, intake: e.kind }, 'could not record a click; told the person to try again');
     await ack();
-    if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
+    if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
     return;
   }
   await ack();
@@ -82,6 +82,6 @@ export async function eventNotRecorded(logger: Logger, e: { kind: string; retryN
   const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   const msg = !last ? 'could not record an event; not acked, so Slack redelivers it' : tellOnLastTry ? "could not record an event on Slack's last try; told the person" : "could not record an event on Slack's last try; Slack will not send it again";
   logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, msg);
-  if (last && tellOnLastTry) await tellOnLastTry(BUSY_TEXT).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
+  if (last && tellOnLastTry) await tellOnLastTry(notRecordedText(err)).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
   throw new EventNotRecordedError(e.kind, { cause: err });
 }
