@@ -2,7 +2,7 @@ import type { AckFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { notRecordedText } from '../../platform/slack/edge.js';
 import { plainTextOf } from '../../platform/slack/markup.js';
 import { INTAKE, type ReplyIntake, type StartIntake } from './intake.js';
 
@@ -43,7 +43,7 @@ export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission,
     await deps.intake.record(INTAKE.start, `view-${requestId}`, requestId, payload);
   } catch (err) {
     deps.logger.warn({ err }, `could not record a job start from ${s.formName}`);
-    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: BUSY_TEXT } }));
+    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: notRecordedText(err) } }));
   }
   await ack();
 }
@@ -74,7 +74,7 @@ export async function submitFollowUpForm(deps: FormStartDeps, s: FormSubmission,
     await deps.intake.record(INTAKE.reply, `view-${requestId}`, requestId, payload);
   } catch (err) {
     deps.logger.warn({ err }, `could not record a follow-up from ${s.formName}`);
-    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: BUSY_TEXT } }));
+    return void (await ack({ response_action: 'errors', errors: { [s.blockId]: notRecordedText(err) } }));
   }
   await ack();
 }

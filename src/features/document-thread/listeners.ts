@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { notRecordedText } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { submitFollowUpForm, submitJobStartForm } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID } from './blocks.js';
@@ -42,7 +42,7 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
       await ack();
-      await respond({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'));
+      await respond({ response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'));
       return;
     }
     await ack();

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMidd
 import type { WebClient } from '@slack/web-api';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { BUSY_TEXT } from '../../platform/slack/edge.js';
+import { notRecordedText } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
@@ -87,7 +87,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
       await deps.intake.record(SETTINGS_INTAKE.save, `view-${requestId}`, requestId, payload);
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a settings change');
-      return void (await ack({ response_action: 'errors', errors: { [PROJECT_BLOCK]: BUSY_TEXT } }));
+      return void (await ack({ response_action: 'errors', errors: { [PROJECT_BLOCK]: notRecordedText(err) } }));
     }
     await ack();
   };
