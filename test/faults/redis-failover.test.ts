@@ -16,7 +16,8 @@ import { isStatusMessage, startSandbox, type Sandbox } from '../helpers/sandbox.
  *   a `kill -9` of the primary, with REDIS_WAIT_REPLICAS=1 and (for the side-by-side figures) 0;
  * - one endpoint (a TCP proxy, as a managed service's primary endpoint): the primary hands over to
  *   its replica (`FAILOVER TO`, as a maintenance failover does) and the endpoint is re-pointed;
- *   connections made before stay on the demoted primary and meet READONLY.
+ *   connections made before stay on the demoted primary and meet READONLY; and the primary
+ *   killed (`kill -9`), the replica promoted a second later and the endpoint re-pointed.
  * Every acknowledged command must end in exactly one job and one announcement, or in the one "may
  * or may not have started" notice; nothing left saying "Starting…"; the workers take jobs again
  * within 30 s of the promotion; both replicas' /healthz answer 200 afterwards; with
@@ -79,7 +80,10 @@ async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   };
 }
 
-async function endpointSetup(): Promise<Setup> {
+/** ms a managed service takes here to notice a dead primary before it promotes the replica (Sentinel's down-after in the other scenarios). */
+const DETECTION_MS = 1_000;
+
+async function endpointSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   const topo = new RedisTopology();
   const { primary, replica } = await primaryWithReplica(topo);
   const proxy = await topo.proxy(primary.port);
@@ -89,9 +93,16 @@ async function endpointSetup(): Promise<Setup> {
     replica,
     env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
     fail: async () => {
-      // Redis 7's coordinated failover: pause writes, let the replica catch up, swap roles.
-      await command(primary.port, 'FAILOVER', 'TO', '127.0.0.1', replica.port, 'TIMEOUT', 5_000);
-      await until('the replica to be promoted', 15_000, () => isPrimary(replica.port));
+      if (kind === 'graceful') {
+        // Redis 7's coordinated failover (a maintenance window): pause writes, let the replica catch up, swap roles.
+        await command(primary.port, 'FAILOVER', 'TO', '127.0.0.1', replica.port, 'TIMEOUT', 5_000);
+        await until('the replica to be promoted', 15_000, () => isPrimary(replica.port));
+      } else {
+        // The primary's host dies; the service notices, promotes the replica and moves the endpoint.
+        await primary.kill9();
+        await new Promise((r) => setTimeout(r, DETECTION_MS));
+        await command(replica.port, 'REPLICAOF', 'NO', 'ONE');
+      }
       proxy.repoint(replica.port);
     },
   };
@@ -201,7 +212,12 @@ describe('Redis failover under load, two bot replicas', () => {
   });
 
   it('one endpoint re-pointed to the promoted replica (managed Redis): connections on the demoted primary reconnect on READONLY', { timeout: 360_000 }, async () => {
-    const f = await run('endpoint', await endpointSetup(), 1);
+    const f = await run('endpoint', await endpointSetup('graceful'), 1);
+    expect(f.reconnectLines).toBeGreaterThanOrEqual(1);
+  });
+
+  it('one endpoint whose primary dies (kill -9) and whose replica is promoted behind it, with REDIS_WAIT_REPLICAS=1', { timeout: 360_000 }, async () => {
+    const f = await run('endpoint-kill9', await endpointSetup('kill9'), 1);
     expect(f.reconnectLines).toBeGreaterThanOrEqual(1);
   });
 });
