@@ -21,8 +21,17 @@ export function isReadOnlyError(err: Error): boolean {
   return err.message.startsWith('READONLY');
 }
 
-/** ms between two reconnects of one connection on READONLY (an endpoint that still resolves to the demoted primary would otherwise loop). */
-export const READONLY_RECONNECT_GAP_MS = 1_000;
+/**
+ * READONLY reconnects of one connection within this many ms of each other are one streak: the
+ * endpoint keeps leading to the demoted primary (its DNS not moved yet, or moving). Each
+ * reconnect of a streak waits longer ({@link reconnectDelayMs} of its place in the streak), and
+ * after {@link READONLY_RESENDS} the refused commands are no longer sent again but fail, so a
+ * write does not hang for as long as the endpoint takes to move.
+ */
+export const READONLY_STREAK_MS = 5_000;
+
+/** Reconnects of a READONLY streak after which the refused command is no longer resent (about 3 s of backoff). */
+export const READONLY_RESENDS = 5;
 
 /** ms before reconnect attempt `times` (1, 2, …): 100 ms, then up to 2 s apart. */
 export function reconnectDelayMs(times: number): number {
@@ -34,25 +43,27 @@ export function reconnectDelayMs(times: number): number {
  * demoted by a failover, but this connection still reaches it) drops the connection and reconnects,
  * which asks the Sentinels again or resolves the endpoint's new address (ioredis
  * `reconnectOnError`); the refused command is sent again after the reconnect (`2`), except on the
- * intake connection, which fails fast instead (the listener answers "try again" within Slack's 3 s).
+ * intake connection, which fails fast instead (the listener answers "try again" within Slack's 3 s),
+ * and after {@link READONLY_RESENDS} reconnects in a streak (see {@link READONLY_STREAK_MS}).
  */
 function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () => void): RedisOptions {
-  let lastReconnect = 0;
+  let streak = 0;
+  let last = -Infinity;
+  const inStreak = () => Date.now() - last < READONLY_STREAK_MS;
   return {
     connectionName: `docs-agent-${role}`,
     reconnectOnError: (err) => {
       if (!isReadOnlyError(err)) return false;
       onReadOnly?.();
-      // While the endpoint still resolves to the demoted primary (a DNS cache), each reconnect
-      // lands there again: at most one a second; meanwhile the write fails and its caller retries.
       const now = Date.now();
-      if (now - lastReconnect < READONLY_RECONNECT_GAP_MS) return false;
-      lastReconnect = now;
-      return role === 'intake' ? 1 : 2;
+      // Commands refused together (one pipeline) are one reconnect of the streak.
+      if (now - last >= 100) streak = inStreak() ? streak + 1 : 1;
+      last = now;
+      return role === 'intake' || streak > READONLY_RESENDS ? 1 : 2;
     },
     retryStrategy: (times) => {
       if (times === 1) observer.redisReconnect(role);
-      return reconnectDelayMs(times);
+      return Math.max(reconnectDelayMs(times), inStreak() ? reconnectDelayMs(streak) : 0);
     },
   };
 }

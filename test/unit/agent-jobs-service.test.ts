@@ -328,10 +328,27 @@ describe('startAgentJob', () => {
     expect(h.createJob).not.toHaveBeenCalled();
   });
 
+  it('Redis failing after the job was created, before the last try (a failover): throws for a retry, which records and watches that job, creating none again', async () => {
+    const h = startHarness();
+    h.store.create.mockRejectedValueOnce(Object.assign(new Error("READONLY You can't write against a read only replica."), { name: 'ReplyError' }));
+    const steps = fakeSteps({}, false);
+
+    await expect(startAgentJob(h.deps, startReq(), steps)).rejects.toThrow('READONLY');
+    expect(h.chat.update).not.toHaveBeenCalled();
+    expect(steps.progress).toMatchObject({ jobId: 'job_new' });
+
+    const res = await startAgentJob(h.deps, startReq(), steps);
+    expect(res).toMatchObject({ ok: true, jobId: 'job_new' });
+    expect(h.createJob).toHaveBeenCalledTimes(1);
+    expect(h.pollQueue.add).toHaveBeenCalledTimes(1);
+    expect(h.show).toHaveBeenCalledWith('job_new');
+    expect(h.log.errors()).toEqual([]);
+  });
+
   it.each([
     ['recording the job', (h: ReturnType<typeof startHarness>) => h.store.create.mockRejectedValueOnce(redisDown())],
     ['queueing its poller', (h: ReturnType<typeof startHarness>) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],
-  ])('Redis down after the job was created (%s): status message and answer name the job id; error logged', async (_name, breakIt) => {
+  ])('Redis down after the job was created (%s), on the last try: status message and answer name the job id; error logged', async (_name, breakIt) => {
     const h = startHarness();
     breakIt(h);
 

@@ -129,7 +129,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   }
   const threadTs = req.threadTs ?? statusTs;
   const threads = [...new Set([threadTs, statusTs])];
-  if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId, statusTs, threadTs });
+  if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
   if (p.create === 'sent') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
 
   await deps.store.markThreadsPending(req.channel, threads);
@@ -154,16 +154,17 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   } catch (err) {
     return untracked(deps, req, { jobId, statusTs }, err);
   }
-  return record(deps, req, { jobId, projectId, statusTs, threadTs });
+  return record(deps, req, { jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
 }
 
-/** Step 4: the job exists at the vendor; record it and watch it (idempotent, so a retry may repeat it). */
-async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: string; projectId: string; statusTs: string; threadTs: string }): Promise<StartJobResult> {
+/** Step 4: the job exists (id saved); record and watch it (idempotent). Redis failing throws for a retry; the last try leaves it untracked. */
+async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: string; projectId: string; statusTs: string; threadTs: string }, finalAttempt: boolean): Promise<StartJobResult> {
   const { projectId, ...ids } = at;
   try {
     await deps.store.create(newJobRecord(req, { ...ids, projectId, now: deps.now() }));
     await watchAgentJob(deps.pollQueue, ids.jobId, 0, deps.firstPollDelayMs);
   } catch (err) {
+    if (!finalAttempt) throw err;
     return untracked(deps, req, ids, err);
   }
   await deps.status.show(ids.jobId);
