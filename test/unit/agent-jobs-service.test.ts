@@ -345,6 +345,25 @@ describe('startAgentJob', () => {
     expect(h.log.errors()).toEqual([]);
   });
 
+  it('saving the new job id meets Redis failing over once: saved again at once (the id is known only then), the job recorded and watched', async () => {
+    const h = startHarness();
+    const steps = fakeSteps({}, false);
+    const save = steps.save.getMockImplementation()!;
+    let refused = false;
+    steps.save.mockImplementation(async (patch) => {
+      if ('jobId' in patch && !refused) {
+        refused = true;
+        throw Object.assign(new Error("READONLY You can't write against a read only replica."), { name: 'ReplyError' });
+      }
+      return save(patch);
+    });
+    const res = await startAgentJob(h.deps, startReq(), steps);
+    expect(res).toMatchObject({ ok: true, jobId: 'job_new' });
+    expect(refused).toBe(true);
+    expect(h.createJob).toHaveBeenCalledTimes(1);
+    expect(h.log.errors()).toEqual([]);
+  });
+
   it.each([
     ['recording the job', (h: ReturnType<typeof startHarness>) => h.store.create.mockRejectedValueOnce(redisDown())],
     ['queueing its poller', (h: ReturnType<typeof startHarness>) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],

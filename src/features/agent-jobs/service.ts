@@ -1,11 +1,12 @@
+import pRetry from 'p-retry';
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
@@ -85,8 +86,7 @@ export const CANNOT_POST_TEXT =
  * 1. posts the status message (at most once; a channel the bot cannot post in costs no job);
  * 2. marks its thread "starting" (replies meanwhile are answered) and saves "create sent" with the
  *    channel's docs project, chosen once (a retry uses the same one);
- * 3. creates the job (`POST /v2/agent/{projectId}/job`) and saves its id;
- * 4. records it in Redis and starts its poller.
+ * 3. creates the job (`POST /v2/agent/{projectId}/job`) and saves its id; 4. records and watches it.
  * A retry that finds "create sent" without an id cannot know whether the job exists (the docs API
  * has no idempotency key): it never creates again, but posts one notice in the thread with the
  * instruction and "Start it again"; so does a create that got no answer after it was sent. A
@@ -150,7 +150,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     return retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs }, failure);
   }
   try {
-    await steps.save({ jobId });
+    await pRetry(() => steps.save({ jobId }), { retries: 4, minTimeout: 200, factor: 2 }); // the id is known only here: ride out a failover (~3 s)
   } catch (err) {
     return untracked(deps, req, { jobId, statusTs }, err);
   }
