@@ -39,6 +39,20 @@ export interface IntakeContext {
   log: Logger;
 }
 
+/**
+ * Written, but no `WAIT` could tell whether a replica has it (the primary may have died with it): a
+ * command is answered "can't tell"; an event is left unacked for Slack to redeliver (same id).
+ */
+export class RecordUnconfirmedError extends Error {
+  constructor(
+    readonly kind: string,
+    detail: string,
+  ) {
+    super(`the ${kind} record's replica acknowledgement failed: ${detail}`);
+    this.name = 'RecordUnconfirmedError';
+  }
+}
+
 /** Handles one kind of recorded request; throwing makes BullMQ retry it (with backoff). */
 export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
 
@@ -163,14 +177,17 @@ export class Intake {
    * `WAIT` sent after the write, shared with the records made meanwhile (at most one in flight and
    * one queued), so at most about 2 × `timeoutMs` however many records arrive at once. When fewer
    * confirm, it logs a warning (one per record) and returns anyway: Slack's 3 s matter more, and
-   * the record is on the primary.
+   * the record is on the primary. When the `WAIT` could not answer at all (its connection failed or
+   * was re-established since the write: the primary that took the record may be gone), it warns,
+   * counts, and throws {@link RecordUnconfirmedError}: the caller can't tell the person it was taken.
    * @param id - derived from the request (e.g. `trigger_id`), so a redelivery maps to the same job.
    * @param opts - `dedupeWindowMs`: the record is deleted as soon as it is handled (not kept a day)
    *   and only a small BullMQ deduplication key (`{prefix}:intake:de:<job id>`, PX that many ms from
    *   the first record) keeps later duplicates out. Per-job `removeOnComplete` age/count cannot be
    *   used for this: BullMQ applies it to the whole completed set, so it would also trim the other
    *   kinds' day-long records.
-   * @throws the Redis error when it could not be recorded (the listener then answers "try again").
+   * @throws the Redis error when it could not be recorded (the listener then answers "try again");
+   *   {@link RecordUnconfirmedError} when it was written but its fate is unknown.
    */
   async record<T>(kind: string, id: string, requestId: string, payload: T, opts?: RecordOptions): Promise<void> {
     const jobId = intakeJobId(kind, id);
@@ -196,10 +213,18 @@ export class Intake {
     }
     if (confirmed !== undefined && confirmed >= replicas) return;
     this.replication.onUnreplicated?.();
+    if (confirmed !== undefined) {
+      this.ctx.logger.warn(
+        { intake: kind, requestId, replicas, confirmed, timeoutMs },
+        'a request was recorded on the primary but fewer replicas than REDIS_WAIT_REPLICAS confirmed it in time; acking anyway (a failover now could lose it)',
+      );
+      return;
+    }
     this.ctx.logger.warn(
-      { intake: kind, requestId, replicas, confirmed, timeoutMs, error },
-      'a request was recorded on the primary but fewer replicas than REDIS_WAIT_REPLICAS confirmed it in time; acking anyway (a failover now could lose it)',
+      { intake: kind, requestId, replicas, timeoutMs, error },
+      'a request was written but no WAIT could tell whether a replica has it (its connection failed: the primary may be gone); the person is told I cannot tell whether it was taken',
     );
+    throw new RecordUnconfirmedError(kind, error ?? 'no answer');
   }
 
   /**

@@ -1,12 +1,13 @@
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Intake, INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { BotMetrics } from '../../src/platform/metrics.js';
 import { createQueue } from '../../src/platform/queues.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { Scrape } from '../helpers/prometheus.js';
-import { command, primaryWithReplica, RedisTopology, until } from '../helpers/redis-topology.js';
+import { command, primaryWithReplica, until } from '../helpers/redis-topology.js';
+import { useRedisTopologies } from '../helpers/topology-fixture.js';
 
 /**
  * `/metrics` reads the intake queue's depth as the composition root wires it: through a queue of
@@ -15,19 +16,13 @@ import { command, primaryWithReplica, RedisTopology, until } from '../helpers/re
  * the writer's reads queue behind WAITs of REDIS_WAIT_TIMEOUT_MS each.
  */
 
-let topo: RedisTopology | undefined;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-  await topo?.stop();
-  topo = undefined;
-});
+const { topology, closers } = useRedisTopologies();
 
 const WAIT_TIMEOUT_MS = 500;
 
 describe('the intake queue depth on /metrics during a replica outage', () => {
   it('is read on the queue connection: in the scrape, at once, while records wait for the stopped replica', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, { redisReconnect: () => undefined });

@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { healthHandler } from '../../src/platform/health.js';
-import { Intake } from '../../src/platform/intake.js';
+import { Intake, RecordUnconfirmedError } from '../../src/platform/intake.js';
 import { StartupError } from '../../src/platform/startup-error.js';
 import { RedisConnections, type RedisRole } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
-import { command, primaryWithReplica, RedisTopology, until } from '../helpers/redis-topology.js';
+import { command, primaryWithReplica, until } from '../helpers/redis-topology.js';
+import { useRedisTopologies } from '../helpers/topology-fixture.js';
 
 /**
  * The bot's Redis connections on real redis-server processes (a primary and its replica, started
@@ -15,13 +16,7 @@ import { command, primaryWithReplica, RedisTopology, until } from '../helpers/re
  * one timeout per record queued ahead of it).
  */
 
-let topo: RedisTopology | undefined;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-  await topo?.stop();
-  topo = undefined;
-});
+const { topology, closers } = useRedisTopologies();
 
 function observer() {
   const counts: Partial<Record<RedisRole, number>> = {};
@@ -43,7 +38,7 @@ async function health(redis: RedisConnections['state'], probeKey: string): Promi
 
 describe('failover behind one endpoint', () => {
   it('a write that meets READONLY reconnects (logged with READONLY as the cause, counted) and lands on the promoted replica; /healthz is 503 meanwhile and 200 after', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const proxy = await topo.proxy(primary.port);
     const { logger, lines } = arrayLogger();
@@ -70,7 +65,7 @@ describe('failover behind one endpoint', () => {
   });
 
   it('an endpoint that still leads to the demoted primary (a DNS cache): reconnects back off, and a write fails after a few seconds instead of hanging', { timeout: 30_000 }, async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const { replica } = await primaryWithReplica(topo);
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
     closers.push(() => conns.close());
@@ -93,7 +88,7 @@ describe('failover behind one endpoint', () => {
   });
 
   it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const { replica } = await primaryWithReplica(topo);
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
     closers.push(() => conns.close());
@@ -104,7 +99,7 @@ describe('failover behind one endpoint', () => {
 
 describe('REDIS_WAIT_REPLICAS', () => {
   it('records wait for the replica; without it in time the ack goes out anyway, with one warning and one count', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
@@ -128,8 +123,8 @@ describe('REDIS_WAIT_REPLICAS', () => {
     expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
   });
 
-  it('a record whose connection was re-established before its WAIT is unconfirmed (a WAIT on the new connection covers nothing)', async () => {
-    topo = new RedisTopology();
+  it('a record whose connection was re-established before its WAIT is unconfirmed (a WAIT on the new connection covers nothing): record() says it cannot tell', async () => {
+    const topo = topology();
     const { primary } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
@@ -150,16 +145,16 @@ describe('REDIS_WAIT_REPLICAS', () => {
       await new Promise((r) => client.once('ready', r));
       return job;
     }) as typeof add;
-    await intake.record('test.kind', 'two', 'req-2', { n: 2 });
+    await expect(intake.record('test.kind', 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
     expect(unreplicated).toBe(1);
-    const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
+    const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'));
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
   });
 });
 
 describe('REDIS_WAIT_REPLICAS at start-up', () => {
   it('a Redis that refuses WAIT (an ACL without it) stops the start with one line naming REDIS_WAIT_REPLICAS; too few replicas connected is one warning', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const primary = await topo.start();
     await command(primary.port, 'ACL', 'SETUSER', 'nowait', 'on', '>secret-pass', '~*', '&*', '+@all', '-wait');
     const { logger, lines } = arrayLogger();
@@ -188,7 +183,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
   const RECORDS = 20;
 
   async function setUp() {
-    topo = new RedisTopology();
+    const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());

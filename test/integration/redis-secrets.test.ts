@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Intake } from '../../src/platform/intake.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
-import { command, RedisTopology, until } from '../helpers/redis-topology.js';
+import { command, until } from '../helpers/redis-topology.js';
+import { useRedisTopologies } from '../helpers/topology-fixture.js';
 
 /**
  * What Redis errors put in the logs: ioredis attaches the failed command, arguments included, to
@@ -10,19 +11,13 @@ import { command, RedisTopology, until } from '../helpers/redis-topology.js';
  * request's text may come out that way.
  */
 
-let topo: RedisTopology | undefined;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-  await topo?.stop();
-  topo = undefined;
-});
+const { topology, closers } = useRedisTopologies();
 
 const observer = { redisReconnect: () => undefined };
 
 describe('Redis errors in the logs', () => {
   it('credentials Redis refuses (HELLO … AUTH user password) are logged without the password, naming the command', async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const server = await topo.start();
     await command(server.port, 'CONFIG', 'SET', 'requirepass', 'right-password-0000');
     const { logger, lines } = arrayLogger();
@@ -37,7 +32,7 @@ describe('Redis errors in the logs', () => {
   });
 
   it("a recorded request refused by a demoted primary (READONLY) is logged without the request's text", async () => {
-    topo = new RedisTopology();
+    const topo = topology();
     const primary = await topo.start();
     const replica = await topo.start([`replicaof 127.0.0.1 ${primary.port}`]);
     await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));

@@ -8,6 +8,7 @@ import { documentThreadShortcut, documentThreadSubmission } from '../../src/feat
 import { docsVisitorsCommand } from '../../src/features/digests/command.js';
 import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
+import { RecordUnconfirmedError } from '../../src/platform/intake.js';
 
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
@@ -79,12 +80,15 @@ describe('agent-jobs listeners', () => {
     expect(h.errors()).toEqual([]);
   });
 
-  it("/docs-edit whose record timed out (Redis took it, did not answer): the ack says it can't tell, not that nothing was taken", async () => {
+  it.each([
+    ['timed out (Redis took it, did not answer)', new Error('Command timed out')],
+    ['was written but no WAIT could confirm it (a failover)', new RecordUnconfirmedError('agent-jobs.start', 'Connection is closed.')],
+  ])("/docs-edit whose record %s: the ack says it can't tell, not that nothing was taken", async (_why, err) => {
     const h = harness();
-    h.record.mockRejectedValueOnce(new Error('Command timed out'));
+    h.record.mockRejectedValueOnce(err);
     await docsEditCommand(h.deps)({ command: command('Add a quickstart'), ack: h.ack } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: UNSURE_TEXT });
-    expect(UNSURE_TEXT).toMatch(/can't tell whether I took that request/);
+    expect(UNSURE_TEXT).toMatch(/can't tell whether I took it/);
   });
 
   it.each(['', 'job_1', '   job_1   '])('/docs-reply %j: the usage, nothing recorded', async (text) => {

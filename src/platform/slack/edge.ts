@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
 import { postToResponseUrl } from './respond.js';
+import { RecordUnconfirmedError } from '../intake.js';
 
 /** What the transport sends back: an HTTP status (HTTP) or an envelope ack payload (Socket Mode). */
 export interface EdgeResponse {
@@ -61,14 +62,19 @@ function notRecorded(err: unknown): boolean {
 export const BUSY_TEXT = "I couldn't reach my database, so I didn't take that request. Try again in a minute.";
 
 /**
- * Answer when the record's write timed out (Redis took it but did not answer in time): it may be
- * recorded after all, and a retry would then start a second job.
+ * Answer when the record may have been kept after all (its write timed out, or no replica
+ * acknowledgement could be had): a retry would then start a second job.
  */
-export const UNSURE_TEXT = "My database didn't answer in time, so I can't tell whether I took that request. If nothing shows up here within a minute, try again.";
+export const UNSURE_TEXT = "I couldn't confirm that my database kept that request, so I can't tell whether I took it. If nothing shows up here within a minute, try again.";
 
-/** The answer for a request whose record failed with `err`: unsure after a timeout (ioredis: "Command timed out"), busy otherwise. */
+/**
+ * The answer for a request whose record failed with `err`: unsure when it may have been kept after
+ * all (the write timed out, ioredis: "Command timed out"; or no replica acknowledgement could be
+ * had, {@link RecordUnconfirmedError}), busy otherwise.
+ */
 export function notRecordedText(err: unknown): string {
-  return err instanceof Error && err.message === 'Command timed out' ? UNSURE_TEXT : BUSY_TEXT;
+  const unsure = err instanceof RecordUnconfirmedError || (err instanceof Error && err.message === 'Command timed out');
+  return unsure ? UNSURE_TEXT : BUSY_TEXT;
 }
 
 /**
