@@ -67,7 +67,7 @@ export interface IntakeReplication {
   replicas: number;
   /** ms one WAIT may take; a record may wait for the one in flight, then for its own (about 2 × this at most); the ack is sent after it either way. */
   timeoutMs: number;
-  /** Told when fewer than `replicas` confirmed in time (counts `docs_bot_intake_unreplicated_total`). */
+  /** Told when fewer than `replicas` confirmed in time, or no WAIT could answer (counts `docs_bot_intake_unreplicated_total`). */
   onUnreplicated?: () => void;
 }
 

@@ -41,7 +41,7 @@ export const REDACT_PATHS = [
  * command on its errors (`err.command = { name, args }`), and its arguments can hold a password
  * (`HELLO 3 AUTH <user> <password>` when Redis refuses the credentials) or a recorded request
  * (a BullMQ `add` refused with READONLY or NOREPLICAS carries the job's data: people's text).
- * Only `command.name` is kept, in `err` and in every `cause` below it.
+ * Only `command.name` is kept, in `err` and in the errors it wraps (`cause`, Bolt's `original(s)`, …).
  */
 export function serializeError(err: unknown): unknown {
   const out = pino.stdSerializers.err(err as Error) as unknown;
@@ -57,7 +57,7 @@ function scrubCommands(value: unknown, depth: number): void {
     const name = (command as { name?: unknown }).name;
     v.command = typeof name === 'string' ? { name } : {};
   }
-  for (const key of ['cause', 'previousErrors', 'lastNodeError']) {
+  for (const key of ['cause', 'previousErrors', 'lastNodeError', 'original', 'originals']) {
     const next = v[key];
     if (Array.isArray(next)) next.forEach((e) => scrubCommands(e, depth + 1));
     else scrubCommands(next, depth + 1);

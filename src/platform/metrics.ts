@@ -125,7 +125,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
       collect: () => this.collectQueues(this.queueJobs),
     });
     this.redisReconnects = new Counter({ name: 'docs_bot_redis_reconnects_total', help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.', labelNames: ['connection'], registers });
-    this.intakeUnreplicated = new Counter({ name: 'docs_bot_intake_unreplicated_total', help: 'Requests acknowledged to Slack although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (a failover at that moment could lose them).', registers });
+    this.intakeUnreplicated = new Counter({ name: 'docs_bot_intake_unreplicated_total', help: 'Requests recorded although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (acknowledged: a failover at that moment could lose them), or no WAIT could answer at all (answered that the bot cannot tell whether it took them).', registers });
     for (const connection of REDIS_ROLES) this.redisReconnects.inc({ connection }, 0);
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);

@@ -47,23 +47,31 @@ export function reconnectDelayMs(times: number): number {
  * and after {@link READONLY_RESENDS} reconnects in a streak (see {@link READONLY_STREAK_MS}).
  */
 function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () => void): RedisOptions {
-  let streak = 0;
-  let last = -Infinity;
-  const inStreak = () => Date.now() - last < READONLY_STREAK_MS;
+  // One streak per connection: ioredis calls these on the client's own copy of the options (`this`),
+  // while BullMQ makes many clients from one options object.
+  const streaks = new WeakMap<object, { streak: number; last: number }>();
+  const streakOf = (client: object | undefined) => {
+    const key = client ?? streaks;
+    let s = streaks.get(key);
+    if (!s) streaks.set(key, (s = { streak: 0, last: -Infinity }));
+    return s;
+  };
   return {
     connectionName: `docs-agent-${role}`,
-    reconnectOnError: (err) => {
+    reconnectOnError(this: object | undefined, err: Error) {
       if (!isReadOnlyError(err)) return false;
       onReadOnly?.();
+      const s = streakOf(this);
       const now = Date.now();
       // Commands refused together (one pipeline) are one reconnect of the streak.
-      if (now - last >= 100) streak = inStreak() ? streak + 1 : 1;
-      last = now;
-      return role === 'intake' || streak > READONLY_RESENDS ? 1 : 2;
+      if (now - s.last >= 100) s.streak = now - s.last < READONLY_STREAK_MS ? s.streak + 1 : 1;
+      s.last = now;
+      return role === 'intake' || s.streak > READONLY_RESENDS ? 1 : 2;
     },
-    retryStrategy: (times) => {
+    retryStrategy(this: object | undefined, times: number) {
       if (times === 1) observer.redisReconnect(role);
-      return Math.max(reconnectDelayMs(times), inStreak() ? reconnectDelayMs(streak) : 0);
+      const s = streakOf(this);
+      return Math.max(reconnectDelayMs(times), Date.now() - s.last < READONLY_STREAK_MS ? reconnectDelayMs(s.streak) : 0);
     },
   };
 }

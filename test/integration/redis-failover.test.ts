@@ -1,3 +1,4 @@
+import { Redis, type RedisOptions } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { healthHandler } from '../../src/platform/health.js';
 import { Intake, RecordUnconfirmedError } from '../../src/platform/intake.js';
@@ -85,6 +86,26 @@ describe('failover behind one endpoint', () => {
     // Our own check connection counts one. Looping, it would reconnect about every 100 ms.
     const made = (await connectionsSoFar()) - before - 1;
     expect(made).toBeLessThanOrEqual(5 + Math.ceil((Date.now() - t0) / 1_000));
+  });
+
+  it('BullMQ-style clients made from one options object keep a streak each: their writes still fail after a few seconds instead of looping', { timeout: 30_000 }, async () => {
+    const topo = topology();
+    const { replica } = await primaryWithReplica(topo);
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
+    closers.push(() => conns.close());
+    // BullMQ makes every client of a queue or worker from these options (its own copy of them each).
+    const { url, ...opts } = conns.bull('worker') as RedisOptions & { url: string };
+    const clients = [0, 1, 2].map(() => new Redis(url, opts));
+    closers.push(async () => clients.forEach((c) => c.disconnect()));
+    await Promise.all(clients.map((c) => c.ping()));
+    const t0 = Date.now();
+    // Refused 40 ms apart, one connection after another, as a worker's connections are.
+    const settled = await Promise.allSettled(clients.map(async (c, i) => {
+      await new Promise((r) => setTimeout(r, 40 * i));
+      return c.set(`k${i}`, '1');
+    }));
+    expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(clients.map(() => expect.stringMatching(/READONLY/)));
+    expect(Date.now() - t0).toBeLessThan(8_000);
   });
 
   it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {

@@ -204,10 +204,11 @@ describe('visitors and digests listeners', () => {
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
   });
 
-  const submission = (value: string | null, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100', p: '/quickstart' })) => ({
-    body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-9' },
-    view: { id: 'V1', hash: 'h', callback_id: IMPROVE_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } },
-  });
+  const submission = (value: string | null, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100', p: '/quickstart' })) => {
+    const view = { id: 'V1', hash: 'h', callback_id: IMPROVE_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } };
+    // Slack's view_submission body carries the view too.
+    return { body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-9', view }, view };
+  };
 
   it('Improve with agent, blank: the modal stays open with an error on the field', async () => {
     const h = harness();
@@ -232,8 +233,18 @@ describe('visitors and digests listeners', () => {
   it('Improve with agent: a job start in the digest’s thread is recorded, then the modal closes', async () => {
     const h = harness();
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'view-trig-9', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
+    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'view-V1', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+  });
+
+  it("Improve with agent submitted again after 'can't tell' (a new trigger_id, the same view): recorded under the same id, so a kept first record is not doubled", async () => {
+    const h = harness();
+    h.record.mockRejectedValueOnce(new RecordUnconfirmedError('agent-jobs.start', 'Connection is closed.'));
+    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
+    expect(h.ack).toHaveBeenCalledWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: UNSURE_TEXT } });
+    const again = submission('Review /quickstart');
+    await improveSubmission(h.deps)({ ack: h.ack, ...again, body: { ...again.body, trigger_id: 'trig-10' } } as never);
+    expect(h.record.mock.calls.map((c) => c[1])).toEqual(['view-V1', 'view-V1']);
   });
 
   it('Improve with agent by someone the policy refuses: the refusal shows in the modal as plain text, nothing recorded', async () => {

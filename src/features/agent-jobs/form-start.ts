@@ -30,9 +30,15 @@ export interface FormSubmission {
  * The end of every modal that starts a docs agent job ("Improve with agent", "Document this
  * thread"): checks, within {@link FORM_CHECK_WITHIN_MS}, that the submitter may start jobs in the
  * form's channel (it rides in private_metadata, so it is checked now), then records the start
- * (`agent-jobs.start`, id `view-<trigger_id>`) and closes the modal. A refusal, or Redis not
+ * (`agent-jobs.start`, id `view-<view id>`: a resubmit of the same modal maps to the same record)
+ * and closes the modal. A refusal, or Redis not
  * taking the record, is shown in the modal (plain text) and nothing starts. Never throws.
  */
+/** The record id of a form's submission: its view's id (the same for every submit of one modal), else the request's id. */
+function viewKey(body: ViewSubmitAction, requestId: string): string {
+  return (body.view as { id?: string } | undefined)?.id || requestId;
+}
+
 export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission, req: Omit<StartIntake, 'teamId' | 'requester'>): Promise<void> {
   const { body, ack } = s;
   const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', req.channel, FORM_CHECK_WITHIN_MS);
@@ -40,7 +46,7 @@ export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission,
   const payload: StartIntake = { ...req, teamId: body.team?.id ?? body.user.team_id ?? '', requester: body.user.id };
   const requestId = body.trigger_id ?? `${body.view.id}-${body.view.hash}`;
   try {
-    await deps.intake.record(INTAKE.start, `view-${requestId}`, requestId, payload);
+    await deps.intake.record(INTAKE.start, `view-${viewKey(body, requestId)}`, requestId, payload);
   } catch (err) {
     deps.logger.warn({ err }, `could not record a job start from ${s.formName}`);
     return void (await ack({ response_action: 'errors', errors: { [s.blockId]: notRecordedText(err) } }));
@@ -71,7 +77,7 @@ export async function submitFollowUpForm(deps: FormStartDeps, s: FormSubmission,
   const payload: ReplyIntake = { jobId: f.jobId, raw: f.instruction, user: body.user.id, channel: f.channel, botUserId: undefined, via: 'form', ephemeralThreadTs: f.threadTs };
   const requestId = body.trigger_id ?? `${body.view.id}-${body.view.hash}`;
   try {
-    await deps.intake.record(INTAKE.reply, `view-${requestId}`, requestId, payload);
+    await deps.intake.record(INTAKE.reply, `view-${viewKey(body, requestId)}`, requestId, payload);
   } catch (err) {
     deps.logger.warn({ err }, `could not record a follow-up from ${s.formName}`);
     return void (await ack({ response_action: 'errors', errors: { [s.blockId]: notRecordedText(err) } }));

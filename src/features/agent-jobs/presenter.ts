@@ -115,7 +115,7 @@ export class StatusPresenter {
         try {
           outcome = await this.render(jobId);
         } catch (err) {
-          // Redis trouble never rejects (callers fire and forget); the poll step asks again.
+          // Redis trouble never rejects; callers that keep the final edit (the poll step) ask again.
           this.opts.logger.warn({ jobId, err }, 'status render failed; asking again');
           outcome = { retryInMs: RENDER_RETRY_MS };
         }

@@ -58,7 +58,7 @@ function notRecorded(err: unknown): boolean {
   return Boolean(e && (notRecorded(e.original) || (Array.isArray(e.originals) && e.originals.some(notRecorded))));
 }
 
-/** Answer of a listener that could not ack in time (its intake could not be recorded). */
+/** Answer when a request's record could not be written (Redis refused it or was out of reach): nothing was recorded. */
 export const BUSY_TEXT = "I couldn't reach my database, so I didn't take that request. Try again in a minute.";
 
 /**
@@ -145,7 +145,8 @@ export class SlackEdge {
     const timer = setTimeout(() => {
       if (kind !== 'event' && !acked) {
         this.opts.logger.warn({ kind }, 'no ack within the budget; answered for the listener');
-        send('busy', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: BUSY_TEXT } : {} });
+        // The listener is still at work (most likely recording): it may yet record, so no "not taken".
+        send('busy', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: UNSURE_TEXT } : {} });
       }
     }, this.ackTimeoutMs);
     try {

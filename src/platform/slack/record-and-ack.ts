@@ -17,7 +17,8 @@ export interface IntakeEntry<T> {
 /**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
- * was recorded, so nothing will happen), or, when the write timed out, that it can't tell.
+ * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed
+ * out, or no replica acknowledgement could be had), that it can't tell ({@link notRecordedText}).
  */
 export async function recordCommand<T>(intake: Pick<Intake, 'record'>, logger: Logger, ack: AckFn<string | RespondArguments>, e: IntakeEntry<T>): Promise<void> {
   try {
