@@ -46,8 +46,7 @@ const apiUrl = (def: string) =>
 
 const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
 
-/** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes). */
-/** host:port with a port 1–65535 (1–9999, 10000–59999, 60000–64999, 65000–65499, 65500–65529, 65530–65535). */
+/** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes), ports 1–65535 (the alternation: 1–9999, 10000–59999, 60000–64999, 65000–65499, 65500–65529, 65530–65535). */
 const hostPorts = idList(/^[A-Za-z0-9_.-]+:([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/, 'must be comma-separated host:port pairs (ports 1–65535)');
 
 const count = (def: number) => z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').positive('must be greater than 0').default(def);

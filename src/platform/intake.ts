@@ -4,6 +4,7 @@ import { GroupedWait } from './grouped-wait.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { StartupError } from './startup-error.js';
+import { withinTime } from './time-limit.js';
 import { withRequestContext } from './request-context.js';
 import { classifySlackError, isSlackError } from './slack/errors.js';
 import { ResponseUrlError } from './slack/respond.js';
@@ -142,10 +143,10 @@ export class Intake {
     const { replicas } = this.replication;
     if (replicas <= 0) return;
     let connected: number;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis not ready within ${readyTimeoutMs} ms`)), readyTimeoutMs)));
-      await Promise.race([this.queue.waitUntilReady(), late]);
+      await withinTime(this.queue.waitUntilReady(), readyTimeoutMs, () => {
+        throw new Error(`Redis not ready within ${readyTimeoutMs} ms`);
+      });
       connected = Number(await this.writer.wait(0, 0));
     } catch (err) {
       if (err instanceof Error && err.name === 'ReplyError') {
@@ -154,8 +155,6 @@ export class Intake {
       }
       this.ctx.logger.warn({ err }, 'could not check at start-up that Redis accepts WAIT (REDIS_WAIT_REPLICAS); carrying on');
       return;
-    } finally {
-      clearTimeout(timer);
     }
     if (connected < replicas) {
       this.ctx.logger.warn(

@@ -26,19 +26,19 @@ export interface FormSubmission {
   formName: string;
 }
 
-/**
- * The end of every modal that starts a docs agent job ("Improve with agent", "Document this
- * thread"): checks, within {@link FORM_CHECK_WITHIN_MS}, that the submitter may start jobs in the
- * form's channel (it rides in private_metadata, so it is checked now), then records the start
- * (`agent-jobs.start`, id `view-<view id>`: a resubmit of the same modal maps to the same record)
- * and closes the modal. A refusal, or Redis not
- * taking the record, is shown in the modal (plain text) and nothing starts. Never throws.
- */
 /** The record id of a form's submission: its view's id (the same for every submit of one modal), else the request's id. */
 function viewKey(body: ViewSubmitAction, requestId: string): string {
   return (body.view as { id?: string } | undefined)?.id || requestId;
 }
 
+/**
+ * The end of every modal that starts a docs agent job ("Improve with agent", "Document this
+ * thread"): checks, within {@link FORM_CHECK_WITHIN_MS}, that the submitter may start jobs in the
+ * form's channel (it rides in private_metadata, so it is checked now), then records the start
+ * (`agent-jobs.start`, id `view-<view id>`: a resubmit of the same modal maps to the same record)
+ * and closes the modal. A refusal, or Redis not taking the record, is shown in the modal (plain
+ * text) and nothing starts. Never throws.
+ */
 export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission, req: Omit<StartIntake, 'teamId' | 'requester'>): Promise<void> {
   const { body, ack } = s;
   const decision = await authorizeWithin(deps.access, { user: body.user.id }, 'start_job', req.channel, FORM_CHECK_WITHIN_MS);

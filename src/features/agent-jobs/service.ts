@@ -1,12 +1,12 @@
 import pRetry from 'p-retry';
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
+import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
