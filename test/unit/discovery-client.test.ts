@@ -122,10 +122,13 @@ describe('DiscoveryClient.sendMessage', () => {
     expect(observed).toEqual([['assistant_message', status]]);
   });
 
-  it('maps 404 to an unknown thread (a thread id whose key is wrong)', async () => {
+  it('maps 404 to an unknown thread when continuing one (a wrong key), else to not found', async () => {
     pool().intercept({ path: MESSAGE_PATH, method: 'POST' }).reply(404, { message: 'Thread not found' });
     const err = await rejection(ask({ threadId: 'th_1', threadKey: 'wrong' }), AssistantThreadNotFoundError);
     expect(err.code).toBe('not_found');
+    pool().intercept({ path: MESSAGE_PATH, method: 'POST' }).reply(404, { message: 'Domain not found' });
+    const unknownSite = await rejection(ask(), DocsApiNotFoundError); // no thread: the domain is unknown
+    expect(unknownSite).not.toBeInstanceOf(AssistantThreadNotFoundError);
   });
 
   it('maps 429 to rate limited with Retry-After (seconds or an HTTP-date), and never retries a message', async () => {

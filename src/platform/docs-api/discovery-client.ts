@@ -112,7 +112,8 @@ export class DiscoveryClient {
    * Resolves once the answer has begun; its events then stream (see {@link AssistantAnswer}).
    * @param opts.signal - aborts the request or the stream (e.g. at shutdown): the iterator then throws `aborted`.
    * @throws RangeError for a body the server would refuse ({@link checkMessageBody}), before any request.
-   * @throws {AssistantKeyRefusedError} (401/403), {@link AssistantThreadNotFoundError} (404),
+   * @throws {AssistantKeyRefusedError} (401/403), {@link AssistantThreadNotFoundError} (404 with a
+   *   `threadId`; without one a 404 is {@link DocsApiNotFoundError}: an unknown domain),
    *   {@link DocsApiRateLimitedError} (429, `retryAfterMs` when sent), {@link DocsApiServerError}
    *   (5xx), {@link DocsApiNetworkError} (no answer; `sent` false = it never reached the server).
    *   Failures after the answer began come from the events iterator as {@link AssistantStreamError}.
@@ -131,7 +132,7 @@ export class DiscoveryClient {
       throw networkError(err, 'maybe');
     }
     if (res.statusCode < 200 || res.statusCode > 299) {
-      const error = await this.errorOf('message', res);
+      const error = await this.errorOf('message', res, body.threadId !== undefined);
       this.report('assistant_message', res.statusCode, started);
       throw error;
     }
@@ -237,10 +238,10 @@ export class DiscoveryClient {
     }
   }
 
-  private async errorOf(call: DiscoveryCall, res: Dispatcher.ResponseData): Promise<DocsApiError> {
+  private async errorOf(call: DiscoveryCall, res: Dispatcher.ResponseData, inThread = false): Promise<DocsApiError> {
     const text = await readCapped(res.body).catch(() => '');
     res.body.destroy();
-    return discoveryErrorFor(call, res.statusCode, text, res.headers['retry-after'], this.now());
+    return discoveryErrorFor(call, res.statusCode, text, res.headers['retry-after'], this.now(), inThread);
   }
 
   private withReadRetries<T>(fn: () => Promise<T>): Promise<T> {

@@ -43,15 +43,16 @@ export function retryAfterMs(raw: string | string[] | undefined, nowMs: number):
 
 /**
  * The typed error of a non-2xx answer: 400 → {@link DocsApiBadRequestError}; 401/403 →
- * {@link AssistantKeyRefusedError}; 404 → {@link AssistantThreadNotFoundError} for a message, else
- * {@link DocsApiNotFoundError} (a page: "Page not found or no search index available", spec);
+ * {@link AssistantKeyRefusedError}; 404 → {@link AssistantThreadNotFoundError} for a message that
+ * continues a thread (`inThread`), else {@link DocsApiNotFoundError} (an unknown domain, or a page:
+ * "Page not found or no search index available", spec);
  * 429 → {@link DocsApiRateLimitedError} with `Retry-After`; 5xx → {@link DocsApiServerError};
  * anything else → {@link DocsApiInvalidResponseError}.
  */
-export function discoveryErrorFor(call: DiscoveryCall, status: number, text: string, retryAfter: string | string[] | undefined, nowMs: number): DocsApiError {
+export function discoveryErrorFor(call: DiscoveryCall, status: number, text: string, retryAfter: string | string[] | undefined, nowMs: number, inThread = false): DocsApiError {
   if (status === 400) return new DocsApiBadRequestError(apiMessage(text));
   if (status === 401 || status === 403) return new AssistantKeyRefusedError(status);
-  if (status === 404) return call === 'message' ? new AssistantThreadNotFoundError() : new DocsApiNotFoundError(apiMessage(text));
+  if (status === 404) return call === 'message' && inThread ? new AssistantThreadNotFoundError() : new DocsApiNotFoundError(apiMessage(text));
   if (status === 429) return new DocsApiRateLimitedError(retryAfterMs(retryAfter, nowMs));
   if (status >= 500) return new DocsApiServerError(status);
   return new DocsApiInvalidResponseError(`unexpected HTTP ${status}`);
