@@ -31,6 +31,12 @@ export { defaultFakeOutcome, type FakeAgentJob, type FakeAgentJobBody, type Fake
 export { startFakeDocsApi } from './docs-api/server.js';
 export type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './docs-api/types.js';
 export { FAKE_DOC_PAGES, FAKE_NEW_PAGES, FAKE_NEW_PAGES_SINCE, type FakeVisitorRow } from './docs-api/visitors-data.js';
-export { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, type FakeAssistantThread, type FakeDiscovery, type FakeDiscoveryOptions } from './docs-api/discovery-route.js';
+export {
+  FAKE_ASSISTANT_KEY,
+  FAKE_DOCS_DOMAIN,
+  type FakeAssistantThread,
+  type FakeDiscovery,
+  type FakeDiscoveryOptions,
+} from './docs-api/discovery-route.js';
 export { FAKE_DISCOVERY_PAGES, type FakeDocPage } from './docs-api/discovery-pages.js';
 export { NOT_FOUND_TEXT } from './docs-api/discovery-answer.js';

@@ -88,7 +88,11 @@ function buttonNumberer(m: SlackMessage, pen: Pen): ButtonNumberer {
   };
 }
 
-const STREAM_MARKS = { in_progress: '(streaming…)', stopped_by_user: '(stopped by the reader)', expired: '(stream ended by Slack)' } as const;
+const STREAM_MARKS = {
+  in_progress: '(streaming…)',
+  stopped_by_user: '(stopped by the reader)',
+  expired: '(stream ended by Slack)',
+} as const;
 
 /**
  * A message's body lines: its blocks, else its text. A streamed message (chat.startStream) shows
@@ -161,7 +165,8 @@ function toNameMap(users: TranscriptOptions['users']): Map<string, string> {
  *   which button each number is.
  */
 export function renderTranscriptWithButtons(slack: FakeSlack, opts: TranscriptOptions = {}): RenderedTranscript {
-  const pen: Pen = { namer: new Namer(slack, toNameMap(opts.users)), color: opts.color ?? false, buttons: [], agent: slack.agent, streams: slack.streams };
+  const namer = new Namer(slack, toNameMap(opts.users));
+  const pen: Pen = { namer, color: opts.color ?? false, buttons: [], agent: slack.agent, streams: slack.streams };
   const live = slack.messages.filter((m) => !m.deleted && (!opts.channel || m.channel === opts.channel));
   const channelOrder: string[] = [];
   for (const m of live) if (!channelOrder.includes(m.channel)) channelOrder.push(m.channel);

@@ -37,7 +37,12 @@ export function planAnswer(pages: FakeDocPage[], question: string, earlier: stri
   const [first, second] = found;
   const lines = [`From **${first!.title}**: ${first!.content}`];
   if (second) lines.push(`See also **${second.title}**: ${second.content}`);
-  lines.push(`Sources: ${found.slice(0, 2).map((p) => `[${p.title}](${p.path})`).join(', ')}`);
+  lines.push(
+    `Sources: ${found
+      .slice(0, 2)
+      .map((p) => `[${p.title}](${p.path})`)
+      .join(', ')}`,
+  );
   return { query, pages: found, text: lines.join('\n\n') };
 }
 
@@ -83,7 +88,8 @@ export function answerChunks(plan: AnswerPlan, n: number): Array<{ chunk: unknow
   ];
 }
 
-const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+const sleep = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /**
  * Streams `chunks` to `res` (whose headers are written already) as server-sent events, then
@@ -92,7 +98,11 @@ const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => 
  * deltas (no `finish`, no `[DONE]`). Stops quietly when the client goes away.
  * @returns the SSE text written and whether the stream was cut.
  */
-export async function writeAnswer(res: ServerResponse, chunks: Array<{ chunk: unknown; text: boolean }>, timing: StreamTiming): Promise<{ sse: string; cut: boolean }> {
+export async function writeAnswer(
+  res: ServerResponse,
+  chunks: Array<{ chunk: unknown; text: boolean }>,
+  timing: StreamTiming,
+): Promise<{ sse: string; cut: boolean }> {
   let sse = '';
   let deltas = 0;
   // Each write is awaited (flushed to the socket), so a cut after it destroys nothing written before.

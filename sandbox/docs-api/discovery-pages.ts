@@ -14,43 +14,66 @@ export interface FakeDocPage {
   content: string;
 }
 
+/** `parts` joined by spaces (keeps the page texts readable in source). */
+const sentences = (...parts: string[]): string => parts.join(' ');
+
 /** The default pages: quickstart, API keys (rotating a key), SSO, webhooks, rate limits, billing, CLI. */
 export const FAKE_DISCOVERY_PAGES: FakeDocPage[] = [
   {
     path: '/quickstart',
     title: 'Quickstart',
     keywords: ['quickstart', 'start', 'started', 'install', 'setup', 'begin', 'first', 'project'],
-    content: 'Install the CLI with `npm install -g acme-cli`, run `acme login`, then `acme init` to create your first project and `acme deploy` to ship it.',
+    content: sentences(
+      'Install the CLI with `npm install -g acme-cli`, run `acme login`,',
+      'then `acme init` to create your first project and `acme deploy` to ship it.',
+    ),
   },
   {
     path: '/api-keys',
     title: 'API keys',
     keywords: ['api', 'key', 'keys', 'rotate', 'rotating', 'rotation', 'revoke', 'token', 'tokens', 'secret'],
-    content: 'Create keys under Settings → API keys. To rotate a key, click **Rotate**: a new key is shown once, and the old key keeps working for 24 hours so you can roll it out. Revoke a key to stop it at once.',
+    content: sentences(
+      'Create keys under Settings → API keys. To rotate a key, click **Rotate**:',
+      'a new key is shown once, and the old key keeps working for 24 hours so you can roll it out.',
+      'Revoke a key to stop it at once.',
+    ),
   },
   {
     path: '/sso',
     title: 'Single sign-on (SSO)',
     keywords: ['sso', 'saml', 'okta', 'single', 'sign-on', 'signon', 'idp', 'azure', 'entra'],
-    content: 'Acme Cloud supports SAML 2.0 single sign-on with Okta, Microsoft Entra ID and any SAML identity provider. Owners enable it under Settings → Security and can require it for every member.',
+    content: sentences(
+      'Acme Cloud supports SAML 2.0 single sign-on with Okta, Microsoft Entra ID and any SAML identity provider.',
+      'Owners enable it under Settings → Security and can require it for every member.',
+    ),
   },
   {
     path: '/webhooks',
     title: 'Webhooks',
     keywords: ['webhook', 'webhooks', 'event', 'events', 'signature', 'verify', 'callback', 'callbacks'],
-    content: 'Webhooks POST a JSON event to your endpoint. Verify the `Acme-Signature` header, an HMAC-SHA256 of the body with your signing secret. Failed deliveries are retried 5 times with backoff.',
+    content: sentences(
+      'Webhooks POST a JSON event to your endpoint.',
+      'Verify the `Acme-Signature` header, an HMAC-SHA256 of the body with your signing secret.',
+      'Failed deliveries are retried 5 times with backoff.',
+    ),
   },
   {
     path: '/rate-limits',
     title: 'Rate limits',
     keywords: ['rate', 'limit', 'limits', 'throttle', 'throttling', '429', 'quota'],
-    content: 'Each API key may make 600 requests per minute. Over the limit, the API answers 429 with a `Retry-After` header in seconds.',
+    content: sentences(
+      'Each API key may make 600 requests per minute.',
+      'Over the limit, the API answers 429 with a `Retry-After` header in seconds.',
+    ),
   },
   {
     path: '/billing',
     title: 'Plans and billing',
     keywords: ['billing', 'plan', 'plans', 'invoice', 'invoices', 'price', 'pricing', 'payment', 'upgrade'],
-    content: 'Plans are billed monthly. Invoices are under Settings → Billing; owners can change the payment method and upgrade or downgrade at any time.',
+    content: sentences(
+      'Plans are billed monthly. Invoices are under Settings → Billing;',
+      'owners can change the payment method and upgrade or downgrade at any time.',
+    ),
   },
   {
     path: '/cli',
@@ -81,6 +104,9 @@ export function matchPages(pages: FakeDocPage[], text: string, limit: number): F
 }
 
 /** A page as a search result (spec: `{content, path, metadata}`); the content cut to `maxContent` characters. */
-export function searchResult(page: FakeDocPage, maxContent = 400): { path: string; content: string; metadata: { title: string } } {
+export function searchResult(
+  page: FakeDocPage,
+  maxContent = 400,
+): { path: string; content: string; metadata: { title: string } } {
   return { path: page.path, content: page.content.slice(0, maxContent), metadata: { title: page.title } };
 }

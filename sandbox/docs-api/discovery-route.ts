@@ -43,7 +43,10 @@ export interface FakeDiscoveryOptions {
   hourlyLimit?: number;
 }
 
-/** A conversation the fake assistant remembers: its id and secret key, the `fp` that began it, each question and the paths it answered from. */
+/**
+ * A conversation the fake assistant remembers: its id and secret key, the `fp` that began it, each
+ * question and the paths it answered from.
+ */
 export interface FakeAssistantThread {
   id: string;
   key: string;
@@ -51,7 +54,7 @@ export interface FakeAssistantThread {
   turns: Array<{ question: string; paths: string[] }>;
 }
 
-/** The handle tests and the sandbox use (`fake.discovery`): settings that may change between requests, the threads, and the cut. */
+/** `fake.discovery`, for tests and the sandbox: settings that may change between requests, threads, the cut. */
 export interface FakeDiscovery {
   readonly apiKey: string;
   readonly domain: string;
@@ -61,7 +64,7 @@ export interface FakeDiscovery {
   hourlyLimit: number;
   /** Threads by id. */
   readonly threads: Map<string, FakeAssistantThread>;
-  /** The next `times` (default 1) answers are cut after `afterTextChunks` text deltas: the connection is destroyed mid-stream. */
+  /** The next `times` (default 1) answers are cut after `afterTextChunks` text deltas (the connection destroyed). */
   cutNextAnswers(afterTextChunks: number, times?: number): void;
 }
 
@@ -84,7 +87,10 @@ const ROUTES = {
 } as const;
 type Route = keyof typeof ROUTES;
 
-const json = (status: number, body: unknown, headers?: Record<string, string>): DiscoveryOutcome => ({ kind: 'json', reply: { status, body, headers } });
+const json = (status: number, body: unknown, headers?: Record<string, string>): DiscoveryOutcome => ({
+  kind: 'json',
+  reply: { status, body, headers },
+});
 const problem = (status: number, message: string): DiscoveryOutcome => json(status, { message });
 
 function decode(segment: string): string {
@@ -126,16 +132,23 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
     const route = (Object.keys(ROUTES) as Route[]).find((r) => ROUTES[r].test(req.path));
     if (!route) return problem(404, 'Not found');
     if (req.method !== 'POST') return json(405, { message: 'Method not allowed' }, { allow: 'POST' });
-    if (req.headers.authorization !== `Bearer ${this.apiKey}`) return problem(401, 'Invalid or missing assistant API key');
+    if (req.headers.authorization !== `Bearer ${this.apiKey}`)
+      return problem(401, 'Invalid or missing assistant API key');
     if (decode(ROUTES[route].exec(req.path)?.[1] ?? '') !== this.domain) return problem(404, 'Domain not found');
-    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return problem(400, 'Content-Type must be application/json');
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+      return problem(400, 'Content-Type must be application/json');
     let body: unknown;
     try {
       body = JSON.parse(req.rawBody);
     } catch {
       return problem(400, 'Body is not valid JSON');
     }
-    const invalid = route === 'message' ? assistantMessageProblem(body) : route === 'search' ? searchProblem(body) : pageProblem(body);
+    const invalid =
+      route === 'message'
+        ? assistantMessageProblem(body)
+        : route === 'search'
+          ? searchProblem(body)
+          : pageProblem(body);
     if (invalid) return problem(400, invalid);
     if (!this.admit(route, req.at)) return problem(429, 'Rate limit exceeded');
     if (route === 'search') return this.search(body as { query: string; pageSize?: number });
@@ -153,7 +166,10 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
   }
 
   private search(body: { query: string; pageSize?: number }): DiscoveryOutcome {
-    return json(200, matchPages(this.pages, body.query, body.pageSize ?? 10).map((p) => searchResult(p)));
+    return json(
+      200,
+      matchPages(this.pages, body.query, body.pageSize ?? 10).map((p) => searchResult(p)),
+    );
   }
 
   private page(path: string): DiscoveryOutcome {
@@ -162,7 +178,16 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
     return page ? json(200, { path: page.path, content: page.content }) : problem(404, 'Page not found');
   }
 
-  private async message(body: { fp: string; messages: unknown[]; threadId?: string | null; threadKey?: string | null; retrievalPageSize?: number }, res: ServerResponse): Promise<DiscoveryOutcome> {
+  private async message(
+    body: {
+      fp: string;
+      messages: unknown[];
+      threadId?: string | null;
+      threadKey?: string | null;
+      retrievalPageSize?: number;
+    },
+    res: ServerResponse,
+  ): Promise<DiscoveryOutcome> {
     const question = lastQuestion(body);
     if (question === '') return problem(400, 'messages must end with a user message with text');
     let thread: FakeAssistantThread | undefined;
@@ -173,7 +198,12 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
     const created = !thread;
     thread ??= { id: randomUUID(), key: randomBytes(24).toString('base64url'), fp: body.fp, turns: [] };
     this.threads.set(thread.id, thread);
-    const plan = planAnswer(this.pages, question, thread.turns.map((t) => t.question), body.retrievalPageSize ?? 5);
+    const plan = planAnswer(
+      this.pages,
+      question,
+      thread.turns.map((t) => t.question),
+      body.retrievalPageSize ?? 5,
+    );
     thread.turns.push({ question, paths: plan.pages.map((p) => p.path) });
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -184,7 +214,11 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
     });
     res.flushHeaders();
     this.answers += 1;
-    const timing = { firstTokenDelayMs: this.firstTokenDelayMs, chunkDelayMs: this.chunkDelayMs, cutAfterTextChunks: this.cuts.shift() };
+    const timing = {
+      firstTokenDelayMs: this.firstTokenDelayMs,
+      chunkDelayMs: this.chunkDelayMs,
+      cutAfterTextChunks: this.cuts.shift(),
+    };
     const { sse } = await writeAnswer(res, answerChunks(plan, this.answers), timing);
     return { kind: 'stream', status: 200, sse };
   }

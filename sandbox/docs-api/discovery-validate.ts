@@ -32,8 +32,10 @@ function messageProblem(m: unknown, i: number): string | undefined {
   const where = `messages[${i}]`;
   if (!isObj(m)) return `${where} must be an object`;
   if (typeof m.id !== 'string') return `${where}.id must be a string`;
-  if (!['system', 'assistant', 'user'].includes(m.role as string)) return `${where}.role must be system, assistant or user`;
-  if (m.createdAt !== undefined && (typeof m.createdAt !== 'string' || Number.isNaN(Date.parse(m.createdAt)))) return `${where}.createdAt must be a date-time`;
+  if (!['system', 'assistant', 'user'].includes(m.role as string))
+    return `${where}.role must be system, assistant or user`;
+  if (m.createdAt !== undefined && (typeof m.createdAt !== 'string' || Number.isNaN(Date.parse(m.createdAt))))
+    return `${where}.createdAt must be a date-time`;
   if (m.metadata !== undefined && !isObj(m.metadata)) return `${where}.metadata must be an object`;
   if (!Array.isArray(m.parts)) return `${where}.parts must be an array`;
   for (const [j, part] of m.parts.entries()) {
@@ -48,13 +50,17 @@ function filterProblem(filter: unknown, keys: string[]): string | undefined {
   if (!isObj(filter)) return 'filter must be an object';
   const bad = keys.find((k) => filter[k] !== undefined && typeof filter[k] !== 'string');
   if (bad) return `filter.${bad} must be a string`;
-  return filter.groups === undefined || isStringArray(filter.groups) ? undefined : 'filter.groups must be an array of strings';
+  return filter.groups === undefined || isStringArray(filter.groups)
+    ? undefined
+    : 'filter.groups must be an array of strings';
 }
 
 function contextProblem(context: unknown): string | undefined {
   if (context === undefined) return undefined;
   if (!Array.isArray(context)) return 'context must be an array';
-  const bad = context.findIndex((c) => !isObj(c) || !['code', 'textSelection'].includes(c.type as string) || typeof c.value !== 'string');
+  const bad = context.findIndex(
+    (c) => !isObj(c) || !['code', 'textSelection'].includes(c.type as string) || typeof c.value !== 'string',
+  );
   return bad < 0 ? undefined : `context[${bad}] must have type code or textSelection and a string value`;
 }
 
@@ -68,10 +74,13 @@ export function assistantMessageProblem(body: unknown): string | undefined {
     if (problem) return problem;
   }
   for (const key of ['threadId', 'threadKey', 'currentPath'] as const) {
-    if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'string') return `${key} must be a string`;
+    if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'string')
+      return `${key} must be a string`;
   }
-  if (typeof body.currentPath === 'string' && body.currentPath.length > 200) return 'currentPath must be at most 200 characters';
-  if (body.retrievalPageSize !== undefined && typeof body.retrievalPageSize !== 'number') return 'retrievalPageSize must be a number';
+  if (typeof body.currentPath === 'string' && body.currentPath.length > 200)
+    return 'currentPath must be at most 200 characters';
+  if (body.retrievalPageSize !== undefined && typeof body.retrievalPageSize !== 'number')
+    return 'retrievalPageSize must be a number';
   return filterProblem(body.filter, ['version', 'language']) ?? contextProblem(body.context);
 }
 
@@ -80,9 +89,11 @@ export function searchProblem(body: unknown): string | undefined {
   if (!isObj(body)) return 'body must be a JSON object';
   if (typeof body.query !== 'string') return 'query is required and must be a string';
   const size = body.pageSize;
-  if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= 50)) return 'pageSize must be an integer between 1 and 50';
+  if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= 50))
+    return 'pageSize must be an integer between 1 and 50';
   const score = body.scoreThreshold;
-  if (score !== undefined && !(typeof score === 'number' && score >= 0 && score <= 1)) return 'scoreThreshold must be a number between 0 and 1';
+  if (score !== undefined && !(typeof score === 'number' && score >= 0 && score <= 1))
+    return 'scoreThreshold must be a number between 0 and 1';
   return filterProblem(body.filter, ['version', 'language', 'tag']);
 }
 
@@ -97,5 +108,9 @@ export function pageProblem(body: unknown): string | undefined {
 export function lastQuestion(body: { messages: unknown[] }): string {
   const user = [...body.messages].reverse().find((m) => isObj(m) && m.role === 'user') as Obj | undefined;
   const parts = Array.isArray(user?.parts) ? user.parts : [];
-  return parts.filter((p) => isObj(p) && p.type === 'text').map((p) => String((p as Obj).text)).join('\n').trim();
+  return parts
+    .filter((p) => isObj(p) && p.type === 'text')
+    .map((p) => String((p as Obj).text))
+    .join('\n')
+    .trim();
 }

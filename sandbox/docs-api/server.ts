@@ -215,17 +215,31 @@ class FakeDocsApiServer implements FakeDocsApi {
       return;
     }
     const { projectId, ...reply }: Reply & { projectId?: string } = tooLarge ? errorReply(413, 'Payload too large') : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
-    this.record({ method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }), status: reply.status, responseBody: reply.body, at });
+    const described = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }) };
+    this.record({ ...described, status: reply.status, responseBody: reply.body, at });
     send(res, reply);
   }
 
-  /** An injected failure, else the discovery routes (which stream an answer themselves); recorded once answered (a stream: once ended, its SSE text as the body). */
-  private async serveDiscovery(req: IncomingMessage, res: ServerResponse, r: { url: URL; method: string; raw: string; at: number }): Promise<void> {
+  /**
+   * An injected failure, else the discovery routes (which stream an answer themselves); recorded
+   * once answered (a stream once it ended, its SSE text as the body).
+   */
+  private async serveDiscovery(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: { url: URL; method: string; raw: string; at: number },
+  ): Promise<void> {
     const injected = this.takeFailure(r.url.pathname);
-    const request = { method: r.method, path: r.url.pathname.slice(DISCOVERY_BASE.length), headers: req.headers, rawBody: r.raw, at: r.at };
-    const outcome: DiscoveryOutcome = injected ? { kind: 'json', reply: injected } : await this.discovery.serve(request, res);
+    const path = r.url.pathname.slice(DISCOVERY_BASE.length);
+    const request = { method: r.method, path, headers: req.headers, rawBody: r.raw, at: r.at };
+    const outcome: DiscoveryOutcome = injected
+      ? { kind: 'json', reply: injected }
+      : await this.discovery.serve(request, res);
     if (outcome.kind === 'json') send(res, outcome.reply);
-    const answered = outcome.kind === 'json' ? { status: outcome.reply.status, responseBody: outcome.reply.body } : { status: outcome.status, responseBody: outcome.sse };
+    const answered =
+      outcome.kind === 'json'
+        ? { status: outcome.reply.status, responseBody: outcome.reply.body }
+        : { status: outcome.status, responseBody: outcome.sse };
     this.record({ method: r.method, ...describeRequest(req, r.url, r.raw), ...answered, at: r.at });
   }
 

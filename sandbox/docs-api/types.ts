@@ -23,7 +23,7 @@ export interface FakeDocsApiOptions {
   outcome?: (prompt: string) => FakeOutcome;
   /** Repository URL reported in `source.repository` and used for PR links; default "https://github.com/acme/docs". */
   repository?: string;
-  /** The discovery API under `/discovery` (its own assistant key and domain, delays, limit); see `./discovery-route.ts`. */
+  /** The discovery API under `/discovery`: its own assistant key and domain, delays, limit (`./discovery-route.ts`). */
   discovery?: FakeDiscoveryOptions;
 }
 

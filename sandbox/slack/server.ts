@@ -35,7 +35,12 @@ import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
 
 /** Every Web API method the fake answers; others answer `unknown_method`. */
-function allMethods(state: SlackState, socket: SocketModeServer, agent: FakeAgentState, streams: FakeStreamState): MethodTable {
+function allMethods(
+  state: SlackState,
+  socket: SocketModeServer,
+  agent: FakeAgentState,
+  streams: FakeStreamState,
+): MethodTable {
   return {
     ...authMethods(state),
     ...agentMethods(state, agent),
@@ -198,7 +203,9 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       const body = handler(args);
       // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus);
       // a streamed reply is a post in the thread too.
-      if (method === 'chat.postMessage' || method === 'chat.startStream') this.agent.botPosted(String(body.channel), str(args.thread_ts));
+      if (method === 'chat.postMessage' || method === 'chat.startStream') {
+        this.agent.botPosted(String(body.channel), str(args.thread_ts));
+      }
       return { status: 200, body };
     } catch (err) {
       if (err instanceof SlackApiError) return slackError(err.code);

@@ -103,7 +103,11 @@ function apply(stream: FakeStream, msg: SlackMessage, c: Content): void {
 }
 
 /** The bot's streamed message `args.ts` and its stream, for append and stop. */
-function target(state: SlackState, streams: FakeStreamState, args: Json): { msg: SlackMessage; stream: FakeStream | undefined } {
+function target(
+  state: SlackState,
+  streams: FakeStreamState,
+  args: Json,
+): { msg: SlackMessage; stream: FakeStream | undefined } {
   const ch = state.requireChannel(args.channel, false);
   const msg = state.requireMessage(ch, args.ts);
   if (msg.user !== state.botUserId) fail('message_not_owned_by_app');
@@ -122,7 +126,16 @@ function startStream(state: SlackState, streams: FakeStreamState, args: Json): J
   if (userId && !state.user(userId)) fail('user_not_found');
   const c = content(args, false);
   const msg = state.botMessage(ch, { text: '', thread_ts: threadTs }, 'api');
-  const stream: FakeStream = { channel: ch.id, ts: msg.ts, threadTs, state: 'in_progress', contentCalls: 0, otherChunks: [], ...(userId ? { recipientUserId: userId } : {}), ...(teamId ? { recipientTeamId: teamId } : {}) };
+  const stream: FakeStream = {
+    channel: ch.id,
+    ts: msg.ts,
+    threadTs,
+    state: 'in_progress',
+    contentCalls: 0,
+    otherChunks: [],
+    ...(userId ? { recipientUserId: userId } : {}),
+    ...(teamId ? { recipientTeamId: teamId } : {}),
+  };
   apply(stream, msg, c);
   state.messages.push(msg);
   streams.add(stream);
@@ -141,14 +154,16 @@ function stopStream(state: SlackState, streams: FakeStreamState, agent: FakeAgen
   const { msg, stream } = target(state, streams, args);
   if (!stream || stream.state !== 'in_progress') fail('message_not_in_streaming_state');
   const c = content(args, false);
-  if (args.blocks !== undefined && (!Array.isArray(args.blocks) || args.blocks.length > 50)) fail(Array.isArray(args.blocks) ? 'msg_blocks_too_many' : 'invalid_blocks');
+  if (args.blocks !== undefined && (!Array.isArray(args.blocks) || args.blocks.length > 50))
+    fail(Array.isArray(args.blocks) ? 'msg_blocks_too_many' : 'invalid_blocks');
   checkAgentBlocks(args.blocks);
   const metadata = parseMetadata(args.metadata);
   const sessionStatus = str(args.session_status);
   if (args.session_status !== undefined && !SESSION_STATUSES.has(sessionStatus ?? '')) fail('invalid_arguments');
   const live = stream as FakeStream;
   apply(live, msg, c);
-  if (Array.isArray(args.blocks) && args.blocks.length > 0) msg.blocks = [...(msg.blocks ?? []), ...(args.blocks as unknown[])];
+  if (Array.isArray(args.blocks) && args.blocks.length > 0)
+    msg.blocks = [...(msg.blocks ?? []), ...(args.blocks as unknown[])];
   if (metadata) msg.metadata = metadata;
   const session = agent.sessions.get(`${msg.channel}:${live.threadTs}`);
   if (session && sessionStatus) session.statuses.push(sessionStatus);

@@ -211,7 +211,9 @@ function parseBody(body: unknown): { value: unknown; error?: string } {
  * @param documents - `{ name, document, basePath? }`; `name` only labels errors and matches.
  * @throws Error if a schema cannot be compiled or a `$ref` is not local.
  */
-export function createOpenApiValidator(documents: { name: string; document: OpenApiDocument; basePath?: string }[]): OpenApiValidator {
+export function createOpenApiValidator(
+  documents: { name: string; document: OpenApiDocument; basePath?: string }[],
+): OpenApiValidator {
   const operations: CompiledOperation[] = [];
 
   for (const { name, document: doc, basePath = '' } of documents) {
@@ -422,7 +424,7 @@ export function loadSpec(file: string): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
-/** Shared validator over the Mintlify admin (3.0.1), analytics (3.1.0) and discovery (3.0.1, below `/discovery`) specs. */
+/** Shared validator over the Mintlify admin (3.0.1), analytics (3.1.0) and discovery (3.0.1, at `/discovery`) specs. */
 export const mintlifyApi: OpenApiValidator = createOpenApiValidator([
   { name: 'admin', document: loadSpec(SPEC_FILES.admin) },
   { name: 'analytics', document: loadSpec(SPEC_FILES.analytics) },

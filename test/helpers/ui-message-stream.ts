@@ -35,7 +35,10 @@ const REQUIRED: Record<string, string[]> = {
 export function checkUiMessageStream(sse: string): { problems: string[]; chunks: Array<Record<string, unknown>> } {
   const problems: string[] = [];
   const datas: string[] = [];
-  const parser = createParser({ onEvent: (e) => datas.push(e.data), onError: (e) => problems.push(`SSE: ${e.message}`) });
+  const parser = createParser({
+    onEvent: (e) => datas.push(e.data),
+    onError: (e) => problems.push(`SSE: ${e.message}`),
+  });
   parser.feed(sse);
   if (datas.at(-1) !== '[DONE]') problems.push('the stream does not end with data: [DONE]');
   const chunks: Array<Record<string, unknown>> = [];
@@ -56,10 +59,12 @@ export function checkUiMessageStream(sse: string): { problems: string[]; chunks:
     for (const field of required) if (chunk[field] === undefined) problems.push(`event ${i}: ${type} has no ${field}`);
     const part = `${type.split('-')[0]}:${String(chunk.id)}`;
     if (type.endsWith('-start') && (type === 'text-start' || type === 'reasoning-start')) open.add(part);
-    if ((type === 'text-delta' || type === 'reasoning-delta') && !open.has(part)) problems.push(`event ${i}: ${type} of a part not started`);
+    if ((type === 'text-delta' || type === 'reasoning-delta') && !open.has(part))
+      problems.push(`event ${i}: ${type} of a part not started`);
     if (type === 'text-end' || type === 'reasoning-end') open.delete(part);
     if (type === 'tool-input-start' || type === 'tool-input-available') tools.add(String(chunk.toolCallId));
-    if (type === 'tool-output-available' && !tools.has(String(chunk.toolCallId))) problems.push(`event ${i}: output of an unannounced tool call`);
+    if (type === 'tool-output-available' && !tools.has(String(chunk.toolCallId)))
+      problems.push(`event ${i}: output of an unannounced tool call`);
   });
   if (chunks.at(-1)?.type !== 'finish') problems.push('the last chunk is not finish');
   return { problems, chunks };

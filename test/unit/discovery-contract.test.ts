@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_ASSISTANT_KEY, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
-import { DiscoveryClient, questionMessage, type AssistantAnswer } from '../../src/platform/docs-api/discovery-client.js';
+import {
+  DiscoveryClient,
+  questionMessage,
+  type AssistantAnswer,
+} from '../../src/platform/docs-api/discovery-client.js';
 import { mintlifyApi, validateRequest, validateResponse } from '../helpers/openapi.js';
 import { checkUiMessageStream } from '../helpers/ui-message-stream.js';
 
@@ -28,11 +32,29 @@ async function drain(answer: AssistantAnswer): Promise<void> {
 
 describe('discovery client ↔ spec contract', () => {
   it('every request the client sends, and every JSON answer of the fake, is what the spec describes', async () => {
-    const first = await client.sendMessage({ fp: 'fp_1', messages: [questionMessage('How do I verify webhook signatures?')], retrievalPageSize: 5, currentPath: '/webhooks', filter: { version: 'v2', groups: ['admins'] } });
+    const first = await client.sendMessage({
+      fp: 'fp_1',
+      messages: [questionMessage('How do I verify webhook signatures?')],
+      retrievalPageSize: 5,
+      currentPath: '/webhooks',
+      filter: { version: 'v2', groups: ['admins'] },
+    });
     await drain(first);
-    await drain(await client.sendMessage({ fp: 'fp_1', messages: [questionMessage('and retries?')], threadId: first.threadId, threadKey: first.threadKey }));
+    await drain(
+      await client.sendMessage({
+        fp: 'fp_1',
+        messages: [questionMessage('and retries?')],
+        threadId: first.threadId,
+        threadKey: first.threadKey,
+      }),
+    );
     await drain(await client.sendMessage({ fp: 'fp_1', messages: [questionMessage('What is a swallow?')] }));
-    await client.search({ query: 'webhook', pageSize: 10, scoreThreshold: 0.2, filter: { tag: 'api', groups: ['admins'] } });
+    await client.search({
+      query: 'webhook',
+      pageSize: 10,
+      scoreThreshold: 0.2,
+      filter: { tag: 'api', groups: ['admins'] },
+    });
     await client.getPage('/webhooks', { groups: ['admins'] });
     await client.getPage('/missing').catch(() => undefined);
 
@@ -52,12 +74,15 @@ describe('discovery client ↔ spec contract', () => {
         expect(operation?.statuses).toContain(String(r.status));
         expect(checkUiMessageStream(r.responseBody).problems, r.path).toEqual([]);
       } else {
-        expect(validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }), `${r.path} ${r.status}`).toEqual([]);
+        expect(
+          validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }),
+          `${r.path} ${r.status}`,
+        ).toEqual([]);
       }
     }
   });
 
-  it('the answer is an SSE stream of the UI message stream protocol, with the search tool call before the text', async () => {
+  it('the answer is an SSE UI message stream, with the search tool call before the text', async () => {
     const res = await fetch(`${fake.url}/discovery/v2/assistant/acme/message`, {
       method: 'POST',
       headers: { authorization: `Bearer ${FAKE_ASSISTANT_KEY}`, 'content-type': 'application/json' },
@@ -76,11 +101,41 @@ describe('discovery client ↔ spec contract', () => {
 
   it('the checks can fail: the validator refuses what the spec forbids, the stream checker a broken stream', () => {
     const headers = { authorization: 'Bearer k', 'content-type': 'application/json' };
-    expect(validateRequest({ method: 'POST', path: '/discovery/v2/assistant/acme/message', headers, body: { messages: [] } })).not.toEqual([]);
-    expect(validateRequest({ method: 'POST', path: '/discovery/v2/assistant/acme/message', headers, body: { fp: 'f', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text' }] }] } })).not.toEqual([]);
-    expect(validateRequest({ method: 'POST', path: '/discovery/v1/search/acme', headers, body: { query: 'x', pageSize: 51 } })).not.toEqual([]);
-    expect(validateRequest({ method: 'POST', path: '/discovery/v1/page/acme', headers: { 'content-type': 'application/json' }, body: { path: '/a' } })).not.toEqual([]);
-    expect(validateResponse({ method: 'POST', path: '/discovery/v1/search/acme', status: 200, body: { results: [] } })).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'POST',
+        path: '/discovery/v2/assistant/acme/message',
+        headers,
+        body: { messages: [] },
+      }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'POST',
+        path: '/discovery/v2/assistant/acme/message',
+        headers,
+        body: { fp: 'f', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text' }] }] },
+      }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'POST',
+        path: '/discovery/v1/search/acme',
+        headers,
+        body: { query: 'x', pageSize: 51 },
+      }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'POST',
+        path: '/discovery/v1/page/acme',
+        headers: { 'content-type': 'application/json' },
+        body: { path: '/a' },
+      }),
+    ).not.toEqual([]);
+    expect(
+      validateResponse({ method: 'POST', path: '/discovery/v1/search/acme', status: 200, body: { results: [] } }),
+    ).not.toEqual([]);
     expect(checkUiMessageStream('data: {"type":"text-delta","id":"t","delta":"x"}\n\n').problems).not.toEqual([]);
   });
 });

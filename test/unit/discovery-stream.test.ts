@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiscoveryClient, questionMessage, type AssistantAnswer } from '../../src/platform/docs-api/discovery-client.js';
+import {
+  DiscoveryClient,
+  questionMessage,
+  type AssistantAnswer,
+} from '../../src/platform/docs-api/discovery-client.js';
 import { AssistantStreamError } from '../../src/platform/docs-api/discovery-errors.js';
 import { DocsApiNetworkError } from '../../src/platform/docs-api/errors.js';
 import type { AssistantEvent } from '../../src/platform/docs-api/ui-message-stream.js';
@@ -24,20 +28,36 @@ afterEach(async () => {
 });
 
 /** Starts a server answering every request with `script`, and a client of it. */
-async function serve(script: (req: IncomingMessage, res: ServerResponse) => void, opts: { idleMs?: number; totalMs?: number } = {}): Promise<DiscoveryClient> {
+async function serve(
+  script: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: { idleMs?: number; totalMs?: number } = {},
+): Promise<DiscoveryClient> {
   server = createServer(script);
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
-  client = new DiscoveryClient({ baseUrl: `http://127.0.0.1:${port}/discovery`, apiKey: KEY, domain: 'acme', answerIdleTimeoutMs: opts.idleMs ?? 2_000, answerTimeoutMs: opts.totalMs ?? 5_000 });
+  client = new DiscoveryClient({
+    baseUrl: `http://127.0.0.1:${port}/discovery`,
+    apiKey: KEY,
+    domain: 'acme',
+    answerIdleTimeoutMs: opts.idleMs ?? 2_000,
+    answerTimeoutMs: opts.totalMs ?? 5_000,
+  });
   return client;
 }
 
 function startStream(res: ServerResponse, first = 'Hello '): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' });
-  res.write(sseEvent({ type: 'start' }) + sseEvent({ type: 'text-start', id: 't' }) + sseEvent({ type: 'text-delta', id: 't', delta: first }));
+  res.write(
+    sseEvent({ type: 'start' }) +
+      sseEvent({ type: 'text-start', id: 't' }) +
+      sseEvent({ type: 'text-delta', id: 't', delta: first }),
+  );
 }
 
-async function collect(answer: AssistantAnswer, onEvent: (e: AssistantEvent) => void = () => {}): Promise<{ events: AssistantEvent[]; error?: unknown }> {
+async function collect(
+  answer: AssistantAnswer,
+  onEvent: (e: AssistantEvent) => void = () => {},
+): Promise<{ events: AssistantEvent[]; error?: unknown }> {
   const events: AssistantEvent[] = [];
   try {
     for await (const e of answer.events) {
@@ -50,7 +70,8 @@ async function collect(answer: AssistantAnswer, onEvent: (e: AssistantEvent) => 
   }
 }
 
-const ask = (c: DiscoveryClient, signal?: AbortSignal) => c.sendMessage({ fp: 'fp', messages: [questionMessage('q')] }, { signal });
+const ask = (c: DiscoveryClient, signal?: AbortSignal) =>
+  c.sendMessage({ fp: 'fp', messages: [questionMessage('q')] }, { signal });
 
 describe('answer streams over a real connection', () => {
   it('a connection dropped mid-answer ends as cut off, after the text that arrived', async () => {
@@ -59,7 +80,10 @@ describe('answer streams over a real connection', () => {
       res.write(sseEvent({ type: 'text-delta', id: 't', delta: 'world' }), () => res.destroy());
     });
     const { events, error } = await collect(await ask(c));
-    expect(events).toEqual([{ type: 'text', delta: 'Hello ' }, { type: 'text', delta: 'world' }]);
+    expect(events).toEqual([
+      { type: 'text', delta: 'Hello ' },
+      { type: 'text', delta: 'world' },
+    ]);
     expect(error).toBeInstanceOf(AssistantStreamError);
     expect(error).toMatchObject({ reason: 'cut_off', textChars: 11, retryable: true });
   });
@@ -72,11 +96,14 @@ describe('answer streams over a real connection', () => {
   });
 
   it('an answer that keeps trickling past its total time limit ends as timed out', async () => {
-    const c = await serve((_req, res) => {
-      startStream(res);
-      const timer = setInterval(() => res.write(sseEvent({ type: 'text-delta', id: 't', delta: '.' })), 20);
-      res.on('close', () => clearInterval(timer));
-    }, { idleMs: 1_000, totalMs: 300 });
+    const c = await serve(
+      (_req, res) => {
+        startStream(res);
+        const timer = setInterval(() => res.write(sseEvent({ type: 'text-delta', id: 't', delta: '.' })), 20);
+        res.on('close', () => clearInterval(timer));
+      },
+      { idleMs: 1_000, totalMs: 300 },
+    );
     const { events, error } = await collect(await ask(c));
     expect(events.length).toBeGreaterThan(2);
     expect(error).toMatchObject({ reason: 'timed_out' });

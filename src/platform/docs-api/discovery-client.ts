@@ -16,7 +16,14 @@ import pRetry from 'p-retry';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { DocsApiObserver, DocsApiOperation } from './client.js';
-import { checkMessageBody, checkSearchBody, discoveryErrorFor, readCapped, type DiscoveryCall } from './discovery-http.js';
+import {
+  checkMessageBody,
+  checkSearchBody,
+  discoveryErrorFor,
+  parseJson,
+  readCapped,
+  type DiscoveryCall,
+} from './discovery-http.js';
 import {
   pageResponseSchema,
   searchResponseSchema,
@@ -26,7 +33,7 @@ import {
   type PageContent,
   type SearchBody,
 } from './discovery-schemas.js';
-import { DocsApiError, DocsApiInvalidResponseError, DocsApiNetworkError } from './errors.js';
+import { DocsApiError, DocsApiNetworkError } from './errors.js';
 import { networkError } from './network-error.js';
 import { readAssistantStream, type AssistantEvent } from './ui-message-stream.js';
 
@@ -37,7 +44,7 @@ export const DEFAULT_DISCOVERY_URL = 'https://api.mintlify.com/discovery';
 export interface DiscoveryClientOptions {
   /** @defaultValue {@link DEFAULT_DISCOVERY_URL} */
   baseUrl?: string;
-  /** Assistant API key (`mint_dsc_…`, not the admin key), sent as `Authorization: Bearer`. Never logged or put in errors. */
+  /** Assistant API key (`mint_dsc_…`, not the admin key), sent as `Authorization: Bearer`; never logged. */
   apiKey: string;
   /** The docs site's domain identifier, the `{domain}` of every path (the end of the dashboard URL). */
   domain: string;
@@ -55,7 +62,10 @@ export interface DiscoveryClientOptions {
   readRetries?: number;
   /** First retry delay in ms (doubles, with jitter). @defaultValue 250 */
   retryMinDelayMs?: number;
-  /** Told about every HTTP request: status (undefined without one) and seconds to the end of its body (of the stream, for a message). */
+  /**
+   * Told about every HTTP request: its status (undefined without one) and seconds to the end of its
+   * body (for a message: of the stream).
+   */
   observer?: DocsApiObserver;
   /** Clock in epoch ms (reads an HTTP-date `Retry-After`). @defaultValue Date.now */
   now?: () => number;
@@ -153,7 +163,9 @@ export class DiscoveryClient {
    */
   async search(body: SearchBody): Promise<DocsPage[]> {
     checkSearchBody(body);
-    return this.withReadRetries(() => this.sendJson('search_docs', 'search', this.path('search'), body, searchResponseSchema));
+    return this.withReadRetries(() =>
+      this.sendJson('search_docs', 'search', this.path('search'), body, searchResponseSchema),
+    );
   }
 
   /**
@@ -165,7 +177,9 @@ export class DiscoveryClient {
   async getPage(path: string, opts: { groups?: string[] } = {}): Promise<PageContent> {
     if (path.trim() === '') throw new RangeError('path must not be empty');
     const body = { path, ...(opts.groups ? { groups: opts.groups } : {}) };
-    const page = await this.withReadRetries(() => this.sendJson('get_page', 'page', this.path('page'), body, pageResponseSchema));
+    const page = await this.withReadRetries(() =>
+      this.sendJson('get_page', 'page', this.path('page'), body, pageResponseSchema),
+    );
     return { path: page.path ?? path, content: page.content };
   }
 
@@ -181,7 +195,11 @@ export class DiscoveryClient {
   }
 
   /** The answer's events; reports the request to the observer when the stream ends, however it ends. */
-  private async *events(res: Dispatcher.ResponseData, started: bigint, signals: { caller: AbortSignal | undefined; timeout: AbortSignal }): AsyncGenerator<AssistantEvent, void, undefined> {
+  private async *events(
+    res: Dispatcher.ResponseData,
+    started: bigint,
+    signals: { caller: AbortSignal | undefined; timeout: AbortSignal },
+  ): AsyncGenerator<AssistantEvent, void, undefined> {
     try {
       yield* readAssistantStream(res.body, {
         maxAnswerChars: this.opts.maxAnswerChars ?? 40_000,
@@ -199,7 +217,11 @@ export class DiscoveryClient {
     }
   }
 
-  private post(path: string, body: unknown, o: { accept: string; idleMs: number; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+  private post(
+    path: string,
+    body: unknown,
+    o: { accept: string; idleMs: number; signal: AbortSignal },
+  ): Promise<Dispatcher.ResponseData> {
     return request(`${this.base}${path}`, {
       method: 'POST',
       dispatcher: this.dispatcher,
@@ -212,13 +234,23 @@ export class DiscoveryClient {
   }
 
   /** One JSON request (search or page), reported to the observer. */
-  private async sendJson<S extends z.ZodType>(operation: DocsApiOperation, call: DiscoveryCall, path: string, body: unknown, schema: S): Promise<z.output<S>> {
+  private async sendJson<S extends z.ZodType>(
+    operation: DocsApiOperation,
+    call: DiscoveryCall,
+    path: string,
+    body: unknown,
+    schema: S,
+  ): Promise<z.output<S>> {
     const started = process.hrtime.bigint();
     let status: number | undefined;
     try {
       let res: Dispatcher.ResponseData;
       try {
-        res = await this.post(path, body, { accept: 'application/json', idleMs: this.timeoutMs, signal: AbortSignal.timeout(this.timeoutMs) });
+        res = await this.post(path, body, {
+          accept: 'application/json',
+          idleMs: this.timeoutMs,
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
       } catch (err) {
         throw networkError(err, 'maybe');
       }
@@ -250,24 +282,12 @@ export class DiscoveryClient {
       minTimeout: this.opts.retryMinDelayMs ?? 250,
       factor: 2,
       randomize: true,
-      shouldRetry: ({ error }) => error instanceof DocsApiError && (error.code === 'server_error' || error.code === 'network_error'),
+      shouldRetry: ({ error }) =>
+        error instanceof DocsApiError && (error.code === 'server_error' || error.code === 'network_error'),
     });
   }
 
   private report(operation: DocsApiOperation, status: number | undefined, started: bigint): void {
     this.opts.observer?.docsApiRequest(operation, status, Number(process.hrtime.bigint() - started) / 1e9);
   }
-}
-
-/** The parsed body of a 2xx JSON answer. @throws {DocsApiInvalidResponseError} when it is not JSON or not the shape. */
-function parseJson<S extends z.ZodType>(status: number, text: string, schema: S): z.output<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new DocsApiInvalidResponseError(`HTTP ${status} body is not the documented shape`);
-  return parsed.data;
 }

@@ -18,7 +18,12 @@ import { DocsApiError } from './errors.js';
  */
 export class AssistantKeyRefusedError extends DocsApiError {
   constructor(status: 401 | 403) {
-    super(status === 401 ? 'unauthorized' : 'forbidden', `discovery API refused the assistant API key (${status})`, status, false);
+    super(
+      status === 401 ? 'unauthorized' : 'forbidden',
+      `discovery API refused the assistant API key (${status})`,
+      status,
+      false,
+    );
     this.name = 'AssistantKeyRefusedError';
   }
 }
@@ -30,7 +35,12 @@ export class AssistantKeyRefusedError extends DocsApiError {
  */
 export class AssistantThreadNotFoundError extends DocsApiError {
   constructor() {
-    super('not_found', 'discovery API: assistant thread not found (unknown thread, or its thread key is missing or wrong)', 404, false);
+    super(
+      'not_found',
+      'discovery API: assistant thread not found (unknown thread, or its thread key is missing or wrong)',
+      404,
+      false,
+    );
     this.name = 'AssistantThreadNotFoundError';
   }
 }
@@ -62,7 +72,13 @@ export class AssistantStreamError extends DocsApiError {
     readonly textChars: number,
     options?: { cause?: unknown },
   ) {
-    super('invalid_response', `discovery API answer stream ${reason.replace('_', ' ')}: ${detail}`, 200, RETRYABLE.has(reason), options);
+    super(
+      'invalid_response',
+      `discovery API answer stream ${reason.replace('_', ' ')}: ${detail}`,
+      200,
+      RETRYABLE.has(reason),
+      options,
+    );
     this.name = 'AssistantStreamError';
   }
 }

@@ -2,6 +2,7 @@
  * HTTP helpers of the discovery API client: the typed error of a non-2xx answer, `Retry-After`,
  * a size-capped read of an error body, and the checks of request arguments made before any request.
  */
+import type { z } from 'zod';
 import { AssistantKeyRefusedError, AssistantThreadNotFoundError } from './discovery-errors.js';
 import { discoveryErrorSchema, type AssistantMessageBody, type SearchBody } from './discovery-schemas.js';
 import {
@@ -49,16 +50,26 @@ export function retryAfterMs(raw: string | string[] | undefined, nowMs: number):
  * 429 → {@link DocsApiRateLimitedError} with `Retry-After`; 5xx → {@link DocsApiServerError};
  * anything else → {@link DocsApiInvalidResponseError}.
  */
-export function discoveryErrorFor(call: DiscoveryCall, status: number, text: string, retryAfter: string | string[] | undefined, nowMs: number, inThread = false): DocsApiError {
+export function discoveryErrorFor(
+  call: DiscoveryCall,
+  status: number,
+  text: string,
+  retryAfter: string | string[] | undefined,
+  nowMs: number,
+  inThread = false,
+): DocsApiError {
   if (status === 400) return new DocsApiBadRequestError(apiMessage(text));
   if (status === 401 || status === 403) return new AssistantKeyRefusedError(status);
-  if (status === 404) return call === 'message' && inThread ? new AssistantThreadNotFoundError() : new DocsApiNotFoundError(apiMessage(text));
+  if (status === 404)
+    return call === 'message' && inThread
+      ? new AssistantThreadNotFoundError()
+      : new DocsApiNotFoundError(apiMessage(text));
   if (status === 429) return new DocsApiRateLimitedError(retryAfterMs(retryAfter, nowMs));
   if (status >= 500) return new DocsApiServerError(status);
   return new DocsApiInvalidResponseError(`unexpected HTTP ${status}`);
 }
 
-/** Reads at most `maxChars` of a body as text and drops the rest (error bodies are small; a huge one is not read whole). */
+/** Reads at most `maxChars` of a body as text and drops the rest (an error body is small; a huge one is cut). */
 export async function readCapped(body: AsyncIterable<Uint8Array>, maxChars = 64 * 1024): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
@@ -78,10 +89,13 @@ export async function readCapped(body: AsyncIterable<Uint8Array>, maxChars = 64 
 export function checkMessageBody(body: AssistantMessageBody): void {
   if (body.fp.trim() === '') throw new RangeError('fp must not be empty (use "anonymous" or a stable id)');
   if (body.messages.length === 0) throw new RangeError('messages must hold at least the question');
-  if ((body.threadId === undefined) !== (body.threadKey === undefined)) throw new RangeError('threadId and threadKey go together');
-  if (body.currentPath !== undefined && body.currentPath.length > 200) throw new RangeError('currentPath is over 200 characters');
+  if ((body.threadId === undefined) !== (body.threadKey === undefined))
+    throw new RangeError('threadId and threadKey go together');
+  if (body.currentPath !== undefined && body.currentPath.length > 200)
+    throw new RangeError('currentPath is over 200 characters');
   const size = body.retrievalPageSize;
-  if (size !== undefined && !(Number.isInteger(size) && size > 0)) throw new RangeError('retrievalPageSize must be a positive integer');
+  if (size !== undefined && !(Number.isInteger(size) && size > 0))
+    throw new RangeError('retrievalPageSize must be a positive integer');
 }
 
 /**
@@ -91,7 +105,21 @@ export function checkMessageBody(body: AssistantMessageBody): void {
 export function checkSearchBody(body: SearchBody): void {
   if (body.query.trim() === '') throw new RangeError('query must not be blank');
   const size = body.pageSize;
-  if (size !== undefined && !(Number.isInteger(size) && size >= 1 && size <= 50)) throw new RangeError('pageSize must be an integer from 1 to 50');
+  if (size !== undefined && !(Number.isInteger(size) && size >= 1 && size <= 50))
+    throw new RangeError('pageSize must be an integer from 1 to 50');
   const score = body.scoreThreshold;
   if (score !== undefined && !(score >= 0 && score <= 1)) throw new RangeError('scoreThreshold must be from 0 to 1');
+}
+
+/** The parsed body of a 2xx JSON answer. @throws {DocsApiInvalidResponseError} when it is not JSON or not the shape. */
+export function parseJson<S extends z.ZodType>(status: number, text: string, schema: S): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new DocsApiInvalidResponseError(`HTTP ${status} body is not the documented shape`);
+  return parsed.data;
 }

@@ -63,7 +63,7 @@ export interface SearchFilter extends AssistantFilter {
   tag?: string;
 }
 
-/** Body of POST /v1/search/{domain} (spec: `query` required; `pageSize` integer 1–50, default 10; `scoreThreshold` 0–1). */
+/** Body of POST /v1/search/{domain} (spec: `query` required; `pageSize` 1–50, default 10; `scoreThreshold` 0–1). */
 export interface SearchBody {
   query: string;
   pageSize?: number;
@@ -104,12 +104,16 @@ export function toDocsPage(raw: unknown): DocsPage | undefined {
  * an object holding it under `results`, and drops entries without a `path`.
  */
 export function pagesFromToolOutput(output: unknown): DocsPage[] {
-  const list = Array.isArray(output) ? output : z.object({ results: z.array(z.unknown()) }).safeParse(output).data?.results;
+  const list = Array.isArray(output)
+    ? output
+    : z.object({ results: z.array(z.unknown()) }).safeParse(output).data?.results;
   return (list ?? []).map(toDocsPage).filter((p): p is DocsPage => p !== undefined);
 }
 
 /** POST /v1/search/{domain} → 200: an array of `{content, path, metadata}` (spec); a non-array body is invalid. */
-export const searchResponseSchema = z.array(z.unknown()).transform((items) => items.map(toDocsPage).filter((p): p is DocsPage => p !== undefined));
+export const searchResponseSchema = z
+  .array(z.unknown())
+  .transform((items) => items.map(toDocsPage).filter((p): p is DocsPage => p !== undefined));
 
 /** POST /v1/page/{domain} → 200 `{path, content}` (spec: both optional; the bot needs `content`). */
 export const pageResponseSchema = z.object({ path: z.string().optional(), content: z.string() });
@@ -126,7 +130,12 @@ export const discoveryErrorSchema = z.object({ message: z.string().optional(), e
 export const uiMessageChunkSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text-delta'), id: z.string().optional(), delta: z.string() }),
   z.object({ type: z.literal('tool-input-start'), toolCallId: z.string(), toolName: z.string() }),
-  z.object({ type: z.literal('tool-input-available'), toolCallId: z.string(), toolName: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal('tool-input-available'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+  }),
   z.object({ type: z.literal('tool-output-available'), toolCallId: z.string(), output: z.unknown() }),
   z.object({ type: z.literal('error'), errorText: z.string() }),
   z.object({ type: z.literal('finish'), threadId: z.string().optional(), messageMetadata: z.unknown().optional() }),
@@ -134,4 +143,11 @@ export const uiMessageChunkSchema = z.discriminatedUnion('type', [
 /** One parsed chunk of {@link uiMessageChunkSchema}. */
 export type UIMessageChunk = z.output<typeof uiMessageChunkSchema>;
 /** The `type`s {@link uiMessageChunkSchema} knows; a chunk of one of these that does not parse is malformed. */
-export const KNOWN_CHUNK_TYPES: ReadonlySet<string> = new Set(['text-delta', 'tool-input-start', 'tool-input-available', 'tool-output-available', 'error', 'finish']);
+export const KNOWN_CHUNK_TYPES: ReadonlySet<string> = new Set([
+  'text-delta',
+  'tool-input-start',
+  'tool-input-available',
+  'tool-output-available',
+  'error',
+  'finish',
+]);

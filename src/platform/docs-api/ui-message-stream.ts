@@ -7,7 +7,13 @@
  */
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { AssistantStreamError, type AssistantStreamFailure } from './discovery-errors.js';
-import { KNOWN_CHUNK_TYPES, pagesFromToolOutput, uiMessageChunkSchema, type DocsPage, type UIMessageChunk } from './discovery-schemas.js';
+import {
+  KNOWN_CHUNK_TYPES,
+  pagesFromToolOutput,
+  uiMessageChunkSchema,
+  type DocsPage,
+  type UIMessageChunk,
+} from './discovery-schemas.js';
 
 /**
  * What the answer stream says, in order:
@@ -32,7 +38,10 @@ export interface ReadAssistantStreamOptions {
   maxStreamChars: number;
   /** Most characters of one server-sent event before `malformed`. */
   maxEventChars: number;
-  /** Why reading failed when the body iterator threw: 'aborted' or 'timed_out' when the caller knows, else undefined (→ `cut_off`). */
+  /**
+   * Why reading failed when the body iterator threw: 'aborted' or 'timed_out' when the caller
+   * knows, else undefined (→ `cut_off`).
+   */
   failureOf?: (err: unknown) => AssistantStreamFailure | undefined;
 }
 
@@ -56,11 +65,13 @@ class StreamState {
   /** Counts fed characters against the stream cap. */
   fed(chars: number): void {
     this.streamChars += chars;
-    if (this.streamChars > this.opts.maxStreamChars) this.fail('too_long', `stream over ${this.opts.maxStreamChars} characters`);
+    if (this.streamChars > this.opts.maxStreamChars)
+      this.fail('too_long', `stream over ${this.opts.maxStreamChars} characters`);
   }
 
   onParseError(err: ParseError): void {
-    if (err.type === 'max-buffer-size-exceeded') this.fail('malformed', `an event over ${this.opts.maxEventChars} characters`);
+    if (err.type === 'max-buffer-size-exceeded')
+      this.fail('malformed', `an event over ${this.opts.maxEventChars} characters`);
     // 'unknown-field' and 'invalid-retry' lines are ignored, as browsers' EventSource does.
   }
 
@@ -99,21 +110,31 @@ class StreamState {
     switch (chunk.type) {
       case 'text-delta':
         this.textChars += chunk.delta.length;
-        if (this.textChars > this.opts.maxAnswerChars) return this.fail('too_long', `answer over ${this.opts.maxAnswerChars} characters`);
+        if (this.textChars > this.opts.maxAnswerChars)
+          return this.fail('too_long', `answer over ${this.opts.maxAnswerChars} characters`);
         if (chunk.delta !== '') this.pending.push({ type: 'text', delta: chunk.delta });
         return;
       case 'tool-input-start':
-        if (!this.toolNames.has(chunk.toolCallId)) this.toolNames.set(chunk.toolCallId, { name: chunk.toolName, query: undefined });
+        if (!this.toolNames.has(chunk.toolCallId))
+          this.toolNames.set(chunk.toolCallId, { name: chunk.toolName, query: undefined });
         return;
       case 'tool-input-available': {
         const query = (chunk.input as { query?: unknown } | null | undefined)?.query;
-        this.toolNames.set(chunk.toolCallId, { name: chunk.toolName, query: typeof query === 'string' ? query : undefined });
+        this.toolNames.set(chunk.toolCallId, {
+          name: chunk.toolName,
+          query: typeof query === 'string' ? query : undefined,
+        });
         return;
       }
       case 'tool-output-available': {
         const tool = this.toolNames.get(chunk.toolCallId);
         if (tool?.name !== 'search') return;
-        this.pending.push({ type: 'search', toolCallId: chunk.toolCallId, query: tool.query, pages: pagesFromToolOutput(chunk.output) });
+        this.pending.push({
+          type: 'search',
+          toolCallId: chunk.toolCallId,
+          query: tool.query,
+          pages: pagesFromToolOutput(chunk.output),
+        });
         return;
       }
       case 'error':
@@ -141,7 +162,10 @@ class StreamState {
  * `assistant_error` (an `error` chunk and no `finish`). Events read before a failure are yielded
  * first. Breaking out of the loop stops reading (the body is released).
  */
-export async function* readAssistantStream(body: AsyncIterable<Uint8Array | string>, opts: ReadAssistantStreamOptions): AsyncGenerator<AssistantEvent, void, undefined> {
+export async function* readAssistantStream(
+  body: AsyncIterable<Uint8Array | string>,
+  opts: ReadAssistantStreamOptions,
+): AsyncGenerator<AssistantEvent, void, undefined> {
   const state = new StreamState(opts);
   const parser = createParser({
     onEvent: (m) => state.onEvent(m),
