@@ -1,6 +1,7 @@
 /**
- * A fake of the Mintlify docs API for tests and the local sandbox: agent jobs (admin API v2) and the
- * unique-visitors analytics endpoint, served by `node:http` on 127.0.0.1.
+ * A fake of the Mintlify docs API for tests and the local sandbox: agent jobs (admin API v2), the
+ * unique-visitors analytics endpoint and, under `/discovery`, the discovery API (assistant answers
+ * streamed as AI SDK v5 UI message streams, search, page content), served by `node:http` on 127.0.0.1.
  *
  * Shapes and status codes follow the vendor specs copied to `test/fixtures/mintlify/`:
  * - admin-openapi.json (OpenAPI 3.0.1): POST /v2/agent/{projectId}/job → 201 AgentJob | 400 | 429;
@@ -8,6 +9,10 @@
  *   POST /v2/agent/{projectId}/job/{id}/message → 200 AgentJob | 400 | 404 | 429.
  * - analytics.openapi.json (OpenAPI 3.1.0): GET /v1/analytics/{projectId}/visitors → 200
  *   VisitorsByPageResponse | 400 AnalyticsErrorResponse | 500.
+ * - discovery-openapi.json (OpenAPI 3.0.1), below `/discovery` and with its own assistant key:
+ *   POST /v2/assistant/{domain}/message → 200 UI message stream (thread headers; 404 for a thread
+ *   without its key); POST /v1/search/{domain} → 200 results; POST /v1/page/{domain} → 200 | 404.
+ *   See `./docs-api/discovery-route.ts`.
  * Beyond the specs: a missing or wrong `Authorization: Bearer <key>` answers 401 `{"error": …}` (the
  * vendor's pages say a bad key answers 401; the specs declare no 401), an unknown project id answers
  * 404 `{"error": "Project not found"}`, unknown routes 404 and known routes with another method 405.
@@ -17,10 +22,21 @@
  *
  * The code lives in `./docs-api/`: `server.ts` (HTTP, auth, routing, request log, injected failures),
  * `agent-jobs.ts` (jobs and their runs), `visitors-route.ts` (the analytics query) and
- * `visitors-data.ts` (the page catalogue and its deterministic daily visitors). This module is the
- * stable entry point.
+ * `visitors-data.ts` (the page catalogue and its deterministic daily visitors), `discovery-route.ts`
+ * (the discovery endpoints), `discovery-answer.ts` (the assistant's answers and their stream),
+ * `discovery-pages.ts` (the docs it answers from) and `discovery-validate.ts` (its request checks).
+ * This module is the stable entry point.
  */
 export { defaultFakeOutcome, type FakeAgentJob, type FakeAgentJobBody, type FakeOutcome } from './docs-api/agent-jobs.js';
 export { startFakeDocsApi } from './docs-api/server.js';
 export type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './docs-api/types.js';
 export { FAKE_DOC_PAGES, FAKE_NEW_PAGES, FAKE_NEW_PAGES_SINCE, type FakeVisitorRow } from './docs-api/visitors-data.js';
+export {
+  FAKE_ASSISTANT_KEY,
+  FAKE_DOCS_DOMAIN,
+  type FakeAssistantThread,
+  type FakeDiscovery,
+  type FakeDiscoveryOptions,
+} from './docs-api/discovery-route.js';
+export { FAKE_DISCOVERY_PAGES, type FakeDocPage } from './docs-api/discovery-pages.js';
+export { NOT_FOUND_TEXT } from './docs-api/discovery-answer.js';

@@ -21,6 +21,9 @@
  *   Connect users of another team), `usergroups.users.list` / `usergroups.list`.
  * - Socket Mode: `apps.connections.open` (app-level token) hands out a WebSocket URL served here
  *   (`slack.socket` sends envelopes and collects acks; see `./slack/socket.ts`).
+ * - Chat streaming: `chat.startStream` / `chat.appendStream` / `chat.stopStream` with Slack's rules
+ *   (see `./slack/streams.ts`), streamed messages in the channel state like posted ones, and
+ *   `slack.streams` to refuse streaming or end a stream from outside.
  *
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
  * `at`/clock values in epoch milliseconds.
@@ -29,11 +32,13 @@
  * state, ids and ts), `defaults.ts` (the default workspace), `wire.ts` (JSON shapes), `pagination.ts`,
  * `recorder.ts` (call log, waitFor), one module per Web API family (`chat.ts`, `reactions.ts`,
  * `views.ts`, `conversations.ts`, `history.ts`, `users.ts`, `usergroups.ts`, `files.ts`, `auth.ts`),
- * `agents.ts` (assistant.threads.*, agents.sessions.*), `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
+ * `agents.ts` (assistant.threads.*, agents.sessions.*), `streams.ts` + `stream-state.ts` (chat streaming),
+ * `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
  */
 export { startFakeSlack } from './slack/server.js';
 export { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, OTHER_TEAM_ID } from './slack/defaults.js';
 export type { FakeAgentState, FakeLoadingLine, FakePrompts, FakeSession } from './slack/agent-state.js';
+export type { FakeStream, FakeStreamState, FakeStreamStateName } from './slack/stream-state.js';
 export type {
   FakeChannel,
   FakeSlack,

@@ -69,6 +69,8 @@ interface Pen {
   namer: Namer;
   /** The fake's agent state (suggested prompts, loading lines, sessions). */
   agent?: FakeSlack['agent'];
+  /** The fake's streams: a streamed message shows its text, then its blocks, and a mark while not completed. */
+  streams?: FakeSlack['streams'];
   color: boolean;
   buttons: ButtonRef[];
 }
@@ -86,11 +88,32 @@ function buttonNumberer(m: SlackMessage, pen: Pen): ButtonNumberer {
   };
 }
 
+const STREAM_MARKS = {
+  in_progress: '(streaming…)',
+  stopped_by_user: '(stopped by the reader)',
+  expired: '(stream ended by Slack)',
+} as const;
+
+/**
+ * A message's body lines: its blocks, else its text. A streamed message (chat.startStream) shows
+ * its text and then its blocks (Slack renders the stop's blocks "at the bottom of the finalized
+ * message"), marked while it is not completed.
+ */
+function bodyLines(m: SlackMessage, pen: Pen): string[] {
+  const { namer } = pen;
+  const blocks = m.blocks && m.blocks.length > 0 ? blocksToLines(m.blocks, namer, buttonNumberer(m, pen)) : [];
+  const stream = pen.streams?.get(m.channel, m.ts);
+  if (!stream) return blocks.length > 0 ? blocks : namer.mrkdwn(m.text).split('\n');
+  const lines = [...(m.text === '' ? [] : namer.mrkdwn(m.text).split('\n')), ...blocks];
+  if (stream.state !== 'completed') lines.push(paint(pen.color, ['dim'], STREAM_MARKS[stream.state]));
+  return lines;
+}
+
 function messageLines(m: SlackMessage, pen: Pen, prefix: string): string[] {
   const { namer, color } = pen;
   const isBot = namer.isBot(m);
   const name = paint(color, isBot ? ['bold', 'magenta'] : ['bold', 'cyan'], isBot ? BOT_NAME : namer.user(m.user));
-  const body = m.blocks && m.blocks.length > 0 ? blocksToLines(m.blocks, namer, buttonNumberer(m, pen)) : namer.mrkdwn(m.text).split('\n');
+  const body = bodyLines(m, pen);
   const lines = body.length > 0 ? [...body] : [''];
   if (m.edited) lines[lines.length - 1] = `${lines[lines.length - 1] ?? ''} ${paint(color, ['dim'], '(edited)')}`;
   const head = m.ephemeralTo ? `${paint(color, ['dim'], `(only visible to @${namer.user(m.ephemeralTo)})`)} ` : '';
@@ -132,8 +155,9 @@ function toNameMap(users: TranscriptOptions['users']): Map<string, string> {
  * ids become names (`<@U0ALICE>` → `@alice`, the bot is "Docs Agent"); Block Kit is flattened (buttons
  * as `[1: Label ↗ url]` / `[2: Label]`, numbered in order of appearance across the transcript, tables
  * as aligned columns); updated messages show their latest state marked "(edited)"; bot reactions as
- * `:name:`; ephemerals as `(only visible to @alice) …`; deleted messages are omitted. Each channel
- * starts with a `── #name ──` header.
+ * `:name:`; ephemerals as `(only visible to @alice) …`; deleted messages are omitted; a streamed reply
+ * shows its text and then its blocks, with `(streaming…)` until it is stopped. Each channel starts
+ * with a `── #name ──` header.
  *
  * @param slack - the fake whose `messages` are rendered (read only).
  * @param opts - see {@link TranscriptOptions}.
@@ -141,7 +165,8 @@ function toNameMap(users: TranscriptOptions['users']): Map<string, string> {
  *   which button each number is.
  */
 export function renderTranscriptWithButtons(slack: FakeSlack, opts: TranscriptOptions = {}): RenderedTranscript {
-  const pen: Pen = { namer: new Namer(slack, toNameMap(opts.users)), color: opts.color ?? false, buttons: [], agent: slack.agent };
+  const namer = new Namer(slack, toNameMap(opts.users));
+  const pen: Pen = { namer, color: opts.color ?? false, buttons: [], agent: slack.agent, streams: slack.streams };
   const live = slack.messages.filter((m) => !m.deleted && (!opts.channel || m.channel === opts.channel));
   const channelOrder: string[] = [];
   for (const m of live) if (!channelOrder.includes(m.channel)) channelOrder.push(m.channel);

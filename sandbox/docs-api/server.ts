@@ -1,17 +1,20 @@
 /**
  * The fake docs API's HTTP server: injected failures, the bearer-key check, routing to the agent-job
- * and analytics handlers, and the request log (see `sandbox/fake-docs-api.ts` for the routes and
- * the vendor specs they follow).
+ * and analytics handlers and, under `/discovery`, to the discovery API (`./discovery-route.ts`), and
+ * the request log (see `sandbox/fake-docs-api.ts` for the routes and the vendor specs they follow).
  */
 import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentJobs, defaultFakeOutcome, type FakeAgentJob } from './agent-jobs.js';
+import { FakeDiscoveryRoutes, type DiscoveryOutcome } from './discovery-route.js';
 import { errorReply, type Reply } from './reply.js';
 import type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './types.js';
 import { visitorsReply } from './visitors-route.js';
 
 const DEFAULT_REPOSITORY = 'https://github.com/acme/docs';
+/** Where the discovery API lives on the fake, as on the vendor's server (spec: servers[0].url ends in /discovery). */
+const DISCOVERY_BASE = '/discovery';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 const ROUTES = {
@@ -83,6 +86,7 @@ class FakeDocsApiServer implements FakeDocsApi {
   url = '';
   readonly requests: RecordedRequest[] = [];
   readonly jobs: Map<string, FakeAgentJob>;
+  readonly discovery: FakeDiscoveryRoutes;
 
   private readonly now: () => number;
   private readonly agentJobs: AgentJobs;
@@ -101,6 +105,7 @@ class FakeDocsApiServer implements FakeDocsApi {
       decideOutcome: opts.outcome ?? defaultFakeOutcome,
     });
     this.jobs = this.agentJobs.jobs;
+    this.discovery = new FakeDiscoveryRoutes(opts.discovery);
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         console.error('fake docs API: handler crashed', err);
@@ -205,11 +210,42 @@ class FakeDocsApiServer implements FakeDocsApi {
     const method = (req.method ?? 'GET').toUpperCase();
     const { raw, tooLarge } = await readBody(req);
     const at = this.now();
+    if (!tooLarge && url.pathname.startsWith(`${DISCOVERY_BASE}/`)) {
+      await this.serveDiscovery(req, res, { url, method, raw, at });
+      return;
+    }
     const { projectId, ...reply }: Reply & { projectId?: string } = tooLarge ? errorReply(413, 'Payload too large') : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
-    const record: RecordedRequest = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }), status: reply.status, responseBody: reply.body, at };
+    const described = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }) };
+    this.record({ ...described, status: reply.status, responseBody: reply.body, at });
+    send(res, reply);
+  }
+
+  /**
+   * An injected failure, else the discovery routes (which stream an answer themselves); recorded
+   * once answered (a stream once it ended, its SSE text as the body).
+   */
+  private async serveDiscovery(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: { url: URL; method: string; raw: string; at: number },
+  ): Promise<void> {
+    const injected = this.takeFailure(r.url.pathname);
+    const path = r.url.pathname.slice(DISCOVERY_BASE.length);
+    const request = { method: r.method, path, headers: req.headers, rawBody: r.raw, at: r.at };
+    const outcome: DiscoveryOutcome = injected
+      ? { kind: 'json', reply: injected }
+      : await this.discovery.serve(request, res);
+    if (outcome.kind === 'json') send(res, outcome.reply);
+    const answered =
+      outcome.kind === 'json'
+        ? { status: outcome.reply.status, responseBody: outcome.reply.body }
+        : { status: outcome.status, responseBody: outcome.sse };
+    this.record({ method: r.method, ...describeRequest(req, r.url, r.raw), ...answered, at: r.at });
+  }
+
+  private record(record: RecordedRequest): void {
     this.requests.push(record);
     this.events.emit('request', record);
-    send(res, reply);
   }
 }
 

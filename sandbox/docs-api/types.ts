@@ -3,6 +3,7 @@
  * vendor specs they follow): its options, the requests it records and the handle tests use.
  */
 import type { FakeAgentJob, FakeOutcome } from './agent-jobs.js';
+import type { FakeDiscovery, FakeDiscoveryOptions } from './discovery-route.js';
 
 /** Options of {@link startFakeDocsApi}. */
 export interface FakeDocsApiOptions {
@@ -22,6 +23,8 @@ export interface FakeDocsApiOptions {
   outcome?: (prompt: string) => FakeOutcome;
   /** Repository URL reported in `source.repository` and used for PR links; default "https://github.com/acme/docs". */
   repository?: string;
+  /** The discovery API under `/discovery`: its own assistant key and domain, delays, limit (`./discovery-route.ts`). */
+  discovery?: FakeDiscoveryOptions;
 }
 
 /** One request the fake received, with the answer it gave. */
@@ -40,7 +43,7 @@ export interface RecordedRequest {
   body: unknown;
   /** Status the fake answered. */
   status: number;
-  /** JSON body the fake answered. */
+  /** JSON body the fake answered; for an assistant answer stream, the server-sent event text it wrote. */
   responseBody: unknown;
   /** Clock time (ms, from `now`) when the request was handled. */
   at: number;
@@ -54,6 +57,8 @@ export interface FakeDocsApi {
   requests: RecordedRequest[];
   /** Jobs by id. */
   jobs: Map<string, FakeAgentJob>;
+  /** The discovery API: its pages, threads, delays and limit, and {@link FakeDiscovery.cutNextAnswers}. */
+  discovery: FakeDiscovery;
   /**
    * Make the next `times` (default 1) requests whose path (without query) matches `pathPattern`
    * answer `status` with `body` (default `{"error": <reason phrase>}`) and optional extra headers

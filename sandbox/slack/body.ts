@@ -8,7 +8,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SlackApiError, type Json } from './method.js';
 
 /** Form fields WebClient JSON-encodes (it JSON-encodes every non-primitive argument). */
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'files', 'metadata', 'unfurls', 'user_auth_blocks', 'prompts', 'loading_messages']);
+const JSON_FIELDS = new Set([
+  'blocks',
+  'attachments',
+  'view',
+  'files',
+  'metadata',
+  'unfurls',
+  'user_auth_blocks',
+  'prompts',
+  'loading_messages',
+  'chunks',
+]);
 
 /** The whole request body as bytes. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {

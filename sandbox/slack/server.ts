@@ -2,8 +2,8 @@
  * The fake Slack's HTTP side: routing (`/api/<method>`, `/response/<id>`, `/upload/<file_id>`,
  * `/files-pri/<team>-<file_id>/…`, and the Socket Mode WebSocket upgrade on `/socket`), body parsing,
  * authentication, injected failures and call recording. The Web API methods themselves live in one
- * module per family (chat, reactions, views, conversations + history, users, usergroups, files, auth,
- * apps via the Socket Mode server) over a shared {@link SlackState}.
+ * module per family (chat, chat streaming, reactions, views, conversations + history, users, usergroups,
+ * files, auth, apps via the Socket Mode server) over a shared {@link SlackState}.
  *
  * Slack docs ("Web API basics", "Rate limits"): the token comes from `Authorization: Bearer <token>`
  * (what WebClient sends) or a `token` argument; every answer is HTTP 200 with `{ ok: true, ... }` or
@@ -27,17 +27,25 @@ import { CallRecorder } from './recorder.js';
 import { responseUrlPost } from './response-url.js';
 import { SocketModeServer } from './socket.js';
 import { SlackState } from './state.js';
+import { FakeStreamState } from './stream-state.js';
+import { streamMethods } from './streams.js';
 import type { FakeSlack, FakeSlackOptions, SlackCall, SlackFailure } from './types.js';
 import { usergroupsMethods } from './usergroups.js';
 import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
 
 /** Every Web API method the fake answers; others answer `unknown_method`. */
-function allMethods(state: SlackState, socket: SocketModeServer, agent: FakeAgentState): MethodTable {
+function allMethods(
+  state: SlackState,
+  socket: SocketModeServer,
+  agent: FakeAgentState,
+  streams: FakeStreamState,
+): MethodTable {
   return {
     ...authMethods(state),
     ...agentMethods(state, agent),
     ...chatMethods(state),
+    ...streamMethods(state, streams, agent),
     ...reactionsMethods(state),
     ...usersMethods(state),
     ...usergroupsMethods(state),
@@ -75,6 +83,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   readonly calls: SlackCall[];
   readonly socket: SocketModeServer;
   readonly agent = new FakeAgentState();
+  readonly streams = new FakeStreamState();
   private readonly recorder: CallRecorder;
   private readonly methods: MethodTable;
   private readonly server: Server;
@@ -85,7 +94,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.recorder = new CallRecorder(this.now);
     this.calls = this.recorder.calls;
     this.socket = new SocketModeServer({ appId: this.appId, origin: () => this.origin, now: this.now, pingIntervalMs: opts.socketPingIntervalMs ?? 0 });
-    this.methods = allMethods(this, this.socket, this.agent);
+    this.methods = allMethods(this, this.socket, this.agent, this.streams);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'fatal_error', detail: String(err) });
@@ -192,8 +201,11 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (!handler) return slackError('unknown_method');
     try {
       const body = handler(args);
-      // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus).
-      if (method === 'chat.postMessage') this.agent.botPosted(String(body.channel), str(args.thread_ts));
+      // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus);
+      // a streamed reply is a post in the thread too.
+      if (method === 'chat.postMessage' || method === 'chat.startStream') {
+        this.agent.botPosted(String(body.channel), str(args.thread_ts));
+      }
       return { status: 200, body };
     } catch (err) {
       if (err instanceof SlackApiError) return slackError(err.code);

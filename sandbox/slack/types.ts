@@ -6,6 +6,7 @@
  * `at`/clock values in epoch milliseconds.
  */
 import type { FakeAgentState } from './agent-state.js';
+import type { FakeStreamState } from './stream-state.js';
 import type { FakeSocketMode } from './socket-types.js';
 
 /**
@@ -210,6 +211,12 @@ export interface FakeSlack {
   socket: FakeSocketMode;
   /** Agent state: suggested prompts, loading lines, sessions; `agent.refuseWith` refuses every agent method. */
   agent: FakeAgentState;
+  /**
+   * Chat streaming: each stream by `channel:ts`; `streams.refuseWith` refuses every streaming method,
+   * `streams.refuseIn` chat.startStream in a channel; `streams.interrupt` ends a stream as the person
+   * (Stop) or Slack would.
+   */
+  streams: FakeStreamState;
   /** Every call in order. */
   calls: SlackCall[];
   /** Channel state in posting order (including ephemerals, response_url replies and humans' messages). */

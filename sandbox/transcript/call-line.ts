@@ -6,10 +6,16 @@ import type { SlackCall } from '../fake-slack.js';
 import { blocksToLines } from './blocks.js';
 import { asArr, asObj, asStr, Namer } from './names.js';
 
-/** The call's text (or its blocks' text joined with " / "), whitespace collapsed, cut to `max` characters with an ellipsis. */
+/**
+ * The call's text (a stream's markdown text or text chunks; else its blocks' text joined with " / "),
+ * whitespace collapsed, cut to `max` characters with an ellipsis.
+ */
 function summarize(call: SlackCall, max = 60): string {
   const a = call.args;
-  let text = asStr(a.text) || asStr(a.initial_comment);
+  const chunkText = asArr(a.chunks)
+    .map((c) => (asObj(c)?.type === 'markdown_text' ? asStr(asObj(c)?.text) : ''))
+    .join('');
+  let text = asStr(a.text) || asStr(a.initial_comment) || asStr(a.markdown_text) || chunkText;
   if (!text && Array.isArray(a.blocks)) {
     text = blocksToLines(a.blocks, Namer.empty()).filter(Boolean).join(' / ');
   }

@@ -203,16 +203,20 @@ function parseBody(body: unknown): { value: unknown; error?: string } {
 
 /**
  * Builds a validator over the given OpenAPI documents (3.0.x via Ajv draft-07 + `nullable`,
- * 3.1.x via Ajv 2020-12). Servers' base paths are not applied: paths are matched as written in
- * `paths` (true for the Mintlify specs, whose server is `https://api.mintlify.com`).
+ * 3.1.x via Ajv 2020-12). A document's paths are matched below its `basePath` (default '': as
+ * written in `paths`, true for the admin and analytics specs, whose server is
+ * `https://api.mintlify.com`; the discovery spec's server is `https://api.mintlify.com/discovery`,
+ * so it is given `basePath: '/discovery'`).
  *
- * @param documents - `{ name, document }` pairs; `name` only labels errors and matches.
+ * @param documents - `{ name, document, basePath? }`; `name` only labels errors and matches.
  * @throws Error if a schema cannot be compiled or a `$ref` is not local.
  */
-export function createOpenApiValidator(documents: { name: string; document: OpenApiDocument }[]): OpenApiValidator {
+export function createOpenApiValidator(
+  documents: { name: string; document: OpenApiDocument; basePath?: string }[],
+): OpenApiValidator {
   const operations: CompiledOperation[] = [];
 
-  for (const { name, document: doc } of documents) {
+  for (const { name, document: doc, basePath = '' } of documents) {
     const base = `urn:openapi:${name}`;
     const bodyAjv = createAjv(doc.openapi, false);
     const paramAjv = createAjv(doc.openapi, true);
@@ -282,9 +286,9 @@ export function createOpenApiValidator(documents: { name: string; document: Open
           spec: name,
           method,
           template,
-          matcher: new RegExp(`^${pattern}$`),
+          matcher: new RegExp(`^${basePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${pattern}$`),
           paramNames,
-          specificity: template.replace(/\{[^}]+\}/g, '').length,
+          specificity: basePath.length + template.replace(/\{[^}]+\}/g, '').length,
           parameters,
           bearerRequired,
           body,
@@ -412,6 +416,7 @@ export function createOpenApiValidator(documents: { name: string; document: Open
 export const SPEC_FILES = {
   admin: fileURLToPath(new URL('../fixtures/mintlify/admin-openapi.json', import.meta.url)),
   analytics: fileURLToPath(new URL('../fixtures/mintlify/analytics.openapi.json', import.meta.url)),
+  discovery: fileURLToPath(new URL('../fixtures/mintlify/discovery-openapi.json', import.meta.url)),
 } as const;
 
 /** Reads and parses one OpenAPI JSON document (e.g. a {@link SPEC_FILES} entry); throws if unreadable or not JSON. */
@@ -419,14 +424,16 @@ export function loadSpec(file: string): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
-/** Shared validator over the Mintlify admin (3.0.1) and analytics (3.1.0) specs. */
+/** Shared validator over the Mintlify admin (3.0.1), analytics (3.1.0) and discovery (3.0.1, at `/discovery`) specs. */
 export const mintlifyApi: OpenApiValidator = createOpenApiValidator([
   { name: 'admin', document: loadSpec(SPEC_FILES.admin) },
   { name: 'analytics', document: loadSpec(SPEC_FILES.analytics) },
+  { name: 'discovery', document: loadSpec(SPEC_FILES.discovery), basePath: '/discovery' },
 ]);
 
 /**
- * Validates a request against the Mintlify specs (admin-openapi.json, analytics.openapi.json):
+ * Validates a request against the Mintlify specs (admin-openapi.json, analytics.openapi.json,
+ * discovery-openapi.json below `/discovery`):
  * the path must match a declared operation; path/query/header parameters are checked against their
  * schemas (query strings are coerced, so `limit=0` fails `minimum: 1`; undeclared query parameters are
  * errors); `Authorization: Bearer <token>` must be present (both specs require bearerAuth); a JSON body

@@ -40,8 +40,15 @@ export interface DocsApiClientOptions {
   observer?: DocsApiObserver;
 }
 
-/** The client's calls, as named to a {@link DocsApiObserver}. */
-export type DocsApiOperation = 'create_job' | 'get_job' | 'send_message' | 'get_visitors';
+/** The calls of the docs API clients (this one and the discovery client), as named to a {@link DocsApiObserver}. */
+export type DocsApiOperation =
+  | 'create_job'
+  | 'get_job'
+  | 'send_message'
+  | 'get_visitors'
+  | 'assistant_message'
+  | 'search_docs'
+  | 'get_page';
 
 /** What a {@link DocsApiClient} reports about each HTTP request it makes. */
 export interface DocsApiObserver {
