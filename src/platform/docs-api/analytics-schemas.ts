@@ -32,7 +32,10 @@ export type Tolerant<T extends string> = T | 'other';
 
 /** Reads any value: one of `values` stays itself, anything else (missing included) becomes `'other'`. */
 function tolerantEnum<const T extends readonly string[]>(values: T) {
-  return z.unknown().transform((v): Tolerant<T[number]> => (typeof v === 'string' && values.includes(v) ? v : 'other'));
+  return z
+    .unknown()
+    .optional()
+    .transform((v): Tolerant<T[number]> => (typeof v === 'string' && values.includes(v) ? v : 'other'));
 }
 
 /** A nullable string the API may also leave out: absent reads as null. */
@@ -145,6 +148,7 @@ export const assistantConversationSchema = z.object({
   response: z.string(),
   responseType: z
     .unknown()
+    .optional()
     .transform((v): Tolerant<ResponseType> => (v === undefined ? 'answer' : RESPONSE_TYPES.find((t) => t === v) ?? 'other')),
   /** Docs pages the answer cited. */
   sources: z.array(z.object({ title: z.string(), url: z.string() })),

@@ -109,7 +109,8 @@ const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = { '*': '\u2217',
 /**
  * Untrusted text from the public internet (a reader's comment on a docs page, a question to the docs
  * assistant, a search term) made safe to show inside Slack mrkdwn, as one plain line:
- * - control characters, bidi overrides and isolates are removed; line breaks, tabs and runs of
+ * - half a surrogate pair becomes U+FFFD; bidi marks, overrides and isolates are removed; control
+ *   characters, line breaks, tabs and runs of
  *   whitespace become one space (so nothing can start a quote or a code block on a line of its own);
  * - `&`, `<` and `>` become `&amp;`, `&lt;`, `&gt;` (Slack: "Formatting text for app surfaces —
  *   Escaping text"), so no manual parsing string can form: no `<@U…>`, `<!channel>`, `<!subteam…>`,
@@ -132,6 +133,7 @@ const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = { '*': '\u2217',
  */
 export function escapeReaderText(text: string, max: number): string {
   const line = text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
     .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/[\s\p{Cc}]+/gu, ' ')
     .trim()
@@ -140,8 +142,13 @@ export function escapeReaderText(text: string, max: number): string {
     .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`)
     .replace(/(?<=[\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`)
     .replace(/^>/, `${WORD_JOINER}>`);
-  // Escape code point by code point, so the cut below can never split an entity or a surrogate pair.
-  const units = Array.from(line, (cp) => escapeMrkdwn(cp));
+  // Escape code point by code point (a word joiner stays with what it guards), so the cut below can
+  // never split an entity, a surrogate pair or an `@` from its joiner.
+  const units: string[] = [];
+  for (const cp of line) {
+    if (cp === WORD_JOINER && units.length > 0) units[units.length - 1] += cp;
+    else units.push(escapeMrkdwn(cp));
+  }
   const whole = units.join('');
   if (whole.length <= max) return whole;
   if (max < 1) return '';
