@@ -42,8 +42,17 @@ const source = (title: string, path: string) => ({ title, url: `${FAKE_DOCS_SITE
 
 /** Questions the assistant could not answer, asked again and again with small variations. */
 export const FAKE_RECURRING_UNANSWERED: readonly (readonly string[])[] = [
-  ['How do I set up SSO with Okta?', 'how do i set up sso with okta', 'How do I set up SSO with Okta??', 'How do I set up SSO with OKTA'],
-  ['Does the API support webhooks for job completion?', 'does the api support webhooks for job completion', 'Does the API support webhooks for job completion ?'],
+  [
+    'How do I set up SSO with Okta?',
+    'how do i set up sso with okta',
+    'How do I set up SSO with Okta??',
+    'How do I set up SSO with OKTA',
+  ],
+  [
+    'Does the API support webhooks for job completion?',
+    'does the api support webhooks for job completion',
+    'Does the API support webhooks for job completion ?',
+  ],
   ['Is there a Terraform provider?', 'is there a terraform provider', 'Is there a terraform provider!'],
   ['Can I delete my account through the API?', 'can i delete my account through the api?'],
 ];
@@ -57,7 +66,10 @@ const QUESTIONS: readonly Question[] = [
     response: NOT_COVERED,
     sources: [],
     queryCategory: ['Authentication', 'API', 'Integrations', 'Account'][i] ?? null,
-    page: ['/settings/authentication-personalization/authentication-setup', '/api-reference/introduction', null, '/faq'][i] ?? null,
+    page:
+      ['/settings/authentication-personalization/authentication-setup', '/api-reference/introduction', null, '/faq'][
+        i
+      ] ?? null,
   })),
   ...Object.values(HOSTILE_TEXT).map((text, i) => ({
     variants: [text],
@@ -92,7 +104,10 @@ const QUESTIONS: readonly Question[] = [
     perDay: 3,
     resolutionStatus: 'answered',
     response: 'POST /v2/agent/{projectId}/job with a prompt; poll GET …/job/{id} until it completes.',
-    sources: [source('Create agent job', '/api-reference/endpoint/create-job'), source('Get agent job', '/api-reference/endpoint/get-job')],
+    sources: [
+      source('Create agent job', '/api-reference/endpoint/create-job'),
+      source('Get agent job', '/api-reference/endpoint/get-job'),
+    ],
     queryCategory: 'API',
     page: null,
   },

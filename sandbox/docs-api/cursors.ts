@@ -36,7 +36,7 @@ export class CursorBook {
     return cursor;
   }
 
-  /** The position `cursor` stands for under this query, or undefined when it is unknown, of another query or expired. */
+  /** The position `cursor` stands for under this query; undefined when unknown, of another query or expired. */
   redeem(endpoint: string, fingerprint: string, cursor: string, now: number): number | undefined {
     const key = `${endpoint}\n${fingerprint}\n${cursor}`;
     const entry = this.issued.get(key);

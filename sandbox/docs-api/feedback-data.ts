@@ -24,7 +24,9 @@ export type FakeFeedbackEntry = {
   createdAt: string;
   source: Source;
   status: Status;
-} & ({ helpful: boolean; contact: string | null } | { code: string; filename: string | null; lang: string | null } | object);
+} & (
+  { helpful: boolean; contact: string | null } | { code: string; filename: string | null; lang: string | null } | object
+);
 
 /** One row of FeedbackGroupedByPageResponse.feedback. */
 export interface FakeFeedbackByPageRow {
@@ -56,14 +58,21 @@ const PAGES: readonly PageFeedback[] = [
     path: '/api-reference/authentication',
     votesPerDay: 5,
     downShare: 0.55,
-    complaints: ['Which header does the key go in? The example and the text disagree.', 'No word on how to rotate a key.', 'The 401 vs 403 explanation is confusing.'],
+    complaints: [
+      'Which header does the key go in? The example and the text disagree.',
+      'No word on how to rotate a key.',
+      'The 401 vs 403 explanation is confusing.',
+    ],
     weekly: [HOSTILE_TEXT.mentions, HOSTILE_TEXT.blockKit],
   },
   {
     path: '/guides/custom-domain',
     votesPerDay: 4,
     downShare: 0.6,
-    complaints: ['The CNAME step fails with Cloudflare proxying on; say so.', 'How long does the TLS certificate take?'],
+    complaints: [
+      'The CNAME step fails with Cloudflare proxying on; say so.',
+      'How long does the TLS certificate take?',
+    ],
     weekly: [HOSTILE_TEXT.links],
   },
   {
@@ -92,14 +101,26 @@ const PAGES: readonly PageFeedback[] = [
     votesPerDay: 7,
     downShare: 0.12,
     complaints: ['Step 3 assumes Node 22.'],
-    code: { perDay: 0.8, code: 'npm i -g mint\nmint dev', filename: null, lang: 'bash', comment: 'mint dev fails on Windows with EPERM.' },
+    code: {
+      perDay: 0.8,
+      code: 'npm i -g mint\nmint dev',
+      filename: null,
+      lang: 'bash',
+      comment: 'mint dev fails on Windows with EPERM.',
+    },
   },
   {
     path: '/api-reference/endpoint/create-job',
     votesPerDay: 1.5,
     downShare: 0.3,
     complaints: ['What happens when the branch already exists?'],
-    code: { perDay: 1, code: 'curl -X POST https://api.mintlify.com/v2/agent/$PROJECT/job', filename: 'create-job.sh', lang: 'bash', comment: 'Missing the Authorization header.' },
+    code: {
+      perDay: 1,
+      code: 'curl -X POST https://api.mintlify.com/v2/agent/$PROJECT/job',
+      filename: 'create-job.sh',
+      lang: 'bash',
+      comment: 'Missing the Authorization header.',
+    },
   },
   { path: '/guides/redirects', votesPerDay: 1.5, downShare: 0.3, complaints: ['Do wildcards work?'] },
   { path: '/components/tabs', votesPerDay: 1, downShare: 0.1, complaints: ['Tabs lose their state on reload.'] },
@@ -117,7 +138,14 @@ function status(key: string): Status {
 /** The common fields of an entry keyed `key` on `day`. */
 function base(path: string, source: Source, day: number, key: string, comment: string | null): FakeFeedbackEntry {
   const at = Math.floor(hash01(key, 'at') * DAY_MS);
-  return { id: seededUlid(day * DAY_MS + at, key), path, comment, createdAt: isoAt(day, at), source, status: status(key) };
+  return {
+    id: seededUlid(day * DAY_MS + at, key),
+    path,
+    comment,
+    createdAt: isoAt(day, at),
+    source,
+    status: status(key),
+  };
 }
 
 /** The page-level votes of one page on one day (the weekly hostile comments included). */
@@ -128,7 +156,10 @@ function votes(p: PageFeedback, day: number): FakeFeedbackEntry[] {
     const key = `${p.path}|${day}|vote|${i}`;
     const helpful = hash01(key, 'helpful') >= p.downShare;
     const pool = helpful ? PRAISE : p.complaints;
-    const comment = hash01(key, 'commented') < (helpful ? 0.25 : 0.75) ? (pool[Math.floor(hash01(key, 'which') * pool.length)] ?? null) : null;
+    const comment =
+      hash01(key, 'commented') < (helpful ? 0.25 : 0.75)
+        ? (pool[Math.floor(hash01(key, 'which') * pool.length)] ?? null)
+        : null;
     const contact = hash01(key, 'contact') < 0.2 ? `reader${i}@example.com` : null;
     out.push({ ...base(p.path, 'contextual', day, key, comment), helpful, contact });
   }
@@ -149,13 +180,20 @@ function entriesOfDay(day: number): FakeFeedbackEntry[] {
     for (let i = 0; c && i < dailyCount(c.perDay, `${p.path}|code`, day); i++) {
       const key = `${p.path}|${day}|code|${i}`;
       const comment = hash01(key, 'commented') < 0.7 ? c.comment : null;
-      out.push({ ...base(p.path, 'code_snippet', day, key, comment), code: c.code, filename: c.filename, lang: c.lang });
+      out.push({
+        ...base(p.path, 'code_snippet', day, key, comment),
+        code: c.code,
+        filename: c.filename,
+        lang: c.lang,
+      });
     }
   }
   for (const path of THUMBS_ONLY_PAGES) {
-    for (let i = 0; i < dailyCount(2, `${path}|thumbs`, day); i++) out.push(base(path, 'thumbs_only', day, `${path}|${day}|thumbs|${i}`, null));
+    for (let i = 0; i < dailyCount(2, `${path}|thumbs`, day); i++)
+      out.push(base(path, 'thumbs_only', day, `${path}|${day}|thumbs|${i}`, null));
   }
-  for (let i = 0; i < dailyCount(0.7, `${AGENT_PAGE}|agent`, day); i++) out.push(base(AGENT_PAGE, 'agent', day, `${AGENT_PAGE}|${day}|agent|${i}`, AGENT_COMMENT));
+  for (let i = 0; i < dailyCount(0.7, `${AGENT_PAGE}|agent`, day); i++)
+    out.push(base(AGENT_PAGE, 'agent', day, `${AGENT_PAGE}|${day}|agent|${i}`, AGENT_COMMENT));
   return out;
 }
 
@@ -169,7 +207,11 @@ export interface FakeFeedbackFilters {
  * Feedback entries made on the UTC days `[fromDay, toDay)` that pass the filters, newest first
  * (`createdAt` desc, then `id` desc; the spec names no order).
  */
-export function feedbackForDays(fromDay: number, toDay: number, filters: FakeFeedbackFilters = {}): FakeFeedbackEntry[] {
+export function feedbackForDays(
+  fromDay: number,
+  toDay: number,
+  filters: FakeFeedbackFilters = {},
+): FakeFeedbackEntry[] {
   const out: FakeFeedbackEntry[] = [];
   for (let day = fromDay; day < toDay; day++) {
     for (const e of entriesOfDay(day)) {
@@ -178,7 +220,9 @@ export function feedbackForDays(fromDay: number, toDay: number, filters: FakeFee
       out.push(e);
     }
   }
-  return out.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  return out.sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+  );
 }
 
 /**
@@ -186,7 +230,11 @@ export function feedbackForDays(fromDay: number, toDay: number, filters: FakeFee
  * code snippet feedback, `total` every entry (bare votes and agent feedback included); sorted by total
  * desc then path (the spec names no order).
  */
-export function feedbackByPageForDays(fromDay: number, toDay: number, filters: FakeFeedbackFilters = {}): FakeFeedbackByPageRow[] {
+export function feedbackByPageForDays(
+  fromDay: number,
+  toDay: number,
+  filters: FakeFeedbackFilters = {},
+): FakeFeedbackByPageRow[] {
   const rows = new Map<string, FakeFeedbackByPageRow>();
   for (const e of feedbackForDays(fromDay, toDay, filters)) {
     const row = rows.get(e.path) ?? { path: e.path, thumbsUp: 0, thumbsDown: 0, code: 0, total: 0 };

@@ -22,7 +22,8 @@ export function parseDate(value: string): number | undefined {
   const day = Number(d);
   const midnight = Date.UTC(year, month - 1, day);
   const check = new Date(midnight);
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   if (Number(hh) > 23 || Number(mi) > 59 || Number(ss) > 59) return undefined;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
   const ms = Date.parse(`${y}-${mo}-${d}T${hh}:${mi}:${ss}.${frac.padEnd(3, '0').slice(0, 3)}${offset}`);
@@ -73,7 +74,8 @@ export class QueryCheck {
     if (raw === null || raw.trim() === '') return undefined;
     const items = raw.split(',').map((s) => s.trim());
     const unknown = items.filter((s) => !(values as readonly string[]).includes(s));
-    if (unknown.length > 0) this.details.push({ message: `${name} must be a comma-separated list of: ${values.join(', ')}` });
+    if (unknown.length > 0)
+      this.details.push({ message: `${name} must be a comma-separated list of: ${values.join(', ')}` });
     return items.filter((s): s is T => (values as readonly string[]).includes(s));
   }
 
@@ -91,7 +93,8 @@ export class QueryCheck {
     };
     const from = date('dateFrom');
     const to = date('dateTo');
-    if (from !== undefined && to !== undefined && from >= to) this.details.push({ message: 'dateFrom must be before dateTo' });
+    if (from !== undefined && to !== undefined && from >= to)
+      this.details.push({ message: 'dateFrom must be before dateTo' });
     const toMs = to ?? Math.floor(nowMs / DAY_MS) * DAY_MS;
     const fromMs = from ?? toMs - 7 * DAY_MS;
     return { fromDay: Math.floor(fromMs / DAY_MS), toDay: Math.ceil(toMs / DAY_MS) };
@@ -99,6 +102,8 @@ export class QueryCheck {
 
   /** The 400 answer when any check failed, else undefined. */
   reply(): Reply | undefined {
-    return this.details.length > 0 ? { status: 400, body: { error: 'Invalid query parameters', details: this.details } } : undefined;
+    return this.details.length > 0
+      ? { status: 400, body: { error: 'Invalid query parameters', details: this.details } }
+      : undefined;
   }
 }

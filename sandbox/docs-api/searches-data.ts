@@ -27,7 +27,14 @@ interface SearchTerm {
 }
 
 /** Searched often, never clicked through: the gaps a report should show first. */
-export const FAKE_UNCLICKED_SEARCHES: readonly string[] = ['sso saml', 'webhooks', 'delete account', 'terraform provider', 'graphql', 'self-hosted'];
+export const FAKE_UNCLICKED_SEARCHES: readonly string[] = [
+  'sso saml',
+  'webhooks',
+  'delete account',
+  'terraform provider',
+  'graphql',
+  'self-hosted',
+];
 
 const UNCLICKED_PER_DAY = [38, 31, 22, 18, 15, 12];
 

@@ -59,5 +59,7 @@ export function weekOf(day: number): number {
 export function dailyCount(perWeekday: number, key: string, day: number): number {
   const weekend = dayOfWeek(day) === 0 || dayOfWeek(day) === 6 ? 0.5 : 1;
   const weekLevel = 0.6 + 0.8 * hash01(key, weekOf(day), 'week');
-  return Math.floor(perWeekday * weekend * weekLevel * (0.8 + 0.4 * hash01(key, day, 'day')) + hash01(key, day, 'round'));
+  return Math.floor(
+    perWeekday * weekend * weekLevel * (0.8 + 0.4 * hash01(key, day, 'day')) + hash01(key, day, 'round'),
+  );
 }

@@ -233,7 +233,9 @@ class FakeDocsApiServer implements FakeDocsApi {
     if (!name || projectId === undefined) return errorReply(404, 'Not found');
     if (method !== ROUTE_METHODS[name]) return errorReply(405, 'Method not allowed', { allow: ROUTE_METHODS[name] });
     if (!this.projects.has(projectId)) return errorReply(404, 'Project not found');
-    if (name === 'createJob' || name === 'job' || name === 'message') return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
+    if (name === 'createJob' || name === 'job' || name === 'message') {
+      return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
+    }
     return this.analytics[name](query, at);
   }
 

@@ -8,7 +8,12 @@
  */
 import { conversationsForDays } from './assistant-data.js';
 import { CURSOR_REJECTED_DETAIL, type CursorBook } from './cursors.js';
-import { FAKE_FEEDBACK_SOURCES, FAKE_FEEDBACK_STATUSES, feedbackByPageForDays, feedbackForDays } from './feedback-data.js';
+import {
+  FAKE_FEEDBACK_SOURCES,
+  FAKE_FEEDBACK_STATUSES,
+  feedbackByPageForDays,
+  feedbackForDays,
+} from './feedback-data.js';
 import { QueryCheck } from './query-params.js';
 import type { Reply } from './reply.js';
 import { searchesForDays } from './searches-data.js';
@@ -68,7 +73,10 @@ export class SignalsRoutes {
     return { status: 200, body: { feedback: page.rows, nextCursor: page.nextCursor, hasMore: page.hasMore } };
   }
 
-  /** GET …/assistant: `limit` 1–1000 (default 100), `cursor` a ULID (the id of the last turn of the page before); newest first. */
+  /**
+   * GET …/assistant: `limit` 1–1000 (default 100), `cursor` a ULID (the id of the last turn of the
+   * page before); newest first.
+   */
   assistant(query: URLSearchParams, now: number): Reply {
     const check = new QueryCheck(query);
     const limit = check.number('limit', 100, 1, 1000);
@@ -88,18 +96,30 @@ export class SignalsRoutes {
    * the next; the 400 when the cursor is not one this fake issued for this query, or has expired.
    * @param tokenOf - the cursor of a page ending with this row (default: an opaque token).
    */
-  private page<T>(endpoint: string, q: object, cursor: string | null, rows: T[], limit: number, now: number, tokenOf?: (row: T) => string): Paged<T> | Reply {
+  private page<T>(
+    endpoint: string,
+    q: object,
+    cursor: string | null,
+    rows: T[],
+    limit: number,
+    now: number,
+    tokenOf?: (row: T) => string,
+  ): Paged<T> | Reply {
     const fingerprint = JSON.stringify(q);
     let start = 0;
     if (cursor !== null) {
       const position = this.cursors.redeem(endpoint, fingerprint, cursor, now);
-      if (position === undefined) return { status: 400, body: { error: 'Invalid cursor', details: [{ message: CURSOR_REJECTED_DETAIL }] } };
+      if (position === undefined)
+        return { status: 400, body: { error: 'Invalid cursor', details: [{ message: CURSOR_REJECTED_DETAIL }] } };
       start = position;
     }
     const slice = rows.slice(start, start + limit);
     const hasMore = start + limit < rows.length;
     const last = slice[slice.length - 1];
-    const nextCursor = hasMore && last !== undefined ? this.cursors.issue(endpoint, fingerprint, start + limit, now, tokenOf?.(last)) : null;
+    const nextCursor =
+      hasMore && last !== undefined
+        ? this.cursors.issue(endpoint, fingerprint, start + limit, now, tokenOf?.(last))
+        : null;
     return { rows: slice, nextCursor, hasMore };
   }
 }

@@ -184,7 +184,10 @@ export function visitorsForDays(fromDay: number, toDay: number): { totals: Omit<
  * (events add up, unlike visitors) and the site-wide totals are the sums of the pages. Rows with total
  * 0 omitted, sorted by total desc then path asc (shape: ViewsByPageResponse).
  */
-export function viewsForDays(fromDay: number, toDay: number): { totals: Omit<FakeVisitorRow, 'path'>; rows: FakeVisitorRow[] } {
+export function viewsForDays(
+  fromDay: number,
+  toDay: number,
+): { totals: Omit<FakeVisitorRow, 'path'>; rows: FakeVisitorRow[] } {
   const rows: FakeVisitorRow[] = [];
   for (const page of PAGE_MODELS) {
     const sum: FakeVisitorRow = { path: page.path, human: 0, ai: 0, total: 0 };
@@ -197,6 +200,11 @@ export function viewsForDays(fromDay: number, toDay: number): { totals: Omit<Fak
     if (sum.total > 0) rows.push(sum);
   }
   rows.sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const totals = rows.reduce((acc, r) => ({ human: acc.human + r.human, ai: acc.ai + r.ai, total: acc.total + r.total }), { human: 0, ai: 0, total: 0 });
+  const totals = { human: 0, ai: 0, total: 0 };
+  for (const r of rows) {
+    totals.human += r.human;
+    totals.ai += r.ai;
+    totals.total += r.total;
+  }
   return { totals, rows };
 }

@@ -8,7 +8,10 @@ import type { Reply } from './reply.js';
 import { viewsForDays, visitorsForDays } from './visitors-data.js';
 
 /** limit (integer 1–250, default 50), offset (integer ≥ 0, default 0) and the day range; or the 400. */
-function offsetQuery(query: URLSearchParams, nowMs: number): Reply | { limit: number; offset: number; fromDay: number; toDay: number } {
+function offsetQuery(
+  query: URLSearchParams,
+  nowMs: number,
+): Reply | { limit: number; offset: number; fromDay: number; toDay: number } {
   const check = new QueryCheck(query);
   const limit = check.integer('limit', 50, 1, 250, 'limit must be between 1 and 250');
   const offset = check.integer('offset', 0, 0, Number.MAX_SAFE_INTEGER, 'offset must be greater than or equal to 0');
@@ -25,7 +28,8 @@ export function visitorsReply(query: URLSearchParams, nowMs: number): Reply {
   const q = offsetQuery(query, nowMs);
   if ('status' in q) return q;
   const { totals, rows } = visitorsForDays(q.fromDay, q.toDay);
-  return { status: 200, body: { totals, visitors: rows.slice(q.offset, q.offset + q.limit), hasMore: q.offset + q.limit < rows.length } };
+  const visitors = rows.slice(q.offset, q.offset + q.limit);
+  return { status: 200, body: { totals, visitors, hasMore: q.offset + q.limit < rows.length } };
 }
 
 /**
@@ -36,5 +40,6 @@ export function viewsReply(query: URLSearchParams, nowMs: number): Reply {
   const q = offsetQuery(query, nowMs);
   if ('status' in q) return q;
   const { totals, rows } = viewsForDays(q.fromDay, q.toDay);
-  return { status: 200, body: { totals, views: rows.slice(q.offset, q.offset + q.limit), hasMore: q.offset + q.limit < rows.length } };
+  const views = rows.slice(q.offset, q.offset + q.limit);
+  return { status: 200, body: { totals, views, hasMore: q.offset + q.limit < rows.length } };
 }

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { docsApiErrorText } from '../../src/platform/docs-api/error-text.js';
 import { DocsApiBadRequestError, DocsApiCursorRejectedError } from '../../src/platform/docs-api/errors.js';
-import { CURSOR_REJECTED_DETAIL, DEFAULT_CURSOR_TTL_MS, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
+import {
+  CURSOR_REJECTED_DETAIL,
+  DEFAULT_CURSOR_TTL_MS,
+  startFakeDocsApi,
+  type FakeDocsApi,
+} from '../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 
 // The client's analytics requests over real HTTP to the fake, and the fake's answers, checked against
@@ -31,12 +36,19 @@ function expectAllConform(): void {
   expect(fake.requests.length).toBeGreaterThan(0);
   for (const r of fake.requests) {
     expect(validateRequest(r), `${r.method} ${r.path}`).toEqual([]);
-    expect(validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }), `${r.method} ${r.path} → ${r.status}`).toEqual([]);
+    expect(
+      validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }),
+      `${r.method} ${r.path} → ${r.status}`,
+    ).toEqual([]);
   }
 }
 
 /** Walks every page forward, then back with the cursors kept: each page reads the same both ways. */
-async function walk<P>(read: (cursor: string | undefined) => Promise<P>, next: (page: P) => string | null, key: (page: P) => string): Promise<P[]> {
+async function walk<P>(
+  read: (cursor: string | undefined) => Promise<P>,
+  next: (page: P) => string | null,
+  key: (page: P) => string,
+): Promise<P[]> {
   const cursors: (string | undefined)[] = [undefined];
   const pages: P[] = [];
   for (;;) {
@@ -79,7 +91,8 @@ describe('analytics client ↔ fake ↔ spec', () => {
 
   it('feedback: forward and back with filters; by page without paging', async () => {
     const pages = await walk(
-      (cursor) => client.getFeedback({ ...WEEK, limit: 20, source: 'contextual', status: ['pending', 'in_progress'], cursor }),
+      (cursor) =>
+        client.getFeedback({ ...WEEK, limit: 20, source: 'contextual', status: ['pending', 'in_progress'], cursor }),
       (p) => p.nextCursor,
       (p) => JSON.stringify(p.feedback),
     );
@@ -87,10 +100,19 @@ describe('analytics client ↔ fake ↔ spec', () => {
     expect(pages.slice(0, -1).every((p) => p.hasMore)).toBe(true);
     expect(pages.at(-1)!.hasMore).toBe(false);
     const entries = pages.flatMap((p) => p.feedback);
-    expect(entries.every((e) => e.source === 'contextual' && (e.status === 'pending' || e.status === 'in_progress'))).toBe(true);
-    const byPage = await client.getFeedbackByPage({ ...WEEK, limit: 100, source: 'contextual', status: ['pending', 'in_progress'] });
+    expect(
+      entries.every((e) => e.source === 'contextual' && (e.status === 'pending' || e.status === 'in_progress')),
+    ).toBe(true);
+    const byPage = await client.getFeedbackByPage({
+      ...WEEK,
+      limit: 100,
+      source: 'contextual',
+      status: ['pending', 'in_progress'],
+    });
     expect(byPage.hasMore).toBe(false);
-    expect(byPage.feedback.reduce((n, r) => n + r.thumbsDown, 0)).toBe(entries.filter((e) => e.helpful === false).length);
+    expect(byPage.feedback.reduce((n, r) => n + r.thumbsDown, 0)).toBe(
+      entries.filter((e) => e.helpful === false).length,
+    );
     await client.getFeedbackByPage({ ...WEEK, limit: 3, source: 'code_snippet' });
     expectAllConform();
   });
@@ -108,11 +130,13 @@ describe('analytics client ↔ fake ↔ spec', () => {
     expectAllConform();
   });
 
-  it('a cursor past its lifetime, or used with another query, is refused with 400 details: "run the report again"', async () => {
+  it('a cursor past its lifetime, or of another query, is refused (400 details): "run the report again"', async () => {
     const first = await client.getSearches({ ...WEEK, limit: 10 });
     const cursor = first.nextCursor!;
     clock += DEFAULT_CURSOR_TTL_MS - 1;
-    await expect(client.getSearches({ ...WEEK, limit: 10, cursor })).resolves.toMatchObject({ searches: expect.any(Array) });
+    await expect(client.getSearches({ ...WEEK, limit: 10, cursor })).resolves.toMatchObject({
+      searches: expect.any(Array),
+    });
     const other = await client.getSearches({ ...WEEK, limit: 11, cursor }).catch((e: unknown) => e);
     expect(other).toBeInstanceOf(DocsApiCursorRejectedError);
     clock += DEFAULT_CURSOR_TTL_MS + 1;
@@ -123,9 +147,13 @@ describe('analytics client ↔ fake ↔ spec', () => {
 
     const feedback = await client.getFeedback({ ...WEEK, limit: 10 });
     clock += DEFAULT_CURSOR_TTL_MS + 1;
-    await expect(client.getFeedback({ ...WEEK, limit: 10, cursor: feedback.nextCursor! })).rejects.toBeInstanceOf(DocsApiCursorRejectedError);
+    await expect(client.getFeedback({ ...WEEK, limit: 10, cursor: feedback.nextCursor! })).rejects.toBeInstanceOf(
+      DocsApiCursorRejectedError,
+    );
     const turns = await client.getAssistantConversations({ ...WEEK, limit: 10 });
-    await expect(client.getAssistantConversations({ ...WEEK, dateTo: '2026-11-22', limit: 10, cursor: turns.nextCursor! })).rejects.toBeInstanceOf(DocsApiCursorRejectedError);
+    await expect(
+      client.getAssistantConversations({ ...WEEK, dateTo: '2026-11-22', limit: 10, cursor: turns.nextCursor! }),
+    ).rejects.toBeInstanceOf(DocsApiCursorRejectedError);
     expect(fake.requests.filter((r) => r.status === 400)).toHaveLength(4); // each refused once, never retried
     expectAllConform();
   });

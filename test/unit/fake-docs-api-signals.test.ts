@@ -25,12 +25,17 @@ afterAll(async () => {
 });
 
 /** GETs an analytics path of project p; checks the request and the answer against the spec. */
-async function get<T>(path: string, opts: { key?: string | null; method?: string; offSpec?: boolean } = {}): Promise<{ status: number; body: T }> {
+async function get<T>(
+  path: string,
+  opts: { key?: string | null; method?: string; offSpec?: boolean } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = opts.key === null ? {} : { authorization: `Bearer ${opts.key ?? KEY}` };
   const res = await fetch(`${api.url}/v1/analytics/p${path}`, { method: opts.method ?? 'GET', headers });
   const body = (await res.json()) as T;
   if (!opts.offSpec) {
-    expect(validateResponse({ method: 'GET', path: `/v1/analytics/p${path}`, status: res.status, body }), path).toEqual([]);
+    expect(validateResponse({ method: 'GET', path: `/v1/analytics/p${path}`, status: res.status, body }), path).toEqual(
+      [],
+    );
   }
   return { status: res.status, body };
 }
@@ -54,7 +59,10 @@ describe('fake reader-signal endpoints: queries', () => {
     ['/searches?limit=ten', 'limit must be a number'],
     ['/feedback/by-page?limit=101', 'limit must be between 1 and 100'],
     ['/feedback?source=email', 'source must be one of: code_snippet, contextual, agent, thumbs_only'],
-    ['/feedback/by-page?status=pending,open', 'status must be a comma-separated list of: pending, in_progress, resolved, dismissed'],
+    [
+      '/feedback/by-page?status=pending,open',
+      'status must be a comma-separated list of: pending, in_progress, resolved, dismissed',
+    ],
     ['/assistant?limit=1001', 'limit must be between 1 and 1000'],
     ['/assistant?cursor=not-a-ulid', 'cursor must be a ULID'],
     ['/views?limit=251', 'limit must be between 1 and 250'],
@@ -91,7 +99,7 @@ describe('fake reader-signal endpoints: queries', () => {
 });
 
 describe('fake reader-signal data', () => {
-  it('searches: the often-searched terms nobody clicked through rank high with ctr 0 and no top page; the rest are clicked', async () => {
+  it('searches: terms searched often that nobody clicked through rank high (ctr 0, no top page)', async () => {
     for (const range of WEEKS) {
       const { body } = await get<Searches>(`/searches?${range}&limit=15`);
       const unclicked = body.searches.filter((r) => r.ctr === 0 && r.topClickedPage === null);
@@ -100,7 +108,9 @@ describe('fake reader-signal data', () => {
       const clicked = body.searches.filter((r) => r.ctr > 0);
       expect(clicked.length).toBeGreaterThan(5);
       expect(clicked.every((r) => r.ctr <= 1 && r.topClickedPage?.startsWith('/'))).toBe(true);
-      expect(body.searches.every((r) => r.lastSearchedAt >= range.slice(9, 19) && r.lastSearchedAt < range.slice(27))).toBe(true);
+      expect(
+        body.searches.every((r) => r.lastSearchedAt >= range.slice(9, 19) && r.lastSearchedAt < range.slice(27)),
+      ).toBe(true);
     }
   });
 
@@ -119,17 +129,27 @@ describe('fake reader-signal data', () => {
       const entries: FakeFeedbackEntry[] = [];
       let cursor: string | null = null;
       do {
-        const page: Feedback = (await get<Feedback>(`/feedback?${range}&limit=100${cursor ? `&cursor=${cursor}` : ''}`)).body;
+        const page: Feedback = (await get<Feedback>(`/feedback?${range}&limit=100${cursor ? `&cursor=${cursor}` : ''}`))
+          .body;
         entries.push(...page.feedback);
         cursor = page.nextCursor;
       } while (cursor);
       for (const text of Object.values(HOSTILE_TEXT)) {
-        expect(entries.filter((e) => e.comment === text && 'helpful' in e && !e.helpful).length, text.slice(0, 30)).toBeGreaterThanOrEqual(1);
+        expect(
+          entries.filter((e) => e.comment === text && 'helpful' in e && !e.helpful).length,
+          text.slice(0, 30),
+        ).toBeGreaterThanOrEqual(1);
       }
       expect(entries.some((e) => 'helpful' in e && e.helpful && e.comment)).toBe(true);
-      expect(new Set(entries.map((e) => e.source))).toEqual(new Set(['contextual', 'code_snippet', 'thumbs_only', 'agent']));
-      expect(entries.filter((e) => e.source === 'code_snippet').every((e) => 'code' in e && 'lang' in e && 'filename' in e)).toBe(true);
-      expect(entries.filter((e) => e.source === 'thumbs_only').every((e) => !('helpful' in e) && e.comment === null)).toBe(true);
+      expect(new Set(entries.map((e) => e.source))).toEqual(
+        new Set(['contextual', 'code_snippet', 'thumbs_only', 'agent']),
+      );
+      expect(
+        entries.filter((e) => e.source === 'code_snippet').every((e) => 'code' in e && 'lang' in e && 'filename' in e),
+      ).toBe(true);
+      expect(
+        entries.filter((e) => e.source === 'thumbs_only').every((e) => !('helpful' in e) && e.comment === null),
+      ).toBe(true);
       expect(entries.length).toBe(new Set(entries.map((e) => e.id)).size);
     }
   });
@@ -137,7 +157,8 @@ describe('fake reader-signal data', () => {
   it('feedback by page: the counts of the entries, several pages with more 👎 than 👍', async () => {
     const range = WEEKS[0];
     const entries = (await get<Feedback>(`/feedback?${range}&limit=100&source=contextual`)).body;
-    const more = (await get<Feedback>(`/feedback?${range}&limit=100&source=contextual&cursor=${entries.nextCursor}`)).body;
+    const more = (await get<Feedback>(`/feedback?${range}&limit=100&source=contextual&cursor=${entries.nextCursor}`))
+      .body;
     const all = [...entries.feedback, ...more.feedback];
     expect(more.hasMore).toBe(false);
     const rows = (await get<ByPage>(`/feedback/by-page?${range}&limit=100&source=contextual`)).body.feedback;
@@ -150,10 +171,11 @@ describe('fake reader-signal data', () => {
     expect(rows.filter((r) => r.thumbsDown > r.thumbsUp).length).toBeGreaterThanOrEqual(3);
     const everything = (await get<ByPage>(`/feedback/by-page?${range}&limit=100`)).body.feedback;
     expect(everything.some((r) => r.code > 0)).toBe(true);
-    expect(everything.some((r) => r.thumbsUp + r.thumbsDown + r.code < r.total)).toBe(true); // bare votes and agent feedback count in total only
+    // Bare votes and agent feedback count in total only.
+    expect(everything.some((r) => r.thumbsUp + r.thumbsDown + r.code < r.total)).toBe(true);
   });
 
-  it('assistant: recurring unanswered questions in several wordings, and each hostile text asked, every week', async () => {
+  it('assistant: recurring unanswered questions in several wordings and each hostile text, every week', async () => {
     for (const range of WEEKS) {
       const turns = (await get<Conversations>(`/assistant?${range}&limit=1000`)).body.conversations;
       const unanswered = turns.filter((t) => t.resolutionStatus === 'unanswered');

@@ -10,7 +10,10 @@ const WJ = '\u2060';
 /** What a person sees: entities decoded, word joiners gone. */
 const shown = (s: string) => s.replaceAll(WJ, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-/** The checks every output must pass (Slack: "Escaping text"; text object `verbatim` false parses mentions, URLs, channels). */
+/**
+ * The checks every output must pass (Slack: "Escaping text"; a text object with `verbatim` false
+ * parses mentions, URLs and channel names).
+ */
 function expectSafe(out: string, max: number): void {
   expect(out.length).toBeLessThanOrEqual(max);
   expect(out).not.toMatch(/[<>]/);
@@ -56,8 +59,35 @@ describe('escapeReaderText', () => {
   });
 
   it('property: any text and any max give a safe line of at most max units', () => {
-    const alphabet = fc.constantFrom('<', '>', '&', '@', '#', '.', ':', '/', '*', '_', '~', '`', '|', '!', '\n', ' ', 'a', 'Z', '9', '🎉', '\u202e', 'é');
-    const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ unit: alphabet, maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }));
+    const alphabet = fc.constantFrom(
+      '<',
+      '>',
+      '&',
+      '@',
+      '#',
+      '.',
+      ':',
+      '/',
+      '*',
+      '_',
+      '~',
+      '`',
+      '|',
+      '!',
+      '\n',
+      ' ',
+      'a',
+      'Z',
+      '9',
+      '🎉',
+      '\u202e',
+      'é',
+    );
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.string({ unit: alphabet, maxLength: 200 }),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+    );
     fc.assert(
       fc.property(text, fc.integer({ min: 0, max: 400 }), (t, max) => {
         const out = escapeReaderText(t, max);

@@ -110,22 +110,43 @@ export function viewsCall(q: ViewsQuery): AnalyticsCall<typeof viewsResponseSche
   return { operation: 'get_views', endpoint: '/views', query, schema: viewsResponseSchema, withCursor: false };
 }
 
-/** GET /v1/analytics/{projectId}/searches (spec → 200 SearchesResponse, 400 "Invalid query parameters or cursor", 500). */
+/**
+ * GET /v1/analytics/{projectId}/searches (spec → 200 SearchesResponse, 400 "Invalid query parameters or
+ * cursor", 500).
+ */
 export function searchesCall(q: SearchesQuery): AnalyticsCall<typeof searchesResponseSchema> {
   const query = withOptional(dates(q, q.limit), { cursor: q.cursor });
-  return { operation: 'get_searches', endpoint: '/searches', query, schema: searchesResponseSchema, withCursor: Boolean(q.cursor) };
+  return {
+    operation: 'get_searches',
+    endpoint: '/searches',
+    query,
+    schema: searchesResponseSchema,
+    withCursor: Boolean(q.cursor),
+  };
 }
 
 /** GET /v1/analytics/{projectId}/feedback/by-page (spec → 200 FeedbackGroupedByPageResponse, 400, 500). */
 export function feedbackByPageCall(q: FeedbackByPageQuery): AnalyticsCall<typeof feedbackByPageResponseSchema> {
   const query = withOptional(dates(q, q.limit), { source: q.source, status: q.status?.join(',') });
-  return { operation: 'get_feedback_by_page', endpoint: '/feedback/by-page', query, schema: feedbackByPageResponseSchema, withCursor: false };
+  return {
+    operation: 'get_feedback_by_page',
+    endpoint: '/feedback/by-page',
+    query,
+    schema: feedbackByPageResponseSchema,
+    withCursor: false,
+  };
 }
 
 /** GET /v1/analytics/{projectId}/feedback (spec → 200 FeedbackResponse, 400, 500). */
 export function feedbackCall(q: FeedbackQuery): AnalyticsCall<typeof feedbackResponseSchema> {
   const query = withOptional(dates(q, q.limit), { source: q.source, status: q.status?.join(','), cursor: q.cursor });
-  return { operation: 'get_feedback', endpoint: '/feedback', query, schema: feedbackResponseSchema, withCursor: Boolean(q.cursor) };
+  return {
+    operation: 'get_feedback',
+    endpoint: '/feedback',
+    query,
+    schema: feedbackResponseSchema,
+    withCursor: Boolean(q.cursor),
+  };
 }
 
 /** GET /v1/analytics/{projectId}/assistant (spec → 200 AssistantConversationsResponse, 400, 500). */

@@ -71,7 +71,10 @@ export const searchRowSchema = z.object({
 /** One search term of a searches page. */
 export type SearchRow = z.output<typeof searchRowSchema>;
 
-/** spec: SearchesResponse (GET …/searches → 200). There is no `hasMore`: a next page exists iff `nextCursor` is a string. */
+/**
+ * spec: SearchesResponse (GET …/searches → 200). There is no `hasMore`: a next page exists iff
+ * `nextCursor` is a string.
+ */
 export const searchesResponseSchema = z.object({
   searches: z.array(searchRowSchema),
   /** Search events in the range: the sum of all hits, not the number of distinct terms. */
@@ -149,7 +152,9 @@ export const assistantConversationSchema = z.object({
   responseType: z
     .unknown()
     .optional()
-    .transform((v): Tolerant<ResponseType> => (v === undefined ? 'answer' : RESPONSE_TYPES.find((t) => t === v) ?? 'other')),
+    .transform((v): Tolerant<ResponseType> =>
+      v === undefined ? 'answer' : (RESPONSE_TYPES.find((t) => t === v) ?? 'other'),
+    ),
   /** Docs pages the answer cited. */
   sources: z.array(z.object({ title: z.string(), url: z.string() })),
   resolutionStatus: tolerantEnum(RESOLUTION_STATUSES),

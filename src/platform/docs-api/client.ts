@@ -22,7 +22,12 @@ import type {
   SearchesResponse,
   ViewsResponse,
 } from './analytics-schemas.js';
-import { DocsApiBadRequestError, DocsApiCursorRejectedError, DocsApiError, DocsApiInvalidResponseError } from './errors.js';
+import {
+  DocsApiBadRequestError,
+  DocsApiCursorRejectedError,
+  DocsApiError,
+  DocsApiInvalidResponseError,
+} from './errors.js';
 import { networkError } from './network-error.js';
 import type { DocsApiObserver, DocsApiOperation } from './observer.js';
 import { parseResponse, type RawResponse } from './responses.js';
@@ -176,7 +181,7 @@ export class DocsApiClient {
     return this.analytics(searchesCall(q), opts);
   }
 
-  /** 👍/👎 and code feedback counts per page: see {@link feedbackByPageCall}; no paging. @throws {DocsApiError} subclasses. */
+  /** 👍/👎 and code counts per page: see {@link feedbackByPageCall}; no paging. @throws {DocsApiError} subclasses. */
   getFeedbackByPage(q: FeedbackByPageQuery, opts: AnalyticsCallOptions = {}): Promise<FeedbackByPageResponse> {
     return this.analytics(feedbackByPageCall(q), opts);
   }
@@ -193,7 +198,10 @@ export class DocsApiClient {
    * Assistant conversations (question, answer, resolution): see {@link assistantCall}; cursor paging.
    * @throws {DocsApiCursorRejectedError} when the API refuses `q.cursor`; other {@link DocsApiError}s.
    */
-  getAssistantConversations(q: AssistantQuery, opts: AnalyticsCallOptions = {}): Promise<AssistantConversationsResponse> {
+  getAssistantConversations(
+    q: AssistantQuery,
+    opts: AnalyticsCallOptions = {},
+  ): Promise<AssistantConversationsResponse> {
     return this.analytics(assistantCall(q), opts);
   }
 
@@ -210,7 +218,10 @@ export class DocsApiClient {
    * One analytics GET, retried {@link DocsApiClientOptions.analyticsRetries} times on 5xx and network
    * errors; a 400 to a request with a cursor becomes a {@link DocsApiCursorRejectedError}.
    */
-  private async analytics<S extends z.ZodType>(call: AnalyticsCall<S>, opts: AnalyticsCallOptions): Promise<z.output<S>> {
+  private async analytics<S extends z.ZodType>(
+    call: AnalyticsCall<S>,
+    opts: AnalyticsCallOptions,
+  ): Promise<z.output<S>> {
     const path = `/v1/analytics/${encodeURIComponent(this.opts.projectId)}${call.endpoint}?${call.query}`;
     try {
       return await this.withGetRetries(() => {
@@ -218,7 +229,9 @@ export class DocsApiClient {
         return this.send(call.operation, 'GET', path, call.schema);
       }, this.opts.analyticsRetries ?? 1);
     } catch (err) {
-      if (call.withCursor && err instanceof DocsApiBadRequestError) throw new DocsApiCursorRejectedError(err.apiMessage, err.details);
+      if (call.withCursor && err instanceof DocsApiBadRequestError) {
+        throw new DocsApiCursorRejectedError(err.apiMessage, err.details);
+      }
       throw err;
     }
   }

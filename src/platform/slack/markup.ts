@@ -104,7 +104,12 @@ export function plainTextOf(mrkdwn: string): string {
 const WORD_JOINER = '\u2060';
 
 /** mrkdwn's formatting characters and the look-alikes shown instead (∗ ˍ ∼ ˋ), which Slack gives no meaning. */
-const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = { '*': '\u2217', _: '\u02cd', '~': '\u223c', '`': '\u02cb' };
+const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = {
+  '*': '\u2217',
+  _: '\u02cd',
+  '~': '\u223c',
+  '`': '\u02cb',
+};
 
 /**
  * Untrusted text from the public internet (a reader's comment on a docs page, a question to the docs
