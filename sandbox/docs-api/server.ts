@@ -7,10 +7,12 @@ import { EventEmitter } from 'node:events';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentJobs, defaultFakeOutcome, type FakeAgentJob } from './agent-jobs.js';
+import { CursorBook } from './cursors.js';
 import { FakeDiscoveryRoutes, type DiscoveryOutcome } from './discovery-route.js';
 import { errorReply, type Reply } from './reply.js';
+import { SignalsRoutes } from './signals-routes.js';
 import type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './types.js';
-import { visitorsReply } from './visitors-route.js';
+import { viewsReply, visitorsReply } from './visitors-route.js';
 
 const DEFAULT_REPOSITORY = 'https://github.com/acme/docs';
 /** Where the discovery API lives on the fake, as on the vendor's server (spec: servers[0].url ends in /discovery). */
@@ -22,9 +24,29 @@ const ROUTES = {
   job: /^\/v2\/agent\/([^/]+)\/job\/([^/]+)$/,
   message: /^\/v2\/agent\/([^/]+)\/job\/([^/]+)\/message$/,
   visitors: /^\/v1\/analytics\/([^/]+)\/visitors$/,
+  views: /^\/v1\/analytics\/([^/]+)\/views$/,
+  searches: /^\/v1\/analytics\/([^/]+)\/searches$/,
+  feedbackByPage: /^\/v1\/analytics\/([^/]+)\/feedback\/by-page$/,
+  feedback: /^\/v1\/analytics\/([^/]+)\/feedback$/,
+  assistant: /^\/v1\/analytics\/([^/]+)\/assistant$/,
 } as const;
 
-const ROUTE_METHODS: Record<keyof typeof ROUTES, string> = { createJob: 'POST', job: 'GET', message: 'POST', visitors: 'GET' };
+type AnalyticsRoute = 'visitors' | 'views' | 'searches' | 'feedbackByPage' | 'feedback' | 'assistant';
+
+const ROUTE_METHODS: Record<keyof typeof ROUTES, string> = {
+  createJob: 'POST',
+  job: 'GET',
+  message: 'POST',
+  visitors: 'GET',
+  views: 'GET',
+  searches: 'GET',
+  feedbackByPage: 'GET',
+  feedback: 'GET',
+  assistant: 'GET',
+};
+
+/** How long a cursor of the fake's cursor-paged analytics endpoints stays valid by default: 15 minutes. */
+export const DEFAULT_CURSOR_TTL_MS = 15 * 60_000;
 
 function safeDecode(segment: string): string {
   try {
@@ -94,6 +116,7 @@ class FakeDocsApiServer implements FakeDocsApi {
   private readonly events = new EventEmitter();
   private readonly server: Server;
   private readonly projects: ReadonlySet<string>;
+  private readonly analytics: Record<AnalyticsRoute, (query: URLSearchParams, at: number) => Reply>;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: FakeDocsApiOptions) {
@@ -106,6 +129,15 @@ class FakeDocsApiServer implements FakeDocsApi {
     });
     this.jobs = this.agentJobs.jobs;
     this.discovery = new FakeDiscoveryRoutes(opts.discovery);
+    const signals = new SignalsRoutes(new CursorBook(opts.cursorTtlMs ?? DEFAULT_CURSOR_TTL_MS));
+    this.analytics = {
+      visitors: visitorsReply,
+      views: viewsReply,
+      searches: (q, at) => signals.searches(q, at),
+      feedbackByPage: (q, at) => signals.feedbackByPage(q, at),
+      feedback: (q, at) => signals.feedback(q, at),
+      assistant: (q, at) => signals.assistant(q, at),
+    };
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         console.error('fake docs API: handler crashed', err);
@@ -201,8 +233,10 @@ class FakeDocsApiServer implements FakeDocsApi {
     if (!name || projectId === undefined) return errorReply(404, 'Not found');
     if (method !== ROUTE_METHODS[name]) return errorReply(405, 'Method not allowed', { allow: ROUTE_METHODS[name] });
     if (!this.projects.has(projectId)) return errorReply(404, 'Project not found');
-    if (name === 'visitors') return visitorsReply(query, at);
-    return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
+    if (name === 'createJob' || name === 'job' || name === 'message') {
+      return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
+    }
+    return this.analytics[name](query, at);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -262,11 +296,14 @@ class FakeDocsApiServer implements FakeDocsApi {
  * As the spec says, `prLink` is null while the job is `active`. Bodies must be JSON with
  * `content-type: application/json` and a string `prompt` of length ≥ 1 (blank "   " is accepted), else 400.
  *
- * Analytics: GET /v1/analytics/{projectId}/visitors with `limit` (1..250, default 50), `offset`
- * (≥ 0, default 0), `dateFrom`/`dateTo` (YYYY-MM-DD or ISO 8601, dateTo exclusive, dateFrom < dateTo).
- * Counts are deterministic: 137 pages (FAKE_DOC_PAGES) with Zipf-like popularity, some pages
+ * Analytics: GET /v1/analytics/{projectId}/visitors and …/views with `limit` (1..250, default 50),
+ * `offset` (≥ 0, default 0), `dateFrom`/`dateTo` (YYYY-MM-DD or ISO 8601, dateTo exclusive, dateFrom <
+ * dateTo). Counts are deterministic: 137 pages (FAKE_DOC_PAGES) with Zipf-like popularity, some pages
  * rising or falling week to week, and FAKE_NEW_PAGES at zero before FAKE_NEW_PAGES_SINCE;
  * per-page values are sums of seeded per-(page, UTC day) counts (`./visitors-data.ts`).
+ * …/searches, …/feedback/by-page, …/feedback and …/assistant take the same dates, their own `limit`
+ * ranges, the feedback filters `source` and `status`, and `cursor` (`./signals-routes.ts`); cursors
+ * expire `cursorTtlMs` after they were last handed out.
  *
  * @returns the running fake once it listens.
  * @throws the listen error (e.g. EADDRINUSE) if the port cannot be bound.

@@ -25,6 +25,12 @@ export interface FakeDocsApiOptions {
   repository?: string;
   /** The discovery API under `/discovery`: its own assistant key and domain, delays, limit (`./discovery-route.ts`). */
   discovery?: FakeDiscoveryOptions;
+  /**
+   * How long a cursor of the searches, feedback and assistant endpoints stays valid after it was last
+   * handed out, in ms (by `now`); an older one is answered 400. Default 15 minutes (the vendor
+   * documents no lifetime).
+   */
+  cursorTtlMs?: number;
 }
 
 /** One request the fake received, with the answer it gave. */

@@ -14,8 +14,9 @@ export interface FakeVisitorRow {
   total: number;
 }
 
-/** One UTC day in ms. */
-export const DAY_MS = 86_400_000;
+import { DAY_MS, dayOfWeek, hash01 } from './seed.js';
+
+export { DAY_MS } from './seed.js';
 
 /** Pages in {@link FAKE_NEW_PAGES} have no visitors on UTC days before this date. */
 export const FAKE_NEW_PAGES_SINCE = '2026-11-10';
@@ -103,22 +104,6 @@ function buildCatalogue(): string[] {
 /** The fixed catalogue of 137 doc page paths the fake analytics report on. */
 export const FAKE_DOC_PAGES: readonly string[] = buildCatalogue();
 
-/** Deterministic hash of the parts to [0, 1): FNV-1a followed by the murmur3 finaliser. */
-function hash01(...parts: (string | number)[]): number {
-  const s = parts.join('|');
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
-}
-
 interface PageModel {
   path: string;
   /** Mean human visitors per weekday at the reference week. */
@@ -158,8 +143,7 @@ function dailyVisitors(page: PageModel, day: number): FakeVisitorRow {
   const week = Math.floor((day - TREND_REFERENCE_DAY) / 7);
   const trend = Math.min(4, Math.max(0.25, Math.exp(page.slope * week)));
   const weekNoise = 0.75 + 0.5 * hash01(page.path, week, 'week');
-  const dayOfWeek = (((day + 4) % 7) + 7) % 7; // 0 = Sunday (1970-01-01 was a Thursday)
-  const weekend = dayOfWeek === 0 || dayOfWeek === 6 ? 0.55 : 1;
+  const weekend = dayOfWeek(day) === 0 || dayOfWeek(day) === 6 ? 0.55 : 1;
   const level = page.base * trend * weekNoise;
   const human = Math.floor(level * weekend * (0.85 + 0.3 * hash01(page.path, day, 'h')) + hash01(page.path, day, 'hd'));
   const ai = Math.floor(level * page.aiShare * (0.7 + 0.6 * hash01(page.path, day, 'a')) + hash01(page.path, day, 'ad'));
@@ -192,4 +176,35 @@ export function visitorsForDays(fromDay: number, toDay: number): { totals: Omit<
   const ai = Math.max(Math.round(sumOf('ai') * 0.7), maxOf('ai'));
   const total = Math.min(human + ai, Math.max(Math.round(sumOf('total') * 0.6), maxOf('total'), human, ai));
   return { totals: { human, ai, total }, rows };
+}
+
+/**
+ * Content view events per page over the UTC days `[fromDay, toDay)`: each visitor of a page views it
+ * a seeded 1.3–2.2 times (humans) or 1.1–2.6 times (AI), so views ≥ visitors; `total` = human + ai
+ * (events add up, unlike visitors) and the site-wide totals are the sums of the pages. Rows with total
+ * 0 omitted, sorted by total desc then path asc (shape: ViewsByPageResponse).
+ */
+export function viewsForDays(
+  fromDay: number,
+  toDay: number,
+): { totals: Omit<FakeVisitorRow, 'path'>; rows: FakeVisitorRow[] } {
+  const rows: FakeVisitorRow[] = [];
+  for (const page of PAGE_MODELS) {
+    const sum: FakeVisitorRow = { path: page.path, human: 0, ai: 0, total: 0 };
+    for (let day = fromDay; day < toDay; day++) {
+      const d = dailyVisitors(page, day);
+      sum.human += Math.round(d.human * (1.3 + 0.9 * hash01(page.path, day, 'vh')));
+      sum.ai += Math.round(d.ai * (1.1 + 1.5 * hash01(page.path, day, 'va')));
+    }
+    sum.total = sum.human + sum.ai;
+    if (sum.total > 0) rows.push(sum);
+  }
+  rows.sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const totals = { human: 0, ai: 0, total: 0 };
+  for (const r of rows) {
+    totals.human += r.human;
+    totals.ai += r.ai;
+    totals.total += r.total;
+  }
+  return { totals, rows };
 }

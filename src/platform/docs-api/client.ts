@@ -2,23 +2,38 @@ import pRetry from 'p-retry';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
+  assistantCall,
+  feedbackByPageCall,
+  feedbackCall,
+  searchesCall,
+  viewsCall,
+  type AnalyticsCall,
+  type AnalyticsCallOptions,
+  type AssistantQuery,
+  type FeedbackByPageQuery,
+  type FeedbackQuery,
+  type SearchesQuery,
+  type ViewsQuery,
+} from './analytics-client.js';
+import type {
+  AssistantConversationsResponse,
+  FeedbackByPageResponse,
+  FeedbackResponse,
+  SearchesResponse,
+  ViewsResponse,
+} from './analytics-schemas.js';
+import {
   DocsApiBadRequestError,
+  DocsApiCursorRejectedError,
   DocsApiError,
-  DocsApiForbiddenError,
   DocsApiInvalidResponseError,
-  DocsApiNotFoundError,
-  DocsApiRateLimitedError,
-  DocsApiServerError,
-  DocsApiUnauthorizedError,
 } from './errors.js';
 import { networkError } from './network-error.js';
-import {
-  agentJobSchema,
-  apiErrorSchema,
-  visitorsResponseSchema,
-  type AgentJob,
-  type VisitorsResponse,
-} from './schemas.js';
+import type { DocsApiObserver, DocsApiOperation } from './observer.js';
+import { parseResponse, type RawResponse } from './responses.js';
+import { agentJobSchema, visitorsResponseSchema, type AgentJob, type VisitorsResponse } from './schemas.js';
+
+export type { DocsApiObserver, DocsApiOperation } from './observer.js';
 
 /** Options of {@link DocsApiClient}. */
 export interface DocsApiClientOptions {
@@ -32,31 +47,18 @@ export interface DocsApiClientOptions {
   dispatcher?: Dispatcher;
   /** Per-request timeout for connect, headers and body, in ms. @defaultValue 10000 */
   timeoutMs?: number;
-  /** Retries of GETs on network errors and 5xx (never on 4xx). @defaultValue 2 */
+  /** Retries of the agent-job and visitors GETs on network errors and 5xx (never on 4xx). @defaultValue 2 */
   getRetries?: number;
+  /**
+   * Retries of the other analytics GETs (views, searches, feedback, assistant) on network errors and
+   * 5xx, never on 4xx or 429: each attempt spends one of the 100 analytics requests per organization
+   * per hour. @defaultValue 1
+   */
+  analyticsRetries?: number;
   /** First retry delay in ms (doubles, with jitter). @defaultValue 250 */
   retryMinDelayMs?: number;
   /** Told about every HTTP request (retries included), e.g. to count them in metrics. */
   observer?: DocsApiObserver;
-}
-
-/** The calls of the docs API clients (this one and the discovery client), as named to a {@link DocsApiObserver}. */
-export type DocsApiOperation =
-  | 'create_job'
-  | 'get_job'
-  | 'send_message'
-  | 'get_visitors'
-  | 'assistant_message'
-  | 'search_docs'
-  | 'get_page';
-
-/** What a {@link DocsApiClient} reports about each HTTP request it makes. */
-export interface DocsApiObserver {
-  /**
-   * @param statusCode - the HTTP status, or undefined when no response came (network error, timeout).
-   * @param seconds - from sending the request to having read its body (or failing).
-   */
-  docsApiRequest(operation: DocsApiOperation, statusCode: number | undefined, seconds: number): void;
 }
 
 /** An agent job as returned by create: the spec makes `id` optional, we require it. */
@@ -166,6 +168,43 @@ export class DocsApiClient {
     });
   }
 
+  /** Page views (events, not people): see {@link viewsCall}; offset paging. @throws {DocsApiError} subclasses. */
+  getViews(q: ViewsQuery, opts: AnalyticsCallOptions = {}): Promise<ViewsResponse> {
+    return this.analytics(viewsCall(q), opts);
+  }
+
+  /**
+   * Search terms by hits: see {@link searchesCall}; cursor paging (`nextCursor`, no `hasMore`).
+   * @throws {DocsApiCursorRejectedError} when the API refuses `q.cursor`; other {@link DocsApiError}s.
+   */
+  getSearches(q: SearchesQuery, opts: AnalyticsCallOptions = {}): Promise<SearchesResponse> {
+    return this.analytics(searchesCall(q), opts);
+  }
+
+  /** 👍/👎 and code counts per page: see {@link feedbackByPageCall}; no paging. @throws {DocsApiError} subclasses. */
+  getFeedbackByPage(q: FeedbackByPageQuery, opts: AnalyticsCallOptions = {}): Promise<FeedbackByPageResponse> {
+    return this.analytics(feedbackByPageCall(q), opts);
+  }
+
+  /**
+   * Individual feedback with comments: see {@link feedbackCall}; cursor paging.
+   * @throws {DocsApiCursorRejectedError} when the API refuses `q.cursor`; other {@link DocsApiError}s.
+   */
+  getFeedback(q: FeedbackQuery, opts: AnalyticsCallOptions = {}): Promise<FeedbackResponse> {
+    return this.analytics(feedbackCall(q), opts);
+  }
+
+  /**
+   * Assistant conversations (question, answer, resolution): see {@link assistantCall}; cursor paging.
+   * @throws {DocsApiCursorRejectedError} when the API refuses `q.cursor`; other {@link DocsApiError}s.
+   */
+  getAssistantConversations(
+    q: AssistantQuery,
+    opts: AnalyticsCallOptions = {},
+  ): Promise<AssistantConversationsResponse> {
+    return this.analytics(assistantCall(q), opts);
+  }
+
   /** Closes the dispatcher if the client created it. */
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
@@ -175,9 +214,31 @@ export class DocsApiClient {
     return `/v2/agent/${encodeURIComponent(this.opts.projectId)}${suffix}`;
   }
 
-  private withGetRetries<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * One analytics GET, retried {@link DocsApiClientOptions.analyticsRetries} times on 5xx and network
+   * errors; a 400 to a request with a cursor becomes a {@link DocsApiCursorRejectedError}.
+   */
+  private async analytics<S extends z.ZodType>(
+    call: AnalyticsCall<S>,
+    opts: AnalyticsCallOptions,
+  ): Promise<z.output<S>> {
+    const path = `/v1/analytics/${encodeURIComponent(this.opts.projectId)}${call.endpoint}?${call.query}`;
+    try {
+      return await this.withGetRetries(() => {
+        opts.onAttempt?.();
+        return this.send(call.operation, 'GET', path, call.schema);
+      }, this.opts.analyticsRetries ?? 1);
+    } catch (err) {
+      if (call.withCursor && err instanceof DocsApiBadRequestError) {
+        throw new DocsApiCursorRejectedError(err.apiMessage, err.details);
+      }
+      throw err;
+    }
+  }
+
+  private withGetRetries<T>(fn: () => Promise<T>, retries = this.opts.getRetries ?? 2): Promise<T> {
     return pRetry(fn, {
-      retries: this.opts.getRetries ?? 2,
+      retries,
       minTimeout: this.opts.retryMinDelayMs ?? 250,
       factor: 2,
       randomize: true,
@@ -200,14 +261,14 @@ export class DocsApiClient {
     try {
       const res = await this.exchange(method, path, body);
       status = res.status;
-      return parseResponse(res.status, res.text, res.retryAfter, schema);
+      return parseResponse(res, schema);
     } finally {
       this.opts.observer?.docsApiRequest(operation, status, Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
 
   /** Sends the request and reads the whole body. @throws {DocsApiNetworkError} when no full response came. */
-  private async exchange(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {
+  private async exchange(method: 'GET' | 'POST', path: string, body: unknown): Promise<RawResponse> {
     let res: Dispatcher.ResponseData;
     try {
       res = await request(`${this.base}${path}`, {
@@ -234,60 +295,5 @@ export class DocsApiClient {
       throw networkError(err, 'arrived');
     }
     return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
-  }
-}
-
-/** The parsed body of a 2xx answer, else the typed error of the status. */
-function parseResponse<S extends z.ZodType>(status: number, text: string, retryAfter: string | string[] | undefined, schema: S): z.output<S> {
-  if (status >= 200 && status < 300) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      throw new DocsApiInvalidResponseError(
-        `HTTP ${status} body: ${first ? `${first.path.join('.') || 'body'} ${first.message}` : 'invalid'}`,
-      );
-    }
-    return parsed.data;
-  }
-  throw errorFor(status, text, retryAfter);
-}
-
-function apiMessage(text: string): string {
-  try {
-    const parsed = apiErrorSchema.safeParse(JSON.parse(text));
-    if (parsed.success) {
-      const details = parsed.data.details?.map((d) => d.message).join('; ');
-      return [parsed.data.error, details].filter(Boolean).join(': ') || 'no details';
-    }
-  } catch {
-    // not JSON: fall through
-  }
-  return 'no details';
-}
-
-function errorFor(status: number, text: string, retryAfter: string | string[] | undefined): DocsApiError {
-  switch (status) {
-    case 400:
-      return new DocsApiBadRequestError(apiMessage(text));
-    case 401:
-      return new DocsApiUnauthorizedError();
-    case 403:
-      return new DocsApiForbiddenError();
-    case 404:
-      return new DocsApiNotFoundError(apiMessage(text));
-    case 429: {
-      const raw = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-      const seconds = raw === undefined ? NaN : Number(raw);
-      return new DocsApiRateLimitedError(Number.isFinite(seconds) ? seconds * 1000 : undefined);
-    }
-    default:
-      if (status >= 500) return new DocsApiServerError(status);
-      return new DocsApiInvalidResponseError(`unexpected HTTP ${status}`);
   }
 }

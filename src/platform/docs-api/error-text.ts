@@ -1,4 +1,4 @@
-import { DocsApiError, DocsApiRateLimitedError } from '../docs-api/errors.js';
+import { DocsApiCursorRejectedError, DocsApiError, DocsApiRateLimitedError } from '../docs-api/errors.js';
 import { formatDuration } from '../slack/duration.js';
 import { escapeMrkdwn, truncate } from '../slack/limits.js';
 
@@ -6,12 +6,17 @@ import { escapeMrkdwn, truncate } from '../slack/limits.js';
  * Turns a failure of the docs API into one sentence a person in Slack can act on.
  * Never includes the key, a stack trace or a raw HTTP dump.
  *
+ * A {@link DocsApiCursorRejectedError} (an analytics page whose cursor the API no longer accepts)
+ * says the page expired and the report must be run again.
+ *
  * @param err - anything thrown while calling the docs API.
  * @param defaultRetryMs - wait suggested on a 429 without `Retry-After` (the vendor documents
  *   none; its limit is 100 uses per project per hour), in ms.
  */
 export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string {
   if (!(err instanceof DocsApiError)) return 'Something went wrong on my side. Please try again.';
+  // Before the 400 case: a refused cursor is a page of a report that expired, not a wrong request.
+  if (err instanceof DocsApiCursorRejectedError) return 'This page of the report expired; run the report again.';
   switch (err.code) {
     case 'rate_limited': {
       const wait = (err as DocsApiRateLimitedError).retryAfterMs ?? defaultRetryMs;

@@ -27,11 +27,34 @@ export class DocsApiError extends Error {
   }
 }
 
-/** 400: the API rejected the request; `apiMessage` is the API's own `error` text. */
+/**
+ * 400: the API rejected the request. `apiMessage` is the API's own words on one line (`error: detail;
+ * detail`, or "no details"); `details` are the `details[].message` of the body (spec:
+ * AnalyticsErrorResponse), each on one line, in the API's order (empty when it sent none).
+ */
 export class DocsApiBadRequestError extends DocsApiError {
-  constructor(readonly apiMessage: string) {
+  constructor(
+    readonly apiMessage: string,
+    readonly details: readonly string[] = [],
+  ) {
     super('bad_request', `docs API rejected the request: ${apiMessage}`, 400, false);
     this.name = 'DocsApiBadRequestError';
+  }
+}
+
+/**
+ * 400 to an analytics request that carried a `cursor`: the API no longer accepts that cursor (it
+ * expired, or the data under it changed), so the page cannot be read again; the report has to be run
+ * again from its first page. The spec documents no other answer for a bad cursor: GET …/searches
+ * answers 400 "Invalid query parameters or cursor", …/feedback and …/assistant 400 "Invalid query
+ * parameters" (analytics.openapi.json); the rest of such a request is the query its first page was
+ * accepted with. Still a {@link DocsApiBadRequestError} (code `bad_request`), with the API's words.
+ */
+export class DocsApiCursorRejectedError extends DocsApiBadRequestError {
+  constructor(apiMessage: string, details: readonly string[] = []) {
+    super(apiMessage, details);
+    this.message = `docs API no longer accepts this page's cursor: ${apiMessage}`;
+    this.name = 'DocsApiCursorRejectedError';
   }
 }
 

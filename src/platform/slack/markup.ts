@@ -1,3 +1,5 @@
+import { escapeMrkdwn } from './limits.js';
+
 /**
  * Resolves a user id to a display name (`alice`), or undefined when unknown.
  * Usually backed by users.info with a cache (`UserNames` in user-names.ts).
@@ -97,3 +99,68 @@ export function plainTextOf(mrkdwn: string): string {
   return mrkdwn.replace(/<@([A-Z0-9]+)>/g, 'the admin').replace(/<#([A-Z0-9]+)(\|([^>]*))?>/g, (_m, id: string, _p, name?: string) => `#${name ?? id}`).replace(/<!subteam\^[A-Z0-9]+(\|([^>]*))?>/g, (_m, _p, h?: string) => h ?? 'the allowed user group').replace(/<!date\^[^|]*\|([^>]*)>/g, '$1');
 }
 
+
+/** U+2060 WORD JOINER: invisible, and no letter, digit or URL character, so it breaks what Slack would parse. */
+const WORD_JOINER = '\u2060';
+
+/** mrkdwn's formatting characters and the look-alikes shown instead (∗ ˍ ∼ ˋ), which Slack gives no meaning. */
+const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = {
+  '*': '\u2217',
+  _: '\u02cd',
+  '~': '\u223c',
+  '`': '\u02cb',
+};
+
+/**
+ * Untrusted text from the public internet (a reader's comment on a docs page, a question to the docs
+ * assistant, a search term) made safe to show inside Slack mrkdwn, as one plain line:
+ * - half a surrogate pair becomes U+FFFD; bidi marks, overrides and isolates are removed; control
+ *   characters, line breaks, tabs and runs of
+ *   whitespace become one space (so nothing can start a quote or a code block on a line of its own);
+ * - `&`, `<` and `>` become `&amp;`, `&lt;`, `&gt;` (Slack: "Formatting text for app surfaces —
+ *   Escaping text"), so no manual parsing string can form: no `<@U…>`, `<!channel>`, `<!subteam…>`,
+ *   `<!date…>` or `<https://…|label>`;
+ * - Slack's automatic parsing (a mrkdwn text object with `verbatim` false, the default, "URLs will be
+ *   auto-converted into links, conversation names will be link-ified, and certain mentions will be
+ *   automatically parsed": Block Kit text object reference) finds nothing: a WORD JOINER (U+2060,
+ *   invisible) follows every `@` and `#`, a `:` before `//`, and a `.` between letters or digits, so
+ *   no `@here`, `@channel`, `#general`, `https://…`, `www.…` or `evil.example` stays whole, and nothing
+ *   is a link Slack could unfurl;
+ * - mrkdwn's formatting characters `*`, `_`, `~` and `` ` `` are replaced by look-alikes (∗ ˍ ∼ ˋ), so
+ *   reader text cannot bold, italicise, strike, open code or close the caller's own formatting;
+ * - the result never starts with `&gt;` (a quote when the caller puts it at a line's start);
+ * - cut to at most `max` UTF-16 code units (as Slack counts text), ending with `…` when cut, never
+ *   inside a surrogate pair or an entity.
+ * Callers may still set `verbatim: true` on the text object; this function does not rely on it.
+ *
+ * @param max - the most UTF-16 code units returned (≥ 0); 0 gives ''.
+ * @returns the escaped line; '' for blank input.
+ */
+export function escapeReaderText(text: string, max: number): string {
+  const line = text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim()
+    .replace(/[*_~`]/g, (c) => FORMATTING_LOOKALIKES[c] ?? c)
+    .replace(/[@#]/g, (c) => `${c}${WORD_JOINER}`)
+    .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`)
+    .replace(/(?<=[\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`)
+    .replace(/^>/, `${WORD_JOINER}>`);
+  // Escape code point by code point (a word joiner stays with what it guards), so the cut below can
+  // never split an entity, a surrogate pair or an `@` from its joiner.
+  const units: string[] = [];
+  for (const cp of line) {
+    if (cp === WORD_JOINER && units.length > 0) units[units.length - 1] += cp;
+    else units.push(escapeMrkdwn(cp));
+  }
+  const whole = units.join('');
+  if (whole.length <= max) return whole;
+  if (max < 1) return '';
+  let out = '';
+  for (const unit of units) {
+    if (out.length + unit.length > max - 1) break;
+    out += unit;
+  }
+  return `${out.trimEnd()}…`;
+}
