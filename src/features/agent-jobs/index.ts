@@ -16,6 +16,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
@@ -97,8 +98,13 @@ export interface AgentJobsOptions {
   context?: PromptContext;
   /** Counts runs started and ended, and how late ends are announced (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished' | 'agentFeedback'>;
-  /** Membership of conversations: a follow-up to a job with Slack context needs its author in each of them. */
-  conversations?: Pick<ConversationDirectory, 'isMember'>;
+  /**
+   * Membership of conversations: a follow-up to a job with Slack context needs its author in each
+   * of them; a feedback click or "Start it again" needs the person in the job's conversation.
+   */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the values of the feedback and "Start it again" buttons, and checks them when clicked. */
+  signer: ValueSigner;
   /** Slack's agent surfaces: a session per job's thread, loading lines while a job starts (optional). */
   agent?: AgentSurface;
 }
@@ -125,20 +131,22 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
-  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, projects: o.projects, slack: o.slack };
+  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, projects: o.projects, slack: o.slack, signer: o.signer };
   const handlerDeps: AgentJobsHandlerDeps = {
     store,
     followups: new KeyedSerial(),
     start,
     ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, ...(o.conversations ? { conversations: o.conversations } : {}) },
+    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, conversations: o.conversations },
     slack: o.slack,
     names: o.names,
     logger,
     ignorePrefix: o.ignorePrefix,
     homeDefaults: o.homeDefaults,
     access: o.access,
-    feedback: { store, redis: o.redis, prefix: o.prefix, access: o.access, logger, ...(o.metrics ? { metrics: o.metrics } : {}) },
+    feedback: { store, redis: o.redis, prefix: o.prefix, access: o.access, conversations: o.conversations, signer: o.signer, logger, ...(o.metrics ? { metrics: o.metrics } : {}) },
+    signer: o.signer,
+    conversations: o.conversations,
     now: o.now,
   };
   registerHandlers(o.intake, handlerDeps);
@@ -165,6 +173,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         durations: durationsByProject,
         timeoutMs: o.timeoutMs,
         now: o.now,
+        signer: o.signer,
         ...(o.metrics ? { metrics: o.metrics } : {}),
         ...(o.agent ? { agent: o.agent } : {}),
       }),
