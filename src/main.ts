@@ -110,7 +110,7 @@ function buildPlatform(config: Config, logger: Logger): Platform {
  * (guests and outsiders never; a check that could not be made throws, so settings says so and
  * changes nothing), and a channel's digest subscription is the digests feature's description.
  */
-function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
+function buildSettings(p: Platform, access: AccessGate, conversations: ConversationDirectory, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
   const { config } = p;
   const policy = accessPolicyFromConfig(config);
   return createSettings({
@@ -127,6 +127,8 @@ function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId:
     adminUsers: config.ADMIN_USERS,
     describeDigest,
     slack: p.slack,
+    conversations,
+    signer: p.signer,
     logger: p.logger,
     now: p.now,
   });
@@ -193,11 +195,11 @@ function buildFeatures(p: Platform): Features {
     metrics: p.metrics,
     agent,
   });
-  const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: threadOwner(redis, prefix), redis, prefix });
-  const visitors = createVisitors({ intake, redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
+  const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer: p.signer, logger, owner: threadOwner(redis, prefix), redis, prefix });
+  const visitors = createVisitors({ intake, redis, prefix, signer: p.signer, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, defaultSchedule, projectFor, logger, now });
-  const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule, projectFor, logger, now });
+  const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MembersUnknownError } from '../../src/platform/slack/conversations.js';
-import { checkMembership, MEMBERS_UNKNOWN_TEXT, MEMBERSHIP_CHECK_FAILED_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { BOT_CANNOT_SEE_TEXT, checkMembership, MEMBERS_UNKNOWN_TEXT, MEMBERSHIP_CHECK_FAILED_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { SIGNATURE_OVERHEAD, signerFromConfig, ValueSigner } from '../../src/platform/slack/signed-value.js';
 import { arrayLogger } from '../helpers/logs.js';
 
@@ -60,6 +60,9 @@ describe('ValueSigner', () => {
   });
 });
 
+/** An error as @slack/web-api throws it for a Slack `error` answer. */
+const slackError = (code: string) => Object.assign(new Error(`An API error occurred: ${code}`), { code: 'slack_webapi_platform_error', data: { error: code } });
+
 describe('checkMembership', () => {
   const req = { channel: 'C0LEADS', user: 'U0BOB', action: 'start_job' as const };
 
@@ -68,14 +71,16 @@ describe('checkMembership', () => {
       [async () => true, { ok: true }],
       [async () => false, { ok: false, reason: 'not_a_member', text: NOT_A_MEMBER_TEXT }],
       [() => Promise.reject(new MembersUnknownError('C0LEADS')), { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT }],
-      [() => Promise.reject(Object.assign(new Error('An API error occurred: channel_not_found'), { code: 'slack_webapi_platform_error', data: { error: 'channel_not_found' } })), { ok: false, reason: 'check_failed', text: MEMBERSHIP_CHECK_FAILED_TEXT }],
+      [() => Promise.reject(slackError('channel_not_found')), { ok: false, reason: 'bot_cannot_see', text: BOT_CANNOT_SEE_TEXT }],
+      [() => Promise.reject(slackError('internal_error')), { ok: false, reason: 'check_failed', text: MEMBERSHIP_CHECK_FAILED_TEXT }],
     ];
     for (const [isMember, expected] of cases) {
       const { logger, lines } = arrayLogger();
       expect(await checkMembership({ isMember }, logger, req)).toEqual(expected);
       const audits = lines.filter((l) => l.audit);
       if ((expected as { ok: boolean }).ok) expect(audits).toEqual([]);
-      else expect(audits).toEqual([expect.objectContaining({ actor: 'U0BOB', channel: 'C0LEADS', action: 'start_job', outcome: 'refused', reason: (expected as { reason: string }).reason })]);
+      const reason = (expected as { reason?: string }).reason === 'bot_cannot_see' ? 'check_failed' : (expected as { reason?: string }).reason;
+      if (!(expected as { ok: boolean }).ok) expect(audits).toEqual([expect.objectContaining({ actor: 'U0BOB', channel: 'C0LEADS', action: 'start_job', outcome: 'refused', reason })]);
     }
   });
 

@@ -158,10 +158,10 @@ export function sourceText(v: { repository?: string; branch?: string }): string 
  *
  * @returns `text` (also the notification) and `blocks`.
  */
-export function buildAnnouncement(p: { mention: string | string[]; jobId: string; outcome: JobOutcome }, signer: Pick<ValueSigner, 'sign'>): {
-  text: string;
-  blocks: KnownBlock[];
-} {
+export function buildAnnouncement(
+  p: { mention: string | string[]; jobId: string; outcome: JobOutcome },
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const who = [p.mention].flat().map((u) => `<@${u}>`).join(' ');
   const job = `\`${escapeMrkdwn(p.jobId)}\``;
   const o = p.outcome;
@@ -201,14 +201,20 @@ export const RESTART_PURPOSE = 'agent-jobs.restart';
  * in flight, and the docs API has no way to ask): the instruction, and "Start it again", which
  * carries `restartId` signed ({@link RESTART_PURPOSE}; ≤ 200 + 26 chars; Slack: button value ≤ 2000).
  */
-export function buildUncertainNotice(p: { requester: string; instruction: string; restartId: string }, signer: Pick<ValueSigner, 'sign'>): { text: string; blocks: KnownBlock[] } {
+export function buildUncertainNotice(
+  p: { requester: string; instruction: string; restartId: string },
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const head = `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. If no job or pull request shows up on the docs platform, start it again:`;
   const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
+  const label = { type: 'plain_text' as const, text: 'Start it again' };
+  const value = signer.sign(RESTART_PURPOSE, p.restartId);
+  const again = { type: 'button' as const, text: label, action_id: ACTION_RESTART, value };
   return {
     text,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
-      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Start it again' }, action_id: ACTION_RESTART, value: signer.sign(RESTART_PURPOSE, p.restartId) }] },
+      { type: 'actions', elements: [again] },
     ],
   };
 }

@@ -32,15 +32,19 @@ export const FEEDBACK_PURPOSE = 'agent-jobs.feedback';
  * (≤ 2000) and an optional `accessibility_label` (≤ 75).
  */
 export function feedbackBlock(jobId: string, signer: Pick<ValueSigner, 'sign'>): ContextActionsBlock {
-  const value = (rating: AgentRating) => signer.sign(FEEDBACK_PURPOSE, `${rating}:${jobId}`);
+  const button = (rating: AgentRating, text: string, label: string) => ({
+    text: { type: 'plain_text' as const, text },
+    value: signer.sign(FEEDBACK_PURPOSE, `${rating}:${jobId}`),
+    accessibility_label: label,
+  });
   return {
     type: 'context_actions',
     elements: [
       {
         type: 'feedback_buttons',
         action_id: ACTION_FEEDBACK,
-        positive_button: { text: { type: 'plain_text', text: '👍' }, value: value('positive'), accessibility_label: 'This result was helpful' },
-        negative_button: { text: { type: 'plain_text', text: '👎' }, value: value('negative'), accessibility_label: 'This result was not helpful' },
+        positive_button: button('positive', '👍', 'This result was helpful'),
+        negative_button: button('negative', '👎', 'This result was not helpful'),
       },
     ],
   };
@@ -91,13 +95,17 @@ export interface FeedbackDeps {
 export const FEEDBACK_UNKNOWN_TEXT = "I couldn't match that feedback to a job I still know (jobs are kept for 30 days), so it was not recorded.";
 
 /** Answer to a click whose value the bot did not sign (an announcement older than signing, or tampered). */
-export const FEEDBACK_UNVERIFIED_TEXT = unverifiedValueText("rate a job from an announcement posted since (older ones can't be rated any more)");
+export const FEEDBACK_UNVERIFIED_TEXT = unverifiedValueText(
+  "rate a job from an announcement posted since (older ones can't be rated any more)",
+);
+
+type RatedJob = { rec: JobRecord; rating: AgentRating } | { refusal: string };
 
 /**
  * The job a click rates, when the value is the bot's, names a job it knows, and the click came
  * from that job's own conversation; else the person's answer (and a warning log).
  */
-async function ratedJob(deps: FeedbackDeps, p: FeedbackIntake): Promise<{ rec: JobRecord; rating: AgentRating } | { refusal: string }> {
+async function ratedJob(deps: FeedbackDeps, p: FeedbackIntake): Promise<RatedJob> {
   const opened = deps.signer.open(FEEDBACK_PURPOSE, p.value);
   if (!opened.ok) {
     warnUnverified(deps.logger, FEEDBACK_PURPOSE, opened.reason, { user: p.user });
@@ -107,7 +115,8 @@ async function ratedJob(deps: FeedbackDeps, p: FeedbackIntake): Promise<{ rec: J
   const rec = parsed ? await deps.store.get(parsed.jobId) : undefined;
   // A job of another conversation gets the unknown job's answer: nobody learns that its id exists.
   if (!parsed || !rec || rec.channel !== p.channel) {
-    deps.logger.warn({ user: p.user, known: Boolean(rec), sameChannel: rec ? rec.channel === p.channel : undefined }, 'a feedback click named no job of its conversation; not recorded');
+    const why = { user: p.user, known: Boolean(rec), sameChannel: rec ? rec.channel === p.channel : undefined };
+    deps.logger.warn(why, 'a feedback click named no job of its conversation; not recorded');
     return { refusal: FEEDBACK_UNKNOWN_TEXT };
   }
   return { rec, rating: parsed.rating };
@@ -132,9 +141,11 @@ export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, step
   const found = await ratedJob(deps, p);
   if ('refusal' in found) return tell(found.refusal);
   const { rec, rating } = found;
-  const decision = await deps.access.authorize({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, 'continue_job', rec.channel);
+  const actor = { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) };
+  const decision = await deps.access.authorize(actor, 'continue_job', rec.channel);
   if (!decision.allowed) return tell(decision.text);
-  const member = await checkMembership(deps.conversations, deps.logger, { channel: rec.channel, user: p.user, action: 'job.feedback' });
+  const where = { channel: rec.channel, user: p.user, action: 'job.feedback' as const };
+  const member = await checkMembership(deps.conversations, deps.logger, where);
   if (!member.ok) return tell(member.text);
   if (!progress.written) {
     const key = `${deps.prefix}:agent-feedback:${rec.jobId}`;
@@ -147,11 +158,13 @@ export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, step
     // A person's first rating of a job is counted; a change of mind is audited and shown, not counted
     // again (clicking 👍/👎 in turn must not inflate the share of 👍).
     if (previous === '') deps.metrics?.agentFeedback(rec.projectId, rating);
-    audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'job.feedback', outcome: 'ok', jobId: rec.jobId, projectId: rec.projectId, rating, ...(previous ? { previous } : {}) });
+    const facts = { jobId: rec.jobId, projectId: rec.projectId, rating, ...(previous ? { previous } : {}) };
+    audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'job.feedback', outcome: 'ok', ...facts });
     await steps.save({ written: true, previous });
   }
   if (progress.previous === '' && !progress.told) {
-    await tell(`Thanks for rating job \`${rec.jobId}\` ${rating === 'positive' ? '👍' : '👎'}: it helps whoever runs the docs agent see what works.`);
+    const thumb = rating === 'positive' ? '👍' : '👎';
+    await tell(`Thanks for rating job \`${rec.jobId}\` ${thumb}: it helps whoever runs the docs agent see what works.`);
     await steps.save({ told: true });
   }
 }

@@ -104,7 +104,8 @@ async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<v
 }
 
 /** Answer to "Start it again" when its value is not the bot's, or names an instruction it no longer has here. */
-const RESTART_UNKNOWN_TEXT = 'I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.';
+const RESTART_UNKNOWN_TEXT =
+  'I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.';
 
 /**
  * "Start it again": starts the job whose first start was uncertain, in the same place. Only its
@@ -122,7 +123,8 @@ async function restart(deps: AgentJobsHandlerDeps, p: RestartIntake, ctx: Intake
   // An instruction of another conversation is answered as unknown: nobody learns it exists.
   if (!saved || saved.channel !== p.channel) return tellPrivately(deps, where, RESTART_UNKNOWN_TEXT);
   if (saved.requester !== p.user) return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
-  const member = await checkMembership(deps.conversations, deps.logger, { channel: saved.channel, user: p.user, action: 'start_job' });
+  const asked = { channel: saved.channel, user: p.user, action: 'start_job' as const };
+  const member = await checkMembership(deps.conversations, deps.logger, asked);
   if (!member.ok) return tellPrivately(deps, where, member.text);
   const res = await startAgentJob(deps.start, { ...saved, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx);
   if (!res.ok && res.message) await tellPrivately(deps, where, res.message);

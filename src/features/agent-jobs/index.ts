@@ -34,7 +34,13 @@ import { startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
-export { FORM_CHECK_WITHIN_MS, submitFollowUpForm, submitJobStartForm, type FormFollowUp } from './form-start.js';
+export {
+  FORM_CHECK_WITHIN_MS,
+  formRefusal,
+  submitFollowUpForm,
+  submitJobStartForm,
+  type FormFollowUp,
+} from './form-start.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
@@ -123,6 +129,45 @@ export interface AgentJobs {
   close(timeoutMs: number): Promise<void>;
 }
 
+/** What the start, follow-up and poll paths share. */
+type Common = Pick<StartJobDeps, 'pollQueue' | 'status' | 'access' | 'logger' | 'firstPollDelayMs' | 'now' | 'metrics' | 'agent'> & {
+  store: JobStore;
+};
+
+/** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
+function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
+  const { store, logger } = common;
+  const { redis, prefix, access, conversations, signer } = o;
+  const metrics = o.metrics ? { metrics: o.metrics } : {};
+  return {
+    store,
+    followups: new KeyedSerial(),
+    start,
+    ...(o.context ? { context: o.context } : {}),
+    continue: { ...common, docsApi: o.docsApi, redis, prefix, policyFor: o.followupPolicyFor, conversations },
+    slack: o.slack,
+    names: o.names,
+    logger,
+    ignorePrefix: o.ignorePrefix,
+    homeDefaults: o.homeDefaults,
+    access,
+    feedback: { store, redis, prefix, access, conversations, signer, logger, ...metrics },
+    signer,
+    conversations,
+    now: o.now,
+  };
+}
+
+/** Durations of each docs project's finished jobs: the poll schedule learns from them (one history per project). */
+function durationHistories(o: AgentJobsOptions): (projectId: string) => DurationHistory {
+  const histories = new Map<string, DurationHistory>();
+  return (projectId) => {
+    let h = histories.get(projectId);
+    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
+    return h;
+  };
+}
+
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
@@ -131,32 +176,10 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
-  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, projects: o.projects, slack: o.slack, signer: o.signer };
-  const handlerDeps: AgentJobsHandlerDeps = {
-    store,
-    followups: new KeyedSerial(),
-    start,
-    ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, conversations: o.conversations },
-    slack: o.slack,
-    names: o.names,
-    logger,
-    ignorePrefix: o.ignorePrefix,
-    homeDefaults: o.homeDefaults,
-    access: o.access,
-    feedback: { store, redis: o.redis, prefix: o.prefix, access: o.access, conversations: o.conversations, signer: o.signer, logger, ...(o.metrics ? { metrics: o.metrics } : {}) },
-    signer: o.signer,
-    conversations: o.conversations,
-    now: o.now,
-  };
-  registerHandlers(o.intake, handlerDeps);
-  // The poll schedule learns how long each docs project's jobs take (one history per project).
-  const histories = new Map<string, DurationHistory>();
-  const durationsByProject = (projectId: string): DurationHistory => {
-    let h = histories.get(projectId);
-    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
-    return h;
-  };
+  const { docsApi, projectFor, projects, slack, signer } = o;
+  const start: StartJobDeps = { ...common, docsApi, projectFor, projects, slack, signer };
+  registerHandlers(o.intake, handlerDepsOf(o, common, start));
+  const durationsByProject = durationHistories(o);
   return {
     start,
     pollQueue,

@@ -145,7 +145,10 @@ export interface NewJobRequest {
 }
 
 /** The record of a job just created at the vendor: active, cycle 0, no PR yet. `p.now` in epoch ms. */
-export function newJobRecord(req: NewJobRequest, p: { jobId: string; projectId: string; threadTs: string; statusTs: string; now: number }): JobRecord {
+export function newJobRecord(
+  req: NewJobRequest,
+  p: { jobId: string; projectId: string; threadTs: string; statusTs: string; now: number },
+): JobRecord {
   return {
     jobId: p.jobId,
     projectId: p.projectId,

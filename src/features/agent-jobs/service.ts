@@ -215,7 +215,8 @@ async function uncertain(
   });
   const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'uncertain', elapsedMs: 0 });
   await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
-  const notice = buildUncertainNotice({ requester: req.requester, instruction: req.instruction, restartId: at.key }, deps.signer);
+  const restart = { requester: req.requester, instruction: req.instruction, restartId: at.key };
+  const notice = buildUncertainNotice(restart, deps.signer);
   await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt });
   await clearPending(deps, req.channel, at.threads);
   const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };

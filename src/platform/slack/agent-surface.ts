@@ -103,7 +103,8 @@ export class AgentSurface {
     const key = `${method}:${code}`;
     const level = this.warnedOnce.has(key) ? 'debug' : 'warn';
     this.warnedOnce.add(key);
-    this.opts.logger[level]({ slackMethod: method, slackError: code }, 'Slack refused an agent call here; the method stays on for other channels');
+    const msg = 'Slack refused an agent call here; the method stays on for other channels';
+    this.opts.logger[level]({ slackMethod: method, slackError: code }, msg);
   }
 }
 

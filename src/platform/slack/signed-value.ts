@@ -29,7 +29,7 @@ const HKDF_INFO = 'signed-values/v1';
 /** What {@link ValueSigner.open} found: the payload, or why the value is not the bot's. */
 export type OpenedValue =
   | { ok: true; payload: string }
-  /** `unsigned`: no signature at all (a message from before signing, or forged); `tampered`: a signature that does not match. */
+  /** `unsigned`: no signature (a message from before signing, or forged); `tampered`: one that does not match. */
   | { ok: false; reason: 'unsigned' | 'tampered' };
 
 /** Signs and checks values the bot hands to Slack and reads back. Stateless; share one per process. */
@@ -64,8 +64,15 @@ export class ValueSigner {
   }
 
   private mac(purpose: string, payload: string): string {
-    return createHmac('sha256', this.key).update(purpose).update('\0').update(payload).digest().subarray(0, MAC_BYTES).toString('base64url');
+    const digest = createHmac('sha256', this.key).update(purpose).update('\0').update(payload).digest();
+    return digest.subarray(0, MAC_BYTES).toString('base64url');
   }
+}
+
+/** What the key may come from (the config's SLACK_SIGNING_SECRET and SLACK_APP_TOKEN). */
+export interface SignerSecrets {
+  SLACK_SIGNING_SECRET?: string | undefined;
+  SLACK_APP_TOKEN?: string | undefined;
 }
 
 /**
@@ -73,7 +80,7 @@ export class ValueSigner {
  * SLACK_APP_TOKEN. The config schema requires one of them.
  * @throws Error when neither is set.
  */
-export function signerFromConfig(config: { SLACK_SIGNING_SECRET?: string | undefined; SLACK_APP_TOKEN?: string | undefined }): ValueSigner {
+export function signerFromConfig(config: SignerSecrets): ValueSigner {
   const secret = config.SLACK_SIGNING_SECRET || config.SLACK_APP_TOKEN;
   if (!secret) throw new Error('SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is needed to sign button values');
   return ValueSigner.fromSecret(secret);
@@ -85,10 +92,23 @@ export function signerFromConfig(config: { SLACK_SIGNING_SECRET?: string | undef
  * @param again - what to do, e.g. "run `/docs-settings` again".
  */
 export function unverifiedValueText(again: string): string {
-  return `I couldn't verify that button or form (it is older than my last update, or it was changed on the way), so I did nothing. To try again, ${again}.`;
+  const why = 'it is older than my last update, or it was changed on the way';
+  return `I couldn't verify that button or form (${why}), so I did nothing. To try again, ${again}.`;
 }
 
-/** Logs a refused value at warn: where, and why (never the value: it may carry a channel's query). */
-export function warnUnverified(logger: Logger, purpose: string, reason: 'unsigned' | 'tampered', extra: Record<string, unknown> = {}): void {
-  logger.warn({ purpose, reason, ...extra }, 'refused a button or form value the bot did not sign');
+/** The warning logged for a value the bot did not sign (operators can search for it). */
+export const UNVERIFIED_LOG = 'refused a button or form value the bot did not sign';
+
+/**
+ * Logs a refused value at warn: where, and why (never the value: it may carry a channel's query).
+ * `malformed`: the bot's signature, but a payload its reader can't use (a shape of an older version).
+ */
+export function warnUnverified(
+  logger: Logger,
+  purpose: string,
+  reason: 'unsigned' | 'tampered' | 'malformed',
+  extra: Record<string, unknown> = {},
+): void {
+  const msg = reason === 'malformed' ? 'refused a signed button or form value it could not read' : UNVERIFIED_LOG;
+  logger.warn({ purpose, reason, ...extra }, msg);
 }
