@@ -4,6 +4,7 @@ import { buildDigestMessage } from '../src/features/digests/blocks.js';
 import { renderDigestChart } from '../src/features/digests/chart.js';
 import { buildDigestContent } from '../src/features/digests/content.js';
 import { buildReportMessage, planWindows } from '../src/features/visitors/blocks.js';
+import { ValueSigner } from '../src/platform/slack/signed-value.js';
 
 /**
  * Report building for the largest page the API serves (250 rows), with ordinary and with
@@ -22,16 +23,18 @@ const shortPage: VisitorsResponse = { totals, visitors: rows(250, 32), hasMore: 
 const longPage: VisitorsResponse = { totals, visitors: rows(250, 200), hasMore: true };
 const state = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 250, offset: 0, skip: 0, requester: 'U0ALICE' };
 const lastWindow = { ...state, skip: -1 };
+/** Button values are signed as in production (one HMAC per button). */
+const signer = ValueSigner.fromSecret('bench-signing-secret');
 
 describe('report for one 250-row API page', () => {
   bench('first window, 32-char paths', () => {
-    buildReportMessage({ state, page: shortPage });
+    buildReportMessage({ state, page: shortPage, signer });
   });
   bench('first window, 200-char paths', () => {
-    buildReportMessage({ state, page: longPage });
+    buildReportMessage({ state, page: longPage, signer });
   });
   bench('last window (Previous from the next page), 200-char paths', () => {
-    buildReportMessage({ state: lastWindow, page: longPage });
+    buildReportMessage({ state: lastWindow, page: longPage, signer });
   });
   bench('planWindows only, 200-char paths', () => {
     planWindows(longPage.visitors);
@@ -48,7 +51,7 @@ describe('digest', () => {
   const current = week({ dateFrom: '2026-11-16', dateTo: '2026-11-23' }, 900);
   const previous = week({ dateFrom: '2026-11-09', dateTo: '2026-11-16' }, -900);
   bench('content + blocks, 250 pages per week', () => {
-    buildDigestMessage(buildDigestContent(current, previous), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' });
+    buildDigestMessage(buildDigestContent(current, previous), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' }, signer);
   });
   bench(
     'chart PNG, top 10 pages',

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
-import { AgentBudget, createAccess, createAccessDirectory, describeAccess, type AccessPolicyConfig } from './features/access/index.js';
+import { accessPolicyFromConfig, AgentBudget, createAccess, createAccessDirectory, describeAccess } from './features/access/index.js';
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
@@ -33,6 +33,7 @@ import { createSlackApp } from './platform/slack/app.js';
 import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
+import { signerFromConfig, type ValueSigner } from './platform/slack/signed-value.js';
 import { UserNames } from './platform/slack/user-names.js';
 import { createWebClient } from './platform/slack/web-client.js';
 
@@ -69,6 +70,8 @@ interface Platform {
   slackOpts: { token: string; slackApiUrl: string; logger: Logger };
   slack: WebClient;
   names: UserNames; // users.info on a client of its own, so its 429s never pause `slack`
+  /** Signs the values the bot puts in buttons and modals (key from SLACK_SIGNING_SECRET, else SLACK_APP_TOKEN). */
+  signer: ValueSigner;
   inFlight: InFlight;
   metrics: BotMetrics;
   now: () => number;
@@ -96,6 +99,7 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     slack: createWebClient(slackOpts),
     names: new UserNames(createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }), { logger }),
     inFlight: new InFlight(),
+    signer: signerFromConfig(config),
     metrics,
     now: Date.now,
   };
@@ -106,9 +110,9 @@ function buildPlatform(config: Config, logger: Logger): Platform {
  * (guests and outsiders never; a check that could not be made throws, so settings says so and
  * changes nothing), and a channel's digest subscription is the digests feature's description.
  */
-function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
+function buildSettings(p: Platform, access: AccessGate, conversations: ConversationDirectory, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
   const { config } = p;
-  const policy = accessPolicy(config);
+  const policy = accessPolicyFromConfig(config);
   return createSettings({
     isSettingsAdmin: async (user) => {
       const decision = await access.authorize({ user }, 'change_settings', '', { audit: false });
@@ -123,21 +127,11 @@ function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId:
     adminUsers: config.ADMIN_USERS,
     describeDigest,
     slack: p.slack,
+    conversations,
+    signer: p.signer,
     logger: p.logger,
     now: p.now,
   });
-}
-
-/** The access policy's settings (README "Who can use it"). */
-function accessPolicy(config: Config): AccessPolicyConfig {
-  return {
-    allowedUsers: config.ACCESS_ALLOWED_USERS,
-    allowedUsergroups: config.ACCESS_ALLOWED_USERGROUPS,
-    allowedChannels: config.ACCESS_ALLOWED_CHANNELS,
-    allowGuests: config.ACCESS_ALLOW_GUESTS,
-    allowExternal: config.ACCESS_ALLOW_EXTERNAL,
-    adminUsers: config.ADMIN_USERS,
-  };
 }
 
 interface Features {
@@ -158,7 +152,7 @@ function buildFeatures(p: Platform): Features {
   const projectFor = (channel: string) => channelSettings.projectFor(channel);
   const accessDirectory = createAccessDirectory({ slack, redis, prefix, now, logger: logger.child({ feature: 'access' }) });
   const access = createAccess({
-    policy: accessPolicy(config),
+    policy: accessPolicyFromConfig(config),
     directory: accessDirectory.directory,
     budget: new AgentBudget(redis, prefix, { perProject: config.AGENT_CALLS_PER_HOUR, perUser: config.AGENT_CALLS_PER_USER_PER_HOUR }),
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
@@ -175,6 +169,7 @@ function buildFeatures(p: Platform): Features {
   const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
   const agentJobs = createAgentJobs({
     conversations,
+    signer: p.signer,
     context: threadContext.context,
     access,
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
@@ -200,11 +195,11 @@ function buildFeatures(p: Platform): Features {
     metrics: p.metrics,
     agent,
   });
-  const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: threadOwner(redis, prefix), redis, prefix });
-  const visitors = createVisitors({ intake, redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
+  const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer: p.signer, logger, owner: threadOwner(redis, prefix), redis, prefix });
+  const visitors = createVisitors({ intake, redis, prefix, signer: p.signer, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, defaultSchedule, projectFor, logger, now });
-  const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule, projectFor, logger, now });
+  const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
 }
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/digests/improve-modal.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { docsEdit, ephemeralsTo, isStatusMessage, messageText, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { docsEdit, E2E_SECRETS, ephemeralsTo, isStatusMessage, messageText, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
 /*
  * Who may use the agent, end to end through signed HTTP: one bot whose jobs are for members of
@@ -86,7 +87,9 @@ describe('access policy and agent budget at every entry point', () => {
     expect(await refused('U0BOB', () => driver.slashCommand({ command: '/docs-reply', text: `${jobId} also add FAQ links`, user: 'U0BOB', channel: 'C0DOCS' }))).toMatch(/can continue docs jobs/);
     expect(await refused('U0BOB', () => driver.slashCommand({ command: '/docs-visitors', text: 'subscribe', user: 'U0BOB', channel: 'C0DOCS' }))).toMatch(/can manage the weekly docs digest/);
 
-    const modal = buildImproveModal({ path: '/quickstart', fellPct: 23, current: 100, previous: 130, rangeLabel: 'Nov 15 – Nov 21, 2026' }, { channel: 'C0DOCS', threadTs: status.ts, path: '/quickstart' });
+    // A form the bot opened (its metadata signed with the bot's key, from SLACK_SIGNING_SECRET).
+    const signer = ValueSigner.fromSecret(E2E_SECRETS.SLACK_SIGNING_SECRET);
+    const modal = buildImproveModal({ path: '/quickstart', fellPct: 23, current: 100, previous: 130, rangeLabel: 'Nov 15 – Nov 21, 2026' }, { channel: 'C0DOCS', threadTs: status.ts, path: '/quickstart' }, signer);
     const before = agentRequests();
     const res = await driver.viewSubmission({ user: 'U0BOB', view: { callback_id: IMPROVE_CALLBACK_ID, private_metadata: modal.private_metadata!, state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Improve it' } } } } } });
     expect(res.status).toBe(200);

@@ -86,7 +86,7 @@ describe('/docs-settings (bot as a separate process)', () => {
     expect(text).toContain('"action_id":"settings.edit"');
 
     const started = Date.now();
-    await driver.blockAction({ user: 'U0ADMIN', channel: CHANNEL, messageTs: shown.ts, actionId: 'settings.edit', value: CHANNEL });
+    await driver.blockAction({ user: 'U0ADMIN', channel: CHANNEL, messageTs: shown.ts, actionId: 'settings.edit' }); // the button's own (signed) value
     const modal = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'settings_edit'), 3_000);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(JSON.stringify(modal.view)).toContain('proj_other');

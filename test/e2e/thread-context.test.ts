@@ -1,9 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { docsEdit, ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import { docsEdit, E2E_SECRETS, ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import { THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
+import { FORM_UNVERIFIED_TEXT } from '../../src/features/document-thread/listeners.js';
+import { plainTextOf } from '../../src/platform/slack/markup.js';
+import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
 const BOT = 'U0DOCSBOT';
+
+/** The bot's JSON log lines at `level` or above (pino: 40 warn). */
+function logLines(bot: BotProcess, level: number): Array<{ level: number; msg: string; purpose?: string; reason?: string }> {
+  return bot
+    .output()
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        const j = JSON.parse(l) as { level: number; msg: string; purpose?: string; reason?: string };
+        return j.level === level ? [j] : [];
+      } catch {
+        return [];
+      }
+    });
+}
 
 /*
  * Thread context end to end, one bot process over signed HTTP: a mention in a thread that is not a
@@ -137,6 +157,37 @@ describe('thread context: mentions in threads, the Document this thread shortcut
     await sb.docs.waitForRequest((r) => messagesTo().includes(r), 10_000);
     expect(messagesTo()).toHaveLength(1);
     expect((messagesTo()[0]!.body as { prompt: string }).prompt).toBe('also mention the old date');
+  });
+
+  it("a Document this thread form naming a private channel the person is not in (the request validly signed by Slack, the metadata not the bot's): nothing is read there, nothing starts, the person is told plainly", async () => {
+    // A private channel the bot is in, with alice but not bob.
+    sb.slack.channels.push({ id: 'C0MERGER', name: 'merger', botIsMember: true, isPrivate: true, members: ['U0ALICE', sb.slack.botUserId] });
+    const secret = sb.slack.addUserMessage({ channel: 'C0MERGER', user: 'U0ALICE', text: 'the acquisition closes on Friday' });
+    const n = creates().length;
+    const contentReads = () => sb.slack.calls.filter((c) => ['conversations.replies', 'conversations.history'].includes(c.method) && c.args.channel === 'C0MERGER').length;
+    const submit = (privateMetadata: string) =>
+      driver.viewSubmission({
+        user: 'U0BOB',
+        view: { callback_id: 'document_thread_modal', private_metadata: privateMetadata, state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Document this' } } } } },
+      });
+    const ref = JSON.stringify({ c: 'C0MERGER', t: secret.ts });
+    // As the bot wrote metadata before it signed it, then signed with a key that is not the bot's.
+    const unsigned = await submit(ref);
+    expect(unsigned.status).toBe(200);
+    expect(JSON.parse(unsigned.body) as unknown).toEqual({ response_action: 'errors', errors: { instruction: FORM_UNVERIFIED_TEXT } });
+    const tampered = await submit(ValueSigner.fromSecret('not-the-bots-secret').sign(THREAD_REF_PURPOSE, ref));
+    expect(JSON.parse(tampered.body) as unknown).toEqual({ response_action: 'errors', errors: { instruction: FORM_UNVERIFIED_TEXT } });
+    await sb.slack.waitFor(() => logLines(bot, 40).filter((l) => l.msg === 'refused a button or form value the bot did not sign').length === 2, 10_000);
+    expect(logLines(bot, 40).filter((l) => l.purpose === 'document-thread.modal').map((l) => l.reason)).toEqual(['unsigned', 'tampered']);
+    // Signed by the bot (a form it opened in #merger), but bob is not a member: refused too.
+    const signed = ValueSigner.fromSecret(E2E_SECRETS.SLACK_SIGNING_SECRET).sign(THREAD_REF_PURPOSE, ref);
+    const res = await submit(signed);
+    expect(JSON.parse(res.body) as unknown).toEqual({ response_action: 'errors', errors: { instruction: plainTextOf(NOT_A_MEMBER_TEXT) } });
+    // Nothing was recorded, so nothing can start later: no job, no status message, nothing read from #merger.
+    expect(contentReads()).toBe(0);
+    expect(creates()).toHaveLength(n);
+    expect(sb.slack.messages.filter((m) => m.channel === 'C0MERGER' && m.ts !== secret.ts)).toHaveLength(0);
+    expect(JSON.stringify(sb.slack.messages.filter((m) => m.channel !== 'C0MERGER'))).not.toContain('acquisition');
   });
 
   it("a thread belongs to its first job: \"Document this thread\" on a job's thread offers a follow-up to that job, and the thread stays with it", async () => {

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../../src/platform/logger.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
  * The status message's one writer on real Redis, the fake Slack (real HTTP, the real WebClient
@@ -117,6 +118,7 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
     queue = createPollQueue(ctx);
     const status = presenter();
     worker = startPollWorker(ctx, {
+      signer: TEST_SIGNER,
       store,
       docsApi: { forProject: () => ({ getJob: () => Promise.reject(new Error('ended jobs are not polled')) }) },
       slack: web,

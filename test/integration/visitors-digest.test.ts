@@ -12,6 +12,7 @@ import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox
 import { DIGEST_EVENT_TYPE } from '../../src/features/digests/blocks.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/digests/service.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
@@ -50,7 +51,8 @@ beforeEach(() => {
   docsApi = new DocsApiClient({ baseUrl: docs.url, apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    visitors: createVisitorsServices({ redis, prefix, docsApi, projectId: 'proj_digest', logger, now: () => clock }),
+    visitors: createVisitorsServices({ redis, prefix, docsApi, projectId: 'proj_digest', logger, now: () => clock, signer: TEST_SIGNER }),
+    signer: TEST_SIGNER,
     redis,
     prefix,
     digestQueue,

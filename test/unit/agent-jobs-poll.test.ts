@@ -17,6 +17,7 @@ import type { BotMetrics } from '../../src/platform/metrics.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
  * The poll step at its seams: a fake job store (in memory, with the announcement lease on the
@@ -149,6 +150,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
 
   const forProject = vi.fn((_projectId: string) => ({ getJob }));
   const step = createPollStep({
+    signer: TEST_SIGNER,
     store,
     docsApi: { forProject },
     slack: {

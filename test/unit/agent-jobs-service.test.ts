@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { continueAgentJob, NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
+import { RESTART_PURPOSE } from '../../src/features/agent-jobs/blocks.js';
 import { CANNOT_POST_TEXT, StatusChangeDeferredError, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
 import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
@@ -21,6 +22,7 @@ import {
 import type { Steps } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
  * startAgentJob and continueAgentJob at their seams: hand-written fakes of the job store, the docs
@@ -117,6 +119,7 @@ function startHarness() {
     firstPollDelayMs: FIRST_POLL_MS,
     access: OPEN_GATE,
     now: () => NOW,
+    signer: TEST_SIGNER,
   };
   return { deps, order, store, createJob, projectFor, chat, pollQueue, show, settleUnrecorded, log };
 }
@@ -272,7 +275,7 @@ describe('startAgentJob', () => {
     expect(notice).toMatchObject({ channel: 'C1', thread_ts: STATUS_TS });
     expect(notice.text).toContain("the docs service can't tell me whether it started");
     expect(notice.text).toContain('> Add a quickstart for the Python SDK');
-    expect(JSON.stringify(notice.blocks)).toContain('"value":"req-1"'); // "Start it again"
+    expect(JSON.stringify(notice.blocks)).toContain(`"value":"${TEST_SIGNER.sign(RESTART_PURPOSE, 'req-1')}"`); // "Start it again"
     expect(h.store.saveRestart).toHaveBeenCalledWith('req-1', { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Add a quickstart for the Python SDK' });
     expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
     expect(h.chat.delete).not.toHaveBeenCalled();

@@ -2,13 +2,17 @@ import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
 import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, MESSAGE_DEDUPE_WINDOW_MS, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
-import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
-import { MODAL_CALLBACK_ID } from '../../src/features/document-thread/blocks.js';
-import { documentThreadShortcut, documentThreadSubmission } from '../../src/features/document-thread/listeners.js';
+import { IMPROVE_CALLBACK_ID, IMPROVE_MODAL_PURPOSE, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { MODAL_CALLBACK_ID, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
+import { documentThreadShortcut, documentThreadSubmission, FORM_UNVERIFIED_TEXT } from '../../src/features/document-thread/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/digests/command.js';
 import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { RecordUnconfirmedError } from '../../src/platform/intake.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
+import { MembersUnknownError } from '../../src/platform/slack/conversations.js';
+import { MEMBERS_UNKNOWN_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { plainTextOf } from '../../src/platform/slack/markup.js';
 
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
@@ -20,6 +24,13 @@ interface LogLine {
   level: number;
   msg: string;
 }
+
+/** Members of each channel, as conversations.members would list them (C0HUGE: too many to list). */
+const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ALICE', 'U0BOB'], C0LEADS: ['U0ADMIN'] };
+const isMember = async (channel: string, user: string) => {
+  if (channel === 'C0HUGE') throw new MembersUnknownError(channel);
+  return (MEMBERS[channel] ?? []).includes(user);
+};
 
 function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {}) {
   const { logger, lines: logs } = arrayLogger<LogLine>('info');
@@ -33,8 +44,10 @@ function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner
     return 'threadOwner' in opts ? opts.threadOwner : 'job_1';
   });
   const threads = { findByThread };
+  const conversations = { isMember: vi.fn(isMember) };
   return {
-    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, promptMaxChars: 12_000, threads } as never,
+    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, conversations, signer: TEST_SIGNER, promptMaxChars: 12_000, threads } as never,
+    conversations,
     record,
     findByThread,
     postEphemeral,
@@ -204,7 +217,8 @@ describe('visitors and digests listeners', () => {
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
   });
 
-  const submission = (value: string | null, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100', p: '/quickstart' })) => {
+  const improveMeta = (c: string) => TEST_SIGNER.sign(IMPROVE_MODAL_PURPOSE, JSON.stringify({ c, t: '1700000000.000100', p: '/quickstart' }));
+  const submission = (value: string | null, privateMetadata = improveMeta('C0DOCS')) => {
     const view = { id: 'V1', hash: 'h', callback_id: IMPROVE_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } };
     // Slack's view_submission body carries the view too.
     return { body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-9', view }, view };
@@ -217,10 +231,24 @@ describe('visitors and digests listeners', () => {
     expect(h.record).not.toHaveBeenCalled();
   });
 
-  it('Improve with agent, unreadable metadata: the modal says it is out of date', async () => {
-    const h = harness();
-    await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', '{nope') } as never);
-    expect(h.ack).toHaveBeenCalledWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringContaining('out of date') } });
+  it('Improve with agent, metadata the bot did not sign (unreadable, from before signing, or naming another channel): the modal says so, a warning, nothing checked or recorded', async () => {
+    for (const metadata of ['{nope', JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100', p: '/quickstart' }), improveMeta('C0DOCS').replace('C0DOCS', 'C0LEADS')]) {
+      const h = harness();
+      await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', metadata) } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringMatching(/^I couldn't verify that button or form .* open the form again from the digest\.$/) } });
+      expect(h.warnings()).toEqual(['refused a button or form value the bot did not sign']);
+      expect(h.record).not.toHaveBeenCalled();
+      expect(h.conversations.isMember).not.toHaveBeenCalled();
+    }
+  });
+
+  it('Improve with agent, signed for a channel the person is not (or no longer) in, or too big to tell: refused in the modal, nothing recorded', async () => {
+    for (const [channel, text] of [['C0LEADS', NOT_A_MEMBER_TEXT], ['C0HUGE', MEMBERS_UNKNOWN_TEXT]] as const) {
+      const h = harness();
+      await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', improveMeta(channel)) } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) } });
+      expect(h.record).not.toHaveBeenCalled();
+    }
   });
 
   it('Improve with agent when Redis fails: the modal stays open with the busy text; nothing started', async () => {
@@ -287,7 +315,8 @@ describe('thread-context listeners', () => {
     expect(h.errors()).toEqual([]);
   });
 
-  const modal = (value: string, privateMetadata = JSON.stringify({ c: 'C0DOCS', t: '1700000000.000100' })) => ({
+  const threadMeta = (ref: { c: string; t?: string; j?: string }) => TEST_SIGNER.sign(THREAD_REF_PURPOSE, JSON.stringify({ t: '1700000000.000100', ...ref }));
+  const modal = (value: string, privateMetadata = threadMeta({ c: 'C0DOCS' })) => ({
     body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-8' },
     view: { id: 'V2', hash: 'h', callback_id: MODAL_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } },
   });
@@ -300,5 +329,35 @@ describe('thread-context listeners', () => {
     const down = harness({ recordFails: true });
     await documentThreadSubmission(down.deps)({ ack: down.ack, ...modal('Document this') } as never);
     expect(down.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } });
+  });
+
+  it('its modal, metadata naming a private channel the person is not in, not signed by the bot (forged, or older than signing): refused in the modal with a warning; nothing checked, read or recorded', async () => {
+    const forged = [JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100' }), threadMeta({ c: 'C0DOCS' }).replace('C0DOCS', 'C0LEADS'), threadMeta({ c: 'C0DOCS', j: 'job_1' }).replace('job_1', 'job_9')];
+    for (const metadata of forged) {
+      const h = harness();
+      await documentThreadSubmission(h.deps)({ ack: h.ack, ...modal('Document this', metadata) } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: FORM_UNVERIFIED_TEXT } });
+      expect(h.warnings()).toEqual(['refused a button or form value the bot did not sign']);
+      expect(h.record).not.toHaveBeenCalled();
+      expect(h.conversations.isMember).not.toHaveBeenCalled();
+    }
+  });
+
+  it('its modal, signed by the bot for a conversation the person is not (or no longer) in, or too big to tell: refused in the modal, start and follow-up alike; a member gets through', async () => {
+    const cases = [
+      [{ c: 'C0LEADS' }, NOT_A_MEMBER_TEXT],
+      [{ c: 'C0LEADS', j: 'job_1' }, NOT_A_MEMBER_TEXT],
+      [{ c: 'C0HUGE' }, MEMBERS_UNKNOWN_TEXT],
+    ] as const;
+    for (const [ref, text] of cases) {
+      const h = harness();
+      await documentThreadSubmission(h.deps)({ ack: h.ack, ...modal('Document this', threadMeta(ref)) } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) } });
+      expect(h.record).not.toHaveBeenCalled();
+    }
+    const member = harness();
+    await documentThreadSubmission(member.deps)({ ack: member.ack, ...modal('Document this', threadMeta({ c: 'C0DOCS', j: 'job_1' })) } as never);
+    expect(member.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.reply', 'view-trig-8', 'trig-8', expect.objectContaining({ jobId: 'job_1', channel: 'C0DOCS', user: 'U0ALICE', via: 'form' }));
+    expect(member.ack).toHaveBeenCalledExactlyOnceWith();
   });
 });

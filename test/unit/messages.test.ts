@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildAnnouncement } from '../../src/features/agent-jobs/blocks.js';
 import { SLACK_LIMITS, truncate } from '../../src/platform/slack/limits.js';
 import { buildStatusMessage } from '../../src/features/agent-jobs/blocks.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 function texts(blocks: KnownBlock[]): string[] {
   const out: string[] = [];
@@ -42,22 +43,22 @@ describe('status message', () => {
 
 describe('announcement', () => {
   it('completed with a PR: mentions the person, links the PR and has a button', () => {
-    const a = buildAnnouncement({ mention: 'U0ALICE', jobId: 'job_1', outcome: { kind: 'completed', prLink: 'https://github.com/a/b/pull/9' } });
+    const a = buildAnnouncement({ mention: 'U0ALICE', jobId: 'job_1', outcome: { kind: 'completed', prLink: 'https://github.com/a/b/pull/9' } }, TEST_SIGNER);
     expect(a.text).toMatch(/^<@U0ALICE> .*https:\/\/github\.com\/a\/b\/pull\/9/);
     expect(JSON.stringify(a.blocks)).toContain('View pull request');
   });
   it('completed without a PR: says no files were changed', () => {
-    const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'completed', prLink: null } });
+    const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'completed', prLink: null } }, TEST_SIGNER);
     expect(a.text).toContain('no files were changed');
     expect(JSON.stringify(a.blocks)).not.toContain('"type":"button"'); // no PR link button (the feedback buttons stay)
   });
   it('failed: gives the job id and what to do next', () => {
-    const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'failed' } });
+    const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'failed' } }, TEST_SIGNER);
     expect(a.text).toMatch(/<@U1> job `job_1` failed.*Reply in this thread/);
   });
   it('archived and timeout name the job', () => {
-    expect(buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'archived' } }).text).toContain('was archived');
-    expect(buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'timeout', watchedMs: 21_600_000 } }).text).toMatch(/stopped watching job `job_1` after 6h/);
+    expect(buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'archived' } }, TEST_SIGNER).text).toContain('was archived');
+    expect(buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'timeout', watchedMs: 21_600_000 } }, TEST_SIGNER).text).toMatch(/stopped watching job `job_1` after 6h/);
   });
 });
 

@@ -6,6 +6,7 @@ import { takeProjectOption } from '../../src/features/agent-jobs/project-option.
 import type { StartJobDeps } from '../../src/features/agent-jobs/service.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 const ALLOWED = ['docs-main', 'docs-api'];
 
@@ -43,6 +44,7 @@ function harness(access: AccessGate = OPEN_GATE) {
   const forProject = vi.fn((_p: string) => ({ createJob }));
   const admitted: (string | undefined)[] = [];
   const deps: StartJobDeps = {
+    signer: TEST_SIGNER,
     store: { create: vi.fn(async () => undefined), markThreadsPending: vi.fn(async () => undefined), clearPendingThreads: vi.fn(async () => undefined), saveRestart: vi.fn(async () => undefined) },
     docsApi: { forProject },
     projectFor: async () => 'docs-main',

@@ -14,6 +14,7 @@ import { postRaw, signatureHeaders, type DriverResponse } from '../../sandbox/dr
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { freePort } from '../../sandbox/free-port.js';
 import { arrayLogger } from '../helpers/logs.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 /**
  * The bot's own receiver and edge (src/platform/slack/{receiver,edge}.ts) with the real Bolt app
@@ -54,7 +55,7 @@ beforeAll(async () => {
   registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
   registerVisitors(app, { intake, logger });
   registerAgentView(app, { intake, logger });
-  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
+  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, conversations: { isMember: async () => true }, signer: TEST_SIGNER, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
   await app.start();
   url = `http://127.0.0.1:${port}/slack/events`;
 });

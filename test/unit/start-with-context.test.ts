@@ -5,6 +5,7 @@ import { CONTEXT_FAILED_TEXT, startWithContext, type PromptContext } from '../..
 import type { StartJobDeps } from '../../src/features/agent-jobs/service.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
  * startWithContext at its seams: the prompt context (what the thread-context feature provides) and
@@ -14,6 +15,7 @@ import type { Steps } from '../../src/platform/slack/post-once.js';
 function harness(context: PromptContext) {
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_ctx', status: 'active' as const }));
   const deps: StartJobDeps = {
+    signer: TEST_SIGNER,
     store: { create: vi.fn(async () => undefined), markThreadsPending: vi.fn(async () => undefined), clearPendingThreads: vi.fn(async () => undefined), saveRestart: vi.fn(async () => undefined) },
     docsApi: { forProject: () => ({ createJob }) },
     projectFor: async () => 'proj_a',

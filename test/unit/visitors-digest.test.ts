@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue } from '../../src/features/digests/blocks.js';
+import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue, IMPROVE_PURPOSE } from '../../src/features/digests/blocks.js';
 import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/digests/chart.js';
 import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/features/digests/content.js';
 import { formatChange } from '../../src/features/visitors/format.js';
-import { buildImproveModal, decodeImproveMetadata, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { buildImproveModal, decodeImproveMetadata, IMPROVE_MODAL_PURPOSE, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 type Json = Record<string, unknown>;
 const current = { dateFrom: '2026-11-16', dateTo: '2026-11-23' };
@@ -81,7 +82,7 @@ describe('digest content', () => {
 
 describe('digest message', () => {
   it('shows totals, top pages, risers, fallers with an "Improve with agent" button each, and new pages', () => {
-    const m = buildDigestMessage(buildDigestContent(thisWeek, lastWeek), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' });
+    const m = buildDigestMessage(buildDigestContent(thisWeek, lastWeek), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' }, TEST_SIGNER);
     const json = JSON.stringify(m.blocks);
     expect(json).toContain('Weekly docs digest · Nov 16 – Nov 22, 2026');
     expect(json).toContain('*Human*\\n1,030  ▲ 3.0%');
@@ -92,7 +93,7 @@ describe('digest message', () => {
     const buttons = (m.blocks as unknown as Json[]).filter((b) => (b.accessory as Json | undefined)?.type === 'button').map((b) => b.accessory as Json);
     expect(buttons.map((b) => b.action_id)).toEqual([`${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}1`]);
     expect(buttons.map((b) => (b.text as Json).text)).toEqual(['Improve with agent', 'Improve with agent']);
-    expect(decodeImproveValue(buttons[0]!.value as string)).toEqual({ path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' });
+    expect(decodeImproveValue(buttons[0]!.value as string, TEST_SIGNER)).toEqual({ ok: true, page: { path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' } });
     expect(m.text).toBe('Weekly docs digest, Nov 16 – Nov 22, 2026: 1,300 visitors (▲ 8.3% vs the week before)');
   });
 
@@ -100,7 +101,7 @@ describe('digest message', () => {
     const long = (i: number) => `/p${i}/${'x'.repeat(190)}/end${i}`;
     const rows: [string, number, number][] = Array.from({ length: 40 }, (_, i) => [long(i), 1000 - i, 10]);
     const prev: [string, number, number][] = Array.from({ length: 40 }, (_, i) => [long(i), i % 2 ? 2000 : 100, 10]);
-    const m = buildDigestMessage(buildDigestContent(week(current, [...rows, [long(99), 50, 1]]), week(previous, prev)), { kind: 'manual', requestedBy: 'U0ALICE' });
+    const m = buildDigestMessage(buildDigestContent(week(current, [...rows, [long(99), 50, 1]]), week(previous, prev)), { kind: 'manual', requestedBy: 'U0ALICE' }, TEST_SIGNER);
     expect(m.blocks.length).toBeLessThanOrEqual(20);
     for (const b of m.blocks as unknown as Json[]) {
       const text = (b.text as Json | undefined)?.text as string | undefined;
@@ -108,7 +109,8 @@ describe('digest message', () => {
       const value = (b.accessory as Json | undefined)?.value as string | undefined;
       if (value) {
         expect(value.length).toBeLessThanOrEqual(SLACK_LIMITS.buttonValue);
-        expect(decodeImproveValue(value)?.path).toMatch(/^\/p\d+\/x+\/end\d+$/);
+        const decoded = decodeImproveValue(value, TEST_SIGNER);
+        expect(decoded.ok && decoded.page.path).toMatch(/^\/p\d+\/x+\/end\d+$/);
       }
     }
     expect(JSON.stringify(m.blocks).length).toBeLessThan(8_000);
@@ -117,7 +119,7 @@ describe('digest message', () => {
 
   it('says so when nothing fell or rose', () => {
     const same = week(current, [['/a', 100, 1]]);
-    const m = buildDigestMessage(buildDigestContent(same, { ...same, range: previous }), { kind: 'scheduled' });
+    const m = buildDigestMessage(buildDigestContent(same, { ...same, range: previous }), { kind: 'scheduled' }, TEST_SIGNER);
     const json = JSON.stringify(m.blocks);
     expect(json).toContain('No page lost 10% or more of its readers.');
     expect(json).toContain('No page gained 10% or more human readers.');
@@ -130,11 +132,18 @@ describe('digest message', () => {
     expect(JSON.stringify(m.blocks)).toContain('"action_id":"visitors.digest.retry"');
   });
 
-  it('improve values and modal metadata refuse garbage', () => {
-    expect(decodeImproveValue('nope')).toBeUndefined();
-    expect(decodeImproveValue(JSON.stringify({ p: '', n: 5, c: 1, v: 2, r: 'x' }))).toBeUndefined();
-    expect(decodeImproveMetadata('{"c":"C0DOCS"}')).toBeUndefined();
-    expect(decodeImproveValue(encodeImproveValue({ path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' }))).toEqual({ path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' });
+  it('improve values and modal metadata refuse garbage, and anything the bot did not sign', () => {
+    const signed = (payload: unknown, purpose = IMPROVE_PURPOSE) => TEST_SIGNER.sign(purpose, JSON.stringify(payload));
+    expect(decodeImproveValue('nope', TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    expect(decodeImproveValue(signed({ p: '', n: 5, c: 1, v: 2, r: 'x' }), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    expect(decodeImproveValue(JSON.stringify({ p: '/x', n: 5, c: 1, v: 2, r: 'x' }), TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    expect(decodeImproveMetadata(signed({ c: 'C0DOCS' }, IMPROVE_MODAL_PURPOSE), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    // Improve's `c` must look like a channel id.
+    expect(decodeImproveMetadata(signed({ c: '<!channel>', t: '1763888400.000100', p: '/api' }, IMPROVE_MODAL_PURPOSE), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    // A button's value is no modal's metadata.
+    expect(decodeImproveMetadata(signed({ c: 'C0DOCS', t: '1763888400.000100', p: '/api' }), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    const page = { path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' };
+    expect(decodeImproveValue(encodeImproveValue(page, TEST_SIGNER), TEST_SIGNER)).toEqual({ ok: true, page });
   });
 });
 
@@ -143,6 +152,7 @@ describe('"Improve with agent" modal', () => {
     const view = buildImproveModal(
       { path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' },
       { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' },
+      TEST_SIGNER,
     );
     expect(view.callback_id).toBe('visitors_improve');
     expect(view.title.text).toBe('Improve with agent');
@@ -152,7 +162,7 @@ describe('"Improve with agent" modal', () => {
     expect(element.action_id).toBe(INSTRUCTION_ACTION);
     expect(element.multiline).toBe(true);
     expect(element.initial_value).toMatch(/^Review \/api: readers fell 50% this week/);
-    expect(decodeImproveMetadata(view.private_metadata)).toEqual({ channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' });
+    expect(decodeImproveMetadata(view.private_metadata, TEST_SIGNER)).toEqual({ ok: true, meta: { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' } });
   });
 });
 
@@ -177,10 +187,11 @@ describe('Improve values with hostile paths', () => {
     const { encodeImproveValue } = await import('../../src/features/digests/blocks.js');
     const { buildImproveModal } = await import('../../src/features/digests/improve-modal.js');
     const path = `/"${'\\"'.repeat(1200)}`;
-    const value = encodeImproveValue({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'Nov 15 – Nov 21, 2026' });
+    const value = encodeImproveValue({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'Nov 15 – Nov 21, 2026' }, TEST_SIGNER);
     expect(value.length).toBeLessThanOrEqual(2000);
-    expect(JSON.parse(value).p.length).toBeGreaterThan(100);
-    const modal = buildImproveModal({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'x' }, { channel: 'C1', threadTs: '1.2', path });
+    const opened = TEST_SIGNER.open(IMPROVE_PURPOSE, value);
+    expect(opened.ok && (JSON.parse(opened.payload) as { p: string }).p.length).toBeGreaterThan(100);
+    const modal = buildImproveModal({ path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'x' }, { channel: 'C1', threadTs: '1.2', path }, TEST_SIGNER);
     expect(modal.private_metadata!.length).toBeLessThanOrEqual(3000);
   });
 });
@@ -194,8 +205,9 @@ describe('"Improve with agent" only for safe paths the digest itself lists', () 
     const m = buildDigestMessage(
       buildDigestContent(week(current, rows([[hostile, 10, 1], ['/guides/a%C3%A9_b.v2~x', 10, 1]])), week(previous, [['/api', 200, 5], [hostile, 400, 1], ['/guides/a%C3%A9_b.v2~x', 300, 1]])),
       { kind: 'scheduled' },
+      TEST_SIGNER,
     );
-    const offered = improvablePaths(m.blocks);
+    const offered = improvablePaths(m.blocks, TEST_SIGNER);
     expect([...offered].sort()).toEqual(['/api', '/guides/a%C3%A9_b.v2~x']);
     expect(JSON.stringify(m.blocks)).toContain('not offered to the agent');
     for (const p of [hostile, '/a\nb', '/a`b', '/a<@U1>', 'relative/path', `/${'x'.repeat(301)}`]) expect(isSafeDocsPath(p), p).toBe(false);
@@ -203,8 +215,9 @@ describe('"Improve with agent" only for safe paths the digest itself lists', () 
   });
 
   it('a button value or modal metadata carrying an unsafe path is refused', () => {
-    expect(decodeImproveValue(JSON.stringify({ p: hostile, n: 5, c: 1, v: 2, r: 'x' }))).toBeUndefined();
-    expect(decodeImproveMetadata(JSON.stringify({ c: 'C0DOCS', t: '1763888400.000100', p: hostile }))).toBeUndefined();
-    expect(decodeImproveMetadata(JSON.stringify({ c: 'C0DOCS', t: '1763888400.000100', p: '/api' }))).toEqual({ channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' });
+    const modal = (p: string) => TEST_SIGNER.sign(IMPROVE_MODAL_PURPOSE, JSON.stringify({ c: 'C0DOCS', t: '1763888400.000100', p }));
+    expect(decodeImproveValue(TEST_SIGNER.sign(IMPROVE_PURPOSE, JSON.stringify({ p: hostile, n: 5, c: 1, v: 2, r: 'x' })), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    expect(decodeImproveMetadata(modal(hostile), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    expect(decodeImproveMetadata(modal('/api'), TEST_SIGNER)).toEqual({ ok: true, meta: { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' } });
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodePageState, encodePageState, LAST_WINDOW, type PageState } from '../../src/features/visitors/paging-value.js';
+import { decodePageState, encodePageState, LAST_WINDOW, openPageState, PAGE_PURPOSE, signPageState, type PageState } from '../../src/features/visitors/paging-value.js';
+import { SIGNATURE_OVERHEAD } from '../../src/platform/slack/signed-value.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 const base: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 };
 
@@ -30,5 +32,19 @@ describe('button values carry the whole query', () => {
     ['too long', 'x'.repeat(2001)],
   ])('refuses %s', (_name, value) => {
     expect(decodePageState(value)).toBeUndefined();
+  });
+});
+
+describe('button values are signed by the bot', () => {
+  it('open what signPageState made; a value from before signing, a changed query, or another purpose is refused', () => {
+    const state: PageState = { ...base, requester: 'U0ALICE', projectId: 'proj_b' };
+    const value = signPageState(state, TEST_SIGNER);
+    expect(value.length).toBeLessThanOrEqual(encodePageState(state).length + SIGNATURE_OVERHEAD);
+    expect(openPageState(value, TEST_SIGNER)).toEqual({ ok: true, state });
+    expect(openPageState(encodePageState(state), TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    // Another project's analytics, by editing the value: refused.
+    expect(openPageState(value.replace('proj_b', 'proj_c'), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    expect(openPageState(TEST_SIGNER.sign('settings.edit', encodePageState(state)), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    expect(openPageState(TEST_SIGNER.sign(PAGE_PURPOSE, 'next'), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitorsResponse } from '../../src/platform/docs-api/schemas.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { decodePageState, type PageState } from '../../src/features/visitors/paging-value.js';
+import { openPageState, type PageState } from '../../src/features/visitors/paging-value.js';
 import {
   ACTION_NEXT,
   ACTION_PREVIOUS,
@@ -10,6 +10,7 @@ import {
   planWindows,
   type ReportMessage,
 } from '../../src/features/visitors/blocks.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 
 type Json = Record<string, unknown>;
 type Row = VisitorsResponse['visitors'][number];
@@ -80,7 +81,10 @@ function buttonState(m: ReportMessage, actionId: string): PageState | undefined 
   for (const b of m.blocks as unknown as Json[]) {
     if (b.type !== 'actions') continue;
     const el = (b.elements as Json[]).find((e) => e.action_id === actionId);
-    if (el) return decodePageState(el.value as string);
+    if (el) {
+      const opened = openPageState(el.value as string, TEST_SIGNER);
+      return opened.ok ? opened.state : undefined;
+    }
   }
   return undefined;
 }
@@ -102,7 +106,7 @@ describe('report message within Slack limits', () => {
     const windows: { start: number; end: number }[] = [];
     let measured = { blocks: 0, text: 0, json: 0, longestSection: 0 };
     for (let guard = 0; guard < 20; guard++) {
-      const m = buildReportMessage({ state, page: apiPage });
+      const m = buildReportMessage({ signer: TEST_SIGNER, state, page: apiPage });
       const size = assertWithinSlackLimits(m);
       measured = { blocks: Math.max(measured.blocks, size.blocks), text: Math.max(measured.text, size.text), json: Math.max(measured.json, size.json), longestSection: Math.max(measured.longestSection, size.longestSection) };
       windows.push(m.window);
@@ -128,14 +132,14 @@ describe('report message within Slack limits', () => {
     // And back: Previous from the next API page's first window lands on this page's last window, then walks back.
     let back: PageState = { ...state, offset: 250, skip: 0 };
     const nextPage = page(longRows(10, 250), false);
-    const first = buildReportMessage({ state: back, page: nextPage });
+    const first = buildReportMessage({ signer: TEST_SIGNER, state: back, page: nextPage });
     expect(first.blocks.some((b) => JSON.stringify(b).includes('Rows 251–260 of 260'))).toBe(true);
     expect(buttonState(first, ACTION_NEXT)).toBeUndefined();
     back = buttonState(first, ACTION_PREVIOUS)!;
     expect(back).toMatchObject({ offset: 0, skip: -1 });
     const seenBack: { start: number; end: number }[] = [];
     for (let guard = 0; guard < 20; guard++) {
-      const m = buildReportMessage({ state: back, page: apiPage });
+      const m = buildReportMessage({ signer: TEST_SIGNER, state: back, page: apiPage });
       seenBack.push(m.window);
       const prev = buttonState(m, ACTION_PREVIOUS);
       if (!prev) break;
@@ -146,7 +150,7 @@ describe('report message within Slack limits', () => {
 
   it('a normal page of 50 rows is one message with right-aligned numbers and a page indicator', () => {
     const rows: Row[] = Array.from({ length: 50 }, (_, i) => ({ path: `/docs/page-${i}`, human: 10 ** (i % 6), ai: i, total: 10 ** (i % 6) + i }));
-    const m = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0 }, page: page(rows, true) });
+    const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0 }, page: page(rows, true) });
     assertWithinSlackLimits(m);
     expect(m.window).toEqual({ start: 0, end: 50 });
     const json = JSON.stringify(m.blocks);
@@ -167,10 +171,10 @@ describe('report message within Slack limits', () => {
 
   it('Previous only when offset > 0, Next only while hasMore; the last page says how many rows there are', () => {
     const rows: Row[] = [{ path: '/a', human: 1, ai: 1, total: 2 }];
-    const only = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
+    const only = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
     expect(only.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(JSON.stringify(only.blocks)).toContain('*Rows 1–1 of 1*');
-    const last = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 }, page: page(rows, false) });
+    const last = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 }, page: page(rows, false) });
     expect(buttonState(last, ACTION_NEXT)).toBeUndefined();
     expect(buttonState(last, ACTION_PREVIOUS)).toMatchObject({ offset: 50 });
     expect(JSON.stringify(last.blocks)).toContain('*Rows 101–101 of 101*');
@@ -178,23 +182,23 @@ describe('report message within Slack limits', () => {
 
   it('escapes paths and keeps backticks from ending the code block', () => {
     const rows: Row[] = [{ path: '/a<b>&`c`', human: 1, ai: 0, total: 1 }];
-    const m = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
+    const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
     const [line] = rowLines(m);
     expect(line).toContain('/a&lt;b&gt;&amp;ˋcˋ');
   });
 
   it('an empty range and a page past the end say so', () => {
-    const empty = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false } });
+    const empty = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false } });
     expect(JSON.stringify(empty.blocks)).toContain('No visitors were recorded in this range.');
     expect(JSON.stringify(empty.blocks)).toContain('*AI share*\\n–');
-    const past = buildReportMessage({ state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0 }, page: page([], false) });
+    const past = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0 }, page: page([], false) });
     expect(JSON.stringify(past.blocks)).toContain('There are no more rows here');
     expect(buttonState(past, ACTION_PREVIOUS)).toMatchObject({ offset: 150 });
   });
 
   it('mentions the budget once 60 or more requests were used this hour', () => {
     const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
-    expect(JSON.stringify(buildReportMessage({ state, page: page([], false), budgetUsed: 59 }).blocks)).not.toContain('analytics requests used');
-    expect(JSON.stringify(buildReportMessage({ state, page: page([], false), budgetUsed: 72 }).blocks)).toContain('72 of 100 analytics requests used this hour');
+    expect(JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 59 }).blocks)).not.toContain('analytics requests used');
+    expect(JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 72 }).blocks)).toContain('72 of 100 analytics requests used this hour');
   });
 });

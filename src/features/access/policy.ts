@@ -1,3 +1,4 @@
+import type { Config } from '../../platform/config.js';
 import { ACCESS_CHECK_FAILED_TEXT, type AccessAction, type AccessDecision, type RefusalReason } from '../../platform/access.js';
 
 /** The access settings (docs/using.md "Who can use it"), from ACCESS_* and ADMIN_USERS. */
@@ -14,6 +15,18 @@ export interface AccessPolicyConfig {
   allowExternal: boolean;
   /** ADMIN_USERS: may change channel settings (besides workspace admins and owners). */
   adminUsers: readonly string[];
+}
+
+/** The access settings from the configuration (ACCESS_*, ADMIN_USERS). */
+export function accessPolicyFromConfig(config: Config): AccessPolicyConfig {
+  return {
+    allowedUsers: config.ACCESS_ALLOWED_USERS,
+    allowedUsergroups: config.ACCESS_ALLOWED_USERGROUPS,
+    allowedChannels: config.ACCESS_ALLOWED_CHANNELS,
+    allowGuests: config.ACCESS_ALLOW_GUESTS,
+    allowExternal: config.ACCESS_ALLOW_EXTERNAL,
+    adminUsers: config.ADMIN_USERS,
+  };
 }
 
 /** What the policy needs to know about a person (Slack `users.info`). */

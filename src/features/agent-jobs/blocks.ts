@@ -3,6 +3,8 @@ import { feedbackBlock } from './feedback.js';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import type { JobOutcome } from './outcome.js';
 import type { StatusState } from './store.js';
 import { buildPlan } from './plan.js';
 
@@ -149,13 +151,6 @@ export function sourceText(v: { repository?: string; branch?: string }): string 
   return repo ?? (branch ? `branch ${branch}` : undefined);
 }
 
-/** How a job (or its latest follow-up) ended, as far as the bot is concerned. */
-export type JobOutcome =
-  | { kind: 'completed'; prLink: string | null }
-  | { kind: 'failed' }
-  | { kind: 'archived' }
-  | { kind: 'timeout'; watchedMs: number };
-
 /**
  * Builds the one thread reply that tells people how their job ended. It always @-mentions
  * `mention`: the requester, or the author of the latest follow-up (and of any follow-up it
@@ -163,10 +158,10 @@ export type JobOutcome =
  *
  * @returns `text` (also the notification) and `blocks`.
  */
-export function buildAnnouncement(p: { mention: string | string[]; jobId: string; outcome: JobOutcome }): {
-  text: string;
-  blocks: KnownBlock[];
-} {
+export function buildAnnouncement(
+  p: { mention: string | string[]; jobId: string; outcome: JobOutcome },
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const who = [p.mention].flat().map((u) => `<@${u}>`).join(' ');
   const job = `\`${escapeMrkdwn(p.jobId)}\``;
   const o = p.outcome;
@@ -192,25 +187,34 @@ export function buildAnnouncement(p: { mention: string | string[]; jobId: string
   const link = o.kind === 'completed' ? safeUrl(o.prLink) : undefined;
   if (link) blocks.push(prLinkActions(link, 'primary'));
   // A result to rate: the end the agent reached (not the bot giving up on watching).
-  if (o.kind !== 'timeout') blocks.push(feedbackBlock(p.jobId));
+  if (o.kind !== 'timeout') blocks.push(feedbackBlock(p.jobId, signer));
   return { text, blocks };
 }
 
 export { buildHomeView, type HomeDefaults, type HomeJob } from './home.js';
 
+/** What "Start it again" values are signed for (src/platform/slack/signed-value.ts). */
+export const RESTART_PURPOSE = 'agent-jobs.restart';
+
 /**
  * The one thread reply after an uncertain start (the bot was stopped while the create request was
  * in flight, and the docs API has no way to ask): the instruction, and "Start it again", which
- * carries `restartId` (≤ 200 chars; Slack: button value ≤ 2000).
+ * carries `restartId` signed ({@link RESTART_PURPOSE}; ≤ 200 + 26 chars; Slack: button value ≤ 2000).
  */
-export function buildUncertainNotice(p: { requester: string; instruction: string; restartId: string }): { text: string; blocks: KnownBlock[] } {
+export function buildUncertainNotice(
+  p: { requester: string; instruction: string; restartId: string },
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const head = `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. If no job or pull request shows up on the docs platform, start it again:`;
   const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
+  const label = { type: 'plain_text' as const, text: 'Start it again' };
+  const value = signer.sign(RESTART_PURPOSE, p.restartId);
+  const again = { type: 'button' as const, text: label, action_id: ACTION_RESTART, value };
   return {
     text,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
-      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Start it again' }, action_id: ACTION_RESTART, value: p.restartId }] },
+      { type: 'actions', elements: [again] },
     ],
   };
 }

@@ -5,9 +5,12 @@ import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { quote } from '../../platform/slack/limits.js';
 import { markupToText } from '../../platform/slack/markup.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
-import { buildHomeView, type HomeDefaults } from './blocks.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './blocks.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
 import { continueAgentJob } from './follow-up.js';
 import { handleIncomingMessage, type MessageDeps } from './messages.js';
@@ -27,6 +30,10 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   access: Pick<AccessGate, 'budgetLeft'>;
   /** 👍/👎 clicks on announcements. */
   feedback: FeedbackDeps;
+  /** Checks "Start it again" values are the bot's. */
+  signer: Pick<ValueSigner, 'open'>;
+  /** "Start it again" needs its requester still in the conversation. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
 }
 
 /**
@@ -96,12 +103,29 @@ async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<v
   await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now(), budget) });
 }
 
-/** "Start it again": starts the job whose first start was uncertain, in the same place. Only its requester may. */
+/** Answer to "Start it again" when its value is not the bot's, or names an instruction it no longer has here. */
+const RESTART_UNKNOWN_TEXT =
+  'I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.';
+
+/**
+ * "Start it again": starts the job whose first start was uncertain, in the same place. Only its
+ * requester may, from the notice's own conversation, while still a member of it; a value the bot
+ * did not sign is refused (a warning log).
+ */
 async function restart(deps: AgentJobsHandlerDeps, p: RestartIntake, ctx: IntakeContext): Promise<void> {
-  const saved = await deps.store.getRestart(p.restartId);
-  const where = { user: p.user, channel: saved?.channel ?? p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
-  if (!saved) return tellPrivately(deps, where, "I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.");
+  const where = { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
+  const opened = deps.signer.open(RESTART_PURPOSE, p.restartId);
+  if (!opened.ok) {
+    warnUnverified(deps.logger, RESTART_PURPOSE, opened.reason, { user: p.user });
+    return tellPrivately(deps, where, unverifiedValueText('start the job with `/docs-edit`'));
+  }
+  const saved = await deps.store.getRestart(opened.payload);
+  // An instruction of another conversation is answered as unknown: nobody learns it exists.
+  if (!saved || saved.channel !== p.channel) return tellPrivately(deps, where, RESTART_UNKNOWN_TEXT);
   if (saved.requester !== p.user) return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
+  const asked = { channel: saved.channel, user: p.user, action: 'start_job' as const };
+  const member = await checkMembership(deps.conversations, deps.logger, asked);
+  if (!member.ok) return tellPrivately(deps, where, member.text);
   const res = await startAgentJob(deps.start, { ...saved, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx);
   if (!res.ok && res.message) await tellPrivately(deps, where, res.message);
 }

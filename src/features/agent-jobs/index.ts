@@ -16,6 +16,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
@@ -33,7 +34,13 @@ import { startPollWorker } from './worker.js';
 
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
-export { FORM_CHECK_WITHIN_MS, submitFollowUpForm, submitJobStartForm, type FormFollowUp } from './form-start.js';
+export {
+  FORM_CHECK_WITHIN_MS,
+  formRefusal,
+  submitFollowUpForm,
+  submitJobStartForm,
+  type FormFollowUp,
+} from './form-start.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
@@ -97,8 +104,13 @@ export interface AgentJobsOptions {
   context?: PromptContext;
   /** Counts runs started and ended, and how late ends are announced (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished' | 'agentFeedback'>;
-  /** Membership of conversations: a follow-up to a job with Slack context needs its author in each of them. */
-  conversations?: Pick<ConversationDirectory, 'isMember'>;
+  /**
+   * Membership of conversations: a follow-up to a job with Slack context needs its author in each
+   * of them; a feedback click or "Start it again" needs the person in the job's conversation.
+   */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the values of the feedback and "Start it again" buttons, and checks them when clicked. */
+  signer: ValueSigner;
   /** Slack's agent surfaces: a session per job's thread, loading lines while a job starts (optional). */
   agent?: AgentSurface;
 }
@@ -117,6 +129,45 @@ export interface AgentJobs {
   close(timeoutMs: number): Promise<void>;
 }
 
+/** What the start, follow-up and poll paths share. */
+type Common = Pick<StartJobDeps, 'pollQueue' | 'status' | 'access' | 'logger' | 'firstPollDelayMs' | 'now' | 'metrics' | 'agent'> & {
+  store: JobStore;
+};
+
+/** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
+function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
+  const { store, logger } = common;
+  const { redis, prefix, access, conversations, signer } = o;
+  const metrics = o.metrics ? { metrics: o.metrics } : {};
+  return {
+    store,
+    followups: new KeyedSerial(),
+    start,
+    ...(o.context ? { context: o.context } : {}),
+    continue: { ...common, docsApi: o.docsApi, redis, prefix, policyFor: o.followupPolicyFor, conversations },
+    slack: o.slack,
+    names: o.names,
+    logger,
+    ignorePrefix: o.ignorePrefix,
+    homeDefaults: o.homeDefaults,
+    access,
+    feedback: { store, redis, prefix, access, conversations, signer, logger, ...metrics },
+    signer,
+    conversations,
+    now: o.now,
+  };
+}
+
+/** Durations of each docs project's finished jobs: the poll schedule learns from them (one history per project). */
+function durationHistories(o: AgentJobsOptions): (projectId: string) => DurationHistory {
+  const histories = new Map<string, DurationHistory>();
+  return (projectId) => {
+    let h = histories.get(projectId);
+    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
+    return h;
+  };
+}
+
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
@@ -125,30 +176,10 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
   const pollQueue = createPollQueue(o.queues);
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
-  const start: StartJobDeps = { ...common, docsApi: o.docsApi, projectFor: o.projectFor, projects: o.projects, slack: o.slack };
-  const handlerDeps: AgentJobsHandlerDeps = {
-    store,
-    followups: new KeyedSerial(),
-    start,
-    ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis: o.redis, prefix: o.prefix, policyFor: o.followupPolicyFor, ...(o.conversations ? { conversations: o.conversations } : {}) },
-    slack: o.slack,
-    names: o.names,
-    logger,
-    ignorePrefix: o.ignorePrefix,
-    homeDefaults: o.homeDefaults,
-    access: o.access,
-    feedback: { store, redis: o.redis, prefix: o.prefix, access: o.access, logger, ...(o.metrics ? { metrics: o.metrics } : {}) },
-    now: o.now,
-  };
-  registerHandlers(o.intake, handlerDeps);
-  // The poll schedule learns how long each docs project's jobs take (one history per project).
-  const histories = new Map<string, DurationHistory>();
-  const durationsByProject = (projectId: string): DurationHistory => {
-    let h = histories.get(projectId);
-    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
-    return h;
-  };
+  const { docsApi, projectFor, projects, slack, signer } = o;
+  const start: StartJobDeps = { ...common, docsApi, projectFor, projects, slack, signer };
+  registerHandlers(o.intake, handlerDepsOf(o, common, start));
+  const durationsByProject = durationHistories(o);
   return {
     start,
     pollQueue,
@@ -165,6 +196,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         durations: durationsByProject,
         timeoutMs: o.timeoutMs,
         now: o.now,
+        signer: o.signer,
         ...(o.metrics ? { metrics: o.metrics } : {}),
         ...(o.agent ? { agent: o.agent } : {}),
       }),

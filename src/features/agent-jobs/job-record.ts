@@ -133,3 +133,44 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   return rec as unknown as JobRecord;
 }
 
+/** What a new record takes from the start request (agent-jobs' StartJobRequest). */
+export interface NewJobRequest {
+  teamId: string;
+  channel: string;
+  requester: string;
+  instruction: string;
+  reactOnStatusMessage?: boolean;
+  contextFrom?: string[];
+  contextMessages?: number;
+}
+
+/** The record of a job just created at the vendor: active, cycle 0, no PR yet. `p.now` in epoch ms. */
+export function newJobRecord(
+  req: NewJobRequest,
+  p: { jobId: string; projectId: string; threadTs: string; statusTs: string; now: number },
+): JobRecord {
+  return {
+    jobId: p.jobId,
+    projectId: p.projectId,
+    teamId: req.teamId,
+    channel: req.channel,
+    threadTs: p.threadTs,
+    statusTs: p.statusTs,
+    requester: req.requester,
+    instruction: req.instruction,
+    createdAt: p.now,
+    cycle: 0,
+    cycleRequester: req.requester,
+    cycleStartedAt: p.now,
+    state: 'active',
+    prLink: null,
+    endedAt: 0,
+    note: '',
+    reaction: '',
+    permalink: '',
+    reactionTs: req.reactOnStatusMessage ? p.statusTs : p.threadTs,
+    alsoMention: '',
+    contextFrom: (req.contextFrom ?? []).join(','),
+    ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
+  };
+}

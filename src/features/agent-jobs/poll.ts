@@ -4,12 +4,14 @@ import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob, type TerminalStatus } from '../../platform/docs-api/schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
-import { buildAnnouncement, type JobOutcome } from './blocks.js';
+import { buildAnnouncement } from './blocks.js';
+import { finishedStatus, recordedOutcome, type JobOutcome } from './outcome.js';
 import type { StatusPresenter } from './presenter.js';
 import type { DurationHistory } from './durations.js';
 import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
@@ -43,6 +45,8 @@ export interface PollStepDeps {
   metrics?: Pick<BotMetrics, 'agentJobFinished'>;
   /** The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or timed out (optional; never throws). */
   agent?: Pick<AgentSurface, 'session'>;
+  /** Signs the feedback buttons' values. */
+  signer: Pick<ValueSigner, 'sign'>;
 }
 
 /** Data of a poll step job (queue `poll-agent-job`). */
@@ -216,28 +220,6 @@ async function announceFailed(ctx: StepContext, err: unknown, finished: Finished
   return 'cannot-post';
 }
 
-/** The status label of an outcome in `docs_bot_agent_jobs_finished_total` (completed without a PR: no_change). */
-function finishedStatus(o: JobOutcome): FinishedStatus {
-  if (o.kind === 'completed') return o.prLink ? 'completed' : 'no_change';
-  return o.kind === 'timeout' ? 'timed_out' : o.kind;
-}
-
-/** The outcome the record holds when this cycle's end was recorded but not yet announced. */
-function recordedOutcome(rec: JobRecord): JobOutcome | undefined {
-  if (rec.endedAt <= 0) return undefined;
-  switch (rec.state) {
-    case 'completed':
-      return { kind: 'completed', prLink: rec.prLink };
-    case 'failed':
-    case 'archived':
-      return { kind: rec.state };
-    case 'timeout':
-      return { kind: 'timeout', watchedMs: rec.endedAt - rec.cycleStartedAt };
-    default:
-      return undefined;
-  }
-}
-
 /**
  * Records the end of the cycle and announces it once. The end is recorded only while the record is
  * still on this cycle (a follow-up that began meanwhile owns the thread: `superseded`).
@@ -258,7 +240,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   }
   // The author of this cycle, and of any follow-up it interrupted, each hear how it ended.
   const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
-  const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome });
+  const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome }, deps.signer);
   try {
     const steps = await deps.store.announcementSteps(rec.jobId, cycle);
     const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>

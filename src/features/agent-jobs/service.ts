@@ -8,12 +8,14 @@ import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
 import type { PollJobData } from './poll.js';
 import type { StatusChange, StatusPresenter, StatusTarget } from './presenter.js';
+import { newJobRecord } from './job-record.js';
 import type { JobRecord, JobStore } from './store.js';
 import { watchAgentJob } from './poll-queue.js';
 
@@ -41,6 +43,8 @@ export interface StartJobDeps {
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
   /** Slack's agent surfaces: the job's thread is an agent session, and shows what the bot is doing while it starts (optional; never throws). */
   agent?: Pick<AgentSurface, 'session' | 'loading'>;
+  /** Signs the "Start it again" button's value. */
+  signer: Pick<ValueSigner, 'sign'>;
 }
 
 /** A request to start a job from Slack. */
@@ -211,7 +215,8 @@ async function uncertain(
   });
   const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'uncertain', elapsedMs: 0 });
   await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
-  const notice = buildUncertainNotice({ requester: req.requester, instruction: req.instruction, restartId: at.key });
+  const restart = { requester: req.requester, instruction: req.instruction, restartId: at.key };
+  const notice = buildUncertainNotice(restart, deps.signer);
   await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt });
   await clearPending(deps, req.channel, at.threads);
   const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };
@@ -249,34 +254,6 @@ export class StatusChangeDeferredError extends Error {
     super(`the status message change must wait ${retryInMs} ms`);
     this.name = 'StatusChangeDeferredError';
   }
-}
-
-/** The record of a job just created at the vendor: active, cycle 0, no PR yet. */
-function newJobRecord(req: StartJobRequest, p: { jobId: string; projectId: string; threadTs: string; statusTs: string; now: number }): JobRecord {
-  return {
-    jobId: p.jobId,
-    projectId: p.projectId,
-    teamId: req.teamId,
-    channel: req.channel,
-    threadTs: p.threadTs,
-    statusTs: p.statusTs,
-    requester: req.requester,
-    instruction: req.instruction,
-    createdAt: p.now,
-    cycle: 0,
-    cycleRequester: req.requester,
-    cycleStartedAt: p.now,
-    state: 'active',
-    prLink: null,
-    endedAt: 0,
-    note: '',
-    reaction: '',
-    permalink: '',
-    reactionTs: req.reactOnStatusMessage ? p.statusTs : p.threadTs,
-    alsoMention: '',
-    contextFrom: (req.contextFrom ?? []).join(','),
-    ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
-  };
 }
 
 /**

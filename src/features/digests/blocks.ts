@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
 import { codeSafe, formatChange, formatCount, formatRange, formatShare, middleTruncate, pad } from '../visitors/index.js';
 
@@ -35,17 +36,17 @@ export function isSafeDocsPath(path: string): boolean {
 }
 
 /**
- * The pages a digest message offers "Improve with agent" for (its own buttons' paths), read from
- * the message as Slack sends it back with a click (block_actions `message.blocks`).
+ * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the
+ * bot), read from the message as Slack sends it back with a click (block_actions `message.blocks`).
  */
-export function improvablePaths(blocks: unknown): Set<string> {
+export function improvablePaths(blocks: unknown, signer: Pick<ValueSigner, 'open'>): Set<string> {
   const paths = new Set<string>();
   if (!Array.isArray(blocks)) return paths;
   for (const b of blocks as { accessory?: { action_id?: unknown; value?: unknown } }[]) {
     const a = b?.accessory;
     if (typeof a?.action_id !== 'string' || !a.action_id.startsWith(ACTION_IMPROVE_PREFIX) || typeof a.value !== 'string') continue;
-    const v = decodeImproveValue(a.value);
-    if (v) paths.add(v.path);
+    const v = decodeImproveValue(a.value, signer);
+    if (v.ok) paths.add(v.page.path);
   }
   return paths;
 }
@@ -69,13 +70,18 @@ const improveSchema = z.object({
   r: z.string().max(120),
 });
 
+/** What "Improve with agent" values are signed for (src/platform/slack/signed-value.ts). */
+export const IMPROVE_PURPOSE = 'digests.improve';
+
 /**
- * Encodes an {@link ImproveValue} as a button value, within Slack's 2000 chars (Block Kit: button
- * `value` ≤ 2000): the path is cut until the *encoded* JSON fits (quotes and backslashes in a path
- * grow when JSON-escaped).
+ * Encodes an {@link ImproveValue} as a signed button value, within Slack's 2000 chars (Block Kit:
+ * button `value` ≤ 2000): the path is cut until the *encoded* JSON fits with the signature (quotes
+ * and backslashes in a path grow when JSON-escaped).
  */
-export function encodeImproveValue(v: ImproveValue): string {
-  return fitJson(v.path, 1500, SLACK_LIMITS.buttonValue, (p) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) }));
+export function encodeImproveValue(v: ImproveValue, signer: Pick<ValueSigner, 'sign'>): string {
+  const wire = (p: string) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) });
+  const json = fitJson(v.path, 1500, SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD, wire);
+  return signer.sign(IMPROVE_PURPOSE, json);
 }
 
 /**
@@ -91,15 +97,23 @@ export function fitJson(path: string, startCut: number, max: number, build: (pat
   }
 }
 
-/** Decodes a button value; undefined when malformed. */
-export function decodeImproveValue(value: string | undefined): ImproveValue | undefined {
-  if (!value || value.length > SLACK_LIMITS.buttonValue) return undefined;
+/**
+ * Decodes a button value: the page when the bot signed the value and its path is safe; else why
+ * not (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable or an unsafe path).
+ */
+export function decodeImproveValue(
+  value: string | undefined,
+  signer: Pick<ValueSigner, 'open'>,
+): { ok: true; page: ImproveValue } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
+  if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
+  const opened = signer.open(IMPROVE_PURPOSE, value);
+  if (!opened.ok) return opened;
   try {
-    const w = improveSchema.parse(JSON.parse(value));
-    if (!isSafeDocsPath(w.p)) return undefined;
-    return { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r };
+    const w = improveSchema.parse(JSON.parse(opened.payload));
+    if (!isSafeDocsPath(w.p)) return { ok: false, reason: 'malformed' };
+    return { ok: true, page: { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r } };
   } catch {
-    return undefined;
+    return { ok: false, reason: 'malformed' };
   }
 }
 
@@ -131,9 +145,13 @@ function topBlock(top: PageChange[]): string {
  * @param content - from buildDigestContent.
  * @param trigger - scheduled (with the schedule in words) or a manual "send now".
  * @returns text (notification fallback) and blocks; each falling page has an "Improve with agent"
- *   button (`visitors.digest.improve.<i>`) whose value is an {@link ImproveValue}.
+ *   button (`visitors.digest.improve.<i>`) whose value is an {@link ImproveValue}, signed by `signer`.
  */
-export function buildDigestMessage(content: DigestContent, trigger: DigestTrigger): { text: string; blocks: KnownBlock[] } {
+export function buildDigestMessage(
+  content: DigestContent,
+  trigger: DigestTrigger,
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const week = formatRange(content.current);
   const t = content.totals;
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
@@ -144,7 +162,7 @@ export function buildDigestMessage(content: DigestContent, trigger: DigestTrigge
   const risers = content.risers.length
     ? content.risers.map((p) => `• ${moverLine(p)}`).join('\n')
     : `_No page gained ${MOVER_MIN_CHANGE_PCT}% or more human readers._`;
-  blocks.push(section(`*Biggest risers* (human readers)\n${risers}`), ...fallerBlocks(content, week));
+  blocks.push(section(`*Biggest risers* (human readers)\n${risers}`), ...fallerBlocks(content, week, signer));
   if (content.newPages.length > 0) {
     const listed = content.newPages.slice(0, NEW_PAGES_LISTED).map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
     const more = content.newPages.length - listed.length;
@@ -180,7 +198,7 @@ function summaryBlocks(content: DigestContent, week: string): KnownBlock[] {
 }
 
 /** The falling pages, each with its "Improve with agent" button (or a line saying none fell). */
-function fallerBlocks(content: DigestContent, week: string): KnownBlock[] {
+function fallerBlocks(content: DigestContent, week: string, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
   if (content.fallers.length === 0) {
     return [{ type: 'section', text: { type: 'mrkdwn', text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._` } }];
   }
@@ -193,6 +211,7 @@ function fallerBlocks(content: DigestContent, week: string): KnownBlock[] {
         // A path anyone could have made up to carry text to the agent: listed, never offered.
         return { type: 'section', block_id: `visitors-faller-${i}`, text: { type: 'mrkdwn', text: truncate(`${moverLine(p)}  _(unusual characters in the path: not offered to the agent)_`, SLACK_LIMITS.sectionText) } };
       }
+      const improve = { path: p.path, fellPct, current: p.human.current, previous: p.human.previous, rangeLabel: week };
       return {
         type: 'section',
         block_id: `visitors-faller-${i}`,
@@ -201,7 +220,7 @@ function fallerBlocks(content: DigestContent, week: string): KnownBlock[] {
           type: 'button',
           text: { type: 'plain_text', text: 'Improve with agent', emoji: true },
           action_id: `${ACTION_IMPROVE_PREFIX}${i}`,
-          value: encodeImproveValue({ path: p.path, fellPct, current: p.human.current, previous: p.human.previous, rangeLabel: week }),
+          value: encodeImproveValue(improve, signer),
         },
       };
     }),

@@ -1,6 +1,8 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
+import { channelId, messageTs } from '../../platform/slack/payloads.js';
+import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './blocks.js';
 import { improveInstruction } from './content.js';
 import { codeSafe, formatCount, middleTruncate } from '../visitors/index.js';
@@ -28,15 +30,26 @@ export interface ImproveMetadata {
   path: string;
 }
 
-const metadataSchema = z.object({ c: z.string().min(1).max(40), t: z.string().regex(/^\d{1,12}\.\d{1,8}$/), p: z.string().max(1500).regex(SAFE_DOCS_PATH) });
+const metadataSchema = z.object({ c: channelId, t: messageTs, p: z.string().max(1500).regex(SAFE_DOCS_PATH) });
 
-/** Decodes a modal's `private_metadata`; undefined when malformed. */
-export function decodeImproveMetadata(raw: string | undefined): ImproveMetadata | undefined {
+/** What the modal's `private_metadata` is signed for (src/platform/slack/signed-value.ts). */
+export const IMPROVE_MODAL_PURPOSE = 'digests.improve-modal';
+
+/**
+ * Decodes a modal's `private_metadata`: where to start the job, when the bot signed it and it has
+ * Slack's id shapes; else why not (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable).
+ */
+export function decodeImproveMetadata(
+  raw: string | undefined,
+  signer: Pick<ValueSigner, 'open'>,
+): { ok: true; meta: ImproveMetadata } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
+  const opened = signer.open(IMPROVE_MODAL_PURPOSE, raw);
+  if (!opened.ok) return opened;
   try {
-    const m = metadataSchema.parse(JSON.parse(raw ?? ''));
-    return { channel: m.c, threadTs: m.t, path: m.p };
+    const m = metadataSchema.parse(JSON.parse(opened.payload));
+    return { ok: true, meta: { channel: m.c, threadTs: m.t, path: m.p } };
   } catch {
-    return undefined;
+    return { ok: false, reason: 'malformed' };
   }
 }
 
@@ -45,18 +58,25 @@ export function decodeImproveMetadata(raw: string | undefined): ImproveMetadata 
  *
  * @param page - the falling page from the button's value.
  * @param meta - channel and digest ts (from the block_actions container).
+ * @param signer - signs the modal's `private_metadata`.
  */
-export function buildImproveModal(page: ImproveValue, meta: ImproveMetadata): ModalView {
+export function buildImproveModal(
+  page: ImproveValue,
+  meta: ImproveMetadata,
+  signer: Pick<ValueSigner, 'sign'>,
+): ModalView {
   const instruction = truncate(
     improveInstruction({ path: page.path, fellPct: page.fellPct, current: page.current, previous: page.previous, rangeLabel: page.rangeLabel }),
     INSTRUCTION_MAX,
   );
   const shown = `\`${codeSafe(middleTruncate(page.path, 80))}\``;
+  // Slack: private_metadata ≤ 3000 chars, the signature included.
+  const where = (p: string) => ({ c: meta.channel, t: meta.threadTs, p });
+  const metadata = fitJson(meta.path, 1500, 3000 - SIGNATURE_OVERHEAD, where);
   return {
     type: 'modal',
     callback_id: IMPROVE_CALLBACK_ID,
-    // Slack: private_metadata ≤ 3000 chars.
-    private_metadata: fitJson(meta.path, 1500, 3000, (p) => ({ c: meta.channel, t: meta.threadTs, p })),
+    private_metadata: signer.sign(IMPROVE_MODAL_PURPOSE, metadata),
     title: { type: 'plain_text', text: 'Improve with agent' },
     submit: { type: 'plain_text', text: 'Start job' },
     close: { type: 'plain_text', text: 'Cancel' },

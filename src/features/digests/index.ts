@@ -11,6 +11,8 @@ import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { QueueContext } from '../../platform/queues.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { VisitorsServices } from '../visitors/index.js';
 import { slackDateText } from '../../platform/slack/dates.js';
 import { registerSubcommandHandler } from './command.js';
@@ -32,6 +34,10 @@ export interface DigestsOptions {
   slack: WebClient;
   /** Who may manage digests and start jobs from "Improve with agent". */
   access: AccessGate;
+  /** "Improve with agent" needs the person in the digest's channel. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the "Improve with agent" buttons' values and the modal's metadata, and checks them. */
+  signer: ValueSigner;
   /** DIGEST_CRON and DIGEST_TZ. */
   defaultSchedule: DigestSchedule;
   /** The docs project of a channel (the settings feature). */
@@ -72,11 +78,24 @@ export function createDigests(o: DigestsOptions): Digests {
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
       return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
     },
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger, subcommands }),
+    register: (app) => {
+      const { intake, slack, access, conversations, signer } = o;
+      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands });
+    },
     startWorkers: () => [
       startDigestWorker(
         o.queues,
-        { visitors: o.visitors, redis: o.redis, prefix: o.prefix, digestQueue, slack: o.slack, defaultTz: o.defaultSchedule.tz, projectFor: o.projectFor, logger },
+        {
+          visitors: o.visitors,
+          redis: o.redis,
+          prefix: o.prefix,
+          digestQueue,
+          slack: o.slack,
+          defaultTz: o.defaultSchedule.tz,
+          projectFor: o.projectFor,
+          signer: o.signer,
+          logger,
+        },
         o.now,
       ),
     ],

@@ -1,13 +1,23 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { authorizeWithin, type AccessGate } from '../../platform/access.js';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { FORM_CHECK_WITHIN_MS, submitJobStartForm } from '../agent-jobs/index.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths } from './blocks.js';
-import { buildImproveModal, decodeImproveMetadata, IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from './improve-modal.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
+import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, IMPROVE_PURPOSE } from './blocks.js';
+import { improvablePaths } from './blocks.js';
+import {
+  buildImproveModal,
+  decodeImproveMetadata,
+  IMPROVE_CALLBACK_ID,
+  IMPROVE_MODAL_PURPOSE,
+  INSTRUCTION_ACTION,
+  INSTRUCTION_BLOCK,
+} from './improve-modal.js';
 import { DIGESTS_INTAKE, type DigestRetryIntake } from './intake.js';
 import type { VisitorsSubcommands } from '../visitors/index.js';
 import { docsVisitorsCommand } from './command.js';
@@ -19,6 +29,10 @@ export interface DigestListenerDeps {
   slack: { views: Pick<WebClient['views'], 'open'> };
   /** Asked before the modal opens and again at submission (the worker's gate asks a third time, with the budget). */
   access: Pick<AccessGate, 'authorize'>;
+  /** The person must be a member of the digest's channel (at the click and at submission). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Checks the buttons' values; signs and checks the modal's `private_metadata`. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
   logger: Logger;
   /** The digest subcommands of `/docs-visitors` (this feature registers the command; reports go to visitors). */
   subcommands: VisitorsSubcommands;
@@ -31,12 +45,21 @@ function where(body: BlockAction): { channel?: string; ts?: string; teamId?: str
   return { channel: body.channel?.id ?? body.container?.channel_id, ts: body.container?.message_ts ?? body.message?.ts, teamId: body.team?.id ?? body.user.team_id };
 }
 
+/** Answer to an "Improve with agent" button the bot did not sign (a digest from before signing, or tampered). */
+export const IMPROVE_UNVERIFIED_TEXT = unverifiedValueText(
+  'use the button on a newer digest, or start a job with `/docs-edit`',
+);
+
+const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read any more.";
+
 /**
  * "Improve with agent" next to a falling page of a digest (block_actions
  * `visitors.digest.improve.<i>`): acks, then opens the modal with views.open (the trigger_id is
  * valid for 3 s) pre-filled with an instruction about that page — only a page the digest itself
- * offers, with a path of safe characters (SAFE_DOCS_PATH). The digest's channel and ts ride
- * in the modal's private_metadata, so the job starts in the digest's thread.
+ * offers, with a value the bot signed and a path of safe characters (SAFE_DOCS_PATH), for someone
+ * the access policy lets start jobs in the digest's channel and who is a member of it. The
+ * digest's channel and ts ride in the modal's signed private_metadata, so the job starts in the
+ * digest's thread.
  */
 export function improveAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
@@ -44,15 +67,22 @@ export function improveAction(deps: DigestListenerDeps) {
     // A response_url can be expired or used up (Slack answers 404): a warning, not a listener failure.
     const tell = (text: string) =>
       respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
-    const page = decodeImproveValue(action.value);
+    const decoded = decodeImproveValue(action.value, deps.signer);
+    if (!decoded.ok && decoded.reason !== 'malformed') {
+      warnUnverified(deps.logger, IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
+      return void (await tell(IMPROVE_UNVERIFIED_TEXT));
+    }
     const { channel, ts, teamId } = where(body);
     // The page must be one the digest itself offers (its own buttons, in the message Slack sends back) and a safe path.
-    const own = improvablePaths((body.message as { blocks?: unknown } | undefined)?.blocks);
-    if (!page || !channel || !ts || !own.has(page.path)) return void (await tell("This button belongs to an older digest I can't read any more."));
-    const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel, FORM_CHECK_WITHIN_MS);
-    if (!decision.allowed) return void (await tell(decision.text));
+    const own = improvablePaths((body.message as { blocks?: unknown } | undefined)?.blocks, deps.signer);
+    if (!decoded.ok || !channel || !ts || !own.has(decoded.page.path)) return void (await tell(OLDER_DIGEST_TEXT));
+    const actor = { user: body.user.id, ...(teamId ? { teamId } : {}) };
+    const refusal = await formRefusal(deps, actor, 'start_job', channel);
+    if (refusal) return void (await tell(refusal));
+    const page = decoded.page;
+    const view = buildImproveModal(page, { channel, threadTs: ts, path: page.path }, deps.signer);
     try {
-      await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildImproveModal(page, { channel, threadTs: ts, path: page.path }) });
+      await deps.slack.views.open({ trigger_id: body.trigger_id, view });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Improve with agent modal');
       await tell('Slack would not open the form; click the button again.');
@@ -62,16 +92,23 @@ export function improveAction(deps: DigestListenerDeps) {
 
 /**
  * Submission of the "Improve with agent" modal (view_submission `visitors_improve`): a blank
- * instruction is refused inside the modal (`response_action: errors`); otherwise a docs agent job
- * start is recorded (the agent-jobs feature's intake, its status message in the digest's thread)
- * and the modal closes. If it cannot be recorded, the modal says so and stays open.
+ * instruction is refused inside the modal (`response_action: errors`), and so is metadata the bot
+ * did not sign (with a warning log; nothing is started for a channel named by a forged form).
+ * Otherwise, after access and membership of the channel are checked again, a docs agent job start
+ * is recorded (the agent-jobs feature's intake, its status message in the digest's thread) and the
+ * modal closes. If it cannot be recorded, the modal says so and stays open.
  */
 export function improveSubmission(deps: DigestListenerDeps) {
   return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
     const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
-    const meta = decodeImproveMetadata(view.private_metadata);
-    if (!instruction) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } }));
-    if (!meta) return void (await ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'This form is out of date; open it again from the digest.' } }));
+    const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });
+    if (!instruction) return void (await refuse('Tell the agent what to change.'));
+    const decoded = decodeImproveMetadata(view.private_metadata, deps.signer);
+    if (!decoded.ok) {
+      warnUnverified(deps.logger, IMPROVE_MODAL_PURPOSE, decoded.reason, { user: body.user.id });
+      return void (await refuse(unverifiedValueText('open the form again from the digest')));
+    }
+    const meta = decoded.meta;
     // Several jobs may share a digest's thread: each shows its state on its own status message.
     const req = { channel: meta.channel, instruction, threadTs: meta.threadTs, reactOnStatusMessage: true };
     await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' }, req);

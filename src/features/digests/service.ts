@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia } from '../../platform/slack/respond.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type VisitorsCache, type VisitorsServices } from '../visitors/index.js';
 import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
 import { renderDigestChart } from './chart.js';
@@ -67,6 +68,8 @@ export interface DigestDeps {
   defaultTz: string;
   /** The docs project of a channel (the settings feature), read when each run starts. @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
+  /** Signs the "Improve with agent" buttons' values. */
+  signer: Pick<ValueSigner, 'sign'>;
   logger: Logger;
 }
 
@@ -160,7 +163,7 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
 /** Posts the digest (holding the run's lease) and records it as posted. */
 async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
   const { deps, run, log } = ctx;
-  const message = buildDigestMessage(content, trigger);
+  const message = buildDigestMessage(content, trigger, deps.signer);
   let ts: string;
   try {
     const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.current.dateFrom, week_to: content.current.dateTo } };

@@ -1,6 +1,8 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import { z } from 'zod';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
+import { channelId, messageTs } from '../../platform/slack/payloads.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { ThreadPreview } from '../thread-context/index.js';
 
 /**
@@ -34,31 +36,64 @@ export interface ThreadRef {
 }
 
 const metadataSchema = z.object({
-  c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/),
-  t: z.string().regex(/^\d{1,12}\.\d{1,9}$/),
+  c: channelId,
+  t: messageTs,
   j: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
 });
 
-/** `private_metadata` of the modal. */
-export const encodeThreadRef = (ref: ThreadRef): string => JSON.stringify({ c: ref.channel, t: ref.threadTs, ...(ref.jobId ? { j: ref.jobId } : {}) });
+/** What the modal's `private_metadata` is signed for (src/platform/slack/signed-value.ts). */
+export const THREAD_REF_PURPOSE = 'document-thread.modal';
 
-/** Decodes the modal's `private_metadata`; undefined when malformed. */
-export function decodeThreadRef(raw: string | undefined): ThreadRef | undefined {
+/** `private_metadata` of the modal: the ref as JSON, signed (≤ 200 chars; Slack: ≤ 3000). */
+export function encodeThreadRef(ref: ThreadRef, signer: Pick<ValueSigner, 'sign'>): string {
+  const wire = { c: ref.channel, t: ref.threadTs, ...(ref.jobId ? { j: ref.jobId } : {}) };
+  return signer.sign(THREAD_REF_PURPOSE, JSON.stringify(wire));
+}
+
+/** Which modal a builder makes: its `external_id`, and its signed `private_metadata` ({@link modalAt}). */
+export interface ModalAt {
+  externalId: string;
+  metadata: string;
+}
+
+/** The modal `externalId` about `ref` (the job's id in `ref` when the form sends a follow-up). */
+export function modalAt(externalId: string, ref: ThreadRef, signer: Pick<ValueSigner, 'sign'>): ModalAt {
+  return { externalId, metadata: encodeThreadRef(ref, signer) };
+}
+
+/** A modal that only says `text` (mrkdwn); nothing to submit. */
+function noticeModal(at: ModalAt, text: string): ModalView {
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
+  return { ...loadingModal(at), close: { type: 'plain_text', text: 'OK' }, blocks };
+}
+
+/** What {@link decodeThreadRef} found. */
+export type DecodedThreadRef =
+  | { ok: true; ref: ThreadRef }
+  | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+
+/**
+ * Decodes the modal's `private_metadata`: the ref when the bot signed it and it has Slack's id
+ * shapes; else why not (`unsigned`/`tampered`: not the bot's; `malformed`: the bot's, but unreadable).
+ */
+export function decodeThreadRef(raw: string | undefined, signer: Pick<ValueSigner, 'open'>): DecodedThreadRef {
+  const opened = signer.open(THREAD_REF_PURPOSE, raw);
+  if (!opened.ok) return opened;
   try {
-    const m = metadataSchema.parse(JSON.parse(raw ?? ''));
-    return { channel: m.c, threadTs: m.t, ...(m.j ? { jobId: m.j } : {}) };
+    const m = metadataSchema.parse(JSON.parse(opened.payload));
+    return { ok: true, ref: { channel: m.c, threadTs: m.t, ...(m.j ? { jobId: m.j } : {}) } };
   } catch {
-    return undefined;
+    return { ok: false, reason: 'malformed' };
   }
 }
 
 /** The modal as views.open shows it at once: the thread is still being read. */
-export function loadingModal(externalId: string, ref: ThreadRef): ModalView {
+export function loadingModal(at: ModalAt): ModalView {
   return {
     type: 'modal',
     callback_id: MODAL_CALLBACK_ID,
-    external_id: externalId,
-    private_metadata: encodeThreadRef(ref),
+    external_id: at.externalId,
+    private_metadata: at.metadata,
     title: TITLE,
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: ':hourglass_flowing_sand: Reading the thread…' } }],
@@ -82,7 +117,7 @@ export function previewText(p: Extract<ThreadPreview, { ok: true }>): string {
 }
 
 /** The modal once the thread was read: the preview, and the instruction to edit and submit. */
-export function previewModal(externalId: string, ref: ThreadRef, preview: Extract<ThreadPreview, { ok: true }>): ModalView {
+export function previewModal(at: ModalAt, preview: Extract<ThreadPreview, { ok: true }>): ModalView {
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: previewText(preview) } },
     {
@@ -96,21 +131,21 @@ export function previewModal(externalId: string, ref: ThreadRef, preview: Extrac
       element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_INSTRUCTION },
     },
   ];
-  return { ...loadingModal(externalId, ref), submit: { type: 'plain_text', text: 'Start job' }, blocks };
+  return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Start job' }, blocks };
 }
 
 /** The modal when the bot can't read the thread: why, and how to fix it; nothing to submit. */
-export function cannotReadModal(externalId: string, ref: ThreadRef, reason: Extract<ThreadPreview, { ok: false }>['reason']): ModalView {
+export function cannotReadModal(at: ModalAt, reason: Extract<ThreadPreview, { ok: false }>['reason']): ModalView {
   const text =
     reason === 'not_found'
       ? "That message no longer exists, so there's no thread to document."
       : "*I can't read this conversation*: I'm not a member of it.\nInvite me with `/invite @Docs Agent` in the channel, then use the shortcut again. (In a direct message I'm not part of, I can't read anything: use it on a message in a channel I'm in.)";
-  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  return noticeModal(at, text);
 }
 
 /** The modal when the person may not start jobs there: the access policy's sentence; nothing to submit. */
-export function refusedModal(externalId: string, ref: ThreadRef, text: string): ModalView {
-  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+export function refusedModal(at: ModalAt, text: string): ModalView {
+  return noticeModal(at, text);
 }
 
 /** The instruction a follow-up form starts with. */
@@ -120,9 +155,15 @@ export const DEFAULT_FOLLOW_UP = 'Also update the docs with what was said in thi
  * The modal when the thread already belongs to a job (a thread belongs to its first job): it
  * offers to send the instruction to that job as a follow-up instead of starting another.
  */
-export function followUpModal(externalId: string, ref: ThreadRef & { jobId: string }): ModalView {
+export function followUpModal(at: ModalAt, jobId: string): ModalView {
   const blocks: KnownBlock[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `This thread belongs to docs agent job \`${ref.jobId}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.` } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `This thread belongs to docs agent job \`${jobId}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
+      },
+    },
     {
       type: 'input',
       block_id: INSTRUCTION_BLOCK,
@@ -130,11 +171,11 @@ export function followUpModal(externalId: string, ref: ThreadRef & { jobId: stri
       element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_FOLLOW_UP },
     },
   ];
-  return { ...loadingModal(externalId, ref), private_metadata: encodeThreadRef(ref), submit: { type: 'plain_text', text: 'Send follow-up' }, blocks };
+  return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Send follow-up' }, blocks };
 }
 
 /** The modal while a job is being started in the thread: nothing to submit yet. */
-export function startingModal(externalId: string, ref: ThreadRef): ModalView {
+export function startingModal(at: ModalAt): ModalView {
   const text = 'A docs agent job is being started in this thread right now. Reply in the thread in a few seconds to send it a follow-up.';
-  return { ...loadingModal(externalId, ref), close: { type: 'plain_text', text: 'OK' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  return noticeModal(at, text);
 }

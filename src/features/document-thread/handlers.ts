@@ -4,10 +4,13 @@ import { ACCESS_CHECK_FAILED_TEXT } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { ModalView } from '@slack/types';
 import type { ThreadOwner } from '../agent-jobs/index.js';
-import { cannotReadModal, followUpModal, previewModal, refusedModal, startingModal } from './blocks.js';
+import { cannotReadModal, followUpModal, modalAt, previewModal, refusedModal, startingModal } from './blocks.js';
 import { previewThread, type ThreadContextDeps } from '../thread-context/index.js';
 import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './intake.js';
 
@@ -22,6 +25,10 @@ export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
   /** Per-person cooldown on previews that read a thread ({@link PREVIEWS_PER_MINUTE} per minute, shared in Redis). */
   previews?: Pick<Quota, 'take'>;
+  /** The person must be a member of the conversation (asked after access, before the thread is read). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the modal's `private_metadata` (the thread, and the job of a follow-up form). */
+  signer: Pick<ValueSigner, 'sign'>;
 }
 
 /** Thread previews ("Document this thread" opened) one person may have read per minute. */
@@ -59,19 +66,32 @@ export class ModalNotOpenYetError extends Error {
 /**
  * What the modal shows for a shortcut: on a job's thread, the follow-up form for that job (the
  * thread is not read); else, when the person may start jobs there, the thread's preview (or why
- * it can't be read); else the refusal. Access is asked first, for the action the form would take.
+ * it can't be read); else the refusal. Access, then membership of the conversation, are asked
+ * first, for the action the form would take: a refused person costs no thread read.
  */
 async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Promise<{ view: ModalView; log: Record<string, unknown> }> {
   const ref = { channel: p.channel, threadTs: p.threadTs };
+  const at = modalAt(p.externalId, ref, deps.signer);
   const owner = deps.owner ? await deps.owner(p.channel, p.threadTs) : undefined;
-  const decision = await deps.access.authorize({ user: p.user }, owner ? 'continue_job' : 'start_job', p.channel);
-  if (!decision.allowed) return { view: refusedModal(p.externalId, ref, decision.text), log: { allowed: false } };
-  if (owner?.kind === 'starting') return { view: startingModal(p.externalId, ref), log: { allowed: true, owner: 'starting' } };
-  if (owner) return { view: followUpModal(p.externalId, { ...ref, jobId: owner.jobId }), log: { allowed: true, owner: owner.jobId } };
+  const action = owner ? 'continue_job' : 'start_job';
+  const decision = await deps.access.authorize({ user: p.user }, action, p.channel);
+  if (!decision.allowed) return { view: refusedModal(at, decision.text), log: { allowed: false } };
+  const member = await checkMembership(deps.conversations, deps.logger, { channel: p.channel, user: p.user, action });
+  // A conversation Slack won't show the bot can't be read either: the modal says how to invite it.
+  if (!member.ok) {
+    const hidden = member.reason === 'bot_cannot_see';
+    if (hidden) return { view: cannotReadModal(at, 'bot_cannot_read'), log: { allowed: true, readable: false } };
+    return { view: refusedModal(at, member.text), log: { allowed: false, member: member.reason } };
+  }
+  if (owner?.kind === 'starting') return { view: startingModal(at), log: { allowed: true, owner: 'starting' } };
+  if (owner) {
+    const form = modalAt(p.externalId, { ...ref, jobId: owner.jobId }, deps.signer);
+    return { view: followUpModal(form, owner.jobId), log: { allowed: true, owner: owner.jobId } };
+  }
   const cooling = await previewCooldown(deps, p.user);
-  if (cooling) return { view: refusedModal(p.externalId, ref, cooling), log: { allowed: true, cooldown: true } };
+  if (cooling) return { view: refusedModal(at, cooling), log: { allowed: true, cooldown: true } };
   const preview = await previewThread(deps, p.channel, p.threadTs);
-  const view = preview.ok ? previewModal(p.externalId, ref, preview) : cannotReadModal(p.externalId, ref, preview.reason);
+  const view = preview.ok ? previewModal(at, preview) : cannotReadModal(at, preview.reason);
   return { view, log: { allowed: true, readable: preview.ok, messages: preview.ok ? preview.messages : 0 } };
 }
 

@@ -10,6 +10,8 @@ import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { Quota } from '../../platform/quota.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { ThreadOwner } from '../agent-jobs/index.js';
 import type { ThreadContext } from '../thread-context/index.js';
 import { PREVIEWS_PER_MINUTE, registerHandlers } from './handlers.js';
@@ -33,6 +35,10 @@ export interface DocumentThreadOptions {
   prefix?: string;
   /** Who a thread belongs to (agent-jobs' threadOwner): the shortcut on a job's thread offers a follow-up. */
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
+  /** Membership of conversations: the person must be in the thread's conversation (preview and submission). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the modal's `private_metadata` and checks it at submission. */
+  signer: ValueSigner;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -46,6 +52,10 @@ export function createDocumentThread(o: DocumentThreadOptions): DocumentThread {
   const logger = o.logger.child({ feature: 'document-thread' });
   const { reader, names } = o.threadContext.deps;
   const previews = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:thread-context:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 }) : undefined;
-  registerHandlers(o.intake, { slack: o.slack, names, logger, reader, access: o.access, ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) });
-  return { register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, access: o.access, logger }) };
+  const { conversations, signer } = o;
+  const optional = { ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) };
+  const access = o.access;
+  registerHandlers(o.intake, { slack: o.slack, names, logger, reader, access, conversations, signer, ...optional });
+  const listenerDeps = { intake: o.intake, slack: o.slack, access: o.access, conversations, signer, logger };
+  return { register: (app) => registerListeners(app, listenerDeps) };
 }

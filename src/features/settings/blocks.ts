@@ -1,6 +1,8 @@
 import type { KnownBlock, ModalView, View } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
+import { channelId } from '../../platform/slack/payloads.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
 import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
 
@@ -29,11 +31,20 @@ function followupWords(p: FollowupPolicy): string {
   return p === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job from its thread';
 }
 
+/** What the Edit button's value (the channel) is signed for (src/platform/slack/signed-value.ts). */
+export const EDIT_BUTTON_PURPOSE = 'settings.edit';
+/** What the settings modal's `private_metadata` is signed for. */
+export const EDIT_MODAL_PURPOSE = 'settings.modal';
+
 /**
  * The channel's effective settings as an ephemeral message: docs project, who may start jobs,
- * follow-up policy, digest subscription; an Edit button for admins (its value is the channel).
+ * follow-up policy, digest subscription; an Edit button for admins (its value is the channel, signed).
  */
-export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext): { text: string; blocks: KnownBlock[] } {
+export function buildSettingsMessage(
+  s: EffectiveSettings,
+  ctx: SettingsContext,
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const project = `\`${s.projectId}\`${s.projectIsDefault ? ' (the default project)' : ''}`;
   const stale = s.staleProjectId ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.` : '';
   const lines = [
@@ -48,7 +59,10 @@ export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext)
   ];
   const footer = s.updatedBy ? `Last changed by <@${s.updatedBy}>. ` : '';
   if (ctx.canEdit === true) {
-    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Edit' }, action_id: ACTION_EDIT, value: ctx.channel }] });
+    const label = { type: 'plain_text' as const, text: 'Edit' };
+    const value = signer.sign(EDIT_BUTTON_PURPOSE, ctx.channel);
+    const edit = { type: 'button' as const, text: label, action_id: ACTION_EDIT, value };
+    blocks.push({ type: 'actions', elements: [edit] });
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\`.` }] });
   } else {
     const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
@@ -58,14 +72,22 @@ export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext)
   return { text, blocks };
 }
 
-const metadataSchema = z.object({ c: z.string().regex(/^[A-Z0-9]{2,40}$/) });
+const metadataSchema = z.object({ c: channelId });
 
-/** The channel a settings modal edits, from its `private_metadata`; undefined when malformed. */
-export function decodeEditMetadata(raw: string | undefined): string | undefined {
+/**
+ * The channel a settings modal edits, from its `private_metadata`, when the bot signed it and it
+ * has a channel id's shape; else why not (`unsigned`/`tampered`: not the bot's; `malformed`).
+ */
+export function decodeEditMetadata(
+  raw: string | undefined,
+  signer: Pick<ValueSigner, 'open'>,
+): { ok: true; channel: string } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
+  const opened = signer.open(EDIT_MODAL_PURPOSE, raw);
+  if (!opened.ok) return opened;
   try {
-    return metadataSchema.parse(JSON.parse(raw ?? '')).c;
+    return { ok: true, channel: metadataSchema.parse(JSON.parse(opened.payload)).c };
   } catch {
-    return undefined;
+    return { ok: false, reason: 'malformed' };
   }
 }
 
@@ -73,14 +95,19 @@ export function decodeEditMetadata(raw: string | undefined): string | undefined 
  * The settings modal (views.open): the docs project (a static select of the configured projects)
  * and the follow-up policy (radio buttons), pre-set to the channel's effective settings.
  */
-export function buildEditModal(channel: string, s: EffectiveSettings, projects: readonly string[]): ModalView {
+export function buildEditModal(
+  channel: string,
+  s: EffectiveSettings,
+  projects: readonly string[],
+  signer: Pick<ValueSigner, 'sign'>,
+): ModalView {
   const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
   const options = projects.slice(0, 100).map(projectOption);
   const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
   return {
     type: 'modal',
     callback_id: EDIT_CALLBACK_ID,
-    private_metadata: JSON.stringify({ c: channel }),
+    private_metadata: signer.sign(EDIT_MODAL_PURPOSE, JSON.stringify({ c: channel })),
     title: { type: 'plain_text', text: 'Channel settings' },
     submit: { type: 'plain_text', text: 'Save' },
     close: { type: 'plain_text', text: 'Cancel' },

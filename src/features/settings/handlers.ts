@@ -3,6 +3,7 @@ import type { AccessDecision, Actor } from '../../platform/access.js';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildSettingsMessage } from './blocks.js';
 import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
@@ -24,6 +25,8 @@ export interface SettingsHandlerDeps {
   describeDigest: (teamId: string, channel: string) => Promise<string>;
   /** Tells the channel about a change made in the modal, and the person about a refusal. */
   slack: { chat: Pick<WebClient['chat'], 'postMessage' | 'postEphemeral'> };
+  /** Signs the Edit button's value (the channel). */
+  signer: Pick<ValueSigner, 'sign'>;
   logger: Logger;
 }
 
@@ -69,7 +72,7 @@ async function settingsMessage(deps: SettingsHandlerDeps, p: { teamId: string; c
       return 'unknown' as const;
     }),
   ]);
-  return buildSettingsMessage(settings, { channel: p.channel, access, digest, canEdit });
+  return buildSettingsMessage(settings, { channel: p.channel, access, digest, canEdit }, deps.signer);
 }
 
 /**

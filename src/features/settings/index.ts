@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
 import type { AccessDecision, Actor } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { settingsUsage } from './command.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -54,6 +56,10 @@ export interface SettingsOptions extends ChannelSettingsOptions {
   /** A channel's digest subscription, in words (the digests feature, built before this one). */
   describeDigest: SettingsHandlerDeps['describeDigest'];
   slack: WebClient;
+  /** The Edit button and the modal need the person in the channel. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Signs the Edit button's value and the modal's metadata, and checks them. */
+  signer: ValueSigner;
   logger: Logger;
   /** Clock, epoch ms. */
   now: () => number;
@@ -89,12 +95,16 @@ export function createSettings(o: SettingsOptions): Settings {
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
     slack: o.slack,
+    signer: o.signer,
     logger,
   });
   return {
     service,
     projectFor: (channel) => service.projectFor(channel),
     followupPolicyFor: (channel) => service.followupPolicyFor(channel),
-    register: (app) => registerListeners(app, { intake: o.intake, service, slack: o.slack, logger }),
+    register: (app) => {
+      const { intake, slack, authorizeView, conversations, signer } = o;
+      registerListeners(app, { intake, service, slack, authorizeView, conversations, signer, logger });
+    },
   };
 }

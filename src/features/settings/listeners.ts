@@ -3,9 +3,17 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { notRecordedText } from '../../platform/slack/edge.js';
+import { ACCESS_CHECK_FAILED_TEXT, type AccessDecision, type Actor } from '../../platform/access.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
+import { plainTextOf } from '../../platform/slack/markup.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
+import { channelId } from '../../platform/slack/payloads.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { withinTime } from '../../platform/time-limit.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
+import { EDIT_BUTTON_PURPOSE, EDIT_MODAL_PURPOSE } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
@@ -17,7 +25,37 @@ export interface SettingsListenerDeps {
   service: Pick<SettingsService, 'effective' | 'projects'>;
   /** Opens the modal (within the trigger_id's 3 s). */
   slack: { views: Pick<WebClient['views'], 'open'> };
+  /** Whether `actor` may see settings in `channel` (the access gate's `view_settings`), asked at the Edit click. */
+  authorizeView: (actor: Actor, channel: string) => Promise<AccessDecision>;
+  /** The person must be a member of the channel (at the Edit click and when the form is saved). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Checks the Edit button's value; signs and checks the modal's `private_metadata`. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
   logger: Logger;
+}
+
+/**
+ * How long the Edit click's and the save's checks may take, in ms (Slack: 3 s for a trigger_id
+ * and a view_submission).
+ */
+export const SETTINGS_CHECK_WITHIN_MS = 1_500;
+
+/** Answer to an Edit button or settings form the bot did not sign. */
+const UNVERIFIED_TEXT = unverifiedValueText('run `/docs-settings` again');
+
+/**
+ * Why `actor` may not see `channel`'s settings (the access gate's `view_settings`, then membership
+ * of the channel), or undefined; within {@link SETTINGS_CHECK_WITHIN_MS} in all (too slow refuses).
+ */
+async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: string): Promise<string | undefined> {
+  const deadline = Date.now() + SETTINGS_CHECK_WITHIN_MS;
+  const late = (): AccessDecision => ({ allowed: false, reason: 'check_failed', text: ACCESS_CHECK_FAILED_TEXT });
+  const decision = await withinTime(deps.authorizeView(actor, channel), SETTINGS_CHECK_WITHIN_MS, late);
+  if (!decision.allowed) return decision.text;
+  const withinMs = Math.max(0, deadline - Date.now());
+  const asked = { channel, user: actor.user, action: 'view_settings' as const, withinMs };
+  const member = await checkMembership(deps.conversations, deps.logger, asked);
+  return member.ok ? undefined : member.text;
 }
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -39,19 +77,33 @@ export function docsSettingsCommand(deps: SettingsListenerDeps) {
 }
 
 /**
- * "Edit" on the settings message (shown to admins only): acks, reads the channel's settings (one
- * Redis read) and opens the modal at once, as the trigger_id is valid for 3 s. Who may save is
- * checked when the modal is submitted.
+ * "Edit" on the settings message (shown to admins only): acks; then, when the button's value is
+ * one the bot signed, names the channel it was clicked in, and the person may see that channel's
+ * settings (`view_settings`) and is a member of it, reads the channel's settings (one Redis read)
+ * and opens the modal, all within the trigger_id's 3 s. Anything else gets a private answer and
+ * shows nothing of the channel. Who may save is checked when the modal is submitted.
  */
 export function editAction(deps: SettingsListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const channel = action.value ?? '';
     const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer the person'));
-    if (!/^[A-Z0-9]{2,40}$/.test(channel)) return void (await tell('This button belongs to an older message; run `/docs-settings` again.'));
+    const opened = deps.signer.open(EDIT_BUTTON_PURPOSE, action.value);
+    if (!opened.ok) {
+      warnUnverified(deps.logger, EDIT_BUTTON_PURPOSE, opened.reason, { user: body.user.id });
+      return void (await tell(UNVERIFIED_TEXT));
+    }
+    const channel = opened.payload;
+    const clickedIn = body.channel?.id ?? body.container?.channel_id;
+    if (!channelId.safeParse(channel).success || (clickedIn !== undefined && clickedIn !== channel)) {
+      return void (await tell('This button belongs to an older message; run `/docs-settings` again.'));
+    }
+    const teamId = body.team?.id ?? body.user.team_id;
+    const refusal = await viewRefusal(deps, { user: body.user.id, ...(teamId ? { teamId } : {}) }, channel);
+    if (refusal) return void (await tell(refusal));
     try {
       const settings = await deps.service.effective(channel);
-      await deps.slack.views.open({ trigger_id: body.trigger_id, view: buildEditModal(channel, settings, deps.service.projects) });
+      const view = buildEditModal(channel, settings, deps.service.projects, deps.signer);
+      await deps.slack.views.open({ trigger_id: body.trigger_id, view });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the settings modal');
       await tell("I couldn't open the settings form; click Edit again.");
@@ -60,25 +112,47 @@ export function editAction(deps: SettingsListenerDeps) {
 }
 
 /**
+ * The channel a submitted settings form is for, or the modal's errors (a form the bot did not
+ * sign, or someone no longer in the channel).
+ */
+async function formChannel(
+  deps: SettingsListenerDeps,
+  view: ViewArgs['view'],
+  user: string,
+): Promise<{ channel: string } | { errors: Record<string, string> }> {
+  const decoded = decodeEditMetadata(view.private_metadata, deps.signer);
+  if (!decoded.ok) {
+    warnUnverified(deps.logger, EDIT_MODAL_PURPOSE, decoded.reason, { user });
+    return { errors: { [PROJECT_BLOCK]: UNVERIFIED_TEXT } };
+  }
+  const withinMs = SETTINGS_CHECK_WITHIN_MS;
+  const asked = { channel: decoded.channel, user, action: 'change_settings' as const, withinMs };
+  const member = await checkMembership(deps.conversations, deps.logger, asked);
+  return member.ok ? { channel: decoded.channel } : { errors: { [PROJECT_BLOCK]: plainTextOf(member.text) } };
+}
+
+/**
  * Submission of the settings modal: values that are not configured projects or policies (a form
- * older than a configuration change, or forged) are refused inside the modal; otherwise the change
- * is recorded (`settings.save`) and the modal closes. If it cannot be recorded, the modal says so.
+ * older than a configuration change, or forged) are refused inside the modal, and so are metadata
+ * the bot did not sign (a warning log) and a person no longer in the channel; otherwise the change
+ * is recorded (`settings.save`; the worker checks who may change settings) and the modal closes. If
+ * it cannot be recorded, the modal says so.
  */
 export function editSubmission(deps: SettingsListenerDeps) {
   return async ({ ack, body, view }: ViewArgs): Promise<void> => {
-    const channel = decodeEditMetadata(view.private_metadata);
     const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
     if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
-    if (!channel) errors[PROJECT_BLOCK] = 'This form is out of date; run `/docs-settings` again.';
-    if (Object.keys(errors).length || !channel) {
+    if (Object.keys(errors).length) {
       deps.logger.warn({ fields: Object.keys(errors) }, 'settings form refused: invalid input');
       return void (await ack({ response_action: 'errors', errors }));
     }
+    const form = await formChannel(deps, view, body.user.id);
+    if ('errors' in form) return void (await ack({ response_action: 'errors', errors: form.errors }));
     const payload: SaveIntake = {
       teamId: body.team?.id ?? body.user.team_id ?? '',
-      channel,
+      channel: form.channel,
       user: body.user.id,
       change: { projectId: values.projectId ?? null, followupPolicy: values.followupPolicy as FollowupPolicy },
     };

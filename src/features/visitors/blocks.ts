@@ -1,10 +1,11 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { ANALYTICS_HOURLY_LIMIT, BUDGET_NOTE_FROM } from './budget.js';
 import { formatRange } from './date-range.js';
 import { codeSafe, displayWidth, formatCount, formatShare, middleTruncate, pad } from './format.js';
-import { encodePageState, LAST_WINDOW, type PageState } from './paging-value.js';
+import { LAST_WINDOW, signPageState, type PageState } from './paging-value.js';
 
 /**
  * The `/docs-visitors` report message: header with the range, totals, one monospace row per page
@@ -127,6 +128,8 @@ export interface ReportInput {
   budgetUsed?: number;
   /** Name the docs project (`state.projectId`) in the footer: the channel is on another project than the default. */
   showProject?: boolean;
+  /** Signs the Previous/Next buttons' values. */
+  signer: Pick<ValueSigner, 'sign'>;
 }
 
 /** A report ready for chat.postMessage / chat.update, and the window it shows. */
@@ -189,7 +192,7 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
     { type: 'context', elements: [{ type: 'mrkdwn', text: `*${indicator}* · most visited first · Total counts each visitor once, even if seen as both human and AI` }] },
     ...rowBlocks(state, rows, start, end),
   ];
-  const nav = navButtons(state, page, starts, index, end);
+  const nav = navButtons(state, page, { starts, index, end }, input.signer);
   if (nav.length > 0) blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${start}`, elements: nav });
   const footer: string[] = [];
   if (state.requester) footer.push(`Requested by <@${state.requester}>`);
@@ -221,14 +224,23 @@ function rowBlocks(state: PageState, rows: readonly Row[], start: number, end: n
   return blocks;
 }
 
-/** Previous / Next: the neighbouring window of this API page, else the neighbouring API page. */
-function navButtons(state: PageState, page: ReportInput['page'], starts: number[], index: number, end: number): Button[] {
+/** Previous / Next: the neighbouring window of this API page, else the neighbouring API page (values signed). */
+function navButtons(
+  state: PageState,
+  page: ReportInput['page'],
+  at: { starts: number[]; index: number; end: number },
+  signer: Pick<ValueSigner, 'sign'>,
+): Button[] {
+  const { starts, index, end } = at;
   const rows = page.visitors;
   const base = { dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, ...(state.requester ? { requester: state.requester } : {}) };
+  const value = (offset: number, skip: number) => signPageState({ ...base, offset, skip }, signer);
+  const previous = (offset: number, skip: number) => button('← Previous', ACTION_PREVIOUS, value(offset, skip));
+  const next = (offset: number, skip: number) => button('Next →', ACTION_NEXT, value(offset, skip));
   const nav: Button[] = [];
-  if (index > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: state.offset, skip: starts[index - 1]! })));
-  else if (state.offset > 0) nav.push(button('← Previous', ACTION_PREVIOUS, encodePageState({ ...base, offset: Math.max(0, state.offset - state.limit), skip: LAST_WINDOW })));
-  if (end < rows.length) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset, skip: end })));
-  else if (page.hasMore && rows.length > 0) nav.push(button('Next →', ACTION_NEXT, encodePageState({ ...base, offset: state.offset + state.limit, skip: 0 })));
+  if (index > 0) nav.push(previous(state.offset, starts[index - 1]!));
+  else if (state.offset > 0) nav.push(previous(Math.max(0, state.offset - state.limit), LAST_WINDOW));
+  if (end < rows.length) nav.push(next(state.offset, end));
+  else if (page.hasMore && rows.length > 0) nav.push(next(state.offset + state.limit, 0));
   return nav;
 }

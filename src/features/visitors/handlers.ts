@@ -4,8 +4,9 @@ import type { AccessAction, AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed-value.js';
 import type { ReportMessage } from './blocks.js';
-import { decodePageState, type PageState } from './paging-value.js';
+import { openPageState, PAGE_PURPOSE, type PageState } from './paging-value.js';
 import { resolveRange } from './query.js';
 import { buildReportErrorMessage, loadReport, visitorsKeyPrefix, type VisitorsServices } from './service.js';
 import { userTimeZone } from './user-time-zone.js';
@@ -28,8 +29,25 @@ export interface VisitorsHandlerDeps {
   projects: readonly string[];
 }
 
-/** Answer to a button whose value can't be read (an old or tampered message). */
+/** Answer to a button whose value can't be read (an old message, or a project no longer configured). */
 export const STALE_BUTTON = 'This button belongs to an older report I can no longer read; run `/docs-visitors` again.';
+
+/** Answer to a button whose value the bot did not sign (a report from before signing, or tampered). */
+export const UNVERIFIED_BUTTON = unverifiedValueText('run `/docs-visitors` again');
+
+/**
+ * The query a clicked report button carries, when the bot signed it and its project is one it may
+ * use; else the person's answer (a value the bot did not sign also logs a warning).
+ */
+function clickedState(deps: VisitorsHandlerDeps, p: ButtonIntake): { state: PageState } | { refusal: string } {
+  const opened = openPageState(p.value, deps.services.signer);
+  if (!opened.ok && opened.reason !== 'malformed') {
+    warnUnverified(deps.services.logger, PAGE_PURPOSE, opened.reason, { user: p.user });
+    return { refusal: UNVERIFIED_BUTTON };
+  }
+  const state = knownProject(deps, opened.ok ? opened.state : undefined);
+  return state ? { state } : { refusal: STALE_BUTTON };
+}
 
 /** Registers the visitors intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
@@ -63,7 +81,8 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
   const projectId = await deps.projectFor(p.caller.channel);
   const state = { ...resolved.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user, projectId };
   const loaded = await loadReport(svc, state, p.caller.user, needsZone ? zone : undefined);
-  if (!loaded.ok) return respond({ response_type: 'ephemeral', ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
+  const failed = (text: string, retryable: boolean) => buildReportErrorMessage(text, state, retryable, svc.signer);
+  if (!loaded.ok) return respond({ response_type: 'ephemeral', ...failed(loaded.text, loaded.retryable) });
   try {
     await deps.slack.chat.postMessage({ channel: p.caller.channel, text: loaded.message.text, blocks: loaded.message.blocks, unfurl_links: false, unfurl_media: false });
   } catch (err) {
@@ -80,12 +99,16 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
  */
 async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
-  const state = knownProject(deps, decodePageState(p.value));
-  if (!state || !p.channel || !p.messageTs) return respond({ response_type: 'ephemeral', replace_original: false, text: STALE_BUTTON });
+  const clicked = clickedState(deps, p);
+  const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
+  const stale = { response_type: 'ephemeral' as const, replace_original: false, text: refusal };
+  if ('refusal' in clicked || !p.channel || !p.messageTs) return respond(stale);
+  const { state } = clicked;
   const { channel, messageTs: ts } = p;
+  const signer = deps.services.signer;
   const loaded = await loadReport(deps.services, state, p.user);
   if (!loaded.ok) {
-    const msg = buildReportErrorMessage(loaded.text, { ...state, messageTs: ts }, loaded.retryable);
+    const msg = buildReportErrorMessage(loaded.text, { ...state, messageTs: ts }, loaded.retryable, signer);
     await deps.slack.chat.postEphemeral({ channel, user: p.user, ...msg }).catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...msg }));
     return;
   }
@@ -104,11 +127,17 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
  */
 async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond: Respond = p.responseUrl ? respondVia(p.responseUrl) : async () => undefined;
-  const state = knownProject(deps, decodePageState(p.value));
-  if (!state || !p.channel) return respond({ response_type: 'ephemeral', replace_original: true, text: STALE_BUTTON });
+  const clicked = clickedState(deps, p);
+  const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
+  const stale = { response_type: 'ephemeral' as const, replace_original: true, text: refusal };
+  if ('refusal' in clicked || !p.channel) return respond(stale);
+  const { state } = clicked;
   const { messageTs, ...query } = state;
   const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user }, p.user);
-  if (!loaded.ok) return respond({ response_type: 'ephemeral', replace_original: true, ...buildReportErrorMessage(loaded.text, state, loaded.retryable) });
+  if (!loaded.ok) {
+    const msg = buildReportErrorMessage(loaded.text, state, loaded.retryable, deps.services.signer);
+    return respond({ response_type: 'ephemeral', replace_original: true, ...msg });
+  }
   try {
     await postOrEdit(deps, p.channel, messageTs, loaded.message);
   } catch (err) {

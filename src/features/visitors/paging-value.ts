@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../platform/slack/limits.js';
+import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { parseDateArg } from './date-range.js';
 import { LIMIT_MAX, LIMIT_MIN } from './query.js';
 
@@ -53,8 +54,9 @@ const wireSchema = z
   .refine((w) => (parseDateArg(w.f) as { ms: number }).ms < (parseDateArg(w.t) as { ms: number }).ms, 'dateFrom not before dateTo');
 
 /**
- * Encodes a page state as a button `value` (compact JSON, ≤ 300 chars; Slack: button value ≤ 2000).
- * @throws Error if the encoded value would exceed Slack's limit (cannot happen for valid states).
+ * Encodes a page state as compact JSON (≤ 300 chars): the payload of a button's signed value
+ * ({@link signPageState}; Slack: button value ≤ 2000, the signature included).
+ * @throws Error if the signed value would exceed Slack's limit (cannot happen for valid states).
  */
 export function encodePageState(s: PageState): string {
   const wire = {
@@ -69,12 +71,13 @@ export function encodePageState(s: PageState): string {
     ...(s.projectId ? { p: s.projectId } : {}),
   };
   const value = JSON.stringify(wire);
-  if (value.length > SLACK_LIMITS.buttonValue) throw new Error('page state too long for a button value');
+  const max = SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD;
+  if (value.length > max) throw new Error('page state too long for a button value');
   return value;
 }
 
 /**
- * Decodes and validates a button `value` (it comes from a Slack payload: trust nothing). Dates must
+ * Decodes and validates a page state's JSON (an opened button value: trust nothing). Dates must
  * parse, FROM before TO, limit 1–250, offset 0–1,000,000.
  *
  * @returns the state, or undefined for anything malformed (an old or forged button).
@@ -100,4 +103,26 @@ export function decodePageState(value: string | undefined): PageState | undefine
     ...(w.m ? { messageTs: w.m } : {}),
     ...(w.p ? { projectId: w.p } : {}),
   };
+}
+
+/** What Previous/Next/Retry values are signed for (src/platform/slack/signed-value.ts). */
+export const PAGE_PURPOSE = 'visitors.page';
+
+/** A page state as a signed button `value` (≤ 326 chars; Slack: ≤ 2000). @throws as {@link encodePageState}. */
+export function signPageState(s: PageState, signer: Pick<ValueSigner, 'sign'>): string {
+  return signer.sign(PAGE_PURPOSE, encodePageState(s));
+}
+
+/**
+ * The page state of a clicked button's `value`, when the bot signed it and it validates; else why
+ * not (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable).
+ */
+export function openPageState(
+  value: string | undefined,
+  signer: Pick<ValueSigner, 'open'>,
+): { ok: true; state: PageState } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
+  const opened = signer.open(PAGE_PURPOSE, value);
+  if (!opened.ok) return opened;
+  const state = decodePageState(opened.payload);
+  return state ? { ok: true, state } : { ok: false, reason: 'malformed' };
 }

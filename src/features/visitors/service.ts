@@ -3,11 +3,12 @@ import type { Redis } from 'ioredis';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { Logger } from '../../platform/logger.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildReportMessage, type ReportMessage } from './blocks.js';
 import { AnalyticsBudget } from './budget.js';
 import { formatRange } from './date-range.js';
 import { isRetryable, visitorsErrorText } from './error-text.js';
-import { encodePageState, type PageState } from './paging-value.js';
+import { signPageState, type PageState } from './paging-value.js';
 import { VisitorsCache } from './store.js';
 
 /** `action_id` of the Retry button on a failed report. */
@@ -22,6 +23,8 @@ export interface VisitorsServices {
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Signs the report buttons' values and checks them when clicked. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
 }
 
 /** What {@link createVisitorsServices} needs. */
@@ -37,6 +40,8 @@ export interface VisitorsServicesOptions {
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
+  /** Signs the report buttons' values and checks them when clicked. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
 }
 
 /** Builds the visitors services (once, in the composition root). */
@@ -45,7 +50,7 @@ export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServ
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
   const cache = new VisitorsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
-  return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now };
+  return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now, signer: o.signer };
 }
 
 /** Prefix of the visitors feature's Redis keys: `${QUEUE_PREFIX}:visitors`. */
@@ -69,7 +74,9 @@ export async function loadReport(svc: VisitorsServices, state: PageState, user: 
   try {
     const got = await svc.cache.get({ dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset }, 'interactive', state.projectId, user);
     const showProject = state.projectId !== undefined && state.projectId !== svc.defaultProjectId;
-    return { ok: true, message: buildReportMessage({ state, page: got.page, budgetUsed: got.budgetUsed, showProject }), fromCache: got.fromCache };
+    const { page, budgetUsed } = got;
+    const message = buildReportMessage({ state, page, budgetUsed, showProject, signer: svc.signer });
+    return { ok: true, message, fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');
     return { ok: false, text: visitorsErrorText(error, svc.now, tz), retryable: isRetryable(error), error };
@@ -78,16 +85,22 @@ export async function loadReport(svc: VisitorsServices, state: PageState, user: 
 
 /**
  * The ephemeral answer to a failed report: what happened and, when it may work later, a Retry
- * button carrying the whole query (plus `messageTs` when a report message should be edited).
+ * button carrying the whole query (plus `messageTs` when a report message should be edited), signed.
  */
-export function buildReportErrorMessage(text: string, state: PageState, retryable: boolean): { text: string; blocks: KnownBlock[] } {
+export function buildReportErrorMessage(
+  text: string,
+  state: PageState,
+  retryable: boolean,
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const what = `visitors for ${formatRange({ dateFrom: state.dateFrom, dateTo: state.dateTo })}`;
   const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
   if (retryable) {
+    const value = signPageState(state, signer);
     blocks.push({
       type: 'actions',
-      elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_RETRY, value: encodePageState(state) }],
+      elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_RETRY, value }],
     });
   }
   return { text: `I couldn't load the ${what}. ${text}`, blocks };
