@@ -158,7 +158,7 @@ describe('bounded Slack reads', () => {
     expect(repliesCalls()[1]?.args.cursor).toEqual(expect.any(String));
   });
 
-  it(`conversations.members is read for at most ${MEMBER_PAGE_CAP} pages (then membership is unknown, not "no"), and answers are cached per person and conversation`, async () => {
+  it(`conversations.members is read for at most ${MEMBER_PAGE_CAP} pages (then membership is unknown, not "no"), and what was read is kept per conversation`, async () => {
     const members = Array.from({ length: 2 * MEMBER_PAGE_CAP + 10 }, (_, i) => `U0M${String(i).padStart(4, '0')}`);
     slack.channels.push({ id: 'C0HUGE', name: 'huge', botIsMember: true, members: [...members, 'U0ALICE', slack.botUserId] });
     const dir = new ConversationDirectory({ slack: web, pageSize: 2 });
@@ -182,12 +182,12 @@ describe('Slack failing while reading', () => {
     await expect(reader.forContext('C0DOCS', root.ts, 12_000)).rejects.toThrow(/internal_error/);
     expect((await reader.forContext('C0DOCS', root.ts, 12_000)).messages).toHaveLength(2);
     const dir = new ConversationDirectory({ slack: web });
-    slack.failNext('conversations.members', { error: 'internal_error' });
-    await expect(dir.isMember('C0DOCS', 'U0BOB')).rejects.toThrow(/internal_error/);
-    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
     slack.failNext('conversations.info', { error: 'internal_error' });
     await expect(dir.visibilityOf('C0DOCS')).rejects.toThrow(/internal_error/);
     expect(await dir.visibilityOf('C0DOCS')).toBe('public');
+    slack.failNext('conversations.members', { error: 'internal_error' });
+    await expect(dir.isMember('C0DOCS', 'U0BOB')).rejects.toThrow(/internal_error/);
+    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
     expect(await dir.visibilityOf('D0ALICE')).toBe('im');
   });
 });
@@ -281,6 +281,16 @@ describe('message permalinks', () => {
 
 describe('context follows its readers', () => {
   const link = (m: { channel: string; ts: string }) => `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+
+  it('a link into a conversation too large to list is refused with why; one whose membership can\'t be read just now throws, so the intake retries', async () => {
+    const { root } = thread('Rate limits are 100/h', []);
+    const instruction = `Document ${link(root)}`;
+    const tooLarge = { ...deps.conversations, isMember: () => Promise.reject(new MembersUnknownError('C0DOCS', 'too_large')) };
+    const res = await buildPrompt({ ...deps, conversations: tooLarge }, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction });
+    expect(res.ok && res.notice).toContain('that conversation has too many members for me to check');
+    const busy = { ...deps.conversations, isMember: () => Promise.reject(new MembersUnknownError('C0DOCS', 'busy')) };
+    await expect(buildPrompt({ ...deps, conversations: busy }, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction })).rejects.toMatchObject({ reason: 'busy' });
+  });
 
   it('a link into a conversation outside ACCESS_ALLOWED_CHANNELS is not expanded (nothing read there), and the person is told which', async () => {
     const { root } = thread('Rate limits are 100/h', []);
