@@ -117,6 +117,13 @@ describe('the context of a thread', () => {
     expect(await previewThread(deps, 'C0LEADS', '1700000000.000001')).toEqual({ ok: false, reason: 'bot_cannot_read' });
   });
 
+  it("the preview converts only the line it shows: a root of 300 mentions below it costs one name lookup", async () => {
+    const crowd = Array.from({ length: 300 }, (_, i) => `<@U9${String(i).padStart(6, '0')}>`).join(' ');
+    const { root } = thread(`<@U0DOCSBOT>\nHow do I rotate keys? ask <@U0ALICE>\n${crowd}`, [['U0ALICE', 'like this']]);
+    expect(await previewThread(deps, 'C0DOCS', root.ts)).toMatchObject({ ok: true, firstLine: 'How do I rotate keys? ask @alice' });
+    expect(slack.calls.filter((c) => c.method === 'users.info').map((c) => c.args.user)).toEqual(['U0ALICE']);
+  });
+
   it('previews a thread: message count, authors in order, first line of the root', async () => {
     const { root } = thread('How do I rotate keys?\nmore details', [['U0ALICE', 'like this'], ['U0BOB', 'thanks']]);
     expect(await previewThread(deps, 'C0DOCS', root.ts)).toEqual({ ok: true, messages: 3, authors: ['U0BOB', 'U0ALICE'], firstLine: 'How do I rotate keys?' });

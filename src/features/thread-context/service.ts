@@ -170,7 +170,7 @@ export type ThreadPreview =
  * A short preview of a thread from its first page only: how many messages are context (those
  * read, plus the replies not read, counted from the root's `reply_count`), who wrote them (user
  * ids in order of first appearance, then the root's `reply_users` not seen yet) and the first
- * line of the first one (plain text).
+ * line of the first one (plain text; only that line's mentions are looked up).
  * @throws transient Slack errors.
  */
 export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth'>; names: Pick<UserNames, 'lookup'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
@@ -185,7 +185,12 @@ export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'aut
   const kept = read.messages.filter((m) => isContext(m, self));
   const replyUsers = (read.messages[0] as { reply_users?: string[] } | undefined)?.reply_users ?? [];
   const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter((u) => u && u !== self.userId);
-  const firstText = await markupToText(kept[0]?.text ?? '', self.userId, deps.names.lookup());
-  const firstLine = firstText.split('\n')[0]?.trim() ?? '';
+  // Only the line shown is converted (its mentions are the only names looked up): the first that is not empty as text.
+  const lookup = deps.names.lookup();
+  let firstLine = '';
+  for (const raw of (kept[0]?.text ?? '').split('\n')) {
+    firstLine = await markupToText(raw, self.userId, lookup);
+    if (firstLine) break;
+  }
   return { ok: true, messages: kept.length + unreadCount(read), authors, firstLine };
 }
