@@ -32,7 +32,7 @@ import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
-import { ConversationDirectory } from './platform/slack/conversations.js';
+import { ConversationDirectory, redisPageLimits } from './platform/slack/conversations.js';
 import { signerFromConfig, type ValueSigner } from './platform/slack/signed-value.js';
 import { UserNames } from './platform/slack/user-names.js';
 import { createWebClient } from './platform/slack/web-client.js';
@@ -162,11 +162,11 @@ function buildFeatures(p: Platform): Features {
     logger: logger.child({ feature: 'access' }),
     now,
   });
-  // One membership and visibility cache for the context's links and the follow-up check.
-  const conversations = new ConversationDirectory({ slack });
+  const membership = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }); // its 429s never pause `slack`
+  const conversations = new ConversationDirectory({ slack: membership, limits: redisPageLimits(redis, prefix), logger });
   const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
-  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
+  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger, redis, prefix });
   const agentJobs = createAgentJobs({
     conversations,
     signer: p.signer,

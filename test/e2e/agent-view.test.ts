@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { isStatusMessage, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { testRedis } from '../helpers/redis.js';
+import { docsEdit, isStatusMessage, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 
 /** The bot's log lines (pino JSON) at `level` or above (40 warn, 50 error). */
 function logLines(bot: BotProcess, level: number): Array<{ level: number; msg: string; slackMethod?: string }> {
@@ -134,5 +135,66 @@ describe('agent view refused by Slack (not an agent, an older workspace, a missi
     const warnings = logLines(bot, 40).filter((l) => /Slack refused an agent method/.test(l.msg));
     expect(warnings.map((w) => w.slackMethod).sort()).toEqual(['agents.sessions.setStatus', 'assistant.threads.setStatus', 'assistant.threads.setSuggestedPrompts']);
     expect(logLines(bot, 50)).toEqual([]);
+  });
+});
+
+/*
+ * Issue #22 item 1: a person flipping between channels beside the app costs a bounded, cached amount
+ * of Slack work, and a rate limit on membership reads never holds up anyone's request.
+ */
+describe('agent view: flipping between big channels', () => {
+  let sb: Sandbox;
+  let driver: SlackDriver;
+  const big = (prefix: string) => Array.from({ length: 5_000 }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
+
+  beforeAll(async () => {
+    sb = await startSandbox();
+    sb.slack.channels.push({ id: 'C0ALLHANDS', name: 'all-hands', botIsMember: true, members: [...big('UA'), '@bot'] });
+    sb.slack.channels.push({ id: 'C0ANNOUNCE', name: 'announcements', botIsMember: true, members: [...big('UB'), '@bot'] });
+    sb.slack.channels.push({ id: 'C0ENG', name: 'engineering', botIsMember: true, members: [...big('UE').slice(0, 1_000), '@bot'] });
+    ({ driver } = await sb.startBot());
+  });
+  afterAll(() => sb?.close());
+
+  it('30 flips in a minute between two 5,000-member channels: members read at most twice per channel, 10 handled, and a /docs-edit meanwhile is not held up', async () => {
+    // Slack rate limits membership reads (Retry-After 20 s), met by carol looking at #engineering
+    // (1,000 members: its list must be read): only the membership client may wait for it.
+    sb.slack.failNext('conversations.members', { status: 429, retryAfterS: 20 }, 5);
+    await driver.appContextChanged('U0CAROL', 'C0ENG');
+    await sb.slack.waitFor(() => sb.slack.calls.some((c) => c.method === 'conversations.members' && c.status === 429), 10_000);
+    const pagesOf = (channel: string) => Math.ceil(sb.slack.channels.find((c) => c.id === channel)!.members!.length / 200);
+    const flips = Array.from({ length: 30 }, (_, i) => (i % 2 ? 'C0ANNOUNCE' : 'C0ALLHANDS'));
+    const delivered = (async () => {
+      for (const channel of flips) expect((await driver.appContextChanged('U0ALICE', channel)).status).toBe(200);
+    })();
+    const sentAt = Date.now();
+    const jobId = await docsEdit(sb, driver, 'Document the on-call rota', 'U0BOB');
+    const status = await statusMessage(sb.slack, jobId);
+    const statusAfterMs = Date.now() - sentAt;
+    await delivered;
+    const set = () => sb.slack.calls.filter((c) => c.method === 'assistant.threads.setSuggestedPrompts' && c.args.channel_id === 'D0ALICE').length;
+    await sb.slack.waitFor(() => set() >= 10, 15_000);
+    const members = (channel: string) => sb.slack.calls.filter((c) => c.method === 'conversations.members' && c.args.channel === channel).length;
+    console.log(`30 flips: conversations.members ${members('C0ALLHANDS')} + ${members('C0ANNOUNCE')} (+ ${members('C0ENG')} for #engineering), conversations.info ${sb.slack.calls.filter((c) => c.method === 'conversations.info').length}, suggestions set ${set()}; /docs-edit status after ${statusAfterMs} ms`);
+    expect(status.ts).toBeTruthy();
+    expect(statusAfterMs).toBeLessThan(10_000); // the injected Retry-After is 20 s
+    expect(members('C0ALLHANDS')).toBeLessThanOrEqual(2 * pagesOf('C0ALLHANDS'));
+    expect(members('C0ANNOUNCE')).toBeLessThanOrEqual(2 * pagesOf('C0ANNOUNCE'));
+    expect(members('C0ENG')).toBeLessThanOrEqual(2 * pagesOf('C0ENG'));
+    // Ten changes a minute per person are handled; the rest are ignored quietly.
+    expect(set()).toBe(10);
+    expect(sb.slack.agent.prompts.get('D0ALICE')?.prompts).toEqual(STANDING_PROMPTS);
+    // What was looked at is not kept a day: handled records are gone, their deduplication keys last minutes.
+    const redis = testRedis();
+    try {
+      const keys = await redis.keys(`${sb.prefix}:intake:*agent-view.prompts*`);
+      const records = keys.filter((k) => !k.includes(':de:'));
+      expect(records).toEqual([]);
+      const ttls = await Promise.all(keys.map((k) => redis.pttl(k)));
+      expect(ttls.length).toBeGreaterThan(0);
+      expect(Math.max(...ttls)).toBeLessThanOrEqual(10 * 60_000);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

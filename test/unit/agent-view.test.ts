@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { discussionCache, setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
-import { appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
+import { AGENT_VIEW_DEDUPE_WINDOW_MS, AGENT_VIEW_EVENTS_PER_MINUTE, appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
+import { Quota } from '../../src/platform/quota.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { AgentSurface, type AgentSurfaceClient } from '../../src/platform/slack/agent-surface.js';
@@ -15,11 +17,14 @@ function platformError(code: string, method = 'x'): Error {
 /** A recording intake; `fail` makes `record` throw like ioredis with Redis down. */
 function fakeIntake(fail = false) {
   const records: Array<{ kind: string; id: string; payload: unknown }> = [];
+  const options: unknown[] = [];
   return {
     records,
-    record: (kind: string, id: string, _requestId: string, payload: unknown) => {
+    options,
+    record: (kind: string, id: string, _requestId: string, payload: unknown, opts?: unknown) => {
       if (fail) return Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
       records.push({ kind, id, payload });
+      options.push(opts);
       return Promise.resolve();
     },
   };
@@ -102,6 +107,37 @@ function handlerDeps(slack: Partial<Record<'info' | 'history' | 'permalink' | 'm
   };
   return { deps, set, lines };
 }
+
+describe('agent view listeners: bounded work per person (issue #22)', () => {
+  const changed = (user: string, eventId: string) => ({ event: { type: 'app_context_changed', user, channel: `D${user.slice(1)}`, context: {} }, body: { ...BODY, event_id: eventId } }) as never;
+
+  it(`handles ${AGENT_VIEW_EVENTS_PER_MINUTE} events a minute per person (counted in Redis), ignores the rest quietly, and keeps records ${AGENT_VIEW_DEDUPE_WINDOW_MS / 60_000} minutes for deduplication only`, async () => {
+    const redis = testRedis();
+    const prefix = randomPrefix();
+    try {
+      const perPerson = new Quota(redis, { keyPrefix: `${prefix}:agent-view:events`, points: AGENT_VIEW_EVENTS_PER_MINUTE, durationS: 60 });
+      const intake = fakeIntake();
+      const { logger, lines } = arrayLogger();
+      for (let i = 0; i < 30; i++) await appContextChanged({ intake, logger, perPerson })(changed('U0ALICE', `EvA${i}`));
+      await appContextChanged({ intake, logger, perPerson })(changed('U0BOB', 'EvB0'));
+      expect(intake.records.map((r) => r.id)).toEqual([...Array.from({ length: 10 }, (_, i) => `prompts-EvA${i}`), 'prompts-EvB0']);
+      expect(intake.options).toEqual(Array(11).fill({ dedupeWindowMs: AGENT_VIEW_DEDUPE_WINDOW_MS }));
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    } finally {
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
+  it('when Redis cannot count: the event is ignored with one warning (acked, nothing recorded, nothing thrown)', async () => {
+    const intake = fakeIntake();
+    const { logger, lines } = arrayLogger();
+    const perPerson = { take: () => Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false")) };
+    await appContextChanged({ intake, logger, perPerson })(changed('U0ALICE', 'Ev1'));
+    expect(intake.records).toEqual([]);
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['could not count agent view events; ignored this one']);
+  });
+});
 
 describe('agent view suggestions: the latest-discussion offer and Slack failures', () => {
   const p = { teamId: 'T1', user: 'U0ALICE', channel: 'D0ALICE', viewing: 'C0DOCS' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_LOOKUPS, markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
+import { markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
 
 const names: Record<string, string> = { U0ALICE: 'alice', U0BOB: 'bob' };
 const lookup = async (id: string) => names[id];
@@ -38,17 +38,18 @@ describe('mentionsUser', () => {
   });
 });
 
-describe('markupToText: bounded name lookups (issue #15: one pasted message must not stall Slack)', () => {
+describe('markupToText: name lookups (their budget is the lookup\'s: one per request, issue #22)', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `U${String(i).padStart(6, '0')}`);
 
-  it(`looks up at most ${MAX_NAME_LOOKUPS} distinct people per text, each once; the rest stay as @U… (or their label)`, async () => {
+  it('asks the lookup about each distinct person once, in order of first mention; unknown ones stay as @U… (or their label)', async () => {
     const asked: string[] = [];
-    const counting = async (id: string) => (asked.push(id), `name-of-${id}`);
+    // A lookup with a budget of 25 (UserNames.lookup gives each request one): the rest are unknown.
+    const counting = async (id: string) => (asked.push(id), asked.length <= 25 ? `name-of-${id}` : undefined);
     const people = ids(300);
     const text = [...people, ...people].map((id) => `<@${id}>`).join(' ') + ' <@U9ZZZZZ|zed>';
     const out = await markupToText(text, 'U0BOT', counting);
-    expect(asked).toEqual(people.slice(0, MAX_NAME_LOOKUPS));
-    expect(out.startsWith(people.slice(0, MAX_NAME_LOOKUPS).map((id) => `@name-of-${id}`).join(' '))).toBe(true);
+    expect(asked).toEqual([...people, 'U9ZZZZZ']);
+    expect(out.startsWith(people.slice(0, 25).map((id) => `@name-of-${id}`).join(' '))).toBe(true);
     expect(out).toContain(`@name-of-${people[24]!} @${people[25]!} @${people[26]!}`);
     expect(out.endsWith('@zed')).toBe(true);
   });

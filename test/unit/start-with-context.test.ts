@@ -77,4 +77,32 @@ describe('startWithContext', () => {
     expect(h.told).toEqual([CONTEXT_FAILED_TEXT]);
     expect(h.createJob).not.toHaveBeenCalled();
   });
+
+  it('takes the agent budget before reading any context: a refused person costs no read; a start that reads nothing gives it back', async () => {
+    const admitted: string[] = [];
+    const refunds: string[] = [];
+    const gate = (allowed: boolean) => ({
+      ...OPEN_GATE,
+      admitAgentCall: async (call: { project?: string }) => {
+        admitted.push(call.project ?? '?');
+        return allowed ? { allowed: true as const } : { allowed: false as const, reason: 'user_budget' as const, text: "You've used your hourly budget" };
+      },
+      refund: async (call: { project?: string }) => void refunds.push(call.project ?? '?'),
+    });
+    const refused = harness(async () => ({ ok: true, prompt: 'x' }));
+    refused.deps.start.access = gate(false);
+    expect(await startWithContext(refused.deps, req, refused.steps(), refused.tell)).toBeUndefined();
+    expect(refused.deps.context).not.toHaveBeenCalled();
+    expect(refused.told).toEqual(["You've used your hourly budget"]);
+
+    const ok = harness(async () => ({ ok: true, prompt: 'Document this\n\nContext: …' }));
+    ok.deps.start.access = gate(true);
+    expect(await startWithContext(ok.deps, req, ok.steps(), ok.tell)).toMatchObject({ ok: true });
+    expect(admitted).toEqual(['proj_a', 'proj_a']); // once for each request: the start does not take a second
+
+    const unreadable = harness(async () => ({ ok: false, message: 'Invite me' }));
+    unreadable.deps.start.access = gate(true);
+    expect(await startWithContext(unreadable.deps, req, unreadable.steps(), unreadable.tell)).toBeUndefined();
+    expect(refunds).toEqual(['proj_a']);
+  });
 });

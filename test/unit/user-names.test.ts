@@ -1,7 +1,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
-import { UserNames } from '../../src/platform/slack/user-names.js';
+import { NAME_LOOKUPS_PER_REQUEST, UserNames } from '../../src/platform/slack/user-names.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../helpers/logs.js';
 
@@ -48,6 +48,21 @@ describe('UserNames', () => {
     now.t += 60_001;
     expect(await lookup('U0NOBODY')).toBeUndefined();
     expect(info).toHaveBeenCalledTimes(2);
+  });
+
+  it(`one request's lookup asks Slack about at most ${NAME_LOOKUPS_PER_REQUEST} people; cached names are free; the next request has its own budget`, async () => {
+    const info = fakeInfo(0);
+    const { n } = names(info);
+    const first = n.lookup('T1');
+    const ids = Array.from({ length: 300 }, (_, i) => `U9${String(i).padStart(6, '0')}`);
+    await Promise.all([...ids, ...ids].map((id) => first(id)));
+    expect(info).toHaveBeenCalledTimes(NAME_LOOKUPS_PER_REQUEST);
+    expect(await first('U0ALICE')).toBeUndefined(); // over budget: unknown, no call
+    expect(info).toHaveBeenCalledTimes(NAME_LOOKUPS_PER_REQUEST);
+    const second = n.lookup('T1');
+    expect(await second('U0ALICE')).toBe('alice');
+    expect(await n.lookup('T1', 0)('U0ALICE')).toBe('alice'); // cached: free even with no budget
+    expect(info).toHaveBeenCalledTimes(NAME_LOOKUPS_PER_REQUEST + 1);
   });
 
   it('names are cached per team: the same id in another team is its own lookup', async () => {

@@ -1,3 +1,4 @@
+import type { AgentCall } from '../../platform/access.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { takeProjectOption } from './project-option.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
@@ -49,8 +50,9 @@ export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation 
 
 /**
  * The one door every new job goes through (`/docs-edit`, @mentions, DMs, "Improve with agent",
- * "Document this thread"): builds the prompt with its Slack context (once: it is saved in `steps`,
- * so a retry sends the same prompt), tells the person about links that were not expanded and about
+ * "Document this thread"): asks access and takes the agent budget, then builds the prompt with its
+ * Slack context (once: it is saved in `steps`, so a retry sends the same prompt; a refused person
+ * costs no Slack read), tells the person about links that were not expanded and about
  * private text that may reach the pull request (once), then starts the job with
  * {@link startAgentJob}, recording which conversations its context came from (`contextFrom`). When the request's own thread can't be read,
  * nothing starts and the person is told how to fix it.
@@ -70,29 +72,8 @@ export async function startWithContext(deps: ContextStartDeps, request: ContextS
   // The thread the job will live in: Slack shows what the bot is doing there while it starts.
   const at = req.threadTs ? { channel: req.channel, threadTs: req.threadTs } : undefined;
   if (deps.context && p.prompt === undefined) {
-    // Who may start a job here is asked before any conversation is read (the budget is taken by the start).
-    const decision = await deps.start.access.authorize({ user: req.requester, teamId: req.teamId }, 'start_job', req.channel);
-    if (!decision.allowed) {
-      await steps.save({ promptRefused: true });
-      await tell(decision.text);
-      return undefined;
-    }
-    let built: PromptContextResult;
-    if (at && (req.thread || SLACK_LINK.test(req.instruction))) await deps.start.agent?.loading(at, 'is reading the thread…');
-    try {
-      built = await deps.context({ teamId: req.teamId, channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
-    } catch (err) {
-      if (!steps.finalAttempt) throw err;
-      deps.start.logger.warn({ err, channel: req.channel }, 'could not read the context of a request');
-      await tell(CONTEXT_FAILED_TEXT);
-      return undefined;
-    }
-    if (!built.ok) {
-      await steps.save({ promptRefused: true });
-      await tell(built.message);
-      return undefined;
-    }
-    await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}), ...(built.stats?.messages ? { messages: built.stats.messages } : {}) });
+    const prompt = await readContext(deps, deps.context, req, steps, tell);
+    if (!prompt) return undefined;
   }
   if (p.linkNotice && !p.linkNoticeSent) {
     await tell(p.linkNotice);
@@ -109,6 +90,47 @@ export async function startWithContext(deps: ContextStartDeps, request: ContextS
     // Slack clears the loading line when the bot posts in the thread; a start refused before it posted must clear it.
     if (at) await deps.start.agent?.loading(at, '');
   }
+}
+
+/**
+ * Builds and saves the prompt with its Slack context, after the access policy and the agent budget
+ * (one request taken here and saved as `admitted`, so the start does not take another): a person
+ * refused costs no Slack read at all. When nothing can start (refused, the thread unreadable, Slack
+ * failing on the last try) the person is told, the request given back to the budget, and undefined
+ * returned. @throws transient context errors before the last try; Redis errors.
+ */
+async function readContext(deps: ContextStartDeps, context: PromptContext, req: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<string | undefined> {
+  const p = steps.progress as ContextProgress & { admitted?: boolean; projectId?: string };
+  const projectId = p.projectId ?? req.project ?? (await deps.start.projectFor(req.channel));
+  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', project: projectId, promptChars: req.instruction.length };
+  if (!p.admitted) {
+    const decision = await deps.start.access.admitAgentCall(call);
+    if (!decision.allowed) {
+      await steps.save({ promptRefused: true });
+      await tell(decision.text);
+      return undefined;
+    }
+    await steps.save({ admitted: true, projectId });
+  }
+  const nothing = async (text: string): Promise<undefined> => {
+    await steps.save({ promptRefused: true });
+    await deps.start.access.refund(call);
+    await tell(text);
+    return undefined;
+  };
+  const at = req.threadTs ? { channel: req.channel, threadTs: req.threadTs } : undefined;
+  if (at && (req.thread || SLACK_LINK.test(req.instruction))) await deps.start.agent?.loading(at, 'is reading the thread…');
+  let built: PromptContextResult;
+  try {
+    built = await context({ teamId: req.teamId, channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
+  } catch (err) {
+    if (!steps.finalAttempt) throw err;
+    deps.start.logger.warn({ err, channel: req.channel }, 'could not read the context of a request');
+    return nothing(CONTEXT_FAILED_TEXT);
+  }
+  if (!built.ok) return nothing(built.message);
+  await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}), ...(built.stats?.messages ? { messages: built.stats.messages } : {}) });
+  return built.prompt;
 }
 
 /** A Slack message permalink in an instruction (its thread will be read). */

@@ -18,7 +18,7 @@ export type AgentViewSlack = {
 /** What the handler needs. */
 export interface AgentViewDeps {
   slack: AgentViewSlack;
-  /** Who is in a conversation (cached briefly; the same answers the message-link rules use). */
+  /** Who is in a conversation (cached per conversation, its reads budgeted; the same answers the message-link rules use). */
   conversations: Pick<ConversationDirectory, 'isMember'>;
   agent: Pick<AgentSurface, 'suggestPrompts'>;
   /** Who may start a job about a channel (its allowed channels, guests, outsiders). */
@@ -76,7 +76,7 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
     if ('none' in found) return skip(deps, channel, 'no discussion in its recent messages it can offer');
     return latestDiscussionPrompt(found.name, found.permalink);
   } catch (err) {
-    if (err instanceof MembersUnknownError) return skip(deps, channel, 'too many members to tell');
+    if (err instanceof MembersUnknownError) return skip(deps, channel, err.reason === 'too_large' ? 'too many members to tell' : 'membership cannot be read just now');
     if (classifySlackError(err).kind === 'transient') throw err;
     // The bot cannot read it (not a member, private, gone): nothing to offer there.
     return skip(deps, channel, `Slack said ${slackErrorCode(err) ?? 'no'}`);

@@ -7,11 +7,13 @@
 import type { App } from '@slack/bolt';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
+import { Quota } from '../../platform/quota.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { discussionCache, registerHandlers, type AgentViewSlack } from './handlers.js';
-import { register as registerListeners } from './listeners.js';
+import { AGENT_VIEW_EVENTS_PER_MINUTE, register as registerListeners } from './listeners.js';
 
 export { STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
 
@@ -26,6 +28,9 @@ export interface AgentViewOptions {
   /** Who may start a job about a channel: a channel is offered only where they may. */
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
+  /** The state connection and QUEUE_PREFIX, for the per-person limit on agent-view events (none without them). */
+  redis?: Redis;
+  prefix?: string;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -38,5 +43,6 @@ export interface AgentView {
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
   registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache() });
-  return { register: (app) => registerListeners(app, { intake: o.intake, logger }) };
+  const perPerson = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:agent-view:events`, points: AGENT_VIEW_EVENTS_PER_MINUTE, durationS: 60 }) : undefined;
+  return { register: (app) => registerListeners(app, { intake: o.intake, logger, ...(perPerson ? { perPerson } : {}) }) };
 }

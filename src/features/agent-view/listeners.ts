@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { Quota } from '../../platform/quota.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
 import { recordEvent } from '../../platform/slack/record-and-ack.js';
 
@@ -8,7 +9,19 @@ import { recordEvent } from '../../platform/slack/record-and-ack.js';
 export interface AgentViewListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
+  /** Each person's agent-view events ({@link AGENT_VIEW_EVENTS_PER_MINUTE} a minute, key `team:user`, shared in Redis); none: no limit. */
+  perPerson?: Pick<Quota, 'take'>;
 }
+
+/** Agent-view events (Messages tab opened, context changed) handled per person per minute; the rest are ignored quietly. */
+export const AGENT_VIEW_EVENTS_PER_MINUTE = 10;
+
+/**
+ * How long an agent-view event is kept to recognise Slack's redeliveries, in ms (Slack retries an
+ * event nearly at once, after 1 minute and after 5 minutes): the record itself, with the channel the
+ * person was looking at, goes as soon as it is handled.
+ */
+export const AGENT_VIEW_DEDUPE_WINDOW_MS = 10 * 60_000;
 
 const USER_ID = /^[UW][A-Z0-9]{2,20}$/;
 const DM_ID = /^D[A-Z0-9]{2,20}$/;
@@ -34,8 +47,9 @@ export function viewedChannel(context: unknown, teamId: string): string | undefi
 
 /**
  * Records a request for the Messages tab's suggestions (`agent-view.prompts`, id from the
- * `event_id`). A malformed event is dropped with a warning (and acked: Slack would only send it
- * again). When Redis would not record it, the shared {@link recordEvent} logs one warning and
+ * `event_id`, kept {@link AGENT_VIEW_DEDUPE_WINDOW_MS} for deduplication only). A malformed event is
+ * dropped with a warning (and acked: Slack would only send it again); so, quietly, is one over the
+ * person's {@link AGENT_VIEW_EVENTS_PER_MINUTE}. When Redis would not record it, the shared {@link recordEvent} logs one warning and
  * throws: the event is then not acked (HTTP 503, counted as `busy`; in Socket Mode the envelope
  * stays unacked), so Slack delivers it again. Nobody is told on Slack's last retry: opening a tab
  * is no request a person waits on.
@@ -47,9 +61,27 @@ async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { us
     deps.logger.warn({ event: what }, 'dropped a malformed agent view event');
     return;
   }
+  if (!(await withinPersonLimit(deps, b.team_id, e.user, what))) return;
   const viewing = viewedChannel(e.context, b.team_id);
   const payload: PromptsIntake = { teamId: b.team_id, user: e.user, channel: e.channel, ...(viewing ? { viewing } : {}) };
-  await recordEvent(deps.intake, deps.logger, { kind: INTAKE.prompts, id: `prompts-${b.event_id}`, requestId: b.event_id, payload, retryNum });
+  const entry = { kind: INTAKE.prompts, id: `prompts-${b.event_id}`, requestId: b.event_id, payload, retryNum, dedupeWindowMs: AGENT_VIEW_DEDUPE_WINDOW_MS };
+  await recordEvent(deps.intake, deps.logger, entry);
+}
+
+/**
+ * Whether this person's event is within {@link AGENT_VIEW_EVENTS_PER_MINUTE}; over it, or when Redis
+ * can't say, the event is ignored (a debug line, or a warning with the error): suggestions are a
+ * nicety, and an event nobody waits on is not worth Slack reads beyond that.
+ */
+async function withinPersonLimit(deps: AgentViewListenerDeps, teamId: string, user: string, what: string): Promise<boolean> {
+  if (!deps.perPerson) return true;
+  try {
+    if ((await deps.perPerson.take(`${teamId}:${user}`)).ok) return true;
+    deps.logger.debug({ event: what, user }, 'agent view events over the per-person limit; ignored');
+  } catch (err) {
+    deps.logger.warn({ err, event: what }, 'could not count agent view events; ignored this one');
+  }
+  return false;
 }
 
 /** `app_home_opened` with `tab: "messages"`: the person opened the app's Messages tab (the agent's conversation). */

@@ -3,7 +3,8 @@ import { MembersUnknownError, type ConversationDirectory, type Visibility } from
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
-import { assemblePrompt, formatThread, isContext, type ContextSection, type PromptStats } from './format.js';
+import { isContext, threadLines } from './format.js';
+import { assemblePrompt, type ContextSection, type PromptStats } from './prompt.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
 import { botSelf, ThreadUnreadableError, unreadable, unreadCount, type ThreadReader, type ThreadReadSlack, type ThreadRead } from './read.js';
 
@@ -26,6 +27,8 @@ export interface ThreadContextDeps {
   maxChars: number;
   /** Reads threads, bounded and briefly cached (shared by the preview and the context). */
   reader: Pick<ThreadReader, 'firstPage' | 'forContext'>;
+  /** Draws the id of each prompt's fence markers (platform/prompt-fence.ts). @defaultValue 8 random bytes, hex */
+  fenceId?: () => string;
 }
 
 /** The line that stands for the replies of a thread too long to read whole (they were not read). */
@@ -33,10 +36,10 @@ export function unreadLine(n: number): string {
   return `[… ${n} later ${n === 1 ? 'reply' : 'replies'} not read: the thread is longer than the prompt can hold …]`;
 }
 
-/** A thread's context lines, with {@link unreadLine} when it was not read whole. */
-function withUnread(lines: string[], read: ThreadRead): string[] {
+/** {@link unreadLine} for a thread not read whole, else undefined. */
+function unreadNote(read: ThreadRead): string | undefined {
   const unread = unreadCount(read);
-  return unread > 0 && lines.length > 0 ? [...lines, unreadLine(unread)] : lines;
+  return unread > 0 ? unreadLine(unread) : undefined;
 }
 
 /** A request whose instruction may get Slack context. */
@@ -78,7 +81,8 @@ async function readLink(deps: ThreadContextDeps, requester: string, link: Messag
     return { read: await deps.reader.forContext(link.channel, link.threadTs, deps.maxChars) };
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { why: err.reason };
-    if (err instanceof MembersUnknownError) return { why: 'members_unknown' };
+    // Too large to list is an answer; 'busy' (Slack rate limits, the page budget) is worth retrying, below.
+    if (err instanceof MembersUnknownError && err.reason === 'too_large') return { why: 'members_unknown' };
     if (classifySlackError(err).kind === 'transient') throw err;
     deps.logger.warn({ slackError: slackErrorCode(err), channel: link.channel }, 'could not read a linked thread');
     return { why: 'slack_error' };
@@ -111,11 +115,14 @@ export async function privateSourcesLine(deps: ThreadContextDeps, jobChannel: st
 /**
  * The docs agent's prompt for a request: the instruction as typed, then the thread it was made in
  * (if any) and the threads of up to {@link MAX_LINKS} message permalinks in the instruction, each
- * formatted and fitted to AGENT_PROMPT_MAX_CHARS. A link is read only when its conversation is in
- * ACCESS_ALLOWED_CHANNELS (when set), the requester is a member of it (conversations.members) and the
- * bot can read it; the others make one `notice` line for the person, and so does text from a private
- * conversation other than the request's own. `sources` names the conversations whose messages went
- * in. Logs counts and ids only, never message text.
+ * fitted to AGENT_PROMPT_MAX_CHARS (only the lines kept are formatted) and fenced. People's names
+ * come from one lookup for the whole request: at most NAME_LOOKUPS_PER_REQUEST users.info calls
+ * (platform/slack/user-names.ts), the root and newest lines first; a person not looked up stays `@U…`.
+ * A link is read only when its conversation is in ACCESS_ALLOWED_CHANNELS (when set), the requester
+ * is a member of it and the bot can read it; the others make one `notice` line for the person, and
+ * so does text from a private conversation other than the request's own. `sources` names the
+ * conversations whose messages went in. Logs counts and ids only, never message text.
+ * Ask access and take the agent budget before calling it: it reads Slack.
  * @returns the prompt, or why the request's own thread can't be read (then nothing should start).
  * @throws transient Slack errors (worth retrying).
  */
@@ -132,9 +139,9 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
       if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
       throw err;
     }
-    const lines = await formatThread(read.messages, self, lookup, req.thread.excludeTs);
-    sections.push({ source: 'the Slack thread this request was made in', lines: withUnread(lines, read) });
-    if (lines.length > 0) sources.push(req.channel);
+    const lines = threadLines(read.messages, self, lookup, { excludeTs: req.thread.excludeTs, last: unreadNote(read) });
+    sections.push({ source: 'the Slack thread this request was made in', lines });
+    if (lines.count > 0) sources.push(req.channel);
   }
   const links = findMessageLinks(req.instruction).filter((l) => !(req.thread && l.channel === req.channel && l.threadTs === req.thread.ts));
   const refused: { url: string; why: LinkRefusal }[] = links.slice(MAX_LINKS).map((l) => ({ url: l.url, why: 'too_many' }));
@@ -142,12 +149,12 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     const read = await readLink(deps, req.requester, link);
     if ('why' in read) refused.push({ url: link.url, why: read.why });
     else {
-      const lines = await formatThread(read.read.messages, self, lookup);
-      sections.push({ source: `the Slack thread linked as ${link.url}`, lines: withUnread(lines, read.read) });
-      if (lines.length > 0) sources.push(link.channel);
+      const lines = threadLines(read.read.messages, self, lookup, { last: unreadNote(read.read) });
+      sections.push({ source: `the Slack thread linked as ${link.url}`, lines });
+      if (lines.count > 0) sources.push(link.channel);
     }
   }
-  const { prompt, stats } = assemblePrompt(req.instruction, sections, deps.maxChars);
+  const { prompt, stats } = await assemblePrompt(req.instruction, sections, deps.maxChars, deps.fenceId ? { randomId: deps.fenceId } : {});
   const all = { ...stats, links: links.length, linksRead: links.length - refused.length };
   deps.logger.info({ channel: req.channel, ...all }, 'built the prompt context');
   const notice = [refusedLinksLine(refused), await privateSourcesLine(deps, req.channel, sources)].filter(Boolean).join('\n');
@@ -163,7 +170,7 @@ export type ThreadPreview =
  * A short preview of a thread from its first page only: how many messages are context (those
  * read, plus the replies not read, counted from the root's `reply_count`), who wrote them (user
  * ids in order of first appearance, then the root's `reply_users` not seen yet) and the first
- * line of the first one (plain text).
+ * line of the first one (plain text; only that line's mentions are looked up).
  * @throws transient Slack errors.
  */
 export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth'>; names: Pick<UserNames, 'lookup'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
@@ -178,7 +185,12 @@ export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'aut
   const kept = read.messages.filter((m) => isContext(m, self));
   const replyUsers = (read.messages[0] as { reply_users?: string[] } | undefined)?.reply_users ?? [];
   const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter((u) => u && u !== self.userId);
-  const firstText = await markupToText(kept[0]?.text ?? '', self.userId, deps.names.lookup());
-  const firstLine = firstText.split('\n')[0]?.trim() ?? '';
+  // Only the line shown is converted (its mentions are the only names looked up): the first that is not empty as text.
+  const lookup = deps.names.lookup();
+  let firstLine = '';
+  for (const raw of (kept[0]?.text ?? '').split('\n')) {
+    firstLine = await markupToText(raw, self.userId, lookup);
+    if (firstLine) break;
+  }
   return { ok: true, messages: kept.length + unreadCount(read), authors, firstLine };
 }

@@ -3,6 +3,13 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
 import type { UserNameLookup } from './markup.js';
 
+/**
+ * Most users.info calls one request makes (issue #22: a budget per request, not per message: a
+ * thread of 200 messages mentioning 25 people each costs at most this many). Names already cached
+ * cost nothing; a person not looked up stays as their id.
+ */
+export const NAME_LOOKUPS_PER_REQUEST = 100;
+
 /** Options of {@link UserNames}. */
 export interface UserNamesOptions {
   logger: Logger;
@@ -27,6 +34,7 @@ interface NameEntry {
  * - cached in an lru-cache keyed by team and user: names for {@link UserNamesOptions.ttlMs},
  *   failures (unknown user, a Slack error) briefly ({@link UserNamesOptions.failureTtlMs});
  * - concurrent lookups of one person share one call (lru-cache `fetch`);
+ * - each request's lookup asks Slack about at most {@link NAME_LOOKUPS_PER_REQUEST} people;
  * - made on a Web API client of their own that rejects a 429 at once (`rejectRateLimitedCalls`):
  *   Slack's rate limit on users.info (Tier 4, per app and workspace) then never pauses the client
  *   that posts and edits messages; for the `Retry-After` it gives, every lookup answers "unknown"
@@ -54,15 +62,23 @@ export class UserNames {
   }
 
   /**
-   * The lookup for people as team `teamId` sees them (the team of the request the text came from;
-   * omitted: the bot's own workspace). Never rejects.
+   * The lookup for one request, for people as team `teamId` sees them (the team of the request the
+   * text came from; omitted: the bot's own workspace). Use one per request: it asks Slack about at
+   * most `budget` distinct people not in the cache, and answers undefined (unknown) for the others.
+   * Never rejects.
+   * @param budget - users.info calls this lookup may cause. @defaultValue {@link NAME_LOOKUPS_PER_REQUEST}
    */
-  lookup(teamId?: string): UserNameLookup {
+  lookup(teamId?: string, budget = NAME_LOOKUPS_PER_REQUEST): UserNameLookup {
+    const charged = new Set<string>();
     return async (userId) => {
       const key = `${teamId ?? ''}/${userId}`;
       const hit = this.cache.get(key);
       if (hit) return hit.name;
       if (this.perf.now() < this.pausedUntil) return undefined;
+      if (!charged.has(key)) {
+        if (charged.size >= budget) return undefined;
+        charged.add(key);
+      }
       return (await this.cache.fetch(key))?.name;
     };
   }
