@@ -17,9 +17,9 @@ function fakeIntake(fail = false) {
   const records: Array<{ kind: string; id: string; payload: unknown }> = [];
   return {
     records,
-    record: (kind: string, id: string, _requestId: string, payload: unknown) => {
+    record: (kind: { name: string }, id: string, _requestId: string, payload: unknown) => {
       if (fail) return Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
-      records.push({ kind, id, payload });
+      records.push({ kind: kind.name, id, payload });
       return Promise.resolve();
     },
   };
