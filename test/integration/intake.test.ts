@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Intake, intakeJobId, intakeKind, INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { anyKind } from '../helpers/intake-kinds.js';
 import { RedisConnections } from '../../src/platform/redis.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import { ResponseUrlError } from '../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -122,6 +123,20 @@ describe('durable intake', () => {
     expect(await settled('test.transient', 'y')).toBe('completed');
     expect(calls).toBe(2);
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+
+  it('a saved step not yet on the Redis replicas (a failover under way): run again shortly without spending an attempt', async () => {
+    let runs = 0;
+    intake.on(anyKind('test.held'), async () => {
+      if (++runs === 1) throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+    });
+    await intake.record(anyKind('test.held'), 'h', 'req-h', {});
+    worker = intake.startWorker();
+    expect(await settled('test.held', 'h')).toBe('completed');
+    expect(runs).toBe(2);
+    // BullMQ counts the attempt that completed; the held run is not one (a thrown error would make it 2).
+    expect((await intake.queue.getJob(intakeJobId('test.held', 'h')))?.attemptsMade).toBe(1);
+    expect(logs.find((l) => l.msg.startsWith('a saved step is not on the Redis replicas yet'))).toMatchObject({ level: 30, requestId: 'req-h' });
   });
 
   it('the queue is called intake', () => {

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { TEST_KIND } from '../helpers/intake-kinds.js';
 import { healthHandler } from '../../src/platform/health.js';
 import { Intake, RecordUnconfirmedError } from '../../src/platform/intake.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import { StartupError } from '../../src/platform/startup-error.js';
 import { RedisConnections, type RedisRole } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
-import { command, primaryWithReplica, until } from '../helpers/redis-topology.js';
+import { command, primaryWithReplica, primaryWithReplicas, until } from '../helpers/redis-topology.js';
 import { useRedisTopologies } from '../helpers/topology-fixture.js';
 
 /**
@@ -171,6 +172,46 @@ describe('REDIS_WAIT_REPLICAS', () => {
     expect(unreplicated).toBe(1);
     const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'));
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
+  });
+});
+
+describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas', () => {
+  it('while the old primary has one replica fewer than a moment ago (its other replica was promoted), a record is answered "can\'t tell" and a saved step is held; a replica gone longer than the suspect time is no longer waited for', async () => {
+    const topo = topology();
+    const { primary, replicas } = await primaryWithReplicas(topo, 2);
+    const [promoted, kept] = replicas as [typeof replicas[0], typeof replicas[0]];
+    const { logger, lines } = arrayLogger();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    const counts = { unreplicated: 0, held: 0 };
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
+      replicas: 1,
+      timeoutMs: 300,
+      suspectMs: 10_000,
+      onUnreplicated: () => counts.unreplicated++,
+      onStepUnreplicated: () => counts.held++,
+    }, { now: () => now });
+    closers.push(() => intake.close());
+    await intake.record(TEST_KIND, 'before', 'req-0', {});
+    expect(counts.unreplicated).toBe(0);
+
+    // SENTINEL FAILOVER promotes one replica; the old primary keeps the other until Sentinel re-points it.
+    await command(promoted.port, 'REPLICAOF', 'NO', 'ONE');
+    await expect(intake.record(TEST_KIND, 'during', 'req-1', {})).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    await expect(intake.guard.confirmSteps(intake.guard.mark(), 'create')).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(counts).toEqual({ unreplicated: 1, held: 1 });
+    // A WAIT 1 would have confirmed it (the kept replica has it); the promoted one never will.
+    expect(Number(await command(kept.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(1);
+    expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(0);
+    expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-before'))).toBe(1);
+    expect(lines.find((l) => l.requestId === 'req-1')).toMatchObject({ level: 40, error: expect.stringContaining('fewer replicas than a moment ago') });
+
+    // Still one replica 10 s later: it is gone, not a failover's moment; the kept one confirms again.
+    now += 10_000;
+    await intake.record(TEST_KIND, 'after', 'req-2', {});
+    await intake.guard.confirmSteps(intake.guard.mark(), 'create');
+    expect(counts).toEqual({ unreplicated: 1, held: 1 });
   });
 });
 

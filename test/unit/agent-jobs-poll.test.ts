@@ -14,6 +14,7 @@ import {
 } from '../../src/platform/docs-api/errors.js';
 import type { AgentJob } from '../../src/platform/docs-api/schemas.js';
 import type { BotMetrics } from '../../src/platform/metrics.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -74,10 +75,10 @@ class FakeJobStore {
   });
   /** The announcement's steps, kept across runs like the Redis hash is. */
   readonly steps = new Map<string, Record<string, unknown>>();
-  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle) => {
+  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle, confirm) => {
     const key = `${jobId}:${cycle}`;
     const saved = { ...this.steps.get(key) };
-    return { progress: saved, finalAttempt: false, save: async (patch) => void this.steps.set(key, Object.assign(saved, patch)) };
+    return { progress: saved, finalAttempt: false, save: async (patch) => void this.steps.set(key, Object.assign(saved, patch)), ...(confirm ? { confirm } : {}) };
   });
 }
 
@@ -119,7 +120,7 @@ interface LogLine {
  * A poll step wired to fakes. The clock starts 5 minutes into the cycle; `advance` moves both the
  * injected clock and `Date.now()` (which the step uses for BullMQ's moveToDelayed timestamp).
  */
-function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: ReturnType<NonNullable<PollStepDeps['durations']>> } = {}) {
+function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: ReturnType<NonNullable<PollStepDeps['durations']>>; guard?: PollStepDeps['guard'] } = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
@@ -167,6 +168,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     now: () => clock,
     random: () => 0,
     metrics: { agentJobFinished: finished },
+    ...(opts.guard ? { guard: opts.guard } : {}),
   });
   return {
     step,
@@ -600,6 +602,27 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     h.advance(5_000); // BullMQ's retry
     await expect(h.step(job)).resolves.toBe('announced');
     expect(h.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('the claim and the posting mark not yet on the replicas (a graceful failover under way): nothing posted, the claim given back, looked at again in a second (not a poll); then one announcement', async () => {
+    let replicated = false;
+    const confirmSteps = vi.fn(async (_mark: unknown, _what: string) => {
+      if (!replicated) throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+    });
+    const h = harness({ api: { status: 'completed', prLink: PR }, guard: { mark: () => ({ epoch: 0 }), confirmSteps } });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
+
+    await expectRescheduled(h, job, 1_000, 'lock-token', undefined, false);
+    expect(confirmSteps).toHaveBeenCalledWith({ epoch: 0 }, 'announce:job_1:0');
+    expect(h.postMessage).not.toHaveBeenCalled();
+    expect(h.store.mark('job_1', 0)).toBeUndefined();
+    expect(h.finished).not.toHaveBeenCalled();
+
+    replicated = true;
+    h.advance(1_000);
+    await expect(h.step(job)).resolves.toBe('announced');
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+    expect(h.errorLogs()).toEqual([]);
   });
 
   it('the process dies between the post and saving its ts: the retry finds the post by its metadata and posts nothing', async () => {
