@@ -332,6 +332,17 @@ describe('poll step: no waiting inside the worker (the presenter returns the del
     expect(h.show).toHaveBeenCalledWith('job_1');
   });
 
+  it('an active job whose status render Redis failed (only the state connection down) keeps its poll schedule: no docs API GET every 2 s', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'active' } });
+    h.isCurrent.mockReturnValue(false);
+    h.show.mockResolvedValue({ retryInMs: 2_000, renderFailed: true });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+
+    await expectRescheduled(h, job, 20_000, 'lock-token', h.now());
+    expect(h.show).toHaveBeenCalledTimes(1);
+    expect(h.getJob).toHaveBeenCalledTimes(1);
+  });
+
   it('an active job whose edit waits longer than the next poll keeps its poll schedule', async () => {
     const h = harness({ api: { id: 'job_1', status: 'active' } });
     h.isCurrent.mockReturnValue(false);

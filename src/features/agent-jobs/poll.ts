@@ -12,6 +12,7 @@ import { UnreplicatedStepError, type ReplicaGuard } from '../../platform/replica
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import { buildAnnouncement, type JobOutcome } from './blocks.js';
 import { finishedStatus, recordedOutcome } from './outcome.js';
+import { noteSource } from './source.js';
 import type { StatusPresenter } from './presenter.js';
 import type { DurationHistory } from './durations.js';
 import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
@@ -155,37 +156,25 @@ export function createPollStep(deps: PollStepDeps) {
       log.warn({ err }, 'poll failed; will try again');
       return ctx.reschedule(await ctx.nextDelayMs());
     }
-    await noteSource(ctx, agentJob);
+    await noteSource(deps.store, rec, agentJob, log);
     const status = agentJob.status;
     if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
     // Still active: the status message shows when it started, so it changes only when an earlier
     // edit did not land (dropped for the budget, rate limited): then show it, and poll no later
     // than when that edit may be tried again.
-    const statusRetryMs = deps.status.isCurrent(rec) ? undefined : (await deps.status.show(agentJobId)).retryInMs;
-    return ctx.reschedule(Math.min(await ctx.nextDelayMs(), statusRetryMs ?? Infinity), polledAt);
+    return ctx.reschedule(Math.min(await ctx.nextDelayMs(), await editDueInMs(deps, rec)), polledAt);
   };
 }
 
 /**
- * Keeps the repository and branch the API's `source` reports (spec: AgentJob.source.repository,
- * `.ref`); the step then shows them (the record no longer matches what the message shows). A
- * Redis failure costs only the display (logged).
+ * ms until a pending edit of an active job's status message may be tried again (Infinity: none
+ * pending). A render that Redis failed waits for the next poll instead: while the state
+ * connection is down, polls keep their pace (no docs API GET every few seconds for the edit).
  */
-async function noteSource(ctx: StepContext, agentJob: AgentJob): Promise<void> {
-  const repository = agentJob.source?.repository ?? '';
-  const branch = agentJob.source?.ref ?? '';
-  const fields = {
-    ...(repository && repository !== ctx.rec.repository ? { repository } : {}),
-    ...(branch && branch !== ctx.rec.branch ? { branch } : {}),
-  };
-  if (Object.keys(fields).length === 0) return;
-  try {
-    await ctx.deps.store.update(ctx.rec.jobId, fields);
-    Object.assign(ctx.rec, fields);
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not keep the job\'s repository and branch');
-    return;
-  }
+async function editDueInMs(deps: PollStepDeps, rec: JobRecord): Promise<number> {
+  if (deps.status.isCurrent(rec)) return Infinity;
+  const shown = await deps.status.show(rec.jobId);
+  return shown.renderFailed ? Infinity : (shown.retryInMs ?? Infinity);
 }
 
 /** Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
