@@ -24,7 +24,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
 import { createQueue, type QueueContext } from './platform/queues.js';
-import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
+import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections, warnPlaintextPasswords } from './platform/redis.js';
 import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 import { exitAfterStop } from './platform/shutdown.js';
@@ -221,6 +221,7 @@ function buildFeatures(p: Platform): Features {
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
   const identity = await checkBotToken({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
   const p = buildPlatform(config, logger);
+  warnPlaintextPasswords(p.connections.target, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
