@@ -16,9 +16,10 @@ import { withinTime } from './time-limit.js';
  * replica being promoted leaves the old primary first, and the old primary keeps taking writes,
  * confirmed by its other replicas, until Sentinel re-points them (about a second), and Sentinel
  * discards them all when it demotes it. So the guard also reads the primary's replicas (`ROLE`)
- * with each WAIT and every few seconds: while the primary has fewer than it had but some
- * (`min-replicas-to-write 1` makes one with none refuse writes), no write is confirmed, for
- * `suspectMs`; past that, the missing replica is taken to be gone and its count lowered.
+ * before and after each WAIT and every few seconds: while the primary has fewer than it had a
+ * moment ago (none included: the writes it took before its last replica left may be on none), no
+ * write is confirmed, for `suspectMs`; past that, the missing replica is taken to be gone and the
+ * count lowered.
  *
  * The WAIT asks for every replica the primary has (at least `replicas`), so a write a replica
  * confirmed is on whichever one Sentinel promotes (it promotes by a replication offset that may be
@@ -74,9 +75,9 @@ interface Reply {
 export class ReplicaGuard {
   /** Times the connection closed: a mark from before is stale. */
   private epoch = 0;
-  /** Most replicas the primary of this connection has had (lowered after `suspectMs` of fewer). */
+  /** Most replicas the primary of this connection has had since it connected (lowered after `suspectMs` of fewer). */
   private most = 0;
-  /** Epoch ms since when the primary has had fewer replicas than {@link most} (but some). */
+  /** Epoch ms since when the primary has had fewer replicas than {@link most}. */
   private fewerSince: number | undefined;
   private readonly grouped = new GroupedWait<Reply>(() => this.send());
   private readonly probe: NodeJS.Timeout | undefined;
@@ -214,8 +215,9 @@ export class ReplicaGuard {
   private note(role: unknown): number {
     if (!Array.isArray(role) || role[0] !== 'master') return -1;
     const now = Array.isArray(role[2]) ? role[2].length : 0;
-    if (now >= this.most || now === 0) {
-      this.most = Math.max(this.most, now);
+    // Down to none counts too: what the primary took before its last replica left may be on none.
+    if (now >= this.most) {
+      this.most = now;
       this.fewerSince = undefined;
     } else {
       this.fewerSince ??= this.now();
@@ -228,7 +230,7 @@ export class ReplicaGuard {
     return now;
   }
 
-  /** Whether a replica left the primary within the last `suspectMs` (the primary still has some). */
+  /** Whether a replica left the primary within the last `suspectMs`. */
   private replicaLeft(): boolean {
     return this.fewerSince !== undefined;
   }

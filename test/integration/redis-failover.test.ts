@@ -121,14 +121,15 @@ describe('failover behind one endpoint', () => {
 });
 
 describe('REDIS_WAIT_REPLICAS', () => {
-  it('records wait for the replica; without it in time the ack goes out anyway, with one warning and one count', async () => {
+  it('records wait for the replica; when it has just left, a record is answered "can\'t tell" for 10 s; after that it is acked without it, with one warning and one count', async () => {
     const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
     let unreplicated = 0;
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ }, { now: () => now });
     closers.push(() => intake.close());
 
     await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
@@ -136,14 +137,19 @@ describe('REDIS_WAIT_REPLICAS', () => {
     // The replica has it the moment the ack could go out.
     expect(Number(await command(replica.port, 'EXISTS', 'w:intake:test.kind-one'))).toBe(1);
 
+    // Its only replica gone a moment ago: what the primary took just before may be on none.
     await replica.kill9();
+    await expect(intake.record(TEST_KIND, 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    expect(unreplicated).toBe(1);
+
+    now += 10_000;
     const t0 = Date.now();
-    await intake.record(TEST_KIND, 'two', 'req-2', { n: 2 });
+    await intake.record(TEST_KIND, 'three', 'req-3', { n: 3 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(Date.now() - t0).toBeLessThan(1_500);
-    expect(unreplicated).toBe(1);
+    expect(unreplicated).toBe(2);
     const warn = lines.find((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
-    expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
+    expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-3' });
   });
 
   it('a record whose connection was re-established before its WAIT is unconfirmed (a WAIT on the new connection covers nothing): record() says it cannot tell', async () => {
