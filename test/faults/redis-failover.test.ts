@@ -58,6 +58,8 @@ interface Figures {
   /** Per bot: ms from the promotion to its first announcement after it (its workers took jobs again). */
   resumedMs: number[];
   unreplicated: number;
+  /** Saved steps held back because the replicas did not have them yet (intake handlers and announcements), across both bots. */
+  held: number;
   /** Ack latency of the acknowledged commands (ms from sending to the 200): median, 95th percentile, worst. */
   ackP50Ms: number;
   ackP95Ms: number;
@@ -201,6 +203,7 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
     readOnlyLines: logs.split('\n').filter((l) => l.includes('Redis connection restored') && l.includes('READONLY')).length,
     resumedMs: bots.map(firstAnnouncementAfter),
     unreplicated: logs.split('\n').filter((l) => l.includes('fewer replicas than REDIS_WAIT_REPLICAS') || l.includes('no WAIT could tell')).length,
+    held: logs.split('\n').filter((l) => l.includes('is not on the Redis replicas yet')).length,
     ackP50Ms: Math.round(percentile(ackMs, 50)),
     ackP95Ms: Math.round(percentile(ackMs, 95)),
     ackMaxMs: Math.round(ackMs.at(-1) ?? NaN),

@@ -255,8 +255,10 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
-    // Not on the replicas yet (a failover under way): nothing was posted; look again shortly, not a poll.
-    if (err instanceof UnreplicatedStepError) return ctx.retryEdit(REPLICAS_RETRY_MS);
+    if (err instanceof UnreplicatedStepError) {
+      log.info({ reason: err.reason }, 'the announcement\'s claim is not on the Redis replicas yet; nothing posted, looking again shortly');
+      return ctx.retryEdit(REPLICAS_RETRY_MS);
+    }
     return announceFailed(ctx, err, finishedStatus(outcome));
   }
   const announcedAt = deps.now();
