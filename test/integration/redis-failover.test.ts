@@ -181,7 +181,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
   });
 });
 
-describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas', () => {
+describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas (or a primary Sentinel is cut off from)', () => {
   it('while the old primary has one replica fewer than a moment ago (its other replica was promoted), a record is answered "can\'t tell" and a saved step is held; a replica gone longer than the suspect time is no longer waited for', async () => {
     const topo = topology();
     const { primary, replicas } = await primaryWithReplicas(topo, 2);
@@ -202,7 +202,8 @@ describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas', ()
     await intake.record(TEST_KIND, 'before', 'req-0', {});
     expect(counts.unreplicated).toBe(0);
 
-    // SENTINEL FAILOVER promotes one replica; the old primary keeps the other until Sentinel re-points it.
+    // SENTINEL FAILOVER promotes one replica (so does Sentinel when it can no longer reach the primary
+    // but the bot still can); the old primary keeps the other until Sentinel re-points it.
     await command(promoted.port, 'REPLICAOF', 'NO', 'ONE');
     await expect(intake.record(TEST_KIND, 'during', 'req-1', {})).rejects.toBeInstanceOf(RecordUnconfirmedError);
     await expect(intake.guard.confirmSteps(intake.guard.mark(), 'create')).rejects.toBeInstanceOf(UnreplicatedStepError);
