@@ -24,7 +24,8 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { BotMetrics } from './platform/metrics.js';
 import { metricsHandler } from './platform/metrics-route.js';
 import { createQueue, type QueueContext } from './platform/queues.js';
-import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections, warnPlaintextPasswords } from './platform/redis.js';
+import { checkEvictionPolicy, keyPrefix, redisTarget, RedisConnections } from './platform/redis.js';
+import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { createAgentSurface } from './platform/slack/agent-surface.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 import { exitAfterStop } from './platform/shutdown.js';
@@ -81,10 +82,15 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   const redis = connections.state;
   const prefix = keyPrefix(config);
   const queues: QueueContext = { connection: connections.bull('queue'), workerConnection: connections.bull('worker'), prefix, logger };
-  const onStepUnreplicated = (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome });
-  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc(), onStepUnreplicated };
+  const replication = {
+    replicas: config.REDIS_WAIT_REPLICAS,
+    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
+    onUnreplicated: () => metrics.intakeUnreplicated.inc(),
+    onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
+  };
   const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
   const slack = createWebClient(slackOpts);
+  const tell = tellPersonVia(slack, logger);
   return {
     config,
     logger,
@@ -92,7 +98,7 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     redis,
     prefix,
     queues,
-    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell: tellPersonVia(slack, logger) }),
+    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell }),
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
     slackOpts,
     slack,

@@ -7,7 +7,14 @@
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { z } from 'zod';
-import { replyToOf, type DeferReason, type IntakeData, type IntakeObserver, type RejectReason, type ReplyTo } from './intake-kind.js';
+import {
+  replyToOf,
+  type DeferReason,
+  type IntakeData,
+  type IntakeObserver,
+  type RejectReason,
+  type ReplyTo,
+} from './intake-kind.js';
 import type { Logger } from './logger.js';
 import type { UnreplicatedStepError } from './replica-guard.js';
 import { classifySlackError, isSlackError } from './slack/errors.js';
@@ -30,16 +37,22 @@ export interface DeferralPolicy {
 /** The defaults of {@link DeferralPolicy}. */
 export const DEFAULT_DEFERRAL: DeferralPolicy = { firstDelayMs: 1_000, maxDelayMs: 10_000, giveUpAfterMs: 15 * 60_000 };
 
-/** Tells the person behind a record something privately; resolves false when the record names nowhere to tell them. Never throws. */
+/**
+ * Tells the person behind a record something privately; resolves false when the record names
+ * nowhere to tell them. Never throws.
+ */
 export type TellPerson = (to: ReplyTo, text: string) => Promise<boolean>;
 
 /** What the person hears when no replica handled their request in time. */
 export const NOT_HANDLED_TEXT =
-  "Sorry, I couldn't handle that request: it needs a newer version of me than the one running here, and none took it within 15 minutes (an upgrade may have stopped half-way). Nothing was done; send it again in a while, or tell the admin.";
+  "Sorry, I couldn't handle that request: it needs a newer version of me than the one running here, and none " +
+  'took it within 15 minutes (an upgrade may have stopped half-way). Nothing was done; send it again in a while, ' +
+  'or tell the admin.';
 
 /** What the person hears when their recorded request can't be read back. */
 export const UNREADABLE_TEXT =
-  "Sorry, I couldn't read your request back after recording it (it was recorded by another version of me), so nothing was done. Please send it again.";
+  "Sorry, I couldn't read your request back after recording it (it was recorded by another version of me), " +
+  'so nothing was done. Please send it again.';
 
 /** Options of {@link IntakeAdmission}. */
 export interface AdmissionOptions {
@@ -67,13 +80,22 @@ export class IntakeAdmission {
    * attempt is spent) and counts it. Past {@link DeferralPolicy.giveUpAfterMs}, gives it up instead.
    * @throws DelayedError (put back, expected) or UnrecoverableError (given up).
    */
-  async defer(job: Pick<Job<IntakeData>, 'data' | 'updateData' | 'moveToDelayed'>, token: string | undefined, reason: DeferReason, known: number | undefined): Promise<never> {
+  async defer(
+    job: Pick<Job<IntakeData>, 'data' | 'updateData' | 'moveToDelayed'>,
+    token: string | undefined,
+    reason: DeferReason,
+    known: number | undefined,
+  ): Promise<never> {
     const data = job.data;
     const since = data.deferredSince ?? this.now();
     const deferrals = data.deferrals ?? 0;
     const fields = { intake: data.kind, requestId: data.requestId, reason, version: data.v ?? 1, knownVersion: known };
-    if (this.now() - since >= this.policy.giveUpAfterMs) return this.reject(data, reason, `no replica took it within ${this.policy.giveUpAfterMs / 60_000} minutes`);
-    if (deferrals === 0) this.o.logger.warn(fields, 'a request of a kind or version this replica does not handle; left for a replica that does (a rolling upgrade?)');
+    const { giveUpAfterMs } = this.policy;
+    if (this.now() - since >= giveUpAfterMs) {
+      return this.reject(data, reason, `no replica took it within ${giveUpAfterMs / 60_000} minutes`);
+    }
+    const left = 'a request of a kind or version this replica does not handle; left for one that does (an upgrade?)';
+    if (deferrals === 0) this.o.logger.warn(fields, left);
     else this.o.logger.debug({ ...fields, deferrals }, 'left for another replica again');
     await job.updateData({ ...data, deferredSince: since, deferrals: deferrals + 1 });
     const delayMs = Math.min(this.policy.maxDelayMs, this.policy.firstDelayMs * 2 ** Math.min(deferrals, 20));
@@ -90,8 +112,11 @@ export class IntakeAdmission {
   async reject(data: IntakeData, reason: RejectReason, detail: string): Promise<never> {
     const to = data.replyTo ?? replyToOf(data.payload);
     const told = this.o.tell ? await this.o.tell(to, reason === 'invalid' ? UNREADABLE_TEXT : NOT_HANDLED_TEXT) : false;
-    const msg = reason === 'invalid' ? 'a recorded request does not match its schema; given up' : 'no replica handled a recorded request in time; given up';
-    this.o.logger.error({ intake: data.kind, requestId: data.requestId, reason, version: data.v ?? 1, detail, told }, msg);
+    const msg = reason === 'invalid'
+      ? 'a recorded request does not match its schema; given up'
+      : 'no replica handled a recorded request in time; given up';
+    const version = data.v ?? 1;
+    this.o.logger.error({ intake: data.kind, requestId: data.requestId, reason, version, detail, told }, msg);
     this.o.observer?.intakeRejected(reason);
     throw new UnrecoverableError(`intake ${data.kind}: ${reason}`);
   }
@@ -105,8 +130,14 @@ const REPLICAS_RETRY_MS = 1_000;
  * so it runs again shortly, without spending one of its attempts (BullMQ step job:
  * `moveToDelayed` + `DelayedError`). @throws DelayedError; the Redis error when it can't be moved.
  */
-export async function holdForReplicas(job: Job<IntakeData>, token: string | undefined, log: Logger, err: UnreplicatedStepError): Promise<never> {
-  log.info({ reason: err.reason, requestId: job.data.requestId }, 'a saved step is not on the Redis replicas yet; trying again shortly');
+export async function holdForReplicas(
+  job: Job<IntakeData>,
+  token: string | undefined,
+  log: Logger,
+  err: UnreplicatedStepError,
+): Promise<never> {
+  const msg = 'a saved step is not on the Redis replicas yet; trying again shortly';
+  log.info({ reason: err.reason, requestId: job.data.requestId }, msg);
   await job.moveToDelayed(Date.now() + REPLICAS_RETRY_MS, token);
   throw new DelayedError();
 }

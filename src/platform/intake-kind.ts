@@ -29,7 +29,7 @@ export interface IntakeKind<T> {
   readonly version: number;
   /** What a payload of any version up to {@link version} looks like. */
   readonly schema: z.ZodType<T>;
-  /** Where to tell the person, kept in the record's envelope so that any replica can, even one that doesn't know the kind. */
+  /** Where to tell the person: kept in the record's envelope, so that any replica can (even one without the kind). */
   readonly replyTo: (payload: T) => ReplyTo;
 }
 
@@ -54,10 +54,16 @@ export type IntakePayload<K> = K extends IntakeKind<infer T> ? T : never;
  *   `caller`): see {@link replyToOf}. It must return only those fields (they are kept with the record).
  * @throws Error for a name that is not of that shape or a version below 1 (a programming error).
  */
-export function intakeKind<T>(name: string, schema: z.ZodType<T>, opts: { version?: number; replyTo?: (payload: T) => ReplyTo } = {}): IntakeKind<T> {
+export function intakeKind<T>(
+  name: string,
+  schema: z.ZodType<T>,
+  opts: { version?: number; replyTo?: (payload: T) => ReplyTo } = {},
+): IntakeKind<T> {
   const version = opts.version ?? 1;
   if (!/^[a-z0-9-]+\.[a-z0-9.-]+$/.test(name)) throw new Error(`intake kind name ${name} is not <feature>.<kind>`);
-  if (!Number.isInteger(version) || version < 1) throw new Error(`intake kind ${name}: version must be a whole number from 1`);
+  if (!Number.isInteger(version) || version < 1) {
+    throw new Error(`intake kind ${name}: version must be a whole number from 1`);
+  }
   return { name, version, schema, replyTo: opts.replyTo ?? replyToOf };
 }
 
@@ -80,7 +86,9 @@ const where = z.looseObject({
  * @returns the fields found; `{}` when none.
  */
 export function replyToOf(payload: unknown): ReplyTo {
-  const layers = [payload, field(payload, 'msg'), field(payload, 'caller')].map((p) => where.safeParse(p)).flatMap((r) => (r.success ? [r.data] : []));
+  const layers = [payload, field(payload, 'msg'), field(payload, 'caller')]
+    .map((p) => where.safeParse(p))
+    .flatMap((r) => (r.success ? [r.data] : []));
   const pick = (get: (w: z.infer<typeof where>) => string | undefined) => layers.map(get).find((v) => v !== undefined);
   const out: ReplyTo = {};
   const responseUrl = pick((w) => w.responseUrl);

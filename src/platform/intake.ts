@@ -1,6 +1,13 @@
 import { Queue, type ConnectionOptions, type Job, type Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { holdForReplicas, IntakeAdmission, schemaIssues, unlessWorthRetrying, type DeferralPolicy, type TellPerson } from './intake-admission.js';
+import {
+  holdForReplicas,
+  IntakeAdmission,
+  schemaIssues,
+  unlessWorthRetrying,
+  type DeferralPolicy,
+  type TellPerson,
+} from './intake-admission.js';
 import type { IntakeData, IntakeKind, IntakeObserver } from './intake-kind.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
@@ -62,7 +69,10 @@ export interface IntakeReplication {
   replicas: number;
   /** ms one WAIT may take; a record may wait for the one in flight, then for its own (about 2 × this at most); the ack is sent after it either way. */
   timeoutMs: number;
-  /** Told when fewer than `replicas` confirmed in time, or nothing could be confirmed (counts `docs_bot_intake_unreplicated_total`). */
+  /**
+   * Told when fewer than `replicas` confirmed in time, or nothing could be confirmed (counts
+   * `docs_bot_intake_unreplicated_total`).
+   */
   onUnreplicated?: () => void;
   /** ms a replica that left the primary is taken for a failover under way ({@link ReplicaGuard}; tests shorten it). */
   suspectMs?: number;
@@ -104,7 +114,10 @@ const BACKOFF_MS = 1_000;
 export class Intake {
   readonly queue: Queue<IntakeData>;
   private readonly handlers = new Map<string, { kind: IntakeKind<unknown>; handler: IntakeHandler<unknown> }>();
-  /** Replica acknowledgement on the writing connection: of records before the ack, of handlers' steps ({@link IntakeContext.confirm}) and others' (the announcements'). */
+  /**
+   * Replica acknowledgement on the writing connection: of records before the ack, of handlers'
+   * steps ({@link IntakeContext.confirm}) and of others' (the announcements').
+   */
   readonly guard: ReplicaGuard;
   private readonly admission: IntakeAdmission;
 
@@ -124,9 +137,11 @@ export class Intake {
     options: IntakeOptions = {},
   ) {
     const { replicas, timeoutMs, suspectMs, onStepUnreplicated: onStep } = replication;
-    const guardOptions = { replicas, timeoutMs, barrierKey: `${ctx.prefix}:replica-barrier`, logger: ctx.logger, ...(suspectMs ? { suspectMs } : {}), ...(onStep ? { onStep } : {}) };
-    this.guard = new ReplicaGuard(writer, { ...guardOptions, ...pick(options, 'now') });
-    this.admission = new IntakeAdmission({ logger: ctx.logger, policy: options.deferral ?? {}, ...pick(options, 'observer', 'tell', 'now') });
+    const barrierKey = `${ctx.prefix}:replica-barrier`;
+    const optional = { ...(suspectMs ? { suspectMs } : {}), ...(onStep ? { onStep } : {}), ...pick(options, 'now') };
+    this.guard = new ReplicaGuard(writer, { replicas, timeoutMs, barrierKey, logger: ctx.logger, ...optional });
+    const admission = pick(options, 'observer', 'tell', 'now');
+    this.admission = new IntakeAdmission({ logger: ctx.logger, policy: options.deferral ?? {}, ...admission });
     this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
       // BullMQ takes an ioredis instance as its connection and shares it (BullMQ docs: "Connections").
       connection: writer as unknown as ConnectionOptions,
@@ -141,7 +156,10 @@ export class Intake {
     this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
   }
 
-  /** Start-up check of replica acknowledgement: {@link ReplicaGuard.checkAtStartup}. @throws {@link StartupError} when Redis refuses `WAIT`. */
+  /**
+   * Start-up check of replica acknowledgement: {@link ReplicaGuard.checkAtStartup}.
+   * @throws StartupError when Redis refuses `WAIT`.
+   */
   checkReplication(readyTimeoutMs = 5_000): Promise<void> {
     return this.guard.checkAtStartup(() => this.queue.waitUntilReady(), readyTimeoutMs);
   }
@@ -175,11 +193,18 @@ export class Intake {
    * @throws the Redis error when it could not be recorded (the listener then answers "try again");
    *   {@link RecordUnconfirmedError} when it was written but its fate is unknown.
    */
-  async record<T>(kind: IntakeKind<T>, id: string, requestId: string, payload: NoInfer<T>, opts?: RecordOptions): Promise<void> {
+  async record<T>(
+    kind: IntakeKind<T>,
+    id: string,
+    requestId: string,
+    payload: NoInfer<T>,
+    opts?: RecordOptions,
+  ): Promise<void> {
     const jobId = intakeJobId(kind.name, id);
     const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
     const mark = this.guard.mark();
-    const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo: kind.replyTo(payload), receivedAt: Date.now() };
+    const replyTo = kind.replyTo(payload);
+    const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo, receivedAt: Date.now() };
     await this.queue.add(kind.name, data, { jobId, ...short });
     if (this.replication.replicas > 0) await this.awaitReplicas(kind.name, requestId, mark);
   }
@@ -197,9 +222,12 @@ export class Intake {
       );
       return;
     }
+    const confirmed = v.confirmed === undefined ? {} : { confirmed: v.confirmed };
     this.ctx.logger.warn(
-      { intake: kind, requestId, replicas, timeoutMs, error: v.reason, ...(v.confirmed === undefined ? {} : { confirmed: v.confirmed }) },
-      'a request was written but no WAIT could tell whether a replica has it (its connection failed, or a replica left the primary a moment ago: a failover may be under way); the person is told I cannot tell whether it was taken',
+      { intake: kind, requestId, replicas, timeoutMs, error: v.reason, ...confirmed },
+      'a request was written but no WAIT could tell whether a replica has it (its connection failed, or a replica ' +
+        'left the primary a moment ago: a failover may be under way); ' +
+        'the person is told I cannot tell whether it was taken',
     );
     throw new RecordUnconfirmedError(kind, v.reason);
   }

@@ -110,7 +110,11 @@ export function plaintextPasswords(t: RedisTarget): string[] {
 export function warnPlaintextPasswords(t: RedisTarget, logger: Pick<Logger, 'warn'>): string[] {
   const variables = plaintextPasswords(t);
   if (variables.length) {
-    logger.warn({ variables, mode: t.mode }, 'a Redis password is sent without TLS to a host that is not this machine (anyone on the path can read it): use rediss:// in REDIS_URL, or REDIS_TLS / REDIS_SENTINEL_TLS');
+    logger.warn(
+      { variables, mode: t.mode },
+      'a Redis password is sent without TLS to a host that is not this machine (anyone on the path can read it): ' +
+        'use rediss:// in REDIS_URL, or REDIS_TLS / REDIS_SENTINEL_TLS',
+    );
   }
   return variables;
 }

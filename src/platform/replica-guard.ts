@@ -37,7 +37,7 @@ export interface ReplicaGuardOptions {
   suspectMs?: number;
   /** ms between reads of the primary's replicas while nothing is written. @defaultValue 5000 */
   probeEveryMs?: number;
-  /** Told when saved steps are not confirmed: `held` (the step waits) or `went_ahead` (fewer than REDIS_WAIT_REPLICAS). */
+  /** Told when saved steps are not confirmed: `held` (the step waits), `went_ahead` (too few replicas had them). */
   onStep?: (outcome: 'held' | 'went_ahead') => void;
   /** Clock in epoch ms. */
   now?: () => number;
@@ -53,8 +53,13 @@ export type GuardVerdict =
   | { kind: 'confirmed'; confirmed: number; required: number }
   /** Fewer than REDIS_WAIT_REPLICAS had them: replicas lagging or gone, not a failover under way. */
   | { kind: 'short'; confirmed: number; required: number }
-  /** Nothing could be confirmed: the connection failed or was re-established, or a replica left the primary a moment ago. */
+  /** Nothing confirmed: the connection failed or was re-established, or a replica left the primary a moment ago. */
   | { kind: 'unconfirmed'; reason: string; confirmed?: number; required?: number };
+
+/** Why a check fails when the connection closed since the mark. */
+const RECONNECTED = 'the connection was re-established since the write';
+/** Why a check fails while the primary has fewer replicas than a moment ago. */
+const REPLICA_LEFT = 'the primary has fewer replicas than a moment ago (a failover may be under way)';
 
 /** A saved step could not be confirmed on the replicas before the step it guards: try it again later. */
 export class UnreplicatedStepError extends Error {
@@ -120,16 +125,17 @@ export class ReplicaGuard {
     if (!this.enabled) return { kind: 'confirmed', confirmed: 0, required: 0 };
     let reply: Reply;
     try {
-      if (mark.epoch !== this.epoch) return { kind: 'unconfirmed', reason: 'the connection was re-established since the write' };
+      if (mark.epoch !== this.epoch) return { kind: 'unconfirmed', reason: RECONNECTED };
       if (opts.barrier) await this.client.set(this.o.barrierKey, String(this.now()), 'PX', 60_000);
       reply = await this.grouped.wait();
     } catch (err) {
       return { kind: 'unconfirmed', reason: err instanceof Error ? err.message : String(err) };
     }
     const { confirmed, required } = reply;
-    if (mark.epoch !== this.epoch) return { kind: 'unconfirmed', reason: 'the connection was re-established since the write: its WAIT could not cover it', confirmed, required };
-    if (reply.now < 0) return { kind: 'unconfirmed', reason: 'the server is a replica now (demoted)', confirmed, required };
-    if (this.replicaLeft()) return { kind: 'unconfirmed', reason: 'the primary has fewer replicas than a moment ago (a failover may be under way)', confirmed, required };
+    const unconfirmed = (reason: string): GuardVerdict => ({ kind: 'unconfirmed', reason, confirmed, required });
+    if (mark.epoch !== this.epoch) return unconfirmed(`${RECONNECTED}: its WAIT could not cover it`);
+    if (reply.now < 0) return unconfirmed('the server is a replica now (demoted)');
+    if (this.replicaLeft()) return unconfirmed(REPLICA_LEFT);
     return { kind: confirmed >= this.o.replicas ? 'confirmed' : 'short', confirmed, required };
   }
 
@@ -144,7 +150,10 @@ export class ReplicaGuard {
     if (v.kind === 'confirmed') return;
     this.o.onStep?.(v.kind === 'short' ? 'went_ahead' : 'held');
     if (v.kind === 'short') {
-      this.o.logger.warn({ step: what, replicas: this.o.replicas, confirmed: v.confirmed }, 'a saved step is not on REDIS_WAIT_REPLICAS replicas in time; going ahead (a failover now could repeat or lose it)');
+      this.o.logger.warn(
+        { step: what, replicas: this.o.replicas, confirmed: v.confirmed },
+        'a saved step is not on REDIS_WAIT_REPLICAS replicas in time; going ahead (a failover now could repeat it)',
+      );
       return;
     }
     throw new UnreplicatedStepError(v.reason);
@@ -171,15 +180,19 @@ export class ReplicaGuard {
     } catch (err) {
       if (err instanceof Error && err.name === 'ReplyError') {
         const redisError = err.message.split(' ')[0] ?? 'ERR';
-        throw new StartupError(`Redis refused WAIT (${err.message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: allow the WAIT command for the bot's Redis user and service, or set REDIS_WAIT_REPLICAS=0`, { variable: 'REDIS_WAIT_REPLICAS', redisError });
+        const why = `Redis refused WAIT (${err.message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: `;
+        const fix = "allow the WAIT command for the bot's Redis user and service, or set REDIS_WAIT_REPLICAS=0";
+        throw new StartupError(why + fix, { variable: 'REDIS_WAIT_REPLICAS', redisError });
       }
-      this.o.logger.warn({ err }, 'could not check at start-up that Redis accepts WAIT (REDIS_WAIT_REPLICAS); carrying on');
+      const msg = 'could not check at start-up that Redis accepts WAIT (REDIS_WAIT_REPLICAS); carrying on';
+      this.o.logger.warn({ err }, msg);
       return;
     }
     if (connected < replicas) {
       this.o.logger.warn(
         { replicas, connected },
-        'fewer replicas are connected to the Redis primary than REDIS_WAIT_REPLICAS: until they are, every ack waits REDIS_WAIT_TIMEOUT_MS and is counted in docs_bot_intake_unreplicated_total',
+        'fewer replicas are connected to the Redis primary than REDIS_WAIT_REPLICAS: until they are, every ack ' +
+          'waits REDIS_WAIT_TIMEOUT_MS and is counted in docs_bot_intake_unreplicated_total',
       );
     }
   }
@@ -196,7 +209,8 @@ export class ReplicaGuard {
   private async send(): Promise<Reply> {
     const required = Math.max(this.o.replicas, this.most);
     const res = await this.client.pipeline().role().wait(required, this.o.timeoutMs).role().exec();
-    const [[beforeErr, before], [waitErr, confirmed], [afterErr, after]] = res as [Error | null, unknown][] as [[Error | null, unknown], [Error | null, unknown], [Error | null, unknown]];
+    type Result = [Error | null, unknown];
+    const [[beforeErr, before], [waitErr, confirmed], [afterErr, after]] = res as [Result, Result, Result];
     if (waitErr) throw waitErr;
     const listed = [beforeErr ? this.most : this.note(before), afterErr ? this.most : this.note(after)];
     return { confirmed: Number(confirmed), required, now: Math.min(...listed) };
@@ -222,7 +236,8 @@ export class ReplicaGuard {
     } else {
       this.fewerSince ??= this.now();
       if (this.now() - this.fewerSince >= (this.o.suspectMs ?? 10_000)) {
-        this.o.logger.warn({ had: this.most, now }, 'a replica left the Redis primary a while ago and has not come back; no longer waiting for it');
+        const msg = 'a replica left the Redis primary a while ago and has not come back; no longer waiting for it';
+        this.o.logger.warn({ had: this.most, now }, msg);
         this.most = now;
         this.fewerSince = undefined;
       }

@@ -2,7 +2,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { commandOutcome, outcomeIsRight } from '../helpers/command-outcome.js';
-import { command, isPrimary, primaryWithReplica, primaryWithReplicas, RedisTopology, SENTINEL_NAME, sentinels, until, type RedisProc } from '../helpers/redis-topology.js';
+import {
+  command,
+  isPrimary,
+  primaryWithReplica,
+  primaryWithReplicas,
+  RedisTopology,
+  SENTINEL_NAME,
+  sentinels,
+  until,
+  type RedisProc,
+} from '../helpers/redis-topology.js';
 import { percentile } from '../helpers/percentile.js';
 import { waitForIdleQueues } from '../helpers/queues.js';
 import { isStatusMessage, startSandbox, type Sandbox } from '../helpers/sandbox.js';
@@ -58,7 +68,7 @@ interface Figures {
   /** Per bot: ms from the promotion to its first announcement after it (its workers took jobs again). */
   resumedMs: number[];
   unreplicated: number;
-  /** Saved steps held back because the replicas did not have them yet (intake handlers and announcements), across both bots. */
+  /** Saved steps held back because the replicas did not have them yet (intake handlers', announcements'), both bots. */
   held: number;
   /** Ack latency of the acknowledged commands (ms from sending to the 200): median, 95th percentile, worst. */
   ackP50Ms: number;
@@ -87,11 +97,17 @@ async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
  */
 async function sentinelTwoReplicasSetup(): Promise<Setup> {
   const topo = new RedisTopology();
-  const { primary, replicas } = await primaryWithReplicas(topo, 2, ['min-replicas-to-write 1', 'min-replicas-max-lag 10']);
+  const lines = ['min-replicas-to-write 1', 'min-replicas-max-lag 10'];
+  const { primary, replicas } = await primaryWithReplicas(topo, 2, lines);
   return sentinelTopology(topo, primary, replicas, 'graceful');
 }
 
-async function sentinelTopology(topo: RedisTopology, primary: RedisProc, replicas: RedisProc[], kind: 'graceful' | 'kill9'): Promise<Setup> {
+async function sentinelTopology(
+  topo: RedisTopology,
+  primary: RedisProc,
+  replicas: RedisProc[],
+  kind: 'graceful' | 'kill9',
+): Promise<Setup> {
   const sents = await sentinels(topo, primary.port, replicas.length);
   return {
     topo,
@@ -150,7 +166,8 @@ async function storm(sb: Sandbox, drivers: SlackDriver[], setup: Setup, label: s
   for (let i = 0; i < COMMANDS; i++) {
     if (i === FAIL_AT) {
       failing = setup.fail();
-      void until('the promotion', 60_000, async () => (await promoted(setup)) !== undefined).then(() => (promotedAt = Date.now()), () => undefined);
+      const promotion = until('the promotion', 60_000, async () => (await promoted(setup)) !== undefined);
+      void promotion.then(() => (promotedAt = Date.now()), () => undefined);
     }
     const text = `${label} command ${i}: document the CLI flag --${i}`;
     const sentAt = performance.now();

@@ -165,7 +165,8 @@ export async function sentinels(t: RedisTopology, primaryPort: number, replicas 
   const procs = await Promise.all([0, 1, 2].map(() => t.start(lines, { sentinel: true })));
   for (const s of procs) {
     await until(`Sentinel ${s.port} to see a quorum`, 30_000, async () => String(await command(s.port, 'SENTINEL', 'CKQUORUM', SENTINEL_NAME)).startsWith('OK 3'));
-    await until(`Sentinel ${s.port} to know the replica`, 30_000, async () => ((await command(s.port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[]).length === replicas);
+    const known = async () => ((await command(s.port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[]).length;
+    await until(`Sentinel ${s.port} to know the replicas`, 30_000, async () => (await known()) === replicas);
   }
   return procs;
 }
@@ -183,12 +184,17 @@ export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: R
 }
 
 /** A primary and `count` replicas (each connected and in sync); `lines` are extra config lines for every data node. */
-export async function primaryWithReplicas(t: RedisTopology, count: number, lines: string[] = []): Promise<{ primary: RedisProc; replicas: RedisProc[] }> {
+export async function primaryWithReplicas(
+  t: RedisTopology,
+  count: number,
+  lines: string[] = [],
+): Promise<{ primary: RedisProc; replicas: RedisProc[] }> {
   const primary = await t.start(lines);
   const replicas: RedisProc[] = [];
   for (let i = 0; i < count; i++) replicas.push(await t.start([...lines, `replicaof 127.0.0.1 ${primary.port}`]));
   for (const replica of replicas) {
-    await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
+    const synced = async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up');
+    await until('the replica to sync', 15_000, synced);
   }
   // The replicas must acknowledge a write too: right after the sync a replica answers a WAIT only
   // with its once-a-second ACK (a first WAIT 1 200 times out). A WAIT covers the writes of its own
@@ -198,7 +204,10 @@ export async function primaryWithReplicas(t: RedisTopology, count: number, lines
   return { primary, replicas };
 }
 
-/** Whether a write on `port` is confirmed by `replicas` replicas within 200 ms (`SET`, then `WAIT replicas 200` on the same connection). */
+/**
+ * Whether a write on `port` is confirmed by `replicas` replicas within 200 ms (`SET`, then
+ * `WAIT replicas 200` on the same connection).
+ */
 export async function writeConfirmed(port: number, replicas = 1): Promise<boolean> {
   const c = adminClient(port);
   try {

@@ -128,7 +128,9 @@ describe('durable intake', () => {
   it('a saved step not yet on the Redis replicas (a failover under way): run again shortly without spending an attempt', async () => {
     let runs = 0;
     intake.on(anyKind('test.held'), async () => {
-      if (++runs === 1) throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+      if (++runs === 1) throw new UnreplicatedStepError(
+        'the primary has fewer replicas than a moment ago (a failover may be under way)',
+      );
     });
     await intake.record(anyKind('test.held'), 'h', 'req-h', {});
     worker = intake.startWorker();
@@ -136,7 +138,8 @@ describe('durable intake', () => {
     expect(runs).toBe(2);
     // BullMQ counts the attempt that completed; the held run is not one (a thrown error would make it 2).
     expect((await intake.queue.getJob(intakeJobId('test.held', 'h')))?.attemptsMade).toBe(1);
-    expect(logs.find((l) => l.msg.startsWith('a saved step is not on the Redis replicas yet'))).toMatchObject({ level: 30, requestId: 'req-h' });
+    const held = logs.find((l) => l.msg.startsWith('a saved step is not on the Redis replicas yet'));
+    expect(held).toMatchObject({ level: 30, requestId: 'req-h' });
   });
 
   it('the queue is called intake', () => {

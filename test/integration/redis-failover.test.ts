@@ -129,7 +129,8 @@ describe('REDIS_WAIT_REPLICAS', () => {
     closers.push(() => conns.close());
     let unreplicated = 0;
     let now = Date.parse('2026-11-26T10:00:00Z');
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ }, { now: () => now });
+    const replication = { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ };
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), replication, { now: () => now });
     closers.push(() => intake.close());
 
     await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
@@ -206,13 +207,15 @@ describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas (or 
     // but the bot still can); the old primary keeps the other until Sentinel re-points it.
     await command(promoted.port, 'REPLICAOF', 'NO', 'ONE');
     await expect(intake.record(TEST_KIND, 'during', 'req-1', {})).rejects.toBeInstanceOf(RecordUnconfirmedError);
-    await expect(intake.guard.confirmSteps(intake.guard.mark(), 'create')).rejects.toBeInstanceOf(UnreplicatedStepError);
+    const step = intake.guard.confirmSteps(intake.guard.mark(), 'create');
+    await expect(step).rejects.toBeInstanceOf(UnreplicatedStepError);
     expect(counts).toEqual({ unreplicated: 1, held: 1 });
     // A WAIT 1 would have confirmed it (the kept replica has it); the promoted one never will.
     expect(Number(await command(kept.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(1);
     expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(0);
     expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-before'))).toBe(1);
-    expect(lines.find((l) => l.requestId === 'req-1')).toMatchObject({ level: 40, error: expect.stringContaining('fewer replicas than a moment ago') });
+    const warned = lines.find((l) => l.requestId === 'req-1');
+    expect(warned).toMatchObject({ level: 40, error: expect.stringContaining('fewer replicas than a moment ago') });
 
     // Still one replica 10 s later: it is gone, not a failover's moment; the kept one confirms again.
     now += 10_000;

@@ -31,9 +31,10 @@ function replica(prefix: string, opts: { now?: () => number } = {}) {
   const conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
   const told: { to: ReplyTo; text: string }[] = [];
   const counts = { deferred: 0, rejected: [] as string[] };
+  const observer = { intakeDeferred: () => void counts.deferred++, intakeRejected: (r: string) => void counts.rejected.push(r) };
   const intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake(), { replicas: 0, timeoutMs: 0 }, {
     deferral: FAST,
-    observer: { intakeDeferred: () => void counts.deferred++, intakeRejected: (reason) => void counts.rejected.push(reason) },
+    observer,
     tell: async (to, text) => {
       told.push({ to, text });
       return true;
@@ -66,7 +67,10 @@ async function stateOf(intake: Intake, kind: IntakeKind<never> | { name: string 
 const WAIT = { timeout: 15_000, interval: 25 };
 
 // The kind the new version adds ("Ask the docs", say): the old version has never heard of it.
-const ASK = intakeKind('ask.question', z.object({ user: z.string(), channel: z.string(), question: z.string(), responseUrl: z.string().optional() }));
+const ASK = intakeKind(
+  'ask.question',
+  z.object({ user: z.string(), channel: z.string(), question: z.string(), responseUrl: z.string().optional() }),
+);
 const EXISTING = intakeKind('agent-jobs.home', z.object({ teamId: z.string(), user: z.string() }));
 
 describe('rolling upgrade: intake records of a kind or version a replica does not know', () => {
@@ -79,12 +83,14 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     const handled: string[] = [];
     next.intake.on(ASK, async (p) => void handled.push(p.question));
 
-    await next.intake.record(ASK, 'q1', 'req-q1', { user: 'U0ALICE', channel: 'C0DOCS', question: 'How do I add a tab?' });
+    const question = { user: 'U0ALICE', channel: 'C0DOCS', question: 'How do I add a tab?' };
+    await next.intake.record(ASK, 'q1', 'req-q1', question);
     old.start();
     // The old replica takes it, again and again, and each time leaves it (never completes it).
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(3), WAIT);
     expect(await stateOf(old.intake, ASK, 'q1')).not.toMatch(/completed|failed/);
-    expect(old.lines.filter((l) => l.msg.startsWith('a request of a kind or version this replica does not handle'))).toMatchObject([
+    const left = old.lines.filter((l) => l.msg.startsWith('a request of a kind or version this replica does not handle'));
+    expect(left).toMatchObject([
       { level: 40, intake: 'ask.question', requestId: 'req-q1', reason: 'unknown_kind' },
     ]);
 
@@ -98,7 +104,8 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
   it('a record of a newer version of a kind is left by a replica that knows only the older one', async () => {
     const prefix = await withPrefix();
     const v1 = intakeKind('agent-jobs.home', z.object({ teamId: z.string(), user: z.string() }));
-    const v2 = intakeKind('agent-jobs.home', z.object({ teamId: z.string(), user: z.string(), tab: z.enum(['home', 'messages']) }), { version: 2 });
+    const withTab = z.object({ teamId: z.string(), user: z.string(), tab: z.enum(['home', 'messages']) });
+    const v2 = intakeKind('agent-jobs.home', withTab, { version: 2 });
     const old = replica(prefix);
     const next = replica(prefix);
     const seen: string[] = [];
@@ -106,10 +113,12 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     next.intake.on(v2, async (p) => void seen.push(`new:${p.tab}`));
 
     await next.intake.record(v2, 'h1', 'req-h1', { teamId: 'T1', user: 'U1', tab: 'messages' });
-    expect((await next.intake.queue.getJob(intakeJobId(v2.name, 'h1')))?.data).toMatchObject({ kind: 'agent-jobs.home', v: 2, replyTo: { user: 'U1' } });
+    const recorded = (await next.intake.queue.getJob(intakeJobId(v2.name, 'h1')))?.data;
+    expect(recorded).toMatchObject({ kind: 'agent-jobs.home', v: 2, replyTo: { user: 'U1' } });
     old.start();
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(2), WAIT);
-    expect(old.lines.find((l) => l.requestId === 'req-h1')).toMatchObject({ reason: 'newer_version', version: 2, knownVersion: 1 });
+    const line = old.lines.find((l) => l.requestId === 'req-h1');
+    expect(line).toMatchObject({ reason: 'newer_version', version: 2, knownVersion: 1 });
     next.start();
     await vi.waitFor(async () => expect(await stateOf(next.intake, v2, 'h1')).toBe('completed'), WAIT);
     expect(seen).toEqual(['new:messages']);
@@ -122,7 +131,8 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     const next = replica(prefix);
     old.intake.on(EXISTING, async () => undefined);
 
-    await next.intake.record(ASK, 'q2', 'req-q2', { user: 'U0ALICE', channel: 'C0DOCS', question: 'secret words', responseUrl: 'https://hooks.slack.test/commands/1' });
+    const responseUrl = 'https://hooks.slack.test/commands/1';
+    await next.intake.record(ASK, 'q2', 'req-q2', { user: 'U0ALICE', channel: 'C0DOCS', question: 'secret words', responseUrl });
     old.start();
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(2), WAIT);
     expect(old.told).toEqual([]);
@@ -132,7 +142,7 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     expect(old.told).toEqual([]);
     now += 60_000;
     await vi.waitFor(async () => expect(await stateOf(old.intake, ASK, 'q2')).toBe('failed'), WAIT);
-    expect(old.told).toEqual([{ to: { responseUrl: 'https://hooks.slack.test/commands/1', user: 'U0ALICE', channel: 'C0DOCS' }, text: NOT_HANDLED_TEXT }]);
+    expect(old.told).toEqual([{ to: { responseUrl, user: 'U0ALICE', channel: 'C0DOCS' }, text: NOT_HANDLED_TEXT }]);
     expect(old.counts.rejected).toEqual(['unknown_kind']);
     const errors = old.lines.filter((l) => l.level >= 50);
     expect(errors).toMatchObject([{ intake: 'ask.question', requestId: 'req-q2', reason: 'unknown_kind', told: true }]);
@@ -146,14 +156,16 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     r.intake.on(ASK, async () => void calls++);
     // As an older version recorded it: no schema version, no reply-to in the envelope, no `question`.
     const jobId = intakeJobId(ASK.name, 'q3');
-    await r.intake.queue.add(ASK.name, { kind: ASK.name, requestId: 'req-q3', payload: { user: 'U0BOB', channel: 'C0DOCS', text: 'private' }, receivedAt: Date.now() }, { jobId });
+    const payload = { user: 'U0BOB', channel: 'C0DOCS', text: 'private' };
+    await r.intake.queue.add(ASK.name, { kind: ASK.name, requestId: 'req-q3', payload, receivedAt: Date.now() }, { jobId });
     r.start();
     await vi.waitFor(async () => expect(await stateOf(r.intake, ASK, 'q3')).toBe('failed'), WAIT);
     expect(calls).toBe(0);
     expect((await r.intake.queue.getJob(jobId))?.attemptsMade).toBe(1);
     expect(r.told).toEqual([{ to: { user: 'U0BOB', channel: 'C0DOCS' }, text: UNREADABLE_TEXT }]);
     expect(r.counts.rejected).toEqual(['invalid']);
-    expect(r.lines.filter((l) => l.level >= 50)).toMatchObject([{ intake: 'ask.question', requestId: 'req-q3', reason: 'invalid', detail: 'question: invalid_type' }]);
+    const errors = r.lines.filter((l) => l.level >= 50);
+    expect(errors).toMatchObject([{ intake: 'ask.question', requestId: 'req-q3', reason: 'invalid', detail: 'question: invalid_type' }]);
     expect(JSON.stringify(r.lines)).not.toContain('private');
   });
 });

@@ -30,6 +30,7 @@ const BOUNDS = { minMs: 10_000, maxMs: 120_000 };
 const TIMEOUT_MS = 6 * 3600_000;
 const STARTED_AT = 1_700_000_000_000;
 const PR = 'https://github.com/acme/docs/pull/42';
+const FAILING_OVER = 'the primary has fewer replicas than a moment ago (a failover may be under way)';
 
 // ---- fakes -------------------------------------------------------------------------------------
 
@@ -78,7 +79,8 @@ class FakeJobStore {
   announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle, confirm) => {
     const key = `${jobId}:${cycle}`;
     const saved = { ...this.steps.get(key) };
-    return { progress: saved, finalAttempt: false, save: async (patch) => void this.steps.set(key, Object.assign(saved, patch)), ...(confirm ? { confirm } : {}) };
+    const save = async (patch: Record<string, unknown>) => void this.steps.set(key, Object.assign(saved, patch));
+    return { progress: saved, finalAttempt: false, save, ...(confirm ? { confirm } : {}) };
   });
 }
 
@@ -120,7 +122,14 @@ interface LogLine {
  * A poll step wired to fakes. The clock starts 5 minutes into the cycle; `advance` moves both the
  * injected clock and `Date.now()` (which the step uses for BullMQ's moveToDelayed timestamp).
  */
-function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: ReturnType<NonNullable<PollStepDeps['durations']>>; guard?: PollStepDeps['guard'] } = {}) {
+interface HarnessOptions {
+  rec?: Partial<JobRecord> | null;
+  api?: AgentJob | Error;
+  durations?: ReturnType<NonNullable<PollStepDeps['durations']>>;
+  guard?: PollStepDeps['guard'];
+}
+
+function harness(opts: HarnessOptions = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
@@ -618,9 +627,10 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
   it('the claim and the posting mark not yet on the replicas (a graceful failover under way): nothing posted, the claim given back, looked at again in a second (not a poll); then one announcement', async () => {
     let replicated = false;
     const confirmSteps = vi.fn(async (_mark: unknown, _what: string) => {
-      if (!replicated) throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+      if (!replicated) throw new UnreplicatedStepError(FAILING_OVER);
     });
-    const h = harness({ api: { status: 'completed', prLink: PR }, guard: { mark: () => ({ epoch: 0 }), confirmSteps } });
+    const guard = { mark: () => ({ epoch: 0 }), confirmSteps };
+    const h = harness({ api: { status: 'completed', prLink: PR }, guard });
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
 
     await expectRescheduled(h, job, 1_000, 'lock-token', undefined, false);

@@ -3,7 +3,14 @@ import type { WebClient } from '@slack/web-api';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
-import { continueAgentJob, FollowUpUnrecordedError, NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
+import {
+  continueAgentJob,
+  FollowUpUnrecordedError,
+  NOT_A_READER_TEXT,
+  READERS_CHECK_FAILED_TEXT,
+  UNCERTAIN_FOLLOWUP_TEXT,
+  unknownJobText,
+} from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
 import { CANNOT_POST_TEXT, StatusChangeDeferredError, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
 import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
@@ -62,7 +69,7 @@ function fakeSteps(progress: Record<string, unknown> = {}, finalAttempt = true) 
 function replicatedSteps(progress: Record<string, unknown>, failing: Set<string>) {
   const steps = fakeSteps(progress, false);
   const confirm = vi.fn(async (what: string) => {
-    if (failing.has(what)) throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+    if (failing.has(what)) throw new UnreplicatedStepError('a replica left the primary a moment ago');
   });
   return Object.assign(steps, { confirm });
 }
@@ -701,13 +708,14 @@ describe('continueAgentJob', () => {
     const failing = new Set(['follow-up']);
     const steps = replicatedSteps({}, failing);
 
-    await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
+    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
     expect(h.sendMessage).not.toHaveBeenCalled();
     expect(steps.progress.sent).toBeUndefined();
     expect(h.redis.evalsha).toHaveBeenCalledTimes(1);
 
     failing.clear();
-    expect(await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps)).toMatchObject({ ok: true, cycle: 1 });
+    expect(await continueAgentJob(h.deps, req, steps)).toMatchObject({ ok: true, cycle: 1 });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
   });
 
@@ -719,15 +727,17 @@ describe('continueAgentJob', () => {
     breakIt(h);
     const steps = fakeSteps({}, false);
 
-    await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
+    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
+    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
     expect(steps.progress).toMatchObject({ sent: 'done', fromCycle: 0 });
     expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
 
-    const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps);
+    const res = await continueAgentJob(h.deps, req, steps);
     expect(res).toMatchObject({ ok: true, cycle: 1 });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
     expect(h.store.beginCycle).toHaveBeenLastCalledWith('job_1', 'U1', NOW, '', '', 0);
-    expect(h.pollQueue.add).toHaveBeenLastCalledWith('poll', { agentJobId: 'job_1', cycle: 1, attempt: 0 }, { jobId: pollJobId('job_1', 1), delay: FIRST_POLL_MS });
+    const poller = { jobId: pollJobId('job_1', 1), delay: FIRST_POLL_MS };
+    expect(h.pollQueue.add).toHaveBeenLastCalledWith('poll', { agentJobId: 'job_1', cycle: 1, attempt: 0 }, poller);
     expect(h.log.errors()).toEqual([]);
   });
 
@@ -735,7 +745,8 @@ describe('continueAgentJob', () => {
     const h = continueHarness(ended({ cycle: 0 }));
     const steps = fakeSteps({}, false);
     steps.save.mockImplementation(async (patch) => {
-      if (patch.sent === 'done' && !steps.save.mock.calls.slice(0, -1).some(([p]) => p.sent === 'done')) throw new Error('Connection is closed.');
+      const first = !steps.save.mock.calls.slice(0, -1).some(([p]) => p.sent === 'done');
+      if (patch.sent === 'done' && first) throw new Error('Connection is closed.');
       Object.assign(steps.progress, patch);
     });
 

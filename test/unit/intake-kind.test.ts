@@ -7,11 +7,12 @@ import { intakeKind, replyToOf } from '../../src/platform/intake-kind.js';
  * replica does not know, one that fails its schema), kept in the record's envelope.
  */
 describe('replyToOf', () => {
+  const url = 'https://hooks.slack.com/commands/T/1/x';
   it.each([
-    ['a command', { requester: 'U1', channel: 'C1', responseUrl: 'https://hooks.slack.com/commands/T/1/x', instruction: 'secret' }, { user: 'U1', channel: 'C1', responseUrl: 'https://hooks.slack.com/commands/T/1/x' }],
-    ['a message event', { msg: { user: 'U2', channel: 'C2', thread_ts: '1.2', text: 'secret' }, botUserId: 'UB' }, { user: 'U2', channel: 'C2', threadTs: '1.2' }],
-    ['a report', { caller: { teamId: 'T', channel: 'C3', user: 'U3' }, responseUrl: 'https://hooks.slack.com/x' }, { user: 'U3', channel: 'C3', responseUrl: 'https://hooks.slack.com/x' }],
-    ['a form answered in a thread', { user: 'U4', channel: 'C4', threadTs: '9.9', ephemeralThreadTs: '1.1' }, { user: 'U4', channel: 'C4', threadTs: '1.1' }],
+    ['a command', { requester: 'U1', channel: 'C1', responseUrl: url, instruction: 'secret' }, { user: 'U1', channel: 'C1', responseUrl: url }],
+    ['a message event', { msg: { user: 'U2', channel: 'C2', thread_ts: '1.2', text: 'secret' } }, { user: 'U2', channel: 'C2', threadTs: '1.2' }],
+    ['a report', { caller: { teamId: 'T', channel: 'C3', user: 'U3' }, responseUrl: url }, { user: 'U3', channel: 'C3', responseUrl: url }],
+    ['a form in a thread', { user: 'U4', channel: 'C4', threadTs: '9.9', ephemeralThreadTs: '1.1' }, { user: 'U4', channel: 'C4', threadTs: '1.1' }],
     ['nothing usable', { user: 42, channel: null, responseUrl: '' }, {}],
     ['not an object', 'hello', {}],
     ['null', null, {}],

@@ -69,7 +69,8 @@ describe('postOnce before a failover (REDIS_WAIT_REPLICAS)', () => {
     const confirm = vi.fn(async (_what: string) => {
       throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
     });
-    const first: Steps = { progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt: false, confirm };
+    const save = async (patch: Record<string, unknown>) => void Object.assign(progress, patch);
+    const first: Steps = { progress, save, finalAttempt: false, confirm };
     const m = { channel: 'C1', thread_ts: '1.000001', text: 'hello', key: 'intake-2:note', since: RECEIVED };
     const client = slack as unknown as PostOnceClient;
     await expect(postOnce(client, first, m)).rejects.toBeInstanceOf(UnreplicatedStepError);

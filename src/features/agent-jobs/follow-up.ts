@@ -190,7 +190,9 @@ async function authorRefusal(deps: ContinueJobDeps, rec: JobRecord, author: stri
 function sentButUnrecorded(steps: Steps, log: Logger, err: unknown): Extract<ContinueJobResult, { ok: false }> {
   if (!steps.finalAttempt) throw new FollowUpUnrecordedError({ cause: err });
   log.error({ err }, 'sent a follow-up but could not record it');
-  const message = 'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.';
+  const message =
+    'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), ' +
+    'so I may not announce when it ends.';
   return { ok: false, reason: 'internal', message };
 }
 

@@ -72,8 +72,11 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
   const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(res.prompt, 2800)}`;
-  await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) => {
-    if (err instanceof UnreplicatedStepError) throw err; // not posted: the intake tries again (the follow-up is not sent twice)
+  const key = `${ctx.jobId}:note`;
+  const message = { channel: rec.channel, thread_ts: rec.threadTs, text: note, key, since: ctx.receivedAt };
+  await postOnce(deps.slack, ctx, message).catch((err: unknown) => {
+    // Not posted: the intake tries again (the follow-up is not sent twice).
+    if (err instanceof UnreplicatedStepError) throw err;
     deps.logger.warn({ err }, 'could not post the /docs-reply note');
   });
   const link = await threadPermalink(deps.slack, deps.store, rec);

@@ -46,7 +46,10 @@ export interface PollStepDeps {
   metrics?: Pick<BotMetrics, 'agentJobFinished'>;
   /** The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or timed out (optional; never throws). */
   agent?: Pick<AgentSurface, 'session'>;
-  /** Replica acknowledgement (REDIS_WAIT_REPLICAS): the claim and the posting mark are on the replicas before the announcement is posted. */
+  /**
+   * Replica acknowledgement (REDIS_WAIT_REPLICAS): the claim and the posting mark are on the
+   * replicas before the announcement is posted.
+   */
   guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
 }
 
@@ -256,7 +259,8 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
     if (err instanceof UnreplicatedStepError) {
-      log.info({ reason: err.reason }, 'the announcement\'s claim is not on the Redis replicas yet; nothing posted, looking again shortly');
+      const msg = "the announcement's claim is not on the Redis replicas yet; nothing posted, looking again shortly";
+      log.info({ reason: err.reason }, msg);
       return ctx.retryEdit(REPLICAS_RETRY_MS);
     }
     return announceFailed(ctx, err, finishedStatus(outcome));

@@ -60,7 +60,10 @@ export type StatusChange = { delete: true } | { text: string; blocks: unknown[] 
 /** States after which the status message will not change again (its last edit is never dropped). */
 const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
 
-/** ms after which a render that failed (Redis unreachable or failing over) is asked for again; doubled for each failure in a row. */
+/**
+ * ms after which a render that failed (Redis unreachable or failing over) is asked for again;
+ * doubled for each failure in a row.
+ */
 export const RENDER_RETRY_MS = 2_000;
 /** Most ms between tries of a render that keeps failing. */
 export const RENDER_RETRY_MAX_MS = 60_000;
@@ -131,7 +134,8 @@ export class StatusPresenter {
 
   /** True when the status message and the reaction already show `rec` (no Redis, no Slack call). */
   isCurrent(rec: JobRecord): boolean {
-    return fingerprint(statusMessageOf(rec, this.opts.now())) === rec.shown && STATE_REACTION[rec.state] === rec.reaction;
+    const shown = fingerprint(statusMessageOf(rec, this.opts.now()));
+    return shown === rec.shown && STATE_REACTION[rec.state] === rec.reaction;
   }
 
   /**

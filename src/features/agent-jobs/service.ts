@@ -143,19 +143,26 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
   return record(deps, req, { jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
 }
 
+type StatusPost = { key: string; projectId: string; call: AgentCall; log: Logger };
+type Posted = { ts: string } | { failure: StartFailure };
+
 /**
  * Step 1: posts the status message (at most once). A channel the bot cannot post in gives the
  * agent call back; a Slack failure on the last try says so. @returns its ts, or the failure (saved).
  * @throws transient Slack errors before the last try, Redis errors, UnreplicatedStepError.
  */
-async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps, at: { key: string; projectId: string; call: AgentCall; log: Logger }): Promise<{ ts: string } | { failure: StartFailure }> {
+async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps, at: StatusPost): Promise<Posted> {
   const fail = async (failure: StartFailure) => {
     await steps.save({ failure });
     return { failure };
   };
-  const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'starting', elapsedMs: 0 });
+  const { requester, instruction } = req;
+  const starting = { requester, instruction, projectId: at.projectId, state: 'starting' as const, elapsedMs: 0 };
+  const placeholder = buildStatusMessage(starting);
   try {
-    return { ts: await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${at.key}:status`, since: req.receivedAt }) };
+    const key = `${at.key}:status`;
+    const where = { channel: req.channel, thread_ts: req.threadTs };
+    return { ts: await postOnce(deps.slack, steps, { ...where, ...placeholder, key, since: req.receivedAt }) };
   } catch (err) {
     if (err instanceof UnreplicatedStepError) throw err; // nothing was posted: the intake tries again shortly
     const code = slackErrorCode(err);
@@ -165,7 +172,8 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
     }
     if (!steps.finalAttempt) throw err;
     at.log.warn({ err, slackError: code }, 'could not post the status message');
-    return fail({ ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' });
+    const message = 'Slack would not take my message; nothing was started. Try again in a moment.';
+    return fail({ ok: false, reason: 'slack', message });
   }
 }
 

@@ -7,7 +7,12 @@ import type { JobRecord, JobStore } from './store.js';
  * AgentJob.source.repository, `.ref`); the poll step then shows them (the record no longer matches
  * what the message shows). A Redis failure costs only the display (logged).
  */
-export async function noteSource(store: Pick<JobStore, 'update'>, rec: JobRecord, agentJob: AgentJob, log: Logger): Promise<void> {
+export async function noteSource(
+  store: Pick<JobStore, 'update'>,
+  rec: JobRecord,
+  agentJob: AgentJob,
+  log: Logger,
+): Promise<void> {
   const repository = agentJob.source?.repository ?? '';
   const branch = agentJob.source?.ref ?? '';
   const fields = {

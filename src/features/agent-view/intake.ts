@@ -16,7 +16,12 @@ export interface PromptsIntake {
   viewing?: string;
 }
 
-const promptsSchema: z.ZodType<PromptsIntake> = z.looseObject({ teamId: z.string(), user: z.string(), channel: z.string(), viewing: z.string().optional() });
+const promptsSchema: z.ZodType<PromptsIntake> = z.looseObject({
+  teamId: z.string(),
+  user: z.string(),
+  channel: z.string(),
+  viewing: z.string().optional(),
+});
 
 /** Kinds of intake the agent-view feature handles. */
 export const INTAKE = { prompts: intakeKind('agent-view.prompts', promptsSchema) };

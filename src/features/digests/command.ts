@@ -36,10 +36,12 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
     if (cmd.kind === 'subcommand') {
       const prepared = sub.prepare(cmd.name, cmd.args);
       if (!prepared.ok) return void (await ack({ response_type: 'ephemeral', text: prepared.message }));
-      const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload: { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url } };
+      const payload: SubcommandIntake = { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url };
+      const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload };
       return recordCommand(deps.intake, deps.logger, ack, entry);
     }
-    const entry: IntakeEntry<ReportIntake> = { ...base, kind: VISITORS_INTAKE.report, payload: { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url } };
+    const payload: ReportIntake = { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url };
+    const entry: IntakeEntry<ReportIntake> = { ...base, kind: VISITORS_INTAKE.report, payload };
     await recordCommand(deps.intake, deps.logger, ack, entry);
   };
 }

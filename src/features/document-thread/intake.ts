@@ -14,7 +14,12 @@ export interface PreviewIntake {
   externalId: string;
 }
 
-const previewSchema: z.ZodType<PreviewIntake> = z.looseObject({ channel: z.string(), threadTs: z.string(), user: z.string(), externalId: z.string() });
+const previewSchema: z.ZodType<PreviewIntake> = z.looseObject({
+  channel: z.string(),
+  threadTs: z.string(),
+  user: z.string(),
+  externalId: z.string(),
+});
 
 /** Kinds of intake the thread-context feature handles. */
 export const THREAD_CONTEXT_INTAKE = {

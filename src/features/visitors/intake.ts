@@ -60,7 +60,12 @@ export interface SubcommandIntake {
   responseUrl: string;
 }
 
-const callerSchema = z.looseObject({ teamId: z.string(), channel: z.string(), user: z.string(), responseUrl: z.string().optional() });
+const callerSchema = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  responseUrl: z.string().optional(),
+});
 const parsedDate = z.looseObject({ value: z.string(), ms: z.number(), dateOnly: z.boolean() });
 const rangeSchema: z.ZodType<RangeSpec> = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('default') }),
@@ -68,7 +73,12 @@ const rangeSchema: z.ZodType<RangeSpec> = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('dates'), from: parsedDate, to: parsedDate.optional() }),
 ]);
 
-const reportSchema: z.ZodType<ReportIntake> = z.looseObject({ caller: callerSchema, range: rangeSchema, limit: z.number(), responseUrl: z.string() });
+const reportSchema: z.ZodType<ReportIntake> = z.looseObject({
+  caller: callerSchema,
+  range: rangeSchema,
+  limit: z.number(),
+  responseUrl: z.string(),
+});
 const buttonSchema: z.ZodType<ButtonIntake> = z.looseObject({
   value: z.string().optional(),
   user: z.string(),
@@ -76,7 +86,12 @@ const buttonSchema: z.ZodType<ButtonIntake> = z.looseObject({
   messageTs: z.string().optional(),
   responseUrl: z.string().optional(),
 });
-const subcommandSchema: z.ZodType<SubcommandIntake> = z.looseObject({ name: z.string(), args: z.array(z.string()), caller: callerSchema, responseUrl: z.string() });
+const subcommandSchema: z.ZodType<SubcommandIntake> = z.looseObject({
+  name: z.string(),
+  args: z.array(z.string()),
+  caller: callerSchema,
+  responseUrl: z.string(),
+});
 
 /** Kinds of intake the visitors feature handles. */
 export const INTAKE = {

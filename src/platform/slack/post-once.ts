@@ -35,11 +35,18 @@ export function memorySteps(): Steps {
  * thrown for the caller to try again later.
  * @throws UnreplicatedStepError from `steps.confirm`.
  */
-export async function confirmStep(steps: Steps, what: string, undo: Record<string, unknown>, logger: Logger): Promise<void> {
+export async function confirmStep(
+  steps: Steps,
+  what: string,
+  undo: Record<string, unknown>,
+  logger: Logger,
+): Promise<void> {
   try {
     await steps.confirm?.(what);
   } catch (err) {
-    await steps.save(undo).catch((saveErr: unknown) => logger.warn({ err: saveErr, step: what }, 'could not take back a step mark that was not confirmed'));
+    await steps.save(undo).catch((saveErr: unknown) => {
+      logger.warn({ err: saveErr, step: what }, 'could not take back a step mark that was not confirmed');
+    });
     throw err;
   }
 }

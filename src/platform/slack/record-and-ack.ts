@@ -79,7 +79,12 @@ export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Log
  * acked and Slack redelivers it.
  * @throws {EventNotRecordedError} always.
  */
-export async function eventNotRecorded(logger: Logger, e: { kind: Pick<IntakeKind<unknown>, 'name'>; retryNum?: number | undefined }, err: unknown, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<never> {
+export async function eventNotRecorded(
+  logger: Logger,
+  e: { kind: Pick<IntakeKind<unknown>, 'name'>; retryNum?: number | undefined },
+  err: unknown,
+  tellOnLastTry?: (text: string) => Promise<unknown>,
+): Promise<never> {
   const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   const msg = !last ? 'could not record an event; not acked, so Slack redelivers it' : tellOnLastTry ? "could not record an event on Slack's last try; told the person" : "could not record an event on Slack's last try; Slack will not send it again";
   logger.warn({ err, intake: e.kind.name, retryNum: e.retryNum ?? 0 }, msg);

@@ -18,7 +18,8 @@ export function tellPersonVia(slack: { chat: Pick<WebClient['chat'], 'postEpheme
         return true;
       }
       if (!to.user || !to.channel) return false;
-      await slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...(to.threadTs ? { thread_ts: to.threadTs } : {}) });
+      const thread = to.threadTs ? { thread_ts: to.threadTs } : {};
+      await slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...thread });
       return true;
     } catch (err) {
       logger.warn({ err }, 'could not tell the person that their request was not handled');
