@@ -1,3 +1,5 @@
+import type { Logger } from './logger.js';
+
 /** A `host:port` of a Sentinel or a Cluster seed node. */
 export interface HostPort {
   host: string;
@@ -68,3 +70,51 @@ export function keyPrefix(c: Pick<RedisVars, 'QUEUE_PREFIX' | 'REDIS_CLUSTER_NOD
   return c.REDIS_CLUSTER_NODES.length ? `{${c.QUEUE_PREFIX}}` : c.QUEUE_PREFIX;
 }
 
+
+/** Host names and addresses that never leave the machine: `localhost` (and `*.localhost`), 127.0.0.0/8, `::1`. */
+function isLocalHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * The Redis passwords the configuration would send without TLS to a host that is not this machine,
+ * as the variables that hold them (never the values): REDIS_URL with a password and `redis://`;
+ * REDIS_PASSWORD without REDIS_TLS (on a Cluster, to its seeds; with Sentinel, to the data nodes
+ * the Sentinels name, judged by the Sentinels' own hosts); REDIS_SENTINEL_PASSWORD without
+ * REDIS_SENTINEL_TLS. (Redis AUTH sends the password as it is; anyone on the path can read it.)
+ */
+export function plaintextPasswords(t: RedisTarget): string[] {
+  if (t.mode === 'url') {
+    let url: URL;
+    try {
+      url = new URL(t.url);
+    } catch {
+      return [];
+    }
+    return url.protocol === 'redis:' && url.password !== '' && !isLocalHost(url.hostname) ? ['REDIS_URL'] : [];
+  }
+  const hosts = t.mode === 'cluster' ? t.nodes : t.sentinels;
+  const remote = hosts.some((h) => !isLocalHost(h.host));
+  const out: string[] = [];
+  if (remote && t.password && !t.tls) out.push('REDIS_PASSWORD');
+  if (remote && t.mode === 'sentinel' && t.sentinelPassword && !t.sentinelTls) out.push('REDIS_SENTINEL_PASSWORD');
+  return out;
+}
+
+/**
+ * Start-up check: one warn line naming the variables whose Redis password would go without TLS to
+ * a host that is not this machine ({@link plaintextPasswords}; never the password itself), or nothing.
+ * @returns those variables.
+ */
+export function warnPlaintextPasswords(t: RedisTarget, logger: Pick<Logger, 'warn'>): string[] {
+  const variables = plaintextPasswords(t);
+  if (variables.length) {
+    logger.warn(
+      { variables, mode: t.mode },
+      'a Redis password is sent without TLS to a host that is not this machine (anyone on the path can read it): ' +
+        'use rediss:// in REDIS_URL, or REDIS_TLS / REDIS_SENTINEL_TLS',
+    );
+  }
+  return variables;
+}

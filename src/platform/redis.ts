@@ -3,7 +3,16 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Logger } from './logger.js';
 import type { RedisTarget } from './redis-target.js';
 
-export { DEFAULT_REDIS_URL, keyPrefix, redisTarget, type HostPort, type RedisTarget, type RedisVars } from './redis-target.js';
+export {
+  DEFAULT_REDIS_URL,
+  keyPrefix,
+  plaintextPasswords,
+  redisTarget,
+  warnPlaintextPasswords,
+  type HostPort,
+  type RedisTarget,
+  type RedisVars,
+} from './redis-target.js';
 
 /** Which of the bot's Redis connections: labels `docs_bot_redis_reconnects_total`. */
 export const REDIS_ROLES = ['state', 'intake', 'queue', 'worker'] as const;

@@ -1,11 +1,13 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { TEST_KIND } from '../helpers/intake-kinds.js';
 import { healthHandler } from '../../src/platform/health.js';
 import { Intake, RecordUnconfirmedError } from '../../src/platform/intake.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import { StartupError } from '../../src/platform/startup-error.js';
 import { RedisConnections, type RedisRole } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
-import { command, primaryWithReplica, until } from '../helpers/redis-topology.js';
+import { command, primaryWithReplica, primaryWithReplicas, until } from '../helpers/redis-topology.js';
 import { useRedisTopologies } from '../helpers/topology-fixture.js';
 
 /**
@@ -119,29 +121,36 @@ describe('failover behind one endpoint', () => {
 });
 
 describe('REDIS_WAIT_REPLICAS', () => {
-  it('records wait for the replica; without it in time the ack goes out anyway, with one warning and one count', async () => {
+  it('records wait for the replica; when it has just left, a record is answered "can\'t tell" for 10 s; after that it is acked without it, with one warning and one count', async () => {
     const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
     let unreplicated = 0;
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const replication = { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ };
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), replication, { now: () => now });
     closers.push(() => intake.close());
 
-    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
     // The replica has it the moment the ack could go out.
     expect(Number(await command(replica.port, 'EXISTS', 'w:intake:test.kind-one'))).toBe(1);
 
+    // Its only replica gone a moment ago: what the primary took just before may be on none.
     await replica.kill9();
+    await expect(intake.record(TEST_KIND, 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    expect(unreplicated).toBe(1);
+
+    now += 10_000;
     const t0 = Date.now();
-    await intake.record('test.kind', 'two', 'req-2', { n: 2 });
+    await intake.record(TEST_KIND, 'three', 'req-3', { n: 3 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(Date.now() - t0).toBeLessThan(1_500);
-    expect(unreplicated).toBe(1);
+    expect(unreplicated).toBe(2);
     const warn = lines.find((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
-    expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-2' });
+    expect(warn).toMatchObject({ level: 40, replicas: 1, confirmed: 0, requestId: 'req-3' });
   });
 
   it('a record whose connection was re-established before its WAIT is unconfirmed (a WAIT on the new connection covers nothing): record() says it cannot tell', async () => {
@@ -154,7 +163,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const writer = conns.intake();
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
     closers.push(() => intake.close());
-    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
 
     // The writing connection drops right after the write and is back before the WAIT is sent.
@@ -166,10 +175,53 @@ describe('REDIS_WAIT_REPLICAS', () => {
       await new Promise((r) => client.once('ready', r));
       return job;
     }) as typeof add;
-    await expect(intake.record('test.kind', 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    await expect(intake.record(TEST_KIND, 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
     expect(unreplicated).toBe(1);
     const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'));
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
+  });
+});
+
+describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas (or a primary Sentinel is cut off from)', () => {
+  it('while the old primary has one replica fewer than a moment ago (its other replica was promoted), a record is answered "can\'t tell" and a saved step is held; a replica gone longer than the suspect time is no longer waited for', async () => {
+    const topo = topology();
+    const { primary, replicas } = await primaryWithReplicas(topo, 2);
+    const [promoted, kept] = replicas as [typeof replicas[0], typeof replicas[0]];
+    const { logger, lines } = arrayLogger();
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
+    closers.push(() => conns.close());
+    const counts = { unreplicated: 0, held: 0 };
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
+      replicas: 1,
+      timeoutMs: 300,
+      suspectMs: 10_000,
+      onUnreplicated: () => counts.unreplicated++,
+      onStepUnreplicated: () => counts.held++,
+    }, { now: () => now });
+    closers.push(() => intake.close());
+    await intake.record(TEST_KIND, 'before', 'req-0', {});
+    expect(counts.unreplicated).toBe(0);
+
+    // SENTINEL FAILOVER promotes one replica (so does Sentinel when it can no longer reach the primary
+    // but the bot still can); the old primary keeps the other until Sentinel re-points it.
+    await command(promoted.port, 'REPLICAOF', 'NO', 'ONE');
+    await expect(intake.record(TEST_KIND, 'during', 'req-1', {})).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    const step = intake.guard.confirmSteps(intake.guard.mark(), 'create');
+    await expect(step).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(counts).toEqual({ unreplicated: 1, held: 1 });
+    // A WAIT 1 would have confirmed it (the kept replica has it); the promoted one never will.
+    expect(Number(await command(kept.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(1);
+    expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-during'))).toBe(0);
+    expect(Number(await command(promoted.port, 'EXISTS', 'w:intake:test.kind-before'))).toBe(1);
+    const warned = lines.find((l) => l.requestId === 'req-1');
+    expect(warned).toMatchObject({ level: 40, error: expect.stringContaining('fewer replicas than a moment ago') });
+
+    // Still one replica 10 s later: it is gone, not a failover's moment; the kept one confirms again.
+    now += 10_000;
+    await intake.record(TEST_KIND, 'after', 'req-2', {});
+    await intake.guard.confirmSteps(intake.guard.mark(), 'create');
+    expect(counts).toEqual({ unreplicated: 1, held: 1 });
   });
 });
 
@@ -213,7 +265,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ });
     closers.push(() => intake.close());
     // One record first (confirmed), so BullMQ's script is loaded and the burst below is only records.
-    await intake.record('test.kind', 'warm-up', 'req-warm-up', {});
+    await intake.record(TEST_KIND, 'warm-up', 'req-warm-up', {});
     expect(counts.unreplicated).toBe(0);
     await command(primary.port, 'CONFIG', 'RESETSTAT');
     return { primary, replica, intake, lines, counts };
@@ -223,7 +275,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
   async function burst(intake: Intake): Promise<number[]> {
     const t0 = Date.now();
     return Promise.all(Array.from({ length: RECORDS }, async (_, i) => {
-      await intake.record('test.kind', `burst-${i}`, `req-${i}`, { i });
+      await intake.record(TEST_KIND, `burst-${i}`, `req-${i}`, { i });
       return Date.now() - t0;
     }));
   }

@@ -1,7 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RENDER_RETRY_MS, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
+import { RENDER_RETRY_MAX_MS, RENDER_RETRY_MS, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
 import type { PollJobData, PollStepResult } from '../../src/features/agent-jobs/poll.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { createPollQueue, pollJobId, startPollWorker, watchAgentJob } from '../../src/features/agent-jobs/worker.js';
@@ -73,11 +73,15 @@ describe('status presenter: never waits', () => {
     expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready');
   });
 
-  it('a render that Redis fails (a failover under way) asks to be tried again, and the final state lands when it is', async () => {
+  it('a render that Redis fails (a failover under way) asks to be tried again, later each time in a row, and the final state lands when it is', async () => {
     const ts = await endedJob('job_redis_down');
     const failing = { ...store, get: async () => { throw new Error('Connection is closed.'); } } as unknown as JobStore;
     const down = new StatusPresenter({ redis, prefix, store: failing, slack: web, logger, now: Date.now, minIntervalMs: 100 });
-    expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MS });
+    expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MS, renderFailed: true });
+    expect(await down.show('job_redis_down')).toEqual({ retryInMs: 2 * RENDER_RETRY_MS, renderFailed: true });
+    expect(await down.show('job_redis_down')).toEqual({ retryInMs: 4 * RENDER_RETRY_MS, renderFailed: true });
+    for (let i = 0; i < 10; i++) await down.show('job_redis_down');
+    expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MAX_MS, renderFailed: true });
     expect(warnings).toContainEqual(expect.objectContaining({ msg: 'status render failed; asking again', jobId: 'job_redis_down' }));
     expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Starting…');
     // Asked again once Redis answers: the end is shown.

@@ -14,6 +14,7 @@ import {
 } from '../../src/platform/docs-api/errors.js';
 import type { AgentJob } from '../../src/platform/docs-api/schemas.js';
 import type { BotMetrics } from '../../src/platform/metrics.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -30,6 +31,7 @@ const BOUNDS = { minMs: 10_000, maxMs: 120_000 };
 const TIMEOUT_MS = 6 * 3600_000;
 const STARTED_AT = 1_700_000_000_000;
 const PR = 'https://github.com/acme/docs/pull/42';
+const FAILING_OVER = 'the primary has fewer replicas than a moment ago (a failover may be under way)';
 
 // ---- fakes -------------------------------------------------------------------------------------
 
@@ -75,10 +77,11 @@ class FakeJobStore {
   });
   /** The announcement's steps, kept across runs like the Redis hash is. */
   readonly steps = new Map<string, Record<string, unknown>>();
-  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle) => {
+  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle, confirm) => {
     const key = `${jobId}:${cycle}`;
     const saved = { ...this.steps.get(key) };
-    return { progress: saved, finalAttempt: false, save: async (patch) => void this.steps.set(key, Object.assign(saved, patch)) };
+    const save = async (patch: Record<string, unknown>) => void this.steps.set(key, Object.assign(saved, patch));
+    return { progress: saved, finalAttempt: false, save, ...(confirm ? { confirm } : {}) };
   });
 }
 
@@ -120,7 +123,14 @@ interface LogLine {
  * A poll step wired to fakes. The clock starts 5 minutes into the cycle; `advance` moves both the
  * injected clock and `Date.now()` (which the step uses for BullMQ's moveToDelayed timestamp).
  */
-function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error; durations?: ReturnType<NonNullable<PollStepDeps['durations']>> } = {}) {
+interface HarnessOptions {
+  rec?: Partial<JobRecord> | null;
+  api?: AgentJob | Error;
+  durations?: ReturnType<NonNullable<PollStepDeps['durations']>>;
+  guard?: PollStepDeps['guard'];
+}
+
+function harness(opts: HarnessOptions = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
@@ -169,6 +179,7 @@ function harness(opts: { rec?: Partial<JobRecord> | null; api?: AgentJob | Error
     now: () => clock,
     random: () => 0,
     metrics: { agentJobFinished: finished },
+    ...(opts.guard ? { guard: opts.guard } : {}),
   });
   return {
     step,
@@ -330,6 +341,17 @@ describe('poll step: no waiting inside the worker (the presenter returns the del
 
     await expectRescheduled(h, job, 3_000, 'lock-token', h.now()); // sooner than the 29 s backoff
     expect(h.show).toHaveBeenCalledWith('job_1');
+  });
+
+  it('an active job whose status render Redis failed (only the state connection down) keeps its poll schedule: no docs API GET every 2 s', async () => {
+    const h = harness({ api: { id: 'job_1', status: 'active' } });
+    h.isCurrent.mockReturnValue(false);
+    h.show.mockResolvedValue({ retryInMs: 2_000, renderFailed: true });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+
+    await expectRescheduled(h, job, 20_000, 'lock-token', h.now());
+    expect(h.show).toHaveBeenCalledTimes(1);
+    expect(h.getJob).toHaveBeenCalledTimes(1);
   });
 
   it('an active job whose edit waits longer than the next poll keeps its poll schedule', async () => {
@@ -602,6 +624,28 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     h.advance(5_000); // BullMQ's retry
     await expect(h.step(job)).resolves.toBe('announced');
     expect(h.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('the claim and the posting mark not yet on the replicas (a graceful failover under way): nothing posted, the claim given back, looked at again in a second (not a poll); then one announcement', async () => {
+    let replicated = false;
+    const confirmSteps = vi.fn(async (_mark: unknown, _what: string) => {
+      if (!replicated) throw new UnreplicatedStepError(FAILING_OVER);
+    });
+    const guard = { mark: () => ({ epoch: 0 }), confirmSteps };
+    const h = harness({ api: { status: 'completed', prLink: PR }, guard });
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 });
+
+    await expectRescheduled(h, job, 1_000, 'lock-token', undefined, false);
+    expect(confirmSteps).toHaveBeenCalledWith({ epoch: 0 }, 'announce:job_1:0');
+    expect(h.postMessage).not.toHaveBeenCalled();
+    expect(h.store.mark('job_1', 0)).toBeUndefined();
+    expect(h.finished).not.toHaveBeenCalled();
+
+    replicated = true;
+    h.advance(1_000);
+    await expect(h.step(job)).resolves.toBe('announced');
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+    expect(h.errorLogs()).toEqual([]);
   });
 
   it('the process dies between the post and saving its ts: the retry finds the post by its metadata and posts nothing', async () => {

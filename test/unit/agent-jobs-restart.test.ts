@@ -19,7 +19,9 @@ const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ALICE', 'U0BOB'] };
 
 function harness(members = MEMBERS) {
   const handlers = new Map<string, (p: unknown, ctx: IntakeContext) => Promise<void>>();
-  const intake = { on: (kind: string, h: (p: unknown, ctx: IntakeContext) => Promise<void>) => void handlers.set(kind, h) };
+  const intake = {
+    on: (kind: { name: string }, h: (p: unknown, ctx: IntakeContext) => Promise<void>) => void handlers.set(kind.name, h),
+  };
   const postEphemeral = vi.fn(async (_args: { channel: string; user: string; text: string }) => ({ ok: true }));
   const getRestart = vi.fn(async (id: string) => (id === 'req-1' ? SAVED : undefined));
   const { logger, lines } = arrayLogger();
@@ -32,7 +34,7 @@ function harness(members = MEMBERS) {
   } as unknown as AgentJobsHandlerDeps;
   registerHandlers(intake as never, deps);
   const ctx = { jobId: 'act-1', requestId: 'r', receivedAt: 0, progress: {}, save: async () => undefined, finalAttempt: true, log: logger } as unknown as IntakeContext;
-  const click = (p: RestartIntake) => handlers.get(INTAKE.restart)!(p, ctx);
+  const click = (p: RestartIntake) => handlers.get(INTAKE.restart.name)!(p, ctx);
   const told = () => postEphemeral.mock.calls.map(([a]) => a.text);
   return { click, told, getRestart, lines };
 }

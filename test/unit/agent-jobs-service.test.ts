@@ -3,7 +3,14 @@ import type { WebClient } from '@slack/web-api';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
-import { continueAgentJob, NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from '../../src/features/agent-jobs/follow-up.js';
+import {
+  continueAgentJob,
+  FollowUpUnrecordedError,
+  NOT_A_READER_TEXT,
+  READERS_CHECK_FAILED_TEXT,
+  UNCERTAIN_FOLLOWUP_TEXT,
+  unknownJobText,
+} from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
 import { RESTART_PURPOSE } from '../../src/features/agent-jobs/blocks.js';
 import { CANNOT_POST_TEXT, StatusChangeDeferredError, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
@@ -19,6 +26,7 @@ import {
   DocsApiServerError,
   DocsApiUnauthorizedError,
 } from '../../src/platform/docs-api/errors.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -54,6 +62,18 @@ const redisDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:
 function fakeSteps(progress: Record<string, unknown> = {}, finalAttempt = true) {
   const save = vi.fn<Steps['save']>(async (patch) => void Object.assign(progress, patch));
   return { progress, save, finalAttempt };
+}
+
+/**
+ * Saved steps whose confirmation on the Redis replicas (REDIS_WAIT_REPLICAS) fails for the steps
+ * named in `failing` while it holds (a failover under way), and passes for the rest.
+ */
+function replicatedSteps(progress: Record<string, unknown>, failing: Set<string>) {
+  const steps = fakeSteps(progress, false);
+  const confirm = vi.fn(async (what: string) => {
+    if (failing.has(what)) throw new UnreplicatedStepError('a replica left the primary a moment ago');
+  });
+  return Object.assign(steps, { confirm });
 }
 
 /** The poll queue; `add` records the job it would schedule. */
@@ -321,6 +341,23 @@ describe('startAgentJob', () => {
     expect(h.createJob).not.toHaveBeenCalled();
     expect(h.chat.postMessage).not.toHaveBeenCalled();
     expect(h.order).toEqual(['store.create job_saved', 'pollQueue.add job_saved#0', 'status.show job_saved']);
+  });
+
+  it('"create sent" not yet on the replicas (a graceful failover under way): no job created, the mark taken back; the retry creates exactly one', async () => {
+    const h = startHarness();
+    const failing = new Set(['create']);
+    const steps = replicatedSteps({}, failing);
+
+    await expect(startAgentJob(h.deps, startReq(), steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(h.createJob).not.toHaveBeenCalled();
+    expect(steps.progress.create).toBeUndefined();
+    expect(steps.confirm.mock.calls.map(([what]) => what)).toEqual(['req-1:status', 'create']);
+
+    failing.clear();
+    const res = await startAgentJob(h.deps, startReq(), steps);
+    expect(res).toMatchObject({ ok: true, jobId: 'job_new' });
+    expect(h.createJob).toHaveBeenCalledTimes(1);
+    expect(h.chat.postMessage).toHaveBeenCalledTimes(1); // one status message, no "may or may not have started" notice
   });
 
   it('Redis down before the job is created: thrown for a retry, and no job is created at the vendor', async () => {
@@ -667,6 +704,59 @@ describe('continueAgentJob', () => {
 
     expect(res).toEqual({ ok: false, reason: 'internal', message: NOT_REACHED_STORAGE });
     expect(h.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it('"sending" not yet on the replicas (a graceful failover under way): nothing sent, the mark taken back, the lock given back; the retry sends once', async () => {
+    const h = continueHarness(ended());
+    const failing = new Set(['follow-up']);
+    const steps = replicatedSteps({}, failing);
+
+    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
+    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(h.sendMessage).not.toHaveBeenCalled();
+    expect(steps.progress.sent).toBeUndefined();
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1);
+
+    failing.clear();
+    expect(await continueAgentJob(h.deps, req, steps)).toMatchObject({ ok: true, cycle: 1 });
+    expect(h.sendMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
+    ['beginning the cycle', (h: ContinueHarness) => h.store.beginCycle.mockRejectedValueOnce(redisDown())],
+    ['queueing the poller', (h: ContinueHarness) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],
+  ])('Redis failing just after the follow-up was sent (%s), before the last try: thrown for the intake, whose retry begins the cycle once and watches it, sending nothing again', async (_name, breakIt) => {
+    const h = continueHarness(ended({ cycle: 0 }));
+    breakIt(h);
+    const steps = fakeSteps({}, false);
+
+    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
+    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
+    expect(steps.progress).toMatchObject({ sent: 'done', fromCycle: 0 });
+    expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
+
+    const res = await continueAgentJob(h.deps, req, steps);
+    expect(res).toMatchObject({ ok: true, cycle: 1 });
+    expect(h.sendMessage).toHaveBeenCalledTimes(1);
+    expect(h.store.beginCycle).toHaveBeenLastCalledWith('job_1', 'U1', NOW, '', '', 0);
+    const poller = { jobId: pollJobId('job_1', 1), delay: FIRST_POLL_MS };
+    expect(h.pollQueue.add).toHaveBeenLastCalledWith('poll', { agentJobId: 'job_1', cycle: 1, attempt: 0 }, poller);
+    expect(h.log.errors()).toEqual([]);
+  });
+
+  it('saving "sent" meets Redis failing over once: saved again at once, and the follow-up is recorded and watched (not "not sent")', async () => {
+    const h = continueHarness(ended({ cycle: 0 }));
+    const steps = fakeSteps({}, false);
+    steps.save.mockImplementation(async (patch) => {
+      const first = !steps.save.mock.calls.slice(0, -1).some(([p]) => p.sent === 'done');
+      if (patch.sent === 'done' && first) throw new Error('Connection is closed.');
+      Object.assign(steps.progress, patch);
+    });
+
+    const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps);
+    expect(res).toMatchObject({ ok: true, cycle: 1 });
+    expect(h.sendMessage).toHaveBeenCalledTimes(1);
+    expect(steps.progress.sent).toBe('done');
   });
 
   it('Redis down when saving the step before sending: "could not reach my storage", nothing sent', async () => {

@@ -21,9 +21,9 @@ function fakeIntake(fail = false) {
   return {
     records,
     options,
-    record: (kind: string, id: string, _requestId: string, payload: unknown, opts?: unknown) => {
+    record: (kind: { name: string }, id: string, _requestId: string, payload: unknown, opts?: unknown) => {
       if (fail) return Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
-      records.push({ kind, id, payload });
+      records.push({ kind: kind.name, id, payload });
       options.push(opts);
       return Promise.resolve();
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { handleIncomingMessage, MENTION_HELP, type MessageDeps } from '../../src/features/agent-jobs/messages.js';
-import { POST_ONCE_EVENT_TYPE, type Steps } from '../../src/platform/slack/post-once.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
+import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient, type Steps } from '../../src/platform/slack/post-once.js';
 import { arrayLogger } from '../helpers/logs.js';
 
 /**
@@ -58,5 +59,26 @@ describe('postOnce gets the receipt time', () => {
     expect(posted.map((m) => m.text)).toEqual([MENTION_HELP]);
     expect(posted[0]!.metadata).toEqual({ event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: 'intake-1:help' } });
     expect(slack.conversations.replies).toHaveBeenCalledWith(expect.objectContaining({ oldest: String(RECEIVED / 1000 - 60) }));
+  });
+});
+
+describe('postOnce before a failover (REDIS_WAIT_REPLICAS)', () => {
+  it('posts only once the posting mark is confirmed on the replicas; an unconfirmed mark posts nothing, and the retry posts once', async () => {
+    const { slack, posted } = fakeSlack();
+    const progress: Record<string, unknown> = {};
+    const confirm = vi.fn(async (_what: string) => {
+      throw new UnreplicatedStepError('the primary has fewer replicas than a moment ago (a failover may be under way)');
+    });
+    const save = async (patch: Record<string, unknown>) => void Object.assign(progress, patch);
+    const first: Steps = { progress, save, finalAttempt: false, confirm };
+    const m = { channel: 'C1', thread_ts: '1.000001', text: 'hello', key: 'intake-2:note', since: RECEIVED };
+    const client = slack as unknown as PostOnceClient;
+    await expect(postOnce(client, first, m)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(confirm).toHaveBeenCalledWith('intake-2:note');
+    expect(posted).toEqual([]);
+
+    const retry: Steps = { ...first, confirm: async () => undefined };
+    expect(await postOnce(client, retry, m)).toBe(posted[0]!.ts);
+    expect(posted).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../../src/platform/config.js';
-import { keyPrefix, reconnectDelayMs, redisTarget } from '../../src/platform/redis.js';
+import { keyPrefix, reconnectDelayMs, redisTarget, warnPlaintextPasswords } from '../../src/platform/redis.js';
+import { arrayLogger } from '../helpers/logs.js';
 
 const valid = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', DOCS_API_KEY: 'mint_abc', DOCS_PROJECT_ID: 'proj' };
 
@@ -68,5 +69,44 @@ describe('Redis connection modes', () => {
 
   it('reconnects quickly after a failover: 100 ms, doubling, at most 2 s apart', () => {
     expect([1, 2, 3, 4, 5, 6, 20].map(reconnectDelayMs)).toEqual([100, 200, 400, 800, 1_600, 2_000, 2_000]);
+  });
+});
+
+describe('a Redis password sent over plaintext to another host', () => {
+  const warned = (env: Record<string, string>) => {
+    const { logger, lines } = arrayLogger('debug');
+    warnPlaintextPasswords(redisTarget(readConfig({ ...valid, ...env })), logger);
+    return lines;
+  };
+
+  it.each([
+    ['REDIS_URL redis:// with a password to a remote host', { REDIS_URL: 'redis://:s3cret-pw@redis.internal:6379' }, ['REDIS_URL']],
+    ['REDIS_URL with a user and password to an IP address', { REDIS_URL: 'redis://bot:s3cret-pw@10.0.0.5:6379/0' }, ['REDIS_URL']],
+    [
+      'Sentinel, both passwords without TLS',
+      { REDIS_SENTINELS: 's1:26379,127.0.0.1:26380', REDIS_SENTINEL_NAME: 'm', REDIS_PASSWORD: 's3cret-pw', REDIS_SENTINEL_PASSWORD: 's3cret-spw' },
+      ['REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD'],
+    ],
+    ['Cluster without TLS', { REDIS_CLUSTER_NODES: 'n1:7000', REDIS_PASSWORD: 's3cret-pw' }, ['REDIS_PASSWORD']],
+  ])('%s: one warning at start-up naming the variable, never the password', (_name, env, variables) => {
+    const lines = warned(env);
+    expect(lines).toMatchObject([{ level: 40, variables, msg: expect.stringContaining('without TLS') }]);
+    expect(JSON.stringify(lines)).not.toContain('s3cret');
+  });
+
+  it.each([
+    ['the default (local, no password)', {}],
+    ['rediss:// to a remote host', { REDIS_URL: 'rediss://:s3cret-pw@redis.internal:6380' }],
+    ['redis:// with a password to this machine', { REDIS_URL: 'redis://:s3cret-pw@localhost:6379' }],
+    ['redis:// with a password to 127.0.0.1', { REDIS_URL: 'redis://:s3cret-pw@127.0.0.1:6379' }],
+    ['redis:// with a password to [::1]', { REDIS_URL: 'redis://:s3cret-pw@[::1]:6379' }],
+    ['redis:// to a remote host without a password', { REDIS_URL: 'redis://redis.internal:6379' }],
+    [
+      'Sentinel with TLS on both',
+      { REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm', REDIS_PASSWORD: 'p', REDIS_TLS: 'true', REDIS_SENTINEL_PASSWORD: 'q', REDIS_SENTINEL_TLS: 'true' },
+    ],
+    ['Cluster on this machine', { REDIS_CLUSTER_NODES: '127.0.0.1:7000,localhost:7001', REDIS_PASSWORD: 'p' }],
+  ])('%s: no warning', (_name, env) => {
+    expect(warned(env)).toEqual([]);
   });
 });

@@ -199,6 +199,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         signer: o.signer,
         ...(o.metrics ? { metrics: o.metrics } : {}),
         ...(o.agent ? { agent: o.agent } : {}),
+        ...(o.intake.guard.enabled ? { guard: o.intake.guard } : {}),
       }),
     ],
     close: async (timeoutMs) => {

@@ -9,9 +9,11 @@ import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { UnreplicatedStepError, type ReplicaGuard } from '../../platform/replica-guard.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import { buildAnnouncement } from './blocks.js';
 import { finishedStatus, recordedOutcome, type JobOutcome } from './outcome.js';
+import { noteSource } from './source.js';
 import type { StatusPresenter } from './presenter.js';
 import type { DurationHistory } from './durations.js';
 import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
@@ -47,7 +49,15 @@ export interface PollStepDeps {
   agent?: Pick<AgentSurface, 'session'>;
   /** Signs the feedback buttons' values. */
   signer: Pick<ValueSigner, 'sign'>;
+  /**
+   * Replica acknowledgement (REDIS_WAIT_REPLICAS): the claim and the posting mark are on the
+   * replicas before the announcement is posted.
+   */
+  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
 }
+
+/** ms before an announcement whose claim was not confirmed on the Redis replicas is tried again. */
+const REPLICAS_RETRY_MS = 1_000;
 
 /** Data of a poll step job (queue `poll-agent-job`). */
 export interface PollJobData {
@@ -87,6 +97,8 @@ interface StepContext {
   nextDelayMs: () => Promise<number>;
   /** When the previous poll ran (epoch ms), if known. */
   lastPollAt?: number;
+  /** Confirms what this run saved is on the replicas, before the announcement (see {@link PollStepDeps.guard}). */
+  confirm: ((what: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -122,6 +134,7 @@ export function createPollStep(deps: PollStepDeps) {
       cycle,
       log,
       lastPollAt,
+      confirm: confirmSince(deps.guard),
       reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
       retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
       nextDelayMs: async () => {
@@ -149,37 +162,25 @@ export function createPollStep(deps: PollStepDeps) {
       log.warn({ err }, 'poll failed; will try again');
       return ctx.reschedule(await ctx.nextDelayMs());
     }
-    await noteSource(ctx, agentJob);
+    await noteSource(deps.store, rec, agentJob, log);
     const status = agentJob.status;
     if (isTerminal(status)) return finishEnded(ctx, status, agentJob);
     // Still active: the status message shows when it started, so it changes only when an earlier
     // edit did not land (dropped for the budget, rate limited): then show it, and poll no later
     // than when that edit may be tried again.
-    const statusRetryMs = deps.status.isCurrent(rec) ? undefined : (await deps.status.show(agentJobId)).retryInMs;
-    return ctx.reschedule(Math.min(await ctx.nextDelayMs(), statusRetryMs ?? Infinity), polledAt);
+    return ctx.reschedule(Math.min(await ctx.nextDelayMs(), await editDueInMs(deps, rec)), polledAt);
   };
 }
 
 /**
- * Keeps the repository and branch the API's `source` reports (spec: AgentJob.source.repository,
- * `.ref`); the step then shows them (the record no longer matches what the message shows). A
- * Redis failure costs only the display (logged).
+ * ms until a pending edit of an active job's status message may be tried again (Infinity: none
+ * pending). A render that Redis failed waits for the next poll instead: while the state
+ * connection is down, polls keep their pace (no docs API GET every few seconds for the edit).
  */
-async function noteSource(ctx: StepContext, agentJob: AgentJob): Promise<void> {
-  const repository = agentJob.source?.repository ?? '';
-  const branch = agentJob.source?.ref ?? '';
-  const fields = {
-    ...(repository && repository !== ctx.rec.repository ? { repository } : {}),
-    ...(branch && branch !== ctx.rec.branch ? { branch } : {}),
-  };
-  if (Object.keys(fields).length === 0) return;
-  try {
-    await ctx.deps.store.update(ctx.rec.jobId, fields);
-    Object.assign(ctx.rec, fields);
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not keep the job\'s repository and branch');
-    return;
-  }
+async function editDueInMs(deps: PollStepDeps, rec: JobRecord): Promise<number> {
+  if (deps.status.isCurrent(rec)) return Infinity;
+  const shown = await deps.status.show(rec.jobId);
+  return shown.renderFailed ? Infinity : (shown.retryInMs ?? Infinity);
 }
 
 /** Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
@@ -220,6 +221,13 @@ async function announceFailed(ctx: StepContext, err: unknown, finished: Finished
   return 'cannot-post';
 }
 
+/** Confirms, before the announcement, what this run saved since it began (see {@link PollStepDeps.guard}). */
+function confirmSince(guard: PollStepDeps['guard']): StepContext['confirm'] {
+  if (!guard) return undefined;
+  const mark = guard.mark();
+  return (what) => guard.confirmSteps(mark, what);
+}
+
 /**
  * Records the end of the cycle and announces it once. The end is recorded only while the record is
  * still on this cycle (a follow-up that began meanwhile owns the thread: `superseded`).
@@ -242,7 +250,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
   const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome }, deps.signer);
   try {
-    const steps = await deps.store.announcementSteps(rec.jobId, cycle);
+    const steps = await deps.store.announcementSteps(rec.jobId, cycle, ctx.confirm);
     const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>
       postOnce(deps.slack, steps, { channel: rec.channel, thread_ts: rec.threadTs, ...m, key, since: rec.cycleStartedAt });
     await post(msg, `announce:${rec.jobId}:${cycle}`).catch(async (err: unknown) => {
@@ -253,6 +261,11 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
+    if (err instanceof UnreplicatedStepError) {
+      const msg = "the announcement's claim is not on the Redis replicas yet; nothing posted, looking again shortly";
+      log.info({ reason: err.reason }, msg);
+      return ctx.retryEdit(REPLICAS_RETRY_MS);
+    }
     return announceFailed(ctx, err, finishedStatus(outcome));
   }
   const announcedAt = deps.now();

@@ -1,25 +1,14 @@
 import type { WebClient } from '@slack/web-api';
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { settleWithin } from '../../platform/in-flight.js';
 import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
-import { buildStatusMessage } from './blocks.js';
 import type { EditBudget } from './edit-budget.js';
+import { fingerprint, STATE_REACTION, statusMessageOf } from './status-view.js';
 import type { JobRecord, JobStore, StatusState } from './store.js';
 
-/** Reaction on the thread root for each state ('' = none). Slack emoji names, without colons. */
-export const STATE_REACTION: Record<StatusState, string> = {
-  starting: '',
-  start_failed: '',
-  active: 'hourglass_flowing_sand',
-  completed: 'white_check_mark',
-  failed: 'x',
-  archived: 'file_cabinet',
-  timeout: 'warning',
-  uncertain: '',
-};
+export { STATE_REACTION } from './status-view.js';
 
 /** Options of {@link StatusPresenter}. */
 export interface StatusPresenterOptions {
@@ -51,6 +40,11 @@ export interface StatusPresenterOptions {
  */
 export interface ShowOutcome {
   retryInMs?: number;
+  /**
+   * Redis failed the render: `retryInMs` backs off ({@link RENDER_RETRY_MS}, doubling for each
+   * failure of this job's renders in a row, at most {@link RENDER_RETRY_MAX_MS}).
+   */
+  renderFailed?: boolean;
 }
 
 /** A status message that has no job record (a start that failed, or whose fate is unknown). */
@@ -66,8 +60,13 @@ export type StatusChange = { delete: true } | { text: string; blocks: unknown[] 
 /** States after which the status message will not change again (its last edit is never dropped). */
 const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
 
-/** ms after which a render that failed (Redis unreachable or failing over) is asked for again. */
+/**
+ * ms after which a render that failed (Redis unreachable or failing over) is asked for again;
+ * doubled for each failure in a row.
+ */
 export const RENDER_RETRY_MS = 2_000;
+/** Most ms between tries of a render that keeps failing. */
+export const RENDER_RETRY_MAX_MS = 60_000;
 
 /** The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is never waited for. */
 const EDIT_LOCK_MS = 10_000;
@@ -90,6 +89,8 @@ const EDIT_LOCK_MS = 10_000;
 export class StatusPresenter {
   /** Renders under way, per job; `dirty` asks for one more render once the current one ends. */
   private readonly pending = new Map<string, { promise: Promise<ShowOutcome>; dirty: boolean }>();
+  /** Renders of a job that Redis failed in a row (in this process), for the backoff. */
+  private readonly renderFailures = new Map<string, number>();
   private readonly minIntervalMs: number;
 
   constructor(private readonly opts: StatusPresenterOptions) {
@@ -98,8 +99,9 @@ export class StatusPresenter {
 
   /**
    * Makes the status message and the reaction show the job's current record, or says when to ask
-   * again (`retryInMs`: slot or lock taken, Retry-After, edit budget, or {@link RENDER_RETRY_MS}
-   * after Redis failed the render). Never waits; never throws: Slack and Redis failures are logged.
+   * again (`retryInMs`: slot or lock taken, Retry-After, edit budget, or a backoff from
+   * {@link RENDER_RETRY_MS} after Redis failed the render: `renderFailed`). Never waits; never
+   * throws: Slack and Redis failures are logged.
    */
   show(jobId: string): Promise<ShowOutcome> {
     const existing = this.pending.get(jobId);
@@ -114,10 +116,14 @@ export class StatusPresenter {
         entry.dirty = false;
         try {
           outcome = await this.render(jobId);
+          this.renderFailures.delete(jobId);
         } catch (err) {
-          // Redis trouble never rejects; callers that keep the final edit (the poll step) ask again.
-          this.opts.logger.warn({ jobId, err }, 'status render failed; asking again');
-          outcome = { retryInMs: RENDER_RETRY_MS };
+          // Redis trouble never rejects; callers that keep the final edit (the poll step) ask again, later each time.
+          const failures = (this.renderFailures.get(jobId) ?? 0) + 1;
+          this.renderFailures.set(jobId, failures);
+          const retryInMs = Math.min(RENDER_RETRY_MAX_MS, RENDER_RETRY_MS * 2 ** Math.min(failures - 1, 10));
+          this.opts.logger.warn({ jobId, err, retryInMs }, 'status render failed; asking again');
+          outcome = { retryInMs, renderFailed: true };
         }
       } while (entry.dirty && outcome.retryInMs === undefined);
       return outcome;
@@ -128,7 +134,8 @@ export class StatusPresenter {
 
   /** True when the status message and the reaction already show `rec` (no Redis, no Slack call). */
   isCurrent(rec: JobRecord): boolean {
-    return fingerprint(this.message(rec)) === rec.shown && STATE_REACTION[rec.state] === rec.reaction;
+    const shown = fingerprint(statusMessageOf(rec, this.opts.now()));
+    return shown === rec.shown && STATE_REACTION[rec.state] === rec.reaction;
   }
 
   /**
@@ -199,7 +206,7 @@ export class StatusPresenter {
   private async editOnce(jobId: string, log: Logger): Promise<ShowOutcome> {
     const rec = await this.opts.store.get(jobId);
     if (!rec) return {};
-    const msg = this.message(rec);
+    const msg = statusMessageOf(rec, this.opts.now());
     const shown = fingerprint(msg);
     if (shown === rec.shown) {
       await this.react(rec, log); // nothing new to show: no edit, no budget
@@ -254,25 +261,6 @@ export class StatusPresenter {
     }
   }
 
-  private message(rec: JobRecord): { text: string; blocks: unknown[] } {
-    return buildStatusMessage({
-      requester: rec.requester,
-      instruction: rec.instruction,
-      jobId: rec.jobId,
-      projectId: rec.projectId,
-      ...(rec.repository ? { repository: rec.repository } : {}),
-      ...(rec.branch ? { branch: rec.branch } : {}),
-      state: rec.state,
-      elapsedMs: (rec.endedAt > 0 ? rec.endedAt : this.opts.now()) - rec.cycleStartedAt,
-      startedAt: rec.cycleStartedAt,
-      prLink: rec.prLink,
-      followups: rec.cycle,
-      note: rec.note || undefined,
-      hasContext: rec.contextFrom !== '',
-      ...(rec.contextMessages ? { contextMessages: rec.contextMessages } : {}),
-    });
-  }
-
   private async react(rec: JobRecord, log: Logger): Promise<void> {
     const want = STATE_REACTION[rec.state];
     if (want === rec.reaction) return;
@@ -293,8 +281,4 @@ export class StatusPresenter {
       log.warn({ slackError: slackErrorCode(err) }, 'could not set the status reaction');
     }
   }
-}
-/** A short fingerprint of a status message (what people would see). */
-function fingerprint(msg: { text: string; blocks: unknown[] }): string {
-  return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
 }
