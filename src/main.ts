@@ -2,9 +2,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { AgentBudget, createAccess, createAccessDirectory, describeAccess, type AccessPolicyConfig } from './features/access/index.js';
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
@@ -19,6 +17,7 @@ import { ConfigError, docsProjects, readConfig, type Config } from './platform/c
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
+import { isEntryPoint } from './platform/entry-point.js';
 import { onceOnly } from './platform/once.js';
 import { Intake, INTAKE_QUEUE } from './platform/intake.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -34,6 +33,7 @@ import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { ConversationDirectory } from './platform/slack/conversations.js';
 import { UserNames } from './platform/slack/user-names.js';
+import { tellPersonVia } from './platform/slack/tell.js';
 import { createWebClient } from './platform/slack/web-client.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -81,8 +81,10 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   const redis = connections.state;
   const prefix = keyPrefix(config);
   const queues: QueueContext = { connection: connections.bull('queue'), workerConnection: connections.bull('worker'), prefix, logger };
-  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc() };
+  const onStepUnreplicated = (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome });
+  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc(), onStepUnreplicated };
   const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
+  const slack = createWebClient(slackOpts);
   return {
     config,
     logger,
@@ -90,10 +92,10 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     redis,
     prefix,
     queues,
-    intake: new Intake(queues, connections.intake(), replication),
+    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell: tellPersonVia(slack, logger) }),
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
     slackOpts,
-    slack: createWebClient(slackOpts),
+    slack,
     names: new UserNames(createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }), { logger }),
     inFlight: new InFlight(),
     metrics,
@@ -286,15 +288,4 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
 }
 
-/** Whether this module is the process's entry point, also when it was started through a symlinked path (Node resolves the module's own URL to the real path). */
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) void main();
+if (isEntryPoint(import.meta.url)) void main();

@@ -30,7 +30,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /**
  * Every `reason` an audit line may carry: the access gate's refusals (platform/access.ts
  * `RefusalReason`), a follow-up refused because its author can't see a conversation the job's
- * context came from (`not_a_reader`), and the settings admin check (`not_admin`, `check_failed`).
+ * context came from (`not_a_reader`), the settings admin check (`not_admin`, `check_failed`), and
+ * the membership re-check of forms and buttons (`not_a_member`, `members_unknown`, `check_failed`).
  */
 export const AUDIT_REASONS = [
   'guest',
@@ -44,6 +45,8 @@ export const AUDIT_REASONS = [
   'project_budget',
   'prompt_too_long',
   'not_a_reader',
+  'not_a_member',
+  'members_unknown',
 ] as const;
 
 /** Why an audit line's action was refused or failed. */

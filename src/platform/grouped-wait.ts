@@ -15,23 +15,24 @@
  * one in flight, then its own (each may end up to 1000/hz ms after its timeout, 100 ms at Redis'
  * default hz 10: the server checks blocked clients' timeouts at that rate).
  */
-export class GroupedWait {
+export class GroupedWait<T = number> {
   /** A WAIT is in flight, or the one after it is about to be sent. */
   private busy = false;
-  private queued: Waiter[] = [];
+  private queued: Waiter<T>[] = [];
 
   /**
    * @param send - sends one `WAIT` on the connection that made the writes and resolves with its
-   *   reply (the number of replicas that have them); rejects on a Redis error.
+   *   reply (the number of replicas that have them, or what the caller makes of it); rejects on a
+   *   Redis error.
    */
-  constructor(private readonly send: () => Promise<number>) {}
+  constructor(private readonly send: () => Promise<T>) {}
 
   /**
    * Resolves with the reply of a `WAIT` sent after this call (so it covers every write the
    * connection completed before the call), shared with the other callers of the same group.
    * @throws that WAIT's error (for every caller of the group).
    */
-  wait(): Promise<number> {
+  wait(): Promise<T> {
     return new Promise((resolve, reject) => {
       this.queued.push({ resolve, reject });
       if (!this.busy) this.sendQueued();
@@ -53,7 +54,7 @@ export class GroupedWait {
   }
 }
 
-interface Waiter {
-  resolve: (replicas: number) => void;
+interface Waiter<T> {
+  resolve: (reply: T) => void;
   reject: (err: unknown) => void;
 }

@@ -1,28 +1,16 @@
-import { Queue, UnrecoverableError, type ConnectionOptions, type Job, type Worker } from 'bullmq';
+import { Queue, type ConnectionOptions, type Job, type Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { GroupedWait } from './grouped-wait.js';
+import { holdForReplicas, IntakeAdmission, schemaIssues, unlessWorthRetrying, type DeferralPolicy, type TellPerson } from './intake-admission.js';
+import type { IntakeData, IntakeKind, IntakeObserver } from './intake-kind.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
-import { StartupError } from './startup-error.js';
-import { withinTime } from './time-limit.js';
+import { ReplicaGuard, UnreplicatedStepError, type GuardMark } from './replica-guard.js';
 import { withRequestContext } from './request-context.js';
-import { classifySlackError, isSlackError } from './slack/errors.js';
-import { ResponseUrlError } from './slack/respond.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
 export const INTAKE_QUEUE = 'intake';
 
-/** One recorded request: who handles it (`kind`), with what, and the progress of its handling. */
-export interface IntakeData {
-  kind: string;
-  /** The Slack request's id (`trigger_id`, `event_id`, `action_ts`): every log line of its handling carries it. */
-  requestId: string;
-  payload: unknown;
-  /** Steps already taken, saved by the handler (so a retry after a crash resumes, never repeats). */
-  progress?: Record<string, unknown>;
-  /** Epoch ms when it was recorded. */
-  receivedAt: number;
-}
+export { intakeKind, type IntakeData, type IntakeKind, type IntakePayload, type ReplyTo } from './intake-kind.js';
 
 /** What a handler gets besides its payload. */
 export interface IntakeContext {
@@ -35,6 +23,12 @@ export interface IntakeContext {
   progress: Record<string, unknown>;
   /** Saves more steps (merged into `progress`) durably, before the step they guard. @throws on Redis errors. */
   save(patch: Record<string, unknown>): Promise<void>;
+  /**
+   * Before an irreversible step (REDIS_WAIT_REPLICAS above 0): the steps saved so far are on the
+   * replicas, so a failover now cannot make a retry repeat it. No-op without replication.
+   * @throws {@link UnreplicatedStepError} when they can't be confirmed (BullMQ retries the handler).
+   */
+  confirm(what: string): Promise<void>;
   /** True on the last attempt BullMQ will make: a handler tells the person before giving up. */
   finalAttempt: boolean;
   log: Logger;
@@ -58,24 +52,40 @@ export class RecordUnconfirmedError extends Error {
 export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
 
 /**
- * Replica acknowledgement of a record before the ack (REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS):
- * after the write, Redis' `WAIT replicas timeoutMs` on the same connection returns how many
- * replicas have it (Redis docs: WAIT: it covers every earlier write of its connection). Concurrent
- * records share their WAITs ({@link GroupedWait}: one in flight, one queued), so a record waits at
- * most about 2 × `timeoutMs`. `replicas` 0 skips it.
+ * Replica acknowledgement of a record before the ack, and of saved steps before irreversible ones
+ * (REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS; see {@link ReplicaGuard}): after the write, Redis'
+ * `WAIT` on the writing connection returns how many replicas have it. Concurrent records share
+ * their WAITs (one in flight, one queued), so a record waits at most about 2 × `timeoutMs`.
+ * `replicas` 0 skips it.
  */
 export interface IntakeReplication {
   replicas: number;
   /** ms one WAIT may take; a record may wait for the one in flight, then for its own (about 2 × this at most); the ack is sent after it either way. */
   timeoutMs: number;
-  /** Told when fewer than `replicas` confirmed in time, or no WAIT could answer (counts `docs_bot_intake_unreplicated_total`). */
+  /** Told when fewer than `replicas` confirmed in time, or nothing could be confirmed (counts `docs_bot_intake_unreplicated_total`). */
   onUnreplicated?: () => void;
+  /** ms a replica that left the primary is taken for a failover under way ({@link ReplicaGuard}; tests shorten it). */
+  suspectMs?: number;
+  /** Told when a handler's saved steps are not confirmed (counts `docs_bot_steps_unreplicated_total`). */
+  onStepUnreplicated?: (outcome: 'held' | 'went_ahead') => void;
 }
 
 /** How a record is kept (see {@link Intake.record}); by default a day after it is handled, 7 days if it failed. */
 export interface RecordOptions {
   /** ms from the first record during which a duplicate is ignored; the record itself goes once handled. */
   dedupeWindowMs?: number;
+}
+
+/** What the worker does besides running handlers (all optional). */
+export interface IntakeOptions {
+  /** Counts records left for other replicas, and records given up. */
+  observer?: IntakeObserver;
+  /** Tells the person when their record is given up (unreadable, or no replica handled it in time). */
+  tell?: TellPerson;
+  /** How long a record of a kind or version unknown here is left for other replicas (tests shorten it). */
+  deferral?: Partial<DeferralPolicy>;
+  /** Clock in epoch ms, for the deferral's give-up time. */
+  now?: () => number;
 }
 
 /** Attempts of an intake job, and the first backoff (doubling): about 4 minutes in all. */
@@ -93,15 +103,10 @@ const BACKOFF_MS = 1_000;
  */
 export class Intake {
   readonly queue: Queue<IntakeData>;
-  private readonly handlers = new Map<string, IntakeHandler<never>>();
-  /** WAITs on the connection `record` writes with, shared by concurrent records. */
-  private readonly replicaWait = new GroupedWait(async () => Number(await this.writer.wait(this.replication.replicas, this.replication.timeoutMs)));
-  /**
-   * How many times the writing connection has closed. A WAIT on a connection made after the write
-   * covers nothing (it has written nothing, so it answers at once): a record whose connection
-   * closed in between is unconfirmed, whatever that WAIT says.
-   */
-  private connections = 0;
+  private readonly handlers = new Map<string, { kind: IntakeKind<unknown>; handler: IntakeHandler<unknown> }>();
+  /** Replica acknowledgement on the writing connection: of records before the ack, of handlers' steps ({@link IntakeContext.confirm}) and others' (the announcements'). */
+  readonly guard: ReplicaGuard;
+  private readonly admission: IntakeAdmission;
 
   /**
    * @param ctx - the queue context (worker connection, prefix, logger).
@@ -109,12 +114,19 @@ export class Intake {
    *   it) and runs the WAITs on: it should fail fast when Redis is down (`enableOfflineQueue:
    *   false`), so a listener can say so instead of hanging past Slack's 3 s
    *   ({@link RedisConnections.intake}).
+   * @param replication - replica acknowledgement of records ({@link IntakeReplication}).
+   * @param options - metrics, telling people, the deferral policy ({@link IntakeOptions}).
    */
   constructor(
     private readonly ctx: QueueContext,
-    private readonly writer: Redis | Cluster,
+    writer: Redis | Cluster,
     private readonly replication: IntakeReplication = { replicas: 0, timeoutMs: 0 },
+    options: IntakeOptions = {},
   ) {
+    const { replicas, timeoutMs, suspectMs, onStepUnreplicated: onStep } = replication;
+    const guardOptions = { replicas, timeoutMs, barrierKey: `${ctx.prefix}:replica-barrier`, logger: ctx.logger, ...(suspectMs ? { suspectMs } : {}), ...(onStep ? { onStep } : {}) };
+    this.guard = new ReplicaGuard(writer, { ...guardOptions, ...pick(options, 'now') });
+    this.admission = new IntakeAdmission({ logger: ctx.logger, policy: options.deferral ?? {}, ...pick(options, 'observer', 'tell', 'now') });
     this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
       // BullMQ takes an ioredis instance as its connection and shares it (BullMQ docs: "Connections").
       connection: writer as unknown as ConnectionOptions,
@@ -127,47 +139,22 @@ export class Intake {
       },
     });
     this.queue.on('error', (err) => ctx.logger.warn({ err, queue: INTAKE_QUEUE }, 'queue error'));
-    if (replication.replicas > 0) writer.on('close', () => this.connections++);
+  }
+
+  /** Start-up check of replica acknowledgement: {@link ReplicaGuard.checkAtStartup}. @throws {@link StartupError} when Redis refuses `WAIT`. */
+  checkReplication(readyTimeoutMs = 5_000): Promise<void> {
+    return this.guard.checkAtStartup(() => this.queue.waitUntilReady(), readyTimeoutMs);
   }
 
   /**
-   * Start-up check of replica acknowledgement (REDIS_WAIT_REPLICAS above 0): the server must
-   * accept `WAIT` (`WAIT 0 0` answers at once with the replicas connected now). A server that
-   * refuses it (a managed service or an ACL without it) would leave every ack unconfirmed; fewer
-   * replicas connected than configured makes every ack wait its whole timeout (one warn line).
-   * Redis out of reach within `readyTimeoutMs` is not a refusal: one warn line, and the records
-   * say "try again" until it is back.
-   * @throws {@link StartupError} naming REDIS_WAIT_REPLICAS when Redis refuses `WAIT`.
+   * Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`): this
+   * replica's worker then takes records of that kind up to its version, checks their payloads
+   * against its schema and runs `handler`, typed from the schema.
+   * @throws Error when the kind is registered twice (a programming error).
    */
-  async checkReplication(readyTimeoutMs = 5_000): Promise<void> {
-    const { replicas } = this.replication;
-    if (replicas <= 0) return;
-    let connected: number;
-    try {
-      await withinTime(this.queue.waitUntilReady(), readyTimeoutMs, () => {
-        throw new Error(`Redis not ready within ${readyTimeoutMs} ms`);
-      });
-      connected = Number(await this.writer.wait(0, 0));
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ReplyError') {
-        const redisError = err.message.split(' ')[0] ?? 'ERR';
-        throw new StartupError(`Redis refused WAIT (${err.message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: allow the WAIT command for the bot's Redis user and service, or set REDIS_WAIT_REPLICAS=0`, { variable: 'REDIS_WAIT_REPLICAS', redisError });
-      }
-      this.ctx.logger.warn({ err }, 'could not check at start-up that Redis accepts WAIT (REDIS_WAIT_REPLICAS); carrying on');
-      return;
-    }
-    if (connected < replicas) {
-      this.ctx.logger.warn(
-        { replicas, connected },
-        'fewer replicas are connected to the Redis primary than REDIS_WAIT_REPLICAS: until they are, every ack waits REDIS_WAIT_TIMEOUT_MS and is counted in docs_bot_intake_unreplicated_total',
-      );
-    }
-  }
-
-  /** Registers the handler of `kind` (a feature registers its own, e.g. `agent-jobs.start`). */
-  on<T>(kind: string, handler: IntakeHandler<T>): void {
-    if (this.handlers.has(kind)) throw new Error(`intake kind ${kind} is registered twice`);
-    this.handlers.set(kind, handler as IntakeHandler<never>);
+  on<T>(kind: IntakeKind<T>, handler: IntakeHandler<NoInfer<T>>): void {
+    if (this.handlers.has(kind.name)) throw new Error(`intake kind ${kind.name} is registered twice`);
+    this.handlers.set(kind.name, { kind: kind as IntakeKind<unknown>, handler: handler as IntakeHandler<unknown> });
   }
 
   /**
@@ -188,42 +175,33 @@ export class Intake {
    * @throws the Redis error when it could not be recorded (the listener then answers "try again");
    *   {@link RecordUnconfirmedError} when it was written but its fate is unknown.
    */
-  async record<T>(kind: string, id: string, requestId: string, payload: T, opts?: RecordOptions): Promise<void> {
-    const jobId = intakeJobId(kind, id);
+  async record<T>(kind: IntakeKind<T>, id: string, requestId: string, payload: NoInfer<T>, opts?: RecordOptions): Promise<void> {
+    const jobId = intakeJobId(kind.name, id);
     const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
-    const connection = this.connections;
-    await this.queue.add(kind, { kind, requestId, payload, receivedAt: Date.now() }, { jobId, ...short });
-    if (this.replication.replicas > 0) await this.awaitReplicas(kind, requestId, connection);
+    const mark = this.guard.mark();
+    const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo: kind.replyTo(payload), receivedAt: Date.now() };
+    await this.queue.add(kind.name, data, { jobId, ...short });
+    if (this.replication.replicas > 0) await this.awaitReplicas(kind.name, requestId, mark);
   }
 
   /** A (grouped) `WAIT` on the connection that wrote the record, sent after the write; this record's verdict. */
-  private async awaitReplicas(kind: string, requestId: string, connectionBeforeWrite: number): Promise<void> {
+  private async awaitReplicas(kind: string, requestId: string, mark: GuardMark): Promise<void> {
     const { replicas, timeoutMs } = this.replication;
-    let confirmed: number | undefined;
-    let error: string | undefined;
-    try {
-      confirmed = await this.replicaWait.wait();
-      if (this.connections !== connectionBeforeWrite) {
-        error = 'the connection was re-established since the write: its WAIT could not cover it';
-        confirmed = undefined;
-      }
-    } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
-    }
-    if (confirmed !== undefined && confirmed >= replicas) return;
+    const v = await this.guard.check(mark);
+    if (v.kind === 'confirmed') return;
     this.replication.onUnreplicated?.();
-    if (confirmed !== undefined) {
+    if (v.kind === 'short') {
       this.ctx.logger.warn(
-        { intake: kind, requestId, replicas, confirmed, timeoutMs },
+        { intake: kind, requestId, replicas, confirmed: v.confirmed, timeoutMs },
         'a request was recorded on the primary but fewer replicas than REDIS_WAIT_REPLICAS confirmed it in time; acking anyway (a failover now could lose it)',
       );
       return;
     }
     this.ctx.logger.warn(
-      { intake: kind, requestId, replicas, timeoutMs, error },
-      'a request was written but no WAIT could tell whether a replica has it (its connection failed: the primary may be gone); the person is told I cannot tell whether it was taken',
+      { intake: kind, requestId, replicas, timeoutMs, error: v.reason, ...(v.confirmed === undefined ? {} : { confirmed: v.confirmed }) },
+      'a request was written but no WAIT could tell whether a replica has it (its connection failed, or a replica left the primary a moment ago: a failover may be under way); the person is told I cannot tell whether it was taken',
     );
-    throw new RecordUnconfirmedError(kind, error ?? 'no answer');
+    throw new RecordUnconfirmedError(kind, v.reason);
   }
 
   /**
@@ -232,7 +210,7 @@ export class Intake {
    * stall check), however many times that happens (`maxStalledCount` 50).
    */
   startWorker(): Worker<IntakeData> {
-    return createWorker<IntakeData, void>(this.ctx, INTAKE_QUEUE, (job) => this.run(job), {
+    return createWorker<IntakeData, void>(this.ctx, INTAKE_QUEUE, (job, token) => this.run(job, token), {
       concurrency: 10,
       lockDuration: 10_000,
       stalledInterval: 5_000,
@@ -240,14 +218,20 @@ export class Intake {
     });
   }
 
-  private async run(job: Job<IntakeData>): Promise<void> {
+  /**
+   * Runs a record's handler, once its kind and version are known here and its payload matches the
+   * kind's schema; otherwise leaves it for another replica or gives it up ({@link IntakeAdmission}).
+   */
+  private async run(job: Job<IntakeData>, token?: string): Promise<void> {
     const data = job.data;
-    const handler = this.handlers.get(data.kind);
-    const log = this.ctx.logger.child({ intake: data.kind });
-    if (!handler) {
-      log.error('no handler for this kind of request; dropped');
-      return;
+    const registered = this.handlers.get(data.kind);
+    if (!registered || (data.v ?? 1) > registered.kind.version) {
+      return this.admission.defer(job, token, registered ? 'newer_version' : 'unknown_kind', registered?.kind.version);
     }
+    const parsed = registered.kind.schema.safeParse(data.payload);
+    if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error));
+    const log = this.ctx.logger.child({ intake: data.kind });
+    const mark = this.guard.mark();
     const progress = { ...data.progress };
     const context: IntakeContext = {
       requestId: data.requestId,
@@ -258,39 +242,28 @@ export class Intake {
         Object.assign(progress, patch);
         await job.updateData({ ...data, progress });
       },
+      confirm: (what) => this.guard.confirmSteps(mark, what),
       finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
       log,
     };
     try {
-      await withRequestContext({ requestId: data.requestId }, () => handler(data.payload as never, context));
+      await withRequestContext({ requestId: data.requestId }, () => registered.handler(parsed.data, context));
     } catch (err) {
-      throw this.unlessWorthRetrying(err, log, data.requestId);
+      if (err instanceof UnreplicatedStepError) return holdForReplicas(job, token, log, err);
+      throw unlessWorthRetrying(err, log, data.requestId);
     }
-  }
-
-  /**
-   * What a handler's error becomes: an {@link UnrecoverableError} (no more attempts) when the same
-   * call would fail again, else the error itself (BullMQ retries with backoff). A place that is gone
-   * (a channel or user that does not exist or is closed to the bot: what the request named) and a
-   * response_url Slack no longer takes are one warning; any other refusal (bad content, a revoked
-   * token, a missing scope: the operator's to fix) is one error line with the code and the method.
-   */
-  private unlessWorthRetrying(err: unknown, log: Logger, requestId: string): unknown {
-    if (err instanceof ResponseUrlError && err.permanent) {
-      log.warn({ status: err.status, requestId }, 'the response_url is no longer taken; not retried');
-      return new UnrecoverableError(err.message);
-    }
-    const info = classifySlackError(err);
-    if (!isSlackError(err) || info.kind === 'transient') return err;
-    const fields = { slackError: info.code, slackMethod: info.method, requestId };
-    if (info.kind === 'gone') log.warn(fields, 'the conversation or user is gone or closed to the bot; not retried');
-    else log.error(fields, 'Slack refused this for good; not retried');
-    return new UnrecoverableError(`Slack refused ${info.method ?? 'a call'}: ${info.code}`);
   }
 
   async close(): Promise<void> {
+    this.guard.close();
     await this.queue.close();
   }
+}
+
+function pick<O extends object, K extends keyof O>(o: O, ...keys: K[]): Partial<Pick<O, K>> {
+  const out: Partial<Pick<O, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }
 
 /** BullMQ job id of an intake: `<kind>-<id>`, with anything but letters, digits, `_`, `.` and `-` replaced (BullMQ ids may not contain `:`). */

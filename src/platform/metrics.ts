@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 
 import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
+import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
 import { withinTime } from './time-limit.js';
 
 /**
@@ -67,7 +68,7 @@ const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
  * metrics.agentBudgetRemaining.set({ project: config.DOCS_PROJECT_ID }, remaining);
  * ```
  */
-export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver {
+export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver, IntakeObserver {
   readonly registry: Registry;
   /** `docs_bot_slack_requests_total{type,outcome}`. */
   readonly slackRequests: Counter<'type' | 'outcome'>;
@@ -99,6 +100,12 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
   readonly intakeUnreplicated: Counter;
   /** `docs_bot_agent_feedback_total{project,rating}`. */
   readonly agentFeedbackTotal: Counter<'project' | 'rating'>;
+  /** `docs_bot_intake_deferred_total{reason}`. */
+  readonly intakeDeferrals: Counter<'reason'>;
+  /** `docs_bot_intake_rejected_total{reason}`. */
+  readonly intakeRejections: Counter<'reason'>;
+  /** `docs_bot_steps_unreplicated_total{outcome}`. */
+  readonly stepsUnreplicated: Counter<'outcome'>;
 
   private queues: QueueDepthSource[] = [];
   private readonly slackErrorSeries = new Set<string>();
@@ -126,7 +133,13 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
     });
     this.redisReconnects = new Counter({ name: 'docs_bot_redis_reconnects_total', help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.', labelNames: ['connection'], registers });
     this.intakeUnreplicated = new Counter({ name: 'docs_bot_intake_unreplicated_total', help: 'Requests recorded although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (acknowledged: a failover at that moment could lose them), or no WAIT could answer at all (answered that the bot cannot tell whether it took them).', registers });
+    this.intakeDeferrals = new Counter({ name: 'docs_bot_intake_deferred_total', help: 'Times this replica left a recorded request for another because it does not handle its kind (unknown_kind) or its version (newer_version): a rolling upgrade under way.', labelNames: ['reason'], registers });
+    this.intakeRejections = new Counter({ name: 'docs_bot_intake_rejected_total', help: 'Recorded requests given up without being handled: invalid (the payload does not match its schema), or unknown_kind / newer_version (no replica handled it within 15 minutes). The person is told where the record says how.', labelNames: ['reason'], registers });
+    this.stepsUnreplicated = new Counter({ name: 'docs_bot_steps_unreplicated_total', help: 'Saved steps not confirmed on the Redis replicas before an irreversible step (REDIS_WAIT_REPLICAS above 0): held (tried again later: the connection failed, or a replica left the primary a moment ago) or went_ahead (fewer replicas than REDIS_WAIT_REPLICAS had it).', labelNames: ['outcome'], registers });
     for (const connection of REDIS_ROLES) this.redisReconnects.inc({ connection }, 0);
+    for (const reason of ['unknown_kind', 'newer_version'] as const) this.intakeDeferrals.inc({ reason }, 0);
+    for (const reason of ['invalid', 'unknown_kind', 'newer_version'] as const) this.intakeRejections.inc({ reason }, 0);
+    for (const outcome of ['held', 'went_ahead'] as const) this.stepsUnreplicated.inc({ outcome }, 0);
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
   }
@@ -186,6 +199,16 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver 
   agentJobFinished(status: FinishedStatus, latenessSeconds?: number): void {
     this.agentJobsFinished.inc({ status });
     if (latenessSeconds !== undefined) this.announcementLateness.observe(Math.max(0, latenessSeconds));
+  }
+
+  /** {@link IntakeObserver}: a record left for another replica. */
+  intakeDeferred(reason: DeferReason): void {
+    this.intakeDeferrals.inc({ reason });
+  }
+
+  /** {@link IntakeObserver}: a record given up. */
+  intakeRejected(reason: RejectReason): void {
+    this.intakeRejections.inc({ reason });
   }
 
   /** A person rated a job's result for the first time. `project` is a configured docs project id. */

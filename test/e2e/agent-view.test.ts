@@ -116,7 +116,7 @@ describe('agent view refused by Slack (not an agent, an older workspace, a missi
 
   beforeAll(async () => {
     sb = await startSandbox();
-    sb.slack.agent.refuseWith = 'not_allowed';
+    sb.slack.agent.refuseWith = 'missing_scope';
     ({ driver, bot } = await sb.startBot());
   });
   afterAll(() => sb?.close());

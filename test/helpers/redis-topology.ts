@@ -155,7 +155,7 @@ export const SENTINEL_NAME = 'mymaster';
  * Three Sentinels watching `primaryPort` (quorum 2, down after 1 s, failover timeout 10 s), once
  * they agree they can fail over (`SENTINEL CKQUORUM`) and know the replica.
  */
-export async function sentinels(t: RedisTopology, primaryPort: number): Promise<RedisProc[]> {
+export async function sentinels(t: RedisTopology, primaryPort: number, replicas = 1): Promise<RedisProc[]> {
   const lines = [
     `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
     `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
@@ -165,7 +165,7 @@ export async function sentinels(t: RedisTopology, primaryPort: number): Promise<
   const procs = await Promise.all([0, 1, 2].map(() => t.start(lines, { sentinel: true })));
   for (const s of procs) {
     await until(`Sentinel ${s.port} to see a quorum`, 30_000, async () => String(await command(s.port, 'SENTINEL', 'CKQUORUM', SENTINEL_NAME)).startsWith('OK 3'));
-    await until(`Sentinel ${s.port} to know the replica`, 30_000, async () => ((await command(s.port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[]).length === 1);
+    await until(`Sentinel ${s.port} to know the replica`, 30_000, async () => ((await command(s.port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[]).length === replicas);
   }
   return procs;
 }
@@ -178,23 +178,32 @@ export async function isPrimary(port: number): Promise<boolean> {
 
 /** A primary and its replica (connected and in sync). */
 export async function primaryWithReplica(t: RedisTopology): Promise<{ primary: RedisProc; replica: RedisProc }> {
-  const primary = await t.start();
-  const replica = await t.start([`replicaof 127.0.0.1 ${primary.port}`]);
-  await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
-  // The replica must acknowledge a write too: right after the sync it answers a WAIT only with its
-  // once-a-second ACK (a first WAIT 1 200 times out). A WAIT covers the writes of its own
-  // connection only, so it has to follow a write there (on a connection that wrote nothing it
-  // returns at once, whatever the replica does).
-  await until('the replica to acknowledge a write', 15_000, () => writeConfirmed(primary.port));
-  return { primary, replica };
+  const { primary, replicas } = await primaryWithReplicas(t, 1);
+  return { primary, replica: replicas[0]! };
 }
 
-/** Whether a write on `port` is confirmed by a replica within 200 ms (`SET`, then `WAIT 1 200` on the same connection). */
-export async function writeConfirmed(port: number): Promise<boolean> {
+/** A primary and `count` replicas (each connected and in sync); `lines` are extra config lines for every data node. */
+export async function primaryWithReplicas(t: RedisTopology, count: number, lines: string[] = []): Promise<{ primary: RedisProc; replicas: RedisProc[] }> {
+  const primary = await t.start(lines);
+  const replicas: RedisProc[] = [];
+  for (let i = 0; i < count; i++) replicas.push(await t.start([...lines, `replicaof 127.0.0.1 ${primary.port}`]));
+  for (const replica of replicas) {
+    await until('the replica to sync', 15_000, async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up'));
+  }
+  // The replicas must acknowledge a write too: right after the sync a replica answers a WAIT only
+  // with its once-a-second ACK (a first WAIT 1 200 times out). A WAIT covers the writes of its own
+  // connection only, so it has to follow a write there (on a connection that wrote nothing it
+  // returns at once, whatever the replica does).
+  await until('the replicas to acknowledge a write', 15_000, () => writeConfirmed(primary.port, count));
+  return { primary, replicas };
+}
+
+/** Whether a write on `port` is confirmed by `replicas` replicas within 200 ms (`SET`, then `WAIT replicas 200` on the same connection). */
+export async function writeConfirmed(port: number, replicas = 1): Promise<boolean> {
   const c = adminClient(port);
   try {
     await c.set('redis-topology:ready', '1', 'PX', 60_000);
-    return Number(await c.call('WAIT', '1', '200')) >= 1;
+    return Number(await c.call('WAIT', String(replicas), '200')) >= replicas;
   } finally {
     c.disconnect();
   }

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { TEST_KIND } from '../helpers/intake-kinds.js';
 import { Intake, INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { BotMetrics } from '../../src/platform/metrics.js';
 import { createQueue } from '../../src/platform/queues.js';
@@ -34,13 +35,13 @@ describe('the intake queue depth on /metrics during a replica outage', () => {
     closers.push(() => depth.close());
     const metrics = new BotMetrics({ registry: new Registry(), defaultMetrics: false, queueTimeoutMs: 1_000 });
     metrics.watchQueues([depth]);
-    await intake.record('test.kind', 'warm-up', 'req-0', {});
+    await intake.record(TEST_KIND, 'warm-up', 'req-0', {});
     await depth.getJobCounts(); // connected and scripts loaded before the outage
 
     replica.proc.kill('SIGSTOP');
     closers.push(async () => replica.proc.kill('SIGCONT'));
     // A record whose WAIT now blocks the writer's connection for up to WAIT_TIMEOUT_MS.
-    const record = intake.record('test.kind', 'one', 'req-1', {});
+    const record = intake.record(TEST_KIND, 'one', 'req-1', {});
     await until('the record\'s WAIT blocked on the primary', 5_000, async () => /cmd=wait\b/.test(String(await command(primary.port, 'CLIENT', 'LIST'))));
 
     const t0 = Date.now();

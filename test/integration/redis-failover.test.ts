@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { TEST_KIND } from '../helpers/intake-kinds.js';
 import { healthHandler } from '../../src/platform/health.js';
 import { Intake, RecordUnconfirmedError } from '../../src/platform/intake.js';
 import { StartupError } from '../../src/platform/startup-error.js';
@@ -129,14 +130,14 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
     closers.push(() => intake.close());
 
-    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
     // The replica has it the moment the ack could go out.
     expect(Number(await command(replica.port, 'EXISTS', 'w:intake:test.kind-one'))).toBe(1);
 
     await replica.kill9();
     const t0 = Date.now();
-    await intake.record('test.kind', 'two', 'req-2', { n: 2 });
+    await intake.record(TEST_KIND, 'two', 'req-2', { n: 2 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(Date.now() - t0).toBeLessThan(1_500);
     expect(unreplicated).toBe(1);
@@ -154,7 +155,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const writer = conns.intake();
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
     closers.push(() => intake.close());
-    await intake.record('test.kind', 'one', 'req-1', { n: 1 });
+    await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
 
     // The writing connection drops right after the write and is back before the WAIT is sent.
@@ -166,7 +167,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
       await new Promise((r) => client.once('ready', r));
       return job;
     }) as typeof add;
-    await expect(intake.record('test.kind', 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
+    await expect(intake.record(TEST_KIND, 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
     expect(unreplicated).toBe(1);
     const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'));
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
@@ -213,7 +214,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ });
     closers.push(() => intake.close());
     // One record first (confirmed), so BullMQ's script is loaded and the burst below is only records.
-    await intake.record('test.kind', 'warm-up', 'req-warm-up', {});
+    await intake.record(TEST_KIND, 'warm-up', 'req-warm-up', {});
     expect(counts.unreplicated).toBe(0);
     await command(primary.port, 'CONFIG', 'RESETSTAT');
     return { primary, replica, intake, lines, counts };
@@ -223,7 +224,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
   async function burst(intake: Intake): Promise<number[]> {
     const t0 = Date.now();
     return Promise.all(Array.from({ length: RECORDS }, async (_, i) => {
-      await intake.record('test.kind', `burst-${i}`, `req-${i}`, { i });
+      await intake.record(TEST_KIND, `burst-${i}`, `req-${i}`, { i });
       return Date.now() - t0;
     }));
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TEST_KIND } from '../helpers/intake-kinds.js';
 import { Intake } from '../../src/platform/intake.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -42,7 +43,7 @@ describe('Redis errors in the logs', () => {
     closers.push(() => conns.close());
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake());
     closers.push(() => intake.close());
-    const err = await intake.record('test.kind', 'one', 'req-1', { text: 'PRIVATE instruction 2222' }).then(() => undefined, (e: unknown) => e);
+    const err = await intake.record(TEST_KIND, 'one', 'req-1', { text: 'PRIVATE instruction 2222' }).then(() => undefined, (e: unknown) => e);
     expect(String(err)).toMatch(/READONLY/);
     logger.warn({ err }, 'could not record the request');
     const out = JSON.stringify(lines);

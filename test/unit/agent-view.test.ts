@@ -17,9 +17,9 @@ function fakeIntake(fail = false) {
   const records: Array<{ kind: string; id: string; payload: unknown }> = [];
   return {
     records,
-    record: (kind: string, id: string, _requestId: string, payload: unknown) => {
+    record: (kind: { name: string }, id: string, _requestId: string, payload: unknown) => {
       if (fail) return Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
-      records.push({ kind, id, payload });
+      records.push({ kind: kind.name, id, payload });
       return Promise.resolve();
     },
   };
@@ -144,11 +144,11 @@ describe('agent view suggestions: the latest-discussion offer and Slack failures
 });
 
 describe('AgentSurface: best effort, one warning per refused method per process', () => {
-  function surface(fail: (method: string) => Error | undefined) {
+  function surface(fail: (method: string, args: { channel_id?: string }) => Error | undefined) {
     const calls: string[] = [];
-    const call = (method: string) => (args: unknown) => {
+    const call = (method: string) => (args: { channel_id?: string }) => {
       calls.push(method);
-      const err = fail(method);
+      const err = fail(method, args);
       return err ? Promise.reject(err) : Promise.resolve({ ok: true, args });
     };
     const slack = {
@@ -160,8 +160,8 @@ describe('AgentSurface: best effort, one warning per refused method per process'
   }
   const at = { channel: 'D0ALICE', threadTs: '1.0' };
 
-  it('a permanent refusal: one warning, never called again; the caller never sees an error', async () => {
-    const h = surface(() => platformError('not_allowed'));
+  it.each(['unknown_method', 'missing_scope', 'not_allowed_token_type'])('an app-wide refusal (%s): one warning, never called again; the caller never sees an error', async (code) => {
+    const h = surface(() => platformError(code));
     for (let i = 0; i < 3; i++) {
       await h.s.session(at, 'processing', { title: 'x' });
       await h.s.loading(at, 'is reading the thread…');
@@ -171,6 +171,24 @@ describe('AgentSurface: best effort, one warning per refused method per process'
     expect(h.lines.filter((l) => l.level === 40).map((l) => l.slackMethod)).toEqual(h.calls);
     expect(h.lines.filter((l) => l.level >= 50)).toEqual([]);
   });
+
+  it.each(['method_not_supported_for_channel_type', 'access_denied', 'no_permission', 'not_allowed'])(
+    "a refusal that can be about one channel (%s) fails that call only: other channels keep their sessions, loading lines and prompts",
+    async (code) => {
+      const refusing = 'C0LEADS';
+      const h = surface((_method, args) => (args.channel_id === refusing ? platformError(code) : undefined));
+      for (const channel of [refusing, 'D0ALICE', refusing, 'D0ALICE']) {
+        await h.s.session({ channel, threadTs: '1.0' }, 'processing', { title: 'x' });
+        await h.s.loading({ channel, threadTs: '1.0' }, 'is reading the thread…');
+        await h.s.suggestPrompts(channel, [...STANDING_PROMPTS]);
+      }
+      expect(h.calls).toHaveLength(12); // nothing switched off: every call was made
+      for (const m of ['agents.sessions.setStatus', 'assistant.threads.setStatus', 'assistant.threads.setSuggestedPrompts'] as const) expect(h.s.isRefused(m)).toBe(false);
+      // One warning per (method, error) in the process, the repeats at debug.
+      expect(h.lines.filter((l) => l.level === 40).map((l) => l.slackMethod)).toEqual(['agents.sessions.setStatus', 'assistant.threads.setStatus', 'assistant.threads.setSuggestedPrompts']);
+      expect(h.lines.filter((l) => l.level === 40).every((l) => l.slackError === code)).toBe(true);
+    },
+  );
 
   it('a refusal about one call (a bad thread_ts, a channel the method does not take) is a warning for that call only: DMs keep their loading lines', async () => {
     let code = 'invalid_thread_ts';

@@ -23,7 +23,7 @@ interface LogLine {
 
 function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {}) {
   const { logger, lines: logs } = arrayLogger<LogLine>('info');
-  const record = vi.fn(async (_kind: string, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
+  const record = vi.fn(async (_kind: { name: string }, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
     if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
   });
   const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
@@ -67,7 +67,7 @@ describe('agent-jobs listeners', () => {
   it('/docs-edit: recorded with an id from the trigger_id, Slack’s escaping undone, then an empty ack', async () => {
     const h = harness();
     await docsEditCommand(h.deps)({ command: command(' Add a &lt;Tabs&gt; example '), ack: h.ack } as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'cmd-trig-1', 'trig-1', expect.objectContaining({ instruction: 'Add a <Tabs> example', channel: 'C0DOCS', requester: 'U0ALICE' }));
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.start' }), 'cmd-trig-1', 'trig-1', expect.objectContaining({ instruction: 'Add a <Tabs> example', channel: 'C0DOCS', requester: 'U0ALICE' }));
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
     expect(h.record.mock.invocationCallOrder[0]!).toBeLessThan(h.ack.mock.invocationCallOrder[0]!);
   });
@@ -124,7 +124,7 @@ describe('agent-jobs listeners', () => {
   it('a thread reply is recorded once per (channel, ts), whatever the event id', async () => {
     const h = harness();
     await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.message', 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything(), { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS });
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.message' }), 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything(), { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS });
     expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
   });
 
@@ -233,7 +233,7 @@ describe('visitors and digests listeners', () => {
   it('Improve with agent: a job start in the digest’s thread is recorded, then the modal closes', async () => {
     const h = harness();
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith('agent-jobs.start', 'view-V1', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.start' }), 'view-V1', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
   });
 

@@ -84,7 +84,7 @@ describe('Edit and the settings modal', () => {
     const d = deps();
     const ack = vi.fn(async () => undefined);
     await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }) } as never);
-    expect(d.intake.record).toHaveBeenCalledWith('settings.save', 'view-V1-h1', 'V1-h1', { teamId: 'T1', channel: 'C0DOCS', user: 'U0ADMIN', change: { projectId: 'proj_a', followupPolicy: 'anyone' } });
+    expect(d.intake.record).toHaveBeenCalledWith(expect.objectContaining({ name: 'settings.save' }), 'view-V1-h1', 'V1-h1', { teamId: 'T1', channel: 'C0DOCS', user: 'U0ADMIN', change: { projectId: 'proj_a', followupPolicy: 'anyone' } });
     expect(ack).toHaveBeenCalledWith();
 
     const down = deps({ record: async () => Promise.reject(new Error('ECONNREFUSED')) });

@@ -39,9 +39,9 @@ const recorded: Array<{ kind: string; id: string; requestId: string; payload: un
 let redisDown = false;
 const postEphemeral = vi.fn<WebClient['chat']['postEphemeral']>(async () => ({ ok: true }));
 const intake = {
-  record: vi.fn(async (kind: string, id: string, requestId: string, payload: unknown) => {
+  record: vi.fn(async (kind: { name: string }, id: string, requestId: string, payload: unknown) => {
     if (redisDown) throw Object.assign(new Error("Stream isn't writeable and enableOfflineQueue options is false"), { name: 'Error' });
-    recorded.push({ kind, id, requestId, payload });
+    recorded.push({ kind: kind.name, id, requestId, payload });
   }),
 };
 

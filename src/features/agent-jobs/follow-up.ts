@@ -10,7 +10,9 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import type { BotMetrics } from '../../platform/metrics.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
-import { memorySteps, type Steps } from '../../platform/slack/post-once.js';
+import { UnreplicatedStepError } from '../../platform/replica-guard.js';
+import { confirmStep, memorySteps, type Steps } from '../../platform/slack/post-once.js';
+import pRetry from 'p-retry';
 import type { PollJobData } from './poll.js';
 import type { StatusPresenter } from './presenter.js';
 import { withJobLock, type JobRecord, type JobStore } from './store.js';
@@ -97,6 +99,17 @@ export function unknownJobText(jobId: string): string {
 export const UNCERTAIN_FOLLOWUP_TEXT =
   "I lost the answer to your follow-up (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it arrived. If the job's status doesn't show it working again, send it again.";
 
+/**
+ * A follow-up was sent to the agent but Redis would not record it (its cycle, its watch): thrown
+ * before the last try, so the intake tries again (the retry does not send it again).
+ */
+export class FollowUpUnrecordedError extends Error {
+  constructor(options: { cause: unknown }) {
+    super('sent a follow-up but could not record it', options);
+    this.name = 'FollowUpUnrecordedError';
+  }
+}
+
 /** Answer to a follow-up with nothing in it once the bot's mention is removed. */
 export const EMPTY_FOLLOWUP_TEXT = 'That reply has no instruction in it, so I did not send it to the agent.';
 
@@ -124,7 +137,11 @@ export interface ContinueJobRequest {
  * from its conversation and the author passed the access policy: a refused person costs no
  * users.info call.
  *
- * @returns a result; never throws for docs API, Slack or Redis failures.
+ * @returns a result; never throws for docs API or Slack failures, nor for Redis failures before
+ *   anything was sent.
+ * @throws {@link FollowUpUnrecordedError} when it was sent but not recorded, and UnreplicatedStepError
+ *   when its "sending" mark could not be confirmed (nothing sent), unless `steps.finalAttempt`: the
+ *   intake tries again.
  */
 export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps = memorySteps()): Promise<ContinueJobResult> {
   try {
@@ -138,6 +155,7 @@ export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRe
     }
     return await withJobLock(deps.redis, deps.prefix, req.jobId, () => sendFollowUp(deps, req, steps));
   } catch (err) {
+    if (err instanceof FollowUpUnrecordedError || err instanceof UnreplicatedStepError) throw err;
     deps.logger.warn({ jobId: req.jobId, err }, 'follow-up failed');
     return { ok: false, reason: 'internal', message: 'Your follow-up was not sent: I could not reach my storage. Try again in a moment.' };
   }
@@ -164,6 +182,18 @@ async function authorRefusal(deps: ContinueJobDeps, rec: JobRecord, author: stri
   return undefined;
 }
 
+/**
+ * Sent, but Redis would not record it: like a start, the intake tries again (the retry does not
+ * send again, begins the cycle once and watches it); on the last try, the person is told.
+ * @throws {@link FollowUpUnrecordedError} before the last try.
+ */
+function sentButUnrecorded(steps: Steps, log: Logger, err: unknown): Extract<ContinueJobResult, { ok: false }> {
+  if (!steps.finalAttempt) throw new FollowUpUnrecordedError({ cause: err });
+  log.error({ err }, 'sent a follow-up but could not record it');
+  const message = 'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.';
+  return { ok: false, reason: 'internal', message };
+}
+
 async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps): Promise<ContinueJobResult> {
   const log = deps.logger.child({ jobId: req.jobId, author: req.author });
   const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean; admitted?: boolean };
@@ -181,6 +211,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   }
   if (p.sent !== 'done') {
     await steps.save({ sent: 'sending', fromCycle: rec.cycle, interrupted: rec.state === 'active' });
+    await confirmStep(steps, 'follow-up', { sent: undefined }, log);
     try {
       await deps.docsApi.forProject(rec.projectId).sendMessage(req.jobId, prompt);
       deps.metrics?.agentJobStarted('follow_up');
@@ -193,7 +224,12 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
       log.warn({ err }, 'could not send the follow-up');
       return { ok: false, reason: 'docs_api', message: `Your follow-up was not sent. ${docsApiErrorText(err)}` };
     }
-    await steps.save({ sent: 'done' });
+    try {
+      // Sent: ride out a failover (~3 s) to keep that; a retry that finds only "sending" can't tell.
+      await pRetry(() => steps.save({ sent: 'done' }), { retries: 4, minTimeout: 200, factor: 2 });
+    } catch (err) {
+      return sentButUnrecorded(steps, log, err);
+    }
   }
   const interrupted = p.interrupted ?? rec.state === 'active';
   const note = interrupted ? `:leftwards_arrow_with_hook: <@${req.author}> sent a follow-up while the agent was working; it interrupts the current run.` : '';
@@ -204,9 +240,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     cycle = await deps.store.beginCycle(req.jobId, req.author, deps.now(), note, alsoMention, p.fromCycle);
     if (cycle !== undefined) await watchAgentJob(deps.pollQueue, req.jobId, cycle, deps.firstPollDelayMs);
   } catch (err) {
-    log.error({ err }, 'sent a follow-up but could not record it');
-    const message = 'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.';
-    return { ok: false, reason: 'internal', message };
+    return sentButUnrecorded(steps, log, err);
   }
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   // Both never throw; awaited so that a quick end's `active` can't be overtaken by this `processing`.

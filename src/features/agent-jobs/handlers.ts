@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
+import { UnreplicatedStepError } from '../../platform/replica-guard.js';
 import { quote } from '../../platform/slack/limits.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import { postOnce } from '../../platform/slack/post-once.js';
@@ -12,7 +13,8 @@ import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedba
 import { continueAgentJob } from './follow-up.js';
 import { handleIncomingMessage, type MessageDeps } from './messages.js';
 import { startWithContext, type ContextStartDeps } from './context.js';
-import { startAgentJob, threadPermalink } from './service.js';
+import { threadPermalink } from './permalink.js';
+import { startAgentJob } from './service.js';
 import type { JobStore } from './store.js';
 import { INTAKE, type Reply, type StartIntake, type MessageIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
 
@@ -70,9 +72,10 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
   const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(res.prompt, 2800)}`;
-  await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) =>
-    deps.logger.warn({ err }, 'could not post the /docs-reply note'),
-  );
+  await postOnce(deps.slack, ctx, { channel: rec.channel, thread_ts: rec.threadTs, text: note, key: `${ctx.jobId}:note`, since: ctx.receivedAt }).catch((err: unknown) => {
+    if (err instanceof UnreplicatedStepError) throw err; // not posted: the intake tries again (the follow-up is not sent twice)
+    deps.logger.warn({ err }, 'could not post the /docs-reply note');
+  });
   const link = await threadPermalink(deps.slack, deps.store, rec);
   await tellPrivately(deps, p, `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`);
 }

@@ -167,6 +167,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
         now: o.now,
         ...(o.metrics ? { metrics: o.metrics } : {}),
         ...(o.agent ? { agent: o.agent } : {}),
+        ...(o.intake.guard.enabled ? { guard: o.intake.guard } : {}),
       }),
     ],
     close: async (timeoutMs) => {

@@ -1,16 +1,13 @@
-/** What the agent-jobs listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
+/**
+ * What the agent-jobs listeners record before they ack: the intake kinds, each with its payload's
+ * schema and version (docs/architecture.md, "Adding a feature"); the handlers take them from the
+ * intake, typed from these schemas, and the worker checks every payload against them first.
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
+import type { FeedbackIntake } from './feedback.js';
 import type { IncomingMessage } from './messages.js';
 import type { StartJobRequest } from './service.js';
-
-/** Kinds of intake the agent-jobs feature handles. */
-export const INTAKE = {
-  start: 'agent-jobs.start',
-  message: 'agent-jobs.message',
-  reply: 'agent-jobs.reply',
-  home: 'agent-jobs.home',
-  restart: 'agent-jobs.restart',
-  feedback: 'agent-jobs.feedback',
-} as const;
 
 /** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
 export interface Reply {
@@ -27,7 +24,7 @@ export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'p
 /** A person's message that may be for the bot. */
 export interface MessageIntake {
   msg: IncomingMessage;
-  botUserId: string | undefined;
+  botUserId?: string | undefined;
 }
 /** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
 export interface ReplyIntake extends Reply {
@@ -38,7 +35,7 @@ export interface ReplyIntake extends Reply {
   raw: string;
   user: string;
   channel: string;
-  botUserId: string | undefined;
+  botUserId?: string | undefined;
   /** `form`: from a modal's plain_text_input (no markup to convert). Default: the command. */
   via?: 'command' | 'form';
 }
@@ -54,3 +51,72 @@ export interface RestartIntake {
   channel?: string;
   responseUrl?: string;
 }
+
+const reply = { responseUrl: z.string().optional(), ephemeralThreadTs: z.string().optional() };
+
+const startSchema: z.ZodType<StartIntake> = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  requester: z.string(),
+  instruction: z.string(),
+  threadTs: z.string().optional(),
+  reactOnStatusMessage: z.boolean().optional(),
+  contextFrom: z.array(z.string()).optional(),
+  contextMessages: z.number().optional(),
+  project: z.string().optional(),
+  thread: z.looseObject({ ts: z.string() }).optional(),
+  ...reply,
+});
+
+const messageSchema: z.ZodType<MessageIntake> = z.looseObject({
+  msg: z.looseObject({
+    teamId: z.string(),
+    channel: z.string(),
+    channelType: z.string().optional(),
+    user: z.string(),
+    text: z.string(),
+    textChars: z.number().optional(),
+    ts: z.string(),
+    thread_ts: z.string().optional(),
+    viaMention: z.boolean(),
+  }),
+  botUserId: z.string().optional(),
+});
+
+const replySchema: z.ZodType<ReplyIntake> = z.looseObject({
+  teamId: z.string().optional(),
+  jobId: z.string(),
+  raw: z.string(),
+  user: z.string(),
+  channel: z.string(),
+  botUserId: z.string().optional(),
+  via: z.enum(['command', 'form']).optional(),
+  ...reply,
+});
+
+const feedbackSchema: z.ZodType<FeedbackIntake> = z.looseObject({
+  value: z.string(),
+  user: z.string(),
+  teamId: z.string().optional(),
+  channel: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
+const homeSchema: z.ZodType<HomeIntake> = z.looseObject({ teamId: z.string(), user: z.string() });
+
+const restartSchema: z.ZodType<RestartIntake> = z.looseObject({
+  restartId: z.string(),
+  user: z.string(),
+  channel: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
+/** Kinds of intake the agent-jobs feature handles. */
+export const INTAKE = {
+  start: intakeKind('agent-jobs.start', startSchema),
+  message: intakeKind('agent-jobs.message', messageSchema),
+  reply: intakeKind('agent-jobs.reply', replySchema),
+  home: intakeKind('agent-jobs.home', homeSchema),
+  restart: intakeKind('agent-jobs.restart', restartSchema),
+  feedback: intakeKind('agent-jobs.feedback', feedbackSchema),
+};

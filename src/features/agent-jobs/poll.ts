@@ -8,8 +8,10 @@ import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
+import { UnreplicatedStepError, type ReplicaGuard } from '../../platform/replica-guard.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import { buildAnnouncement, type JobOutcome } from './blocks.js';
+import { finishedStatus, recordedOutcome } from './outcome.js';
 import type { StatusPresenter } from './presenter.js';
 import type { DurationHistory } from './durations.js';
 import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
@@ -43,7 +45,12 @@ export interface PollStepDeps {
   metrics?: Pick<BotMetrics, 'agentJobFinished'>;
   /** The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or timed out (optional; never throws). */
   agent?: Pick<AgentSurface, 'session'>;
+  /** Replica acknowledgement (REDIS_WAIT_REPLICAS): the claim and the posting mark are on the replicas before the announcement is posted. */
+  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
 }
+
+/** ms before an announcement whose claim was not confirmed on the Redis replicas is tried again. */
+const REPLICAS_RETRY_MS = 1_000;
 
 /** Data of a poll step job (queue `poll-agent-job`). */
 export interface PollJobData {
@@ -83,6 +90,8 @@ interface StepContext {
   nextDelayMs: () => Promise<number>;
   /** When the previous poll ran (epoch ms), if known. */
   lastPollAt?: number;
+  /** Confirms what this run saved is on the replicas, before the announcement (see {@link PollStepDeps.guard}). */
+  confirm: ((what: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -118,6 +127,7 @@ export function createPollStep(deps: PollStepDeps) {
       cycle,
       log,
       lastPollAt,
+      confirm: confirmSince(deps.guard),
       reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
       retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
       nextDelayMs: async () => {
@@ -216,26 +226,11 @@ async function announceFailed(ctx: StepContext, err: unknown, finished: Finished
   return 'cannot-post';
 }
 
-/** The status label of an outcome in `docs_bot_agent_jobs_finished_total` (completed without a PR: no_change). */
-function finishedStatus(o: JobOutcome): FinishedStatus {
-  if (o.kind === 'completed') return o.prLink ? 'completed' : 'no_change';
-  return o.kind === 'timeout' ? 'timed_out' : o.kind;
-}
-
-/** The outcome the record holds when this cycle's end was recorded but not yet announced. */
-function recordedOutcome(rec: JobRecord): JobOutcome | undefined {
-  if (rec.endedAt <= 0) return undefined;
-  switch (rec.state) {
-    case 'completed':
-      return { kind: 'completed', prLink: rec.prLink };
-    case 'failed':
-    case 'archived':
-      return { kind: rec.state };
-    case 'timeout':
-      return { kind: 'timeout', watchedMs: rec.endedAt - rec.cycleStartedAt };
-    default:
-      return undefined;
-  }
+/** Confirms, before the announcement, what this run saved since it began (see {@link PollStepDeps.guard}). */
+function confirmSince(guard: PollStepDeps['guard']): StepContext['confirm'] {
+  if (!guard) return undefined;
+  const mark = guard.mark();
+  return (what) => guard.confirmSteps(mark, what);
 }
 
 /**
@@ -260,7 +255,7 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   const mention = [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',').filter(Boolean)])];
   const msg = buildAnnouncement({ mention, jobId: rec.jobId, outcome });
   try {
-    const steps = await deps.store.announcementSteps(rec.jobId, cycle);
+    const steps = await deps.store.announcementSteps(rec.jobId, cycle, ctx.confirm);
     const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>
       postOnce(deps.slack, steps, { channel: rec.channel, thread_ts: rec.threadTs, ...m, key, since: rec.cycleStartedAt });
     await post(msg, `announce:${rec.jobId}:${cycle}`).catch(async (err: unknown) => {
@@ -271,6 +266,8 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
     });
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
+    // Not on the replicas yet (a failover under way): nothing was posted; look again shortly, not a poll.
+    if (err instanceof UnreplicatedStepError) return ctx.retryEdit(REPLICAS_RETRY_MS);
     return announceFailed(ctx, err, finishedStatus(outcome));
   }
   const announcedAt = deps.now();

@@ -1,5 +1,4 @@
 import pRetry from 'p-retry';
-import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate, AgentCall } from '../../platform/access.js';
@@ -10,7 +9,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
-import { memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
+import { UnreplicatedStepError } from '../../platform/replica-guard.js';
+import { confirmStep, memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
 import type { PollJobData } from './poll.js';
 import type { StatusChange, StatusPresenter, StatusTarget } from './presenter.js';
@@ -108,25 +108,10 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     await steps.save({ admitted: true, projectId });
   }
   const key = req.requestKey ?? `start-${req.channel}-${deps.now()}`;
-  const fail = async (failure: StartFailure): Promise<StartFailure> => {
-    await steps.save({ failure });
-    return failure;
-  };
   const log = deps.logger.child({ channel: req.channel, requester: req.requester });
-  const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId, state: 'starting', elapsedMs: 0 });
-  let statusTs: string;
-  try {
-    statusTs = await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${key}:status`, since: req.receivedAt });
-  } catch (err) {
-    const code = slackErrorCode(err);
-    if (code && CANNOT_POST.has(code)) {
-      await deps.access.refund(call);
-      return fail({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
-    }
-    if (!steps.finalAttempt) throw err;
-    log.warn({ err, slackError: code }, 'could not post the status message');
-    return fail({ ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' });
-  }
+  const posted = await postStatus(deps, req, steps, { key, projectId, call, log });
+  if ('failure' in posted) return posted.failure;
+  const statusTs = posted.ts;
   const threadTs = req.threadTs ?? statusTs;
   const threads = [...new Set([threadTs, statusTs])];
   if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
@@ -134,6 +119,7 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
 
   await deps.store.markThreadsPending(req.channel, threads);
   await steps.save({ create: 'sent', projectId });
+  await confirmStep(steps, 'create', { create: undefined }, deps.logger);
   let jobId: string;
   try {
     jobId = (await deps.docsApi.forProject(projectId).createJob(req.prompt ?? req.instruction)).id;
@@ -155,6 +141,32 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     return untracked(deps, req, { jobId, statusTs }, err);
   }
   return record(deps, req, { jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
+}
+
+/**
+ * Step 1: posts the status message (at most once). A channel the bot cannot post in gives the
+ * agent call back; a Slack failure on the last try says so. @returns its ts, or the failure (saved).
+ * @throws transient Slack errors before the last try, Redis errors, UnreplicatedStepError.
+ */
+async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps, at: { key: string; projectId: string; call: AgentCall; log: Logger }): Promise<{ ts: string } | { failure: StartFailure }> {
+  const fail = async (failure: StartFailure) => {
+    await steps.save({ failure });
+    return { failure };
+  };
+  const placeholder = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'starting', elapsedMs: 0 });
+  try {
+    return { ts: await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: req.threadTs, ...placeholder, key: `${at.key}:status`, since: req.receivedAt }) };
+  } catch (err) {
+    if (err instanceof UnreplicatedStepError) throw err; // nothing was posted: the intake tries again shortly
+    const code = slackErrorCode(err);
+    if (code && CANNOT_POST.has(code)) {
+      await deps.access.refund(at.call);
+      return fail({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
+    }
+    if (!steps.finalAttempt) throw err;
+    at.log.warn({ err, slackError: code }, 'could not post the status message');
+    return fail({ ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' });
+  }
 }
 
 /** Step 4: the job exists (id saved); record and watch it (idempotent). Redis failing throws for a retry; the last try leaves it untracked. */
@@ -277,24 +289,4 @@ function newJobRecord(req: StartJobRequest, p: { jobId: string; projectId: strin
     contextFrom: (req.contextFrom ?? []).join(','),
     ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
   };
-}
-
-/**
- * Permalink of the job's thread root (Slack: chat.getPermalink), fetched once and kept in the record.
- * @returns the link, or undefined when Slack would not give one (never throws).
- */
-export async function threadPermalink(
-  slack: { chat: Pick<WebClient['chat'], 'getPermalink'> },
-  store: Pick<JobStore, 'update'>,
-  rec: JobRecord,
-): Promise<string | undefined> {
-  if (rec.permalink) return rec.permalink;
-  try {
-    const res = await slack.chat.getPermalink({ channel: rec.channel, message_ts: rec.threadTs });
-    if (!res.permalink) return undefined;
-    await store.update(rec.jobId, { permalink: res.permalink });
-    return res.permalink;
-  } catch {
-    return undefined;
-  }
 }

@@ -217,15 +217,17 @@ export class JobStore {
   /**
    * The steps of announcing `(jobId, cycle)`, kept in Redis (hash `{prefix}:announce-steps:…`),
    * so that posting the announcement survives a crash between "posted" and "recorded": a retry
-   * finds the message instead of posting it twice (see postOnce).
+   * finds the message instead of posting it twice (see postOnce). `confirm` (replica
+   * acknowledgement) runs before the post: the claim and the posting mark are on the replicas.
    */
-  async announcementSteps(jobId: string, cycle: number): Promise<Steps> {
+  async announcementSteps(jobId: string, cycle: number, confirm?: Steps['confirm']): Promise<Steps> {
     const key = this.key('announce-steps', jobId, String(cycle));
     const progress: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;
     return {
       progress,
       finalAttempt: false,
+      ...(confirm ? { confirm } : {}),
       save: async (patch) => {
         Object.assign(progress, patch);
         const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);

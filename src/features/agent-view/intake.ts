@@ -1,7 +1,9 @@
-/** What the agent-view listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
-
-/** Kinds of intake the agent-view feature handles. */
-export const INTAKE = { prompts: 'agent-view.prompts' } as const;
+/**
+ * What the agent-view listeners record before they ack: the intake kinds, each with its payload's
+ * schema and version; the handlers take them from the intake, typed from these schemas.
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
 
 /**
  * Someone opened the app's Messages tab, or what they look at beside it changed: set its
@@ -13,3 +15,8 @@ export interface PromptsIntake {
   channel: string;
   viewing?: string;
 }
+
+const promptsSchema: z.ZodType<PromptsIntake> = z.looseObject({ teamId: z.string(), user: z.string(), channel: z.string(), viewing: z.string().optional() });
+
+/** Kinds of intake the agent-view feature handles. */
+export const INTAKE = { prompts: intakeKind('agent-view.prompts', promptsSchema) };

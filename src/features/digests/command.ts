@@ -33,14 +33,13 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
     }
     const caller: Caller = { teamId: command.team_id, channel: command.channel_id, user: command.user_id };
     const base = { id: `cmd-${command.trigger_id}`, requestId: command.trigger_id };
-    let entry: IntakeEntry<SubcommandIntake | ReportIntake>;
     if (cmd.kind === 'subcommand') {
       const prepared = sub.prepare(cmd.name, cmd.args);
       if (!prepared.ok) return void (await ack({ response_type: 'ephemeral', text: prepared.message }));
-      entry = { ...base, kind: VISITORS_INTAKE.subcommand, payload: { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url } };
-    } else {
-      entry = { ...base, kind: VISITORS_INTAKE.report, payload: { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url } };
+      const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload: { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url } };
+      return recordCommand(deps.intake, deps.logger, ack, entry);
     }
+    const entry: IntakeEntry<ReportIntake> = { ...base, kind: VISITORS_INTAKE.report, payload: { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url } };
     await recordCommand(deps.intake, deps.logger, ack, entry);
   };
 }

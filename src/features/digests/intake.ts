@@ -1,7 +1,9 @@
-/** What the digests listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
-
-/** Kinds of intake the digests feature handles. */
-export const DIGESTS_INTAKE = { retry: 'digests.retry' } as const;
+/**
+ * What the digests listeners record before they ack: the intake kinds, each with its payload's
+ * schema and version; the handlers take them from the intake, typed from these schemas.
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
 
 /** Retry on a failed digest, recorded. */
 export interface DigestRetryIntake {
@@ -12,3 +14,14 @@ export interface DigestRetryIntake {
   ts?: string;
   responseUrl?: string;
 }
+
+const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  ts: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
+/** Kinds of intake the digests feature handles. */
+export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema) };

@@ -1,9 +1,9 @@
-/** What the document-thread listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
-
-/** Kinds of intake the thread-context feature handles. */
-export const THREAD_CONTEXT_INTAKE = {
-  preview: 'thread-context.preview',
-} as const;
+/**
+ * What the document-thread listeners record before they ack: the intake kinds, each with its
+ * payload's schema and version; the handlers take them from the intake, typed from these schemas.
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
 
 /** A "Document this thread" shortcut: which thread, who asked, and the modal to update. */
 export interface PreviewIntake {
@@ -13,3 +13,10 @@ export interface PreviewIntake {
   /** external_id of the modal the listener opened. */
   externalId: string;
 }
+
+const previewSchema: z.ZodType<PreviewIntake> = z.looseObject({ channel: z.string(), threadTs: z.string(), user: z.string(), externalId: z.string() });
+
+/** Kinds of intake the thread-context feature handles. */
+export const THREAD_CONTEXT_INTAKE = {
+  preview: intakeKind('thread-context.preview', previewSchema),
+};

@@ -1,9 +1,11 @@
-/** What the settings listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
+/**
+ * What the settings listeners record before they ack: the intake kinds, each with its payload's
+ * schema and version; the handlers take them from the intake, typed from these schemas.
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
 import type { SettingsCommand } from './command.js';
 import type { SettingsChange } from './store.js';
-
-/** Kinds of intake the settings feature handles. */
-export const SETTINGS_INTAKE = { command: 'settings.command', save: 'settings.save' } as const;
 
 /** `/docs-settings …` (already checked), recorded. */
 export interface CommandIntake {
@@ -22,3 +24,32 @@ export interface SaveIntake {
   user: string;
   change: SettingsChange;
 }
+
+const policy = z.enum(['anyone', 'requester']);
+
+const commandSchema: z.ZodType<CommandIntake> = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  responseUrl: z.string(),
+  command: z.discriminatedUnion('kind', [
+    z.looseObject({ kind: z.literal('show') }),
+    z.looseObject({ kind: z.literal('help') }),
+    z.looseObject({ kind: z.literal('project'), projectId: z.string().nullable() }),
+    z.looseObject({ kind: z.literal('followups'), policy: policy.nullable() }),
+    z.looseObject({ kind: z.literal('invalid'), message: z.string() }),
+  ]),
+});
+
+const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  change: z.looseObject({ projectId: z.string().nullable().optional(), followupPolicy: policy.nullable().optional() }),
+});
+
+/** Kinds of intake the settings feature handles. */
+export const SETTINGS_INTAKE = {
+  command: intakeKind('settings.command', commandSchema),
+  save: intakeKind('settings.save', saveSchema),
+};

@@ -1,15 +1,13 @@
-/** What the visitors listeners record before they ack (the intake kinds and their payloads); the handlers take them from the intake. */
+/**
+ * What the visitors listeners record before they ack: the intake kinds, each with its payload's
+ * schema and version; the handlers take them from the intake, typed from these schemas.
+ */
+import { z } from 'zod';
 import type { AccessAction } from '../../platform/access.js';
+import { intakeKind } from '../../platform/intake.js';
 import type { Respond } from '../../platform/slack/respond.js';
+import { SHORTCUTS } from './date-range.js';
 import type { RangeSpec } from './query.js';
-
-/** Kinds of intake the visitors feature handles. */
-export const INTAKE = {
-  report: 'visitors.report',
-  page: 'visitors.page',
-  retry: 'visitors.retry',
-  subcommand: 'visitors.subcommand',
-} as const;
 
 /** Who ran a command, where. */
 export interface Caller {
@@ -48,7 +46,7 @@ export interface ReportIntake {
 }
 /** Previous / Next / Retry, recorded. */
 export interface ButtonIntake {
-  value: string | undefined;
+  value?: string | undefined;
   user: string;
   channel?: string;
   messageTs?: string;
@@ -61,3 +59,29 @@ export interface SubcommandIntake {
   caller: Caller;
   responseUrl: string;
 }
+
+const callerSchema = z.looseObject({ teamId: z.string(), channel: z.string(), user: z.string(), responseUrl: z.string().optional() });
+const parsedDate = z.looseObject({ value: z.string(), ms: z.number(), dateOnly: z.boolean() });
+const rangeSchema: z.ZodType<RangeSpec> = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('default') }),
+  z.looseObject({ type: z.literal('shortcut'), shortcut: z.enum(SHORTCUTS) }),
+  z.looseObject({ type: z.literal('dates'), from: parsedDate, to: parsedDate.optional() }),
+]);
+
+const reportSchema: z.ZodType<ReportIntake> = z.looseObject({ caller: callerSchema, range: rangeSchema, limit: z.number(), responseUrl: z.string() });
+const buttonSchema: z.ZodType<ButtonIntake> = z.looseObject({
+  value: z.string().optional(),
+  user: z.string(),
+  channel: z.string().optional(),
+  messageTs: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+const subcommandSchema: z.ZodType<SubcommandIntake> = z.looseObject({ name: z.string(), args: z.array(z.string()), caller: callerSchema, responseUrl: z.string() });
+
+/** Kinds of intake the visitors feature handles. */
+export const INTAKE = {
+  report: intakeKind('visitors.report', reportSchema),
+  page: intakeKind('visitors.page', buttonSchema),
+  retry: intakeKind('visitors.retry', buttonSchema),
+  subcommand: intakeKind('visitors.subcommand', subcommandSchema),
+};

@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { Intake } from '../../platform/intake.js';
+import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
@@ -15,7 +15,7 @@ export interface VisitorsListenerDeps {
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
-export function buttonAction(deps: VisitorsListenerDeps, kind: string) {
+export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<ButtonIntake>) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const channel = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.container?.message_ts ?? body.message?.ts;

@@ -37,14 +37,19 @@ type Method = 'agents.sessions.setStatus' | 'assistant.threads.setStatus' | 'ass
 
 /**
  * The bot's agent surfaces, as extras that never stand in the way: every call is best effort and
- * never throws. Where Slack refuses a method for good (the app is not declared as an agent, an
- * older workspace without the method, a missing scope: any permanent error), the surface logs one
+ * never throws. Where Slack refuses a method for the whole app ({@link APP_WIDE_ERRORS}: a method
+ * the workspace does not have, a missing scope, a token of the wrong type), the surface logs one
  * warning for that method in this process and stops calling it; the job goes on with its status
- * message alone. A place that is gone (a deleted thread) is a debug line; a transient failure a
- * warning, and the next call tries again.
+ * message alone. Any other refusal (`access_denied`, `no_permission`,
+ * `method_not_supported_for_channel_type`, `not_allowed`, a bad thread_ts…) may be about one
+ * channel or thread: it fails that call only, with a warning the first time each (method, error)
+ * is seen in this process and a debug line after. A place that is gone (a deleted thread) is a
+ * debug line; a transient failure a warning, and the next call tries again.
  */
 export class AgentSurface {
   private readonly refused = new Set<Method>();
+  /** `method:error` pairs refused for one call already warned about in this process. */
+  private readonly warnedOnce = new Set<string>();
 
   constructor(private readonly opts: { slack: AgentSurfaceClient; logger: Logger }) {}
 
@@ -80,9 +85,11 @@ export class AgentSurface {
       await run();
     } catch (err) {
       const info = classifySlackError(err);
-      if (info.kind === 'permanent' && CAPABILITY_ERRORS.has(info.code)) {
+      if (info.kind === 'permanent' && APP_WIDE_ERRORS.has(info.code)) {
         this.refused.add(method);
         this.opts.logger.warn({ slackMethod: method, slackError: info.code }, 'Slack refused an agent method; carrying on without it in this process (is the agent feature enabled for the app?)');
+      } else if (info.kind === 'permanent') {
+        this.refusedOnce(method, info.code);
       } else if (info.kind === 'gone') {
         this.opts.logger.debug({ slackMethod: method, slackError: info.code }, 'the thread of an agent call is gone');
       } else {
@@ -90,15 +97,36 @@ export class AgentSurface {
       }
     }
   }
+
+  /** A refusal about this call only: the method stays on; a warning the first time per (method, error), then debug. */
+  private refusedOnce(method: Method, code: string): void {
+    const key = `${method}:${code}`;
+    const level = this.warnedOnce.has(key) ? 'debug' : 'warn';
+    this.warnedOnce.add(key);
+    this.opts.logger[level]({ slackMethod: method, slackError: code }, 'Slack refused an agent call here; the method stays on for other channels');
+  }
 }
 
 /**
- * Refusals that say the app cannot use a method at all (not declared as an agent, an older
- * workspace or plan, a missing scope or token type): the method is switched off for the process.
- * Any other refusal (a bad thread_ts, a channel type the method does not take) is about one call.
- * (Slack: the "Errors" lists of assistant.threads.* and agents.sessions.setStatus.)
+ * Refusals that say the app cannot use a method anywhere (Slack: the "Errors" lists of
+ * assistant.threads.* and agents.sessions.setStatus, and the Web API's common errors): a method the
+ * workspace does not have (`unknown_method`, `method_deprecated`), a missing scope, a token of the
+ * wrong type, a token Slack no longer takes, the agent feature not enabled for the app. Only these
+ * switch the method off for the process. `access_denied`, `no_permission`, `not_allowed` and
+ * `method_not_supported_for_channel_type` can be about one conversation, so they never do.
  */
-const CAPABILITY_ERRORS: ReadonlySet<string> = new Set(['not_allowed', 'missing_scope', 'not_allowed_token_type', 'unknown_method', 'method_not_supported_for_channel_type', 'feature_not_enabled', 'team_not_enabled', 'not_enabled', 'access_denied', 'no_permission', 'invalid_auth', 'not_authed', 'account_inactive', 'method_deprecated']);
+export const APP_WIDE_ERRORS: ReadonlySet<string> = new Set([
+  'unknown_method',
+  'method_deprecated',
+  'missing_scope',
+  'not_allowed_token_type',
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'feature_not_enabled',
+]);
 
 function cut(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
 
 /** Event type of the metadata the bot puts on messages it must post at most once (Slack: message metadata). */
 export const POST_ONCE_EVENT_TYPE = 'docs_agent_post';
@@ -11,12 +12,36 @@ export interface Steps {
   save(patch: Record<string, unknown>): Promise<void>;
   /** True on the last try: report instead of throwing for another. */
   finalAttempt: boolean;
+  /**
+   * Before an irreversible step (`what` names it in logs): the steps saved so far would survive a
+   * Redis failover (on the replicas, REDIS_WAIT_REPLICAS), so a retry after one cannot repeat the
+   * step. Absent: nothing to confirm (no replication, or steps kept in memory).
+   * @throws UnreplicatedStepError when they can't be confirmed: act later, not now.
+   */
+  confirm?(what: string): Promise<void>;
 }
 
 /** Steps that live only in memory: a single try (tests, and callers with nothing to resume). */
 export function memorySteps(): Steps {
   const progress: Record<string, unknown> = {};
   return { progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt: true };
+}
+
+/**
+ * Before an irreversible step: the mark just saved in `steps` is on the Redis replicas
+ * (`steps.confirm`), so a retry after a failover finds it. When it can't be confirmed, `undo`
+ * takes the mark back (the step was not taken; best effort, a failure is one warning: a mark that
+ * outlives the failover reads as "may have happened", never as "do it again"), and the error is
+ * thrown for the caller to try again later.
+ * @throws UnreplicatedStepError from `steps.confirm`.
+ */
+export async function confirmStep(steps: Steps, what: string, undo: Record<string, unknown>, logger: Logger): Promise<void> {
+  try {
+    await steps.confirm?.(what);
+  } catch (err) {
+    await steps.save(undo).catch((saveErr: unknown) => logger.warn({ err: saveErr, step: what }, 'could not take back a step mark that was not confirmed'));
+    throw err;
+  }
 }
 
 /** Web API methods {@link postOnce} uses. */
@@ -39,14 +64,15 @@ export interface PostOnceMessage {
 
 /**
  * Posts a message at most once across retries of resumable work. Before posting it saves
- * `<key>:posting`, and puts `{ key }` in the message's metadata; after posting it saves the ts. A
- * retry that finds `posting` without a ts (the process died in between) looks for the message by
- * its metadata (conversations.history, or .replies in a thread, with `include_all_metadata`;
- * scopes `*:history`) before posting again.
+ * `<key>:posting` (and confirms it is on the Redis replicas: `steps.confirm`), and puts `{ key }`
+ * in the message's metadata; after posting it saves the ts. A retry that finds `posting` without a
+ * ts (the process died in between, or a failover lost the ts) looks for the message by its
+ * metadata (conversations.history, or .replies in a thread, with `include_all_metadata`; scopes
+ * `*:history`) before posting again: the message itself is the second record.
  *
  * @returns the message's ts.
- * @throws the Slack error of the post (the caller decides whether it is worth retrying), or a
- *   Redis error from `steps.save`.
+ * @throws the Slack error of the post (the caller decides whether it is worth retrying), a Redis
+ *   error from `steps.save`, or UnreplicatedStepError from `steps.confirm` (nothing was posted).
  */
 export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceMessage): Promise<string> {
   const tsKey = `${m.key}:ts`;
@@ -61,6 +87,7 @@ export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceM
     }
   }
   await steps.save({ [postingKey]: true });
+  await steps.confirm?.(m.key);
   const posted = await slack.chat.postMessage({
     channel: m.channel,
     ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),

@@ -1,12 +1,12 @@
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import type { Intake } from '../intake.js';
+import type { Intake, IntakeKind } from '../intake.js';
 import type { Logger } from '../logger.js';
 import { EventNotRecordedError, notRecordedText } from './edge.js';
 import { postToResponseUrl } from './respond.js';
 
 /** One request to record: its intake kind, the id derived from the request, the request's id for logs, what the handler gets. */
 export interface IntakeEntry<T> {
-  kind: string;
+  kind: IntakeKind<T>;
   id: string;
   requestId: string;
   payload: T;
@@ -24,7 +24,7 @@ export async function recordCommand<T>(intake: Pick<Intake, 'record'>, logger: L
   try {
     await intake.record(e.kind, e.id, e.requestId, e.payload);
   } catch (err) {
-    logger.warn({ err, intake: e.kind }, 'could not record a request; told the person to try again');
+    logger.warn({ err, intake: e.kind.name }, 'could not record a request; told the person to try again');
     await ack({ response_type: 'ephemeral', text: notRecordedText(err) });
     return;
   }
@@ -46,7 +46,7 @@ export async function recordInteraction<T>(
   try {
     await intake.record(e.kind, e.id, e.requestId, e.payload);
   } catch (err) {
-    logger.warn({ err, intake: e.kind }, 'could not record a click; told the person to try again');
+    logger.warn({ err, intake: e.kind.name }, 'could not record a click; told the person to try again');
     await ack();
     if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
     return;
@@ -79,10 +79,10 @@ export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Log
  * acked and Slack redelivers it.
  * @throws {EventNotRecordedError} always.
  */
-export async function eventNotRecorded(logger: Logger, e: { kind: string; retryNum?: number | undefined }, err: unknown, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<never> {
+export async function eventNotRecorded(logger: Logger, e: { kind: Pick<IntakeKind<unknown>, 'name'>; retryNum?: number | undefined }, err: unknown, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<never> {
   const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
   const msg = !last ? 'could not record an event; not acked, so Slack redelivers it' : tellOnLastTry ? "could not record an event on Slack's last try; told the person" : "could not record an event on Slack's last try; Slack will not send it again";
-  logger.warn({ err, intake: e.kind, retryNum: e.retryNum ?? 0 }, msg);
+  logger.warn({ err, intake: e.kind.name, retryNum: e.retryNum ?? 0 }, msg);
   if (last && tellOnLastTry) await tellOnLastTry(notRecordedText(err)).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
-  throw new EventNotRecordedError(e.kind, { cause: err });
+  throw new EventNotRecordedError(e.kind.name, { cause: err });
 }
