@@ -4,16 +4,19 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { AgentBudget, createAccess, createAccessDirectory, describeAccess, type AccessPolicyConfig } from './features/access/index.js';
+import { AgentBudget, createAccess, createAccessDirectory } from './features/access/index.js';
 import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
-import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
+import { createChannelSettings, type Settings } from './features/settings/index.js';
+import type { Conversations } from './features/conversations/index.js';
+import type { Ask } from './features/ask/index.js';
+import { accessPolicy, buildAsk, buildRouter, buildSettings, discoveryClient } from './compose.js';
 import { createVisitors, type Visitors } from './features/visitors/index.js';
-import type { AccessGate } from './platform/access.js';
 import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
+import type { DiscoveryClient } from './platform/docs-api/discovery-client.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
@@ -40,7 +43,7 @@ import { createWebClient } from './platform/slack/web-client.js';
 export const SHUTDOWN_BUDGET_MS = 9_000;
 
 /** The slash commands of manifest.yml. */
-export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-visitors', '/docs-settings'] as const;
+export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-ask', '/docs-visitors', '/docs-settings'] as const;
 
 /** A running bot: web endpoint and workers in one process. */
 export interface RunningBot {
@@ -66,6 +69,8 @@ interface Platform {
   queues: QueueContext;
   intake: Intake;
   docsApi: DocsApiClient;
+  /** The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
+  discovery: DiscoveryClient | undefined;
   slackOpts: { token: string; slackApiUrl: string; logger: Logger };
   slack: WebClient;
   names: UserNames; // users.info on a client of its own, so its 429s never pause `slack`
@@ -94,51 +99,13 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     queues,
     intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell: tellPersonVia(slack, logger) }),
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
+    discovery: discoveryClient(config, metrics),
     slackOpts,
     slack,
     names: new UserNames(createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }), { logger }),
     inFlight: new InFlight(),
     metrics,
     now: Date.now,
-  };
-}
-
-/**
- * `/docs-settings`, built last: who may change settings is the access policy's `change_settings`
- * (guests and outsiders never; a check that could not be made throws, so settings says so and
- * changes nothing), and a channel's digest subscription is the digests feature's description.
- */
-function buildSettings(p: Platform, access: AccessGate, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
-  const { config } = p;
-  const policy = accessPolicy(config);
-  return createSettings({
-    isSettingsAdmin: async (user) => {
-      const decision = await access.authorize({ user }, 'change_settings', '', { audit: false });
-      if (!decision.allowed && decision.reason === 'check_failed') throw new Error('the access check could not be made');
-      return decision.allowed;
-    },
-    describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
-    authorizeView: (actor, channel) => access.authorize(actor, 'view_settings', channel),
-    intake: p.intake, redis: p.redis, prefix: p.prefix,
-    projects: docsProjects(config),
-    defaultFollowupPolicy: config.FOLLOWUP_POLICY,
-    adminUsers: config.ADMIN_USERS,
-    describeDigest,
-    slack: p.slack,
-    logger: p.logger,
-    now: p.now,
-  });
-}
-
-/** The access policy's settings (README "Who can use it"). */
-function accessPolicy(config: Config): AccessPolicyConfig {
-  return {
-    allowedUsers: config.ACCESS_ALLOWED_USERS,
-    allowedUsergroups: config.ACCESS_ALLOWED_USERGROUPS,
-    allowedChannels: config.ACCESS_ALLOWED_CHANNELS,
-    allowGuests: config.ACCESS_ALLOW_GUESTS,
-    allowExternal: config.ACCESS_ALLOW_EXTERNAL,
-    adminUsers: config.ADMIN_USERS,
   };
 }
 
@@ -149,6 +116,8 @@ interface Features {
   settings: Settings;
   documentThread: DocumentThread;
   agentView: AgentView;
+  ask: Ask;
+  conversations: Conversations;
   access: { register(app: App): void };
 }
 
@@ -174,7 +143,7 @@ function buildFeatures(p: Platform): Features {
   const conversations = new ConversationDirectory({ slack });
   const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
-  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger });
+  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger, askEnabled: p.discovery !== undefined });
   const agentJobs = createAgentJobs({
     conversations,
     context: threadContext.context,
@@ -202,12 +171,15 @@ function buildFeatures(p: Platform): Features {
     metrics: p.metrics,
     agent,
   });
-  const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: threadOwner(redis, prefix), redis, prefix });
+  const jobThreads = threadOwner(redis, prefix);
+  // Ask is built on agent-jobs (its buttons start jobs); the router of people's messages on both.
+  const ask = buildAsk(p, { discovery: p.discovery, access, conversations, start: agentJobs.start });
+  const router = buildRouter(p, { jobs: agentJobs, jobThreads, ask, mentionsModeFor: (channel) => channelSettings.mentionsModeFor(channel) });
+  const documentThread = createDocumentThread({ threadContext, slack, intake, access, logger, owner: jobThreads, redis, prefix });
   const visitors = createVisitors({ intake, redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
-  const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, defaultSchedule, projectFor, logger, now });
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ }, projectFor, logger, now });
   const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
+  return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations: router, access: accessDirectory };
 }
 
 /**
@@ -222,7 +194,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const identity = await checkBotToken({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
   const p = buildPlatform(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
-  const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access } = buildFeatures(p);
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
   p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue]);
   const routes: HttpRoute[] = [
@@ -231,6 +203,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   ];
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics, ...(identity ? { identity } : {}) });
   agentJobs.register(app);
+  ask.register(app);
+  conversations.register(app);
   visitors.register(app);
   documentThread.register(app);
   digests.register(app);
@@ -247,12 +221,14 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const stop = onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
+    ask.close(); // answers being read end with the cut-off notice; their handlers finish before the workers close
     await p.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
     await Promise.all(workers.map((w) => w.close()));
     await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
     await digests.close();
     await Promise.all([p.intake.close(), intakeDepth.close()]);
     await p.docsApi.close();
+    await p.discovery?.close();
     watch.stop();
     await p.connections.close();
     logger.info('shutdown complete');

@@ -4,7 +4,7 @@ import { editAction, editSubmission } from '../../src/features/settings/listener
 import type { EffectiveSettings } from '../../src/features/settings/service.js';
 import { createLogger } from '../../src/platform/logger.js';
 
-const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, updatedBy: 'U0ADMIN' };
+const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, mentions: 'auto', updatedBy: 'U0ADMIN' };
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
 
 function deps(over: { effective?: () => Promise<EffectiveSettings>; record?: () => Promise<void>; open?: () => Promise<{ ok: boolean }> } = {}) {

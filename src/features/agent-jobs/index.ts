@@ -21,6 +21,8 @@ import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import type { PromptContext } from './context.js';
+import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
+import type { Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
 import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
@@ -34,6 +36,8 @@ import { startPollWorker } from './worker.js';
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
 export { FORM_CHECK_WITHIN_MS, submitFollowUpForm, submitJobStartForm, type FormFollowUp } from './form-start.js';
+export { EditBudget, type BudgetGrant } from './edit-budget.js';
+export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
@@ -109,7 +113,12 @@ export interface AgentJobs {
   start: StartJobDeps;
   pollQueue: Queue<PollJobData>;
   presenter: StatusPresenter;
-  /** Registers `/docs-edit`, `/docs-reply`, message and mention events, App Home. */
+  /**
+   * Acts on a person's message the conversations feature routed here (a job's thread, or a
+   * mention or DM taken as a docs change): see `handleIncomingMessage`. @returns whether a job was started.
+   */
+  handleMessage(msg: IncomingMessage, botUserId: string | undefined, steps: Steps, receipt: MessageReceipt): Promise<{ started: boolean }>;
+  /** Registers `/docs-edit`, `/docs-reply`, App Home and the jobs' buttons. */
   register(app: App): void;
   /** Starts the poll worker. */
   startWorkers(): Worker[];
@@ -153,7 +162,8 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     start,
     pollQueue,
     presenter,
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads: store }),
+    handleMessage: (msg, botUserId, steps, receipt) => handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
+    register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

@@ -13,7 +13,7 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { discussionCache, registerHandlers, type AgentViewSlack } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
-export { STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
+export { QUESTION_PROMPT, STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
 
 /** What the feature is built from. */
 export interface AgentViewOptions {
@@ -26,6 +26,8 @@ export interface AgentViewOptions {
   /** Who may start a job about a channel: a channel is offered only where they may. */
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
+  /** Asking the docs is on (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN): the suggestions include a question. */
+  askEnabled?: boolean;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -37,6 +39,6 @@ export interface AgentView {
 /** Builds the agent-view feature and registers its intake handler. */
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
-  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache() });
+  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache(), askEnabled: o.askEnabled ?? false });
   return { register: (app) => registerListeners(app, { intake: o.intake, logger }) };
 }

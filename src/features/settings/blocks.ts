@@ -2,7 +2,7 @@ import type { KnownBlock, ModalView, View } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import type { EffectiveSettings } from './service.js';
-import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
 export const ACTION_EDIT = 'settings.edit';
@@ -13,6 +13,15 @@ export const PROJECT_BLOCK = 'project';
 export const PROJECT_ACTION = 'project';
 export const FOLLOWUPS_BLOCK = 'followups';
 export const FOLLOWUPS_ACTION = 'followups';
+export const MENTIONS_BLOCK = 'mentions';
+export const MENTIONS_ACTION = 'mentions';
+
+/** A mentions mode in words (the settings message and the modal). */
+export const MENTIONS_WORDS: Record<MentionsMode, string> = {
+  auto: 'a question or a docs change, by how it is phrased',
+  ask: 'always a question to the docs',
+  edit: 'always a docs change',
+};
 
 /** What the settings message shows besides the settings themselves (from other features). */
 export interface SettingsContext {
@@ -40,6 +49,7 @@ export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext)
     `*Docs project:* ${project}${stale}`,
     `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
     `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
+    `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
     `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
   ];
   const blocks: KnownBlock[] = [
@@ -49,7 +59,7 @@ export function buildSettingsMessage(s: EffectiveSettings, ctx: SettingsContext)
   const footer = s.updatedBy ? `Last changed by <@${s.updatedBy}>. ` : '';
   if (ctx.canEdit === true) {
     blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Edit' }, action_id: ACTION_EDIT, value: ctx.channel }] });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\`.` }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · \`/docs-settings mentions auto|ask|edit\`.` }] });
   } else {
     const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });
@@ -76,6 +86,7 @@ export function decodeEditMetadata(raw: string | undefined): string | undefined 
 export function buildEditModal(channel: string, s: EffectiveSettings, projects: readonly string[]): ModalView {
   const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
   const options = projects.slice(0, 100).map(projectOption);
+  const mentionsOption = (m: MentionsMode) => ({ text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) }, value: m });
   const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
   return {
     type: 'modal',
@@ -99,6 +110,12 @@ export function buildEditModal(channel: string, s: EffectiveSettings, projects: 
         label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
         element: { type: 'radio_buttons', action_id: FOLLOWUPS_ACTION, options: FOLLOWUP_POLICIES.map(policyOption), initial_option: policyOption(s.followupPolicy) },
       },
+      {
+        type: 'input',
+        block_id: MENTIONS_BLOCK,
+        label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
+        element: { type: 'radio_buttons', action_id: MENTIONS_ACTION, options: MENTIONS_MODES.map(mentionsOption), initial_option: mentionsOption(s.mentions) },
+      },
     ],
   } satisfies View as ModalView;
 }
@@ -107,6 +124,8 @@ export function buildEditModal(channel: string, s: EffectiveSettings, projects: 
 export interface EditValues {
   projectId: string | undefined;
   followupPolicy: string | undefined;
+  /** Absent in forms opened before the mentions input existed. */
+  mentions: string | undefined;
 }
 
 /** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
@@ -120,5 +139,9 @@ function selectedValue(values: unknown, block: string, action: string): string |
 
 /** Reads the modal's answers from `state.values` of any shape (untrusted: checked by the caller). */
 export function readEditValues(values: unknown): EditValues {
-  return { projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION), followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION) };
+  return {
+    projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION),
+    followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION),
+    mentions: selectedValue(values, MENTIONS_BLOCK, MENTIONS_ACTION),
+  };
 }

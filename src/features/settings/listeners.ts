@@ -5,11 +5,11 @@ import type { Logger } from '../../platform/logger.js';
 import { notRecordedText } from '../../platform/slack/edge.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
-import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
+import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, MENTIONS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
-import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** What the settings listeners need. */
 export interface SettingsListenerDeps {
@@ -71,6 +71,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
     if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
+    if (values.mentions !== undefined && !(MENTIONS_MODES as readonly string[]).includes(values.mentions)) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
     if (!channel) errors[PROJECT_BLOCK] = 'This form is out of date; run `/docs-settings` again.';
     if (Object.keys(errors).length || !channel) {
       deps.logger.warn({ fields: Object.keys(errors) }, 'settings form refused: invalid input');
@@ -80,7 +81,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel,
       user: body.user.id,
-      change: { projectId: values.projectId ?? null, followupPolicy: values.followupPolicy as FollowupPolicy },
+      change: { projectId: values.projectId ?? null, followupPolicy: values.followupPolicy as FollowupPolicy, ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}) },
     };
     const requestId = `${view.id}-${view.hash}`;
     try {
