@@ -100,3 +100,28 @@ describe('asking the docs', () => {
     }
   });
 });
+
+describe('asking the docs: a crash mid-answer', () => {
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    sb = await startSandbox({ ask: true });
+  });
+  afterAll(() => sb?.close());
+
+  it('kill -9 while the answer streams: after the restart the cut answer is ended with a notice, never asked again', async () => {
+    const { driver, bot } = await sb.startBot();
+    sb.docs.discovery.chunkDelayMs = 400;
+    const q = await driver.appMention({ channel: 'C0DOCS', user: 'U0ALICE', text: '<@U0DOCSBOT> how do I rotate an API key?' });
+    const start = await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'chat.startStream' && c.args.thread_ts === q.ts), 10_000);
+    await bot.kill9();
+    sb.docs.discovery.chunkDelayMs = 0;
+    const ts = (start.response as { ts: string }).ts;
+    await sb.startBot();
+    const stop = await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'chat.stopStream' && c.args.ts === ts), 40_000);
+    expect(String(stop.args.markdown_text)).toContain('cut off; ask again');
+    const answers = sb.slack.messages.filter((m) => m.thread_ts === q.ts && m.bot_id && !m.ephemeralTo);
+    expect(answers).toHaveLength(1);
+    expect(sb.docs.requests.filter((r) => r.path.endsWith('/v2/assistant/acme/message'))).toHaveLength(1);
+  }, 60_000);
+});
