@@ -40,7 +40,7 @@ export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): Se
     const path = pagePath(page.path);
     if (!path || seen.has(path)) continue;
     seen.add(path);
-    const title = escapeMrkdwn(truncate((page.title ?? path).replace(/[\r\n|<>]/g, ' '), 120));
+    const title = escapeMrkdwn(truncate((page.title ?? path).replace(/[\r\n|]/g, ' '), 120));
     const url = siteUrl ? safeUrl(`${siteUrl.replace(/\/+$/, '')}${path}`) : undefined;
     lines.push(url ? `• <${url}|${title}>` : `• ${title} (\`${path.replace(/`/g, '')}\`)`);
     if (lines.length === MAX_SOURCES) break;
