@@ -88,6 +88,20 @@ describe('asking the docs', () => {
     expect(status.thread_ts).toBe(q.ts);
   });
 
+  it('Make this a docs change: the question becomes a job in the answer\'s thread; 👍 on an answer is counted once', async () => {
+    const q = await driver.appMention({ channel: 'C0DOCS', user: 'U0ALICE', text: '<@U0DOCSBOT> what are the rate limits?' });
+    const answer = await answerIn(q.ts);
+    await driver.blockAction({ user: 'U0ALICE', channel: 'C0DOCS', messageTs: answer.ts, actionId: 'ask.change', threadTs: q.ts });
+    const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path.endsWith('/job') && JSON.stringify(r.body).includes('what are the rate limits?'), 10_000);
+    const status = await statusMessage(sb.slack, (create.responseBody as { id: string }).id);
+    expect(status.thread_ts).toBe(q.ts);
+    for (let i = 0; i < 2; i++) await driver.blockAction({ user: 'U0BOB', channel: 'C0DOCS', messageTs: answer.ts, actionId: 'ask.feedback', feedback: 'positive', threadTs: q.ts });
+    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.startsWith('Thanks for rating that answer')), 10_000);
+    const metrics = await (await fetch(`${bot.url}/metrics`)).text();
+    expect(metrics).toMatch(/docs_bot_ask_feedback_total\{rating="positive"\} 1\n/);
+    expect(metrics).toMatch(/docs_bot_ask_total\{outcome="answered"\} [1-9]/);
+  });
+
   it('where Slack refuses streaming, the answer is posted and edited instead', async () => {
     sb.slack.streams.refuseWith = 'unknown_method';
     try {
