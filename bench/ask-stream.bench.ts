@@ -73,7 +73,7 @@ async function round(): Promise<number[]> {
       asked += 1;
       const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: `q ${asked}` })).ts!;
       const req = { teamId: 'T0SANDBOX', channel: 'C0DOCS', user, question: 'How do I rotate an API key?', threadTs: root, key: `b${asked}`, receivedAt: Date.now() };
-      await askQuestion(deps, req, memorySteps(), async (t) => void console.error(`unexpected: ${t}`));
+      await askQuestion(deps, req, memorySteps(), { to: { user, channel: 'C0DOCS' }, tell: async (t: string) => void console.error(`unexpected: ${t}`) });
     }),
   );
   return users.map((user) => {

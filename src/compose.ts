@@ -15,6 +15,7 @@ import { askConfigured, docsProjects, type Config } from './platform/config.js';
 import { DiscoveryClient } from './platform/docs-api/discovery-client.js';
 import type { Intake } from './platform/intake.js';
 import type { Logger } from './platform/logger.js';
+import type { QueueContext } from './platform/queues.js';
 import type { BotMetrics } from './platform/metrics.js';
 import type { ConversationDirectory } from './platform/slack/conversations.js';
 import { signerFromConfig } from './platform/slack/signed-value.js';
@@ -27,6 +28,7 @@ export interface SettingsPlatform {
   redis: Redis;
   prefix: string;
   intake: Intake;
+  queues: QueueContext;
   slack: WebClient;
   names: UserNames;
   metrics: BotMetrics;
@@ -92,6 +94,7 @@ export function buildAsk(p: SettingsPlatform, deps: { discovery: DiscoveryClient
     siteUrl: config.DOCS_SITE_URL,
     redis: p.redis,
     prefix: p.prefix,
+    queues: p.queues,
     intake: p.intake,
     access: deps.access,
     conversations: deps.conversations,

@@ -196,7 +196,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access } = buildFeatures(p);
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
-  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue]);
+  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue, ask.answerQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
@@ -214,18 +214,19 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   await p.intake.checkReplication();
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
-  const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
+  const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers(), ...ask.startWorkers()];
   watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
   watch.start();
   logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', redisMode: p.connections.target.mode, queuePrefix: p.prefix }, 'docs-agent-slack is running');
   const stop = onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
-    ask.close(); // answers being read end with the cut-off notice; their handlers finish before the workers close
+    ask.abort(); // answers being written end with the cut-off notice before the workers close
     await p.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
     await Promise.all(workers.map((w) => w.close()));
     await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
     await digests.close();
+    await ask.close();
     await Promise.all([p.intake.close(), intakeDepth.close()]);
     await p.docsApi.close();
     await p.discovery?.close();

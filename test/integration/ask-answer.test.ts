@@ -5,6 +5,7 @@ import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { AskBudget } from '../../src/features/ask/budget.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
+import { answerQuestion } from '../../src/features/ask/answer.js';
 import { AskStore } from '../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
 import { COULD_NOT_ANSWER_TEXT, KEY_REFUSED_TEXT, NOT_CONFIGURED_TEXT, THREAD_LOST_TEXT } from '../../src/features/ask/texts.js';
@@ -75,7 +76,7 @@ async function ask(d: AskDeps, question: string, opts: { threadTs?: string; chan
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
   const req = { teamId: 'T0TEST', channel: opts.channel ?? 'C0DOCS', user: 'U0ALICE', question, threadTs: root, key: `k${n}-${prefix}`, receivedAt: Date.now() };
-  await askQuestion(d, req, memorySteps(), async (t) => void told.push(t));
+  await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
   return root;
 }
 const assistantCalls = () => docs.requests.filter((r) => r.path.endsWith('/message'));
@@ -183,6 +184,37 @@ describe('asking: errors of the discovery API', () => {
 });
 
 describe('asking: Slack and Redis', () => {
+  it('Slack fails mid-answer: the retry ends the cut stream with the notice and never asks again', async () => {
+    const d = deps();
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const q = { teamId: 'T0TEST', channel: 'C0DOCS', threadTs: root, asker: 'U0ALICE', question: 'How do I rotate a key?', key: `mid-${prefix}`, since: Date.now() };
+    const steps = { ...memorySteps(), finalAttempt: false };
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    const before = assistantCalls().length;
+    await expect(answerQuestion(d, q, steps)).rejects.toThrow();
+    const [cut] = replies(root);
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('in_progress');
+    expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'failed' });
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    expect(replies(root)).toHaveLength(1);
+    expect(replies(root)[0]!.text).toContain('cut off; ask again');
+    expect(assistantCalls()).toHaveLength(before + 1);
+  });
+
+  it('shutdown while an answer streams: the stream is stopped with the notice', async () => {
+    const controller = new AbortController();
+    const d = { ...deps(), signal: controller.signal };
+    docs.discovery.chunkDelayMs = 40;
+    const calls = slack.calls.length;
+    const answering = ask(d, 'How do I rotate a key?').finally(() => (docs.discovery.chunkDelayMs = 0));
+    await slack.waitFor(() => slack.calls.slice(calls).find((c) => c.method === 'chat.startStream'), 5_000);
+    controller.abort();
+    const root = await answering;
+    const [answer] = replies(root);
+    expect(answer!.text).toContain(CUT_OFF_TEXT);
+    expect(slack.streams.get('C0DOCS', answer!.ts)?.state).toBe('completed');
+  });
+
   it('an answer longer than Slack shows is cut at ANSWER_MAX_CHARS with a notice, within the markdown_text limit per call', async () => {
     const long = { ...FAKE_DISCOVERY_PAGES[1]!, content: 'Rotate it. '.repeat(2_000) };
     const pages = docs.discovery.pages;
@@ -203,7 +235,7 @@ describe('asking: Slack and Redis', () => {
     slack.channels.push({ id: 'C0OUTSIDE', name: 'outside', botIsMember: false, members: ['U0ALICE'] });
     const d = deps({ perUser: 1 });
     const req = { teamId: 'T0TEST', channel: 'C0OUTSIDE', user: 'U0ALICE', question: 'How do I rotate a key?', key: `out-${prefix}`, receivedAt: Date.now() };
-    await askQuestion(d, req, memorySteps(), async (t) => void told.push(t));
+    await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
     expect(told).toEqual([INVITE_FIRST]);
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
@@ -216,8 +248,8 @@ describe('asking: Slack and Redis', () => {
     const d = { ...deps(), budget: new AskBudget(down, prefix, { perUser: 30, perWorkspace: 1000 }) };
     const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'How do I rotate a key?', threadTs: '1.1', key: `r-${prefix}`, receivedAt: Date.now() };
     const steps = { ...memorySteps(), finalAttempt: false };
-    await expect(askQuestion(d, req, steps, async (t) => void told.push(t))).rejects.toThrow();
-    await askQuestion(d, req, memorySteps(), async (t) => void told.push(t));
+    await expect(askQuestion(d, req, steps, { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) })).rejects.toThrow();
+    await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
     expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
   });
 });

@@ -3,11 +3,11 @@ import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import type { Steps } from '../../platform/slack/post-once.js';
-import { postToResponseUrl } from '../../platform/slack/respond.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
+import { tellPrivately } from './tell.js';
 
 /** What the ask handlers need. */
 export interface AskHandlerDeps {
@@ -33,19 +33,6 @@ export interface AskMessage {
 }
 
 /**
- * Tells one person privately: through the `response_url` when there is one, else
- * `chat.postEphemeral` (in `threadTs` when given). Never throws (a failure is logged).
- */
-export async function tellPrivately(deps: Pick<AskHandlerDeps, 'slack' | 'logger'>, to: { user: string; channel: string; responseUrl?: string; threadTs?: string }, text: string): Promise<void> {
-  try {
-    if (to.responseUrl) await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
-    else await deps.slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...(to.threadTs ? { thread_ts: to.threadTs } : {}) });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not answer the person privately');
-  }
-}
-
-/**
  * A question in a message (a mention or DM taken as a question, or a reply in an answer's thread):
  * answered in the message's thread (its own ts when top level); the bot's mention is removed and
  * other markup turned into text. Only the question leaves Slack (and, in an answer's thread, the
@@ -54,18 +41,20 @@ export async function tellPrivately(deps: Pick<AskHandlerDeps, 'slack' | 'logger
  */
 export async function handleQuestionMessage(deps: AskHandlerDeps, msg: AskMessage, botUserId: string | undefined, steps: Steps, receipt: { key: string; receivedAt: number }): Promise<void> {
   const threadTs = msg.thread_ts ?? msg.ts;
-  const tell = (text: string) => tellPrivately(deps, { user: msg.user, channel: msg.channel, threadTs }, text);
+  const to = { user: msg.user, channel: msg.channel, threadTs };
+  const tell = (text: string) => tellPrivately(deps, to, text);
   const question = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
   const req = { teamId: msg.teamId, channel: msg.channel, user: msg.user, question, ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}), threadTs, key: receipt.key, receivedAt: receipt.receivedAt };
-  await askQuestion(deps.ask, req, steps, tell);
+  await askQuestion(deps.ask, req, steps, { to, tell });
 }
 
 /** `/docs-ask`: the question is posted in the channel and answered in its thread. */
 async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeContext): Promise<void> {
-  const tell = (text: string) => tellPrivately(deps, { user: p.user, channel: p.channel, responseUrl: p.responseUrl }, text);
+  const to = { user: p.user, channel: p.channel, responseUrl: p.responseUrl };
+  const tell = (text: string) => tellPrivately(deps, to, text);
   const question = await markupToText(p.raw, undefined, deps.names.lookup(p.teamId));
   const req = { teamId: p.teamId, channel: p.channel, user: p.user, question, ...(p.textChars !== undefined ? { textChars: p.textChars } : {}), key: ctx.jobId, receivedAt: ctx.receivedAt };
-  await askQuestion(deps.ask, req, ctx, tell);
+  await askQuestion(deps.ask, req, ctx, { to, tell });
 }
 
 /** Registers the ask intake handlers (run by the intake worker of any replica). */

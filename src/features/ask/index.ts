@@ -5,6 +5,7 @@
  * before it). Questions in mentions and DMs reach it through the conversations feature, built after.
  */
 import type { App } from '@slack/bolt';
+import type { Queue, Worker } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { AccessGate } from '../../platform/access.js';
@@ -12,6 +13,7 @@ import type { DiscoveryClient } from '../../platform/docs-api/discovery-client.j
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
+import type { QueueContext } from '../../platform/queues.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
@@ -22,6 +24,7 @@ import { handleQuestionMessage, registerHandlers, type AskMessage } from './hand
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
 import type { StreamSlack } from './stream.js';
+import { createAnswerQueue, enqueueAnswer, startAnswerWorker, type AnswerJobData } from './worker.js';
 
 export { classifyMention, type MessageKind } from './rule.js';
 export { ASK_INSTEAD_TEXT } from './texts.js';
@@ -37,6 +40,8 @@ export interface AskOptions {
   redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
+  /** The answers' queue and worker (`ask-answer`) live here. */
+  queues: QueueContext;
   intake: Intake;
   access: Pick<AccessGate, 'authorize'>;
   conversations: Pick<ConversationDirectory, 'isMember'>;
@@ -64,10 +69,16 @@ export interface Ask {
   ownsThread(channel: string, threadTs: string): Promise<boolean>;
   /** Answers a question in a message (see `handleQuestionMessage`). */
   handleMessage(msg: AskMessage, botUserId: string | undefined, steps: Steps, receipt: { key: string; receivedAt: number }): Promise<void>;
+  /** The answers' queue (for its depth in the metrics). */
+  answerQueue: Queue<AnswerJobData>;
   /** Registers `/docs-ask`, the answers' buttons and the Document this modal. */
   register(app: App): void;
-  /** Ends the answers being streamed (shutdown): each is stopped with the cut-off notice. */
-  close(): void;
+  /** Starts the worker that writes answers. */
+  startWorkers(): Worker[];
+  /** Ends the answers being written (shutdown, before the workers close): each stops with the cut-off notice. */
+  abort(): void;
+  /** Closes the answers' queue (after the workers). */
+  close(): Promise<void>;
 }
 
 /** Builds the ask feature and registers its intake handlers. */
@@ -78,6 +89,7 @@ export function createAsk(o: AskOptions): Ask {
   const slack = o.slack as unknown as StreamSlack & WebClient;
   const writer = { slack, budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }), logger, now: o.now };
   const discovery = o.discovery ?? { sendMessage: () => Promise.reject(new Error('asking the docs is not configured')) };
+  const answerQueue = createAnswerQueue(o.queues);
   const ask = {
     configured: o.discovery !== undefined,
     discovery,
@@ -92,6 +104,7 @@ export function createAsk(o: AskOptions): Ask {
     logger,
     now: o.now,
     signal: shutdown.signal,
+    answers: { enqueue: (q: Parameters<typeof enqueueAnswer>[1], to: Parameters<typeof enqueueAnswer>[2]) => enqueueAnswer(answerQueue, q, to) },
     ...(o.metrics ? { metrics: o.metrics } : {}),
   };
   const actions = { store, signer: o.signer, access: o.access, conversations: o.conversations, start: o.start, logger, ...(o.metrics ? { metrics: o.metrics } : {}) };
@@ -101,7 +114,10 @@ export function createAsk(o: AskOptions): Ask {
     configured: ask.configured,
     ownsThread: (channel, threadTs) => store.ownsThread(channel, threadTs),
     handleMessage: (msg, botUserId, steps, receipt) => handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
+    answerQueue,
     register: (app) => registerListeners(app, { intake: o.intake, configured: ask.configured, signer: o.signer, store, access: o.access, conversations: o.conversations, slack, logger }),
-    close: () => shutdown.abort(),
+    startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
+    abort: () => shutdown.abort(),
+    close: () => answerQueue.close(),
   };
 }

@@ -5,10 +5,11 @@ import type { BotMetrics } from '../../platform/metrics.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
-import { answerQuestion, type AnswerDeps } from './answer.js';
+import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
+import type { TellTarget } from './tell.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
 /** Most characters of a question sent to the assistant. */
@@ -25,6 +26,8 @@ export interface AskDeps extends AnswerDeps {
   /** Posts the question of `/docs-ask` (once). */
   slack: PostOnceClient;
   metrics?: Pick<BotMetrics, 'askEnded'>;
+  /** The answers' queue (`./worker.ts`); absent: the answer is written here and now (tests, benchmarks). */
+  answers?: { enqueue(q: Question, to: TellTarget): Promise<void> };
 }
 
 /** A question from `/docs-ask`, a mention or DM, or a reply in an answer's thread. */
@@ -52,11 +55,13 @@ interface AskProgress {
  * {@link QUESTION_MAX_CHARS}, the person may ask here (access `ask`), and one question is taken from
  * their and their workspace's hourly budgets (all before any API call; a refusal is told once and
  * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); the
- * thread is marked an answer's (replies in it reach the bot), then {@link answerQuestion}.
- * @param tell - answers the person privately; never throws.
+ * thread is marked an answer's (replies in it reach the bot), then the answer is queued for the
+ * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
+ * @param reply - where and how to tell the person privately (`tell` never throws).
  * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
  */
-export async function askQuestion(deps: AskDeps, req: AskRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<void> {
+export async function askQuestion(deps: AskDeps, req: AskRequest, steps: Steps, reply: { to: TellTarget; tell: (text: string) => Promise<void> }): Promise<void> {
+  const tell = reply.tell;
   const p = steps.progress as AskProgress;
   if (p.refused) return;
   const refuse = async (text: string) => {
@@ -85,8 +90,9 @@ export async function askQuestion(deps: AskDeps, req: AskRequest, steps: Steps, 
   }
   await deps.store.claimThread(req.channel, threadTs, req.user, req.teamId);
   const q = { teamId: req.teamId, channel: req.channel, threadTs, asker: req.user, question: req.question, key: req.key, since: req.receivedAt };
+  audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'ok', questionChars: req.question.length });
+  if (deps.answers) return deps.answers.enqueue(q, reply.to);
   const result = await answerQuestion(deps, q, steps);
-  audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: result.outcome === 'failed' ? 'failed' : 'ok', questionChars: req.question.length });
   if (result.tell) await tell(result.tell);
 }
 
