@@ -43,9 +43,21 @@ const logger = createLogger('silent');
 const redis = testRedis();
 const prefix = randomPrefix();
 const slack = await startFakeSlack({ botToken: BENCH_TOKEN });
-const docs = await startFakeDocsApi({ apiKey: 'mint_bench', projectId: 'proj', discovery: { firstTokenDelayMs: FIRST_TOKEN_MS } });
-const web = new WebClient(BENCH_TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
-const discovery = new DiscoveryClient({ baseUrl: `${docs.url}/discovery`, apiKey: FAKE_ASSISTANT_KEY, domain: FAKE_DOCS_DOMAIN });
+const docs = await startFakeDocsApi({
+  apiKey: 'mint_bench',
+  projectId: 'proj',
+  discovery: { firstTokenDelayMs: FIRST_TOKEN_MS },
+});
+const web = new WebClient(BENCH_TOKEN, {
+  slackApiUrl: slack.url,
+  logLevel: LogLevel.ERROR,
+  retryConfig: { retries: 0 },
+});
+const discovery = new DiscoveryClient({
+  baseUrl: `${docs.url}/discovery`,
+  apiKey: FAKE_ASSISTANT_KEY,
+  domain: FAKE_DOCS_DOMAIN,
+});
 const deps: AskDeps = {
   configured: true,
   discovery,
@@ -72,13 +84,26 @@ async function round(): Promise<number[]> {
     users.map(async (user) => {
       asked += 1;
       const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: `q ${asked}` })).ts!;
-      const req = { teamId: 'T0SANDBOX', channel: 'C0DOCS', user, question: 'How do I rotate an API key?', threadTs: root, key: `b${asked}`, receivedAt: Date.now() };
-      await askQuestion(deps, req, memorySteps(), { to: { user, channel: 'C0DOCS' }, tell: async (t: string) => void console.error(`unexpected: ${t}`) });
+      const req = {
+        teamId: 'T0SANDBOX',
+        channel: 'C0DOCS',
+        user,
+        question: 'How do I rotate an API key?',
+        threadTs: root,
+        key: `b${asked}`,
+        receivedAt: Date.now(),
+      };
+      await askQuestion(deps, req, memorySteps(), {
+        to: { user, channel: 'C0DOCS' },
+        tell: async (t: string) => void console.error(`unexpected: ${t}`),
+      });
     }),
   );
   return users.map((user) => {
     const message = docs.requests.slice(requests).find((r) => (r.body as { fp?: string }).fp === `fp-${user}`);
-    const start = slack.calls.slice(calls).find((c) => c.method === 'chat.startStream' && c.args.recipient_user_id === user);
+    const start = slack.calls
+      .slice(calls)
+      .find((c) => c.method === 'chat.startStream' && c.args.recipient_user_id === user);
     if (!message || !start) throw new Error(`no answer streamed for ${user}`);
     return start.at - (message.at + FIRST_TOKEN_MS);
   });
@@ -93,20 +118,46 @@ const conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger,
 const intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
 const port = await freePort();
 const { app } = createSlackApp({
-  config: { SLACK_BOT_TOKEN: BENCH_TOKEN, SLACK_SIGNING_SECRET: BENCH_SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.url, PORT: port },
+  config: {
+    SLACK_BOT_TOKEN: BENCH_TOKEN,
+    SLACK_SIGNING_SECRET: BENCH_SECRET,
+    SLACK_APP_TOKEN: undefined,
+    SLACK_API_URL: slack.url,
+    PORT: port,
+  },
   logger,
   inFlight: new InFlight(),
   routes: [],
   commands: ['/docs-edit', '/docs-ask'],
 });
 registerAgentJobs(app, { intake, logger, promptMaxChars: 12_000 });
-registerAsk(app, { intake, configured: true, signer: TEST_SIGNER, store: new AskStore(redis, prefix), access: OPEN_GATE, conversations: { isMember: async () => true }, slack: web, logger });
+registerAsk(app, {
+  intake,
+  configured: true,
+  signer: TEST_SIGNER,
+  store: new AskStore(redis, prefix),
+  access: OPEN_GATE,
+  conversations: { isMember: async () => true },
+  slack: web,
+  logger,
+});
 await app.start();
 const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
 let n = 0;
 async function command(name: string, text: string): Promise<number> {
-  const body = new URLSearchParams({ command: name, text, user_id: 'U0ALICE', channel_id: 'C0DOCS', team_id: 'T0SANDBOX', trigger_id: `ask-bench-${++n}`, response_url: 'https://hooks.slack.com/commands/T0SANDBOX/1/bench' }).toString();
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', ...signatureHeaders(BENCH_SECRET, body, Date.now() / 1000) };
+  const body = new URLSearchParams({
+    command: name,
+    text,
+    user_id: 'U0ALICE',
+    channel_id: 'C0DOCS',
+    team_id: 'T0SANDBOX',
+    trigger_id: `ask-bench-${++n}`,
+    response_url: 'https://hooks.slack.com/commands/T0SANDBOX/1/bench',
+  }).toString();
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    ...signatureHeaders(BENCH_SECRET, body, Date.now() / 1000),
+  };
   const t0 = process.hrtime.bigint();
   const res = await pool.request({ method: 'POST', path: '/slack/events', headers, body });
   await res.body.text();
@@ -114,16 +165,23 @@ async function command(name: string, text: string): Promise<number> {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 const ACKS = [
-  { name: '/docs-edit: one Redis write, then ack', run: () => command('/docs-edit', 'Add a quickstart for the Python SDK') },
+  {
+    name: '/docs-edit: one Redis write, then ack',
+    run: () => command('/docs-edit', 'Add a quickstart for the Python SDK'),
+  },
   { name: '/docs-ask: one Redis write, then ack', run: () => command('/docs-ask', 'How do I rotate an API key?') },
 ];
 const acks = await interleaved(ACKS, 100, ACK_ROUNDS);
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
+const cells = [...[50, 95, 99].map((p) => ms(percentile(firstText, p))), ms(Math.max(...firstText))];
+const ackRows = ACKS.map((c, k) => percentileRow(c.name, acks[k]!)).join('\n');
 console.log(
-  `\nFirst streamed text after the assistant's first token (fixed at ${FIRST_TOKEN_MS} ms), ${AT_ONCE} questions at once, ${ROUNDS} rounds (${firstText.length} answers):\n` +
-    `| p50 | p95 | p99 | max |\n|---:|---:|---:|---:|\n| ${[50, 95, 99].map((p) => ms(percentile(firstText, p))).join(' | ')} | ${ms(Math.max(...firstText))} |\n` +
-    `\nAck latency, ${ACK_ROUNDS} requests each (after 100 warm-up), interleaved, keep-alive:\n| case | p50 | p95 | p99 |\n|---|---:|---:|---:|\n${ACKS.map((c, k) => percentileRow(c.name, acks[k]!)).join('\n')}\n`,
+  `\nFirst streamed text after the assistant's first token (fixed at ${FIRST_TOKEN_MS} ms), ` +
+    `${AT_ONCE} questions at once, ${ROUNDS} rounds (${firstText.length} answers):\n` +
+    `| p50 | p95 | p99 | max |\n|---:|---:|---:|---:|\n| ${cells.join(' | ')} |\n` +
+    `\nAck latency, ${ACK_ROUNDS} requests each (after 100 warm-up), interleaved, keep-alive:\n` +
+    `| case | p50 | p95 | p99 |\n|---|---:|---:|---:|\n${ackRows}\n`,
 );
 
 describe('asking the docs (vitest bench, same servers)', () => {

@@ -40,18 +40,25 @@ export interface SettingsPlatform {
  * (guests and outsiders never; a check that could not be made throws, so settings says so and
  * changes nothing), and a channel's digest subscription is the digests feature's description.
  */
-export function buildSettings(p: SettingsPlatform, access: AccessGate, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
+export function buildSettings(
+  p: SettingsPlatform,
+  access: AccessGate,
+  describeDigest: (teamId: string, channel: string) => Promise<string>,
+): Settings {
   const { config } = p;
   const policy = accessPolicy(config);
   return createSettings({
     isSettingsAdmin: async (user) => {
       const decision = await access.authorize({ user }, 'change_settings', '', { audit: false });
-      if (!decision.allowed && decision.reason === 'check_failed') throw new Error('the access check could not be made');
+      if (!decision.allowed && decision.reason === 'check_failed')
+        throw new Error('the access check could not be made');
       return decision.allowed;
     },
     describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
     authorizeView: (actor, channel) => access.authorize(actor, 'view_settings', channel),
-    intake: p.intake, redis: p.redis, prefix: p.prefix,
+    intake: p.intake,
+    redis: p.redis,
+    prefix: p.prefix,
     projects: docsProjects(config),
     defaultFollowupPolicy: config.FOLLOWUP_POLICY,
     adminUsers: config.ADMIN_USERS,
@@ -75,11 +82,15 @@ export function accessPolicy(config: Config): AccessPolicyConfig {
   };
 }
 
-
 /** The discovery client of the docs assistant, when asking is configured (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN). */
 export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryClient | undefined {
   if (!askConfigured(config)) return undefined;
-  return new DiscoveryClient({ baseUrl: config.DOCS_DISCOVERY_URL, apiKey: config.DOCS_ASSISTANT_API_KEY ?? '', domain: config.DOCS_DOMAIN ?? '', observer: metrics });
+  return new DiscoveryClient({
+    baseUrl: config.DOCS_DISCOVERY_URL,
+    apiKey: config.DOCS_ASSISTANT_API_KEY ?? '',
+    domain: config.DOCS_DOMAIN ?? '',
+    observer: metrics,
+  });
 }
 
 /**
@@ -87,7 +98,15 @@ export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryC
  * answers' buttons signed with the bot's signer, `fp` from the same secret, and agent-jobs' start
  * for "Make this a docs change" (agent-jobs is built before it).
  */
-export function buildAsk(p: SettingsPlatform, deps: { discovery: DiscoveryClient | undefined; access: AccessGate; conversations: ConversationDirectory; start: StartJobDeps }): Ask {
+export function buildAsk(
+  p: SettingsPlatform,
+  deps: {
+    discovery: DiscoveryClient | undefined;
+    access: AccessGate;
+    conversations: ConversationDirectory;
+    start: StartJobDeps;
+  },
+): Ask {
   const { config } = p;
   return createAsk({
     discovery: deps.discovery,
@@ -115,7 +134,17 @@ export function buildAsk(p: SettingsPlatform, deps: { discovery: DiscoveryClient
  * The router of people's messages (the conversations feature), built after agent-jobs and ask:
  * it asks them who owns a thread and hands each message to one of them.
  */
-export function buildRouter(p: SettingsPlatform, deps: Pick<ConversationsOptions, 'jobs' | 'jobThreads' | 'ask' | 'mentionsModeFor'>): Conversations {
+export function buildRouter(
+  p: SettingsPlatform,
+  deps: Pick<ConversationsOptions, 'jobs' | 'jobThreads' | 'ask' | 'mentionsModeFor'>,
+): Conversations {
   const { config } = p;
-  return createConversations({ ...deps, intake: p.intake, slack: p.slack, logger: p.logger, promptMaxChars: config.AGENT_PROMPT_MAX_CHARS, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX });
+  return createConversations({
+    ...deps,
+    intake: p.intake,
+    slack: p.slack,
+    logger: p.logger,
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
+    ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+  });
 }

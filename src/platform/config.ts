@@ -130,9 +130,18 @@ const schema = z
     AGENT_CALLS_PER_HOUR: count(100),
     AGENT_CALLS_PER_USER_PER_HOUR: count(20),
     ANALYTICS_CALLS_PER_USER_PER_HOUR: count(20),
-    DOCS_ASSISTANT_API_KEY: z.string().startsWith('mint_', 'must start with mint_ (the assistant API key, mint_dsc_…)').optional(),
-    DOCS_DOMAIN: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/, 'must be the docs site\'s domain identifier (letters, digits, _ . -)').optional(),
-    DOCS_SITE_URL: z.url({ message: 'must be a URL' }).refine((v) => /^https?:\/\//.test(v), 'must be an http:// or https:// URL').optional(),
+    DOCS_ASSISTANT_API_KEY: z
+      .string()
+      .startsWith('mint_', 'must start with mint_ (the assistant API key, mint_dsc_…)')
+      .optional(),
+    DOCS_DOMAIN: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,200}$/, "must be the docs site's domain identifier (letters, digits, _ . -)")
+      .optional(),
+    DOCS_SITE_URL: z
+      .url({ message: 'must be a URL' })
+      .refine((v) => /^https?:\/\//.test(v), 'must be an http:// or https:// URL')
+      .optional(),
     DOCS_DISCOVERY_URL: apiUrl('https://api.mintlify.com/discovery'),
     ASK_ACCESS: z.enum(['editors', 'everyone'], { message: 'must be editors or everyone' }).default('editors'),
     ASK_CALLS_PER_USER_PER_HOUR: count(30),
@@ -152,7 +161,8 @@ const schema = z
     }
     for (const [path, message] of redisModeProblems(c)) ctx.addIssue({ code: 'custom', path: [path], message });
     if (Boolean(c.DOCS_ASSISTANT_API_KEY) !== Boolean(c.DOCS_DOMAIN)) {
-      const [missing, other] = c.DOCS_DOMAIN ? ['DOCS_ASSISTANT_API_KEY', 'DOCS_DOMAIN'] : ['DOCS_DOMAIN', 'DOCS_ASSISTANT_API_KEY'];
+      const pair = ['DOCS_ASSISTANT_API_KEY', 'DOCS_DOMAIN'] as const;
+      const [missing, other] = c.DOCS_DOMAIN ? pair : ([pair[1], pair[0]] as const);
       ctx.addIssue({ code: 'custom', path: [missing], message: `is required with ${other} (asking the docs needs both; unset both to turn it off)` });
     }
     if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {

@@ -1,4 +1,5 @@
-import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
+import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi } from '../../sandbox/fake-docs-api.js';
+import type { FakeDocsApi, FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/worker.js';
@@ -98,7 +99,12 @@ export const E2E_SITE_URL = 'https://docs.acme.test';
 
 /** The variables that turn asking the docs on, against the fake discovery API under `docsUrl`. */
 export function askEnv(docsUrl: string): Record<string, string> {
-  return { DOCS_ASSISTANT_API_KEY: FAKE_ASSISTANT_KEY, DOCS_DOMAIN: FAKE_DOCS_DOMAIN, DOCS_DISCOVERY_URL: `${docsUrl}/discovery`, DOCS_SITE_URL: E2E_SITE_URL };
+  return {
+    DOCS_ASSISTANT_API_KEY: FAKE_ASSISTANT_KEY,
+    DOCS_DOMAIN: FAKE_DOCS_DOMAIN,
+    DOCS_DISCOVERY_URL: `${docsUrl}/discovery`,
+    DOCS_SITE_URL: E2E_SITE_URL,
+  };
 }
 
 /** Visible text of a message: its `text` plus every text inside its blocks. */

@@ -1,6 +1,12 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_ASSISTANT_KEY, FAKE_DISCOVERY_PAGES, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
+import {
+  FAKE_ASSISTANT_KEY,
+  FAKE_DISCOVERY_PAGES,
+  FAKE_DOCS_DOMAIN,
+  startFakeDocsApi,
+  type FakeDocsApi,
+} from '../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { AskBudget } from '../../src/features/ask/budget.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
@@ -8,7 +14,12 @@ import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
 import { answerQuestion } from '../../src/features/ask/answer.js';
 import { AskStore } from '../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
-import { COULD_NOT_ANSWER_TEXT, KEY_REFUSED_TEXT, NOT_CONFIGURED_TEXT, THREAD_LOST_TEXT } from '../../src/features/ask/texts.js';
+import {
+  COULD_NOT_ANSWER_TEXT,
+  KEY_REFUSED_TEXT,
+  NOT_CONFIGURED_TEXT,
+  THREAD_LOST_TEXT,
+} from '../../src/features/ask/texts.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
@@ -48,13 +59,27 @@ beforeEach(() => {
   prefix = randomPrefix();
   told = [];
   lines = [];
-  logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l) as (typeof lines)[number]) } as unknown as NodeJS.WritableStream);
+  logger = createLogger('info', {
+    write: (l: string) => void lines.push(JSON.parse(l) as (typeof lines)[number]),
+  } as unknown as NodeJS.WritableStream);
 });
 afterEach(() => dropPrefix(redis, prefix));
 
-function deps(over: { apiKey?: string; access?: AccessGate; perUser?: number; configured?: boolean; store?: AskStore } = {}): AskDeps {
-  const discovery = new DiscoveryClient({ baseUrl: `${docs.url}/discovery`, apiKey: over.apiKey ?? FAKE_ASSISTANT_KEY, domain: FAKE_DOCS_DOMAIN, retryMinDelayMs: 1 });
-  const writer = { slack: web as unknown as StreamSlack, budget: { take: async () => ({ ok: true as const }) }, logger, now: Date.now };
+function deps(
+  over: { apiKey?: string; access?: AccessGate; perUser?: number; configured?: boolean; store?: AskStore } = {},
+): AskDeps {
+  const discovery = new DiscoveryClient({
+    baseUrl: `${docs.url}/discovery`,
+    apiKey: over.apiKey ?? FAKE_ASSISTANT_KEY,
+    domain: FAKE_DOCS_DOMAIN,
+    retryMinDelayMs: 1,
+  });
+  const writer = {
+    slack: web as unknown as StreamSlack,
+    budget: { take: async () => ({ ok: true as const }) },
+    logger,
+    now: Date.now,
+  };
   return {
     configured: over.configured ?? true,
     discovery,
@@ -75,8 +100,19 @@ let n = 0;
 async function ask(d: AskDeps, question: string, opts: { threadTs?: string; channel?: string } = {}) {
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
-  const req = { teamId: 'T0TEST', channel: opts.channel ?? 'C0DOCS', user: 'U0ALICE', question, threadTs: root, key: `k${n}-${prefix}`, receivedAt: Date.now() };
-  await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
+  const req = {
+    teamId: 'T0TEST',
+    channel: opts.channel ?? 'C0DOCS',
+    user: 'U0ALICE',
+    question,
+    threadTs: root,
+    key: `k${n}-${prefix}`,
+    receivedAt: Date.now(),
+  };
+  await askQuestion(d, req, memorySteps(), {
+    to: { user: 'U0ALICE', channel: 'C0DOCS' },
+    tell: async (t: string) => void told.push(t),
+  });
   return root;
 }
 const assistantCalls = () => docs.requests.filter((r) => r.path.endsWith('/message'));
@@ -91,14 +127,21 @@ describe('asking: refusals cost no API call', () => {
   });
 
   it('not allowed: the access gate says why', async () => {
-    const refuse: AccessGate = { ...OPEN_GATE, authorize: async () => ({ allowed: false, reason: 'guest', text: "Guests can't ask the docs in this workspace." }) };
+    const refuse: AccessGate = {
+      ...OPEN_GATE,
+      authorize: async () => ({
+        allowed: false,
+        reason: 'guest',
+        text: "Guests can't ask the docs in this workspace.",
+      }),
+    };
     const before = assistantCalls().length;
     await ask(deps({ access: refuse }), 'How do I rotate a key?');
     expect(told).toEqual(["Guests can't ask the docs in this workspace."]);
     expect(assistantCalls()).toHaveLength(before);
   });
 
-  it('the person\'s hourly budget spent: when the next slot frees', async () => {
+  it("the person's hourly budget spent: when the next slot frees", async () => {
     const d = deps({ perUser: 1 });
     await ask(d, 'How do I rotate a key?');
     const before = assistantCalls().length;
@@ -109,13 +152,16 @@ describe('asking: refusals cost no API call', () => {
 });
 
 describe('asking: errors of the discovery API', () => {
-  it('the key refused (401): a plain line for the person, the log names DOCS_ASSISTANT_API_KEY, nothing posted', async () => {
-    const root = await ask(deps({ apiKey: 'mint_dsc_wrong' }), 'How do I rotate a key?');
-    expect(told).toEqual([KEY_REFUSED_TEXT]);
-    expect(lines.some((l) => l.level === 50 && l.msg.includes('DOCS_ASSISTANT_API_KEY'))).toBe(true);
-    expect(JSON.stringify(lines)).not.toContain('mint_dsc_wrong');
-    expect(replies(root)).toEqual([]);
-  });
+  it(
+    'the key refused (401): a plain line for the person, the log ' + 'names DOCS_ASSISTANT_API_KEY, nothing posted',
+    async () => {
+      const root = await ask(deps({ apiKey: 'mint_dsc_wrong' }), 'How do I rotate a key?');
+      expect(told).toEqual([KEY_REFUSED_TEXT]);
+      expect(lines.some((l) => l.level === 50 && l.msg.includes('DOCS_ASSISTANT_API_KEY'))).toBe(true);
+      expect(JSON.stringify(lines)).not.toContain('mint_dsc_wrong');
+      expect(replies(root)).toEqual([]);
+    },
+  );
 
   it('403 is the key refused too', async () => {
     docs.failNext(/\/discovery\/v2\/assistant\//, 403);
@@ -147,19 +193,23 @@ describe('asking: errors of the discovery API', () => {
     expect(replies(root)).toEqual([]);
   });
 
-  it('a stream cut before its first text is asked again; one cut after text ends with the notice, never asked again', async () => {
-    docs.discovery.cutNextAnswers(0);
-    const first = await ask(deps(), 'How do I rotate a key?');
-    expect(replies(first)[0]?.text).toContain('Rotate');
-    docs.discovery.cutNextAnswers(3);
-    docs.discovery.chunkDelayMs = 30; // the deltas before the cut reach the bot before the connection dies
-    const before = assistantCalls().length;
-    const second = await ask(deps(), 'How do I rotate a key?').finally(() => (docs.discovery.chunkDelayMs = 0));
-    expect(assistantCalls()).toHaveLength(before + 1);
-    const [cut] = replies(second);
-    expect(cut?.text).toContain(CUT_OFF_TEXT);
-    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
-  });
+  it(
+    'a stream cut before its first text is asked again; one cut ' +
+      'after text ends with the notice, never asked again',
+    async () => {
+      docs.discovery.cutNextAnswers(0);
+      const first = await ask(deps(), 'How do I rotate a key?');
+      expect(replies(first)[0]?.text).toContain('Rotate');
+      docs.discovery.cutNextAnswers(3);
+      docs.discovery.chunkDelayMs = 30; // the deltas before the cut reach the bot before the connection dies
+      const before = assistantCalls().length;
+      const second = await ask(deps(), 'How do I rotate a key?').finally(() => (docs.discovery.chunkDelayMs = 0));
+      expect(assistantCalls()).toHaveLength(before + 1);
+      const [cut] = replies(second);
+      expect(cut?.text).toContain(CUT_OFF_TEXT);
+      expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    },
+  );
 
   it('a malformed answer (not a UI message stream) is "couldn\'t answer"', async () => {
     docs.failNext(/\/discovery\/v2\/assistant\//, 200, 1, 'not an event stream');
@@ -167,27 +217,38 @@ describe('asking: errors of the discovery API', () => {
     expect(told).toEqual([COULD_NOT_ANSWER_TEXT]);
   });
 
-  it('a follow-up sends the thread key; a conversation the assistant lost (404) is said plainly and forgotten', async () => {
-    const store = new AskStore(redis, prefix);
-    const d = deps({ store });
-    const root = await ask(d, 'How do I rotate a key?');
-    await ask(d, 'and how long does the old one keep working?', { threadTs: root });
-    const follow = assistantCalls().at(-1)!.body as { threadId?: string; threadKey?: string };
-    expect(follow.threadKey).toBe(docs.discovery.threads.get(follow.threadId!)?.key);
-    expect(replies(root)[1]?.text).toContain('24 hours');
-    // The assistant forgets the thread: the next follow-up's 404 is told, and the conversation forgotten.
-    docs.discovery.threads.delete(follow.threadId!);
-    await ask(d, 'and can I revoke it?', { threadTs: root });
-    expect(told).toEqual([THREAD_LOST_TEXT]);
-    expect(await store.conversation('C0DOCS', root)).toBeUndefined();
-  });
+  it(
+    'a follow-up sends the thread key; a conversation the ' + 'assistant lost (404) is said plainly and forgotten',
+    async () => {
+      const store = new AskStore(redis, prefix);
+      const d = deps({ store });
+      const root = await ask(d, 'How do I rotate a key?');
+      await ask(d, 'and how long does the old one keep working?', { threadTs: root });
+      const follow = assistantCalls().at(-1)!.body as { threadId?: string; threadKey?: string };
+      expect(follow.threadKey).toBe(docs.discovery.threads.get(follow.threadId!)?.key);
+      expect(replies(root)[1]?.text).toContain('24 hours');
+      // The assistant forgets the thread: the next follow-up's 404 is told, and the conversation forgotten.
+      docs.discovery.threads.delete(follow.threadId!);
+      await ask(d, 'and can I revoke it?', { threadTs: root });
+      expect(told).toEqual([THREAD_LOST_TEXT]);
+      expect(await store.conversation('C0DOCS', root)).toBeUndefined();
+    },
+  );
 });
 
 describe('asking: Slack and Redis', () => {
   it('Slack fails mid-answer: the retry ends the cut stream with the notice and never asks again', async () => {
     const d = deps();
     const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const q = { teamId: 'T0TEST', channel: 'C0DOCS', threadTs: root, asker: 'U0ALICE', question: 'How do I rotate a key?', key: `mid-${prefix}`, since: Date.now() };
+    const q = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      threadTs: root,
+      asker: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `mid-${prefix}`,
+      since: Date.now(),
+    };
     const steps = { ...memorySteps(), finalAttempt: false };
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     const before = assistantCalls().length;
@@ -215,41 +276,77 @@ describe('asking: Slack and Redis', () => {
     expect(slack.streams.get('C0DOCS', answer!.ts)?.state).toBe('completed');
   });
 
-  it('an answer longer than Slack shows is cut at ANSWER_MAX_CHARS with a notice, within the markdown_text limit per call', async () => {
-    const long = { ...FAKE_DISCOVERY_PAGES[1]!, content: 'Rotate it. '.repeat(2_000) };
-    const pages = docs.discovery.pages;
-    docs.discovery.pages = [long];
-    try {
-      const root = await ask(deps(), 'How do I rotate a key?');
-      const [answer] = replies(root);
-      expect(answer!.text.length).toBeLessThanOrEqual(ANSWER_MAX_CHARS + TOO_LONG_TEXT.length + 4);
-      expect(answer!.text).toContain(TOO_LONG_TEXT);
-      const calls = slack.calls.filter((c) => c.method.endsWith('Stream') && (c.args.ts === answer!.ts || c.args.thread_ts === root));
-      for (const c of calls) expect(String(c.args.markdown_text ?? '').length).toBeLessThanOrEqual(12_000);
-    } finally {
-      docs.discovery.pages = pages;
-    }
-  });
+  it(
+    'an answer longer than Slack shows is cut at ANSWER_MAX_CHARS with ' +
+      'a notice, within the markdown_text limit per call',
+    async () => {
+      const long = { ...FAKE_DISCOVERY_PAGES[1]!, content: 'Rotate it. '.repeat(2_000) };
+      const pages = docs.discovery.pages;
+      docs.discovery.pages = [long];
+      try {
+        const root = await ask(deps(), 'How do I rotate a key?');
+        const [answer] = replies(root);
+        expect(answer!.text.length).toBeLessThanOrEqual(ANSWER_MAX_CHARS + TOO_LONG_TEXT.length + 4);
+        expect(answer!.text).toContain(TOO_LONG_TEXT);
+        const calls = slack.calls.filter(
+          (c) => c.method.endsWith('Stream') && (c.args.ts === answer!.ts || c.args.thread_ts === root),
+        );
+        for (const c of calls) expect(String(c.args.markdown_text ?? '').length).toBeLessThanOrEqual(12_000);
+      } finally {
+        docs.discovery.pages = pages;
+      }
+    },
+  );
 
   it('/docs-ask in a channel the bot is not in: told to invite it, the question given back to the budget', async () => {
     slack.channels.push({ id: 'C0OUTSIDE', name: 'outside', botIsMember: false, members: ['U0ALICE'] });
     const d = deps({ perUser: 1 });
-    const req = { teamId: 'T0TEST', channel: 'C0OUTSIDE', user: 'U0ALICE', question: 'How do I rotate a key?', key: `out-${prefix}`, receivedAt: Date.now() };
-    await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0OUTSIDE',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `out-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    await askQuestion(d, req, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
     expect(told).toEqual([INVITE_FIRST]);
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
     expect(told).toEqual([INVITE_FIRST]);
   });
 
-  it('Redis down: the question is not lost (the error goes to the intake, which retries); on the last try the person is told', async () => {
-    const down = testRedis();
-    down.disconnect();
-    const d = { ...deps(), budget: new AskBudget(down, prefix, { perUser: 30, perWorkspace: 1000 }) };
-    const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'How do I rotate a key?', threadTs: '1.1', key: `r-${prefix}`, receivedAt: Date.now() };
-    const steps = { ...memorySteps(), finalAttempt: false };
-    await expect(askQuestion(d, req, steps, { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) })).rejects.toThrow();
-    await askQuestion(d, req, memorySteps(), { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
-    expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
-  });
+  it(
+    'Redis down: the question is not lost (the error goes to the intake, ' +
+      'which retries); on the last try the person is told',
+    async () => {
+      const down = testRedis();
+      down.disconnect();
+      const d = { ...deps(), budget: new AskBudget(down, prefix, { perUser: 30, perWorkspace: 1000 }) };
+      const req = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        threadTs: '1.1',
+        key: `r-${prefix}`,
+        receivedAt: Date.now(),
+      };
+      const steps = { ...memorySteps(), finalAttempt: false };
+      await expect(
+        askQuestion(d, req, steps, {
+          to: { user: 'U0ALICE', channel: 'C0DOCS' },
+          tell: async (t: string) => void told.push(t),
+        }),
+      ).rejects.toThrow();
+      await askQuestion(d, req, memorySteps(), {
+        to: { user: 'U0ALICE', channel: 'C0DOCS' },
+        tell: async (t: string) => void told.push(t),
+      });
+      expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
+    },
+  );
 });

@@ -115,7 +115,8 @@ describe('agent view suggestions: the latest-discussion offer and Slack failures
   it('with asking on, a question comes after the offer and before the standing prompts, 4 at most', async () => {
     const h = handlerDeps();
     await setPrompts({ ...h.deps, askEnabled: true }, p);
-    expect(h.set[0]?.prompts.map((x) => x.title)).toEqual(['Document the latest discussion in #docs', QUESTION_PROMPT.title, ...STANDING_PROMPTS.slice(0, 2).map((x) => x.title)]);
+    const titles = ['Document the latest discussion in #docs', QUESTION_PROMPT.title, ...STANDING_PROMPTS.slice(0, 2).map((x) => x.title)];
+    expect(h.set[0]?.prompts.map((x) => x.title)).toEqual(titles);
     await setPrompts({ ...h.deps, askEnabled: true }, { ...p, viewing: undefined } as never);
     expect(h.set[1]?.prompts).toEqual([QUESTION_PROMPT, ...STANDING_PROMPTS]);
   });

@@ -19,7 +19,7 @@ function validator() {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The Socket Mode variant the manifest's header comment describes: socket_mode_enabled, the seven request URLs removed. */
+/** The Socket Mode variant the manifest's header comment describes: socket_mode_enabled, seven request URLs removed. */
 function socketVariant() {
   const socket = structuredClone(manifest);
   socket.settings.socket_mode_enabled = true;

@@ -108,7 +108,8 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
   if (usesChannelList(c, action) && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
     const here = q.channel.startsWith('D') ? 'in direct messages' : 'in this channel';
     const what = action === 'ask' ? 'Questions to the docs' : 'Docs jobs';
-    return refuse('not_allowed_channel', `${what} aren't enabled ${here}: try ${c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ')}.`);
+    const where = c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ');
+    return refuse('not_allowed_channel', `${what} aren't enabled ${here}: try ${where}.`);
   }
   return { allowed: true };
 }

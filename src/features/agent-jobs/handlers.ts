@@ -16,7 +16,14 @@ import { startWithContext, type ContextStartDeps } from './context.js';
 import { threadPermalink } from './permalink.js';
 import { startAgentJob } from './service.js';
 import type { JobStore } from './store.js';
-import { INTAKE, type Reply, type StartIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
+import {
+  INTAKE,
+  type Reply,
+  type StartIntake,
+  type ReplyIntake,
+  type HomeIntake,
+  type RestartIntake,
+} from './intake.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {

@@ -117,7 +117,12 @@ export interface AgentJobs {
    * Acts on a person's message the conversations feature routed here (a job's thread, or a
    * mention or DM taken as a docs change): see `handleIncomingMessage`. @returns whether a job was started.
    */
-  handleMessage(msg: IncomingMessage, botUserId: string | undefined, steps: Steps, receipt: MessageReceipt): Promise<{ started: boolean }>;
+  handleMessage(
+    msg: IncomingMessage,
+    botUserId: string | undefined,
+    steps: Steps,
+    receipt: MessageReceipt,
+  ): Promise<{ started: boolean }>;
   /** Registers `/docs-edit`, `/docs-reply`, App Home and the jobs' buttons. */
   register(app: App): void;
   /** Starts the poll worker. */
@@ -162,7 +167,8 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     start,
     pollQueue,
     presenter,
-    handleMessage: (msg, botUserId, steps, receipt) => handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
+    handleMessage: (msg, botUserId, steps, receipt) =>
+      handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
     register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars }),
     startWorkers: () => [
       startPollWorker(o.queues, {

@@ -115,7 +115,13 @@ export interface MessageReceipt {
  * @returns whether a job was started (the start went through).
  * @throws {JobStillStartingError} to be retried; Redis errors.
  */
-export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined, steps: Steps, receipt: MessageReceipt): Promise<{ started: boolean }> {
+export async function handleIncomingMessage(
+  deps: MessageDeps,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+  steps: Steps,
+  receipt: MessageReceipt,
+): Promise<{ started: boolean }> {
   const { key, receivedAt } = receipt;
   const client = deps.slack;
   const decision = await decide(deps, msg, botUserId);

@@ -39,6 +39,7 @@ export interface AgentView {
 /** Builds the agent-view feature and registers its intake handler. */
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
-  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache(), askEnabled: o.askEnabled ?? false });
+  const { slack, conversations, agent, access } = o;
+  registerHandlers(o.intake, { slack, conversations, agent, access, logger, discussions: discussionCache(), askEnabled: o.askEnabled ?? false });
   return { register: (app) => registerListeners(app, { intake: o.intake, logger }) };
 }

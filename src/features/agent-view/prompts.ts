@@ -12,7 +12,10 @@ export const STANDING_PROMPTS: readonly SuggestedPrompt[] = [
 ];
 
 /** The question among the suggestions while asking the docs is on (it is answered, not made a job: it asks). */
-export const QUESTION_PROMPT: SuggestedPrompt = { title: 'Ask the docs a question', message: 'What do the docs cover, and where should I start?' };
+export const QUESTION_PROMPT: SuggestedPrompt = {
+  title: 'Ask the docs a question',
+  message: 'What do the docs cover, and where should I start?',
+};
 
 /** Title above the suggestions in the Messages tab. */
 export const PROMPTS_TITLE = 'Ask the docs agent';

@@ -26,10 +26,16 @@ export interface ActionDeps {
 }
 
 /** Answer to a click on an answer the bot no longer knows (records are kept 7 days). */
-export const ANSWER_UNKNOWN_TEXT = "I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.";
+export const ANSWER_UNKNOWN_TEXT =
+  'I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.';
 
 /** The answer a signed value names, or the sentence to tell (a value the bot did not sign, or an answer it forgot). */
-async function answerOf(deps: ActionDeps, purpose: string, value: string, user: string): Promise<{ rec: AnswerRecord; payload: string } | { text: string }> {
+async function answerOf(
+  deps: ActionDeps,
+  purpose: string,
+  value: string,
+  user: string,
+): Promise<{ rec: AnswerRecord; payload: string } | { text: string }> {
   const opened = deps.signer.open(purpose, value);
   if (!opened.ok) {
     warnUnverified(deps.logger, purpose, opened.reason, { user });
@@ -46,23 +52,42 @@ async function answerOf(deps: ActionDeps, purpose: string, value: string, user: 
  * keeps the person's rating (7 days), counts `docs_bot_ask_feedback_total{rating}` for a person's
  * first rating of it, writes one audit line, thanks once. @throws Redis errors (the intake retries).
  */
-export async function handleFeedback(deps: ActionDeps, p: ClickIntake, ctx: IntakeContext, tell: (text: string) => Promise<void>): Promise<void> {
+export async function handleFeedback(
+  deps: ActionDeps,
+  p: ClickIntake,
+  ctx: IntakeContext,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
   const found = await answerOf(deps, PURPOSE.feedback, p.value, p.user);
   if ('text' in found) return tell(found.text);
   const { rec, payload } = found;
   const rating = payload.slice(0, payload.indexOf(':')) as AgentRating;
   if (rating !== 'positive' && rating !== 'negative') return tell(ANSWER_UNKNOWN_TEXT);
-  const decision = await deps.access.authorize({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, 'ask', rec.channel);
+  const decision = await deps.access.authorize(
+    { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) },
+    'ask',
+    rec.channel,
+  );
   if (!decision.allowed) return tell(decision.text);
   const progress = ctx.progress as { previous?: string; told?: boolean };
   if (progress.previous === undefined) {
     const previous = await deps.store.rate(rec.answerId, p.user, rating);
     await ctx.save({ previous });
     if (previous === '') deps.metrics?.askFeedback(rating);
-    audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.feedback', outcome: 'ok', rating, ...(previous ? { previous } : {}) });
+    audit(deps.logger, {
+      actor: p.user,
+      channel: rec.channel,
+      action: 'ask.feedback',
+      outcome: 'ok',
+      rating,
+      ...(previous ? { previous } : {}),
+    });
   }
   if (progress.previous === '' && !progress.told) {
-    await tell(`Thanks for rating that answer ${rating === 'positive' ? '👍' : '👎'}: it helps whoever runs the docs see where they fall short.`);
+    await tell(
+      `Thanks for rating that answer ${rating === 'positive' ? '👍' : '👎'}: ` +
+        'it helps whoever runs the docs see where they fall short.',
+    );
     await ctx.save({ told: true });
   }
 }
@@ -74,17 +99,34 @@ export async function handleFeedback(deps: ActionDeps, p: ClickIntake, ctx: Inta
  * answer's conversation (re-checked now, fail closed).
  * @throws as `startAgentJob` (the intake retries; the saved steps make it resume).
  */
-export async function handleChange(deps: ActionDeps, p: ClickIntake, ctx: IntakeContext, tell: (text: string) => Promise<void>): Promise<void> {
+export async function handleChange(
+  deps: ActionDeps,
+  p: ClickIntake,
+  ctx: IntakeContext,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
   if (ctx.progress.refused) return;
   const found = await answerOf(deps, PURPOSE.change, p.value, p.user);
   if ('text' in found) return tell(found.text);
   const { rec } = found;
-  const member = await checkMembership(deps.conversations, deps.logger, { channel: rec.channel, user: p.user, action: 'start_job' });
+  const member = await checkMembership(deps.conversations, deps.logger, {
+    channel: rec.channel,
+    user: p.user,
+    action: 'start_job',
+  });
   if (!member.ok) {
     await ctx.save({ refused: true });
     return tell(member.text);
   }
-  const req = { teamId: p.teamId ?? rec.teamId, channel: rec.channel, requester: p.user, instruction: rec.question, threadTs: rec.threadTs, requestKey: ctx.jobId, receivedAt: ctx.receivedAt };
+  const req = {
+    teamId: p.teamId ?? rec.teamId,
+    channel: rec.channel,
+    requester: p.user,
+    instruction: rec.question,
+    threadTs: rec.threadTs,
+    requestKey: ctx.jobId,
+    receivedAt: ctx.receivedAt,
+  };
   const res = await startAgentJob(deps.start, req, ctx);
   if (!res.ok && res.message) await tell(res.message);
 }

@@ -1,5 +1,9 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import { AssistantKeyRefusedError, AssistantStreamError, AssistantThreadNotFoundError } from '../../platform/docs-api/discovery-errors.js';
+import {
+  AssistantKeyRefusedError,
+  AssistantStreamError,
+  AssistantThreadNotFoundError,
+} from '../../platform/docs-api/discovery-errors.js';
 import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
 import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import type { AssistantEvent } from '../../platform/docs-api/ui-message-stream.js';
@@ -12,7 +16,13 @@ import { endCutAnswer } from './resume.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
 import { AnswerWriter, type WriterDeps } from './stream.js';
 import { SuggestionsFilter } from './suggestions.js';
-import { COULD_NOT_ANSWER_TEXT, KEY_REFUSED_TEXT, rateLimitedText, SITE_UNKNOWN_TEXT, THREAD_LOST_TEXT } from './texts.js';
+import {
+  COULD_NOT_ANSWER_TEXT,
+  KEY_REFUSED_TEXT,
+  rateLimitedText,
+  SITE_UNKNOWN_TEXT,
+  THREAD_LOST_TEXT,
+} from './texts.js';
 
 /** What answering needs. */
 export interface AnswerDeps {
@@ -47,14 +57,24 @@ export interface Question {
   earlier?: string[];
 }
 
-/** How answering ended: the outcome for the metric, and a private sentence for the asker when nothing (more) was shown. */
+/**
+ * How answering ended: the outcome for the metric, and a private sentence for the asker when
+ * nothing (more) was shown.
+ */
 export interface AnswerResult {
   outcome: Exclude<AskOutcome, 'refused'>;
   tell?: string;
 }
 
 /** The assistant says it found nothing (the vendor's answers and the fake's "I couldn't find anything …"). */
-const NOTHING_FOUND = /\b(couldn't|could not|can't|cannot|didn't|did not|was unable to|unable to) find\b|\bno (relevant )?(information|pages?|results?|documentation)\b|\bnot (covered|documented|mentioned) in the docs\b/i;
+const NOTHING_FOUND = new RegExp(
+  [
+    String.raw`\b(couldn't|could not|can't|cannot|didn't|did not|was unable to|unable to) find\b`,
+    String.raw`\bno (relevant )?(information|pages?|results?|documentation)\b`,
+    String.raw`\bnot (covered|documented|mentioned) in the docs\b`,
+  ].join('|'),
+  'i',
+);
 
 /** What reading one answer gave. */
 interface Read {
@@ -75,41 +95,76 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   const doneKey = `${q.key}:done`;
   const done = steps.progress[doneKey];
   if (typeof done === 'string') return { outcome: done as AnswerResult['outcome'] };
-  const target = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, recipientUserId: q.asker, key: `${q.key}:answer`, since: q.since };
+  const target = {
+    teamId: q.teamId,
+    channel: q.channel,
+    threadTs: q.threadTs,
+    recipientUserId: q.asker,
+    key: `${q.key}:answer`,
+    since: q.since,
+  };
   const cut = await endCutAnswer(deps.writer, target, steps);
   if (cut) return finish(deps, steps, doneKey, { outcome: 'failed' }, undefined);
   const started = deps.now();
   const writer = new AnswerWriter(deps.writer, target, steps);
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
   let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
-  if ('failure' in read && read.failure?.retryable && !writer.started) read = await askOnce(deps, q, writer, conversation);
+  if ('failure' in read && read.failure?.retryable && !writer.started)
+    read = await askOnce(deps, q, writer, conversation);
   if (!('pages' in read)) return finish(deps, steps, doneKey, read, undefined);
   const firstText = () => (writer.firstTextAt === undefined ? undefined : (writer.firstTextAt - started) / 1000);
   if (read.failure) {
-    if (!writer.started) return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
+    if (!writer.started)
+      return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
     await writer.finish({ blocks: [], notice: CUT_OFF_TEXT });
     return finish(deps, steps, doneKey, { outcome: 'failed' }, firstText());
   }
   const unanswered = read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text);
   const answerId = answerIdOf(q.key);
   const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
-  await deps.store.saveAnswer({ answerId, teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker, question: q.question, answer, unanswered, earlier: (q.earlier ?? []).slice(-5) });
+  await deps.store.saveAnswer({
+    answerId,
+    teamId: q.teamId,
+    channel: q.channel,
+    threadTs: q.threadTs,
+    asker: q.asker,
+    question: q.question,
+    answer,
+    unanswered,
+    earlier: (q.earlier ?? []).slice(-5),
+  });
   const blocks = answerBlocks({ answerId, pages: read.pages, siteUrl: deps.siteUrl, unanswered, signer: deps.signer });
   const notice = unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
   return finish(deps, steps, doneKey, { outcome: unanswered ? 'unanswered' : 'answered' }, firstText());
 }
 
-async function finish(deps: AnswerDeps, steps: Steps, doneKey: string, r: AnswerResult, firstTextSeconds: number | undefined): Promise<AnswerResult> {
+async function finish(
+  deps: AnswerDeps,
+  steps: Steps,
+  doneKey: string,
+  r: AnswerResult,
+  firstTextSeconds: number | undefined,
+): Promise<AnswerResult> {
   await steps.save({ [doneKey]: r.outcome });
   deps.metrics?.askEnded(r.outcome, firstTextSeconds);
   return r;
 }
 
 /** One message to the assistant, read to its end: what it said, or the result of an error before it began. */
-async function askOnce(deps: AnswerDeps, q: Question, writer: AnswerWriter, conversation: AskConversation | undefined): Promise<Read | AnswerResult> {
+async function askOnce(
+  deps: AnswerDeps,
+  q: Question,
+  writer: AnswerWriter,
+  conversation: AskConversation | undefined,
+): Promise<Read | AnswerResult> {
   const thread = conversation ? { threadId: conversation.threadId, threadKey: conversation.threadKey } : {};
-  const body = { fp: deps.fingerprint(q.teamId, q.asker), messages: [uiQuestion(q.question)], retrievalPageSize: 5, ...thread };
+  const body = {
+    fp: deps.fingerprint(q.teamId, q.asker),
+    messages: [uiQuestion(q.question)],
+    retrievalPageSize: 5,
+    ...thread,
+  };
   let answer;
   try {
     answer = await deps.discovery.sendMessage(body, deps.signal ? { signal: deps.signal } : {});
@@ -121,7 +176,11 @@ async function askOnce(deps: AnswerDeps, q: Question, writer: AnswerWriter, conv
   const threadKey = answer.threadKey ?? conversation?.threadKey;
   if (threadId && threadKey) {
     const saved = { threadId, threadKey: '', asker: conversation?.asker ?? q.asker, teamId: q.teamId, turns };
-    await deps.store.saveConversation(q.channel, q.threadTs, Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }));
+    await deps.store.saveConversation(
+      q.channel,
+      q.threadTs,
+      Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
+    );
   }
   return readAnswer(answer.events, writer);
 }
@@ -149,16 +208,24 @@ async function readAnswer(events: AsyncIterable<AssistantEvent>, writer: AnswerW
   return { text, pages };
 }
 
-/** The result of an answer that never began (an HTTP error): what to tell the asker, and the log line for the operator. */
+/**
+ * The result of an answer that never began (an HTTP error): what to tell the asker, and the log
+ * line for the operator.
+ */
 function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResult | Read {
   const log = deps.logger.child({ channel: q.channel });
   if (err instanceof AssistantKeyRefusedError) {
-    log.error({ status: err.status }, 'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key');
+    log.error(
+      { status: err.status },
+      'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key',
+    );
     return { outcome: 'failed', tell: KEY_REFUSED_TEXT };
   }
   if (err instanceof AssistantThreadNotFoundError) {
     log.warn('the docs assistant no longer knows this thread (404); the conversation is forgotten');
-    void deps.store.forgetConversation(q.channel, q.threadTs).catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
+    void deps.store
+      .forgetConversation(q.channel, q.threadTs)
+      .catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
     return { outcome: 'failed', tell: THREAD_LOST_TEXT };
   }
   if (err instanceof DocsApiNotFoundError) {
@@ -171,6 +238,7 @@ function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResul
   }
   log.warn({ err }, 'the docs assistant did not answer');
   // 5xx and network errors may pass: the caller asks once more (as for a stream that failed before its text).
-  if (err instanceof DocsApiError && err.retryable) return { text: '', pages: [], failure: new AssistantStreamError('cut_off', err.code, 0, { cause: err }) };
+  if (err instanceof DocsApiError && err.retryable)
+    return { text: '', pages: [], failure: new AssistantStreamError('cut_off', err.code, 0, { cause: err }) };
   return { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT };
 }

@@ -10,13 +10,19 @@ export const ACTION_ASK_DOCUMENT = 'ask.document';
 /** Link buttons are acked by the platform (`link.` prefix): the sources are plain links in text, so none here. */
 
 /** Purposes the answer's button values are signed for (`ValueSigner`). */
-export const PURPOSE = { feedback: 'ask.feedback', change: 'ask.change', document: 'ask.document', modal: 'ask.document-form' } as const;
+export const PURPOSE = {
+  feedback: 'ask.feedback',
+  change: 'ask.change',
+  document: 'ask.document',
+  modal: 'ask.document-form',
+} as const;
 
 /** Most sources listed under an answer. */
 export const MAX_SOURCES = 5;
 
 /** The sentence under an answer the docs could not give. */
-export const UNANSWERED_TEXT = "_The docs don't seem to cover this._ *Document this* starts a docs change from your question.";
+export const UNANSWERED_TEXT =
+  "_The docs don't seem to cover this._ *Document this* starts a docs change from your question.";
 /** The notice that ends a cut-off answer. */
 export const CUT_OFF_TEXT = '_The answer was cut off; ask again._';
 /** The notice after an answer longer than Slack shows. */
@@ -55,7 +61,13 @@ export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): Se
  * the docs had nothing. Values carry only the answer id (its record is in Redis), signed.
  * Slack: ≤ 50 blocks, button text ≤ 75, value ≤ 2000.
  */
-export function answerBlocks(a: { answerId: string; pages: DocsPage[]; siteUrl: string | undefined; unanswered: boolean; signer: ValueSigner }): KnownBlock[] {
+export function answerBlocks(a: {
+  answerId: string;
+  pages: DocsPage[];
+  siteUrl: string | undefined;
+  unanswered: boolean;
+  signer: ValueSigner;
+}): KnownBlock[] {
   const sources = a.unanswered ? undefined : sourcesBlock(a.pages, a.siteUrl);
   const feedback: ContextActionsBlock = {
     type: 'context_actions',
@@ -63,8 +75,16 @@ export function answerBlocks(a: { answerId: string; pages: DocsPage[]; siteUrl: 
       {
         type: 'feedback_buttons',
         action_id: ACTION_ASK_FEEDBACK,
-        positive_button: { text: { type: 'plain_text', text: '👍' }, value: a.signer.sign(PURPOSE.feedback, `positive:${a.answerId}`), accessibility_label: 'This answer was helpful' },
-        negative_button: { text: { type: 'plain_text', text: '👎' }, value: a.signer.sign(PURPOSE.feedback, `negative:${a.answerId}`), accessibility_label: 'This answer was not helpful' },
+        positive_button: {
+          text: { type: 'plain_text', text: '👍' },
+          value: a.signer.sign(PURPOSE.feedback, `positive:${a.answerId}`),
+          accessibility_label: 'This answer was helpful',
+        },
+        negative_button: {
+          text: { type: 'plain_text', text: '👎' },
+          value: a.signer.sign(PURPOSE.feedback, `negative:${a.answerId}`),
+          accessibility_label: 'This answer was not helpful',
+        },
       },
     ],
   };
@@ -93,4 +113,5 @@ export function questionMessage(asker: string, question: string): { text: string
 
 /** Usage of `/docs-ask` (an empty question). */
 export const DOCS_ASK_USAGE =
-  'Ask the docs a question, for example:\n`/docs-ask How do I rotate an API key?`\nI post your question here and answer in its thread, with the pages I used. Reply in the thread to ask more.';
+  'Ask the docs a question, for example:\n`/docs-ask How do I rotate an API key?`\n' +
+  'I post your question here and answer in its thread, with the pages I used. Reply in the thread to ask more.';

@@ -27,7 +27,11 @@ export class AskBudget {
     readonly opts: AskBudgetOptions,
   ) {
     this.user = new Quota(redis, { keyPrefix: `${prefix}:ask-budget:user`, points: opts.perUser, durationS: 3600 });
-    this.workspace = new Quota(redis, { keyPrefix: `${prefix}:ask-budget:team`, points: opts.perWorkspace, durationS: 3600 });
+    this.workspace = new Quota(redis, {
+      keyPrefix: `${prefix}:ask-budget:team`,
+      points: opts.perWorkspace,
+      durationS: 3600,
+    });
   }
 
   /**

@@ -28,10 +28,17 @@ export interface DocumentTarget {
 
 const targetSchema = z.object({ c: z.string().regex(/^[A-Z0-9]{2,40}$/), t: z.string().regex(/^\d{1,12}\.\d{1,8}$/) });
 
-/** The instruction the modal starts with: the question, the earlier questions and what the assistant said, and what to do. */
+/**
+ * The instruction the modal starts with: the question, the earlier questions and what the assistant
+ * said, and what to do.
+ */
 export function documentInstruction(rec: AnswerRecord): string {
-  const lines = [`Add to the docs what they need to answer this question from Slack, which they don't answer yet:`, `"${rec.question}"`];
-  if (rec.earlier.length) lines.push('', 'Earlier questions in the same conversation:', ...rec.earlier.map((q) => `- ${q}`));
+  const lines = [
+    `Add to the docs what they need to answer this question from Slack, which they don't answer yet:`,
+    `"${rec.question}"`,
+  ];
+  if (rec.earlier.length)
+    lines.push('', 'Earlier questions in the same conversation:', ...rec.earlier.map((q) => `- ${q}`));
   if (rec.answer.trim()) lines.push('', `The docs assistant answered: "${rec.answer.trim()}"`);
   return truncate(lines.join('\n'), INSTRUCTION_MAX);
 }
@@ -47,20 +54,37 @@ export function documentModal(rec: AnswerRecord, signer: ValueSigner): ModalView
     submit: { type: 'plain_text', text: 'Start job' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: "The docs agent will change the docs so that they answer this question, working in the answer's thread, and open a pull request." } },
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text:
+            'The docs agent will change the docs so that they answer this question, ' +
+            "working in the answer's thread, and open a pull request.",
+        },
+      },
       {
         type: 'input',
         block_id: DOCUMENT_BLOCK,
         label: { type: 'plain_text', text: 'Instruction for the docs agent' },
         hint: { type: 'plain_text', text: 'Edit it as you like: this is exactly what the agent will be asked to do.' },
-        element: { type: 'plain_text_input', action_id: DOCUMENT_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: documentInstruction(rec) },
+        element: {
+          type: 'plain_text_input',
+          action_id: DOCUMENT_ACTION,
+          multiline: true,
+          max_length: INSTRUCTION_MAX,
+          initial_value: documentInstruction(rec),
+        },
       },
     ],
   };
 }
 
 /** The target of a submitted modal, when the bot signed its `private_metadata`; else why not. */
-export function openDocumentTarget(signer: ValueSigner, raw: unknown): { ok: true; target: DocumentTarget } | { ok: false; reason: 'unsigned' | 'tampered' } {
+export function openDocumentTarget(
+  signer: ValueSigner,
+  raw: unknown,
+): { ok: true; target: DocumentTarget } | { ok: false; reason: 'unsigned' | 'tampered' } {
   const opened = signer.open(PURPOSE.modal, raw);
   if (!opened.ok) return opened;
   try {

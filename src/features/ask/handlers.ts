@@ -39,12 +39,27 @@ export interface AskMessage {
  * assistant's own conversation): never the thread's other messages.
  * @throws as {@link askQuestion}.
  */
-export async function handleQuestionMessage(deps: AskHandlerDeps, msg: AskMessage, botUserId: string | undefined, steps: Steps, receipt: { key: string; receivedAt: number }): Promise<void> {
+export async function handleQuestionMessage(
+  deps: AskHandlerDeps,
+  msg: AskMessage,
+  botUserId: string | undefined,
+  steps: Steps,
+  receipt: { key: string; receivedAt: number },
+): Promise<void> {
   const threadTs = msg.thread_ts ?? msg.ts;
   const to = { user: msg.user, channel: msg.channel, threadTs };
   const tell = (text: string) => tellPrivately(deps, to, text);
   const question = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
-  const req = { teamId: msg.teamId, channel: msg.channel, user: msg.user, question, ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}), threadTs, key: receipt.key, receivedAt: receipt.receivedAt };
+  const req = {
+    teamId: msg.teamId,
+    channel: msg.channel,
+    user: msg.user,
+    question,
+    ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}),
+    threadTs,
+    key: receipt.key,
+    receivedAt: receipt.receivedAt,
+  };
   await askQuestion(deps.ask, req, steps, { to, tell });
 }
 
@@ -53,13 +68,26 @@ async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeConte
   const to = { user: p.user, channel: p.channel, responseUrl: p.responseUrl };
   const tell = (text: string) => tellPrivately(deps, to, text);
   const question = await markupToText(p.raw, undefined, deps.names.lookup(p.teamId));
-  const req = { teamId: p.teamId, channel: p.channel, user: p.user, question, ...(p.textChars !== undefined ? { textChars: p.textChars } : {}), key: ctx.jobId, receivedAt: ctx.receivedAt };
+  const req = {
+    teamId: p.teamId,
+    channel: p.channel,
+    user: p.user,
+    question,
+    ...(p.textChars !== undefined ? { textChars: p.textChars } : {}),
+    key: ctx.jobId,
+    receivedAt: ctx.receivedAt,
+  };
   await askQuestion(deps.ask, req, ctx, { to, tell });
 }
 
 /** Registers the ask intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
-  const clickTell = (p: ClickIntake) => (text: string) => tellPrivately(deps, { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) }, text);
+  const clickTell = (p: ClickIntake) => (text: string) =>
+    tellPrivately(
+      deps,
+      { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
+      text,
+    );
   intake.on<QuestionIntake>(ASK_INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(ASK_INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
   intake.on<ClickIntake>(ASK_INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));

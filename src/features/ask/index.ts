@@ -20,6 +20,7 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
+import type { AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
@@ -65,10 +66,18 @@ export interface AskOptions {
 export interface Ask {
   /** True when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
   configured: boolean;
-  /** Whether the thread rooted at `(channel, ts)` is an answer's (replies continue its conversation). @throws the Redis error. */
+  /**
+   * Whether the thread rooted at `(channel, ts)` is an answer's (replies continue its
+   * conversation). @throws the Redis error.
+   */
   ownsThread(channel: string, threadTs: string): Promise<boolean>;
   /** Answers a question in a message (see `handleQuestionMessage`). */
-  handleMessage(msg: AskMessage, botUserId: string | undefined, steps: Steps, receipt: { key: string; receivedAt: number }): Promise<void>;
+  handleMessage(
+    msg: AskMessage,
+    botUserId: string | undefined,
+    steps: Steps,
+    receipt: { key: string; receivedAt: number },
+  ): Promise<void>;
   /** The answers' queue (for its depth in the metrics). */
   answerQueue: Queue<AnswerJobData>;
   /** Registers `/docs-ask`, the answers' buttons and the Document this modal. */
@@ -87,10 +96,64 @@ export function createAsk(o: AskOptions): Ask {
   const store = new AskStore(o.redis, o.prefix);
   const shutdown = new AbortController();
   const slack = o.slack as unknown as StreamSlack & WebClient;
-  const writer = { slack, budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }), logger, now: o.now };
-  const discovery = o.discovery ?? { sendMessage: () => Promise.reject(new Error('asking the docs is not configured')) };
   const answerQueue = createAnswerQueue(o.queues);
-  const ask = {
+  const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
+  const actions = {
+    store,
+    signer: o.signer,
+    access: o.access,
+    conversations: o.conversations,
+    start: o.start,
+    logger,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  };
+  const handlerDeps = { ask, actions, slack, names: o.names, logger };
+  registerHandlers(o.intake, handlerDeps);
+  return {
+    configured: ask.configured,
+    ownsThread: (channel, threadTs) => store.ownsThread(channel, threadTs),
+    handleMessage: (msg, botUserId, steps, receipt) =>
+      handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
+    answerQueue,
+    register: (app) =>
+      registerListeners(app, {
+        intake: o.intake,
+        configured: ask.configured,
+        signer: o.signer,
+        store,
+        access: o.access,
+        conversations: o.conversations,
+        slack,
+        logger,
+      }),
+    startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
+    abort: () => shutdown.abort(),
+    close: () => answerQueue.close(),
+  };
+}
+
+/** What asking needs (`AskDeps`), from the feature's options and its parts. */
+function askDeps(
+  o: AskOptions,
+  parts: {
+    store: AskStore;
+    slack: StreamSlack & WebClient;
+    logger: Logger;
+    signal: AbortSignal;
+    answerQueue: Queue<AnswerJobData>;
+  },
+): AskDeps {
+  const { store, slack, logger, answerQueue } = parts;
+  const writer = {
+    slack,
+    budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }),
+    logger,
+    now: o.now,
+  };
+  const discovery = o.discovery ?? {
+    sendMessage: () => Promise.reject(new Error('asking the docs is not configured')),
+  };
+  return {
     configured: o.discovery !== undefined,
     discovery,
     store,
@@ -103,21 +166,8 @@ export function createAsk(o: AskOptions): Ask {
     slack,
     logger,
     now: o.now,
-    signal: shutdown.signal,
-    answers: { enqueue: (q: Parameters<typeof enqueueAnswer>[1], to: Parameters<typeof enqueueAnswer>[2]) => enqueueAnswer(answerQueue, q, to) },
+    signal: parts.signal,
+    answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
     ...(o.metrics ? { metrics: o.metrics } : {}),
-  };
-  const actions = { store, signer: o.signer, access: o.access, conversations: o.conversations, start: o.start, logger, ...(o.metrics ? { metrics: o.metrics } : {}) };
-  const handlerDeps = { ask, actions, slack, names: o.names, logger };
-  registerHandlers(o.intake, handlerDeps);
-  return {
-    configured: ask.configured,
-    ownsThread: (channel, threadTs) => store.ownsThread(channel, threadTs),
-    handleMessage: (msg, botUserId, steps, receipt) => handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
-    answerQueue,
-    register: (app) => registerListeners(app, { intake: o.intake, configured: ask.configured, signer: o.signer, store, access: o.access, conversations: o.conversations, slack, logger }),
-    startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
-    abort: () => shutdown.abort(),
-    close: () => answerQueue.close(),
   };
 }

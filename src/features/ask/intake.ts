@@ -17,7 +17,10 @@ export interface QuestionIntake {
   responseUrl: string;
 }
 
-/** A click on an answer's button (👍/👎, Make this a docs change): its value as Slack sent it (checked by the handler). */
+/**
+ * A click on an answer's button (👍/👎, Make this a docs change): its value as Slack sent it (checked
+ * by the handler).
+ */
 export interface ClickIntake {
   value: string;
   user: string;

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, FeedbackButtonsAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  FeedbackButtonsAction,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
@@ -12,7 +22,13 @@ import { recordCommand, recordInteraction } from '../../platform/slack/record-an
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { submitJobStartForm } from '../agent-jobs/index.js';
 import { ACTION_ASK_CHANGE, ACTION_ASK_DOCUMENT, ACTION_ASK_FEEDBACK, DOCS_ASK_USAGE, PURPOSE } from './blocks.js';
-import { DOCUMENT_ACTION, DOCUMENT_BLOCK, DOCUMENT_CALLBACK_ID, documentModal, openDocumentTarget } from './document.js';
+import {
+  DOCUMENT_ACTION,
+  DOCUMENT_BLOCK,
+  DOCUMENT_CALLBACK_ID,
+  documentModal,
+  openDocumentTarget,
+} from './document.js';
 import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
 import { QUESTION_MAX_CHARS } from './service.js';
@@ -51,9 +67,21 @@ export function docsAskCommand(deps: AskListenerDeps) {
     if (!raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_ASK_USAGE }));
     if (!deps.configured) return void (await ack({ response_type: 'ephemeral', text: NOT_CONFIGURED_TEXT }));
     const chars = unescapeSlackText(raw).length;
-    if (chars > QUESTION_MAX_CHARS) return void (await ack({ response_type: 'ephemeral', text: questionTooLongText(chars, QUESTION_MAX_CHARS) }));
-    const payload: QuestionIntake = { teamId: command.team_id, channel: command.channel_id, user: command.user_id, raw, responseUrl: command.response_url };
-    await recordCommand(deps.intake, deps.logger, ack, { kind: ASK_INTAKE.question, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
+    if (chars > QUESTION_MAX_CHARS)
+      return void (await ack({ response_type: 'ephemeral', text: questionTooLongText(chars, QUESTION_MAX_CHARS) }));
+    const payload: QuestionIntake = {
+      teamId: command.team_id,
+      channel: command.channel_id,
+      user: command.user_id,
+      raw,
+      responseUrl: command.response_url,
+    };
+    await recordCommand(deps.intake, deps.logger, ack, {
+      kind: ASK_INTAKE.question,
+      id: `cmd-${command.trigger_id}`,
+      requestId: command.trigger_id,
+      payload,
+    });
   };
 }
 
@@ -69,9 +97,13 @@ function clickOf(body: BlockAction, value: unknown): ClickIntake {
   };
 }
 
-/** A record id from a click: the clicker and what was clicked, so a second click on the same button is the same request. */
+/**
+ * A record id from a click: the clicker and what was clicked, so a second click on the same button
+ * is the same request.
+ */
 function clickId(kind: string, p: ClickIntake): string {
-  return `${kind}-${p.user.replace(/[^0-9A-Za-z]/g, '')}-${createHash('sha256').update(p.value).digest('hex').slice(0, 24)}`;
+  const digest = createHash('sha256').update(p.value).digest('hex').slice(0, 24);
+  return `${kind}-${p.user.replace(/[^0-9A-Za-z]/g, '')}-${digest}`;
 }
 
 /**
@@ -82,7 +114,12 @@ export function feedbackAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
     const p = clickOf(body, (action as { value?: unknown }).value);
     if (!p.user) return void (await ack());
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: ASK_INTAKE.feedback, id: clickId('fb', p), requestId: body.trigger_id ?? 'feedback', payload: p });
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: ASK_INTAKE.feedback,
+      id: clickId('fb', p),
+      requestId: body.trigger_id ?? 'feedback',
+      payload: p,
+    });
   };
 }
 
@@ -94,7 +131,12 @@ export function changeAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const p = clickOf(body, action.value);
     if (!p.user) return void (await ack());
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: ASK_INTAKE.change, id: clickId('chg', p), requestId: action.action_ts, payload: p });
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: ASK_INTAKE.change,
+      id: clickId('chg', p),
+      requestId: action.action_ts,
+      payload: p,
+    });
   };
 }
 
@@ -107,17 +149,33 @@ export function changeAction(deps: AskListenerDeps) {
 export function documentAction(deps: AskListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not answer through the response_url'),
+      );
     const opened = deps.signer.open(PURPOSE.document, action.value);
     if (!opened.ok) {
       warnUnverified(deps.logger, PURPOSE.document, opened.reason, { user: body.user.id });
       return void (await tell(unverifiedValueText('ask your question again')));
     }
-    const rec = await deps.store.answer(opened.payload).catch((err: unknown) => void deps.logger.warn({ err }, 'could not read an answer for Document this'));
+    const rec = await deps.store
+      .answer(opened.payload)
+      .catch((err: unknown) => void deps.logger.warn({ err }, 'could not read an answer for Document this'));
     if (!rec) return void (await tell(ANSWER_UNKNOWN_TEXT));
-    const member = await checkMembership(deps.conversations, deps.logger, { channel: rec.channel, user: body.user.id, action: 'start_job', withinMs: 1_000 });
+    const member = await checkMembership(deps.conversations, deps.logger, {
+      channel: rec.channel,
+      user: body.user.id,
+      action: 'start_job',
+      withinMs: 1_000,
+    });
     if (!member.ok) return void (await tell(member.text));
-    const decision = await authorizeWithin(deps.access, { user: body.user.id, ...(body.team?.id ? { teamId: body.team.id } : {}) }, 'start_job', rec.channel, 1_000);
+    const decision = await authorizeWithin(
+      deps.access,
+      { user: body.user.id, ...(body.team?.id ? { teamId: body.team.id } : {}) },
+      'start_job',
+      rec.channel,
+      1_000,
+    );
     if (!decision.allowed) return void (await tell(decision.text));
     try {
       await deps.slack.views.open({ trigger_id: body.trigger_id, view: documentModal(rec, deps.signer) });
@@ -145,9 +203,18 @@ export function documentSubmission(deps: AskListenerDeps) {
       return void (await error('This form is out of date; click Document this again.'));
     }
     const { channel, threadTs } = opened.target;
-    const member = await checkMembership(deps.conversations, deps.logger, { channel, user: body.user.id, action: 'start_job', withinMs: 1_000 });
+    const member = await checkMembership(deps.conversations, deps.logger, {
+      channel,
+      user: body.user.id,
+      action: 'start_job',
+      withinMs: 1_000,
+    });
     if (!member.ok) return void (await error(member.text));
-    await submitJobStartForm(deps, { ack, body, blockId: DOCUMENT_BLOCK, formName: 'the Document this form' }, { channel, instruction, threadTs });
+    await submitJobStartForm(
+      deps,
+      { ack, body, blockId: DOCUMENT_BLOCK, formName: 'the Document this form' },
+      { channel, instruction, threadTs },
+    );
   };
 }
 

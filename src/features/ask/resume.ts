@@ -29,12 +29,19 @@ export async function endCutAnswer(deps: WriterDeps, target: AnswerTarget, steps
       return true;
     } catch (err) {
       const code = slackErrorCode(err);
-      if (code !== 'message_not_in_streaming_state' && code !== 'stopped_by_user' && code !== 'message_not_found') throw err;
+      if (code !== 'message_not_in_streaming_state' && code !== 'stopped_by_user' && code !== 'message_not_found')
+        throw err;
     }
   } else if (!p[`${key}:post:posting`]) {
     return false;
   }
-  await postOnce(deps.slack, steps, { channel: target.channel, thread_ts: target.threadTs, text: CUT_OFF_TEXT, key: `${key}:cut`, since: target.since });
+  await postOnce(deps.slack, steps, {
+    channel: target.channel,
+    thread_ts: target.threadTs,
+    text: CUT_OFF_TEXT,
+    key: `${key}:cut`,
+    since: target.since,
+  });
   deps.logger.warn({ channel: target.channel }, 'posted the cut-off notice of an answer cut by a crash');
   return true;
 }
@@ -42,7 +49,15 @@ export async function endCutAnswer(deps: WriterDeps, target: AnswerTarget, steps
 /** The bot's newest message in the thread since the question that is not one posted once (those carry metadata). */
 async function findStreamed(deps: WriterDeps, target: AnswerTarget): Promise<string | undefined> {
   const oldest = String(Math.floor(target.since / 1000) - 1);
-  const page = await deps.slack.conversations.replies({ channel: target.channel, ts: target.threadTs, oldest, include_all_metadata: true, limit: 200 });
-  const mine = (page.messages ?? []).filter((m) => m.bot_id && m.ts !== target.threadTs && !(m as { metadata?: unknown }).metadata);
+  const page = await deps.slack.conversations.replies({
+    channel: target.channel,
+    ts: target.threadTs,
+    oldest,
+    include_all_metadata: true,
+    limit: 200,
+  });
+  const mine = (page.messages ?? []).filter(
+    (m) => m.bot_id && m.ts !== target.threadTs && !(m as { metadata?: unknown }).metadata,
+  );
   return mine.at(-1)?.ts;
 }

@@ -60,7 +60,12 @@ interface AskProgress {
  * @param reply - where and how to tell the person privately (`tell` never throws).
  * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
  */
-export async function askQuestion(deps: AskDeps, req: AskRequest, steps: Steps, reply: { to: TellTarget; tell: (text: string) => Promise<void> }): Promise<void> {
+export async function askQuestion(
+  deps: AskDeps,
+  req: AskRequest,
+  steps: Steps,
+  reply: { to: TellTarget; tell: (text: string) => Promise<void> },
+): Promise<void> {
   const tell = reply.tell;
   const p = steps.progress as AskProgress;
   if (p.refused) return;
@@ -77,26 +82,57 @@ export async function askQuestion(deps: AskDeps, req: AskRequest, steps: Steps, 
     if (refusal) return refuse(refusal);
     await steps.save({ admitted: true });
   }
-  let threadTs = req.threadTs;
-  if (!threadTs) {
-    try {
-      const m = questionMessage(req.user, req.question);
-      threadTs = await postOnce(deps.slack, steps, { channel: req.channel, ...m, key: `${req.key}:question`, since: req.receivedAt });
-    } catch (err) {
-      if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
-      await deps.budget.give(req.teamId, req.user).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
-      return refuse(INVITE_FIRST);
-    }
-  }
+  const threadTs = req.threadTs ?? (await postQuestion(deps, req, steps));
+  if (!threadTs) return refuse(INVITE_FIRST);
   await deps.store.claimThread(req.channel, threadTs, req.user, req.teamId);
-  const q = { teamId: req.teamId, channel: req.channel, threadTs, asker: req.user, question: req.question, key: req.key, since: req.receivedAt };
-  audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'ok', questionChars: req.question.length });
+  const q = {
+    teamId: req.teamId,
+    channel: req.channel,
+    threadTs,
+    asker: req.user,
+    question: req.question,
+    key: req.key,
+    since: req.receivedAt,
+  };
+  audit(deps.logger, {
+    actor: req.user,
+    channel: req.channel,
+    action: 'ask',
+    outcome: 'ok',
+    questionChars: req.question.length,
+  });
   if (deps.answers) return deps.answers.enqueue(q, reply.to);
   const result = await answerQuestion(deps, q, steps);
   if (result.tell) await tell(result.tell);
 }
 
-/** The access policy, then the budget; the refusal's sentence, or undefined when admitted. A check that can't be made refuses. */
+/**
+ * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
+ * @returns undefined when the bot cannot post there (the question is given back to the budget).
+ * @throws other Slack errors and Redis errors.
+ */
+async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+  try {
+    const m = questionMessage(req.user, req.question);
+    return await postOnce(deps.slack, steps, {
+      channel: req.channel,
+      ...m,
+      key: `${req.key}:question`,
+      since: req.receivedAt,
+    });
+  } catch (err) {
+    if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
+    await deps.budget
+      .give(req.teamId, req.user)
+      .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+    return undefined;
+  }
+}
+
+/**
+ * The access policy, then the budget; the refusal's sentence, or undefined when admitted. A check
+ * that can't be made refuses.
+ */
 async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
   const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
   if (!decision.allowed) return decision.text;

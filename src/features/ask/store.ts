@@ -79,7 +79,13 @@ export class AskStore {
   async conversation(channel: string, threadTs: string): Promise<AskConversation | undefined> {
     const h = await this.redis.hgetall(this.threadKey(channel, threadTs));
     if (!h.threadId || !h.threadKey) return undefined;
-    const c = { threadId: h.threadId, threadKey: '', asker: h.asker ?? '', teamId: h.teamId ?? '', turns: Number(h.turns ?? 0) };
+    const c = {
+      threadId: h.threadId,
+      threadKey: '',
+      asker: h.asker ?? '',
+      teamId: h.teamId ?? '',
+      turns: Number(h.turns ?? 0),
+    };
     return Object.defineProperty(c, 'threadKey', { value: h.threadKey, enumerable: false }) as AskConversation;
   }
 
@@ -89,11 +95,20 @@ export class AskStore {
    */
   async saveConversation(channel: string, threadTs: string, c: AskConversation): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    const fields = { threadId: c.threadId, threadKey: c.threadKey, asker: c.asker, teamId: c.teamId, turns: String(c.turns) };
+    const fields = {
+      threadId: c.threadId,
+      threadKey: c.threadKey,
+      asker: c.asker,
+      teamId: c.teamId,
+      turns: String(c.turns),
+    };
     await this.redis.multi().hset(key, fields).expire(key, ASK_TTL_S).exec();
   }
 
-  /** Marks the thread as an answer's before its conversation exists (so replies reach the bot). @throws the Redis error. */
+  /**
+   * Marks the thread as an answer's before its conversation exists (so replies reach the bot).
+   * @throws the Redis error.
+   */
   async claimThread(channel: string, threadTs: string, asker: string, teamId: string): Promise<void> {
     const key = this.threadKey(channel, threadTs);
     await this.redis.multi().hsetnx(key, 'asker', asker).hsetnx(key, 'teamId', teamId).expire(key, ASK_TTL_S).exec();

@@ -76,7 +76,10 @@ const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeo
 
 /** Plain words of Markdown for a notification's fallback `text` (first 200 characters). */
 function fallbackText(markdown: string): string {
-  const plain = markdown.replace(/[*_`#>~]/g, '').replace(/\s+/g, ' ').trim();
+  const plain = markdown
+    .replace(/[*_`#>~]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return (plain.length > 200 ? `${plain.slice(0, 199)}…` : plain) || 'The docs answer';
 }
 
@@ -154,10 +157,19 @@ export class AnswerWriter {
       for (const part of parts) await this.call('appendStream', { markdown_text: part });
       // The metadata marks a finished answer: a retry after a crash never takes it for a cut one (./resume.ts).
       const metadata = { event_type: ANSWER_EVENT_TYPE, event_payload: { key: this.target.key } };
-      await this.deps.slack.chat.stopStream({ channel: this.target.channel, ts: this.ts ?? '', ...(last ? { markdown_text: last } : {}), blocks: end.blocks, metadata });
+      await this.deps.slack.chat.stopStream({
+        channel: this.target.channel,
+        ts: this.ts ?? '',
+        ...(last ? { markdown_text: last } : {}),
+        blocks: end.blocks,
+        metadata,
+      });
     } catch (err) {
       if (!STREAM_OVER.has(slackErrorCode(err) ?? '')) throw err;
-      this.deps.logger.warn({ slackError: slackErrorCode(err) }, 'the answer stream was already over; posting the rest in the thread');
+      this.deps.logger.warn(
+        { slackError: slackErrorCode(err) },
+        'the answer stream was already over; posting the rest in the thread',
+      );
       this.pending = rest;
       await this.postRest(end.blocks, `${this.target.key}:rest`);
     }
@@ -213,9 +225,18 @@ export class AnswerWriter {
   private async editPost(final: boolean, blocks: KnownBlock[] = []): Promise<void> {
     const t = this.target;
     const text = this.shown + this.pending;
-    const message = { text: fallbackText(text), blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks] };
+    const message = {
+      text: fallbackText(text),
+      blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks],
+    };
     if (!this.ts) {
-      this.ts = await postOnce(this.deps.slack, this.steps, { channel: t.channel, thread_ts: t.threadTs, ...message, key: `${t.key}:post`, since: t.since });
+      this.ts = await postOnce(this.deps.slack, this.steps, {
+        channel: t.channel,
+        thread_ts: t.threadTs,
+        ...message,
+        key: `${t.key}:post`,
+        since: t.since,
+      });
     } else {
       const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
       if (!grant.ok && !final) return;
@@ -230,8 +251,17 @@ export class AnswerWriter {
   private async postRest(blocks: KnownBlock[], key: string): Promise<void> {
     const t = this.target;
     const text = this.pending.slice(0, MARKDOWN_CALL_LIMIT);
-    const message = { text: fallbackText(text), blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks] };
-    await postOnce(this.deps.slack, this.steps, { channel: t.channel, thread_ts: t.threadTs, ...message, key, since: t.since });
+    const message = {
+      text: fallbackText(text),
+      blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks],
+    };
+    await postOnce(this.deps.slack, this.steps, {
+      channel: t.channel,
+      thread_ts: t.threadTs,
+      ...message,
+      key,
+      since: t.since,
+    });
     this.moved(this.pending);
   }
 }

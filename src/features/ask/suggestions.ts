@@ -20,7 +20,7 @@ export class SuggestionsFilter {
       out += this.line(line);
     }
     // A partial line is shown unless it may still be the fence (or we are inside the block).
-    if (!this.dropping && !'```suggestions'.startsWith(this.held.trimStart().slice(0, 14)) ) {
+    if (!this.dropping && !'```suggestions'.startsWith(this.held.trimStart().slice(0, 14))) {
       out += this.held;
       this.held = '';
     }

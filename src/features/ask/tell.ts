@@ -22,10 +22,16 @@ export interface TellTarget {
  */
 export async function tellPrivately(deps: TellDeps, to: TellTarget, text: string): Promise<void> {
   try {
-    if (to.responseUrl) await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
-    else await deps.slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...(to.threadTs ? { thread_ts: to.threadTs } : {}) });
+    if (to.responseUrl)
+      await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
+    else
+      await deps.slack.chat.postEphemeral({
+        channel: to.channel,
+        user: to.user,
+        text,
+        ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
+      });
   } catch (err) {
     deps.logger.warn({ err }, 'could not answer the person privately');
   }
 }
-

@@ -45,8 +45,15 @@ export function createAnswerQueue(ctx: QueueContext): Queue<AnswerJobData> {
   });
 }
 
-/** Adds the answer of `q` to the queue, once (a second add of the same question is ignored). @throws the Redis error. */
-export async function enqueueAnswer(queue: Pick<Queue<AnswerJobData>, 'add'>, q: Question, to: TellTarget): Promise<void> {
+/**
+ * Adds the answer of `q` to the queue, once (a second add of the same question is ignored). @throws
+ * the Redis error.
+ */
+export async function enqueueAnswer(
+  queue: Pick<Queue<AnswerJobData>, 'add'>,
+  q: Question,
+  to: TellTarget,
+): Promise<void> {
   await queue.add('answer', { q, to }, { jobId: answerJobId(q.key) });
 }
 
@@ -55,7 +62,10 @@ export async function enqueueAnswer(queue: Pick<Queue<AnswerJobData>, 'add'>, q:
  * is renewed while it runs, so a killed replica's answers are taken over within about 15 s and
  * resumed from their steps. On the last try a failure is told to the asker ("couldn't answer").
  */
-export function startAnswerWorker(ctx: QueueContext, deps: { answer: AnswerDeps; tell: TellDeps }): Worker<AnswerJobData> {
+export function startAnswerWorker(
+  ctx: QueueContext,
+  deps: { answer: AnswerDeps; tell: TellDeps },
+): Worker<AnswerJobData> {
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, (job) => writeAnswer(deps, job), {
     concurrency: ANSWER_CONCURRENCY,
     lockDuration: 10_000,
@@ -80,7 +90,10 @@ async function writeAnswer(deps: { answer: AnswerDeps; tell: TellDeps }, job: Jo
     if (result.tell) await tell(result.tell);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
-    deps.answer.logger.error({ err, channel: job.data.q.channel }, 'could not write an answer, even after retries; told the asker');
+    deps.answer.logger.error(
+      { err, channel: job.data.q.channel },
+      'could not write an answer, even after retries; told the asker',
+    );
     await tell(COULD_NOT_ANSWER_TEXT);
   }
 }

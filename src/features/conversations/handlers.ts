@@ -42,7 +42,11 @@ export type Route = 'jobs' | 'change' | 'ask' | 'ignore';
  * rule (`classifyMention`: a question → `ask`, else `change`).
  * @throws the Redis error of a lookup.
  */
-export async function routeMessage(deps: Omit<RouterDeps, 'jobs' | 'slack' | 'logger'>, msg: IncomingMessage, botUserId: string | undefined): Promise<Route> {
+export async function routeMessage(
+  deps: Omit<RouterDeps, 'jobs' | 'slack' | 'logger'>,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+): Promise<Route> {
   if (msg.thread_ts) {
     if (await deps.jobThreads(msg.channel, msg.thread_ts)) return 'jobs';
     if (await deps.ask.ownsThread(msg.channel, msg.thread_ts)) {

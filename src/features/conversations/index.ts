@@ -32,7 +32,15 @@ export interface Conversations {
 /** Builds the conversations feature and registers its intake handler. */
 export function createConversations(o: ConversationsOptions): Conversations {
   const logger = o.logger.child({ feature: 'conversations' });
-  registerHandlers(o.intake, { jobs: o.jobs, jobThreads: o.jobThreads, ask: o.ask, mentionsModeFor: o.mentionsModeFor, ignorePrefix: o.ignorePrefix, slack: o.slack, logger });
+  registerHandlers(o.intake, {
+    jobs: o.jobs,
+    jobThreads: o.jobThreads,
+    ask: o.ask,
+    mentionsModeFor: o.mentionsModeFor,
+    ignorePrefix: o.ignorePrefix,
+    slack: o.slack,
+    logger,
+  });
   // A reply that mentions no one is recorded only in a thread the bot owns: a job's (or one starting), or an answer's.
   const threads = {
     findByThread: async (channel: string, threadTs: string) => {
@@ -40,5 +48,8 @@ export function createConversations(o: ConversationsOptions): Conversations {
       return job ?? (answer ? 'answer' : undefined);
     },
   };
-  return { register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads }) };
+  return {
+    register: (app) =>
+      registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads }),
+  };
 }

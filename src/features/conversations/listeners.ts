@@ -22,7 +22,10 @@ export interface ConversationListenerDeps {
   threads: { findByThread(channel: string, threadTs: string): Promise<unknown> };
 }
 
-/** How long a message's intake is remembered to ignore Slack's retries and redeliveries (they come within minutes: at once, after 1 and after 5 minutes). The record itself is deleted once handled. */
+/**
+ * How long a message's intake is remembered to ignore Slack's retries and redeliveries (they come
+ * within minutes: at once, after 1 and after 5 minutes). The record itself is deleted once handled.
+ */
 export const MESSAGE_DEDUPE_WINDOW_MS = 3_600_000;
 
 /** Message subtypes written by people (Slack: message subtypes); every other subtype is ignored. */
@@ -38,18 +41,33 @@ export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_shar
  * message, and Slack's retries and redeliveries within {@link MESSAGE_DEDUPE_WINDOW_MS}, act once.
  * @throws {EventNotRecordedError} when Redis would not answer.
  */
-async function recordMessage(deps: ConversationListenerDeps, msg: IncomingMessage, eventId: string, context: { botUserId?: string; retryNum?: number }): Promise<void> {
+async function recordMessage(
+  deps: ConversationListenerDeps,
+  msg: IncomingMessage,
+  eventId: string,
+  context: { botUserId?: string; retryNum?: number },
+): Promise<void> {
   const botUserId = context.botUserId;
   const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
   if (!mentioned && msg.channelType !== 'im' && msg.thread_ts === undefined) return;
-  const tell = (text: string) => deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
-  const entry = { kind: MESSAGE_INTAKE, id: `msg-${msg.channel}-${msg.ts}`, requestId: eventId, retryNum: context.retryNum, dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS };
+  const tell = (text: string) =>
+    deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
+  const entry = {
+    kind: MESSAGE_INTAKE,
+    id: `msg-${msg.channel}-${msg.ts}`,
+    requestId: eventId,
+    retryNum: context.retryNum,
+    dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS,
+  };
   if (!mentioned && msg.thread_ts !== undefined) {
-    const owner = await deps.threads.findByThread(msg.channel, msg.thread_ts).catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
+    const owner = await deps.threads
+      .findByThread(msg.channel, msg.thread_ts)
+      .catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
     if (!owner) return;
   }
   const cap = deps.promptMaxChars;
-  const kept: IncomingMessage = msg.text.length > cap ? { ...msg, text: msg.text.slice(0, cap), textChars: msg.text.length } : msg;
+  const kept: IncomingMessage =
+    msg.text.length > cap ? { ...msg, text: msg.text.slice(0, cap), textChars: msg.text.length } : msg;
   const payload: MessageIntake = { msg: kept, botUserId };
   await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
 }
@@ -58,7 +76,13 @@ async function recordMessage(deps: ConversationListenerDeps, msg: IncomingMessag
 export function messageEvent(deps: ConversationListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
     const e = event as unknown as Record<string, unknown>;
-    if (e.bot_id || !HUMAN_SUBTYPES.has(e.subtype as string | undefined) || typeof e.user !== 'string' || typeof e.text !== 'string') return;
+    if (
+      e.bot_id ||
+      !HUMAN_SUBTYPES.has(e.subtype as string | undefined) ||
+      typeof e.user !== 'string' ||
+      typeof e.text !== 'string'
+    )
+      return;
     const b = body as { team_id: string; event_id: string };
     const msg: IncomingMessage = {
       teamId: b.team_id,
@@ -76,16 +100,30 @@ export function messageEvent(deps: ConversationListenerDeps) {
 
 /** `app_mention`: starts a job in the mention's thread, or continues the job whose thread it is in. */
 export function appMentionEvent(deps: ConversationListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    event,
+    body,
+    context,
+  }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     if (event.bot_id || !event.user) return;
     const b = body as { team_id: string; event_id: string };
-    const msg: IncomingMessage = { teamId: b.team_id, channel: event.channel, user: event.user, text: event.text, ts: event.ts, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), viaMention: true };
+    const msg: IncomingMessage = {
+      teamId: b.team_id,
+      channel: event.channel,
+      user: event.user,
+      text: event.text,
+      ts: event.ts,
+      ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}),
+      viaMention: true,
+    };
     await recordMessage(deps, msg, b.event_id, context);
   };
 }
 
-
-/** Registers people's messages: `message` (channels, private channels, DMs) and `app_mention` (declared in manifest.yml). */
+/**
+ * Registers people's messages: `message` (channels, private channels, DMs) and `app_mention`
+ * (declared in manifest.yml).
+ */
 export function register(app: App, deps: ConversationListenerDeps): void {
   app.event('message', messageEvent(deps));
   app.event('app_mention', appMentionEvent(deps));

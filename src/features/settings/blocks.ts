@@ -86,7 +86,10 @@ export function decodeEditMetadata(raw: string | undefined): string | undefined 
 export function buildEditModal(channel: string, s: EffectiveSettings, projects: readonly string[]): ModalView {
   const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
   const options = projects.slice(0, 100).map(projectOption);
-  const mentionsOption = (m: MentionsMode) => ({ text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) }, value: m });
+  const mentionsOption = (m: MentionsMode) => ({
+    text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) },
+    value: m,
+  });
   const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
   return {
     type: 'modal',
@@ -114,7 +117,12 @@ export function buildEditModal(channel: string, s: EffectiveSettings, projects: 
         type: 'input',
         block_id: MENTIONS_BLOCK,
         label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
-        element: { type: 'radio_buttons', action_id: MENTIONS_ACTION, options: MENTIONS_MODES.map(mentionsOption), initial_option: mentionsOption(s.mentions) },
+        element: {
+          type: 'radio_buttons',
+          action_id: MENTIONS_ACTION,
+          options: MENTIONS_MODES.map(mentionsOption),
+          initial_option: mentionsOption(s.mentions),
+        },
       },
     ],
   } satisfies View as ModalView;

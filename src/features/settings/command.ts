@@ -67,7 +67,9 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
     const mode = second?.toLowerCase();
     if (mode === undefined || rest.length) return invalid('Say `auto`, `ask`, `edit` or `default` after `mentions`.');
     if (mode === 'default') return { kind: 'mentions', mode: null };
-    if (!(MENTIONS_MODES as readonly string[]).includes(mode)) return invalid(`\`${quoteToken(second ?? '')}\` is not a mentions mode: say \`auto\`, \`ask\` or \`edit\`.`);
+    if (!(MENTIONS_MODES as readonly string[]).includes(mode)) {
+      return invalid(`\`${quoteToken(second ?? '')}\` is not a mentions mode: say \`auto\`, \`ask\` or \`edit\`.`);
+    }
     return { kind: 'mentions', mode: mode as MentionsMode };
   }
   return invalid(`I don't know \`${quoteToken(first ?? '')}\`.`);

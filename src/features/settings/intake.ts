@@ -47,7 +47,11 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
   teamId: z.string(),
   channel: z.string(),
   user: z.string(),
-  change: z.looseObject({ projectId: z.string().nullable().optional(), followupPolicy: policy.nullable().optional(), mentions: mentions.nullable().optional() }),
+  change: z.looseObject({
+    projectId: z.string().nullable().optional(),
+    followupPolicy: policy.nullable().optional(),
+    mentions: mentions.nullable().optional(),
+  }),
 });
 
 /**

@@ -71,7 +71,8 @@ export function editSubmission(deps: SettingsListenerDeps) {
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
     if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
-    if (values.mentions !== undefined && !(MENTIONS_MODES as readonly string[]).includes(values.mentions)) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
+    const mentionsOk = values.mentions === undefined || (MENTIONS_MODES as readonly string[]).includes(values.mentions);
+    if (!mentionsOk) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
     if (!channel) errors[PROJECT_BLOCK] = 'This form is out of date; run `/docs-settings` again.';
     if (Object.keys(errors).length || !channel) {
       deps.logger.warn({ fields: Object.keys(errors) }, 'settings form refused: invalid input');
@@ -81,7 +82,11 @@ export function editSubmission(deps: SettingsListenerDeps) {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel,
       user: body.user.id,
-      change: { projectId: values.projectId ?? null, followupPolicy: values.followupPolicy as FollowupPolicy, ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}) },
+      change: {
+        projectId: values.projectId ?? null,
+        followupPolicy: values.followupPolicy as FollowupPolicy,
+        ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}),
+      },
     };
     const requestId = `${view.id}-${view.hash}`;
     try {

@@ -73,7 +73,10 @@ export function notAdminText(adminUsers: readonly string[]): string {
 }
 
 /** The audit actions of settings changes: /docs-settings project|followups|mentions, and the settings modal. */
-export type SettingsAuditAction = Extract<AuditAction, 'settings.project' | 'settings.followups' | 'settings.mentions' | 'settings.edit'>;
+export type SettingsAuditAction = Extract<
+  AuditAction,
+  'settings.project' | 'settings.followups' | 'settings.mentions' | 'settings.edit'
+>;
 
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
 export interface SettingsAudit {
@@ -199,7 +202,8 @@ function describeChange(before: EffectiveSettings, after: EffectiveSettings): { 
   }
   if (before.mentions !== after.mentions) {
     const what = { auto: 'a question or a docs change by how it is phrased', ask: 'always a question to the docs', edit: 'always a docs change' }[after.mentions];
-    parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from: `mentions=${before.mentions}`, to: `mentions=${after.mentions}` });
+    const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
+    parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
   }
   if (!parts.length) return undefined;
   return { text: parts.map((p) => p.text).join('; '), from: parts.map((p) => p.from).join(','), to: parts.map((p) => p.to).join(',') };

@@ -58,7 +58,8 @@ export class SettingsStore {
     const out: ChannelSettings = {};
     if (h.projectId) out.projectId = h.projectId;
     if (h.followupPolicy && (FOLLOWUP_POLICIES as readonly string[]).includes(h.followupPolicy)) out.followupPolicy = h.followupPolicy as FollowupPolicy;
-    if (h.mentions && (MENTIONS_MODES as readonly string[]).includes(h.mentions)) out.mentions = h.mentions as MentionsMode;
+    const mentions = h.mentions;
+    if (mentions && (MENTIONS_MODES as readonly string[]).includes(mentions)) out.mentions = mentions as MentionsMode;
     if (h.updatedBy) out.updatedBy = h.updatedBy;
     if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
     return out;
