@@ -262,6 +262,34 @@ describe('asking: Slack and Redis', () => {
     expect(assistantCalls()).toHaveLength(before + 1);
   });
 
+  it(
+    'a crash after the final write (stop) but before "done": the retry ' +
+      'repeats the write safely, no notice, no second answer',
+    async () => {
+      const d = deps();
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+      const q = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        threadTs: root,
+        asker: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        key: `fin-${prefix}`,
+        since: Date.now(),
+      };
+      const steps = memorySteps();
+      expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'answered' });
+      const before = assistantCalls().length;
+      const { [`${q.key}:done`]: _done, ...left } = steps.progress;
+      const retry = { ...memorySteps(), progress: { ...left } };
+      retry.save = async (patch) => void Object.assign(retry.progress, patch);
+      expect(await answerQuestion(d, q, retry)).toEqual({ outcome: 'answered' });
+      expect(assistantCalls()).toHaveLength(before);
+      expect(replies(root)).toHaveLength(1);
+      expect(replies(root)[0]!.text).not.toContain('cut off');
+    },
+  );
+
   it('shutdown while an answer streams: the stream is stopped with the notice', async () => {
     const controller = new AbortController();
     const d = { ...deps(), signal: controller.signal };

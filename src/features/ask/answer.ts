@@ -103,8 +103,18 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
     key: `${q.key}:answer`,
     since: q.since,
   };
-  const cut = await endCutAnswer(deps.writer, target, steps);
-  if (cut) return finish(deps, steps, doneKey, { outcome: 'failed' }, undefined);
+  const outcomeKey = `${q.key}:outcome`;
+  const resumed = await endCutAnswer(deps.writer, target, steps);
+  if (resumed !== 'none') {
+    const saved = steps.progress[outcomeKey] as AnswerResult['outcome'] | undefined;
+    return finish(
+      deps,
+      steps,
+      doneKey,
+      { outcome: resumed === 'finished' ? (saved ?? 'answered') : 'failed' },
+      undefined,
+    );
+  }
   const started = deps.now();
   const writer = new AnswerWriter(deps.writer, target, steps);
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
@@ -116,27 +126,39 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   if (read.failure) {
     if (!writer.started)
       return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
+    await steps.save({ [outcomeKey]: 'failed' });
     await writer.finish({ blocks: [], notice: CUT_OFF_TEXT });
     return finish(deps, steps, doneKey, { outcome: 'failed' }, firstText());
   }
+  const outcome = await endAnswer(deps, q, writer, read, steps);
+  return finish(deps, steps, doneKey, { outcome }, firstText());
+}
+
+/**
+ * The end of an answer read to its end: its record (for the buttons), then the writer's final write
+ * with the sources and buttons, and "the docs don't seem to cover this" when the assistant used no
+ * page or said it found nothing. The outcome is saved before the final write (a retry that makes
+ * the write again reports the same). @returns the outcome.
+ */
+async function endAnswer(
+  deps: AnswerDeps,
+  q: Question,
+  writer: AnswerWriter,
+  read: Read,
+  steps: Steps,
+): Promise<'answered' | 'unanswered'> {
   const unanswered = read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text);
   const answerId = answerIdOf(q.key);
   const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
-  await deps.store.saveAnswer({
-    answerId,
-    teamId: q.teamId,
-    channel: q.channel,
-    threadTs: q.threadTs,
-    asker: q.asker,
-    question: q.question,
-    answer,
-    unanswered,
-    earlier: (q.earlier ?? []).slice(-5),
-  });
+  const earlier = (q.earlier ?? []).slice(-5);
+  const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
+  await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
   const blocks = answerBlocks({ answerId, pages: read.pages, siteUrl: deps.siteUrl, unanswered, signer: deps.signer });
   const notice = unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
+  const outcome = unanswered ? 'unanswered' : 'answered';
+  await steps.save({ [`${q.key}:outcome`]: outcome });
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
-  return finish(deps, steps, doneKey, { outcome: unanswered ? 'unanswered' : 'answered' }, firstText());
+  return outcome;
 }
 
 async function finish(

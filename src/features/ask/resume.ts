@@ -1,6 +1,7 @@
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, type Steps } from '../../platform/slack/post-once.js';
 import { CUT_OFF_TEXT } from './blocks.js';
+import { finalKey, replayFinal, STREAM_OVER, type FinalWrite } from './final.js';
 import type { AnswerTarget, WriterDeps } from './stream.js';
 
 /**
@@ -14,26 +15,37 @@ import type { AnswerTarget, WriterDeps } from './stream.js';
  *   newest reply in the thread since the question, if any, is taken for it; none means nothing was
  *   shown, and the question is asked as if for the first time;
  * - a posted fallback (`<key>:post:posting`, postOnce's mark): the notice as a reply.
- * @returns true when a cut answer was found and ended; false when nothing was shown yet.
+ * An answer whose final write was saved (`./final.ts`) was not cut: the write is made again (each is
+ * safe to repeat) and the answer is finished.
+ * @returns `finished` (its final write made again), `cut` (ended with the notice), or `none` (nothing
+ *   was shown yet: ask as if for the first time).
  * @throws Slack errors other than a stream that is already over; Redis errors.
  */
-export async function endCutAnswer(deps: WriterDeps, target: AnswerTarget, steps: Steps): Promise<boolean> {
+export async function endCutAnswer(
+  deps: WriterDeps,
+  target: AnswerTarget,
+  steps: Steps,
+): Promise<'finished' | 'cut' | 'none'> {
   const p = steps.progress;
   const key = target.key;
+  const final = p[finalKey(target)] as FinalWrite | undefined;
+  if (final) {
+    await replayFinal(deps, target, steps, final);
+    return 'finished';
+  }
   let ts = typeof p[`${key}:stream`] === 'string' ? (p[`${key}:stream`] as string) : undefined;
   if (!ts && p[`${key}:streaming`] === true) ts = await findStreamed(deps, target);
   if (ts) {
     try {
       await deps.slack.chat.stopStream({ channel: target.channel, ts, markdown_text: `\n\n${CUT_OFF_TEXT}` });
       deps.logger.warn({ channel: target.channel }, 'ended an answer cut off by a crash with a notice');
-      return true;
+      return 'cut';
     } catch (err) {
       const code = slackErrorCode(err);
-      if (code !== 'message_not_in_streaming_state' && code !== 'stopped_by_user' && code !== 'message_not_found')
-        throw err;
+      if (!STREAM_OVER.has(code ?? '')) throw err;
     }
   } else if (!p[`${key}:post:posting`]) {
-    return false;
+    return 'none';
   }
   await postOnce(deps.slack, steps, {
     channel: target.channel,
@@ -43,7 +55,7 @@ export async function endCutAnswer(deps: WriterDeps, target: AnswerTarget, steps
     since: target.since,
   });
   deps.logger.warn({ channel: target.channel }, 'posted the cut-off notice of an answer cut by a crash');
-  return true;
+  return 'cut';
 }
 
 /** The bot's newest message in the thread since the question that is not one posted once (those carry metadata). */

@@ -1,8 +1,9 @@
-import type { KnownBlock } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../platform/logger.js';
-import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
+import { markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
+import { classifySlackError } from '../../platform/slack/errors.js';
 import { postOnce, type Steps } from '../../platform/slack/post-once.js';
+
+export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-types.js';
 
 /**
  * The one writer of an answer message. It streams the answer into its thread with Slack's chat
@@ -15,8 +16,6 @@ import { postOnce, type Steps } from '../../platform/slack/post-once.js';
  * block both take standard Markdown (Slack: "markdown block", chat.startStream "markdown_text").
  */
 
-/** Slack: `markdown_text` "Limit this field to 12,000 characters" (per call); the markdown block holds 12,000 too. */
-export const MARKDOWN_CALL_LIMIT = 12_000;
 /** Most answer characters shown: room for a notice within one markdown block. */
 export const ANSWER_MAX_CHARS = 11_000;
 /**
@@ -29,66 +28,8 @@ export const FALLBACK_EDIT_MS = 1_500;
 /** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
 export const FINAL_EDIT_WAIT_MS = 15_000;
 
-/** The Web API methods the writer uses. */
-export type StreamSlack = {
-  chat: Pick<WebClient['chat'], 'startStream' | 'appendStream' | 'stopStream' | 'postMessage' | 'update'>;
-  conversations: Pick<WebClient['conversations'], 'history' | 'replies'>;
-};
-
-/** What the writer needs. */
-export interface WriterDeps {
-  slack: StreamSlack;
-  /** The workspace's chat.update budget (agent-jobs' EditBudget: one budget for every edit of the bot). */
-  budget: { take(teamId: string): Promise<{ ok: true } | { ok: false; retryMs: number }> };
-  logger: Logger;
-  /** Clock in epoch ms. */
-  now: () => number;
-  /** Waits `ms` (tests pass a fake). @defaultValue setTimeout */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/** Where an answer goes: its thread, who reads it (Slack: the recipient outside DMs), and its post-once key. */
-export interface AnswerTarget {
-  teamId: string;
-  channel: string;
-  threadTs: string;
-  /** The asker: chat.startStream's `recipient_user_id` / `recipient_team_id`. */
-  recipientUserId: string;
-  /** Unique per answer (e.g. `<intake id>:answer`): keys the steps and the messages posted at most once. */
-  key: string;
-  /** Epoch ms no later than the question (postOnce's `since`). */
-  since: number;
-}
-
-/** The end of an answer: blocks after the text (sources, buttons) and a notice after it, if any. */
-export interface AnswerEnd {
-  blocks: KnownBlock[];
-  notice?: string;
-}
-
-/** Event type of the metadata on a finished streamed answer (Slack: message metadata). */
-export const ANSWER_EVENT_TYPE = 'docs_agent_answer';
-
-/** Streams end with these when the app can no longer write to them (stopped by the reader, expired, gone). */
-const STREAM_OVER = new Set(['message_not_in_streaming_state', 'stopped_by_user', 'message_not_found']);
 
 const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Plain words of Markdown for a notification's fallback `text` (first 200 characters). */
-function fallbackText(markdown: string): string {
-  const plain = markdown
-    .replace(/[*_`#>~]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return (plain.length > 200 ? `${plain.slice(0, 199)}…` : plain) || 'The docs answer';
-}
-
-/** Pieces of `text` of at most `size` characters (concatenated, `text`). */
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
 
 /**
  * Writes one answer (see the module doc). Steps saved in `steps` under `target.key`: `:streaming`
@@ -135,7 +76,7 @@ export class AnswerWriter {
     this.pending += taken;
     if (this.mode === 'none') return this.start();
     if (this.mode === 'stream' && this.pending.length >= MIN_APPEND_CHARS) return this.flushStream();
-    if (this.mode === 'post' && this.deps.now() - this.lastEdit >= FALLBACK_EDIT_MS) await this.editPost(false);
+    if (this.mode === 'post' && this.deps.now() - this.lastEdit >= FALLBACK_EDIT_MS) await this.editPost();
   }
 
   /**
@@ -147,32 +88,18 @@ export class AnswerWriter {
    */
   async finish(end: AnswerEnd): Promise<void> {
     if (end.notice) this.pending += `${this.chars > 0 ? '\n\n' : ''}${end.notice}`;
-    if (this.mode === 'none') return void (await this.postRest(end.blocks, `${this.target.key}:post`));
-    if (this.mode === 'post') return this.editPost(true, end.blocks);
-    const rest = this.pending;
-    this.pending = '';
-    const parts = pieces(rest, MARKDOWN_CALL_LIMIT);
-    const last = parts.pop();
-    try {
-      for (const part of parts) await this.call('appendStream', { markdown_text: part });
-      // The metadata marks a finished answer: a retry after a crash never takes it for a cut one (./resume.ts).
-      const metadata = { event_type: ANSWER_EVENT_TYPE, event_payload: { key: this.target.key } };
-      await this.deps.slack.chat.stopStream({
-        channel: this.target.channel,
-        ts: this.ts ?? '',
-        ...(last ? { markdown_text: last } : {}),
-        blocks: end.blocks,
-        metadata,
-      });
-    } catch (err) {
-      if (!STREAM_OVER.has(slackErrorCode(err) ?? '')) throw err;
-      this.deps.logger.warn(
-        { slackError: slackErrorCode(err) },
-        'the answer stream was already over; posting the rest in the thread',
-      );
-      this.pending = rest;
-      await this.postRest(end.blocks, `${this.target.key}:rest`);
-    }
+    const t = this.target;
+    const blocks = end.blocks;
+    if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
+    if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
+    const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
+    if (!grant.ok) await (this.deps.sleep ?? sleeper)(Math.min(grant.retryMs, FINAL_EDIT_WAIT_MS));
+    await this.final({ kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks });
+  }
+
+  private async final(w: FinalWrite): Promise<void> {
+    await writeFinal(this.deps, this.target, this.steps, w);
+    this.moved(this.pending);
   }
 
   private async start(): Promise<void> {
@@ -198,7 +125,7 @@ export class AnswerWriter {
       this.deps.logger.info({ slackError: info.code }, 'Slack refused to stream the answer; posting it instead');
       await this.steps.save({ [`${t.key}:streaming`]: false });
       this.mode = 'post';
-      await this.editPost(false);
+      await this.editPost();
     }
   }
 
@@ -221,47 +148,19 @@ export class AnswerWriter {
     this.firstTextAt ??= this.deps.now();
   }
 
-  /** The posted fallback: posts it (once) or edits it; the final edit waits for the budget, then edits anyway. */
-  private async editPost(final: boolean, blocks: KnownBlock[] = []): Promise<void> {
+  /** The posted fallback: posts it (once) or edits it, when the budget allows (the final edit: {@link finish}). */
+  private async editPost(): Promise<void> {
     const t = this.target;
-    const text = this.shown + this.pending;
-    const message = {
-      text: fallbackText(text),
-      blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks],
-    };
+    const message = markdownMessage(this.shown + this.pending, []);
     if (!this.ts) {
-      this.ts = await postOnce(this.deps.slack, this.steps, {
-        channel: t.channel,
-        thread_ts: t.threadTs,
-        ...message,
-        key: `${t.key}:post`,
-        since: t.since,
-      });
+      const post = { channel: t.channel, thread_ts: t.threadTs, ...message, key: `${t.key}:post`, since: t.since };
+      this.ts = await postOnce(this.deps.slack, this.steps, post);
     } else {
       const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
-      if (!grant.ok && !final) return;
-      if (!grant.ok) await (this.deps.sleep ?? sleeper)(Math.min(grant.retryMs, FINAL_EDIT_WAIT_MS));
+      if (!grant.ok) return;
       await this.deps.slack.chat.update({ channel: t.channel, ts: this.ts, ...message });
     }
     this.lastEdit = this.deps.now();
-    this.moved(this.pending);
-  }
-
-  /** Posts what is left (text and blocks) as a message of its own in the thread, once. */
-  private async postRest(blocks: KnownBlock[], key: string): Promise<void> {
-    const t = this.target;
-    const text = this.pending.slice(0, MARKDOWN_CALL_LIMIT);
-    const message = {
-      text: fallbackText(text),
-      blocks: [...(text ? [{ type: 'markdown' as const, text }] : []), ...blocks],
-    };
-    await postOnce(this.deps.slack, this.steps, {
-      channel: t.channel,
-      thread_ts: t.threadTs,
-      ...message,
-      key,
-      since: t.since,
-    });
     this.moved(this.pending);
   }
 }
