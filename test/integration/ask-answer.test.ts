@@ -207,6 +207,7 @@ describe('asking: errors of the discovery API', () => {
       expect(assistantCalls()).toHaveLength(before + 1);
       const [cut] = replies(second);
       expect(cut?.text).toContain(CUT_OFF_TEXT);
+      expect(JSON.stringify(cut?.blocks)).toContain('ask.change');
       expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
     },
   );

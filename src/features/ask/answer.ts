@@ -126,19 +126,20 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   if (read.failure) {
     if (!writer.started)
       return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
-    await steps.save({ [outcomeKey]: 'failed' });
-    await writer.finish({ blocks: [], notice: CUT_OFF_TEXT });
+    await endAnswer(deps, q, writer, read, steps, true);
     return finish(deps, steps, doneKey, { outcome: 'failed' }, firstText());
   }
-  const outcome = await endAnswer(deps, q, writer, read, steps);
+  const outcome = await endAnswer(deps, q, writer, read, steps, false);
   return finish(deps, steps, doneKey, { outcome }, firstText());
 }
 
 /**
  * The end of an answer read to its end: its record (for the buttons), then the writer's final write
  * with the sources and buttons, and "the docs don't seem to cover this" when the assistant used no
- * page or said it found nothing. The outcome is saved before the final write (a retry that makes
- * the write again reports the same). @returns the outcome.
+ * page or said it found nothing; a `cut` answer (the stream failed after text was shown) ends with
+ * "the answer was cut off; ask again" and keeps its buttons (Make this a docs change works on it
+ * too). The outcome is saved before the final write (a retry that makes the write again reports the
+ * same). @returns the outcome.
  */
 async function endAnswer(
   deps: AnswerDeps,
@@ -146,16 +147,17 @@ async function endAnswer(
   writer: AnswerWriter,
   read: Read,
   steps: Steps,
-): Promise<'answered' | 'unanswered'> {
-  const unanswered = read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text);
+  cut: boolean,
+): Promise<'answered' | 'unanswered' | 'failed'> {
+  const unanswered = !cut && (read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text));
   const answerId = answerIdOf(q.key);
   const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
   const blocks = answerBlocks({ answerId, pages: read.pages, siteUrl: deps.siteUrl, unanswered, signer: deps.signer });
-  const notice = unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
-  const outcome = unanswered ? 'unanswered' : 'answered';
+  const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
+  const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
   await steps.save({ [`${q.key}:outcome`]: outcome });
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
   return outcome;

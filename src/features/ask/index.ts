@@ -125,6 +125,7 @@ export function createAsk(o: AskOptions): Ask {
         conversations: o.conversations,
         slack,
         logger,
+        ...(o.metrics ? { metrics: o.metrics } : {}),
       }),
     startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
     abort: () => shutdown.abort(),

@@ -14,6 +14,7 @@ import type { WebClient } from '@slack/web-api';
 import { authorizeWithin, type AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { BotMetrics } from '../../platform/metrics.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
@@ -48,6 +49,8 @@ export interface AskListenerDeps {
   /** Opens the Document this modal (within the trigger_id's 3 s). */
   slack: { views: Pick<WebClient['views'], 'open'> };
   logger: Logger;
+  /** Counts a question refused in the ack (asking is off) in `docs_bot_ask_total{outcome="refused"}`. */
+  metrics?: Pick<BotMetrics, 'askEnded'>;
 }
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -65,7 +68,10 @@ export function docsAskCommand(deps: AskListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const raw = command.text.trim();
     if (!raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_ASK_USAGE }));
-    if (!deps.configured) return void (await ack({ response_type: 'ephemeral', text: NOT_CONFIGURED_TEXT }));
+    if (!deps.configured) {
+      deps.metrics?.askEnded('refused');
+      return void (await ack({ response_type: 'ephemeral', text: NOT_CONFIGURED_TEXT }));
+    }
     const chars = unescapeSlackText(raw).length;
     if (chars > QUESTION_MAX_CHARS)
       return void (await ack({ response_type: 'ephemeral', text: questionTooLongText(chars, QUESTION_MAX_CHARS) }));

@@ -28,7 +28,6 @@ export const FALLBACK_EDIT_MS = 1_500;
 /** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
 export const FINAL_EDIT_WAIT_MS = 15_000;
 
-
 const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
