@@ -68,7 +68,7 @@ describe("an answer's 👍/👎", () => {
     expect(told[0]).toMatch(/^Thanks for rating that answer 👍/);
   });
 
-  it('a value the bot did not sign, or for another purpose, or an answer it forgot: told, nothing counted', async () => {
+  it('a value not signed by the bot, or for another purpose, or a forgotten answer: told, not counted', async () => {
     const { d, askFeedback } = deps();
     const told: string[] = [];
     const tell = async (t: string) => void told.push(t);
