@@ -2,7 +2,8 @@
  * `npm run sandbox`: the bot's main job on this machine, with no Slack workspace and no API key.
  * Starts a fake Slack, a fake docs API and the bot itself (the same startBot() as `npm start`, same
  * HTTP endpoint and signature checks; only the URLs differ), plays a short scripted conversation
- * through signed HTTP, and prints the channel as a transcript. At a terminal it then takes commands;
+ * through signed HTTP (a job, a report, Document this thread, questions to the docs, the Messages
+ * tab, settings, a refusal), and prints the channel as a transcript. At a terminal it then takes commands;
  * when stdin is not a terminal it exits 0 after the script.
  *
  * `npm run sandbox -- --socket-mode`: the same, with the bot in Socket Mode (SLACK_APP_TOKEN): it
@@ -17,7 +18,8 @@ import { readConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/logger.js';
 import { startBot, type RunningBot } from '../src/main.js';
 import { agentViewScene } from './agent-view-script.js';
-import { startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
+import { askScene } from './ask-script.js';
+import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
 import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js';
@@ -70,6 +72,10 @@ async function start(): Promise<Sandbox> {
     PORT: String(port),
     POLL_MIN_INTERVAL_MS: '500',
     POLL_MAX_INTERVAL_MS: '2000',
+    DOCS_ASSISTANT_API_KEY: FAKE_ASSISTANT_KEY,
+    DOCS_DOMAIN: FAKE_DOCS_DOMAIN,
+    DOCS_DISCOVERY_URL: `${docs.url}/discovery`,
+    DOCS_SITE_URL: 'https://docs.acme.example',
     LOG_LEVEL: 'info',
   });
   const logFile = join(tmpdir(), `docs-agent-sandbox-${prefix}.log`);
@@ -80,7 +86,7 @@ async function start(): Promise<Sandbox> {
   say(bold('docs-agent-slack sandbox'));
   say(dim(`  Redis        ${redis.url}${redis.private ? ' (private redis-server for this run)' : ''}, key prefix ${prefix}`));
   say(dim(`  fake Slack   ${slack.url}`));
-  say(dim(`  fake docs    ${docs.url} (agent jobs take 3s)`));
+  say(dim(`  fake docs    ${docs.url} (agent jobs take 3s; the docs assistant under /discovery)`));
   if (SOCKET_MODE) say(dim(`  bot          Socket Mode over ${slack.origin.replace(/^http/, 'ws')}/socket (apps.connections.open), /healthz on port ${port}  (logs: ${logFile})`));
   else say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
   say();
@@ -118,6 +124,7 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
   say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
   await documentThread(sb);
+  await askScene(sb, { say, dim, bold }, CHANNEL);
   dmChannel = await agentViewScene(sb, { say, dim, bold }, CHANNEL);
   say(`@dana (a workspace admin) in #docs: /docs-settings`);
   await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });

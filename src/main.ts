@@ -4,16 +4,19 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { accessPolicyFromConfig, AgentBudget, createAccess, createAccessDirectory, describeAccess } from './features/access/index.js';
-import { createAgentJobs, threadOwner, type AgentJobs } from './features/agent-jobs/index.js';
+import { accessPolicyFromConfig, AgentBudget, createAccess, createAccessDirectory } from './features/access/index.js';
+import { createAgentJobs, threadOwner, type AgentJobs, type AgentJobsOptions } from './features/agent-jobs/index.js';
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createDigests, type Digests } from './features/digests/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
-import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
+import { createChannelSettings, type Settings } from './features/settings/index.js';
+import type { Conversations } from './features/conversations/index.js';
+import type { Ask } from './features/ask/index.js';
+import { buildAsk, buildRouter, buildSettings, discoveryClient } from './compose.js';
 import { createVisitors, type Visitors } from './features/visitors/index.js';
-import type { AccessGate } from './platform/access.js';
 import { ConfigError, docsProjects, readConfig, type Config } from './platform/config.js';
+import type { DiscoveryClient } from './platform/docs-api/discovery-client.js';
 import { DocsApiClient } from './platform/docs-api/client.js';
 import { healthHandler } from './platform/health.js';
 import { InFlight } from './platform/in-flight.js';
@@ -42,7 +45,7 @@ import { createWebClient } from './platform/slack/web-client.js';
 export const SHUTDOWN_BUDGET_MS = 9_000;
 
 /** The slash commands of manifest.yml. */
-export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-visitors', '/docs-settings'] as const;
+export const COMMANDS = ['/docs-edit', '/docs-reply', '/docs-ask', '/docs-visitors', '/docs-settings'] as const;
 
 /** A running bot: web endpoint and workers in one process. */
 export interface RunningBot {
@@ -68,6 +71,8 @@ interface Platform {
   queues: QueueContext;
   intake: Intake;
   docsApi: DocsApiClient;
+  /** The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
+  discovery: DiscoveryClient | undefined;
   slackOpts: { token: string; slackApiUrl: string; logger: Logger };
   slack: WebClient;
   names: UserNames; // users.info on a client of its own, so its 429s never pause `slack`
@@ -85,15 +90,10 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   const redis = connections.state;
   const prefix = keyPrefix(config);
   const queues: QueueContext = { connection: connections.bull('queue'), workerConnection: connections.bull('worker'), prefix, logger };
-  const replication = {
-    replicas: config.REDIS_WAIT_REPLICAS,
-    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
-    onUnreplicated: () => metrics.intakeUnreplicated.inc(),
-    onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
-  };
+  const onStepUnreplicated = (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome });
+  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc(), onStepUnreplicated };
   const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
   const slack = createWebClient(slackOpts);
-  const tell = tellPersonVia(slack, logger);
   return {
     config,
     logger,
@@ -101,8 +101,9 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     redis,
     prefix,
     queues,
-    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell }),
+    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell: tellPersonVia(slack, logger) }),
     docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
+    discovery: discoveryClient(config, metrics),
     slackOpts,
     slack,
     names: new UserNames(createWebClient({ ...slackOpts, rejectRateLimitedCalls: true }), { logger }),
@@ -113,35 +114,6 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   };
 }
 
-/**
- * `/docs-settings`, built last: who may change settings is the access policy's `change_settings`
- * (guests and outsiders never; a check that could not be made throws, so settings says so and
- * changes nothing), and a channel's digest subscription is the digests feature's description.
- */
-function buildSettings(p: Platform, access: AccessGate, conversations: ConversationDirectory, describeDigest: (teamId: string, channel: string) => Promise<string>): Settings {
-  const { config } = p;
-  const policy = accessPolicyFromConfig(config);
-  return createSettings({
-    isSettingsAdmin: async (user) => {
-      const decision = await access.authorize({ user }, 'change_settings', '', { audit: false });
-      if (!decision.allowed && decision.reason === 'check_failed') throw new Error('the access check could not be made');
-      return decision.allowed;
-    },
-    describeAccess: (channel) => Promise.resolve(describeAccess(policy, channel)),
-    authorizeView: (actor, channel) => access.authorize(actor, 'view_settings', channel),
-    intake: p.intake, redis: p.redis, prefix: p.prefix,
-    projects: docsProjects(config),
-    defaultFollowupPolicy: config.FOLLOWUP_POLICY,
-    adminUsers: config.ADMIN_USERS,
-    describeDigest,
-    slack: p.slack,
-    conversations,
-    signer: p.signer,
-    logger: p.logger,
-    now: p.now,
-  });
-}
-
 interface Features {
   agentJobs: AgentJobs;
   digests: Digests;
@@ -149,7 +121,45 @@ interface Features {
   settings: Settings;
   documentThread: DocumentThread;
   agentView: AgentView;
+  ask: Ask;
+  conversations: Conversations;
   access: { register(app: App): void };
+}
+
+/** The agent-jobs feature: what the platform and the configuration give it, and what is built before it. */
+function buildAgentJobs(
+  p: Platform,
+  d: Pick<AgentJobsOptions, 'conversations' | 'context' | 'access' | 'projectFor' | 'followupPolicyFor' | 'agent'>,
+): AgentJobs {
+  const { config } = p;
+  return createAgentJobs({
+    ...d,
+    signer: p.signer,
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
+    queues: p.queues,
+    intake: p.intake,
+    redis: p.redis,
+    prefix: p.prefix,
+    docsApi: p.docsApi,
+    projects: docsProjects(config),
+    slack: p.slack,
+    names: p.names,
+    statusSlack: createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }),
+    logger: p.logger,
+    poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
+    projectId: config.DOCS_PROJECT_ID,
+    updateBudgetPerMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE,
+    timeoutMs: config.JOB_TIMEOUT_MS,
+    ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+    homeDefaults: {
+      followupPolicy: config.FOLLOWUP_POLICY,
+      ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+      digestCron: config.DIGEST_CRON,
+      digestTz: config.DIGEST_TZ,
+    },
+    now: p.now,
+    metrics: p.metrics,
+  });
 }
 
 function buildFeatures(p: Platform): Features {
@@ -174,41 +184,26 @@ function buildFeatures(p: Platform): Features {
   const conversations = new ConversationDirectory({ slack: membership, limits: redisPageLimits(redis, prefix), logger });
   const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
-  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger, redis, prefix });
-  const agentJobs = createAgentJobs({
+  const askEnabled = p.discovery !== undefined;
+  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger, redis, prefix, askEnabled });
+  const agentJobs = buildAgentJobs(p, {
     conversations,
-    signer: p.signer,
     context: threadContext.context,
     access,
-    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
-    queues,
-    intake,
-    redis,
-    prefix,
-    docsApi,
     projectFor,
-    projects: docsProjects(config),
     followupPolicyFor: (channel) => channelSettings.followupPolicyFor(channel),
-    slack,
-    names: p.names,
-    statusSlack: createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }),
-    logger,
-    poll: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
-    projectId: config.DOCS_PROJECT_ID,
-    updateBudgetPerMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE,
-    timeoutMs: config.JOB_TIMEOUT_MS,
-    ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
-    homeDefaults: { followupPolicy: config.FOLLOWUP_POLICY, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX, digestCron: config.DIGEST_CRON, digestTz: config.DIGEST_TZ },
-    now,
-    metrics: p.metrics,
     agent,
   });
-  const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer: p.signer, logger, owner: threadOwner(redis, prefix), redis, prefix });
+  const jobThreads = threadOwner(redis, prefix);
+  // Ask is built on agent-jobs (its buttons start jobs); the router of people's messages on both.
+  const ask = buildAsk(p, { discovery: p.discovery, access, conversations, start: agentJobs.start });
+  const router = buildRouter(p, { jobs: agentJobs, jobThreads, ask, mentionsModeFor: (channel) => channelSettings.mentionsModeFor(channel) });
+  const { signer } = p;
+  const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer, logger, owner: jobThreads, redis, prefix });
   const visitors = createVisitors({ intake, redis, prefix, signer: p.signer, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
-  const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule, projectFor, logger, now });
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ }, projectFor, logger, now });
   const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, documentThread, agentView, access: accessDirectory };
+  return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations: router, access: accessDirectory };
 }
 
 /**
@@ -224,15 +219,17 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const p = buildPlatform(config, logger);
   warnPlaintextPasswords(p.connections.target, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
-  const { agentJobs, digests, visitors, settings, documentThread, agentView, access } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access } = buildFeatures(p);
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
-  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue]);
+  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue, ask.answerQueue]);
   const routes: HttpRoute[] = [
     { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
     { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
   ];
   const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics, ...(identity ? { identity } : {}) });
   agentJobs.register(app);
+  ask.register(app);
+  conversations.register(app);
   visitors.register(app);
   documentThread.register(app);
   digests.register(app);
@@ -242,19 +239,22 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   await p.intake.checkReplication();
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
-  const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers()];
+  const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers(), ...ask.startWorkers()];
   watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
   watch.start();
   logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', redisMode: p.connections.target.mode, queuePrefix: p.prefix }, 'docs-agent-slack is running');
   const stop = onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
+    ask.abort(); // answers being written end with the cut-off notice before the workers close
     await p.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
     await Promise.all(workers.map((w) => w.close()));
     await agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
     await digests.close();
+    await ask.close();
     await Promise.all([p.intake.close(), intakeDepth.close()]);
     await p.docsApi.close();
+    await p.discovery?.close();
     watch.stop();
     await p.connections.close();
     logger.info('shutdown complete');

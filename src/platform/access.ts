@@ -17,9 +17,11 @@ export interface Actor {
  * - `manage_digests`: subscribe, unsubscribe, send a digest now, retry a digest;
  * - `read_reports`: `/docs-visitors` reports, their paging and Retry, `subscriptions`;
  * - `view_settings`: `/docs-settings` in any form (it shows allow-lists, admins, who subscribed);
- * - `change_settings`: `/docs-settings` changes.
+ * - `change_settings`: `/docs-settings` changes;
+ * - `ask`: ask the docs assistant (`/docs-ask`, a mention or DM taken as a question, a reply in an
+ *   answer's thread); by default the rules of `start_job`, or every full member (ASK_ACCESS).
  */
-export type AccessAction = 'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'view_settings' | 'change_settings';
+export type AccessAction = 'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'view_settings' | 'change_settings' | 'ask';
 
 /** Why a request was refused (the audit log's `reason`). */
 export type RefusalReason =

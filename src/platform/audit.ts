@@ -15,9 +15,12 @@ export const AUDIT_ACTIONS = [
   'read_reports',
   'view_settings',
   'change_settings',
+  'ask',
   'job.feedback',
+  'ask.feedback',
   'settings.project',
   'settings.followups',
+  'settings.mentions',
   'settings.edit',
   'digest.subscribe',
   'digest.reschedule',
@@ -47,6 +50,7 @@ export const AUDIT_REASONS = [
   'not_a_reader',
   'not_a_member',
   'members_unknown',
+  'workspace_budget',
 ] as const;
 
 /** Why an audit line's action was refused or failed. */

@@ -130,6 +130,22 @@ const schema = z
     AGENT_CALLS_PER_HOUR: count(100),
     AGENT_CALLS_PER_USER_PER_HOUR: count(20),
     ANALYTICS_CALLS_PER_USER_PER_HOUR: count(20),
+    DOCS_ASSISTANT_API_KEY: z
+      .string()
+      .startsWith('mint_', 'must start with mint_ (the assistant API key, mint_dsc_…)')
+      .optional(),
+    DOCS_DOMAIN: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,200}$/, "must be the docs site's domain identifier (letters, digits, _ . -)")
+      .optional(),
+    DOCS_SITE_URL: z
+      .url({ message: 'must be a URL' })
+      .refine((v) => /^https?:\/\//.test(v), 'must be an http:// or https:// URL')
+      .optional(),
+    DOCS_DISCOVERY_URL: apiUrl('https://api.mintlify.com/discovery'),
+    ASK_ACCESS: z.enum(['editors', 'everyone'], { message: 'must be editors or everyone' }).default('editors'),
+    ASK_CALLS_PER_USER_PER_HOUR: count(30),
+    ASK_CALLS_PER_HOUR: count(1000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
@@ -144,6 +160,11 @@ const schema = z
       ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)' });
     }
     for (const [path, message] of redisModeProblems(c)) ctx.addIssue({ code: 'custom', path: [path], message });
+    if (Boolean(c.DOCS_ASSISTANT_API_KEY) !== Boolean(c.DOCS_DOMAIN)) {
+      const pair = ['DOCS_ASSISTANT_API_KEY', 'DOCS_DOMAIN'] as const;
+      const [missing, other] = c.DOCS_DOMAIN ? pair : ([pair[1], pair[0]] as const);
+      ctx.addIssue({ code: 'custom', path: [missing], message: `is required with ${other} (asking the docs needs both; unset both to turn it off)` });
+    }
     if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {
       ctx.addIssue({
         code: 'custom',
@@ -199,6 +220,11 @@ export type Config = z.output<typeof schema>;
  */
 export function docsProjects(c: Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'>): string[] {
   return [...new Set([c.DOCS_PROJECT_ID, ...c.DOCS_PROJECT_IDS])];
+}
+
+/** Whether asking the docs is on: DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are both set (the schema requires both or neither). */
+export function askConfigured(c: Pick<Config, 'DOCS_ASSISTANT_API_KEY' | 'DOCS_DOMAIN'>): boolean {
+  return Boolean(c.DOCS_ASSISTANT_API_KEY && c.DOCS_DOMAIN);
 }
 
 /** Thrown by {@link readConfig}; `problems` holds one line per invalid variable, each naming it. */

@@ -22,6 +22,11 @@ export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_ch
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';
 
+/** How a question to the docs ended, as counted by `docs_bot_ask_total{outcome}`. */
+export type AskOutcome = 'answered' | 'unanswered' | 'failed' | 'refused';
+/** Every {@link AskOutcome} (their series start at 0). */
+export const ASK_OUTCOMES: readonly AskOutcome[] = ['answered', 'unanswered', 'failed', 'refused'];
+
 /** What started a run of an agent job: a new job (`POST …/job`) or a follow-up (`POST …/message`). */
 export type RunKind = 'new' | 'follow_up';
 
@@ -52,6 +57,8 @@ export interface BotMetricsOptions {
 const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
 /** The announcement goal (issue #12: p95 ≤ 20 s, max ≤ 30 s) sits on bucket bounds. */
 const LATENESS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
+/** The performance goal (first streamed text ≤ 300 ms after the assistant's first token) sits near the low buckets. */
+const FIRST_TEXT_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];
 /** The docs API client times out after 10 s. */
 const DOCS_API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -106,6 +113,12 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly intakeRejections: Counter<'reason'>;
   /** `docs_bot_steps_unreplicated_total{outcome}`. */
   readonly stepsUnreplicated: Counter<'outcome'>;
+  /** `docs_bot_ask_total{outcome}`. */
+  readonly askTotal: Counter<'outcome'>;
+  /** `docs_bot_ask_first_text_seconds`. */
+  readonly askFirstTextSeconds: Histogram;
+  /** `docs_bot_ask_feedback_total{rating}`. */
+  readonly askFeedbackTotal: Counter<'rating'>;
 
   private queues: QueueDepthSource[] = [];
   private readonly slackErrorSeries = new Set<string>();
@@ -159,6 +172,16 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
       labelNames: ['outcome'],
       registers,
     });
+    this.askTotal = new Counter({ name: 'docs_bot_ask_total', help: 'Questions to the docs, by how they ended: answered (with pages), unanswered (the docs had nothing: no pages, or the assistant said so), failed (the API or Slack failed, or the answer was cut off), refused (not configured, not allowed, budget spent).', labelNames: ['outcome'], registers });
+    this.askFirstTextSeconds = new Histogram({ name: 'docs_bot_ask_first_text_seconds', help: 'Seconds from the start of handling a question to its first text in Slack (streamed or posted).', buckets: FIRST_TEXT_BUCKETS, registers });
+    this.askFeedbackTotal = new Counter({ name: 'docs_bot_ask_feedback_total', help: "Ratings of the docs assistant's answers from their 👍/👎 buttons: each person's first rating of an answer.", labelNames: ['rating'], registers });
+    this.zeroLabelledSeries();
+  }
+
+  /** Starts every series of a small, fixed label set at 0, so rates and alerts see them before the first event. */
+  private zeroLabelledSeries(): void {
+    for (const outcome of ASK_OUTCOMES) this.askTotal.inc({ outcome }, 0);
+    for (const rating of ['positive', 'negative'] as const) this.askFeedbackTotal.inc({ rating }, 0);
     for (const connection of REDIS_ROLES) this.redisReconnects.inc({ connection }, 0);
     for (const reason of ['unknown_kind', 'newer_version'] as const) this.intakeDeferrals.inc({ reason }, 0);
     for (const reason of ['invalid', 'unknown_kind', 'newer_version'] as const) {
@@ -239,6 +262,20 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   /** A person rated a job's result for the first time. `project` is a configured docs project id. */
   agentFeedback(project: string, rating: AgentRating): void {
     this.agentFeedbackTotal.inc({ project, rating });
+  }
+
+  /**
+   * A question ended (see {@link AskOutcome}); `firstTextSeconds` from the start of its handling
+   * to its first text in Slack, when any text was shown.
+   */
+  askEnded(outcome: AskOutcome, firstTextSeconds?: number): void {
+    this.askTotal.inc({ outcome });
+    if (firstTextSeconds !== undefined) this.askFirstTextSeconds.observe(Math.max(0, firstTextSeconds));
+  }
+
+  /** A person rated an answer for the first time. */
+  askFeedback(rating: AgentRating): void {
+    this.askFeedbackTotal.inc({ rating });
   }
 
   /** Reads every watched queue's counts (bounded by `queueTimeoutMs`); a queue that can't be read is left out of this scrape. */

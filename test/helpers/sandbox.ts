@@ -1,4 +1,5 @@
-import { startFakeDocsApi, type FakeDocsApi, type FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
+import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi } from '../../sandbox/fake-docs-api.js';
+import type { FakeDocsApi, FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/worker.js';
@@ -38,7 +39,7 @@ export interface Sandbox {
  * the fake's Socket Mode server; drive them with a SocketModeDriver.
  */
 export async function startSandbox(
-  opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string>; socketMode?: boolean } = {},
+  opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string>; socketMode?: boolean; ask?: boolean } = {},
 ): Promise<Sandbox> {
   const slack = await startFakeSlack({ botToken: E2E_SECRETS.SLACK_BOT_TOKEN, ...(opts.socketMode ? { appToken: E2E_APP_TOKEN } : {}) });
   const docs = await startFakeDocsApi({
@@ -60,6 +61,7 @@ export async function startSandbox(
     // Tests that are not about the workspace's edit budget must not share one across the whole file.
     SLACK_UPDATE_BUDGET_PER_MINUTE: '1000',
     LOG_LEVEL: 'info',
+    ...(opts.ask ? askEnv(docs.url) : {}),
     ...opts.env,
   };
   if (opts.socketMode) {
@@ -89,6 +91,19 @@ export async function startSandbox(
       await dropPrefix(redis, prefix);
       redis.disconnect();
     },
+  };
+}
+
+/** The site answers' sources link to in sandboxes with `ask`. */
+export const E2E_SITE_URL = 'https://docs.acme.test';
+
+/** The variables that turn asking the docs on, against the fake discovery API under `docsUrl`. */
+export function askEnv(docsUrl: string): Record<string, string> {
+  return {
+    DOCS_ASSISTANT_API_KEY: FAKE_ASSISTANT_KEY,
+    DOCS_DOMAIN: FAKE_DOCS_DOMAIN,
+    DOCS_DISCOVERY_URL: `${docsUrl}/discovery`,
+    DOCS_SITE_URL: E2E_SITE_URL,
   };
 }
 

@@ -43,6 +43,17 @@ describe('channel settings on real Redis', () => {
     expect(await redis.ttl(store.key('C1'))).toBe(-1);
   });
 
+  it('a channel\'s mentions mode: auto by default, ask or edit when set, auto again after default; an unknown stored value reads as auto', async () => {
+    const { svc } = service(async () => true);
+    expect(await svc.mentionsModeFor('C1')).toBe('auto');
+    await store.update('C1', { mentions: 'ask' }, 'U1', 1);
+    expect(await svc.mentionsModeFor('C1')).toBe('ask');
+    await store.update('C1', { mentions: null }, 'U1', 2);
+    expect(await svc.mentionsModeFor('C1')).toBe('auto');
+    await redis.hset(store.key('C2'), { mentions: 'sometimes' });
+    expect(await svc.mentionsModeFor('C2')).toBe('auto');
+  });
+
   it('effective settings: the channel\'s own, else the defaults; a project no longer configured falls back to the default', async () => {
     const { svc } = service(async () => true);
     expect(await svc.projectFor('C1')).toBe('proj_a');

@@ -17,6 +17,19 @@ describe('the access policy', () => {
     expect(ask({}, member(), 'change_settings')).toMatchObject({ allowed: false, reason: 'not_admin' });
   });
 
+  it('asking follows starting jobs by default (allow-lists, channels, guests); ASK_ACCESS=everyone lets every full member ask anywhere, guests still not', () => {
+    const narrow = { allowedUsergroups: ['S0WRITERS'], allowedChannels: ['C0DOCS'] };
+    expect(ask(narrow, member(), 'ask', 'C0DOCS', false)).toMatchObject({ allowed: false, reason: 'not_allowed_user', text: expect.stringContaining('can ask the docs') });
+    expect(ask(narrow, member(), 'ask', 'C0OTHER', true)).toMatchObject({ allowed: false, reason: 'not_allowed_channel', text: expect.stringContaining('Questions to the docs') });
+    expect(ask(narrow, member(), 'ask', 'C0DOCS', true)).toEqual({ allowed: true });
+    expect(needsGroupCheck({ ...OPEN, ...narrow }, 'ask', 'U1')).toBe(true);
+    const everyone = { ...narrow, askAccess: 'everyone' as const };
+    expect(ask(everyone, member(), 'ask', 'C0OTHER')).toEqual({ allowed: true });
+    expect(needsGroupCheck({ ...OPEN, ...everyone }, 'ask', 'U1')).toBe(false);
+    expect(ask(everyone, member(), 'start_job', 'C0DOCS', false)).toMatchObject({ allowed: false, reason: 'not_allowed_user' });
+    expect(ask(everyone, member({ isGuest: true }), 'ask')).toMatchObject({ allowed: false, reason: 'guest' });
+  });
+
   it('refuses guests (multi- and single-channel) everywhere unless ACCESS_ALLOW_GUESTS', () => {
     for (const action of ['start_job', 'continue_job', 'manage_digests', 'read_reports'] as const) {
       const d = ask({}, member({ isGuest: true }), action);

@@ -3,7 +3,7 @@ import { discussionCache, setPrompts, type AgentViewDeps } from '../../src/featu
 import { AGENT_VIEW_DEDUPE_WINDOW_MS, AGENT_VIEW_EVENTS_PER_MINUTE, appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
 import { Quota } from '../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
-import { STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
+import { QUESTION_PROMPT, STANDING_PROMPTS } from '../../src/features/agent-view/prompts.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { AgentSurface, type AgentSurfaceClient } from '../../src/platform/slack/agent-surface.js';
 import { EventNotRecordedError } from '../../src/platform/slack/edge.js';
@@ -146,6 +146,15 @@ describe('agent view suggestions: the latest-discussion offer and Slack failures
     const h = handlerDeps();
     await setPrompts(h.deps, p);
     expect(h.set[0]?.prompts.map((x) => x.title)).toEqual(['Document the latest discussion in #docs', ...STANDING_PROMPTS.map((x) => x.title)]);
+  });
+
+  it('with asking on, a question comes after the offer and before the standing prompts, 4 at most', async () => {
+    const h = handlerDeps();
+    await setPrompts({ ...h.deps, askEnabled: true }, p);
+    const titles = ['Document the latest discussion in #docs', QUESTION_PROMPT.title, ...STANDING_PROMPTS.slice(0, 2).map((x) => x.title)];
+    expect(h.set[0]?.prompts.map((x) => x.title)).toEqual(titles);
+    await setPrompts({ ...h.deps, askEnabled: true }, { ...p, viewing: undefined } as never);
+    expect(h.set[1]?.prompts).toEqual([QUESTION_PROMPT, ...STANDING_PROMPTS]);
   });
 
   it('no offer when the person is not a member, the channel has no thread, or the access gate says no', async () => {

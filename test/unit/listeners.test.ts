@@ -1,6 +1,7 @@
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
-import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, MESSAGE_DEDUPE_WINDOW_MS, messageEvent, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent } from '../../src/features/conversations/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
 import { IMPROVE_CALLBACK_ID, IMPROVE_MODAL_PURPOSE, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
 import { MODAL_CALLBACK_ID, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';

@@ -18,6 +18,14 @@ describe('/docs-settings arguments', () => {
     expect(settingsUsage(PROJECTS)).toContain('`proj_a` (default), `proj_b`, `docs-v2`');
   });
 
+  it('sets what a mention is: auto, ask, edit or back to the default; anything else is a mistake', () => {
+    expect(parse('mentions ask')).toEqual({ kind: 'mentions', mode: 'ask' });
+    expect(parse('Mentions EDIT')).toEqual({ kind: 'mentions', mode: 'edit' });
+    expect(parse('mentions default')).toEqual({ kind: 'mentions', mode: null });
+    expect(message('mentions sometimes')).toContain('is not a mentions mode');
+    expect(message('mentions')).toContain('Say `auto`, `ask`, `edit` or `default`');
+  });
+
   it('maps the channel to a configured project by its exact id, or back to the default', () => {
     expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
     expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });

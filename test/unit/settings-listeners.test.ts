@@ -7,7 +7,7 @@ import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
-const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, updatedBy: 'U0ADMIN' };
+const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, mentions: 'auto', updatedBy: 'U0ADMIN' };
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
 
 /** Members of each channel, as conversations.members would list them. */

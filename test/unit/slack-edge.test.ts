@@ -3,6 +3,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { register as registerAgentJobs } from '../../src/features/agent-jobs/listeners.js';
+import { register as registerConversations } from '../../src/features/conversations/listeners.js';
 import { register as registerAgentView } from '../../src/features/agent-view/listeners.js';
 import { register as registerDigests } from '../../src/features/digests/listeners.js';
 import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
@@ -52,7 +53,8 @@ beforeAll(async () => {
   const { logger } = arrayLogger('info', logs);
   const config = { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.url, PORT: port };
   ({ app } = createSlackApp({ config, logger, inFlight: new InFlight(), routes: [], commands: ['/docs-edit', '/docs-reply', '/docs-visitors'] }));
-  registerAgentJobs(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
+  registerAgentJobs(app, { intake, logger, promptMaxChars: 12_000 });
+  registerConversations(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
   registerVisitors(app, { intake, logger });
   registerAgentView(app, { intake, logger });
   registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, conversations: { isMember: async () => true }, signer: TEST_SIGNER, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });

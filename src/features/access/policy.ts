@@ -15,6 +15,12 @@ export interface AccessPolicyConfig {
   allowExternal: boolean;
   /** ADMIN_USERS: may change channel settings (besides workspace admins and owners). */
   adminUsers: readonly string[];
+  /**
+   * ASK_ACCESS: who may ask the docs. `editors` (default): whoever may start jobs, under the same
+   * allow-lists of users, user groups and channels; `everyone`: every full member, in any channel
+   * (guests and people of other organizations still need ACCESS_ALLOW_GUESTS / ACCESS_ALLOW_EXTERNAL).
+   */
+  askAccess?: 'editors' | 'everyone';
 }
 
 /** The access settings from the configuration (ACCESS_*, ADMIN_USERS). */
@@ -26,6 +32,7 @@ export function accessPolicyFromConfig(config: Config): AccessPolicyConfig {
     allowGuests: config.ACCESS_ALLOW_GUESTS,
     allowExternal: config.ACCESS_ALLOW_EXTERNAL,
     adminUsers: config.ADMIN_USERS,
+    askAccess: config.ASK_ACCESS,
   };
 }
 
@@ -64,17 +71,23 @@ const VERB: Record<AccessAction, string> = {
   read_reports: 'read docs reports',
   view_settings: "see this channel's docs settings",
   change_settings: "change this channel's docs settings",
+  ask: 'ask the docs',
 };
 
 /** Sentence when a check could not be made (Slack or Redis failed): the request is refused (fail closed). */
 export const CHECK_FAILED_TEXT = ACCESS_CHECK_FAILED_TEXT;
 
 const restrictsUsers = (c: AccessPolicyConfig) => c.allowedUsers.length > 0 || c.allowedUsergroups.length > 0;
-const usesAllowList = (a: AccessAction) => a === 'start_job' || a === 'continue_job' || a === 'manage_digests';
+/** Whether `a` is held to the allow-list of users and groups (asking only when ASK_ACCESS is `editors`). */
+const usesAllowList = (c: AccessPolicyConfig, a: AccessAction) =>
+  a === 'start_job' || a === 'continue_job' || a === 'manage_digests' || (a === 'ask' && c.askAccess !== 'everyone');
+/** Whether `a` is held to ACCESS_ALLOWED_CHANNELS (asking only when ASK_ACCESS is `editors`). */
+const usesChannelList = (c: AccessPolicyConfig, a: AccessAction) =>
+  a === 'start_job' || a === 'continue_job' || (a === 'ask' && c.askAccess !== 'everyone');
 
 /** True when the answer depends on user group membership (so the caller must look it up first). */
 export function needsGroupCheck(c: AccessPolicyConfig, action: AccessAction, user: string): boolean {
-  return usesAllowList(action) && c.allowedUsergroups.length > 0 && !c.allowedUsers.includes(user);
+  return usesAllowList(c, action) && c.allowedUsergroups.length > 0 && !c.allowedUsers.includes(user);
 }
 
 /**
@@ -84,7 +97,8 @@ export function needsGroupCheck(c: AccessPolicyConfig, action: AccessAction, use
  * managing digests need the allow-list (users ∪ user group members) when one is set; starting and
  * continuing jobs need an allowed channel when ACCESS_ALLOWED_CHANNELS is set; changing settings
  * needs ADMIN_USERS or a workspace admin/owner; reading reports and seeing settings need nothing
- * more (full members only).
+ * more (full members only); asking follows starting jobs (allow-lists and channels) unless
+ * ASK_ACCESS is `everyone` (full members anywhere).
  *
  * @returns the decision with the sentence to show the person (Slack mrkdwn).
  */
@@ -102,12 +116,14 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
     if (facts.isWorkspaceAdmin || c.adminUsers.includes(facts.id)) return { allowed: true };
     return refuse('not_admin', `Only workspace admins${c.adminUsers.length ? ` and ${mentionList(c.adminUsers)}` : ''} can ${verb}.`);
   }
-  if (usesAllowList(action) && restrictsUsers(c) && !c.allowedUsers.includes(facts.id) && !q.inAllowedGroup) {
+  if (usesAllowList(c, action) && restrictsUsers(c) && !c.allowedUsers.includes(facts.id) && !q.inAllowedGroup) {
     return refuse('not_allowed_user', `Only ${allowedWho(c)} can ${verb}: ask ${contact(c)}.`);
   }
-  if ((action === 'start_job' || action === 'continue_job') && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
+  if (usesChannelList(c, action) && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
     const here = q.channel.startsWith('D') ? 'in direct messages' : 'in this channel';
-    return refuse('not_allowed_channel', `Docs jobs aren't enabled ${here}: try ${c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ')}.`);
+    const what = action === 'ask' ? 'Questions to the docs' : 'Docs jobs';
+    const where = c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ');
+    return refuse('not_allowed_channel', `${what} aren't enabled ${here}: try ${where}.`);
   }
   return { allowed: true };
 }

@@ -14,12 +14,19 @@ import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../pla
 import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './blocks.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
 import { continueAgentJob } from './follow-up.js';
-import { handleIncomingMessage, type MessageDeps } from './messages.js';
+import type { MessageDeps } from './messages.js';
 import { startWithContext, type ContextStartDeps } from './context.js';
 import { threadPermalink } from './permalink.js';
 import { startAgentJob } from './service.js';
 import type { JobStore } from './store.js';
-import { INTAKE, type Reply, type StartIntake, type MessageIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
+import {
+  INTAKE,
+  type Reply,
+  type StartIntake,
+  type ReplyIntake,
+  type HomeIntake,
+  type RestartIntake,
+} from './intake.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
@@ -58,7 +65,6 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
     const { responseUrl: _r, ephemeralThreadTs: _e, ...req } = p;
     await startWithContext(deps, { ...req, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx, tell);
   });
-  intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleIncomingMessage(deps, p.msg, p.botUserId, ctx, { key: ctx.jobId, receivedAt: ctx.receivedAt }));
   intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));
   intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
   intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));

@@ -22,6 +22,8 @@ import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import type { PromptContext } from './context.js';
+import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
+import type { Steps } from '../../platform/slack/post-once.js';
 import type { PollJobData } from './poll.js';
 import { StatusPresenter } from './presenter.js';
 import type { PollBounds } from './schedule.js';
@@ -41,6 +43,8 @@ export {
   submitJobStartForm,
   type FormFollowUp,
 } from './form-start.js';
+export { EditBudget, type BudgetGrant } from './edit-budget.js';
+export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
@@ -121,7 +125,17 @@ export interface AgentJobs {
   start: StartJobDeps;
   pollQueue: Queue<PollJobData>;
   presenter: StatusPresenter;
-  /** Registers `/docs-edit`, `/docs-reply`, message and mention events, App Home. */
+  /**
+   * Acts on a person's message the conversations feature routed here (a job's thread, or a
+   * mention or DM taken as a docs change): see `handleIncomingMessage`. @returns whether a job was started.
+   */
+  handleMessage(
+    msg: IncomingMessage,
+    botUserId: string | undefined,
+    steps: Steps,
+    receipt: MessageReceipt,
+  ): Promise<{ started: boolean }>;
+  /** Registers `/docs-edit`, `/docs-reply`, App Home and the jobs' buttons. */
   register(app: App): void;
   /** Starts the poll worker. */
   startWorkers(): Worker[];
@@ -178,13 +192,16 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
   const { docsApi, projectFor, projects, slack, signer } = o;
   const start: StartJobDeps = { ...common, docsApi, projectFor, projects, slack, signer };
-  registerHandlers(o.intake, handlerDepsOf(o, common, start));
+  const handlerDeps = handlerDepsOf(o, common, start);
+  registerHandlers(o.intake, handlerDeps);
   const durationsByProject = durationHistories(o);
   return {
     start,
     pollQueue,
     presenter,
-    register: (app) => registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads: store }),
+    handleMessage: (msg, botUserId, steps, receipt) =>
+      handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
+    register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
 import type { FeedbackIntake } from './feedback.js';
-import type { IncomingMessage } from './messages.js';
 import type { StartJobRequest } from './service.js';
 
 /** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
@@ -21,11 +20,6 @@ export interface Reply {
  * names the thread (in `channel`) whose messages go to the agent as context.
  */
 export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'prompt'> & Reply & { thread?: { ts: string } };
-/** A person's message that may be for the bot. */
-export interface MessageIntake {
-  msg: IncomingMessage;
-  botUserId?: string | undefined;
-}
 /** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
 export interface ReplyIntake extends Reply {
   /** The workspace of the request (names are looked up per team); absent in intakes recorded before it was added. */
@@ -68,21 +62,6 @@ const startSchema: z.ZodType<StartIntake> = z.looseObject({
   ...reply,
 });
 
-const messageSchema: z.ZodType<MessageIntake> = z.looseObject({
-  msg: z.looseObject({
-    teamId: z.string(),
-    channel: z.string(),
-    channelType: z.string().optional(),
-    user: z.string(),
-    text: z.string(),
-    textChars: z.number().optional(),
-    ts: z.string(),
-    thread_ts: z.string().optional(),
-    viaMention: z.boolean(),
-  }),
-  botUserId: z.string().optional(),
-});
-
 const replySchema: z.ZodType<ReplyIntake> = z.looseObject({
   teamId: z.string().optional(),
   jobId: z.string(),
@@ -114,7 +93,6 @@ const restartSchema: z.ZodType<RestartIntake> = z.looseObject({
 /** Kinds of intake the agent-jobs feature handles. */
 export const INTAKE = {
   start: intakeKind('agent-jobs.start', startSchema),
-  message: intakeKind('agent-jobs.message', messageSchema),
   reply: intakeKind('agent-jobs.reply', replySchema),
   home: intakeKind('agent-jobs.home', homeSchema),
   restart: intakeKind('agent-jobs.restart', restartSchema),

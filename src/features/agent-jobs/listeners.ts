@@ -1,30 +1,20 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, FeedbackButtonsAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { mentionsUser, unescapeSlackText } from '../../platform/slack/markup.js';
-import { eventNotRecorded, recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { unescapeSlackText } from '../../platform/slack/markup.js';
+import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
-import { INTAKE, type HomeIntake, type MessageIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
-import type { IncomingMessage } from './messages.js';
-import type { JobStore } from './store.js';
+import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
 export interface AgentJobsListenerDeps {
   intake: Pick<Intake, 'record'>;
-  /** Tells the author of a message that could not be recorded, on Slack's last retry (ephemeral). */
-  slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   logger: Logger;
-  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job); a message's recorded text is cut to it. */
+  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job). */
   promptMaxChars: number;
-  /** The thread index: a reply that mentions no one is recorded only in a job's thread. */
-  threads: Pick<JobStore, 'findByThread'>;
 }
-
-/** How long a message's intake is remembered to ignore Slack's retries and redeliveries (they come within minutes: at once, after 1 and after 5 minutes). The record itself is deleted once handled. */
-export const MESSAGE_DEDUPE_WINDOW_MS = 3_600_000;
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -62,65 +52,6 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
     if (!jobId || !raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE }));
     const payload: ReplyIntake = { teamId: command.team_id, jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
     await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.reply, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
-  };
-}
-
-/** Message subtypes written by people (Slack: message subtypes); every other subtype is ignored. */
-export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
-
-/**
- * Records a person's message for the worker when it may be for the bot: a mention, a DM, or a
- * reply in a job's thread (one GET of the thread index). Plain channel chatter and replies in
- * other threads are dropped here, with no Redis write; when the thread index cannot be read, the
- * event is not acked (Slack redelivers it). The recorded text is cut to AGENT_PROMPT_MAX_CHARS
- * (`textChars` keeps its length, so a longer one is still refused, not truncated into a job). The
- * intake id is the message's `(channel, ts)`, so the `message` and `app_mention` events of one
- * message, and Slack's retries and redeliveries within {@link MESSAGE_DEDUPE_WINDOW_MS}, act once.
- * @throws {EventNotRecordedError} when Redis would not answer.
- */
-async function recordMessage(deps: AgentJobsListenerDeps, msg: IncomingMessage, eventId: string, context: { botUserId?: string; retryNum?: number }): Promise<void> {
-  const botUserId = context.botUserId;
-  const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
-  if (!mentioned && msg.channelType !== 'im' && msg.thread_ts === undefined) return;
-  const tell = (text: string) => deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
-  const entry = { kind: INTAKE.message, id: `msg-${msg.channel}-${msg.ts}`, requestId: eventId, retryNum: context.retryNum, dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS };
-  if (!mentioned && msg.thread_ts !== undefined) {
-    const owner = await deps.threads.findByThread(msg.channel, msg.thread_ts).catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
-    if (!owner) return;
-  }
-  const cap = deps.promptMaxChars;
-  const kept: IncomingMessage = msg.text.length > cap ? { ...msg, text: msg.text.slice(0, cap), textChars: msg.text.length } : msg;
-  const payload: MessageIntake = { msg: kept, botUserId };
-  await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
-}
-
-/** `message` events (message.channels / .groups / .im): people's messages only, never bots'. */
-export function messageEvent(deps: AgentJobsListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
-    const e = event as unknown as Record<string, unknown>;
-    if (e.bot_id || !HUMAN_SUBTYPES.has(e.subtype as string | undefined) || typeof e.user !== 'string' || typeof e.text !== 'string') return;
-    const b = body as { team_id: string; event_id: string };
-    const msg: IncomingMessage = {
-      teamId: b.team_id,
-      channel: String(e.channel),
-      ...(typeof e.channel_type === 'string' ? { channelType: e.channel_type } : {}),
-      user: e.user,
-      text: e.text,
-      ts: String(e.ts),
-      ...(typeof e.thread_ts === 'string' ? { thread_ts: e.thread_ts } : {}),
-      viaMention: false,
-    };
-    await recordMessage(deps, msg, b.event_id, context);
-  };
-}
-
-/** `app_mention`: starts a job in the mention's thread, or continues the job whose thread it is in. */
-export function appMentionEvent(deps: AgentJobsListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
-    if (event.bot_id || !event.user) return;
-    const b = body as { team_id: string; event_id: string };
-    const msg: IncomingMessage = { teamId: b.team_id, channel: event.channel, user: event.user, text: event.text, ts: event.ts, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), viaMention: true };
-    await recordMessage(deps, msg, b.event_id, context);
   };
 }
 
@@ -177,12 +108,10 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
   };
 }
 
-/** Registers the agent-jobs surfaces (declared in manifest.yml). */
+/** Registers the agent-jobs surfaces (declared in manifest.yml); people's messages are the conversations feature's. */
 export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.command('/docs-edit', docsEditCommand(deps));
   app.command('/docs-reply', docsReplyCommand(deps));
-  app.event('message', messageEvent(deps));
-  app.event('app_mention', appMentionEvent(deps));
   app.event('app_home_opened', appHomeOpenedEvent(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_RESTART, restartAction(deps));
   app.action<BlockAction<FeedbackButtonsAction>>(ACTION_FEEDBACK, feedbackAction(deps));

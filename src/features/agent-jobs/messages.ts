@@ -112,9 +112,16 @@ export interface MessageReceipt {
  * arrival order in this process. Failures are told to the person ephemerally in the thread.
  * Who may start or continue a job is asked before the text is converted (mentions → names).
  *
+ * @returns whether a job was started (the start went through).
  * @throws {JobStillStartingError} to be retried; Redis errors.
  */
-export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMessage, botUserId: string | undefined, steps: Steps, receipt: MessageReceipt): Promise<void> {
+export async function handleIncomingMessage(
+  deps: MessageDeps,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+  steps: Steps,
+  receipt: MessageReceipt,
+): Promise<{ started: boolean }> {
   const { key, receivedAt } = receipt;
   const client = deps.slack;
   const decision = await decide(deps, msg, botUserId);
@@ -123,33 +130,41 @@ export async function handleIncomingMessage(deps: MessageDeps, msg: IncomingMess
     client.chat
       .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
       .catch((err: unknown) => log.warn({ err }, 'could not post an ephemeral answer'));
+  const none = { started: false };
   switch (decision.action) {
     case 'ignore':
       log.debug({ reason: decision.reason }, 'message ignored');
-      return;
+      return none;
     case 'starting':
       if (!steps.finalAttempt) throw new JobStillStartingError();
       await tellAuthor(STILL_STARTING_TEXT);
-      return;
+      return none;
     case 'help':
       await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: receivedAt });
-      return;
+      return none;
     case 'followup':
-      if (msg.textChars !== undefined) return void (await tellAuthor(promptTooLongText(msg.textChars, msg.text.length)));
+      if (msg.textChars !== undefined) {
+        await tellAuthor(promptTooLongText(msg.textChars, msg.text.length));
+        return none;
+      }
       await deps.followups.run(decision.jobId, async () => {
         const prompt = () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
         const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt }, steps);
         if (!res.ok) await tellAuthor(res.message);
       });
-      return;
+      return none;
     case 'start': {
-      if (!(await mayStart(deps, msg, steps, tellAuthor))) return;
-      if (msg.textChars !== undefined) return void (await tellAuthor(promptTooLongText(msg.textChars, msg.text.length)));
+      if (!(await mayStart(deps, msg, steps, tellAuthor))) return none;
+      if (msg.textChars !== undefined) {
+        await tellAuthor(promptTooLongText(msg.textChars, msg.text.length));
+        return none;
+      }
       const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
       // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
       const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
       const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key, receivedAt, ...thread };
-      await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
+      const res = await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
+      return { started: res?.ok === true };
     }
   }
 }

@@ -21,6 +21,8 @@ export interface AgentViewDeps {
   /** Who is in a conversation (cached per conversation, its reads budgeted; the same answers the message-link rules use). */
   conversations: Pick<ConversationDirectory, 'isMember'>;
   agent: Pick<AgentSurface, 'suggestPrompts'>;
+  /** Asking the docs is on: the suggestions include a question. */
+  askEnabled?: boolean;
   /** Who may start a job about a channel (its allowed channels, guests, outsiders). */
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
@@ -59,7 +61,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentViewDeps
  */
 export async function setPrompts(deps: AgentViewDeps, p: PromptsIntake): Promise<void> {
   const offer = p.viewing ? await channelOffer(deps, p.user, p.viewing, p.teamId) : undefined;
-  await deps.agent.suggestPrompts(p.channel, promptsFor(offer), PROMPTS_TITLE);
+  await deps.agent.suggestPrompts(p.channel, promptsFor(offer, deps.askEnabled), PROMPTS_TITLE);
   deps.logger.info({ channel: p.channel, viewing: p.viewing, offered: offer !== undefined }, 'set the Messages tab suggestions');
 }
 

@@ -15,7 +15,7 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { discussionCache, registerHandlers, type AgentViewSlack } from './handlers.js';
 import { AGENT_VIEW_EVENTS_PER_MINUTE, register as registerListeners } from './listeners.js';
 
-export { STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
+export { QUESTION_PROMPT, STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
 
 /** What the feature is built from. */
 export interface AgentViewOptions {
@@ -31,6 +31,8 @@ export interface AgentViewOptions {
   /** The state connection and QUEUE_PREFIX, for the per-person limit on agent-view events (none without them). */
   redis?: Redis;
   prefix?: string;
+  /** Asking the docs is on (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN): the suggestions include a question. */
+  askEnabled?: boolean;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -42,7 +44,8 @@ export interface AgentView {
 /** Builds the agent-view feature and registers its intake handler. */
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
-  registerHandlers(o.intake, { slack: o.slack, conversations: o.conversations, agent: o.agent, access: o.access, logger, discussions: discussionCache() });
+  const { slack, conversations, agent, access } = o;
+  registerHandlers(o.intake, { slack, conversations, agent, access, logger, discussions: discussionCache(), askEnabled: o.askEnabled ?? false });
   const perPerson = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:agent-view:events`, points: AGENT_VIEW_EVENTS_PER_MINUTE, durationS: 60 }) : undefined;
   return { register: (app) => registerListeners(app, { intake: o.intake, logger, ...(perPerson ? { perPerson } : {}) }) };
 }

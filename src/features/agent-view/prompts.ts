@@ -11,6 +11,12 @@ export const STANDING_PROMPTS: readonly SuggestedPrompt[] = [
   { title: 'Add missing API examples', message: 'Find API reference pages without a code example and add a short, working example to each.' },
 ];
 
+/** The question among the suggestions while asking the docs is on (it is answered, not made a job: it asks). */
+export const QUESTION_PROMPT: SuggestedPrompt = {
+  title: 'Ask the docs a question',
+  message: 'What do the docs cover, and where should I start?',
+};
+
 /** Title above the suggestions in the Messages tab. */
 export const PROMPTS_TITLE = 'Ask the docs agent';
 
@@ -23,7 +29,10 @@ export function latestDiscussionPrompt(channelName: string, permalink: string): 
   return { title: `Document the latest discussion in #${channelName}`, message: `Document the latest discussion in #${channelName}: ${permalink}` };
 }
 
-/** The suggestions to set: the channel's offer first (when there is one), then the standing ones, 4 at most (Slack's limit). */
-export function promptsFor(offer: SuggestedPrompt | undefined): SuggestedPrompt[] {
-  return [...(offer ? [offer] : []), ...STANDING_PROMPTS].slice(0, 4);
+/**
+ * The suggestions to set: the channel's offer first (when there is one), then a question (while
+ * asking is on), then the standing ones, 4 at most (Slack's limit).
+ */
+export function promptsFor(offer: SuggestedPrompt | undefined, askEnabled = false): SuggestedPrompt[] {
+  return [...(offer ? [offer] : []), ...(askEnabled ? [QUESTION_PROMPT] : []), ...STANDING_PROMPTS].slice(0, 4);
 }

@@ -4,7 +4,7 @@ import { truncate } from '../../platform/slack/limits.js';
 import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
-import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
 export const ACTION_EDIT = 'settings.edit';
@@ -15,6 +15,15 @@ export const PROJECT_BLOCK = 'project';
 export const PROJECT_ACTION = 'project';
 export const FOLLOWUPS_BLOCK = 'followups';
 export const FOLLOWUPS_ACTION = 'followups';
+export const MENTIONS_BLOCK = 'mentions';
+export const MENTIONS_ACTION = 'mentions';
+
+/** A mentions mode in words (the settings message and the modal). */
+export const MENTIONS_WORDS: Record<MentionsMode, string> = {
+  auto: 'a question or a docs change, by how it is phrased',
+  ask: 'always a question to the docs',
+  edit: 'always a docs change',
+};
 
 /** What the settings message shows besides the settings themselves (from other features). */
 export interface SettingsContext {
@@ -51,6 +60,7 @@ export function buildSettingsMessage(
     `*Docs project:* ${project}${stale}`,
     `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
     `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
+    `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
     `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
   ];
   const blocks: KnownBlock[] = [
@@ -103,6 +113,10 @@ export function buildEditModal(
 ): ModalView {
   const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
   const options = projects.slice(0, 100).map(projectOption);
+  const mentionsOption = (m: MentionsMode) => ({
+    text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) },
+    value: m,
+  });
   const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
   return {
     type: 'modal',
@@ -126,6 +140,17 @@ export function buildEditModal(
         label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
         element: { type: 'radio_buttons', action_id: FOLLOWUPS_ACTION, options: FOLLOWUP_POLICIES.map(policyOption), initial_option: policyOption(s.followupPolicy) },
       },
+      {
+        type: 'input',
+        block_id: MENTIONS_BLOCK,
+        label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
+        element: {
+          type: 'radio_buttons',
+          action_id: MENTIONS_ACTION,
+          options: MENTIONS_MODES.map(mentionsOption),
+          initial_option: mentionsOption(s.mentions),
+        },
+      },
     ],
   } satisfies View as ModalView;
 }
@@ -134,6 +159,8 @@ export function buildEditModal(
 export interface EditValues {
   projectId: string | undefined;
   followupPolicy: string | undefined;
+  /** Absent in forms opened before the mentions input existed. */
+  mentions: string | undefined;
 }
 
 /** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
@@ -147,5 +174,9 @@ function selectedValue(values: unknown, block: string, action: string): string |
 
 /** Reads the modal's answers from `state.values` of any shape (untrusted: checked by the caller). */
 export function readEditValues(values: unknown): EditValues {
-  return { projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION), followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION) };
+  return {
+    projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION),
+    followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION),
+    mentions: selectedValue(values, MENTIONS_BLOCK, MENTIONS_ACTION),
+  };
 }

@@ -1,5 +1,5 @@
 import { quoteToken } from '../../platform/slack/limits.js';
-import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `/docs-settings …` as typed, checked (pure: no network). */
 export type SettingsCommand =
@@ -9,6 +9,8 @@ export type SettingsCommand =
   | { kind: 'project'; projectId: string | null }
   /** `policy` null: back to the workspace default (FOLLOWUP_POLICY). */
   | { kind: 'followups'; policy: FollowupPolicy | null }
+  /** `mode` null: back to `auto`. */
+  | { kind: 'mentions'; mode: MentionsMode | null }
   | { kind: 'invalid'; message: string };
 
 /** Usage of `/docs-settings`, shown for `help` and with every mistake. */
@@ -18,6 +20,7 @@ export function settingsUsage(projects: readonly string[]): string {
     "• `/docs-settings`: this channel's settings (docs project, who may start jobs, follow-ups, digest)",
     `• \`/docs-settings project PROJECT_ID\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
     '• `/docs-settings followups anyone|requester`: who may continue a job from its thread (`default` goes back to the workspace policy)',
+    '• `/docs-settings mentions auto|ask|edit`: whether a mention of the bot here is a question to the docs, a docs change, or (`auto`, the default) decided by how it is phrased',
     'Changing them is for workspace admins and the bot\'s settings admins.',
   ].join('\n');
 }
@@ -59,6 +62,15 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
     if (policy === 'default') return { kind: 'followups', policy: null };
     if (!(FOLLOWUP_POLICIES as readonly string[]).includes(policy)) return invalid(`\`${quoteToken(second ?? '')}\` is not a follow-up policy: say \`anyone\` or \`requester\`.`);
     return { kind: 'followups', policy: policy as FollowupPolicy };
+  }
+  if (name === 'mentions') {
+    const mode = second?.toLowerCase();
+    if (mode === undefined || rest.length) return invalid('Say `auto`, `ask`, `edit` or `default` after `mentions`.');
+    if (mode === 'default') return { kind: 'mentions', mode: null };
+    if (!(MENTIONS_MODES as readonly string[]).includes(mode)) {
+      return invalid(`\`${quoteToken(second ?? '')}\` is not a mentions mode: say \`auto\`, \`ask\` or \`edit\`.`);
+    }
+    return { kind: 'mentions', mode: mode as MentionsMode };
   }
   return invalid(`I don't know \`${quoteToken(first ?? '')}\`.`);
 }

@@ -54,7 +54,9 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
     await respond({ response_type: 'ephemeral', ...message });
     return;
   }
-  const change: SettingsChange = p.command.kind === 'project' ? { projectId: p.command.projectId } : { followupPolicy: p.command.policy };
+  const c = p.command;
+  const change: SettingsChange =
+    c.kind === 'project' ? { projectId: c.projectId } : c.kind === 'followups' ? { followupPolicy: c.policy } : { mentions: c.mode };
   const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.

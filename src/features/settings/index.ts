@@ -15,11 +15,11 @@ import { settingsUsage } from './command.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
-import { SettingsStore, type FollowupPolicy } from './store.js';
+import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
 export { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type EffectiveSettings, type IsSettingsAdmin } from './service.js';
-export { SettingsStore, FOLLOWUP_POLICIES, type ChannelSettings, type FollowupPolicy, type SettingsChange } from './store.js';
+export { SettingsStore, FOLLOWUP_POLICIES, MENTIONS_MODES, type ChannelSettings, type FollowupPolicy, type MentionsMode, type SettingsChange } from './store.js';
 
 /** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
 export interface ChannelSettingsOptions {
@@ -72,6 +72,8 @@ export interface Settings {
   projectFor(channel: string): Promise<string>;
   /** Who may continue a job in `channel` (its own policy, else FOLLOWUP_POLICY). @throws the Redis error. */
   followupPolicyFor(channel: string): Promise<FollowupPolicy>;
+  /** What a mention or DM is in `channel` (its own mode, else `auto`). @throws the Redis error. */
+  mentionsModeFor(channel: string): Promise<MentionsMode>;
   /** Registers `/docs-settings`, its Edit button and modal. */
   register(app: App): void;
 }
@@ -102,6 +104,7 @@ export function createSettings(o: SettingsOptions): Settings {
     service,
     projectFor: (channel) => service.projectFor(channel),
     followupPolicyFor: (channel) => service.followupPolicyFor(channel),
+    mentionsModeFor: (channel) => service.mentionsModeFor(channel),
     register: (app) => {
       const { intake, slack, authorizeView, conversations, signer } = o;
       registerListeners(app, { intake, service, slack, authorizeView, conversations, signer, logger });

@@ -26,6 +26,7 @@ export interface SaveIntake {
 }
 
 const policy = z.enum(['anyone', 'requester']);
+const mentions = z.enum(['auto', 'ask', 'edit']);
 
 const commandSchema: z.ZodType<CommandIntake> = z.looseObject({
   teamId: z.string(),
@@ -37,6 +38,7 @@ const commandSchema: z.ZodType<CommandIntake> = z.looseObject({
     z.looseObject({ kind: z.literal('help') }),
     z.looseObject({ kind: z.literal('project'), projectId: z.string().nullable() }),
     z.looseObject({ kind: z.literal('followups'), policy: policy.nullable() }),
+    z.looseObject({ kind: z.literal('mentions'), mode: mentions.nullable() }),
     z.looseObject({ kind: z.literal('invalid'), message: z.string() }),
   ]),
 });
@@ -45,11 +47,19 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
   teamId: z.string(),
   channel: z.string(),
   user: z.string(),
-  change: z.looseObject({ projectId: z.string().nullable().optional(), followupPolicy: policy.nullable().optional() }),
+  change: z.looseObject({
+    projectId: z.string().nullable().optional(),
+    followupPolicy: policy.nullable().optional(),
+    mentions: mentions.nullable().optional(),
+  }),
 });
 
-/** Kinds of intake the settings feature handles. */
+/**
+ * Kinds of intake the settings feature handles. Version 2 (both): a command may be `mentions`, and
+ * a save may change `mentions`; a replica that knows only version 1 would refuse the one and
+ * silently drop the change of the other, so it leaves them to a newer replica.
+ */
 export const SETTINGS_INTAKE = {
-  command: intakeKind('settings.command', commandSchema),
-  save: intakeKind('settings.save', saveSchema),
+  command: intakeKind('settings.command', commandSchema, { version: 2 }),
+  save: intakeKind('settings.save', saveSchema, { version: 2 }),
 };

@@ -12,12 +12,12 @@ import { channelId } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
-import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
+import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, MENTIONS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
 import { EDIT_BUTTON_PURPOSE, EDIT_MODAL_PURPOSE } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
-import { FOLLOWUP_POLICIES, type FollowupPolicy } from './store.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** What the settings listeners need. */
 export interface SettingsListenerDeps {
@@ -144,6 +144,8 @@ export function editSubmission(deps: SettingsListenerDeps) {
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
     if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
+    const mentionsOk = values.mentions === undefined || (MENTIONS_MODES as readonly string[]).includes(values.mentions);
+    if (!mentionsOk) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
     if (Object.keys(errors).length) {
       deps.logger.warn({ fields: Object.keys(errors) }, 'settings form refused: invalid input');
       return void (await ack({ response_action: 'errors', errors }));
@@ -154,7 +156,11 @@ export function editSubmission(deps: SettingsListenerDeps) {
       teamId: body.team?.id ?? body.user.team_id ?? '',
       channel: form.channel,
       user: body.user.id,
-      change: { projectId: values.projectId ?? null, followupPolicy: values.followupPolicy as FollowupPolicy },
+      change: {
+        projectId: values.projectId ?? null,
+        followupPolicy: values.followupPolicy as FollowupPolicy,
+        ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}),
+      },
     };
     const requestId = `${view.id}-${view.hash}`;
     try {

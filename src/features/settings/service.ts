@@ -1,7 +1,7 @@
 import { audit, type AuditAction, type AuditReason } from '../../platform/audit.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
-import type { ChannelSettings, FollowupPolicy, SettingsChange, SettingsStore } from './store.js';
+import type { ChannelSettings, FollowupPolicy, MentionsMode, SettingsChange, SettingsStore } from './store.js';
 
 /**
  * Whether `user` may change channel settings. @throws when that cannot be checked (the caller then
@@ -31,6 +31,8 @@ export interface EffectiveSettings {
   staleProjectId?: string;
   followupPolicy: FollowupPolicy;
   followupIsDefault: boolean;
+  /** What a mention or DM is here (default `auto`: the mention rule). */
+  mentions: MentionsMode;
   updatedBy?: string;
   updatedAt?: number;
 }
@@ -70,8 +72,11 @@ export function notAdminText(adminUsers: readonly string[]): string {
   return `Only ${who} can change this channel's settings. Nothing was changed.`;
 }
 
-/** The audit actions of settings changes: /docs-settings project|followups, and the settings modal. */
-export type SettingsAuditAction = Extract<AuditAction, 'settings.project' | 'settings.followups' | 'settings.edit'>;
+/** The audit actions of settings changes: /docs-settings project|followups|mentions, and the settings modal. */
+export type SettingsAuditAction = Extract<
+  AuditAction,
+  'settings.project' | 'settings.followups' | 'settings.mentions' | 'settings.edit'
+>;
 
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
 export interface SettingsAudit {
@@ -112,6 +117,11 @@ export class ChannelSettingsLookup {
     return (await this.effective(channel)).followupPolicy;
   }
 
+  /** What a mention or DM is in `channel` (`auto` unless set). @throws the Redis error. */
+  async mentionsModeFor(channel: string): Promise<MentionsMode> {
+    return (await this.effective(channel)).mentions;
+  }
+
   /** A channel's own settings resolved against the defaults. */
   protected resolve(own: ChannelSettings): EffectiveSettings {
     const [fallback = ''] = this.lookup.projects;
@@ -122,6 +132,7 @@ export class ChannelSettingsLookup {
       ...(own.projectId !== undefined && !configured ? { staleProjectId: own.projectId } : {}),
       followupPolicy: own.followupPolicy ?? this.lookup.defaultFollowupPolicy,
       followupIsDefault: own.followupPolicy === undefined,
+      mentions: own.mentions ?? 'auto',
       ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
       ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
     };
@@ -188,6 +199,11 @@ function describeChange(before: EffectiveSettings, after: EffectiveSettings): { 
   if (before.followupPolicy !== after.followupPolicy) {
     const who = after.followupPolicy === 'requester' ? 'only the person who started a job may continue it' : 'anyone in the channel may continue a job';
     parts.push({ text: `follow-ups: ${who} (was ${before.followupPolicy})`, from: `followups=${before.followupPolicy}`, to: `followups=${after.followupPolicy}` });
+  }
+  if (before.mentions !== after.mentions) {
+    const what = { auto: 'a question or a docs change by how it is phrased', ask: 'always a question to the docs', edit: 'always a docs change' }[after.mentions];
+    const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
+    parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
   }
   if (!parts.length) return undefined;
   return { text: parts.map((p) => p.text).join('; '), from: parts.map((p) => p.from).join(','), to: parts.map((p) => p.to).join(',') };

@@ -6,13 +6,20 @@ export type FollowupPolicy = 'anyone' | 'requester';
 /** The follow-up policies, as typed after `/docs-settings followups`. */
 export const FOLLOWUP_POLICIES: readonly FollowupPolicy[] = ['anyone', 'requester'];
 
+/** What a mention or DM is in a channel: decided by the mention rule (`auto`), always a question (`ask`) or always a docs change (`edit`). */
+export type MentionsMode = 'auto' | 'ask' | 'edit';
+
+/** The mentions modes, as typed after `/docs-settings mentions`. */
+export const MENTIONS_MODES: readonly MentionsMode[] = ['auto', 'ask', 'edit'];
+
 /**
  * A channel's own settings: what it overrides of the workspace defaults (DOCS_PROJECT_ID,
- * FOLLOWUP_POLICY). An absent field means "the default".
+ * FOLLOWUP_POLICY, mentions `auto`). An absent field means "the default".
  */
 export interface ChannelSettings {
   projectId?: string;
   followupPolicy?: FollowupPolicy;
+  mentions?: MentionsMode;
   /** Who changed them last (Slack user id), and when (epoch ms). */
   updatedBy?: string;
   updatedAt?: number;
@@ -22,6 +29,7 @@ export interface ChannelSettings {
 export interface SettingsChange {
   projectId?: string | null;
   followupPolicy?: FollowupPolicy | null;
+  mentions?: MentionsMode | null;
 }
 
 /**
@@ -50,6 +58,8 @@ export class SettingsStore {
     const out: ChannelSettings = {};
     if (h.projectId) out.projectId = h.projectId;
     if (h.followupPolicy && (FOLLOWUP_POLICIES as readonly string[]).includes(h.followupPolicy)) out.followupPolicy = h.followupPolicy as FollowupPolicy;
+    const mentions = h.mentions;
+    if (mentions && (MENTIONS_MODES as readonly string[]).includes(mentions)) out.mentions = mentions as MentionsMode;
     if (h.updatedBy) out.updatedBy = h.updatedBy;
     if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
     return out;
@@ -64,7 +74,7 @@ export class SettingsStore {
     const key = this.key(channel);
     const set: Record<string, string> = { updatedBy: by, updatedAt: String(atMs) };
     const del: string[] = [];
-    for (const field of ['projectId', 'followupPolicy'] as const) {
+    for (const field of ['projectId', 'followupPolicy', 'mentions'] as const) {
       const v = change[field];
       if (v === null) del.push(field);
       else if (v !== undefined) set[field] = v;

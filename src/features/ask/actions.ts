@@ -1,0 +1,132 @@
+import type { AccessGate } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
+import type { IntakeContext } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentRating, BotMetrics } from '../../platform/metrics.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { startAgentJob, type StartJobDeps } from '../agent-jobs/index.js';
+import { PURPOSE } from './blocks.js';
+import type { ClickIntake } from './intake.js';
+import type { AnswerRecord, AskStore } from './store.js';
+
+/** What an answer's buttons need. */
+export interface ActionDeps {
+  store: Pick<AskStore, 'answer' | 'rate'>;
+  signer: ValueSigner;
+  /** The access policy (`ask` for feedback; a job start goes through agent-jobs' own gate). */
+  access: Pick<AccessGate, 'authorize'>;
+  /** Membership of conversations: a click that starts a job in a conversation needs its clicker in it. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Agent-jobs' start (Make this a docs change). */
+  start: StartJobDeps;
+  metrics?: Pick<BotMetrics, 'askFeedback'>;
+  logger: Logger;
+}
+
+/** Answer to a click on an answer the bot no longer knows (records are kept 7 days). */
+export const ANSWER_UNKNOWN_TEXT =
+  'I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.';
+
+/** The answer a signed value names, or the sentence to tell (a value the bot did not sign, or an answer it forgot). */
+async function answerOf(
+  deps: ActionDeps,
+  purpose: string,
+  value: string,
+  user: string,
+): Promise<{ rec: AnswerRecord; payload: string } | { text: string }> {
+  const opened = deps.signer.open(purpose, value);
+  if (!opened.ok) {
+    warnUnverified(deps.logger, purpose, opened.reason, { user });
+    return { text: unverifiedValueText('ask your question again') };
+  }
+  const answerId = opened.payload.slice(opened.payload.indexOf(':') + 1);
+  const rec = await deps.store.answer(answerId);
+  if (!rec) return { text: ANSWER_UNKNOWN_TEXT };
+  return { rec, payload: opened.payload };
+}
+
+/**
+ * 👍/👎 under an answer: checks the value (signed), who may (the `ask` policy where the answer is),
+ * keeps the person's rating (7 days), counts `docs_bot_ask_feedback_total{rating}` for a person's
+ * first rating of it, writes one audit line, thanks once. @throws Redis errors (the intake retries).
+ */
+export async function handleFeedback(
+  deps: ActionDeps,
+  p: ClickIntake,
+  ctx: IntakeContext,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  const found = await answerOf(deps, PURPOSE.feedback, p.value, p.user);
+  if ('text' in found) return tell(found.text);
+  const { rec, payload } = found;
+  const rating = payload.slice(0, payload.indexOf(':')) as AgentRating;
+  if (rating !== 'positive' && rating !== 'negative') return tell(ANSWER_UNKNOWN_TEXT);
+  const decision = await deps.access.authorize(
+    { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) },
+    'ask',
+    rec.channel,
+  );
+  if (!decision.allowed) return tell(decision.text);
+  const progress = ctx.progress as { previous?: string; told?: boolean };
+  if (progress.previous === undefined) {
+    const previous = await deps.store.rate(rec.answerId, p.user, rating);
+    await ctx.save({ previous });
+    if (previous === '') deps.metrics?.askFeedback(rating);
+    audit(deps.logger, {
+      actor: p.user,
+      channel: rec.channel,
+      action: 'ask.feedback',
+      outcome: 'ok',
+      rating,
+      ...(previous ? { previous } : {}),
+    });
+  }
+  if (progress.previous === '' && !progress.told) {
+    await tell(
+      `Thanks for rating that answer ${rating === 'positive' ? '👍' : '👎'}: ` +
+        'it helps whoever runs the docs see where they fall short.',
+    );
+    await ctx.save({ told: true });
+  }
+}
+
+/**
+ * "Make this a docs change" under an answer: the question becomes a docs agent job in the answer's
+ * thread (agent-jobs' `startAgentJob`: the access policy, the agent budget, the status message,
+ * the announcement, exactly once). The value must be the bot's, and the clicker a member of the
+ * answer's conversation (re-checked now, fail closed).
+ * @throws as `startAgentJob` (the intake retries; the saved steps make it resume).
+ */
+export async function handleChange(
+  deps: ActionDeps,
+  p: ClickIntake,
+  ctx: IntakeContext,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  if (ctx.progress.refused) return;
+  const found = await answerOf(deps, PURPOSE.change, p.value, p.user);
+  if ('text' in found) return tell(found.text);
+  const { rec } = found;
+  const member = await checkMembership(deps.conversations, deps.logger, {
+    channel: rec.channel,
+    user: p.user,
+    action: 'start_job',
+  });
+  if (!member.ok) {
+    await ctx.save({ refused: true });
+    return tell(member.text);
+  }
+  const req = {
+    teamId: p.teamId ?? rec.teamId,
+    channel: rec.channel,
+    requester: p.user,
+    instruction: rec.question,
+    threadTs: rec.threadTs,
+    requestKey: ctx.jobId,
+    receivedAt: ctx.receivedAt,
+  };
+  const res = await startAgentJob(deps.start, req, ctx);
+  if (!res.ok && res.message) await tell(res.message);
+}

@@ -1,0 +1,268 @@
+import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
+import {
+  AssistantKeyRefusedError,
+  AssistantStreamError,
+  AssistantThreadNotFoundError,
+} from '../../platform/docs-api/discovery-errors.js';
+import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import type { AssistantEvent } from '../../platform/docs-api/ui-message-stream.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
+import type { Steps } from '../../platform/slack/post-once.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { answerBlocks, CUT_OFF_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
+import { endCutAnswer } from './resume.js';
+import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
+import { AnswerWriter, type WriterDeps } from './stream.js';
+import { SuggestionsFilter } from './suggestions.js';
+import {
+  COULD_NOT_ANSWER_TEXT,
+  KEY_REFUSED_TEXT,
+  rateLimitedText,
+  SITE_UNKNOWN_TEXT,
+  THREAD_LOST_TEXT,
+} from './texts.js';
+
+/** What answering needs. */
+export interface AnswerDeps {
+  discovery: Pick<DiscoveryClient, 'sendMessage'>;
+  store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer'>;
+  writer: WriterDeps;
+  signer: ValueSigner;
+  /** DOCS_SITE_URL: sources link to it + the page's path. */
+  siteUrl: string | undefined;
+  /** `fp` of the discovery API: a stable HMAC of team and user (never the Slack id). */
+  fingerprint: (teamId: string, user: string) => string;
+  logger: Logger;
+  now: () => number;
+  metrics?: Pick<BotMetrics, 'askEnded'>;
+  /** Aborted at shutdown: an answer being read ends with the cut-off notice. */
+  signal?: AbortSignal;
+}
+
+/** One question to answer in a thread. */
+export interface Question {
+  teamId: string;
+  channel: string;
+  threadTs: string;
+  asker: string;
+  /** Plain text, trimmed, non-empty, within the question limit. */
+  question: string;
+  /** Unique per request (the intake's id): keys the steps, the answer's id and what is posted once. */
+  key: string;
+  /** Epoch ms the request was recorded. */
+  since: number;
+  /** Earlier questions of this thread's conversation (for the answer's record). */
+  earlier?: string[];
+}
+
+/**
+ * How answering ended: the outcome for the metric, and a private sentence for the asker when
+ * nothing (more) was shown.
+ */
+export interface AnswerResult {
+  outcome: Exclude<AskOutcome, 'refused'>;
+  tell?: string;
+}
+
+/** The assistant says it found nothing (the vendor's answers and the fake's "I couldn't find anything …"). */
+const NOTHING_FOUND = new RegExp(
+  [
+    String.raw`\b(couldn't|could not|can't|cannot|didn't|did not|was unable to|unable to) find\b`,
+    String.raw`\bno (relevant )?(information|pages?|results?|documentation)\b`,
+    String.raw`\bnot (covered|documented|mentioned) in the docs\b`,
+  ].join('|'),
+  'i',
+);
+
+/** What reading one answer gave. */
+interface Read {
+  text: string;
+  pages: DocsPage[];
+  failure?: AssistantStreamError;
+}
+
+/**
+ * Answers `q` in its thread, exactly once (see the module docs of `./stream.ts` and `./resume.ts`):
+ * asks the assistant (continuing the thread's conversation when it has one), streams the answer,
+ * then the sources and buttons. An answer that failed before any text is asked once more when the
+ * failure may pass (5xx, timeouts, a cut-off before the first text); after text it ends with the
+ * cut-off notice. A retry after a crash mid-answer never asks again: it ends the cut answer with the
+ * notice. @throws Slack and Redis errors (the intake retries; the saved steps make it resume).
+ */
+export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps): Promise<AnswerResult> {
+  const doneKey = `${q.key}:done`;
+  const done = steps.progress[doneKey];
+  if (typeof done === 'string') return { outcome: done as AnswerResult['outcome'] };
+  const target = {
+    teamId: q.teamId,
+    channel: q.channel,
+    threadTs: q.threadTs,
+    recipientUserId: q.asker,
+    key: `${q.key}:answer`,
+    since: q.since,
+  };
+  const outcomeKey = `${q.key}:outcome`;
+  const resumed = await endCutAnswer(deps.writer, target, steps);
+  if (resumed !== 'none') {
+    const saved = steps.progress[outcomeKey] as AnswerResult['outcome'] | undefined;
+    return finish(
+      deps,
+      steps,
+      doneKey,
+      { outcome: resumed === 'finished' ? (saved ?? 'answered') : 'failed' },
+      undefined,
+    );
+  }
+  const started = deps.now();
+  const writer = new AnswerWriter(deps.writer, target, steps);
+  const conversation = await deps.store.conversation(q.channel, q.threadTs);
+  let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
+  if ('failure' in read && read.failure?.retryable && !writer.started)
+    read = await askOnce(deps, q, writer, conversation);
+  if (!('pages' in read)) return finish(deps, steps, doneKey, read, undefined);
+  const firstText = () => (writer.firstTextAt === undefined ? undefined : (writer.firstTextAt - started) / 1000);
+  if (read.failure) {
+    if (!writer.started)
+      return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
+    await endAnswer(deps, q, writer, read, steps, true);
+    return finish(deps, steps, doneKey, { outcome: 'failed' }, firstText());
+  }
+  const outcome = await endAnswer(deps, q, writer, read, steps, false);
+  return finish(deps, steps, doneKey, { outcome }, firstText());
+}
+
+/**
+ * The end of an answer read to its end: its record (for the buttons), then the writer's final write
+ * with the sources and buttons, and "the docs don't seem to cover this" when the assistant used no
+ * page or said it found nothing; a `cut` answer (the stream failed after text was shown) ends with
+ * "the answer was cut off; ask again" and keeps its buttons (Make this a docs change works on it
+ * too). The outcome is saved before the final write (a retry that makes the write again reports the
+ * same). @returns the outcome.
+ */
+async function endAnswer(
+  deps: AnswerDeps,
+  q: Question,
+  writer: AnswerWriter,
+  read: Read,
+  steps: Steps,
+  cut: boolean,
+): Promise<'answered' | 'unanswered' | 'failed'> {
+  const unanswered = !cut && (read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text));
+  const answerId = answerIdOf(q.key);
+  const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
+  const earlier = (q.earlier ?? []).slice(-5);
+  const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
+  await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
+  const blocks = answerBlocks({ answerId, pages: read.pages, siteUrl: deps.siteUrl, unanswered, signer: deps.signer });
+  const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
+  const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
+  await steps.save({ [`${q.key}:outcome`]: outcome });
+  await writer.finish({ blocks, ...(notice ? { notice } : {}) });
+  return outcome;
+}
+
+async function finish(
+  deps: AnswerDeps,
+  steps: Steps,
+  doneKey: string,
+  r: AnswerResult,
+  firstTextSeconds: number | undefined,
+): Promise<AnswerResult> {
+  await steps.save({ [doneKey]: r.outcome });
+  deps.metrics?.askEnded(r.outcome, firstTextSeconds);
+  return r;
+}
+
+/** One message to the assistant, read to its end: what it said, or the result of an error before it began. */
+async function askOnce(
+  deps: AnswerDeps,
+  q: Question,
+  writer: AnswerWriter,
+  conversation: AskConversation | undefined,
+): Promise<Read | AnswerResult> {
+  const thread = conversation ? { threadId: conversation.threadId, threadKey: conversation.threadKey } : {};
+  const body = {
+    fp: deps.fingerprint(q.teamId, q.asker),
+    messages: [uiQuestion(q.question)],
+    retrievalPageSize: 5,
+    ...thread,
+  };
+  let answer;
+  try {
+    answer = await deps.discovery.sendMessage(body, deps.signal ? { signal: deps.signal } : {});
+  } catch (err) {
+    return refusedAnswer(deps, q, err);
+  }
+  const turns = (conversation?.turns ?? 0) + 1;
+  const threadId = answer.threadId ?? conversation?.threadId;
+  const threadKey = answer.threadKey ?? conversation?.threadKey;
+  if (threadId && threadKey) {
+    const saved = { threadId, threadKey: '', asker: conversation?.asker ?? q.asker, teamId: q.teamId, turns };
+    await deps.store.saveConversation(
+      q.channel,
+      q.threadTs,
+      Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
+    );
+  }
+  return readAnswer(answer.events, writer);
+}
+
+/** Reads the answer's events into the writer (without the suggestions block). */
+async function readAnswer(events: AsyncIterable<AssistantEvent>, writer: AnswerWriter): Promise<Read> {
+  const filter = new SuggestionsFilter();
+  const pages: DocsPage[] = [];
+  let text = '';
+  try {
+    for await (const e of events) {
+      if (e.type === 'search') pages.push(...e.pages);
+      if (e.type !== 'text') continue;
+      const shown = filter.push(e.delta);
+      text += shown;
+      if (shown) await writer.append(shown);
+    }
+  } catch (err) {
+    if (err instanceof AssistantStreamError) return { text, pages, failure: err };
+    throw err;
+  }
+  const rest = filter.end();
+  text += rest;
+  if (rest) await writer.append(rest);
+  return { text, pages };
+}
+
+/**
+ * The result of an answer that never began (an HTTP error): what to tell the asker, and the log
+ * line for the operator.
+ */
+function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResult | Read {
+  const log = deps.logger.child({ channel: q.channel });
+  if (err instanceof AssistantKeyRefusedError) {
+    log.error(
+      { status: err.status },
+      'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key',
+    );
+    return { outcome: 'failed', tell: KEY_REFUSED_TEXT };
+  }
+  if (err instanceof AssistantThreadNotFoundError) {
+    log.warn('the docs assistant no longer knows this thread (404); the conversation is forgotten');
+    void deps.store
+      .forgetConversation(q.channel, q.threadTs)
+      .catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
+    return { outcome: 'failed', tell: THREAD_LOST_TEXT };
+  }
+  if (err instanceof DocsApiNotFoundError) {
+    log.error('the discovery API does not know DOCS_DOMAIN (404): check the docs site domain');
+    return { outcome: 'failed', tell: SITE_UNKNOWN_TEXT };
+  }
+  if (err instanceof DocsApiRateLimitedError) {
+    log.warn({ retryAfterMs: err.retryAfterMs }, 'the discovery API is rate limiting questions (429)');
+    return { outcome: 'failed', tell: rateLimitedText(err) };
+  }
+  log.warn({ err }, 'the docs assistant did not answer');
+  // 5xx and network errors may pass: the caller asks once more (as for a stream that failed before its text).
+  if (err instanceof DocsApiError && err.retryable)
+    return { text: '', pages: [], failure: new AssistantStreamError('cut_off', err.code, 0, { cause: err }) };
+  return { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT };
+}

@@ -1,0 +1,117 @@
+import type { ActionsBlock, ContextActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import { escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
+
+/** `action_id`s of an answer's buttons (Slack: ≤ 255 chars). */
+export const ACTION_ASK_FEEDBACK = 'ask.feedback';
+export const ACTION_ASK_CHANGE = 'ask.change';
+export const ACTION_ASK_DOCUMENT = 'ask.document';
+/** Link buttons are acked by the platform (`link.` prefix): the sources are plain links in text, so none here. */
+
+/** Purposes the answer's button values are signed for (`ValueSigner`). */
+export const PURPOSE = {
+  feedback: 'ask.feedback',
+  change: 'ask.change',
+  document: 'ask.document',
+  modal: 'ask.document-form',
+} as const;
+
+/** Most sources listed under an answer. */
+export const MAX_SOURCES = 5;
+
+/** The sentence under an answer the docs could not give. */
+export const UNANSWERED_TEXT =
+  "_The docs don't seem to cover this._ *Document this* starts a docs change from your question.";
+/** The notice that ends a cut-off answer. */
+export const CUT_OFF_TEXT = '_The answer was cut off; ask again._';
+/** The notice after an answer longer than Slack shows. */
+export const TOO_LONG_TEXT = '_The answer was longer than I can show here; the rest is cut._';
+
+/** A docs page's path made safe for a link: `/`-rooted, no spaces or markup; undefined when it is not one. */
+function pagePath(path: string): string | undefined {
+  const p = path.startsWith('/') ? path : `/${path}`;
+  return /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,500}$/.test(p) ? p : undefined;
+}
+
+/**
+ * The Sources section: up to {@link MAX_SOURCES} pages (first use first, no repeats), each titled
+ * (the page's `metadata.title`, else its path) and linked to `DOCS_SITE_URL` + path; without a site
+ * URL, the path in code. Titles come from the API: escaped, never markup or mentions.
+ */
+export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): SectionBlock | undefined {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const page of pages) {
+    const path = pagePath(page.path);
+    if (!path || seen.has(path)) continue;
+    seen.add(path);
+    const title = escapeMrkdwn(truncate((page.title ?? path).replace(/[\r\n|]/g, ' '), 120));
+    const url = siteUrl ? safeUrl(`${siteUrl.replace(/\/+$/, '')}${path}`) : undefined;
+    lines.push(url ? `• <${url}|${title}>` : `• ${title} (\`${path.replace(/`/g, '')}\`)`);
+    if (lines.length === MAX_SOURCES) break;
+  }
+  if (lines.length === 0) return undefined;
+  return { type: 'section', text: { type: 'mrkdwn', text: `*Sources*\n${lines.join('\n')}` } };
+}
+
+/**
+ * The blocks that end an answer: the sources (when any), 👍/👎 (`feedback_buttons`, values
+ * `<rating>` signed with the answer id), **Make this a docs change**, and **Document this** when
+ * the docs had nothing. Values carry only the answer id (its record is in Redis), signed.
+ * Slack: ≤ 50 blocks, button text ≤ 75, value ≤ 2000.
+ */
+export function answerBlocks(a: {
+  answerId: string;
+  pages: DocsPage[];
+  siteUrl: string | undefined;
+  unanswered: boolean;
+  signer: ValueSigner;
+}): KnownBlock[] {
+  const sources = a.unanswered ? undefined : sourcesBlock(a.pages, a.siteUrl);
+  const feedback: ContextActionsBlock = {
+    type: 'context_actions',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: ACTION_ASK_FEEDBACK,
+        positive_button: {
+          text: { type: 'plain_text', text: '👍' },
+          value: a.signer.sign(PURPOSE.feedback, `positive:${a.answerId}`),
+          accessibility_label: 'This answer was helpful',
+        },
+        negative_button: {
+          text: { type: 'plain_text', text: '👎' },
+          value: a.signer.sign(PURPOSE.feedback, `negative:${a.answerId}`),
+          accessibility_label: 'This answer was not helpful',
+        },
+      },
+    ],
+  };
+  const button = (text: string, action_id: string, purpose: string, style?: 'primary') => ({
+    type: 'button' as const,
+    text: { type: 'plain_text' as const, text },
+    action_id,
+    value: a.signer.sign(purpose, a.answerId),
+    ...(style ? { style } : {}),
+  });
+  const actions: ActionsBlock = {
+    type: 'actions',
+    elements: [
+      ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
+      button('Make this a docs change', ACTION_ASK_CHANGE, PURPOSE.change),
+    ],
+  };
+  return [...(sources ? [sources] : []), actions, feedback];
+}
+
+/** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */
+export function questionMessage(asker: string, question: string): { text: string; blocks: KnownBlock[] } {
+  const text = `<@${asker}> asked the docs:\n${quote(question, 2_800)}`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** Usage of `/docs-ask` (an empty question). */
+export const DOCS_ASK_USAGE =
+  'Ask the docs a question, for example:\n`/docs-ask How do I rotate an API key?`\n' +
+  'I post your question here and answer in its thread, with the pages I used. Reply in the thread to ask more.';

@@ -1,0 +1,94 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake, IntakeContext } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { markupToText } from '../../platform/slack/markup.js';
+import type { Steps } from '../../platform/slack/post-once.js';
+import type { UserNames } from '../../platform/slack/user-names.js';
+import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
+import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
+import { askQuestion, type AskDeps } from './service.js';
+import { tellPrivately } from './tell.js';
+
+/** What the ask handlers need. */
+export interface AskHandlerDeps {
+  ask: AskDeps;
+  actions: ActionDeps;
+  /** Ephemeral answers where there is no response_url. */
+  slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
+  /** People's names for mentions in a question (users.info, cached). */
+  names: Pick<UserNames, 'lookup'>;
+  logger: Logger;
+}
+
+/** A person's message routed to the ask feature (the conversations feature decides; see its docs). */
+export interface AskMessage {
+  teamId: string;
+  channel: string;
+  user: string;
+  /** As Slack sent it (markup), at most AGENT_PROMPT_MAX_CHARS; `textChars` its length when cut. */
+  text: string;
+  textChars?: number;
+  ts: string;
+  thread_ts?: string;
+}
+
+/**
+ * A question in a message (a mention or DM taken as a question, or a reply in an answer's thread):
+ * answered in the message's thread (its own ts when top level); the bot's mention is removed and
+ * other markup turned into text. Only the question leaves Slack (and, in an answer's thread, the
+ * assistant's own conversation): never the thread's other messages.
+ * @throws as {@link askQuestion}.
+ */
+export async function handleQuestionMessage(
+  deps: AskHandlerDeps,
+  msg: AskMessage,
+  botUserId: string | undefined,
+  steps: Steps,
+  receipt: { key: string; receivedAt: number },
+): Promise<void> {
+  const threadTs = msg.thread_ts ?? msg.ts;
+  const to = { user: msg.user, channel: msg.channel, threadTs };
+  const tell = (text: string) => tellPrivately(deps, to, text);
+  const question = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
+  const req = {
+    teamId: msg.teamId,
+    channel: msg.channel,
+    user: msg.user,
+    question,
+    ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}),
+    threadTs,
+    key: receipt.key,
+    receivedAt: receipt.receivedAt,
+  };
+  await askQuestion(deps.ask, req, steps, { to, tell });
+}
+
+/** `/docs-ask`: the question is posted in the channel and answered in its thread. */
+async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeContext): Promise<void> {
+  const to = { user: p.user, channel: p.channel, responseUrl: p.responseUrl };
+  const tell = (text: string) => tellPrivately(deps, to, text);
+  const question = await markupToText(p.raw, undefined, deps.names.lookup(p.teamId));
+  const req = {
+    teamId: p.teamId,
+    channel: p.channel,
+    user: p.user,
+    question,
+    ...(p.textChars !== undefined ? { textChars: p.textChars } : {}),
+    key: ctx.jobId,
+    receivedAt: ctx.receivedAt,
+  };
+  await askQuestion(deps.ask, req, ctx, { to, tell });
+}
+
+/** Registers the ask intake handlers (run by the intake worker of any replica). */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
+  const clickTell = (p: ClickIntake) => (text: string) =>
+    tellPrivately(
+      deps,
+      { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
+      text,
+    );
+  intake.on<QuestionIntake>(ASK_INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
+  intake.on<ClickIntake>(ASK_INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
+  intake.on<ClickIntake>(ASK_INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));
+}

@@ -1,0 +1,54 @@
+/**
+ * What the ask listeners record before they ack: the intake kinds, each with its payload's schema
+ * and version; the handlers take them from the intake, typed from these schemas. (Questions in
+ * mentions, DMs and answer threads arrive as messages: the conversations feature records those.)
+ */
+import { z } from 'zod';
+import { intakeKind } from '../../platform/intake.js';
+
+/** `/docs-ask <question>`. */
+export interface QuestionIntake {
+  teamId: string;
+  channel: string;
+  user: string;
+  /** As typed (Slack markup), at most the listener's cut; `textChars` its length when cut. */
+  raw: string;
+  textChars?: number;
+  responseUrl: string;
+}
+
+/**
+ * A click on an answer's button (👍/👎, Make this a docs change): its value as Slack sent it (checked
+ * by the handler).
+ */
+export interface ClickIntake {
+  value: string;
+  user: string;
+  teamId?: string;
+  channel?: string;
+  responseUrl?: string;
+}
+
+const questionSchema: z.ZodType<QuestionIntake> = z.looseObject({
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  raw: z.string(),
+  textChars: z.number().optional(),
+  responseUrl: z.string(),
+});
+
+const clickSchema: z.ZodType<ClickIntake> = z.looseObject({
+  value: z.string(),
+  user: z.string(),
+  teamId: z.string().optional(),
+  channel: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
+/** Kinds of intake the ask feature handles. */
+export const ASK_INTAKE = {
+  question: intakeKind('ask.question', questionSchema),
+  feedback: intakeKind('ask.feedback', clickSchema),
+  change: intakeKind('ask.change', clickSchema),
+};

@@ -1,0 +1,157 @@
+import type { WebClient } from '@slack/web-api';
+import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
+import type { BotMetrics } from '../../platform/metrics.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
+import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
+import type { AskBudget } from './budget.js';
+import { questionMessage } from './blocks.js';
+import type { AskStore } from './store.js';
+import type { TellTarget } from './tell.js';
+import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
+
+/** Most characters of a question sent to the assistant. */
+export const QUESTION_MAX_CHARS = 4_000;
+
+/** What asking needs. */
+export interface AskDeps extends AnswerDeps {
+  /** False until DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: every question is answered how to turn asking on. */
+  configured: boolean;
+  /** The access policy's `ask` (no budget: the question budget is the feature's own). */
+  access: Pick<AccessGate, 'authorize'>;
+  budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
+  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread'>;
+  /** Posts the question of `/docs-ask` (once). */
+  slack: PostOnceClient;
+  metrics?: Pick<BotMetrics, 'askEnded'>;
+  /** The answers' queue (`./worker.ts`); absent: the answer is written here and now (tests, benchmarks). */
+  answers?: { enqueue(q: Question, to: TellTarget): Promise<void> };
+}
+
+/** A question from `/docs-ask`, a mention or DM, or a reply in an answer's thread. */
+export interface AskRequest {
+  teamId: string;
+  channel: string;
+  user: string;
+  /** Plain text, trimmed (at most the listener's cut; `textChars` is its length as typed when it was cut). */
+  question: string;
+  textChars?: number;
+  /** The thread to answer in; absent (`/docs-ask`): the question is posted first and answered in its thread. */
+  threadTs?: string;
+  /** The intake's id (keys the steps and what is posted once) and when it was recorded (epoch ms). */
+  key: string;
+  receivedAt: number;
+}
+
+interface AskProgress {
+  refused?: boolean;
+  admitted?: boolean;
+}
+
+/**
+ * Answers a question, once, in its thread: the feature is on, the question within
+ * {@link QUESTION_MAX_CHARS}, the person may ask here (access `ask`), and one question is taken from
+ * their and their workspace's hourly budgets (all before any API call; a refusal is told once and
+ * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); the
+ * thread is marked an answer's (replies in it reach the bot), then the answer is queued for the
+ * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
+ * @param reply - where and how to tell the person privately (`tell` never throws).
+ * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
+ */
+export async function askQuestion(
+  deps: AskDeps,
+  req: AskRequest,
+  steps: Steps,
+  reply: { to: TellTarget; tell: (text: string) => Promise<void> },
+): Promise<void> {
+  const tell = reply.tell;
+  const p = steps.progress as AskProgress;
+  if (p.refused) return;
+  const refuse = async (text: string) => {
+    await steps.save({ refused: true });
+    deps.metrics?.askEnded('refused');
+    await tell(text);
+  };
+  if (!deps.configured) return refuse(NOT_CONFIGURED_TEXT);
+  const chars = req.textChars ?? req.question.length;
+  if (chars > QUESTION_MAX_CHARS) return refuse(questionTooLongText(chars, QUESTION_MAX_CHARS));
+  if (!p.admitted) {
+    const refusal = await admit(deps, req, steps);
+    if (refusal) return refuse(refusal);
+    await steps.save({ admitted: true });
+  }
+  const threadTs = req.threadTs ?? (await postQuestion(deps, req, steps));
+  if (!threadTs) return refuse(INVITE_FIRST);
+  await deps.store.claimThread(req.channel, threadTs, req.user, req.teamId);
+  const q = {
+    teamId: req.teamId,
+    channel: req.channel,
+    threadTs,
+    asker: req.user,
+    question: req.question,
+    key: req.key,
+    since: req.receivedAt,
+  };
+  audit(deps.logger, {
+    actor: req.user,
+    channel: req.channel,
+    action: 'ask',
+    outcome: 'ok',
+    questionChars: req.question.length,
+  });
+  if (deps.answers) return deps.answers.enqueue(q, reply.to);
+  const result = await answerQuestion(deps, q, steps);
+  if (result.tell) await tell(result.tell);
+}
+
+/**
+ * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
+ * @returns undefined when the bot cannot post there (the question is given back to the budget).
+ * @throws other Slack errors and Redis errors.
+ */
+async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+  try {
+    const m = questionMessage(req.user, req.question);
+    return await postOnce(deps.slack, steps, {
+      channel: req.channel,
+      ...m,
+      key: `${req.key}:question`,
+      since: req.receivedAt,
+    });
+  } catch (err) {
+    if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
+    await deps.budget
+      .give(req.teamId, req.user)
+      .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+    return undefined;
+  }
+}
+
+/**
+ * The access policy, then the budget; the refusal's sentence, or undefined when admitted. A check
+ * that can't be made refuses.
+ */
+async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+  const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
+  if (!decision.allowed) return decision.text;
+  let taken;
+  try {
+    taken = await deps.budget.take(req.teamId, req.user);
+  } catch (err) {
+    if (!steps.finalAttempt) throw err;
+    deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');
+    return ACCESS_CHECK_FAILED_TEXT;
+  }
+  if (taken.ok) return undefined;
+  const reason = taken.which === 'user' ? 'user_budget' : 'workspace_budget';
+  audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'refused', reason });
+  const slot = nextSlotText(deps.now(), taken.msBeforeNext, undefined);
+  return taken.which === 'user'
+    ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
+    : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
+}
+
+/** The Web API methods the ask feature's handlers use besides the writer's. */
+export type AskSlack = PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'> };

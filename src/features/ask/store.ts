@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+
+/** How long an answer's conversation and its record are kept after their last use: 7 days, in s. */
+export const ASK_TTL_S = 7 * 24 * 3600;
+
+/**
+ * The assistant conversation of a Slack thread: the discovery API's `threadId` and its secret
+ * `threadKey` (X-Thread-Id / X-Thread-Key of the first answer; every follow-up sends both), who
+ * began it, and how many questions it holds. The key is never logged: logging a conversation
+ * leaves it out (not enumerable), and no log line of this feature names it.
+ */
+export interface AskConversation {
+  threadId: string;
+  readonly threadKey: string;
+  asker: string;
+  teamId: string;
+  turns: number;
+}
+
+/** What an answer's buttons need later (Make this a docs change, Document this, 👍/👎): no secret in it. */
+export interface AnswerRecord {
+  answerId: string;
+  teamId: string;
+  channel: string;
+  threadTs: string;
+  asker: string;
+  question: string;
+  /** The answer's text as shown (cut to {@link RECORD_ANSWER_CHARS}). */
+  answer: string;
+  /** True when the docs had nothing on it. */
+  unanswered: boolean;
+  /** The earlier questions of the same conversation, oldest first (cut, at most 5). */
+  earlier: string[];
+}
+
+/** Most characters of an answer kept in its record (the "Document this" instruction quotes it). */
+export const RECORD_ANSWER_CHARS = 1_500;
+
+const answerSchema = z.object({
+  answerId: z.string(),
+  teamId: z.string(),
+  channel: z.string(),
+  threadTs: z.string(),
+  asker: z.string(),
+  question: z.string(),
+  answer: z.string(),
+  unanswered: z.boolean(),
+  earlier: z.array(z.string()),
+});
+
+/** An answer's id: derived from the request that asked it, so a retry names the same answer (16 hex chars). */
+export function answerIdOf(requestKey: string): string {
+  return createHash('sha256').update(requestKey).digest('hex').slice(0, 16);
+}
+
+/**
+ * The ask feature's Redis records: `{prefix}:ask:thread:{channel}:{threadTs}` (a hash: the
+ * conversation, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
+ * `{prefix}:ask:feedback:{answerId}` (a hash of people's ratings, 7 days).
+ */
+export class AskStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private threadKey(channel: string, threadTs: string): string {
+    return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
+  }
+
+  /** Whether the thread rooted at `(channel, threadTs)` is an answer's. @throws the Redis error. */
+  async ownsThread(channel: string, threadTs: string): Promise<boolean> {
+    return (await this.redis.exists(this.threadKey(channel, threadTs))) === 1;
+  }
+
+  /** The thread's conversation, or undefined. @throws the Redis error. */
+  async conversation(channel: string, threadTs: string): Promise<AskConversation | undefined> {
+    const h = await this.redis.hgetall(this.threadKey(channel, threadTs));
+    if (!h.threadId || !h.threadKey) return undefined;
+    const c = {
+      threadId: h.threadId,
+      threadKey: '',
+      asker: h.asker ?? '',
+      teamId: h.teamId ?? '',
+      turns: Number(h.turns ?? 0),
+    };
+    return Object.defineProperty(c, 'threadKey', { value: h.threadKey, enumerable: false }) as AskConversation;
+  }
+
+  /**
+   * Keeps the thread's conversation (a new one, or one more question of it) for {@link ASK_TTL_S}.
+   * @throws the Redis error.
+   */
+  async saveConversation(channel: string, threadTs: string, c: AskConversation): Promise<void> {
+    const key = this.threadKey(channel, threadTs);
+    const fields = {
+      threadId: c.threadId,
+      threadKey: c.threadKey,
+      asker: c.asker,
+      teamId: c.teamId,
+      turns: String(c.turns),
+    };
+    await this.redis.multi().hset(key, fields).expire(key, ASK_TTL_S).exec();
+  }
+
+  /**
+   * Marks the thread as an answer's before its conversation exists (so replies reach the bot).
+   * @throws the Redis error.
+   */
+  async claimThread(channel: string, threadTs: string, asker: string, teamId: string): Promise<void> {
+    const key = this.threadKey(channel, threadTs);
+    await this.redis.multi().hsetnx(key, 'asker', asker).hsetnx(key, 'teamId', teamId).expire(key, ASK_TTL_S).exec();
+  }
+
+  /** Forgets the thread's conversation (the assistant no longer knows it). @throws the Redis error. */
+  async forgetConversation(channel: string, threadTs: string): Promise<void> {
+    await this.redis.hdel(this.threadKey(channel, threadTs), 'threadId', 'threadKey');
+  }
+
+  /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */
+  async saveAnswer(rec: AnswerRecord): Promise<void> {
+    await this.redis.set(`${this.prefix}:ask:answer:${rec.answerId}`, JSON.stringify(rec), 'EX', ASK_TTL_S);
+  }
+
+  /** An answer's record, or undefined (unknown, expired, or unreadable). @throws the Redis error. */
+  async answer(answerId: string): Promise<AnswerRecord | undefined> {
+    if (!/^[0-9a-f]{16}$/.test(answerId)) return undefined;
+    const raw = await this.redis.get(`${this.prefix}:ask:answer:${answerId}`);
+    if (!raw) return undefined;
+    try {
+      const parsed = answerSchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Keeps `user`'s rating of an answer. @returns the previous rating ('' when none).
+   * @throws the Redis error.
+   */
+  async rate(answerId: string, user: string, rating: string): Promise<string> {
+    const key = `${this.prefix}:ask:feedback:${answerId}`;
+    const res = await this.redis.multi().hget(key, user).hset(key, user, rating).expire(key, ASK_TTL_S).exec();
+    const previous = res?.[0]?.[1];
+    return typeof previous === 'string' ? previous : '';
+  }
+}

@@ -1,0 +1,165 @@
+import { markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
+import { classifySlackError } from '../../platform/slack/errors.js';
+import { postOnce, type Steps } from '../../platform/slack/post-once.js';
+
+export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-types.js';
+
+/**
+ * The one writer of an answer message. It streams the answer into its thread with Slack's chat
+ * streaming (chat.startStream at the first text, chat.appendStream in batches, chat.stopStream
+ * with the sources and buttons), and where Slack refuses streaming (an `unknown_method`, a
+ * channel that does not allow it, any error of chat.startStream) it posts the answer instead and
+ * edits it within the workspace's edit budget. The stream is always stopped: on success, on an
+ * API error, on a cut-off (with a notice) and at shutdown (the caller aborts the answer and
+ * finishes it). Markdown goes to Slack as it is: streamed `markdown_text` and the `markdown`
+ * block both take standard Markdown (Slack: "markdown block", chat.startStream "markdown_text").
+ */
+
+/** Most answer characters shown: room for a notice within one markdown block. */
+export const ANSWER_MAX_CHARS = 11_000;
+/**
+ * Fewest characters per chat.appendStream: a 2,000-character answer then costs at most 15 calls
+ * (start + ⌊2000 / 160⌋ = 12 appends + stop = 14).
+ */
+export const MIN_APPEND_CHARS = 160;
+/** In the posted fallback, at most one edit per this many ms (chat.update is Tier 3). */
+export const FALLBACK_EDIT_MS = 1_500;
+/** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
+export const FINAL_EDIT_WAIT_MS = 15_000;
+
+const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes one answer (see the module doc). Steps saved in `steps` under `target.key`: `:streaming`
+ * before chat.startStream, `:stream` its ts, or the posted fallback's (postOnce `:post`). Calls are
+ * made one at a time, in order; `append` resolves once Slack has what it must have now.
+ */
+export class AnswerWriter {
+  private mode: 'none' | 'stream' | 'post' = 'none';
+  private ts: string | undefined;
+  private pending = '';
+  private shown = '';
+  private lastEdit = 0;
+  /** Epoch ms when the first text reached Slack. */
+  firstTextAt: number | undefined;
+  /** True once text beyond {@link ANSWER_MAX_CHARS} was dropped. */
+  truncated = false;
+
+  constructor(
+    private readonly deps: WriterDeps,
+    private readonly target: AnswerTarget,
+    private readonly steps: Steps,
+  ) {}
+
+  /** Characters of answer text taken so far (shown or about to be). */
+  get chars(): number {
+    return this.shown.length + this.pending.length;
+  }
+
+  /** True once a message of the answer exists in Slack. */
+  get started(): boolean {
+    return this.mode !== 'none';
+  }
+
+  /**
+   * Adds answer text: the first text starts the message at once; later text goes in batches of at
+   * least {@link MIN_APPEND_CHARS} (streaming) or one edit per {@link FALLBACK_EDIT_MS} (fallback).
+   * @throws Slack errors other than a refused stream start (the caller ends the answer).
+   */
+  async append(text: string): Promise<void> {
+    const room = ANSWER_MAX_CHARS - this.chars;
+    if (text.length > room) this.truncated = true;
+    const taken = text.slice(0, Math.max(0, room));
+    if (!taken) return;
+    this.pending += taken;
+    if (this.mode === 'none') return this.start();
+    if (this.mode === 'stream' && this.pending.length >= MIN_APPEND_CHARS) return this.flushStream();
+    if (this.mode === 'post' && this.deps.now() - this.lastEdit >= FALLBACK_EDIT_MS) await this.editPost();
+  }
+
+  /**
+   * Ends the answer: stops the stream with the rest of the text, the notice and `end.blocks`; or
+   * edits the posted answer to its final state; or, when no text was ever shown, posts the notice
+   * and blocks as one message. Never leaves a stream open: a stream Slack already ended gets the
+   * rest as a reply in the thread.
+   * @throws Slack errors (the intake retries; a retry resumes from the saved steps).
+   */
+  async finish(end: AnswerEnd): Promise<void> {
+    if (end.notice) this.pending += `${this.chars > 0 ? '\n\n' : ''}${end.notice}`;
+    const t = this.target;
+    const blocks = end.blocks;
+    if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
+    if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
+    const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
+    if (!grant.ok) await (this.deps.sleep ?? sleeper)(Math.min(grant.retryMs, FINAL_EDIT_WAIT_MS));
+    await this.final({ kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks });
+  }
+
+  private async final(w: FinalWrite): Promise<void> {
+    await writeFinal(this.deps, this.target, this.steps, w);
+    this.moved(this.pending);
+  }
+
+  private async start(): Promise<void> {
+    const t = this.target;
+    await this.steps.save({ [`${t.key}:streaming`]: true });
+    await this.steps.confirm?.(`${t.key}:streaming`);
+    const text = this.pending;
+    try {
+      const res = await this.deps.slack.chat.startStream({
+        channel: t.channel,
+        thread_ts: t.threadTs,
+        recipient_user_id: t.recipientUserId,
+        recipient_team_id: t.teamId,
+        markdown_text: text.slice(0, MARKDOWN_CALL_LIMIT),
+      });
+      this.ts = String(res.ts);
+      this.mode = 'stream';
+      this.moved(text.slice(0, MARKDOWN_CALL_LIMIT));
+      await this.steps.save({ [`${t.key}:stream`]: this.ts });
+      if (this.pending.length >= MIN_APPEND_CHARS) await this.flushStream();
+    } catch (err) {
+      const info = classifySlackError(err);
+      this.deps.logger.info({ slackError: info.code }, 'Slack refused to stream the answer; posting it instead');
+      await this.steps.save({ [`${t.key}:streaming`]: false });
+      this.mode = 'post';
+      await this.editPost();
+    }
+  }
+
+  private async flushStream(): Promise<void> {
+    while (this.pending.length >= MIN_APPEND_CHARS) {
+      const part = this.pending.slice(0, MARKDOWN_CALL_LIMIT);
+      await this.call('appendStream', { markdown_text: part });
+      this.moved(part);
+    }
+  }
+
+  private async call(method: 'appendStream', args: { markdown_text: string }): Promise<void> {
+    await this.deps.slack.chat[method]({ channel: this.target.channel, ts: this.ts ?? '', ...args });
+  }
+
+  /** `part` (the head of `pending`) is now in Slack. */
+  private moved(part: string): void {
+    this.shown += part;
+    this.pending = this.pending.slice(part.length);
+    this.firstTextAt ??= this.deps.now();
+  }
+
+  /** The posted fallback: posts it (once) or edits it, when the budget allows (the final edit: {@link finish}). */
+  private async editPost(): Promise<void> {
+    const t = this.target;
+    const message = markdownMessage(this.shown + this.pending, []);
+    if (!this.ts) {
+      const post = { channel: t.channel, thread_ts: t.threadTs, ...message, key: `${t.key}:post`, since: t.since };
+      this.ts = await postOnce(this.deps.slack, this.steps, post);
+    } else {
+      const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
+      if (!grant.ok) return;
+      await this.deps.slack.chat.update({ channel: t.channel, ts: this.ts, ...message });
+    }
+    this.lastEdit = this.deps.now();
+    this.moved(this.pending);
+  }
+}

@@ -1,0 +1,99 @@
+import type { Job, Queue, Worker } from 'bullmq';
+import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import type { Steps } from '../../platform/slack/post-once.js';
+import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
+import { tellPrivately, type TellDeps, type TellTarget } from './tell.js';
+import { COULD_NOT_ANSWER_TEXT } from './texts.js';
+
+/**
+ * The answers' own queue: an admitted question (recorded, allowed, within budget, its question
+ * posted) becomes one BullMQ job here, id derived from its intake record, and a worker of any
+ * replica streams its answer. Answers take seconds to minutes while the assistant writes; they run
+ * here, not in the intake worker, so that a burst of questions never keeps commands and clicks
+ * waiting. The job carries the answer's saved steps (a retry after a crash resumes from them:
+ * `./resume.ts`).
+ */
+
+/** BullMQ queue of answers being written. */
+export const ANSWER_QUEUE = 'ask-answer';
+
+/** Answers one replica writes at once (each mostly waits on the assistant's stream). */
+export const ANSWER_CONCURRENCY = 50;
+
+/** Tries of an answer whose writing threw (Slack or Redis trouble), backoff doubling from 1 s. */
+const ATTEMPTS = 5;
+
+/** One answer to write: the question, where to tell the asker, and the steps saved so far. */
+export interface AnswerJobData {
+  q: Question;
+  to: TellTarget;
+  progress?: Record<string, unknown>;
+}
+
+/** BullMQ job id of the answer to the question recorded as intake `key` (no `:` in BullMQ ids). */
+export function answerJobId(key: string): string {
+  return `answer-${key}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 200);
+}
+
+/** Creates the answers' queue (kept a day once done, a week when every try failed). */
+export function createAnswerQueue(ctx: QueueContext): Queue<AnswerJobData> {
+  return createQueue<AnswerJobData>(ctx, ANSWER_QUEUE, {
+    attempts: ATTEMPTS,
+    backoff: { type: 'exponential', delay: 1_000 },
+    removeOnComplete: { age: 24 * 3600 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/**
+ * Adds the answer of `q` to the queue, once (a second add of the same question is ignored). @throws
+ * the Redis error.
+ */
+export async function enqueueAnswer(
+  queue: Pick<Queue<AnswerJobData>, 'add'>,
+  q: Question,
+  to: TellTarget,
+): Promise<void> {
+  await queue.add('answer', { q, to }, { jobId: answerJobId(q.key) });
+}
+
+/**
+ * Starts the worker that writes answers: {@link ANSWER_CONCURRENCY} at once; a job's lock (10 s)
+ * is renewed while it runs, so a killed replica's answers are taken over within about 15 s and
+ * resumed from their steps. On the last try a failure is told to the asker ("couldn't answer").
+ */
+export function startAnswerWorker(
+  ctx: QueueContext,
+  deps: { answer: AnswerDeps; tell: TellDeps },
+): Worker<AnswerJobData> {
+  return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, (job) => writeAnswer(deps, job), {
+    concurrency: ANSWER_CONCURRENCY,
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 50,
+  });
+}
+
+async function writeAnswer(deps: { answer: AnswerDeps; tell: TellDeps }, job: Job<AnswerJobData>): Promise<void> {
+  const progress: Record<string, unknown> = { ...job.data.progress };
+  const steps: Steps = {
+    progress,
+    save: async (patch) => {
+      Object.assign(progress, patch);
+      await job.updateData({ ...job.data, progress });
+    },
+    finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+  };
+  const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
+  try {
+    const result = await answerQuestion(deps.answer, job.data.q, steps);
+    if (result.tell) await tell(result.tell);
+  } catch (err) {
+    if (!steps.finalAttempt) throw err;
+    deps.answer.logger.error(
+      { err, channel: job.data.q.channel },
+      'could not write an answer, even after retries; told the asker',
+    );
+    await tell(COULD_NOT_ANSWER_TEXT);
+  }
+}

@@ -1,0 +1,92 @@
+import type { WebClient } from '@slack/web-api';
+import type { Intake, IntakeContext } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { mentionsUser } from '../../platform/slack/markup.js';
+import type { AgentJobs, IncomingMessage, ThreadOwner } from '../agent-jobs/index.js';
+import { ASK_INSTEAD_TEXT, classifyMention, type Ask } from '../ask/index.js';
+import { MESSAGE_INTAKE, type MessageIntake } from './intake.js';
+
+/** Per channel, what a mention or DM is: decided by the mention rule (`auto`), or always a question or a change. */
+export type MentionsMode = 'auto' | 'ask' | 'edit';
+
+/** What routing people's messages needs: the two features it routes to, and who owns which thread. */
+export interface RouterDeps {
+  jobs: Pick<AgentJobs, 'handleMessage'>;
+  /** Agent-jobs' thread index (a job's thread, or one still starting). @throws the Redis error. */
+  jobThreads: (channel: string, threadTs: string) => Promise<ThreadOwner>;
+  ask: Pick<Ask, 'configured' | 'ownsThread' | 'handleMessage'>;
+  /** The channel's `/docs-settings mentions` mode (default `auto`). @throws the Redis error. */
+  mentionsModeFor: (channel: string) => Promise<MentionsMode>;
+  /** FOLLOWUP_IGNORE_PREFIX: replies starting with it are for the people in the thread, not the bot. */
+  ignorePrefix: string;
+  slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
+  logger: Logger;
+}
+
+/**
+ * Where a message goes:
+ * - `jobs`: agent-jobs decides (a job's thread, help for an empty mention, anything not for the bot,
+ *   and every mention while asking is off: what the bot did before it could answer questions);
+ * - `change`: a mention or DM taken as a docs change (agent-jobs starts a job; the person is told how to ask instead);
+ * - `ask`: a mention or DM taken as a question, or a reply in an answer's thread (the ask feature);
+ * - `ignore`: a reply in an answer's thread that starts with FOLLOWUP_IGNORE_PREFIX.
+ */
+export type Route = 'jobs' | 'change' | 'ask' | 'ignore';
+
+/**
+ * Routes a message (pure apart from the thread lookups and the channel's mode in Redis), in order:
+ * a reply in a job's thread → `jobs` (the job goes on); a reply in an answer's thread → `ask` (its
+ * conversation goes on; no mention needed), unless it starts with FOLLOWUP_IGNORE_PREFIX; a message
+ * that is neither a mention nor a top-level DM, or any while asking is off, or an empty mention →
+ * `jobs`; else the channel's mentions mode: `ask` → `ask`, `edit` → `change`, `auto` → the mention
+ * rule (`classifyMention`: a question → `ask`, else `change`).
+ * @throws the Redis error of a lookup.
+ */
+export async function routeMessage(
+  deps: Omit<RouterDeps, 'jobs' | 'slack' | 'logger'>,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+): Promise<Route> {
+  if (msg.thread_ts) {
+    if (await deps.jobThreads(msg.channel, msg.thread_ts)) return 'jobs';
+    if (await deps.ask.ownsThread(msg.channel, msg.thread_ts)) {
+      return deps.ignorePrefix && msg.text.trimStart().startsWith(deps.ignorePrefix) ? 'ignore' : 'ask';
+    }
+  }
+  const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
+  if (!mentioned && !(msg.channelType === 'im' && !msg.thread_ts)) return 'jobs';
+  if (!deps.ask.configured) return 'jobs';
+  const bare = msg.text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, (m) => (mentionsUser(m, botUserId) ? '' : m)).trim();
+  if (!bare) return 'jobs';
+  const mode = await deps.mentionsModeFor(msg.channel);
+  if (mode === 'ask') return 'ask';
+  if (mode === 'edit') return 'change';
+  return classifyMention(bare) === 'question' ? 'ask' : 'change';
+}
+
+/**
+ * Handles a recorded message: routes it once (the route is saved, so a retry goes the same way
+ * even if the channel's mode changed meanwhile) and hands it to agent-jobs or ask. A job started
+ * from a message taken as a change is followed by one private line on how to ask instead.
+ * @throws what the feature handling it throws (the intake retries).
+ */
+export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: IntakeContext): Promise<void> {
+  const saved = ctx.progress.route as Route | undefined;
+  const route = saved ?? (await routeMessage(deps, p.msg, p.botUserId));
+  if (!saved) await ctx.save({ route });
+  const receipt = { key: ctx.jobId, receivedAt: ctx.receivedAt };
+  if (route === 'ignore') return deps.logger.debug({ channel: p.msg.channel }, 'aside in an answer thread ignored');
+  if (route === 'ask') return deps.ask.handleMessage(p.msg, p.botUserId, ctx, receipt);
+  const { started } = await deps.jobs.handleMessage(p.msg, p.botUserId, ctx, receipt);
+  if (route !== 'change' || !started || ctx.progress.askHintTold) return;
+  const msg = p.msg;
+  await deps.slack.chat
+    .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text: ASK_INSTEAD_TEXT })
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not tell the person how to ask instead'));
+  await ctx.save({ askHintTold: true });
+}
+
+/** Registers the message handler (the kind keeps agent-jobs' name: see `./intake.ts`). */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: RouterDeps): void {
+  intake.on<MessageIntake>(MESSAGE_INTAKE, (p, ctx) => handleMessage(deps, p, ctx));
+}

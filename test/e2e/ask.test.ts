@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_ASSISTANT_KEY } from '../../sandbox/fake-docs-api.js';
+import type { SlackDriver } from '../../sandbox/slack-driver.js';
+import type { SlackMessage } from '../../sandbox/fake-slack.js';
+import type { BotProcess } from '../helpers/bot-process.js';
+import {
+  E2E_SITE_URL,
+  ephemeralsTo,
+  messageText,
+  startSandbox,
+  statusMessage,
+  type Sandbox,
+} from '../helpers/sandbox.js';
+
+/*
+ * Asking the docs end to end: one bot process over signed HTTP, the fake Slack (chat streaming) and
+ * the fake discovery API. /docs-ask with sources, a follow-up in the thread with the conversation's
+ * thread key, the mention rule both ways, an unanswered question turned into a job by Document this,
+ * and the fallback when Slack refuses streaming.
+ */
+describe('asking the docs', () => {
+  let sb: Sandbox;
+  let driver: SlackDriver;
+  let bot: BotProcess;
+
+  const messages = () => sb.docs.requests.filter((r) => r.path.endsWith('/v2/assistant/acme/message'));
+  const streamCalls = (ts?: string) =>
+    sb.slack.calls.filter(
+      (c) =>
+        c.method.startsWith('chat.') &&
+        c.method.endsWith('Stream') &&
+        (ts === undefined || c.args.ts === ts || (c.response as { ts?: string } | undefined)?.ts === ts),
+    );
+  /** The bot's answer in thread `threadTs` (the streamed or posted reply that ends with the buttons). */
+  const answerIn = (threadTs: string, n = 1) =>
+    sb.slack.waitFor(() => {
+      const done = sb.slack.messages.filter(
+        (m) =>
+          m.thread_ts === threadTs &&
+          m.bot_id &&
+          !m.ephemeralTo &&
+          JSON.stringify(m.blocks ?? []).includes('ask.change'),
+      );
+      return done.length >= n ? done[n - 1] : undefined;
+    }, 15_000);
+
+  beforeAll(async () => {
+    sb = await startSandbox({ ask: true });
+    ({ driver, bot } = await sb.startBot());
+  });
+  afterAll(() => sb?.close());
+
+  it(
+    '/docs-ask posts the question, streams the answer into its thread with sources ' +
+      'and buttons; a reply in the thread continues the conversation',
+    async () => {
+      const res = await driver.slashCommand({
+        command: '/docs-ask',
+        text: 'How do I rotate an API key?',
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+      });
+      expect(res.status).toBe(200);
+      const question = await sb.slack.waitFor(
+        () => sb.slack.messages.find((m) => m.channel === 'C0DOCS' && m.bot_id && m.text.includes('asked the docs')),
+        10_000,
+      );
+      expect(question.text).toContain('<@U0ALICE> asked the docs');
+      const answer = await answerIn(question.ts);
+      expect(answer.text).toContain('Rotate');
+      const text = messageText(answer);
+      expect(text).toContain(`<${E2E_SITE_URL}/api-keys|API keys>`);
+      expect(text).toContain('feedback_buttons');
+      expect(streamCalls(answer.ts).map((c) => c.method)).toEqual(
+        expect.arrayContaining(['chat.startStream', 'chat.stopStream']),
+      );
+      const first = messages()[0]!;
+      expect(first.headers.authorization).toBe(`Bearer ${FAKE_ASSISTANT_KEY}`);
+      expect((first.body as { fp: string }).fp).not.toContain('U0ALICE');
+
+      // A reply in the answer's thread, no mention: the same conversation (threadId and its key).
+      await driver.message({
+        channel: 'C0DOCS',
+        user: 'U0BOB',
+        thread_ts: question.ts,
+        text: 'and how long does the old one keep working?',
+      });
+      const second = await answerIn(question.ts, 2);
+      expect(second.text).toContain('24 hours');
+      const follow = messages()[1]!.body as { threadId?: string; threadKey?: string };
+      expect(follow.threadId).toBe(sb.docs.discovery.threads.keys().next().value);
+      expect(follow.threadKey).toBe([...sb.docs.discovery.threads.values()][0]!.key);
+      // The thread key is a secret: never in the bot's output.
+      expect(bot.output()).not.toContain(follow.threadKey);
+    },
+  );
+
+  it(
+    'a mention with a question is answered; a mention with an ' +
+      'instruction starts a job and says how to ask instead',
+    async () => {
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> which page covers SSO?',
+      });
+      const answer = await answerIn(q.ts);
+      expect(messageText(answer)).toContain('Single sign-on');
+      const before = sb.docs.requests.filter((r) => r.path.endsWith('/job')).length;
+      const c = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> add a section about SCIM to the SSO page',
+      });
+      await sb.docs.waitForRequest(
+        (r) =>
+          r.method === 'POST' &&
+          r.path.endsWith('/job') &&
+          sb.docs.requests.filter((x) => x.path.endsWith('/job')).length > before,
+        10_000,
+      );
+      const hint = await sb.slack.waitFor(
+        () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.thread_ts === c.ts && m.text.includes('/docs-ask')),
+        10_000,
+      );
+      expect(hint.text).toContain('Meant it as a question');
+    },
+  );
+
+  it(
+    'an unanswered question offers Document this: the modal is prefilled ' +
+      'from the question and starts a job in the same thread',
+    async () => {
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> how do I configure a custom domain for the status page?',
+      });
+      const answer = await answerIn(q.ts);
+      expect(messageText(answer)).toContain("don't seem to cover this");
+      const click = await driver.blockAction({
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+        messageTs: answer.ts,
+        actionId: 'ask.document',
+        threadTs: q.ts,
+      });
+      expect(click.status).toBe(200);
+      const modal = await sb.slack.waitFor(
+        () => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'ask_document'),
+        5_000,
+      );
+      const input = JSON.stringify(modal.view.blocks);
+      expect(input).toContain('custom domain for the status page');
+      const res = await driver.viewSubmission({
+        user: 'U0ALICE',
+        view: {
+          callback_id: 'ask_document',
+          private_metadata: modal.view.private_metadata as string,
+          state: {
+            values: {
+              instruction: {
+                instruction: { type: 'plain_text_input', value: 'Document custom domains for the status page' },
+              },
+            },
+          },
+        },
+      });
+      expect(res.status).toBe(200);
+      const create = await sb.docs.waitForRequest(
+        (r) =>
+          r.method === 'POST' &&
+          r.path.endsWith('/job') &&
+          JSON.stringify(r.body).includes('custom domains for the status page'),
+        10_000,
+      );
+      const jobId = (create.responseBody as { id: string }).id;
+      const status: SlackMessage = await statusMessage(sb.slack, jobId);
+      expect(status.thread_ts).toBe(q.ts);
+    },
+  );
+
+  it(
+    'Make this a docs change: the question becomes a job in the ' + "answer's thread; 👍 on an answer is counted once",
+    async () => {
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> what are the rate limits?',
+      });
+      const answer = await answerIn(q.ts);
+      await driver.blockAction({
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+        messageTs: answer.ts,
+        actionId: 'ask.change',
+        threadTs: q.ts,
+      });
+      const create = await sb.docs.waitForRequest(
+        (r) =>
+          r.method === 'POST' &&
+          r.path.endsWith('/job') &&
+          JSON.stringify(r.body).includes('what are the rate limits?'),
+        10_000,
+      );
+      const status = await statusMessage(sb.slack, (create.responseBody as { id: string }).id);
+      expect(status.thread_ts).toBe(q.ts);
+      for (let i = 0; i < 2; i++)
+        await driver.blockAction({
+          user: 'U0BOB',
+          channel: 'C0DOCS',
+          messageTs: answer.ts,
+          actionId: 'ask.feedback',
+          feedback: 'positive',
+          threadTs: q.ts,
+        });
+      await sb.slack.waitFor(
+        () => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.startsWith('Thanks for rating that answer')),
+        10_000,
+      );
+      const metrics = await (await fetch(`${bot.url}/metrics`)).text();
+      expect(metrics).toMatch(/docs_bot_ask_feedback_total\{rating="positive"\} 1\n/);
+      expect(metrics).toMatch(/docs_bot_ask_total\{outcome="answered"\} [1-9]/);
+    },
+  );
+
+  it('where Slack refuses streaming, the answer is posted and edited instead', async () => {
+    sb.slack.streams.refuseWith = 'unknown_method';
+    try {
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> how do webhooks verify signatures?',
+      });
+      const answer = await answerIn(q.ts);
+      expect(messageText(answer)).toContain('Acme-Signature');
+      expect((answer.blocks ?? [])[0]).toMatchObject({ type: 'markdown' });
+    } finally {
+      sb.slack.streams.refuseWith = undefined;
+    }
+  });
+});
+
+describe('asking the docs: a crash mid-answer', () => {
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    sb = await startSandbox({ ask: true });
+  });
+  afterAll(() => sb?.close());
+
+  it(
+    'kill -9 while the answer streams: after the restart the cut ' + 'answer is ended with a notice, never asked again',
+    async () => {
+      const { driver, bot } = await sb.startBot();
+      sb.docs.discovery.chunkDelayMs = 400;
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> how do I rotate an API key?',
+      });
+      const start = await sb.slack.waitFor(
+        () => sb.slack.calls.find((c) => c.method === 'chat.startStream' && c.args.thread_ts === q.ts),
+        10_000,
+      );
+      await bot.kill9();
+      sb.docs.discovery.chunkDelayMs = 0;
+      const ts = (start.response as { ts: string }).ts;
+      await sb.startBot();
+      const stop = await sb.slack.waitFor(
+        () => sb.slack.calls.find((c) => c.method === 'chat.stopStream' && c.args.ts === ts),
+        40_000,
+      );
+      expect(String(stop.args.markdown_text)).toContain('cut off; ask again');
+      const answers = sb.slack.messages.filter((m) => m.thread_ts === q.ts && m.bot_id && !m.ephemeralTo);
+      expect(answers).toHaveLength(1);
+      expect(sb.docs.requests.filter((r) => r.path.endsWith('/v2/assistant/acme/message'))).toHaveLength(1);
+    },
+    60_000,
+  );
+});

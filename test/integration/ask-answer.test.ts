@@ -1,0 +1,381 @@
+import { LogLevel, WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  FAKE_ASSISTANT_KEY,
+  FAKE_DISCOVERY_PAGES,
+  FAKE_DOCS_DOMAIN,
+  startFakeDocsApi,
+  type FakeDocsApi,
+} from '../../sandbox/fake-docs-api.js';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { AskBudget } from '../../src/features/ask/budget.js';
+import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
+import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
+import { answerQuestion } from '../../src/features/ask/answer.js';
+import { AskStore } from '../../src/features/ask/store.js';
+import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
+import {
+  COULD_NOT_ANSWER_TEXT,
+  KEY_REFUSED_TEXT,
+  NOT_CONFIGURED_TEXT,
+  THREAD_LOST_TEXT,
+} from '../../src/features/ask/texts.js';
+import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
+import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
+import { createLogger, type Logger } from '../../src/platform/logger.js';
+import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
+
+/*
+ * Asking, from the access check to the last Slack call, on real Redis, the fake Slack (real HTTP,
+ * the real WebClient, chat streaming as Slack documents it) and the fake discovery API (real
+ * streams): every refusal and error the person can meet, each told privately, and what reached
+ * Slack and the API.
+ */
+
+const TOKEN = 'xoxb-ask-test';
+const redis = testRedis();
+let slack: FakeSlack;
+let docs: FakeDocsApi;
+let web: WebClient;
+let prefix: string;
+let told: string[];
+let lines: Array<{ level: number; msg: string; [k: string]: unknown }>;
+let logger: Logger;
+
+beforeAll(async () => {
+  slack = await startFakeSlack({ botToken: TOKEN });
+  docs = await startFakeDocsApi({ apiKey: 'mint_admin', projectId: 'proj' });
+  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+});
+afterAll(async () => {
+  await slack.close();
+  await docs.close();
+  redis.disconnect();
+});
+beforeEach(() => {
+  prefix = randomPrefix();
+  told = [];
+  lines = [];
+  logger = createLogger('info', {
+    write: (l: string) => void lines.push(JSON.parse(l) as (typeof lines)[number]),
+  } as unknown as NodeJS.WritableStream);
+});
+afterEach(() => dropPrefix(redis, prefix));
+
+function deps(
+  over: { apiKey?: string; access?: AccessGate; perUser?: number; configured?: boolean; store?: AskStore } = {},
+): AskDeps {
+  const discovery = new DiscoveryClient({
+    baseUrl: `${docs.url}/discovery`,
+    apiKey: over.apiKey ?? FAKE_ASSISTANT_KEY,
+    domain: FAKE_DOCS_DOMAIN,
+    retryMinDelayMs: 1,
+  });
+  const writer = {
+    slack: web as unknown as StreamSlack,
+    budget: { take: async () => ({ ok: true as const }) },
+    logger,
+    now: Date.now,
+  };
+  return {
+    configured: over.configured ?? true,
+    discovery,
+    store: over.store ?? new AskStore(redis, prefix),
+    writer,
+    signer: TEST_SIGNER,
+    siteUrl: 'https://docs.acme.test',
+    fingerprint: (t, u) => `fp-${t}-${u}`.replace(/U0/, 'x'),
+    access: over.access ?? OPEN_GATE,
+    budget: new AskBudget(redis, prefix, { perUser: over.perUser ?? 30, perWorkspace: 1000 }),
+    slack: web,
+    logger,
+    now: Date.now,
+  };
+}
+
+let n = 0;
+async function ask(d: AskDeps, question: string, opts: { threadTs?: string; channel?: string } = {}) {
+  n += 1;
+  const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
+  const req = {
+    teamId: 'T0TEST',
+    channel: opts.channel ?? 'C0DOCS',
+    user: 'U0ALICE',
+    question,
+    threadTs: root,
+    key: `k${n}-${prefix}`,
+    receivedAt: Date.now(),
+  };
+  await askQuestion(d, req, memorySteps(), {
+    to: { user: 'U0ALICE', channel: 'C0DOCS' },
+    tell: async (t: string) => void told.push(t),
+  });
+  return root;
+}
+const assistantCalls = () => docs.requests.filter((r) => r.path.endsWith('/message'));
+const replies = (root: string) => slack.messages.filter((m) => m.thread_ts === root && m.ts !== root && m.bot_id);
+
+describe('asking: refusals cost no API call', () => {
+  it('not configured: says how to turn it on', async () => {
+    const before = assistantCalls().length;
+    await ask(deps({ configured: false }), 'How do I rotate a key?');
+    expect(told).toEqual([NOT_CONFIGURED_TEXT]);
+    expect(assistantCalls()).toHaveLength(before);
+  });
+
+  it('not allowed: the access gate says why', async () => {
+    const refuse: AccessGate = {
+      ...OPEN_GATE,
+      authorize: async () => ({
+        allowed: false,
+        reason: 'guest',
+        text: "Guests can't ask the docs in this workspace.",
+      }),
+    };
+    const before = assistantCalls().length;
+    await ask(deps({ access: refuse }), 'How do I rotate a key?');
+    expect(told).toEqual(["Guests can't ask the docs in this workspace."]);
+    expect(assistantCalls()).toHaveLength(before);
+  });
+
+  it("the person's hourly budget spent: when the next slot frees", async () => {
+    const d = deps({ perUser: 1 });
+    await ask(d, 'How do I rotate a key?');
+    const before = assistantCalls().length;
+    await ask(d, 'Which page covers SSO?');
+    expect(told.at(-1)).toMatch(/^You've asked the docs 1 times this hour.*Next free slot/);
+    expect(assistantCalls()).toHaveLength(before);
+  });
+});
+
+describe('asking: errors of the discovery API', () => {
+  it(
+    'the key refused (401): a plain line for the person, the log ' + 'names DOCS_ASSISTANT_API_KEY, nothing posted',
+    async () => {
+      const root = await ask(deps({ apiKey: 'mint_dsc_wrong' }), 'How do I rotate a key?');
+      expect(told).toEqual([KEY_REFUSED_TEXT]);
+      expect(lines.some((l) => l.level === 50 && l.msg.includes('DOCS_ASSISTANT_API_KEY'))).toBe(true);
+      expect(JSON.stringify(lines)).not.toContain('mint_dsc_wrong');
+      expect(replies(root)).toEqual([]);
+    },
+  );
+
+  it('403 is the key refused too', async () => {
+    docs.failNext(/\/discovery\/v2\/assistant\//, 403);
+    await ask(deps(), 'How do I rotate a key?');
+    expect(told).toEqual([KEY_REFUSED_TEXT]);
+  });
+
+  it('429: when to ask again (Retry-After)', async () => {
+    docs.failNext(/\/discovery\/v2\/assistant\//, 429, 1, { message: 'Rate limit exceeded' }, { 'retry-after': '120' });
+    await ask(deps(), 'How do I rotate a key?');
+    expect(told).toEqual(['The docs assistant has had too many questions this hour. Ask again in 2 minutes.']);
+  });
+
+  it('a 5xx is retried once: answered on the second try', async () => {
+    docs.failNext(/\/discovery\/v2\/assistant\//, 503);
+    const before = assistantCalls().length;
+    const root = await ask(deps(), 'How do I rotate a key?');
+    expect(assistantCalls()).toHaveLength(before + 2);
+    expect(told).toEqual([]);
+    expect(replies(root)[0]?.text).toContain('Rotate');
+  });
+
+  it('5xx twice: "couldn\'t answer", nothing posted', async () => {
+    docs.failNext(/\/discovery\/v2\/assistant\//, 502, 2);
+    const before = assistantCalls().length;
+    const root = await ask(deps(), 'How do I rotate a key?');
+    expect(assistantCalls()).toHaveLength(before + 2);
+    expect(told).toEqual([COULD_NOT_ANSWER_TEXT]);
+    expect(replies(root)).toEqual([]);
+  });
+
+  it(
+    'a stream cut before its first text is asked again; one cut ' +
+      'after text ends with the notice, never asked again',
+    async () => {
+      docs.discovery.cutNextAnswers(0);
+      const first = await ask(deps(), 'How do I rotate a key?');
+      expect(replies(first)[0]?.text).toContain('Rotate');
+      docs.discovery.cutNextAnswers(3);
+      docs.discovery.chunkDelayMs = 30; // the deltas before the cut reach the bot before the connection dies
+      const before = assistantCalls().length;
+      const second = await ask(deps(), 'How do I rotate a key?').finally(() => (docs.discovery.chunkDelayMs = 0));
+      expect(assistantCalls()).toHaveLength(before + 1);
+      const [cut] = replies(second);
+      expect(cut?.text).toContain(CUT_OFF_TEXT);
+      expect(JSON.stringify(cut?.blocks)).toContain('ask.change');
+      expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    },
+  );
+
+  it('a malformed answer (not a UI message stream) is "couldn\'t answer"', async () => {
+    docs.failNext(/\/discovery\/v2\/assistant\//, 200, 1, 'not an event stream');
+    await ask(deps(), 'How do I rotate a key?');
+    expect(told).toEqual([COULD_NOT_ANSWER_TEXT]);
+  });
+
+  it(
+    'a follow-up sends the thread key; a conversation the ' + 'assistant lost (404) is said plainly and forgotten',
+    async () => {
+      const store = new AskStore(redis, prefix);
+      const d = deps({ store });
+      const root = await ask(d, 'How do I rotate a key?');
+      await ask(d, 'and how long does the old one keep working?', { threadTs: root });
+      const follow = assistantCalls().at(-1)!.body as { threadId?: string; threadKey?: string };
+      expect(follow.threadKey).toBe(docs.discovery.threads.get(follow.threadId!)?.key);
+      expect(replies(root)[1]?.text).toContain('24 hours');
+      // The assistant forgets the thread: the next follow-up's 404 is told, and the conversation forgotten.
+      docs.discovery.threads.delete(follow.threadId!);
+      await ask(d, 'and can I revoke it?', { threadTs: root });
+      expect(told).toEqual([THREAD_LOST_TEXT]);
+      expect(await store.conversation('C0DOCS', root)).toBeUndefined();
+    },
+  );
+});
+
+describe('asking: Slack and Redis', () => {
+  it('Slack fails mid-answer: the retry ends the cut stream with the notice and never asks again', async () => {
+    const d = deps();
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const q = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      threadTs: root,
+      asker: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `mid-${prefix}`,
+      since: Date.now(),
+    };
+    const steps = { ...memorySteps(), finalAttempt: false };
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    const before = assistantCalls().length;
+    await expect(answerQuestion(d, q, steps)).rejects.toThrow();
+    const [cut] = replies(root);
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('in_progress');
+    expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'failed' });
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    expect(replies(root)).toHaveLength(1);
+    expect(replies(root)[0]!.text).toContain('cut off; ask again');
+    expect(assistantCalls()).toHaveLength(before + 1);
+  });
+
+  it(
+    'a crash after the final write (stop) but before "done": the retry ' +
+      'repeats the write safely, no notice, no second answer',
+    async () => {
+      const d = deps();
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+      const q = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        threadTs: root,
+        asker: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        key: `fin-${prefix}`,
+        since: Date.now(),
+      };
+      const steps = memorySteps();
+      expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'answered' });
+      const before = assistantCalls().length;
+      const { [`${q.key}:done`]: _done, ...left } = steps.progress;
+      const retry = { ...memorySteps(), progress: { ...left } };
+      retry.save = async (patch) => void Object.assign(retry.progress, patch);
+      expect(await answerQuestion(d, q, retry)).toEqual({ outcome: 'answered' });
+      expect(assistantCalls()).toHaveLength(before);
+      expect(replies(root)).toHaveLength(1);
+      expect(replies(root)[0]!.text).not.toContain('cut off');
+    },
+  );
+
+  it('shutdown while an answer streams: the stream is stopped with the notice', async () => {
+    const controller = new AbortController();
+    const d = { ...deps(), signal: controller.signal };
+    docs.discovery.chunkDelayMs = 40;
+    const calls = slack.calls.length;
+    const answering = ask(d, 'How do I rotate a key?').finally(() => (docs.discovery.chunkDelayMs = 0));
+    await slack.waitFor(() => slack.calls.slice(calls).find((c) => c.method === 'chat.startStream'), 5_000);
+    controller.abort();
+    const root = await answering;
+    const [answer] = replies(root);
+    expect(answer!.text).toContain(CUT_OFF_TEXT);
+    expect(slack.streams.get('C0DOCS', answer!.ts)?.state).toBe('completed');
+  });
+
+  it(
+    'an answer longer than Slack shows is cut at ANSWER_MAX_CHARS with ' +
+      'a notice, within the markdown_text limit per call',
+    async () => {
+      const long = { ...FAKE_DISCOVERY_PAGES[1]!, content: 'Rotate it. '.repeat(2_000) };
+      const pages = docs.discovery.pages;
+      docs.discovery.pages = [long];
+      try {
+        const root = await ask(deps(), 'How do I rotate a key?');
+        const [answer] = replies(root);
+        expect(answer!.text.length).toBeLessThanOrEqual(ANSWER_MAX_CHARS + TOO_LONG_TEXT.length + 4);
+        expect(answer!.text).toContain(TOO_LONG_TEXT);
+        const calls = slack.calls.filter(
+          (c) => c.method.endsWith('Stream') && (c.args.ts === answer!.ts || c.args.thread_ts === root),
+        );
+        for (const c of calls) expect(String(c.args.markdown_text ?? '').length).toBeLessThanOrEqual(12_000);
+      } finally {
+        docs.discovery.pages = pages;
+      }
+    },
+  );
+
+  it('/docs-ask in a channel the bot is not in: told to invite it, the question given back to the budget', async () => {
+    slack.channels.push({ id: 'C0OUTSIDE', name: 'outside', botIsMember: false, members: ['U0ALICE'] });
+    const d = deps({ perUser: 1 });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0OUTSIDE',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `out-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    await askQuestion(d, req, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
+    expect(told).toEqual([INVITE_FIRST]);
+    // The budget of 1 is whole again: the next question is answered.
+    await ask(d, 'How do I rotate a key?');
+    expect(told).toEqual([INVITE_FIRST]);
+  });
+
+  it(
+    'Redis down: the question is not lost (the error goes to the intake, ' +
+      'which retries); on the last try the person is told',
+    async () => {
+      const down = testRedis();
+      down.disconnect();
+      const d = { ...deps(), budget: new AskBudget(down, prefix, { perUser: 30, perWorkspace: 1000 }) };
+      const req = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        threadTs: '1.1',
+        key: `r-${prefix}`,
+        receivedAt: Date.now(),
+      };
+      const steps = { ...memorySteps(), finalAttempt: false };
+      await expect(
+        askQuestion(d, req, steps, {
+          to: { user: 'U0ALICE', channel: 'C0DOCS' },
+          tell: async (t: string) => void told.push(t),
+        }),
+      ).rejects.toThrow();
+      await askQuestion(d, req, memorySteps(), {
+        to: { user: 'U0ALICE', channel: 'C0DOCS' },
+        tell: async (t: string) => void told.push(t),
+      });
+      expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
+    },
+  );
+});

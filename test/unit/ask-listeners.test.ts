@@ -1,0 +1,254 @@
+import { describe, expect, it, vi } from 'vitest';
+import { answerBlocks, DOCS_ASK_USAGE, PURPOSE, sourcesBlock } from '../../src/features/ask/blocks.js';
+import { documentModal, documentInstruction } from '../../src/features/ask/document.js';
+import { fingerprinter } from '../../src/features/ask/fingerprint.js';
+import {
+  changeAction,
+  docsAskCommand,
+  documentAction,
+  documentSubmission,
+  type AskListenerDeps,
+} from '../../src/features/ask/listeners.js';
+import type { AnswerRecord } from '../../src/features/ask/store.js';
+import { NOT_CONFIGURED_TEXT } from '../../src/features/ask/texts.js';
+import { OPEN_GATE } from '../../src/platform/access.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
+
+const REC: AnswerRecord = {
+  answerId: '0123456789abcdef',
+  teamId: 'T1',
+  channel: 'C0DOCS',
+  threadTs: '1700000000.000100',
+  asker: 'U0ALICE',
+  question: 'How do I export audit logs?',
+  answer: "I couldn't find anything about that in the docs.",
+  unanswered: true,
+  earlier: ['Where are logs kept?'],
+};
+
+function deps(over: Partial<AskListenerDeps> = {}) {
+  const record = vi.fn(async () => undefined);
+  const open = vi.fn(async () => ({ ok: true }));
+  const d: AskListenerDeps = {
+    intake: { record },
+    configured: true,
+    signer: TEST_SIGNER,
+    store: { answer: async (id) => (id === REC.answerId ? REC : undefined) },
+    access: OPEN_GATE,
+    conversations: { isMember: async () => true },
+    slack: { views: { open } } as never,
+    logger: createLogger('silent'),
+    ...over,
+  };
+  return { d, record, open };
+}
+
+const command = (text: string) => ({
+  command: {
+    text,
+    team_id: 'T1',
+    channel_id: 'C0DOCS',
+    user_id: 'U0ALICE',
+    response_url: 'https://hooks.slack.com/commands/x',
+    trigger_id: 'tr1',
+  },
+});
+
+describe('/docs-ask', () => {
+  it(
+    'an empty question gets the usage; asking off says how to turn it ' +
+      'on; a long question its length: nothing recorded',
+    async () => {
+      for (const [over, text, answer] of [
+        [{}, '  ', DOCS_ASK_USAGE],
+        [{ configured: false }, 'How?', NOT_CONFIGURED_TEXT],
+        [
+          {},
+          'x'.repeat(4_001),
+          'Your question is 4,001 characters long; the limit is 4,000. Shorten it and ask again.',
+        ],
+      ] as const) {
+        const { d, record } = deps(over);
+        const ack = vi.fn(async () => undefined);
+        await docsAskCommand(d)({ ...command(text), ack } as never);
+        expect(ack).toHaveBeenCalledWith({ response_type: 'ephemeral', text: answer });
+        expect(record).not.toHaveBeenCalled();
+      }
+    },
+  );
+
+  it(
+    'a question is recorded (ask.question, id from the trigger_id) ' +
+      'before the ack; Redis down: "try again" in the ack',
+    async () => {
+      const { d, record } = deps();
+      const ack = vi.fn(async () => undefined);
+      await docsAskCommand(d)({ ...command('How do I rotate a key?'), ack } as never);
+      expect(record).toHaveBeenCalledWith(
+        expect.objectContaining({ name: 'ask.question' }),
+        'cmd-tr1',
+        'tr1',
+        expect.objectContaining({ raw: 'How do I rotate a key?' }),
+      );
+      expect(ack).toHaveBeenCalledWith();
+      const down = deps({ intake: { record: async () => Promise.reject(new Error('Connection is closed.')) } });
+      const ack2 = vi.fn(async () => undefined);
+      await docsAskCommand(down.d)({ ...command('How?'), ack: ack2 } as never);
+      expect(ack2).toHaveBeenCalledWith({ response_type: 'ephemeral', text: BUSY_TEXT });
+    },
+  );
+});
+
+describe("an answer's buttons", () => {
+  const body = {
+    user: { id: 'U0BOB' },
+    team: { id: 'T1' },
+    channel: { id: 'C0DOCS' },
+    trigger_id: 'tr2',
+    response_url: 'https://hooks.slack.com/actions/x',
+  };
+
+  it('Make this a docs change: one record per person and button (a second click is the same request)', async () => {
+    const { d, record } = deps();
+    const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    for (let i = 0; i < 2; i++)
+      await changeAction(d)({
+        ack: vi.fn(async () => undefined),
+        body,
+        action: { value, action_ts: `9.${i}` },
+      } as never);
+    const ids = record.mock.calls.map((c) => (c as unknown[])[1]);
+    expect(ids[0]).toBe(ids[1]);
+  });
+
+  it(
+    'Document this opens the modal prefilled from the question; a value ' +
+      'the bot did not sign or a non-member opens nothing',
+    async () => {
+      const { d, open } = deps();
+      const respond = vi.fn(async () => undefined);
+      await documentAction(d)({
+        ack: vi.fn(async () => undefined),
+        body,
+        action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
+        respond,
+      } as never);
+      expect(open).toHaveBeenCalledTimes(1);
+      expect(JSON.stringify(open.mock.calls[0])).toContain('export audit logs');
+      await documentAction(d)({
+        ack: vi.fn(async () => undefined),
+        body,
+        action: { value: REC.answerId },
+        respond,
+      } as never);
+      const outsider = deps({ conversations: { isMember: async () => false } });
+      await documentAction(outsider.d)({
+        ack: vi.fn(async () => undefined),
+        body,
+        action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
+        respond,
+      } as never);
+      expect(open).toHaveBeenCalledTimes(1);
+      expect(outsider.open).not.toHaveBeenCalled();
+      expect(respond).toHaveBeenCalledTimes(2);
+    },
+  );
+
+  it(
+    'the Document this form: blank or forged is refused in the modal; ' +
+      "valid records a job start in the answer's thread",
+    async () => {
+      const { d, record } = deps();
+      const modal = documentModal(REC, TEST_SIGNER);
+      const submit = async (value: string, metadata: string) => {
+        const ack = vi.fn(async () => undefined);
+        const view = {
+          id: 'V1',
+          hash: 'h',
+          private_metadata: metadata,
+          state: { values: { instruction: { instruction: { type: 'plain_text_input', value } } } },
+        };
+        await documentSubmission(d)({
+          ack,
+          body: { user: { id: 'U0ALICE', team_id: 'T1' }, team: { id: 'T1' }, trigger_id: 'tr3', view },
+          view,
+        } as never);
+        return ack;
+      };
+      expect(await submit('  ', modal.private_metadata!)).toHaveBeenCalledWith(
+        expect.objectContaining({ response_action: 'errors' }),
+      );
+      expect(await submit('Document it', JSON.stringify({ c: 'C0OTHER', t: '1.1' }))).toHaveBeenCalledWith(
+        expect.objectContaining({ response_action: 'errors' }),
+      );
+      expect(record).not.toHaveBeenCalled();
+      expect(await submit('Document it', modal.private_metadata!)).toHaveBeenCalledWith();
+      expect(record).toHaveBeenCalledWith(
+        expect.objectContaining({ name: 'agent-jobs.start' }),
+        'view-V1',
+        'tr3',
+        expect.objectContaining({ channel: 'C0DOCS', threadTs: REC.threadTs, instruction: 'Document it' }),
+      );
+    },
+  );
+});
+
+describe('answer blocks', () => {
+  it('sources: at most 5, no repeats, titles escaped, linked to DOCS_SITE_URL + path; unsafe paths dropped', () => {
+    const page = (path: string, title?: string) => ({ path, title, content: '', metadata: {} });
+    const pages = [
+      page('/a', '<b>&'),
+      page('/a'),
+      page('/b c'),
+      page('c'),
+      page('/d'),
+      page('/e'),
+      page('/f'),
+      page('/g'),
+    ];
+    const text = (sourcesBlock(pages, 'https://docs.x.test/') as { text: { text: string } }).text.text;
+    expect(text).toContain('<https://docs.x.test/a|&lt;b&gt;&amp;>');
+    expect(text).toContain('<https://docs.x.test/c|/c>');
+    expect(text).not.toContain('b c');
+    expect(text.split('\n').filter((l) => l.startsWith('•'))).toHaveLength(5);
+    expect((sourcesBlock([page('/a', 'A')], undefined) as { text: { text: string } }).text.text).toContain('A (`/a`)');
+  });
+
+  it('an unanswered answer offers Document this and lists no sources; values are signed for their purpose', () => {
+    const blocks = answerBlocks({
+      answerId: REC.answerId,
+      pages: [],
+      siteUrl: undefined,
+      unanswered: true,
+      signer: TEST_SIGNER,
+    });
+    const json = JSON.stringify(blocks);
+    expect(json).toContain('ask.document');
+    expect(json).not.toContain('Sources');
+    const doc = (blocks[0] as { elements: Array<{ value: string }> }).elements[0]!.value;
+    expect(TEST_SIGNER.open(PURPOSE.document, doc)).toEqual({ ok: true, payload: REC.answerId });
+    expect(TEST_SIGNER.open(PURPOSE.change, doc).ok).toBe(false);
+  });
+
+  it(
+    'the Document this instruction carries the question, the earlier ones ' +
+      'and what the assistant said, within 3,000 characters',
+    () => {
+      const text = documentInstruction({ ...REC, question: 'q'.repeat(5_000) });
+      expect(text.length).toBeLessThanOrEqual(3_000);
+      expect(documentInstruction(REC)).toContain('Where are logs kept?');
+    },
+  );
+});
+
+describe('fp', () => {
+  it('is stable, per person, and never the Slack id', () => {
+    const fp = fingerprinter('secret');
+    expect(fp('T1', 'U0ALICE')).toBe(fingerprinter('secret')('T1', 'U0ALICE'));
+    expect(fp('T1', 'U0ALICE')).not.toBe(fp('T1', 'U0BOB'));
+    expect(fp('T1', 'U0ALICE')).not.toContain('U0ALICE');
+    expect(fingerprinter('other')('T1', 'U0ALICE')).not.toBe(fp('T1', 'U0ALICE'));
+  });
+});

@@ -1,0 +1,147 @@
+import { describe, expect, it, vi } from 'vitest';
+import { AnswerWriter, MIN_APPEND_CHARS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
+import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { memorySteps } from '../../src/platform/slack/post-once.js';
+
+/**
+ * A Slack stand-in that records the calls of the writer (the fake Slack's rules are tested against
+ * it in integration).
+ */
+function slackStub(opts: { refuseStart?: string; refuseStop?: string } = {}) {
+  const calls: Array<{ method: string; args: Record<string, unknown> }> = [];
+  const record = (method: string, result: Record<string, unknown> = {}, fail?: string) =>
+    vi.fn(async (args: Record<string, unknown>) => {
+      calls.push({ method, args });
+      if (fail)
+        throw Object.assign(new Error(fail), { code: 'slack_webapi_platform_error', data: { ok: false, error: fail } });
+      return { ok: true, ts: '2.000001', ...result };
+    });
+  const slack = {
+    chat: {
+      startStream: record('chat.startStream', {}, opts.refuseStart),
+      appendStream: record('chat.appendStream'),
+      stopStream: record('chat.stopStream', {}, opts.refuseStop),
+      postMessage: record('chat.postMessage', { ts: '3.000001' }),
+      update: record('chat.update'),
+    },
+    conversations: {
+      history: vi.fn(async () => ({ ok: true, messages: [] })),
+      replies: vi.fn(async () => ({ ok: true, messages: [] })),
+    },
+  };
+  return { slack: slack as unknown as StreamSlack, calls };
+}
+
+function writer(slack: StreamSlack, over: Partial<WriterDeps> = {}) {
+  let t = 0;
+  const deps: WriterDeps = {
+    slack,
+    budget: { take: async () => ({ ok: true }) },
+    logger: createLogger('silent'),
+    now: () => (t += 100),
+    ...over,
+  };
+  const target = {
+    teamId: 'T1',
+    channel: 'C1',
+    threadTs: '1.000001',
+    recipientUserId: 'U1',
+    key: 'k:answer',
+    since: 0,
+  };
+  return new AnswerWriter(deps, target, memorySteps());
+}
+
+describe('the answer writer', () => {
+  it(
+    'a 2,000-character answer in 1-character deltas costs at most 15 ' +
+      'Slack calls, and every character arrives in order',
+    async () => {
+      const { slack, calls } = slackStub();
+      const w = writer(slack);
+      const text = Array.from({ length: 2_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+      for (const ch of text) await w.append(ch);
+      await w.finish({ blocks: [{ type: 'divider' }] });
+      expect(calls.length).toBeLessThanOrEqual(15);
+      expect(calls[0]).toMatchObject({
+        method: 'chat.startStream',
+        args: { markdown_text: 'a', thread_ts: '1.000001', recipient_user_id: 'U1', recipient_team_id: 'T1' },
+      });
+      expect(calls.at(-1)).toMatchObject({ method: 'chat.stopStream', args: { blocks: [{ type: 'divider' }] } });
+      expect(calls.map((c) => String(c.args.markdown_text ?? '')).join('')).toBe(text);
+      for (const c of calls.filter((x) => x.method === 'chat.appendStream'))
+        expect(String(c.args.markdown_text).length).toBeGreaterThanOrEqual(MIN_APPEND_CHARS);
+    },
+  );
+
+  it('the first text starts the stream at once (no buffering before it)', async () => {
+    const { slack, calls } = slackStub();
+    const w = writer(slack);
+    await w.append('Hi');
+    expect(calls).toEqual([expect.objectContaining({ method: 'chat.startStream' })]);
+    expect(w.firstTextAt).toBeDefined();
+  });
+
+  it(
+    'streaming refused at the start: the answer is posted, then edited ' +
+      '(budget permitting), and finished with the blocks',
+    async () => {
+      const { slack, calls } = slackStub({ refuseStart: 'unknown_method' });
+      const w = writer(slack);
+      await w.append('Hello ');
+      for (let i = 0; i < 40; i++) await w.append('more text ');
+      await w.finish({ blocks: [{ type: 'divider' }], notice: '_done_' });
+      const methods = calls.map((c) => c.method);
+      expect(methods[0]).toBe('chat.startStream');
+      expect(methods[1]).toBe('chat.postMessage');
+      const last = calls.at(-1)!;
+      expect(last.method).toBe('chat.update');
+      expect(JSON.stringify(last.args.blocks)).toContain('_done_');
+      expect(last.args.blocks).toEqual(expect.arrayContaining([{ type: 'divider' }]));
+    },
+  );
+
+  it('a spent edit budget drops intermediate edits; the final edit waits for it, then edits', async () => {
+    const { slack, calls } = slackStub({ refuseStart: 'channel_type_not_supported' });
+    const sleep = vi.fn(async () => undefined);
+    const w = writer(slack, { budget: { take: async () => ({ ok: false, retryMs: 4_000 }) }, sleep });
+    await w.append('Hello ');
+    for (let i = 0; i < 40; i++) await w.append('more text ');
+    await w.finish({ blocks: [] });
+    expect(calls.filter((c) => c.method === 'chat.update')).toHaveLength(1);
+    expect(sleep).toHaveBeenCalledWith(4_000);
+  });
+
+  it(
+    'a stream Slack already ended (the reader pressed Stop): the rest ' +
+      'goes to the thread as a reply, nothing is lost',
+    async () => {
+      const { slack, calls } = slackStub({ refuseStop: 'message_not_in_streaming_state' });
+      const w = writer(slack);
+      await w.append('Hello');
+      await w.finish({ blocks: [{ type: 'divider' }], notice: 'the end' });
+      const post = calls.find((c) => c.method === 'chat.postMessage')!;
+      expect(JSON.stringify(post.args.blocks)).toContain('the end');
+    },
+  );
+});
+
+describe('the suggestions block', () => {
+  it('is dropped however the text is cut into deltas', () => {
+    const text = 'Use `acme login`.\n\n```suggestions\nHow do I log out?\nWhat about SSO?\n```\nBye.';
+    for (const size of [1, 3, 7, 200]) {
+      const f = new SuggestionsFilter();
+      let out = '';
+      for (let i = 0; i < text.length; i += size) out += f.push(text.slice(i, i + size));
+      out += f.end();
+      expect(out).toBe('Use `acme login`.\n\nBye.');
+    }
+  });
+
+  it('leaves other code blocks alone', () => {
+    const f = new SuggestionsFilter();
+    const text = '```bash\nacme deploy\n```\n';
+    expect(f.push(text) + f.end()).toBe(text);
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { IncomingMessage } from '../../src/features/agent-jobs/index.js';
+import {
+  handleMessage,
+  routeMessage,
+  type MentionsMode,
+  type RouterDeps,
+} from '../../src/features/conversations/handlers.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { memorySteps } from '../../src/platform/slack/post-once.js';
+
+const BOT = 'U0DOCSBOT';
+const msg = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({
+  teamId: 'T1',
+  channel: 'C1',
+  user: 'U1',
+  text: `<@${BOT}> how do I rotate a key?`,
+  ts: '5.000001',
+  viaMention: true,
+  ...over,
+});
+
+function deps(
+  over: {
+    jobThread?: boolean;
+    answerThread?: boolean;
+    configured?: boolean;
+    mode?: MentionsMode;
+    started?: boolean;
+  } = {},
+) {
+  const jobs = { handleMessage: vi.fn(async () => ({ started: over.started ?? true })) };
+  const ask = {
+    configured: over.configured ?? true,
+    ownsThread: vi.fn(async () => over.answerThread ?? false),
+    handleMessage: vi.fn(async () => undefined),
+  };
+  const postEphemeral = vi.fn(async () => ({ ok: true }));
+  const d: RouterDeps = {
+    jobs,
+    jobThreads: async () => (over.jobThread ? { kind: 'job', jobId: 'job_1' } : undefined),
+    ask,
+    mentionsModeFor: async () => over.mode ?? 'auto',
+    ignorePrefix: '!aside',
+    slack: { chat: { postEphemeral } } as never,
+    logger: createLogger('silent'),
+  };
+  return { d, jobs, ask, postEphemeral };
+}
+
+describe("routing people's messages", () => {
+  it("a reply in a job's thread goes to the job, whatever it says", async () => {
+    expect(
+      await routeMessage(
+        deps({ jobThread: true, answerThread: true }).d,
+        msg({ thread_ts: '1.1', text: 'how long?', viaMention: false }),
+        BOT,
+      ),
+    ).toBe('jobs');
+  });
+
+  it("a reply in an answer's thread continues the conversation without a mention; !aside is for people", async () => {
+    const { d } = deps({ answerThread: true });
+    expect(await routeMessage(d, msg({ thread_ts: '1.1', text: 'and then?', viaMention: false }), BOT)).toBe('ask');
+    expect(await routeMessage(d, msg({ thread_ts: '1.1', text: '!aside lunch?', viaMention: false }), BOT)).toBe(
+      'ignore',
+    );
+  });
+
+  it('the mention rule in auto mode; ask and edit modes override it; an empty mention is help', async () => {
+    expect(await routeMessage(deps().d, msg(), BOT)).toBe('ask');
+    expect(await routeMessage(deps().d, msg({ text: `<@${BOT}> add a quickstart` }), BOT)).toBe('change');
+    expect(await routeMessage(deps({ mode: 'edit' }).d, msg(), BOT)).toBe('change');
+    expect(await routeMessage(deps({ mode: 'ask' }).d, msg({ text: `<@${BOT}> add a quickstart` }), BOT)).toBe('ask');
+    expect(await routeMessage(deps().d, msg({ text: `<@${BOT}>` }), BOT)).toBe('jobs');
+  });
+
+  it('a top-level DM is a mention; chatter and other threads go to agent-jobs (which ignores them)', async () => {
+    expect(
+      await routeMessage(
+        deps().d,
+        msg({ channel: 'D1', channelType: 'im', text: 'which page covers SSO?', viaMention: false }),
+        BOT,
+      ),
+    ).toBe('ask');
+    expect(await routeMessage(deps().d, msg({ text: 'how are you all?', viaMention: false }), BOT)).toBe('jobs');
+  });
+
+  it('with asking off, every mention goes to agent-jobs as before', async () => {
+    expect(await routeMessage(deps({ configured: false }).d, msg(), BOT)).toBe('jobs');
+  });
+
+  it(
+    'a job started from a message taken as a change is followed by one line ' +
+      'on how to ask instead; the route is kept across retries',
+    async () => {
+      const { d, jobs, ask, postEphemeral } = deps({ started: true });
+      const steps = memorySteps();
+      const ctx = {
+        ...steps,
+        jobId: 'j1',
+        requestId: 'Ev1',
+        receivedAt: 0,
+        confirm: async () => undefined,
+        log: createLogger('silent'),
+      };
+      const p = { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT };
+      await handleMessage(d, p, ctx);
+      await handleMessage({ ...d, mentionsModeFor: async () => 'ask' }, p, ctx);
+      expect(jobs.handleMessage).toHaveBeenCalledTimes(2);
+      expect(ask.handleMessage).not.toHaveBeenCalled();
+      expect(postEphemeral).toHaveBeenCalledTimes(1);
+      expect(postEphemeral).toHaveBeenCalledWith(
+        expect.objectContaining({ text: expect.stringContaining('/docs-ask') }),
+      );
+    },
+  );
+
+  it('no line on how to ask when no job started (refused, help)', async () => {
+    const { d, postEphemeral } = deps({ started: false });
+    const ctx = {
+      ...memorySteps(),
+      jobId: 'j1',
+      requestId: 'Ev1',
+      receivedAt: 0,
+      confirm: async () => undefined,
+      log: createLogger('silent'),
+    };
+    await handleMessage(d, { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT }, ctx);
+    expect(postEphemeral).not.toHaveBeenCalled();
+  });
+});
