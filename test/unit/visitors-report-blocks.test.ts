@@ -180,6 +180,14 @@ describe('report message within Slack limits', () => {
     expect(JSON.stringify(last.blocks)).toContain('*Rows 101–101 of 101*');
   });
 
+  it("Previous and Next keep the report's docs project (a channel on another project than the default)", () => {
+    const rows: Row[] = Array.from({ length: 10 }, (_, i) => ({ path: `/p${i}`, human: 10 - i, ai: 0, total: 10 - i }));
+    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 10, offset: 10, skip: 0, projectId: 'docs-v2' };
+    const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, true), showProject: true });
+    expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 20, projectId: 'docs-v2' });
+    expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, projectId: 'docs-v2' });
+  });
+
   it('escapes paths and keeps backticks from ending the code block', () => {
     const rows: Row[] = [{ path: '/a<b>&`c`', human: 1, ai: 0, total: 1 }];
     const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });

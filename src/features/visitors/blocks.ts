@@ -233,7 +233,14 @@ function navButtons(
 ): Button[] {
   const { starts, index, end } = at;
   const rows = page.visitors;
-  const base = { dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, ...(state.requester ? { requester: state.requester } : {}) };
+  const base = {
+    dateFrom: state.dateFrom,
+    dateTo: state.dateTo,
+    limit: state.limit,
+    ...(state.requester ? { requester: state.requester } : {}),
+    // The report keeps its project: a click must not fall back to DOCS_PROJECT_ID (docs/using.md).
+    ...(state.projectId ? { projectId: state.projectId } : {}),
+  };
   const value = (offset: number, skip: number) => signPageState({ ...base, offset, skip }, signer);
   const previous = (offset: number, skip: number) => button('← Previous', ACTION_PREVIOUS, value(offset, skip));
   const next = (offset: number, skip: number) => button('Next →', ACTION_NEXT, value(offset, skip));
