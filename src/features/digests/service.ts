@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type VisitorsCache, type VisitorsServices } from '../visitors/index.js';
+import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type AnalyticsCache, type VisitorsServices } from '../visitors/index.js';
 import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
 import { renderDigestChart } from './chart.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
@@ -28,9 +28,9 @@ const DELIVERY_LEASE_S = 60;
 /**
  * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
  * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
- * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as VisitorsCache.get.
+ * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as AnalyticsCache.get.
  */
-export async function fetchWeek(cache: VisitorsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
+export async function fetchWeek(cache: AnalyticsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
   const rows: WeekOfVisitors['rows'] = [];
   let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
   for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {

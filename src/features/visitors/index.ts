@@ -14,7 +14,7 @@ export { authorizeOrTell } from './handlers.js';
 export { INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './intake.js';
 export { helpText, parseVisitorsCommand } from './query.js';
 export { visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
-export type { VisitorsCache } from './store.js';
+export type { AnalyticsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';

@@ -9,14 +9,14 @@ import { AnalyticsBudget } from './budget.js';
 import { formatRange } from './date-range.js';
 import { isRetryable, visitorsErrorText } from './error-text.js';
 import { signPageState, type PageState } from './paging-value.js';
-import { VisitorsCache } from './store.js';
+import { AnalyticsCache, type AnalyticsApiCall } from './store.js';
 
 /** `action_id` of the Retry button on a failed report. */
 export const ACTION_RETRY = 'visitors.report.retry';
 
 /** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
 export interface VisitorsServices {
-  cache: VisitorsCache;
+  cache: AnalyticsCache;
   /** DOCS_PROJECT_ID: reports of other projects name theirs. */
   defaultProjectId: string;
   budget: AnalyticsBudget;
@@ -32,7 +32,8 @@ export interface VisitorsServicesOptions {
   redis: Redis;
   /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
   prefix: string;
-  docsApi: DocsApiProjects<'getVisitors'>;
+  /** The analytics calls (visitors, views, searches, feedback, assistant). */
+  docsApi: DocsApiProjects<AnalyticsApiCall>;
   /** DOCS_PROJECT_ID: the project of a report that names none. */
   projectId: string;
   /** ANALYTICS_CALLS_PER_USER_PER_HOUR (default 20). */
@@ -49,7 +50,7 @@ export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServ
   const keyPrefix = visitorsKeyPrefix(o.prefix);
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
-  const cache = new VisitorsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
+  const cache = new AnalyticsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
   return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now, signer: o.signer };
 }
 
