@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
-import { codeSafe, formatChange, formatCount, formatRange, formatShare, middleTruncate, pad } from '../visitors/index.js';
+import { codeSafe, formatChange, formatCount, formatRange, formatShare, isSafeDocsPath, middleTruncate, pad } from '../visitors/index.js';
 
 /**
  * The weekly digest message (Block Kit). Stays small whatever the paths: ≤ 20 blocks, every
@@ -22,18 +22,7 @@ export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 
-/**
- * Characters a page path may hold to be offered to the agent: a path as the analytics API reports
- * it (`/api-reference/endpoint/trigger-update`), with non-ASCII percent-encoded. Anyone can visit
- * a made-up URL and make it a "page", so a path with spaces, quotes, markup or newlines (text that
- * could read as instructions) gets no "Improve with agent" button.
- */
-export const SAFE_DOCS_PATH = /^\/[A-Za-z0-9\-._~%/]{0,300}$/;
-
-/** True when `path` may go into an "Improve with agent" instruction ({@link SAFE_DOCS_PATH}). */
-export function isSafeDocsPath(path: string): boolean {
-  return SAFE_DOCS_PATH.test(path);
-}
+export { isSafeDocsPath, SAFE_DOCS_PATH } from '../visitors/index.js';
 
 /**
  * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the

@@ -11,7 +11,14 @@ import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOpt
 import { register as registerListeners } from './listeners.js';
 
 export { authorizeOrTell } from './handlers.js';
-export { INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './intake.js';
+export {
+  INTAKE as VISITORS_INTAKE,
+  type Caller,
+  type ReportIntake,
+  type SignalReportIntake,
+  type SubcommandIntake,
+  type VisitorsSubcommands,
+} from './intake.js';
 export { helpText, parseVisitorsCommand } from './query.js';
 export { visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
 export type { AnalyticsCache } from './store.js';
@@ -19,6 +26,7 @@ export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
 export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
+export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
 
 /** What the visitors feature is built from. */
 export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
