@@ -201,7 +201,9 @@ function buildFeatures(p: Platform): Features {
   const { signer } = p;
   const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer, logger, owner: jobThreads, redis, prefix });
   const visitors = createVisitors({ intake, redis, prefix, signer: p.signer, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ }, projectFor, logger, now });
+  const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
+  const projects = docsProjects(config);
+  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule, projectFor, projects, logger, now });
   const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations: router, access: accessDirectory };
 }

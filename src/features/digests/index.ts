@@ -42,6 +42,8 @@ export interface DigestsOptions {
   defaultSchedule: DigestSchedule;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
+  /** The configured docs projects (DOCS_PROJECT_ID, then DOCS_PROJECT_IDS). */
+  projects: readonly string[];
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -80,7 +82,7 @@ export function createDigests(o: DigestsOptions): Digests {
     },
     register: (app) => {
       const { intake, slack, access, conversations, signer } = o;
-      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands });
+      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects: o.projects });
     },
     startWorkers: () => [
       startDigestWorker(

@@ -27,6 +27,15 @@ export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
 export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
 export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
+export {
+  ACTION_SIGNAL_IMPROVE_PREFIX,
+  decodeSignalImprove,
+  encodeSignalImprove,
+  SIGNAL_IMPROVE_PURPOSE,
+  signalInstruction,
+  type Signal,
+  type SignalImprove,
+} from './signals/improve.js';
 
 /** What the visitors feature is built from. */
 export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
