@@ -19,6 +19,7 @@ import { registerSubcommandHandler } from './command.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
+import { describeSections } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 import { createDigestQuotas, digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
@@ -78,7 +79,7 @@ export function createDigests(o: DigestsOptions): Digests {
       const sub = await getSubscription(digestQueue, teamId, channel);
       if (!sub) return 'none (`/docs-visitors subscribe` starts one)';
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
-      return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
+      return `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}, subscribed by <@${sub.requestedBy}>`;
     },
     register: (app) => {
       const { intake, slack, access, conversations, signer } = o;

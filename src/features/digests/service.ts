@@ -6,10 +6,12 @@ import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/
 import { respondVia } from '../../platform/slack/respond.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type AnalyticsCache, type VisitorsServices } from '../visitors/index.js';
-import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
+import { buildDigest, buildDigestFailureMessage, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
 import { renderDigestChart } from './chart.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
+import { loadReaderSignals } from './reader-content.js';
 import { describeSchedule } from './schedule.js';
+import { sectionsOf, type DigestSection } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 
 /**
@@ -55,6 +57,27 @@ export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, no
   return buildDigestContent(current, previous);
 }
 
+/**
+ * The sections a run sends (the channel's choice, else all): the visitors section (its failures
+ * throw, so the run is retried) and "What readers couldn't find" (a part the API fails is left out
+ * with a line saying why). At most 6 analytics calls with every section, for sites of up to 250 pages.
+ * @throws as {@link loadDigestContent}; when the visitors section is not chosen and every reader part
+ *   failed, the first part's error.
+ */
+export async function loadDigestParts(
+  svc: Pick<VisitorsServices, 'cache'>,
+  run: { nowMs: number; zone: string; projectId?: string | undefined; channel: string; sections: readonly DigestSection[] },
+): Promise<DigestParts> {
+  const week = digestRanges(run.nowMs, run.zone);
+  const visitors = run.sections.includes('visitors') ? await loadDigestContent(svc, run.nowMs, run.zone, run.projectId) : undefined;
+  const wanted = run.sections.filter((s) => s !== 'visitors');
+  if (wanted.length === 0) return { week, visitors };
+  const signals = await loadReaderSignals(svc.cache, week, run.projectId, run.sections);
+  const [first] = signals.failures;
+  if (!visitors && first && signals.failures.length === wanted.length) throw first.error;
+  return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };
+}
+
 /** What a digest run needs. */
 export interface DigestDeps {
   visitors: Pick<VisitorsServices, 'cache'>;
@@ -84,10 +107,14 @@ export interface DigestRun {
   nowMs: number;
 }
 
+/** What became of a digest's chart. */
+export type ChartOutcome = 'uploaded' | 'failed' | 'none';
+
 /** What a run did. */
 export type DigestOutcome =
-  | { status: 'posted'; ts: string; chart: 'uploaded' | 'failed' }
-  | { status: 'already_posted'; ts?: string; chart?: 'uploaded' | 'failed' }
+  /** `chart`: `none` when the channel does not get the visitors section (the chart is part of it). */
+  | { status: 'posted'; ts: string; chart: ChartOutcome }
+  | { status: 'already_posted'; ts?: string; chart?: ChartOutcome }
   | { status: 'cannot_post'; error: string };
 
 /** A run in progress: its deps, zone, delivery record key and logger. */
@@ -123,9 +150,9 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
   const existing = await deps.redis.get(ctx.recordKey);
   if (existing?.startsWith('posted:') || existing?.startsWith('done:')) return resume(ctx, existing);
 
-  let content: DigestContent;
+  let content: DigestParts;
   try {
-    content = await loadDigestContent(deps.visitors, run.nowMs, ctx.zone, ctx.projectId);
+    content = await loadDigestParts(deps.visitors, runScope(ctx));
   } catch (err) {
     if (run.finalAttempt) await announceFailure(ctx, err);
     throw err;
@@ -141,32 +168,41 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
   }
   const posted = await post(ctx, content, trigger);
   if (posted.status !== 'posted') return posted;
-  const chart = await uploadChart(ctx, content, posted.ts);
+  const chart = content.visitors ? await uploadChart(ctx, content.visitors, posted.ts) : 'none';
   await deps.redis.set(ctx.recordKey, `done:${posted.ts}`, 'EX', DELIVERY_RECORD_TTL_S);
   return { status: 'posted', ts: posted.ts, chart };
+}
+
+/** What a run reads: its week, zone, project, channel and the sections it sends. */
+function runScope(ctx: RunContext) {
+  const { run } = ctx;
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections: sectionsOf(run.data.sections) };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */
 async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   const [state, ts = ''] = record.split(':');
   if (state !== 'posted' || !ts) return { status: 'already_posted', ts };
-  let chart: 'uploaded' | 'failed' = 'failed';
-  try {
-    chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId), ts);
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
+  let chart: ChartOutcome = 'none';
+  if (sectionsOf(ctx.run.data.sections).includes('visitors')) {
+    try {
+      chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId), ts);
+    } catch (err) {
+      chart = 'failed';
+      ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
+    }
   }
   await ctx.deps.redis.set(ctx.recordKey, `done:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);
   return { status: 'already_posted', ts, chart };
 }
 
 /** Posts the digest (holding the run's lease) and records it as posted. */
-async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
+async function post(ctx: RunContext, content: DigestParts, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
   const { deps, run, log } = ctx;
-  const message = buildDigestMessage(content, trigger, deps.signer);
+  const message = buildDigest(content, trigger, deps.signer);
   let ts: string;
   try {
-    const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.current.dateFrom, week_to: content.current.dateTo } };
+    const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.week.current.dateFrom, week_to: content.week.current.dateTo } };
     const posted = await deps.slack.chat.postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, metadata });
     ts = String(posted.ts);
   } catch (err) {

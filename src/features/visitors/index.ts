@@ -36,6 +36,18 @@ export {
   type Signal,
   type SignalImprove,
 } from './signals/improve.js';
+export { readFeedbackByPage, readSearches, type QueryCaller } from './queries.js';
+export { readComments, readUnanswered, type Comment, type UnansweredTurn } from './signals/data.js';
+export {
+  groupQuestions,
+  isUnclicked,
+  pagesByThumbsDown,
+  questionKey,
+  type PageFeedback,
+  type QuestionGroup,
+  type ShownComment,
+} from './signals/group.js';
+export { FEEDBACK_PAGES_LIMIT, inlinePath, SEARCHES_LIMIT, shortDay } from './signals/views.js';
 
 /** What the visitors feature is built from. */
 export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
