@@ -108,10 +108,11 @@ export function readerBlocks(r: ReaderSignals | undefined, c: ReaderBlocksContex
 /** The section in one line, for the message's notification text (empty when it is left out). */
 export function readerSummary(r: ReaderSignals | undefined): string {
   if (!r || readersEmpty(r)) return '';
+  const n = (count: number | undefined, one: string, many: string) => (count ? `${count} ${count === 1 ? one : many}` : '');
   const parts = [
-    r.unclicked?.length ? `${r.unclicked.length} searches with no click` : '',
-    r.thumbsDown?.length ? `${r.thumbsDown.length} pages with 👎` : '',
-    r.questions?.length ? `${r.questions.length} recurring unanswered questions` : '',
+    n(r.unclicked?.length, 'search with no click', 'searches with no click'),
+    n(r.thumbsDown?.length, 'page with 👎', 'pages with 👎'),
+    n(r.questions?.length, 'recurring unanswered question', 'recurring unanswered questions'),
   ].filter(Boolean);
   return parts.length > 0 ? ` · readers: ${parts.join(', ')}` : '';
 }
