@@ -95,6 +95,7 @@ describe('what a report costs', () => {
     let page = await load(state({ report: 'questions', ...ninety }));
     expect(text(page)).toMatch(/how do i set up sso with okta/i);
     expect(text(page)).toContain('Grouped within one page of 1,000 conversations');
+    expect(text(page)).toContain('*Rows 1–10* (conversations 1–1,000)');
     let next = buttonState(page, ACTION_SIGNAL_NEXT);
     while (next && next.cursors.length === 0) {
       page = await load(next);

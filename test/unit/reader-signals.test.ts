@@ -223,7 +223,7 @@ describe('paging values and the menu', () => {
   });
 
   it('the menu lists the other reports; its block_id carries the dates and project, signed, within 255 chars', () => {
-    const block = reportMenu('searches', { dateFrom: '2026-11-15T09:00:00.000+05:30', dateTo: '2026-11-22T09:00:00.000+05:30', projectId: 'p'.repeat(100) }, TEST_SIGNER) as Json;
+    const block = reportMenu('searches', { dateFrom: '2026-11-15T09:00:00.000+05:30', dateTo: '2026-11-22T09:00:00.000+05:30', projectId: 'p'.repeat(100) }, TEST_SIGNER) as unknown as Json;
     expect(String(block.block_id).length).toBeLessThanOrEqual(255);
     const accessory = block.accessory as Json;
     expect(accessory.action_id).toBe(ACTION_MENU);

@@ -1,11 +1,12 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
+import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
 import {
   codeSafe,
   decodeSignalImprove,
@@ -16,7 +17,6 @@ import {
   type SignalImprove,
 } from '../visitors/index.js';
 import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from './improve-modal.js';
-import type { DigestListenerDeps } from './listeners.js';
 
 /**
  * "Improve with agent" on a reader signal, in a report or a digest (block_actions
@@ -37,6 +37,16 @@ export const OTHER_CONVERSATION_TEXT = 'This button belongs to another conversat
 export const OLDER_SIGNAL_TEXT = "This button belongs to an older report or digest I can't read any more; run `/docs-visitors` again.";
 /** Answer to a value the bot did not sign. */
 export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText('use the button on a newer report, or start a job with `/docs-edit`');
+
+/** What the button and the modal need (the digests listeners' deps have it all). */
+export interface SignalImproveDeps extends FormStartDeps {
+  /** Opens the modal. */
+  slack: { views: Pick<WebClient['views'], 'open'> };
+  /** Checks the buttons' values; signs and checks the modal's `private_metadata`. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
+  /** The configured docs projects: an Improve on a signal of another one is not followed. */
+  projects: readonly string[];
+}
 
 /** Where the job starts: the message's channel and thread, and the signal's docs project. */
 export interface SignalModalMetadata {
@@ -128,7 +138,7 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMidd
  * a configured docs project, for someone the access policy lets start jobs there and who is a member
  * of it (checked within 1.5 s; a refusal is told privately and opens nothing).
  */
-export function signalImproveAction(deps: DigestListenerDeps) {
+export function signalImproveAction(deps: SignalImproveDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
     const tell = (text: string) =>
@@ -162,7 +172,7 @@ export function signalImproveAction(deps: DigestListenerDeps) {
  * the modal; otherwise access and membership are checked again and the job start is recorded
  * (agent-jobs' intake: status message in the thread, on the signal's project).
  */
-export function signalImproveSubmission(deps: DigestListenerDeps) {
+export function signalImproveSubmission(deps: SignalImproveDeps) {
   return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
     const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
     const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });

@@ -48,6 +48,8 @@ export interface SignalPageView {
   nextCursor: string | null;
   /** Rows of the API pages before this one (for row numbers), when known. */
   rowsBefore?: number | undefined;
+  /** Which part of the API's answer the rows come from, when rows are numbered per API page ("conversations 1,001–2,000"). */
+  batch?: string | undefined;
   /** Extra context lines (how the rows were counted). */
   notes: string[];
 }
@@ -85,11 +87,12 @@ export function buildSignalMessage(view: SignalPageView, state: SignalState, o: 
       ? 'Nothing to show'
       : `Rows ${formatCount(before + start + 1)}–${formatCount(before + end)}` +
         (view.nextCursor === null && view.rowsBefore !== undefined ? ` of ${formatCount(before + view.rows.length)}` : '');
+  const batch = view.batch ? ` (${view.batch})` : '';
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(`${view.title} · ${range}`, SLACK_LIMITS.headerText), emoji: true } },
   ];
   if (view.fields.length > 0) blocks.push({ type: 'section', fields: view.fields.slice(0, 10).map((text) => ({ type: 'mrkdwn', text })) });
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`*${indicator}* · ${view.about}`, SLACK_LIMITS.sectionText) }] });
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`*${indicator}*${batch} · ${view.about}`, SLACK_LIMITS.sectionText) }] });
   blocks.push(...rowBlocks(view, { start, end }, { range, projectId: state.projectId }, o));
   for (const note of view.notes) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(note, SLACK_LIMITS.sectionText) }] });
   const nav = navButtons(state, view, { start, end }, o.signer);
@@ -97,7 +100,7 @@ export function buildSignalMessage(view: SignalPageView, state: SignalState, o: 
   blocks.push(reportMenu(view.report, state, o.signer));
   const footer = footerLine(state, o);
   if (footer) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
-  const where = view.rows.length > 0 ? `rows ${before + start + 1}–${before + end}` : 'nothing to show';
+  const where = (view.rows.length > 0 ? `rows ${before + start + 1}–${before + end}` : 'nothing to show') + batch;
   return { text: `${view.title}, ${range} · ${where}`, blocks, window: { start, end } };
 }
 

@@ -3,7 +3,7 @@ import { escapeReaderText } from '../../../platform/slack/markup.js';
 import { codeSafe, formatCount, middleTruncate } from '../format.js';
 import { docsPathOf, isSafeDocsPath } from '../safe-path.js';
 import type { SignalPageView, SignalRow } from './blocks.js';
-import type { CommentsPage, UnansweredPage } from './data.js';
+import { ASSISTANT_LIMIT, type CommentsPage, type UnansweredPage } from './data.js';
 import { groupQuestions, isUnclicked, pagesByThumbsDown, type PageFeedback, type QuestionGroup } from './group.js';
 
 /**
@@ -132,9 +132,11 @@ export function questionsView(page: UnansweredPage, batch: number): SignalPageVi
   const groups = groupQuestions(page.turns);
   const recurring = groups.filter((g) => g.count > 1).length;
   const notes: string[] = [];
-  if (batch > 0 || page.nextCursor !== null) {
+  const paged = batch > 0 || page.nextCursor !== null;
+  const first = batch * ASSISTANT_LIMIT + 1;
+  if (paged) {
     const next = page.nextCursor !== null ? ' *Next* goes on with the following ones.' : '';
-    notes.push(`Grouped within one page of ${formatCount(page.scanned)} conversations from the docs API (page ${batch + 1}).${next}`);
+    notes.push(`Grouped within one page of ${formatCount(page.scanned)} conversations from the docs API.${next}`);
   }
   return {
     report: 'questions',
@@ -148,7 +150,8 @@ export function questionsView(page: UnansweredPage, batch: number): SignalPageVi
     rows: groups.map((g, i) => questionRow(g, i + 1)),
     empty: page.scanned === 0 ? 'Nobody asked the docs assistant anything in this range.' : 'The docs assistant answered every question in this range.',
     nextCursor: page.nextCursor,
-    rowsBefore: batch === 0 && page.nextCursor === null ? 0 : undefined,
+    rowsBefore: paged ? undefined : 0,
+    batch: paged ? `conversations ${formatCount(first)}–${formatCount(first + page.scanned - 1)}` : undefined,
     notes,
   };
 }
