@@ -56,6 +56,11 @@ export async function authorizeOrTell(
   return false;
 }
 
+/** A catch that logs at warn: telling the person failed (an expired or used response_url), nothing else to do. */
+function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
+  return (err) => deps.services.logger.warn({ err }, 'could not tell the person about a report');
+}
+
 /** A {@link Respond} over a click's response_url, or one that does nothing when there is none. */
 export function respondTo(responseUrl: string | undefined): Respond {
   return responseUrl ? respondVia(responseUrl) : async () => undefined;
@@ -100,7 +105,7 @@ export async function postReport(
     const code = slackErrorCode(err);
     deps.services.logger.warn({ err, slackError: code, channel }, 'could not post a report');
     const text = code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
-    await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(() => undefined);
+    await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(warnTellFailed(deps));
     return false;
   }
 }
@@ -117,7 +122,7 @@ export async function editReport(
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel: at.channel }, 'could not edit a report');
-    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(() => undefined);
+    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(warnTellFailed(deps));
     return false;
   }
 }
@@ -132,7 +137,7 @@ export async function tellClicker(
   await deps.slack.chat
     .postEphemeral({ channel: at.channel, user: at.user, text: message.text, ...(message.blocks ? { blocks: message.blocks as never } : {}) })
     .catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...message }))
-    .catch(() => undefined);
+    .catch(warnTellFailed(deps));
 }
 
 /** Edits the report `messageTs` in place, or posts a new one (no unfurls). @throws Slack's error. */
