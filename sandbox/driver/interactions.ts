@@ -81,14 +81,16 @@ function selectEntry(element: Json, selected: string): Json {
   const options = (Array.isArray(element.options) ? element.options : []) as Json[];
   const option = options.find((o) => o.value === selected);
   if (!option) throw new Error(`the menu has no option ${selected}`);
-  return { type: 'static_select', ...(element.placeholder ? { placeholder: element.placeholder } : {}), selected_option: option };
+  const placeholder = element.placeholder ? { placeholder: element.placeholder } : {};
+  return { type: 'static_select', ...placeholder, selected_option: option };
 }
 
 /** The `actions[0]` entry of a block_actions payload, completed from the element in the message's blocks. */
 function actionEntry(ctx: DriverContext, p: BlockActionInput, found: FoundElement | undefined): Json {
   if (p.selected !== undefined) {
     const chosen = selectEntry(found?.element ?? {}, p.selected);
-    return { ...chosen, action_id: p.actionId, block_id: p.blockId ?? found?.blockId ?? 'actions', action_ts: ctx.eventTs() };
+    const blockId = p.blockId ?? found?.blockId ?? 'actions';
+    return { ...chosen, action_id: p.actionId, block_id: blockId, action_ts: ctx.eventTs() };
   }
   const element = feedbackChoice(found?.element ?? {}, p.feedback);
   return {

@@ -36,14 +36,28 @@ let runs = 0;
 const analyticsCalls = () => docs.requests.filter((r) => r.path.includes('/v1/analytics/'));
 const run = (sections?: DigestJobData['sections']): DigestRun => ({
   runKey: `run-${++runs}`,
-  data: { teamId: slack.teamId, channel: 'C0DOCS', requestedBy: 'U0ALICE', tz: 'UTC', trigger: 'manual', ...(sections ? { sections } : {}) },
+  data: {
+    teamId: slack.teamId,
+    channel: 'C0DOCS',
+    requestedBy: 'U0ALICE',
+    tz: 'UTC',
+    trigger: 'manual',
+    ...(sections ? { sections } : {}),
+  },
   finalAttempt: false,
   nowMs: clock,
 });
-const latest = (): SlackMessage => slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest')).at(-1)!;
+const latest = (): SlackMessage =>
+  slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest')).at(-1)!;
 function shown(m: SlackMessage): string {
   const walk = (v: unknown): string[] =>
-    Array.isArray(v) ? v.flatMap(walk) : v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => (k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : walk(x))) : [];
+    Array.isArray(v)
+      ? v.flatMap(walk)
+      : v && typeof v === 'object'
+        ? Object.entries(v).flatMap(([k, x]) =>
+            k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : walk(x),
+          )
+        : [];
   return walk(m.blocks ?? []).join('\n');
 }
 const improveValues = (m: SlackMessage): string[] =>
@@ -65,10 +79,23 @@ beforeEach(() => {
   prefix = randomPrefix();
   docs.requests.length = 0;
   const logger = createLogger('silent');
-  docsApi = new DocsApiClient({ baseUrl: docs.url, apiKey: 'mint_reader_digest', projectId: 'proj_digest', retryMinDelayMs: 1 });
+  docsApi = new DocsApiClient({
+    baseUrl: docs.url,
+    apiKey: 'mint_reader_digest',
+    projectId: 'proj_digest',
+    retryMinDelayMs: 1,
+  });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    visitors: createVisitorsServices({ redis, prefix, docsApi, projectId: 'proj_digest', logger, now: () => clock, signer: TEST_SIGNER }),
+    visitors: createVisitorsServices({
+      redis,
+      prefix,
+      docsApi,
+      projectId: 'proj_digest',
+      logger,
+      now: () => clock,
+      signer: TEST_SIGNER,
+    }),
     signer: TEST_SIGNER,
     redis,
     prefix,
@@ -85,8 +112,8 @@ afterEach(async () => {
   await dropPrefix(redis, prefix);
 });
 
-describe("the digest's \"What readers couldn't find\"", () => {
-  it('every section: the three parts with Improve on each item, in 6 analytics calls; reader text escaped', async () => {
+describe('the digest\'s "What readers couldn\'t find"', () => {
+  it('every section: the three parts, Improve on each item, 6 analytics calls; reader text escaped', async () => {
     const outcome = await runDigest(deps, run());
     expect(outcome).toMatchObject({ status: 'posted' });
     const m = latest();
@@ -99,7 +126,9 @@ describe("the digest's \"What readers couldn't find\"", () => {
     expect(text).toMatch(/vs the week before \(\d+\)/);
     expect(m.text).toMatch(/· readers: 5 searches with no click, 5 pages with 👎, \d recurring unanswered questions$/);
     expect(text.replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
-    const kinds = improveValues(m).map((v) => decodeSignalImprove(v, TEST_SIGNER)).map((d) => (d.ok ? d.improve.signal.kind : 'bad'));
+    const kinds = improveValues(m)
+      .map((v) => decodeSignalImprove(v, TEST_SIGNER))
+      .map((d) => (d.ok ? d.improve.signal.kind : 'bad'));
     expect(new Set(kinds)).toEqual(new Set(['search', 'feedback', 'question']));
     expect(analyticsCalls().length).toBeLessThanOrEqual(6);
     expect(analyticsCalls().map((r) => r.path.replace('/v1/analytics/proj_digest', ''))).toEqual([
@@ -110,7 +139,11 @@ describe("the digest's \"What readers couldn't find\"", () => {
       '/feedback',
       '/assistant',
     ]);
-    expect(analyticsCalls().at(-1)!.query).toMatchObject({ dateFrom: '2026-11-09', dateTo: '2026-11-23', limit: '1000' });
+    expect(analyticsCalls().at(-1)!.query).toMatchObject({
+      dateFrom: '2026-11-09',
+      dateTo: '2026-11-23',
+      limit: '1000',
+    });
     expect(HOSTILE_TEXT.mentions).toContain('<!channel>');
   });
 
@@ -133,7 +166,9 @@ describe("the digest's \"What readers couldn't find\"", () => {
     await runDigest(deps, run(['searches', 'feedback']));
     const text = shown(latest());
     expect(text).toContain('*Searched often, nothing clicked*');
-    expect(text).toContain('Pages with the most 👎 this week: not shown (The docs service failed; try again in a minute.)');
+    expect(text).toContain(
+      'Pages with the most 👎 this week: not shown (The docs service failed; try again in a minute.)',
+    );
   });
 
   it('every chosen part failing (and no visitors section): the run throws, to be retried like any digest', async () => {
@@ -144,12 +179,26 @@ describe("the digest's \"What readers couldn't find\"", () => {
 
 describe('the channel chooses its sections', () => {
   it('the subscription keeps them, and a digest sent now takes them from it', async () => {
-    const sub = await subscribeChannel(digestQueue, { teamId: 'T1', channel: 'C1', requestedBy: 'U1', schedule: { pattern: '0 9 * * 1', tz: 'UTC' }, sections: ['questions', 'visitors'] });
+    const sub = await subscribeChannel(digestQueue, {
+      teamId: 'T1',
+      channel: 'C1',
+      requestedBy: 'U1',
+      schedule: { pattern: '0 9 * * 1', tz: 'UTC' },
+      sections: ['questions', 'visitors'],
+    });
     expect(sub.sections).toEqual(['visitors', 'questions']);
     expect((await getSubscription(digestQueue, 'T1', 'C1'))?.sections).toEqual(['visitors', 'questions']);
-    const all = await subscribeChannel(digestQueue, { teamId: 'T1', channel: 'C2', requestedBy: 'U1', schedule: { pattern: '0 9 * * 1', tz: 'UTC' } });
+    const all = await subscribeChannel(digestQueue, {
+      teamId: 'T1',
+      channel: 'C2',
+      requestedBy: 'U1',
+      schedule: { pattern: '0 9 * * 1', tz: 'UTC' },
+    });
     expect(all.sections).toEqual(['visitors', 'searches', 'feedback', 'questions']);
-    await queueDigestNow({ digestQueue, defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' }, now: () => clock }, { teamId: 'T1', channel: 'C1', requestedBy: 'U1' });
+    await queueDigestNow(
+      { digestQueue, defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' }, now: () => clock },
+      { teamId: 'T1', channel: 'C1', requestedBy: 'U1' },
+    );
     const [job] = await digestQueue.getJobs(['waiting', 'delayed', 'prioritized']);
     expect(job?.data).toMatchObject({ channel: 'C1', trigger: 'manual', sections: ['visitors', 'questions'] });
   });

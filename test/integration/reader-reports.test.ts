@@ -1,11 +1,26 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CURSOR_REJECTED_DETAIL, FAKE_RECURRING_UNANSWERED, HOSTILE_TEXT, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
+import {
+  CURSOR_REJECTED_DETAIL,
+  FAKE_RECURRING_UNANSWERED,
+  HOSTILE_TEXT,
+  startFakeDocsApi,
+  type FakeDocsApi,
+} from '../../sandbox/fake-docs-api.js';
 import { INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
-import { loadReport, createVisitorsServices, type LoadedReport, type VisitorsServices } from '../../src/features/visitors/service.js';
+import {
+  loadReport,
+  createVisitorsServices,
+  type LoadedReport,
+  type VisitorsServices,
+} from '../../src/features/visitors/service.js';
 import { ACTION_SIGNAL_NEXT } from '../../src/features/visitors/signals/blocks.js';
-import { ACTION_SIGNAL_RETRY, buildSignalErrorMessage, loadSignalReport } from '../../src/features/visitors/signals/load.js';
+import {
+  ACTION_SIGNAL_RETRY,
+  buildSignalErrorMessage,
+  loadSignalReport,
+} from '../../src/features/visitors/signals/load.js';
 import { openSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -31,13 +46,32 @@ const WEEK = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 
 const analyticsCalls = () => fake.requests.filter((r) => r.path.includes('/v1/analytics/'));
 const services = (api: DocsApiClient, r: Redis = redis) =>
-  createVisitorsServices({ redis: r, prefix, docsApi: api, projectId: 'proj_signals', logger: createLogger('silent'), now: () => Date.parse('2026-11-22T20:00:00Z'), signer: TEST_SIGNER });
-const state = (over: Partial<SignalState>): SignalState => ({ report: 'searches', ...WEEK, rows: 10, cursors: [], skip: 0, requester: 'U0ALICE', ...over });
+  createVisitorsServices({
+    redis: r,
+    prefix,
+    docsApi: api,
+    projectId: 'proj_signals',
+    logger: createLogger('silent'),
+    now: () => Date.parse('2026-11-22T20:00:00Z'),
+    signer: TEST_SIGNER,
+  });
+const state = (over: Partial<SignalState>): SignalState => ({
+  report: 'searches',
+  ...WEEK,
+  rows: 10,
+  cursors: [],
+  skip: 0,
+  requester: 'U0ALICE',
+  ...over,
+});
 const load = (s: SignalState) => loadSignalReport(svc, s, { user: 'U0ALICE', channel: 'C0DOCS' });
 /** What Slack shows of a report: every `text` of its blocks (button values are not shown). */
 function shownTexts(v: unknown): string[] {
   if (Array.isArray(v)) return v.flatMap(shownTexts);
-  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => (k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : shownTexts(x)));
+  if (v && typeof v === 'object')
+    return Object.entries(v).flatMap(([k, x]) =>
+      k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : shownTexts(x),
+    );
   return [];
 }
 const text = (l: LoadedReport) => (l.ok ? shownTexts(l.message.blocks).join('\n') : '');
@@ -54,8 +88,17 @@ function buttonState(l: LoadedReport, actionId: string): SignalState | undefined
 }
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({ apiKey: 'mint_signals', projectId: 'proj_signals', now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock });
-  docsApi = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_signals', projectId: 'proj_signals', retryMinDelayMs: 1 });
+  fake = await startFakeDocsApi({
+    apiKey: 'mint_signals',
+    projectId: 'proj_signals',
+    now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock,
+  });
+  docsApi = new DocsApiClient({
+    baseUrl: fake.url,
+    apiKey: 'mint_signals',
+    projectId: 'proj_signals',
+    retryMinDelayMs: 1,
+  });
 });
 afterAll(async () => {
   await docsApi.close();
@@ -73,10 +116,12 @@ afterEach(async () => {
 });
 
 describe('what a report costs', () => {
-  it('searches: a page of 10 rows costs 1 call; the other windows of the 100 terms and going back cost none', async () => {
+  it('searches: a page of 10 rows costs 1 call; the other windows of the 100 terms and going back: none', async () => {
     const first = await load(state({}));
     expect(first.ok).toBe(true);
-    expect(analyticsCalls().map((r) => [r.path, r.query])).toEqual([['/v1/analytics/proj_signals/searches', { ...WEEK, limit: '100' }]]);
+    expect(analyticsCalls().map((r) => [r.path, r.query])).toEqual([
+      ['/v1/analytics/proj_signals/searches', { ...WEEK, limit: '100' }],
+    ]);
     let next = buttonState(first, ACTION_SIGNAL_NEXT);
     while (next) {
       const page = await load(next);
@@ -90,7 +135,7 @@ describe('what a report costs', () => {
     }
   });
 
-  it('questions: 1 call a page of 1000 conversations; Next past its last window takes the next by its cursor, Previous comes back free', async () => {
+  it('questions: 1 call a page of 1000 conversations; Next past it by its cursor, Previous back free', async () => {
     const ninety = { dateFrom: '2026-08-24', dateTo: '2026-11-22' };
     let page = await load(state({ report: 'questions', ...ninety }));
     expect(text(page)).toMatch(/how do i set up sso with okta/i);
@@ -110,10 +155,13 @@ describe('what a report costs', () => {
     expect(analyticsCalls()).toHaveLength(2);
   });
 
-  it('feedback: 2 calls for the whole report (the counts by page, the comments); the views of a visitor report 1 for all its pages', async () => {
+  it('feedback: 2 calls for the whole report; a visitor report: 1 a page, and 1 for its views', async () => {
     await load(state({ report: 'feedback' }));
     await load(state({ report: 'feedback', rows: 3, skip: 3 }));
-    expect(analyticsCalls().map((r) => r.path)).toEqual(['/v1/analytics/proj_signals/feedback/by-page', '/v1/analytics/proj_signals/feedback']);
+    expect(analyticsCalls().map((r) => r.path)).toEqual([
+      '/v1/analytics/proj_signals/feedback/by-page',
+      '/v1/analytics/proj_signals/feedback',
+    ]);
     fake.requests.length = 0;
     await loadReport(svc, { ...WEEK, limit: 10, offset: 0, skip: 0 }, 'U0ALICE');
     await loadReport(svc, { ...WEEK, limit: 10, offset: 10, skip: 0 }, 'U0ALICE');
@@ -147,18 +195,43 @@ describe('reader text and refusals', () => {
     expect(next.cursors).toHaveLength(1);
     docsClock = 16 * 60_000; // the fake forgets cursors after 15 minutes
     const expired = await load(next);
-    expect(expired).toMatchObject({ ok: false, text: 'This page of the report expired; run the report again.', retryable: false });
+    expect(expired).toMatchObject({
+      ok: false,
+      text: 'This page of the report expired; run the report again.',
+      retryable: false,
+    });
     const failed = analyticsCalls().at(-1)!;
     expect(failed.status).toBe(400);
     expect(JSON.stringify(failed.responseBody)).toContain(CURSOR_REJECTED_DETAIL);
-    const msg = buildSignalErrorMessage('This page of the report expired; run the report again.', next, false, TEST_SIGNER);
+    const msg = buildSignalErrorMessage(
+      'This page of the report expired; run the report again.',
+      next,
+      false,
+      TEST_SIGNER,
+    );
     expect(JSON.stringify(msg.blocks)).not.toContain(ACTION_SIGNAL_RETRY);
   });
 
   it.each([
-    [400, { error: 'Invalid query parameters', details: [{ message: 'limit <@U0X> must be <= 100' }] }, 'The docs service rejected the request: Invalid query parameters: limit &lt;@U0X&gt; must be &lt;= 100.', false],
-    [401, { error: 'Unauthorized' }, "The bot's API key was rejected by the docs service; tell the admin who installed this bot.", false],
-    [403, { error: 'Forbidden' }, "The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin who installed this bot.", false],
+    [
+      400,
+      { error: 'Invalid query parameters', details: [{ message: 'limit <@U0X> must be <= 100' }] },
+      'The docs service rejected the request: Invalid query parameters: limit &lt;@U0X&gt; must be &lt;= 100.',
+      false,
+    ],
+    [
+      401,
+      { error: 'Unauthorized' },
+      "The bot's API key was rejected by the docs service; tell the admin who installed this bot.",
+      false,
+    ],
+    [
+      403,
+      { error: 'Forbidden' },
+      "The docs service refused the bot's API key (missing scope or IP allowlist); " +
+        'tell the admin who installed this bot.',
+      false,
+    ],
   ])('%i: one plain sentence, Retry only when it may help', async (status, body, sentence, retryable) => {
     fake.failNext(/\/searches$/, status, 1, body);
     const l = await load(state({}));
@@ -169,7 +242,13 @@ describe('reader text and refusals', () => {
   it('429: the organization-wide limit and when to retry; then nobody calls for the back-off', async () => {
     fake.failNext(/\/feedback\/by-page$/, 429, 1);
     const l = await load(state({ report: 'feedback' }));
-    expect(l).toMatchObject({ ok: false, retryable: true, text: 'The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 1m.' });
+    expect(l).toMatchObject({
+      ok: false,
+      retryable: true,
+      text:
+        'The docs analytics API is rate limiting us ' +
+        '(it allows 100 requests per hour for the whole organization); try again in 1m.',
+    });
     const again = await load(state({ report: 'questions' }));
     expect(again.ok).toBe(false);
     expect(analyticsCalls()).toHaveLength(1);
@@ -179,11 +258,13 @@ describe('reader text and refusals', () => {
     await svc.budget.record(INTERACTIVE_CEILING);
     const l = await load(state({ report: 'questions' }));
     expect(l).toMatchObject({ ok: false, retryable: true });
-    expect((l as { text: string }).text).toMatch(/^This bot has used 85 of the 100 analytics requests .* new ones will in 1h\.$/);
+    expect((l as { text: string }).text).toMatch(
+      /^This bot has used 85 of the 100 analytics requests .* new ones will in 1h\.$/,
+    );
     expect(analyticsCalls()).toHaveLength(0);
   });
 
-  it('a 5xx is retried once (both attempts counted); two in a row is "the docs service failed", with Retry', async () => {
+  it('a 5xx is retried once (both attempts counted); two in a row: "the docs service failed", Retry', async () => {
     fake.failNext(/\/searches$/, 500, 1);
     expect((await load(state({}))).ok).toBe(true);
     expect(analyticsCalls()).toHaveLength(2);
@@ -214,11 +295,21 @@ describe('failures below the API', () => {
 
   it('a timeout is retried once, then "could not be reached", with Retry; both attempts counted', async () => {
     const port = (hang.address() as { port: number }).port;
-    const slow = new DocsApiClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'mint_signals', projectId: 'proj_signals', timeoutMs: 150, retryMinDelayMs: 1 });
+    const slow = new DocsApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'mint_signals',
+      projectId: 'proj_signals',
+      timeoutMs: 150,
+      retryMinDelayMs: 1,
+    });
     try {
       svc = services(slow);
       const l = await load(state({}));
-      expect(l).toMatchObject({ ok: false, text: 'The docs service could not be reached; try again in a minute.', retryable: true });
+      expect(l).toMatchObject({
+        ok: false,
+        text: 'The docs service could not be reached; try again in a minute.',
+        retryable: true,
+      });
       expect(requests).toBe(2);
       expect(await svc.budget.used()).toBe(2);
     } finally {

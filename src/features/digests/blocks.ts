@@ -170,21 +170,33 @@ export interface DigestParts {
  * pages with "Improve with agent", new pages) when chosen, "What readers couldn't find" when chosen
  * and not empty, and the footer (≤ 45 blocks).
  */
-export function buildDigest(parts: DigestParts, trigger: DigestTrigger, signer: Pick<ValueSigner, 'sign'>): { text: string; blocks: KnownBlock[] } {
+export function buildDigest(
+  parts: DigestParts,
+  trigger: DigestTrigger,
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
   const week = formatRange(parts.week.current);
+  const header = truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText);
   const blocks: KnownBlock[] = parts.visitors
     ? visitorBlocks(parts.visitors, week, signer)
-    : [{ type: 'header', text: { type: 'plain_text', text: truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText), emoji: true } }];
+    : [{ type: 'header', text: { type: 'plain_text', text: header, emoji: true } }];
   const readers = parts.readers;
-  if (readers) blocks.push(...readerBlocks(readers.signals, { channel: readers.channel, projectId: readers.projectId, week, signer }));
-  if (blocks.length === 1) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing to report this week._' } });
+  if (readers) {
+    const where = { channel: readers.channel, projectId: readers.projectId, week, signer };
+    blocks.push(...readerBlocks(readers.signals, where));
+  }
+  if (blocks.length === 1) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing to report this week._' } });
+  }
+  const schedule = trigger.kind === 'scheduled' && trigger.scheduleText ? `, ${trigger.scheduleText}` : '';
   const footer =
     trigger.kind === 'manual'
       ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
-      : `This channel's weekly digest${trigger.scheduleText ? `, ${trigger.scheduleText}` : ''} · \`/docs-visitors unsubscribe\` stops it`;
+      : `This channel's weekly digest${schedule} · \`/docs-visitors unsubscribe\` stops it`;
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
   const t = parts.visitors?.totals;
-  const traffic = t ? `: ${formatCount(t.total.current)} visitors (${formatChange(t.total.pct)} vs the week before)` : '';
+  const change = t ? `${formatChange(t.total.pct)} vs the week before` : '';
+  const traffic = t ? `: ${formatCount(t.total.current)} visitors (${change})` : '';
   return { text: `Weekly docs digest, ${week}${traffic}${readerSummary(readers?.signals)}`, blocks };
 }
 

@@ -52,7 +52,8 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
       return recordCommand(deps.intake, deps.logger, ack, entry);
     }
     if (cmd.kind === 'signals') {
-      const payload: SignalReportIntake = { caller, report: cmd.report, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url };
+      const { report, range, limit } = cmd;
+      const payload: SignalReportIntake = { caller, report, range, limit, responseUrl: command.response_url };
       const entry: IntakeEntry<SignalReportIntake> = { ...base, kind: VISITORS_INTAKE.signalReport, payload };
       return recordCommand(deps.intake, deps.logger, ack, entry);
     }

@@ -1,4 +1,11 @@
-import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -32,11 +39,15 @@ export const SIGNAL_IMPROVE_CALLBACK_ID = 'visitors_improve_signal';
 export const SIGNAL_MODAL_PURPOSE = 'digests.improve-signal-modal';
 
 /** Answer to a button on a message of another conversation than the one it was made for. */
-export const OTHER_CONVERSATION_TEXT = 'This button belongs to another conversation, so I did nothing. Use the one on the report or digest there.';
+export const OTHER_CONVERSATION_TEXT =
+  'This button belongs to another conversation, so I did nothing. Use the one on the report or digest there.';
 /** Answer to a button of a project no longer configured, or a value that can't be read. */
-export const OLDER_SIGNAL_TEXT = "This button belongs to an older report or digest I can't read any more; run `/docs-visitors` again.";
+export const OLDER_SIGNAL_TEXT =
+  "This button belongs to an older report or digest I can't read any more; run `/docs-visitors` again.";
 /** Answer to a value the bot did not sign. */
-export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText('use the button on a newer report, or start a job with `/docs-edit`');
+export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText(
+  'use the button on a newer report, or start a job with `/docs-edit`',
+);
 
 /** What the button and the modal need (the digests listeners' deps have it all). */
 export interface SignalImproveDeps extends FormStartDeps {
@@ -55,7 +66,14 @@ export interface SignalModalMetadata {
   projectId?: string | undefined;
 }
 
-const metadataSchema = z.object({ c: channelId, t: messageTs, p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional() });
+const metadataSchema = z.object({
+  c: channelId,
+  t: messageTs,
+  p: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+    .optional(),
+});
 
 /** Opens a modal's `private_metadata`: where to start the job, when the bot signed it; else why not. */
 export function decodeSignalModalMetadata(
@@ -78,14 +96,21 @@ function summary(v: SignalImprove): string {
   const s = v.signal;
   switch (s.kind) {
     case 'search':
-      return `Readers searched the docs for “${escapeReaderText(s.term, 120)}” ${formatCount(s.hits)} times (${range}) and clicked no result.`;
+      return (
+        `Readers searched the docs for “${escapeReaderText(s.term, 120)}” ${formatCount(s.hits)} times (${range}) ` +
+        'and clicked no result.'
+      );
     case 'feedback':
       return (
-        `\`${codeSafe(middleTruncate(s.path, 80))}\`: 👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
+        `\`${codeSafe(middleTruncate(s.path, 80))}\`: ` +
+        `👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
         `${s.comments.length} ${s.comments.length === 1 ? 'comment' : 'comments'} quoted in the instruction.`
       );
     case 'question':
-      return `Readers asked the docs assistant “${escapeReaderText(s.question, 200)}” ${formatCount(s.count)} times (${range}); it could not answer.`;
+      return (
+        `Readers asked the docs assistant “${escapeReaderText(s.question, 200)}” ` +
+        `${formatCount(s.count)} times (${range}); it could not answer.`
+      );
   }
 }
 
@@ -93,7 +118,11 @@ function summary(v: SignalImprove): string {
  * Builds the modal for views.open: the signal in words, and the instruction to edit.
  * @param meta - the message's channel and ts (from the block_actions container) and the signal's project.
  */
-export function buildSignalImproveModal(v: SignalImprove, meta: SignalModalMetadata, signer: Pick<ValueSigner, 'sign'>): ModalView {
+export function buildSignalImproveModal(
+  v: SignalImprove,
+  meta: SignalModalMetadata,
+  signer: Pick<ValueSigner, 'sign'>,
+): ModalView {
   const wire = { c: meta.channel, t: meta.threadTs, ...(meta.projectId ? { p: meta.projectId } : {}) };
   const where = meta.projectId ? ` on the docs project \`${meta.projectId}\`` : '';
   return {
@@ -142,7 +171,9 @@ export function signalImproveAction(deps: SignalImproveDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
     const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not answer through the response_url'),
+      );
     const decoded = decodeSignalImprove(action.value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, SIGNAL_IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
@@ -155,7 +186,12 @@ export function signalImproveAction(deps: SignalImproveDeps) {
     if (v.channel !== channel) return void (await tell(OTHER_CONVERSATION_TEXT));
     if (v.projectId !== undefined && !deps.projects.includes(v.projectId)) return void (await tell(OLDER_SIGNAL_TEXT));
     const teamId = body.team?.id ?? body.user.team_id;
-    const refusal = await formRefusal(deps, { user: body.user.id, ...(teamId ? { teamId } : {}) }, 'start_job', channel);
+    const refusal = await formRefusal(
+      deps,
+      { user: body.user.id, ...(teamId ? { teamId } : {}) },
+      'start_job',
+      channel,
+    );
     if (refusal) return void (await tell(refusal));
     const view = buildSignalImproveModal(v, { channel, threadTs: ts, projectId: v.projectId }, deps.signer);
     try {
@@ -183,7 +219,17 @@ export function signalImproveSubmission(deps: SignalImproveDeps) {
       return void (await refuse(unverifiedValueText('open the form again from the report or digest')));
     }
     const { channel, threadTs, projectId } = decoded.meta;
-    const req = { channel, instruction, threadTs, reactOnStatusMessage: true, ...(projectId ? { project: projectId } : {}) };
-    await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' }, req);
+    const req = {
+      channel,
+      instruction,
+      threadTs,
+      reactOnStatusMessage: true,
+      ...(projectId ? { project: projectId } : {}),
+    };
+    await submitJobStartForm(
+      deps,
+      { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' },
+      req,
+    );
   };
 }

@@ -79,11 +79,13 @@ export function createDigests(o: DigestsOptions): Digests {
       const sub = await getSubscription(digestQueue, teamId, channel);
       if (!sub) return 'none (`/docs-visitors subscribe` starts one)';
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
-      return `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}, subscribed by <@${sub.requestedBy}>`;
+      const what = `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}`;
+      return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
     register: (app) => {
       const { intake, slack, access, conversations, signer } = o;
-      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects: o.projects });
+      const projects = o.projects;
+      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects });
     },
     startWorkers: () => [
       startDigestWorker(

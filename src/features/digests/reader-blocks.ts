@@ -38,9 +38,16 @@ const PART_TITLES = {
 
 function section(text: string, improve: Signal | undefined, i: number, c: ReaderBlocksContext): KnownBlock {
   const body = { type: 'mrkdwn' as const, text: truncate(text, SLACK_LIMITS.sectionText) };
-  const value = improve ? encodeSignalImprove({ signal: improve, rangeLabel: c.week, channel: c.channel, projectId: c.projectId }, c.signer) : undefined;
+  const value = improve
+    ? encodeSignalImprove({ signal: improve, rangeLabel: c.week, channel: c.channel, projectId: c.projectId }, c.signer)
+    : undefined;
   if (!value) return { type: 'section', text: body };
-  const button = { type: 'button' as const, text: { type: 'plain_text' as const, text: 'Improve with agent', emoji: true }, action_id: `${ACTION_SIGNAL_IMPROVE_PREFIX}${i}`, value };
+  const button = {
+    type: 'button' as const,
+    text: { type: 'plain_text' as const, text: 'Improve with agent', emoji: true },
+    action_id: `${ACTION_SIGNAL_IMPROVE_PREFIX}${i}`,
+    value,
+  };
   return { type: 'section', block_id: `digest-signal-${i}`, text: body, accessory: button };
 }
 
@@ -53,7 +60,12 @@ function searchBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => numb
   return [
     title(PART_TITLES.searches),
     ...r.unclicked.map((s) =>
-      section(`“${escapeReaderText(s.searchQuery, 120)}” · ${formatCount(s.hits)} searches, no result clicked`, { kind: 'search', term: s.searchQuery, hits: s.hits }, next(), c),
+      section(
+        `“${escapeReaderText(s.searchQuery, 120)}” · ${formatCount(s.hits)} searches, no result clicked`,
+        { kind: 'search', term: s.searchQuery, hits: s.hits },
+        next(),
+        c,
+      ),
     ),
   ];
 }
@@ -67,10 +79,24 @@ function feedbackBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => nu
       const safe = path !== undefined && isSafeDocsPath(path);
       const latest = p.comments[0];
       const comment = latest ? `\n> “${escapeReaderText(latest.text, 160)}”` : '';
-      const text = `${inlinePath(p.path, 60)} · 👎 ${formatCount(p.thumbsDown)} · 👍 ${formatCount(p.thumbsUp)}${comment}`;
+      const counts = `👎 ${formatCount(p.thumbsDown)} · 👍 ${formatCount(p.thumbsUp)}`;
+      const text = `${inlinePath(p.path, 60)} · ${counts}${comment}`;
       const improve: Signal | undefined =
-        safe && path ? { kind: 'feedback', path, thumbsDown: p.thumbsDown, thumbsUp: p.thumbsUp, comments: p.comments.map((x) => x.text) } : undefined;
-      return section(safe ? text : `${text}\n_(unusual characters in the path: not offered to the agent)_`, improve, next(), c);
+        safe && path
+          ? {
+              kind: 'feedback',
+              path,
+              thumbsDown: p.thumbsDown,
+              thumbsUp: p.thumbsUp,
+              comments: p.comments.map((x) => x.text),
+            }
+          : undefined;
+      return section(
+        safe ? text : `${text}\n_(unusual characters in the path: not offered to the agent)_`,
+        improve,
+        next(),
+        c,
+      );
     }),
   ];
 }
@@ -80,9 +106,20 @@ function questionBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => nu
   return [
     title(PART_TITLES.questions),
     ...r.questions.map(({ group: g, lastWeek, pct }) => {
-      const change = lastWeek === null ? '' : lastWeek === 0 ? ' · new this week' : ` · ${formatChange(pct)} vs the week before (${formatCount(lastWeek)})`;
+      const change =
+        lastWeek === null
+          ? ''
+          : lastWeek === 0
+            ? ' · new this week'
+            : ` · ${formatChange(pct)} vs the week before (${formatCount(lastWeek)})`;
       const text = `“${escapeReaderText(g.question, 200)}” · asked ${formatCount(g.count)}×${change}`;
-      const improve: Signal = { kind: 'question', question: g.question, count: g.count, response: g.response, pageUrl: g.pageUrls[0] };
+      const improve: Signal = {
+        kind: 'question',
+        question: g.question,
+        count: g.count,
+        response: g.response,
+        pageUrl: g.pageUrls[0],
+      };
       return section(text, improve, next(), c);
     }),
   ];
@@ -95,20 +132,28 @@ export function readerBlocks(r: ReaderSignals | undefined, c: ReaderBlocksContex
   const next = () => i++;
   const blocks: KnownBlock[] = [
     { type: 'divider' },
-    { type: 'section', text: { type: 'mrkdwn', text: "*What readers couldn't find* (their own words are shown as plain text)" } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: "*What readers couldn't find* (their own words are shown as plain text)" },
+    },
     ...searchBlocks(r, c, next),
     ...feedbackBlocks(r, c, next),
     ...questionBlocks(r, c, next),
   ];
   const failed = r.failures.map((f) => `${PART_TITLES[f.section]}: not shown (${f.text})`);
-  if (failed.length > 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(failed.join('\n'), SLACK_LIMITS.sectionText) }] });
+  if (failed.length > 0)
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: truncate(failed.join('\n'), SLACK_LIMITS.sectionText) }],
+    });
   return blocks;
 }
 
 /** The section in one line, for the message's notification text (empty when it is left out). */
 export function readerSummary(r: ReaderSignals | undefined): string {
   if (!r || readersEmpty(r)) return '';
-  const n = (count: number | undefined, one: string, many: string) => (count ? `${count} ${count === 1 ? one : many}` : '');
+  const n = (count: number | undefined, one: string, many: string) =>
+    count ? `${count} ${count === 1 ? one : many}` : '';
   const parts = [
     n(r.unclicked?.length, 'search with no click', 'searches with no click'),
     n(r.thumbsDown?.length, 'page with 👎', 'pages with 👎'),

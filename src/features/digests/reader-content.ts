@@ -67,7 +67,11 @@ async function thumbsDown(cache: AnalyticsCache, week: Range, who: QueryCaller):
  * The questions asked at least twice this week (most first), each with last week's count: one page
  * of conversations over both weeks, split by each turn's timestamp.
  */
-async function recurring(cache: AnalyticsCache, weeks: { current: Range; previous: Range }, who: QueryCaller): Promise<RecurringQuestion[]> {
+async function recurring(
+  cache: AnalyticsCache,
+  weeks: { current: Range; previous: Range },
+  who: QueryCaller,
+): Promise<RecurringQuestion[]> {
   const got = await readUnanswered(cache, { dateFrom: weeks.previous.dateFrom, dateTo: weeks.current.dateTo }, who);
   const start = Date.parse(`${weeks.current.dateFrom}T00:00:00Z`);
   const thisWeek = got.page.turns.filter((t) => Date.parse(t.timestamp) >= start);
@@ -100,7 +104,10 @@ export async function loadReaderSignals(
 ): Promise<ReaderSignals> {
   const who: QueryCaller = { purpose: 'digest', projectId };
   const out: ReaderSignals = { failures: [] };
-  const attempt = async <T>(section: Exclude<DigestSection, 'visitors'>, load: () => Promise<T>): Promise<T | undefined> => {
+  const attempt = async <T>(
+    section: Exclude<DigestSection, 'visitors'>,
+    load: () => Promise<T>,
+  ): Promise<T | undefined> => {
     if (!sections.includes(section)) return undefined;
     try {
       return await load();

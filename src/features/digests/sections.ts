@@ -48,11 +48,21 @@ export function takeSectionsOption(
       rest.push(arg);
       continue;
     }
-    if (sections) return { ok: false, message: `:warning: Give \`sections=\` once (\`${quoteToken(arg)}\` is a second one).\n*Sections:* ${SECTIONS_USAGE}.` };
-    const names = (m[1] ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+    if (sections)
+      return {
+        ok: false,
+        message:
+          `:warning: Give \`sections=\` once (\`${quoteToken(arg)}\` is a second one).\n` +
+          `*Sections:* ${SECTIONS_USAGE}.`,
+      };
+    const names = (m[1] ?? '')
+      .split(',')
+      .map((n) => n.trim().toLowerCase())
+      .filter(Boolean);
     const unknown = names.find((n) => !isDigestSection(n));
     if (names.length === 0 || unknown !== undefined) {
-      const what = unknown !== undefined ? `\`${quoteToken(unknown)}\` is not a digest section` : 'name at least one section';
+      const what =
+        unknown !== undefined ? `\`${quoteToken(unknown)}\` is not a digest section` : 'name at least one section';
       return { ok: false, message: `:warning: ${what}.\n*Sections:* ${SECTIONS_USAGE}.` };
     }
     sections = sectionsOf(names);

@@ -5,78 +5,37 @@ import type { Logger } from '../../platform/logger.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type AnalyticsCache, type VisitorsServices } from '../visitors/index.js';
-import { buildDigest, buildDigestFailureMessage, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
+import {
+  digestRanges,
+  formatRange,
+  visitorsErrorText,
+  visitorsKeyPrefix,
+  type VisitorsServices,
+} from '../visitors/index.js';
+import {
+  buildDigest,
+  buildDigestFailureMessage,
+  DIGEST_EVENT_TYPE,
+  type DigestParts,
+  type DigestTrigger,
+} from './blocks.js';
 import { renderDigestChart } from './chart.js';
-import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
-import { loadReaderSignals } from './reader-content.js';
+import type { DigestContent } from './content.js';
+import { loadDigestContent, loadDigestParts, type RunScope } from './load.js';
 import { describeSchedule } from './schedule.js';
-import { sectionsOf, type DigestSection } from './sections.js';
+import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 
 /**
- * One digest delivery: fetch two weeks (through the shared visitors cache, so every channel of the
- * same run shares the API calls), build the message, post it once, then upload the chart into its
- * thread.
+ * One digest delivery: read its sections (load.ts, through the shared analytics cache, so every
+ * channel of the same run shares the API calls), build the message, post it once, then upload the
+ * chart into its thread.
  */
 
-/** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
-export const MAX_DIGEST_API_PAGES = 4;
 /** How long a run's delivery record is kept, in seconds (a week). */
 const DELIVERY_RECORD_TTL_S = 7 * 24 * 3600;
 /** Lease of a delivery in progress, in seconds: another attempt may take over after it lapses. */
 const DELIVERY_LEASE_S = 60;
-
-/**
- * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
- * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
- * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as AnalyticsCache.get.
- */
-export async function fetchWeek(cache: AnalyticsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
-  const rows: WeekOfVisitors['rows'] = [];
-  let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
-  for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
-    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest', projectId);
-    if (i === 0) totals = page.totals;
-    rows.push(...page.visitors);
-    if (!page.hasMore) return { range, totals, rows, truncated: false };
-  }
-  return { range, totals, rows, truncated: true };
-}
-
-/**
- * The digest content of docs project `projectId` (default DOCS_PROJECT_ID) for the week before
- * `nowMs` (epoch ms) in time zone `zone`: the last 7 full days against the 7 before. Two API calls
- * for a docs site of up to 250 pages, shared by every channel of that project asking within 10
- * minutes.
- */
-export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, nowMs: number, zone: string, projectId?: string): Promise<DigestContent> {
-  const ranges = digestRanges(nowMs, zone);
-  const current = await fetchWeek(svc.cache, ranges.current, projectId);
-  const previous = await fetchWeek(svc.cache, ranges.previous, projectId);
-  return buildDigestContent(current, previous);
-}
-
-/**
- * The sections a run sends (the channel's choice, else all): the visitors section (its failures
- * throw, so the run is retried) and "What readers couldn't find" (a part the API fails is left out
- * with a line saying why). At most 6 analytics calls with every section, for sites of up to 250 pages.
- * @throws as {@link loadDigestContent}; when the visitors section is not chosen and every reader part
- *   failed, the first part's error.
- */
-export async function loadDigestParts(
-  svc: Pick<VisitorsServices, 'cache'>,
-  run: { nowMs: number; zone: string; projectId?: string | undefined; channel: string; sections: readonly DigestSection[] },
-): Promise<DigestParts> {
-  const week = digestRanges(run.nowMs, run.zone);
-  const visitors = run.sections.includes('visitors') ? await loadDigestContent(svc, run.nowMs, run.zone, run.projectId) : undefined;
-  const wanted = run.sections.filter((s) => s !== 'visitors');
-  if (wanted.length === 0) return { week, visitors };
-  const signals = await loadReaderSignals(svc.cache, week, run.projectId, run.sections);
-  const [first] = signals.failures;
-  if (!visitors && first && signals.failures.length === wanted.length) throw first.error;
-  return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };
-}
 
 /** What a digest run needs. */
 export interface DigestDeps {
@@ -174,9 +133,10 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
 }
 
 /** What a run reads: its week, zone, project, channel and the sections it sends. */
-function runScope(ctx: RunContext) {
+function runScope(ctx: RunContext): RunScope {
   const { run } = ctx;
-  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections: sectionsOf(run.data.sections) };
+  const sections = sectionsOf(run.data.sections);
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */
@@ -186,7 +146,8 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   let chart: ChartOutcome = 'none';
   if (sectionsOf(ctx.run.data.sections).includes('visitors')) {
     try {
-      chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId), ts);
+      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId);
+      chart = await uploadChart(ctx, content, ts);
     } catch (err) {
       chart = 'failed';
       ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
@@ -197,12 +158,20 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
 }
 
 /** Posts the digest (holding the run's lease) and records it as posted. */
-async function post(ctx: RunContext, content: DigestParts, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
+async function post(
+  ctx: RunContext,
+  content: DigestParts,
+  trigger: DigestTrigger,
+): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
   const { deps, run, log } = ctx;
   const message = buildDigest(content, trigger, deps.signer);
   let ts: string;
   try {
-    const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.week.current.dateFrom, week_to: content.week.current.dateTo } };
+    const week = content.week.current;
+    const metadata = {
+      event_type: DIGEST_EVENT_TYPE,
+      event_payload: { run: run.runKey, week_from: week.dateFrom, week_to: week.dateTo },
+    };
     const posted = await deps.slack.chat.postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, metadata });
     ts = String(posted.ts);
   } catch (err) {

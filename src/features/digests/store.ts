@@ -87,11 +87,18 @@ function toSubscription(json: {
  */
 export async function subscribeChannel(
   queue: Queue<DigestJobData>,
-  req: { teamId: string; channel: string; requestedBy: string; schedule: DigestSchedule; sections?: DigestSection[] | undefined },
+  req: {
+    teamId: string;
+    channel: string;
+    requestedBy: string;
+    schedule: DigestSchedule;
+    sections?: DigestSection[] | undefined;
+  },
 ): Promise<Subscription> {
   const id = digestSchedulerId(req.teamId, req.channel);
   const chosen = req.sections && req.sections.length > 0 ? { sections: sectionsOf(req.sections) } : {};
-  const data: DigestJobData = { teamId: req.teamId, channel: req.channel, requestedBy: req.requestedBy, tz: req.schedule.tz, trigger: 'scheduled', ...chosen };
+  const { teamId, channel, requestedBy } = req;
+  const data: DigestJobData = { teamId, channel, requestedBy, tz: req.schedule.tz, trigger: 'scheduled', ...chosen };
   const next = await queue.upsertJobScheduler(id, { pattern: req.schedule.pattern, tz: req.schedule.tz }, { name: 'digest', data, opts: DIGEST_JOB_OPTIONS });
   const stored = await getSubscription(queue, req.teamId, req.channel);
   const fallbackNext = next?.timestamp !== undefined ? next.timestamp + (next.opts.delay ?? 0) : undefined;
@@ -142,7 +149,14 @@ export const MANUAL_DEDUPE_MS = 30_000;
  */
 export async function sendDigestNow(
   queue: Queue<DigestJobData>,
-  req: { teamId: string; channel: string; requestedBy: string; tz: string; responseUrl?: string; sections?: DigestSection[] },
+  req: {
+    teamId: string;
+    channel: string;
+    requestedBy: string;
+    tz: string;
+    responseUrl?: string;
+    sections?: DigestSection[];
+  },
   nowMs: number,
 ): Promise<string> {
   const jobId = `manual-${digestSchedulerId(req.teamId, req.channel)}-${Math.floor(nowMs / MANUAL_DEDUPE_MS)}`;

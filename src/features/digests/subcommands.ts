@@ -10,7 +10,13 @@ import { quoteToken, SLACK_LIMITS } from '../../platform/slack/limits.js';
 import type { Respond } from '../../platform/slack/respond.js';
 import type { Caller, VisitorsSubcommands } from '../visitors/index.js';
 import { describeSchedule, parseScheduleArgs, type DigestSchedule } from './schedule.js';
-import { describeSections, DIGEST_SECTIONS, SECTIONS_USAGE, takeSectionsOption, type DigestSection } from './sections.js';
+import {
+  describeSections,
+  DIGEST_SECTIONS,
+  SECTIONS_USAGE,
+  takeSectionsOption,
+  type DigestSection,
+} from './sections.js';
 import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from './store.js';
 
 /** What the digest subcommands of `/docs-visitors` need. */
@@ -75,7 +81,8 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
         if (!option.ok) return option;
         const parsed = parseScheduleArgs(option.rest, deps.defaultSchedule);
         if (!parsed.ok) return { ok: false, message: parsed.message };
-        return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, { schedule: parsed.schedule, sections: option.sections }) };
+        const chosen = { schedule: parsed.schedule, sections: option.sections };
+        return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, chosen) };
       }
       if (args.length > 0) {
         return { ok: false, message: `:warning: \`${name}\` takes no arguments (found \`${quoteToken(args.join(' '))}\`).\n*Usage:* \`/docs-visitors ${name}\`` };
@@ -99,7 +106,8 @@ async function runSubscribe(
   let sub: Awaited<ReturnType<typeof subscribeChannel>>;
   try {
     before = await getSubscription(deps.digestQueue, caller.teamId, caller.channel);
-    sub = await subscribeChannel(deps.digestQueue, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, schedule, sections });
+    const req = { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, schedule, sections };
+    sub = await subscribeChannel(deps.digestQueue, req);
   } catch (err) {
     deps.logger.error({ err }, 'could not save a digest subscription');
     await respond({ response_type: 'ephemeral', text: `I couldn't save the subscription ${STORAGE_DOWN}` });
@@ -109,7 +117,8 @@ async function runSubscribe(
   const when = `${describeSchedule(sub.schedule)}, ${describeSections(sub.sections)}`;
   const next = sub.nextRunMs !== undefined ? ` Next delivery: ${slackDateText(sub.nextRunMs, sub.schedule.tz)}.` : '';
   const what = before
-    ? `changed this channel's weekly docs digest to ${when} (it was ${describeSchedule(before.schedule)}, ${describeSections(before.sections)}).`
+    ? `changed this channel's weekly docs digest to ${when} ` +
+      `(it was ${describeSchedule(before.schedule)}, ${describeSections(before.sections)}).`
     : `subscribed this channel to the weekly docs digest, ${when}.`;
   const text = `:calendar: <@${caller.user}> ${what}${next}\n\`/docs-visitors digest\` sends one now · \`/docs-visitors unsubscribe\` stops it.`;
   try {
@@ -260,5 +269,6 @@ export async function queueDigestNow(
 ): Promise<void> {
   const sub = await getSubscription(deps.digestQueue, req.teamId, req.channel);
   const sections = sub ? { sections: sub.sections } : {};
-  await sendDigestNow(deps.digestQueue, { ...req, tz: sub?.schedule.tz ?? deps.defaultSchedule.tz, ...sections }, deps.now());
+  const tz = sub?.schedule.tz ?? deps.defaultSchedule.tz;
+  await sendDigestNow(deps.digestQueue, { ...req, tz, ...sections }, deps.now());
 }

@@ -119,7 +119,9 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
     ...rowBlocks(state, page.visitors, w, views?.ok ? views.byPath : undefined),
   ];
   const nav = navButtons(state, page, w, input.signer);
-  if (nav.length > 0) blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${w.start}`, elements: nav });
+  if (nav.length > 0) {
+    blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${w.start}`, elements: nav });
+  }
   blocks.push(reportMenu('visitors', { ...state }, input.signer));
   const footer = footerLine(input);
   if (footer) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });

@@ -19,7 +19,10 @@ import { userTimeZone } from './user-time-zone.js';
 export interface VisitorsHandlerDeps {
   services: VisitorsServices;
   /** Posts and edits reports; users.info for the person's time zone. */
-  slack: { chat: Pick<WebClient['chat'], 'postMessage' | 'update' | 'postEphemeral'>; users: Pick<WebClient['users'], 'info'> };
+  slack: {
+    chat: Pick<WebClient['chat'], 'postMessage' | 'update' | 'postEphemeral'>;
+    users: Pick<WebClient['users'], 'info'>;
+  };
   /** The state Redis (the time-zone cache) and QUEUE_PREFIX. */
   redis: Redis;
   prefix: string;
@@ -52,7 +55,10 @@ export async function authorizeOrTell(
   const decision = await deps.access.authorize({ user }, action, channel);
   if (decision.allowed) return true;
   // The response_url is the only way to tell them; a refusal logs its own audit line.
-  if (responseUrl) await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(() => undefined);
+  if (responseUrl)
+    await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(
+      () => undefined,
+    );
   return false;
 }
 
@@ -84,7 +90,9 @@ export async function reportScope(
 ): Promise<{ ok: true; range: DateRange; projectId: string; tz?: string } | { ok: false; message: string }> {
   const needsZone = !(range.type === 'dates' && range.to);
   const prefix = visitorsKeyPrefix(deps.prefix);
-  const zone = needsZone ? await userTimeZone(deps.slack, deps.redis, prefix, caller.user, deps.services.logger) : 'UTC';
+  const zone = needsZone
+    ? await userTimeZone(deps.slack, deps.redis, prefix, caller.user, deps.services.logger)
+    : 'UTC';
   const resolved = resolveRange(range, deps.now(), zone);
   if (!resolved.ok) return resolved;
   const projectId = await deps.projectFor(caller.channel);
@@ -99,12 +107,19 @@ export async function postReport(
   respond: Respond,
 ): Promise<boolean> {
   try {
-    await deps.slack.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, unfurl_media: false });
+    await deps.slack.chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
     return true;
   } catch (err) {
     const code = slackErrorCode(err);
     deps.services.logger.warn({ err, slackError: code, channel }, 'could not post a report');
-    const text = code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    const text =
+      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
     await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(warnTellFailed(deps));
     return false;
   }
@@ -118,11 +133,18 @@ export async function editReport(
   respond: Respond,
 ): Promise<boolean> {
   try {
-    await deps.slack.chat.update({ channel: at.channel, ts: at.ts, text: message.text, blocks: message.blocks as never });
+    await deps.slack.chat.update({
+      channel: at.channel,
+      ts: at.ts,
+      text: message.text,
+      blocks: message.blocks as never,
+    });
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel: at.channel }, 'could not edit a report');
-    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(warnTellFailed(deps));
+    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(
+      warnTellFailed(deps),
+    );
     return false;
   }
 }
@@ -135,7 +157,12 @@ export async function tellClicker(
   respond: Respond,
 ): Promise<void> {
   await deps.slack.chat
-    .postEphemeral({ channel: at.channel, user: at.user, text: message.text, ...(message.blocks ? { blocks: message.blocks as never } : {}) })
+    .postEphemeral({
+      channel: at.channel,
+      user: at.user,
+      text: message.text,
+      ...(message.blocks ? { blocks: message.blocks as never } : {}),
+    })
     .catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...message }))
     .catch(warnTellFailed(deps));
 }

@@ -42,7 +42,8 @@ function clickedState(deps: VisitorsHandlerDeps, p: ButtonIntake): { state: Page
 /** Registers the visitors intake handlers: the visitor report, its buttons, the other reports and the menu. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.report, async (p) => {
-    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl)) await runReport(deps, p);
+    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl))
+      await runReport(deps, p);
   });
   intake.on(INTAKE.page, async (p) => {
     if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await page(deps, p);
@@ -60,7 +61,14 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
   const respond = respondVia(p.responseUrl);
   const scope = await reportScope(deps, p.caller, p.range);
   if (!scope.ok) return respond({ response_type: 'ephemeral', text: scope.message });
-  const state = { ...scope.range, limit: p.limit, offset: 0, skip: 0, requester: p.caller.user, projectId: scope.projectId };
+  const state = {
+    ...scope.range,
+    limit: p.limit,
+    offset: 0,
+    skip: 0,
+    requester: p.caller.user,
+    projectId: scope.projectId,
+  };
   const loaded = await loadReport(svc, state, p.caller.user, scope.tz);
   const failed = (text: string, retryable: boolean) => buildReportErrorMessage(text, state, retryable, svc.signer);
   if (!loaded.ok) return respond({ response_type: 'ephemeral', ...failed(loaded.text, loaded.retryable) });
@@ -83,7 +91,12 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const { channel, messageTs: ts } = p;
   const loaded = await loadReport(deps.services, state, p.user);
   if (!loaded.ok) {
-    const msg = buildReportErrorMessage(loaded.text, { ...state, messageTs: ts }, loaded.retryable, deps.services.signer);
+    const msg = buildReportErrorMessage(
+      loaded.text,
+      { ...state, messageTs: ts },
+      loaded.retryable,
+      deps.services.signer,
+    );
     return tellClicker(deps, { channel, user: p.user }, msg, respond);
   }
   await editReport(deps, { channel, ts }, loaded.message, respond);
@@ -98,7 +111,8 @@ async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> 
   const respond = respondTo(p.responseUrl);
   const clicked = clickedState(deps, p);
   const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
-  if ('refusal' in clicked || !p.channel) return respond({ response_type: 'ephemeral', replace_original: true, text: refusal });
+  if ('refusal' in clicked || !p.channel)
+    return respond({ response_type: 'ephemeral', replace_original: true, text: refusal });
   const { state } = clicked;
   const { messageTs, ...query } = state;
   const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user }, p.user);
@@ -110,7 +124,8 @@ async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> 
     await postOrEdit(deps, p.channel, messageTs, loaded.message);
   } catch (err) {
     const code = slackErrorCode(err);
-    const text = code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    const text =
+      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
     return respond({ response_type: 'ephemeral', replace_original: true, text });
   }
   await respond({ delete_original: true });

@@ -29,7 +29,11 @@ type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & A
 function where(body: BlockAction): { channel?: string; messageTs?: string; responseUrl?: string } {
   const channel = body.channel?.id ?? body.container?.channel_id;
   const messageTs = body.container?.message_ts ?? body.message?.ts;
-  return { ...(channel ? { channel } : {}), ...(messageTs ? { messageTs } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
+  return {
+    ...(channel ? { channel } : {}),
+    ...(messageTs ? { messageTs } : {}),
+    ...(body.response_url ? { responseUrl: body.response_url } : {}),
+  };
 }
 
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
@@ -47,13 +51,18 @@ export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<Button
  */
 export function menuAction(deps: VisitorsListenerDeps) {
   return async ({ ack, body, action }: SelectArgs): Promise<void> => {
-    const payload: MenuIntake = { blockId: action.block_id, report: action.selected_option?.value ?? '', user: body.user.id, ...where(body) };
+    const payload: MenuIntake = {
+      blockId: action.block_id,
+      report: action.selected_option?.value ?? '',
+      user: body.user.id,
+      ...where(body),
+    };
     const entry = { kind: INTAKE.menu, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 
-/** Registers the reports' paging, Retry and menu (digests registers `/docs-visitors` itself and routes reports here). */
+/** Registers the reports' paging, Retry and menu (`/docs-visitors` itself is digests', which routes reports here). */
 export function register(app: App, deps: VisitorsListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION_PREVIOUS, buttonAction(deps, INTAKE.page));
   app.action<BlockAction<ButtonAction>>(ACTION_NEXT, buttonAction(deps, INTAKE.page));

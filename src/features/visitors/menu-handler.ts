@@ -23,24 +23,38 @@ import { buildSignalErrorMessage, loadSignalReport } from './signals/load.js';
  */
 export function registerMenuHandler(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.menu, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await switchReport(deps, p);
+    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl))
+      await switchReport(deps, p);
   });
 }
 
 /** The menu's state when the bot signed it, its project is configured and the choice is a report; else the answer. */
-function chosen(deps: VisitorsHandlerDeps, p: MenuIntake): { state: MenuState; report: ReportKind } | { refusal: string } {
+function chosen(
+  deps: VisitorsHandlerDeps,
+  p: MenuIntake,
+): { state: MenuState; report: ReportKind } | { refusal: string } {
   const opened = openMenuState(p.blockId, deps.services.signer);
   if (!opened.ok && opened.reason !== 'malformed') {
     warnUnverified(deps.services.logger, MENU_PURPOSE, opened.reason, { user: p.user });
     return { refusal: UNVERIFIED_BUTTON };
   }
-  if (!opened.ok || !isReportKind(p.report) || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
+  if (!opened.ok || !isReportKind(p.report) || !knownProject(deps, opened.state.projectId))
+    return { refusal: STALE_BUTTON };
   return { state: opened.state, report: p.report };
 }
 
 /** Loads the chosen report's first page (its default rows per page), or says why it could not. */
-async function load(deps: VisitorsHandlerDeps, c: { state: MenuState; report: ReportKind }, who: { user: string; channel: string; ts: string }) {
-  const base = { dateFrom: c.state.dateFrom, dateTo: c.state.dateTo, requester: who.user, ...(c.state.projectId ? { projectId: c.state.projectId } : {}) };
+async function load(
+  deps: VisitorsHandlerDeps,
+  c: { state: MenuState; report: ReportKind },
+  who: { user: string; channel: string; ts: string },
+) {
+  const base = {
+    dateFrom: c.state.dateFrom,
+    dateTo: c.state.dateTo,
+    requester: who.user,
+    ...(c.state.projectId ? { projectId: c.state.projectId } : {}),
+  };
   const rows = rowBounds(c.report).default;
   const signer = deps.services.signer;
   let loaded: LoadedReport;

@@ -35,8 +35,18 @@ export interface MenuState extends DateRange {
   projectId?: string | undefined;
 }
 
-const apiDate = z.string().max(40).refine((s) => parseDateArg(s).ok, 'not an API date');
-const menuSchema = z.object({ f: apiDate, t: apiDate, p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional() });
+const apiDate = z
+  .string()
+  .max(40)
+  .refine((s) => parseDateArg(s).ok, 'not an API date');
+const menuSchema = z.object({
+  f: apiDate,
+  t: apiDate,
+  p: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+    .optional(),
+});
 
 /** True for one of {@link REPORT_KINDS}. */
 export function isReportKind(s: unknown): s is ReportKind {

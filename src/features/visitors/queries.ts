@@ -50,8 +50,12 @@ export function readViews(cache: AnalyticsCache, q: ViewsQuery, who: QueryCaller
   return run(cache, { endpoint: 'views', id, schema: viewsResponseSchema, fetch, query: q }, who);
 }
 
-/** GET …/searches through the cache. @throws as AnalyticsCache.read (DocsApiCursorRejectedError for a refused cursor). */
-export function readSearches(cache: AnalyticsCache, q: SearchesQuery, who: QueryCaller): Promise<Cached<SearchesResponse>> {
+/** GET …/searches through the cache. @throws as AnalyticsCache.read (a refused cursor: DocsApiCursorRejectedError). */
+export function readSearches(
+  cache: AnalyticsCache,
+  q: SearchesQuery,
+  who: QueryCaller,
+): Promise<Cached<SearchesResponse>> {
   const id = `searches:${keyParts([project(cache, who), q.dateFrom, q.dateTo, q.limit, q.cursor])}`;
   const fetch: CachedQuery<SearchesResponse>['fetch'] = (api, onAttempt) => api.getSearches(q, { onAttempt });
   return run(cache, { endpoint: 'searches', id, schema: searchesResponseSchema, fetch, query: q }, who);
@@ -65,19 +69,24 @@ export function readFeedbackByPage(
 ): Promise<Cached<FeedbackByPageResponse>> {
   const filters = [q.source, q.status?.join(',')];
   const id = `feedback-by-page:${keyParts([project(cache, who), q.dateFrom, q.dateTo, q.limit, ...filters])}`;
-  const fetch: CachedQuery<FeedbackByPageResponse>['fetch'] = (api, onAttempt) => api.getFeedbackByPage(q, { onAttempt });
+  const fetch: CachedQuery<FeedbackByPageResponse>['fetch'] = (api, onAttempt) =>
+    api.getFeedbackByPage(q, { onAttempt });
   return run(cache, { endpoint: 'feedback-by-page', id, schema: feedbackByPageResponseSchema, fetch, query: q }, who);
 }
 
-/** GET …/feedback through the cache. @throws as AnalyticsCache.read (DocsApiCursorRejectedError for a refused cursor). */
-export function readFeedback(cache: AnalyticsCache, q: FeedbackQuery, who: QueryCaller): Promise<Cached<FeedbackResponse>> {
+/** GET …/feedback through the cache. @throws as AnalyticsCache.read (a refused cursor: DocsApiCursorRejectedError). */
+export function readFeedback(
+  cache: AnalyticsCache,
+  q: FeedbackQuery,
+  who: QueryCaller,
+): Promise<Cached<FeedbackResponse>> {
   const parts = [project(cache, who), q.dateFrom, q.dateTo, q.limit, q.source, q.status?.join(','), q.cursor];
   const id = `feedback:${keyParts(parts)}`;
   const fetch: CachedQuery<FeedbackResponse>['fetch'] = (api, onAttempt) => api.getFeedback(q, { onAttempt });
   return run(cache, { endpoint: 'feedback', id, schema: feedbackResponseSchema, fetch, query: q }, who);
 }
 
-/** GET …/assistant through the cache. @throws as AnalyticsCache.read (DocsApiCursorRejectedError for a refused cursor). */
+/** GET …/assistant through the cache. @throws as AnalyticsCache.read (a refused cursor: DocsApiCursorRejectedError). */
 export function readAssistant(
   cache: AnalyticsCache,
   q: AssistantQuery,

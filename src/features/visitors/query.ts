@@ -98,7 +98,8 @@ export function helpText(subcommandLines: readonly string[] = [], extraExamples:
     '• `/docs-visitors feedback`: pages by 👎, with their latest comments',
     '• `/docs-visitors questions`: questions the docs assistant could not answer, grouped when they recur',
     '• `/docs-visitors FROM [TO] [limit=N]`, and the same after `searches`, `feedback` or `questions`: ' +
-      'dates as `YYYY-MM-DD` or ISO 8601 (`2026-11-15T09:00Z`); TO is exclusive, as in the API (default: through today)',
+      'dates as `YYYY-MM-DD` or ISO 8601 (`2026-11-15T09:00Z`); TO is exclusive, as in the API ' +
+      '(default: through today)',
     `• \`${SHORTCUTS.join('|')}\`: N full days, or calendar weeks (Monday first) and months, in your time zone`,
     `• \`limit=N\`: rows per page (visitors ${LIMIT_MIN}–${LIMIT_MAX}, default ${LIMIT_DEFAULT}; ` +
       `the others ${SIGNAL_ROWS.min}–${SIGNAL_ROWS.max}, default ${SIGNAL_ROWS.default}); ` +
@@ -150,9 +151,10 @@ function parseReport(tokens: string[], bounds: RowBounds): VisitorsCommand {
       const raw = token.slice('limit='.length);
       const shown = quoteToken(token);
       if (limit !== undefined) return invalid(`Give \`limit\` once (\`${shown}\` is a second one).`);
-      if (!/^\d+$/.test(raw)) return invalid(`\`${shown}\`: limit must be a whole number from ${bounds.min} to ${bounds.max}.`);
+      const span = `${bounds.min} to ${bounds.max}`;
+      if (!/^\d+$/.test(raw)) return invalid(`\`${shown}\`: limit must be a whole number from ${span}.`);
       const n = Number(raw);
-      if (n < bounds.min || n > bounds.max) return invalid(`\`${shown}\`: limit must be from ${bounds.min} to ${bounds.max} here.`);
+      if (n < bounds.min || n > bounds.max) return invalid(`\`${shown}\`: limit must be from ${span} here.`);
       limit = n;
       continue;
     }

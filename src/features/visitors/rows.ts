@@ -52,7 +52,10 @@ export function layoutFor(rows: readonly Row[], views?: ViewsByPath): RowLayout 
   const widest = (pick: (r: Row) => string, heading: string) =>
     rows.reduce((w, r) => Math.max(w, displayWidth(pick(r))), heading.length);
   return {
-    path: Math.min(PATH_COLUMN_MAX, widest((r) => r.path, HEADINGS.path)),
+    path: Math.min(
+      PATH_COLUMN_MAX,
+      widest((r) => r.path, HEADINGS.path),
+    ),
     human: widest((r) => formatCount(r.human), HEADINGS.human),
     ai: widest((r) => formatCount(r.ai), HEADINGS.ai),
     total: widest((r) => formatCount(r.total), HEADINGS.total),
@@ -80,7 +83,12 @@ export function headingLine(layout: RowLayout): string {
 
 /** One page row as a monospace line (already mrkdwn-safe: `&<>` escaped, backticks replaced). */
 export function rowLine(row: Row, layout: RowLayout, views: ViewsByPath = new Map()): string {
-  const cells = { path: row.path, human: formatCount(row.human), ai: formatCount(row.ai), total: formatCount(row.total) };
+  const cells = {
+    path: row.path,
+    human: formatCount(row.human),
+    ai: formatCount(row.ai),
+    total: formatCount(row.total),
+  };
   return line({ ...cells, views: viewsCell(row, views) }, layout);
 }
 

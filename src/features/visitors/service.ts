@@ -52,7 +52,8 @@ export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServ
   const keyPrefix = visitorsKeyPrefix(o.prefix);
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
-  const cache = new AnalyticsCache({ docsApi: o.docsApi, redis: o.redis, keyPrefix, projectId: o.projectId, budget, logger });
+  const { docsApi, redis, projectId } = o;
+  const cache = new AnalyticsCache({ docsApi, redis, keyPrefix, projectId, budget, logger });
   return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now, signer: o.signer };
 }
 
@@ -85,7 +86,8 @@ export async function loadReport(svc: VisitorsServices, state: PageState, user: 
     const views = await loadViews(svc, state, user, tz);
     const showProject = state.projectId !== undefined && state.projectId !== svc.defaultProjectId;
     const budgetUsed = Math.max(got.budgetUsed, views.budgetUsed ?? 0);
-    const message = buildReportMessage({ state, page: got.page, views: views.views, budgetUsed, showProject, signer: svc.signer });
+    const input = { state, page: got.page, views: views.views, budgetUsed, showProject, signer: svc.signer };
+    const message = buildReportMessage(input);
     return { ok: true, message, fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');

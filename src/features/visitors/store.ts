@@ -37,12 +37,7 @@ export const FAILURE_MEMORY_MS = 15_000;
 
 /** The analytics calls of the docs API client the cache makes. */
 export type AnalyticsApiCall =
-  | 'getVisitors'
-  | 'getViews'
-  | 'getSearches'
-  | 'getFeedbackByPage'
-  | 'getFeedback'
-  | 'getAssistantConversations';
+  'getVisitors' | 'getViews' | 'getSearches' | 'getFeedbackByPage' | 'getFeedback' | 'getAssistantConversations';
 
 /** The client of one docs project, as the cache calls it. */
 export type AnalyticsApi = Pick<DocsApiClient, AnalyticsApiCall>;
@@ -58,7 +53,10 @@ export interface AnalyticsCacheDeps {
   projectId: string;
   budget: AnalyticsBudget;
   logger: Logger;
-  /** How long a caller waits for another caller's fetch of the same query, in ms. @defaultValue FETCH_LOCK_TTL_MS + 5000 */
+  /**
+   * How long a caller waits for another caller's fetch of the same query, in ms.
+   * @defaultValue FETCH_LOCK_TTL_MS + 5000
+   */
   lockWaitMs?: number;
 }
 
@@ -122,7 +120,12 @@ export class AnalyticsCache {
    *   share; a cache hit costs them nothing.
    * @throws as {@link read}.
    */
-  async get(q: VisitorsQuery, purpose: BudgetPurpose, projectId = this.deps.projectId, user?: string): Promise<CachedVisitors> {
+  async get(
+    q: VisitorsQuery,
+    purpose: BudgetPurpose,
+    projectId = this.deps.projectId,
+    user?: string,
+  ): Promise<CachedVisitors> {
     const query: CachedQuery<VisitorsResponse> = {
       endpoint: 'visitors',
       id: keyParts([projectId, q.dateFrom, q.dateTo, q.limit, q.offset]),
@@ -143,7 +146,12 @@ export class AnalyticsCache {
    *   a refused cursor is a DocsApiCursorRejectedError).
    * @throws Redis errors.
    */
-  async read<T>(query: CachedQuery<T>, purpose: BudgetPurpose, projectId = this.deps.projectId, user?: string): Promise<Cached<T>> {
+  async read<T>(
+    query: CachedQuery<T>,
+    purpose: BudgetPurpose,
+    projectId = this.deps.projectId,
+    user?: string,
+  ): Promise<Cached<T>> {
     const key = `${this.deps.keyPrefix}:cache:${query.id}`;
     const lockKey = `${key}:lock`;
     const failKey = `${key}:failed`;

@@ -48,7 +48,7 @@ export interface SignalPageView {
   nextCursor: string | null;
   /** Rows of the API pages before this one (for row numbers), when known. */
   rowsBefore?: number | undefined;
-  /** Which part of the API's answer the rows come from, when rows are numbered per API page ("conversations 1,001–2,000"). */
+  /** Which part of the API's answer the rows come from, when numbered per API page ("conversations 1,001–2,000"). */
   batch?: string | undefined;
   /** Extra context lines (how the rows were counted). */
   notes: string[];
@@ -86,17 +86,28 @@ export function buildSignalMessage(view: SignalPageView, state: SignalState, o: 
     view.rows.length === 0
       ? 'Nothing to show'
       : `Rows ${formatCount(before + start + 1)}–${formatCount(before + end)}` +
-        (view.nextCursor === null && view.rowsBefore !== undefined ? ` of ${formatCount(before + view.rows.length)}` : '');
+        (view.nextCursor === null && view.rowsBefore !== undefined
+          ? ` of ${formatCount(before + view.rows.length)}`
+          : '');
   const batch = view.batch ? ` (${view.batch})` : '';
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: truncate(`${view.title} · ${range}`, SLACK_LIMITS.headerText), emoji: true } },
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(`${view.title} · ${range}`, SLACK_LIMITS.headerText), emoji: true },
+    },
   ];
-  if (view.fields.length > 0) blocks.push({ type: 'section', fields: view.fields.slice(0, 10).map((text) => ({ type: 'mrkdwn', text })) });
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(`*${indicator}*${batch} · ${view.about}`, SLACK_LIMITS.sectionText) }] });
+  if (view.fields.length > 0)
+    blocks.push({ type: 'section', fields: view.fields.slice(0, 10).map((text) => ({ type: 'mrkdwn', text })) });
+  blocks.push({
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: truncate(`*${indicator}*${batch} · ${view.about}`, SLACK_LIMITS.sectionText) }],
+  });
   blocks.push(...rowBlocks(view, { start, end }, { range, projectId: state.projectId }, o));
-  for (const note of view.notes) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(note, SLACK_LIMITS.sectionText) }] });
+  for (const note of view.notes)
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(note, SLACK_LIMITS.sectionText) }] });
   const nav = navButtons(state, view, { start, end }, o.signer);
-  if (nav.length > 0) blocks.push({ type: 'actions', block_id: `signals-nav-${state.cursors.length}-${start}`, elements: nav });
+  if (nav.length > 0)
+    blocks.push({ type: 'actions', block_id: `signals-nav-${state.cursors.length}-${start}`, elements: nav });
   blocks.push(reportMenu(view.report, state, o.signer));
   const footer = footerLine(state, o);
   if (footer) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
@@ -111,13 +122,17 @@ function rowBlocks(
   of: { range: string; projectId: string | undefined },
   o: SignalMessageOptions,
 ): KnownBlock[] {
-  if (view.rows.length === 0) return [{ type: 'section', text: { type: 'mrkdwn', text: truncate(view.empty, SLACK_LIMITS.sectionText) } }];
+  if (view.rows.length === 0)
+    return [{ type: 'section', text: { type: 'mrkdwn', text: truncate(view.empty, SLACK_LIMITS.sectionText) } }];
   const shown = view.rows.slice(w.start, w.end);
   const share = Math.min(SLACK_LIMITS.sectionText, Math.floor(ROWS_TEXT_BUDGET / Math.max(1, shown.length)));
   return shown.map((row, i): KnownBlock => {
     const text = truncate(row.text(share), share);
     const value = row.improve
-      ? encodeSignalImprove({ signal: row.improve, rangeLabel: of.range, channel: o.channel, projectId: of.projectId }, o.signer)
+      ? encodeSignalImprove(
+          { signal: row.improve, rangeLabel: of.range, channel: o.channel, projectId: of.projectId },
+          o.signer,
+        )
       : undefined;
     if (!value) return { type: 'section', text: { type: 'mrkdwn', text } };
     const accessory = button('Improve with agent', `${ACTION_SIGNAL_IMPROVE_PREFIX}${i}`, value);
@@ -140,7 +155,11 @@ function navButtons(
   };
   if (w.start > 0) add('← Previous', ACTION_SIGNAL_PREVIOUS, { ...base, skip: Math.max(0, w.start - state.rows) });
   else if (state.cursors.length > 0) {
-    add('← Previous', ACTION_SIGNAL_PREVIOUS, { ...base, cursors: state.cursors.slice(0, -1), skip: LAST_SIGNAL_WINDOW });
+    add('← Previous', ACTION_SIGNAL_PREVIOUS, {
+      ...base,
+      cursors: state.cursors.slice(0, -1),
+      skip: LAST_SIGNAL_WINDOW,
+    });
   }
   if (w.end < view.rows.length) add('Next →', ACTION_SIGNAL_NEXT, { ...base, skip: w.end });
   else if (view.nextCursor !== null) {

@@ -66,7 +66,11 @@ function toComment(e: FeedbackEntry): Comment | undefined {
  * source, newest first after sorting by `createdAt`: the spec names no order), through the cache.
  * @throws as AnalyticsCache.read.
  */
-export async function readComments(cache: AnalyticsCache, range: AnalyticsDateRange, who: QueryCaller): Promise<Cached<CommentsPage>> {
+export async function readComments(
+  cache: AnalyticsCache,
+  range: AnalyticsDateRange,
+  who: QueryCaller,
+): Promise<Cached<CommentsPage>> {
   const q = { dateFrom: range.dateFrom, dateTo: range.dateTo, limit: COMMENTS_LIMIT };
   const projectId = who.projectId ?? cache.defaultProjectId;
   const query: CachedQuery<CommentsPage> = {
@@ -94,7 +98,12 @@ export interface UnansweredTurn {
   pageUrl: string | null;
 }
 
-const turnSchema = z.object({ query: z.string(), response: z.string(), timestamp: z.string(), pageUrl: z.string().nullable() });
+const turnSchema = z.object({
+  query: z.string(),
+  response: z.string(),
+  timestamp: z.string(),
+  pageUrl: z.string().nullable(),
+});
 
 /** The unanswered turns of one page of GET …/assistant, and where the next page starts. */
 export interface UnansweredPage {
@@ -104,12 +113,21 @@ export interface UnansweredPage {
   nextCursor: string | null;
 }
 
-const unansweredPageSchema = z.object({ turns: z.array(turnSchema), scanned: z.number(), nextCursor: z.string().nullable() });
+const unansweredPageSchema = z.object({
+  turns: z.array(turnSchema),
+  scanned: z.number(),
+  nextCursor: z.string().nullable(),
+});
 
 function toTurn(c: AssistantConversation): UnansweredTurn | undefined {
   if (c.resolutionStatus !== 'unanswered' || !c.query.trim()) return undefined;
   const pageUrl = c.pageUrl;
-  return { query: c.query.slice(0, READER_TEXT_KEEP), response: c.response.slice(0, ANSWER_KEEP), timestamp: c.timestamp, pageUrl };
+  return {
+    query: c.query.slice(0, READER_TEXT_KEEP),
+    response: c.response.slice(0, ANSWER_KEEP),
+    timestamp: c.timestamp,
+    pageUrl,
+  };
 }
 
 /**
@@ -122,7 +140,12 @@ export async function readUnanswered(
   q: AnalyticsDateRange & { cursor?: string | undefined },
   who: QueryCaller,
 ): Promise<Cached<UnansweredPage>> {
-  const query = { dateFrom: q.dateFrom, dateTo: q.dateTo, limit: ASSISTANT_LIMIT, ...(q.cursor ? { cursor: q.cursor } : {}) };
+  const query = {
+    dateFrom: q.dateFrom,
+    dateTo: q.dateTo,
+    limit: ASSISTANT_LIMIT,
+    ...(q.cursor ? { cursor: q.cursor } : {}),
+  };
   const projectId = who.projectId ?? cache.defaultProjectId;
   const cached: CachedQuery<UnansweredPage> = {
     endpoint: 'assistant',

@@ -51,7 +51,9 @@ export function pagesByThumbsDown(rows: readonly FeedbackByPageRow[], comments: 
   }
   return rows
     .filter((r) => r.thumbsDown > 0)
-    .sort((a, b) => b.thumbsDown - a.thumbsDown || b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .sort(
+      (a, b) => b.thumbsDown - a.thumbsDown || b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    )
     .map((r) => ({ ...r, comments: byPath.get(r.path) ?? [] }));
 }
 
@@ -103,7 +105,14 @@ export function groupQuestions(turns: readonly UnansweredTurn[]): QuestionGroup[
     const [question] = [...g.wordings.entries()].sort((a, b) => b[1] - a[1] || latestOf(a[0]) - latestOf(b[0]))[0]!;
     const pageUrls = [...new Set(newest.map((t) => t.pageUrl).filter((u): u is string => Boolean(u)))].slice(0, 3);
     const first = newest[0]!;
-    out.push({ question, count: g.turns.length, wordings: g.wordings.size, lastAsked: first.timestamp, response: first.response, pageUrls });
+    out.push({
+      question,
+      count: g.turns.length,
+      wordings: g.wordings.size,
+      lastAsked: first.timestamp,
+      response: first.response,
+      pageUrls,
+    });
   }
   return out.sort((a, b) => b.count - a.count || b.lastAsked.localeCompare(a.lastAsked));
 }

@@ -39,7 +39,8 @@ function clickedState(deps: VisitorsHandlerDeps, p: ButtonIntake): { state: Sign
 /** Registers the handlers of the three reports. */
 export function registerSignalHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.signalReport, async (p) => {
-    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl)) await runSignalReport(deps, p);
+    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl))
+      await runSignalReport(deps, p);
   });
   intake.on(INTAKE.signalPage, async (p) => {
     if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await signalPage(deps, p);
@@ -55,10 +56,21 @@ async function runSignalReport(deps: VisitorsHandlerDeps, p: SignalReportIntake)
   const scope = await reportScope(deps, p.caller, p.range);
   if (!scope.ok) return respond({ response_type: 'ephemeral', text: scope.message });
   const { user, channel } = p.caller;
-  const state: SignalState = { report: p.report, ...scope.range, rows: p.limit, cursors: [], skip: 0, requester: user, projectId: scope.projectId };
+  const state: SignalState = {
+    report: p.report,
+    ...scope.range,
+    rows: p.limit,
+    cursors: [],
+    skip: 0,
+    requester: user,
+    projectId: scope.projectId,
+  };
   const loaded = await loadSignalReport(deps.services, state, { user, channel, tz: scope.tz });
   if (!loaded.ok) {
-    return respond({ response_type: 'ephemeral', ...buildSignalErrorMessage(loaded.text, state, loaded.retryable, deps.services.signer) });
+    return respond({
+      response_type: 'ephemeral',
+      ...buildSignalErrorMessage(loaded.text, state, loaded.retryable, deps.services.signer),
+    });
   }
   await postReport(deps, channel, loaded.message, respond);
 }
@@ -74,7 +86,12 @@ async function signalPage(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<v
   const { channel, messageTs: ts } = p;
   const loaded = await loadSignalReport(deps.services, clicked.state, { user: p.user, channel });
   if (!loaded.ok) {
-    const msg = buildSignalErrorMessage(loaded.text, { ...clicked.state, messageTs: ts }, loaded.retryable, deps.services.signer);
+    const msg = buildSignalErrorMessage(
+      loaded.text,
+      { ...clicked.state, messageTs: ts },
+      loaded.retryable,
+      deps.services.signer,
+    );
     return tellClicker(deps, { channel, user: p.user }, msg, respond);
   }
   await editReport(deps, { channel, ts }, loaded.message, respond);
@@ -99,7 +116,8 @@ async function signalRetry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<
     await postOrEdit(deps, p.channel, messageTs, loaded.message);
   } catch (err) {
     const code = slackErrorCode(err);
-    const text = code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    const text =
+      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
     return respond({ response_type: 'ephemeral', replace_original: true, text });
   }
   await respond({ delete_original: true });

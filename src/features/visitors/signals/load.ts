@@ -73,7 +73,12 @@ export async function loadSignalReport(
     const caller: QueryCaller = { purpose: 'interactive', projectId: state.projectId, user: who.user };
     const { view, budgetUsed, fromCache } = await loadView(svc, state, caller);
     const showProject = state.projectId !== undefined && state.projectId !== svc.defaultProjectId;
-    const message = buildSignalMessage(view, state, { channel: who.channel, signer: svc.signer, budgetUsed, showProject });
+    const message = buildSignalMessage(view, state, {
+      channel: who.channel,
+      signer: svc.signer,
+      budgetUsed,
+      showProject,
+    });
     return { ok: true, message, fromCache };
   } catch (error) {
     svc.logger.warn({ err: error, report: state.report }, 'could not load a report');
@@ -97,7 +102,12 @@ export function buildSignalErrorMessage(
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
   const value = retryable ? signSignalState(state, signer) : undefined;
   if (value) {
-    const retry = { type: 'button' as const, text: { type: 'plain_text' as const, text: 'Retry' }, action_id: ACTION_SIGNAL_RETRY, value };
+    const retry = {
+      type: 'button' as const,
+      text: { type: 'plain_text' as const, text: 'Retry' },
+      action_id: ACTION_SIGNAL_RETRY,
+      value,
+    };
     blocks.push({ type: 'actions', elements: [retry] });
   }
   return { text: `I couldn't load the ${what}. ${text}`, blocks };

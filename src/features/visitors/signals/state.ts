@@ -39,7 +39,10 @@ const MAX_SKIP = 10_000;
 export const SIGNAL_PAGE_PURPOSE = 'visitors.signals-page';
 
 const VERSION = 1;
-const apiDate = z.string().max(40).refine((s) => parseDateArg(s).ok, 'not an API date');
+const apiDate = z
+  .string()
+  .max(40)
+  .refine((s) => parseDateArg(s).ok, 'not an API date');
 const ms = (d: string) => (parseDateArg(d) as { ms: number }).ms;
 
 /** Wire form: short keys keep the value well within Slack's 2000 chars. */
@@ -52,9 +55,18 @@ const wireSchema = z
     n: z.number().int().min(SIGNAL_ROWS.min).max(SIGNAL_ROWS.max),
     c: z.array(z.string().min(1).max(1000)).max(100),
     s: z.number().int().min(LAST_SIGNAL_WINDOW).max(MAX_SKIP),
-    u: z.string().regex(/^[UW][A-Z0-9]{1,30}$/).optional(),
-    m: z.string().regex(/^\d{1,12}\.\d{1,8}$/).optional(),
-    p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional(),
+    u: z
+      .string()
+      .regex(/^[UW][A-Z0-9]{1,30}$/)
+      .optional(),
+    m: z
+      .string()
+      .regex(/^\d{1,12}\.\d{1,8}$/)
+      .optional(),
+    p: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+      .optional(),
   })
   .refine((w) => ms(w.f) < ms(w.t), 'dateFrom not before dateTo');
 
@@ -108,7 +120,12 @@ export function openSignalState(
   const state: SignalState = { report: w.r, dateFrom: w.f, dateTo: w.t, rows: w.n, cursors: w.c, skip: w.s };
   return {
     ok: true,
-    state: { ...state, ...(w.u ? { requester: w.u } : {}), ...(w.m ? { messageTs: w.m } : {}), ...(w.p ? { projectId: w.p } : {}) },
+    state: {
+      ...state,
+      ...(w.u ? { requester: w.u } : {}),
+      ...(w.m ? { messageTs: w.m } : {}),
+      ...(w.p ? { projectId: w.p } : {}),
+    },
   };
 }
 

@@ -42,23 +42,38 @@ export function searchesView(page: SearchesResponse, pagesBefore: number): Signa
   const unclicked = page.searches.filter(isUnclicked);
   const rows: SignalRow[] = page.searches.map((r, i) => {
     const gap = isUnclicked(r);
-    const where = gap ? ':warning: *nobody clicked a result*' : `${ctrPercent(r.ctr)} clicked, most often ${inlinePath(r.topClickedPage ?? '–', 50)}`;
+    const where = gap
+      ? ':warning: *nobody clicked a result*'
+      : `${ctrPercent(r.ctr)} clicked, most often ${inlinePath(r.topClickedPage ?? '–', 50)}`;
     return {
-      text: (max) => `*${before + i + 1}.* ${escapeReaderText(r.searchQuery, Math.min(200, max - 120))} · ${formatCount(r.hits)} searches · ${where}`,
+      text: (max) => {
+        const term = escapeReaderText(r.searchQuery, Math.min(200, max - 120));
+        return `*${before + i + 1}.* ${term} · ${formatCount(r.hits)} searches · ${where}`;
+      },
       improve: gap ? { kind: 'search', term: r.searchQuery, hits: r.hits } : undefined,
     };
   });
-  const named = unclicked.slice(0, UNCLICKED_NAMED).map((r) => `${escapeReaderText(r.searchQuery, 60)} (${formatCount(r.hits)})`);
+  const named = unclicked
+    .slice(0, UNCLICKED_NAMED)
+    .map((r) => `${escapeReaderText(r.searchQuery, 60)} (${formatCount(r.hits)})`);
   const more = unclicked.length > named.length ? ` · and ${unclicked.length - named.length} more` : '';
   const notes =
     unclicked.length > 0
-      ? [`*Searched often, nothing clicked* (${unclicked.length} of these ${page.searches.length} terms): ${named.join(' · ')}${more}`]
+      ? [
+          `*Searched often, nothing clicked* (${unclicked.length} of these ${page.searches.length} terms): ` +
+            `${named.join(' · ')}${more}`,
+        ]
       : [];
   return {
     report: 'searches',
     title: 'Docs searches',
-    fields: [`*Searches*\n${formatCount(page.totalSearches)}`, `*Nothing clicked*\n${unclicked.length} of the top ${page.searches.length} terms`],
-    about: 'terms by how often they were searched · a term searched often with no result clicked is a gap: *Improve with agent*',
+    fields: [
+      `*Searches*\n${formatCount(page.totalSearches)}`,
+      `*Nothing clicked*\n${unclicked.length} of the top ${page.searches.length} terms`,
+    ],
+    about:
+      'terms by how often they were searched · ' +
+      'a term searched often with no result clicked is a gap: *Improve with agent*',
     rows,
     empty: 'Nobody searched the docs in this range.',
     nextCursor: page.nextCursor,
@@ -74,14 +89,25 @@ function feedbackRow(p: PageFeedback, rank: number): SignalRow {
     text: (max) => {
       const head = `*${rank}.* ${inlinePath(p.path)} · 👎 ${formatCount(p.thumbsDown)} · 👍 ${formatCount(p.thumbsUp)}`;
       const note = safe ? '' : '  _(unusual characters in the path: not offered to the agent)_';
-      const each = Math.max(60, Math.min(200, Math.floor((max - head.length - note.length) / Math.max(1, p.comments.length)) - 20));
+      const each = Math.max(
+        60,
+        Math.min(200, Math.floor((max - head.length - note.length) / Math.max(1, p.comments.length)) - 20),
+      );
       const times = (n: number) => (n > 1 ? ` (${n} readers)` : '');
-      const comments = p.comments.map((c) => `\n> “${escapeReaderText(c.text, each)}”${times(c.times)} ${shortDay(c.createdAt)}`.trimEnd());
+      const comments = p.comments.map((c) =>
+        `\n> “${escapeReaderText(c.text, each)}”${times(c.times)} ${shortDay(c.createdAt)}`.trimEnd(),
+      );
       return head + note + comments.join('');
     },
     improve:
       safe && docsPath
-        ? { kind: 'feedback', path: docsPath, thumbsDown: p.thumbsDown, thumbsUp: p.thumbsUp, comments: p.comments.map((c) => c.text) }
+        ? {
+            kind: 'feedback',
+            path: docsPath,
+            thumbsDown: p.thumbsDown,
+            thumbsUp: p.thumbsUp,
+            comments: p.comments.map((c) => c.text),
+          }
         : undefined,
   };
 }
@@ -89,10 +115,13 @@ function feedbackRow(p: PageFeedback, rank: number): SignalRow {
 /** The feedback report: pages by 👎 (the aggregate, one API answer) with their latest comments. */
 export function feedbackView(byPage: FeedbackByPageResponse, comments: CommentsPage): SignalPageView {
   const pages = pagesByThumbsDown(byPage.feedback, comments.comments);
-  const sum = (pick: (r: FeedbackByPageResponse['feedback'][number]) => number) => byPage.feedback.reduce((n, r) => n + pick(r), 0);
+  const sum = (pick: (r: FeedbackByPageResponse['feedback'][number]) => number) =>
+    byPage.feedback.reduce((n, r) => n + pick(r), 0);
   const notes: string[] = [];
-  if (byPage.hasMore) notes.push(`Ranked among the ${byPage.feedback.length} pages the docs API returned (it has no paging here).`);
-  if (comments.hasMore) notes.push(`Comments: the latest among the first ${comments.scanned} feedback entries of the range.`);
+  if (byPage.hasMore)
+    notes.push(`Ranked among the ${byPage.feedback.length} pages the docs API returned (it has no paging here).`);
+  if (comments.hasMore)
+    notes.push(`Comments: the latest among the first ${comments.scanned} feedback entries of the range.`);
   const others = byPage.feedback.length - pages.length;
   return {
     report: 'feedback',
@@ -103,9 +132,12 @@ export function feedbackView(byPage: FeedbackByPageResponse, comments: CommentsP
       `*Pages with 👎*\n${formatCount(pages.length)} of ${formatCount(byPage.feedback.length)} with feedback`,
       `*Comments*\n${formatCount(comments.comments.length)}`,
     ],
-    about: 'pages by 👎, most first, with their latest comments (readers\' words, shown as plain text)',
+    about: "pages by 👎, most first, with their latest comments (readers' words, shown as plain text)",
     rows: pages.map((p, i) => feedbackRow(p, i + 1)),
-    empty: others > 0 ? `No page got a 👎 in this range (${others} got 👍 or code feedback only).` : 'Nobody left feedback in this range.',
+    empty:
+      others > 0
+        ? `No page got a 👎 in this range (${others} got 👍 or code feedback only).`
+        : 'Nobody left feedback in this range.',
     nextCursor: null,
     rowsBefore: 0,
     notes,
@@ -116,7 +148,8 @@ function questionRow(g: QuestionGroup, rank: number): SignalRow {
   const pageUrl = g.pageUrls[0];
   return {
     text: (max) => {
-      const asked = `asked ${formatCount(g.count)}×${g.wordings > 1 ? ` in ${g.wordings} wordings` : ''} · last ${shortDay(g.lastAsked)}`;
+      const wordings = g.wordings > 1 ? ` in ${g.wordings} wordings` : '';
+      const asked = `asked ${formatCount(g.count)}×${wordings} · last ${shortDay(g.lastAsked)}`;
       const room = Math.max(80, max - asked.length - 40);
       const question = escapeReaderText(g.question, Math.min(300, Math.floor(room * 0.6)));
       const answer = escapeReaderText(g.response, Math.max(40, Math.min(200, room - question.length)));
@@ -146,9 +179,14 @@ export function questionsView(page: UnansweredPage, batch: number): SignalPageVi
       `*Different questions*\n${formatCount(groups.length)}`,
       `*Asked more than once*\n${formatCount(recurring)}`,
     ],
-    about: 'questions the docs assistant could not answer, most asked first (other wordings of one question counted together)',
+    about:
+      'questions the docs assistant could not answer, most asked first ' +
+      '(other wordings of one question counted together)',
     rows: groups.map((g, i) => questionRow(g, i + 1)),
-    empty: page.scanned === 0 ? 'Nobody asked the docs assistant anything in this range.' : 'The docs assistant answered every question in this range.',
+    empty:
+      page.scanned === 0
+        ? 'Nobody asked the docs assistant anything in this range.'
+        : 'The docs assistant answered every question in this range.',
     nextCursor: page.nextCursor,
     rowsBefore: paged ? undefined : 0,
     batch: paged ? `conversations ${formatCount(first)}–${formatCount(first + page.scanned - 1)}` : undefined,
