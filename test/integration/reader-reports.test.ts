@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer as createHttpServer } from 'node:http';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CURSOR_REJECTED_DETAIL,
   FAKE_RECURRING_UNANSWERED,
@@ -21,7 +22,10 @@ import {
   buildSignalErrorMessage,
   loadSignalReport,
 } from '../../src/features/visitors/signals/load.js';
-import { openSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
+import { openSignalState, signSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
+import { registerHandlers } from '../../src/features/visitors/handlers.js';
+import { OPEN_GATE } from '../../src/platform/access.js';
+import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
@@ -273,6 +277,97 @@ describe('reader text and refusals', () => {
     const l = await load(state({ report: 'questions' }));
     expect(l).toMatchObject({ ok: false, text: 'The docs service failed; try again in a minute.', retryable: true });
     expect(analyticsCalls()).toHaveLength(4);
+  });
+});
+
+describe('a click re-checks the clicker', () => {
+  it('someone not (or no longer) in the channel: told privately, nothing read, nothing edited', async () => {
+    const said: string[] = [];
+    const hook = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        said.push((JSON.parse(body) as { text: string }).text);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+    try {
+      const handlers = new Map<string, (p: unknown) => Promise<void>>();
+      const intake = {
+        on: (kind: { name: string }, h: (p: unknown) => Promise<void>) => void handlers.set(kind.name, h),
+      };
+      const update = vi.fn();
+      const deps = {
+        services: svc,
+        slack: { chat: { postMessage: vi.fn(), update, postEphemeral: vi.fn() }, users: { info: vi.fn() } },
+        redis,
+        prefix,
+        now: () => Date.now(),
+        access: OPEN_GATE,
+        conversations: { isMember: async (_channel: string, user: string) => user === 'U0ALICE' },
+        projectFor: async () => 'proj_signals',
+        projects: ['proj_signals'],
+      };
+      registerHandlers(intake as never, deps as never);
+      const value = signSignalState(state({ projectId: 'proj_signals' }), TEST_SIGNER);
+      const click = { value, user: 'U0MALLORY', channel: 'C0DOCS', messageTs: '1700000000.000100', responseUrl: url };
+      await handlers.get('visitors.signals-page')!(click);
+      await handlers.get('visitors.menu')!({ ...click, blockId: 'x', report: 'feedback' });
+      expect(said).toEqual([NOT_A_MEMBER_TEXT, NOT_A_MEMBER_TEXT]);
+      expect(update).not.toHaveBeenCalled();
+      expect(analyticsCalls()).toHaveLength(0);
+      await handlers.get('visitors.signals-page')!({ ...click, user: 'U0ALICE' });
+      expect(update).toHaveBeenCalledOnce();
+    } finally {
+      await new Promise<void>((r) => hook.close(() => r()));
+    }
+  });
+});
+
+describe('answers outside the spec', () => {
+  it('enum values the spec does not list and fields it does not name never crash a report', async () => {
+    const turn = (query: string, resolutionStatus: unknown, extra: object = {}) => ({
+      id: '01JD0000000000000000000001',
+      timestamp: '2026-11-20T10:00:00Z',
+      query,
+      response: 'Not covered.',
+      responseType: 'handoff_to_human',
+      sources: [],
+      resolutionStatus,
+      queryCategory: null,
+      pageUrl: null,
+      sentiment: 'angry',
+      ...extra,
+    });
+    const conversations = [
+      turn('How do I export analytics?', 'unanswered'),
+      turn('How do I export analytics', 'unanswered', { pageUrl: 'https://docs.acme.test/analytics' }),
+      turn('What is a seat?', 'escalated'),
+      turn('And a workspace?', 42),
+    ];
+    fake.failNext(/\/assistant$/, 200, 1, { conversations, nextCursor: null, hasMore: false, total: 4 });
+    const q = await load(state({ report: 'questions' }));
+    expect(q.ok).toBe(true);
+    expect(text(q)).toContain('“How do I export analytics?” · asked 2× in 2 wordings');
+    expect(text(q)).not.toContain('What is a seat');
+    const entry = (over: object) => ({ id: 'f1', path: '/a', comment: 'Broken link', createdAt: null, ...over });
+    fake.failNext(/\/feedback\/by-page$/, 200, 1, {
+      feedback: [{ path: '/a', thumbsUp: 0, thumbsDown: 2, code: 0, total: 2, votes: 9 }],
+      hasMore: false,
+    });
+    fake.failNext(/\/feedback$/, 200, 1, {
+      feedback: [
+        entry({ source: 'survey', status: 'archived' }),
+        entry({ id: 'f2', source: 'contextual', helpful: false }),
+      ],
+      nextCursor: null,
+      hasMore: false,
+    });
+    const f = await load(state({ report: 'feedback' }));
+    expect(f.ok).toBe(true);
+    expect(text(f)).toContain('“Broken link” (2 readers)');
   });
 });
 

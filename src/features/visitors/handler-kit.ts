@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { AccessAction, AccessGate } from '../../platform/access.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
 import { unverifiedValueText } from '../../platform/slack/signed-value.js';
 import type { DateRange } from './date-range.js';
@@ -29,6 +31,8 @@ export interface VisitorsHandlerDeps {
   now: () => number;
   /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
   access: Pick<AccessGate, 'authorize'>;
+  /** The clicks of the searches, feedback and questions reports re-check that the clicker is in the channel. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
   /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
@@ -65,6 +69,30 @@ export async function authorizeOrTell(
 /** A catch that logs at warn: telling the person failed (an expired or used response_url), nothing else to do. */
 function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
   return (err) => deps.services.logger.warn({ err }, 'could not tell the person about a report');
+}
+
+/**
+ * A click on one of the searches, feedback and questions reports (paging, Retry, the menu): the
+ * access gate (`read_reports`), then the clicker's membership of the report's channel, as every
+ * button that shows readers' words re-checks it (platform/slack/member-check.ts: fail closed, one
+ * audit line per refusal). A refusal is told to the clicker only, and nothing is read.
+ */
+export async function clickerMayRead(
+  deps: VisitorsHandlerDeps,
+  user: string,
+  channel: string | undefined,
+  responseUrl: string | undefined,
+): Promise<boolean> {
+  if (!(await authorizeOrTell(deps, user, 'read_reports', channel ?? '', responseUrl))) return false;
+  if (!channel) return true; // no channel: the handler answers that the button is stale
+  const asked = { channel, user, action: 'read_reports' as const };
+  const member = await checkMembership(deps.conversations, deps.services.logger, asked);
+  if (member.ok) return true;
+  const text = member.text;
+  await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
+    warnTellFailed(deps),
+  );
+  return false;
 }
 
 /** A {@link Respond} over a click's response_url, or one that does nothing when there is none. */

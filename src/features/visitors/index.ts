@@ -50,7 +50,9 @@ export {
 export { FEEDBACK_PAGES_LIMIT, inlinePath, SEARCHES_LIMIT, shortDay } from './signals/views.js';
 
 /** What the visitors feature is built from. */
-export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
+export interface VisitorsOptions
+  extends VisitorsServicesOptions,
+    Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'conversations' | 'projectFor' | 'projects'> {
   /** Where reports and their buttons are recorded; the feature registers its handlers on it. */
   intake: Intake;
 }
@@ -66,6 +68,7 @@ export interface Visitors {
 /** Builds the visitors feature and registers its intake handlers (reports, paging, Retry). */
 export function createVisitors(o: VisitorsOptions): Visitors {
   const services = createVisitorsServices(o);
-  registerHandlers(o.intake, { services, slack: o.slack, redis: o.redis, prefix: o.prefix, now: o.now, projectFor: o.projectFor, projects: o.projects, access: o.access });
+  const { slack, redis, prefix, now, projectFor, projects, access, conversations } = o;
+  registerHandlers(o.intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
   return { services, register: (app) => registerListeners(app, { intake: o.intake, logger: services.logger }) };
 }

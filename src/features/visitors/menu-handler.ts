@@ -1,7 +1,7 @@
 import type { Intake } from '../../platform/intake.js';
 import { warnUnverified } from '../../platform/slack/signed-value.js';
 import {
-  authorizeOrTell,
+  clickerMayRead,
   editReport,
   knownProject,
   respondTo,
@@ -19,12 +19,12 @@ import { buildSignalErrorMessage, loadSignalReport } from './signals/load.js';
 /**
  * A report chosen in a report's menu: the message is replaced in place by that report's first page,
  * for the dates and the docs project of the report the menu sits on (read from the menu's signed
- * block_id), requested by whoever chose it. Asks the access gate first (`read_reports`).
+ * block_id), requested by whoever chose it. Asks the access gate first (`read_reports`), then that
+ * the chooser is in the channel (clickerMayRead).
  */
 export function registerMenuHandler(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.menu, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl))
-      await switchReport(deps, p);
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await switchReport(deps, p);
   });
 }
 

@@ -4,6 +4,7 @@ import { respondVia } from '../../../platform/slack/respond.js';
 import { warnUnverified } from '../../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
+  clickerMayRead,
   editReport,
   knownProject,
   postOrEdit,
@@ -22,7 +23,8 @@ import { openSignalState, SIGNAL_PAGE_PURPOSE, type SignalState } from './state.
 /**
  * The intake handlers of the searches, feedback and questions reports: the command, Previous / Next
  * (edited in place) and Retry. Every one asks the access gate first (`read_reports`, like the
- * visitor report: a refusal costs no API call).
+ * visitor report: a refusal costs no API call); a click also re-checks that the clicker is in the
+ * report's channel.
  */
 
 /** The state a clicked button carries, when the bot signed it and its project is configured; else the answer. */
@@ -43,10 +45,10 @@ export function registerSignalHandlers(intake: Pick<Intake, 'on'>, deps: Visitor
       await runSignalReport(deps, p);
   });
   intake.on(INTAKE.signalPage, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await signalPage(deps, p);
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await signalPage(deps, p);
   });
   intake.on(INTAKE.signalRetry, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await signalRetry(deps, p);
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await signalRetry(deps, p);
   });
 }
 
