@@ -35,7 +35,7 @@ import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
-import { ConversationDirectory, redisPageLimits } from './platform/slack/conversations.js';
+import { ConversationDirectory, redisReadLimits } from './platform/slack/conversations.js';
 import { signerFromConfig, type ValueSigner } from './platform/slack/signed-value.js';
 import { UserNames } from './platform/slack/user-names.js';
 import { tellPersonVia } from './platform/slack/tell.js';
@@ -181,7 +181,7 @@ function buildFeatures(p: Platform): Features {
     now,
   });
   const membership = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }); // its 429s never pause `slack`
-  const conversations = new ConversationDirectory({ slack: membership, limits: redisPageLimits(redis, prefix), logger });
+  const conversations = new ConversationDirectory({ slack: membership, limits: redisReadLimits(redis, prefix), logger });
   const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
   const askEnabled = p.discovery !== undefined;
