@@ -1,6 +1,6 @@
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatThread, linesOf, type ThreadMessage } from '../../src/features/thread-context/format.js';
 import { assemblePrompt, fitLines, omissionLine } from '../../src/features/thread-context/prompt.js';
 import { cannotReadModal, decodeThreadRef, encodeThreadRef, loadingModal, modalAt, previewModal, previewText, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
@@ -400,14 +400,17 @@ describe('the preview of the shortcut (intake handler)', () => {
       const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0CAROL', externalId: 'document-thread-cool' };
       await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(modalAt(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }, TEST_SIGNER)) });
       const previews = new Quota(redis, { keyPrefix: `${prefix}:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 });
-      const hDeps = { slack: web, names: deps.names, logger, conversations: deps.conversations, signer: TEST_SIGNER, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
+      const membership = { isMember: vi.fn((c: string, u: string) => deps.conversations.isMember(c, u)) };
+      const hDeps = { slack: web, names: deps.names, logger, conversations: membership, signer: TEST_SIGNER, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
       for (let i = 0; i < PREVIEWS_PER_MINUTE; i += 1) await showPreview(hDeps, p, { finalAttempt: false });
       const reads = slack.calls.filter((c) => c.method === 'conversations.replies').length;
+      membership.isMember.mockClear();
       await showPreview(hDeps, p, { finalAttempt: false });
       const refused = slack.views.at(-1)!;
       expect(JSON.stringify(refused.view.blocks)).toMatch(/opened \*Document this thread\* 10 times in the last minute.*Next free slot: <!date\^/);
       expect(refused.view.submit).toBeUndefined();
       expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(reads);
+      expect(membership.isMember).not.toHaveBeenCalled(); // the cooldown comes first: no membership read either
       // Another person is not held back.
       await showPreview(hDeps, { ...p, user: 'U0BOB' }, { finalAttempt: false });
       expect(slack.views.at(-1)!.view.submit).toMatchObject({ text: 'Start job' });
