@@ -95,8 +95,8 @@ const subcommandSchema: z.ZodType<SubcommandIntake> = z.looseObject({
 
 /** Kinds of intake the visitors feature handles. */
 export const INTAKE = {
-  report: intakeKind('visitors.report', reportSchema),
-  page: intakeKind('visitors.page', buttonSchema),
-  retry: intakeKind('visitors.retry', buttonSchema),
-  subcommand: intakeKind('visitors.subcommand', subcommandSchema),
+  report: intakeKind('visitors.report', reportSchema, { awaited: true }),
+  page: intakeKind('visitors.page', buttonSchema, { awaited: true }),
+  retry: intakeKind('visitors.retry', buttonSchema, { awaited: true }),
+  subcommand: intakeKind('visitors.subcommand', subcommandSchema, { awaited: true }),
 };
