@@ -35,7 +35,7 @@ import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { checkBotToken, logStartFailure } from './platform/slack/startup.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
-import { ConversationDirectory, redisPageLimits } from './platform/slack/conversations.js';
+import { ConversationDirectory, redisReadLimits } from './platform/slack/conversations.js';
 import { signerFromConfig, type ValueSigner } from './platform/slack/signed-value.js';
 import { UserNames } from './platform/slack/user-names.js';
 import { tellPersonVia } from './platform/slack/tell.js';
@@ -180,12 +180,13 @@ function buildFeatures(p: Platform): Features {
     logger: logger.child({ feature: 'access' }),
     now,
   });
-  const membership = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }); // its 429s never pause `slack`
-  const conversations = new ConversationDirectory({ slack: membership, limits: redisPageLimits(redis, prefix), logger });
-  const threadContext = createThreadContext({ slack, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
+  // Reads a person can cause (membership, threads, the agent view's channel) reject a 429: it never pauses `slack`.
+  const reads = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true });
+  const conversations = new ConversationDirectory({ slack: reads, limits: redisReadLimits(redis, prefix), logger });
+  const threadContext = createThreadContext({ slack: reads, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
   const agent = createAgentSurface(p.slackOpts);
   const askEnabled = p.discovery !== undefined;
-  const agentView = createAgentView({ slack, conversations, agent, intake, access, logger, redis, prefix, askEnabled });
+  const agentView = createAgentView({ slack: reads, conversations, agent, intake, access, logger, redis, prefix, askEnabled });
   const agentJobs = buildAgentJobs(p, {
     conversations,
     context: threadContext.context,

@@ -161,7 +161,7 @@ export class SlackState {
    */
   requireChannel(ref: unknown, needMembership = true): FakeChannel {
     const ch = this.channel(ref) ?? fail('channel_not_found');
-    if (!ch.botIsMember && (ch.isPrivate || ch.isIm)) fail('channel_not_found');
+    if (!ch.botIsMember && (ch.isPrivate || ch.isIm || ch.isMpim)) fail('channel_not_found');
     if (needMembership && !ch.botIsMember) fail('not_in_channel');
     return ch;
   }

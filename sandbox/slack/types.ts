@@ -34,9 +34,10 @@ export interface FakeUser {
 
 /**
  * A conversation known to the fake. `user` is the other party of an IM (`isIm`). `isPrivate` marks a
- * private channel (IMs are private too); `isExtShared` a Slack Connect channel shared with other
- * workspaces. `members` are user ids (`conversations.members`); default: every fake user for
- * channels (the bot only when `botIsMember`), the user and the bot for IMs.
+ * private channel (IMs are private too); `isMpim` a multi-person DM (private too: Slack's
+ * `is_mpim`); `isArchived` an archived one (`is_archived`); `isExtShared` a Slack Connect channel
+ * shared with other workspaces. `members` are user ids (`conversations.members`); default: every
+ * fake user for channels (the bot only when `botIsMember`), the user and the bot for IMs.
  */
 export interface FakeChannel {
   id: string;
@@ -45,6 +46,8 @@ export interface FakeChannel {
   isIm?: boolean;
   user?: string;
   isPrivate?: boolean;
+  isMpim?: boolean;
+  isArchived?: boolean;
   isExtShared?: boolean;
   members?: string[];
 }

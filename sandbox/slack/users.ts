@@ -9,11 +9,16 @@
  *
  * users.conversations (docs.slack.dev/reference/methods/users.conversations): "List conversations the
  * calling user may access"; `types` is a comma list of public_channel (default), private_channel, mpim,
- * im (anything else → `invalid_types`); `user` browses another user's memberships, where "Non-public
- * channels are restricted to those where the calling user shares membership"; `limit` "Must be an
- * integer no larger than 1000" (default 100); cursor pagination with `response_metadata.next_cursor`.
+ * im (anything else → `invalid_types`); `user` browses another user's memberships: "Browse the public
+ * channel membership of other users with the user parameter. Private channel membership is only
+ * listed when the calling user, bot user, or app shares membership in a direct message, multi-person
+ * direct message, or private channel"; `exclude_archived` ("Set to true to exclude archived channels
+ * from the list", default false); `limit` "Must be an integer with a max value of 999" (default 100);
+ * cursor pagination with `response_metadata.next_cursor`. "We omit the is_member and num_members
+ * fields in this method's response." Tier 3.
  */
 import { fail, str, type Json, type MethodTable } from './method.js';
+import { truthy } from './history.js';
 import { paginate } from './pagination.js';
 import type { SlackState } from './state.js';
 import type { FakeChannel } from './types.js';
@@ -24,6 +29,7 @@ const CHANNEL_TYPES = new Set(['public_channel', 'private_channel', 'mpim', 'im'
 /** The conversation type names users.conversations filters by. */
 function channelType(ch: FakeChannel): string {
   if (ch.isIm) return 'im';
+  if (ch.isMpim) return 'mpim';
   return ch.isPrivate ? 'private_channel' : 'public_channel';
 }
 
@@ -38,15 +44,17 @@ function conversations(state: SlackState, args: Json): Json {
   const types = parseTypes(args.types);
   const userId = str(args.user) ?? state.botUserId;
   if (!state.user(userId)) fail('user_not_found');
+  const excludeArchived = truthy(args.exclude_archived);
   const visible = state.channels.filter((ch) => {
     const members = state.members(ch);
     if (!members.includes(userId) || !types.has(channelType(ch))) return false;
+    if (excludeArchived && ch.isArchived) return false;
     return channelType(ch) === 'public_channel' || members.includes(state.botUserId);
   });
-  const page = paginate(visible, args, { prefix: 'team', defaultLimit: 100, maxLimit: 1000, key: (ch) => ch.id });
+  const page = paginate(visible, args, { prefix: 'team', defaultLimit: 100, maxLimit: 999, key: (ch) => ch.id });
   return {
     ok: true,
-    channels: page.items.map((ch) => channelJson(ch, ch.botIsMember)),
+    channels: page.items.map((ch) => channelJson(ch, undefined)),
     response_metadata: { next_cursor: page.nextCursor },
   };
 }

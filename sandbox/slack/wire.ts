@@ -77,8 +77,13 @@ export function permalink(ctx: WireContext, m: SlackMessage): string {
   return m.thread_ts && m.thread_ts !== m.ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base;
 }
 
-/** A conversation object (conversations.info, users.conversations). `memberCount` is included when given. */
-export function channelJson(ch: FakeChannel, isMember: boolean, memberCount?: number): Json {
+/**
+ * A conversation object (conversations.info, users.conversations). `is_member` is left out when
+ * `isMember` is undefined (users.conversations: "We omit the is_member and num_members fields in
+ * this method's response"); `num_members` is included when `memberCount` is given.
+ */
+export function channelJson(ch: FakeChannel, isMember: boolean | undefined, memberCount?: number): Json {
+  const member = isMember === undefined ? {} : { is_member: isMember };
   if (ch.isIm) {
     return {
       id: ch.id,
@@ -88,9 +93,9 @@ export function channelJson(ch: FakeChannel, isMember: boolean, memberCount?: nu
       is_im: true,
       is_mpim: false,
       is_private: true,
-      is_archived: false,
+      is_archived: ch.isArchived ?? false,
       is_org_shared: false,
-      is_member: isMember,
+      ...member,
       user: ch.user,
       is_user_deleted: false,
       priority: 0,
@@ -100,17 +105,17 @@ export function channelJson(ch: FakeChannel, isMember: boolean, memberCount?: nu
     id: ch.id,
     name: ch.name,
     name_normalized: ch.name,
-    is_channel: !ch.isPrivate,
-    is_group: ch.isPrivate ?? false,
+    is_channel: !ch.isPrivate && !ch.isMpim,
+    is_group: Boolean(ch.isPrivate && !ch.isMpim),
     is_im: false,
-    is_mpim: false,
-    is_private: ch.isPrivate ?? false,
-    is_archived: false,
+    is_mpim: ch.isMpim ?? false,
+    is_private: Boolean(ch.isPrivate || ch.isMpim),
+    is_archived: ch.isArchived ?? false,
     is_general: false,
     is_shared: ch.isExtShared ?? false,
     is_ext_shared: ch.isExtShared ?? false,
     is_org_shared: false,
-    is_member: isMember,
+    ...member,
     created: 1700000000,
     ...(memberCount !== undefined ? { num_members: memberCount } : {}),
   };

@@ -34,7 +34,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
  * Every `reason` an audit line may carry: the access gate's refusals (platform/access.ts
  * `RefusalReason`), a follow-up refused because its author can't see a conversation the job's
  * context came from (`not_a_reader`), the settings admin check (`not_admin`, `check_failed`), and
- * the membership re-check of forms and buttons (`not_a_member`, `members_unknown`, `check_failed`).
+ * the membership re-check of forms and buttons (`not_a_member`, `membership_busy`, `members_unknown`,
+ * `check_failed`).
  */
 export const AUDIT_REASONS = [
   'guest',
@@ -49,6 +50,7 @@ export const AUDIT_REASONS = [
   'prompt_too_long',
   'not_a_reader',
   'not_a_member',
+  'membership_busy',
   'members_unknown',
   'workspace_budget',
 ] as const;

@@ -11,6 +11,7 @@ import {
   replyToOf,
   type DeferReason,
   type IntakeData,
+  type IntakeKind,
   type IntakeObserver,
   type RejectReason,
   type ReplyTo,
@@ -49,10 +50,23 @@ export const NOT_HANDLED_TEXT =
   'took it within 15 minutes (an upgrade may have stopped half-way). Nothing was done; send it again in a while, ' +
   'or tell the admin.';
 
-/** What the person hears when their recorded request can't be read back. */
+/** What the person hears when their recorded request can't be read back (a record of the version this replica writes). */
 export const UNREADABLE_TEXT =
-  "Sorry, I couldn't read your request back after recording it (it was recorded by another version of me), " +
+  "Sorry, I couldn't read your request back after recording it, so nothing was done. Please send it again.";
+
+/** The same, for a record an older version of the bot made (its schema version is older than this replica's). */
+export const UNREADABLE_OLDER_TEXT =
+  "Sorry, I couldn't read your request back: an older version of me recorded it, and I was upgraded since, " +
   'so nothing was done. Please send it again.';
+
+/** What the person hears when their request was held past {@link HOLD_LIMIT_MS} (its steps not confirmed on the Redis replicas). */
+export const HELD_TOO_LONG_TEXT =
+  "Sorry, I stopped working on your request: for 2 minutes my database couldn't confirm that its progress was " +
+  "safely copied (it may be failing over), and going on could have done something twice. Check what's there, " +
+  'and send it again if it is missing.';
+
+/** How long, in all, a record's handler may be held for its saved steps to reach the Redis replicas (ms; 2 min). */
+export const HOLD_LIMIT_MS = 2 * 60_000;
 
 /** Options of {@link IntakeAdmission}. */
 export interface AdmissionOptions {
@@ -60,7 +74,9 @@ export interface AdmissionOptions {
   observer?: IntakeObserver;
   tell?: TellPerson;
   policy?: Partial<DeferralPolicy>;
-  /** Clock in epoch ms (how long a record has been left for others). */
+  /** How long a record may be held in all, in ms. @defaultValue {@link HOLD_LIMIT_MS} */
+  holdLimitMs?: number;
+  /** Clock in epoch ms (how long a record has been left for others, or held). */
   now?: () => number;
 }
 
@@ -106,41 +122,64 @@ export class IntakeAdmission {
 
   /**
    * Gives a record up: one error line with its kind and request id (never the payload), the
-   * person told where the record says how, counted; BullMQ keeps it as failed (7 days).
+   * person told where the record says how when someone waits on it (`known.awaited`, or for a kind
+   * unknown here the record's envelope: `{}` for a kind nobody waits on), counted; BullMQ keeps it
+   * as failed (7 days).
+   * @param known - the kind, when this replica knows it.
    * @throws UnrecoverableError always (no retry can help).
    */
-  async reject(data: IntakeData, reason: RejectReason, detail: string): Promise<never> {
-    const to = data.replyTo ?? replyToOf(data.payload);
-    const told = this.o.tell ? await this.o.tell(to, reason === 'invalid' ? UNREADABLE_TEXT : NOT_HANDLED_TEXT) : false;
-    const msg = reason === 'invalid'
-      ? 'a recorded request does not match its schema; given up'
-      : 'no replica handled a recorded request in time; given up';
+  async reject(data: IntakeData, reason: RejectReason, detail: string, known?: IntakeKind<unknown>): Promise<never> {
     const version = data.v ?? 1;
-    this.o.logger.error({ intake: data.kind, requestId: data.requestId, reason, version, detail, told }, msg);
+    const to = (known?.awaited ?? true) ? (data.replyTo ?? replyToOf(data.payload)) : {};
+    const somewhere = Boolean(to.responseUrl || (to.user && to.channel));
+    const told = this.o.tell && somewhere ? await this.o.tell(to, rejectText(reason, version, known?.version)) : false;
+    this.o.logger.error({ intake: data.kind, requestId: data.requestId, reason, version, detail, told }, REJECT_LOG[reason]);
     this.o.observer?.intakeRejected(reason);
     throw new UnrecoverableError(`intake ${data.kind}: ${reason}`);
   }
+
+  /**
+   * A handler's saved step is not on the replicas yet (a failover under way): it acted on nothing,
+   * so it runs again shortly, without spending one of its attempts (BullMQ step job: `updateData`,
+   * `moveToDelayed` + `DelayedError`); the first hold is an info line, the later ones debug. Past
+   * {@link HOLD_LIMIT_MS} held in all (a lasting "can't confirm": `WAIT` refused, a role stuck
+   * "demoted"), it is given up instead ({@link reject}, reason `unreplicated`).
+   * @throws DelayedError (put back), UnrecoverableError (given up); the Redis error when it can't be moved.
+   */
+  async hold(job: Job<IntakeData>, token: string | undefined, log: Logger, err: UnreplicatedStepError, known: IntakeKind<unknown>): Promise<never> {
+    const data = job.data;
+    const since = data.heldSince ?? this.now();
+    const limitMs = this.o.holdLimitMs ?? HOLD_LIMIT_MS;
+    if (this.now() - since >= limitMs) {
+      return this.reject(data, 'unreplicated', `saved steps not confirmed on the replicas for ${limitMs / 1000} s (${err.reason})`, known);
+    }
+    const holds = data.holds ?? 0;
+    const fields = { reason: err.reason, requestId: data.requestId };
+    if (holds === 0) log.info(fields, 'a saved step is not on the Redis replicas yet; trying again shortly');
+    else log.debug({ ...fields, holds }, 'a saved step is still not on the Redis replicas; trying again shortly');
+    await job.updateData({ ...data, heldSince: since, holds: holds + 1 });
+    await job.moveToDelayed(Date.now() + REPLICAS_RETRY_MS, token);
+    throw new DelayedError();
+  }
+}
+
+/** The error line of each way a record is given up. */
+const REJECT_LOG: Record<RejectReason, string> = {
+  invalid: 'a recorded request does not match its schema; given up',
+  unknown_kind: 'no replica handled a recorded request in time; given up',
+  newer_version: 'no replica handled a recorded request in time; given up',
+  unreplicated: 'a request held too long for its saved steps to reach the Redis replicas; given up',
+};
+
+/** What the person hears when a record is given up for `reason` (recorded with schema `version`; `known`: this replica's). */
+function rejectText(reason: RejectReason, version: number, known: number | undefined): string {
+  if (reason === 'unreplicated') return HELD_TOO_LONG_TEXT;
+  if (reason !== 'invalid') return NOT_HANDLED_TEXT;
+  return known !== undefined && version < known ? UNREADABLE_OLDER_TEXT : UNREADABLE_TEXT;
 }
 
 /** ms a handler whose saved step was not on the replicas waits before it is run again. */
 const REPLICAS_RETRY_MS = 1_000;
-
-/**
- * A handler's saved step is not on the replicas yet (a failover under way): it acted on nothing,
- * so it runs again shortly, without spending one of its attempts (BullMQ step job:
- * `moveToDelayed` + `DelayedError`). @throws DelayedError; the Redis error when it can't be moved.
- */
-export async function holdForReplicas(
-  job: Job<IntakeData>,
-  token: string | undefined,
-  log: Logger,
-  err: UnreplicatedStepError,
-): Promise<never> {
-  const msg = 'a saved step is not on the Redis replicas yet; trying again shortly';
-  log.info({ reason: err.reason, requestId: job.data.requestId }, msg);
-  await job.moveToDelayed(Date.now() + REPLICAS_RETRY_MS, token);
-  throw new DelayedError();
-}
 
 /**
  * What a handler's error becomes: an {@link UnrecoverableError} (no more attempts) when the same

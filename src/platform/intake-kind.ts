@@ -31,6 +31,12 @@ export interface IntakeKind<T> {
   readonly schema: z.ZodType<T>;
   /** Where to tell the person: kept in the record's envelope, so that any replica can (even one without the kind). */
   readonly replyTo: (payload: T) => ReplyTo;
+  /**
+   * Someone waits on the outcome (a command, a click, a form, a message to the bot): when the
+   * record is given up, they are told. False for records nobody waits on (a tab opened, an
+   * agent-view suggestion): given up quietly, and their envelope names nowhere to tell.
+   */
+  readonly awaited: boolean;
 }
 
 /** The payload type of a kind. */
@@ -49,22 +55,24 @@ export type IntakePayload<K> = K extends IntakeKind<infer T> ? T : never;
  *
  * @param name - `<feature>.<kind>`: letters, digits, `-` and `.`.
  * @param schema - the payload's schema (no transforms or defaults: what is recorded is what the handler gets).
- * @param opts - `version` (default 1); `replyTo` when the payload does not name the person in the
- *   usual fields (`responseUrl`, `user` or `requester`, `channel`, `threadTs`; also inside `msg` or
- *   `caller`): see {@link replyToOf}. It must return only those fields (they are kept with the record).
+ * @param opts - `version` (default 1); `awaited` (default false): someone waits on the outcome and
+ *   is told when the record is given up (opt in: a kind nobody waits on is given up quietly);
+ *   `replyTo` when the payload does not name the person in the usual fields (`responseUrl`, `user`
+ *   or `requester`, `channel`, `threadTs`; also inside `msg` or `caller`): see {@link replyToOf}. It
+ *   must return only those fields (they are kept with the record).
  * @throws Error for a name that is not of that shape or a version below 1 (a programming error).
  */
 export function intakeKind<T>(
   name: string,
   schema: z.ZodType<T>,
-  opts: { version?: number; replyTo?: (payload: T) => ReplyTo } = {},
+  opts: { version?: number; awaited?: boolean; replyTo?: (payload: T) => ReplyTo } = {},
 ): IntakeKind<T> {
   const version = opts.version ?? 1;
   if (!/^[a-z0-9-]+\.[a-z0-9.-]+$/.test(name)) throw new Error(`intake kind name ${name} is not <feature>.<kind>`);
   if (!Number.isInteger(version) || version < 1) {
     throw new Error(`intake kind ${name}: version must be a whole number from 1`);
   }
-  return { name, version, schema, replyTo: opts.replyTo ?? replyToOf };
+  return { name, version, schema, replyTo: opts.replyTo ?? replyToOf, awaited: opts.awaited ?? false };
 }
 
 const str = z.string().min(1).max(3_000);
@@ -114,7 +122,10 @@ export interface IntakeData {
   /** The Slack request's id (`trigger_id`, `event_id`, `action_ts`): every log line of its handling carries it. */
   requestId: string;
   payload: unknown;
-  /** Where the person can be told (absent in records made before it was kept: then read from the payload). */
+  /**
+   * Where the person can be told (absent in records made before it was kept: then read from the
+   * payload); `{}` for a kind nobody waits on.
+   */
   replyTo?: ReplyTo;
   /** Steps already taken, saved by the handler (so a retry after a crash resumes, never repeats). */
   progress?: Record<string, unknown>;
@@ -124,13 +135,21 @@ export interface IntakeData {
   deferredSince?: number;
   /** How many times replicas left it for another. */
   deferrals?: number;
+  /** Epoch ms when its handler was first held because a saved step was not on the Redis replicas. */
+  heldSince?: number;
+  /** How many times its handler was held so. */
+  holds?: number;
 }
 
 /** Why a record was not handled here: a kind this replica has no handler for, or a newer version of one it has. */
 export type DeferReason = 'unknown_kind' | 'newer_version';
 
-/** Why a record was given up without running its handler. */
-export type RejectReason = DeferReason | 'invalid';
+/**
+ * Why a record was given up: without running its handler (`invalid`, or a {@link DeferReason}), or
+ * with its handler held too long because its saved steps could not be confirmed on the Redis
+ * replicas (`unreplicated`).
+ */
+export type RejectReason = DeferReason | 'invalid' | 'unreplicated';
 
 /** Told what the intake worker did with records it could not handle (metrics). */
 export interface IntakeObserver {

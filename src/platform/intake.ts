@@ -1,14 +1,13 @@
 import { Queue, type ConnectionOptions, type Job, type Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import {
-  holdForReplicas,
   IntakeAdmission,
   schemaIssues,
   unlessWorthRetrying,
+  type AdmissionOptions,
   type DeferralPolicy,
-  type TellPerson,
 } from './intake-admission.js';
-import type { IntakeData, IntakeKind, IntakeObserver } from './intake-kind.js';
+import type { IntakeData, IntakeKind } from './intake-kind.js';
 import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, UnreplicatedStepError, type GuardMark } from './replica-guard.js';
@@ -86,17 +85,16 @@ export interface RecordOptions {
   dedupeWindowMs?: number;
 }
 
-/** What the worker does besides running handlers (all optional). */
-export interface IntakeOptions {
-  /** Counts records left for other replicas, and records given up. */
-  observer?: IntakeObserver;
-  /** Tells the person when their record is given up (unreadable, or no replica handled it in time). */
-  tell?: TellPerson;
-  /** How long a record of a kind or version unknown here is left for other replicas (tests shorten it). */
+/**
+ * What the worker does besides running handlers (all optional): counting records left for other
+ * replicas and given up (`observer`), telling the person when one is given up (`tell`), how long a
+ * handler may be held in all for its steps to reach the replicas (`holdLimitMs`), the clock
+ * (`now`), as {@link AdmissionOptions}; and how long a record of a kind or version unknown here is
+ * left for other replicas (`deferral`; tests shorten both).
+ */
+export type IntakeOptions = Pick<AdmissionOptions, 'observer' | 'tell' | 'holdLimitMs' | 'now'> & {
   deferral?: Partial<DeferralPolicy>;
-  /** Clock in epoch ms, for the deferral's give-up time. */
-  now?: () => number;
-}
+};
 
 /** Attempts of an intake job, and the first backoff (doubling): about 4 minutes in all. */
 const ATTEMPTS = 8;
@@ -140,7 +138,7 @@ export class Intake {
     const barrierKey = `${ctx.prefix}:replica-barrier`;
     const optional = { ...(suspectMs ? { suspectMs } : {}), ...(onStep ? { onStep } : {}), ...pick(options, 'now') };
     this.guard = new ReplicaGuard(writer, { replicas, timeoutMs, barrierKey, logger: ctx.logger, ...optional });
-    const admission = pick(options, 'observer', 'tell', 'now');
+    const admission = pick(options, 'observer', 'tell', 'now', 'holdLimitMs');
     this.admission = new IntakeAdmission({ logger: ctx.logger, policy: options.deferral ?? {}, ...admission });
     this.queue = new Queue<IntakeData>(INTAKE_QUEUE, {
       // BullMQ takes an ioredis instance as its connection and shares it (BullMQ docs: "Connections").
@@ -203,7 +201,7 @@ export class Intake {
     const jobId = intakeJobId(kind.name, id);
     const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
     const mark = this.guard.mark();
-    const replyTo = kind.replyTo(payload);
+    const replyTo = kind.awaited ? kind.replyTo(payload) : {}; // nobody to tell about a kind nobody waits on
     const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo, receivedAt: Date.now() };
     await this.queue.add(kind.name, data, { jobId, ...short });
     if (this.replication.replicas > 0) await this.awaitReplicas(kind.name, requestId, mark);
@@ -257,7 +255,7 @@ export class Intake {
       return this.admission.defer(job, token, registered ? 'newer_version' : 'unknown_kind', registered?.kind.version);
     }
     const parsed = registered.kind.schema.safeParse(data.payload);
-    if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error));
+    if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error), registered.kind);
     const log = this.ctx.logger.child({ intake: data.kind });
     const mark = this.guard.mark();
     const progress = { ...data.progress };
@@ -277,7 +275,7 @@ export class Intake {
     try {
       await withRequestContext({ requestId: data.requestId }, () => registered.handler(parsed.data, context));
     } catch (err) {
-      if (err instanceof UnreplicatedStepError) return holdForReplicas(job, token, log, err);
+      if (err instanceof UnreplicatedStepError) return this.admission.hold(job, token, log, err, registered.kind);
       throw unlessWorthRetrying(err, log, data.requestId);
     }
   }

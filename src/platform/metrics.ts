@@ -157,9 +157,10 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.intakeRejections = new Counter({
       name: 'docs_bot_intake_rejected_total',
       help:
-        'Recorded requests given up without being handled: invalid (the payload does not match its schema), or ' +
-        'unknown_kind / newer_version (no replica handled it within 15 minutes). ' +
-        'The person is told where the record says how.',
+        'Recorded requests given up: invalid (the payload does not match its schema), unknown_kind / newer_version ' +
+        '(no replica handled it within 15 minutes), or unreplicated (its handler held 2 minutes in all because its ' +
+        'saved steps could not be confirmed on the Redis replicas). The person is told where the record says how, ' +
+        'when someone waits on it.',
       labelNames: ['reason'],
       registers,
     });
@@ -184,7 +185,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     for (const rating of ['positive', 'negative'] as const) this.askFeedbackTotal.inc({ rating }, 0);
     for (const connection of REDIS_ROLES) this.redisReconnects.inc({ connection }, 0);
     for (const reason of ['unknown_kind', 'newer_version'] as const) this.intakeDeferrals.inc({ reason }, 0);
-    for (const reason of ['invalid', 'unknown_kind', 'newer_version'] as const) {
+    for (const reason of ['invalid', 'unknown_kind', 'newer_version', 'unreplicated'] as const) {
       this.intakeRejections.inc({ reason }, 0);
     }
     for (const outcome of ['held', 'went_ahead'] as const) this.stepsUnreplicated.inc({ outcome }, 0);

@@ -102,6 +102,18 @@ describe('thread context: mentions in threads, the Document this thread shortcut
     expect(status.thread_ts).toBe(root.ts);
   });
 
+  it("a 429 on a preview's thread read (Retry-After 20 s) holds up nobody's /docs-edit: thread reads reject it on a client of their own", async () => {
+    const root = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'Is the rate limit per key or per project?' });
+    await driver.message({ channel: 'C0DOCS', user: 'U0ADMIN', thread_ts: root.ts, text: 'Per key, 100 an hour' });
+    sb.slack.failNext('conversations.replies', { status: 429, retryAfterS: 20 }, 3);
+    await driver.messageShortcut({ user: 'U0CAROL', channel: 'C0DOCS', messageTs: root.ts, callbackId: 'document_thread' });
+    await sb.slack.waitFor(() => sb.slack.calls.some((c) => c.method === 'conversations.replies' && c.status === 429), 10_000);
+    const sentAt = Date.now();
+    const jobId = await docsEdit(sb, driver, 'Document the rate limits', 'U0BOB');
+    await statusMessage(sb.slack, jobId);
+    expect(Date.now() - sentAt).toBeLessThan(10_000);
+  });
+
   it("the shortcut in a channel the bot is not in: the modal says to /invite it, offers no submit, and no job starts", async () => {
     const msg = sb.slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'the SDK page is outdated' });
     const n = creates().length;

@@ -1,10 +1,11 @@
 import type { Worker } from 'bullmq';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Intake, intakeJobId, intakeKind, INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { anyKind } from '../helpers/intake-kinds.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
+import { HELD_TOO_LONG_TEXT, HOLD_LIMIT_MS } from '../../src/platform/intake-admission.js';
 import { ResponseUrlError } from '../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -140,6 +141,37 @@ describe('durable intake', () => {
     expect((await intake.queue.getJob(intakeJobId('test.held', 'h')))?.attemptsMade).toBe(1);
     const held = logs.find((l) => l.msg.startsWith('a saved step is not on the Redis replicas yet'));
     expect(held).toMatchObject({ level: 30, requestId: 'req-h' });
+  });
+
+  it('held for 2 minutes in all (a lasting "can\'t confirm", clock controlled): given up, the person told, counted, one error line; not one info line per loop', async () => {
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const told: unknown[] = [];
+    const rejected: string[] = [];
+    const observer = { intakeDeferred: () => undefined, intakeRejected: (r: string) => void rejected.push(r) };
+    const tell = async (to: unknown, text: string) => (told.push({ to, text }), true);
+    const { logger } = arrayLogger('debug', logs);
+    const held = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake(), undefined, { now: () => now, tell, observer });
+    const kind = intakeKind('test.stuck', z.looseObject({ user: z.string(), channel: z.string() }), { awaited: true });
+    let runs = 0;
+    held.on(kind, async () => {
+      runs += 1;
+      throw new UnreplicatedStepError('the server is no primary');
+    });
+    await held.record(kind, 's', 'req-s', { user: 'U0ALICE', channel: 'C0DOCS' });
+    const stuck = held.startWorker();
+    try {
+      await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(3), { timeout: 15_000, interval: 25 });
+      expect(await held.queue.getJobState(intakeJobId(kind.name, 's'))).not.toBe('failed');
+      now += HOLD_LIMIT_MS;
+      await vi.waitFor(async () => expect(await held.queue.getJobState(intakeJobId(kind.name, 's'))).toBe('failed'), { timeout: 15_000, interval: 25 });
+      expect(told).toEqual([{ to: { user: 'U0ALICE', channel: 'C0DOCS' }, text: HELD_TOO_LONG_TEXT }]);
+      expect(rejected).toEqual(['unreplicated']);
+      expect(logs.filter((l) => l.level >= 50)).toMatchObject([{ intake: 'test.stuck', requestId: 'req-s', reason: 'unreplicated', told: true }]);
+      expect(logs.filter((l) => l.level === 30 && l.msg.startsWith('a saved step is not on the Redis replicas yet'))).toHaveLength(1);
+    } finally {
+      await stuck.close();
+      await held.close();
+    }
   });
 
   it('the queue is called intake', () => {

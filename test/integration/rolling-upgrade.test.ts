@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { NOT_HANDLED_TEXT, UNREADABLE_TEXT } from '../../src/platform/intake-admission.js';
+import { NOT_HANDLED_TEXT, UNREADABLE_OLDER_TEXT, UNREADABLE_TEXT } from '../../src/platform/intake-admission.js';
 import { Intake, intakeJobId, intakeKind, type IntakeKind, type ReplyTo } from '../../src/platform/intake.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { arrayLogger, type LogLine } from '../helpers/logs.js';
@@ -70,6 +70,7 @@ const WAIT = { timeout: 15_000, interval: 25 };
 const ASK = intakeKind(
   'ask.question',
   z.object({ user: z.string(), channel: z.string(), question: z.string(), responseUrl: z.string().optional() }),
+  { awaited: true },
 );
 const EXISTING = intakeKind('agent-jobs.home', z.object({ teamId: z.string(), user: z.string() }));
 
@@ -114,7 +115,7 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
 
     await next.intake.record(v2, 'h1', 'req-h1', { teamId: 'T1', user: 'U1', tab: 'messages' });
     const recorded = (await next.intake.queue.getJob(intakeJobId(v2.name, 'h1')))?.data;
-    expect(recorded).toMatchObject({ kind: 'agent-jobs.home', v: 2, replyTo: { user: 'U1' } });
+    expect(recorded).toMatchObject({ kind: 'agent-jobs.home', v: 2, replyTo: {} }); // nobody waits on a Home tab
     old.start();
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(2), WAIT);
     const line = old.lines.find((l) => l.requestId === 'req-h1');
@@ -167,5 +168,44 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     const errors = r.lines.filter((l) => l.level >= 50);
     expect(errors).toMatchObject([{ intake: 'ask.question', requestId: 'req-q3', reason: 'invalid', detail: 'question: invalid_type' }]);
     expect(JSON.stringify(r.lines)).not.toContain('private');
+  });
+
+  it('a payload an older version recorded, that the current schema refuses: the person hears it was an older version; the same version: no such claim', async () => {
+    const prefix = await withPrefix();
+    const r = replica(prefix);
+    const v2 = intakeKind('ask.question', z.object({ user: z.string(), channel: z.string(), question: z.string(), lang: z.string() }), { version: 2, awaited: true });
+    r.intake.on(v2, async () => undefined);
+    const payload = { user: 'U0BOB', channel: 'C0DOCS', question: 'How?' };
+    await r.intake.queue.add(v2.name, { kind: v2.name, v: 1, requestId: 'req-old', payload, replyTo: { user: 'U0BOB', channel: 'C0DOCS' }, receivedAt: Date.now() }, { jobId: intakeJobId(v2.name, 'old') });
+    await r.intake.queue.add(v2.name, { kind: v2.name, v: 2, requestId: 'req-same', payload, replyTo: { user: 'U0BOB', channel: 'C0DOCS' }, receivedAt: Date.now() }, { jobId: intakeJobId(v2.name, 'same') });
+    r.start();
+    await vi.waitFor(async () => expect(await stateOf(r.intake, v2, 'same')).toBe('failed'), WAIT);
+    await vi.waitFor(async () => expect(await stateOf(r.intake, v2, 'old')).toBe('failed'), WAIT);
+    const to = { user: 'U0BOB', channel: 'C0DOCS' };
+    expect(r.told).toEqual(expect.arrayContaining([{ to, text: UNREADABLE_OLDER_TEXT }, { to, text: UNREADABLE_TEXT }]));
+    expect(r.told).toHaveLength(2);
+    expect(UNREADABLE_TEXT).not.toMatch(/version/);
+  });
+
+  it('records of a kind nobody waits on (a Home tab opened) are given up quietly: unreadable, or left unhandled for 15 minutes', async () => {
+    const prefix = await withPrefix();
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const old = replica(prefix, { now: () => now });
+    const next = replica(prefix);
+    const TAB = intakeKind('agent-view.prompts', z.object({ teamId: z.string(), user: z.string(), channel: z.string() }));
+    old.intake.on(EXISTING, async () => undefined);
+    // A new kind the old replica doesn't know, nobody waiting on it: its envelope names nowhere to tell.
+    await next.intake.record(TAB, 'p1', 'req-p1', { teamId: 'T1', user: 'U0ALICE', channel: 'D0ALICE' });
+    expect((await next.intake.queue.getJob(intakeJobId(TAB.name, 'p1')))?.data.replyTo).toEqual({});
+    // A kind the replica knows, nobody waiting on it, whose payload fails its schema.
+    await old.intake.queue.add(EXISTING.name, { kind: EXISTING.name, v: 1, requestId: 'req-h9', payload: { user: 'U0ALICE', channel: 'D0ALICE' }, replyTo: { user: 'U0ALICE', channel: 'D0ALICE' }, receivedAt: Date.now() }, { jobId: intakeJobId(EXISTING.name, 'h9') });
+    old.start();
+    await vi.waitFor(async () => expect(await stateOf(old.intake, EXISTING, 'h9')).toBe('failed'), WAIT);
+    await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(1), WAIT);
+    now += 15 * 60_000;
+    await vi.waitFor(async () => expect(await stateOf(old.intake, TAB, 'p1')).toBe('failed'), WAIT);
+    expect(old.counts.rejected.sort()).toEqual(['invalid', 'unknown_kind']);
+    expect(old.told).toEqual([]);
+    expect(old.lines.filter((l) => l.level >= 50).map((l) => l.told)).toEqual([false, false]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discussionCache, setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
+import { discussionCache, RATE_LIMITED_TTL_MS, setPrompts, type AgentViewDeps } from '../../src/features/agent-view/handlers.js';
 import { AGENT_VIEW_DEDUPE_WINDOW_MS, AGENT_VIEW_EVENTS_PER_MINUTE, appContextChanged, messagesTabOpened, viewedChannel } from '../../src/features/agent-view/listeners.js';
 import { Quota } from '../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
@@ -176,6 +176,23 @@ describe('agent view suggestions: the latest-discussion offer and Slack failures
     expect(reads).toBe(1);
     expect(h.set).toHaveLength(20);
     expect(h.set.every((x) => x.prompts[0]?.title === 'Document the latest discussion in #docs')).toBe(true);
+  });
+
+  it("Slack's refusals are kept too: a channel the bot isn't in is read once a minute, not on every flip; a 429 is no offer, not retried, not read for 30 s", async () => {
+    let reads = 0;
+    const notIn = handlerDeps({ history: () => (reads++, Promise.reject(platformError('not_in_channel', 'conversations.history'))) });
+    notIn.deps.discussions = discussionCache();
+    for (let i = 0; i < 5; i++) await setPrompts(notIn.deps, p);
+    expect(reads).toBe(1);
+    expect(notIn.set.every((x) => x.prompts[0]?.title === STANDING_PROMPTS[0]?.title)).toBe(true);
+    const rateLimited = Object.assign(new Error('A rate-limit has been reached, you may retry this request in 20 seconds'), { code: 'slack_webapi_rate_limited_error', retryAfter: 20 });
+    let limited = 0;
+    const busy = handlerDeps({ history: () => (limited++, Promise.reject(rateLimited)) });
+    busy.deps.discussions = discussionCache();
+    for (let i = 0; i < 5; i++) await setPrompts(busy.deps, p);
+    expect(limited).toBe(1);
+    expect(busy.set).toHaveLength(5);
+    expect(busy.deps.discussions.getRemainingTTL('C0DOCS')).toBeLessThanOrEqual(RATE_LIMITED_TTL_MS);
   });
 
   it('a channel the bot cannot read (Slack: not_in_channel) is no offer; a transient Slack error throws so the intake retries', async () => {

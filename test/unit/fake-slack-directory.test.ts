@@ -100,6 +100,32 @@ describe('users.conversations', () => {
     expect(await platformError(web.users.conversations({ types: 'public_channel,galaxy' }))).toBe('invalid_types');
     expect(await platformError(web.users.conversations({ user: 'U0NOBODY' }))).toBe('user_not_found');
   });
+
+  it('as documented: private channels, group DMs and DMs only where the bot is in them, archived ones unless excluded, no is_member, limit ≤ 999', async () => {
+    const all = 'public_channel,private_channel,mpim,im';
+    slack.channels.push(
+      { id: 'C0OLD', name: 'old-launch', botIsMember: false, isArchived: true, members: ['U0ALICE'] },
+      { id: 'G0TRIO', name: 'mpdm-alice--bob--bot-1', botIsMember: true, isMpim: true, members: ['U0ALICE', 'U0BOB', 'U0DOCSBOT'] },
+      { id: 'G0PAIR', name: 'mpdm-alice--bob--carol-1', botIsMember: false, isMpim: true, members: ['U0ALICE', 'U0BOB', 'U0CAROL'] },
+    );
+    const list = await web.users.conversations({ user: 'U0ALICE', types: all });
+    // C0LEADS (private, bot not in it) and G0PAIR (a group DM without the bot) are not listed.
+    expect(list.channels?.map((c) => c.id)).toEqual(['C0DOCS', 'C0RANDOM', 'D0ALICE', 'C0CONNECT', 'C0OLD', 'G0TRIO']);
+    expect(list.channels?.find((c) => c.id === 'G0TRIO')).toMatchObject({ is_mpim: true, is_private: true, is_channel: false });
+    expect(list.channels?.find((c) => c.id === 'C0OLD')).toMatchObject({ is_archived: true });
+    for (const c of list.channels ?? []) {
+      expect(c).not.toHaveProperty('is_member');
+      expect(c).not.toHaveProperty('num_members');
+    }
+    const live = await web.users.conversations({ user: 'U0ALICE', types: all, exclude_archived: true });
+    expect(live.channels?.map((c) => c.id)).not.toContain('C0OLD');
+    expect((await web.users.conversations({ user: 'U0ALICE', types: 'mpim' })).channels?.map((c) => c.id)).toEqual(['G0TRIO']);
+    expect(await platformError(web.conversations.info({ channel: 'G0PAIR' }))).toBe('channel_not_found');
+    for (let i = 0; i < 1_200; i++) slack.channels.push({ id: `C0MANY${i}`, name: `many-${i}`, botIsMember: false, members: ['U0CAROL'] });
+    const page = await web.users.conversations({ user: 'U0CAROL', limit: 1_000 });
+    expect(page.channels).toHaveLength(999);
+    expect(page.response_metadata?.next_cursor).toBeTruthy();
+  });
 });
 
 describe('usergroups', () => {

@@ -1,6 +1,8 @@
-import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
+import { OPEN_GATE, promptTooLongText, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
-import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, HOME_DEDUPE_WINDOW_MS, HOME_OPENS_PER_MINUTE, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import { Quota } from '../../src/platform/quota.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent } from '../../src/features/conversations/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
 import { IMPROVE_CALLBACK_ID, IMPROVE_MODAL_PURPOSE, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
@@ -12,7 +14,7 @@ import { arrayLogger } from '../helpers/logs.js';
 import { RecordUnconfirmedError } from '../../src/platform/intake.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { MembersUnknownError } from '../../src/platform/slack/conversations.js';
-import { MEMBERS_UNKNOWN_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { MEMBERSHIP_BUSY_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { plainTextOf } from '../../src/platform/slack/markup.js';
 
 /**
@@ -26,10 +28,10 @@ interface LogLine {
   msg: string;
 }
 
-/** Members of each channel, as conversations.members would list them (C0HUGE: too many to list). */
+/** Members of each channel (C0HUGE: membership can't be read just now). */
 const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ALICE', 'U0BOB'], C0LEADS: ['U0ADMIN'] };
 const isMember = async (channel: string, user: string) => {
-  if (channel === 'C0HUGE') throw new MembersUnknownError(channel);
+  if (channel === 'C0HUGE') throw new MembersUnknownError(channel, 'busy');
   return (MEMBERS[channel] ?? []).includes(user);
 };
 
@@ -110,6 +112,35 @@ describe('agent-jobs listeners', () => {
     await docsReplyCommand(h.deps)({ command: command(text, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE });
     expect(h.record).not.toHaveBeenCalled();
+  });
+
+  it('/docs-reply with an instruction over AGENT_PROMPT_MAX_CHARS: refused in the ack like /docs-edit, nothing recorded', async () => {
+    const h = harness();
+    const long = 'x'.repeat(12_001);
+    await docsReplyCommand(h.deps)({ command: command(`job_1 ${long}`, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: promptTooLongText(12_001, 12_000) });
+    expect(h.record).not.toHaveBeenCalled();
+    await docsReplyCommand(h.deps)({ command: command(`job_1 ${'x'.repeat(12_000)}`, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    expect(h.record).toHaveBeenCalledOnce();
+  });
+
+  it(`App Home: ${HOME_OPENS_PER_MINUTE} opens a minute per person (counted in Redis), the rest ignored quietly; records kept ${HOME_DEDUPE_WINDOW_MS / 60_000} minutes for deduplication only`, async () => {
+    const redis = testRedis();
+    const prefix = randomPrefix();
+    try {
+      const h = harness();
+      const homeOpens = new Quota(redis, { keyPrefix: `${prefix}:agent-jobs:home-opens`, points: HOME_OPENS_PER_MINUTE, durationS: 60 });
+      const deps = { ...(h.deps as object), homeOpens } as never;
+      const opened = (user: string, id: string) => ({ event: { type: 'app_home_opened', user, tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: id }, context: {} }) as never;
+      for (let i = 0; i < 25; i++) await appHomeOpenedEvent(deps)(opened('U0ALICE', `EvA${i}`));
+      await appHomeOpenedEvent(deps)(opened('U0BOB', 'EvB0'));
+      expect(h.record.mock.calls.map((c) => c[1])).toEqual([...Array.from({ length: 10 }, (_, i) => `home-EvA${i}`), 'home-EvB0']);
+      expect(h.record.mock.calls.map((c) => c[4])).toEqual(Array(11).fill({ dedupeWindowMs: HOME_DEDUPE_WINDOW_MS }));
+      expect(h.warnings()).toEqual([]);
+    } finally {
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 
   it('/docs-reply when Redis fails: the busy answer', async () => {
@@ -243,8 +274,8 @@ describe('visitors and digests listeners', () => {
     }
   });
 
-  it('Improve with agent, signed for a channel the person is not (or no longer) in, or too big to tell: refused in the modal, nothing recorded', async () => {
-    for (const [channel, text] of [['C0LEADS', NOT_A_MEMBER_TEXT], ['C0HUGE', MEMBERS_UNKNOWN_TEXT]] as const) {
+  it('Improve with agent, signed for a channel the person is not (or no longer) in, or not checkable just now: refused in the modal, nothing recorded', async () => {
+    for (const [channel, text] of [['C0LEADS', NOT_A_MEMBER_TEXT], ['C0HUGE', MEMBERSHIP_BUSY_TEXT]] as const) {
       const h = harness();
       await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', improveMeta(channel)) } as never);
       expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) } });
@@ -344,11 +375,11 @@ describe('thread-context listeners', () => {
     }
   });
 
-  it('its modal, signed by the bot for a conversation the person is not (or no longer) in, or too big to tell: refused in the modal, start and follow-up alike; a member gets through', async () => {
+  it('its modal, signed by the bot for a conversation the person is not (or no longer) in, or not checkable just now: refused in the modal, start and follow-up alike; a member gets through', async () => {
     const cases = [
       [{ c: 'C0LEADS' }, NOT_A_MEMBER_TEXT],
       [{ c: 'C0LEADS', j: 'job_1' }, NOT_A_MEMBER_TEXT],
-      [{ c: 'C0HUGE' }, MEMBERS_UNKNOWN_TEXT],
+      [{ c: 'C0HUGE' }, MEMBERSHIP_BUSY_TEXT],
     ] as const;
     for (const [ref, text] of cases) {
       const h = harness();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MembersUnknownError } from '../../src/platform/slack/conversations.js';
-import { BOT_CANNOT_SEE_TEXT, checkMembership, MEMBERS_UNKNOWN_TEXT, MEMBERSHIP_CHECK_FAILED_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { BOT_CANNOT_SEE_TEXT, checkMembership, MEMBERS_UNKNOWN_TEXT, MEMBERSHIP_BUSY_TEXT, MEMBERSHIP_CHECK_FAILED_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { SIGNATURE_OVERHEAD, signerFromConfig, ValueSigner } from '../../src/platform/slack/signed-value.js';
 import { arrayLogger } from '../helpers/logs.js';
 
@@ -66,11 +66,12 @@ const slackError = (code: string) => Object.assign(new Error(`An API error occur
 describe('checkMembership', () => {
   const req = { channel: 'C0LEADS', user: 'U0BOB', action: 'start_job' as const };
 
-  it('a member passes; a non-member, a list too long to read and a Slack error are refused with a plain sentence and one audit line', async () => {
+  it('a member passes; a non-member, busy reads, a list too long to read and a Slack error are refused with their own sentence and one audit line', async () => {
     const cases: Array<[() => Promise<boolean>, unknown]> = [
       [async () => true, { ok: true }],
       [async () => false, { ok: false, reason: 'not_a_member', text: NOT_A_MEMBER_TEXT }],
-      [() => Promise.reject(new MembersUnknownError('C0LEADS')), { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT }],
+      [() => Promise.reject(new MembersUnknownError('C0LEADS', 'busy')), { ok: false, reason: 'busy', text: MEMBERSHIP_BUSY_TEXT }],
+      [() => Promise.reject(new MembersUnknownError('C0LEADS', 'too_large')), { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT }],
       [() => Promise.reject(slackError('channel_not_found')), { ok: false, reason: 'bot_cannot_see', text: BOT_CANNOT_SEE_TEXT }],
       [() => Promise.reject(slackError('internal_error')), { ok: false, reason: 'check_failed', text: MEMBERSHIP_CHECK_FAILED_TEXT }],
     ];
@@ -79,7 +80,9 @@ describe('checkMembership', () => {
       expect(await checkMembership({ isMember }, logger, req)).toEqual(expected);
       const audits = lines.filter((l) => l.audit);
       if ((expected as { ok: boolean }).ok) expect(audits).toEqual([]);
-      const reason = (expected as { reason?: string }).reason === 'bot_cannot_see' ? 'check_failed' : (expected as { reason?: string }).reason;
+      const audited: Record<string, string> = { bot_cannot_see: 'check_failed', busy: 'membership_busy' };
+      const given = (expected as { reason?: string }).reason;
+      const reason = (given && audited[given]) ?? given;
       if (!(expected as { ok: boolean }).ok) expect(audits).toEqual([expect.objectContaining({ actor: 'U0BOB', channel: 'C0LEADS', action: 'start_job', outcome: 'refused', reason })]);
     }
   });

@@ -1,6 +1,6 @@
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatThread, linesOf, type ThreadMessage } from '../../src/features/thread-context/format.js';
 import { assemblePrompt, fitLines, omissionLine } from '../../src/features/thread-context/prompt.js';
 import { cannotReadModal, decodeThreadRef, encodeThreadRef, loadingModal, modalAt, previewModal, previewText, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
@@ -11,7 +11,7 @@ import { findMessageLinks, refusedLinksLine } from '../../src/features/thread-co
 import { CONTEXT_PAGE_CAP, ThreadReader } from '../../src/features/thread-context/read.js';
 import { buildPrompt, previewThread, unreadLine, type ThreadContextDeps } from '../../src/features/thread-context/service.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { ConversationDirectory, MEMBER_PAGE_CAP, MembersUnknownError } from '../../src/platform/slack/conversations.js';
+import { ConversationDirectory, MembersUnknownError } from '../../src/platform/slack/conversations.js';
 import { UserNames } from '../../src/platform/slack/user-names.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
@@ -168,19 +168,17 @@ describe('bounded Slack reads', () => {
     expect(repliesCalls()[1]?.args.cursor).toEqual(expect.any(String));
   });
 
-  it(`conversations.members is read for at most ${MEMBER_PAGE_CAP} pages (then membership is unknown, not "no"), and what was read is kept per conversation`, async () => {
-    const members = Array.from({ length: 2 * MEMBER_PAGE_CAP + 10 }, (_, i) => `U0M${String(i).padStart(4, '0')}`);
+  it("membership is read from the requester's own conversation list, once, whatever the channels' sizes", async () => {
+    const members = Array.from({ length: 5_000 }, (_, i) => `U0M${String(i).padStart(4, '0')}`);
     slack.channels.push({ id: 'C0HUGE', name: 'huge', botIsMember: true, members: [...members, 'U0ALICE', slack.botUserId] });
-    const dir = new ConversationDirectory({ slack: web, pageSize: 2 });
-    const membersCalls = () => slack.calls.filter((c) => c.method === 'conversations.members');
-    await expect(dir.isMember('C0HUGE', 'U0ALICE')).rejects.toBeInstanceOf(MembersUnknownError);
-    expect(membersCalls()).toHaveLength(MEMBER_PAGE_CAP);
-    expect(await dir.isMember('C0HUGE', 'U0M0003')).toBe(true); // seen on a page read: no call
-    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
-    expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
+    const dir = new ConversationDirectory({ slack: web });
+    const listCalls = () => slack.calls.filter((c) => c.method === 'users.conversations');
+    expect(await dir.isMember('C0HUGE', 'U0ALICE')).toBe(true);
+    expect(await dir.isMember('C0DOCS', 'U0ALICE')).toBe(true);
     expect(await dir.isMember('C0RANDOM', 'U0GUEST')).toBe(false);
     expect(await dir.isMember('C0RANDOM', 'U0GUEST')).toBe(false);
-    expect(membersCalls().length - MEMBER_PAGE_CAP).toBe(1 + 2); // C0DOCS: 1 page to reach bob; C0RANDOM: 2 pages, once each
+    expect(listCalls().map((c) => c.args.user)).toEqual(['U0ALICE', 'U0GUEST']);
+    expect(slack.calls.filter((c) => c.method === 'conversations.members')).toHaveLength(0);
   });
 });
 
@@ -195,7 +193,7 @@ describe('Slack failing while reading', () => {
     slack.failNext('conversations.info', { error: 'internal_error' });
     await expect(dir.visibilityOf('C0DOCS')).rejects.toThrow(/internal_error/);
     expect(await dir.visibilityOf('C0DOCS')).toBe('public');
-    slack.failNext('conversations.members', { error: 'internal_error' });
+    slack.failNext('users.conversations', { error: 'internal_error' });
     await expect(dir.isMember('C0DOCS', 'U0BOB')).rejects.toThrow(/internal_error/);
     expect(await dir.isMember('C0DOCS', 'U0BOB')).toBe(true);
     expect(await dir.visibilityOf('D0ALICE')).toBe('im');
@@ -282,8 +280,8 @@ describe('message permalinks', () => {
       `2 links were not expanded, so the agent got them as typed, without the messages: ${link(random)} (you're not a member of that conversation); ${link(leads)} (I'm not in that conversation (\`/invite @Docs Agent\` there first)).`,
     );
     expect(res.stats).toMatchObject({ links: 3, linksRead: 1 });
-    // The guest is not in #random: its members were asked, its history never read.
-    expect(slack.calls.filter((c) => c.method === 'conversations.members' && c.args.channel === 'C0RANDOM')).toHaveLength(1);
+    // The guest is not in #random: their conversations were asked, #random's history never read.
+    expect(slack.calls.filter((c) => c.method === 'users.conversations' && c.args.user === 'U0GUEST')).toHaveLength(1);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies' && c.args.channel === 'C0RANDOM')).toHaveLength(0);
     expect(refusedLinksLine([])).toBeUndefined();
   });
@@ -292,12 +290,12 @@ describe('message permalinks', () => {
 describe('context follows its readers', () => {
   const link = (m: { channel: string; ts: string }) => `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
 
-  it('a link into a conversation too large to list is refused with why; one whose membership can\'t be read just now throws, so the intake retries', async () => {
+  it('a link whose membership can\'t be read (the requester is in too many conversations) is refused with why; one whose membership can\'t be read just now throws, so the intake retries', async () => {
     const { root } = thread('Rate limits are 100/h', []);
     const instruction = `Document ${link(root)}`;
     const tooLarge = { ...deps.conversations, isMember: () => Promise.reject(new MembersUnknownError('C0DOCS', 'too_large')) };
     const res = await buildPrompt({ ...deps, conversations: tooLarge }, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction });
-    expect(res.ok && res.notice).toContain('that conversation has too many members for me to check');
+    expect(res.ok && res.notice).toContain("you're in more conversations than I can look through");
     const busy = { ...deps.conversations, isMember: () => Promise.reject(new MembersUnknownError('C0DOCS', 'busy')) };
     await expect(buildPrompt({ ...deps, conversations: busy }, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction })).rejects.toMatchObject({ reason: 'busy' });
   });
@@ -402,14 +400,17 @@ describe('the preview of the shortcut (intake handler)', () => {
       const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0CAROL', externalId: 'document-thread-cool' };
       await web.views.open({ trigger_id: slack.triggerId('U0CAROL'), view: loadingModal(modalAt(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }, TEST_SIGNER)) });
       const previews = new Quota(redis, { keyPrefix: `${prefix}:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 });
-      const hDeps = { slack: web, names: deps.names, logger, conversations: deps.conversations, signer: TEST_SIGNER, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
+      const membership = { isMember: vi.fn((c: string, u: string) => deps.conversations.isMember(c, u)) };
+      const hDeps = { slack: web, names: deps.names, logger, conversations: membership, signer: TEST_SIGNER, access: OPEN_GATE, reader: new ThreadReader({ slack: web, ttlMs: 1 }), previews };
       for (let i = 0; i < PREVIEWS_PER_MINUTE; i += 1) await showPreview(hDeps, p, { finalAttempt: false });
       const reads = slack.calls.filter((c) => c.method === 'conversations.replies').length;
+      membership.isMember.mockClear();
       await showPreview(hDeps, p, { finalAttempt: false });
       const refused = slack.views.at(-1)!;
       expect(JSON.stringify(refused.view.blocks)).toMatch(/opened \*Document this thread\* 10 times in the last minute.*Next free slot: <!date\^/);
       expect(refused.view.submit).toBeUndefined();
       expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(reads);
+      expect(membership.isMember).not.toHaveBeenCalled(); // the cooldown comes first: no membership read either
       // Another person is not held back.
       await showPreview(hDeps, { ...p, user: 'U0BOB' }, { finalAttempt: false });
       expect(slack.views.at(-1)!.view.submit).toMatchObject({ text: 'Start job' });

@@ -52,7 +52,7 @@ export type ContinueJobResult =
 export const NOT_A_READER_TEXT =
   "This job carries context from a conversation you're not in, so only people in every conversation it read can continue it. Your follow-up was not sent. Ask the person who started it, or start your own job with `/docs-edit`.";
 
-/** Answer when membership could not be checked (Slack failed, or a member list too long to read). */
+/** Answer when membership could not be checked (Slack failed or is busy, or the author is in too many conversations to read). */
 export const READERS_CHECK_FAILED_TEXT =
   "This job carries context from other conversations, and I couldn't check that you're in all of them, so your follow-up was not sent. Try again in a moment, or ask the person who started it.";
 
@@ -63,8 +63,8 @@ export const READERS_CHECK_FAILED_TEXT =
  */
 async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
   // The job's own conversation is not asked: every way to continue a job comes from inside it (a
-  // reply or mention in its thread, /docs-reply there, the shortcut on its thread), and asking
-  // would refuse everyone in a channel too big to list.
+  // reply or mention in its thread, /docs-reply there, the shortcut on its thread), so asking
+  // would only spend Slack reads.
   const from = rec.contextFrom.split(',').filter((c) => c && c !== rec.channel);
   if (author === rec.requester || from.length === 0) return undefined;
   const refuse = (reason: AuditReason, message: string) => {

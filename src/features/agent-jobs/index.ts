@@ -15,12 +15,13 @@ import type { BotMetrics } from '../../platform/metrics.js';
 import type { Intake } from '../../platform/intake.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { QueueContext } from '../../platform/queues.js';
+import { Quota } from '../../platform/quota.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import type { HomeDefaults } from './blocks.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
-import { register as registerListeners } from './listeners.js';
+import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listeners.js';
 import type { PromptContext } from './context.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
 import type { Steps } from '../../platform/slack/post-once.js';
@@ -196,13 +197,14 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const handlerDeps = handlerDepsOf(o, common, start);
   registerHandlers(o.intake, handlerDeps);
   const durationsByProject = durationHistories(o);
+  const homeOpens = new Quota(o.redis, { keyPrefix: `${o.prefix}:agent-jobs:home-opens`, points: HOME_OPENS_PER_MINUTE, durationS: 60 });
   return {
     start,
     pollQueue,
     presenter,
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
-    register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars }),
+    register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars, homeOpens }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

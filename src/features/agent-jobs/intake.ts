@@ -90,11 +90,11 @@ const restartSchema: z.ZodType<RestartIntake> = z.looseObject({
   responseUrl: z.string().optional(),
 });
 
-/** Kinds of intake the agent-jobs feature handles. */
+/** Kinds of intake the agent-jobs feature handles; all but the Home tab's have someone waiting on them (`awaited`). */
 export const INTAKE = {
-  start: intakeKind('agent-jobs.start', startSchema),
-  reply: intakeKind('agent-jobs.reply', replySchema),
+  start: intakeKind('agent-jobs.start', startSchema, { awaited: true }),
+  reply: intakeKind('agent-jobs.reply', replySchema, { awaited: true }),
   home: intakeKind('agent-jobs.home', homeSchema),
-  restart: intakeKind('agent-jobs.restart', restartSchema),
-  feedback: intakeKind('agent-jobs.feedback', feedbackSchema),
+  restart: intakeKind('agent-jobs.restart', restartSchema, { awaited: true }),
+  feedback: intakeKind('agent-jobs.feedback', feedbackSchema, { awaited: true }),
 };

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, FeedbackButtons
 import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './blocks.js';
@@ -12,9 +13,20 @@ import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type Sta
 export interface AgentJobsListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
-  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` instruction is answered in the ack (no job). */
+  /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` or `/docs-reply` instruction is answered in the ack (nothing sent). */
   promptMaxChars: number;
+  /** Each person's Home tab opens ({@link HOME_OPENS_PER_MINUTE} a minute, key `team:user`, shared in Redis); none: no limit. */
+  homeOpens?: Pick<Quota, 'take'>;
 }
+
+/** Home tab opens handled per person per minute (each is a views.publish); the rest are ignored quietly. */
+export const HOME_OPENS_PER_MINUTE = 10;
+
+/**
+ * How long a Home tab open is kept to recognise Slack's redeliveries, in ms (Slack retries an event
+ * nearly at once, after 1 minute and after 5 minutes): the record itself goes once handled.
+ */
+export const HOME_DEDUPE_WINDOW_MS = 10 * 60_000;
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -43,29 +55,51 @@ export function docsEditCommand(deps: AgentJobsListenerDeps) {
   };
 }
 
-/** `/docs-reply <job-id> <instruction>`: usage in the ack when either is missing; else recorded (`agent-jobs.reply`) and acked. */
+/**
+ * `/docs-reply <job-id> <instruction>`: usage in the ack when either is missing, and the length
+ * refusal when the instruction is over AGENT_PROMPT_MAX_CHARS (nothing recorded); else recorded
+ * (`agent-jobs.reply`) and acked.
+ */
 export function docsReplyCommand(deps: AgentJobsListenerDeps) {
   return async ({ command, ack, context }: CommandArgs): Promise<void> => {
     const text = command.text.trim();
     const [jobId = ''] = text.split(/\s+/);
     const raw = text.slice(jobId.length).trim();
     if (!jobId || !raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE }));
+    const chars = unescapeSlackText(raw).trim().length;
+    if (chars > deps.promptMaxChars) return void (await ack({ response_type: 'ephemeral', text: promptTooLongText(chars, deps.promptMaxChars) }));
     const payload: ReplyIntake = { teamId: command.team_id, jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
     await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.reply, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
   };
 }
 
 /**
- * `app_home_opened` (Home tab): recorded (`agent-jobs.home`); the worker publishes the person's
- * jobs. Not recorded (Redis down): not acked, so Slack redelivers it (the tab shows what it showed).
+ * `app_home_opened` (Home tab): recorded (`agent-jobs.home`, kept {@link HOME_DEDUPE_WINDOW_MS} for
+ * deduplication only); the worker publishes the person's jobs. Over the person's
+ * {@link HOME_OPENS_PER_MINUTE}, or when Redis can't count, ignored (the tab shows what it showed).
+ * Not recorded (Redis down): not acked, so Slack redelivers it.
  */
 export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
+    if (!(await withinHomeLimit(deps, b.team_id, event.user))) return;
     const payload: HomeIntake = { teamId: b.team_id, user: event.user };
-    await recordEvent(deps.intake, deps.logger, { kind: INTAKE.home, id: `home-${b.event_id}`, requestId: b.event_id, payload, retryNum: context.retryNum });
+    const entry = { kind: INTAKE.home, id: `home-${b.event_id}`, requestId: b.event_id, payload, retryNum: context.retryNum };
+    await recordEvent(deps.intake, deps.logger, { ...entry, dedupeWindowMs: HOME_DEDUPE_WINDOW_MS });
   };
+}
+
+/** Whether this Home tab open is within the person's {@link HOME_OPENS_PER_MINUTE} (a debug line, or a warning when Redis can't say). */
+async function withinHomeLimit(deps: AgentJobsListenerDeps, teamId: string, user: string): Promise<boolean> {
+  if (!deps.homeOpens) return true;
+  try {
+    if ((await deps.homeOpens.take(`${teamId}:${user}`)).ok) return true;
+    deps.logger.debug({ user }, 'Home tab opens over the per-person limit; ignored');
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not count Home tab opens; ignored this one');
+  }
+  return false;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
@@ -9,7 +9,11 @@ import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.
 import { latestDiscussionPrompt, promptsFor, PROMPTS_TITLE } from './prompts.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
 
-/** The Slack calls the handler makes (besides the agent surface). */
+/**
+ * The Slack calls the handler makes (besides the agent surface): on a client of their own that
+ * rejects a 429 (`rejectRateLimitedCalls`), so a person flipping channels never pauses the client
+ * that posts.
+ */
 export type AgentViewSlack = {
   conversations: Pick<WebClient['conversations'], 'info' | 'history'>;
   chat: Pick<WebClient['chat'], 'getPermalink'>;
@@ -27,9 +31,10 @@ export interface AgentViewDeps {
   access: Pick<AccessGate, 'authorize'>;
   logger: Logger;
   /**
-   * Each channel's latest discussion (its name and permalink, or null: none the bot can offer),
-   * kept {@link DISCUSSION_TTL_MS}: people switching channels beside the app cost Slack at most
-   * three reads per channel a minute, whoever and however often. None: every event reads.
+   * Each channel's latest discussion (its name and permalink, or none the bot can offer, including
+   * when Slack refused the reads), kept {@link DISCUSSION_TTL_MS}: people switching channels beside
+   * the app cost Slack at most three reads per channel a minute, whoever and however often. None:
+   * every event reads.
    */
   discussions?: LRUCache<string, Discussion>;
 }
@@ -37,8 +42,10 @@ export interface AgentViewDeps {
 /** A channel's latest discussion, or `none` when it has none the bot can offer. */
 export type Discussion = { name: string; permalink: string } | { none: true };
 
-/** How long a channel's latest discussion is kept (ms). */
+/** How long a channel's latest discussion, or Slack's refusal to show it, is kept (ms). */
 export const DISCUSSION_TTL_MS = 60_000;
+/** How long a channel is not read after Slack rate limited a read of it (ms; the client does not wait out Retry-After). */
+export const RATE_LIMITED_TTL_MS = 30_000;
 
 /** A cache of the channels' latest discussions ({@link AgentViewDeps.discussions}). */
 export function discussionCache(): LRUCache<string, Discussion> {
@@ -70,7 +77,7 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
   const decision = await deps.access.authorize({ user, teamId }, 'start_job', channel, { audit: false });
   if (!decision.allowed) return skip(deps, channel, 'not allowed here');
   try {
-    // A member list too long to read through (MembersUnknownError) is no offer either.
+    // Membership Slack can't tell now (MembersUnknownError) is no offer either.
     if (!(await deps.conversations.isMember(channel, user))) return skip(deps, channel, 'the person is not a member');
     const cached = deps.discussions?.get(channel);
     const found = cached ?? (await latestDiscussion(deps.slack, channel));
@@ -78,9 +85,14 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
     if ('none' in found) return skip(deps, channel, 'no discussion in its recent messages it can offer');
     return latestDiscussionPrompt(found.name, found.permalink);
   } catch (err) {
-    if (err instanceof MembersUnknownError) return skip(deps, channel, err.reason === 'too_large' ? 'too many members to tell' : 'membership cannot be read just now');
-    if (classifySlackError(err).kind === 'transient') throw err;
-    // The bot cannot read it (not a member, private, gone): nothing to offer there.
+    if (err instanceof MembersUnknownError) {
+      return skip(deps, channel, err.reason === 'too_large' ? 'in too many conversations to tell' : 'membership cannot be read just now');
+    }
+    const rateLimited = (err as { code?: unknown }).code === ErrorCode.RateLimitedError;
+    if (classifySlackError(err).kind === 'transient' && !rateLimited) throw err;
+    // The bot cannot read it (not a member, private, gone), or Slack asks it to slow down: nothing to
+    // offer there for a while, and no read again on the next flip.
+    deps.discussions?.set(channel, { none: true }, { ttl: rateLimited ? RATE_LIMITED_TTL_MS : DISCUSSION_TTL_MS });
     return skip(deps, channel, `Slack said ${slackErrorCode(err) ?? 'no'}`);
   }
 }

@@ -23,5 +23,5 @@ const promptsSchema: z.ZodType<PromptsIntake> = z.looseObject({
   viewing: z.string().optional(),
 });
 
-/** Kinds of intake the agent-view feature handles. */
+/** Kinds of intake the agent-view feature handles: nobody waits on a suggestion (not `awaited`: given up quietly). */
 export const INTAKE = { prompts: intakeKind('agent-view.prompts', promptsSchema) };

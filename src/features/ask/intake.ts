@@ -48,7 +48,7 @@ const clickSchema: z.ZodType<ClickIntake> = z.looseObject({
 
 /** Kinds of intake the ask feature handles. */
 export const ASK_INTAKE = {
-  question: intakeKind('ask.question', questionSchema),
-  feedback: intakeKind('ask.feedback', clickSchema),
-  change: intakeKind('ask.change', clickSchema),
+  question: intakeKind('ask.question', questionSchema, { awaited: true }),
+  feedback: intakeKind('ask.feedback', clickSchema, { awaited: true }),
+  change: intakeKind('ask.change', clickSchema, { awaited: true }),
 };

@@ -24,4 +24,4 @@ const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
 });
 
 /** Kinds of intake the digests feature handles. */
-export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema) };
+export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema, { awaited: true }) };

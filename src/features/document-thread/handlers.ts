@@ -23,7 +23,7 @@ export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack
   now?: () => number;
   /** Who the thread belongs to (agent-jobs' thread index): a job's thread gets the follow-up form. @throws the Redis error. */
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
-  /** Per-person cooldown on previews that read a thread ({@link PREVIEWS_PER_MINUTE} per minute, shared in Redis). */
+  /** Per-person cooldown on the shortcut's modal ({@link PREVIEWS_PER_MINUTE} per minute, shared in Redis), asked before membership. */
   previews?: Pick<Quota, 'take'>;
   /** The person must be a member of the conversation (asked after access, before the thread is read). */
   conversations: Pick<ConversationDirectory, 'isMember'>;
@@ -41,7 +41,7 @@ async function previewCooldown(deps: ThreadContextHandlerDeps, user: string): Pr
     const taken = await deps.previews.take(user);
     if (taken.ok) return undefined;
     const now = (deps.now ?? Date.now)();
-    return `You've opened *Document this thread* ${PREVIEWS_PER_MINUTE} times in the last minute, and each one reads a whole thread from Slack. ${nextSlotText(now, taken.msBeforeNext, undefined)}`;
+    return `You've opened *Document this thread* ${PREVIEWS_PER_MINUTE} times in the last minute, and each one reads from Slack. ${nextSlotText(now, taken.msBeforeNext, undefined)}`;
   } catch (err) {
     deps.logger.warn({ err }, 'could not check the preview cooldown; refused (fail closed)');
     return ACCESS_CHECK_FAILED_TEXT;
@@ -66,8 +66,9 @@ export class ModalNotOpenYetError extends Error {
 /**
  * What the modal shows for a shortcut: on a job's thread, the follow-up form for that job (the
  * thread is not read); else, when the person may start jobs there, the thread's preview (or why
- * it can't be read); else the refusal. Access, then membership of the conversation, are asked
- * first, for the action the form would take: a refused person costs no thread read.
+ * it can't be read); else the refusal. Access, the per-person cooldown, then membership of the
+ * conversation are asked first, for the action the form would take: a refused person costs no
+ * thread read (and one over the cooldown no membership read either).
  */
 async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Promise<{ view: ModalView; log: Record<string, unknown> }> {
   const ref = { channel: p.channel, threadTs: p.threadTs };
@@ -76,6 +77,9 @@ async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Pr
   const action = owner ? 'continue_job' : 'start_job';
   const decision = await deps.access.authorize({ user: p.user }, action, p.channel);
   if (!decision.allowed) return { view: refusedModal(at, decision.text), log: { allowed: false } };
+  // The cooldown before the membership check: a person over it costs no Slack read at all.
+  const cooling = await previewCooldown(deps, p.user);
+  if (cooling) return { view: refusedModal(at, cooling), log: { allowed: true, cooldown: true } };
   const member = await checkMembership(deps.conversations, deps.logger, { channel: p.channel, user: p.user, action });
   // A conversation Slack won't show the bot can't be read either: the modal says how to invite it.
   if (!member.ok) {
@@ -88,8 +92,6 @@ async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Pr
     const form = modalAt(p.externalId, { ...ref, jobId: owner.jobId }, deps.signer);
     return { view: followUpModal(form, owner.jobId), log: { allowed: true, owner: owner.jobId } };
   }
-  const cooling = await previewCooldown(deps, p.user);
-  if (cooling) return { view: refusedModal(at, cooling), log: { allowed: true, cooldown: true } };
   const preview = await previewThread(deps, p.channel, p.threadTs);
   const view = preview.ok ? previewModal(at, preview) : cannotReadModal(at, preview.reason);
   return { view, log: { allowed: true, readable: preview.ok, messages: preview.ok ? preview.messages : 0 } };

@@ -23,5 +23,5 @@ const previewSchema: z.ZodType<PreviewIntake> = z.looseObject({
 
 /** Kinds of intake the thread-context feature handles. */
 export const THREAD_CONTEXT_INTAKE = {
-  preview: intakeKind('thread-context.preview', previewSchema),
+  preview: intakeKind('thread-context.preview', previewSchema, { awaited: true }),
 };

@@ -60,6 +60,6 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
  * silently drop the change of the other, so it leaves them to a newer replica.
  */
 export const SETTINGS_INTAKE = {
-  command: intakeKind('settings.command', commandSchema, { version: 2 }),
-  save: intakeKind('settings.save', saveSchema, { version: 2 }),
+  command: intakeKind('settings.command', commandSchema, { version: 2, awaited: true }),
+  save: intakeKind('settings.save', saveSchema, { version: 2, awaited: true }),
 };

@@ -16,7 +16,10 @@ export type { ThreadReader } from './read.js';
 
 /** What the feature is built from. */
 export interface ThreadContextOptions {
-  /** The bot's Web API client (conversations.replies, auth.test). */
+  /**
+   * A Web API client for reads (conversations.replies, auth.test) that rejects a 429
+   * (`rejectRateLimitedCalls`): a person's preview or link never pauses the client that posts.
+   */
   slack: ThreadContextSlack;
   /** People's names for mentions and authors (users.info on a client of their own, cached). */
   names: Pick<UserNames, 'lookup'>;

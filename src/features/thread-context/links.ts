@@ -48,7 +48,7 @@ export type LinkRefusal = 'not_member' | 'not_allowed_channel' | 'members_unknow
 export const LINK_REFUSAL_TEXT: Record<LinkRefusal, string> = {
   not_member: "you're not a member of that conversation",
   not_allowed_channel: "docs jobs aren't enabled in that conversation",
-  members_unknown: 'that conversation has too many members for me to check that you are one of them',
+  members_unknown: "you're in more conversations than I can look through, so I couldn't check that you're in that one",
   bot_cannot_read: "I'm not in that conversation (`/invite @Docs Agent` there first)",
   not_found: 'that message no longer exists',
   too_many: `I read at most ${MAX_LINKS} links per request`,

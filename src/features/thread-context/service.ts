@@ -81,7 +81,7 @@ async function readLink(deps: ThreadContextDeps, requester: string, link: Messag
     return { read: await deps.reader.forContext(link.channel, link.threadTs, deps.maxChars) };
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { why: err.reason };
-    // Too large to list is an answer; 'busy' (Slack rate limits, the page budget) is worth retrying, below.
+    // A list too long to read is an answer; 'busy' (Slack rate limits, the read budgets) is worth retrying, below.
     if (err instanceof MembersUnknownError && err.reason === 'too_large') return { why: 'members_unknown' };
     if (classifySlackError(err).kind === 'transient') throw err;
     deps.logger.warn({ slackError: slackErrorCode(err), channel: link.channel }, 'could not read a linked thread');

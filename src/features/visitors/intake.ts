@@ -132,16 +132,16 @@ const menuSchema: z.ZodType<MenuIntake> = z.looseObject({
 
 /** Kinds of intake the visitors feature handles. */
 export const INTAKE = {
-  report: intakeKind('visitors.report', reportSchema),
-  page: intakeKind('visitors.page', buttonSchema),
-  retry: intakeKind('visitors.retry', buttonSchema),
-  subcommand: intakeKind('visitors.subcommand', subcommandSchema),
+  report: intakeKind('visitors.report', reportSchema, { awaited: true }),
+  page: intakeKind('visitors.page', buttonSchema, { awaited: true }),
+  retry: intakeKind('visitors.retry', buttonSchema, { awaited: true }),
+  subcommand: intakeKind('visitors.subcommand', subcommandSchema, { awaited: true }),
   /** `/docs-visitors searches|feedback|questions …`. */
-  signalReport: intakeKind('visitors.signals-report', signalReportSchema),
+  signalReport: intakeKind('visitors.signals-report', signalReportSchema, { awaited: true }),
   /** Previous / Next on those reports. */
-  signalPage: intakeKind('visitors.signals-page', buttonSchema),
+  signalPage: intakeKind('visitors.signals-page', buttonSchema, { awaited: true }),
   /** Retry on one of them that could not be loaded. */
-  signalRetry: intakeKind('visitors.signals-retry', buttonSchema),
+  signalRetry: intakeKind('visitors.signals-retry', buttonSchema, { awaited: true }),
   /** A report chosen in a report's menu. */
-  menu: intakeKind('visitors.menu', menuSchema),
+  menu: intakeKind('visitors.menu', menuSchema, { awaited: true }),
 };

@@ -1,99 +1,59 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
-import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { KeyedSerial } from '../keyed-serial.js';
 import type { Logger } from '../logger.js';
-import { slackErrorCode } from './errors.js';
+import { classifySlackError, slackErrorCode } from './errors.js';
+import { memoryReadLimits, MembersUnknownError, takeRead, type MembershipReadLimits } from './membership-reads.js';
+
+export {
+  MembersUnknownError,
+  memoryReadLimits,
+  redisReadLimits,
+  type MembersUnknownReason,
+  type MembershipReadLimits,
+} from './membership-reads.js';
 
 /**
- * Who is in a conversation, and how public it is, asked of Slack sparingly (issue #22 item 1):
- * - per conversation, not per person: `conversations.info` with `include_num_members` first (one
- *   call answers how public it is and how many members it has: over {@link MEMBER_LIST_CAP} is "too
- *   large to list" without reading a page), then the member list, page by page, only as far as a
- *   question needs; the members read so far, and every verdict ("complete", "too large"), are kept
- *   for {@link CONVERSATION_CACHE_TTL_MS} whoever asks next;
- * - page reads are budgeted per conversation and in all ({@link MemberPageLimits}: shared in Redis
- *   by the composition root, so replicas count together); a question the budget can't answer now
- *   is "unknown for now", never "no";
+ * Who is in a conversation, and how public it is, asked of Slack sparingly:
+ * - "is U a member of C" is answered from U's own conversation list (`users.conversations` with
+ *   `user`: Slack lists a person's public channels, and their private channels, group DMs and DMs
+ *   where the bot is a member too), read once per person and kept {@link CONVERSATION_CACHE_TTL_MS}
+ *   on this replica. Its cost is per person (usually one call), whatever the size of the channel;
+ * - a conversation missing from the list is asked `conversations.info` once (kept per conversation,
+ *   for everyone): Slack's `channel_not_found` there means the bot can't see it (a private channel
+ *   it is not in), which the person should hear instead of "you're not a member";
+ * - every read is budgeted per person and in all ({@link MembershipReadLimits}: shared in Redis by
+ *   the composition root, so replicas count together); a question the budget can't answer now is
+ *   "busy", never "no";
  * - meant for a Web API client of its own that rejects a 429 at once (`rejectRateLimitedCalls`):
  *   Slack's rate limit then never pauses the client that posts and edits, and the method Slack
- *   limited is not called again until the `Retry-After` it gave has passed (membership is "unknown
- *   for now" meanwhile).
+ *   limited is not called again until the `Retry-After` it gave has passed ("busy" meanwhile).
+ * The lists stay in process, not in Redis: a list is one call to read again, and who is in which
+ * private conversation is not worth copying into a shared store. With N replicas a person costs at
+ * most N reads per TTL.
  */
 
 /** The Web API methods used (scopes: channels:read, groups:read, im:read, mpim:read). */
 export interface ConversationsSlack {
-  conversations: Pick<WebClient['conversations'], 'info' | 'members'>;
+  users: Pick<WebClient['users'], 'conversations'>;
+  conversations: Pick<WebClient['conversations'], 'info'>;
 }
 
-/** Pages of `conversations.members` read at most per member list (× {@link MEMBER_PAGE_SIZE} = {@link MEMBER_LIST_CAP}). */
-export const MEMBER_PAGE_CAP = 20;
-/** `limit` of each conversations.members page (Slack: "We recommend no more than 200 results at a time"). */
-export const MEMBER_PAGE_SIZE = 200;
-/** Members a list may have for the bot to read it through (4,000). */
-export const MEMBER_LIST_CAP = MEMBER_PAGE_CAP * MEMBER_PAGE_SIZE;
-/** How long a membership or privacy answer is kept, in ms (5 min). */
+/** The conversation types a person's list is read with (users.conversations `types`). */
+export const CONVERSATION_TYPES = 'public_channel,private_channel,mpim,im';
+/** `limit` of each users.conversations page (Slack: "Must be an integer with a max value of 999"). */
+export const PERSON_PAGE_SIZE = 999;
+/** Pages of one person's list read at most (× {@link PERSON_PAGE_SIZE}: 9,990 conversations). */
+export const PERSON_PAGE_CAP = 10;
+/** How long a person's list or a conversation's description is kept, in ms (5 min). */
 export const CONVERSATION_CACHE_TTL_MS = 5 * 60_000;
-/**
- * Pages one conversation's list may be read for per {@link CONVERSATION_CACHE_TTL_MS}, whoever asks
- * and on whichever replica: two whole lists (each replica keeps what it read for the TTL).
- */
-export const MEMBER_PAGES_PER_CONVERSATION = 2 * MEMBER_PAGE_CAP;
-/** Pages of member lists read per minute in all (Slack: conversations.members is Tier 4, 100+ per minute): half of it. */
-export const MEMBER_PAGES_PER_MINUTE = 50;
-
-/** Why membership is unknown: the list is too long to read through, or Slack can't be asked now (rate limits). */
-export type MembersUnknownReason = 'too_large' | 'busy';
-
-/**
- * Thrown when membership can't be told: `too_large` (more than {@link MEMBER_LIST_CAP} members and
- * the person was not among those read; kept like any answer), or `busy` (the page budget is spent
- * or Slack rate limited the reads: ask again later). Unknown, not "no".
- */
-export class MembersUnknownError extends Error {
-  constructor(
-    readonly channel: string,
-    readonly reason: MembersUnknownReason = 'too_large',
-  ) {
-    super(reason === 'too_large' ? `more than ${MEMBER_LIST_CAP} members: membership not checked` : 'membership cannot be checked just now');
-    this.name = 'MembersUnknownError';
-  }
-}
+/** A "no" from a list read longer ago than this (ms) reads the list again first (they may just have joined). */
+export const REREAD_NO_AFTER_MS = 60_000;
+/** How long Slack's "the bot can't see this conversation" (a `gone` error of conversations.info) is kept, in ms. */
+export const UNSEEN_TTL_MS = 60_000;
 
 /** How public a conversation is (Slack: conversations.info `is_private`, `is_im`, `is_mpim`). */
 export type Visibility = 'public' | 'private' | 'im';
-
-/**
- * Budgets of member-list pages (rate-limiter-flexible limiters; one point per page): per
- * conversation (key: its id) and in all (key `all`). Default: in-process limiters of
- * {@link MEMBER_PAGES_PER_CONVERSATION} per {@link CONVERSATION_CACHE_TTL_MS} and {@link MEMBER_PAGES_PER_MINUTE} per minute.
- */
-export interface MemberPageLimits {
-  perConversation: RateLimiterAbstract;
-  all: RateLimiterAbstract;
-}
-
-/** Points and window (s) of each {@link MemberPageLimits} limiter. */
-export const MEMBER_PAGE_LIMITS = {
-  perConversation: { points: MEMBER_PAGES_PER_CONVERSATION, duration: CONVERSATION_CACHE_TTL_MS / 1000 },
-  all: { points: MEMBER_PAGES_PER_MINUTE, duration: 60 },
-} as const;
-
-/** The default {@link MemberPageLimits}, in process (main.ts shares them in Redis, with these as insurance). */
-export function memoryPageLimits(): MemberPageLimits {
-  return { perConversation: new RateLimiterMemory(MEMBER_PAGE_LIMITS.perConversation), all: new RateLimiterMemory(MEMBER_PAGE_LIMITS.all) };
-}
-
-/**
- * {@link MemberPageLimits} shared by the replicas in Redis (keys `<prefix>:member-pages:*`); while
- * Redis fails, in-process limiters of the same size stand in (rate-limiter-flexible's insuranceLimiter).
- */
-export function redisPageLimits(redis: Redis, prefix: string): MemberPageLimits {
-  const limiter = (name: keyof typeof MEMBER_PAGE_LIMITS) =>
-    new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:member-pages:${name}`, ...MEMBER_PAGE_LIMITS[name], insuranceLimiter: new RateLimiterMemory(MEMBER_PAGE_LIMITS[name]) });
-  return { perConversation: limiter('perConversation'), all: limiter('all') };
-}
 
 /** Options of {@link ConversationDirectory}. */
 export interface ConversationDirectoryOptions {
@@ -101,142 +61,152 @@ export interface ConversationDirectoryOptions {
   slack: ConversationsSlack;
   /** Cache lifetime in ms. @defaultValue {@link CONVERSATION_CACHE_TTL_MS} */
   ttlMs?: number;
-  /** `limit` per page. @defaultValue {@link MEMBER_PAGE_SIZE} */
+  /** `limit` per users.conversations page. @defaultValue {@link PERSON_PAGE_SIZE} */
   pageSize?: number;
-  /** @defaultValue {@link memoryPageLimits} */
-  limits?: MemberPageLimits;
-  /** Clock in epoch ms, for the 429 pause. @defaultValue Date.now */
+  /** @defaultValue {@link memoryReadLimits} */
+  limits?: MembershipReadLimits;
+  /** Clock in epoch ms (the caches' ages, the 429 pause). @defaultValue Date.now */
   now?: () => number;
   /** Told (warn) when Slack rate limits the reads. */
   logger?: Logger;
 }
 
-/** What is known of one conversation's members. */
-interface MemberList {
-  known: Set<string>;
+/** What is known of one person's conversations. */
+interface PersonList {
+  channels: Set<string>;
   /** Cursor of the next page; none once the list was read to its end. */
   next?: string;
   pages: number;
+  /** Epoch ms of the last page read. */
+  readAt: number;
   verdict?: 'complete' | 'too_large';
 }
 
 /** What conversations.info said, as kept. */
 interface ConversationInfo {
   visibility: Visibility;
-  /** `num_members`, when Slack gave it. */
-  members?: number;
 }
 
 /**
- * Membership and visibility of conversations, cached for a few minutes per conversation (see the
- * module's comment). Slack's errors are not cached (the next ask tries Slack again).
+ * Membership and visibility of conversations, from people's conversation lists (see the module's
+ * comment). Slack's transient errors are not kept (the next ask tries Slack again).
  */
 export class ConversationDirectory {
-  private readonly lists: LRUCache<string, MemberList>;
+  private readonly lists: LRUCache<string, PersonList>;
   private readonly infos: LRUCache<string, Promise<ConversationInfo>>;
   private readonly serial = new KeyedSerial();
-  private readonly limits: MemberPageLimits;
+  private readonly limits: MembershipReadLimits;
   private readonly now: () => number;
   /** Per method (Slack's rate limits are per method and workspace): epoch ms until which it is not called. */
   private readonly pausedUntil = new Map<string, number>();
 
   constructor(private readonly o: ConversationDirectoryOptions) {
     const ttl = o.ttlMs ?? CONVERSATION_CACHE_TTL_MS;
-    // Sized by the members held (about 60 bytes each): 250,000 ids at most.
-    this.lists = new LRUCache({ maxSize: 250_000, sizeCalculation: (l) => l.known.size + 1, ttl });
-    this.infos = new LRUCache({ max: 5_000, ttl });
-    this.limits = o.limits ?? memoryPageLimits();
     this.now = o.now ?? Date.now;
+    // The injected clock, read on every check (ttlResolution 0: lru-cache would otherwise reuse a reading for 1 ms).
+    const perf = { now: () => this.now() };
+    // Sized by the conversations held (about 60 bytes each): 250,000 ids at most.
+    this.lists = new LRUCache({ maxSize: 250_000, sizeCalculation: (l) => l.channels.size + 1, ttl, perf, ttlResolution: 0 });
+    this.infos = new LRUCache({ max: 5_000, ttl, perf, ttlResolution: 0 });
+    this.limits = o.limits ?? memoryReadLimits();
   }
 
   /**
-   * Whether `user` is a member of `channel`: from what is known of its list, else conversations.info
-   * (a count over {@link MEMBER_LIST_CAP} answers "too large"), else the next pages of
-   * conversations.members until `user` is among them or the list ends. Questions about one
-   * conversation are answered one at a time, so concurrent ones share the pages read.
-   * @throws {MembersUnknownError} `too_large` or `busy` (see there); Slack's errors as thrown
-   *   (`channel_not_found` when the bot can't see the conversation).
+   * Whether `user` is a member of `channel`, from `user`'s conversation list (read as far as the
+   * question needs). Questions about one person are answered one at a time, so concurrent ones
+   * share the reads.
+   * @throws {MembersUnknownError} `busy` or `too_large` (see there); Slack's errors as thrown
+   *   (`channel_not_found` when the bot can't see the conversation; `user_not_found`).
    */
   isMember(channel: string, user: string): Promise<boolean> {
-    const list = this.lists.get(channel);
-    if (list?.known.has(user)) return Promise.resolve(true);
-    return this.serial.run(channel, () => this.answer(channel, user));
+    if (this.lists.get(user)?.channels.has(channel)) return Promise.resolve(true);
+    return this.serial.run(user, () => this.answer(channel, user));
   }
 
   /**
-   * How public `channel` is (conversations.info, the same call that counts its members).
-   * @throws {MembersUnknownError} `busy` while Slack rate limits the reads; Slack's errors as thrown.
+   * How public `channel` is (conversations.info, kept per conversation).
+   * @throws {MembersUnknownError} `busy` while the budget is spent or Slack rate limits the reads;
+   *   Slack's errors as thrown.
    */
   async visibilityOf(channel: string): Promise<Visibility> {
-    return (await this.info(channel)).visibility;
+    return (await this.info(channel, undefined)).visibility;
   }
 
   private async answer(channel: string, user: string): Promise<boolean> {
-    let list = this.lists.get(channel);
-    if (list?.known.has(user)) return true;
-    if (list?.verdict === 'too_large') throw new MembersUnknownError(channel, 'too_large');
-    if (list?.verdict === 'complete') return false;
-    if (!list) {
-      const { members } = await this.info(channel);
-      list = { known: new Set(), pages: 0, ...(members !== undefined && members > MEMBER_LIST_CAP ? { verdict: 'too_large' as const } : {}) };
-      this.lists.set(channel, list);
-      if (list.verdict) throw new MembersUnknownError(channel, 'too_large');
-    }
-    while (!list.verdict) {
-      await this.takePage(channel);
-      const cursor = list.next;
-      const res = await this.call(channel, 'conversations.members', () => this.o.slack.conversations.members({ channel, limit: this.o.pageSize ?? MEMBER_PAGE_SIZE, ...(cursor ? { cursor } : {}) })).catch((err: unknown) => {
-        // A cursor Slack no longer takes: the next question reads the list from its start.
-        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(channel);
-        throw err;
-      });
-      for (const id of res.members ?? []) list.known.add(id);
-      list.pages += 1;
-      const next = res.response_metadata?.next_cursor || undefined;
-      if (next) list.next = next;
-      else delete list.next;
-      if (!next) list.verdict = 'complete';
-      else if (list.pages >= MEMBER_PAGE_CAP) list.verdict = 'too_large';
-      this.lists.set(channel, list); // re-sized, and kept for the TTL from the last page
-      if (list.known.has(user)) return true;
-    }
+    const list = await this.listFor(channel, user);
+    while (!list.channels.has(channel) && !list.verdict) await this.readPage(list, channel, user);
+    if (list.channels.has(channel)) return true;
     if (list.verdict === 'too_large') throw new MembersUnknownError(channel, 'too_large');
+    // Not in their list: does the bot see the conversation at all? (channel_not_found when not.)
+    await this.info(channel, user);
     return false;
   }
 
-  /** conversations.info with the member count, kept for the TTL; a failure is not kept. */
-  private info(channel: string): Promise<ConversationInfo> {
+  /**
+   * The person's list as known; a complete one that says "no" and was read over
+   * {@link REREAD_NO_AFTER_MS} ago is read again from its start, unless the budget can't pay for
+   * that now (then the older list answers).
+   */
+  private async listFor(channel: string, user: string): Promise<PersonList> {
+    const known = this.lists.get(user);
+    if (known && (known.channels.has(channel) || known.verdict !== 'complete' || this.now() - known.readAt < REREAD_NO_AFTER_MS)) {
+      return known;
+    }
+    const fresh: PersonList = { channels: new Set(), pages: 0, readAt: this.now() };
+    if (!known) return fresh;
+    try {
+      await this.readPage(fresh, channel, user);
+      return fresh;
+    } catch (err) {
+      if (err instanceof MembersUnknownError) return known;
+      throw err;
+    }
+  }
+
+  /** Reads the next page of `list` (one read from the budgets) and keeps it. @throws see {@link isMember}. */
+  private async readPage(list: PersonList, channel: string, user: string): Promise<void> {
+    await takeRead(this.limits, channel, user);
+    const cursor = list.next;
+    const args = { user, types: CONVERSATION_TYPES, limit: this.o.pageSize ?? PERSON_PAGE_SIZE, ...(cursor ? { cursor } : {}) };
+    const res = await this.call('users.conversations', channel, () => this.o.slack.users.conversations(args)).catch((err: unknown) => {
+      // A cursor Slack no longer takes: the next question reads the list from its start.
+      if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(user);
+      throw err;
+    });
+    for (const c of res.channels ?? []) if (typeof c.id === 'string') list.channels.add(c.id);
+    list.pages += 1;
+    list.readAt = this.now();
+    const next = res.response_metadata?.next_cursor || undefined;
+    if (next) list.next = next;
+    else delete list.next;
+    if (!next) list.verdict = 'complete';
+    else if (list.pages >= PERSON_PAGE_CAP) list.verdict = 'too_large';
+    this.lists.set(user, list); // re-sized, and kept for the TTL from the last page
+  }
+
+  /**
+   * conversations.info, kept for the TTL (one read from `user`'s budget, when a person asks); a
+   * `gone` error (the bot can't see it) is kept {@link UNSEEN_TTL_MS}, other failures not at all.
+   */
+  private info(channel: string, user: string | undefined): Promise<ConversationInfo> {
     const hit = this.infos.get(channel);
     if (hit) return hit;
-    const p = this.call(channel, 'conversations.info', () => this.o.slack.conversations.info({ channel, include_num_members: true })).then((res): ConversationInfo => {
-      const c = res.channel;
-      const visibility: Visibility = c?.is_im ? 'im' : c?.is_private || c?.is_mpim ? 'private' : 'public';
-      return { visibility, ...(typeof c?.num_members === 'number' ? { members: c.num_members } : {}) };
-    });
+    const p = takeRead(this.limits, channel, user)
+      .then(() => this.call('conversations.info', channel, () => this.o.slack.conversations.info({ channel })))
+      .then((res): ConversationInfo => {
+        const c = res.channel;
+        return { visibility: c?.is_im ? 'im' : c?.is_private || c?.is_mpim ? 'private' : 'public' };
+      });
     this.infos.set(channel, p);
-    p.catch(() => this.infos.delete(channel));
+    p.catch((err: unknown) => {
+      if (classifySlackError(err).kind === 'gone') this.infos.set(channel, p, { ttl: UNSEEN_TTL_MS });
+      else this.infos.delete(channel);
+    });
     return p;
   }
 
-  /** One page from both budgets. @throws {MembersUnknownError} `busy` when either is spent; the limiters' store errors. */
-  private async takePage(channel: string): Promise<void> {
-    try {
-      await this.limits.perConversation.consume(channel, 1);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) throw new MembersUnknownError(channel, 'busy');
-      throw err;
-    }
-    try {
-      await this.limits.all.consume('all', 1);
-    } catch (err) {
-      await this.limits.perConversation.reward(channel, 1);
-      if (err instanceof RateLimiterRes) throw new MembersUnknownError(channel, 'busy');
-      throw err;
-    }
-  }
-
   /** A call of `method`, unless its 429 is being waited out; a 429 starts that wait. @throws {MembersUnknownError} `busy`; Slack's errors. */
-  private async call<T>(channel: string, method: string, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(method: string, channel: string, fn: () => Promise<T>): Promise<T> {
     if (this.now() < (this.pausedUntil.get(method) ?? 0)) throw new MembersUnknownError(channel, 'busy');
     try {
       return await fn();
@@ -244,7 +214,8 @@ export class ConversationDirectory {
       if ((err as { code?: unknown }).code !== ErrorCode.RateLimitedError) throw err;
       const retryAfterS = Number((err as { retryAfter?: unknown }).retryAfter) || 60;
       this.pausedUntil.set(method, Math.max(this.pausedUntil.get(method) ?? 0, this.now() + retryAfterS * 1000));
-      this.o.logger?.warn({ retryAfterS, slackMethod: method }, 'Slack is rate limiting membership reads; membership is unknown meanwhile (the client that posts is not paused)');
+      const msg = 'Slack is rate limiting membership reads; membership is unknown meanwhile (the client that posts is not paused)';
+      this.o.logger?.warn({ retryAfterS, slackMethod: method }, msg);
       throw new MembersUnknownError(channel, 'busy');
     }
   }

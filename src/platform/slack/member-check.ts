@@ -7,18 +7,20 @@ import { slackErrorCode } from './errors.js';
 /**
  * The membership re-check of every form submission and button click that reads a conversation's
  * content or touches its job: the conversation comes from a value the bot signed, and the person
- * must still be in it. Fails closed: a member list too long to read (MembersUnknownError), a Slack
- * error or a check slower than asked all refuse.
+ * must still be in it. Fails closed: membership Slack can't tell now (MembersUnknownError), a
+ * Slack error or a check slower than asked all refuse, each with its own sentence.
  */
 
 /**
- * The outcome: a member, or refused with the sentence for the person. `bot_cannot_see`: Slack
- * answered `channel_not_found` (a private conversation or DM the bot is not in), so nothing there
- * can be read by the bot either.
+ * The outcome: a member, or refused with the sentence for the person. `busy`: the reads are
+ * budgeted or rate limited just now (try again in a minute); `members_unknown`: the person is in
+ * more conversations than the bot reads through; `bot_cannot_see`: Slack answered
+ * `channel_not_found` (a private conversation or DM the bot is not in), so nothing there can be
+ * read by the bot either.
  */
 export type MembershipCheck =
   | { ok: true }
-  | { ok: false; reason: 'not_a_member' | 'members_unknown' | 'bot_cannot_see' | 'check_failed'; text: string };
+  | { ok: false; reason: 'not_a_member' | 'busy' | 'members_unknown' | 'bot_cannot_see' | 'check_failed'; text: string };
 
 type Refusal = Extract<MembershipCheck, { ok: false }>;
 
@@ -26,10 +28,15 @@ type Refusal = Extract<MembershipCheck, { ok: false }>;
 export const NOT_A_MEMBER_TEXT =
   "You're not a member of the conversation this is about, so I did nothing there. Join it first, or ask someone in it.";
 
-/** Answer when the conversation has more members than the bot can list (MembersUnknownError). */
+/** Answer when membership can't be read just now (MembersUnknownError `busy`: read budgets, Slack's rate limits). */
+export const MEMBERSHIP_BUSY_TEXT =
+  "I can't check just now that you're in that conversation (too many checks at once, or Slack asked me to slow " +
+  'down), so I did nothing. Try again in a minute.';
+
+/** Answer when the person is in more conversations than the bot reads through (MembersUnknownError `too_large`). */
 export const MEMBERS_UNKNOWN_TEXT =
-  "That conversation has too many members for me to check that you're one of them, so I did nothing. " +
-  'Type the command in that channel instead.';
+  "You're in more conversations than I can look through, so I couldn't check that you're in this one, and did " +
+  'nothing. Ask someone else in that conversation to do it.';
 
 /** Answer when Slack won't show the bot the conversation (a private one or a DM it is not in). */
 export const BOT_CANNOT_SEE_TEXT =
@@ -52,7 +59,11 @@ export interface MembershipRequest {
 
 /** The refusal for an error of `isMember` (a warning when Slack failed). */
 function refusalOf(err: unknown, logger: Logger, channel: string): Refusal {
-  if (err instanceof MembersUnknownError) return { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT };
+  if (err instanceof MembersUnknownError) {
+    return err.reason === 'busy'
+      ? { ok: false, reason: 'busy', text: MEMBERSHIP_BUSY_TEXT }
+      : { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT };
+  }
   const code = slackErrorCode(err);
   if (code === 'channel_not_found') return { ok: false, reason: 'bot_cannot_see', text: BOT_CANNOT_SEE_TEXT };
   logger.warn({ err, slackError: code, channel }, 'could not check membership; refused (fail closed)');
@@ -61,9 +72,9 @@ function refusalOf(err: unknown, logger: Logger, channel: string): Refusal {
 
 /**
  * Whether `req.user` is a member of `req.channel` ({@link ConversationDirectory.isMember}, cached).
- * A refusal writes one audit line (`refused`, reason `not_a_member`, `members_unknown` or
- * `check_failed`, the last also when the bot can't see the conversation) and, when Slack failed, a
- * warning. Never throws.
+ * A refusal writes one audit line (`refused`, reason `not_a_member`, `membership_busy`,
+ * `members_unknown` or `check_failed`, the last also when the bot can't see the conversation) and,
+ * when Slack failed, a warning. Never throws.
  */
 export async function checkMembership(
   conversations: Pick<ConversationDirectory, 'isMember'>,
@@ -81,7 +92,8 @@ export async function checkMembership(
   };
   const check = req.withinMs === undefined ? await ask : await withinTime(ask, req.withinMs, late);
   if (!check.ok) {
-    const reason = check.reason === 'bot_cannot_see' ? 'check_failed' : check.reason;
+    const reasons = { bot_cannot_see: 'check_failed', busy: 'membership_busy' } as const;
+    const reason = check.reason === 'bot_cannot_see' || check.reason === 'busy' ? reasons[check.reason] : check.reason;
     audit(logger, { actor: req.user, channel: req.channel, action: req.action, outcome: 'refused', reason });
   }
   return check;
