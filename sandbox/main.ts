@@ -2,8 +2,9 @@
  * `npm run sandbox`: the bot's main job on this machine, with no Slack workspace and no API key.
  * Starts a fake Slack, a fake docs API and the bot itself (the same startBot() as `npm start`, same
  * HTTP endpoint and signature checks; only the URLs differ), plays a short scripted conversation
- * through signed HTTP (a job, a report, Document this thread, questions to the docs, the Messages
- * tab, settings, a refusal), and prints the channel as a transcript. At a terminal it then takes commands;
+ * through signed HTTP (a job, a report, Document this thread, questions to the docs, what readers
+ * couldn't find (searches, feedback, a digest, Improve from a search), the Messages tab, settings,
+ * a refusal), and prints the channel as a transcript. At a terminal it then takes commands;
  * when stdin is not a terminal it exits 0 after the script.
  *
  * `npm run sandbox -- --socket-mode`: the same, with the bot in Socket Mode (SLACK_APP_TOKEN): it
@@ -19,6 +20,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { startBot, type RunningBot } from '../src/main.js';
 import { agentViewScene } from './agent-view-script.js';
 import { askScene } from './ask-script.js';
+import { readerSignalsScene } from './reader-signals-script.js';
 import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
@@ -125,6 +127,7 @@ async function script(sb: Sandbox): Promise<void> {
   say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
   await documentThread(sb);
   await askScene(sb, { say, dim, bold }, CHANNEL);
+  await readerSignalsScene(sb, { say, dim, bold }, CHANNEL);
   dmChannel = await agentViewScene(sb, { say, dim, bold }, CHANNEL);
   say(`@dana (a workspace admin) in #docs: /docs-settings`);
   await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });

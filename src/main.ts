@@ -201,8 +201,12 @@ function buildFeatures(p: Platform): Features {
   const router = buildRouter(p, { jobs: agentJobs, jobThreads, ask, mentionsModeFor: (channel) => channelSettings.mentionsModeFor(channel) });
   const { signer } = p;
   const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer, logger, owner: jobThreads, redis, prefix });
-  const visitors = createVisitors({ intake, redis, prefix, signer: p.signer, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR, slack, access, projectFor, projects: docsProjects(config), logger, now });
-  const digests = createDigests({ queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations, signer: p.signer, defaultSchedule: { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ }, projectFor, logger, now });
+  const projects = docsProjects(config);
+  const analytics = { docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR };
+  const visitors = createVisitors({ ...analytics, intake, redis, prefix, signer, slack, access, conversations, projectFor, projects, logger, now });
+  const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
+  const digestsOn = { queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations };
+  const digests = createDigests({ ...digestsOn, signer: p.signer, defaultSchedule, projectFor, projects, logger, now });
   const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations: router, access: accessDirectory };
 }

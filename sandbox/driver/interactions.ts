@@ -71,8 +71,27 @@ export function slashCommandFields(ctx: DriverContext, p: SlashCommandInput): Re
   };
 }
 
+/**
+ * A choice in a `static_select` (Slack: "block_actions payload" of a select menu): the element's type,
+ * action_id and placeholder, and `selected_option`, the option whose value was chosen, as it is in
+ * the message.
+ * @throws Error when the element has no option of that value (a person can only pick one of them).
+ */
+function selectEntry(element: Json, selected: string): Json {
+  const options = (Array.isArray(element.options) ? element.options : []) as Json[];
+  const option = options.find((o) => o.value === selected);
+  if (!option) throw new Error(`the menu has no option ${selected}`);
+  const placeholder = element.placeholder ? { placeholder: element.placeholder } : {};
+  return { type: 'static_select', ...placeholder, selected_option: option };
+}
+
 /** The `actions[0]` entry of a block_actions payload, completed from the element in the message's blocks. */
 function actionEntry(ctx: DriverContext, p: BlockActionInput, found: FoundElement | undefined): Json {
+  if (p.selected !== undefined) {
+    const chosen = selectEntry(found?.element ?? {}, p.selected);
+    const blockId = p.blockId ?? found?.blockId ?? 'actions';
+    return { ...chosen, action_id: p.actionId, block_id: blockId, action_ts: ctx.eventTs() };
+  }
   const element = feedbackChoice(found?.element ?? {}, p.feedback);
   return {
     type: typeof element.type === 'string' ? element.type : 'button',

@@ -38,6 +38,8 @@ export interface BlockActionInput {
   threadTs?: string;
   /** On `feedback_buttons`: which button is clicked (default positive). */
   feedback?: 'positive' | 'negative';
+  /** On a `static_select`: the `value` of the option chosen (it must be one of the element's options). */
+  selected?: string;
 }
 
 /** A slash command typed by `user` in `channel`. */

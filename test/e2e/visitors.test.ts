@@ -127,7 +127,7 @@ describe('/docs-visitors report (bot as a separate process)', () => {
 
   it("shortcuts use the person's time zone from users.info (carol is in Tokyo)", async () => {
     const expected = shortcutRange('this-week', Date.now(), 'Asia/Tokyo');
-    const before = visitorRequests().length;
+    const before = sb.docs.requests.length;
     await visitors('this-week limit=5', 'U0CAROL');
     const req = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.path.endsWith('/visitors'), 10_000);
     expect(req.query).toEqual({ ...expected, limit: '5', offset: '0' });
@@ -149,7 +149,7 @@ describe('/docs-visitors report (bot as a separate process)', () => {
       expect(res.json).toMatchObject({ response_type: 'ephemeral' });
       const answer = (res.json as { text: string }).text;
       expect(answer).toContain(problem);
-      expect(answer).toContain('/docs-visitors [FROM] [TO] [limit=N]');
+      expect(answer).toContain('/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]');
       expect(answer).toContain('*Example:*');
     }
     const help = await visitors('help');
@@ -308,7 +308,7 @@ describe('/docs-visitors digests', () => {
     const before = digests().length;
     await visitors('subscribe');
     const confirmation = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.text.includes('subscribed this channel to the weekly docs digest')), 10_000);
-    expect(confirmation.text).toMatch(/^:calendar: <@U0ALICE> subscribed this channel to the weekly docs digest, on cron `\*\/2 \* \* \* \* \*` in UTC\. Next delivery: <!date\^\d+\^/);
+    expect(confirmation.text).toMatch(/^:calendar: <@U0ALICE> subscribed this channel to the weekly docs digest, on cron `\*\/2 \* \* \* \* \*` in UTC, all sections\. Next delivery: <!date\^\d+\^/);
     const scheduler = await digestQueue.getJobScheduler(digestSchedulerId(sb.slack.teamId, CHANNEL));
     expect(scheduler).toMatchObject({ pattern: '*/2 * * * * *', tz: 'UTC' });
 

@@ -8,7 +8,7 @@ import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.
 import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
 import { AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
 import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
-import { VisitorsCache } from '../../src/features/visitors/store.js';
+import { AnalyticsCache } from '../../src/features/visitors/store.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
@@ -18,7 +18,7 @@ let docsApi: DocsApiClient;
 let prefix: string;
 let clock: number;
 let budget: AnalyticsBudget;
-let cache: VisitorsCache;
+let cache: AnalyticsCache;
 
 const week = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 const visitorCalls = () => fake.requests.filter((r) => r.path.endsWith('/visitors'));
@@ -37,7 +37,7 @@ beforeEach(() => {
   clock = Date.parse('2026-11-22T20:00:00Z');
   fake.requests.length = 0;
   budget = new AnalyticsBudget(redis, `${prefix}:visitors`, () => clock);
-  cache = new VisitorsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
+  cache = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
 });
 afterEach(async () => {
   await dropPrefix(redis, prefix);
@@ -73,7 +73,7 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('single flight: ten concurrent identical queries (two "replicas") make one API call', async () => {
-    const other = new VisitorsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
+    const other = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
     const q = { ...week, limit: 250, offset: 0 };
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : cache).get(q, 'digest')));
     expect(visitorCalls()).toHaveLength(1);
@@ -82,7 +82,7 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('a wait for another caller\'s fetch that runs out is a local timeout, not "the docs service is unreachable"', async () => {
-    const waiting = new VisitorsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent'), lockWaitMs: 300 });
+    const waiting = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent'), lockWaitMs: 300 });
     const q = { ...week, limit: 250, offset: 0 };
     // Another replica holds the query's fetch lock and never answers.
     const release = await tryLock(redis, `${waiting.cacheKey(q)}:lock`, 10_000);

@@ -2,6 +2,7 @@ import type { Respond } from '../../src/platform/slack/respond.js';
 import { describe, expect, it } from 'vitest';
 import { parseScheduleArgs } from '../../src/features/digests/schedule.js';
 import { digestSubcommands } from '../../src/features/digests/subcommands.js';
+import { describeSections, takeSectionsOption } from '../../src/features/digests/sections.js';
 import { helpText } from '../../src/features/visitors/query.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -62,6 +63,24 @@ describe('the digests subcommands of /docs-visitors', () => {
     const message = (res as { message: string }).message;
     expect(message).toContain(problem);
     expect(message).toContain('/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]');
+  });
+
+  it('subscribe sections=…: the option anywhere among the words; a section that does not exist is refused before the ack', () => {
+    expect(takeSectionsOption(['mon', 'sections=questions,Feedback', '09:00'])).toEqual({ ok: true, rest: ['mon', '09:00'], sections: ['feedback', 'questions'] });
+    expect(takeSectionsOption(['mon'])).toEqual({ ok: true, rest: ['mon'] });
+    expect(prepare('subscribe fri sections=searches').ok).toBe(true);
+    for (const [words, problem] of [
+      ['subscribe sections=charts', '`charts` is not a digest section'],
+      ['subscribe sections=', 'name at least one section'],
+      ['subscribe sections=searches sections=feedback', 'Give `sections=` once'],
+    ] as const) {
+      const res = prepare(words);
+      expect(res.ok).toBe(false);
+      expect((res as { message: string }).message).toContain(problem);
+      expect((res as { message: string }).message).toContain('`sections=visitors,searches,feedback,questions`');
+    }
+    expect(describeSections(['questions'])).toBe('only unanswered questions that recur');
+    expect(describeSections(undefined)).toBe('all sections');
   });
 
   it('a prepared subcommand runs only when called (after the ack)', async () => {

@@ -57,7 +57,7 @@ beforeAll(async () => {
   registerConversations(app, { intake, slack: { chat: { postEphemeral } }, logger, promptMaxChars: 12_000, threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') } });
   registerVisitors(app, { intake, logger });
   registerAgentView(app, { intake, logger });
-  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, conversations: { isMember: async () => true }, signer: TEST_SIGNER, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' } });
+  registerDigests(app, { intake, slack: { views: { open: async () => ({ ok: true }) } }, access: OPEN_GATE, conversations: { isMember: async () => true }, signer: TEST_SIGNER, logger, subcommands: { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false, message: 'no' }), actionOf: () => 'manage_digests' }, projects: ['proj_e2e'] });
   await app.start();
   url = `http://127.0.0.1:${port}/slack/events`;
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { ACTION_IMPROVE_PREFIX, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue, IMPROVE_PURPOSE } from '../../src/features/digests/blocks.js';
+import { ACTION_IMPROVE_PREFIX, buildDigest, buildDigestFailureMessage, buildDigestMessage, decodeImproveValue, encodeImproveValue, IMPROVE_PURPOSE } from '../../src/features/digests/blocks.js';
+import type { ReaderSignals } from '../../src/features/digests/reader-content.js';
 import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/digests/chart.js';
 import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/features/digests/content.js';
 import { formatChange } from '../../src/features/visitors/format.js';
@@ -144,6 +145,39 @@ describe('digest message', () => {
     expect(decodeImproveMetadata(signed({ c: 'C0DOCS', t: '1763888400.000100', p: '/api' }), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
     const page = { path: '/x', fellPct: 12, current: 88, previous: 100, rangeLabel: 'r' };
     expect(decodeImproveValue(encodeImproveValue(page, TEST_SIGNER), TEST_SIGNER)).toEqual({ ok: true, page });
+  });
+});
+
+describe("\"What readers couldn't find\" in the digest message", () => {
+  const content = buildDigestContent(thisWeek, lastWeek);
+  const readers = (signals: ReaderSignals) => ({ signals, channel: 'C0DOCS', projectId: 'proj_docs' });
+  const full: ReaderSignals = {
+    unclicked: [{ searchQuery: 'sso saml', hits: 260, ctr: 0, topClickedPage: null, lastSearchedAt: '2026-11-21T10:00:00Z' }],
+    thumbsDown: [{ path: '/guides/custom-domain', thumbsDown: 9, thumbsUp: 1, code: 0, total: 10, comments: [] }],
+    questions: [{ group: { question: 'How do I set up SSO with Okta?', count: 4, wordings: 2, lastAsked: '2026-11-21T10:00:00Z', response: 'n/a', pageUrls: [] }, lastWeek: 2, pct: 100 }],
+    failures: [],
+  };
+
+  it('is there, after the visitors section, with its parts; an empty part is left out', () => {
+    const m = buildDigest({ week: content, visitors: content, readers: readers({ ...full, thumbsDown: [] }) }, { kind: 'scheduled' }, TEST_SIGNER);
+    const json = JSON.stringify(m.blocks);
+    expect(json).toContain("*What readers couldn't find*");
+    expect(json).toContain('*Searched often, nothing clicked*');
+    expect(json).not.toContain('*Pages with the most 👎 this week*');
+    expect(json).toContain('▲ 100% vs the week before (2)');
+    expect(json.indexOf('*Falling pages*')).toBeLessThan(json.indexOf("*What readers couldn't find*"));
+    expect(m.blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
+  });
+
+  it('with nothing in it, the whole section is left out; without the visitors section the digest is the rest', () => {
+    const empty = buildDigest({ week: content, visitors: content, readers: readers({ failures: [] }) }, { kind: 'scheduled' }, TEST_SIGNER);
+    expect(JSON.stringify(empty.blocks)).not.toContain('What readers couldn');
+    expect(empty).toEqual(buildDigestMessage(content, { kind: 'scheduled' }, TEST_SIGNER));
+    const only = buildDigest({ week: content, readers: readers(full) }, { kind: 'scheduled' }, TEST_SIGNER);
+    expect(JSON.stringify(only.blocks)).not.toContain('Top ');
+    expect(only.text).toBe('Weekly docs digest, Nov 16 – Nov 22, 2026 · readers: 1 search with no click, 1 page with 👎, 1 recurring unanswered question');
+    const nothing = buildDigest({ week: content, readers: readers({ failures: [] }) }, { kind: 'scheduled' }, TEST_SIGNER);
+    expect(JSON.stringify(nothing.blocks)).toContain('Nothing to report this week.');
   });
 });
 

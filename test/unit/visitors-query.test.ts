@@ -100,7 +100,7 @@ describe('/docs-visitors arguments: ranges', () => {
     const resolved = resolveRange((cmd as Extract<VisitorsCommand, { kind: 'report' }>).range, SUNDAY_EVENING_UTC, 'UTC');
     expect(resolved.ok).toBe(false);
     expect((resolved as { message: string }).message).toContain('`2026-12-01` is after today');
-    expect((resolved as { message: string }).message).toContain('/docs-visitors [FROM] [TO] [limit=N]');
+    expect((resolved as { message: string }).message).toContain('/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]');
   });
 
   it('digest weeks: the last 7 full days and the 7 before, in the schedule zone', () => {
@@ -150,7 +150,7 @@ describe('/docs-visitors arguments: mistakes are quoted, with the syntax and an 
     const message = invalidMessage(text);
     expect(message).toContain(problem);
     if (!text.startsWith('subscribe')) {
-      expect(message).toContain('*Usage:* `/docs-visitors [FROM] [TO] [limit=N]`');
+      expect(message).toContain('*Usage:* `/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]`');
       expect(message).toContain('*Example:* `/docs-visitors 2026-11-01 2026-11-08 limit=100`');
     }
   });
@@ -170,6 +170,33 @@ describe('/docs-visitors arguments: mistakes are quoted, with the syntax and an 
     expect(parseDateArg('2026-11-15T10:30:15.250+05:30')).toMatchObject({ ok: true, ms: Date.parse('2026-11-15T05:00:15.250Z') });
     expect(parseDateArg('20261115').ok).toBe(false);
     expect(parseDateArg('2026-11-15 10:30').ok).toBe(false);
+  });
+});
+
+describe('/docs-visitors searches, feedback and questions', () => {
+  it('take the same date arguments as the visitor report, and 1–20 rows per page (10 by default)', () => {
+    expect(parse('searches')).toEqual({ kind: 'signals', report: 'searches', range: { type: 'default' }, limit: 10 });
+    expect(parse('Feedback last-week limit=20')).toEqual({ kind: 'signals', report: 'feedback', range: { type: 'shortcut', shortcut: 'last-week' }, limit: 20 });
+    expect(parse('questions 2026-11-01 2026-11-08')).toMatchObject({ kind: 'signals', report: 'questions', range: { type: 'dates', from: { value: '2026-11-01' }, to: { value: '2026-11-08' } } });
+    expect(parse('visitors limit=5')).toEqual({ kind: 'report', range: { type: 'default' }, limit: 5 });
+  });
+
+  it.each([
+    ['searches limit=21', '`limit=21`: limit must be from 1 to 20'],
+    ['feedback limit=0', '`limit=0`: limit must be from 1 to 20'],
+    ['questions 2026-11-22 2026-11-15', 'FROM `2026-11-22` is not before TO `2026-11-15`'],
+    ['searches yesterday', "I don't understand `yesterday`"],
+    ['feedback 7d 30d', 'one range shortcut only'],
+  ])('the same refusals for bad input: %s', (text, problem) => {
+    const message = invalidMessage(text);
+    expect(message).toContain(problem);
+    expect(message).toContain('*Usage:* `/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]`');
+  });
+
+  it('help lists the four reports and the menu', () => {
+    const text = helpText();
+    for (const r of ['`/docs-visitors searches`', '`/docs-visitors feedback`', '`/docs-visitors questions`']) expect(text).toContain(r);
+    expect(text).toContain('each has a menu that opens the others');
   });
 });
 

@@ -180,6 +180,27 @@ describe('report message within Slack limits', () => {
     expect(JSON.stringify(last.blocks)).toContain('*Rows 101–101 of 101*');
   });
 
+  it("Previous and Next keep the report's docs project (a channel on another project than the default)", () => {
+    const rows: Row[] = Array.from({ length: 10 }, (_, i) => ({ path: `/p${i}`, human: 10 - i, ai: 0, total: 10 - i }));
+    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 10, offset: 10, skip: 0, projectId: 'docs-v2' };
+    const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, true), showProject: true });
+    expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 20, projectId: 'docs-v2' });
+    expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, projectId: 'docs-v2' });
+  });
+
+  it('views beside unique visitors: a column and a total; a page the views did not cover shows –', () => {
+    const rows: Row[] = [{ path: '/a', human: 10, ai: 2, total: 11 }, { path: '/b', human: 5, ai: 0, total: 5 }];
+    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
+    const views = { ok: true as const, byPath: new Map([['/a', 1234]]), totals: { human: 2000, ai: 500, total: 2500 } };
+    const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, false), views });
+    expect(JSON.stringify(m.blocks)).toContain('Page  Human  AI  Total  Views');
+    expect(rowLines(m)).toEqual(['/a       10   2     11  1,234', '/b        5   0      5      –']);
+    expect(JSON.stringify(m.blocks)).toContain('*Views*\\n2,500 (2,000 human, 500 AI)');
+    const without = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, false), views: { ok: false, reason: 'The docs service failed; try again in a minute.' } });
+    expect(rowLines(without)[0]).toBe('/a       10   2     11');
+    expect(JSON.stringify(without.blocks)).toContain('Views not shown: The docs service failed; try again in a minute.');
+  });
+
   it('escapes paths and keeps backticks from ending the code block', () => {
     const rows: Row[] = [{ path: '/a<b>&`c`', human: 1, ai: 0, total: 1 }];
     const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });

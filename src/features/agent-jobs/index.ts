@@ -43,6 +43,7 @@ export {
   submitFollowUpForm,
   submitJobStartForm,
   type FormFollowUp,
+  type FormStartDeps,
 } from './form-start.js';
 export { EditBudget, type BudgetGrant } from './edit-budget.js';
 export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';

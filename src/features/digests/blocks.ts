@@ -3,7 +3,19 @@ import { z } from 'zod';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
-import { codeSafe, formatChange, formatCount, formatRange, formatShare, middleTruncate, pad } from '../visitors/index.js';
+import {
+  codeSafe,
+  formatChange,
+  formatCount,
+  formatRange,
+  formatShare,
+  isSafeDocsPath,
+  middleTruncate,
+  pad,
+  type DateRange,
+} from '../visitors/index.js';
+import type { ReaderSignals } from './reader-content.js';
+import { readerBlocks, readerSummary } from './reader-blocks.js';
 
 /**
  * The weekly digest message (Block Kit). Stays small whatever the paths: ≤ 20 blocks, every
@@ -22,18 +34,7 @@ export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 
-/**
- * Characters a page path may hold to be offered to the agent: a path as the analytics API reports
- * it (`/api-reference/endpoint/trigger-update`), with non-ASCII percent-encoded. Anyone can visit
- * a made-up URL and make it a "page", so a path with spaces, quotes, markup or newlines (text that
- * could read as instructions) gets no "Improve with agent" button.
- */
-export const SAFE_DOCS_PATH = /^\/[A-Za-z0-9\-._~%/]{0,300}$/;
-
-/** True when `path` may go into an "Improve with agent" instruction ({@link SAFE_DOCS_PATH}). */
-export function isSafeDocsPath(path: string): boolean {
-  return SAFE_DOCS_PATH.test(path);
-}
+export { isSafeDocsPath, SAFE_DOCS_PATH } from '../visitors/index.js';
 
 /**
  * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the
@@ -140,7 +141,8 @@ function topBlock(top: PageChange[]): string {
 }
 
 /**
- * Builds the digest message.
+ * Builds the digest message of the visitors section alone (the digest of a channel that chose only
+ * it, and of one whose readers part is empty).
  *
  * @param content - from buildDigestContent.
  * @param trigger - scheduled (with the schedule in words) or a manual "send now".
@@ -152,8 +154,54 @@ export function buildDigestMessage(
   trigger: DigestTrigger,
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const week = formatRange(content.current);
-  const t = content.totals;
+  return buildDigest({ week: content, visitors: content }, trigger, signer);
+}
+
+/** What one digest shows: its weeks, and the sections the channel gets (a section absent: not chosen). */
+export interface DigestParts {
+  week: { current: DateRange; previous: DateRange };
+  visitors?: DigestContent | undefined;
+  /** "What readers couldn't find", with where its buttons go. */
+  readers?: { signals: ReaderSignals; channel: string; projectId?: string | undefined } | undefined;
+}
+
+/**
+ * Builds the digest message: the header, the visitors section (totals, top pages, risers, falling
+ * pages with "Improve with agent", new pages) when chosen, "What readers couldn't find" when chosen
+ * and not empty, and the footer (≤ 45 blocks).
+ */
+export function buildDigest(
+  parts: DigestParts,
+  trigger: DigestTrigger,
+  signer: Pick<ValueSigner, 'sign'>,
+): { text: string; blocks: KnownBlock[] } {
+  const week = formatRange(parts.week.current);
+  const header = truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText);
+  const blocks: KnownBlock[] = parts.visitors
+    ? visitorBlocks(parts.visitors, week, signer)
+    : [{ type: 'header', text: { type: 'plain_text', text: header, emoji: true } }];
+  const readers = parts.readers;
+  if (readers) {
+    const where = { channel: readers.channel, projectId: readers.projectId, week, signer };
+    blocks.push(...readerBlocks(readers.signals, where));
+  }
+  if (blocks.length === 1) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing to report this week._' } });
+  }
+  const schedule = trigger.kind === 'scheduled' && trigger.scheduleText ? `, ${trigger.scheduleText}` : '';
+  const footer =
+    trigger.kind === 'manual'
+      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
+      : `This channel's weekly digest${schedule} · \`/docs-visitors unsubscribe\` stops it`;
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+  const t = parts.visitors?.totals;
+  const change = t ? `${formatChange(t.total.pct)} vs the week before` : '';
+  const traffic = t ? `: ${formatCount(t.total.current)} visitors (${change})` : '';
+  return { text: `Weekly docs digest, ${week}${traffic}${readerSummary(readers?.signals)}`, blocks };
+}
+
+/** The visitors section: summary, top pages, risers, falling pages (with Improve), new pages. */
+function visitorBlocks(content: DigestContent, week: string, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
   const blocks: KnownBlock[] = [
     ...summaryBlocks(content, week),
@@ -168,13 +216,7 @@ export function buildDigestMessage(
     const more = content.newPages.length - listed.length;
     blocks.push(section(`*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`));
   }
-  const footer =
-    trigger.kind === 'manual'
-      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
-      : `This channel's weekly digest${trigger.scheduleText ? `, ${trigger.scheduleText}` : ''} · \`/docs-visitors unsubscribe\` stops it`;
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
-  const text = `Weekly docs digest, ${week}: ${formatCount(t.total.current)} visitors (${formatChange(t.total.pct)} vs the week before)`;
-  return { text, blocks };
+  return blocks;
 }
 
 /** Header, the four totals with their change, and what was compared. */

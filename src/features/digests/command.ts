@@ -9,7 +9,17 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordCommand, type IntakeEntry } from '../../platform/slack/record-and-ack.js';
 import { respondVia } from '../../platform/slack/respond.js';
-import { authorizeOrTell, helpText, parseVisitorsCommand, VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from '../visitors/index.js';
+import {
+  authorizeOrTell,
+  helpText,
+  parseVisitorsCommand,
+  VISITORS_INTAKE,
+  type Caller,
+  type ReportIntake,
+  type SignalReportIntake,
+  type SubcommandIntake,
+  type VisitorsSubcommands,
+} from '../visitors/index.js';
 
 /** What the command's listener needs: it checks the input, records the request and acks. */
 export interface VisitorsCommandDeps {
@@ -22,7 +32,8 @@ type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
 /**
  * `/docs-visitors …`: help and every input mistake are answered in the ack itself (ephemeral, no
- * API call); a report or a subcommand is recorded (its intake), then acked.
+ * API call); a report (visitors, searches, feedback or questions) or a subcommand is recorded (its
+ * intake), then acked.
  */
 export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
   const sub = deps.subcommands;
@@ -38,6 +49,12 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
       if (!prepared.ok) return void (await ack({ response_type: 'ephemeral', text: prepared.message }));
       const payload: SubcommandIntake = { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url };
       const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload };
+      return recordCommand(deps.intake, deps.logger, ack, entry);
+    }
+    if (cmd.kind === 'signals') {
+      const { report, range, limit } = cmd;
+      const payload: SignalReportIntake = { caller, report, range, limit, responseUrl: command.response_url };
+      const entry: IntakeEntry<SignalReportIntake> = { ...base, kind: VISITORS_INTAKE.signalReport, payload };
       return recordCommand(deps.intake, deps.logger, ack, entry);
     }
     const payload: ReportIntake = { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url };

@@ -19,6 +19,7 @@ import { registerSubcommandHandler } from './command.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
+import { describeSections } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 import { createDigestQuotas, digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
@@ -42,6 +43,8 @@ export interface DigestsOptions {
   defaultSchedule: DigestSchedule;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
+  /** The configured docs projects (DOCS_PROJECT_ID, then DOCS_PROJECT_IDS). */
+  projects: readonly string[];
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -76,11 +79,13 @@ export function createDigests(o: DigestsOptions): Digests {
       const sub = await getSubscription(digestQueue, teamId, channel);
       if (!sub) return 'none (`/docs-visitors subscribe` starts one)';
       const next = sub.nextRunMs !== undefined ? `, next ${slackDateText(sub.nextRunMs, sub.schedule.tz)}` : '';
-      return `${describeSchedule(sub.schedule)}${next}, subscribed by <@${sub.requestedBy}>`;
+      const what = `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}`;
+      return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
     register: (app) => {
       const { intake, slack, access, conversations, signer } = o;
-      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands });
+      const projects = o.projects;
+      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects });
     },
     startWorkers: () => [
       startDigestWorker(

@@ -19,7 +19,8 @@ import {
   INSTRUCTION_BLOCK,
 } from './improve-modal.js';
 import { DIGESTS_INTAKE, type DigestRetryIntake } from './intake.js';
-import type { VisitorsSubcommands } from '../visitors/index.js';
+import { ACTION_SIGNAL_IMPROVE_PREFIX, type VisitorsSubcommands } from '../visitors/index.js';
+import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmission } from './improve-signal.js';
 import { docsVisitorsCommand } from './command.js';
 
 /** What the digest buttons and the "Improve with agent" modal need. */
@@ -36,6 +37,8 @@ export interface DigestListenerDeps {
   logger: Logger;
   /** The digest subcommands of `/docs-visitors` (this feature registers the command; reports go to visitors). */
   subcommands: VisitorsSubcommands;
+  /** The configured docs projects: an Improve on a signal of another one is not followed. */
+  projects: readonly string[];
 }
 
 
@@ -136,4 +139,7 @@ export function register(app: App, deps: DigestListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`), improveAction(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_DIGEST_RETRY, digestRetryAction(deps));
   app.view({ type: 'view_submission', callback_id: IMPROVE_CALLBACK_ID }, improveSubmission(deps));
+  const signalImprove = new RegExp(`^${escapeRegExp(ACTION_SIGNAL_IMPROVE_PREFIX)}\\d+$`);
+  app.action<BlockAction<ButtonAction>>(signalImprove, signalImproveAction(deps));
+  app.view({ type: 'view_submission', callback_id: SIGNAL_IMPROVE_CALLBACK_ID }, signalImproveSubmission(deps));
 }

@@ -5,55 +5,37 @@ import type { Logger } from '../../platform/logger.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { digestRanges, formatRange, LIMIT_MAX, visitorsErrorText, visitorsKeyPrefix, type DateRange, type VisitorsCache, type VisitorsServices } from '../visitors/index.js';
-import { buildDigestFailureMessage, buildDigestMessage, DIGEST_EVENT_TYPE, type DigestTrigger } from './blocks.js';
+import {
+  digestRanges,
+  formatRange,
+  visitorsErrorText,
+  visitorsKeyPrefix,
+  type VisitorsServices,
+} from '../visitors/index.js';
+import {
+  buildDigest,
+  buildDigestFailureMessage,
+  DIGEST_EVENT_TYPE,
+  type DigestParts,
+  type DigestTrigger,
+} from './blocks.js';
 import { renderDigestChart } from './chart.js';
-import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
+import type { DigestContent } from './content.js';
+import { loadDigestContent, loadDigestParts, type RunScope } from './load.js';
 import { describeSchedule } from './schedule.js';
+import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 
 /**
- * One digest delivery: fetch two weeks (through the shared visitors cache, so every channel of the
- * same run shares the API calls), build the message, post it once, then upload the chart into its
- * thread.
+ * One digest delivery: read its sections (load.ts, through the shared analytics cache, so every
+ * channel of the same run shares the API calls), build the message, post it once, then upload the
+ * chart into its thread.
  */
 
-/** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
-export const MAX_DIGEST_API_PAGES = 4;
 /** How long a run's delivery record is kept, in seconds (a week). */
 const DELIVERY_RECORD_TTL_S = 7 * 24 * 3600;
 /** Lease of a delivery in progress, in seconds: another attempt may take over after it lapses. */
 const DELIVERY_LEASE_S = 60;
-
-/**
- * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
- * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
- * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as VisitorsCache.get.
- */
-export async function fetchWeek(cache: VisitorsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
-  const rows: WeekOfVisitors['rows'] = [];
-  let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
-  for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
-    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest', projectId);
-    if (i === 0) totals = page.totals;
-    rows.push(...page.visitors);
-    if (!page.hasMore) return { range, totals, rows, truncated: false };
-  }
-  return { range, totals, rows, truncated: true };
-}
-
-/**
- * The digest content of docs project `projectId` (default DOCS_PROJECT_ID) for the week before
- * `nowMs` (epoch ms) in time zone `zone`: the last 7 full days against the 7 before. Two API calls
- * for a docs site of up to 250 pages, shared by every channel of that project asking within 10
- * minutes.
- */
-export async function loadDigestContent(svc: Pick<VisitorsServices, 'cache'>, nowMs: number, zone: string, projectId?: string): Promise<DigestContent> {
-  const ranges = digestRanges(nowMs, zone);
-  const current = await fetchWeek(svc.cache, ranges.current, projectId);
-  const previous = await fetchWeek(svc.cache, ranges.previous, projectId);
-  return buildDigestContent(current, previous);
-}
 
 /** What a digest run needs. */
 export interface DigestDeps {
@@ -84,10 +66,14 @@ export interface DigestRun {
   nowMs: number;
 }
 
+/** What became of a digest's chart. */
+export type ChartOutcome = 'uploaded' | 'failed' | 'none';
+
 /** What a run did. */
 export type DigestOutcome =
-  | { status: 'posted'; ts: string; chart: 'uploaded' | 'failed' }
-  | { status: 'already_posted'; ts?: string; chart?: 'uploaded' | 'failed' }
+  /** `chart`: `none` when the channel does not get the visitors section (the chart is part of it). */
+  | { status: 'posted'; ts: string; chart: ChartOutcome }
+  | { status: 'already_posted'; ts?: string; chart?: ChartOutcome }
   | { status: 'cannot_post'; error: string };
 
 /** A run in progress: its deps, zone, delivery record key and logger. */
@@ -123,9 +109,9 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
   const existing = await deps.redis.get(ctx.recordKey);
   if (existing?.startsWith('posted:') || existing?.startsWith('done:')) return resume(ctx, existing);
 
-  let content: DigestContent;
+  let content: DigestParts;
   try {
-    content = await loadDigestContent(deps.visitors, run.nowMs, ctx.zone, ctx.projectId);
+    content = await loadDigestParts(deps.visitors, runScope(ctx));
   } catch (err) {
     if (run.finalAttempt) await announceFailure(ctx, err);
     throw err;
@@ -141,32 +127,51 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
   }
   const posted = await post(ctx, content, trigger);
   if (posted.status !== 'posted') return posted;
-  const chart = await uploadChart(ctx, content, posted.ts);
+  const chart = content.visitors ? await uploadChart(ctx, content.visitors, posted.ts) : 'none';
   await deps.redis.set(ctx.recordKey, `done:${posted.ts}`, 'EX', DELIVERY_RECORD_TTL_S);
   return { status: 'posted', ts: posted.ts, chart };
+}
+
+/** What a run reads: its week, zone, project, channel and the sections it sends. */
+function runScope(ctx: RunContext): RunScope {
+  const { run } = ctx;
+  const sections = sectionsOf(run.data.sections);
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */
 async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   const [state, ts = ''] = record.split(':');
   if (state !== 'posted' || !ts) return { status: 'already_posted', ts };
-  let chart: 'uploaded' | 'failed' = 'failed';
-  try {
-    chart = await uploadChart(ctx, await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId), ts);
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
+  let chart: ChartOutcome = 'none';
+  if (sectionsOf(ctx.run.data.sections).includes('visitors')) {
+    try {
+      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId);
+      chart = await uploadChart(ctx, content, ts);
+    } catch (err) {
+      chart = 'failed';
+      ctx.log.warn({ err }, 'could not finish the chart of a posted digest');
+    }
   }
   await ctx.deps.redis.set(ctx.recordKey, `done:${ts}`, 'EX', DELIVERY_RECORD_TTL_S);
   return { status: 'already_posted', ts, chart };
 }
 
 /** Posts the digest (holding the run's lease) and records it as posted. */
-async function post(ctx: RunContext, content: DigestContent, trigger: DigestTrigger): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
+async function post(
+  ctx: RunContext,
+  content: DigestParts,
+  trigger: DigestTrigger,
+): Promise<{ status: 'posted'; ts: string } | DigestOutcome> {
   const { deps, run, log } = ctx;
-  const message = buildDigestMessage(content, trigger, deps.signer);
+  const message = buildDigest(content, trigger, deps.signer);
   let ts: string;
   try {
-    const metadata = { event_type: DIGEST_EVENT_TYPE, event_payload: { run: run.runKey, week_from: content.current.dateFrom, week_to: content.current.dateTo } };
+    const week = content.week.current;
+    const metadata = {
+      event_type: DIGEST_EVENT_TYPE,
+      event_payload: { run: run.runKey, week_from: week.dateFrom, week_to: week.dateTo },
+    };
     const posted = await deps.slack.chat.postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, metadata });
     ts = String(posted.ts);
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { DigestSchedule } from './schedule.js';
+import { sectionsOf, type DigestSection } from './sections.js';
 
 /** Data of a digest job (set by the channel's job scheduler, or by `/docs-visitors digest`). */
 export interface DigestJobData {
@@ -13,6 +14,8 @@ export interface DigestJobData {
   trigger?: 'scheduled' | 'manual';
   /** Manual runs: the request's response_url, to answer privately when the digest cannot be posted. */
   responseUrl?: string;
+  /** The sections the channel chose (`subscribe … sections=`); absent: all of them. */
+  sections?: DigestSection[];
 }
 
 /**
@@ -41,6 +44,8 @@ export interface Subscription {
   schedule: DigestSchedule;
   /** Next delivery, epoch ms (BullMQ's `next`), when known. */
   nextRunMs?: number;
+  /** The sections it sends (all of them unless the channel chose some). */
+  sections: DigestSection[];
 }
 
 /**
@@ -68,6 +73,7 @@ function toSubscription(json: {
     channel: data.channel,
     requestedBy: data.requestedBy,
     schedule: { pattern: json.pattern, tz: json.tz ?? 'UTC' },
+    sections: sectionsOf(data.sections),
     ...(json.next !== undefined ? { nextRunMs: Number(json.next) } : {}),
   };
 }
@@ -81,10 +87,18 @@ function toSubscription(json: {
  */
 export async function subscribeChannel(
   queue: Queue<DigestJobData>,
-  req: { teamId: string; channel: string; requestedBy: string; schedule: DigestSchedule },
+  req: {
+    teamId: string;
+    channel: string;
+    requestedBy: string;
+    schedule: DigestSchedule;
+    sections?: DigestSection[] | undefined;
+  },
 ): Promise<Subscription> {
   const id = digestSchedulerId(req.teamId, req.channel);
-  const data: DigestJobData = { teamId: req.teamId, channel: req.channel, requestedBy: req.requestedBy, tz: req.schedule.tz, trigger: 'scheduled' };
+  const chosen = req.sections && req.sections.length > 0 ? { sections: sectionsOf(req.sections) } : {};
+  const { teamId, channel, requestedBy } = req;
+  const data: DigestJobData = { teamId, channel, requestedBy, tz: req.schedule.tz, trigger: 'scheduled', ...chosen };
   const next = await queue.upsertJobScheduler(id, { pattern: req.schedule.pattern, tz: req.schedule.tz }, { name: 'digest', data, opts: DIGEST_JOB_OPTIONS });
   const stored = await getSubscription(queue, req.teamId, req.channel);
   const fallbackNext = next?.timestamp !== undefined ? next.timestamp + (next.opts.delay ?? 0) : undefined;
@@ -95,6 +109,7 @@ export async function subscribeChannel(
       channel: req.channel,
       requestedBy: req.requestedBy,
       schedule: req.schedule,
+      sections: sectionsOf(req.sections),
       ...(fallbackNext !== undefined ? { nextRunMs: fallbackNext } : {}),
     }
   );
@@ -134,7 +149,14 @@ export const MANUAL_DEDUPE_MS = 30_000;
  */
 export async function sendDigestNow(
   queue: Queue<DigestJobData>,
-  req: { teamId: string; channel: string; requestedBy: string; tz: string; responseUrl?: string },
+  req: {
+    teamId: string;
+    channel: string;
+    requestedBy: string;
+    tz: string;
+    responseUrl?: string;
+    sections?: DigestSection[];
+  },
   nowMs: number,
 ): Promise<string> {
   const jobId = `manual-${digestSchedulerId(req.teamId, req.channel)}-${Math.floor(nowMs / MANUAL_DEDUPE_MS)}`;

@@ -10,6 +10,13 @@ import { quoteToken, SLACK_LIMITS } from '../../platform/slack/limits.js';
 import type { Respond } from '../../platform/slack/respond.js';
 import type { Caller, VisitorsSubcommands } from '../visitors/index.js';
 import { describeSchedule, parseScheduleArgs, type DigestSchedule } from './schedule.js';
+import {
+  describeSections,
+  DIGEST_SECTIONS,
+  SECTIONS_USAGE,
+  takeSectionsOption,
+  type DigestSection,
+} from './sections.js';
 import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from './store.js';
 
 /** What the digest subcommands of `/docs-visitors` need. */
@@ -62,16 +69,20 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
   return {
     names: DIGEST_SUBCOMMANDS,
     helpLines: [
-      `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]\`: a weekly digest in this channel (default ${describeSchedule(deps.defaultSchedule)})`,
+      `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\`: a weekly digest in this channel ` +
+        `(default ${describeSchedule(deps.defaultSchedule)}); ${SECTIONS_USAGE}`,
       '• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel\'s digest now)',
     ],
     examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
     actionOf: (name) => (name === 'subscriptions' ? 'read_reports' : 'manage_digests'),
     prepare(name, args) {
       if (name === 'subscribe') {
-        const parsed = parseScheduleArgs(args, deps.defaultSchedule);
+        const option = takeSectionsOption(args);
+        if (!option.ok) return option;
+        const parsed = parseScheduleArgs(option.rest, deps.defaultSchedule);
         if (!parsed.ok) return { ok: false, message: parsed.message };
-        return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, parsed.schedule) };
+        const chosen = { schedule: parsed.schedule, sections: option.sections };
+        return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, chosen) };
       }
       if (args.length > 0) {
         return { ok: false, message: `:warning: \`${name}\` takes no arguments (found \`${quoteToken(args.join(' '))}\`).\n*Usage:* \`/docs-visitors ${name}\`` };
@@ -84,22 +95,30 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
 
 const STORAGE_DOWN = "(the bot's storage did not answer); try again in a moment.";
 
-async function runSubscribe(deps: DigestCommandDeps, respond: Respond, caller: Caller, schedule: DigestSchedule): Promise<void> {
+async function runSubscribe(
+  deps: DigestCommandDeps,
+  respond: Respond,
+  caller: Caller,
+  chosen: { schedule: DigestSchedule; sections?: DigestSection[] | undefined },
+): Promise<void> {
+  const { schedule, sections } = chosen;
   let before: Awaited<ReturnType<typeof getSubscription>>;
   let sub: Awaited<ReturnType<typeof subscribeChannel>>;
   try {
     before = await getSubscription(deps.digestQueue, caller.teamId, caller.channel);
-    sub = await subscribeChannel(deps.digestQueue, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, schedule });
+    const req = { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, schedule, sections };
+    sub = await subscribeChannel(deps.digestQueue, req);
   } catch (err) {
     deps.logger.error({ err }, 'could not save a digest subscription');
     await respond({ response_type: 'ephemeral', text: `I couldn't save the subscription ${STORAGE_DOWN}` });
     return;
   }
   audit(deps.logger, { actor: caller.user, channel: caller.channel, action: before ? 'digest.reschedule' : 'digest.subscribe', outcome: 'ok', schedule: sub.schedule });
-  const when = describeSchedule(sub.schedule);
+  const when = `${describeSchedule(sub.schedule)}, ${describeSections(sub.sections)}`;
   const next = sub.nextRunMs !== undefined ? ` Next delivery: ${slackDateText(sub.nextRunMs, sub.schedule.tz)}.` : '';
   const what = before
-    ? `changed this channel's weekly docs digest to ${when} (it was ${describeSchedule(before.schedule)}).`
+    ? `changed this channel's weekly docs digest to ${when} ` +
+      `(it was ${describeSchedule(before.schedule)}, ${describeSections(before.sections)}).`
     : `subscribed this channel to the weekly docs digest, ${when}.`;
   const text = `:calendar: <@${caller.user}> ${what}${next}\n\`/docs-visitors digest\` sends one now · \`/docs-visitors unsubscribe\` stops it.`;
   try {
@@ -173,7 +192,8 @@ async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, calle
   let size = head.length;
   for (const [i, s] of subs.entries()) {
     const next = s.nextRunMs !== undefined ? ` · next ${slackDateText(s.nextRunMs, s.schedule.tz)}` : '';
-    const l = `• <#${s.channel}> · ${describeSchedule(s.schedule)}${next} · subscribed by <@${s.requestedBy}>`;
+    const only = s.sections.length < DIGEST_SECTIONS.length ? ` · ${describeSections(s.sections)}` : '';
+    const l = `• <#${s.channel}> · ${describeSchedule(s.schedule)}${next}${only} · subscribed by <@${s.requestedBy}>`;
     if (size + l.length + 40 > SLACK_LIMITS.sectionText) {
       lines.push(`…and ${subs.length - i} more`);
       break;
@@ -248,5 +268,7 @@ export async function queueDigestNow(
   req: { teamId: string; channel: string; requestedBy: string; responseUrl?: string },
 ): Promise<void> {
   const sub = await getSubscription(deps.digestQueue, req.teamId, req.channel);
-  await sendDigestNow(deps.digestQueue, { ...req, tz: sub?.schedule.tz ?? deps.defaultSchedule.tz }, deps.now());
+  const sections = sub ? { sections: sub.sections } : {};
+  const tz = sub?.schedule.tz ?? deps.defaultSchedule.tz;
+  await sendDigestNow(deps.digestQueue, { ...req, tz, ...sections }, deps.now());
 }

@@ -11,17 +11,48 @@ import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOpt
 import { register as registerListeners } from './listeners.js';
 
 export { authorizeOrTell } from './handlers.js';
-export { INTAKE as VISITORS_INTAKE, type Caller, type ReportIntake, type SubcommandIntake, type VisitorsSubcommands } from './intake.js';
+export {
+  INTAKE as VISITORS_INTAKE,
+  type Caller,
+  type ReportIntake,
+  type SignalReportIntake,
+  type SubcommandIntake,
+  type VisitorsSubcommands,
+} from './intake.js';
 export { helpText, parseVisitorsCommand } from './query.js';
 export { visitorsKeyPrefix, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
-export type { VisitorsCache } from './store.js';
+export type { AnalyticsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
 export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
+export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
+export {
+  ACTION_SIGNAL_IMPROVE_PREFIX,
+  decodeSignalImprove,
+  encodeSignalImprove,
+  SIGNAL_IMPROVE_PURPOSE,
+  signalInstruction,
+  type Signal,
+  type SignalImprove,
+} from './signals/improve.js';
+export { readFeedbackByPage, readSearches, type QueryCaller } from './queries.js';
+export { readComments, readUnanswered, type Comment, type UnansweredTurn } from './signals/data.js';
+export {
+  groupQuestions,
+  isUnclicked,
+  pagesByThumbsDown,
+  questionKey,
+  type PageFeedback,
+  type QuestionGroup,
+  type ShownComment,
+} from './signals/group.js';
+export { FEEDBACK_PAGES_LIMIT, inlinePath, SEARCHES_LIMIT, shortDay } from './signals/views.js';
 
 /** What the visitors feature is built from. */
-export interface VisitorsOptions extends VisitorsServicesOptions, Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'projectFor' | 'projects'> {
+export interface VisitorsOptions
+  extends VisitorsServicesOptions,
+    Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'conversations' | 'projectFor' | 'projects'> {
   /** Where reports and their buttons are recorded; the feature registers its handlers on it. */
   intake: Intake;
 }
@@ -37,6 +68,7 @@ export interface Visitors {
 /** Builds the visitors feature and registers its intake handlers (reports, paging, Retry). */
 export function createVisitors(o: VisitorsOptions): Visitors {
   const services = createVisitorsServices(o);
-  registerHandlers(o.intake, { services, slack: o.slack, redis: o.redis, prefix: o.prefix, now: o.now, projectFor: o.projectFor, projects: o.projects, access: o.access });
+  const { slack, redis, prefix, now, projectFor, projects, access, conversations } = o;
+  registerHandlers(o.intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
   return { services, register: (app) => registerListeners(app, { intake: o.intake, logger: services.logger }) };
 }

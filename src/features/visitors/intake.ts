@@ -7,7 +7,8 @@ import type { AccessAction } from '../../platform/access.js';
 import { intakeKind } from '../../platform/intake.js';
 import type { Respond } from '../../platform/slack/respond.js';
 import { SHORTCUTS } from './date-range.js';
-import type { RangeSpec } from './query.js';
+import { REPORT_KINDS } from './menu.js';
+import type { RangeSpec, SignalKind } from './query.js';
 
 /** Who ran a command, where. */
 export interface Caller {
@@ -47,6 +48,26 @@ export interface ReportIntake {
 /** Previous / Next / Retry, recorded. */
 export interface ButtonIntake {
   value?: string | undefined;
+  user: string;
+  channel?: string;
+  messageTs?: string;
+  responseUrl?: string;
+}
+/** `/docs-visitors searches|feedback|questions [FROM] [TO] [limit=N]`, recorded. */
+export interface SignalReportIntake {
+  caller: Caller;
+  report: SignalKind;
+  range: RangeSpec;
+  /** Rows per page. */
+  limit: number;
+  responseUrl: string;
+}
+/** A report chosen in a report's menu, recorded. */
+export interface MenuIntake {
+  /** The menu block's `block_id`: the signed dates and project of the report it sits on. */
+  blockId?: string | undefined;
+  /** The report chosen (the option's `value`; checked again by the handler). */
+  report: string;
   user: string;
   channel?: string;
   messageTs?: string;
@@ -93,10 +114,34 @@ const subcommandSchema: z.ZodType<SubcommandIntake> = z.looseObject({
   responseUrl: z.string(),
 });
 
+const signalReportSchema: z.ZodType<SignalReportIntake> = z.looseObject({
+  caller: callerSchema,
+  report: z.enum(REPORT_KINDS.filter((k): k is SignalKind => k !== 'visitors') as [SignalKind, ...SignalKind[]]),
+  range: rangeSchema,
+  limit: z.number(),
+  responseUrl: z.string(),
+});
+const menuSchema: z.ZodType<MenuIntake> = z.looseObject({
+  blockId: z.string().optional(),
+  report: z.string(),
+  user: z.string(),
+  channel: z.string().optional(),
+  messageTs: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
 /** Kinds of intake the visitors feature handles. */
 export const INTAKE = {
   report: intakeKind('visitors.report', reportSchema, { awaited: true }),
   page: intakeKind('visitors.page', buttonSchema, { awaited: true }),
   retry: intakeKind('visitors.retry', buttonSchema, { awaited: true }),
   subcommand: intakeKind('visitors.subcommand', subcommandSchema, { awaited: true }),
+  /** `/docs-visitors searches|feedback|questions …`. */
+  signalReport: intakeKind('visitors.signals-report', signalReportSchema, { awaited: true }),
+  /** Previous / Next on those reports. */
+  signalPage: intakeKind('visitors.signals-page', buttonSchema, { awaited: true }),
+  /** Retry on one of them that could not be loaded. */
+  signalRetry: intakeKind('visitors.signals-retry', buttonSchema, { awaited: true }),
+  /** A report chosen in a report's menu. */
+  menu: intakeKind('visitors.menu', menuSchema, { awaited: true }),
 };

@@ -1,9 +1,19 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  StaticSelectAction,
+} from '@slack/bolt';
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
-import { INTAKE, type ButtonIntake } from './intake.js';
+import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
+import { ACTION_MENU } from './menu.js';
+import { ACTION_SIGNAL_NEXT, ACTION_SIGNAL_PREVIOUS } from './signals/blocks.js';
+import { ACTION_SIGNAL_RETRY } from './signals/load.js';
 import { ACTION_RETRY } from './service.js';
 
 /** What the visitors listeners need: they check the input, record the request and ack. */
@@ -13,20 +23,52 @@ export interface VisitorsListenerDeps {
 }
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
+
+/** Where a click happened: the channel and the message, when Slack says. */
+function where(body: BlockAction): { channel?: string; messageTs?: string; responseUrl?: string } {
+  const channel = body.channel?.id ?? body.container?.channel_id;
+  const messageTs = body.container?.message_ts ?? body.message?.ts;
+  return {
+    ...(channel ? { channel } : {}),
+    ...(messageTs ? { messageTs } : {}),
+    ...(body.response_url ? { responseUrl: body.response_url } : {}),
+  };
+}
 
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
 export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<ButtonIntake>) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const messageTs = body.container?.message_ts ?? body.message?.ts;
-    const payload: ButtonIntake = { value: action.value, user: body.user.id, ...(channel ? { channel } : {}), ...(messageTs ? { messageTs } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload });
+    const payload: ButtonIntake = { value: action.value, user: body.user.id, ...where(body) };
+    const entry = { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 
-/** Registers the report's paging and Retry buttons (digests registers `/docs-visitors` itself and routes reports here). */
+/**
+ * A report chosen in a report's menu (static_select `visitors.menu`): the choice and the menu's
+ * block_id (its signed state) are recorded and acked; the handler checks both.
+ */
+export function menuAction(deps: VisitorsListenerDeps) {
+  return async ({ ack, body, action }: SelectArgs): Promise<void> => {
+    const payload: MenuIntake = {
+      blockId: action.block_id,
+      report: action.selected_option?.value ?? '',
+      user: body.user.id,
+      ...where(body),
+    };
+    const entry = { kind: INTAKE.menu, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
+  };
+}
+
+/** Registers the reports' paging, Retry and menu (`/docs-visitors` itself is digests', which routes reports here). */
 export function register(app: App, deps: VisitorsListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION_PREVIOUS, buttonAction(deps, INTAKE.page));
   app.action<BlockAction<ButtonAction>>(ACTION_NEXT, buttonAction(deps, INTAKE.page));
   app.action<BlockAction<ButtonAction>>(ACTION_RETRY, buttonAction(deps, INTAKE.retry));
+  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_PREVIOUS, buttonAction(deps, INTAKE.signalPage));
+  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_NEXT, buttonAction(deps, INTAKE.signalPage));
+  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_RETRY, buttonAction(deps, INTAKE.signalRetry));
+  app.action<BlockAction<StaticSelectAction>>(ACTION_MENU, menuAction(deps));
 }

@@ -10,6 +10,7 @@ import {
   type Shortcut,
 } from './date-range.js';
 import { quoteToken } from '../../platform/slack/limits.js';
+import { REPORT_KINDS, type ReportKind } from './menu.js';
 
 /**
  * Parsing of `/docs-visitors` text. Pure: no clock, no network. Everything a person can get wrong
@@ -23,6 +24,30 @@ export const LIMIT_MAX = 250;
 /** Rows per page when `limit=N` is not given (spec: analytics.openapi.json, `limit` default 50). */
 export const LIMIT_DEFAULT = 50;
 
+/** Rows per page `limit=N` may ask of a report: the visitor report's are the API's bounds. */
+export interface RowBounds {
+  min: number;
+  max: number;
+  default: number;
+}
+
+/** The visitor report's `limit` (the API's own bounds). */
+export const VISITORS_ROWS: RowBounds = { min: LIMIT_MIN, max: LIMIT_MAX, default: LIMIT_DEFAULT };
+/**
+ * The other reports' rows per page: at most 20 (each row may carry an Improve button: a section of
+ * its own, within Slack's 50 blocks), 10 by default. They are read from the API in pages of its own
+ * maximum and shown in windows of `limit` rows.
+ */
+export const SIGNAL_ROWS: RowBounds = { min: 1, max: 20, default: 10 };
+
+/** The reports other than visitors: `/docs-visitors searches|feedback|questions …`. */
+export type SignalKind = Exclude<ReportKind, 'visitors'>;
+
+/** Rows per page of a report. */
+export function rowBounds(kind: ReportKind): RowBounds {
+  return kind === 'visitors' ? VISITORS_ROWS : SIGNAL_ROWS;
+}
+
 /** Which dates a report asked for, before the person's time zone is known. */
 export type RangeSpec =
   | { type: 'default' }
@@ -31,7 +56,10 @@ export type RangeSpec =
 
 /** A parsed `/docs-visitors` command. */
 export type VisitorsCommand =
+  /** The visitor report. */
   | { kind: 'report'; range: RangeSpec; limit: number }
+  /** `searches`, `feedback` or `questions`. */
+  | { kind: 'signals'; report: SignalKind; range: RangeSpec; limit: number }
   | { kind: 'help' }
   /** A subcommand another feature provides (`subscribe`, …): its name (lower case) and the words after it. */
   | { kind: 'subcommand'; name: string; args: string[] }
@@ -46,9 +74,13 @@ export interface ParseOptions {
 
 /** The one-line syntax shown with every mistake. */
 export const REPORT_USAGE =
-  '*Usage:* `/docs-visitors [FROM] [TO] [limit=N]`: FROM and TO as `YYYY-MM-DD` or ISO 8601, TO exclusive; ' +
-  `or one of ${SHORTCUTS.map((s) => `\`${s}\``).join(' ')}; \`limit\` is rows per page, ${LIMIT_MIN}–${LIMIT_MAX} (default ${LIMIT_DEFAULT}).\n` +
-  '*Example:* `/docs-visitors 2026-11-01 2026-11-08 limit=100` · `/docs-visitors help` for everything else';
+  '*Usage:* `/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]`: ' +
+  'FROM and TO as `YYYY-MM-DD` or ISO 8601, TO exclusive; ' +
+  `or one of ${SHORTCUTS.map((s) => `\`${s}\``).join(' ')}; \`limit\` is rows per page ` +
+  `(visitors ${LIMIT_MIN}–${LIMIT_MAX}, default ${LIMIT_DEFAULT}; the others ${SIGNAL_ROWS.min}–${SIGNAL_ROWS.max}, ` +
+  `default ${SIGNAL_ROWS.default}).\n` +
+  '*Example:* `/docs-visitors 2026-11-01 2026-11-08 limit=100` · `/docs-visitors searches last-week` · ' +
+  '`/docs-visitors help` for everything else';
 
 /**
  * The full help (`/docs-visitors help`): the report's syntax, then the lines of the subcommands
@@ -58,14 +90,23 @@ export const REPORT_USAGE =
  * @param extraExamples - examples of the subcommands (inline code).
  */
 export function helpText(subcommandLines: readonly string[] = [], extraExamples: readonly string[] = []): string {
+  const examples = ['`/docs-visitors last-week limit=100`', '`/docs-visitors searches 30d`', ...extraExamples];
   return [
-    '*`/docs-visitors`*: unique visitors of the docs, people and AI, page by page.',
-    '• `/docs-visitors`: the last 7 full days',
-    '• `/docs-visitors FROM [TO] [limit=N]`: dates as `YYYY-MM-DD` or ISO 8601 (`2026-11-15T09:00Z`); TO is exclusive, as in the API (default: through today)',
-    `• \`/docs-visitors ${SHORTCUTS.join('|')}\`: N full days, or calendar weeks (Monday first) and months, in your time zone`,
-    `• \`limit=N\`: rows per page, ${LIMIT_MIN}–${LIMIT_MAX} (default ${LIMIT_DEFAULT}); *Previous* and *Next* page through the rest, for anyone in the channel`,
+    '*`/docs-visitors`*: what readers of the docs do, in four reports; each has a menu that opens the others.',
+    '• `/docs-visitors`: unique visitors (people and AI) and views, page by page, for the last 7 full days',
+    '• `/docs-visitors searches`: the top search terms, and those searched often that nobody clicked through',
+    '• `/docs-visitors feedback`: pages by 👎, with their latest comments',
+    '• `/docs-visitors questions`: questions the docs assistant could not answer, grouped when they recur',
+    '• `/docs-visitors FROM [TO] [limit=N]`, and the same after `searches`, `feedback` or `questions`: ' +
+      'dates as `YYYY-MM-DD` or ISO 8601 (`2026-11-15T09:00Z`); TO is exclusive, as in the API ' +
+      '(default: through today)',
+    `• \`${SHORTCUTS.join('|')}\`: N full days, or calendar weeks (Monday first) and months, in your time zone`,
+    `• \`limit=N\`: rows per page (visitors ${LIMIT_MIN}–${LIMIT_MAX}, default ${LIMIT_DEFAULT}; ` +
+      `the others ${SIGNAL_ROWS.min}–${SIGNAL_ROWS.max}, default ${SIGNAL_ROWS.default}); ` +
+      '*Previous* and *Next* page through the rest, for anyone in the channel',
+    '• A search nobody clicked through, a page with 👎 and an unanswered question have *Improve with agent*',
     ...subcommandLines,
-    `*Examples:* ${['`/docs-visitors last-week limit=100`', '`/docs-visitors 2026-11-01 2026-12-01`', ...extraExamples].join(' · ')}`,
+    `*Examples:* ${examples.join(' · ')}`,
   ].join('\n');
 }
 
@@ -92,11 +133,15 @@ export function parseVisitorsCommand(text: string, opts: ParseOptions): Visitors
       return tokens.length === 1 ? { kind: 'help' } : invalid(`\`help\` takes no arguments.`);
     default:
       if (head && opts.subcommands.includes(head)) return { kind: 'subcommand', name: head, args: tokens.slice(1) };
-      return parseReport(tokens);
+      if (head && head !== 'visitors' && (REPORT_KINDS as readonly string[]).includes(head)) {
+        const parsed = parseReport(tokens.slice(1), SIGNAL_ROWS);
+        return parsed.kind === 'report' ? { ...parsed, kind: 'signals', report: head as SignalKind } : parsed;
+      }
+      return parseReport(head === 'visitors' ? tokens.slice(1) : tokens, VISITORS_ROWS);
   }
 }
 
-function parseReport(tokens: string[]): VisitorsCommand {
+function parseReport(tokens: string[], bounds: RowBounds): VisitorsCommand {
   let limit: number | undefined;
   let shortcut: Shortcut | undefined;
   const dates: { raw: string; date: ParsedDate }[] = [];
@@ -104,10 +149,12 @@ function parseReport(tokens: string[]): VisitorsCommand {
     const lower = token.toLowerCase();
     if (lower.startsWith('limit=') || lower.startsWith('limit:')) {
       const raw = token.slice('limit='.length);
-      if (limit !== undefined) return invalid(`Give \`limit\` once (\`${quoteToken(token)}\` is a second one).`);
-      if (!/^\d+$/.test(raw)) return invalid(`\`${quoteToken(token)}\`: limit must be a whole number from ${LIMIT_MIN} to ${LIMIT_MAX}.`);
+      const shown = quoteToken(token);
+      if (limit !== undefined) return invalid(`Give \`limit\` once (\`${shown}\` is a second one).`);
+      const span = `${bounds.min} to ${bounds.max}`;
+      if (!/^\d+$/.test(raw)) return invalid(`\`${shown}\`: limit must be a whole number from ${span}.`);
       const n = Number(raw);
-      if (n < LIMIT_MIN || n > LIMIT_MAX) return invalid(`\`${quoteToken(token)}\`: limit must be from ${LIMIT_MIN} to ${LIMIT_MAX} (the API's bounds).`);
+      if (n < bounds.min || n > bounds.max) return invalid(`\`${shown}\`: limit must be from ${span} here.`);
       limit = n;
       continue;
     }
@@ -131,7 +178,7 @@ function parseReport(tokens: string[]): VisitorsCommand {
   if (shortcut && dates.length > 0) {
     return invalid(`\`${shortcut}\` already sets both FROM and TO; drop \`${quoteToken(dates[0]!.raw)}\` or the shortcut.`);
   }
-  const rows = limit ?? LIMIT_DEFAULT;
+  const rows = limit ?? bounds.default;
   if (shortcut) return { kind: 'report', range: { type: 'shortcut', shortcut }, limit: rows };
   const [from, to] = dates;
   if (!from) return { kind: 'report', range: { type: 'default' }, limit: rows };

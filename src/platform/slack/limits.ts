@@ -20,6 +20,8 @@ export const SLACK_LIMITS = {
   buttonUrl: 3000,
   /** `action_id` and `block_id`. */
   actionId: 255,
+  /** `value` of an option of a select or overflow menu (Block Kit: option object). */
+  optionValue: 150,
   /** Rows of a table block (columns: 20). */
   tableRows: 100,
   tableColumns: 20,

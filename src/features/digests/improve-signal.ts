@@ -1,0 +1,235 @@
+import type {
+  AllMiddlewareArgs,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { truncate } from '../../platform/slack/limits.js';
+import { escapeReaderText } from '../../platform/slack/markup.js';
+import { channelId, messageTs } from '../../platform/slack/payloads.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
+import {
+  codeSafe,
+  decodeSignalImprove,
+  formatCount,
+  middleTruncate,
+  SIGNAL_IMPROVE_PURPOSE,
+  signalInstruction,
+  type SignalImprove,
+} from '../visitors/index.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from './improve-modal.js';
+
+/**
+ * "Improve with agent" on a reader signal, in a report or a digest (block_actions
+ * `visitors.signal.improve.<i>`): the same modal as Improve on a falling page, pre-filled with an
+ * instruction built from the signal (reader text fenced as quoted data), editable; submitting starts
+ * a docs agent job in the thread of the message the button sits on, on the signal's docs project,
+ * through the agent-jobs pipeline (access, the agent budget, status, announcement).
+ */
+
+/** `callback_id` of the modal. */
+export const SIGNAL_IMPROVE_CALLBACK_ID = 'visitors_improve_signal';
+/** What the modal's `private_metadata` is signed for (src/platform/slack/signed-value.ts). */
+export const SIGNAL_MODAL_PURPOSE = 'digests.improve-signal-modal';
+
+/** Answer to a button on a message of another conversation than the one it was made for. */
+export const OTHER_CONVERSATION_TEXT =
+  'This button belongs to another conversation, so I did nothing. Use the one on the report or digest there.';
+/** Answer to a button of a project no longer configured, or a value that can't be read. */
+export const OLDER_SIGNAL_TEXT =
+  "This button belongs to an older report or digest I can't read any more; run `/docs-visitors` again.";
+/** Answer to a value the bot did not sign. */
+export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText(
+  'use the button on a newer report, or start a job with `/docs-edit`',
+);
+
+/** What the button and the modal need (the digests listeners' deps have it all). */
+export interface SignalImproveDeps extends FormStartDeps {
+  /** Opens the modal. */
+  slack: { views: Pick<WebClient['views'], 'open'> };
+  /** Checks the buttons' values; signs and checks the modal's `private_metadata`. */
+  signer: Pick<ValueSigner, 'sign' | 'open'>;
+  /** The configured docs projects: an Improve on a signal of another one is not followed. */
+  projects: readonly string[];
+}
+
+/** Where the job starts: the message's channel and thread, and the signal's docs project. */
+export interface SignalModalMetadata {
+  channel: string;
+  threadTs: string;
+  projectId?: string | undefined;
+}
+
+const metadataSchema = z.object({
+  c: channelId,
+  t: messageTs,
+  p: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+    .optional(),
+});
+
+/** Opens a modal's `private_metadata`: where to start the job, when the bot signed it; else why not. */
+export function decodeSignalModalMetadata(
+  raw: string | undefined,
+  signer: Pick<ValueSigner, 'open'>,
+): { ok: true; meta: SignalModalMetadata } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
+  const opened = signer.open(SIGNAL_MODAL_PURPOSE, raw);
+  if (!opened.ok) return opened;
+  try {
+    const m = metadataSchema.parse(JSON.parse(opened.payload));
+    return { ok: true, meta: { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}) } };
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+}
+
+/** What the modal says above the instruction (reader text escaped and cut: a modal is mrkdwn too). */
+function summary(v: SignalImprove): string {
+  const range = escapeReaderText(v.rangeLabel, 120);
+  const s = v.signal;
+  switch (s.kind) {
+    case 'search':
+      return (
+        `Readers searched the docs for “${escapeReaderText(s.term, 120)}” ${formatCount(s.hits)} times (${range}) ` +
+        'and clicked no result.'
+      );
+    case 'feedback':
+      return (
+        `\`${codeSafe(middleTruncate(s.path, 80))}\`: ` +
+        `👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
+        `${s.comments.length} ${s.comments.length === 1 ? 'comment' : 'comments'} quoted in the instruction.`
+      );
+    case 'question':
+      return (
+        `Readers asked the docs assistant “${escapeReaderText(s.question, 200)}” ` +
+        `${formatCount(s.count)} times (${range}); it could not answer.`
+      );
+  }
+}
+
+/**
+ * Builds the modal for views.open: the signal in words, and the instruction to edit.
+ * @param meta - the message's channel and ts (from the block_actions container) and the signal's project.
+ */
+export function buildSignalImproveModal(
+  v: SignalImprove,
+  meta: SignalModalMetadata,
+  signer: Pick<ValueSigner, 'sign'>,
+): ModalView {
+  const wire = { c: meta.channel, t: meta.threadTs, ...(meta.projectId ? { p: meta.projectId } : {}) };
+  const where = meta.projectId ? ` on the docs project \`${meta.projectId}\`` : '';
+  return {
+    type: 'modal',
+    callback_id: SIGNAL_IMPROVE_CALLBACK_ID,
+    private_metadata: signer.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(wire)),
+    title: { type: 'plain_text', text: 'Improve with agent' },
+    submit: { type: 'plain_text', text: 'Start job' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text:
+            `${summary(v)}\nThe docs agent will work on it in this message's thread${where} and open a pull request. ` +
+            "Readers' words are quoted in the instruction as data, not instructions.",
+        },
+      },
+      {
+        type: 'input',
+        block_id: INSTRUCTION_BLOCK,
+        label: { type: 'plain_text', text: 'Instruction for the docs agent' },
+        hint: { type: 'plain_text', text: 'Edit it as you like: this is exactly what the agent will be asked to do.' },
+        element: {
+          type: 'plain_text_input',
+          action_id: INSTRUCTION_ACTION,
+          multiline: true,
+          max_length: INSTRUCTION_MAX,
+          initial_value: truncate(signalInstruction(v), INSTRUCTION_MAX),
+        },
+      },
+    ],
+  };
+}
+
+type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/**
+ * The Improve button on a signal: acks, then opens the modal with views.open (the trigger_id is valid
+ * for 3 s) — only for a value the bot signed, on the message of the conversation it was made for, of
+ * a configured docs project, for someone the access policy lets start jobs there and who is a member
+ * of it (checked within 1.5 s; a refusal is told privately and opens nothing).
+ */
+export function signalImproveAction(deps: SignalImproveDeps) {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not answer through the response_url'),
+      );
+    const decoded = decodeSignalImprove(action.value, deps.signer);
+    if (!decoded.ok && decoded.reason !== 'malformed') {
+      warnUnverified(deps.logger, SIGNAL_IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
+      return void (await tell(SIGNAL_UNVERIFIED_TEXT));
+    }
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const ts = body.container?.message_ts ?? body.message?.ts;
+    if (!decoded.ok || !channel || !ts) return void (await tell(OLDER_SIGNAL_TEXT));
+    const v = decoded.improve;
+    if (v.channel !== channel) return void (await tell(OTHER_CONVERSATION_TEXT));
+    if (v.projectId !== undefined && !deps.projects.includes(v.projectId)) return void (await tell(OLDER_SIGNAL_TEXT));
+    const teamId = body.team?.id ?? body.user.team_id;
+    const refusal = await formRefusal(
+      deps,
+      { user: body.user.id, ...(teamId ? { teamId } : {}) },
+      'start_job',
+      channel,
+    );
+    if (refusal) return void (await tell(refusal));
+    const view = buildSignalImproveModal(v, { channel, threadTs: ts, projectId: v.projectId }, deps.signer);
+    try {
+      await deps.slack.views.open({ trigger_id: body.trigger_id, view });
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not open the Improve with agent modal of a signal');
+      await tell('Slack would not open the form; click the button again.');
+    }
+  };
+}
+
+/**
+ * Submission of the modal: a blank instruction or metadata the bot did not sign is refused inside
+ * the modal; otherwise access and membership are checked again and the job start is recorded
+ * (agent-jobs' intake: status message in the thread, on the signal's project).
+ */
+export function signalImproveSubmission(deps: SignalImproveDeps) {
+  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+    const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
+    const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });
+    if (!instruction) return void (await refuse('Tell the agent what to change.'));
+    const decoded = decodeSignalModalMetadata(view.private_metadata, deps.signer);
+    if (!decoded.ok) {
+      warnUnverified(deps.logger, SIGNAL_MODAL_PURPOSE, decoded.reason, { user: body.user.id });
+      return void (await refuse(unverifiedValueText('open the form again from the report or digest')));
+    }
+    const { channel, threadTs, projectId } = decoded.meta;
+    const req = {
+      channel,
+      instruction,
+      threadTs,
+      reactOnStatusMessage: true,
+      ...(projectId ? { project: projectId } : {}),
+    };
+    await submitJobStartForm(
+      deps,
+      { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' },
+      req,
+    );
+  };
+}

@@ -1,0 +1,82 @@
+import {
+  digestRanges,
+  LIMIT_MAX,
+  type AnalyticsCache,
+  type DateRange,
+  type VisitorsServices,
+} from '../visitors/index.js';
+import type { DigestParts } from './blocks.js';
+import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
+import { loadReaderSignals } from './reader-content.js';
+import type { DigestSection } from './sections.js';
+
+/**
+ * What a digest run reads, through the shared analytics cache with the digest's budget: two weeks
+ * of visitors, and the parts of "What readers couldn't find" the channel gets.
+ */
+
+/** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
+export const MAX_DIGEST_API_PAGES = 4;
+/**
+ * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
+ * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
+ * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as AnalyticsCache.get.
+ */
+export async function fetchWeek(cache: AnalyticsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
+  const rows: WeekOfVisitors['rows'] = [];
+  let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
+  for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
+    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest', projectId);
+    if (i === 0) totals = page.totals;
+    rows.push(...page.visitors);
+    if (!page.hasMore) return { range, totals, rows, truncated: false };
+  }
+  return { range, totals, rows, truncated: true };
+}
+
+/**
+ * The digest content of docs project `projectId` (default DOCS_PROJECT_ID) for the week before
+ * `nowMs` (epoch ms) in time zone `zone`: the last 7 full days against the 7 before. Two API calls
+ * for a docs site of up to 250 pages, shared by every channel of that project asking within 10
+ * minutes.
+ */
+export async function loadDigestContent(
+  svc: Pick<VisitorsServices, 'cache'>,
+  nowMs: number,
+  zone: string,
+  projectId?: string,
+): Promise<DigestContent> {
+  const ranges = digestRanges(nowMs, zone);
+  const current = await fetchWeek(svc.cache, ranges.current, projectId);
+  const previous = await fetchWeek(svc.cache, ranges.previous, projectId);
+  return buildDigestContent(current, previous);
+}
+
+/** What a run reads: its clock, zone, project, channel and the sections it sends. */
+export interface RunScope {
+  /** Epoch ms. */
+  nowMs: number;
+  zone: string;
+  projectId?: string | undefined;
+  channel: string;
+  sections: readonly DigestSection[];
+}
+
+/**
+ * The sections a run sends (the channel's choice, else all): the visitors section (its failures
+ * throw, so the run is retried) and "What readers couldn't find" (a part the API fails is left out
+ * with a line saying why). At most 6 analytics calls with every section, for sites of up to 250 pages.
+ * @throws as {@link loadDigestContent}; when the visitors section is not chosen and every reader part
+ *   failed, the first part's error.
+ */
+export async function loadDigestParts(svc: Pick<VisitorsServices, 'cache'>, run: RunScope): Promise<DigestParts> {
+  const week = digestRanges(run.nowMs, run.zone);
+  const withVisitors = run.sections.includes('visitors');
+  const visitors = withVisitors ? await loadDigestContent(svc, run.nowMs, run.zone, run.projectId) : undefined;
+  const wanted = run.sections.filter((s) => s !== 'visitors');
+  if (wanted.length === 0) return { week, visitors };
+  const signals = await loadReaderSignals(svc.cache, week, run.projectId, run.sections);
+  const [first] = signals.failures;
+  if (!visitors && first && signals.failures.length === wanted.length) throw first.error;
+  return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };
+}

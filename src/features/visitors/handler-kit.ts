@@ -1,0 +1,208 @@
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { AccessAction, AccessGate } from '../../platform/access.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { checkMembership } from '../../platform/slack/member-check.js';
+import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import { unverifiedValueText } from '../../platform/slack/signed-value.js';
+import type { DateRange } from './date-range.js';
+import type { Caller } from './intake.js';
+import { resolveRange, type RangeSpec } from './query.js';
+import { visitorsKeyPrefix, type VisitorsServices } from './service.js';
+import { userTimeZone } from './user-time-zone.js';
+
+/**
+ * What every report handler shares: the access gate, the person's time zone and the report's dates,
+ * posting a new report and editing one in place, and the answers to buttons that can't be read.
+ */
+
+/** What the visitors handlers need. */
+export interface VisitorsHandlerDeps {
+  services: VisitorsServices;
+  /** Posts and edits reports; users.info for the person's time zone. */
+  slack: {
+    chat: Pick<WebClient['chat'], 'postMessage' | 'update' | 'postEphemeral'>;
+    users: Pick<WebClient['users'], 'info'>;
+  };
+  /** The state Redis (the time-zone cache) and QUEUE_PREFIX. */
+  redis: Redis;
+  prefix: string;
+  now: () => number;
+  /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
+  access: Pick<AccessGate, 'authorize'>;
+  /** The clicks of the searches, feedback and questions reports re-check that the clicker is in the channel. */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** The docs project of a channel (the settings feature). @throws the Redis error. */
+  projectFor: (channel: string) => Promise<string>;
+  /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
+  projects: readonly string[];
+}
+
+/** Answer to a button whose value can't be read (an old message, or a project no longer configured). */
+export const STALE_BUTTON = 'This button belongs to an older report I can no longer read; run `/docs-visitors` again.';
+
+/** Answer to a button whose value the bot did not sign (a report from before signing, or tampered). */
+export const UNVERIFIED_BUTTON = unverifiedValueText('run `/docs-visitors` again');
+
+/** Answer when Slack would not edit a report in place. */
+export const CANNOT_EDIT = 'Slack would not let me edit the report; run `/docs-visitors` again.';
+
+/** Asks the access gate; a refusal is told to the person only (through the response_url) and nothing else happens. */
+export async function authorizeOrTell(
+  deps: Pick<VisitorsHandlerDeps, 'access'>,
+  user: string,
+  action: AccessAction,
+  channel: string,
+  responseUrl: string | undefined,
+): Promise<boolean> {
+  const decision = await deps.access.authorize({ user }, action, channel);
+  if (decision.allowed) return true;
+  // The response_url is the only way to tell them; a refusal logs its own audit line.
+  if (responseUrl)
+    await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(
+      () => undefined,
+    );
+  return false;
+}
+
+/** A catch that logs at warn: telling the person failed (an expired or used response_url), nothing else to do. */
+function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
+  return (err) => deps.services.logger.warn({ err }, 'could not tell the person about a report');
+}
+
+/**
+ * A click on one of the searches, feedback and questions reports (paging, Retry, the menu): the
+ * access gate (`read_reports`), then the clicker's membership of the report's channel, as every
+ * button that shows readers' words re-checks it (platform/slack/member-check.ts: fail closed, one
+ * audit line per refusal). A refusal is told to the clicker only, and nothing is read.
+ */
+export async function clickerMayRead(
+  deps: VisitorsHandlerDeps,
+  user: string,
+  channel: string | undefined,
+  responseUrl: string | undefined,
+): Promise<boolean> {
+  if (!(await authorizeOrTell(deps, user, 'read_reports', channel ?? '', responseUrl))) return false;
+  if (!channel) return true; // no channel: the handler answers that the button is stale
+  const asked = { channel, user, action: 'read_reports' as const };
+  const member = await checkMembership(deps.conversations, deps.services.logger, asked);
+  if (member.ok) return true;
+  const text = member.text;
+  await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
+    warnTellFailed(deps),
+  );
+  return false;
+}
+
+/** A {@link Respond} over a click's response_url, or one that does nothing when there is none. */
+export function respondTo(responseUrl: string | undefined): Respond {
+  return responseUrl ? respondVia(responseUrl) : async () => undefined;
+}
+
+/** True when `projectId` (a clicked value's) is absent or one the bot may use. */
+export function knownProject(deps: Pick<VisitorsHandlerDeps, 'projects'>, projectId: string | undefined): boolean {
+  return projectId === undefined || deps.projects.includes(projectId);
+}
+
+/**
+ * The dates and docs project of a new report: the range resolved in the person's time zone (asked
+ * of Slack only when the range depends on it), the channel's project.
+ * @returns them, or the ephemeral answer for a FROM after today.
+ * @throws the Redis error of the project lookup.
+ */
+export async function reportScope(
+  deps: VisitorsHandlerDeps,
+  caller: Caller,
+  range: RangeSpec,
+): Promise<{ ok: true; range: DateRange; projectId: string; tz?: string } | { ok: false; message: string }> {
+  const needsZone = !(range.type === 'dates' && range.to);
+  const prefix = visitorsKeyPrefix(deps.prefix);
+  const zone = needsZone
+    ? await userTimeZone(deps.slack, deps.redis, prefix, caller.user, deps.services.logger)
+    : 'UTC';
+  const resolved = resolveRange(range, deps.now(), zone);
+  if (!resolved.ok) return resolved;
+  const projectId = await deps.projectFor(caller.channel);
+  return { ok: true, range: resolved.range, projectId, ...(needsZone ? { tz: zone } : {}) };
+}
+
+/** Posts a new report in `channel` (no unfurls); a refusal is told through `respond`. Never throws. */
+export async function postReport(
+  deps: VisitorsHandlerDeps,
+  channel: string,
+  message: { text: string; blocks: unknown[] },
+  respond: Respond,
+): Promise<boolean> {
+  try {
+    await deps.slack.chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    return true;
+  } catch (err) {
+    const code = slackErrorCode(err);
+    deps.services.logger.warn({ err, slackError: code, channel }, 'could not post a report');
+    const text =
+      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(warnTellFailed(deps));
+    return false;
+  }
+}
+
+/** Edits a report in place (chat.update); a refusal is told through `respond`. Never throws. */
+export async function editReport(
+  deps: VisitorsHandlerDeps,
+  at: { channel: string; ts: string },
+  message: { text: string; blocks: unknown[] },
+  respond: Respond,
+): Promise<boolean> {
+  try {
+    await deps.slack.chat.update({
+      channel: at.channel,
+      ts: at.ts,
+      text: message.text,
+      blocks: message.blocks as never,
+    });
+    return true;
+  } catch (err) {
+    deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel: at.channel }, 'could not edit a report');
+    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(
+      warnTellFailed(deps),
+    );
+    return false;
+  }
+}
+
+/** Tells the clicker privately (an ephemeral in the channel, else through the response_url). Never throws. */
+export async function tellClicker(
+  deps: VisitorsHandlerDeps,
+  at: { channel: string; user: string },
+  message: { text: string; blocks?: unknown[] },
+  respond: Respond,
+): Promise<void> {
+  await deps.slack.chat
+    .postEphemeral({
+      channel: at.channel,
+      user: at.user,
+      text: message.text,
+      ...(message.blocks ? { blocks: message.blocks as never } : {}),
+    })
+    .catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...message }))
+    .catch(warnTellFailed(deps));
+}
+
+/** Edits the report `messageTs` in place, or posts a new one (no unfurls). @throws Slack's error. */
+export async function postOrEdit(
+  deps: VisitorsHandlerDeps,
+  channel: string,
+  messageTs: string | undefined,
+  message: { text: string; blocks: unknown[] },
+): Promise<void> {
+  const content = { text: message.text, blocks: message.blocks as never };
+  if (messageTs) await deps.slack.chat.update({ channel, ts: messageTs, ...content });
+  else await deps.slack.chat.postMessage({ channel, ...content, unfurl_links: false, unfurl_media: false });
+}
