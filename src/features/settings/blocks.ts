@@ -73,7 +73,7 @@ export function buildSettingsMessage(
     const value = signer.sign(EDIT_BUTTON_PURPOSE, ctx.channel);
     const edit = { type: 'button' as const, text: label, action_id: ACTION_EDIT, value };
     blocks.push({ type: 'actions', elements: [edit] });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\`.` }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · \`/docs-settings mentions auto|ask|edit\`.` }] });
   } else {
     const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });

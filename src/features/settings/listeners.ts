@@ -63,7 +63,7 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMidd
 type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /**
- * `/docs-settings [project <id> | followups anyone|requester | help]`: every form is recorded
+ * `/docs-settings [project <id> | followups anyone|requester | mentions auto|ask|edit | help]`: every form is recorded
  * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
  * (help and mistakes too: they name the projects), then checks who may change what.
  */
