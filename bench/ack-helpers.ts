@@ -29,10 +29,21 @@ export interface BenchReceiver {
  * /docs-edit listener recording into `intake` (its ephemeral answers go nowhere).
  * @param connections - the client pool's size: 1 for requests in turn, N for bursts of N at once.
  */
-export async function startBotReceiver(intake: Intake, slackUrl: string, logger: Logger, connections = 1): Promise<BenchReceiver> {
+export async function startBotReceiver(
+  intake: Intake,
+  slackUrl: string,
+  logger: Logger,
+  connections = 1,
+): Promise<BenchReceiver> {
   const port = await freePort();
   const { app } = createSlackApp({
-    config: { SLACK_BOT_TOKEN: BENCH_TOKEN, SLACK_SIGNING_SECRET: BENCH_SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slackUrl, PORT: port },
+    config: {
+      SLACK_BOT_TOKEN: BENCH_TOKEN,
+      SLACK_SIGNING_SECRET: BENCH_SECRET,
+      SLACK_APP_TOKEN: undefined,
+      SLACK_API_URL: slackUrl,
+      PORT: port,
+    },
     logger,
     inFlight: new InFlight(),
     routes: [],
@@ -62,7 +73,10 @@ export async function docsEdit(pool: Pool, text: string): Promise<number> {
     // Slack's shape (anything else is refused before the listener); never posted to here.
     response_url: 'https://hooks.slack.com/commands/T0SANDBOX/1/bench',
   }).toString();
-  const headers = { 'content-type': 'application/x-www-form-urlencoded', ...signatureHeaders(BENCH_SECRET, body, Date.now() / 1000) };
+  const headers = {
+    'content-type': 'application/x-www-form-urlencoded',
+    ...signatureHeaders(BENCH_SECRET, body, Date.now() / 1000),
+  };
   const t0 = process.hrtime.bigint();
   const res = await pool.request({ method: 'POST', path: '/slack/events', headers, body });
   await res.body.text();
@@ -99,7 +113,8 @@ export { percentile };
 export async function expectRecorded(intake: Intake, expected: number): Promise<void> {
   const counts = await intake.queue.getJobCounts('waiting', 'active', 'completed', 'failed');
   const recorded = Object.values(counts).reduce((a, b) => a + b, 0);
-  if (recorded !== expected) throw new Error(`${recorded} records for ${expected} requests: the benchmark did not measure what it says`);
+  if (recorded !== expected)
+    throw new Error(`${recorded} records for ${expected} requests: the benchmark did not measure what it says`);
 }
 
 /** A markdown row `| name | p50 | p95 | p99 | …extra |` (ms, two decimals). */

@@ -7,7 +7,15 @@ import { RedisConnections } from '../src/platform/redis.js';
 import { startFakeSlack } from '../sandbox/fake-slack.js';
 import { freePort } from '../sandbox/free-port.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../test/helpers/redis.js';
-import { BENCH_SECRET, BENCH_TOKEN, docsEdit, expectRecorded, interleaved, percentileRow, startBotReceiver } from './ack-helpers.js';
+import {
+  BENCH_SECRET,
+  BENCH_TOKEN,
+  docsEdit,
+  expectRecorded,
+  interleaved,
+  percentileRow,
+  startBotReceiver,
+} from './ack-helpers.js';
 
 /**
  * Ack latency of a slash command, measured from the client (signed HTTP over a keep-alive
@@ -30,21 +38,34 @@ const intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, c
 const bot = await startBotReceiver(intake, slack.url, logger);
 
 const barePort = await freePort();
-const bare = new App({ token: BENCH_TOKEN, signingSecret: BENCH_SECRET, logLevel: LogLevel.ERROR, clientOptions: { slackApiUrl: slack.url } });
+const bare = new App({
+  token: BENCH_TOKEN,
+  signingSecret: BENCH_SECRET,
+  logLevel: LogLevel.ERROR,
+  clientOptions: { slackApiUrl: slack.url },
+});
 bare.command('/docs-edit', async ({ ack }) => ack());
 await bare.start(barePort);
 const barePool = new Pool(`http://127.0.0.1:${barePort}`, { connections: 1 });
 
 const CASES = [
-  { name: 'bot receiver: /docs-edit, one Redis write, then ack', run: () => docsEdit(bot.pool, 'Add a quickstart for the Python SDK') },
+  {
+    name: 'bot receiver: /docs-edit, one Redis write, then ack',
+    run: () => docsEdit(bot.pool, 'Add a quickstart for the Python SDK'),
+  },
   { name: 'bot receiver: blank /docs-edit, usage in the ack (no Redis)', run: () => docsEdit(bot.pool, '  ') },
-  { name: 'bare Bolt App (HTTPReceiver), listener only acks', run: () => docsEdit(barePool, 'Add a quickstart for the Python SDK') },
+  {
+    name: 'bare Bolt App (HTTPReceiver), listener only acks',
+    run: () => docsEdit(barePool, 'Add a quickstart for the Python SDK'),
+  },
 ];
 
 const samples = await interleaved(CASES, WARMUP, ROUNDS);
 await expectRecorded(intake, WARMUP + ROUNDS); // the first case's requests, and only those
 const rows = CASES.map((c, k) => percentileRow(c.name, samples[k]!));
-console.log(`\nAck latency, ${ROUNDS} requests each (after ${WARMUP} warm-up), interleaved, keep-alive, client in the same process:\n| case | p50 | p95 | p99 |\n|---|---:|---:|---:|\n${rows.join('\n')}\n`);
+console.log(
+  `\nAck latency, ${ROUNDS} requests each (after ${WARMUP} warm-up), interleaved, keep-alive, client in the same process:\n| case | p50 | p95 | p99 |\n|---|---:|---:|---:|\n${rows.join('\n')}\n`,
+);
 
 describe('ack latency (vitest bench, same servers)', () => {
   afterAll(async () => {
@@ -59,8 +80,12 @@ describe('ack latency (vitest bench, same servers)', () => {
     redis.disconnect();
   });
   for (const c of CASES) {
-    bench(c.name, async () => {
-      await c.run();
-    }, { time: 2_000 });
+    bench(
+      c.name,
+      async () => {
+        await c.run();
+      },
+      { time: 2_000 },
+    );
   }
 });

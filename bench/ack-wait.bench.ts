@@ -5,7 +5,15 @@ import { createLogger } from '../src/platform/logger.js';
 import { RedisConnections } from '../src/platform/redis.js';
 import { startFakeSlack } from '../sandbox/fake-slack.js';
 import { primaryWithReplica, RedisTopology, until, writeConfirmed } from '../test/helpers/redis-topology.js';
-import { BENCH_TOKEN, docsEdit, expectRecorded, interleaved, percentileRow, startBotReceiver, type BenchCase } from './ack-helpers.js';
+import {
+  BENCH_TOKEN,
+  docsEdit,
+  expectRecorded,
+  interleaved,
+  percentileRow,
+  startBotReceiver,
+  type BenchCase,
+} from './ack-helpers.js';
 
 /**
  * Ack latency of /docs-edit with and without REDIS_WAIT_REPLICAS, side by side in the same run:
@@ -34,11 +42,17 @@ process.once('exit', () => topo.killSync());
 const { primary, replica } = await primaryWithReplica(topo);
 const slack = await startFakeSlack({ botToken: BENCH_TOKEN });
 const logger = createLogger('silent');
-const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, { redisReconnect: () => undefined });
+const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, {
+  redisReconnect: () => undefined,
+});
 
 async function receiver(replicas: number) {
   const counts = { unreplicated: 0 };
-  const intake = new Intake({ connection: conns.bull('queue'), prefix: `bench-wait-${replicas}`, logger }, conns.intake(), { replicas, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ });
+  const intake = new Intake(
+    { connection: conns.bull('queue'), prefix: `bench-wait-${replicas}`, logger },
+    conns.intake(),
+    { replicas, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ },
+  );
   return { ...(await startBotReceiver(intake, slack.url, logger, BURST)), intake, counts };
 }
 
@@ -47,37 +61,96 @@ type Target = (typeof targets)[keyof typeof targets];
 const burst = (t: Target) => Promise.all(Array.from({ length: BURST }, () => docsEdit(t.pool, TEXT)));
 
 /** Runs the cases (`[case, its receiver]`) interleaved after a warm-up; @returns their rows, each with the records no replica confirmed. */
-async function measure(cases: [BenchCase, Target][], warmup: number, rounds: number, requests: number): Promise<string[]> {
-  await interleaved(cases.map(([c]) => c), 0, warmup);
+async function measure(
+  cases: [BenchCase, Target][],
+  warmup: number,
+  rounds: number,
+  requests: number,
+): Promise<string[]> {
+  await interleaved(
+    cases.map(([c]) => c),
+    0,
+    warmup,
+  );
   const before = cases.map(([, t]) => t.counts.unreplicated);
-  const samples = await interleaved(cases.map(([c]) => c), 0, rounds);
-  return cases.map(([c, t], k) => percentileRow(c.name, samples[k]!, [`${t.counts.unreplicated - before[k]!} of ${rounds * requests}`]));
+  const samples = await interleaved(
+    cases.map(([c]) => c),
+    0,
+    rounds,
+  );
+  return cases.map(([c, t], k) =>
+    percentileRow(c.name, samples[k]!, [`${t.counts.unreplicated - before[k]!} of ${rounds * requests}`]),
+  );
 }
 
 const rows = [
-  ...(await measure([
-    [{ name: 'one at a time, `REDIS_WAIT_REPLICAS=0`: record, then the ack', run: () => docsEdit(targets.without.pool, TEXT) }, targets.without],
-    [{ name: 'one at a time, `REDIS_WAIT_REPLICAS=1` (`WAIT 1 200`): record, the replica confirms, then the ack', run: () => docsEdit(targets.with.pool, TEXT) }, targets.with],
-  ], WARMUP, ROUNDS, 1)),
-  ...(await measure([
-    [{ name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=0\``, run: () => burst(targets.without) }, targets.without],
-    [{ name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=1\`, the replica confirms`, run: () => burst(targets.with) }, targets.with],
-  ], 5, BURSTS, BURST)),
+  ...(await measure(
+    [
+      [
+        {
+          name: 'one at a time, `REDIS_WAIT_REPLICAS=0`: record, then the ack',
+          run: () => docsEdit(targets.without.pool, TEXT),
+        },
+        targets.without,
+      ],
+      [
+        {
+          name: 'one at a time, `REDIS_WAIT_REPLICAS=1` (`WAIT 1 200`): record, the replica confirms, then the ack',
+          run: () => docsEdit(targets.with.pool, TEXT),
+        },
+        targets.with,
+      ],
+    ],
+    WARMUP,
+    ROUNDS,
+    1,
+  )),
+  ...(await measure(
+    [
+      [{ name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=0\``, run: () => burst(targets.without) }, targets.without],
+      [
+        { name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=1\`, the replica confirms`, run: () => burst(targets.with) },
+        targets.with,
+      ],
+    ],
+    5,
+    BURSTS,
+    BURST,
+  )),
 ];
 // The replica stops confirming: every WAIT runs its whole timeout.
 replica.proc.kill('SIGSTOP');
-rows.push(...(await measure([
-  [{ name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=0\`, replica stopped`, run: () => burst(targets.without) }, targets.without],
-  [{ name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=1\`, replica stopped (not confirming)`, run: () => burst(targets.with) }, targets.with],
-], 2, STOPPED_BURSTS, BURST)));
+rows.push(
+  ...(await measure(
+    [
+      [
+        { name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=0\`, replica stopped`, run: () => burst(targets.without) },
+        targets.without,
+      ],
+      [
+        {
+          name: `bursts of ${BURST}, \`REDIS_WAIT_REPLICAS=1\`, replica stopped (not confirming)`,
+          run: () => burst(targets.with),
+        },
+        targets.with,
+      ],
+    ],
+    2,
+    STOPPED_BURSTS,
+    BURST,
+  )),
+);
 replica.proc.kill('SIGCONT');
 await until('the replica to confirm writes again', 30_000, () => writeConfirmed(primary.port));
-for (const t of Object.values(targets)) await expectRecorded(t.intake, WARMUP + ROUNDS + (5 + BURSTS + 2 + STOPPED_BURSTS) * BURST);
+for (const t of Object.values(targets))
+  await expectRecorded(t.intake, WARMUP + ROUNDS + (5 + BURSTS + 2 + STOPPED_BURSTS) * BURST);
 
 console.log(
   `\nAck latency with and without replica acknowledgement (WAIT timeout ${TIMEOUT_MS} ms), one replica on loopback, interleaved; ` +
     `${ROUNDS} single requests each (after ${WARMUP} warm-up), ${BURSTS} bursts of ${BURST} each (after 5), ${STOPPED_BURSTS} bursts each with the replica stopped (after 2); ` +
-    `Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}:\n` +
+    `Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}:\n` +
     `| case | p50 | p95 | p99 | unconfirmed |\n|---|---:|---:|---:|---:|\n${rows.join('\n')}\n`,
 );
 
@@ -93,8 +166,16 @@ afterAll(async () => {
 });
 
 describe('ack latency with and without REDIS_WAIT_REPLICAS (vitest bench, same servers)', () => {
-  bench('one at a time, REDIS_WAIT_REPLICAS=0', async () => void (await docsEdit(targets.without.pool, TEXT)), { time: 2_000 });
-  bench('one at a time, REDIS_WAIT_REPLICAS=1 (WAIT 1 200)', async () => void (await docsEdit(targets.with.pool, TEXT)), { time: 2_000 });
+  bench('one at a time, REDIS_WAIT_REPLICAS=0', async () => void (await docsEdit(targets.without.pool, TEXT)), {
+    time: 2_000,
+  });
+  bench(
+    'one at a time, REDIS_WAIT_REPLICAS=1 (WAIT 1 200)',
+    async () => void (await docsEdit(targets.with.pool, TEXT)),
+    { time: 2_000 },
+  );
   bench(`a burst of ${BURST}, REDIS_WAIT_REPLICAS=0`, async () => void (await burst(targets.without)), { time: 2_000 });
-  bench(`a burst of ${BURST}, REDIS_WAIT_REPLICAS=1 (grouped WAITs)`, async () => void (await burst(targets.with)), { time: 2_000 });
+  bench(`a burst of ${BURST}, REDIS_WAIT_REPLICAS=1 (grouped WAITs)`, async () => void (await burst(targets.with)), {
+    time: 2_000,
+  });
 });

@@ -10,7 +10,9 @@ import { formatEconomy, MIXES, pollEconomy, seeded, statusEdits } from './poll-s
  * Goal: p95 ≤ 20 s, max ≤ 30 s, polls ≤ 1/5 of naive polling.
  */
 const bounds = { minMs: 10_000, maxMs: 120_000 };
-console.log(`\nPoll economy: 2,000 jobs per mix, POLL_MIN_INTERVAL_MS=${bounds.minMs}, POLL_MAX_INTERVAL_MS=${bounds.maxMs}\n${formatEconomy(pollEconomy(bounds))}\n`);
+console.log(
+  `\nPoll economy: 2,000 jobs per mix, POLL_MIN_INTERVAL_MS=${bounds.minMs}, POLL_MAX_INTERVAL_MS=${bounds.maxMs}\n${formatEconomy(pollEconomy(bounds))}\n`,
+);
 console.log(`\nStatus edits (chat.update) per workspace, jobs of ~10 min:\n${statusEdits([20, 100, 200, 1_000])}\n`);
 
 describe('poll schedule', () => {

@@ -33,7 +33,12 @@ export const MIXES: Record<string, (random: () => number) => number> = {
 };
 
 /** Polls and lateness (ms) of one job that ends `durationMs` after its cycle started. */
-export function simulateJob(durationMs: number, bounds: PollBounds, plan: PollPlan | undefined, random: () => number): { polls: number; latenessMs: number } {
+export function simulateJob(
+  durationMs: number,
+  bounds: PollBounds,
+  plan: PollPlan | undefined,
+  random: () => number,
+): { polls: number; latenessMs: number } {
   let t = 0;
   let polls = 0;
   for (;;) {
@@ -97,10 +102,34 @@ export function pollEconomy(bounds: PollBounds, jobs = 2_000, history = 200, see
     const random = seeded(seed);
     const plan = buildPollPlan(Array.from({ length: history }, () => draw(random)));
     const durations = Array.from({ length: jobs }, () => draw(random));
-    rows.push(summarize(name, 'learned', durations.map((d) => simulateJob(d, bounds, plan, random))));
-    rows.push(summarize(name, 'backoff (no history)', durations.map((d) => simulateJob(d, bounds, undefined, random))));
-    rows.push(summarize(name, 'naive 5 s', durations.map((d) => simulateNaive(d))));
-    rows.push(summarize(name, 'doubling (10 s → 120 s)', durations.map((d) => simulateDoubling(d, random))));
+    rows.push(
+      summarize(
+        name,
+        'learned',
+        durations.map((d) => simulateJob(d, bounds, plan, random)),
+      ),
+    );
+    rows.push(
+      summarize(
+        name,
+        'backoff (no history)',
+        durations.map((d) => simulateJob(d, bounds, undefined, random)),
+      ),
+    );
+    rows.push(
+      summarize(
+        name,
+        'naive 5 s',
+        durations.map((d) => simulateNaive(d)),
+      ),
+    );
+    rows.push(
+      summarize(
+        name,
+        'doubling (10 s → 120 s)',
+        durations.map((d) => simulateDoubling(d, random)),
+      ),
+    );
   }
   return rows;
 }
@@ -119,7 +148,9 @@ export function formatEconomy(rows: EconomyRow[]): string {
     `${r.maxS.toFixed(1)} s`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  return [head, ...body].map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+  return [head, ...body]
+    .map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+    .join('\n');
 }
 
 /**
@@ -135,10 +166,14 @@ export function statusEdits(inFlight: number[], jobs = 2_000, seed = 12): string
   const meanMin = durations.reduce((a, b) => a + b, 0) / jobs / 60_000;
   const everyPollPerJob = durations.reduce((a, d) => a + simulateDoubling(d, random).polls + 1, 0) / jobs;
   const onChangePerJob = 2;
-  const lines = [`edits per job: every poll ${everyPollPerJob.toFixed(1)}, on change ${onChangePerJob}; jobs in flight within 40/min: every poll ${Math.floor((40 * meanMin) / everyPollPerJob)}, on change ${Math.floor((40 * meanMin) / onChangePerJob)}`];
+  const lines = [
+    `edits per job: every poll ${everyPollPerJob.toFixed(1)}, on change ${onChangePerJob}; jobs in flight within 40/min: every poll ${Math.floor((40 * meanMin) / everyPollPerJob)}, on change ${Math.floor((40 * meanMin) / onChangePerJob)}`,
+  ];
   lines.push('jobs in flight  edits/min, every poll  edits/min, on change');
   for (const n of inFlight) {
-    lines.push(`${String(n).padStart(14)}  ${((n * everyPollPerJob) / meanMin).toFixed(0).padStart(20)}  ${((n * onChangePerJob) / meanMin).toFixed(0).padStart(19)}`);
+    lines.push(
+      `${String(n).padStart(14)}  ${((n * everyPollPerJob) / meanMin).toFixed(0).padStart(20)}  ${((n * onChangePerJob) / meanMin).toFixed(0).padStart(19)}`,
+    );
   }
   return lines.join('\n');
 }

@@ -14,7 +14,12 @@ import { ValueSigner } from '../src/platform/slack/signed-value.js';
 function rows(n: number, pathLength: number): VisitorsResponse['visitors'] {
   return Array.from({ length: n }, (_, i) => {
     const head = `/guides/section-${i}/`;
-    return { path: (head + 'slug-'.repeat(60)).slice(0, Math.max(head.length, pathLength)), human: 90_000 - i * 7, ai: 12_000 + i, total: 100_000 - i };
+    return {
+      path: (head + 'slug-'.repeat(60)).slice(0, Math.max(head.length, pathLength)),
+      human: 90_000 - i * 7,
+      ai: 12_000 + i,
+      total: 100_000 - i,
+    };
   });
 }
 
@@ -51,7 +56,11 @@ describe('digest', () => {
   const current = week({ dateFrom: '2026-11-16', dateTo: '2026-11-23' }, 900);
   const previous = week({ dateFrom: '2026-11-09', dateTo: '2026-11-16' }, -900);
   bench('content + blocks, 250 pages per week', () => {
-    buildDigestMessage(buildDigestContent(current, previous), { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' }, signer);
+    buildDigestMessage(
+      buildDigestContent(current, previous),
+      { kind: 'scheduled', scheduleText: 'Mondays at 09:00 UTC' },
+      signer,
+    );
   });
   bench(
     'chart PNG, top 10 pages',

@@ -41,7 +41,10 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
 }
 
-async function keysUnder(redis: ReturnType<typeof testRedis>, prefix: string): Promise<{ keys: number; bytes: number; byKind: Map<string, { keys: number; bytes: number }> }> {
+async function keysUnder(
+  redis: ReturnType<typeof testRedis>,
+  prefix: string,
+): Promise<{ keys: number; bytes: number; byKind: Map<string, { keys: number; bytes: number }> }> {
   let cursor = '0';
   let keys = 0;
   let bytes = 0;
@@ -57,7 +60,10 @@ async function keysUnder(redis: ReturnType<typeof testRedis>, prefix: string): P
       const b = Number(res[i]?.[1] ?? 0);
       keys++;
       bytes += b;
-      const kind = k.slice(prefix.length + 1).replace(/:[^:]*$/, '').replace(/agent-[A-Za-z0-9_.-]+-\d+|job_[a-z0-9]+/, '<job>');
+      const kind = k
+        .slice(prefix.length + 1)
+        .replace(/:[^:]*$/, '')
+        .replace(/agent-[A-Za-z0-9_.-]+-\d+|job_[a-z0-9]+/, '<job>');
       const e = byKind.get(kind) ?? { keys: 0, bytes: 0 };
       e.keys++;
       e.bytes += b;
@@ -79,7 +85,15 @@ async function acks(send: () => Promise<unknown>, n: number, spacingMs: number):
 }
 
 async function scale(): Promise<string> {
-  const sb = await startSandbox({ jobDurationMs: 24 * 3600_000, env: { POLL_MIN_INTERVAL_MS: '10000', POLL_MAX_INTERVAL_MS: '120000', LOG_LEVEL: 'warn', SLACK_UPDATE_BUDGET_PER_MINUTE: '40' } });
+  const sb = await startSandbox({
+    jobDurationMs: 24 * 3600_000,
+    env: {
+      POLL_MIN_INTERVAL_MS: '10000',
+      POLL_MAX_INTERVAL_MS: '120000',
+      LOG_LEVEL: 'warn',
+      SLACK_UPDATE_BUDGET_PER_MINUTE: '40',
+    },
+  });
   const redis = testRedis();
   const logger = createLogger('silent');
   const queue = createPollQueue({ connection: { url: TEST_REDIS_URL }, prefix: sb.prefix, logger });
@@ -89,15 +103,26 @@ async function scale(): Promise<string> {
     const random = seeded(7);
     for (let i = 0; i < 200; i++) await history.record(3_600_000 * (0.9 + 0.2 * random()));
     const preload = fileURLToPath(new URL('./cpu-profile.preload.mjs', import.meta.url));
-    const { bot, driver } = await sb.startBot(PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, CPU_PROFILE_DIR: resolve(PROFILE_DIR) } : {});
+    const { bot, driver } = await sb.startBot(
+      PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, CPU_PROFILE_DIR: resolve(PROFILE_DIR) } : {},
+    );
     const pid = bot.proc.pid!;
-    const docsEdit = (i: number) => driver.slashCommand({ command: '/docs-edit', text: `Scale bench command ${i}`, user: 'U0ALICE', channel: 'C0DOCS' });
+    const docsEdit = (i: number) =>
+      driver.slashCommand({
+        command: '/docs-edit',
+        text: `Scale bench command ${i}`,
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+      });
     const idleAcks = await acks(() => docsEdit(0), 20, 100);
     const before = await keysUnder(redis, sb.prefix);
 
     // Seed JOBS tracked jobs, 10 minutes into their run, first polls spread over the next 120 s.
     const store = new JobStore(redis, sb.prefix);
-    const instruction = 'Document the retry policy of the webhooks API: which status codes are retried, the backoff schedule, idempotency keys, and how to replay a failed delivery from the dashboard. Add an example.'.padEnd(200, '.').slice(0, 200);
+    const instruction =
+      'Document the retry policy of the webhooks API: which status codes are retried, the backoff schedule, idempotency keys, and how to replay a failed delivery from the dashboard. Add an example.'
+        .padEnd(200, '.')
+        .slice(0, 200);
     const startedAt = Date.now() - 10 * 60_000;
     for (let i = 0; i < JOBS; i += 200) {
       await Promise.all(
@@ -109,7 +134,22 @@ async function scale(): Promise<string> {
           });
           const { id } = (await created.json()) as { id: string };
           const ts = `1790000000.${String(i + k).padStart(6, '0')}`;
-          await store.create(jobRecord({ jobId: id, projectId: 'proj_e2e', teamId: 'T0SANDBOX', channel: 'C0DOCS', threadTs: ts, statusTs: ts, reactionTs: ts, requester: 'U0ALICE', cycleRequester: 'U0ALICE', instruction, createdAt: startedAt, cycleStartedAt: startedAt }));
+          await store.create(
+            jobRecord({
+              jobId: id,
+              projectId: 'proj_e2e',
+              teamId: 'T0SANDBOX',
+              channel: 'C0DOCS',
+              threadTs: ts,
+              statusTs: ts,
+              reactionTs: ts,
+              requester: 'U0ALICE',
+              cycleRequester: 'U0ALICE',
+              instruction,
+              createdAt: startedAt,
+              cycleStartedAt: startedAt,
+            }),
+          );
           await watchAgentJob(queue, id, 0, Math.floor(random() * 120_000));
         }),
       );
@@ -129,7 +169,14 @@ async function scale(): Promise<string> {
     }
     const cpu = (t1.cpuS - t0.cpuS) / elapsedS;
     const kinds = [...after.byKind.entries()]
-      .map(([kind, v]) => [kind, v.keys - (before.byKind.get(kind)?.keys ?? 0), v.bytes - (before.byKind.get(kind)?.bytes ?? 0)] as const)
+      .map(
+        ([kind, v]) =>
+          [
+            kind,
+            v.keys - (before.byKind.get(kind)?.keys ?? 0),
+            v.bytes - (before.byKind.get(kind)?.bytes ?? 0),
+          ] as const,
+      )
       .filter(([, k]) => k > 0)
       .map(([kind, k, b]) => `${kind} ${(k / JOBS).toFixed(2)} keys, ${(b / JOBS).toFixed(0)} B`);
     return [

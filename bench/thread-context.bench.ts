@@ -17,15 +17,23 @@ function thread(n: number): ThreadMessage[] {
     ts: `${1_700_000_000 + i}.000100`,
     user: `U${(i % 3) + 1}`,
     text: `<@U${((i + 1) % 3) + 1}> see <https://docs.acme.dev/page-${i}|page ${i}> in <#C1|docs> &amp; check the &lt;Tabs&gt; example, step ${i} of the rollout`,
-    ...(i % 50 === 0 ? { files: [{ name: `log-${i}.txt`, permalink: `https://acme.slack.com/files/U1/F${i}/log.txt` }] } : {}),
+    ...(i % 50 === 0
+      ? { files: [{ name: `log-${i}.txt`, permalink: `https://acme.slack.com/files/U1/F${i}/log.txt` }] }
+      : {}),
   }));
 }
 
 const short = thread(20);
 const long = thread(2_000);
 const longLines = await formatThread(long, self, lookup);
-const fitted = await assemblePrompt('Document the rollout', [{ source: 'the thread', lines: linesOf(longLines) }], 12_000);
-console.log(`\n2,000-message thread: ${longLines.join('\n').length} chars of context → a ${fitted.stats.promptChars}-char prompt with ${fitted.stats.messages} messages kept, ${fitted.stats.omitted} omitted\n`);
+const fitted = await assemblePrompt(
+  'Document the rollout',
+  [{ source: 'the thread', lines: linesOf(longLines) }],
+  12_000,
+);
+console.log(
+  `\n2,000-message thread: ${longLines.join('\n').length} chars of context → a ${fitted.stats.promptChars}-char prompt with ${fitted.stats.messages} messages kept, ${fitted.stats.omitted} omitted\n`,
+);
 
 describe('thread context', () => {
   bench('format 20 messages', async () => {

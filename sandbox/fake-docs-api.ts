@@ -37,7 +37,12 @@
  * answers and their stream), `discovery-pages.ts` (the docs it answers from) and
  * `discovery-validate.ts` (its request checks). This module is the stable entry point.
  */
-export { defaultFakeOutcome, type FakeAgentJob, type FakeAgentJobBody, type FakeOutcome } from './docs-api/agent-jobs.js';
+export {
+  defaultFakeOutcome,
+  type FakeAgentJob,
+  type FakeAgentJobBody,
+  type FakeOutcome,
+} from './docs-api/agent-jobs.js';
 export { startFakeDocsApi } from './docs-api/server.js';
 export type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './docs-api/types.js';
 export { FAKE_DOC_PAGES, FAKE_NEW_PAGES, FAKE_NEW_PAGES_SINCE, type FakeVisitorRow } from './docs-api/visitors-data.js';

@@ -58,7 +58,12 @@ interface Sandbox {
 async function start(): Promise<Sandbox> {
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const slack = await startFakeSlack({ botToken: BOT_TOKEN, ...(SOCKET_MODE ? { appToken: APP_TOKEN } : {}) });
-  const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: 'sandbox-docs', projectIds: ['sandbox-docs-v2'], jobDurationMs: 3_000 });
+  const docs = await startFakeDocsApi({
+    apiKey: API_KEY,
+    projectId: 'sandbox-docs',
+    projectIds: ['sandbox-docs-v2'],
+    jobDurationMs: 3_000,
+  });
   const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
   const port = await freePort();
   const config = readConfig({
@@ -86,10 +91,19 @@ async function start(): Promise<Sandbox> {
     ? socketDriverAsHttp(new SocketModeDriver({ slack }))
     : new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, slack });
   say(bold('docs-agent-slack sandbox'));
-  say(dim(`  Redis        ${redis.url}${redis.private ? ' (private redis-server for this run)' : ''}, key prefix ${prefix}`));
+  say(
+    dim(
+      `  Redis        ${redis.url}${redis.private ? ' (private redis-server for this run)' : ''}, key prefix ${prefix}`,
+    ),
+  );
   say(dim(`  fake Slack   ${slack.url}`));
   say(dim(`  fake docs    ${docs.url} (agent jobs take 3s; the docs assistant under /discovery)`));
-  if (SOCKET_MODE) say(dim(`  bot          Socket Mode over ${slack.origin.replace(/^http/, 'ws')}/socket (apps.connections.open), /healthz on port ${port}  (logs: ${logFile})`));
+  if (SOCKET_MODE)
+    say(
+      dim(
+        `  bot          Socket Mode over ${slack.origin.replace(/^http/, 'ws')}/socket (apps.connections.open), /healthz on port ${port}  (logs: ${logFile})`,
+      ),
+    );
   else say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
   say();
   return { slack, docs, bot, driver, redis, prefix, logFile };
@@ -106,60 +120,131 @@ function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
 async function script(sb: Sandbox): Promise<void> {
   say(bold('Scripted conversation'));
   say(`@alice in #docs: /docs-edit Add a quickstart for the Python SDK`);
-  await sb.driver.slashCommand({ command: '/docs-edit', text: 'Add a quickstart for the Python SDK', user: 'U0ALICE', channel: CHANNEL });
+  await sb.driver.slashCommand({
+    command: '/docs-edit',
+    text: 'Add a quickstart for the Python SDK',
+    user: 'U0ALICE',
+    channel: CHANNEL,
+  });
   const status = await sb.slack.waitFor(() => latestStatusMessage(sb), 10_000);
   say(dim('  …the status message is up; the agent is working (the bot polls with backoff)'));
   await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 0, 30_000);
   say(dim('  …the agent finished; the bot replied in the thread'));
   say(`@bob replies in the thread: also add a Go example, like the Go docs (a link) do`);
-  await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', thread_ts: status.ts, text: 'also add a Go example, like <https://go.dev/doc|the Go docs> do' });
+  await sb.driver.message({
+    channel: CHANNEL,
+    user: 'U0BOB',
+    thread_ts: status.ts,
+    text: 'also add a Go example, like <https://go.dev/doc|the Go docs> do',
+  });
   await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 1, 30_000);
   say(dim('  …the follow-up went to the same job; its end was announced to @bob'));
   // Let the throttled status edit (at most one per 2 s) and the reaction land before printing.
   await sb.slack.waitFor(() => status.reactions.includes('white_check_mark'), 10_000).catch(() => undefined);
   say(`@alice in #docs: /docs-visitors limit=10`);
   await sb.driver.slashCommand({ command: '/docs-visitors', text: 'limit=10', user: 'U0ALICE', channel: CHANNEL });
-  const report = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')), 10_000);
+  const report = await sb.slack.waitFor(
+    () => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')),
+    10_000,
+  );
   say(dim('  …the report is posted: totals, then the 10 most visited pages'));
   say(`@bob clicks [ Next → ] on the report`);
-  await sb.driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: report.ts, actionId: 'visitors.page.next' });
+  await sb.driver.blockAction({
+    user: 'U0BOB',
+    channel: CHANNEL,
+    messageTs: report.ts,
+    actionId: 'visitors.page.next',
+  });
   await sb.slack.waitFor(() => report.text.includes('rows 11–20'), 10_000);
-  say(dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'));
+  say(
+    dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'),
+  );
   await documentThread(sb);
   await askScene(sb, { say, dim, bold }, CHANNEL);
   await readerSignalsScene(sb, { say, dim, bold }, CHANNEL);
   dmChannel = await agentViewScene(sb, { say, dim, bold }, CHANNEL);
   say(`@dana (a workspace admin) in #docs: /docs-settings`);
   await sb.driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL });
-  await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0ADMIN' && m.text.startsWith('Docs Agent settings')), 10_000);
-  say(dim("  …only @dana sees the channel's settings; as an admin she gets [ Edit ] (`/docs-settings project sandbox-docs-v2` would move #docs)"));
+  await sb.slack.waitFor(
+    () => sb.slack.messages.find((m) => m.ephemeralTo === 'U0ADMIN' && m.text.startsWith('Docs Agent settings')),
+    10_000,
+  );
+  say(
+    dim(
+      "  …only @dana sees the channel's settings; as an admin she gets [ Edit ] (`/docs-settings project sandbox-docs-v2` would move #docs)",
+    ),
+  );
   say(`@gus (a guest) in #docs: /docs-edit Rewrite the pricing page`);
   const requests = sb.docs.requests.length;
-  await sb.driver.slashCommand({ command: '/docs-edit', text: 'Rewrite the pricing page', user: 'U0GUEST', channel: CHANNEL });
+  await sb.driver.slashCommand({
+    command: '/docs-edit',
+    text: 'Rewrite the pricing page',
+    user: 'U0GUEST',
+    channel: CHANNEL,
+  });
   await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0GUEST'), 10_000);
-  say(dim(`  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${sb.docs.requests.length - requests} docs API requests, no status message`));
+  say(
+    dim(
+      `  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${sb.docs.requests.length - requests} docs API requests, no status message`,
+    ),
+  );
   say();
 }
 
 /** A discussion in a thread, then "Document this thread" on it: shortcut → modal → submit → status in that thread → PR. */
 async function documentThread(sb: Sandbox): Promise<void> {
-  const root = await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', text: 'Do webhooks retry when our endpoint answers 5xx?' });
-  await sb.driver.message({ channel: CHANNEL, user: 'U0ADMIN', thread_ts: root.ts, text: 'Yes: 3 retries, 1 min, 5 min and 30 min apart, then the event is dropped &amp; logged' });
-  await sb.driver.message({ channel: CHANNEL, user: 'U0BOB', thread_ts: root.ts, text: 'thanks <@U0ADMIN>! that should be in the docs' });
+  const root = await sb.driver.message({
+    channel: CHANNEL,
+    user: 'U0BOB',
+    text: 'Do webhooks retry when our endpoint answers 5xx?',
+  });
+  await sb.driver.message({
+    channel: CHANNEL,
+    user: 'U0ADMIN',
+    thread_ts: root.ts,
+    text: 'Yes: 3 retries, 1 min, 5 min and 30 min apart, then the event is dropped &amp; logged',
+  });
+  await sb.driver.message({
+    channel: CHANNEL,
+    user: 'U0BOB',
+    thread_ts: root.ts,
+    text: 'thanks <@U0ADMIN>! that should be in the docs',
+  });
   say(`@bob asks in #docs whether webhooks retry; @dana answers in the thread`);
   say(`@alice uses the message shortcut ${bold('Document this thread')} on @bob's question`);
   const calls = sb.slack.calls.length;
-  await sb.driver.messageShortcut({ user: 'U0ALICE', channel: CHANNEL, messageTs: root.ts, callbackId: 'document_thread' });
-  const modal = await sb.slack.waitFor(() => sb.slack.calls.slice(calls).find((c) => c.method === 'views.update')?.args.view as { blocks: unknown[] } | undefined, 10_000);
+  await sb.driver.messageShortcut({
+    user: 'U0ALICE',
+    channel: CHANNEL,
+    messageTs: root.ts,
+    callbackId: 'document_thread',
+  });
+  const modal = await sb.slack.waitFor(
+    () =>
+      sb.slack.calls.slice(calls).find((c) => c.method === 'views.update')?.args.view as
+        { blocks: unknown[] } | undefined,
+    10_000,
+  );
   say(dim('  …a form opens at once ("Reading the thread…"), then shows the thread and the instruction:'));
-  renderBlocks(sb.slack, modal.blocks).split('\n').forEach((line) => say(dim(`    │ ${line}`)));
+  renderBlocks(sb.slack, modal.blocks)
+    .split('\n')
+    .forEach((line) => say(dim(`    │ ${line}`)));
   say(`@alice clicks [ Start job ]`);
   const instruction = 'Update the docs with what was decided in this thread.';
-  await sb.driver.viewSubmission({ user: 'U0ALICE', view: { callback_id: 'document_thread_modal', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: instruction } } } } } });
+  await sb.driver.viewSubmission({
+    user: 'U0ALICE',
+    view: {
+      callback_id: 'document_thread_modal',
+      state: { values: { instruction: { instruction: { type: 'plain_text_input', value: instruction } } } },
+    },
+  });
   await sb.slack.waitFor(() => botReplies(sb, root.ts).some((m) => m.text.includes('pull')), 30_000);
   // The state reaction sits on the job's own status message here (a discussion may hold several jobs).
-  await sb.slack.waitFor(() => botReplies(sb, root.ts).some((m) => m.reactions.includes('white_check_mark')), 10_000).catch(() => undefined);
-  const prompt = [...sb.docs.requests].reverse().find((r) => r.method === 'POST' && r.path.endsWith('/job'))?.body as { prompt: string } | undefined;
+  await sb.slack
+    .waitFor(() => botReplies(sb, root.ts).some((m) => m.reactions.includes('white_check_mark')), 10_000)
+    .catch(() => undefined);
+  const prompt = [...sb.docs.requests].reverse().find((r) => r.method === 'POST' && r.path.endsWith('/job'))?.body as
+    { prompt: string } | undefined;
   say(dim('  …the job started in that thread with the whole discussion as context; the agent was asked:'));
   (prompt?.prompt ?? '').split('\n').forEach((line) => say(dim(`    > ${line}`)));
   say(dim('  …and its pull request was announced in the thread'));
@@ -167,7 +252,14 @@ async function documentThread(sb: Sandbox): Promise<void> {
 
 /** Print #docs (its buttons numbered) and, at a terminal, take commands until `quit`. */
 async function repl(sb: Sandbox, interactive: boolean): Promise<void> {
-  const commands = new SandboxRepl({ slack: sb.slack, driver: sb.driver, say, channel: CHANNEL, user: 'U0ALICE', color });
+  const commands = new SandboxRepl({
+    slack: sb.slack,
+    driver: sb.driver,
+    say,
+    channel: CHANNEL,
+    user: 'U0ALICE',
+    color,
+  });
   say(bold('#docs, as the people in it see it:'));
   commands.show(CHANNEL);
   say();

@@ -21,7 +21,12 @@ export const NO_REDIS_HELP = [
 
 /** @returns whether a Redis at `url` answers PING within `timeoutMs` (ms). */
 export async function redisAnswers(url: string, timeoutMs = 1_000): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -42,9 +47,13 @@ export async function ensureRedis(preferredUrl = 'redis://127.0.0.1:6379'): Prom
   if (await redisAnswers(preferredUrl)) return { url: preferredUrl, private: false, stop: async () => undefined };
   if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) throw new Error(NO_REDIS_HELP);
   const port = await freePort();
-  const proc: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const proc: ChildProcess = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {

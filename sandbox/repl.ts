@@ -42,7 +42,7 @@ export const REPL_HELP: readonly string[] = [
   '  /docs-visitors [FROM] [TO] [limit=N] | subscribe | subscriptions | digest | help',
   '  dm <text>                     send the bot a direct message (in your DM with it)',
   '  click N                       press button [N: …] of the last transcript shown (link buttons too)',
-  '  home                          open the bot\'s App Home tab and print it',
+  "  home                          open the bot's App Home tab and print it",
   '  show                          print the channel transcript (buttons numbered [N: …])',
   '  show dm                       print your DM with the bot',
   '  help                          print these lines',
@@ -54,7 +54,9 @@ export const REPL_HELP: readonly string[] = [
  * "Docs agent job"), i.e. the thread `reply` continues.
  */
 export function latestJobStatus(slack: FakeSlack, channel: string): SlackMessage | undefined {
-  return [...slack.messages].reverse().find((m) => m.channel === channel && m.bot_id && m.text.startsWith('Docs agent job') && !m.deleted);
+  return [...slack.messages]
+    .reverse()
+    .find((m) => m.channel === channel && m.bot_id && m.text.startsWith('Docs agent job') && !m.deleted);
 }
 
 type Command = readonly [RegExp, (match: RegExpExecArray) => Promise<void> | void];
@@ -113,7 +115,9 @@ export class SandboxRepl {
         return 'continue';
       }
     }
-    this.say('  unknown command; try /docs-edit <instruction>, reply <text>, @bot <text>, dm <text>, click N, home, show, help or quit');
+    this.say(
+      '  unknown command; try /docs-edit <instruction>, reply <text>, @bot <text>, dm <text>, click N, home, show, help or quit',
+    );
     return 'continue';
   }
 
@@ -134,11 +138,15 @@ export class SandboxRepl {
     const button = this.shownButtons.find((b) => b.n === n);
     if (!button) {
       const count = this.shownButtons.length;
-      this.say(`  no button ${n}: ${count ? `the last transcript shows buttons 1–${count}` : 'the last transcript shows none (try show)'}`);
+      this.say(
+        `  no button ${n}: ${count ? `the last transcript shows buttons 1–${count}` : 'the last transcript shows none (try show)'}`,
+      );
       return;
     }
     if (!this.slack.findMessage(button.channel, button.messageTs)) this.say('  (that message has been deleted since)');
-    this.say(`  you click [${button.n}: ${button.label}]${button.url ? ` — Slack opens ${button.url} and tells the bot` : ''}`);
+    this.say(
+      `  you click [${button.n}: ${button.label}]${button.url ? ` — Slack opens ${button.url} and tells the bot` : ''}`,
+    );
     const res = await this.driver.blockAction({
       user: this.user,
       channel: button.channel,
@@ -175,16 +183,27 @@ export class SandboxRepl {
   private async reply(text: string): Promise<void> {
     const status = latestJobStatus(this.slack, this.channel);
     if (!status) this.say('  no job yet: start one with /docs-edit');
-    else await this.driver.message({ channel: this.channel, user: this.user, thread_ts: status.thread_ts ?? status.ts, text });
+    else
+      await this.driver.message({
+        channel: this.channel,
+        user: this.user,
+        thread_ts: status.thread_ts ?? status.ts,
+        text,
+      });
   }
 
   private async mention(text: string): Promise<void> {
-    await this.driver.appMention({ channel: this.channel, user: this.user, text: `<@${this.slack.botUserId}> ${text}` });
+    await this.driver.appMention({
+      channel: this.channel,
+      user: this.user,
+      text: `<@${this.slack.botUserId}> ${text}`,
+    });
   }
 
   private async slashCommand(command: string, text: string): Promise<void> {
     const res = await this.driver.slashCommand({ command, text, user: this.user, channel: this.channel });
-    if (res.json && typeof res.json === 'object' && 'text' in res.json) this.say(`  (only visible to you) ${String((res.json as { text: unknown }).text)}`);
+    if (res.json && typeof res.json === 'object' && 'text' in res.json)
+      this.say(`  (only visible to you) ${String((res.json as { text: unknown }).text)}`);
   }
 }
 
@@ -193,7 +212,12 @@ export class SandboxRepl {
  * `repl.handle`, one after the other, until `quit` / `exit` or the end of input; lines typed while a
  * command runs are kept for later. A command that throws prints its error and the loop goes on.
  */
-export async function readCommands(repl: SandboxRepl, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, say: (line: string) => void): Promise<void> {
+export async function readCommands(
+  repl: SandboxRepl,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  say: (line: string) => void,
+): Promise<void> {
   const rl = createInterface({ input, output, prompt: 'sandbox> ' });
   // Once the input has ended, Node 24 throws ERR_USE_AFTER_CLOSE on prompt(); lines read before still arrive.
   let closed = false;

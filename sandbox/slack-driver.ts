@@ -23,7 +23,12 @@ import {
   urlVerification,
 } from './driver/events.js';
 import { postRaw, signatureHeaders, SLACK_USER_AGENT, type DriverResponse } from './driver/http.js';
-import { blockActionsPayload, messageActionPayload, slashCommandFields, viewSubmissionPayload } from './driver/interactions.js';
+import {
+  blockActionsPayload,
+  messageActionPayload,
+  slashCommandFields,
+  viewSubmissionPayload,
+} from './driver/interactions.js';
 import type {
   BlockActionInput,
   DeliveryOptions,
@@ -154,12 +159,18 @@ export class SlackDriver {
   }
 
   /** Deliver the `message` event Slack sends for the bot's own post (see `botEchoEvent`). */
-  async botMessageEcho(m: SlackMessage, o: DeliveryOptions & { subtype?: 'bot_message' } = {}): Promise<DriverResponse> {
+  async botMessageEcho(
+    m: SlackMessage,
+    o: DeliveryOptions & { subtype?: 'bot_message' } = {},
+  ): Promise<DriverResponse> {
     return this.deliver(botEchoEvent(this.ctx, m, o.subtype), o.eventId ?? this.ctx.newEventId(), o);
   }
 
   /** A person edits their message: updates the fake and delivers `message_changed` (Slack docs: "message_changed"). */
-  async messageChanged(p: { channel: string; ts: string; text: string; user?: string }, o: DeliveryOptions = {}): Promise<DriverResponse> {
+  async messageChanged(
+    p: { channel: string; ts: string; text: string; user?: string },
+    o: DeliveryOptions = {},
+  ): Promise<DriverResponse> {
     return this.deliver(messageChangedEvent(this.ctx, p), o.eventId ?? this.ctx.newEventId(), o);
   }
 
@@ -169,7 +180,10 @@ export class SlackDriver {
   }
 
   /** A person opens the app's Home tab (Slack docs: "app_home_opened"); `view` once one was published. */
-  async appHomeOpened(user: string, o: DeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {}): Promise<DriverResponse> {
+  async appHomeOpened(
+    user: string,
+    o: DeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {},
+  ): Promise<DriverResponse> {
     return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab, o.viewing), o.eventId ?? this.ctx.newEventId(), o);
   }
 
@@ -219,7 +233,12 @@ export class SlackDriver {
 
   private async postJson(body: Json, extra: Record<string, string> = {}): Promise<DriverResponse> {
     const text = JSON.stringify(body);
-    return this.raw(text, { 'Content-Type': 'application/json', 'User-Agent': SLACK_USER_AGENT, ...this.sign(text), ...extra });
+    return this.raw(text, {
+      'Content-Type': 'application/json',
+      'User-Agent': SLACK_USER_AGENT,
+      ...this.sign(text),
+      ...extra,
+    });
   }
 
   /** POST an interactivity payload as Slack does: form field `payload` holding JSON. */
@@ -228,6 +247,10 @@ export class SlackDriver {
   }
 
   private async postForm(body: string): Promise<DriverResponse> {
-    return this.raw(body, { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': SLACK_USER_AGENT, ...this.sign(body) });
+    return this.raw(body, {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'User-Agent': SLACK_USER_AGENT,
+      ...this.sign(body),
+    });
   }
 }

@@ -10,7 +10,17 @@ import type { DriverResponse, SlackDriver } from './slack-driver.js';
 import type { SocketModeDriver } from './socket-driver.js';
 
 /** What the sandbox sends to the bot: the person's actions of {@link SlackDriver} it uses. */
-export type SandboxDriver = Pick<SlackDriver, 'slashCommand' | 'message' | 'appMention' | 'blockAction' | 'appHomeOpened' | 'appContextChanged' | 'messageShortcut' | 'viewSubmission'>;
+export type SandboxDriver = Pick<
+  SlackDriver,
+  | 'slashCommand'
+  | 'message'
+  | 'appMention'
+  | 'blockAction'
+  | 'appHomeOpened'
+  | 'appContextChanged'
+  | 'messageShortcut'
+  | 'viewSubmission'
+>;
 
 function asResponse(ack: AckRecord): DriverResponse {
   const body = ack.payload === undefined ? '' : JSON.stringify(ack.payload);
@@ -27,7 +37,12 @@ export function socketDriverAsHttp(driver: SocketModeDriver): SandboxDriver {
     },
     appMention: async (p, o) => {
       const { ts, eventId, messageEvent, ...ack } = await driver.appMention(p, o);
-      return { ...asResponse(ack), ts, eventId, ...(messageEvent ? { messageEvent: { ...asResponse(messageEvent), eventId: messageEvent.eventId } } : {}) };
+      return {
+        ...asResponse(ack),
+        ts,
+        eventId,
+        ...(messageEvent ? { messageEvent: { ...asResponse(messageEvent), eventId: messageEvent.eventId } } : {}),
+      };
     },
     blockAction: async (p) => asResponse(await driver.blockAction(p)),
     appHomeOpened: async (user, o) => asResponse(await driver.appHomeOpened(user, o)),

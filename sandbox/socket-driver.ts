@@ -12,8 +12,21 @@
  */
 import type { AckRecord, FakeSlack, SendEnvelopeOptions, SlackMessage } from './fake-slack.js';
 import { DriverContext } from './driver/context.js';
-import { appContextChangedEvent, appHomeOpenedEvent, botEchoEvent, eventCallback, humanEvent, messageChangedEvent, messageDeletedEvent } from './driver/events.js';
-import { blockActionsPayload, messageActionPayload, slashCommandFields, viewSubmissionPayload } from './driver/interactions.js';
+import {
+  appContextChangedEvent,
+  appHomeOpenedEvent,
+  botEchoEvent,
+  eventCallback,
+  humanEvent,
+  messageChangedEvent,
+  messageDeletedEvent,
+} from './driver/events.js';
+import {
+  blockActionsPayload,
+  messageActionPayload,
+  slashCommandFields,
+  viewSubmissionPayload,
+} from './driver/interactions.js';
 import type {
   BlockActionInput,
   DeliveryOptions,
@@ -73,18 +86,29 @@ export class SocketModeDriver {
     const mention = await this.deliver(humanEvent(this.ctx, 'app_mention', p, ts), eventId, o);
     if (o.alsoMessageEvent === false) return { ...mention, ts, eventId };
     const messageEventId = this.ctx.newEventId();
-    const retry: SocketDeliveryOptions = { ...(o.retryNum !== undefined ? { retryNum: o.retryNum, retryReason: o.retryReason ?? 'timeout' } : {}) };
-    const messageEvent = await this.deliver(humanEvent(this.ctx, 'message', p, ts), messageEventId, { ...retry, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+    const retry: SocketDeliveryOptions = {
+      ...(o.retryNum !== undefined ? { retryNum: o.retryNum, retryReason: o.retryReason ?? 'timeout' } : {}),
+    };
+    const messageEvent = await this.deliver(humanEvent(this.ctx, 'message', p, ts), messageEventId, {
+      ...retry,
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    });
     return { ...mention, ts, eventId, messageEvent: { ...messageEvent, eventId: messageEventId } };
   }
 
   /** The `message` event for the bot's own post (see SlackDriver.botMessageEcho). */
-  async botMessageEcho(m: SlackMessage, o: SocketDeliveryOptions & { subtype?: 'bot_message' } = {}): Promise<AckRecord> {
+  async botMessageEcho(
+    m: SlackMessage,
+    o: SocketDeliveryOptions & { subtype?: 'bot_message' } = {},
+  ): Promise<AckRecord> {
     return this.deliver(botEchoEvent(this.ctx, m, o.subtype), o.eventId ?? this.ctx.newEventId(), o);
   }
 
   /** A person edits their message (`message_changed`; the fake is updated first). */
-  async messageChanged(p: { channel: string; ts: string; text: string; user?: string }, o: SocketDeliveryOptions = {}): Promise<AckRecord> {
+  async messageChanged(
+    p: { channel: string; ts: string; text: string; user?: string },
+    o: SocketDeliveryOptions = {},
+  ): Promise<AckRecord> {
     return this.deliver(messageChangedEvent(this.ctx, p), o.eventId ?? this.ctx.newEventId(), o);
   }
 
@@ -94,7 +118,10 @@ export class SocketModeDriver {
   }
 
   /** A person opens the app's Home tab (`app_home_opened`). */
-  async appHomeOpened(user: string, o: SocketDeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {}): Promise<AckRecord> {
+  async appHomeOpened(
+    user: string,
+    o: SocketDeliveryOptions & { tab?: 'home' | 'messages'; viewing?: string } = {},
+  ): Promise<AckRecord> {
     return this.deliver(appHomeOpenedEvent(this.ctx, user, o.tab, o.viewing), o.eventId ?? this.ctx.newEventId(), o);
   }
 

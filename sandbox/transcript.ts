@@ -79,7 +79,13 @@ interface Pen {
 function buttonNumberer(m: SlackMessage, pen: Pen): ButtonNumberer {
   return (el, blockId) => {
     const n = pen.buttons.length + 1;
-    const ref: ButtonRef = { n, label: textObject(el.text, pen.namer), channel: m.channel, messageTs: m.ts, actionId: asStr(el.action_id) || `button-${n}` };
+    const ref: ButtonRef = {
+      n,
+      label: textObject(el.text, pen.namer),
+      channel: m.channel,
+      messageTs: m.ts,
+      actionId: asStr(el.action_id) || `button-${n}`,
+    };
     if (typeof el.value === 'string') ref.value = el.value;
     if (blockId) ref.blockId = blockId;
     if (typeof el.url === 'string') ref.url = el.url;
@@ -121,7 +127,8 @@ function messageLines(m: SlackMessage, pen: Pen, prefix: string): string[] {
   const indent = ' '.repeat([...prefix].length + 2);
   for (const line of lines.slice(1)) out.push(`${indent}${line}`);
   for (const f of m.files ?? []) out.push(`${indent}📎 ${f.title} (${f.size} bytes)`);
-  if (m.reactions.length > 0) out.push(`${indent}${paint(color, ['yellow'], m.reactions.map((r) => `:${r}:`).join(' '))}`);
+  if (m.reactions.length > 0)
+    out.push(`${indent}${paint(color, ['yellow'], m.reactions.map((r) => `:${r}:`).join(' '))}`);
   return out;
 }
 
@@ -130,15 +137,24 @@ function channelLines(channel: string, messages: SlackMessage[], pen: Pen): stri
   const inChannel = messages.filter((m) => m.channel === channel).sort((a, b) => tsKey(a.ts) - tsKey(b.ts));
   const roots = new Set(inChannel.map((m) => m.ts));
   const isReply = (m: SlackMessage): boolean => Boolean(m.thread_ts && m.thread_ts !== m.ts && roots.has(m.thread_ts));
-  const lines = [paint(pen.color, ['bold'], `── ${pen.namer.channel(channel)} ──`), ...promptLines(pen.agent, channel, pen.color)];
+  const lines = [
+    paint(pen.color, ['bold'], `── ${pen.namer.channel(channel)} ──`),
+    ...promptLines(pen.agent, channel, pen.color),
+  ];
   for (const root of inChannel.filter((m) => !isReply(m))) {
     const replies = inChannel.filter((m) => isReply(m) && m.thread_ts === root.ts);
     const seen = new Set([root.ts, ...replies.map((r) => r.ts)]);
     lines.push(...messageLines(root, pen, ''), ...loadingLines(pen.agent, root, root.ts, seen, pen.color));
     for (const reply of replies) {
-      lines.push(...messageLines(reply, pen, paint(pen.color, ['dim'], THREAD_PREFIX)), ...loadingLines(pen.agent, root, reply.ts, seen, pen.color));
+      lines.push(
+        ...messageLines(reply, pen, paint(pen.color, ['dim'], THREAD_PREFIX)),
+        ...loadingLines(pen.agent, root, reply.ts, seen, pen.color),
+      );
     }
-    lines.push(...loadingLines(pen.agent, root, undefined, seen, pen.color), ...sessionLines(pen.agent, root, pen.color));
+    lines.push(
+      ...loadingLines(pen.agent, root, undefined, seen, pen.color),
+      ...sessionLines(pen.agent, root, pen.color),
+    );
   }
   return lines;
 }
@@ -171,7 +187,8 @@ export function renderTranscriptWithButtons(slack: FakeSlack, opts: TranscriptOp
   const channelOrder: string[] = [];
   for (const m of live) if (!channelOrder.includes(m.channel)) channelOrder.push(m.channel);
   // A Messages tab with suggestions but no message yet is shown too.
-  for (const c of slack.agent?.prompts.keys() ?? []) if (!channelOrder.includes(c) && (!opts.channel || c === opts.channel)) channelOrder.push(c);
+  for (const c of slack.agent?.prompts.keys() ?? [])
+    if (!channelOrder.includes(c) && (!opts.channel || c === opts.channel)) channelOrder.push(c);
   const text = channelOrder.map((channel) => channelLines(channel, live, pen).join('\n')).join('\n\n');
   return { text, buttons: pen.buttons };
 }

@@ -42,7 +42,8 @@ async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | u
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(new URL(`../${ENTRY}`, import.meta.url))) throw new Error(`${ENTRY} is missing: run \`npm run build\` first`);
+  if (!existsSync(new URL(`../${ENTRY}`, import.meta.url)))
+    throw new Error(`${ENTRY} is missing: run \`npm run build\` first`);
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const slack = await startFakeSlack({ botToken: BOT_TOKEN });
   const docs = await startFakeDocsApi({ apiKey: API_KEY, projectId: PROJECT, jobDurationMs: 500 });
@@ -69,7 +70,9 @@ async function main(): Promise<void> {
   let output = '';
   bot.stdout.on('data', (d: Buffer) => (output += d.toString()));
   bot.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | string>((resolve) => bot.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    bot.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   let exitCode: number | string | undefined;
   void exited.then((c) => (exitCode = c));
   try {
@@ -79,16 +82,37 @@ async function main(): Promise<void> {
     });
     log('GET /healthz → 200');
 
-    const driver = new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET, slack });
-    const res = await driver.slashCommand({ command: '/docs-edit', text: 'Add a quickstart for the Python SDK', user: 'U0ALICE', channel: CHANNEL });
+    const driver = new SlackDriver({
+      botUrl: `http://127.0.0.1:${port}/slack/events`,
+      signingSecret: SIGNING_SECRET,
+      slack,
+    });
+    const res = await driver.slashCommand({
+      command: '/docs-edit',
+      text: 'Add a quickstart for the Python SDK',
+      user: 'U0ALICE',
+      channel: CHANNEL,
+    });
     if (res.status !== 200) throw new Error(`/docs-edit answered HTTP ${res.status}`);
     const reply = await until<SlackMessage>('the pull request link in the thread', 20_000, () =>
-      slack.messages.find((m) => m.channel === CHANNEL && m.bot_id && m.thread_ts && m.ts !== m.thread_ts && /https:\/\/github\.com\/\S+\/pull\/\d+/.test(m.text)),
+      slack.messages.find(
+        (m) =>
+          m.channel === CHANNEL &&
+          m.bot_id &&
+          m.thread_ts &&
+          m.ts !== m.thread_ts &&
+          /https:\/\/github\.com\/\S+\/pull\/\d+/.test(m.text),
+      ),
     );
     log(`/docs-edit → ${reply.text}`);
 
     // The digest's chart: chart.js on @napi-rs/canvas (a native module) from the compiled code.
-    const digest = await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: CHANNEL });
+    const digest = await driver.slashCommand({
+      command: '/docs-visitors',
+      text: 'digest',
+      user: 'U0ALICE',
+      channel: CHANNEL,
+    });
     if (digest.status !== 200) throw new Error(`/docs-visitors digest answered HTTP ${digest.status}`);
     const upload = await until('the digest chart upload', 20_000, () =>
       slack.calls.find((c) => c.method === 'file_upload' && c.status === 200 && Number(c.args.length) > 10_000),
@@ -96,10 +120,14 @@ async function main(): Promise<void> {
     log(`/docs-visitors digest → chart PNG uploaded (${String(upload.args.length)} bytes)`);
 
     bot.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 10 s after SIGTERM'), 10_000).unref())]);
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(() => r('still running 10 s after SIGTERM'), 10_000).unref()),
+    ]);
     if (code !== 0) throw new Error(`SIGTERM: expected exit 0, got ${code}`);
     log('SIGTERM → exit 0');
-    for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY]) if (output.includes(secret)) throw new Error('a secret appeared in the bot\'s output');
+    for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY])
+      if (output.includes(secret)) throw new Error("a secret appeared in the bot's output");
   } catch (err) {
     process.stderr.write(`smoke: FAILED: ${(err as Error).message}\n--- bot output ---\n${output}\n`);
     process.exitCode = 1;

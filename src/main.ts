@@ -89,10 +89,25 @@ function buildPlatform(config: Config, logger: Logger): Platform {
   const connections = new RedisConnections(redisTarget(config), logger, metrics);
   const redis = connections.state;
   const prefix = keyPrefix(config);
-  const queues: QueueContext = { connection: connections.bull('queue'), workerConnection: connections.bull('worker'), prefix, logger };
+  const queues: QueueContext = {
+    connection: connections.bull('queue'),
+    workerConnection: connections.bull('worker'),
+    prefix,
+    logger,
+  };
   const onStepUnreplicated = (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome });
-  const replication = { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS, onUnreplicated: () => metrics.intakeUnreplicated.inc(), onStepUnreplicated };
-  const slackOpts = { token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger, onError: (e: { method: string; code: string }) => metrics.slackApiError(e) };
+  const replication = {
+    replicas: config.REDIS_WAIT_REPLICAS,
+    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
+    onUnreplicated: () => metrics.intakeUnreplicated.inc(),
+    onStepUnreplicated,
+  };
+  const slackOpts = {
+    token: config.SLACK_BOT_TOKEN,
+    slackApiUrl: config.SLACK_API_URL,
+    logger,
+    onError: (e: { method: string; code: string }) => metrics.slackApiError(e),
+  };
   const slack = createWebClient(slackOpts);
   return {
     config,
@@ -101,8 +116,16 @@ function buildPlatform(config: Config, logger: Logger): Platform {
     redis,
     prefix,
     queues,
-    intake: new Intake(queues, connections.intake(), replication, { observer: metrics, tell: tellPersonVia(slack, logger) }),
-    docsApi: new DocsApiClient({ baseUrl: config.DOCS_API_URL, apiKey: config.DOCS_API_KEY, projectId: config.DOCS_PROJECT_ID, observer: metrics }),
+    intake: new Intake(queues, connections.intake(), replication, {
+      observer: metrics,
+      tell: tellPersonVia(slack, logger),
+    }),
+    docsApi: new DocsApiClient({
+      baseUrl: config.DOCS_API_URL,
+      apiKey: config.DOCS_API_KEY,
+      projectId: config.DOCS_PROJECT_ID,
+      observer: metrics,
+    }),
     discovery: discoveryClient(config, metrics),
     slackOpts,
     slack,
@@ -166,13 +189,27 @@ function buildFeatures(p: Platform): Features {
   const { config, redis, queues, intake, docsApi, slack, logger, now, prefix } = p;
   // Bottom up: the channel settings lookup, then access (it asks a channel's project), then the
   // features in dependency order; /docs-settings last (it describes access and digests).
-  const channelSettings = createChannelSettings({ redis, prefix, projects: docsProjects(config), defaultFollowupPolicy: config.FOLLOWUP_POLICY });
+  const channelSettings = createChannelSettings({
+    redis,
+    prefix,
+    projects: docsProjects(config),
+    defaultFollowupPolicy: config.FOLLOWUP_POLICY,
+  });
   const projectFor = (channel: string) => channelSettings.projectFor(channel);
-  const accessDirectory = createAccessDirectory({ slack, redis, prefix, now, logger: logger.child({ feature: 'access' }) });
+  const accessDirectory = createAccessDirectory({
+    slack,
+    redis,
+    prefix,
+    now,
+    logger: logger.child({ feature: 'access' }),
+  });
   const access = createAccess({
     policy: accessPolicyFromConfig(config),
     directory: accessDirectory.directory,
-    budget: new AgentBudget(redis, prefix, { perProject: config.AGENT_CALLS_PER_HOUR, perUser: config.AGENT_CALLS_PER_USER_PER_HOUR }),
+    budget: new AgentBudget(redis, prefix, {
+      perProject: config.AGENT_CALLS_PER_HOUR,
+      perUser: config.AGENT_CALLS_PER_USER_PER_HOUR,
+    }),
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     defaultProject: config.DOCS_PROJECT_ID,
     projectFor,
@@ -183,10 +220,27 @@ function buildFeatures(p: Platform): Features {
   // Reads a person can cause (membership, threads, the agent view's channel) reject a 429: it never pauses `slack`.
   const reads = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true });
   const conversations = new ConversationDirectory({ slack: reads, limits: redisReadLimits(redis, prefix), logger });
-  const threadContext = createThreadContext({ slack: reads, names: p.names, logger, maxChars: config.AGENT_PROMPT_MAX_CHARS, conversations, allowedChannels: config.ACCESS_ALLOWED_CHANNELS });
+  const threadContext = createThreadContext({
+    slack: reads,
+    names: p.names,
+    logger,
+    maxChars: config.AGENT_PROMPT_MAX_CHARS,
+    conversations,
+    allowedChannels: config.ACCESS_ALLOWED_CHANNELS,
+  });
   const agent = createAgentSurface(p.slackOpts);
   const askEnabled = p.discovery !== undefined;
-  const agentView = createAgentView({ slack: reads, conversations, agent, intake, access, logger, redis, prefix, askEnabled });
+  const agentView = createAgentView({
+    slack: reads,
+    conversations,
+    agent,
+    intake,
+    access,
+    logger,
+    redis,
+    prefix,
+    askEnabled,
+  });
   const agentJobs = buildAgentJobs(p, {
     conversations,
     context: threadContext.context,
@@ -198,17 +252,62 @@ function buildFeatures(p: Platform): Features {
   const jobThreads = threadOwner(redis, prefix);
   // Ask is built on agent-jobs (its buttons start jobs); the router of people's messages on both.
   const ask = buildAsk(p, { discovery: p.discovery, access, conversations, start: agentJobs.start });
-  const router = buildRouter(p, { jobs: agentJobs, jobThreads, ask, mentionsModeFor: (channel) => channelSettings.mentionsModeFor(channel) });
+  const router = buildRouter(p, {
+    jobs: agentJobs,
+    jobThreads,
+    ask,
+    mentionsModeFor: (channel) => channelSettings.mentionsModeFor(channel),
+  });
   const { signer } = p;
-  const documentThread = createDocumentThread({ threadContext, slack, intake, access, conversations, signer, logger, owner: jobThreads, redis, prefix });
+  const documentThread = createDocumentThread({
+    threadContext,
+    slack,
+    intake,
+    access,
+    conversations,
+    signer,
+    logger,
+    owner: jobThreads,
+    redis,
+    prefix,
+  });
   const projects = docsProjects(config);
-  const analytics = { docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR };
-  const visitors = createVisitors({ ...analytics, intake, redis, prefix, signer, slack, access, conversations, projectFor, projects, logger, now });
+  const analytics = {
+    docsApi,
+    projectId: config.DOCS_PROJECT_ID,
+    analyticsPerUser: config.ANALYTICS_CALLS_PER_USER_PER_HOUR,
+  };
+  const visitors = createVisitors({
+    ...analytics,
+    intake,
+    redis,
+    prefix,
+    signer,
+    slack,
+    access,
+    conversations,
+    projectFor,
+    projects,
+    logger,
+    now,
+  });
   const defaultSchedule = { pattern: config.DIGEST_CRON, tz: config.DIGEST_TZ };
   const digestsOn = { queues, intake, redis, prefix, visitors: visitors.services, slack, access, conversations };
   const digests = createDigests({ ...digestsOn, signer: p.signer, defaultSchedule, projectFor, projects, logger, now });
-  const settings = buildSettings(p, access, conversations, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations: router, access: accessDirectory };
+  const settings = buildSettings(p, access, conversations, (teamId, channel) =>
+    digests.describeSubscription(teamId, channel),
+  );
+  return {
+    agentJobs,
+    digests,
+    visitors,
+    settings,
+    documentThread,
+    agentView,
+    ask,
+    conversations: router,
+    access: accessDirectory,
+  };
 }
 
 /**
@@ -224,14 +323,39 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const p = buildPlatform(config, logger);
   warnPlaintextPasswords(p.connections.target, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
-  const { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access } = buildFeatures(p);
+  const { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access } =
+    buildFeatures(p);
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
   p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue, ask.answerQueue]);
   const routes: HttpRoute[] = [
-    { method: 'GET', path: '/healthz', handler: healthHandler({ redis: p.redis, probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`, stuckWorkers: () => watch.stuck() }) },
-    { method: 'GET', path: '/metrics', handler: metricsHandler({ registry: p.metrics.registry, logger, ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) }) },
+    {
+      method: 'GET',
+      path: '/healthz',
+      handler: healthHandler({
+        redis: p.redis,
+        probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`,
+        stuckWorkers: () => watch.stuck(),
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      handler: metricsHandler({
+        registry: p.metrics.registry,
+        logger,
+        ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}),
+      }),
+    },
   ];
-  const { app } = createSlackApp({ config, logger, inFlight: p.inFlight, commands: COMMANDS, routes, observer: p.metrics, ...(identity ? { identity } : {}) });
+  const { app } = createSlackApp({
+    config,
+    logger,
+    inFlight: p.inFlight,
+    commands: COMMANDS,
+    routes,
+    observer: p.metrics,
+    ...(identity ? { identity } : {}),
+  });
   agentJobs.register(app);
   ask.register(app);
   conversations.register(app);
@@ -244,10 +368,23 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   await p.intake.checkReplication();
   await app.start();
   void checkEvictionPolicy(p.redis, logger);
-  const workers: Worker[] = [p.intake.startWorker(), ...agentJobs.startWorkers(), ...digests.startWorkers(), ...ask.startWorkers()];
+  const workers: Worker[] = [
+    p.intake.startWorker(),
+    ...agentJobs.startWorkers(),
+    ...digests.startWorkers(),
+    ...ask.startWorkers(),
+  ];
   watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
   watch.start();
-  logger.info({ port: config.PORT, mode: config.SLACK_APP_TOKEN ? 'socket' : 'http', redisMode: p.connections.target.mode, queuePrefix: p.prefix }, 'docs-agent-slack is running');
+  logger.info(
+    {
+      port: config.PORT,
+      mode: config.SLACK_APP_TOKEN ? 'socket' : 'http',
+      redisMode: p.connections.target.mode,
+      queuePrefix: p.prefix,
+    },
+    'docs-agent-slack is running',
+  );
   const stop = onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));

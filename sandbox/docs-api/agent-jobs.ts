@@ -69,11 +69,15 @@ function randomId(length: number): string {
 /** Checks a `{prompt}` body the way the vendor's (zod) validation reports it; returns the prompt or a 400. */
 function readPrompt(body: unknown): string | Reply {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return errorReply(400, `Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`);
+    return errorReply(
+      400,
+      `Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`,
+    );
   }
   const prompt = (body as { prompt?: unknown }).prompt;
   if (prompt === undefined) return errorReply(400, 'prompt: Required');
-  if (typeof prompt !== 'string') return errorReply(400, `prompt: Expected string, received ${prompt === null ? 'null' : typeof prompt}`);
+  if (typeof prompt !== 'string')
+    return errorReply(400, `prompt: Expected string, received ${prompt === null ? 'null' : typeof prompt}`);
   if (prompt.length < 1) return errorReply(400, 'prompt: String must contain at least 1 character(s)');
   return prompt;
 }
@@ -115,7 +119,14 @@ export class AgentJobs {
    * found" for an unknown job or one of another project, 400 for a bad `{prompt}` body. `at` is the
    * clock in ms.
    */
-  reply(route: 'createJob' | 'job' | 'message', projectId: string, jobId: string, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply {
+  reply(
+    route: 'createJob' | 'job' | 'message',
+    projectId: string,
+    jobId: string,
+    headers: IncomingMessage['headers'],
+    rawBody: string,
+    at: number,
+  ): Reply {
     const found = route === 'createJob' ? undefined : this.jobs.get(jobId);
     const job = found?.projectId === projectId ? found : undefined;
     if (route !== 'createJob' && !job) return errorReply(404, 'Job not found');

@@ -8,4 +8,8 @@ export interface Reply {
 }
 
 /** An error answer `{"error": message}` with `status` (the vendor's error shape) and optional extra headers. */
-export const errorReply = (status: number, message: string, headers?: Record<string, string>): Reply => ({ status, body: { error: message }, headers });
+export const errorReply = (status: number, message: string, headers?: Record<string, string>): Reply => ({
+  status,
+  body: { error: message },
+  headers,
+});

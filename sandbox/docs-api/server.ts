@@ -70,7 +70,11 @@ async function readBody(req: IncomingMessage): Promise<{ raw: string; tooLarge: 
 }
 
 /** A request as {@link RecordedRequest} keeps it: body parsed as JSON when it is JSON, headers and query flattened. */
-function describeRequest(req: IncomingMessage, url: URL, raw: string): Pick<RecordedRequest, 'path' | 'query' | 'headers' | 'body'> {
+function describeRequest(
+  req: IncomingMessage,
+  url: URL,
+  raw: string,
+): Pick<RecordedRequest, 'path' | 'query' | 'headers' | 'body'> {
   let body: unknown;
   if (raw !== '') {
     try {
@@ -80,7 +84,8 @@ function describeRequest(req: IncomingMessage, url: URL, raw: string): Pick<Reco
     }
   }
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) if (!(k in query)) query[k] = v;
   return { path: url.pathname, query, headers, body };
@@ -188,7 +193,11 @@ class FakeDocsApiServer implements FakeDocsApi {
         }
       };
       const timer = setTimeout(() => {
-        settle(() => reject(new Error(`waitForRequest: no matching request within ${timeoutMs} ms (${this.requests.length} recorded)`)));
+        settle(() =>
+          reject(
+            new Error(`waitForRequest: no matching request within ${timeoutMs} ms (${this.requests.length} recorded)`),
+          ),
+        );
       }, timeoutMs);
       this.events.on('request', check);
       for (const r of this.requests) check(r);
@@ -215,7 +224,14 @@ class FakeDocsApiServer implements FakeDocsApi {
   }
 
   /** Injected failure, then auth (401), then routing (404 / 405 / project check), then the route's handler. */
-  private route(method: string, path: string, query: URLSearchParams, headers: IncomingMessage['headers'], rawBody: string, at: number): Reply & { projectId?: string } {
+  private route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    headers: IncomingMessage['headers'],
+    rawBody: string,
+    at: number,
+  ): Reply & { projectId?: string } {
     const name = (Object.keys(ROUTES) as (keyof typeof ROUTES)[]).find((k) => ROUTES[k].test(path));
     const [, rawProject, jobId = ''] = name ? (ROUTES[name].exec(path) ?? []) : [];
     const projectId = rawProject === undefined ? undefined : safeDecode(rawProject);
@@ -223,12 +239,25 @@ class FakeDocsApiServer implements FakeDocsApi {
     return { ...reply, ...(projectId === undefined ? {} : { projectId }) };
   }
 
-  private answer(r: { name: keyof typeof ROUTES | undefined; method: string; path: string; query: URLSearchParams; headers: IncomingMessage['headers']; rawBody: string; at: number; projectId: string | undefined; jobId: string }): Reply {
+  private answer(r: {
+    name: keyof typeof ROUTES | undefined;
+    method: string;
+    path: string;
+    query: URLSearchParams;
+    headers: IncomingMessage['headers'];
+    rawBody: string;
+    at: number;
+    projectId: string | undefined;
+    jobId: string;
+  }): Reply {
     const { name, method, path, query, headers, rawBody, at, projectId, jobId } = r;
     const injected = this.takeFailure(path);
     if (injected) return injected;
     if (headers.authorization !== `Bearer ${this.opts.apiKey}`) {
-      return errorReply(401, headers.authorization ? 'Invalid API key' : 'Missing Authorization header (expected "Bearer <api key>")');
+      return errorReply(
+        401,
+        headers.authorization ? 'Invalid API key' : 'Missing Authorization header (expected "Bearer <api key>")',
+      );
     }
     if (!name || projectId === undefined) return errorReply(404, 'Not found');
     if (method !== ROUTE_METHODS[name]) return errorReply(405, 'Method not allowed', { allow: ROUTE_METHODS[name] });
@@ -248,7 +277,9 @@ class FakeDocsApiServer implements FakeDocsApi {
       await this.serveDiscovery(req, res, { url, method, raw, at });
       return;
     }
-    const { projectId, ...reply }: Reply & { projectId?: string } = tooLarge ? errorReply(413, 'Payload too large') : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
+    const { projectId, ...reply }: Reply & { projectId?: string } = tooLarge
+      ? errorReply(413, 'Payload too large')
+      : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
     const described = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }) };
     this.record({ ...described, status: reply.status, responseBody: reply.body, at });
     send(res, reply);

@@ -79,4 +79,3 @@ export interface FakeDocsApi {
   /** Stops listening and drops open connections. Idempotent. */
   close(): Promise<void>;
 }
-

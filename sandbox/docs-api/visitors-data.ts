@@ -33,15 +33,52 @@ const FAKE_PAGE_COUNT = 137;
 
 /** Doc sections and their page slugs; the catalogue is padded with monthly changelog pages. */
 const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
-  ['', ['introduction', 'quickstart', 'installation', 'development', 'authentication', 'pricing', 'faq', 'support', 'changelog']],
+  [
+    '',
+    [
+      'introduction',
+      'quickstart',
+      'installation',
+      'development',
+      'authentication',
+      'pricing',
+      'faq',
+      'support',
+      'changelog',
+    ],
+  ],
   [
     'guides',
     [
-      'writing-content', 'navigation', 'themes', 'custom-domain', 'analytics', 'search', 'seo', 'redirects',
-      'versioning', 'localization', 'openapi-setup', 'mdx-components', 'code-blocks', 'images-and-embeds',
-      'reusable-snippets', 'custom-css-and-js', 'github-integration', 'gitlab-integration', 'preview-deployments',
-      'broken-links', 'llms-txt', 'mcp-server', 'ai-assistant', 'feedback', 'hidden-pages', 'monorepo-setup',
-      'migrating-from-readme', 'migrating-from-gitbook', 'migrating-from-docusaurus',
+      'writing-content',
+      'navigation',
+      'themes',
+      'custom-domain',
+      'analytics',
+      'search',
+      'seo',
+      'redirects',
+      'versioning',
+      'localization',
+      'openapi-setup',
+      'mdx-components',
+      'code-blocks',
+      'images-and-embeds',
+      'reusable-snippets',
+      'custom-css-and-js',
+      'github-integration',
+      'gitlab-integration',
+      'preview-deployments',
+      'broken-links',
+      'llms-txt',
+      'mcp-server',
+      'ai-assistant',
+      'feedback',
+      'hidden-pages',
+      'monorepo-setup',
+      'migrating-from-readme',
+      'migrating-from-gitbook',
+      'migrating-from-docusaurus',
       'migrating-from-legacy-authentication-to-oauth-2-with-pkce-for-single-page-apps',
       'agent-workflows-from-slack-to-pull-request',
     ],
@@ -49,36 +86,95 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
   [
     'api-reference',
     [
-      'introduction', 'authentication', 'rate-limits', 'errors', 'endpoint/create-job', 'endpoint/get-job',
-      'endpoint/send-message', 'endpoint/list-jobs', 'endpoint/trigger-update', 'endpoint/get-update-status',
-      'endpoint/visitors', 'endpoint/views', 'endpoint/feedback', 'endpoint/feedback-by-page', 'endpoint/searches',
-      'endpoint/assistant-conversations', 'endpoint/assistant-thread', 'endpoint/assistant-caller-stats',
-      'endpoint/create-assistant-message', 'endpoint/search-documentation', 'endpoint/create-agent-job-v1',
+      'introduction',
+      'authentication',
+      'rate-limits',
+      'errors',
+      'endpoint/create-job',
+      'endpoint/get-job',
+      'endpoint/send-message',
+      'endpoint/list-jobs',
+      'endpoint/trigger-update',
+      'endpoint/get-update-status',
+      'endpoint/visitors',
+      'endpoint/views',
+      'endpoint/feedback',
+      'endpoint/feedback-by-page',
+      'endpoint/searches',
+      'endpoint/assistant-conversations',
+      'endpoint/assistant-thread',
+      'endpoint/assistant-caller-stats',
+      'endpoint/create-assistant-message',
+      'endpoint/search-documentation',
+      'endpoint/create-agent-job-v1',
       'endpoint/get-agent-job-v1',
     ],
   ],
   [
     'components',
     [
-      'accordions', 'banner', 'badges', 'callouts', 'cards', 'code-groups', 'columns', 'examples', 'expandables',
-      'fields', 'frames', 'icons', 'mermaid-diagrams', 'panel', 'response-fields', 'steps', 'tabs', 'tiles',
-      'tooltips', 'tree', 'update', 'color',
+      'accordions',
+      'banner',
+      'badges',
+      'callouts',
+      'cards',
+      'code-groups',
+      'columns',
+      'examples',
+      'expandables',
+      'fields',
+      'frames',
+      'icons',
+      'mermaid-diagrams',
+      'panel',
+      'response-fields',
+      'steps',
+      'tabs',
+      'tiles',
+      'tooltips',
+      'tree',
+      'update',
+      'color',
     ],
   ],
   [
     'integrations',
     [
-      'analytics/amplitude', 'analytics/clearbit', 'analytics/fathom', 'analytics/google-analytics',
-      'analytics/google-tag-manager', 'analytics/heap', 'analytics/hotjar', 'analytics/logrocket',
-      'analytics/mixpanel', 'analytics/plausible', 'analytics/posthog', 'analytics/segment', 'support/intercom',
-      'support/front', 'privacy/osano', 'sdks/speakeasy', 'sdks/stainless', 'slack/docs-agent-bot',
+      'analytics/amplitude',
+      'analytics/clearbit',
+      'analytics/fathom',
+      'analytics/google-analytics',
+      'analytics/google-tag-manager',
+      'analytics/heap',
+      'analytics/hotjar',
+      'analytics/logrocket',
+      'analytics/mixpanel',
+      'analytics/plausible',
+      'analytics/posthog',
+      'analytics/segment',
+      'support/intercom',
+      'support/front',
+      'privacy/osano',
+      'sdks/speakeasy',
+      'sdks/stainless',
+      'slack/docs-agent-bot',
     ],
   ],
   [
     'settings',
     [
-      'global', 'navigation', 'custom-domain', 'custom-scripts', 'seo', 'broken-links', 'github', 'gitlab',
-      'ci-checks', 'preview-deployments', 'versioning', 'redirects',
+      'global',
+      'navigation',
+      'custom-domain',
+      'custom-scripts',
+      'seo',
+      'broken-links',
+      'github',
+      'gitlab',
+      'ci-checks',
+      'preview-deployments',
+      'versioning',
+      'redirects',
       'authentication-personalization/authentication-setup',
       'authentication-personalization/personalization-setup',
       'authentication-personalization/partial-authentication',
@@ -90,7 +186,9 @@ const SECTIONS: readonly (readonly [string, readonly string[]])[] = [
 
 /** The catalogue: section pages in order, padded to {@link FAKE_PAGE_COUNT}; throws if the list is not 137 distinct paths. */
 function buildCatalogue(): string[] {
-  const pages = SECTIONS.flatMap(([section, slugs]) => slugs.map((slug) => (section ? `/${section}/${slug}` : `/${slug}`)));
+  const pages = SECTIONS.flatMap(([section, slugs]) =>
+    slugs.map((slug) => (section ? `/${section}/${slug}` : `/${slug}`)),
+  );
   // Pad with monthly changelog pages (2025-01, 2025-02, …) up to the fixed size.
   for (let month = 0; pages.length < FAKE_PAGE_COUNT; month++) {
     pages.push(`/changelog/${2025 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, '0')}`);
@@ -120,10 +218,19 @@ interface PageModel {
 const TREND_REFERENCE_DAY = Date.UTC(2026, 10, 2) / DAY_MS;
 const NEW_PAGES_SINCE_DAY = Date.parse(`${FAKE_NEW_PAGES_SINCE}T00:00:00Z`) / DAY_MS;
 /** The most visited pages, in order; the rest are ranked by a seeded shuffle. */
-const HEAD_PAGES = ['/quickstart', '/introduction', '/installation', '/api-reference/introduction', '/guides/navigation', '/components/cards'];
+const HEAD_PAGES = [
+  '/quickstart',
+  '/introduction',
+  '/installation',
+  '/api-reference/introduction',
+  '/guides/navigation',
+  '/components/cards',
+];
 
 const PAGE_MODELS: readonly PageModel[] = (() => {
-  const tail = FAKE_DOC_PAGES.filter((p) => !HEAD_PAGES.includes(p)).sort((a, b) => hash01(a, 'rank') - hash01(b, 'rank'));
+  const tail = FAKE_DOC_PAGES.filter((p) => !HEAD_PAGES.includes(p)).sort(
+    (a, b) => hash01(a, 'rank') - hash01(b, 'rank'),
+  );
   return [...HEAD_PAGES, ...tail].map((path, index) => {
     const trend = hash01(path, 'trend');
     return {
@@ -146,7 +253,9 @@ function dailyVisitors(page: PageModel, day: number): FakeVisitorRow {
   const weekend = dayOfWeek(day) === 0 || dayOfWeek(day) === 6 ? 0.55 : 1;
   const level = page.base * trend * weekNoise;
   const human = Math.floor(level * weekend * (0.85 + 0.3 * hash01(page.path, day, 'h')) + hash01(page.path, day, 'hd'));
-  const ai = Math.floor(level * page.aiShare * (0.7 + 0.6 * hash01(page.path, day, 'a')) + hash01(page.path, day, 'ad'));
+  const ai = Math.floor(
+    level * page.aiShare * (0.7 + 0.6 * hash01(page.path, day, 'a')) + hash01(page.path, day, 'ad'),
+  );
   const overlap = Math.floor(Math.min(human, ai) * (0.05 + 0.25 * hash01(page.path, day, 'o')));
   return { path: page.path, human, ai, total: human + ai - overlap };
 }
@@ -157,7 +266,10 @@ function dailyVisitors(page: PageModel, day: number): FakeVisitorRow {
  * of pages, since visitors see several pages, but never below the busiest page; human/ai/total keep
  * `max(human, ai) ≤ total ≤ human + ai`).
  */
-export function visitorsForDays(fromDay: number, toDay: number): { totals: Omit<FakeVisitorRow, 'path'>; rows: FakeVisitorRow[] } {
+export function visitorsForDays(
+  fromDay: number,
+  toDay: number,
+): { totals: Omit<FakeVisitorRow, 'path'>; rows: FakeVisitorRow[] } {
   const rows: FakeVisitorRow[] = [];
   for (const page of PAGE_MODELS) {
     const sum: FakeVisitorRow = { path: page.path, human: 0, ai: 0, total: 0 };

@@ -25,8 +25,17 @@ export function eventCallback(ctx: DriverContext, event: Json, eventId: string):
     type: 'event_callback',
     event_id: eventId,
     event_time: ctx.nowS(),
-    authorizations: [{ enterprise_id: null, team_id: ctx.teamId, user_id: slack.botUserId, is_bot: true, is_enterprise_install: false }],
-    is_ext_shared_channel: slack.channels.find((c) => c.id === (event.channel as string | undefined))?.isExtShared ?? false,
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: ctx.teamId,
+        user_id: slack.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel:
+      slack.channels.find((c) => c.id === (event.channel as string | undefined))?.isExtShared ?? false,
     event_context: `4-${Buffer.from(eventId).toString('base64url')}`,
   };
 }
@@ -96,7 +105,10 @@ export function botEchoEvent(ctx: DriverContext, m: SlackMessage, subtype?: 'bot
  * A person edits their message: updates it in the fake and returns the `message_changed` event
  * (Slack docs: "message_changed"): `hidden: true`, `message` (new state with `edited`) and `previous_message`.
  */
-export function messageChangedEvent(ctx: DriverContext, p: { channel: string; ts: string; text: string; user?: string }): Json {
+export function messageChangedEvent(
+  ctx: DriverContext,
+  p: { channel: string; ts: string; text: string; user?: string },
+): Json {
   const existing = ctx.slack.findMessage(p.channel, p.ts);
   const user = p.user ?? existing?.user ?? 'U0UNKNOWN';
   const previousText = existing?.text ?? '';
@@ -150,7 +162,12 @@ export function messageDeletedEvent(ctx: DriverContext, p: { channel: string; ts
  * A person opens the app's Home tab (Slack docs: "app_home_opened"): `channel` is the IM with the bot;
  * `view` is included once a home view was published for that user.
  */
-export function appHomeOpenedEvent(ctx: DriverContext, user: string, tab: 'home' | 'messages' = 'home', viewing?: string): Json {
+export function appHomeOpenedEvent(
+  ctx: DriverContext,
+  user: string,
+  tab: 'home' | 'messages' = 'home',
+  viewing?: string,
+): Json {
   const slack = ctx.slack;
   const published = [...slack.views].reverse().find((v) => v.kind === 'home' && v.userId === user);
   return {
@@ -160,7 +177,9 @@ export function appHomeOpenedEvent(ctx: DriverContext, user: string, tab: 'home'
     tab,
     ...(tab === 'messages' ? { context: viewingContext(ctx, viewing) } : {}),
     event_ts: ctx.eventTs(),
-    ...(published ? { view: { id: published.id, team_id: ctx.teamId, type: 'home', ...published.view, hash: published.hash } } : {}),
+    ...(published
+      ? { view: { id: published.id, team_id: ctx.teamId, type: 'home', ...published.view, hash: published.hash } }
+      : {}),
   };
 }
 
@@ -180,7 +199,13 @@ function viewingContext(ctx: DriverContext, viewing: string | undefined): Json {
  * example shows only `context`): `viewing` is the channel id, or undefined for an empty context.
  */
 export function appContextChangedEvent(ctx: DriverContext, user: string, viewing?: string): Json {
-  return { type: 'app_context_changed', user, channel: imOf(ctx, user), context: viewingContext(ctx, viewing), event_ts: ctx.eventTs() };
+  return {
+    type: 'app_context_changed',
+    user,
+    channel: imOf(ctx, user),
+    context: viewingContext(ctx, viewing),
+    event_ts: ctx.eventTs(),
+  };
 }
 
 /**
@@ -191,5 +216,10 @@ export function appContextChangedEvent(ctx: DriverContext, user: string, viewing
 export function userChangeEvent(ctx: DriverContext, userId: string): Json {
   const u = ctx.slack.users.find((x) => x.id === userId);
   if (!u) throw new Error(`the fake Slack has no user ${userId}`);
-  return { type: 'user_change', user: userJson(ctx.slack, u), cache_ts: Math.floor(Date.now() / 1000), event_ts: ctx.eventTs() };
+  return {
+    type: 'user_change',
+    user: userJson(ctx.slack, u),
+    cache_ts: Math.floor(Date.now() / 1000),
+    event_ts: ctx.eventTs(),
+  };
 }

@@ -120,7 +120,13 @@ export function blockActionsPayload(ctx: DriverContext, p: BlockActionInput): Js
     user: ctx.userRef(p.user),
     api_app_id: slack.appId,
     token: 'sandbox-verification-token',
-    container: { type: 'message', message_ts: p.messageTs, channel_id: p.channel, is_ephemeral: Boolean(message?.ephemeralTo), ...(threadTs ? { thread_ts: threadTs } : {}) },
+    container: {
+      type: 'message',
+      message_ts: p.messageTs,
+      channel_id: p.channel,
+      is_ephemeral: Boolean(message?.ephemeralTo),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    },
     trigger_id: slack.triggerId(p.user),
     team: { id: ctx.teamId, domain: slack.teamDomain },
     enterprise: null,
@@ -137,7 +143,12 @@ export function blockActionsPayload(ctx: DriverContext, p: BlockActionInput): Js
       team: ctx.teamId,
     },
     state: { values: {} },
-    response_url: slack.responseUrl(undefined, { user: p.user, channel: p.channel, messageTs: p.messageTs, ...(threadTs ? { threadTs } : {}) }),
+    response_url: slack.responseUrl(undefined, {
+      user: p.user,
+      channel: p.channel,
+      messageTs: p.messageTs,
+      ...(threadTs ? { threadTs } : {}),
+    }),
     actions: [actionEntry(ctx, p, findElement(message?.blocks, p.actionId))],
   };
 }
@@ -148,9 +159,12 @@ export function blockActionsPayload(ctx: DriverContext, p: BlockActionInput): Js
  */
 export function viewSubmissionPayload(ctx: DriverContext, p: ViewSubmissionInput): Json {
   const slack = ctx.slack;
-  const opened = [...slack.views].reverse().find((v) => v.kind === 'modal' && v.view.callback_id === p.view.callback_id);
+  const opened = [...slack.views]
+    .reverse()
+    .find((v) => v.kind === 'modal' && v.view.callback_id === p.view.callback_id);
   const id = opened?.id ?? `V${String(ctx.nextId()).padStart(8, '0')}`;
-  const metadata = p.view.private_metadata ?? (typeof opened?.view.private_metadata === 'string' ? opened.view.private_metadata : '');
+  const metadata =
+    p.view.private_metadata ?? (typeof opened?.view.private_metadata === 'string' ? opened.view.private_metadata : '');
   return {
     type: 'view_submission',
     team: { id: ctx.teamId, domain: slack.teamDomain },
@@ -206,7 +220,12 @@ export function messageActionPayload(ctx: DriverContext, p: MessageShortcutInput
     enterprise: null,
     callback_id: p.callbackId,
     trigger_id: slack.triggerId(p.user),
-    response_url: slack.responseUrl(undefined, { user: p.user, channel: p.channel, messageTs: p.messageTs, ...(threadTs ? { threadTs } : {}) }),
+    response_url: slack.responseUrl(undefined, {
+      user: p.user,
+      channel: p.channel,
+      messageTs: p.messageTs,
+      ...(threadTs ? { threadTs } : {}),
+    }),
     message_ts: p.messageTs,
     message: message ? messageJson(slack, message) : { type: 'message', ts: p.messageTs, text: '' },
   };

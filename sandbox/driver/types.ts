@@ -56,7 +56,11 @@ export interface SlashCommandInput {
 /** A modal submission: `view.state.values` as Slack sends them (block_id → action_id → value). */
 export interface ViewSubmissionInput {
   user: string;
-  view: { callback_id: string; private_metadata?: string; state: { values: Record<string, Record<string, { type: string; value?: string }>> } };
+  view: {
+    callback_id: string;
+    private_metadata?: string;
+    state: { values: Record<string, Record<string, { type: string; value?: string }>> };
+  };
 }
 
 /** A message shortcut (Slack: "message_action") `callbackId` used by `user` on message `messageTs` in `channel`. */

@@ -90,7 +90,8 @@ export function checkAgentBlocks(blocks: unknown): void {
     if (b.type === 'plan') checkPlan(b);
     else if (b.type === 'task_card') checkTaskCard(b, false);
     else if (b.type === 'context_actions') checkContextActions(b);
-    else if (Array.isArray(b.elements) && (b.elements as unknown[]).some((e) => obj(e)?.type === 'feedback_buttons')) invalid();
+    else if (Array.isArray(b.elements) && (b.elements as unknown[]).some((e) => obj(e)?.type === 'feedback_buttons'))
+      invalid();
     if (!within(b.block_id, 255)) invalid();
   }
 }

@@ -60,7 +60,11 @@ export function agentMethods(state: SlackState, agent: FakeAgentState): MethodTa
       refused();
       const { ch, ts } = thread(args);
       const status = requireString(args.status);
-      if (args.loading_messages !== undefined && (!Array.isArray(args.loading_messages) || args.loading_messages.length > 10)) fail('invalid_arguments');
+      if (
+        args.loading_messages !== undefined &&
+        (!Array.isArray(args.loading_messages) || args.loading_messages.length > 10)
+      )
+        fail('invalid_arguments');
       const key = `${ch.id}:${ts}`;
       if (status === '') agent.loading.delete(key);
       else {
@@ -75,12 +79,25 @@ export function agentMethods(state: SlackState, agent: FakeAgentState): MethodTa
       const status = requireString(args.status);
       if (!SESSION_STATUSES.has(status)) fail('invalid_arguments');
       const { ch, ts } = thread(args);
-      if (args.title !== undefined && (typeof args.title !== 'string' || args.title.length > 200)) fail('invalid_arguments');
+      if (args.title !== undefined && (typeof args.title !== 'string' || args.title.length > 200))
+        fail('invalid_arguments');
       const key = `${ch.id}:${ts}`;
-      const session = agent.sessions.get(key) ?? { channel: ch.id, threadTs: ts, statuses: [], ...(str(args.title) ? { title: str(args.title) } : {}), ...(str(args.initiator_user_id) ? { initiator: str(args.initiator_user_id) } : {}) };
+      const session = agent.sessions.get(key) ?? {
+        channel: ch.id,
+        threadTs: ts,
+        statuses: [],
+        ...(str(args.title) ? { title: str(args.title) } : {}),
+        ...(str(args.initiator_user_id) ? { initiator: str(args.initiator_user_id) } : {}),
+      };
       session.statuses.push(status);
       agent.sessions.set(key, session);
-      const warning = status === 'processing' ? { warning: 'missing_agent_session_stopped_event_subscription', response_metadata: { warnings: ['missing_agent_session_stopped_event_subscription'] } } : {};
+      const warning =
+        status === 'processing'
+          ? {
+              warning: 'missing_agent_session_stopped_event_subscription',
+              response_metadata: { warnings: ['missing_agent_session_stopped_event_subscription'] },
+            }
+          : {};
       return { ok: true, status, ...(session.title ? { title: session.title } : {}), ...warning };
     },
   };

@@ -40,7 +40,11 @@ function decodeField(key: string, value: string): unknown {
 /** Parse a `multipart/form-data` body (`contentType` carries the boundary). */
 export async function parseForm(contentType: string, raw: Buffer): Promise<FormData> {
   // undici's Request parses multipart bodies exactly like a server would.
-  return new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
+  return new Request('http://fake.invalid/', {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: raw,
+  }).formData();
 }
 
 /** Whether the request's content type is `multipart/form-data`. */
@@ -80,9 +84,18 @@ export async function parseArgs(req: IncomingMessage, raw: Buffer, url: URL): Pr
 }
 
 /** Answer `status` with `body` as JSON (plus `headers`, e.g. `retry-after`). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 

@@ -18,13 +18,21 @@ import { historyMethods, truthy } from './history.js';
 /** conversations.info: the conversation object; `num_members` with `include_num_members`. */
 function info(state: SlackState, args: Json): Json {
   const ch = state.requireChannel(args.channel, false);
-  return { ok: true, channel: channelJson(ch, ch.botIsMember, truthy(args.include_num_members) ? state.members(ch).length : undefined) };
+  return {
+    ok: true,
+    channel: channelJson(ch, ch.botIsMember, truthy(args.include_num_members) ? state.members(ch).length : undefined),
+  };
 }
 
 /** conversations.members: one page of member user ids. */
 function members(state: SlackState, args: Json): Json {
   const ch = state.requireChannel(args.channel, false);
-  const page = paginate(state.members(ch), args, { prefix: 'user_id', defaultLimit: 100, maxLimit: 999, key: (id) => id });
+  const page = paginate(state.members(ch), args, {
+    prefix: 'user_id',
+    defaultLimit: 100,
+    maxLimit: 999,
+    key: (id) => id,
+  });
   return { ok: true, members: page.items, response_metadata: { next_cursor: page.nextCursor } };
 }
 

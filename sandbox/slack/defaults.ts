@@ -15,22 +15,54 @@ export const DEFAULT_USERS: FakeUser[] = [
   { id: 'U0BOB', name: 'bob', realName: 'Bob Brown', tz: 'America/New_York', tzOffset: -18000 },
   { id: 'U0CAROL', name: 'carol', realName: 'Carol Chen', tz: 'Asia/Tokyo', tzOffset: 32400 },
   { id: 'U0ADMIN', name: 'dana', realName: 'Dana Diaz', tz: 'Europe/London', tzOffset: 0, isAdmin: true },
-  { id: 'U0GUEST', name: 'gus', realName: 'Gus Green', tz: 'Europe/Paris', tzOffset: 3600, isRestricted: true, isUltraRestricted: true },
-  { id: 'U0EXTERNAL', name: 'erin', realName: 'Erin Evans', tz: 'America/Los_Angeles', tzOffset: -28800, teamId: OTHER_TEAM_ID },
+  {
+    id: 'U0GUEST',
+    name: 'gus',
+    realName: 'Gus Green',
+    tz: 'Europe/Paris',
+    tzOffset: 3600,
+    isRestricted: true,
+    isUltraRestricted: true,
+  },
+  {
+    id: 'U0EXTERNAL',
+    name: 'erin',
+    realName: 'Erin Evans',
+    tz: 'America/Los_Angeles',
+    tzOffset: -28800,
+    teamId: OTHER_TEAM_ID,
+  },
 ];
 
 /** Default conversations; member lists name the bot user id as "@bot" and are resolved by the state. */
 export const DEFAULT_CHANNELS: FakeChannel[] = [
-  { id: 'C0DOCS', name: 'docs', botIsMember: true, members: ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0ADMIN', 'U0GUEST', '@bot'] },
+  {
+    id: 'C0DOCS',
+    name: 'docs',
+    botIsMember: true,
+    members: ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0ADMIN', 'U0GUEST', '@bot'],
+  },
   { id: 'C0RANDOM', name: 'random', botIsMember: false, members: ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0ADMIN'] },
   { id: 'D0ALICE', name: 'alice', botIsMember: true, isIm: true, user: 'U0ALICE' },
-  { id: 'C0CONNECT', name: 'docs-connect', botIsMember: true, isExtShared: true, members: ['U0ALICE', 'U0EXTERNAL', '@bot'] },
+  {
+    id: 'C0CONNECT',
+    name: 'docs-connect',
+    botIsMember: true,
+    isExtShared: true,
+    members: ['U0ALICE', 'U0EXTERNAL', '@bot'],
+  },
   { id: 'C0LEADS', name: 'leads', botIsMember: false, isPrivate: true, members: ['U0ALICE', 'U0ADMIN'] },
 ];
 
 /** Default user groups: @docs-writers (alice). */
 export const DEFAULT_USERGROUPS: FakeUsergroup[] = [
-  { id: 'S0DOCSWRITERS', handle: 'docs-writers', name: 'Docs writers', description: 'People who write the docs', members: ['U0ALICE'] },
+  {
+    id: 'S0DOCSWRITERS',
+    handle: 'docs-writers',
+    name: 'Docs writers',
+    description: 'People who write the docs',
+    members: ['U0ALICE'],
+  },
 ];
 
 /**

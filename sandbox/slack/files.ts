@@ -38,7 +38,11 @@ function completeUpload(state: SlackState, args: Json): Json {
   if (channelId) {
     const ch = state.requireChannel(channelId);
     const initial = str(args.initial_comment);
-    const msg = state.botMessage(ch, { text: initial ?? '', ...(initial ? {} : { blocks: args.blocks }), thread_ts: args.thread_ts }, 'file_share');
+    const msg = state.botMessage(
+      ch,
+      { text: initial ?? '', ...(initial ? {} : { blocks: args.blocks }), thread_ts: args.thread_ts },
+      'file_share',
+    );
     msg.files = refs;
     state.messages.push(msg);
   }
@@ -74,11 +78,20 @@ export async function receiveUpload(
   if (isMultipart(req)) {
     const form = await parseForm(req.headers['content-type'] ?? '', raw);
     const part = form.get('body') ?? form.get('file') ?? [...form.values()][0];
-    bytes = part === undefined || part === null ? Buffer.alloc(0) : typeof part === 'string' ? Buffer.from(part) : Buffer.from(await part.arrayBuffer());
+    bytes =
+      part === undefined || part === null
+        ? Buffer.alloc(0)
+        : typeof part === 'string'
+          ? Buffer.from(part)
+          : Buffer.from(await part.arrayBuffer());
   }
   pending.bytes = bytes;
   const text = `OK - ${bytes.length}`;
-  recorder.record('file_upload', { file_id: fileId, filename: pending.filename, length: bytes.length }, { status: 200, body: text });
+  recorder.record(
+    'file_upload',
+    { file_id: fileId, filename: pending.filename, length: bytes.length },
+    { status: 200, body: text },
+  );
   return { status: 200, text };
 }
 
@@ -96,7 +109,16 @@ export function serveFile(
 ): { status: number; bytes: Buffer; contentType: string } {
   const file = state.findFile(fileId);
   const status = !file ? 404 : authorized ? 200 : 403;
-  recorder.record('file_download', { file_id: fileId }, { status, body: status === 200 ? `${file?.size ?? 0} bytes` : 'refused' });
-  if (status !== 200 || !file) return { status, bytes: Buffer.from(status === 404 ? 'not found' : 'forbidden'), contentType: 'text/plain; charset=utf-8' };
+  recorder.record(
+    'file_download',
+    { file_id: fileId },
+    { status, body: status === 200 ? `${file?.size ?? 0} bytes` : 'refused' },
+  );
+  if (status !== 200 || !file)
+    return {
+      status,
+      bytes: Buffer.from(status === 404 ? 'not found' : 'forbidden'),
+      contentType: 'text/plain; charset=utf-8',
+    };
   return { status, bytes: file.bytes, contentType: file.mimetype ?? 'application/octet-stream' };
 }

@@ -99,7 +99,13 @@ const REPLIES_PAGES: PageSpec<SlackMessage> = {
 };
 
 /** The common answer: messages, `has_more`, echoed bounds, `response_metadata` while more follow. */
-function listing(state: SlackState, args: Json, ordered: SlackMessage[], all: SlackMessage[], spec: PageSpec<SlackMessage>): Json {
+function listing(
+  state: SlackState,
+  args: Json,
+  ordered: SlackMessage[],
+  all: SlackMessage[],
+  spec: PageSpec<SlackMessage>,
+): Json {
   const page = paginate(ordered, args, spec);
   const includeMetadata = truthy(args.include_all_metadata);
   return {

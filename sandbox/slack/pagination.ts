@@ -73,7 +73,11 @@ export function paginate<T>(items: T[], args: Json, spec: PageSpec<T>): Page<T> 
   }
   const page = items.slice(start, start + limit);
   const next = items[start + limit];
-  return { items: page, hasMore: next !== undefined, nextCursor: next === undefined ? '' : encodeCursor(spec.prefix, spec.key(next)) };
+  return {
+    items: page,
+    hasMore: next !== undefined,
+    nextCursor: next === undefined ? '' : encodeCursor(spec.prefix, spec.key(next)),
+  };
 }
 
 /** Slack ts ("1700000000.000100") → microseconds since the epoch, for ordering. NaN when malformed. */

@@ -62,7 +62,10 @@ export class CallRecorder {
   private timeoutError(fn: () => unknown, timeoutMs: number, lastError: unknown): Error {
     const recent = this.calls
       .slice(-10)
-      .map((c) => `  ${c.status} ${c.method} ${JSON.stringify(c.args).slice(0, 160)} -> ${JSON.stringify(c.response).slice(0, 120)}`)
+      .map(
+        (c) =>
+          `  ${c.status} ${c.method} ${JSON.stringify(c.args).slice(0, 160)} -> ${JSON.stringify(c.response).slice(0, 120)}`,
+      )
       .join('\n');
     const reason = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
     return new Error(

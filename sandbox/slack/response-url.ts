@@ -15,7 +15,8 @@ const ok = (): ApiResult => ({ status: 200, body: { ok: true } });
 /** Apply a post to a known response_url; 404 `channel_not_found` when a new message has nowhere to go. */
 function apply(state: SlackState, id: string, body: Json): ApiResult {
   const context = state.responseUrlContext(id) ?? {};
-  const source = context.channel && context.messageTs ? state.findMessage(context.channel, context.messageTs) : undefined;
+  const source =
+    context.channel && context.messageTs ? state.findMessage(context.channel, context.messageTs) : undefined;
   if (body.delete_original === true && source) {
     source.deleted = true;
     return ok();
@@ -49,6 +50,7 @@ export function responseUrlPost(state: SlackState, recorder: CallRecorder, id: s
     return recorder.record('response_url', { id }, { status: 400, body: { ok: false, error: 'invalid_payload' } });
   }
   const args: Json = { id, ...body };
-  if (!state.responseUrlContext(id)) return recorder.record('response_url', args, { status: 404, body: { ok: false, error: 'no_such_response_url' } });
+  if (!state.responseUrlContext(id))
+    return recorder.record('response_url', args, { status: 404, body: { ok: false, error: 'no_such_response_url' } });
   return recorder.record('response_url', args, apply(state, id, body));
 }

@@ -71,7 +71,11 @@ function callToken(req: IncomingMessage, args: Json): { token: string | undefine
 /** The answer for an injected failure (Slack docs, "Rate limits": 429 + `Retry-After` seconds, body error "ratelimited"). */
 function failureResult(failure: SlackFailure): ApiResult {
   if ('status' in failure) {
-    return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(failure.retryAfterS) } };
+    return {
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'retry-after': String(failure.retryAfterS) },
+    };
   }
   return { status: 200, body: { ok: false, error: failure.error } };
 }
@@ -93,7 +97,12 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     super(opts);
     this.recorder = new CallRecorder(this.now);
     this.calls = this.recorder.calls;
-    this.socket = new SocketModeServer({ appId: this.appId, origin: () => this.origin, now: this.now, pingIntervalMs: opts.socketPingIntervalMs ?? 0 });
+    this.socket = new SocketModeServer({
+      appId: this.appId,
+      origin: () => this.origin,
+      now: this.now,
+      pingIntervalMs: opts.socketPingIntervalMs ?? 0,
+    });
     this.methods = allMethods(this, this.socket, this.agent, this.streams);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
@@ -184,7 +193,11 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     try {
       args = await parseArgs(req, raw, url);
     } catch (err) {
-      return this.recorder.record(method, {}, slackError(err instanceof SlackApiError ? err.code : 'invalid_form_data'));
+      return this.recorder.record(
+        method,
+        {},
+        slackError(err instanceof SlackApiError ? err.code : 'invalid_form_data'),
+      );
     }
     const { token, inHeader } = callToken(req, args);
     delete args.token;

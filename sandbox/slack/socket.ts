@@ -95,7 +95,9 @@ export class SocketModeServer implements FakeSocketMode {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const ticket = url.searchParams.get('ticket') ?? '';
     if (url.pathname !== '/socket' || !this.tickets.delete(ticket)) {
-      socket.end(`HTTP/1.1 ${url.pathname === '/socket' ? '401 Unauthorized' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${url.pathname === '/socket' ? '401 Unauthorized' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
@@ -103,7 +105,12 @@ export class SocketModeServer implements FakeSocketMode {
 
   /** A new connection: record it, wire its frames, start pinging, say hello. */
   private accept(ws: WebSocket): void {
-    const info: SocketConnectionInfo = { id: this.history.length + 1, open: true, openedAt: this.ctx.now(), pingsReceived: 0 };
+    const info: SocketConnectionInfo = {
+      id: this.history.length + 1,
+      open: true,
+      openedAt: this.ctx.now(),
+      pingsReceived: 0,
+    };
     const conn: Connection = { info, ws };
     this.history.push(info);
     this.open.push(conn);
@@ -153,7 +160,12 @@ export class SocketModeServer implements FakeSocketMode {
     }
     const m = msg as { envelope_id?: unknown; payload?: unknown } | null;
     if (!m || typeof m.envelope_id !== 'string') return;
-    this.acks.push({ envelope_id: m.envelope_id, ...('payload' in m ? { payload: m.payload } : {}), connection: conn.info.id, at: this.ctx.now() });
+    this.acks.push({
+      envelope_id: m.envelope_id,
+      ...('payload' in m ? { payload: m.payload } : {}),
+      connection: conn.info.id,
+      at: this.ctx.now(),
+    });
     this.waiters.notify();
   }
 
@@ -174,9 +186,14 @@ export class SocketModeServer implements FakeSocketMode {
   async send(type: SocketEnvelopeType, payload: unknown, opts: SendEnvelopeOptions = {}): Promise<AckRecord> {
     const timeoutMs = opts.timeoutMs ?? 3000;
     const started = Date.now();
-    const conn = await this.waiters.until(() => this.open.at(-1), timeoutMs, () => `an open Socket Mode connection to send a ${type} envelope on`);
+    const conn = await this.waiters.until(
+      () => this.open.at(-1),
+      timeoutMs,
+      () => `an open Socket Mode connection to send a ${type} envelope on`,
+    );
     const envelopeId = opts.envelopeId ?? randomUUID();
-    const retry = type === 'events_api' ? { retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryReason ?? '' } : {};
+    const retry =
+      type === 'events_api' ? { retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryReason ?? '' } : {};
     const accepts = opts.acceptsResponsePayload ?? acceptsResponse(type, payload);
     const envelope = { envelope_id: envelopeId, payload, type, accepts_response_payload: accepts, ...retry };
     const acksBefore = this.acks.length;

@@ -68,7 +68,14 @@ export class SlackState {
     this.now = opts.now ?? Date.now;
     this.users = (opts.users ?? DEFAULT_USERS).map((u) => ({ ...u }));
     if (!this.users.some((u) => u.id === this.botUserId)) {
-      this.users.push({ id: this.botUserId, name: 'docs-agent', realName: 'Docs Agent', tz: 'UTC', tzOffset: 0, isBot: true });
+      this.users.push({
+        id: this.botUserId,
+        name: 'docs-agent',
+        realName: 'Docs Agent',
+        tz: 'UTC',
+        tzOffset: 0,
+        isBot: true,
+      });
     }
     this.channels = (opts.channels ?? DEFAULT_CHANNELS).map((c) => ({
       ...c,
@@ -140,7 +147,13 @@ export class SlackState {
   openIm(u: FakeUser): FakeChannel {
     const existing = this.channels.find((c) => c.isIm && c.user === u.id);
     if (existing) return existing;
-    const im: FakeChannel = { id: `D${u.id.replace(/^[UW]/, '')}`, name: u.name, botIsMember: true, isIm: true, user: u.id };
+    const im: FakeChannel = {
+      id: `D${u.id.replace(/^[UW]/, '')}`,
+      name: u.name,
+      botIsMember: true,
+      isIm: true,
+      user: u.id,
+    };
     this.channels.push(im);
     return im;
   }
@@ -172,7 +185,10 @@ export class SlackState {
    */
   requireMessage(ch: FakeChannel, ts: unknown): SlackMessage {
     const t = str(ts) ?? fail('message_not_found');
-    return this.messages.find((m) => m.channel === ch.id && m.ts === t && !m.deleted && !m.ephemeralTo) ?? fail('message_not_found');
+    return (
+      this.messages.find((m) => m.channel === ch.id && m.ts === t && !m.deleted && !m.ephemeralTo) ??
+      fail('message_not_found')
+    );
   }
 
   // ---------------------------------------------------------------- messages
@@ -197,7 +213,15 @@ export class SlackState {
   private userFile(user: string, f: UserFileInput): SlackFileRef {
     const bytes = typeof f.content === 'string' ? Buffer.from(f.content) : (f.content ?? Buffer.alloc(0));
     const id = `F${String(this.nextId()).padStart(10, '0')}`;
-    return { id, name: f.name, title: f.title ?? f.name, size: bytes.length, bytes, user, ...(f.mimetype ? { mimetype: f.mimetype } : {}) };
+    return {
+      id,
+      name: f.name,
+      title: f.title ?? f.name,
+      size: bytes.length,
+      bytes,
+      user,
+      ...(f.mimetype ? { mimetype: f.mimetype } : {}),
+    };
   }
 
   /** A file of any live message by id (uploads by the bot and people alike). */

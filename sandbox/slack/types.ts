@@ -242,7 +242,14 @@ export interface FakeSlack {
    * people typed). `files` are attached as that person's uploads (listed on the message like Slack's
    * file objects, bytes served at their `url_private` to the bot token).
    */
-  addUserMessage(m: { channel: string; user: string; text: string; thread_ts?: string; source?: 'human' | 'command'; files?: UserFileInput[] }): SlackMessage;
+  addUserMessage(m: {
+    channel: string;
+    user: string;
+    text: string;
+    thread_ts?: string;
+    source?: 'human' | 'command';
+    files?: UserFileInput[];
+  }): SlackMessage;
   /** Find a live (not deleted) message by channel and ts. */
   findMessage(channel: string, ts: string): SlackMessage | undefined;
   /**

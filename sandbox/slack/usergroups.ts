@@ -54,7 +54,9 @@ export function usergroupsMethods(state: SlackState): MethodTable {
     'usergroups.users.list': (args) => ({ ok: true, users: [...requireGroup(state, args).members] }),
     'usergroups.list': (args) => ({
       ok: true,
-      usergroups: state.usergroups.filter((g) => !g.disabled || truthy(args.include_disabled)).map((g) => groupJson(state, g, args)),
+      usergroups: state.usergroups
+        .filter((g) => !g.disabled || truthy(args.include_disabled))
+        .map((g) => groupJson(state, g, args)),
     }),
   };
 }

@@ -35,7 +35,10 @@ function channelType(ch: FakeChannel): string {
 
 /** The `types` argument as a set. @throws `invalid_types`. */
 function parseTypes(raw: unknown): Set<string> {
-  const list = (str(raw) ?? 'public_channel').split(',').map((t) => t.trim()).filter(Boolean);
+  const list = (str(raw) ?? 'public_channel')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (list.length === 0 || list.some((t) => !CHANNEL_TYPES.has(t))) fail('invalid_types');
   return new Set(list);
 }

@@ -52,7 +52,11 @@ function recordView(
 }
 
 /** The latest recorded state of the view with this id or external_id. */
-function latestView(state: SlackState, id: string | undefined, externalId: string | undefined): RecordedView | undefined {
+function latestView(
+  state: SlackState,
+  id: string | undefined,
+  externalId: string | undefined,
+): RecordedView | undefined {
   for (let i = state.views.length - 1; i >= 0; i -= 1) {
     const v = state.views[i];
     if (v && ((id && v.id === id) || (externalId && v.view.external_id === externalId))) return v;
@@ -64,7 +68,10 @@ function publish(state: SlackState, args: Json): Json {
   const u = state.user(args.user_id) ?? fail('user_not_found');
   const previous = [...state.views].reverse().find((v) => v.kind === 'home' && v.userId === u.id);
   if (previous && str(args.hash) && args.hash !== previous.hash) fail('hash_conflict');
-  return recordView(state, 'views.publish', 'home', args.view, { userId: u.id, ...(previous ? { id: previous.id } : {}) });
+  return recordView(state, 'views.publish', 'home', args.view, {
+    userId: u.id,
+    ...(previous ? { id: previous.id } : {}),
+  });
 }
 
 function openModal(state: SlackState, method: string, args: Json): Json {

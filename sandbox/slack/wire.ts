@@ -60,12 +60,19 @@ export function messageJson(ctx: WireContext, m: SlackMessage, opts: MessageJson
     team: ctx.teamId,
     ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
     ...(opts.thread
-      ? { reply_count: opts.thread.replyCount, reply_users_count: opts.thread.replyUsers.length, latest_reply: opts.thread.latestReply, reply_users: opts.thread.replyUsers }
+      ? {
+          reply_count: opts.thread.replyCount,
+          reply_users_count: opts.thread.replyUsers.length,
+          latest_reply: opts.thread.latestReply,
+          reply_users: opts.thread.replyUsers,
+        }
       : {}),
     ...(opts.parentUserId ? { parent_user_id: opts.parentUserId } : {}),
     ...(m.blocks ? { blocks: m.blocks } : {}),
     ...(m.edited ? { edited: { user: m.user ?? ctx.botUserId, ts: m.ts } } : {}),
-    ...(m.reactions.length ? { reactions: m.reactions.map((name) => ({ name, users: [ctx.botUserId], count: 1 })) } : {}),
+    ...(m.reactions.length
+      ? { reactions: m.reactions.map((name) => ({ name, users: [ctx.botUserId], count: 1 })) }
+      : {}),
     ...(m.files ? { files: m.files.map((f) => fileJson(ctx, f)) } : {}),
     ...(opts.includeMetadata && m.metadata ? { metadata: m.metadata } : {}),
   };
@@ -142,6 +149,12 @@ export function userJson(ctx: WireContext, u: FakeUser): Json {
     is_bot: u.isBot ?? false,
     is_app_user: false,
     ...(u.isStranger !== undefined ? { is_stranger: u.isStranger } : {}),
-    profile: { display_name: u.name, display_name_normalized: u.name, real_name: realName, real_name_normalized: realName, team: teamId },
+    profile: {
+      display_name: u.name,
+      display_name_normalized: u.name,
+      real_name: realName,
+      real_name_normalized: realName,
+      team: teamId,
+    },
   };
 }

@@ -12,15 +12,29 @@ const THREAD_PREFIX = '  └ ';
 export function promptLines(agent: FakeAgentState | undefined, channel: string, color: boolean): string[] {
   const set = agent?.prompts.get(channel);
   if (!set) return [];
-  return [paint(color, ['dim'], `✦ ${set.title ?? 'Suggested prompts'}:`), ...set.prompts.map((p) => `  ${paint(color, ['bold'], `[ ${p.title} ]`)}`)];
+  return [
+    paint(color, ['dim'], `✦ ${set.title ?? 'Suggested prompts'}:`),
+    ...set.prompts.map((p) => `  ${paint(color, ['bold'], `[ ${p.title} ]`)}`),
+  ];
 }
 
 /** The loading lines of thread `root` that appeared right after message `afterTs` (or, with `afterTs` undefined, after none of `seen`). */
-export function loadingLines(agent: FakeAgentState | undefined, root: SlackMessage, afterTs: string | undefined, seen: ReadonlySet<string>, color: boolean): string[] {
+export function loadingLines(
+  agent: FakeAgentState | undefined,
+  root: SlackMessage,
+  afterTs: string | undefined,
+  seen: ReadonlySet<string>,
+  color: boolean,
+): string[] {
   const lines = (agent?.loadingLines ?? []).filter(
-    (l) => l.channel === root.channel && l.threadTs === root.ts && (afterTs === undefined ? !l.afterTs || !seen.has(l.afterTs) : l.afterTs === afterTs),
+    (l) =>
+      l.channel === root.channel &&
+      l.threadTs === root.ts &&
+      (afterTs === undefined ? !l.afterTs || !seen.has(l.afterTs) : l.afterTs === afterTs),
   );
-  return lines.map((l) => `${paint(color, ['dim'], THREAD_PREFIX)}${paint(color, ['dim'], `⋯ ${BOT_NAME} ${l.status}`)}`);
+  return lines.map(
+    (l) => `${paint(color, ['dim'], THREAD_PREFIX)}${paint(color, ['dim'], `⋯ ${BOT_NAME} ${l.status}`)}`,
+  );
 }
 
 /** `◆ session "title": processing → active` for thread `root`, if it has one. */
@@ -28,5 +42,7 @@ export function sessionLines(agent: FakeAgentState | undefined, root: SlackMessa
   const s = agent?.sessions.get(`${root.channel}:${root.ts}`);
   if (!s) return [];
   const title = s.title ? ` “${s.title.length > 60 ? `${s.title.slice(0, 59)}…` : s.title}”` : '';
-  return [`${paint(color, ['dim'], THREAD_PREFIX)}${paint(color, ['magenta'], `◆ agent session${title}: ${s.statuses.join(' → ')}`)}`];
+  return [
+    `${paint(color, ['dim'], THREAD_PREFIX)}${paint(color, ['magenta'], `◆ agent session${title}: ${s.statuses.join(' → ')}`)}`,
+  ];
 }

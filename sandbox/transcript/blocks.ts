@@ -68,7 +68,11 @@ function richText(block: Json, namer: Namer): string[] {
         lines.push('```', ...richElements(asArr(part.elements), namer).split('\n'), '```');
         break;
       case 'rich_text_quote':
-        lines.push(...richElements(asArr(part.elements), namer).split('\n').map((l) => `> ${l}`));
+        lines.push(
+          ...richElements(asArr(part.elements), namer)
+            .split('\n')
+            .map((l) => `> ${l}`),
+        );
         break;
       default:
         break;
@@ -125,7 +129,11 @@ function table(block: Json, namer: Namer): string[] {
   );
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
-  const line = (row: string[]): string => row.map((cell, i) => cell + ' '.repeat((widths[i] ?? 0) - [...cell].length)).join(' | ').trimEnd();
+  const line = (row: string[]): string =>
+    row
+      .map((cell, i) => cell + ' '.repeat((widths[i] ?? 0) - [...cell].length))
+      .join(' | ')
+      .trimEnd();
   const out = rows.map(line);
   if (out.length > 1) out.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('-+-'));
   return out;
@@ -156,7 +164,11 @@ export function blocksToLines(blocks: unknown[], namer: Namer, numberButton?: Bu
         break;
       }
       case 'context':
-        lines.push(asArr(block.elements).map((e) => (asObj(e)?.type === 'image' ? element(e, namer) : textObject(e, namer))).join(' · '));
+        lines.push(
+          asArr(block.elements)
+            .map((e) => (asObj(e)?.type === 'image' ? element(e, namer) : textObject(e, namer)))
+            .join(' · '),
+        );
         break;
       case 'actions':
         lines.push(asArr(block.elements).map(draw).join(' '));
@@ -194,4 +206,3 @@ export function blocksToLines(blocks: unknown[], namer: Namer, numberButton?: Bu
   }
   return lines;
 }
-

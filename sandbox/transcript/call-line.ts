@@ -45,14 +45,24 @@ export function renderCall(call: SlackCall): string {
   } else if (call.method === 'users.info') {
     parts.push(asStr(a.user));
   } else if (call.method.startsWith('files.') || call.method === 'file_upload') {
-    const name = asStr(a.filename) || asArr(a.files).map((f) => asStr(asObj(f)?.title) || asStr(asObj(f)?.id)).join(',');
+    const name =
+      asStr(a.filename) ||
+      asArr(a.files)
+        .map((f) => asStr(asObj(f)?.title) || asStr(asObj(f)?.id))
+        .join(',');
     if (name) parts.push(name);
     if (asStr(response.file_id)) parts.push(asStr(response.file_id));
   } else if (call.method === 'response_url') {
-    const mode = a.delete_original === true ? 'delete_original' : a.replace_original === true ? 'replace_original' : asStr(a.response_type) || 'ephemeral';
+    const mode =
+      a.delete_original === true
+        ? 'delete_original'
+        : a.replace_original === true
+          ? 'replace_original'
+          : asStr(a.response_type) || 'ephemeral';
     parts.push(mode);
   }
-  const ts = asStr(a.ts) || asStr(a.timestamp) || asStr(a.message_ts) || asStr(response.ts) || asStr(response.message_ts);
+  const ts =
+    asStr(a.ts) || asStr(a.timestamp) || asStr(a.message_ts) || asStr(response.ts) || asStr(response.message_ts);
   if (ts) parts.push(ts);
   if (asStr(a.thread_ts)) parts.push(`(thread ${asStr(a.thread_ts)})`);
   if (asStr(a.name)) parts.push(`:${asStr(a.name)}:`);

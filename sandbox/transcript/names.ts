@@ -25,7 +25,8 @@ export function paint(on: boolean, codes: Style[], s: string): string {
 }
 
 /** `v` as an object, or undefined (arrays and null excluded). */
-export const asObj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
+export const asObj = (v: unknown): Json | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 /** `v` as an array, or `[]`. */
 export const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** `v` as a string, or `''`. */

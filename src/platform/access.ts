@@ -21,7 +21,8 @@ export interface Actor {
  * - `ask`: ask the docs assistant (`/docs-ask`, a mention or DM taken as a question, a reply in an
  *   answer's thread); by default the rules of `start_job`, or every full member (ASK_ACCESS).
  */
-export type AccessAction = 'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'view_settings' | 'change_settings' | 'ask';
+export type AccessAction =
+  'start_job' | 'continue_job' | 'manage_digests' | 'read_reports' | 'view_settings' | 'change_settings' | 'ask';
 
 /** Why a request was refused (the audit log's `reason`). */
 export type RefusalReason =
@@ -87,8 +88,18 @@ export const ACCESS_CHECK_FAILED_TEXT = "I couldn't check your access, so I didn
  * {@link AccessGate.authorize} within `ms` (for checks that must finish before an ack or while a
  * `trigger_id` is valid: Slack gives 3 s). Too slow counts as a check that could not be made.
  */
-export async function authorizeWithin(gate: Pick<AccessGate, 'authorize'>, actor: Actor, action: AccessAction, channel: string, ms: number): Promise<AccessDecision> {
-  return withinTime<AccessDecision>(gate.authorize(actor, action, channel), ms, () => ({ allowed: false, reason: 'check_failed', text: ACCESS_CHECK_FAILED_TEXT }));
+export async function authorizeWithin(
+  gate: Pick<AccessGate, 'authorize'>,
+  actor: Actor,
+  action: AccessAction,
+  channel: string,
+  ms: number,
+): Promise<AccessDecision> {
+  return withinTime<AccessDecision>(gate.authorize(actor, action, channel), ms, () => ({
+    allowed: false,
+    reason: 'check_failed',
+    text: ACCESS_CHECK_FAILED_TEXT,
+  }));
 }
 
 /** A gate that allows everything: for unit tests of features and for tools that run without Slack users. */

@@ -19,7 +19,14 @@ const idList = (item: RegExp, message: string) =>
   z
     .string()
     .default('')
-    .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
     .refine((ids) => ids.every((id) => item.test(id)), message);
 
 /** Hosts a plain-http URL may name: the loopback interface only (the local fakes, a sidecar proxy). */
@@ -41,15 +48,29 @@ export function isSecureOrLoopback(url: string): boolean {
 const apiUrl = (def: string) =>
   z
     .url({ message: 'must be a URL' })
-    .refine(isSecureOrLoopback, 'must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)')
+    .refine(
+      isSecureOrLoopback,
+      'must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',
+    )
     .default(def);
 
-const flag = z.enum(['true', 'false'], { message: 'must be true or false' }).default('false').transform((v) => v === 'true');
+const flag = z
+  .enum(['true', 'false'], { message: 'must be true or false' })
+  .default('false')
+  .transform((v) => v === 'true');
 
 /** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes), ports 1–65535 (the alternation: 1–9999, 10000–59999, 60000–64999, 65000–65499, 65500–65529, 65530–65535). */
-const hostPorts = idList(/^[A-Za-z0-9_.-]+:([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/, 'must be comma-separated host:port pairs (ports 1–65535)');
+const hostPorts = idList(
+  /^[A-Za-z0-9_.-]+:([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/,
+  'must be comma-separated host:port pairs (ports 1–65535)',
+);
 
-const count = (def: number) => z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').positive('must be greater than 0').default(def);
+const count = (def: number) =>
+  z.coerce
+    .number({ message: 'must be a whole number' })
+    .int('must be a whole number')
+    .positive('must be greater than 0')
+    .default(def);
 
 const schema = z
   .object({
@@ -71,18 +92,35 @@ const schema = z
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
       .optional(),
     REDIS_SENTINELS: hostPorts,
-    REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be the name Sentinel monitors (letters, digits, _ . -)').optional(),
+    REDIS_SENTINEL_NAME: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be the name Sentinel monitors (letters, digits, _ . -)')
+      .optional(),
     REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
     REDIS_SENTINEL_TLS: flag,
     REDIS_CLUSTER_NODES: hostPorts,
     REDIS_USERNAME: z.string().min(1).optional(),
     REDIS_PASSWORD: z.string().min(1).optional(),
     REDIS_TLS: flag,
-    REDIS_WAIT_REPLICAS: z.coerce.number({ message: 'must be a whole number of replicas (0–10)' }).int('must be a whole number of replicas (0–10)').min(0, 'must be a whole number of replicas (0–10)').max(10, 'must be a whole number of replicas (0–10)').default(0),
+    REDIS_WAIT_REPLICAS: z.coerce
+      .number({ message: 'must be a whole number of replicas (0–10)' })
+      .int('must be a whole number of replicas (0–10)')
+      .min(0, 'must be a whole number of replicas (0–10)')
+      .max(10, 'must be a whole number of replicas (0–10)')
+      .default(0),
     // Concurrent acks share WAITs: one may wait about 2 × this (+100 ms per WAIT at Redis' hz 10), within Slack's 3 s.
-    REDIS_WAIT_TIMEOUT_MS: intMs(200).pipe(z.number().max(500, 'must be at most 500 (an ack may wait about twice it; Slack waits 3 s)')),
+    REDIS_WAIT_TIMEOUT_MS: intMs(200).pipe(
+      z.number().max(500, 'must be at most 500 (an ack may wait about twice it; Slack waits 3 s)'),
+    ),
     // The worker watch samples every 5 s: a shorter wait would judge a worker on one sample.
-    HEALTHZ_DUE_JOB_MAX_WAIT_MS: intMs(60_000).pipe(z.number().min(2 * WORKER_WATCH_SAMPLE_MS, `must be at least ${2 * WORKER_WATCH_SAMPLE_MS} (twice the worker watch's ${WORKER_WATCH_SAMPLE_MS / 1000} s sample interval)`)),
+    HEALTHZ_DUE_JOB_MAX_WAIT_MS: intMs(60_000).pipe(
+      z
+        .number()
+        .min(
+          2 * WORKER_WATCH_SAMPLE_MS,
+          `must be at least ${2 * WORKER_WATCH_SAMPLE_MS} (twice the worker watch's ${WORKER_WATCH_SAMPLE_MS / 1000} s sample interval)`,
+        ),
+    ),
     QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, digits, - and _')
@@ -106,12 +144,12 @@ const schema = z
     FOLLOWUP_IGNORE_PREFIX: z.string().default('!aside'),
     DIGEST_CRON: z
       .string()
-      .refine((v) => { const n = v.trim().split(/\s+/).length; return n === 5 || n === 6; }, 'must be a cron expression of 5 or 6 fields (BullMQ cron, seconds allowed)')
+      .refine((v) => {
+        const n = v.trim().split(/\s+/).length;
+        return n === 5 || n === 6;
+      }, 'must be a cron expression of 5 or 6 fields (BullMQ cron, seconds allowed)')
       .default('0 9 * * 1'),
-    DIGEST_TZ: z
-      .string()
-      .refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin')
-      .default('UTC'),
+    DIGEST_TZ: z.string().refine(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Berlin').default('UTC'),
     AGENT_PROMPT_MAX_CHARS: z.coerce
       .number({ message: 'must be a whole number of characters' })
       .int('must be a whole number of characters')
@@ -157,13 +195,21 @@ const schema = z
       });
     }
     if (!isValidCron(c.DIGEST_CRON, c.DIGEST_TZ)) {
-      ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DIGEST_CRON'],
+        message: 'is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)',
+      });
     }
     for (const [path, message] of redisModeProblems(c)) ctx.addIssue({ code: 'custom', path: [path], message });
     if (Boolean(c.DOCS_ASSISTANT_API_KEY) !== Boolean(c.DOCS_DOMAIN)) {
       const pair = ['DOCS_ASSISTANT_API_KEY', 'DOCS_DOMAIN'] as const;
       const [missing, other] = c.DOCS_DOMAIN ? pair : ([pair[1], pair[0]] as const);
-      ctx.addIssue({ code: 'custom', path: [missing], message: `is required with ${other} (asking the docs needs both; unset both to turn it off)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: `is required with ${other} (asking the docs needs both; unset both to turn it off)`,
+      });
     }
     if (c.POLL_MAX_INTERVAL_MS < c.POLL_MIN_INTERVAL_MS) {
       ctx.addIssue({
@@ -186,21 +232,42 @@ function redisModeProblems(c: RedisVars): [string, string][] {
   const out: [string, string][] = [];
   const sentinel = c.REDIS_SENTINELS.length > 0;
   const cluster = c.REDIS_CLUSTER_NODES.length > 0;
-  if (sentinel && cluster) out.push(['REDIS_CLUSTER_NODES', 'cannot be set with REDIS_SENTINELS: choose Sentinel or Cluster']);
-  if (c.REDIS_URL && (sentinel || cluster)) out.push(['REDIS_URL', `cannot be set with ${sentinel ? 'REDIS_SENTINELS' : 'REDIS_CLUSTER_NODES'}: choose one connection mode`]);
-  if (sentinel && !c.REDIS_SENTINEL_NAME) out.push(['REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS (the primary\'s name in the Sentinels\' config, e.g. mymaster)']);
+  if (sentinel && cluster)
+    out.push(['REDIS_CLUSTER_NODES', 'cannot be set with REDIS_SENTINELS: choose Sentinel or Cluster']);
+  if (c.REDIS_URL && (sentinel || cluster))
+    out.push([
+      'REDIS_URL',
+      `cannot be set with ${sentinel ? 'REDIS_SENTINELS' : 'REDIS_CLUSTER_NODES'}: choose one connection mode`,
+    ]);
+  if (sentinel && !c.REDIS_SENTINEL_NAME)
+    out.push([
+      'REDIS_SENTINEL_NAME',
+      "is required with REDIS_SENTINELS (the primary's name in the Sentinels' config, e.g. mymaster)",
+    ]);
   if (!sentinel) {
-    const stray = { REDIS_SENTINEL_NAME: c.REDIS_SENTINEL_NAME, REDIS_SENTINEL_PASSWORD: c.REDIS_SENTINEL_PASSWORD, REDIS_SENTINEL_TLS: c.REDIS_SENTINEL_TLS };
+    const stray = {
+      REDIS_SENTINEL_NAME: c.REDIS_SENTINEL_NAME,
+      REDIS_SENTINEL_PASSWORD: c.REDIS_SENTINEL_PASSWORD,
+      REDIS_SENTINEL_TLS: c.REDIS_SENTINEL_TLS,
+    };
     for (const [k, v] of Object.entries(stray)) if (v) out.push([k, 'is only used with REDIS_SENTINELS']);
   }
   if (!sentinel && !cluster) {
     for (const k of ['REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
-      if (c[k]) out.push([k, 'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL put it in the URL)']);
+      if (c[k])
+        out.push([k, 'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL put it in the URL)']);
     }
-    if (c.REDIS_TLS) out.push(['REDIS_TLS', 'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL use rediss://)']);
+    if (c.REDIS_TLS)
+      out.push([
+        'REDIS_TLS',
+        'is only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL use rediss://)',
+      ]);
   }
   if (cluster && c.REDIS_WAIT_REPLICAS > 0) {
-    out.push(['REDIS_WAIT_REPLICAS', 'is not supported with REDIS_CLUSTER_NODES: replica acknowledgement (WAIT) needs the node that took the write; use Sentinel or a single endpoint for it, or set 0']);
+    out.push([
+      'REDIS_WAIT_REPLICAS',
+      'is not supported with REDIS_CLUSTER_NODES: replica acknowledgement (WAIT) needs the node that took the write; use Sentinel or a single endpoint for it, or set 0',
+    ]);
   }
   return out;
 }

@@ -57,7 +57,12 @@ export function healthHandler(deps: HealthDeps) {
     const up = (await probe.fetch('probe'))?.up ?? false;
     const stuck = deps.stuckWorkers?.() ?? [];
     const ok = up && stuck.length === 0;
-    const body = { status: ok ? 'ok' : 'unavailable', redis: up ? 'up' : 'down', workers: stuck.length ? 'stuck' : 'ok', ...(stuck.length ? { stuckQueues: stuck } : {}) };
+    const body = {
+      status: ok ? 'ok' : 'unavailable',
+      redis: up ? 'up' : 'down',
+      workers: stuck.length ? 'stuck' : 'ok',
+      ...(stuck.length ? { stuckQueues: stuck } : {}),
+    };
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };

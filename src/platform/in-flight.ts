@@ -34,5 +34,9 @@ export class InFlight {
  * @returns true when all settled in time. Never rejects.
  */
 export function settleWithin(promises: Promise<unknown>[], timeoutMs: number): Promise<boolean> {
-  return withinTime(Promise.allSettled(promises).then(() => true), timeoutMs, () => false);
+  return withinTime(
+    Promise.allSettled(promises).then(() => true),
+    timeoutMs,
+    () => false,
+  );
 }

@@ -133,7 +133,10 @@ export class IntakeAdmission {
     const to = (known?.awaited ?? true) ? (data.replyTo ?? replyToOf(data.payload)) : {};
     const somewhere = Boolean(to.responseUrl || (to.user && to.channel));
     const told = this.o.tell && somewhere ? await this.o.tell(to, rejectText(reason, version, known?.version)) : false;
-    this.o.logger.error({ intake: data.kind, requestId: data.requestId, reason, version, detail, told }, REJECT_LOG[reason]);
+    this.o.logger.error(
+      { intake: data.kind, requestId: data.requestId, reason, version, detail, told },
+      REJECT_LOG[reason],
+    );
     this.o.observer?.intakeRejected(reason);
     throw new UnrecoverableError(`intake ${data.kind}: ${reason}`);
   }
@@ -146,12 +149,23 @@ export class IntakeAdmission {
    * "demoted"), it is given up instead ({@link reject}, reason `unreplicated`).
    * @throws DelayedError (put back), UnrecoverableError (given up); the Redis error when it can't be moved.
    */
-  async hold(job: Job<IntakeData>, token: string | undefined, log: Logger, err: UnreplicatedStepError, known: IntakeKind<unknown>): Promise<never> {
+  async hold(
+    job: Job<IntakeData>,
+    token: string | undefined,
+    log: Logger,
+    err: UnreplicatedStepError,
+    known: IntakeKind<unknown>,
+  ): Promise<never> {
     const data = job.data;
     const since = data.heldSince ?? this.now();
     const limitMs = this.o.holdLimitMs ?? HOLD_LIMIT_MS;
     if (this.now() - since >= limitMs) {
-      return this.reject(data, 'unreplicated', `saved steps not confirmed on the replicas for ${limitMs / 1000} s (${err.reason})`, known);
+      return this.reject(
+        data,
+        'unreplicated',
+        `saved steps not confirmed on the replicas for ${limitMs / 1000} s (${err.reason})`,
+        known,
+      );
     }
     const holds = data.holds ?? 0;
     const fields = { reason: err.reason, requestId: data.requestId };

@@ -199,7 +199,9 @@ export class Intake {
     opts?: RecordOptions,
   ): Promise<void> {
     const jobId = intakeJobId(kind.name, id);
-    const short = opts?.dedupeWindowMs ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } } : {};
+    const short = opts?.dedupeWindowMs
+      ? { removeOnComplete: true, deduplication: { id: jobId, ttl: opts.dedupeWindowMs } }
+      : {};
     const mark = this.guard.mark();
     const replyTo = kind.awaited ? kind.replyTo(payload) : {}; // nobody to tell about a kind nobody waits on
     const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo, receivedAt: Date.now() };

@@ -20,7 +20,13 @@ export interface LockTiming {
  * @throws redis-semaphore's TimeoutError when the lock could not be taken in time; rethrows what
  *   `fn` throws.
  */
-export async function withLock<T>(redis: Redis, key: string, timing: LockTiming, fn: () => Promise<T>, logger?: Logger): Promise<T> {
+export async function withLock<T>(
+  redis: Redis,
+  key: string,
+  timing: LockTiming,
+  fn: () => Promise<T>,
+  logger?: Logger,
+): Promise<T> {
   const mutex = new Mutex(redis, key, {
     lockTimeout: timing.lockTimeoutMs,
     acquireTimeout: timing.acquireTimeoutMs,
@@ -32,7 +38,9 @@ export async function withLock<T>(redis: Redis, key: string, timing: LockTiming,
     return await fn();
   } finally {
     // A release that fails leaves the lock to lapse on its own (lockTimeoutMs): nothing else to do.
-    await mutex.release().catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
+    await mutex
+      .release()
+      .catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
   }
 }
 
@@ -40,8 +48,20 @@ export async function withLock<T>(redis: Redis, key: string, timing: LockTiming,
  * Takes the Redis mutex `key` if it is free, without waiting.
  * @returns a function that releases it, or undefined when someone else holds it.
  */
-export async function tryLock(redis: Redis, key: string, lockTimeoutMs: number, logger?: Logger): Promise<(() => Promise<void>) | undefined> {
-  const mutex = new Mutex(redis, key, { lockTimeout: lockTimeoutMs, acquireAttemptsLimit: 1, onLockLost: (err) => logger?.warn({ err, lock: key }, 'a lock lapsed while held') });
+export async function tryLock(
+  redis: Redis,
+  key: string,
+  lockTimeoutMs: number,
+  logger?: Logger,
+): Promise<(() => Promise<void>) | undefined> {
+  const mutex = new Mutex(redis, key, {
+    lockTimeout: lockTimeoutMs,
+    acquireAttemptsLimit: 1,
+    onLockLost: (err) => logger?.warn({ err, lock: key }, 'a lock lapsed while held'),
+  });
   if (!(await mutex.tryAcquire())) return undefined;
-  return () => mutex.release().catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
+  return () =>
+    mutex
+      .release()
+      .catch((err: unknown) => logger?.warn({ err, lock: key }, 'could not release a lock; it lapses on its own'));
 }

@@ -10,7 +10,9 @@ import type { Logger } from './logger.js';
  */
 export function bearerTokenMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
-  const given = createHash('sha256').update(m?.[1] ?? '').digest();
+  const given = createHash('sha256')
+    .update(m?.[1] ?? '')
+    .digest();
   const expected = createHash('sha256').update(token).digest();
   return timingSafeEqual(given, expected) && m !== null;
 }
@@ -32,7 +34,10 @@ export interface MetricsHandlerOptions {
 export function metricsHandler(opts: MetricsHandlerOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (opts.token !== undefined && !bearerTokenMatches(req.headers.authorization, opts.token)) {
-      opts.logger.warn({ hasAuthorization: req.headers.authorization !== undefined }, 'refused a /metrics scrape without the right METRICS_TOKEN');
+      opts.logger.warn(
+        { hasAuthorization: req.headers.authorization !== undefined },
+        'refused a /metrics scrape without the right METRICS_TOKEN',
+      );
       res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer realm="metrics"' });
       res.end('unauthorized\n');
       return;

@@ -17,7 +17,13 @@ import { withinTime } from './time-limit.js';
 /** How an agent job's run ended, as counted by `docs_bot_agent_jobs_finished_total{status}`. */
 export type FinishedStatus = 'completed' | 'no_change' | 'failed' | 'archived' | 'timed_out';
 /** Every {@link FinishedStatus} (their series start at 0). */
-export const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_change', 'failed', 'archived', 'timed_out'];
+export const FINISHED_STATUSES: readonly FinishedStatus[] = [
+  'completed',
+  'no_change',
+  'failed',
+  'archived',
+  'timed_out',
+];
 
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';
@@ -127,16 +133,68 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     const registers = [opts.registry];
     this.registry = opts.registry;
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: opts.registry });
-    this.slackRequests = new Counter({ name: 'docs_bot_slack_requests_total', help: 'Requests from Slack (HTTP or Socket Mode) by type and how the bot answered: acked, unhandled (no listener; answered politely), malformed (400), rejected (bad signature or outside the 5-minute window: 401), busy (no ack within 2.5 s: could not record it), failed (a listener threw).', labelNames: ['type', 'outcome'], registers });
-    this.ackSeconds = new Histogram({ name: 'docs_bot_ack_seconds', help: "Seconds from receiving a Slack request to answering it (Slack's deadline: 3 s).", labelNames: ['type'], buckets: ACK_BUCKETS, registers });
-    this.agentJobsStarted = new Counter({ name: 'docs_bot_agent_jobs_started_total', help: 'Agent job runs started at the docs API: kind=new (a job created) or follow_up (a message sent to a job).', labelNames: ['kind'], registers });
-    this.agentJobsFinished = new Counter({ name: 'docs_bot_agent_jobs_finished_total', help: 'Agent job runs that ended, by status: completed (a PR), no_change, failed, archived, timed_out (stopped watching after JOB_TIMEOUT_MS). Counted once, when the end was announced (or Slack refused the announcement for good).', labelNames: ['status'], registers });
-    this.announcementLateness = new Histogram({ name: 'docs_bot_announcement_lateness_seconds', help: "Seconds from the end of an agent job's run to its announcement in Slack: from the API's end time when it gives one (archivedAt), else from the previous poll (the first that could have seen the end).", buckets: LATENESS_BUCKETS, registers });
-    this.docsApiRequests = new Counter({ name: 'docs_bot_docs_api_requests_total', help: 'HTTP requests to the docs API (retries included) by operation and status code (network_error when no response came).', labelNames: ['operation', 'status_code'], registers });
-    this.docsApiRequestSeconds = new Histogram({ name: 'docs_bot_docs_api_request_seconds', help: 'Seconds per docs API request, until the body was read or the request failed.', labelNames: ['operation'], buckets: DOCS_API_BUCKETS, registers });
-    this.slackApiErrors = new Counter({ name: 'docs_bot_slack_api_errors_total', help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.", labelNames: ['method', 'error'], registers });
-    this.agentBudgetRemaining = new Gauge({ name: 'docs_bot_agent_budget_remaining', help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.", labelNames: ['project'], registers });
-    this.agentFeedbackTotal = new Counter({ name: 'docs_bot_agent_feedback_total', help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job (a change of mind is audited, not counted again).", labelNames: ['project', 'rating'], registers });
+    this.slackRequests = new Counter({
+      name: 'docs_bot_slack_requests_total',
+      help: 'Requests from Slack (HTTP or Socket Mode) by type and how the bot answered: acked, unhandled (no listener; answered politely), malformed (400), rejected (bad signature or outside the 5-minute window: 401), busy (no ack within 2.5 s: could not record it), failed (a listener threw).',
+      labelNames: ['type', 'outcome'],
+      registers,
+    });
+    this.ackSeconds = new Histogram({
+      name: 'docs_bot_ack_seconds',
+      help: "Seconds from receiving a Slack request to answering it (Slack's deadline: 3 s).",
+      labelNames: ['type'],
+      buckets: ACK_BUCKETS,
+      registers,
+    });
+    this.agentJobsStarted = new Counter({
+      name: 'docs_bot_agent_jobs_started_total',
+      help: 'Agent job runs started at the docs API: kind=new (a job created) or follow_up (a message sent to a job).',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.agentJobsFinished = new Counter({
+      name: 'docs_bot_agent_jobs_finished_total',
+      help: 'Agent job runs that ended, by status: completed (a PR), no_change, failed, archived, timed_out (stopped watching after JOB_TIMEOUT_MS). Counted once, when the end was announced (or Slack refused the announcement for good).',
+      labelNames: ['status'],
+      registers,
+    });
+    this.announcementLateness = new Histogram({
+      name: 'docs_bot_announcement_lateness_seconds',
+      help: "Seconds from the end of an agent job's run to its announcement in Slack: from the API's end time when it gives one (archivedAt), else from the previous poll (the first that could have seen the end).",
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    this.docsApiRequests = new Counter({
+      name: 'docs_bot_docs_api_requests_total',
+      help: 'HTTP requests to the docs API (retries included) by operation and status code (network_error when no response came).',
+      labelNames: ['operation', 'status_code'],
+      registers,
+    });
+    this.docsApiRequestSeconds = new Histogram({
+      name: 'docs_bot_docs_api_request_seconds',
+      help: 'Seconds per docs API request, until the body was read or the request failed.',
+      labelNames: ['operation'],
+      buckets: DOCS_API_BUCKETS,
+      registers,
+    });
+    this.slackApiErrors = new Counter({
+      name: 'docs_bot_slack_api_errors_total',
+      help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.",
+      labelNames: ['method', 'error'],
+      registers,
+    });
+    this.agentBudgetRemaining = new Gauge({
+      name: 'docs_bot_agent_budget_remaining',
+      help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.",
+      labelNames: ['project'],
+      registers,
+    });
+    this.agentFeedbackTotal = new Counter({
+      name: 'docs_bot_agent_feedback_total',
+      help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job (a change of mind is audited, not counted again).",
+      labelNames: ['project', 'rating'],
+      registers,
+    });
     this.queueJobs = new Gauge({
       name: 'docs_bot_queue_jobs',
       help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
@@ -144,8 +202,17 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
       registers,
       collect: () => this.collectQueues(this.queueJobs),
     });
-    this.redisReconnects = new Counter({ name: 'docs_bot_redis_reconnects_total', help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.', labelNames: ['connection'], registers });
-    this.intakeUnreplicated = new Counter({ name: 'docs_bot_intake_unreplicated_total', help: 'Requests recorded although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (acknowledged: a failover at that moment could lose them), or no WAIT could answer at all (answered that the bot cannot tell whether it took them).', registers });
+    this.redisReconnects = new Counter({
+      name: 'docs_bot_redis_reconnects_total',
+      help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.',
+      labelNames: ['connection'],
+      registers,
+    });
+    this.intakeUnreplicated = new Counter({
+      name: 'docs_bot_intake_unreplicated_total',
+      help: 'Requests recorded although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (acknowledged: a failover at that moment could lose them), or no WAIT could answer at all (answered that the bot cannot tell whether it took them).',
+      registers,
+    });
     this.intakeDeferrals = new Counter({
       name: 'docs_bot_intake_deferred_total',
       help:
@@ -173,9 +240,24 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
       labelNames: ['outcome'],
       registers,
     });
-    this.askTotal = new Counter({ name: 'docs_bot_ask_total', help: 'Questions to the docs, by how they ended: answered (with pages), unanswered (the docs had nothing: no pages, or the assistant said so), failed (the API or Slack failed, or the answer was cut off), refused (not configured, not allowed, budget spent).', labelNames: ['outcome'], registers });
-    this.askFirstTextSeconds = new Histogram({ name: 'docs_bot_ask_first_text_seconds', help: 'Seconds from the start of handling a question to its first text in Slack (streamed or posted).', buckets: FIRST_TEXT_BUCKETS, registers });
-    this.askFeedbackTotal = new Counter({ name: 'docs_bot_ask_feedback_total', help: "Ratings of the docs assistant's answers from their 👍/👎 buttons: each person's first rating of an answer.", labelNames: ['rating'], registers });
+    this.askTotal = new Counter({
+      name: 'docs_bot_ask_total',
+      help: 'Questions to the docs, by how they ended: answered (with pages), unanswered (the docs had nothing: no pages, or the assistant said so), failed (the API or Slack failed, or the answer was cut off), refused (not configured, not allowed, budget spent).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.askFirstTextSeconds = new Histogram({
+      name: 'docs_bot_ask_first_text_seconds',
+      help: 'Seconds from the start of handling a question to its first text in Slack (streamed or posted).',
+      buckets: FIRST_TEXT_BUCKETS,
+      registers,
+    });
+    this.askFeedbackTotal = new Counter({
+      name: 'docs_bot_ask_feedback_total',
+      help: "Ratings of the docs assistant's answers from their 👍/👎 buttons: each person's first rating of an answer.",
+      labelNames: ['rating'],
+      registers,
+    });
     this.zeroLabelledSeries();
   }
 
@@ -216,7 +298,10 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
    * @param seconds - from sending to having read the body (or failing).
    */
   docsApiRequest(operation: DocsApiOperation, statusCode: number | undefined, seconds: number): void {
-    this.docsApiRequests.inc({ operation, status_code: statusCode === undefined ? 'network_error' : String(statusCode) });
+    this.docsApiRequests.inc({
+      operation,
+      status_code: statusCode === undefined ? 'network_error' : String(statusCode),
+    });
     this.docsApiRequestSeconds.observe({ operation }, seconds);
   }
 
@@ -287,7 +372,9 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
       this.queues.map(async (q) => {
         // A queue that can't be read (or not in time) is left out of this scrape: no series beats a wrong one.
         // A failed read is a missing series in this scrape (the scrape itself is the alarm); nothing to log per scrape.
-        const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(() => undefined);
+        const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(
+          () => undefined,
+        );
         if (!counts) return;
         for (const state of QUEUE_STATES) gauge.set({ queue: q.name, state }, counts[state] ?? 0);
       }),

@@ -67,12 +67,14 @@ const defaultRandomId = (): string => randomBytes(FENCE_ID_LENGTH / 2).toString(
  * when `randomId` keeps drawing ids the text contains (a broken generator: 16 draws).
  */
 export function drawFence(quoted: readonly string[], options: FenceOptions): Fence {
-  if (!/^[a-z_]{1,40}$/.test(options.name)) throw new Error(`a fence name is lower-case letters and _, not ${JSON.stringify(options.name)}`);
+  if (!/^[a-z_]{1,40}$/.test(options.name))
+    throw new Error(`a fence name is lower-case letters and _, not ${JSON.stringify(options.name)}`);
   const text = fenceSkeleton(quoted.join('\n'));
   const draw = options.randomId ?? defaultRandomId;
   for (let i = 0; i < MAX_DRAWS; i++) {
     const id = draw().toLowerCase();
-    if (!/^[0-9a-f]+$/.test(id) || id.length !== FENCE_ID_LENGTH) throw new Error(`a fence id is ${FENCE_ID_LENGTH} hex digits`);
+    if (!/^[0-9a-f]+$/.test(id) || id.length !== FENCE_ID_LENGTH)
+      throw new Error(`a fence id is ${FENCE_ID_LENGTH} hex digits`);
     if (!text.includes(id)) return { id, open: `<${options.name}_${id}>`, close: `</${options.name}_${id}>` };
   }
   throw new Error('could not draw a fence id the quoted text does not contain');

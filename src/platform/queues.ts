@@ -1,4 +1,11 @@
-import { Queue, Worker, type ConnectionOptions, type DefaultJobOptions, type Processor, type WorkerOptions } from 'bullmq';
+import {
+  Queue,
+  Worker,
+  type ConnectionOptions,
+  type DefaultJobOptions,
+  type Processor,
+  type WorkerOptions,
+} from 'bullmq';
 import type { Logger } from './logger.js';
 
 /** Where every queue of the bot lives: one Redis, one key prefix (`keyPrefix`: QUEUE_PREFIX, or `{QUEUE_PREFIX}` on a Cluster). */
@@ -29,10 +36,21 @@ export type WorkerSettings = Omit<WorkerOptions, 'connection' | 'prefix'>;
  * Starts a BullMQ worker on queue `name` under the context's prefix. `error` (connection trouble)
  * and `failed` (a job's attempt threw) are logged through pino with the error's stack.
  */
-export function createWorker<T, R>(ctx: QueueContext, name: string, processor: Processor<T, R>, settings: WorkerSettings): Worker<T, R> {
-  const worker = new Worker<T, R>(name, processor, { ...settings, connection: ctx.workerConnection ?? ctx.connection, prefix: ctx.prefix });
+export function createWorker<T, R>(
+  ctx: QueueContext,
+  name: string,
+  processor: Processor<T, R>,
+  settings: WorkerSettings,
+): Worker<T, R> {
+  const worker = new Worker<T, R>(name, processor, {
+    ...settings,
+    connection: ctx.workerConnection ?? ctx.connection,
+    prefix: ctx.prefix,
+  });
   const log = ctx.logger.child({ worker: name });
   worker.on('error', (err) => log.error({ err }, 'worker error'));
-  worker.on('failed', (job, err) => log.warn({ err, bullJobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'));
+  worker.on('failed', (job, err) =>
+    log.warn({ err, bullJobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'),
+  );
   return worker;
 }

@@ -27,7 +27,12 @@ export class Quota {
     redis: Redis,
     readonly opts: QuotaOptions,
   ) {
-    this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: opts.keyPrefix, points: opts.points, duration: opts.durationS });
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: opts.keyPrefix,
+      points: opts.points,
+      duration: opts.durationS,
+    });
   }
 
   /** Takes one use for `key`. @throws Redis errors. */

@@ -16,7 +16,16 @@ export interface HostPort {
  */
 export type RedisTarget =
   | { mode: 'url'; url: string }
-  | { mode: 'sentinel'; sentinels: HostPort[]; name: string; sentinelPassword?: string; sentinelTls: boolean; username?: string; password?: string; tls: boolean }
+  | {
+      mode: 'sentinel';
+      sentinels: HostPort[];
+      name: string;
+      sentinelPassword?: string;
+      sentinelTls: boolean;
+      username?: string;
+      password?: string;
+      tls: boolean;
+    }
   | { mode: 'cluster'; nodes: HostPort[]; username?: string; password?: string; tls: boolean };
 
 /** The configuration's Redis variables (as validated by readConfig). */
@@ -43,7 +52,11 @@ const hostPort = (s: string): HostPort => {
 
 /** The connection mode the configuration chose (readConfig has refused any mix). */
 export function redisTarget(c: RedisVars): RedisTarget {
-  const auth = { ...(c.REDIS_USERNAME ? { username: c.REDIS_USERNAME } : {}), ...(c.REDIS_PASSWORD ? { password: c.REDIS_PASSWORD } : {}), tls: c.REDIS_TLS };
+  const auth = {
+    ...(c.REDIS_USERNAME ? { username: c.REDIS_USERNAME } : {}),
+    ...(c.REDIS_PASSWORD ? { password: c.REDIS_PASSWORD } : {}),
+    tls: c.REDIS_TLS,
+  };
   if (c.REDIS_CLUSTER_NODES.length) return { mode: 'cluster', nodes: c.REDIS_CLUSTER_NODES.map(hostPort), ...auth };
   if (c.REDIS_SENTINELS.length) {
     return {
@@ -69,7 +82,6 @@ export function redisTarget(c: RedisVars): RedisTarget {
 export function keyPrefix(c: Pick<RedisVars, 'QUEUE_PREFIX' | 'REDIS_CLUSTER_NODES'>): string {
   return c.REDIS_CLUSTER_NODES.length ? `{${c.QUEUE_PREFIX}}` : c.QUEUE_PREFIX;
 }
-
 
 /** Host names and addresses that never leave the machine: `localhost` (and `*.localhost`), 127.0.0.0/8, `::1`. */
 function isLocalHost(host: string): boolean {

@@ -80,7 +80,10 @@ function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () =
     retryStrategy(this: object | undefined, times: number) {
       if (times === 1) observer.redisReconnect(role);
       const s = streakOf(this);
-      return Math.max(reconnectDelayMs(times), Date.now() - s.last < READONLY_STREAK_MS ? reconnectDelayMs(s.streak) : 0);
+      return Math.max(
+        reconnectDelayMs(times),
+        Date.now() - s.last < READONLY_STREAK_MS ? reconnectDelayMs(s.streak) : 0,
+      );
     },
   };
 }
@@ -110,7 +113,12 @@ function modeOptions(target: Exclude<RedisTarget, { mode: 'cluster' }>): RedisOp
  * "Special Note: Aws Elasticache Clusters with TLS": otherwise the certificate's host name does
  * not match).
  */
-function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, role: RedisRole, observer: RedisObserver, extra: RedisOptions): ClusterOptions {
+function clusterOptions(
+  target: Extract<RedisTarget, { mode: 'cluster' }>,
+  role: RedisRole,
+  observer: RedisObserver,
+  extra: RedisOptions,
+): ClusterOptions {
   const { retryStrategy: _r, ...perNode } = roleOptions(role, observer);
   return {
     redisOptions: {
@@ -125,12 +133,22 @@ function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, role:
       return reconnectDelayMs(times);
     },
     ...(role === 'intake' ? { enableOfflineQueue: false } : {}),
-    ...(target.tls ? { dnsLookup: (address: string, callback: (err: Error | null, address: string) => void) => callback(null, address) } : {}),
+    ...(target.tls
+      ? {
+          dnsLookup: (address: string, callback: (err: Error | null, address: string) => void) =>
+            callback(null, address),
+        }
+      : {}),
   };
 }
 
 /** BullMQ connection options (not a client: BullMQ makes its clients from them) of a Sentinel or single-endpoint target. */
-function bullOptions(t: Exclude<RedisTarget, { mode: 'cluster' }>, role: RedisRole, observer: RedisObserver, extra: RedisOptions): ConnectionOptions {
+function bullOptions(
+  t: Exclude<RedisTarget, { mode: 'cluster' }>,
+  role: RedisRole,
+  observer: RedisObserver,
+  extra: RedisOptions,
+): ConnectionOptions {
   const base = { ...modeOptions(t), ...roleOptions(role, observer), ...extra };
   // BullMQ's own RedisOptions type lags ioredis 6's; the fields are ioredis'.
   return (t.mode === 'url' ? { url: t.url, ...base } : base) as ConnectionOptions;
@@ -138,7 +156,12 @@ function bullOptions(t: Exclude<RedisTarget, { mode: 'cluster' }>, role: RedisRo
 
 // autoResendUnfulfilledCommands: a write the listener already answered "try again" for (timed
 // out, or cut by a lost connection) must not be sent again after a reconnect and recorded after all.
-const INTAKE_OPTIONS: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_500, autoResendUnfulfilledCommands: false };
+const INTAKE_OPTIONS: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  commandTimeout: 1_500,
+  autoResendUnfulfilledCommands: false,
+};
 
 /**
  * The bot's Redis connections in the configured mode: the state client (records, claims, caches,
@@ -167,13 +190,20 @@ export class RedisConnections {
   private createState(): Redis {
     let downSince: number | undefined;
     let readOnly = false;
-    const opts: RedisOptions = { ...roleOptions('state', this.observer, () => (readOnly = true)), maxRetriesPerRequest: 2 };
+    const opts: RedisOptions = {
+      ...roleOptions('state', this.observer, () => (readOnly = true)),
+      maxRetriesPerRequest: 2,
+    };
     const client = this.create('state', opts);
     client.on('error', (err: Error) => this.logger.warn({ err }, 'redis connection error'));
     client.on('reconnecting', () => (downSince ??= Date.now()));
     client.on('ready', () => {
       if (downSince === undefined) return;
-      const fields = { downMs: Date.now() - downSince, cause: readOnly ? 'READONLY (the server was demoted)' : 'connection lost', mode: this.target.mode };
+      const fields = {
+        downMs: Date.now() - downSince,
+        cause: readOnly ? 'READONLY (the server was demoted)' : 'connection lost',
+        mode: this.target.mode,
+      };
       downSince = undefined;
       readOnly = false;
       this.logger.warn(fields, 'Redis connection restored after a failover or outage');
@@ -183,11 +213,12 @@ export class RedisConnections {
 
   private create(role: RedisRole, extra: RedisOptions): Redis | Cluster {
     const t = this.target;
-    const client = t.mode === 'cluster'
-      ? new Cluster(t.nodes, clusterOptions(t, role, this.observer, extra))
-      : t.mode === 'url'
-        ? new Redis(t.url, { ...roleOptions(role, this.observer), ...extra })
-        : new Redis({ ...modeOptions(t), ...roleOptions(role, this.observer), ...extra });
+    const client =
+      t.mode === 'cluster'
+        ? new Cluster(t.nodes, clusterOptions(t, role, this.observer, extra))
+        : t.mode === 'url'
+          ? new Redis(t.url, { ...roleOptions(role, this.observer), ...extra })
+          : new Redis({ ...modeOptions(t), ...roleOptions(role, this.observer), ...extra });
     this.owned.push(client);
     return client;
   }
@@ -252,7 +283,10 @@ export async function checkEvictionPolicy(redis: Pick<Redis, 'config'>, logger: 
     return { policy, evicts };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
-    logger.info({ error }, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction');
+    logger.info(
+      { error },
+      'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction',
+    );
     return { policy: undefined, error };
   }
 }

@@ -221,7 +221,7 @@ export class ReplicaGuard {
     try {
       this.note(await this.client.role());
     } catch (err) {
-      this.o.logger.debug({ err }, 'could not read the Redis primary\'s replicas (ROLE)');
+      this.o.logger.debug({ err }, "could not read the Redis primary's replicas (ROLE)");
     }
   }
 

@@ -18,7 +18,12 @@ type Callable = Record<string, (...a: (string | number)[]) => unknown>;
  *
  * @param numberOfKeys - how many of the leading arguments are keys (KEYS[1..n]).
  */
-export function defineScript(redis: Pick<Redis, 'defineCommand'>, name: string, numberOfKeys: number, lua: string): RedisScript {
+export function defineScript(
+  redis: Pick<Redis, 'defineCommand'>,
+  name: string,
+  numberOfKeys: number,
+  lua: string,
+): RedisScript {
   const cmd = `docsAgent${name}`;
   if (typeof (redis as unknown as Callable)[cmd] !== 'function') redis.defineCommand(cmd, { numberOfKeys, lua });
   const check = (keys: readonly string[]) => {
@@ -31,7 +36,10 @@ export function defineScript(redis: Pick<Redis, 'defineCommand'>, name: string, 
     },
     queue: (chain, keys, args) => {
       check(keys);
-      return (chain as unknown as Record<string, (...a: (string | number)[]) => ChainableCommander>)[cmd]!(...keys, ...args);
+      return (chain as unknown as Record<string, (...a: (string | number)[]) => ChainableCommander>)[cmd]!(
+        ...keys,
+        ...args,
+      );
     },
   };
 }

@@ -34,7 +34,10 @@ export interface WatchedWorker {
 export function runningJobs(worker: WatchableWorker): number {
   const lockManager = (worker as { lockManager?: { getActiveJobCount?: () => unknown } }).lockManager;
   const n = lockManager?.getActiveJobCount?.();
-  if (typeof n !== 'number') throw new Error("the worker watch cannot read how many jobs a BullMQ worker runs (Worker.lockManager.getActiveJobCount() is gone: check BullMQ's upgrade)");
+  if (typeof n !== 'number')
+    throw new Error(
+      "the worker watch cannot read how many jobs a BullMQ worker runs (Worker.lockManager.getActiveJobCount() is gone: check BullMQ's upgrade)",
+    );
   return n;
 }
 
@@ -117,7 +120,8 @@ export class WorkerWatch {
     }
     this.watched.forEach((w, i) => {
       const [[e1, waiting], [e2, prioritized], [e3, first]] = res.slice(i * 3, i * 3 + 3) as [Reply, Reply, Reply];
-      const earliest = Array.isArray(first) && first[1] !== undefined ? Math.floor(Number(first[1]) / 0x1000) : Infinity;
+      const earliest =
+        Array.isArray(first) && first[1] !== undefined ? Math.floor(Number(first[1]) / 0x1000) : Infinity;
       const due = Number(waiting) > 0 || Number(prioritized) > 0 || earliest <= now;
       if ((e1 ?? e2 ?? e3) || !due) this.dueSince.delete(w.name);
       // A job taken while Redis answered: the wait starts at the next sample.
@@ -128,11 +132,19 @@ export class WorkerWatch {
   private async readQueues(): Promise<Reply[]> {
     if (this.reading) throw new Error('the previous sample is still waiting for Redis');
     const p = this.redis.pipeline();
-    for (const { keys } of this.watched) p.llen(keys.wait ?? '').zcard(keys.prioritized ?? '').zrange(keys.delayed ?? '', '0', '0', 'WITHSCORES');
+    for (const { keys } of this.watched)
+      p.llen(keys.wait ?? '')
+        .zcard(keys.prioritized ?? '')
+        .zrange(keys.delayed ?? '', '0', '0', 'WITHSCORES');
     const reading = p.exec();
     this.reading = reading;
     // Cleared when Redis answers, however late; a late answer is not used.
-    void reading.then(() => undefined, () => undefined).finally(() => (this.reading = undefined));
+    void reading
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (this.reading = undefined));
     const res = await withinTime(reading, WORKER_WATCH_SAMPLE_MS, () => {
       throw new Error(`the queues' sample took longer than ${WORKER_WATCH_SAMPLE_MS} ms`);
     });
@@ -159,7 +171,11 @@ export class WorkerWatch {
       this.sample()
         .then(() => {
           const stuck = this.stuck();
-          if (stuck.length) this.opts.logger.error({ queues: stuck, maxWaitMs: this.opts.maxWaitMs }, 'a worker with a free slot has taken no job while jobs were due; /healthz answers 503 so the replica is restarted');
+          if (stuck.length)
+            this.opts.logger.error(
+              { queues: stuck, maxWaitMs: this.opts.maxWaitMs },
+              'a worker with a free slot has taken no job while jobs were due; /healthz answers 503 so the replica is restarted',
+            );
         })
         // Redis is down or slow: /healthz's write probe reports that; no queue is judged meanwhile.
         .catch((err: unknown) => this.opts.logger.debug({ err }, 'worker watch could not sample its queues'));

@@ -3,7 +3,14 @@ import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
-import { docsEdit, isStatusMessage, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import {
+  docsEdit,
+  isStatusMessage,
+  startSandbox,
+  statusMessage,
+  threadReplies,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 /** The bot's log lines (pino JSON) at `level` or above (40 warn, 50 error). */
 function logLines(bot: BotProcess, level: number): Array<{ level: number; msg: string; slackMethod?: string }> {
@@ -57,10 +64,19 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
 
   it('looking at a readable channel offers its latest discussion; the offer starts a job in the DM with that thread as context', async () => {
     const root = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'Do webhooks retry on 5xx?' });
-    await driver.message({ channel: 'C0DOCS', user: 'U0CAROL', thread_ts: root.ts, text: 'Yes, 3 times, 1, 5 and 30 minutes apart' });
+    await driver.message({
+      channel: 'C0DOCS',
+      user: 'U0CAROL',
+      thread_ts: root.ts,
+      text: 'Yes, 3 times, 1, 5 and 30 minutes apart',
+    });
     await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'unrelated chatter after the thread' });
     await driver.appContextChanged('U0ALICE', 'C0DOCS');
-    const set = await sb.slack.waitFor(() => (sb.slack.agent.prompts.get('D0ALICE')?.prompts.length === 4 ? sb.slack.agent.prompts.get('D0ALICE') : undefined), 10_000);
+    const set = await sb.slack.waitFor(
+      () =>
+        sb.slack.agent.prompts.get('D0ALICE')?.prompts.length === 4 ? sb.slack.agent.prompts.get('D0ALICE') : undefined,
+      10_000,
+    );
     const offer = set.prompts[0]!;
     expect(offer.title).toBe('Document the latest discussion in #docs');
     expect(offer.message).toContain(`/archives/C0DOCS/p${root.ts.replace('.', '')}`);
@@ -76,7 +92,9 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
     expect(prompt).not.toContain('unrelated chatter');
     const status = await statusMessage(sb.slack, jobIdOf(n), 'D0ALICE');
     expect(status.thread_ts).toBe(click.ts);
-    const lines = sb.slack.agent.loadingLines.filter((l) => l.channel === 'D0ALICE' && l.threadTs === click.ts).map((l) => l.status);
+    const lines = sb.slack.agent.loadingLines
+      .filter((l) => l.channel === 'D0ALICE' && l.threadTs === click.ts)
+      .map((l) => l.status);
     expect(lines).toEqual(['is reading the thread…', 'is starting the job…']);
   });
 
@@ -93,19 +111,35 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
 
   it('a DM job shows loading lines while it starts, then its session goes processing → active; a reply continues it', async () => {
     const n = creates().length;
-    const dm = await driver.message({ channel: 'D0ALICE', user: 'U0ALICE', text: 'Add a quickstart for the Python SDK' });
+    const dm = await driver.message({
+      channel: 'D0ALICE',
+      user: 'U0ALICE',
+      text: 'Add a quickstart for the Python SDK',
+    });
     await sb.slack.waitFor(() => creates().length > n, 10_000);
     const key = `D0ALICE:${dm.ts}`;
-    const session = await sb.slack.waitFor(() => (sb.slack.agent.sessions.get(key)?.statuses.includes('active') ? sb.slack.agent.sessions.get(key) : undefined), 15_000);
-    expect(session).toMatchObject({ title: 'Add a quickstart for the Python SDK', initiator: 'U0ALICE', statuses: ['processing', 'active'] });
-    expect(sb.slack.agent.loadingLines.filter((l) => l.threadTs === dm.ts).map((l) => l.status)).toEqual(['is starting the job…']);
+    const session = await sb.slack.waitFor(
+      () =>
+        sb.slack.agent.sessions.get(key)?.statuses.includes('active') ? sb.slack.agent.sessions.get(key) : undefined,
+      15_000,
+    );
+    expect(session).toMatchObject({
+      title: 'Add a quickstart for the Python SDK',
+      initiator: 'U0ALICE',
+      statuses: ['processing', 'active'],
+    });
+    expect(sb.slack.agent.loadingLines.filter((l) => l.threadTs === dm.ts).map((l) => l.status)).toEqual([
+      'is starting the job…',
+    ]);
     expect(sb.slack.agent.loading.get(key)).toBeUndefined(); // cleared once the bot posted
     expect(threadReplies(sb.slack, 'D0ALICE', dm.ts).length).toBeGreaterThan(0); // the result, in that thread
 
     await driver.message({ channel: 'D0ALICE', user: 'U0ALICE', thread_ts: dm.ts, text: 'also add a Go example' });
     await sb.slack.waitFor(() => (sb.slack.agent.sessions.get(key)?.statuses.length === 4 ? true : undefined), 15_000);
     expect(sb.slack.agent.sessions.get(key)?.statuses).toEqual(['processing', 'active', 'processing', 'active']);
-    expect(sb.slack.messages.filter((m) => m.channel === 'D0ALICE' && m.thread_ts === dm.ts && isStatusMessage(m))).toHaveLength(1);
+    expect(
+      sb.slack.messages.filter((m) => m.channel === 'D0ALICE' && m.thread_ts === dm.ts && isStatusMessage(m)),
+    ).toHaveLength(1);
     expect(logLines(bot, 40).filter((l) => /agent method/.test(l.msg))).toEqual([]);
   });
 });
@@ -126,14 +160,21 @@ describe('agent view refused by Slack (not an agent, an older workspace, a missi
     await driver.appHomeOpened('U0ALICE', { tab: 'messages' });
     for (const text of ['Add a quickstart for the Python SDK', 'Document the rate limits']) {
       const dm = await driver.message({ channel: 'D0ALICE', user: 'U0ALICE', text });
-      await sb.slack.waitFor(() => threadReplies(sb.slack, 'D0ALICE', dm.ts).find((m) => m.text.includes('ready for review')), 15_000);
+      await sb.slack.waitFor(
+        () => threadReplies(sb.slack, 'D0ALICE', dm.ts).find((m) => m.text.includes('ready for review')),
+        15_000,
+      );
     }
     const calls = (m: string) => sb.slack.calls.filter((c) => c.method === m).length;
     expect(calls('agents.sessions.setStatus')).toBe(1); // refused once, then never called again
     expect(calls('assistant.threads.setStatus')).toBe(1);
     expect(calls('assistant.threads.setSuggestedPrompts')).toBe(1);
     const warnings = logLines(bot, 40).filter((l) => /Slack refused an agent method/.test(l.msg));
-    expect(warnings.map((w) => w.slackMethod).sort()).toEqual(['agents.sessions.setStatus', 'assistant.threads.setStatus', 'assistant.threads.setSuggestedPrompts']);
+    expect(warnings.map((w) => w.slackMethod).sort()).toEqual([
+      'agents.sessions.setStatus',
+      'assistant.threads.setStatus',
+      'assistant.threads.setSuggestedPrompts',
+    ]);
     expect(logLines(bot, 50)).toEqual([]);
   });
 });
@@ -151,8 +192,18 @@ describe('agent view: flipping between big channels', () => {
   beforeAll(async () => {
     sb = await startSandbox();
     sb.slack.channels.push({ id: 'C0ALLHANDS', name: 'all-hands', botIsMember: true, members: [...big('UA'), '@bot'] });
-    sb.slack.channels.push({ id: 'C0ANNOUNCE', name: 'announcements', botIsMember: true, members: [...big('UB'), '@bot'] });
-    sb.slack.channels.push({ id: 'C0ENG', name: 'engineering', botIsMember: true, members: [...big('UE').slice(0, 1_000), 'U0CAROL', '@bot'] });
+    sb.slack.channels.push({
+      id: 'C0ANNOUNCE',
+      name: 'announcements',
+      botIsMember: true,
+      members: [...big('UB'), '@bot'],
+    });
+    sb.slack.channels.push({
+      id: 'C0ENG',
+      name: 'engineering',
+      botIsMember: true,
+      members: [...big('UE').slice(0, 1_000), 'U0CAROL', '@bot'],
+    });
     ({ driver } = await sb.startBot());
   });
   afterAll(() => sb?.close());
@@ -162,7 +213,10 @@ describe('agent view: flipping between big channels', () => {
     // carol looking at it (she is a member): only the client that reads for the agent view may wait.
     sb.slack.failNext('conversations.history', { status: 429, retryAfterS: 20 }, 5);
     await driver.appContextChanged('U0CAROL', 'C0ENG');
-    await sb.slack.waitFor(() => sb.slack.calls.some((c) => c.method === 'conversations.history' && c.status === 429), 10_000);
+    await sb.slack.waitFor(
+      () => sb.slack.calls.some((c) => c.method === 'conversations.history' && c.status === 429),
+      10_000,
+    );
     const flips = Array.from({ length: 30 }, (_, i) => (i % 2 ? 'C0ANNOUNCE' : 'C0ALLHANDS'));
     const delivered = (async () => {
       for (const channel of flips) expect((await driver.appContextChanged('U0ALICE', channel)).status).toBe(200);
@@ -172,7 +226,10 @@ describe('agent view: flipping between big channels', () => {
     const status = await statusMessage(sb.slack, jobId);
     const statusAfterMs = Date.now() - sentAt;
     await delivered;
-    const set = () => sb.slack.calls.filter((c) => c.method === 'assistant.threads.setSuggestedPrompts' && c.args.channel_id === 'D0ALICE').length;
+    const set = () =>
+      sb.slack.calls.filter(
+        (c) => c.method === 'assistant.threads.setSuggestedPrompts' && c.args.channel_id === 'D0ALICE',
+      ).length;
     await sb.slack.waitFor(() => set() >= 10, 15_000);
     const count = (method: string, pick: (args: Record<string, unknown>) => boolean = () => true) =>
       sb.slack.calls.filter((c) => c.method === method && pick(c.args)).length;
@@ -180,7 +237,9 @@ describe('agent view: flipping between big channels', () => {
     const lists = count('users.conversations', (a) => a.user === 'U0ALICE');
     const infos = count('conversations.info', flipChannel);
     const members = count('conversations.members');
-    console.log(`30 flips: users.conversations ${lists} (alice), conversations.info ${infos} (the two channels), conversations.members ${members}, suggestions set ${set()}; /docs-edit status after ${statusAfterMs} ms`);
+    console.log(
+      `30 flips: users.conversations ${lists} (alice), conversations.info ${infos} (the two channels), conversations.members ${members}, suggestions set ${set()}; /docs-edit status after ${statusAfterMs} ms`,
+    );
     expect(status.ts).toBeTruthy();
     expect(statusAfterMs).toBeLessThan(10_000); // the injected Retry-After is 20 s
     expect(lists).toBe(1);

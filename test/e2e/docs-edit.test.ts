@@ -5,8 +5,17 @@ import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/blocks.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { testRedis } from '../helpers/redis.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
-import { docsEdit, E2E_SECRETS, ephemeralsTo, messageText, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
-
+import {
+  docsEdit,
+  E2E_SECRETS,
+  ephemeralsTo,
+  messageText,
+  pollerDone,
+  startSandbox,
+  statusMessage,
+  threadReplies,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 function assertNoSecrets(text: string): void {
   for (const [name, value] of Object.entries(E2E_SECRETS)) expect(text, `${name} leaked`).not.toContain(value);
@@ -27,7 +36,12 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
 
   it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
     const started = Date.now();
-    const res = await driver.slashCommand({ command: '/docs-edit', text: '  Add a quickstart for the Python SDK \n', user: 'U0ALICE', channel: 'C0DOCS' });
+    const res = await driver.slashCommand({
+      command: '/docs-edit',
+      text: '  Add a quickstart for the Python SDK \n',
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+    });
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(3_000);
     const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job');
@@ -39,13 +53,18 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(messageText(status)).toContain('<@U0ALICE> asked the docs agent');
     expect(messageText(status)).toContain('Add a quickstart for the Python SDK');
 
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      10_000,
+    );
     expect(reply!.text).toMatch(/^<@U0ALICE> .*https:\/\/github\.com\/acme\/docs\/pull\/\d+/);
     expect(JSON.stringify(reply!.blocks)).toContain('View pull request');
     await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
     expect(status.edited).toBe(true);
     // The plan ticks off: every task complete, the last linking the PR.
-    const plan = (status.blocks as { type: string; tasks?: { status: string; sources?: { url: string }[] }[] }[]).find((b) => b.type === 'plan');
+    const plan = (status.blocks as { type: string; tasks?: { status: string; sources?: { url: string }[] }[] }[]).find(
+      (b) => b.type === 'plan',
+    );
     expect(plan?.tasks?.length).toBeGreaterThanOrEqual(3);
     expect(plan!.tasks!.every((t) => t.status === 'complete')).toBe(true);
     expect(plan!.tasks!.at(-1)!.sources?.[0]?.url).toMatch(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/);
@@ -59,7 +78,12 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     // is acked at once, so Slack shows no warning triangle; nothing else happens.
     const before = sb.slack.messages.length;
     for (const m of [reply!, status]) {
-      const click = await driver.blockAction({ user: 'U0BOB', channel: 'C0DOCS', messageTs: m.ts, actionId: ACTION_OPEN_PR });
+      const click = await driver.blockAction({
+        user: 'U0BOB',
+        channel: 'C0DOCS',
+        messageTs: m.ts,
+        actionId: ACTION_OPEN_PR,
+      });
       expect(click.status).toBe(200);
       expect(click.body).toBe('');
     }
@@ -70,7 +94,10 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('a failed job is announced with the job id and what to do next', async () => {
     const jobId = await docsEdit(sb, driver, 'Rewrite everything [fail]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      10_000,
+    );
     expect(reply!.text).toContain(`<@U0ALICE> job \`${jobId}\` failed`);
     expect(reply!.text).toMatch(/Reply in this thread/);
     await sb.slack.waitFor(() => messageText(status).includes('Failed'));
@@ -81,7 +108,10 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('a job that changed nothing says so, without a PR button', async () => {
     const jobId = await docsEdit(sb, driver, 'Check the typos [no-changes]', 'U0BOB');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      10_000,
+    );
     expect(reply!.text).toMatch(/^<@U0BOB> .*no files were changed/);
     expect(JSON.stringify(reply!.blocks)).not.toContain('"type":"button"');
   });
@@ -89,13 +119,21 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('an archived job is announced as archived', async () => {
     const jobId = await docsEdit(sb, driver, 'Old request [archive]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 10_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      10_000,
+    );
     expect(reply!.text).toContain(`job \`${jobId}\` was archived`);
   });
 
   it("undoes Slack's escaping of & < > in the instruction, and sends it otherwise as typed", async () => {
     const before = sb.docs.requests.length;
-    await driver.slashCommand({ command: '/docs-edit', text: ' Wrap the steps in &lt;Tabs&gt; &amp; link <https://x.dev> ', user: 'U0ALICE', channel: 'C0DOCS' });
+    await driver.slashCommand({
+      command: '/docs-edit',
+      text: ' Wrap the steps in &lt;Tabs&gt; &amp; link <https://x.dev> ',
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+    });
     const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST');
     expect(create.body).toEqual({ prompt: 'Wrap the steps in <Tabs> & link <https://x.dev>' });
   });
@@ -104,17 +142,29 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const before = sb.docs.requests.length;
     const res = await driver.slashCommand({ command: '/docs-edit', text: '   ', user: 'U0ALICE', channel: 'C0DOCS' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/docs-edit Add a quickstart') });
+    expect(res.json).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('/docs-edit Add a quickstart'),
+    });
     expect(sb.docs.requests.length).toBe(before);
   });
 
   it('a forged signature is refused with 401 and starts nothing', async () => {
     const before = sb.docs.requests.length;
-    const body = new URLSearchParams({ command: '/docs-edit', text: 'Delete all docs', user_id: 'U0MALLORY', channel_id: 'C0DOCS', team_id: sb.slack.teamId }).toString();
+    const body = new URLSearchParams({
+      command: '/docs-edit',
+      text: 'Delete all docs',
+      user_id: 'U0MALLORY',
+      channel_id: 'C0DOCS',
+      team_id: sb.slack.teamId,
+    }).toString();
     const headers = { ...driver.sign(body), 'content-type': 'application/x-www-form-urlencoded' };
     const res = await driver.raw(body.replace('Delete', 'Remove'), headers);
     expect(res.status).toBe(401);
-    const stale = await driver.raw(body, { ...driver.sign(body, Math.floor(Date.now() / 1000) - 600), 'content-type': 'application/x-www-form-urlencoded' });
+    const stale = await driver.raw(body, {
+      ...driver.sign(body, Math.floor(Date.now() / 1000) - 600),
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(stale.status).toBe(401);
     expect(sb.docs.requests.length).toBe(before);
   });
@@ -124,7 +174,9 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const creates = () => sb.docs.requests.filter((r) => r.method === 'POST').length;
     const before = creates();
     await driver.slashCommand({ command: '/docs-edit', text: 'Fix the FAQ', user: 'U0BOB', channel: 'C0RANDOM' });
-    const [note] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'));
+    const [note] = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'),
+    );
     expect(note!.text).toContain('/invite');
     expect(creates()).toBe(before);
   });
@@ -139,10 +191,14 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const user = 'U0CAROL';
     const seen = ephemeralsTo(sb.slack, user).length;
     await driver.slashCommand({ command: '/docs-edit', text: `Try with ${status}`, user, channel: 'C0DOCS' });
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, user).length > seen && ephemeralsTo(sb.slack, user).at(-1));
+    const note = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, user).length > seen && ephemeralsTo(sb.slack, user).at(-1),
+    );
     expect(note!.text).toMatch(sentence);
     expect(note!.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
-    const leftovers = sb.slack.messages.filter((m) => m.bot_id && !m.deleted && messageText(m).includes(`Try with ${status}`));
+    const leftovers = sb.slack.messages.filter(
+      (m) => m.bot_id && !m.deleted && messageText(m).includes(`Try with ${status}`),
+    );
     expect(leftovers).toEqual([]);
     // and the bot is still up
     expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
@@ -158,7 +214,10 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const jobId = await docsEdit(sb, driver, 'Survive an outage');
     sb.docs.failNext(new RegExp(`/job/${jobId}$`), 503, 6);
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 20_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      20_000,
+    );
     expect(reply!.text).toMatch(/pull\/\d+/);
     expect(sb.docs.requests.filter((r) => r.path.endsWith(`/job/${jobId}`) && r.status === 503).length).toBe(6);
   });
@@ -189,7 +248,10 @@ describe('restarts and replicas', () => {
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(0);
 
     await sb.startBot();
-    const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 30_000);
+    const [reply] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+      30_000,
+    );
     expect(reply!.text).toMatch(/pull\/\d+/);
     await pollerDone(queue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
@@ -233,15 +295,29 @@ describe('the docs API cannot be reached', () => {
     const sb = await startSandbox();
     try {
       const { driver } = await sb.startBot({ DOCS_API_URL: `http://127.0.0.1:${closed}` });
-      await driver.slashCommand({ command: '/docs-edit', text: 'Document the refused port', user: 'U0BOB', channel: 'C0DOCS' });
-      const [note] = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'), 15_000);
+      await driver.slashCommand({
+        command: '/docs-edit',
+        text: 'Document the refused port',
+        user: 'U0BOB',
+        channel: 'C0DOCS',
+      });
+      const [note] = await sb.slack.waitFor(
+        () => ephemeralsTo(sb.slack, 'U0BOB').length > 0 && ephemeralsTo(sb.slack, 'U0BOB'),
+        15_000,
+      );
       expect(note!.text).toBe('Nothing was started. The docs service could not be reached; try again in a minute.');
       const all = JSON.stringify(sb.slack.messages);
       expect(all).not.toContain('May or may not have started');
       expect(all).not.toContain("can't tell me whether it started");
       expect(all).not.toContain('Start it again');
       // The placeholder status message is gone.
-      await sb.slack.waitFor(() => sb.slack.messages.filter((m) => m.bot_id && !m.deleted && messageText(m).includes('Document the refused port')).length === 0, 10_000);
+      await sb.slack.waitFor(
+        () =>
+          sb.slack.messages.filter(
+            (m) => m.bot_id && !m.deleted && messageText(m).includes('Document the refused port'),
+          ).length === 0,
+        10_000,
+      );
     } finally {
       await sb.close();
     }
@@ -255,7 +331,10 @@ describe('timeout', () => {
       const { driver } = await sb.startBot();
       const jobId = await docsEdit(sb, driver, 'A job that never ends');
       const status = await statusMessage(sb.slack, jobId);
-      const [reply] = await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts), 15_000);
+      const [reply] = await sb.slack.waitFor(
+        () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
+        15_000,
+      );
       expect(reply!.text).toMatch(new RegExp(`^<@U0ALICE> I stopped watching job \`${jobId}\` after \\d+s`));
       await sb.slack.waitFor(() => messageText(status).includes('Stopped watching'));
     } finally {
@@ -266,7 +345,11 @@ describe('timeout', () => {
 
 describe('operations', () => {
   it('a missing or invalid variable stops the process with one line per problem', async () => {
-    const { code, output } = await runBotToExit({ SLACK_BOT_TOKEN: 'xoxb-1', DOCS_API_KEY: 'not-a-mint-key', PORT: 'abc' });
+    const { code, output } = await runBotToExit({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      DOCS_API_KEY: 'not-a-mint-key',
+      PORT: 'abc',
+    });
     expect(code).not.toBe(0);
     expect(output).toMatch(/^config error: DOCS_API_KEY: must start with mint_$/m);
     expect(output).toMatch(/^config error: DOCS_PROJECT_ID: /m);

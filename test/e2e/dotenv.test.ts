@@ -66,7 +66,11 @@ describe('npm start reads .env (cp .env.example .env, edit, npm start)', () => {
       }),
     );
     // Only PATH (this test's node first, so the suite on Node 24 starts the bot on Node 24), HOME and PORT come from the real environment.
-    const env = { PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter), HOME: process.env.HOME ?? dir, PORT: String(realPort) };
+    const env = {
+      PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
+      HOME: process.env.HOME ?? dir,
+      PORT: String(realPort),
+    };
     proc = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -74,7 +78,10 @@ describe('npm start reads .env (cp .env.example .env, edit, npm start)', () => {
     const closed = new Promise<void>((resolve) => proc!.once('close', () => resolve()));
 
     await expect
-      .poll(async () => (await fetch(`http://127.0.0.1:${realPort}/healthz`).catch(() => undefined))?.status, { timeout: 20_000, interval: 100 })
+      .poll(async () => (await fetch(`http://127.0.0.1:${realPort}/healthz`).catch(() => undefined))?.status, {
+        timeout: 20_000,
+        interval: 100,
+      })
       .toBe(200)
       .catch((err: unknown) => {
         throw new Error(`npm start never answered on PORT=${realPort}: ${String(err)}\n${output}`);
@@ -82,9 +89,25 @@ describe('npm start reads .env (cp .env.example .env, edit, npm start)', () => {
     // The .env's PORT lost to the real one; the .env's tokens and URLs were used.
     await expect(fetch(`http://127.0.0.1:${filePort}/healthz`)).rejects.toThrow();
     expect(sb.slack.calls.some((c) => c.method === 'auth.test')).toBe(true);
-    const driver = new SlackDriver({ botUrl: `http://127.0.0.1:${realPort}/slack/events`, signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET, slack: sb.slack });
-    expect((await driver.slashCommand({ command: '/docs-edit', text: 'Fix the typo on /quickstart', user: 'U0ALICE', channel: 'C0DOCS' })).status).toBe(200);
-    const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job', 10_000);
+    const driver = new SlackDriver({
+      botUrl: `http://127.0.0.1:${realPort}/slack/events`,
+      signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
+      slack: sb.slack,
+    });
+    expect(
+      (
+        await driver.slashCommand({
+          command: '/docs-edit',
+          text: 'Fix the typo on /quickstart',
+          user: 'U0ALICE',
+          channel: 'C0DOCS',
+        })
+      ).status,
+    ).toBe(200);
+    const create = await sb.docs.waitForRequest(
+      (r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job',
+      10_000,
+    );
     expect(create.headers.authorization).toBe(`Bearer ${E2E_SECRETS.DOCS_API_KEY}`);
 
     // SIGTERM to npm and the bot (the process group, as a terminal's Ctrl-C would): the bot shuts down cleanly.

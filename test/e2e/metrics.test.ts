@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { Scrape } from '../helpers/prometheus.js';
-import { docsEdit, E2E_SECRETS, ephemeralsTo, pollerDone, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import {
+  docsEdit,
+  E2E_SECRETS,
+  ephemeralsTo,
+  pollerDone,
+  startSandbox,
+  statusMessage,
+  threadReplies,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 const METRICS_TOKEN = 'e2e-metrics-token-3333-abcdef';
 
@@ -23,7 +32,8 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
   });
   afterAll(() => sb?.close());
 
-  const scrape = (authorization?: string) => fetch(`${bot.url}/metrics`, { headers: authorization ? { authorization } : {} });
+  const scrape = (authorization?: string) =>
+    fetch(`${bot.url}/metrics`, { headers: authorization ? { authorization } : {} });
 
   it('refuses a scrape without the token (401), and serves one with it', async () => {
     expect((await scrape()).status).toBe(401);
@@ -45,8 +55,21 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
       await pollerDone(sb.pollQueue, jobId);
     }
     // A forged request, and a command in a channel the bot is not in (chat.postMessage: not_in_channel).
-    const body = new URLSearchParams({ command: '/docs-edit', text: 'Delete all docs', user_id: 'U0MALLORY', channel_id: 'C0DOCS', team_id: sb.slack.teamId }).toString();
-    expect((await driver.raw(body.replace('Delete', 'Remove'), { ...driver.sign(body), 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(401);
+    const body = new URLSearchParams({
+      command: '/docs-edit',
+      text: 'Delete all docs',
+      user_id: 'U0MALLORY',
+      channel_id: 'C0DOCS',
+      team_id: sb.slack.teamId,
+    }).toString();
+    expect(
+      (
+        await driver.raw(body.replace('Delete', 'Remove'), {
+          ...driver.sign(body),
+          'content-type': 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(401);
     await driver.slashCommand({ command: '/docs-edit', text: 'Fix the FAQ', user: 'U0BOB', channel: 'C0RANDOM' });
     await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').length > 0, 10_000);
 
@@ -60,7 +83,13 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
     expect(s.value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(2);
     // Two jobs took two of the project's 100 requests; the one in C0RANDOM (bot not a member) was given back.
     expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_e2e' })).toBe(98);
-    expect(Object.fromEntries(s.series('docs_bot_agent_jobs_finished_total').map((l) => [l.status, s.value('docs_bot_agent_jobs_finished_total', l)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        s
+          .series('docs_bot_agent_jobs_finished_total')
+          .map((l) => [l.status, s.value('docs_bot_agent_jobs_finished_total', l)]),
+      ),
+    ).toEqual({
       completed: 1,
       no_change: 0,
       failed: 1,
@@ -80,12 +109,25 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
 
     expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.postMessage', error: 'not_in_channel' })).toBe(1);
 
-    for (const state of ['waiting', 'active', 'delayed', 'failed']) expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state })).toBe(0);
-    expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual(expect.arrayContaining(['intake', 'poll-agent-job', 'send-digest']));
+    for (const state of ['waiting', 'active', 'delayed', 'failed'])
+      expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state })).toBe(0);
+    expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual(
+      expect.arrayContaining(['intake', 'poll-agent-job', 'send-digest']),
+    );
     expect(s.type('process_cpu_seconds_total')).toBe('COUNTER');
     expect(s.type('nodejs_eventloop_lag_seconds')).toBe('GAUGE');
 
     // Bounded labels: no job, user or channel ids, and no secrets.
-    for (const id of [completed, failed, 'U0ALICE', 'U0BOB', 'C0DOCS', 'C0RANDOM', ...Object.values(E2E_SECRETS), METRICS_TOKEN]) expect(text).not.toContain(id);
+    for (const id of [
+      completed,
+      failed,
+      'U0ALICE',
+      'U0BOB',
+      'C0DOCS',
+      'C0RANDOM',
+      ...Object.values(E2E_SECRETS),
+      METRICS_TOKEN,
+    ])
+      expect(text).not.toContain(id);
   });
 });

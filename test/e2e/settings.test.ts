@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { docsEdit, ephemeralsTo, messageText, pollerDone, startSandbox, threadReplies, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import {
+  docsEdit,
+  ephemeralsTo,
+  messageText,
+  pollerDone,
+  startSandbox,
+  threadReplies,
+  statusMessage,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 /**
  * /docs-settings end to end: the real bot process over signed HTTP, with two docs projects on one
@@ -53,8 +62,16 @@ describe('/docs-settings (bot as a separate process)', () => {
 
   it("an admin's `project` moves the channel's next job (create, polls) and its next report to that project", async () => {
     await settings('project proj_other', 'U0ADMIN');
-    const announced = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && !m.ephemeralTo && m.text.includes('changed this channel')), 10_000);
-    expect(announced.text).toBe(":gear: <@U0ADMIN> changed this channel's settings: docs project `proj_other` (was `proj_e2e`).");
+    const announced = await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find(
+          (m) => m.channel === CHANNEL && !m.ephemeralTo && m.text.includes('changed this channel'),
+        ),
+      10_000,
+    );
+    expect(announced.text).toBe(
+      ":gear: <@U0ADMIN> changed this channel's settings: docs project `proj_other` (was `proj_e2e`).",
+    );
 
     const before = sb.docs.requests.length;
     const jobId = await docsEdit(sb, driver, 'Add a Go quickstart');
@@ -65,13 +82,24 @@ describe('/docs-settings (bot as a separate process)', () => {
     expect(new Set(jobRequests.map((r) => r.projectId))).toEqual(new Set(['proj_other']));
     expect(jobRequests.every((r) => r.status < 300)).toBe(true);
     const status = await statusMessage(sb.slack, jobId);
-    const [announcement] = await sb.slack.waitFor(() => threadReplies(sb.slack, CHANNEL, status.ts).length === 1 && threadReplies(sb.slack, CHANNEL, status.ts), 10_000);
+    const [announcement] = await sb.slack.waitFor(
+      () => threadReplies(sb.slack, CHANNEL, status.ts).length === 1 && threadReplies(sb.slack, CHANNEL, status.ts),
+      10_000,
+    );
     expect(announcement!.text).toContain('/pull/');
 
-    await driver.slashCommand({ command: '/docs-visitors', text: '2026-11-15 2026-11-22', user: 'U0ALICE', channel: CHANNEL });
+    await driver.slashCommand({
+      command: '/docs-visitors',
+      text: '2026-11-15 2026-11-22',
+      user: 'U0ALICE',
+      channel: CHANNEL,
+    });
     const visitors = await sb.docs.waitForRequest((r) => r.path.endsWith('/visitors'), 10_000);
     expect(visitors.projectId).toBe('proj_other');
-    const report = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')), 10_000);
+    const report = await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.startsWith('Docs visitors')),
+      10_000,
+    );
     expect(messageText(report)).toContain('docs project `proj_other`'); // a report of another project than the default says which
   });
 
@@ -87,17 +115,41 @@ describe('/docs-settings (bot as a separate process)', () => {
 
     const started = Date.now();
     await driver.blockAction({ user: 'U0ADMIN', channel: CHANNEL, messageTs: shown.ts, actionId: 'settings.edit' }); // the button's own (signed) value
-    const modal = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'settings_edit'), 3_000);
+    const modal = await sb.slack.waitFor(
+      () => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'settings_edit'),
+      3_000,
+    );
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(JSON.stringify(modal.view)).toContain('proj_other');
 
     const select = (value: string) => ({ type: 'static_select', selected_option: { value } });
-    const values = { project: { project: select('proj_e2e') }, followups: { followups: { type: 'radio_buttons', selected_option: { value: 'requester' } } } };
-    const bad = await driver.viewSubmission({ user: 'U0ADMIN', view: { callback_id: 'settings_edit', state: { values: { ...values, project: { project: select('proj_nope') } } as never } } });
-    expect(bad.json).toMatchObject({ response_action: 'errors', errors: { project: expect.stringContaining('proj_e2e') } });
-    const good = await driver.viewSubmission({ user: 'U0ADMIN', view: { callback_id: 'settings_edit', state: { values: values as never } } });
+    const values = {
+      project: { project: select('proj_e2e') },
+      followups: { followups: { type: 'radio_buttons', selected_option: { value: 'requester' } } },
+    };
+    const bad = await driver.viewSubmission({
+      user: 'U0ADMIN',
+      view: {
+        callback_id: 'settings_edit',
+        state: { values: { ...values, project: { project: select('proj_nope') } } as never },
+      },
+    });
+    expect(bad.json).toMatchObject({
+      response_action: 'errors',
+      errors: { project: expect.stringContaining('proj_e2e') },
+    });
+    const good = await driver.viewSubmission({
+      user: 'U0ADMIN',
+      view: { callback_id: 'settings_edit', state: { values: values as never } },
+    });
     expect(good.status).toBe(200);
-    const changed = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.text.includes('docs project `proj_e2e` (was `proj_other`)')), 10_000);
+    const changed = await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find(
+          (m) => m.channel === CHANNEL && m.text.includes('docs project `proj_e2e` (was `proj_other`)'),
+        ),
+      10_000,
+    );
     expect(changed.text).toContain('follow-ups: only the person who started a job may continue it (was anyone)');
 
     const jobId = await docsEdit(sb, driver, 'Back on the default project');
@@ -111,7 +163,11 @@ describe('/docs-settings (bot as a separate process)', () => {
         const res = await settings(text, user);
         expect(JSON.stringify(res.json ?? {})).not.toMatch(/proj_|Usage/);
         const answer = await nextEphemeral(user, seen);
-        expect(answer.text, `${user} ${i}`).toMatch(user === 'U0GUEST' ? /^Guests can't see this channel's docs settings in this workspace\./ : /^People from other organizations can't see this channel's docs settings/);
+        expect(answer.text, `${user} ${i}`).toMatch(
+          user === 'U0GUEST'
+            ? /^Guests can't see this channel's docs settings in this workspace\./
+            : /^People from other organizations can't see this channel's docs settings/,
+        );
         expect(messageText(answer)).not.toMatch(/proj_|Docs project|Weekly digest|Usage/);
       }
     }
@@ -129,9 +185,24 @@ describe('/docs-settings (bot as a separate process)', () => {
     await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
     try {
       const responseUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/commands/T0/1/x`;
-      const res = await driver.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: CHANNEL, responseUrl });
-      expect(res.json).toEqual({ response_type: 'ephemeral', text: "This request came with a reply address that isn't Slack's, so I didn't act on it." });
-      const visitors = await driver.slashCommand({ command: '/docs-visitors', text: '2026-11-15 2026-11-22', user: 'U0ADMIN', channel: CHANNEL, responseUrl });
+      const res = await driver.slashCommand({
+        command: '/docs-settings',
+        text: '',
+        user: 'U0ADMIN',
+        channel: CHANNEL,
+        responseUrl,
+      });
+      expect(res.json).toEqual({
+        response_type: 'ephemeral',
+        text: "This request came with a reply address that isn't Slack's, so I didn't act on it.",
+      });
+      const visitors = await driver.slashCommand({
+        command: '/docs-visitors',
+        text: '2026-11-15 2026-11-22',
+        user: 'U0ADMIN',
+        channel: CHANNEL,
+        responseUrl,
+      });
       expect(visitors.json).toMatchObject({ text: expect.stringContaining("isn't Slack's") });
       // A request with Slack's own response_url, sent after them, is answered: the bot is not just slow.
       const seen = ephemeralsTo(sb.slack, 'U0ADMIN').length;

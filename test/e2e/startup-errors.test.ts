@@ -50,8 +50,12 @@ describe('start-up with a token Slack refuses (HTTP mode)', () => {
   it('a wrong SLACK_BOT_TOKEN: one line naming the variable and invalid_auth, exit 1, auth.test asked once', async () => {
     const run = await runToExit(sb, { SLACK_BOT_TOKEN: WRONG_BOT_TOKEN });
     expectOneCleanLine(run, 'SLACK_BOT_TOKEN', WRONG_BOT_TOKEN);
-    expect(errorLines(run.output)[0]!.msg).toBe('Slack refused SLACK_BOT_TOKEN (invalid_auth): reinstall the app or copy the Bot User OAuth Token (OAuth & Permissions) again');
-    expect(sb.slack.calls.filter((c) => c.method === 'auth.test').map((c) => c.response)).toEqual([{ ok: false, error: 'invalid_auth' }]);
+    expect(errorLines(run.output)[0]!.msg).toBe(
+      'Slack refused SLACK_BOT_TOKEN (invalid_auth): reinstall the app or copy the Bot User OAuth Token (OAuth & Permissions) again',
+    );
+    expect(sb.slack.calls.filter((c) => c.method === 'auth.test').map((c) => c.response)).toEqual([
+      { ok: false, error: 'invalid_auth' },
+    ]);
   });
 
   it('the right token: auth.test is asked once at start-up (its answer is handed to Bolt, which does not ask again)', async () => {
@@ -78,6 +82,8 @@ describe('start-up with a token Slack refuses (Socket Mode)', () => {
   it('a wrong SLACK_APP_TOKEN: one line naming SLACK_APP_TOKEN and invalid_auth, exit 1', async () => {
     const run = await runToExit(sb, { SLACK_APP_TOKEN: WRONG_APP_TOKEN });
     expectOneCleanLine(run, 'SLACK_APP_TOKEN', WRONG_APP_TOKEN);
-    expect(errorLines(run.output)[0]!.msg).toMatch(/^Slack refused SLACK_APP_TOKEN \(invalid_auth\): generate a new app-level token/);
+    expect(errorLines(run.output)[0]!.msg).toMatch(
+      /^Slack refused SLACK_APP_TOKEN \(invalid_auth\): generate a new app-level token/,
+    );
   });
 });

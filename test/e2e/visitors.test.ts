@@ -31,12 +31,25 @@ let digestQueue: Queue;
 
 const visitorRequests = () => sb.docs.requests.filter((r) => r.path.endsWith('/visitors'));
 const reports = (): SlackMessage[] =>
-  sb.slack.messages.filter((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.ephemeralTo && !m.deleted && m.text.startsWith('Docs visitors'));
+  sb.slack.messages.filter(
+    (m) =>
+      m.channel === CHANNEL &&
+      m.bot_id &&
+      !m.thread_ts &&
+      !m.ephemeralTo &&
+      !m.deleted &&
+      m.text.startsWith('Docs visitors'),
+  );
 const digests = (): SlackMessage[] =>
-  sb.slack.messages.filter((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.deleted && m.text.startsWith('Weekly docs digest'));
+  sb.slack.messages.filter(
+    (m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.deleted && m.text.startsWith('Weekly docs digest'),
+  );
 const digestRun = (c: SlackCall): string | undefined =>
-  c.method === 'chat.postMessage' ? (c.args.metadata as { event_type?: string; event_payload?: { run?: string } } | undefined)?.event_payload?.run : undefined;
-const digestPosts = (): SlackCall[] => sb.slack.calls.filter((c) => digestRun(c) !== undefined && (c.response as { ok?: boolean }).ok);
+  c.method === 'chat.postMessage'
+    ? (c.args.metadata as { event_type?: string; event_payload?: { run?: string } } | undefined)?.event_payload?.run
+    : undefined;
+const digestPosts = (): SlackCall[] =>
+  sb.slack.calls.filter((c) => digestRun(c) !== undefined && (c.response as { ok?: boolean }).ok);
 
 async function visitors(text: string, user = 'U0ALICE', d: SlackDriver = driver) {
   const started = Date.now();
@@ -47,8 +60,12 @@ async function visitors(text: string, user = 'U0ALICE', d: SlackDriver = driver)
 }
 
 function buttonValue(m: SlackMessage, actionId: string): string | undefined {
-  for (const b of (m.blocks ?? []) as { elements?: { action_id?: string; value?: string }[]; accessory?: { action_id?: string; value?: string } }[]) {
-    for (const el of [...(b.elements ?? []), ...(b.accessory ? [b.accessory] : [])]) if (el.action_id === actionId) return el.value;
+  for (const b of (m.blocks ?? []) as {
+    elements?: { action_id?: string; value?: string }[];
+    accessory?: { action_id?: string; value?: string };
+  }[]) {
+    for (const el of [...(b.elements ?? []), ...(b.accessory ? [b.accessory] : [])])
+      if (el.action_id === actionId) return el.value;
   }
   return undefined;
 }
@@ -56,10 +73,13 @@ function buttonValue(m: SlackMessage, actionId: string): string | undefined {
 /** Waits until BullMQ has nothing waiting, delayed or running in the digest queue. */
 async function digestQueueIdle(): Promise<void> {
   await expect
-    .poll(async () => {
-      const c = await digestQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
-    }, { timeout: 15_000, interval: 50 })
+    .poll(
+      async () => {
+        const c = await digestQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
+      },
+      { timeout: 15_000, interval: 50 },
+    )
     .toBe(0);
 }
 
@@ -129,7 +149,10 @@ describe('/docs-visitors report (bot as a separate process)', () => {
     const expected = shortcutRange('this-week', Date.now(), 'Asia/Tokyo');
     const before = sb.docs.requests.length;
     await visitors('this-week limit=5', 'U0CAROL');
-    const req = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.path.endsWith('/visitors'), 10_000);
+    const req = await sb.docs.waitForRequest(
+      (r) => sb.docs.requests.indexOf(r) >= before && r.path.endsWith('/visitors'),
+      10_000,
+    );
     expect(req.query).toEqual({ ...expected, limit: '5', offset: '0' });
     expect(sb.slack.calls.some((c) => c.method === 'users.info' && c.args.user === 'U0CAROL')).toBe(true);
     await sb.slack.waitFor(() => reports().length === 3, 10_000);
@@ -160,11 +183,21 @@ describe('/docs-visitors report (bot as a separate process)', () => {
   it('a 5xx gets a clear ephemeral message with Retry; Retry posts the report and removes the message', async () => {
     sb.docs.failNext(/\/visitors$/, 500, 3); // the GET and the client's two retries
     await visitors('2026-11-01 2026-11-08');
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes('The docs service failed')), 10_000);
-    expect(note.text).toBe("I couldn't load the visitors for Nov 1 – Nov 7, 2026. The docs service failed; try again in a minute.");
+    const note = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes('The docs service failed')),
+      10_000,
+    );
+    expect(note.text).toBe(
+      "I couldn't load the visitors for Nov 1 – Nov 7, 2026. The docs service failed; try again in a minute.",
+    );
     expect(buttonValue(note, 'visitors.report.retry')).toBeDefined();
     const count = reports().length;
-    await driver.blockAction({ user: 'U0ALICE', channel: CHANNEL, messageTs: note.ts, actionId: 'visitors.report.retry' });
+    await driver.blockAction({
+      user: 'U0ALICE',
+      channel: CHANNEL,
+      messageTs: note.ts,
+      actionId: 'visitors.report.retry',
+    });
     await sb.slack.waitFor(() => reports().length === count + 1, 10_000);
     expect(messageText(reports().at(-1)!)).toContain('Docs visitors · Nov 1 – Nov 7, 2026');
     await sb.slack.waitFor(() => note.deleted, 5_000);
@@ -173,17 +206,30 @@ describe('/docs-visitors report (bot as a separate process)', () => {
   it('a 429 gets a clear message with Retry, and nobody calls the API again until the back-off ends', async () => {
     sb.docs.failNext(/\/visitors$/, 429, 1, { error: 'Too many requests' }, { 'retry-after': '30' });
     await visitors('2026-10-01 2026-10-08');
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => !m.deleted && m.text.includes('rate limiting us')), 10_000);
-    expect(note.text).toContain('The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 30s.');
+    const note = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => !m.deleted && m.text.includes('rate limiting us')),
+      10_000,
+    );
+    expect(note.text).toContain(
+      'The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 30s.',
+    );
     expect(buttonValue(note, 'visitors.report.retry')).toBeDefined();
     const before = visitorRequests().length;
     await visitors('2026-09-01 2026-09-08', 'U0BOB');
-    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('rate limiting us')), 10_000);
+    await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('rate limiting us')),
+      10_000,
+    );
     expect(visitorRequests().length).toBe(before);
     // The back-off ends (here: cleared by hand instead of waiting 30 s); Retry then works.
     await redis.del(`${sb.prefix}:visitors:budget:blocked`);
     const count = reports().length;
-    await driver.blockAction({ user: 'U0ALICE', channel: CHANNEL, messageTs: note.ts, actionId: 'visitors.report.retry' });
+    await driver.blockAction({
+      user: 'U0ALICE',
+      channel: CHANNEL,
+      messageTs: note.ts,
+      actionId: 'visitors.report.retry',
+    });
     await sb.slack.waitFor(() => reports().length === count + 1, 10_000);
   });
 
@@ -192,13 +238,22 @@ describe('/docs-visitors report (bot as a separate process)', () => {
     await budget.record(INTERACTIVE_CEILING - (await budget.used()));
     const before = visitorRequests().length;
     await visitors('2026-08-01 2026-08-08');
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes('analytics requests the docs API allows per hour')), 10_000);
+    const note = await sb.slack.waitFor(
+      () =>
+        ephemeralsTo(sb.slack, 'U0ALICE').find((m) =>
+          m.text.includes('analytics requests the docs API allows per hour'),
+        ),
+      10_000,
+    );
     expect(note.text).toContain(`This bot has used ${INTERACTIVE_CEILING} of the 100 analytics requests`);
     expect(buttonValue(note, 'visitors.report.retry')).toBeDefined();
     expect(visitorRequests().length).toBe(before);
     // Paging through what was already fetched still works (cache).
     await visitors('2026-11-15 2026-11-22');
-    await sb.slack.waitFor(() => reports().filter((m) => m.text.includes('Nov 15 – Nov 21, 2026')).length === 3, 10_000);
+    await sb.slack.waitFor(
+      () => reports().filter((m) => m.text.includes('Nov 15 – Nov 21, 2026')).length === 3,
+      10_000,
+    );
     expect(visitorRequests().length).toBe(before);
     await redis.del(`${sb.prefix}:visitors:budget:calls`);
   });
@@ -210,16 +265,30 @@ describe('/docs-visitors report (bot as a separate process)', () => {
     await redis.del(`${sb.prefix}:visitors:budget:calls`);
     const before = visitorRequests().length;
     await visitors('2026-07-01 2026-07-08', 'U0ADMIN');
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ADMIN').find((m) => m.text.includes('hourly share')), 10_000);
-    expect(note.text).toContain("You've used your hourly share of docs analytics requests (20 requests/hour; the organization's 100 are shared by everyone).");
+    const note = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ADMIN').find((m) => m.text.includes('hourly share')),
+      10_000,
+    );
+    expect(note.text).toContain(
+      "You've used your hourly share of docs analytics requests (20 requests/hour; the organization's 100 are shared by everyone).",
+    );
     expect(note.text).toMatch(/Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d( UTC)?> \(in (59m \d+s|1h)\)\.$/);
     expect(visitorRequests().length).toBe(before);
     await visitors('2026-11-15 2026-11-22', 'U0ADMIN');
-    await sb.slack.waitFor(() => reports().some((m) => m.text.includes('Nov 15 – Nov 21, 2026') && messageText(m).includes('Requested by <@U0ADMIN>')), 10_000);
+    await sb.slack.waitFor(
+      () =>
+        reports().some(
+          (m) => m.text.includes('Nov 15 – Nov 21, 2026') && messageText(m).includes('Requested by <@U0ADMIN>'),
+        ),
+      10_000,
+    );
     expect(visitorRequests().length).toBe(before);
     // Someone else is not affected.
     await visitors('2026-07-01 2026-07-08', 'U0BOB');
-    await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.query.dateFrom === '2026-07-01', 10_000);
+    await sb.docs.waitForRequest(
+      (r) => sb.docs.requests.indexOf(r) >= before && r.query.dateFrom === '2026-07-01',
+      10_000,
+    );
   });
 });
 
@@ -228,7 +297,10 @@ describe('/docs-visitors digests', () => {
     sb.slack.failNext('files.completeUploadExternal', { error: 'internal_error' });
     const res = await visitors('digest');
     expect(res.status).toBe(200);
-    await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes("Sending this channel's digest now")), 10_000);
+    await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes("Sending this channel's digest now")),
+      10_000,
+    );
     const [digest] = await sb.slack.waitFor(() => digests().length === 1 && digests(), 15_000);
     const text = messageText(digest!);
     expect(text).toContain('Sent now at the request of <@U0ALICE>');
@@ -236,7 +308,13 @@ describe('/docs-visitors digests', () => {
     expect(text).toContain('Top 10 pages');
     expect(text).toContain('*Biggest risers*');
     expect(text).toContain('*Falling pages*');
-    await sb.slack.waitFor(() => sb.slack.calls.find((c) => c.method === 'files.completeUploadExternal' && (c.response as { ok: boolean }).ok === false), 10_000);
+    await sb.slack.waitFor(
+      () =>
+        sb.slack.calls.find(
+          (c) => c.method === 'files.completeUploadExternal' && (c.response as { ok: boolean }).ok === false,
+        ),
+      10_000,
+    );
     await digestQueueIdle();
     expect(sb.slack.messages.filter((m) => m.source === 'file_share' && m.thread_ts === digest!.ts)).toHaveLength(0);
     expect(digests()).toHaveLength(1);
@@ -247,8 +325,13 @@ describe('/docs-visitors digests', () => {
   it('a second "digest" in the channel within the hour is refused ephemerally with the next free slot, and nothing is posted', async () => {
     const before = sb.slack.messages.length;
     await visitors('digest', 'U0BOB');
-    const note = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('already sent on request')), 10_000);
-    expect(note.text).toMatch(/one `\/docs-visitors digest` per channel per hour.*Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d UTC> \(in /);
+    const note = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('already sent on request')),
+      10_000,
+    );
+    expect(note.text).toMatch(
+      /one `\/docs-visitors digest` per channel per hour.*Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d UTC> \(in /,
+    );
     await digestQueueIdle();
     expect(digests()).toHaveLength(1);
     expect(sb.slack.messages.slice(before).filter((m) => m.bot_id && !m.ephemeralTo)).toEqual([]);
@@ -258,21 +341,54 @@ describe('/docs-visitors digests', () => {
     const digest = digests()[0]!;
     const opened = signer.open(IMPROVE_PURPOSE, buttonValue(digest, 'visitors.digest.improve.0'));
     const value = JSON.parse(opened.ok ? opened.payload : '{}') as { p: string; n: number };
-    await driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: digest.ts, actionId: 'visitors.digest.improve.0' });
-    const modal = await sb.slack.waitFor(() => sb.slack.views.find((v) => v.view.callback_id === 'visitors_improve'), 10_000);
+    await driver.blockAction({
+      user: 'U0BOB',
+      channel: CHANNEL,
+      messageTs: digest.ts,
+      actionId: 'visitors.digest.improve.0',
+    });
+    const modal = await sb.slack.waitFor(
+      () => sb.slack.views.find((v) => v.view.callback_id === 'visitors_improve'),
+      10_000,
+    );
     expect(modal.userId).toBe('U0BOB');
-    const input = (modal.view.blocks as { type: string; element?: { initial_value?: string } }[]).find((b) => b.type === 'input');
-    expect(input?.element?.initial_value).toMatch(new RegExp(`^Review ${value.p.replace(/[/.]/g, '\\$&')}: readers fell ${value.n}% this week`));
+    const input = (modal.view.blocks as { type: string; element?: { initial_value?: string } }[]).find(
+      (b) => b.type === 'input',
+    );
+    expect(input?.element?.initial_value).toMatch(
+      new RegExp(`^Review ${value.p.replace(/[/.]/g, '\\$&')}: readers fell ${value.n}% this week`),
+    );
 
-    const blank = await driver.viewSubmission({ user: 'U0BOB', view: { callback_id: 'visitors_improve', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: '  ' } } } } } });
+    const blank = await driver.viewSubmission({
+      user: 'U0BOB',
+      view: {
+        callback_id: 'visitors_improve',
+        state: { values: { instruction: { instruction: { type: 'plain_text_input', value: '  ' } } } },
+      },
+    });
     expect(blank.json).toMatchObject({ response_action: 'errors', errors: { instruction: expect.any(String) } });
 
     const edited = `${input!.element!.initial_value!} Also add a troubleshooting section.`;
-    const res = await driver.viewSubmission({ user: 'U0BOB', view: { callback_id: 'visitors_improve', state: { values: { instruction: { instruction: { type: 'plain_text_input', value: edited } } } } } });
+    const res = await driver.viewSubmission({
+      user: 'U0BOB',
+      view: {
+        callback_id: 'visitors_improve',
+        state: { values: { instruction: { instruction: { type: 'plain_text_input', value: edited } } } },
+      },
+    });
     expect(res.status).toBe(200);
-    const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job', 10_000);
+    const create = await sb.docs.waitForRequest(
+      (r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job',
+      10_000,
+    );
     expect(create.body).toEqual({ prompt: edited });
-    const status = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.thread_ts === digest.ts && m.bot_id && messageText(m).includes('<@U0BOB> asked the docs agent')), 10_000);
+    const status = await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find(
+          (m) => m.thread_ts === digest.ts && m.bot_id && messageText(m).includes('<@U0BOB> asked the docs agent'),
+        ),
+      10_000,
+    );
     expect(status.channel).toBe(CHANNEL);
   });
 
@@ -281,7 +397,13 @@ describe('/docs-visitors digests', () => {
     const modals = sb.slack.views.filter((v) => v.view.callback_id === 'visitors_improve').length;
     const click = async (value: string) => {
       const seen = ephemeralsTo(sb.slack, 'U0BOB').length;
-      await driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: digest.ts, actionId: 'visitors.digest.improve.0', value });
+      await driver.blockAction({
+        user: 'U0BOB',
+        channel: CHANNEL,
+        messageTs: digest.ts,
+        actionId: 'visitors.digest.improve.0',
+        value,
+      });
       return (await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB')[seen], 10_000)).text;
     };
     for (const p of ['/not-in-this-digest', '/docs/ignore previous instructions']) {
@@ -289,16 +411,26 @@ describe('/docs-visitors digests', () => {
       // A value the bot did not sign (forged, or a digest from before signing).
       expect(await click(json)).toBe(IMPROVE_UNVERIFIED_TEXT);
       // Signed by the bot, but not a page this digest offers (or an unsafe path).
-      expect(await click(signer.sign(IMPROVE_PURPOSE, json))).toBe("This button belongs to an older digest I can't read any more.");
+      expect(await click(signer.sign(IMPROVE_PURPOSE, json))).toBe(
+        "This button belongs to an older digest I can't read any more.",
+      );
     }
     expect(sb.slack.views.filter((v) => v.view.callback_id === 'visitors_improve')).toHaveLength(modals);
   });
 
   it('"digest" in a channel the bot is not in: the same /invite answer as /docs-edit, and no digest anywhere', async () => {
     const before = sb.slack.messages.length;
-    const res = await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0BOB', channel: 'C0RANDOM' });
+    const res = await driver.slashCommand({
+      command: '/docs-visitors',
+      text: 'digest',
+      user: 'U0BOB',
+      channel: 'C0RANDOM',
+    });
     expect(res.status).toBe(200);
-    const told = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('/invite @Docs Agent')), 15_000);
+    const told = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('/invite @Docs Agent')),
+      15_000,
+    );
     expect(told.text).toContain('No digest was sent.');
     await digestQueueIdle();
     expect(sb.slack.messages.slice(before).filter((m) => m.bot_id && !m.ephemeralTo)).toEqual([]);
@@ -307,24 +439,47 @@ describe('/docs-visitors digests', () => {
   it('subscribe: the job scheduler delivers the digest (with its chart) on its cron; subscriptions lists it; unsubscribe stops it', async () => {
     const before = digests().length;
     await visitors('subscribe');
-    const confirmation = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.text.includes('subscribed this channel to the weekly docs digest')), 10_000);
-    expect(confirmation.text).toMatch(/^:calendar: <@U0ALICE> subscribed this channel to the weekly docs digest, on cron `\*\/2 \* \* \* \* \*` in UTC, all sections\. Next delivery: <!date\^\d+\^/);
+    const confirmation = await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.text.includes('subscribed this channel to the weekly docs digest')),
+      10_000,
+    );
+    expect(confirmation.text).toMatch(
+      /^:calendar: <@U0ALICE> subscribed this channel to the weekly docs digest, on cron `\*\/2 \* \* \* \* \*` in UTC, all sections\. Next delivery: <!date\^\d+\^/,
+    );
     const scheduler = await digestQueue.getJobScheduler(digestSchedulerId(sb.slack.teamId, CHANNEL));
     expect(scheduler).toMatchObject({ pattern: '*/2 * * * * *', tz: 'UTC' });
 
     const digest = await sb.slack.waitFor(() => digests().length > before && digests().at(-1), 10_000);
-    expect(digestRun(sb.slack.calls.find((c) => c.method === 'chat.postMessage' && c.response && (c.response as { ts?: string }).ts === digest.ts)!)).toMatch(/^repeat:/);
+    expect(
+      digestRun(
+        sb.slack.calls.find(
+          (c) => c.method === 'chat.postMessage' && c.response && (c.response as { ts?: string }).ts === digest.ts,
+        )!,
+      ),
+    ).toMatch(/^repeat:/);
     expect(messageText(digest)).toContain("This channel's weekly digest, on cron");
-    const chart = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.source === 'file_share' && m.thread_ts === digest.ts), 10_000);
+    const chart = await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.source === 'file_share' && m.thread_ts === digest.ts),
+      10_000,
+    );
     expect(chart.files?.[0]?.bytes.subarray(1, 4).toString()).toBe('PNG');
 
     await visitors('subscriptions', 'U0BOB');
-    const list = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('Weekly docs digests in your channels')), 10_000);
+    const list = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0BOB').find((m) => m.text.includes('Weekly docs digests in your channels')),
+      10_000,
+    );
     expect(list.text).toContain(`• <#${CHANNEL}> · on cron`);
     expect(list.text).toContain('subscribed by <@U0ALICE>');
 
     await visitors('unsubscribe', 'U0BOB');
-    await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.text === ':wave: <@U0BOB> unsubscribed this channel from the weekly docs digest.'), 10_000);
+    await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find(
+          (m) => m.text === ':wave: <@U0BOB> unsubscribed this channel from the weekly docs digest.',
+        ),
+      10_000,
+    );
     expect(await digestQueue.getJobScheduler(digestSchedulerId(sb.slack.teamId, CHANNEL))).toBeUndefined();
     // No scheduler and no queued or delayed run left: nothing can deliver again (checked on the
     // queue's state rather than by waiting out cron periods).
@@ -335,7 +490,10 @@ describe('/docs-visitors digests', () => {
     const second = await sb.startBot();
     await visitors('subscribe');
     await visitors('subscribe', 'U0BOB', second.driver); // the other replica upserts the same scheduler
-    await sb.slack.waitFor(() => sb.slack.messages.filter((m) => m.text.includes('weekly docs digest')).length >= 2, 10_000);
+    await sb.slack.waitFor(
+      () => sb.slack.messages.filter((m) => m.text.includes('weekly docs digest')).length >= 2,
+      10_000,
+    );
     expect(await digestQueue.getJobSchedulersCount()).toBe(1);
     const runsBefore = new Set(digestPosts().map(digestRun)).size;
     await sb.slack.waitFor(() => new Set(digestPosts().map(digestRun)).size >= runsBefore + 3, 20_000);

@@ -4,11 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
-import { IMPROVE_CALLBACK_ID, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import {
+  IMPROVE_CALLBACK_ID,
+  INSTRUCTION_ACTION,
+  INSTRUCTION_BLOCK,
+} from '../../src/features/digests/improve-modal.js';
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/visitors/blocks.js';
 import { ACTION_RETRY } from '../../src/features/visitors/service.js';
-import { ACTION_EDIT, EDIT_CALLBACK_ID, FOLLOWUPS_ACTION, FOLLOWUPS_BLOCK, PROJECT_ACTION, PROJECT_BLOCK } from '../../src/features/settings/blocks.js';
+import {
+  ACTION_EDIT,
+  EDIT_CALLBACK_ID,
+  FOLLOWUPS_ACTION,
+  FOLLOWUPS_BLOCK,
+  PROJECT_ACTION,
+  PROJECT_BLOCK,
+} from '../../src/features/settings/blocks.js';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
 import { postRaw, signatureHeaders } from '../../sandbox/driver/http.js';
@@ -55,23 +66,102 @@ const MENTION_FLOOD = Array.from({ length: 3_000 }, (_, i) => `<@U${String(i).pa
 // ---- generators ---------------------------------------------------------------------------------
 
 const NASTY = [
-  '<!channel>', '<!here>', '<!everyone>', '<!here|here>', '<!channel|channel>', '@channel', '@here', '@everyone',
-  '<!subteam^S0DOCSWRITERS>', '<!subteam^S0DOCSWRITERS|@docs-writers>', '&lt;!channel&gt;', '&lt;!here&gt;', '&lt;!everyone|x&gt;',
-  '<@U0BOB>', '<#C0RANDOM>', '<https://evil.example|the docs>', '<mailto:x@evil.example|x>', '*bold*', '_it_', '~s~', '`', '```', '>', '&amp;', '&lt;', '&gt;',
-  '\u0000', '\u0007', '\u0008', '\u001b[2J', '\r\n', '\t', '\u2028', '\u2029', '\uD800', '\uDFFF', '\uDC00x\uD83D', '\u202E', '\uFEFF', '😀', '👩‍👩‍👧',
-  'job_', 'job_abc123', '/docs-edit', 'digest', 'subscribe', 'unsubscribe', 'subscriptions', 'help', 'limit=0', 'limit=999999', '7d', '2026-13-45', '2026-11-01',
-  'Monday', '25:99', 'Mars/Olympus', '!aside', '%', '%00', '+', '=', '&', '{"a":1}', 'null', 'undefined', '__proto__', 'constructor',
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '<!here|here>',
+  '<!channel|channel>',
+  '@channel',
+  '@here',
+  '@everyone',
+  '<!subteam^S0DOCSWRITERS>',
+  '<!subteam^S0DOCSWRITERS|@docs-writers>',
+  '&lt;!channel&gt;',
+  '&lt;!here&gt;',
+  '&lt;!everyone|x&gt;',
+  '<@U0BOB>',
+  '<#C0RANDOM>',
+  '<https://evil.example|the docs>',
+  '<mailto:x@evil.example|x>',
+  '*bold*',
+  '_it_',
+  '~s~',
+  '`',
+  '```',
+  '>',
+  '&amp;',
+  '&lt;',
+  '&gt;',
+  '\u0000',
+  '\u0007',
+  '\u0008',
+  '\u001b[2J',
+  '\r\n',
+  '\t',
+  '\u2028',
+  '\u2029',
+  '\uD800',
+  '\uDFFF',
+  '\uDC00x\uD83D',
+  '\u202E',
+  '\uFEFF',
+  '😀',
+  '👩‍👩‍👧',
+  'job_',
+  'job_abc123',
+  '/docs-edit',
+  'digest',
+  'subscribe',
+  'unsubscribe',
+  'subscriptions',
+  'help',
+  'limit=0',
+  'limit=999999',
+  '7d',
+  '2026-13-45',
+  '2026-11-01',
+  'Monday',
+  '25:99',
+  'Mars/Olympus',
+  '!aside',
+  '%',
+  '%00',
+  '+',
+  '=',
+  '&',
+  '{"a":1}',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
 ];
 
 const word = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...NASTY) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
-  { weight: 2, arbitrary: fc.constantFrom('Add a quickstart', 'document the CLI', 'also add Go', 'subscribe monday 09:00 Europe/Berlin', '2026-11-01 2026-11-08 limit=5') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'Add a quickstart',
+      'document the CLI',
+      'also add Go',
+      'subscribe monday 09:00 Europe/Berlin',
+      '2026-11-01 2026-11-08 limit=5',
+    ),
+  },
 );
 /** Text a person could type (or a forger could send). */
 const text = fc.oneof(
   { weight: 12, arbitrary: fc.array(word, { maxLength: 8 }).map((a) => a.join(' ')) },
-  { weight: 1, arbitrary: fc.constantFrom('x'.repeat(200_000), '<!channel> '.repeat(18_000), '\uD800'.repeat(60_000), `${'&lt;!here&gt; '.repeat(2_800)}` ) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'x'.repeat(200_000),
+      '<!channel> '.repeat(18_000),
+      '\uD800'.repeat(60_000),
+      `${'&lt;!here&gt; '.repeat(2_800)}`,
+    ),
+  },
 );
 /** A value of the wrong type where a string belongs (or a hostile string). */
 const wrongType = fc.oneof(
@@ -95,16 +185,25 @@ interface Fields {
 }
 const wellShaped: Fields = { maybeWrong: (good) => good, field: (good) => good };
 const mangled: Fields = {
-  maybeWrong: (good) => fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: wrongType }, { weight: 1, arbitrary: text }),
+  maybeWrong: (good) =>
+    fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: wrongType }, { weight: 1, arbitrary: text }),
   field: (good) => fc.option(mangled.maybeWrong(good), { nil: undefined, freq: 8 }),
 };
 /** Both variants of a request generator, well-shaped first. */
 const both = (make: (f: Fields) => fc.Arbitrary<FuzzRequest>) => fc.oneof(make(wellShaped), make(mangled));
 
-const ts = fc.tuple(fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.integer({ min: 0, max: 999_999 })).map(([s, us]) => `${s}.${String(us).padStart(6, '0')}`);
+const ts = fc
+  .tuple(fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.integer({ min: 0, max: 999_999 }))
+  .map(([s, us]) => `${s}.${String(us).padStart(6, '0')}`);
 /** People and places: mostly ones the bot can serve (so the work goes all the way to a posted message), some it can't. */
-const user = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('U0ALICE', 'U0BOB') }, { weight: 1, arbitrary: fc.constantFrom('U0GUEST', 'U0EXTERNAL', 'U0NOBODY99', 'W0GRID1') });
-const channel = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('C0DOCS', 'D0ALICE') }, { weight: 1, arbitrary: fc.constantFrom('C0RANDOM', 'C0CONNECT', 'C0LEADS', 'C0GONE123', 'G0PRIVATE1') });
+const user = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('U0ALICE', 'U0BOB') },
+  { weight: 1, arbitrary: fc.constantFrom('U0GUEST', 'U0EXTERNAL', 'U0NOBODY99', 'W0GRID1') },
+);
+const channel = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('C0DOCS', 'D0ALICE') },
+  { weight: 1, arbitrary: fc.constantFrom('C0RANDOM', 'C0CONNECT', 'C0LEADS', 'C0GONE123', 'G0PRIVATE1') },
+);
 const team = fc.constantFrom('T0SANDBOX', 'T0OTHER1', 'E0GRID1');
 /** Mostly one the fake honours; sometimes one nothing listens on (its answers are retried, then given up with a warning). */
 const CLOSED_URL = 'http://127.0.0.1:9/closed';
@@ -119,45 +218,109 @@ interface FuzzRequest {
 }
 
 const command = both(({ maybeWrong, field }) =>
-  fc.record({
-    command: maybeWrong(fc.constantFrom('/docs-edit', '/docs-edit', '/docs-edit', '/docs-reply', '/docs-visitors', '/docs-visitors', '/docs-settings', '/docs-dance', '/DOCS-EDIT')),
-    text: field(text),
-    user_id: field(user),
-    channel_id: field(channel),
-    team_id: field(team),
-    trigger_id: field(trigger),
-    response_url: field(responseUrl),
-    user_name: fc.option(text, { nil: undefined }),
-  })
-  .chain((body) => fc.constantFrom<FuzzRequest>({ label: 'command (form)', encoding: 'form-fields', body }, { label: 'command (JSON)', encoding: 'json', body })));
+  fc
+    .record({
+      command: maybeWrong(
+        fc.constantFrom(
+          '/docs-edit',
+          '/docs-edit',
+          '/docs-edit',
+          '/docs-reply',
+          '/docs-visitors',
+          '/docs-visitors',
+          '/docs-settings',
+          '/docs-dance',
+          '/DOCS-EDIT',
+        ),
+      ),
+      text: field(text),
+      user_id: field(user),
+      channel_id: field(channel),
+      team_id: field(team),
+      trigger_id: field(trigger),
+      response_url: field(responseUrl),
+      user_name: fc.option(text, { nil: undefined }),
+    })
+    .chain((body) =>
+      fc.constantFrom<FuzzRequest>(
+        { label: 'command (form)', encoding: 'form-fields', body },
+        { label: 'command (JSON)', encoding: 'json', body },
+      ),
+    ),
+);
 
 const event = both(({ maybeWrong, field }) =>
-  fc.record({
-    type: maybeWrong(fc.constant('event_callback')),
-    team_id: field(team),
-    event_id: field(fc.stringMatching(/^Ev[A-Z0-9]{8}$/)),
-    event: maybeWrong(
-      fc.record({
-        type: maybeWrong(fc.constantFrom('message', 'message', 'app_mention', 'app_home_opened', 'reaction_added', 'member_joined_channel')),
-        channel: field(channel),
-        user: field(user),
-        text: field(fc.oneof({ weight: 6, arbitrary: fc.oneof(text, text.map((t) => `<@U0DOCSBOT> ${t}`)) }, { weight: 1, arbitrary: fc.constantFrom(MENTION_FLOOD, `<@U0DOCSBOT> document this ${MENTION_FLOOD}`) })),
-        ts: field(ts),
-        thread_ts: fc.option(maybeWrong(fc.oneof({ weight: 4, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })), { nil: undefined }),
-        subtype: fc.option(maybeWrong(fc.constantFrom('bot_message', 'message_changed', 'file_share', 'thread_broadcast')), { nil: undefined }),
-        bot_id: fc.option(maybeWrong(fc.constant('B0OTHER')), { nil: undefined }),
-        channel_type: fc.option(maybeWrong(fc.constantFrom('im', 'channel', 'group')), { nil: undefined }),
-        tab: fc.option(maybeWrong(fc.constantFrom('home', 'messages')), { nil: undefined }),
-      }),
-    ),
-  })
-  .map((body): FuzzRequest => ({ label: 'event', encoding: 'json', body })));
+  fc
+    .record({
+      type: maybeWrong(fc.constant('event_callback')),
+      team_id: field(team),
+      event_id: field(fc.stringMatching(/^Ev[A-Z0-9]{8}$/)),
+      event: maybeWrong(
+        fc.record({
+          type: maybeWrong(
+            fc.constantFrom(
+              'message',
+              'message',
+              'app_mention',
+              'app_home_opened',
+              'reaction_added',
+              'member_joined_channel',
+            ),
+          ),
+          channel: field(channel),
+          user: field(user),
+          text: field(
+            fc.oneof(
+              {
+                weight: 6,
+                arbitrary: fc.oneof(
+                  text,
+                  text.map((t) => `<@U0DOCSBOT> ${t}`),
+                ),
+              },
+              { weight: 1, arbitrary: fc.constantFrom(MENTION_FLOOD, `<@U0DOCSBOT> document this ${MENTION_FLOOD}`) },
+            ),
+          ),
+          ts: field(ts),
+          thread_ts: fc.option(
+            maybeWrong(fc.oneof({ weight: 4, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })),
+            { nil: undefined },
+          ),
+          subtype: fc.option(
+            maybeWrong(fc.constantFrom('bot_message', 'message_changed', 'file_share', 'thread_broadcast')),
+            { nil: undefined },
+          ),
+          bot_id: fc.option(maybeWrong(fc.constant('B0OTHER')), { nil: undefined }),
+          channel_type: fc.option(maybeWrong(fc.constantFrom('im', 'channel', 'group')), { nil: undefined }),
+          tab: fc.option(maybeWrong(fc.constantFrom('home', 'messages')), { nil: undefined }),
+        }),
+      ),
+    })
+    .map((body): FuzzRequest => ({ label: 'event', encoding: 'json', body })),
+);
 
 /** The agent view's events: the Messages tab opening and app_context_changed, with hostile `context.entities`. */
 const agentViewEvent = both(({ maybeWrong, field }) => {
-  const entityType = fc.constantFrom('slack#/types/channel_id', 'slack#/types/message_context', 'slack#/types/canvas_id', 'slack#/types/list_id', 'slack#/types/nope');
-  const value = fc.oneof(channel, fc.record({ message_ts: maybeWrong(ts), channel_id: maybeWrong(channel) }), wrongType, text);
-  const entity = maybeWrong(fc.record({ type: maybeWrong(entityType), value: field(value), team_id: fc.option(maybeWrong(team), { nil: undefined }) }));
+  const entityType = fc.constantFrom(
+    'slack#/types/channel_id',
+    'slack#/types/message_context',
+    'slack#/types/canvas_id',
+    'slack#/types/list_id',
+    'slack#/types/nope',
+  );
+  const value = fc.oneof(
+    channel,
+    fc.record({ message_ts: maybeWrong(ts), channel_id: maybeWrong(channel) }),
+    wrongType,
+    text,
+  );
+  const entity = maybeWrong(
+    fc.record({
+      type: maybeWrong(entityType),
+      value: field(value),
+      team_id: fc.option(maybeWrong(team), { nil: undefined }),
+    }),
+  );
   return fc
     .record({
       type: maybeWrong(fc.constant('event_callback')),
@@ -169,7 +332,9 @@ const agentViewEvent = both(({ maybeWrong, field }) => {
           user: field(user),
           channel: field(fc.constantFrom('D0ALICE', 'D0ALICE', 'D0NOBODY1', 'C0DOCS')),
           tab: fc.option(maybeWrong(fc.constantFrom('messages', 'messages', 'home')), { nil: undefined }),
-          context: field(fc.oneof(fc.constant({}), fc.record({ entities: maybeWrong(fc.array(entity, { maxLength: 25 })) }))),
+          context: field(
+            fc.oneof(fc.constant({}), fc.record({ entities: maybeWrong(fc.array(entity, { maxLength: 25 })) })),
+          ),
           event_ts: field(ts),
         }),
       ),
@@ -177,81 +342,160 @@ const agentViewEvent = both(({ maybeWrong, field }) => {
     .map((body): FuzzRequest => ({ label: 'agent view event', encoding: 'json', body }));
 });
 
-const actionIds = fc.constantFrom(ACTION_RESTART, ACTION_FEEDBACK, ACTION_FEEDBACK, ACTION_NEXT, ACTION_PREVIOUS, ACTION_RETRY, ACTION_DIGEST_RETRY, `${ACTION_IMPROVE_PREFIX}0`, `${ACTION_IMPROVE_PREFIX}99`, ACTION_OPEN_PR, ACTION_EDIT, 'link.thread', 'open_pr_link', 'old.button');
+const actionIds = fc.constantFrom(
+  ACTION_RESTART,
+  ACTION_FEEDBACK,
+  ACTION_FEEDBACK,
+  ACTION_NEXT,
+  ACTION_PREVIOUS,
+  ACTION_RETRY,
+  ACTION_DIGEST_RETRY,
+  `${ACTION_IMPROVE_PREFIX}0`,
+  `${ACTION_IMPROVE_PREFIX}99`,
+  ACTION_OPEN_PR,
+  ACTION_EDIT,
+  'link.thread',
+  'open_pr_link',
+  'old.button',
+);
 const click = both(({ maybeWrong, field }) =>
-  fc.record({
-    type: maybeWrong(fc.constant('block_actions')),
-    user: maybeWrong(fc.record({ id: maybeWrong(user) })),
-    team: fc.option(maybeWrong(fc.record({ id: maybeWrong(team) })), { nil: undefined }),
-    trigger_id: field(trigger),
-    channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
-    container: fc.option(maybeWrong(fc.record({ type: fc.constant('message'), message_ts: maybeWrong(ts), channel_id: maybeWrong(channel) })), { nil: undefined }),
-    message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(ts) })), { nil: undefined }),
-    response_url: field(responseUrl),
-    actions: maybeWrong(
-      fc.array(
-        fc.record({
-          action_id: maybeWrong(actionIds),
-          type: maybeWrong(fc.constantFrom('button', 'feedback_buttons')),
-          action_ts: maybeWrong(ts),
-          // Feedback values as the bot sends them (`<rating>:<jobId>`), near misses and junk.
-          value: field(fc.oneof(text, fc.tuple(fc.constantFrom('positive', 'negative', 'neutral', '', 'POSITIVE'), fc.oneof(text, fc.constantFrom('job_abc123', 'job_', '../x', 'a:b'))).map(([r, j]) => `${r}:${j}`))),
-          text: fc.option(maybeWrong(fc.record({ type: fc.constant('plain_text'), text: maybeWrong(fc.constantFrom('👍', '👎')) })), { nil: undefined }),
-          block_id: field(fc.constant('actions')),
-        }),
-        { minLength: 0, maxLength: 3 },
+  fc
+    .record({
+      type: maybeWrong(fc.constant('block_actions')),
+      user: maybeWrong(fc.record({ id: maybeWrong(user) })),
+      team: fc.option(maybeWrong(fc.record({ id: maybeWrong(team) })), { nil: undefined }),
+      trigger_id: field(trigger),
+      channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
+      container: fc.option(
+        maybeWrong(
+          fc.record({ type: fc.constant('message'), message_ts: maybeWrong(ts), channel_id: maybeWrong(channel) }),
+        ),
+        { nil: undefined },
       ),
-    ),
-  })
-  .map((body): FuzzRequest => ({ label: 'click', encoding: 'form-payload', body })));
+      message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(ts) })), { nil: undefined }),
+      response_url: field(responseUrl),
+      actions: maybeWrong(
+        fc.array(
+          fc.record({
+            action_id: maybeWrong(actionIds),
+            type: maybeWrong(fc.constantFrom('button', 'feedback_buttons')),
+            action_ts: maybeWrong(ts),
+            // Feedback values as the bot sends them (`<rating>:<jobId>`), near misses and junk.
+            value: field(
+              fc.oneof(
+                text,
+                fc
+                  .tuple(
+                    fc.constantFrom('positive', 'negative', 'neutral', '', 'POSITIVE'),
+                    fc.oneof(text, fc.constantFrom('job_abc123', 'job_', '../x', 'a:b')),
+                  )
+                  .map(([r, j]) => `${r}:${j}`),
+              ),
+            ),
+            text: fc.option(
+              maybeWrong(fc.record({ type: fc.constant('plain_text'), text: maybeWrong(fc.constantFrom('👍', '👎')) })),
+              { nil: undefined },
+            ),
+            block_id: field(fc.constant('actions')),
+          }),
+          { minLength: 0, maxLength: 3 },
+        ),
+      ),
+    })
+    .map((body): FuzzRequest => ({ label: 'click', encoding: 'form-payload', body })),
+);
 
 const submission = both(({ maybeWrong, field }) =>
-  fc.record({
-    type: maybeWrong(fc.constantFrom('view_submission', 'view_closed')),
-    user: maybeWrong(fc.record({ id: maybeWrong(user) })),
-    team: fc.option(maybeWrong(fc.record({ id: maybeWrong(team) })), { nil: undefined }),
-    trigger_id: field(trigger),
-    view: maybeWrong(
-      fc.record({
-        id: maybeWrong(fc.constant('V0FUZZ1')),
-        callback_id: maybeWrong(fc.constantFrom(IMPROVE_CALLBACK_ID, DOCUMENT_THREAD_MODAL, EDIT_CALLBACK_ID, 'unknown_modal')),
-        hash: fc.constant('h1'),
-        private_metadata: field(
-          fc.oneof(
-            text,
-            // Improve with agent's metadata (c, t, p), then Document this thread's (c, t).
-            fc.record({ c: maybeWrong(channel), t: maybeWrong(ts), p: maybeWrong(text) }).map((m) => JSON.stringify(m)),
-            fc.record({ c: maybeWrong(channel), t: maybeWrong(ts) }).map((m) => JSON.stringify(m)),
+  fc
+    .record({
+      type: maybeWrong(fc.constantFrom('view_submission', 'view_closed')),
+      user: maybeWrong(fc.record({ id: maybeWrong(user) })),
+      team: fc.option(maybeWrong(fc.record({ id: maybeWrong(team) })), { nil: undefined }),
+      trigger_id: field(trigger),
+      view: maybeWrong(
+        fc.record({
+          id: maybeWrong(fc.constant('V0FUZZ1')),
+          callback_id: maybeWrong(
+            fc.constantFrom(IMPROVE_CALLBACK_ID, DOCUMENT_THREAD_MODAL, EDIT_CALLBACK_ID, 'unknown_modal'),
           ),
-        ),
-        state: maybeWrong(
-          fc.record({
-            values: maybeWrong(
-              fc.record({
-                [INSTRUCTION_BLOCK]: maybeWrong(fc.record({ [INSTRUCTION_ACTION]: maybeWrong(fc.record({ type: fc.constant('plain_text_input'), value: field(text) })) })),
-                // The settings modal's select and radio buttons.
-                [PROJECT_BLOCK]: maybeWrong(fc.record({ [PROJECT_ACTION]: maybeWrong(fc.record({ type: fc.constant('static_select'), selected_option: maybeWrong(fc.record({ value: field(fc.constantFrom('proj_e2e', 'proj_nope')) })) })) })),
-                [FOLLOWUPS_BLOCK]: maybeWrong(fc.record({ [FOLLOWUPS_ACTION]: maybeWrong(fc.record({ type: fc.constant('radio_buttons'), selected_option: maybeWrong(fc.record({ value: field(fc.constantFrom('anyone', 'requester', 'everyone')) })) })) })),
-              }),
+          hash: fc.constant('h1'),
+          private_metadata: field(
+            fc.oneof(
+              text,
+              // Improve with agent's metadata (c, t, p), then Document this thread's (c, t).
+              fc
+                .record({ c: maybeWrong(channel), t: maybeWrong(ts), p: maybeWrong(text) })
+                .map((m) => JSON.stringify(m)),
+              fc.record({ c: maybeWrong(channel), t: maybeWrong(ts) }).map((m) => JSON.stringify(m)),
             ),
-          }),
-        ),
-      }),
-    ),
-  })
-  .map((body): FuzzRequest => ({ label: 'modal', encoding: 'form-payload', body })));
+          ),
+          state: maybeWrong(
+            fc.record({
+              values: maybeWrong(
+                fc.record({
+                  [INSTRUCTION_BLOCK]: maybeWrong(
+                    fc.record({
+                      [INSTRUCTION_ACTION]: maybeWrong(
+                        fc.record({ type: fc.constant('plain_text_input'), value: field(text) }),
+                      ),
+                    }),
+                  ),
+                  // The settings modal's select and radio buttons.
+                  [PROJECT_BLOCK]: maybeWrong(
+                    fc.record({
+                      [PROJECT_ACTION]: maybeWrong(
+                        fc.record({
+                          type: fc.constant('static_select'),
+                          selected_option: maybeWrong(
+                            fc.record({ value: field(fc.constantFrom('proj_e2e', 'proj_nope')) }),
+                          ),
+                        }),
+                      ),
+                    }),
+                  ),
+                  [FOLLOWUPS_BLOCK]: maybeWrong(
+                    fc.record({
+                      [FOLLOWUPS_ACTION]: maybeWrong(
+                        fc.record({
+                          type: fc.constant('radio_buttons'),
+                          selected_option: maybeWrong(
+                            fc.record({ value: field(fc.constantFrom('anyone', 'requester', 'everyone')) }),
+                          ),
+                        }),
+                      ),
+                    }),
+                  ),
+                }),
+              ),
+            }),
+          ),
+        }),
+      ),
+    })
+    .map((body): FuzzRequest => ({ label: 'modal', encoding: 'form-payload', body })),
+);
 
 const shortcut = both(({ maybeWrong, field }) =>
-  fc.record({
-    type: maybeWrong(fc.constantFrom('message_action', 'shortcut', 'interactive_message', 'workflow_step_execute')),
-    callback_id: field(fc.constantFrom('docs_edit_from_message', DOCUMENT_THREAD_SHORTCUT, 'nope')),
-    trigger_id: field(trigger),
-    user: maybeWrong(fc.record({ id: maybeWrong(user) })),
-    channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
-    message: fc.option(maybeWrong(fc.record({ ts: maybeWrong(fc.oneof({ weight: 3, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })), text: maybeWrong(text) })), { nil: undefined }),
-    response_url: field(responseUrl),
-  })
-  .map((body): FuzzRequest => ({ label: 'shortcut', encoding: 'form-payload', body })));
+  fc
+    .record({
+      type: maybeWrong(fc.constantFrom('message_action', 'shortcut', 'interactive_message', 'workflow_step_execute')),
+      callback_id: field(fc.constantFrom('docs_edit_from_message', DOCUMENT_THREAD_SHORTCUT, 'nope')),
+      trigger_id: field(trigger),
+      user: maybeWrong(fc.record({ id: maybeWrong(user) })),
+      channel: fc.option(maybeWrong(fc.record({ id: maybeWrong(channel) })), { nil: undefined }),
+      message: fc.option(
+        maybeWrong(
+          fc.record({
+            ts: maybeWrong(fc.oneof({ weight: 3, arbitrary: ts }, { weight: 1, arbitrary: fc.constant(HUGE_THREAD) })),
+            text: maybeWrong(text),
+          }),
+        ),
+        { nil: undefined },
+      ),
+      response_url: field(responseUrl),
+    })
+    .map((body): FuzzRequest => ({ label: 'shortcut', encoding: 'form-payload', body })),
+);
 
 const rawBody = fc.oneof(
   fc.constantFrom<FuzzRequest>(
@@ -273,9 +517,24 @@ const rawBody = fc.oneof(
     { label: 'raw', encoding: 'raw-json', body: '' },
     { label: 'raw', encoding: 'raw-json', body: `{"type":"event_callback","pad":"${'x'.repeat(200_000)}"}` },
   ),
-  fc.jsonValue({ maxDepth: 3 }).map((v): FuzzRequest => ({ label: 'raw JSON value', encoding: 'raw-json', body: JSON.stringify(v) ?? 'null' })),
-  fc.jsonValue({ maxDepth: 3 }).map((v): FuzzRequest => ({ label: 'raw payload value', encoding: 'raw-form', body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}` })),
-  fc.string({ unit: 'binary', maxLength: 200 }).chain((s) => fc.constantFrom<FuzzRequest>({ label: 'raw junk', encoding: 'raw-json', body: s }, { label: 'raw junk', encoding: 'raw-form', body: s })),
+  fc
+    .jsonValue({ maxDepth: 3 })
+    .map((v): FuzzRequest => ({ label: 'raw JSON value', encoding: 'raw-json', body: JSON.stringify(v) ?? 'null' })),
+  fc
+    .jsonValue({ maxDepth: 3 })
+    .map((v): FuzzRequest => ({
+      label: 'raw payload value',
+      encoding: 'raw-form',
+      body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}`,
+    })),
+  fc
+    .string({ unit: 'binary', maxLength: 200 })
+    .chain((s) =>
+      fc.constantFrom<FuzzRequest>(
+        { label: 'raw junk', encoding: 'raw-json', body: s },
+        { label: 'raw junk', encoding: 'raw-form', body: s },
+      ),
+    ),
 );
 
 const request = fc.oneof(
@@ -304,7 +563,8 @@ function resolve(v: unknown, who: () => { user: string; channel: string }): unkn
 
 function encode(r: FuzzRequest): { body: string; contentType: string } {
   const str = (v: unknown) => (typeof v === 'string' ? v : String(v as string));
-  const pick = (o: unknown, ...keys: string[]) => keys.reduce<unknown>((x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), o);
+  const pick = (o: unknown, ...keys: string[]) =>
+    keys.reduce<unknown>((x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), o);
   const who = () => {
     const u = pick(r.body, 'user_id') ?? pick(r.body, 'user', 'id');
     const c = pick(r.body, 'channel_id') ?? pick(r.body, 'channel', 'id');
@@ -318,11 +578,15 @@ function encode(r: FuzzRequest): { body: string; contentType: string } {
     case 'json':
       return { body: JSON.stringify(resolve(r.body, who)), contentType: JSON_TYPE };
     case 'form-payload':
-      return { body: new URLSearchParams({ payload: JSON.stringify(resolve(r.body, who)) }).toString(), contentType: FORM };
+      return {
+        body: new URLSearchParams({ payload: JSON.stringify(resolve(r.body, who)) }).toString(),
+        contentType: FORM,
+      };
     case 'form-fields': {
       const fields = resolve(r.body, who) as Record<string, unknown>;
       const form = new URLSearchParams();
-      for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.set(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+      for (const [k, v] of Object.entries(fields))
+        if (v !== undefined) form.set(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
       return { body: form.toString(), contentType: FORM };
     }
   }
@@ -338,7 +602,10 @@ interface Stats {
 
 async function sendOne(r: FuzzRequest, stats: Stats): Promise<void> {
   const { body, contentType } = encode(r);
-  const headers = { 'Content-Type': contentType, ...signatureHeaders(E2E_SECRETS.SLACK_SIGNING_SECRET, body, Date.now() / 1000) };
+  const headers = {
+    'Content-Type': contentType,
+    ...signatureHeaders(E2E_SECRETS.SLACK_SIGNING_SECRET, body, Date.now() / 1000),
+  };
   const res = await postRaw(botUrl, body, headers);
   stats.sent++;
   stats.byStatus[res.status] = (stats.byStatus[res.status] ?? 0) + 1;
@@ -346,14 +613,29 @@ async function sendOne(r: FuzzRequest, stats: Stats): Promise<void> {
   if (res.body) stats.ackBodies.push(res.body);
   // Bodies over the receiver's 1 MiB limit (several 200 KB fields at once) are refused with 413, unread.
   const tooLarge = Buffer.byteLength(body) > 1024 * 1024;
-  const answered = tooLarge ? res.status === 413 : res.status === 400 || (res.status === 200 && (res.body === '' || res.json !== undefined));
-  if (!answered) stats.bad.push({ label: r.label, status: res.status, body: res.body.slice(0, 300), request: body.slice(0, 300) });
+  const answered = tooLarge
+    ? res.status === 413
+    : res.status === 400 || (res.status === 200 && (res.body === '' || res.json !== undefined));
+  if (!answered)
+    stats.bad.push({ label: r.label, status: res.status, body: res.body.slice(0, 300), request: body.slice(0, 300) });
 }
 
 /** Text and blocks of everything the bot sent to Slack that people could read. */
 function postedByBot(calls: SlackCall[]): Array<{ method: string; content: string }> {
-  const methods = new Set(['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'chat.scheduleMessage', 'response_url', 'files.completeUploadExternal']);
-  return calls.filter((c) => methods.has(c.method)).map((c) => ({ method: c.method, content: JSON.stringify([c.args.text, c.args.blocks, c.args.initial_comment, c.args.attachments]) }));
+  const methods = new Set([
+    'chat.postMessage',
+    'chat.update',
+    'chat.postEphemeral',
+    'chat.scheduleMessage',
+    'response_url',
+    'files.completeUploadExternal',
+  ]);
+  return calls
+    .filter((c) => methods.has(c.method))
+    .map((c) => ({
+      method: c.method,
+      content: JSON.stringify([c.args.text, c.args.blocks, c.args.initial_comment, c.args.attachments]),
+    }));
 }
 
 /** pino lines of the bot at `level` or above, and any line that is not JSON (a stack dump). */
@@ -377,7 +659,10 @@ function logLines(out: string) {
  * Waits until nothing is waiting, active or delayed on `queueName` (or `timeoutMs` passed).
  * @returns the job counts, and what the jobs still retrying said (kind: reason).
  */
-async function drained(queueName: string, timeoutMs: number): Promise<{ counts: Record<string, number>; unfinished: string[] }> {
+async function drained(
+  queueName: string,
+  timeoutMs: number,
+): Promise<{ counts: Record<string, number>; unfinished: string[] }> {
   const q = new Queue(queueName, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
   const deadline = Date.now() + timeoutMs;
   let counts: Record<string, number> = {};
@@ -391,7 +676,12 @@ async function drained(queueName: string, timeoutMs: number): Promise<{ counts: 
     }
     // Given up on purpose (a place that is gone, a response_url Slack no longer takes) is "failed" and fine; still retrying is not.
     const stuck = await q.getJobs(['delayed', 'active', 'waiting']);
-    return { counts, unfinished: stuck.map((j) => `${j.name}: ${j.failedReason} ${(j.stacktrace?.[0] ?? '').split('\n').slice(0, 4).join(' | ')}`) };
+    return {
+      counts,
+      unfinished: stuck.map(
+        (j) => `${j.name}: ${j.failedReason} ${(j.stacktrace?.[0] ?? '').split('\n').slice(0, 4).join(' | ')}`,
+      ),
+    };
   } finally {
     await q.close();
   }
@@ -419,9 +709,19 @@ async function prefixBytes(prefix: string): Promise<number> {
 describe('hostile, validly signed requests against the running bot', () => {
   beforeAll(async () => {
     sb = await startSandbox({ jobDurationMs: 300, env: { POLL_MIN_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400' } });
-    const root = sb.slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'The long discussion about the pricing page' });
+    const root = sb.slack.addUserMessage({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      text: 'The long discussion about the pricing page',
+    });
     hugeThreadTs = root.ts;
-    for (let i = 0; i < HUGE_THREAD_REPLIES; i++) sb.slack.addUserMessage({ channel: 'C0DOCS', user: i % 2 ? 'U0BOB' : 'U0ALICE', text: `reply ${i}: ${'words '.repeat(20)}`, thread_ts: root.ts });
+    for (let i = 0; i < HUGE_THREAD_REPLIES; i++)
+      sb.slack.addUserMessage({
+        channel: 'C0DOCS',
+        user: i % 2 ? 'U0BOB' : 'U0ALICE',
+        text: `reply ${i}: ${'words '.repeat(20)}`,
+        thread_ts: root.ts,
+      });
     ({ bot } = await sb.startBot());
     botUrl = `${bot.url}/slack/events`;
   });
@@ -429,60 +729,81 @@ describe('hostile, validly signed requests against the running bot', () => {
     await sb?.close();
   });
 
-  it(`${NUM_RUNS} generated requests: no crash, no 5xx, every one answered, no error log, no mass mention posted`, { timeout: 300_000 }, async () => {
-    const stats: Stats = { sent: 0, byStatus: {}, byLabel: {}, bad: [], ackBodies: [] };
-    const started = Date.now();
-    await fc.assert(
-      fc.asyncProperty(request, async (r) => {
-        await sendOne(r, stats);
-        expect(bot.proc.exitCode, 'the bot exited').toBeNull();
-        expect(stats.bad, 'a request got no proper answer').toEqual([]);
-      }),
-      { numRuns: NUM_RUNS, endOnFailure: true, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
-    );
-    // And, whatever the generator drew: a member's and a guest's mention flood in the 3,000-reply thread, with the bot mentioned.
-    for (const who of ['U0ALICE', 'U0GUEST']) {
-      const body = { type: 'event_callback', team_id: 'T0SANDBOX', event_id: `EvFLOOD${who.slice(-4)}`, event: { type: 'app_mention', channel: 'C0DOCS', user: who, text: `<@U0DOCSBOT> document this ${MENTION_FLOOD}`, ts: `${Math.floor(Date.now() / 1000)}.00000${who.length}`, thread_ts: HUGE_THREAD } };
-      await sendOne({ label: 'mention flood in a huge thread', encoding: 'json', body }, stats);
-    }
-    const sendSeconds = (Date.now() - started) / 1000;
-    // Let the workers finish what was recorded (intakes, then the jobs they started).
-    const intake = await drained(INTAKE_QUEUE, 60_000);
-    const poll = await drained(POLL_QUEUE, 30_000);
-    const totalSeconds = (Date.now() - started) / 1000;
+  it(
+    `${NUM_RUNS} generated requests: no crash, no 5xx, every one answered, no error log, no mass mention posted`,
+    { timeout: 300_000 },
+    async () => {
+      const stats: Stats = { sent: 0, byStatus: {}, byLabel: {}, bad: [], ackBodies: [] };
+      const started = Date.now();
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          await sendOne(r, stats);
+          expect(bot.proc.exitCode, 'the bot exited').toBeNull();
+          expect(stats.bad, 'a request got no proper answer').toEqual([]);
+        }),
+        {
+          numRuns: NUM_RUNS,
+          endOnFailure: true,
+          ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+        },
+      );
+      // And, whatever the generator drew: a member's and a guest's mention flood in the 3,000-reply thread, with the bot mentioned.
+      for (const who of ['U0ALICE', 'U0GUEST']) {
+        const body = {
+          type: 'event_callback',
+          team_id: 'T0SANDBOX',
+          event_id: `EvFLOOD${who.slice(-4)}`,
+          event: {
+            type: 'app_mention',
+            channel: 'C0DOCS',
+            user: who,
+            text: `<@U0DOCSBOT> document this ${MENTION_FLOOD}`,
+            ts: `${Math.floor(Date.now() / 1000)}.00000${who.length}`,
+            thread_ts: HUGE_THREAD,
+          },
+        };
+        await sendOne({ label: 'mention flood in a huge thread', encoding: 'json', body }, stats);
+      }
+      const sendSeconds = (Date.now() - started) / 1000;
+      // Let the workers finish what was recorded (intakes, then the jobs they started).
+      const intake = await drained(INTAKE_QUEUE, 60_000);
+      const poll = await drained(POLL_QUEUE, 30_000);
+      const totalSeconds = (Date.now() - started) / 1000;
 
-    const logs = logLines(bot.output());
-    const mentions = postedByBot(sb.slack.calls).filter((p) => MASS_MENTION.test(p.content));
-    const ackMentions = stats.ackBodies.filter((b) => MASS_MENTION.test(b));
-    const jobs = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
-    const slackCalls = sb.slack.calls.length;
-    const usersInfo = sb.slack.calls.filter((c) => c.method === 'users.info').length;
-    const replies = sb.slack.calls.filter((c) => c.method === 'conversations.replies').length;
-    const redisBytes = await prefixBytes(sb.prefix);
-    console.log(
-      `fuzz: ${stats.sent} requests in ${sendSeconds.toFixed(1)} s (${totalSeconds.toFixed(1)} s with the workers' follow-through); ` +
-        `by kind ${JSON.stringify(stats.byLabel)}; answers ${JSON.stringify(stats.byStatus)}; ${jobs} agent jobs started; ` +
-        `${postedByBot(sb.slack.calls).length} messages posted or edited; intake ${JSON.stringify(intake.counts)}; poll ${JSON.stringify(poll.counts)}; ` +
-        `${logs.warnings.length} warning lines, ${logs.errors.length} error lines, ${logs.notJson.length} non-JSON lines; ` +
-        `Slack calls ${slackCalls} (${(slackCalls / stats.sent).toFixed(2)} a request; users.info ${usersInfo}, conversations.replies ${replies}); ` +
-        `Redis ${(redisBytes / 1024).toFixed(0)} KB under the bot's prefix (${(redisBytes / stats.sent).toFixed(0)} B a request)`,
-    );
-    // A mention flood costs at most 25 name lookups, whoever sends it and however often (cached).
-    expect(usersInfo / stats.sent).toBeLessThan(5);
-    // A 3,000-reply thread is read at most 5 pages at a time, and a read is cached for a minute.
-    expect(replies).toBeLessThan(stats.sent);
-    for (const line of [...logs.errors, ...logs.notJson]) console.log('error line:', JSON.stringify(line).slice(0, 2000));
-    for (const u of [...intake.unfinished, ...poll.unfinished]) console.log('unfinished:', u.slice(0, 1000));
-    expect(bot.proc.exitCode).toBeNull();
-    expect(stats.byStatus['500'] ?? 0).toBe(0);
-    expect(Object.keys(stats.byStatus).filter((s) => !['200', '400', '413'].includes(s))).toEqual([]);
-    expect(logs.errors.map((l) => l.msg)).toEqual([]);
-    expect(logs.notJson).toEqual([]);
-    expect(mentions).toEqual([]);
-    expect(ackMentions).toEqual([]);
-    // Still retrying after the drain window: only answers to a response_url nothing listens on (a network error, worth retrying).
-    expect(intake.unfinished.filter((u) => !u.includes('ECONNREFUSED 127.0.0.1:9'))).toEqual([]);
-    expect(poll.unfinished).toEqual([]);
-    expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
-  });
+      const logs = logLines(bot.output());
+      const mentions = postedByBot(sb.slack.calls).filter((p) => MASS_MENTION.test(p.content));
+      const ackMentions = stats.ackBodies.filter((b) => MASS_MENTION.test(b));
+      const jobs = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
+      const slackCalls = sb.slack.calls.length;
+      const usersInfo = sb.slack.calls.filter((c) => c.method === 'users.info').length;
+      const replies = sb.slack.calls.filter((c) => c.method === 'conversations.replies').length;
+      const redisBytes = await prefixBytes(sb.prefix);
+      console.log(
+        `fuzz: ${stats.sent} requests in ${sendSeconds.toFixed(1)} s (${totalSeconds.toFixed(1)} s with the workers' follow-through); ` +
+          `by kind ${JSON.stringify(stats.byLabel)}; answers ${JSON.stringify(stats.byStatus)}; ${jobs} agent jobs started; ` +
+          `${postedByBot(sb.slack.calls).length} messages posted or edited; intake ${JSON.stringify(intake.counts)}; poll ${JSON.stringify(poll.counts)}; ` +
+          `${logs.warnings.length} warning lines, ${logs.errors.length} error lines, ${logs.notJson.length} non-JSON lines; ` +
+          `Slack calls ${slackCalls} (${(slackCalls / stats.sent).toFixed(2)} a request; users.info ${usersInfo}, conversations.replies ${replies}); ` +
+          `Redis ${(redisBytes / 1024).toFixed(0)} KB under the bot's prefix (${(redisBytes / stats.sent).toFixed(0)} B a request)`,
+      );
+      // A mention flood costs at most 25 name lookups, whoever sends it and however often (cached).
+      expect(usersInfo / stats.sent).toBeLessThan(5);
+      // A 3,000-reply thread is read at most 5 pages at a time, and a read is cached for a minute.
+      expect(replies).toBeLessThan(stats.sent);
+      for (const line of [...logs.errors, ...logs.notJson])
+        console.log('error line:', JSON.stringify(line).slice(0, 2000));
+      for (const u of [...intake.unfinished, ...poll.unfinished]) console.log('unfinished:', u.slice(0, 1000));
+      expect(bot.proc.exitCode).toBeNull();
+      expect(stats.byStatus['500'] ?? 0).toBe(0);
+      expect(Object.keys(stats.byStatus).filter((s) => !['200', '400', '413'].includes(s))).toEqual([]);
+      expect(logs.errors.map((l) => l.msg)).toEqual([]);
+      expect(logs.notJson).toEqual([]);
+      expect(mentions).toEqual([]);
+      expect(ackMentions).toEqual([]);
+      // Still retrying after the drain window: only answers to a response_url nothing listens on (a network error, worth retrying).
+      expect(intake.unfinished.filter((u) => !u.includes('ECONNREFUSED 127.0.0.1:9'))).toEqual([]);
+      expect(poll.unfinished).toEqual([]);
+      expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
+    },
+  );
 });

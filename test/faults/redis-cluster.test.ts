@@ -2,7 +2,15 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { cluster, RedisTopology } from '../helpers/redis-topology.js';
-import { docsEdit, ephemeralsTo, messageText, startSandbox, statusMessage, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import {
+  docsEdit,
+  ephemeralsTo,
+  messageText,
+  startSandbox,
+  statusMessage,
+  threadReplies,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 /**
  * The bot on a local Redis Cluster of three primaries (redis-server processes started here), in
@@ -23,7 +31,13 @@ let logs: () => string;
 beforeAll(async () => {
   topo = new RedisTopology();
   ports = await cluster(topo);
-  sb = await startSandbox({ env: { REDIS_URL: '', REDIS_CLUSTER_NODES: ports.map((p) => `127.0.0.1:${p}`).join(','), AGENT_CALLS_PER_USER_PER_HOUR: '3' } });
+  sb = await startSandbox({
+    env: {
+      REDIS_URL: '',
+      REDIS_CLUSTER_NODES: ports.map((p) => `127.0.0.1:${p}`).join(','),
+      AGENT_CALLS_PER_USER_PER_HOUR: '3',
+    },
+  });
   const started = await sb.startBot({}, 90_000);
   driver = started.driver;
   logs = () => started.bot.output();
@@ -41,16 +55,43 @@ describe('Redis Cluster (three primaries): the core flows', () => {
     await sb.slack.waitFor(() => threadReplies(sb.slack, CHANNEL, status.ts).length >= 1, 20_000);
     expect(threadReplies(sb.slack, CHANNEL, status.ts)[0]!.text).toMatch(/pull\/\d+/);
     await driver.message({ channel: CHANNEL, user: 'U0ALICE', thread_ts: status.ts, text: 'also add a Go example' });
-    await sb.slack.waitFor(() => sb.docs.requests.some((r) => r.method === 'POST' && r.path.endsWith(`/job/${jobId}/message`)), 20_000);
+    await sb.slack.waitFor(
+      () => sb.docs.requests.some((r) => r.method === 'POST' && r.path.endsWith(`/job/${jobId}/message`)),
+      20_000,
+    );
     await sb.slack.waitFor(() => threadReplies(sb.slack, CHANNEL, status.ts).length >= 2, 20_000);
     expect(threadReplies(sb.slack, CHANNEL, status.ts)[1]!.text).toMatch(/pull\/\d+/);
   });
 
   it('/docs-visitors posts a report, and "digest" sends a digest now', async () => {
-    expect((await driver.slashCommand({ command: '/docs-visitors', text: '2026-11-15 2026-11-22', user: 'U0ALICE', channel: CHANNEL })).status).toBe(200);
-    await sb.slack.waitFor(() => sb.slack.messages.some((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && m.text.startsWith('Docs visitors')), 20_000);
-    expect((await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: CHANNEL })).status).toBe(200);
-    const digest = await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest')), 30_000);
+    expect(
+      (
+        await driver.slashCommand({
+          command: '/docs-visitors',
+          text: '2026-11-15 2026-11-22',
+          user: 'U0ALICE',
+          channel: CHANNEL,
+        })
+      ).status,
+    ).toBe(200);
+    await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.some(
+          (m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && m.text.startsWith('Docs visitors'),
+        ),
+      20_000,
+    );
+    expect(
+      (await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: CHANNEL }))
+        .status,
+    ).toBe(200);
+    const digest = await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find(
+          (m) => m.channel === CHANNEL && m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'),
+        ),
+      30_000,
+    );
     expect(messageText(digest)).toContain('Top 10 pages');
   });
 
@@ -58,9 +99,20 @@ describe('Redis Cluster (three primaries): the core flows', () => {
     // One start and one follow-up were spent above (3 per person per hour).
     await docsEdit(sb, driver, 'Document the CLI flags');
     const before = sb.docs.requests.length;
-    const res = await driver.slashCommand({ command: '/docs-edit', text: 'Document the env vars', user: 'U0ALICE', channel: CHANNEL });
+    const res = await driver.slashCommand({
+      command: '/docs-edit',
+      text: 'Document the env vars',
+      user: 'U0ALICE',
+      channel: CHANNEL,
+    });
     expect(res.status).toBe(200);
-    await sb.slack.waitFor(() => [...ephemeralsTo(sb.slack, 'U0ALICE').map((m) => m.text), res.body].some((t) => /budget|per hour|hourly/i.test(t)), 20_000);
+    await sb.slack.waitFor(
+      () =>
+        [...ephemeralsTo(sb.slack, 'U0ALICE').map((m) => m.text), res.body].some((t) =>
+          /budget|per hour|hourly/i.test(t),
+        ),
+      20_000,
+    );
     expect(sb.docs.requests.slice(before).filter((r) => r.method === 'POST' && r.path.endsWith('/job'))).toEqual([]);
   });
 
@@ -81,7 +133,9 @@ describe('Redis Cluster (three primaries): the core flows', () => {
       const ours = keys.filter((k) => k.includes(tag));
       expect(ours.length).toBeGreaterThan(20);
       expect(keys.filter((k) => !k.includes(tag))).toEqual([]);
-      expect(new Set(await Promise.all(ours.slice(0, 50).map(async (k) => Number(await c.cluster('KEYSLOT', k)))))).toEqual(new Set([slot]));
+      expect(
+        new Set(await Promise.all(ours.slice(0, 50).map(async (k) => Number(await c.cluster('KEYSLOT', k))))),
+      ).toEqual(new Set([slot]));
     } finally {
       c.disconnect();
     }

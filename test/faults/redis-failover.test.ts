@@ -76,7 +76,6 @@ interface Figures {
   ackMaxMs: number;
 }
 
-
 async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   const topo = new RedisTopology();
   const { primary, replica } = await primaryWithReplica(topo);
@@ -85,7 +84,8 @@ async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   // and its own demotion (Sentinel demotes it ~8 s later), writes Sentinel would discard. With a
   // single replica it is set on the primary only: the promoted replica has no replica of its own
   // until the old primary is demoted (a deployment with two replicas sets it on every node).
-  if (kind === 'graceful') await command(primary.port, 'CONFIG', 'SET', 'min-replicas-to-write', '1', 'min-replicas-max-lag', '10');
+  if (kind === 'graceful')
+    await command(primary.port, 'CONFIG', 'SET', 'min-replicas-to-write', '1', 'min-replicas-max-lag', '10');
   return sentinelTopology(topo, primary, [replica], kind);
 }
 
@@ -113,7 +113,11 @@ async function sentinelTopology(
     topo,
     primary,
     replicas,
-    env: { REDIS_URL: '', REDIS_SENTINELS: sents.map((s) => `127.0.0.1:${s.port}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_NAME },
+    env: {
+      REDIS_URL: '',
+      REDIS_SENTINELS: sents.map((s) => `127.0.0.1:${s.port}`).join(','),
+      REDIS_SENTINEL_NAME: SENTINEL_NAME,
+    },
     fail: async () => {
       if (kind === 'kill9') await primary.kill9();
       else await command(sents[0]!.port, 'SENTINEL', 'FAILOVER', SENTINEL_NAME);
@@ -167,11 +171,19 @@ async function storm(sb: Sandbox, drivers: SlackDriver[], setup: Setup, label: s
     if (i === FAIL_AT) {
       failing = setup.fail();
       const promotion = until('the promotion', 60_000, async () => (await promoted(setup)) !== undefined);
-      void promotion.then(() => (promotedAt = Date.now()), () => undefined);
+      void promotion.then(
+        () => (promotedAt = Date.now()),
+        () => undefined,
+      );
     }
     const text = `${label} command ${i}: document the CLI flag --${i}`;
     const sentAt = performance.now();
-    const res = await drivers[i % 2]!.slashCommand({ command: '/docs-edit', text, user: 'U0ALICE', channel: 'C0DOCS' }).catch(() => undefined);
+    const res = await drivers[i % 2]!.slashCommand({
+      command: '/docs-edit',
+      text,
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+    }).catch(() => undefined);
     if (res?.status === 200 && res.body.includes(UNSURE)) unsure.push(text);
     else if (res?.status === 200 && !res.body.includes(BUSY)) {
       acked.push(text);
@@ -186,24 +198,59 @@ async function storm(sb: Sandbox, drivers: SlackDriver[], setup: Setup, label: s
 
 async function run(label: string, setup: Setup, waitReplicas: number): Promise<Figures> {
   cleanup.push(() => setup.topo.stop());
-  const sb = await startSandbox({ jobDurationMs: 1_500, env: { ...setup.env, REDIS_WAIT_REPLICAS: String(waitReplicas), AGENT_CALLS_PER_USER_PER_HOUR: '1000', AGENT_CALLS_PER_HOUR: '1000' } });
+  const sb = await startSandbox({
+    jobDurationMs: 1_500,
+    env: {
+      ...setup.env,
+      REDIS_WAIT_REPLICAS: String(waitReplicas),
+      AGENT_CALLS_PER_USER_PER_HOUR: '1000',
+      AGENT_CALLS_PER_HOUR: '1000',
+    },
+  });
   cleanup.push(() => sb.close());
   const replicas = [await sb.startBot({}, 90_000), await sb.startBot({}, 90_000)];
   const bots: BotProcess[] = replicas.map((r) => r.bot);
-  const { acked, unsure, busy, promotedAt, ackMs } = await storm(sb, replicas.map((r) => r.driver), setup, label);
+  const { acked, unsure, busy, promotedAt, ackMs } = await storm(
+    sb,
+    replicas.map((r) => r.driver),
+    setup,
+    label,
+  );
 
-  await sb.slack.waitFor(() => acked.every((t) => { const o = commandOutcome(sb, t); return o.final && o.replies >= 1; }), 120_000).catch(() => undefined);
+  await sb.slack
+    .waitFor(
+      () =>
+        acked.every((t) => {
+          const o = commandOutcome(sb, t);
+          return o.final && o.replies >= 1;
+        }),
+      120_000,
+    )
+    .catch(() => undefined);
   // Nothing left that could double up: the promoted primary's intake and poll queues are idle.
   await waitForIdleQueues(`redis://127.0.0.1:${(await promoted(setup))!}`, sb.prefix);
   const report = acked.map((t) => ({ t, ...commandOutcome(sb, t) }));
   // A command that left no trace at all counts as lost (each scenario says how many it allows), not wrong.
   // One answered "can't tell" must end right if it was kept, and may have left no trace.
   const traceless = (o: ReturnType<typeof commandOutcome>) => o.statuses === 0 && o.creates === 0;
-  const wrong = [...report, ...unsure.map((t) => ({ t, ...commandOutcome(sb, t) }))].filter((o) => !outcomeIsRight(o) && !traceless(o));
-  const firstCreate = sb.docs.requests.find((r) => r.method === 'POST' && r.path.endsWith('/job') && r.at >= promotedAt);
+  const wrong = [...report, ...unsure.map((t) => ({ t, ...commandOutcome(sb, t) }))].filter(
+    (o) => !outcomeIsRight(o) && !traceless(o),
+  );
+  const firstCreate = sb.docs.requests.find(
+    (r) => r.method === 'POST' && r.path.endsWith('/job') && r.at >= promotedAt,
+  );
   const logs = bots.map((b) => b.output()).join('\n');
   const firstAnnouncementAfter = (b: BotProcess) => {
-    const at = b.output().split('\n').flatMap((l) => { try { return [JSON.parse(l) as { msg?: string; time?: number }]; } catch { return []; } })
+    const at = b
+      .output()
+      .split('\n')
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as { msg?: string; time?: number }];
+        } catch {
+          return [];
+        }
+      })
       .find((l) => l.msg === 'announced the end of the job' && (l.time ?? 0) >= promotedAt)?.time;
     return at === undefined ? Infinity : at - promotedAt;
   };
@@ -217,9 +264,12 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
     wrong: wrong.length,
     recoverMs: firstCreate ? firstCreate.at - promotedAt : Infinity,
     reconnectLines: logs.split('\n').filter((l) => l.includes('Redis connection restored')).length,
-    readOnlyLines: logs.split('\n').filter((l) => l.includes('Redis connection restored') && l.includes('READONLY')).length,
+    readOnlyLines: logs.split('\n').filter((l) => l.includes('Redis connection restored') && l.includes('READONLY'))
+      .length,
     resumedMs: bots.map(firstAnnouncementAfter),
-    unreplicated: logs.split('\n').filter((l) => l.includes('fewer replicas than REDIS_WAIT_REPLICAS') || l.includes('no WAIT could tell')).length,
+    unreplicated: logs
+      .split('\n')
+      .filter((l) => l.includes('fewer replicas than REDIS_WAIT_REPLICAS') || l.includes('no WAIT could tell')).length,
     held: logs.split('\n').filter((l) => l.includes('is not on the Redis replicas yet')).length,
     ackP50Ms: Math.round(percentile(ackMs, 50)),
     ackP95Ms: Math.round(percentile(ackMs, 95)),
@@ -230,7 +280,16 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
     // What each bot logged about that job, to tell which step went wrong.
     const jobId = /job_[a-z0-9]+/.exec(o.statusText ?? '')?.[0];
     console.log(JSON.stringify(o));
-    if (jobId) bots.forEach((b, i) => console.log(`bot ${i}:\n${b.output().split('\n').filter((l) => l.includes(jobId)).join('\n')}`));
+    if (jobId)
+      bots.forEach((b, i) =>
+        console.log(
+          `bot ${i}:\n${b
+            .output()
+            .split('\n')
+            .filter((l) => l.includes(jobId))
+            .join('\n')}`,
+        ),
+      );
   }
 
   expect(acked.length).toBeGreaterThanOrEqual(COMMANDS / 2);
@@ -240,7 +299,12 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
   expect(figures.recoverMs).toBeLessThan(30_000);
   // Each replica's workers take jobs again (a worker stuck after a failover is bullmq#3088).
   for (const ms of figures.resumedMs) expect(ms).toBeLessThan(30_000);
-  for (const b of bots) await until('/healthz 200 after the failover', 30_000, async () => (await fetch(`${b.url}/healthz`)).status === 200);
+  for (const b of bots)
+    await until(
+      '/healthz 200 after the failover',
+      30_000,
+      async () => (await fetch(`${b.url}/healthz`)).status === 200,
+    );
   return figures;
 }
 
@@ -250,36 +314,60 @@ afterEach(async () => {
 });
 
 describe('Redis failover under load, two bot replicas', () => {
-  it('Sentinel, graceful SENTINEL FAILOVER with REDIS_WAIT_REPLICAS=1: every acknowledged command ends in one job and one announcement', { timeout: 360_000 }, async () => {
-    // The old primary refuses writes once its replica was promoted (min-replicas-to-write 1), so
-    // none are taken there only to be discarded when Sentinel demotes it.
-    await run('sentinel-failover', await sentinelSetup('graceful'), 1);
-  });
+  it(
+    'Sentinel, graceful SENTINEL FAILOVER with REDIS_WAIT_REPLICAS=1: every acknowledged command ends in one job and one announcement',
+    { timeout: 360_000 },
+    async () => {
+      // The old primary refuses writes once its replica was promoted (min-replicas-to-write 1), so
+      // none are taken there only to be discarded when Sentinel demotes it.
+      await run('sentinel-failover', await sentinelSetup('graceful'), 1);
+    },
+  );
 
-  it('Sentinel with two replicas, graceful SENTINEL FAILOVER: every acknowledged command ends in one job and one announcement', { timeout: 360_000 }, async () => {
-    // The recommended set-up: min-replicas-to-write 1 on every data node. The old primary keeps
-    // its second replica for a moment after the first was promoted, so it still takes writes.
-    const f = await run('sentinel-two-replicas', await sentinelTwoReplicasSetup(), 1);
-    expect(f.duplicated).toBe(0);
-  });
+  it(
+    'Sentinel with two replicas, graceful SENTINEL FAILOVER: every acknowledged command ends in one job and one announcement',
+    { timeout: 360_000 },
+    async () => {
+      // The recommended set-up: min-replicas-to-write 1 on every data node. The old primary keeps
+      // its second replica for a moment after the first was promoted, so it still takes writes.
+      const f = await run('sentinel-two-replicas', await sentinelTwoReplicasSetup(), 1);
+      expect(f.duplicated).toBe(0);
+    },
+  );
 
-  it('Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=1: no acknowledged command lost', { timeout: 360_000 }, async () => {
-    await run('sentinel-kill9', await sentinelSetup('kill9'), 1);
-  });
+  it(
+    'Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=1: no acknowledged command lost',
+    { timeout: 360_000 },
+    async () => {
+      await run('sentinel-kill9', await sentinelSetup('kill9'), 1);
+    },
+  );
 
-  it('Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=0: the same bar for what was kept, and the ack latency without the wait', { timeout: 360_000 }, async () => {
-    // Without the wait, a record the primary acknowledged but had not passed on dies with it: such
-    // commands are counted as lost (for the docs' side-by-side figures), not failed on.
-    await run('sentinel-kill9-nowait', await sentinelSetup('kill9'), 0);
-  });
+  it(
+    'Sentinel, kill -9 of the primary with REDIS_WAIT_REPLICAS=0: the same bar for what was kept, and the ack latency without the wait',
+    { timeout: 360_000 },
+    async () => {
+      // Without the wait, a record the primary acknowledged but had not passed on dies with it: such
+      // commands are counted as lost (for the docs' side-by-side figures), not failed on.
+      await run('sentinel-kill9-nowait', await sentinelSetup('kill9'), 0);
+    },
+  );
 
-  it('one endpoint re-pointed to the promoted replica (managed Redis): connections on the demoted primary reconnect on READONLY', { timeout: 360_000 }, async () => {
-    const f = await run('endpoint', await endpointSetup('graceful'), 1);
-    expect(f.readOnlyLines).toBeGreaterThanOrEqual(1);
-  });
+  it(
+    'one endpoint re-pointed to the promoted replica (managed Redis): connections on the demoted primary reconnect on READONLY',
+    { timeout: 360_000 },
+    async () => {
+      const f = await run('endpoint', await endpointSetup('graceful'), 1);
+      expect(f.readOnlyLines).toBeGreaterThanOrEqual(1);
+    },
+  );
 
-  it('one endpoint whose primary dies (kill -9) and whose replica is promoted behind it, with REDIS_WAIT_REPLICAS=1', { timeout: 360_000 }, async () => {
-    const f = await run('endpoint-kill9', await endpointSetup('kill9'), 1);
-    expect(f.reconnectLines).toBeGreaterThanOrEqual(1);
-  });
+  it(
+    'one endpoint whose primary dies (kill -9) and whose replica is promoted behind it, with REDIS_WAIT_REPLICAS=1',
+    { timeout: 360_000 },
+    async () => {
+      const f = await run('endpoint-kill9', await endpointSetup('kill9'), 1);
+      expect(f.reconnectLines).toBeGreaterThanOrEqual(1);
+    },
+  );
 });

@@ -23,7 +23,11 @@ export interface BotProcess {
  * answers `healthyStatus` (200; a test of the unhealthy case passes 503), or rejects after
  * `timeoutMs` (ms) with the process output.
  */
-export async function startBotProcess(env: Record<string, string>, timeoutMs = 20_000, healthyStatus = 200): Promise<BotProcess> {
+export async function startBotProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  healthyStatus = 200,
+): Promise<BotProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -65,7 +69,10 @@ export async function startBotProcess(env: Record<string, string>, timeoutMs = 2
 }
 
 /** Runs the bot entry point to completion with `env` (for config errors); returns code and output. */
-export async function runBotToExit(env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+export async function runBotToExit(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; output: string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },

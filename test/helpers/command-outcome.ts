@@ -7,12 +7,21 @@ import { isStatusMessage, messageText, type Sandbox } from './sandbox.js';
  * saying it "may or may not have started". The same reading as the kill storm's.
  */
 export function commandOutcome(sb: Sandbox, instruction: string) {
-  const statuses = sb.slack.messages.filter((m) => isStatusMessage(m) && !m.deleted && !m.ephemeralTo && messageText(m).includes(`> ${instruction}`));
+  const statuses = sb.slack.messages.filter(
+    (m) => isStatusMessage(m) && !m.deleted && !m.ephemeralTo && messageText(m).includes(`> ${instruction}`),
+  );
   const status = statuses[0];
   const replies: SlackMessage[] = status
-    ? sb.slack.messages.filter((m) => m.thread_ts === status.ts && m.ts !== status.ts && m.bot_id && !m.ephemeralTo && !m.deleted)
+    ? sb.slack.messages.filter(
+        (m) => m.thread_ts === status.ts && m.ts !== status.ts && m.bot_id && !m.ephemeralTo && !m.deleted,
+      )
     : [];
-  const creates = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job') && (r.body as { prompt?: string } | undefined)?.prompt === instruction).length;
+  const creates = sb.docs.requests.filter(
+    (r) =>
+      r.method === 'POST' &&
+      r.path.endsWith('/job') &&
+      (r.body as { prompt?: string } | undefined)?.prompt === instruction,
+  ).length;
   return {
     statuses: statuses.length,
     creates,
@@ -28,5 +37,12 @@ export function commandOutcome(sb: Sandbox, instruction: string) {
 
 /** Whether an outcome is what an acknowledged command must end in: one job and one announcement, or the one uncertain notice. */
 export function outcomeIsRight(o: ReturnType<typeof commandOutcome>): boolean {
-  return o.statuses === 1 && o.starting === 0 && o.final && o.creates <= 1 && o.replies === 1 && (o.announced === 1 ? o.creates === 1 : o.uncertain === 1);
+  return (
+    o.statuses === 1 &&
+    o.starting === 0 &&
+    o.final &&
+    o.creates <= 1 &&
+    o.replies === 1 &&
+    (o.announced === 1 ? o.creates === 1 : o.uncertain === 1)
+  );
 }

@@ -7,7 +7,24 @@ import fc from 'fast-check';
  */
 
 /** Characters that render as nothing: soft hyphen, combining grapheme joiner, Mongolian vowel separator, invisible operators, zero-width ones, BOM, tags. */
-export const INVISIBLES = ['\u00ad', '\u034f', '\u180e', '\u2061', '\u2062', '\u2063', '\u2064', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u{e0001}', '\u{e0020}', '\u{e0073}', '\u{e007f}'];
+export const INVISIBLES = [
+  '\u00ad',
+  '\u034f',
+  '\u180e',
+  '\u2061',
+  '\u2062',
+  '\u2063',
+  '\u2064',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u{e0001}',
+  '\u{e0020}',
+  '\u{e0073}',
+  '\u{e007f}',
+];
 
 /** Latin letters and their look-alikes in other scripts (Cyrillic, Greek) and compatibility forms (full-width). */
 const LOOK_ALIKES: Record<string, string[]> = {
@@ -35,7 +52,10 @@ const FOLD = new Map(Object.entries(LOOK_ALIKES).flatMap(([plain, alikes]) => al
  */
 export function seenAs(text: string): string {
   const visible = text.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '');
-  return [...visible].map((c) => FOLD.get(c) ?? c).join('').toLowerCase();
+  return [...visible]
+    .map((c) => FOLD.get(c) ?? c)
+    .join('')
+    .toLowerCase();
 }
 
 /** How many times `needle` occurs in `hay` (non-overlapping). */
@@ -62,7 +82,8 @@ export function disguised(marker: string, alikeAt: (i: number) => boolean = () =
         if (alikes && alikeAt(i)) chars[i] = alikes[pick % alikes.length] ?? chars[i]!;
       }
       let out = chars.map((c) => (upper ? c.toUpperCase() : c));
-      for (const [at, inv] of invisibles.sort((x, y) => y[0] - x[0])) out = [...out.slice(0, at), inv, ...out.slice(at)];
+      for (const [at, inv] of invisibles.sort((x, y) => y[0] - x[0]))
+        out = [...out.slice(0, at), inv, ...out.slice(at)];
       return out.join('');
     });
 }

@@ -140,7 +140,10 @@ function rebaseRefs(schema: Json, base: string): Json {
   if (!isObject(schema)) return schema;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${base}${value}` : rebaseRefs(value, base);
+    out[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith('#')
+        ? `${base}${value}`
+        : rebaseRefs(value, base);
   }
   return out;
 }
@@ -221,7 +224,8 @@ export function createOpenApiValidator(
     const bodyAjv = createAjv(doc.openapi, false);
     const paramAjv = createAjv(doc.openapi, true);
     for (const ajv of [bodyAjv, paramAjv]) ajv.addSchema({ components: doc.components ?? {} }, base);
-    const compile = (ajv: Ajv | Ajv2020, schema: Json): ValidateFunction => ajv.compile(rebaseRefs(schema, base) as object);
+    const compile = (ajv: Ajv | Ajv2020, schema: Json): ValidateFunction =>
+      ajv.compile(rebaseRefs(schema, base) as object);
 
     const globalBearer = Array.isArray(doc.security) && doc.security.length > 0;
     for (const [template, item] of Object.entries(doc.paths ?? {})) {
@@ -327,7 +331,13 @@ export function createOpenApiValidator(
     const found = find(method, path);
     if (typeof found === 'string') return undefined;
     const { op, params } = found;
-    return { spec: op.spec, method: op.method.toUpperCase(), template: op.template, params, statuses: [...op.responses.keys()] };
+    return {
+      spec: op.spec,
+      method: op.method.toUpperCase(),
+      template: op.template,
+      params,
+      statuses: [...op.responses.keys()],
+    };
   }
 
   function validateRequest(req: RequestToValidate): string[] {
@@ -370,7 +380,8 @@ export function createOpenApiValidator(
 
     if (op.bearerRequired) {
       const auth = headerValue(req.headers, 'authorization');
-      if (!auth || !/^Bearer \S+$/.test(auth)) errors.push('header "authorization" must be "Bearer <token>" (bearerAuth)');
+      if (!auth || !/^Bearer \S+$/.test(auth))
+        errors.push('header "authorization" must be "Bearer <token>" (bearerAuth)');
     }
 
     const { value: body, error: parseError } = parseBody(req.body);
@@ -381,11 +392,13 @@ export function createOpenApiValidator(
       if (op.body.required) errors.push('request body is required');
     } else {
       const mediaType = mediaTypeOf(headerValue(req.headers, 'content-type'));
-      if (!mediaType) errors.push(`header "content-type" is missing (expected one of ${op.body.mediaTypes.join(', ')})`);
+      if (!mediaType)
+        errors.push(`header "content-type" is missing (expected one of ${op.body.mediaTypes.join(', ')})`);
       else if (!op.body.mediaTypes.includes(mediaType)) {
         errors.push(`content-type ${mediaType} is not declared (expected one of ${op.body.mediaTypes.join(', ')})`);
       }
-      if (op.body.validate && !op.body.validate(body)) errors.push(...formatErrors('request body', op.body.validate.errors));
+      if (op.body.validate && !op.body.validate(body))
+        errors.push(...formatErrors('request body', op.body.validate.errors));
     }
     return errors;
   }
@@ -397,12 +410,16 @@ export function createOpenApiValidator(
     const code = String(res.status);
     const response = op.responses.get(code) ?? op.responses.get(`${code[0]}XX`) ?? op.responses.get('DEFAULT');
     if (!response) {
-      return [`status ${code} is not declared for ${op.method.toUpperCase()} ${op.template} (declared: ${[...op.responses.keys()].join(', ')})`];
+      return [
+        `status ${code} is not declared for ${op.method.toUpperCase()} ${op.template} (declared: ${[...op.responses.keys()].join(', ')})`,
+      ];
     }
     const { value: body, error: parseError } = parseBody(res.body);
     if (parseError) return [`response ${parseError}`];
     if (response.mediaTypes.length === 0) {
-      return body === undefined || body === null ? [] : [`response ${code} declares no content but a body was returned`];
+      return body === undefined || body === null
+        ? []
+        : [`response ${code} declares no content but a body was returned`];
     }
     if (!response.validate) return []; // non-JSON media types only: nothing to check
     if (body === undefined) return [`response ${code} has no body (expected application/json)`];

@@ -33,15 +33,26 @@ export class Scrape {
 
   /** Sum over every sample named `name` whose labels include `labels` (0 when none). */
   sum(name: string, labels: Record<string, string> = {}): number {
-    return (this.samples.get(name) ?? []).filter((s) => matches(s.labels, labels)).reduce((n, s) => n + Number(s.value), 0);
+    return (this.samples.get(name) ?? [])
+      .filter((s) => matches(s.labels, labels))
+      .reduce((n, s) => n + Number(s.value), 0);
   }
 
   /** The histogram series whose labels include `labels`: its count, sum and cumulative buckets by `le`. */
-  histogram(name: string, labels: Record<string, string> = {}): { count: number; sum: number; buckets: Map<number, number> } | undefined {
+  histogram(
+    name: string,
+    labels: Record<string, string> = {},
+  ): { count: number; sum: number; buckets: Map<number, number> } | undefined {
     const count = this.value(`${name}_count`, labels);
     if (count === undefined) return undefined;
     const buckets = (this.samples.get(`${name}_bucket`) ?? []).filter((s) => matches(s.labels, labels));
-    return { count, sum: this.value(`${name}_sum`, labels) ?? NaN, buckets: new Map(buckets.map((b) => [b.labels?.le === '+Inf' ? Infinity : Number(b.labels?.le), Number(b.value)])) };
+    return {
+      count,
+      sum: this.value(`${name}_sum`, labels) ?? NaN,
+      buckets: new Map(
+        buckets.map((b) => [b.labels?.le === '+Inf' ? Infinity : Number(b.labels?.le), Number(b.value)]),
+      ),
+    };
   }
 
   /** Label sets of every sample named `name`. */

@@ -14,7 +14,9 @@ const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-childre
  * @throws after `timeoutMs` naming the queue and what is still pending.
  */
 export async function waitForIdleQueues(redisUrl: string, prefix: string, timeoutMs = 60_000): Promise<void> {
-  const queues = [INTAKE_QUEUE, POLL_QUEUE].map((name) => new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 1 }, prefix }));
+  const queues = [INTAKE_QUEUE, POLL_QUEUE].map(
+    (name) => new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 1 }, prefix }),
+  );
   const pending = async () => {
     for (const q of queues) {
       const counts = await q.getJobCounts(...PENDING);

@@ -34,7 +34,14 @@ export async function until(what: string, timeoutMs: number, cond: () => Promise
 
 /** A plain client for checks (no retries, short timeouts). */
 export function adminClient(port: number): Redis {
-  const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null, lazyConnect: false });
+  const c = new Redis({
+    port,
+    host: '127.0.0.1',
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+    lazyConnect: false,
+  });
   c.on('error', () => undefined);
   return c;
 }
@@ -164,7 +171,9 @@ export async function sentinels(t: RedisTopology, primaryPort: number, replicas 
   ];
   const procs = await Promise.all([0, 1, 2].map(() => t.start(lines, { sentinel: true })));
   for (const s of procs) {
-    await until(`Sentinel ${s.port} to see a quorum`, 30_000, async () => String(await command(s.port, 'SENTINEL', 'CKQUORUM', SENTINEL_NAME)).startsWith('OK 3'));
+    await until(`Sentinel ${s.port} to see a quorum`, 30_000, async () =>
+      String(await command(s.port, 'SENTINEL', 'CKQUORUM', SENTINEL_NAME)).startsWith('OK 3'),
+    );
     const known = async () => ((await command(s.port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[]).length;
     await until(`Sentinel ${s.port} to know the replicas`, 30_000, async () => (await known()) === replicas);
   }
@@ -193,7 +202,8 @@ export async function primaryWithReplicas(
   const replicas: RedisProc[] = [];
   for (let i = 0; i < count; i++) replicas.push(await t.start([...lines, `replicaof 127.0.0.1 ${primary.port}`]));
   for (const replica of replicas) {
-    const synced = async () => String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up');
+    const synced = async () =>
+      String(await command(replica.port, 'INFO', 'replication')).includes('master_link_status:up');
     await until('the replica to sync', 15_000, synced);
   }
   // The replicas must acknowledge a write too: right after the sync a replica answers a WAIT only
@@ -224,11 +234,20 @@ export async function writeConfirmed(port: number, replicas = 1): Promise<boolea
  * @returns the nodes' ports.
  */
 export async function cluster(t: RedisTopology): Promise<number[]> {
-  const nodes = await Promise.all([0, 1, 2].map(() => t.start(['cluster-enabled yes', 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000'])));
+  const nodes = await Promise.all(
+    [0, 1, 2].map(() =>
+      t.start(['cluster-enabled yes', 'cluster-config-file nodes.conf', 'cluster-node-timeout 2000']),
+    ),
+  );
   const ports = nodes.map((n) => n.port);
-  const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'], { stdio: 'ignore' });
+  const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'], {
+    stdio: 'ignore',
+  });
   const code = await new Promise((r) => create.once('exit', r));
   if (code !== 0) throw new Error(`redis-cli --cluster create exited ${String(code)}`);
-  for (const p of ports) await until(`cluster node ${p} to be ok`, 30_000, async () => String(await command(p, 'CLUSTER', 'INFO')).includes('cluster_state:ok'));
+  for (const p of ports)
+    await until(`cluster node ${p} to be ok`, 30_000, async () =>
+      String(await command(p, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+    );
   return ports;
 }

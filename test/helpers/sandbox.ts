@@ -39,9 +39,18 @@ export interface Sandbox {
  * the fake's Socket Mode server; drive them with a SocketModeDriver.
  */
 export async function startSandbox(
-  opts: { jobDurationMs?: number; docs?: Partial<FakeDocsApiOptions>; env?: Record<string, string>; socketMode?: boolean; ask?: boolean } = {},
+  opts: {
+    jobDurationMs?: number;
+    docs?: Partial<FakeDocsApiOptions>;
+    env?: Record<string, string>;
+    socketMode?: boolean;
+    ask?: boolean;
+  } = {},
 ): Promise<Sandbox> {
-  const slack = await startFakeSlack({ botToken: E2E_SECRETS.SLACK_BOT_TOKEN, ...(opts.socketMode ? { appToken: E2E_APP_TOKEN } : {}) });
+  const slack = await startFakeSlack({
+    botToken: E2E_SECRETS.SLACK_BOT_TOKEN,
+    ...(opts.socketMode ? { appToken: E2E_APP_TOKEN } : {}),
+  });
   const docs = await startFakeDocsApi({
     apiKey: E2E_SECRETS.DOCS_API_KEY,
     projectId: 'proj_e2e',
@@ -79,11 +88,17 @@ export async function startSandbox(
     async startBot(extraEnv = {}, timeoutMs?: number) {
       const bot = await startBotProcess({ ...env, ...extraEnv }, timeoutMs);
       bots.push(bot);
-      const driver = new SlackDriver({ botUrl: `${bot.url}/slack/events`, signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET, slack });
+      const driver = new SlackDriver({
+        botUrl: `${bot.url}/slack/events`,
+        signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
+        slack,
+      });
       return { bot, driver };
     },
     async close() {
-      await Promise.all(bots.map((b) => (b.proc.exitCode === null && b.proc.signalCode === null ? b.kill9() : undefined)));
+      await Promise.all(
+        bots.map((b) => (b.proc.exitCode === null && b.proc.signalCode === null ? b.kill9() : undefined)),
+      );
       await slack.close();
       await docs.close();
       await pollQueue.close();
@@ -120,7 +135,14 @@ export function isStatusMessage(m: SlackMessage): boolean {
 /** The bot's replies in the thread rooted at `threadTs` (not ephemeral, not the root, not a status message). */
 export function threadReplies(slack: FakeSlack, channel: string, threadTs: string): SlackMessage[] {
   return slack.messages.filter(
-    (m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo && !m.deleted && !isStatusMessage(m),
+    (m) =>
+      m.channel === channel &&
+      m.thread_ts === threadTs &&
+      m.ts !== threadTs &&
+      m.bot_id &&
+      !m.ephemeralTo &&
+      !m.deleted &&
+      !isStatusMessage(m),
   );
 }
 
@@ -131,7 +153,13 @@ export function ephemeralsTo(slack: FakeSlack, user: string): SlackMessage[] {
 
 /** Waits for the status message of `jobId` in `channel`. */
 export function statusMessage(slack: FakeSlack, jobId: string, channel = 'C0DOCS'): Promise<SlackMessage> {
-  return slack.waitFor(() => slack.messages.find((m) => m.channel === channel && isStatusMessage(m) && !m.deleted && messageText(m).includes(jobId)), 10_000);
+  return slack.waitFor(
+    () =>
+      slack.messages.find(
+        (m) => m.channel === channel && isStatusMessage(m) && !m.deleted && messageText(m).includes(jobId),
+      ),
+    10_000,
+  );
 }
 
 /** Runs /docs-edit and returns the agent job id the bot created. */
@@ -139,12 +167,16 @@ export async function docsEdit(sb: Sandbox, driver: SlackDriver, text: string, u
   const before = sb.docs.requests.length;
   const res = await driver.slashCommand({ command: '/docs-edit', text, user, channel: 'C0DOCS' });
   expect(res.status).toBe(200);
-  const create = await sb.docs.waitForRequest((r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path.endsWith('/job'), 10_000);
+  const create = await sb.docs.waitForRequest(
+    (r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path.endsWith('/job'),
+    10_000,
+  );
   return (create.responseBody as { id: string }).id;
 }
 
 /** Waits until BullMQ has finished watching `(jobId, cycle)`, so that "exactly one" is final. */
 export async function pollerDone(queue: Queue, jobId: string, cycle = 0): Promise<void> {
-  await expect.poll(() => queue.getJobState(pollJobId(jobId, cycle)), { timeout: 15_000, interval: 50 }).toBe('completed');
+  await expect
+    .poll(() => queue.getJobState(pollJobId(jobId, cycle)), { timeout: 15_000, interval: 50 })
+    .toBe('completed');
 }
-

@@ -21,12 +21,17 @@ describe('the agent budget on the real Redis', () => {
     // Two budgets on two connections stand for two replicas; 60 people ask at once, 30 through each.
     const one = new AgentBudget(a, prefix, { perProject: 25, perUser: 20 });
     const two = new AgentBudget(b, prefix, { perProject: 25, perUser: 20 });
-    const takes = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? one : two).take(`U${i}`, 'proj_shared')));
+    const takes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? one : two).take(`U${i}`, 'proj_shared')),
+    );
     expect(takes.filter((t) => t.ok)).toHaveLength(25);
     const refused = takes.filter((t) => !t.ok);
-    expect(refused.every((t) => !t.ok && t.which === 'project' && t.msBeforeNext > 3_500_000 && t.msBeforeNext <= 3_600_000)).toBe(true);
+    expect(
+      refused.every((t) => !t.ok && t.which === 'project' && t.msBeforeNext > 3_500_000 && t.msBeforeNext <= 3_600_000),
+    ).toBe(true);
     // A refused request took nothing from its user's budget.
-    for (const i of [0, 1, 2, 3]) expect((await one.remaining(`U${i}`, 'proj_shared')).user).toBe(takes[i]!.ok ? 19 : 20);
+    for (const i of [0, 1, 2, 3])
+      expect((await one.remaining(`U${i}`, 'proj_shared')).user).toBe(takes[i]!.ok ? 19 : 20);
   });
 
   it('a user over their budget is refused while the project still has room, and a refund gives it back', async () => {

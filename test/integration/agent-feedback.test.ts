@@ -34,7 +34,10 @@ afterAll(async () => {
 
 /** The value of the 👍 or 👎 button the bot puts under job `jobId`'s announcement. */
 function buttonValue(jobId: string, rating: 'positive' | 'negative'): string {
-  const element = feedbackBlock(jobId, TEST_SIGNER).elements[0] as { positive_button: { value: string }; negative_button: { value: string } };
+  const element = feedbackBlock(jobId, TEST_SIGNER).elements[0] as {
+    positive_button: { value: string };
+    negative_button: { value: string };
+  };
   return element[`${rating}_button`].value;
 }
 
@@ -49,29 +52,58 @@ function harness(access: FeedbackDeps['access'] = OPEN_GATE) {
   const conversations = { isMember: async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user) };
   const deps: FeedbackDeps = { store, redis, prefix, access, conversations, signer: TEST_SIGNER, metrics, logger };
   /** A click on the button the bot sent for `jobId` (or on a raw `value`), by `user`, in `channel`. */
-  const clickValue = (value: string, user = 'U0BOB', channel = 'C1') => handleFeedback(deps, { value, user, channel }, memorySteps(), async (t) => void told.push(t));
-  const click = (rating: 'positive' | 'negative', jobId: string, user = 'U0BOB', channel = 'C1') => clickValue(buttonValue(jobId, rating), user, channel);
-  const count = async (rating: string, project = 'proj_a') => (await metrics.agentFeedbackTotal.get()).values.find((v) => v.labels.rating === rating && v.labels.project === project)?.value ?? 0;
+  const clickValue = (value: string, user = 'U0BOB', channel = 'C1') =>
+    handleFeedback(deps, { value, user, channel }, memorySteps(), async (t) => void told.push(t));
+  const click = (rating: 'positive' | 'negative', jobId: string, user = 'U0BOB', channel = 'C1') =>
+    clickValue(buttonValue(jobId, rating), user, channel);
+  const count = async (rating: string, project = 'proj_a') =>
+    (await metrics.agentFeedbackTotal.get()).values.find(
+      (v) => v.labels.rating === rating && v.labels.project === project,
+    )?.value ?? 0;
   return { store, metrics, lines, told, click, clickValue, count };
 }
 
 describe('feedback buttons', () => {
   it('every end the agent reached carries them (in a context_actions block), their values signed; a timeout does not', () => {
-    for (const outcome of [{ kind: 'completed', prLink: 'https://github.com/acme/docs/pull/1' }, { kind: 'completed', prLink: null }, { kind: 'failed' }, { kind: 'archived' }] as const) {
+    for (const outcome of [
+      { kind: 'completed', prLink: 'https://github.com/acme/docs/pull/1' },
+      { kind: 'completed', prLink: null },
+      { kind: 'failed' },
+      { kind: 'archived' },
+    ] as const) {
       const { blocks } = buildAnnouncement({ mention: 'U1', jobId: 'job_9', outcome }, TEST_SIGNER);
       const last = blocks.at(-1) as { type: string; elements: Array<Record<string, unknown>> };
       expect(last.type).toBe('context_actions');
       const positive = TEST_SIGNER.sign(FEEDBACK_PURPOSE, 'positive:job_9');
       const negative = TEST_SIGNER.sign(FEEDBACK_PURPOSE, 'negative:job_9');
-      expect(last.elements[0]).toMatchObject({ type: 'feedback_buttons', action_id: ACTION_FEEDBACK, positive_button: { value: positive }, negative_button: { value: negative } });
+      expect(last.elements[0]).toMatchObject({
+        type: 'feedback_buttons',
+        action_id: ACTION_FEEDBACK,
+        positive_button: { value: positive },
+        negative_button: { value: negative },
+      });
     }
-    const timeout = buildAnnouncement({ mention: 'U1', jobId: 'job_9', outcome: { kind: 'timeout', watchedMs: 1 } }, TEST_SIGNER);
+    const timeout = buildAnnouncement(
+      { mention: 'U1', jobId: 'job_9', outcome: { kind: 'timeout', watchedMs: 1 } },
+      TEST_SIGNER,
+    );
     expect(JSON.stringify(timeout.blocks)).not.toContain('feedback_buttons');
   });
 
   it('reads back only what it sends', () => {
     expect(parseFeedbackValue('positive:job_9')).toEqual({ rating: 'positive', jobId: 'job_9' });
-    for (const v of ['', 'positive', 'neutral:job_9', 'positive:', 'positive:a:b', 'positive:../x', 42, null, `positive:${'x'.repeat(300)}`]) expect(parseFeedbackValue(v)).toBeUndefined();
+    for (const v of [
+      '',
+      'positive',
+      'neutral:job_9',
+      'positive:',
+      'positive:a:b',
+      'positive:../x',
+      42,
+      null,
+      `positive:${'x'.repeat(300)}`,
+    ])
+      expect(parseFeedbackValue(v)).toBeUndefined();
   });
 
   it('a click is recorded, audited (who, job, project, rating), counted and thanked once; a change of mind is recorded and shown, not counted or thanked again (clicking in turn cannot inflate the share)', async () => {
@@ -80,7 +112,14 @@ describe('feedback buttons', () => {
     await h.click('positive', 'job_fb1');
     expect(h.told).toEqual([expect.stringContaining('Thanks for rating job `job_fb1` 👍')]);
     expect(await h.count('positive', 'proj_b')).toBe(1);
-    expect(h.lines.find((l) => l.audit)).toMatchObject({ actor: 'U0BOB', action: 'job.feedback', outcome: 'ok', jobId: 'job_fb1', projectId: 'proj_b', rating: 'positive' });
+    expect(h.lines.find((l) => l.audit)).toMatchObject({
+      actor: 'U0BOB',
+      action: 'job.feedback',
+      outcome: 'ok',
+      jobId: 'job_fb1',
+      projectId: 'proj_b',
+      rating: 'positive',
+    });
     expect((await h.store.get('job_fb1'))?.rating).toBe('positive');
 
     await h.click('positive', 'job_fb1'); // the same rating again: nothing new to count or say
@@ -96,7 +135,23 @@ describe('feedback buttons', () => {
     await h.click('positive', 'job_fb1', 'U0CAROL');
     expect(await h.count('positive', 'proj_b')).toBe(2);
     expect(h.told).toHaveLength(2);
-    const home = JSON.stringify(buildHomeView([{ jobId: 'job_fb1', instruction: 'x', state: 'completed', prLink: null, createdAt: 0, followups: 0, rating: 'positive' }], { followupPolicy: 'anyone', ignorePrefix: '!aside', digestCron: '0 9 * * 1', digestTz: 'UTC' }, 1000));
+    const home = JSON.stringify(
+      buildHomeView(
+        [
+          {
+            jobId: 'job_fb1',
+            instruction: 'x',
+            state: 'completed',
+            prLink: null,
+            createdAt: 0,
+            followups: 0,
+            rating: 'positive',
+          },
+        ],
+        { followupPolicy: 'anyone', ignorePrefix: '!aside', digestCron: '0 9 * * 1', digestTz: 'UTC' },
+        1000,
+      ),
+    );
     expect(home).toContain('rated 👍');
   });
 
@@ -111,7 +166,7 @@ describe('feedback buttons', () => {
     expect(h.lines.filter((l) => l.audit && l.jobId === 'job_fb5' && l.previous === undefined)).toHaveLength(1);
   });
 
-  it('a job of another conversation: nothing changes, and the answer is the unknown job\'s (nobody learns the id exists)', async () => {
+  it("a job of another conversation: nothing changes, and the answer is the unknown job's (nobody learns the id exists)", async () => {
     const h = harness();
     await h.store.create(jobRecord({ jobId: 'job_c1', channel: 'C1' }));
     await h.click('positive', 'job_c1', 'U0BOB', 'C2'); // a value naming C1's job, clicked in C2
@@ -136,15 +191,23 @@ describe('feedback buttons', () => {
     expect((await h.store.get('job_fb3'))?.rating).toBeUndefined();
   });
 
-  it('goes through the access policy and membership of the job\'s conversation: a refused person hears why, nothing is recorded', async () => {
-    const h = harness({ ...OPEN_GATE, authorize: async () => ({ allowed: false, reason: 'guest', text: 'Guests cannot use the docs agent.' }) });
+  it("goes through the access policy and membership of the job's conversation: a refused person hears why, nothing is recorded", async () => {
+    const h = harness({
+      ...OPEN_GATE,
+      authorize: async () => ({ allowed: false, reason: 'guest', text: 'Guests cannot use the docs agent.' }),
+    });
     await h.store.create(jobRecord({ jobId: 'job_fb2' }));
     await h.click('negative', 'job_fb2');
     expect(h.told).toEqual(['Guests cannot use the docs agent.']);
     const outsider = harness();
     await outsider.click('negative', 'job_fb2', 'U0DAVE'); // not in C1 (any more)
     expect(outsider.told).toEqual([NOT_A_MEMBER_TEXT]);
-    expect(outsider.lines.find((l) => l.audit)).toMatchObject({ actor: 'U0DAVE', action: 'job.feedback', outcome: 'refused', reason: 'not_a_member' });
+    expect(outsider.lines.find((l) => l.audit)).toMatchObject({
+      actor: 'U0DAVE',
+      action: 'job.feedback',
+      outcome: 'refused',
+      reason: 'not_a_member',
+    });
     expect(await h.count('negative')).toBe(0);
     expect((await h.store.get('job_fb2'))?.rating).toBeUndefined();
   });

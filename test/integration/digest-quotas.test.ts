@@ -2,7 +2,13 @@ import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDigestQueue } from '../../src/features/digests/worker.js';
 import type { DigestJobData } from '../../src/features/digests/store.js';
-import { createDigestQuotas, digestSubcommands, MEMBER_PAGES_PER_CHANNEL, MEMBER_PAGES_PER_LIST, type DigestCommandDeps } from '../../src/features/digests/subcommands.js';
+import {
+  createDigestQuotas,
+  digestSubcommands,
+  MEMBER_PAGES_PER_CHANNEL,
+  MEMBER_PAGES_PER_LIST,
+  type DigestCommandDeps,
+} from '../../src/features/digests/subcommands.js';
 import { subscribeChannel } from '../../src/features/digests/store.js';
 import { AnalyticsBudget, AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
 import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
@@ -55,7 +61,11 @@ function subcommands(over: Partial<DigestCommandDeps> = {}) {
   return { sub: digestSubcommands(deps), members };
 }
 
-async function run(sub: ReturnType<typeof subcommands>['sub'], name: string, caller = { teamId: 'T1', channel: 'C0DOCS', user: 'U0ALICE' }): Promise<ResponseUrlMessage[]> {
+async function run(
+  sub: ReturnType<typeof subcommands>['sub'],
+  name: string,
+  caller = { teamId: 'T1', channel: 'C0DOCS', user: 'U0ALICE' },
+): Promise<ResponseUrlMessage[]> {
   const said: ResponseUrlMessage[] = [];
   const prepared = sub.prepare(name, []);
   if (!prepared.ok) throw new Error(prepared.message);
@@ -72,7 +82,9 @@ describe('/docs-visitors digest: at most one on request per channel per hour', (
     expect(refusal?.text).toContain("This channel's digest was already sent on request in the last hour");
     expect(refusal?.text).toMatch(/Next free slot: <!date\^\d+\^\{time\}\|15:2[45] UTC> \(in (59m \d+s|1h)\)\.$/);
     expect((await queue.getJobs(['delayed', 'waiting'])).filter((j) => j.data.channel === 'C0DOCS')).toHaveLength(1);
-    expect((await run(sub, 'digest', { teamId: 'T1', channel: 'C0OTHER', user: 'U0BOB' }))[0]?.text).toContain("Sending this channel's digest now");
+    expect((await run(sub, 'digest', { teamId: 'T1', channel: 'C0OTHER', user: 'U0BOB' }))[0]?.text).toContain(
+      "Sending this channel's digest now",
+    );
   });
 
   it('a digest that could not be queued gives its slot back', async () => {
@@ -90,13 +102,22 @@ describe('/docs-visitors subscriptions: a per-person cooldown and capped member-
     const { sub } = subcommands();
     expect((await run(sub, 'subscriptions'))[0]?.text).toContain('None of your channels');
     const [again] = await run(sub, 'subscriptions');
-    expect(again?.text).toMatch(/^You asked for the list moments ago \(one list a person every 60 seconds\)\. Next free slot: <!date\^\d+\^\{time\}\|14:2[56] UTC> \(in \d+s\)\.$/);
-    expect((await run(sub, 'subscriptions', { teamId: 'T1', channel: 'C0DOCS', user: 'U0BOB' }))[0]?.text).toContain('None of your channels');
+    expect(again?.text).toMatch(
+      /^You asked for the list moments ago \(one list a person every 60 seconds\)\. Next free slot: <!date\^\d+\^\{time\}\|14:2[56] UTC> \(in \d+s\)\.$/,
+    );
+    expect((await run(sub, 'subscriptions', { teamId: 'T1', channel: 'C0DOCS', user: 'U0BOB' }))[0]?.text).toContain(
+      'None of your channels',
+    );
   });
 
   it(`reads at most ${MEMBER_PAGES_PER_CHANNEL} member pages a channel and ${MEMBER_PAGES_PER_LIST} in all, and says how many channels it could not check`, async () => {
     for (const channel of ['C0HUGE1', 'C0HUGE2', 'C0HUGE3', 'C0HUGE4', 'C0HUGE5', 'C0SMALL']) {
-      await subscribeChannel(queue, { teamId: 'T1', channel, requestedBy: 'U0BOB', schedule: { pattern: '0 9 * * 1', tz: 'UTC' } });
+      await subscribeChannel(queue, {
+        teamId: 'T1',
+        channel,
+        requestedBy: 'U0BOB',
+        schedule: { pattern: '0 9 * * 1', tz: 'UTC' },
+      });
     }
     const { sub, members } = subcommands();
     const [list] = await run(sub, 'subscriptions');
@@ -119,7 +140,9 @@ describe('the analytics budget: a per-person hourly share (ANALYTICS_CALLS_PER_U
     expect((refused as AnalyticsBudgetError).reason).toBe('user_share');
     expect(await budget.used()).toBe(3); // the refusal counted nothing against the organization
     const text = visitorsErrorText(refused, () => NOW, 'Europe/Berlin');
-    expect(text).toMatch(/^You've used your hourly share of docs analytics requests \(3 requests\/hour; the organization's 100 are shared by everyone\)\./);
+    expect(text).toMatch(
+      /^You've used your hourly share of docs analytics requests \(3 requests\/hour; the organization's 100 are shared by everyone\)\./,
+    );
     expect(text).toMatch(/Next free slot: <!date\^\d+\^\{time\}\|16:2[45]> \(in (59m \d+s|1h)\)\.$/);
     await budget.reserve('interactive', 1, 'U0BOB');
     await budget.reserve('digest');
@@ -129,7 +152,8 @@ describe('the analytics budget: a per-person hourly share (ANALYTICS_CALLS_PER_U
   it("a request the shared budget refuses does not use the person's share", async () => {
     const budget = new AnalyticsBudget(redis, `${prefix}:visitors`, () => NOW, 2);
     await budget.record(85);
-    for (let i = 0; i < 3; i++) await expect(budget.reserve('interactive', 1, 'U0ALICE')).rejects.toMatchObject({ reason: 'budget' });
+    for (let i = 0; i < 3; i++)
+      await expect(budget.reserve('interactive', 1, 'U0ALICE')).rejects.toMatchObject({ reason: 'budget' });
     await redis.del(`${prefix}:visitors:budget:calls`);
     await budget.reserve('interactive', 1, 'U0ALICE');
     await budget.reserve('interactive', 1, 'U0ALICE');

@@ -46,7 +46,11 @@ afterEach(async () => {
 });
 
 const slackError = (code: string, method = 'chat.postMessage') =>
-  Object.assign(new Error(`An API error occurred: ${code}`), { code: 'slack_webapi_platform_error', data: { ok: false, error: code }, slackMethod: method });
+  Object.assign(new Error(`An API error occurred: ${code}`), {
+    code: 'slack_webapi_platform_error',
+    data: { ok: false, error: code },
+    slackMethod: method,
+  });
 
 /** Waits until the intake job of `(kind, id)` is completed or failed; returns its state. */
 async function settled(kind: string, id: string): Promise<string> {
@@ -94,11 +98,26 @@ describe('durable intake', () => {
   });
 
   it.each([
-    ['channel_not_found (gone)', slackError('channel_not_found'), 40, 'the conversation or user is gone or closed to the bot; not retried'],
-    ['user_not_found (gone)', slackError('user_not_found', 'views.publish'), 40, 'the conversation or user is gone or closed to the bot; not retried'],
+    [
+      'channel_not_found (gone)',
+      slackError('channel_not_found'),
+      40,
+      'the conversation or user is gone or closed to the bot; not retried',
+    ],
+    [
+      'user_not_found (gone)',
+      slackError('user_not_found', 'views.publish'),
+      40,
+      'the conversation or user is gone or closed to the bot; not retried',
+    ],
     ['token_revoked (permanent)', slackError('token_revoked'), 50, 'Slack refused this for good; not retried'],
     ['invalid_blocks (permanent)', slackError('invalid_blocks'), 50, 'Slack refused this for good; not retried'],
-    ['a response_url that answers 404', new ResponseUrlError(404), 40, 'the response_url is no longer taken; not retried'],
+    [
+      'a response_url that answers 404',
+      new ResponseUrlError(404),
+      40,
+      'the response_url is no longer taken; not retried',
+    ],
   ])('%s: one attempt, one line, no retries', async (_name, err, level, msg) => {
     let calls = 0;
     intake.on(anyKind('test.fail'), async () => {
@@ -129,9 +148,10 @@ describe('durable intake', () => {
   it('a saved step not yet on the Redis replicas (a failover under way): run again shortly without spending an attempt', async () => {
     let runs = 0;
     intake.on(anyKind('test.held'), async () => {
-      if (++runs === 1) throw new UnreplicatedStepError(
-        'the primary has fewer replicas than a moment ago (a failover may be under way)',
-      );
+      if (++runs === 1)
+        throw new UnreplicatedStepError(
+          'the primary has fewer replicas than a moment ago (a failover may be under way)',
+        );
     });
     await intake.record(anyKind('test.held'), 'h', 'req-h', {});
     worker = intake.startWorker();
@@ -150,7 +170,11 @@ describe('durable intake', () => {
     const observer = { intakeDeferred: () => undefined, intakeRejected: (r: string) => void rejected.push(r) };
     const tell = async (to: unknown, text: string) => (told.push({ to, text }), true);
     const { logger } = arrayLogger('debug', logs);
-    const held = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake(), undefined, { now: () => now, tell, observer });
+    const held = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake(), undefined, {
+      now: () => now,
+      tell,
+      observer,
+    });
     const kind = intakeKind('test.stuck', z.looseObject({ user: z.string(), channel: z.string() }), { awaited: true });
     let runs = 0;
     held.on(kind, async () => {
@@ -163,11 +187,18 @@ describe('durable intake', () => {
       await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(3), { timeout: 15_000, interval: 25 });
       expect(await held.queue.getJobState(intakeJobId(kind.name, 's'))).not.toBe('failed');
       now += HOLD_LIMIT_MS;
-      await vi.waitFor(async () => expect(await held.queue.getJobState(intakeJobId(kind.name, 's'))).toBe('failed'), { timeout: 15_000, interval: 25 });
+      await vi.waitFor(async () => expect(await held.queue.getJobState(intakeJobId(kind.name, 's'))).toBe('failed'), {
+        timeout: 15_000,
+        interval: 25,
+      });
       expect(told).toEqual([{ to: { user: 'U0ALICE', channel: 'C0DOCS' }, text: HELD_TOO_LONG_TEXT }]);
       expect(rejected).toEqual(['unreplicated']);
-      expect(logs.filter((l) => l.level >= 50)).toMatchObject([{ intake: 'test.stuck', requestId: 'req-s', reason: 'unreplicated', told: true }]);
-      expect(logs.filter((l) => l.level === 30 && l.msg.startsWith('a saved step is not on the Redis replicas yet'))).toHaveLength(1);
+      expect(logs.filter((l) => l.level >= 50)).toMatchObject([
+        { intake: 'test.stuck', requestId: 'req-s', reason: 'unreplicated', told: true },
+      ]);
+      expect(
+        logs.filter((l) => l.level === 30 && l.msg.startsWith('a saved step is not on the Redis replicas yet')),
+      ).toHaveLength(1);
     } finally {
       await stuck.close();
       await held.close();

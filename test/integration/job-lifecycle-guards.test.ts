@@ -9,9 +9,23 @@ import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 const redis = testRedis();
 let prefix: string;
 let store: JobStore;
-const config = readConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', DOCS_API_KEY: 'mint_k', DOCS_PROJECT_ID: 'p' });
+const config = readConfig({
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  SLACK_SIGNING_SECRET: 's',
+  DOCS_API_KEY: 'mint_k',
+  DOCS_PROJECT_ID: 'p',
+});
 
-const rec = jobRecord({ jobId: 'job_g', channel: 'C1', threadTs: '100.000100', statusTs: '100.000100', reactionTs: '100.000100', instruction: 'x', createdAt: 1, cycleStartedAt: 1 });
+const rec = jobRecord({
+  jobId: 'job_g',
+  channel: 'C1',
+  threadTs: '100.000100',
+  statusTs: '100.000100',
+  reactionTs: '100.000100',
+  instruction: 'x',
+  createdAt: 1,
+  cycleStartedAt: 1,
+});
 
 beforeEach(() => {
   prefix = randomPrefix();
@@ -26,18 +40,36 @@ describe('lifecycle guards on real Redis', () => {
     const cycle = await store.beginCycle('job_g', 'U2', 5, '', 'U1');
     expect(cycle).toBe(1);
     expect(await store.updateIfCycle('job_g', 0, { state: 'completed', endedAt: 9 })).toBe(false);
-    expect(await store.get('job_g')).toMatchObject({ state: 'active', cycle: 1, cycleRequester: 'U2', alsoMention: 'U1' });
+    expect(await store.get('job_g')).toMatchObject({
+      state: 'active',
+      cycle: 1,
+      cycleRequester: 'U2',
+      alsoMention: 'U1',
+    });
     expect(await store.updateIfCycle('job_g', 1, { state: 'completed', endedAt: 9 })).toBe(true);
     expect(await store.get('job_g')).toMatchObject({ state: 'completed', endedAt: 9 });
   });
 
   it('a thread whose job is still being created answers "starting"; the real record replaces the mark; a failed start clears it', async () => {
     await store.markThreadsPending('C1', ['100.000100']);
-    const reply = { teamId: 'T1', channel: 'C1', user: 'U2', text: 'more please', ts: '101.000100', thread_ts: '100.000100', viaMention: false };
+    const reply = {
+      teamId: 'T1',
+      channel: 'C1',
+      user: 'U2',
+      text: 'more please',
+      ts: '101.000100',
+      thread_ts: '100.000100',
+      viaMention: false,
+    };
     expect(await store.findByThread('C1', '100.000100')).toBe(PENDING_THREAD);
-    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({ action: 'starting' });
+    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({
+      action: 'starting',
+    });
     await store.create(rec);
-    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({ action: 'followup', jobId: 'job_g' });
+    expect(await decide({ store, ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX }, reply, 'UBOT')).toEqual({
+      action: 'followup',
+      jobId: 'job_g',
+    });
     await store.clearPendingThreads('C1', ['100.000100']); // never removes a real job's index
     expect(await store.findByThread('C1', '100.000100')).toBe('job_g');
     await store.markThreadsPending('C1', ['200.000100']);
@@ -58,7 +90,11 @@ describe('lifecycle guards on real Redis', () => {
       order.push(`${name}:out`);
       inside--;
     };
-    await Promise.all([withJobLock(redis, prefix, 'job_g', task('a')), withJobLock(other, prefix, 'job_g', task('b')), withJobLock(redis, prefix, 'job_g', task('c'))]);
+    await Promise.all([
+      withJobLock(redis, prefix, 'job_g', task('a')),
+      withJobLock(other, prefix, 'job_g', task('b')),
+      withJobLock(redis, prefix, 'job_g', task('c')),
+    ]);
     other.disconnect();
     expect(maxInside).toBe(1);
     expect(order).toHaveLength(6);

@@ -23,7 +23,12 @@ describe('JobStore on real Redis', () => {
     expect(await store.get('job_1')).toEqual(rec);
     expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_1');
     await store.update('job_1', { state: 'completed', prLink: 'https://github.com/a/b/pull/1', endedAt: 5_000 });
-    expect(await store.get('job_1')).toMatchObject({ state: 'completed', prLink: 'https://github.com/a/b/pull/1', endedAt: 5_000, cycle: 0 });
+    expect(await store.get('job_1')).toMatchObject({
+      state: 'completed',
+      prLink: 'https://github.com/a/b/pull/1',
+      endedAt: 5_000,
+      cycle: 0,
+    });
     expect(await store.get('nope')).toBeUndefined();
   });
 
@@ -31,7 +36,9 @@ describe('JobStore on real Redis', () => {
     await store.markThreadsPending('C1', ['1700000000.000100']);
     await store.create(jobRecord({ jobId: 'job_first', threadTs: '1700000000.000100', statusTs: '1700000000.000200' }));
     expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_first');
-    await store.create(jobRecord({ jobId: 'job_second', threadTs: '1700000000.000100', statusTs: '1700000000.000300' }));
+    await store.create(
+      jobRecord({ jobId: 'job_second', threadTs: '1700000000.000100', statusTs: '1700000000.000300' }),
+    );
     expect(await store.findByThread('C1', '1700000000.000100')).toBe('job_first');
     expect(await store.findByThread('C1', '1700000000.000300')).toBe('job_second'); // its own status message is its own
     await store.create(jobRecord({ jobId: 'job_first', threadTs: '1700000000.000100', statusTs: '1700000000.000200' })); // a retried create
@@ -46,7 +53,11 @@ describe('JobStore on real Redis', () => {
     await store.update('job_1', { state: 'completed' });
     expect(await redis.object('ENCODING', `${prefix}:agent-job:job_1`)).toBe('listpack');
     // A record written before the instruction had its own key still reads whole.
-    await redis.hset(`${prefix}:agent-job:job_old`, { ...(await redis.hgetall(`${prefix}:agent-job:job_1`)), jobId: 'job_old', instruction: 'old style' });
+    await redis.hset(`${prefix}:agent-job:job_old`, {
+      ...(await redis.hgetall(`${prefix}:agent-job:job_1`)),
+      jobId: 'job_old',
+      instruction: 'old style',
+    });
     expect((await store.get('job_old'))?.instruction).toBe('old style');
   });
 

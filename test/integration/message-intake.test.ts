@@ -3,7 +3,11 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { anyKind } from '../helpers/intake-kinds.js';
 import { MESSAGE_INTAKE } from '../../src/features/conversations/intake.js';
-import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent, type ConversationListenerDeps } from '../../src/features/conversations/listeners.js';
+import {
+  MESSAGE_DEDUPE_WINDOW_MS,
+  messageEvent,
+  type ConversationListenerDeps,
+} from '../../src/features/conversations/listeners.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { Intake, intakeJobId } from '../../src/platform/intake.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -41,7 +45,13 @@ afterEach(async () => {
 });
 
 function deps(): ConversationListenerDeps {
-  return { intake, slack: { chat: { postEphemeral: vi.fn() } }, logger: createLogger('silent'), promptMaxChars: PROMPT_MAX, threads: new JobStore(redis, prefix) };
+  return {
+    intake,
+    slack: { chat: { postEphemeral: vi.fn() } },
+    logger: createLogger('silent'),
+    promptMaxChars: PROMPT_MAX,
+    threads: new JobStore(redis, prefix),
+  };
 }
 
 /** Bytes Redis uses for the keys under the test's prefix (MEMORY USAGE, every value sampled). */
@@ -57,30 +67,46 @@ async function bytesUnderPrefix(): Promise<number> {
 }
 
 const reply = (i: number, threadTs: string, text: string) => ({
-  event: { type: 'message', channel: 'C0DOCS', channel_type: 'channel', user: 'U0ALICE', ts: `1700000100.${String(i).padStart(6, '0')}`, thread_ts: threadTs, text },
+  event: {
+    type: 'message',
+    channel: 'C0DOCS',
+    channel_type: 'channel',
+    user: 'U0ALICE',
+    ts: `1700000100.${String(i).padStart(6, '0')}`,
+    thread_ts: threadTs,
+    text,
+  },
   body: { team_id: 'T0SANDBOX', event_id: `Ev${i}` },
   context: { botUserId: 'U0DOCSBOT' },
 });
 
 describe('message intake in Redis', () => {
-  it('40 replies of 40 KB in a thread that is no job\'s grow Redis by less than 200 KB; the same in a job\'s thread are recorded, cut to AGENT_PROMPT_MAX_CHARS', async () => {
+  it("40 replies of 40 KB in a thread that is no job's grow Redis by less than 200 KB; the same in a job's thread are recorded, cut to AGENT_PROMPT_MAX_CHARS", async () => {
     await intake.queue.waitUntilReady();
     const before = await bytesUnderPrefix();
     const listener = messageEvent(deps());
     for (let i = 0; i < 40; i++) await listener(reply(i, '1700000000.000100', 'x'.repeat(40_000)) as never);
     const growth = (await bytesUnderPrefix()) - before;
     expect(growth).toBeLessThan(200_000);
-    expect(await intake.queue.getJobCounts('wait', 'active', 'completed')).toEqual({ wait: 0, active: 0, completed: 0 });
+    expect(await intake.queue.getJobCounts('wait', 'active', 'completed')).toEqual({
+      wait: 0,
+      active: 0,
+      completed: 0,
+    });
 
     // A job's thread (here one still being created): every reply is recorded, each at most PROMPT_MAX chars.
     await new JobStore(redis, prefix).markThreadsPending('C0DOCS', ['1700000000.000200']);
     for (let i = 100; i < 140; i++) await listener(reply(i, '1700000000.000200', 'x'.repeat(40_000)) as never);
     const jobs = await intake.queue.getJobs(['wait']);
     expect(jobs).toHaveLength(40);
-    for (const job of jobs) expect((job.data.payload as { msg: { text: string; textChars: number } }).msg).toMatchObject({ text: 'x'.repeat(PROMPT_MAX), textChars: 40_000 });
+    for (const job of jobs)
+      expect((job.data.payload as { msg: { text: string; textChars: number } }).msg).toMatchObject({
+        text: 'x'.repeat(PROMPT_MAX),
+        textChars: 40_000,
+      });
   });
 
-  it('a message\'s record is deleted once handled; a redelivery within the window is still ignored; other kinds\' records stay', async () => {
+  it("a message's record is deleted once handled; a redelivery within the window is still ignored; other kinds' records stay", async () => {
     const handled: string[] = [];
     intake.on(MESSAGE_INTAKE, async (p) => void handled.push(p.msg.ts));
     intake.on(anyKind('test.other'), async () => undefined);
@@ -90,10 +116,19 @@ describe('message intake in Redis', () => {
     await listener(reply(1, '1700000000.000300', 'also add Go') as never);
     worker = intake.startWorker();
     const id = intakeJobId(MESSAGE_INTAKE.name, 'msg-C0DOCS-1700000100.000001');
-    await vi.waitFor(async () => expect(await intake.queue.getJob(id)).toBeUndefined(), { timeout: 15_000, interval: 50 });
-    await vi.waitFor(async () => expect(await intake.queue.getJobState(intakeJobId('test.other', 'o1'))).toBe('completed'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(async () => expect(await intake.queue.getJob(id)).toBeUndefined(), {
+      timeout: 15_000,
+      interval: 50,
+    });
+    await vi.waitFor(
+      async () => expect(await intake.queue.getJobState(intakeJobId('test.other', 'o1'))).toBe('completed'),
+      { timeout: 15_000, interval: 50 },
+    );
 
-    await listener({ ...reply(1, '1700000000.000300', 'also add Go'), body: { team_id: 'T0SANDBOX', event_id: 'Ev-redelivered' } } as never);
+    await listener({
+      ...reply(1, '1700000000.000300', 'also add Go'),
+      body: { team_id: 'T0SANDBOX', event_id: 'Ev-redelivered' },
+    } as never);
     expect(await intake.queue.getJob(id)).toBeUndefined();
     expect(handled).toEqual(['1700000100.000001']);
     const ttl = await redis.pttl(`${prefix}:intake:de:${id}`);

@@ -26,7 +26,9 @@ describe('the intake queue depth on /metrics during a replica outage', () => {
     const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger } = arrayLogger();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, { redisReconnect: () => undefined });
+    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, {
+      redisReconnect: () => undefined,
+    });
     closers.push(() => conns.close());
     const ctx = { connection: conns.bull('queue'), prefix: 'd', logger };
     const intake = new Intake(ctx, conns.intake(), { replicas: 1, timeoutMs: WAIT_TIMEOUT_MS });
@@ -42,7 +44,9 @@ describe('the intake queue depth on /metrics during a replica outage', () => {
     closers.push(async () => replica.proc.kill('SIGCONT'));
     // A record whose WAIT now blocks the writer's connection for up to WAIT_TIMEOUT_MS.
     const record = intake.record(TEST_KIND, 'one', 'req-1', {});
-    await until('the record\'s WAIT blocked on the primary', 5_000, async () => /cmd=wait\b/.test(String(await command(primary.port, 'CLIENT', 'LIST'))));
+    await until("the record's WAIT blocked on the primary", 5_000, async () =>
+      /cmd=wait\b/.test(String(await command(primary.port, 'CLIENT', 'LIST'))),
+    );
 
     const t0 = Date.now();
     const s = new Scrape(await metrics.registry.metrics());
@@ -57,6 +61,8 @@ describe('the intake queue depth on /metrics during a replica outage', () => {
     expect(scrapeMs).toBeLessThan(WAIT_TIMEOUT_MS / 2);
     // The same read on the writer's connection waits for a WAIT to time out first.
     expect(writerReadMs).toBeGreaterThanOrEqual(WAIT_TIMEOUT_MS / 2);
-    console.log(`intake depth read during a replica outage: ${scrapeMs} ms on the queue connection (whole scrape), ${writerReadMs} ms on the intake writer's`);
+    console.log(
+      `intake depth read during a replica outage: ${scrapeMs} ms on the queue connection (whole scrape), ${writerReadMs} ms on the intake writer's`,
+    );
   });
 });

@@ -67,53 +67,78 @@ describe('failover behind one endpoint', () => {
     expect(restored[0]).toMatchObject({ cause: 'READONLY (the server was demoted)', mode: 'url' });
   });
 
-  it('an endpoint that still leads to the demoted primary (a DNS cache): reconnects back off, and a write fails after a few seconds instead of hanging', { timeout: 30_000 }, async () => {
-    const topo = topology();
-    const { replica } = await primaryWithReplica(topo);
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
-    closers.push(() => conns.close());
-    await conns.state.ping();
-    const connectionsSoFar = async () => Number(/total_connections_received:(\d+)/.exec(String(await command(replica.port, 'INFO', 'stats')))?.[1]);
-    const before = await connectionsSoFar();
-    const t0 = Date.now();
-    // The first write is sent again after each of the first reconnects (100 ms, 200 ms, … apart), then fails.
-    await expect(conns.state.set('k0', '1')).rejects.toThrow(/^READONLY/);
-    expect(Date.now() - t0).toBeLessThan(6_000);
-    // Later writes of the streak fail at their first refusal (after at most one 2-s reconnect).
-    for (let i = 1; i <= 3; i++) {
-      const ti = Date.now();
-      await expect(conns.state.set(`k${i}`, '1')).rejects.toThrow(/^READONLY/);
-      expect(Date.now() - ti).toBeLessThan(3_000);
-    }
-    // Our own check connection counts one. Looping, it would reconnect about every 100 ms.
-    const made = (await connectionsSoFar()) - before - 1;
-    expect(made).toBeLessThanOrEqual(5 + Math.ceil((Date.now() - t0) / 1_000));
-  });
+  it(
+    'an endpoint that still leads to the demoted primary (a DNS cache): reconnects back off, and a write fails after a few seconds instead of hanging',
+    { timeout: 30_000 },
+    async () => {
+      const topo = topology();
+      const { replica } = await primaryWithReplica(topo);
+      const conns = new RedisConnections(
+        { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
+        arrayLogger().logger,
+        observer(),
+      );
+      closers.push(() => conns.close());
+      await conns.state.ping();
+      const connectionsSoFar = async () =>
+        Number(/total_connections_received:(\d+)/.exec(String(await command(replica.port, 'INFO', 'stats')))?.[1]);
+      const before = await connectionsSoFar();
+      const t0 = Date.now();
+      // The first write is sent again after each of the first reconnects (100 ms, 200 ms, … apart), then fails.
+      await expect(conns.state.set('k0', '1')).rejects.toThrow(/^READONLY/);
+      expect(Date.now() - t0).toBeLessThan(6_000);
+      // Later writes of the streak fail at their first refusal (after at most one 2-s reconnect).
+      for (let i = 1; i <= 3; i++) {
+        const ti = Date.now();
+        await expect(conns.state.set(`k${i}`, '1')).rejects.toThrow(/^READONLY/);
+        expect(Date.now() - ti).toBeLessThan(3_000);
+      }
+      // Our own check connection counts one. Looping, it would reconnect about every 100 ms.
+      const made = (await connectionsSoFar()) - before - 1;
+      expect(made).toBeLessThanOrEqual(5 + Math.ceil((Date.now() - t0) / 1_000));
+    },
+  );
 
-  it('BullMQ-style clients made from one options object keep a streak each: their writes still fail after a few seconds instead of looping', { timeout: 30_000 }, async () => {
-    const topo = topology();
-    const { replica } = await primaryWithReplica(topo);
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
-    closers.push(() => conns.close());
-    // BullMQ makes every client of a queue or worker from these options (its own copy of them each).
-    const { url, ...opts } = conns.bull('worker') as RedisOptions & { url: string };
-    const clients = [0, 1, 2].map(() => new Redis(url, opts));
-    closers.push(async () => clients.forEach((c) => c.disconnect()));
-    await Promise.all(clients.map((c) => c.ping()));
-    const t0 = Date.now();
-    // Refused 40 ms apart, one connection after another, as a worker's connections are.
-    const settled = await Promise.allSettled(clients.map(async (c, i) => {
-      await new Promise((r) => setTimeout(r, 40 * i));
-      return c.set(`k${i}`, '1');
-    }));
-    expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(clients.map(() => expect.stringMatching(/READONLY/)));
-    expect(Date.now() - t0).toBeLessThan(8_000);
-  });
+  it(
+    'BullMQ-style clients made from one options object keep a streak each: their writes still fail after a few seconds instead of looping',
+    { timeout: 30_000 },
+    async () => {
+      const topo = topology();
+      const { replica } = await primaryWithReplica(topo);
+      const conns = new RedisConnections(
+        { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
+        arrayLogger().logger,
+        observer(),
+      );
+      closers.push(() => conns.close());
+      // BullMQ makes every client of a queue or worker from these options (its own copy of them each).
+      const { url, ...opts } = conns.bull('worker') as RedisOptions & { url: string };
+      const clients = [0, 1, 2].map(() => new Redis(url, opts));
+      closers.push(async () => clients.forEach((c) => c.disconnect()));
+      await Promise.all(clients.map((c) => c.ping()));
+      const t0 = Date.now();
+      // Refused 40 ms apart, one connection after another, as a worker's connections are.
+      const settled = await Promise.allSettled(
+        clients.map(async (c, i) => {
+          await new Promise((r) => setTimeout(r, 40 * i));
+          return c.set(`k${i}`, '1');
+        }),
+      );
+      expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(
+        clients.map(() => expect.stringMatching(/READONLY/)),
+      );
+      expect(Date.now() - t0).toBeLessThan(8_000);
+    },
+  );
 
   it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {
     const topo = topology();
     const { replica } = await primaryWithReplica(topo);
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${replica.port}` }, arrayLogger().logger, observer());
+    const conns = new RedisConnections(
+      { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
+      arrayLogger().logger,
+      observer(),
+    );
     closers.push(() => conns.close());
     expect(await conns.state.ping()).toBe('PONG');
     expect(await health(conns.state, 'probe')).toBe(503);
@@ -130,7 +155,9 @@ describe('REDIS_WAIT_REPLICAS', () => {
     let unreplicated = 0;
     let now = Date.parse('2026-11-26T10:00:00Z');
     const replication = { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ };
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), replication, { now: () => now });
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), replication, {
+      now: () => now,
+    });
     closers.push(() => intake.close());
 
     await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
@@ -161,7 +188,11 @@ describe('REDIS_WAIT_REPLICAS', () => {
     closers.push(() => conns.close());
     let unreplicated = 0;
     const writer = conns.intake();
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ });
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, {
+      replicas: 1,
+      timeoutMs: 300,
+      onUnreplicated: () => unreplicated++,
+    });
     closers.push(() => intake.close());
     await intake.record(TEST_KIND, 'one', 'req-1', { n: 1 });
     expect(unreplicated).toBe(0);
@@ -177,7 +208,9 @@ describe('REDIS_WAIT_REPLICAS', () => {
     }) as typeof add;
     await expect(intake.record(TEST_KIND, 'two', 'req-2', { n: 2 })).rejects.toBeInstanceOf(RecordUnconfirmedError);
     expect(unreplicated).toBe(1);
-    const warn = lines.find((l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'));
+    const warn = lines.find(
+      (l) => l.requestId === 'req-2' && l.msg.startsWith('a request was written but no WAIT could tell'),
+    );
     expect(warn).toMatchObject({ level: 40, error: expect.stringContaining('re-established') });
   });
 });
@@ -186,19 +219,24 @@ describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas (or 
   it('while the old primary has one replica fewer than a moment ago (its other replica was promoted), a record is answered "can\'t tell" and a saved step is held; a replica gone longer than the suspect time is no longer waited for', async () => {
     const topo = topology();
     const { primary, replicas } = await primaryWithReplicas(topo, 2);
-    const [promoted, kept] = replicas as [typeof replicas[0], typeof replicas[0]];
+    const [promoted, kept] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
     const { logger, lines } = arrayLogger();
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
     const counts = { unreplicated: 0, held: 0 };
     let now = Date.parse('2026-11-26T10:00:00Z');
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
-      replicas: 1,
-      timeoutMs: 300,
-      suspectMs: 10_000,
-      onUnreplicated: () => counts.unreplicated++,
-      onStepUnreplicated: () => counts.held++,
-    }, { now: () => now });
+    const intake = new Intake(
+      { connection: conns.bull('queue'), prefix: 'w', logger },
+      conns.intake(),
+      {
+        replicas: 1,
+        timeoutMs: 300,
+        suspectMs: 10_000,
+        onUnreplicated: () => counts.unreplicated++,
+        onStepUnreplicated: () => counts.held++,
+      },
+      { now: () => now },
+    );
     closers.push(() => intake.close());
     await intake.record(TEST_KIND, 'before', 'req-0', {});
     expect(counts.unreplicated).toBe(0);
@@ -231,11 +269,21 @@ describe('REDIS_WAIT_REPLICAS at start-up', () => {
     const primary = await topo.start();
     await command(primary.port, 'ACL', 'SETUSER', 'nowait', 'on', '>secret-pass', '~*', '&*', '+@all', '-wait');
     const { logger, lines } = arrayLogger();
-    const refused = new RedisConnections({ mode: 'url', url: `redis://nowait:secret-pass@127.0.0.1:${primary.port}` }, logger, observer());
+    const refused = new RedisConnections(
+      { mode: 'url', url: `redis://nowait:secret-pass@127.0.0.1:${primary.port}` },
+      logger,
+      observer(),
+    );
     closers.push(() => refused.close());
-    const strict = new Intake({ connection: refused.bull('queue'), prefix: 'w', logger }, refused.intake(), { replicas: 1, timeoutMs: 200 });
+    const strict = new Intake({ connection: refused.bull('queue'), prefix: 'w', logger }, refused.intake(), {
+      replicas: 1,
+      timeoutMs: 200,
+    });
     closers.push(() => strict.close());
-    const err = await strict.checkReplication().then(() => undefined, (e: unknown) => e);
+    const err = await strict.checkReplication().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(StartupError);
     expect((err as StartupError).fields).toMatchObject({ variable: 'REDIS_WAIT_REPLICAS', redisError: 'NOPERM' });
     expect((err as Error).message).not.toContain('secret-pass');
@@ -243,10 +291,15 @@ describe('REDIS_WAIT_REPLICAS at start-up', () => {
     // The default user may WAIT, but no replica is connected: the bot starts, with one warning.
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: 200 });
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
+      replicas: 1,
+      timeoutMs: 200,
+    });
     closers.push(() => intake.close());
     await intake.checkReplication();
-    expect(lines.filter((l) => l.msg.startsWith('fewer replicas are connected'))).toMatchObject([{ level: 40, replicas: 1, connected: 0 }]);
+    expect(lines.filter((l) => l.msg.startsWith('fewer replicas are connected'))).toMatchObject([
+      { level: 40, replicas: 1, connected: 0 },
+    ]);
   });
 });
 
@@ -262,7 +315,11 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
     const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
     closers.push(() => conns.close());
     const counts = { unreplicated: 0 };
-    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), { replicas: 1, timeoutMs: TIMEOUT_MS, onUnreplicated: () => counts.unreplicated++ });
+    const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
+      replicas: 1,
+      timeoutMs: TIMEOUT_MS,
+      onUnreplicated: () => counts.unreplicated++,
+    });
     closers.push(() => intake.close());
     // One record first (confirmed), so BullMQ's script is loaded and the burst below is only records.
     await intake.record(TEST_KIND, 'warm-up', 'req-warm-up', {});
@@ -274,10 +331,12 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
   /** Records `RECORDS` requests at once; @returns each one's ms from the common start until its record() returned. */
   async function burst(intake: Intake): Promise<number[]> {
     const t0 = Date.now();
-    return Promise.all(Array.from({ length: RECORDS }, async (_, i) => {
-      await intake.record(TEST_KIND, `burst-${i}`, `req-${i}`, { i });
-      return Date.now() - t0;
-    }));
+    return Promise.all(
+      Array.from({ length: RECORDS }, async (_, i) => {
+        await intake.record(TEST_KIND, `burst-${i}`, `req-${i}`, { i });
+        return Date.now() - t0;
+      }),
+    );
   }
 
   /** How many WAIT commands the server on `port` ran since CONFIG RESETSTAT (INFO commandstats). */
@@ -298,7 +357,9 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
     expect(Math.min(...took)).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
     expect(counts.unreplicated).toBe(RECORDS);
     const warnings = lines.filter((l) => l.msg.startsWith('a request was recorded on the primary but fewer replicas'));
-    expect(warnings.map((l) => l.requestId).sort()).toEqual(Array.from({ length: RECORDS }, (_, i) => `req-${i}`).sort());
+    expect(warnings.map((l) => l.requestId).sort()).toEqual(
+      Array.from({ length: RECORDS }, (_, i) => `req-${i}`).sort(),
+    );
     // Each verdict is a WAIT's answer (0 replicas), not a client-side timeout of a WAIT left queued.
     expect(warnings.filter((l) => l.confirmed !== 0 || l.error !== undefined)).toEqual([]);
     expect(await waitCalls(primary.port)).toBeLessThanOrEqual(3);

@@ -31,16 +31,24 @@ function replica(prefix: string, opts: { now?: () => number } = {}) {
   const conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
   const told: { to: ReplyTo; text: string }[] = [];
   const counts = { deferred: 0, rejected: [] as string[] };
-  const observer = { intakeDeferred: () => void counts.deferred++, intakeRejected: (r: string) => void counts.rejected.push(r) };
-  const intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake(), { replicas: 0, timeoutMs: 0 }, {
-    deferral: FAST,
-    observer,
-    tell: async (to, text) => {
-      told.push({ to, text });
-      return true;
+  const observer = {
+    intakeDeferred: () => void counts.deferred++,
+    intakeRejected: (r: string) => void counts.rejected.push(r),
+  };
+  const intake = new Intake(
+    { connection: conns.bull('queue'), prefix, logger },
+    conns.intake(),
+    { replicas: 0, timeoutMs: 0 },
+    {
+      deferral: FAST,
+      observer,
+      tell: async (to, text) => {
+        told.push({ to, text });
+        return true;
+      },
+      ...(opts.now ? { now: opts.now } : {}),
     },
-    ...(opts.now ? { now: opts.now } : {}),
-  });
+  );
   let worker: Worker | undefined;
   cleanup.push(async () => {
     await worker?.close();
@@ -90,10 +98,10 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     // The old replica takes it, again and again, and each time leaves it (never completes it).
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(3), WAIT);
     expect(await stateOf(old.intake, ASK, 'q1')).not.toMatch(/completed|failed/);
-    const left = old.lines.filter((l) => l.msg.startsWith('a request of a kind or version this replica does not handle'));
-    expect(left).toMatchObject([
-      { level: 40, intake: 'ask.question', requestId: 'req-q1', reason: 'unknown_kind' },
-    ]);
+    const left = old.lines.filter((l) =>
+      l.msg.startsWith('a request of a kind or version this replica does not handle'),
+    );
+    expect(left).toMatchObject([{ level: 40, intake: 'ask.question', requestId: 'req-q1', reason: 'unknown_kind' }]);
 
     next.start();
     await vi.waitFor(async () => expect(await stateOf(old.intake, ASK, 'q1')).toBe('completed'), WAIT);
@@ -133,7 +141,12 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     old.intake.on(EXISTING, async () => undefined);
 
     const responseUrl = 'https://hooks.slack.test/commands/1';
-    await next.intake.record(ASK, 'q2', 'req-q2', { user: 'U0ALICE', channel: 'C0DOCS', question: 'secret words', responseUrl });
+    await next.intake.record(ASK, 'q2', 'req-q2', {
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+      question: 'secret words',
+      responseUrl,
+    });
     old.start();
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(2), WAIT);
     expect(old.told).toEqual([]);
@@ -158,7 +171,11 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     // As an older version recorded it: no schema version, no reply-to in the envelope, no `question`.
     const jobId = intakeJobId(ASK.name, 'q3');
     const payload = { user: 'U0BOB', channel: 'C0DOCS', text: 'private' };
-    await r.intake.queue.add(ASK.name, { kind: ASK.name, requestId: 'req-q3', payload, receivedAt: Date.now() }, { jobId });
+    await r.intake.queue.add(
+      ASK.name,
+      { kind: ASK.name, requestId: 'req-q3', payload, receivedAt: Date.now() },
+      { jobId },
+    );
     r.start();
     await vi.waitFor(async () => expect(await stateOf(r.intake, ASK, 'q3')).toBe('failed'), WAIT);
     expect(calls).toBe(0);
@@ -166,23 +183,56 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     expect(r.told).toEqual([{ to: { user: 'U0BOB', channel: 'C0DOCS' }, text: UNREADABLE_TEXT }]);
     expect(r.counts.rejected).toEqual(['invalid']);
     const errors = r.lines.filter((l) => l.level >= 50);
-    expect(errors).toMatchObject([{ intake: 'ask.question', requestId: 'req-q3', reason: 'invalid', detail: 'question: invalid_type' }]);
+    expect(errors).toMatchObject([
+      { intake: 'ask.question', requestId: 'req-q3', reason: 'invalid', detail: 'question: invalid_type' },
+    ]);
     expect(JSON.stringify(r.lines)).not.toContain('private');
   });
 
   it('a payload an older version recorded, that the current schema refuses: the person hears it was an older version; the same version: no such claim', async () => {
     const prefix = await withPrefix();
     const r = replica(prefix);
-    const v2 = intakeKind('ask.question', z.object({ user: z.string(), channel: z.string(), question: z.string(), lang: z.string() }), { version: 2, awaited: true });
+    const v2 = intakeKind(
+      'ask.question',
+      z.object({ user: z.string(), channel: z.string(), question: z.string(), lang: z.string() }),
+      { version: 2, awaited: true },
+    );
     r.intake.on(v2, async () => undefined);
     const payload = { user: 'U0BOB', channel: 'C0DOCS', question: 'How?' };
-    await r.intake.queue.add(v2.name, { kind: v2.name, v: 1, requestId: 'req-old', payload, replyTo: { user: 'U0BOB', channel: 'C0DOCS' }, receivedAt: Date.now() }, { jobId: intakeJobId(v2.name, 'old') });
-    await r.intake.queue.add(v2.name, { kind: v2.name, v: 2, requestId: 'req-same', payload, replyTo: { user: 'U0BOB', channel: 'C0DOCS' }, receivedAt: Date.now() }, { jobId: intakeJobId(v2.name, 'same') });
+    await r.intake.queue.add(
+      v2.name,
+      {
+        kind: v2.name,
+        v: 1,
+        requestId: 'req-old',
+        payload,
+        replyTo: { user: 'U0BOB', channel: 'C0DOCS' },
+        receivedAt: Date.now(),
+      },
+      { jobId: intakeJobId(v2.name, 'old') },
+    );
+    await r.intake.queue.add(
+      v2.name,
+      {
+        kind: v2.name,
+        v: 2,
+        requestId: 'req-same',
+        payload,
+        replyTo: { user: 'U0BOB', channel: 'C0DOCS' },
+        receivedAt: Date.now(),
+      },
+      { jobId: intakeJobId(v2.name, 'same') },
+    );
     r.start();
     await vi.waitFor(async () => expect(await stateOf(r.intake, v2, 'same')).toBe('failed'), WAIT);
     await vi.waitFor(async () => expect(await stateOf(r.intake, v2, 'old')).toBe('failed'), WAIT);
     const to = { user: 'U0BOB', channel: 'C0DOCS' };
-    expect(r.told).toEqual(expect.arrayContaining([{ to, text: UNREADABLE_OLDER_TEXT }, { to, text: UNREADABLE_TEXT }]));
+    expect(r.told).toEqual(
+      expect.arrayContaining([
+        { to, text: UNREADABLE_OLDER_TEXT },
+        { to, text: UNREADABLE_TEXT },
+      ]),
+    );
     expect(r.told).toHaveLength(2);
     expect(UNREADABLE_TEXT).not.toMatch(/version/);
   });
@@ -192,13 +242,27 @@ describe('rolling upgrade: intake records of a kind or version a replica does no
     let now = Date.parse('2026-11-26T10:00:00Z');
     const old = replica(prefix, { now: () => now });
     const next = replica(prefix);
-    const TAB = intakeKind('agent-view.prompts', z.object({ teamId: z.string(), user: z.string(), channel: z.string() }));
+    const TAB = intakeKind(
+      'agent-view.prompts',
+      z.object({ teamId: z.string(), user: z.string(), channel: z.string() }),
+    );
     old.intake.on(EXISTING, async () => undefined);
     // A new kind the old replica doesn't know, nobody waiting on it: its envelope names nowhere to tell.
     await next.intake.record(TAB, 'p1', 'req-p1', { teamId: 'T1', user: 'U0ALICE', channel: 'D0ALICE' });
     expect((await next.intake.queue.getJob(intakeJobId(TAB.name, 'p1')))?.data.replyTo).toEqual({});
     // A kind the replica knows, nobody waiting on it, whose payload fails its schema.
-    await old.intake.queue.add(EXISTING.name, { kind: EXISTING.name, v: 1, requestId: 'req-h9', payload: { user: 'U0ALICE', channel: 'D0ALICE' }, replyTo: { user: 'U0ALICE', channel: 'D0ALICE' }, receivedAt: Date.now() }, { jobId: intakeJobId(EXISTING.name, 'h9') });
+    await old.intake.queue.add(
+      EXISTING.name,
+      {
+        kind: EXISTING.name,
+        v: 1,
+        requestId: 'req-h9',
+        payload: { user: 'U0ALICE', channel: 'D0ALICE' },
+        replyTo: { user: 'U0ALICE', channel: 'D0ALICE' },
+        receivedAt: Date.now(),
+      },
+      { jobId: intakeJobId(EXISTING.name, 'h9') },
+    );
     old.start();
     await vi.waitFor(async () => expect(await stateOf(old.intake, EXISTING, 'h9')).toBe('failed'), WAIT);
     await vi.waitFor(() => expect(old.counts.deferred).toBeGreaterThanOrEqual(1), WAIT);

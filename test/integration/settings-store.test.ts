@@ -19,12 +19,20 @@ afterAll(() => redis.disconnect());
 
 function service(isSettingsAdmin: (user: string) => Promise<boolean>, projects = ['proj_a', 'proj_b']) {
   const log = arrayLogger();
-  const svc = new SettingsService({ store, projects, defaultFollowupPolicy: 'anyone', adminUsers: ['U0SETTINGS'], isSettingsAdmin, logger: log.logger, now: () => 1_700_000_000_000 });
+  const svc = new SettingsService({
+    store,
+    projects,
+    defaultFollowupPolicy: 'anyone',
+    adminUsers: ['U0SETTINGS'],
+    isSettingsAdmin,
+    logger: log.logger,
+    now: () => 1_700_000_000_000,
+  });
   return { svc, audits: () => log.lines.filter((l) => l.audit === true) };
 }
 
 describe('channel settings on real Redis', () => {
-  it('keeps each channel\'s settings apart, under QUEUE_PREFIX, without TTL', async () => {
+  it("keeps each channel's settings apart, under QUEUE_PREFIX, without TTL", async () => {
     await store.update('C1', { projectId: 'proj_b' }, 'U0ADMIN', 1_000);
     await store.update('C2', { followupPolicy: 'requester' }, 'U0ADMIN', 2_000);
 
@@ -43,7 +51,7 @@ describe('channel settings on real Redis', () => {
     expect(await redis.ttl(store.key('C1'))).toBe(-1);
   });
 
-  it('a channel\'s mentions mode: auto by default, ask or edit when set, auto again after default; an unknown stored value reads as auto', async () => {
+  it("a channel's mentions mode: auto by default, ask or edit when set, auto again after default; an unknown stored value reads as auto", async () => {
     const { svc } = service(async () => true);
     expect(await svc.mentionsModeFor('C1')).toBe('auto');
     await store.update('C1', { mentions: 'ask' }, 'U1', 1);
@@ -54,7 +62,7 @@ describe('channel settings on real Redis', () => {
     expect(await svc.mentionsModeFor('C2')).toBe('auto');
   });
 
-  it('effective settings: the channel\'s own, else the defaults; a project no longer configured falls back to the default', async () => {
+  it("effective settings: the channel's own, else the defaults; a project no longer configured falls back to the default", async () => {
     const { svc } = service(async () => true);
     expect(await svc.projectFor('C1')).toBe('proj_a');
     expect(await svc.followupPolicyFor('C1')).toBe('anyone');
@@ -62,10 +70,16 @@ describe('channel settings on real Redis', () => {
     expect(await svc.projectFor('C1')).toBe('proj_b');
     expect(await svc.followupPolicyFor('C1')).toBe('requester');
     await redis.hset(store.key('C2'), { projectId: 'proj_gone', followupPolicy: 'everyone' });
-    expect(await svc.effective('C2')).toMatchObject({ projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone', followupPolicy: 'anyone', followupIsDefault: true });
+    expect(await svc.effective('C2')).toMatchObject({
+      projectId: 'proj_a',
+      projectIsDefault: true,
+      staleProjectId: 'proj_gone',
+      followupPolicy: 'anyone',
+      followupIsDefault: true,
+    });
   });
 
-  it('an admin\'s change is saved and audited; a non-admin\'s is refused and changes nothing; a failed check changes nothing (fail closed)', async () => {
+  it("an admin's change is saved and audited; a non-admin's is refused and changes nothing; a failed check changes nothing (fail closed)", async () => {
     const isAdmin = vi.fn(async (user: string) => {
       if (user === 'U0BROKEN') throw new Error('users.info failed');
       return user === 'U0ADMIN';
@@ -73,19 +87,69 @@ describe('channel settings on real Redis', () => {
     const { svc, audits } = service(isAdmin);
 
     const changed = await svc.change('U0ADMIN', 'C1', { projectId: 'proj_b' }, 'settings.project');
-    expect(changed).toMatchObject({ outcome: 'changed', text: ":gear: <@U0ADMIN> changed this channel's settings: docs project `proj_b` (was `proj_a`)." });
+    expect(changed).toMatchObject({
+      outcome: 'changed',
+      text: ":gear: <@U0ADMIN> changed this channel's settings: docs project `proj_b` (was `proj_a`).",
+    });
     const refused = await svc.change('U0ALICE', 'C1', { projectId: 'proj_a' }, 'settings.project');
-    expect(refused).toEqual({ outcome: 'refused', text: "Only workspace admins and <@U0SETTINGS> can change this channel's settings. Nothing was changed." });
+    expect(refused).toEqual({
+      outcome: 'refused',
+      text: "Only workspace admins and <@U0SETTINGS> can change this channel's settings. Nothing was changed.",
+    });
     const failed = await svc.change('U0BROKEN', 'C1', { projectId: 'proj_a' }, 'settings.project');
     expect(failed).toEqual({ outcome: 'error', text: "I couldn't check your access, try again. Nothing was changed." });
-    expect(await svc.change('U0ADMIN', 'C1', { projectId: 'proj_b' }, 'settings.project')).toMatchObject({ outcome: 'unchanged' });
+    expect(await svc.change('U0ADMIN', 'C1', { projectId: 'proj_b' }, 'settings.project')).toMatchObject({
+      outcome: 'unchanged',
+    });
 
     expect(await svc.projectFor('C1')).toBe('proj_b');
-    expect(audits().map(({ actor, channel, action, outcome, reason, from, to }) => ({ actor, channel, action, outcome, reason, from, to }))).toEqual([
-      { actor: 'U0ADMIN', channel: 'C1', action: 'settings.project', outcome: 'changed', reason: undefined, from: 'project=proj_a', to: 'project=proj_b' },
-      { actor: 'U0ALICE', channel: 'C1', action: 'settings.project', outcome: 'refused', reason: 'not_admin', from: undefined, to: undefined },
-      { actor: 'U0BROKEN', channel: 'C1', action: 'settings.project', outcome: 'error', reason: 'check_failed', from: undefined, to: undefined },
-      { actor: 'U0ADMIN', channel: 'C1', action: 'settings.project', outcome: 'unchanged', reason: undefined, from: undefined, to: undefined },
+    expect(
+      audits().map(({ actor, channel, action, outcome, reason, from, to }) => ({
+        actor,
+        channel,
+        action,
+        outcome,
+        reason,
+        from,
+        to,
+      })),
+    ).toEqual([
+      {
+        actor: 'U0ADMIN',
+        channel: 'C1',
+        action: 'settings.project',
+        outcome: 'changed',
+        reason: undefined,
+        from: 'project=proj_a',
+        to: 'project=proj_b',
+      },
+      {
+        actor: 'U0ALICE',
+        channel: 'C1',
+        action: 'settings.project',
+        outcome: 'refused',
+        reason: 'not_admin',
+        from: undefined,
+        to: undefined,
+      },
+      {
+        actor: 'U0BROKEN',
+        channel: 'C1',
+        action: 'settings.project',
+        outcome: 'error',
+        reason: 'check_failed',
+        from: undefined,
+        to: undefined,
+      },
+      {
+        actor: 'U0ADMIN',
+        channel: 'C1',
+        action: 'settings.project',
+        outcome: 'unchanged',
+        reason: undefined,
+        from: undefined,
+        to: undefined,
+      },
     ]);
   });
 

@@ -47,16 +47,41 @@ async function showUntilShown(presenter: StatusPresenter, jobId: string): Promis
 
 describe('status edits of 200 jobs at once, within the workspace budget', () => {
   it('drops intermediate edits when short, lands every final one, and never exceeds the budget', async () => {
-    const web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const web = new WebClient(TOKEN, {
+      slackApiUrl: slack.url,
+      logLevel: LogLevel.ERROR,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
     const store = new JobStore(redis, prefix);
     const startedAt = Date.now();
     const ids = Array.from({ length: JOBS }, (_, i) => `job_${i}`);
     for (const jobId of ids) {
       const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Starting…' });
-      await store.create(jobRecord({ jobId, teamId: 'T0SANDBOX', channel: 'C0DOCS', threadTs: posted.ts!, statusTs: posted.ts!, reactionTs: posted.ts!, cycleStartedAt: startedAt, createdAt: startedAt }));
+      await store.create(
+        jobRecord({
+          jobId,
+          teamId: 'T0SANDBOX',
+          channel: 'C0DOCS',
+          threadTs: posted.ts!,
+          statusTs: posted.ts!,
+          reactionTs: posted.ts!,
+          cycleStartedAt: startedAt,
+          createdAt: startedAt,
+        }),
+      );
     }
     const budget = new EditBudget({ redis, prefix, perMinute: PER_WINDOW * 60, windowS: WINDOW_MS / 1000 });
-    const presenter = new StatusPresenter({ redis, prefix, store, slack: web, logger: createLogger('silent'), now: Date.now, minIntervalMs: 100, budget });
+    const presenter = new StatusPresenter({
+      redis,
+      prefix,
+      store,
+      slack: web,
+      logger: createLogger('silent'),
+      now: Date.now,
+      minIntervalMs: 100,
+      budget,
+    });
     const edits = () => slack.calls.filter((c) => c.method === 'chat.update');
 
     // Every job starts: one window's worth of "Working" edits goes out, the rest are dropped.
@@ -72,7 +97,12 @@ describe('status edits of 200 jobs at once, within the workspace budget', () => 
     expect(edits()).toHaveLength(intermediate);
 
     // Every job ends at once: each final edit waits its turn; none is dropped.
-    for (const id of ids) await store.update(id, { state: 'completed', prLink: `https://github.com/acme/docs/pull/${id.slice(4)}`, endedAt: Date.now() });
+    for (const id of ids)
+      await store.update(id, {
+        state: 'completed',
+        prLink: `https://github.com/acme/docs/pull/${id.slice(4)}`,
+        endedAt: Date.now(),
+      });
     const deferrals = await Promise.all(ids.map((id) => showUntilShown(presenter, id)));
 
     for (const id of ids) {
@@ -96,7 +126,13 @@ describe('status edits of 200 jobs at once, within the workspace budget', () => 
     expect(busiest).toBeLessThanOrEqual(2 * PER_WINDOW);
     expect(all.length).toBeLessThanOrEqual(PER_WINDOW * (Math.floor(spanMs / WINDOW_MS) + 2));
     const perWindow = new Map<number, number>();
-    for (const t of at) perWindow.set(Math.floor((t - at[0]!) / WINDOW_MS), (perWindow.get(Math.floor((t - at[0]!) / WINDOW_MS)) ?? 0) + 1);
-    console.info(`edits per 1-s window (40/min scaled 60×): ${[...perWindow.values()].join(', ')}; ${intermediate} of ${JOBS} intermediate edits sent`);
+    for (const t of at)
+      perWindow.set(
+        Math.floor((t - at[0]!) / WINDOW_MS),
+        (perWindow.get(Math.floor((t - at[0]!) / WINDOW_MS)) ?? 0) + 1,
+      );
+    console.info(
+      `edits per 1-s window (40/min scaled 60×): ${[...perWindow.values()].join(', ')}; ${intermediate} of ${JOBS} intermediate edits sent`,
+    );
   }, 60_000); // 200 posts and records first: slow when the machine is busy
 });

@@ -27,7 +27,12 @@ let logger: Logger;
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: Date.now });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  web = new WebClient(TOKEN, {
+    slackApiUrl: slack.url,
+    logLevel: LogLevel.ERROR,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
 });
 afterAll(async () => {
   await slack.close();
@@ -37,19 +42,40 @@ beforeEach(() => {
   prefix = randomPrefix();
   store = new JobStore(redis, prefix);
   warnings = [];
-  logger = createLogger('warn', { write: (line: string) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]) } as unknown as NodeJS.WritableStream);
+  logger = createLogger('warn', {
+    write: (line: string) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]),
+  } as unknown as NodeJS.WritableStream);
 });
 afterEach(() => dropPrefix(redis, prefix));
 
-const presenter = () => new StatusPresenter({ redis, prefix, store, slack: web, logger, now: Date.now, minIntervalMs: 100 });
-const updatesOf = (ts: string) => slack.calls.filter((c) => c.method === 'chat.update' && JSON.stringify(c.args).includes(ts));
+const presenter = () =>
+  new StatusPresenter({ redis, prefix, store, slack: web, logger, now: Date.now, minIntervalMs: 100 });
+const updatesOf = (ts: string) =>
+  slack.calls.filter((c) => c.method === 'chat.update' && JSON.stringify(c.args).includes(ts));
 
 /** A job whose status message was posted in #docs and whose end is recorded, not yet shown. */
 async function endedJob(jobId: string): Promise<string> {
-  const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: `Docs agent job for <@U0ALICE>: Starting… ${jobId}` });
+  const posted = await web.chat.postMessage({
+    channel: 'C0DOCS',
+    text: `Docs agent job for <@U0ALICE>: Starting… ${jobId}`,
+  });
   const ts = posted.ts!;
   const now = Date.now();
-  await store.create(jobRecord({ jobId, teamId: 'T0SANDBOX', channel: 'C0DOCS', threadTs: ts, statusTs: ts, reactionTs: ts, cycleStartedAt: now - 60_000, createdAt: now - 60_000, state: 'completed', prLink: 'https://github.com/acme/docs/pull/7', endedAt: now }));
+  await store.create(
+    jobRecord({
+      jobId,
+      teamId: 'T0SANDBOX',
+      channel: 'C0DOCS',
+      threadTs: ts,
+      statusTs: ts,
+      reactionTs: ts,
+      cycleStartedAt: now - 60_000,
+      createdAt: now - 60_000,
+      state: 'completed',
+      prLink: 'https://github.com/acme/docs/pull/7',
+      endedAt: now,
+    }),
+  );
   return ts;
 }
 
@@ -75,14 +101,29 @@ describe('status presenter: never waits', () => {
 
   it('a render that Redis fails (a failover under way) asks to be tried again, later each time in a row, and the final state lands when it is', async () => {
     const ts = await endedJob('job_redis_down');
-    const failing = { ...store, get: async () => { throw new Error('Connection is closed.'); } } as unknown as JobStore;
-    const down = new StatusPresenter({ redis, prefix, store: failing, slack: web, logger, now: Date.now, minIntervalMs: 100 });
+    const failing = {
+      ...store,
+      get: async () => {
+        throw new Error('Connection is closed.');
+      },
+    } as unknown as JobStore;
+    const down = new StatusPresenter({
+      redis,
+      prefix,
+      store: failing,
+      slack: web,
+      logger,
+      now: Date.now,
+      minIntervalMs: 100,
+    });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MS, renderFailed: true });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: 2 * RENDER_RETRY_MS, renderFailed: true });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: 4 * RENDER_RETRY_MS, renderFailed: true });
     for (let i = 0; i < 10; i++) await down.show('job_redis_down');
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MAX_MS, renderFailed: true });
-    expect(warnings).toContainEqual(expect.objectContaining({ msg: 'status render failed; asking again', jobId: 'job_redis_down' }));
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ msg: 'status render failed; asking again', jobId: 'job_redis_down' }),
+    );
     expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Starting…');
     // Asked again once Redis answers: the end is shown.
     await redis.del(`${prefix}:status-slot:C0DOCS:${ts}`);
@@ -95,7 +136,9 @@ describe('status presenter: never waits', () => {
     const target = { teamId: 'T0SANDBOX', channel: 'C0DOCS', statusTs: posted.ts! };
     slack.failNext('chat.delete', { error: 'internal_error' });
     expect(await presenter().settleUnrecorded(target, { delete: true })).toEqual({});
-    expect(warnings).toContainEqual(expect.objectContaining({ msg: 'could not change the status message', slackError: 'internal_error' }));
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ msg: 'could not change the status message', slackError: 'internal_error' }),
+    );
     expect(slack.findMessage('C0DOCS', posted.ts!)).toBeDefined();
 
     // The first try holds the message's 100 ms edit slot: free it rather than race it.
@@ -137,7 +180,12 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
     slack.failNext('chat.update', { status: 429, retryAfterS: 60 }, limited.length);
     const callsBefore = slack.calls.length; // the fake Slack is shared with the tests above
     for (const id of limited) await watchAgentJob(queue, id, 0, 0);
-    await slack.waitFor(() => slack.calls.slice(callsBefore).filter((c) => c.method === 'chat.update' && c.status === 429).length === limited.length, 60_000);
+    await slack.waitFor(
+      () =>
+        slack.calls.slice(callsBefore).filter((c) => c.method === 'chat.update' && c.status === 429).length ===
+        limited.length,
+      60_000,
+    );
 
     const otherTs = await endedJob('job_other');
     const limitedAt = Date.now();

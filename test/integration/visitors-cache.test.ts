@@ -5,7 +5,12 @@ import { tryLock } from '../../src/platform/lock.js';
 import { VisitorsFetchWaitTimeoutError } from '../../src/features/visitors/fetch-wait-timeout-error.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
-import { ANALYTICS_WINDOW_MS, AnalyticsBudget, DIGEST_CEILING, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
+import {
+  ANALYTICS_WINDOW_MS,
+  AnalyticsBudget,
+  DIGEST_CEILING,
+  INTERACTIVE_CEILING,
+} from '../../src/features/visitors/budget.js';
 import { AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
 import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
 import { AnalyticsCache } from '../../src/features/visitors/store.js';
@@ -25,7 +30,12 @@ const visitorCalls = () => fake.requests.filter((r) => r.path.endsWith('/visitor
 
 beforeAll(async () => {
   fake = await startFakeDocsApi({ apiKey: 'mint_cache_test', projectId: 'proj_cache' });
-  docsApi = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_cache_test', projectId: 'proj_cache', retryMinDelayMs: 1 });
+  docsApi = new DocsApiClient({
+    baseUrl: fake.url,
+    apiKey: 'mint_cache_test',
+    projectId: 'proj_cache',
+    retryMinDelayMs: 1,
+  });
 });
 afterAll(async () => {
   await docsApi.close();
@@ -37,7 +47,14 @@ beforeEach(() => {
   clock = Date.parse('2026-11-22T20:00:00Z');
   fake.requests.length = 0;
   budget = new AnalyticsBudget(redis, `${prefix}:visitors`, () => clock);
-  cache = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
+  cache = new AnalyticsCache({
+    docsApi,
+    redis,
+    keyPrefix: `${prefix}:visitors`,
+    projectId: 'proj_cache',
+    budget,
+    logger: createLogger('silent'),
+  });
 });
 afterEach(async () => {
   await dropPrefix(redis, prefix);
@@ -73,7 +90,14 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('single flight: ten concurrent identical queries (two "replicas") make one API call', async () => {
-    const other = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent') });
+    const other = new AnalyticsCache({
+      docsApi,
+      redis,
+      keyPrefix: `${prefix}:visitors`,
+      projectId: 'proj_cache',
+      budget,
+      logger: createLogger('silent'),
+    });
     const q = { ...week, limit: 250, offset: 0 };
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : cache).get(q, 'digest')));
     expect(visitorCalls()).toHaveLength(1);
@@ -82,7 +106,15 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('a wait for another caller\'s fetch that runs out is a local timeout, not "the docs service is unreachable"', async () => {
-    const waiting = new AnalyticsCache({ docsApi, redis, keyPrefix: `${prefix}:visitors`, projectId: 'proj_cache', budget, logger: createLogger('silent'), lockWaitMs: 300 });
+    const waiting = new AnalyticsCache({
+      docsApi,
+      redis,
+      keyPrefix: `${prefix}:visitors`,
+      projectId: 'proj_cache',
+      budget,
+      logger: createLogger('silent'),
+      lockWaitMs: 300,
+    });
     const q = { ...week, limit: 250, offset: 0 };
     // Another replica holds the query's fetch lock and never answers.
     const release = await tryLock(redis, `${waiting.cacheKey(q)}:lock`, 10_000);
@@ -90,7 +122,9 @@ describe('visitors cache on real Redis', () => {
       const err = await waiting.get(q, 'interactive').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(VisitorsFetchWaitTimeoutError);
       expect(err).not.toBeInstanceOf(DocsApiError);
-      expect(visitorsErrorText(err)).toBe('The same report is already being fetched and is taking a while; try again in a minute.');
+      expect(visitorsErrorText(err)).toBe(
+        'The same report is already being fetched and is taking a while; try again in a minute.',
+      );
       expect(visitorCalls()).toHaveLength(0);
     } finally {
       await release!();
@@ -105,7 +139,9 @@ describe('visitors cache on real Redis', () => {
     expect((err as AnalyticsBudgetError).used).toBe(INTERACTIVE_CEILING);
     expect((err as AnalyticsBudgetError).retryInMs).toBe(ANALYTICS_WINDOW_MS);
     expect(visitorCalls()).toHaveLength(0);
-    expect(visitorsErrorText(err)).toMatch(/^This bot has used 85 of the 100 analytics requests the docs API allows per hour .* new ones will in 1h\.$/);
+    expect(visitorsErrorText(err)).toMatch(
+      /^This bot has used 85 of the 100 analytics requests the docs API allows per hour .* new ones will in 1h\.$/,
+    );
 
     await cache.get({ ...week, limit: 50, offset: 0 }, 'digest');
     expect(visitorCalls()).toHaveLength(1);
@@ -122,7 +158,9 @@ describe('visitors cache on real Redis', () => {
     fake.failNext(/\/visitors$/, 429, 1, { error: 'Too many requests' }, { 'retry-after': '120' });
     const err = await cache.get({ ...week, limit: 50, offset: 0 }, 'interactive').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DocsApiRateLimitedError);
-    expect(visitorsErrorText(err)).toBe('The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 2m.');
+    expect(visitorsErrorText(err)).toBe(
+      'The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 2m.',
+    );
     const blocked = await cache.get({ ...week, limit: 50, offset: 0 }, 'digest').catch((e: unknown) => e);
     expect(blocked).toBeInstanceOf(AnalyticsBudgetError);
     expect((blocked as AnalyticsBudgetError).reason).toBe('rate_limited');
@@ -153,7 +191,9 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('a 400 is not cached and costs one request', async () => {
-    await expect(cache.get({ dateFrom: '2026-11-22', dateTo: '2026-11-15', limit: 50, offset: 0 }, 'interactive')).rejects.toThrow(/dateFrom must be before dateTo/);
+    await expect(
+      cache.get({ dateFrom: '2026-11-22', dateTo: '2026-11-15', limit: 50, offset: 0 }, 'interactive'),
+    ).rejects.toThrow(/dateFrom must be before dateTo/);
     expect(await redis.keys(`${prefix}:visitors:cache:*`)).toEqual([]);
     expect(await budget.used()).toBe(1);
   });

@@ -27,9 +27,22 @@ let prefix: string;
 let clock = Date.parse('2026-11-17T09:00:00Z');
 
 const visitorCalls = () => docs.requests.filter((r) => r.path.endsWith('/visitors'));
-const data = (channel = 'C0DOCS', trigger: DigestJobData['trigger'] = 'scheduled'): DigestJobData => ({ teamId: slack.teamId, channel, requestedBy: 'U0ALICE', tz: 'UTC', trigger });
-const run = (runKey: string, over: Partial<DigestRun> = {}): DigestRun => ({ runKey, data: data(), finalAttempt: false, nowMs: clock, ...over });
-const digests = (): SlackMessage[] => slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'));
+const data = (channel = 'C0DOCS', trigger: DigestJobData['trigger'] = 'scheduled'): DigestJobData => ({
+  teamId: slack.teamId,
+  channel,
+  requestedBy: 'U0ALICE',
+  tz: 'UTC',
+  trigger,
+});
+const run = (runKey: string, over: Partial<DigestRun> = {}): DigestRun => ({
+  runKey,
+  data: data(),
+  finalAttempt: false,
+  nowMs: clock,
+  ...over,
+});
+const digests = (): SlackMessage[] =>
+  slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'));
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
@@ -48,10 +61,23 @@ beforeEach(() => {
   slack.calls.length = 0;
   docs.requests.length = 0;
   const logger = createLogger('silent');
-  docsApi = new DocsApiClient({ baseUrl: docs.url, apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 });
+  docsApi = new DocsApiClient({
+    baseUrl: docs.url,
+    apiKey: 'mint_digest_test',
+    projectId: 'proj_digest',
+    retryMinDelayMs: 1,
+  });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    visitors: createVisitorsServices({ redis, prefix, docsApi, projectId: 'proj_digest', logger, now: () => clock, signer: TEST_SIGNER }),
+    visitors: createVisitorsServices({
+      redis,
+      prefix,
+      docsApi,
+      projectId: 'proj_digest',
+      logger,
+      now: () => clock,
+      signer: TEST_SIGNER,
+    }),
     signer: TEST_SIGNER,
     redis,
     prefix,
@@ -89,10 +115,16 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
       { dateFrom: '2026-11-03', dateTo: '2026-11-10', limit: '250', offset: '0' },
     ]);
     // Message metadata names the run.
-    const post = slack.calls.find((c) => c.method === 'chat.postMessage' && (c.args.metadata as { event_type?: string })?.event_type === DIGEST_EVENT_TYPE);
+    const post = slack.calls.find(
+      (c) =>
+        c.method === 'chat.postMessage' &&
+        (c.args.metadata as { event_type?: string })?.event_type === DIGEST_EVENT_TYPE,
+    );
     expect((post?.args.metadata as { event_payload: { run: string } }).event_payload.run).toBe('run-1');
     // The chart: files.uploadV2 (getUploadURLExternal, upload, completeUploadExternal) into the thread.
-    const file = await slack.waitFor(() => slack.messages.find((m) => m.source === 'file_share' && m.thread_ts === digest!.ts));
+    const file = await slack.waitFor(() =>
+      slack.messages.find((m) => m.source === 'file_share' && m.thread_ts === digest!.ts),
+    );
     expect(file.files?.[0]?.name).toBe('docs-visitors-2026-11-10.png');
     expect(file.files?.[0]?.bytes.subarray(1, 4).toString()).toBe('PNG');
     const complete = slack.calls.find((c) => c.method === 'files.completeUploadExternal');
@@ -115,17 +147,23 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
     expect(visitorCalls()).toHaveLength(2);
   });
 
-  it.each(['files.getUploadURLExternal', 'files.completeUploadExternal'])('if %s fails, the text digest is still complete and the run succeeds', async (method) => {
-    slack.failNext(method, { error: 'internal_error' });
-    const outcome = await runDigest(deps, run(`run-${method}`));
-    expect(outcome).toMatchObject({ status: 'posted', chart: 'failed' });
-    const [digest] = digests();
-    const json = JSON.stringify(digest!.blocks);
-    expect(json).toContain('Top 10 pages');
-    expect(json).toContain('*Falling pages*');
-    expect(slack.messages.filter((m) => m.source === 'file_share')).toHaveLength(0);
-    expect(slack.calls.filter((c) => c.method === method).at(-1)?.response).toMatchObject({ ok: false, error: 'internal_error' });
-  });
+  it.each(['files.getUploadURLExternal', 'files.completeUploadExternal'])(
+    'if %s fails, the text digest is still complete and the run succeeds',
+    async (method) => {
+      slack.failNext(method, { error: 'internal_error' });
+      const outcome = await runDigest(deps, run(`run-${method}`));
+      expect(outcome).toMatchObject({ status: 'posted', chart: 'failed' });
+      const [digest] = digests();
+      const json = JSON.stringify(digest!.blocks);
+      expect(json).toContain('Top 10 pages');
+      expect(json).toContain('*Falling pages*');
+      expect(slack.messages.filter((m) => m.source === 'file_share')).toHaveLength(0);
+      expect(slack.calls.filter((c) => c.method === method).at(-1)?.response).toMatchObject({
+        ok: false,
+        error: 'internal_error',
+      });
+    },
+  );
 
   it('an API failure throws for BullMQ to retry; on the last attempt the channel is told, with Retry', async () => {
     docs.failNext(/\/visitors$/, 500, 3);
@@ -136,7 +174,9 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
     await expect(runDigest(deps, run('run-fail', { finalAttempt: true }))).rejects.toBeInstanceOf(DocsApiServerError);
     expect(visitorCalls()).toHaveLength(3);
     const [notice] = slack.messages;
-    expect(notice?.text).toBe('The weekly docs digest for Nov 10 – Nov 16, 2026 could not be built. The docs service failed; try again in a minute.');
+    expect(notice?.text).toBe(
+      'The weekly docs digest for Nov 10 – Nov 16, 2026 could not be built. The docs service failed; try again in a minute.',
+    );
     expect(JSON.stringify(notice?.blocks)).toContain('visitors.digest.retry');
   });
 

@@ -1,10 +1,20 @@
 import type { WebClient } from '@slack/web-api';
 import { DelayedError } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPollStep, type PollJob, type PollJobData, type PollStepDeps } from '../../src/features/agent-jobs/poll.js';
+import {
+  createPollStep,
+  type PollJob,
+  type PollJobData,
+  type PollStepDeps,
+} from '../../src/features/agent-jobs/poll.js';
 import type { ShowOutcome } from '../../src/features/agent-jobs/presenter.js';
 import { buildPollPlan, DENSE_GAP_MS } from '../../src/features/agent-jobs/schedule.js';
-import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from '../../src/features/agent-jobs/store.js';
+import {
+  ANNOUNCE_LEASE_MS,
+  type JobRecord,
+  type JobStore,
+  type StatusState,
+} from '../../src/features/agent-jobs/store.js';
 import type { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import {
   DocsApiNetworkError,
@@ -107,10 +117,13 @@ function slackPlatformError(code: string): Error {
 
 /** An error as @slack/web-api throws it for a 429 (with rejectRateLimitedCalls). */
 function slackRateLimitedError(retryAfter: number): Error {
-  return Object.assign(new Error(`A rate-limit has been reached, you may retry this request in ${retryAfter} seconds`), {
-    code: 'slack_webapi_rate_limited_error',
-    retryAfter,
-  });
+  return Object.assign(
+    new Error(`A rate-limit has been reached, you may retry this request in ${retryAfter} seconds`),
+    {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter,
+    },
+  );
 }
 
 interface LogLine {
@@ -134,7 +147,8 @@ function harness(opts: HarnessOptions = {}) {
   let clock = STARTED_AT + 5 * 60_000;
   vi.setSystemTime(clock);
   const store = new FakeJobStore(() => clock);
-  if (opts.rec !== null) store.records.set('job_1', jobRecord({ cycleStartedAt: STARTED_AT, createdAt: STARTED_AT, ...opts.rec }));
+  if (opts.rec !== null)
+    store.records.set('job_1', jobRecord({ cycleStartedAt: STARTED_AT, createdAt: STARTED_AT, ...opts.rec }));
 
   const api = opts.api ?? { id: 'job_1', status: 'active' };
   const getJob = vi.fn<DocsApiClient['getJob']>(async () => {
@@ -212,11 +226,22 @@ type Harness = ReturnType<typeof harness>;
  * Runs the step and expects it to reschedule itself: DelayedError, nothing else. `lastActiveAt`:
  * what the saved data should say about the last poll that saw the job active (default: unchanged).
  */
-async function expectRescheduled(h: Harness, job: ReturnType<typeof fakeJob>, delayMs: number, token = 'lock-token', lastActiveAt = job.data.lastActiveAt, polled = true) {
+async function expectRescheduled(
+  h: Harness,
+  job: ReturnType<typeof fakeJob>,
+  delayMs: number,
+  token = 'lock-token',
+  lastActiveAt = job.data.lastActiveAt,
+  polled = true,
+) {
   const before = job.data;
   await expect(h.step(job, token)).rejects.toBeInstanceOf(DelayedError);
   const progress = polled ? { attempt: before.attempt + 1, lastPollAt: h.now() } : {}; // an edit retry is not a poll
-  expect(job.updateData).toHaveBeenLastCalledWith({ ...before, ...progress, ...(lastActiveAt === undefined ? {} : { lastActiveAt }) });
+  expect(job.updateData).toHaveBeenLastCalledWith({
+    ...before,
+    ...progress,
+    ...(lastActiveAt === undefined ? {} : { lastActiveAt }),
+  });
   expect(job.moveToDelayed).toHaveBeenLastCalledWith(h.now() + delayMs, token);
 }
 
@@ -234,20 +259,23 @@ describe('poll step: the agent job is still running', () => {
     { poll: 'the first poll', attempt: 0, delay: 20_000 },
     { poll: 'poll 3', attempt: 2, delay: 29_000 },
     { poll: 'poll 10', attempt: 9, delay: 29_000 },
-  ])('after $poll it waits $delay ms (backoff without history, capped at 29 s) and counts the attempt', async ({ attempt, delay }) => {
-    const h = harness({ api: { id: 'job_1', status: 'active' } });
-    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt });
+  ])(
+    'after $poll it waits $delay ms (backoff without history, capped at 29 s) and counts the attempt',
+    async ({ attempt, delay }) => {
+      const h = harness({ api: { id: 'job_1', status: 'active' } });
+      const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt });
 
-    await expectRescheduled(h, job, delay, 'lock-token', h.now());
+      await expectRescheduled(h, job, delay, 'lock-token', h.now());
 
-    expect(h.getJob).toHaveBeenCalledWith('job_1');
-    expect(h.forProject).toHaveBeenCalledWith('proj_a'); // the job's own project, from its record
-    expect(job.data.attempt).toBe(attempt + 1);
-    expect(h.show).not.toHaveBeenCalled(); // nothing people see changed: no status edit
-    expect(h.postMessage).not.toHaveBeenCalled();
-    expect(h.store.claimAnnouncement).not.toHaveBeenCalled();
-    expect(h.store.records.get('job_1')?.state).toBe('active');
-  });
+      expect(h.getJob).toHaveBeenCalledWith('job_1');
+      expect(h.forProject).toHaveBeenCalledWith('proj_a'); // the job's own project, from its record
+      expect(job.data.attempt).toBe(attempt + 1);
+      expect(h.show).not.toHaveBeenCalled(); // nothing people see changed: no status edit
+      expect(h.postMessage).not.toHaveBeenCalled();
+      expect(h.store.claimAnnouncement).not.toHaveBeenCalled();
+      expect(h.store.records.get('job_1')?.state).toBe('active');
+    },
+  );
 
   it.each([
     ['a 5xx', new DocsApiServerError(503)],
@@ -270,15 +298,30 @@ describe('poll step: the schedule learned from finished jobs', () => {
   /** A history of jobs that took 9–11 minutes, and what the step records. */
   function learned(plan = buildPollPlan(Array.from({ length: 100 }, (_, i) => 9 * 60_000 + i * 1_200))) {
     const recorded: number[] = [];
-    return { recorded, durations: { plan: vi.fn(async () => plan), record: vi.fn(async (ms: number) => void recorded.push(ms)) } };
+    return {
+      recorded,
+      durations: { plan: vi.fn(async () => plan), record: vi.fn(async (ms: number) => void recorded.push(ms)) },
+    };
   }
 
   it('waits long while jobs like this one rarely end, and 19 s where they do', async () => {
     const { durations } = learned();
     const h = harness({ durations }); // 5 minutes in
-    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), BOUNDS.maxMs, 'lock-token', h.now());
+    await expectRescheduled(
+      h,
+      fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }),
+      BOUNDS.maxMs,
+      'lock-token',
+      h.now(),
+    );
     h.advance(4.5 * 60_000); // 9.5 minutes in
-    await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4 }), DENSE_GAP_MS, 'lock-token', h.now());
+    await expectRescheduled(
+      h,
+      fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4 }),
+      DENSE_GAP_MS,
+      'lock-token',
+      h.now(),
+    );
   });
 
   it('backs off as without history when the history cannot be read (Redis hiccup)', async () => {
@@ -287,19 +330,24 @@ describe('poll step: the schedule learned from finished jobs', () => {
     await expectRescheduled(h, fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }), 29_000, 'lock-token', h.now());
   });
 
-  it.each(['completed', 'failed'] as const)('a job %s: its duration (midway between the last two polls) joins the history once', async (status) => {
-    const { durations, recorded } = learned();
-    const h = harness({ durations, api: { status, prLink: status === 'completed' ? PR : null } });
-    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 7, lastPollAt: h.now() - 20_000 });
-    await expect(h.step(job)).resolves.toBe('announced');
-    expect(recorded).toEqual([5 * 60_000 - 10_000]);
-    await expect(h.step(job)).resolves.toBe('already-announced');
-    expect(recorded).toHaveLength(1);
-  });
+  it.each(['completed', 'failed'] as const)(
+    'a job %s: its duration (midway between the last two polls) joins the history once',
+    async (status) => {
+      const { durations, recorded } = learned();
+      const h = harness({ durations, api: { status, prLink: status === 'completed' ? PR : null } });
+      const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 7, lastPollAt: h.now() - 20_000 });
+      await expect(h.step(job)).resolves.toBe('announced');
+      expect(recorded).toEqual([5 * 60_000 - 10_000]);
+      await expect(h.step(job)).resolves.toBe('already-announced');
+      expect(recorded).toHaveLength(1);
+    },
+  );
 
   it('an archived job, or one the bot stopped watching, teaches nothing about how long jobs take', async () => {
     const { durations, recorded } = learned();
-    await expect(harness({ durations, api: { status: 'archived' } }).step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }))).resolves.toBe('announced');
+    await expect(
+      harness({ durations, api: { status: 'archived' } }).step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 })),
+    ).resolves.toBe('announced');
     const late = harness({ durations });
     late.advance(TIMEOUT_MS);
     await expect(late.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 2 }))).resolves.toBe('announced');
@@ -375,12 +423,17 @@ describe('poll step: no waiting inside the worker (the presenter returns the del
 
 describe('poll step: the agent job ended', () => {
   it('completed with a PR: one reply in the thread with the link, mentioning the requester', async () => {
-    const h = harness({ rec: { channel: 'C9', threadTs: '1700000000.000500', cycleRequester: 'U0ALICE' }, api: { id: 'job_1', status: 'completed', prLink: PR } });
+    const h = harness({
+      rec: { channel: 'C9', threadTs: '1700000000.000500', cycleRequester: 'U0ALICE' },
+      api: { id: 'job_1', status: 'completed', prLink: PR },
+    });
 
     await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 3 }))).resolves.toBe('announced');
 
     expect(h.postMessage).toHaveBeenCalledTimes(1);
-    expect(h.postMessage).toHaveBeenCalledWith(expect.objectContaining({ channel: 'C9', thread_ts: '1700000000.000500', unfurl_links: false }));
+    expect(h.postMessage).toHaveBeenCalledWith(
+      expect.objectContaining({ channel: 'C9', thread_ts: '1700000000.000500', unfurl_links: false }),
+    );
     expect(h.posted().text).toBe(`<@U0ALICE> your docs change is ready for review: ${PR}`);
     expect(JSON.stringify(h.posted().blocks)).toContain(`"url":"${PR}"`);
     expect(h.store.records.get('job_1')).toMatchObject({ state: 'completed', prLink: PR, endedAt: h.now() });
@@ -389,7 +442,10 @@ describe('poll step: the agent job ended', () => {
   });
 
   it('mentions the author of this cycle and of the follow-ups it interrupted, once each', async () => {
-    const h = harness({ rec: { cycle: 2, cycleRequester: 'U2', alsoMention: 'U1,U2,U3' }, api: { status: 'completed', prLink: PR } });
+    const h = harness({
+      rec: { cycle: 2, cycleRequester: 'U2', alsoMention: 'U1,U2,U3' },
+      api: { status: 'completed', prLink: PR },
+    });
 
     await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 2, attempt: 0 }))).resolves.toBe('announced');
 
@@ -398,10 +454,20 @@ describe('poll step: the agent job ended', () => {
   });
 
   it.each([
-    { name: 'completed without a PR', api: { status: 'completed', prLink: null }, state: 'completed', says: 'no files were changed' },
+    {
+      name: 'completed without a PR',
+      api: { status: 'completed', prLink: null },
+      state: 'completed',
+      says: 'no files were changed',
+    },
     { name: 'failed', api: { status: 'failed' }, state: 'failed', says: 'job `job_1` failed' },
     { name: 'archived', api: { status: 'archived' }, state: 'archived', says: 'job `job_1` was archived' },
-    { name: 'unknown to the API (404)', api: new DocsApiNotFoundError('job not found'), state: 'archived', says: 'job `job_1` was archived' },
+    {
+      name: 'unknown to the API (404)',
+      api: new DocsApiNotFoundError('job not found'),
+      state: 'archived',
+      says: 'job `job_1` was archived',
+    },
   ] as const)('$name: announced as $state in the thread, recorded and shown', async ({ api, state, says }) => {
     const h = harness({ api: api instanceof Error ? api : { id: 'job_1', ...api } });
 
@@ -460,7 +526,10 @@ describe('poll step: exactly one announcement', () => {
   });
 
   it('an end already announced is not posted again; the status message is refreshed', async () => {
-    const h = harness({ rec: { state: 'completed', prLink: PR, endedAt: STARTED_AT + 60_000 }, api: { status: 'completed', prLink: PR } });
+    const h = harness({
+      rec: { state: 'completed', prLink: PR, endedAt: STARTED_AT + 60_000 },
+      api: { status: 'completed', prLink: PR },
+    });
     await h.store.markAnnounced('job_1', 0);
 
     await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 5 }))).resolves.toBe('already-announced');
@@ -506,51 +575,65 @@ describe('poll step: Slack will not take the announcement', () => {
       expect(h.store.releaseAnnouncement).toHaveBeenCalledWith('job_1', 0);
       expect(h.store.mark('job_1', 0)).toBeUndefined();
       expect(h.store.markAnnounced).not.toHaveBeenCalled();
-      expect(h.errorLogs()).toEqual(['the bot can no longer post in this channel; the end of the job is not announced']);
+      expect(h.errorLogs()).toEqual([
+        'the bot can no longer post in this channel; the end of the job is not announced',
+      ]);
       expect(h.shown).toEqual(['completed']);
     },
   );
 
-  it.each(['invalid_blocks', 'msg_too_long', 'msg_blocks_too_long'])('%s: Slack refused the message itself, so the same news goes as plain text, once', async (code) => {
-    const h = harness({ api: { status: 'completed', prLink: PR } });
-    h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
-    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+  it.each(['invalid_blocks', 'msg_too_long', 'msg_blocks_too_long'])(
+    '%s: Slack refused the message itself, so the same news goes as plain text, once',
+    async (code) => {
+      const h = harness({ api: { status: 'completed', prLink: PR } });
+      h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
+      const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
 
-    await expect(h.step(job)).resolves.toBe('announced');
+      await expect(h.step(job)).resolves.toBe('announced');
 
-    expect(h.postMessage).toHaveBeenCalledTimes(2);
-    expect(h.posted(0).blocks).toBeDefined();
-    expect(h.posted(1)).toMatchObject({ thread_ts: expect.any(String), text: expect.stringContaining(PR) });
-    expect(h.posted(1).blocks).toBeUndefined();
-    expect(h.store.mark('job_1', 0)).toBe('posted');
-    expect(h.errorLogs()).toEqual([]);
-  });
+      expect(h.postMessage).toHaveBeenCalledTimes(2);
+      expect(h.posted(0).blocks).toBeDefined();
+      expect(h.posted(1)).toMatchObject({ thread_ts: expect.any(String), text: expect.stringContaining(PR) });
+      expect(h.posted(1).blocks).toBeUndefined();
+      expect(h.store.mark('job_1', 0)).toBe('posted');
+      expect(h.errorLogs()).toEqual([]);
+    },
+  );
 
   it('the plain text is refused too: gives up with one error line naming the code and the method', async () => {
     const h = harness({ api: { status: 'completed', prLink: PR } });
-    h.postMessage.mockRejectedValueOnce(slackPlatformError('invalid_blocks')).mockRejectedValueOnce(slackPlatformError('msg_too_long'));
+    h.postMessage
+      .mockRejectedValueOnce(slackPlatformError('invalid_blocks'))
+      .mockRejectedValueOnce(slackPlatformError('msg_too_long'));
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
 
     await expect(h.step(job)).resolves.toBe('cannot-post');
 
     expect(job.moveToDelayed).not.toHaveBeenCalled();
     expect(h.logs.filter((l) => l.level >= 50)).toEqual([
-      expect.objectContaining({ slackError: 'msg_too_long', slackMethod: 'chat.postMessage', msg: 'Slack refused the announcement for good; the end of the job is not announced' }),
+      expect.objectContaining({
+        slackError: 'msg_too_long',
+        slackMethod: 'chat.postMessage',
+        msg: 'Slack refused the announcement for good; the end of the job is not announced',
+      }),
     ]);
   });
 
-  it.each(['token_revoked', 'account_inactive', 'missing_scope'])('%s: permanent, so no retries fill the logs: one error line, the watch ends', async (code) => {
-    const h = harness({ api: { status: 'completed', prLink: PR } });
-    h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
-    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+  it.each(['token_revoked', 'account_inactive', 'missing_scope'])(
+    '%s: permanent, so no retries fill the logs: one error line, the watch ends',
+    async (code) => {
+      const h = harness({ api: { status: 'completed', prLink: PR } });
+      h.postMessage.mockRejectedValueOnce(slackPlatformError(code));
+      const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
 
-    await expect(h.step(job)).resolves.toBe('cannot-post');
+      await expect(h.step(job)).resolves.toBe('cannot-post');
 
-    expect(h.postMessage).toHaveBeenCalledTimes(1);
-    expect(job.moveToDelayed).not.toHaveBeenCalled();
-    expect(h.store.releaseAnnouncement).toHaveBeenCalledWith('job_1', 0);
-    expect(h.errorLogs()).toEqual(['Slack refused the announcement for good; the end of the job is not announced']);
-  });
+      expect(h.postMessage).toHaveBeenCalledTimes(1);
+      expect(job.moveToDelayed).not.toHaveBeenCalled();
+      expect(h.store.releaseAnnouncement).toHaveBeenCalledWith('job_1', 0);
+      expect(h.errorLogs()).toEqual(['Slack refused the announcement for good; the end of the job is not announced']);
+    },
+  );
 
   it.each([
     ['internal_error', slackPlatformError('internal_error')],
@@ -653,7 +736,11 @@ describe('poll step: Redis fails (the step rejects, so BullMQ retries it with it
     const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
     // What a crash right after Slack took the post leaves: "posting" saved, the message in the thread, no ts saved.
     h.store.steps.set('job_1:0', { 'announce:job_1:0:posting': true });
-    await h.postMessage({ channel: 'C1', text: 'the announcement', metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: 'announce:job_1:0' } } });
+    await h.postMessage({
+      channel: 'C1',
+      text: 'the announcement',
+      metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: 'announce:job_1:0' } },
+    });
     h.postMessage.mockClear();
 
     await expect(h.step(job)).resolves.toBe('announced');
@@ -712,18 +799,30 @@ describe('poll step: metrics (jobs finished by status, announcement lateness)', 
 
   it("an archived job's lateness runs from the API's archivedAt (its end time)", async () => {
     const h = harness();
-    h.getJob.mockResolvedValueOnce({ id: 'job_1', status: 'archived', archivedAt: new Date(h.now() - 12_000).toISOString() });
+    h.getJob.mockResolvedValueOnce({
+      id: 'job_1',
+      status: 'archived',
+      archivedAt: new Date(h.now() - 12_000).toISOString(),
+    });
 
-    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4, lastActiveAt: h.now() - 60_000 }))).resolves.toBe('announced');
+    await expect(
+      h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 4, lastActiveAt: h.now() - 60_000 })),
+    ).resolves.toBe('announced');
 
     expect(h.finished.mock.calls).toEqual([['archived', 12]]);
   });
 
   it('an archivedAt from before this cycle (an earlier run) is not taken as its end', async () => {
     const h = harness({ rec: { cycle: 1 } });
-    h.getJob.mockResolvedValueOnce({ id: 'job_1', status: 'archived', archivedAt: new Date(STARTED_AT - 3_600_000).toISOString() });
+    h.getJob.mockResolvedValueOnce({
+      id: 'job_1',
+      status: 'archived',
+      archivedAt: new Date(STARTED_AT - 3_600_000).toISOString(),
+    });
 
-    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 1, attempt: 4, lastActiveAt: h.now() - 45_000 }))).resolves.toBe('announced');
+    await expect(
+      h.step(fakeJob({ agentJobId: 'job_1', cycle: 1, attempt: 4, lastActiveAt: h.now() - 45_000 })),
+    ).resolves.toBe('announced');
 
     expect(h.finished.mock.calls).toEqual([['archived', 45]]);
   });
@@ -734,7 +833,9 @@ describe('poll step: metrics (jobs finished by status, announcement lateness)', 
   ] as const)('$name counts as $status', async ({ api, status }) => {
     const h = harness({ api: api instanceof Error ? api : { id: 'job_1', ...api } });
 
-    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 1, lastActiveAt: h.now() - 10_000 }))).resolves.toBe('announced');
+    await expect(
+      h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 1, lastActiveAt: h.now() - 10_000 })),
+    ).resolves.toBe('announced');
 
     expect(h.finished.mock.calls).toEqual([[status, 10]]);
   });

@@ -20,7 +20,8 @@ const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ALICE', 'U0BOB'] };
 function harness(members = MEMBERS) {
   const handlers = new Map<string, (p: unknown, ctx: IntakeContext) => Promise<void>>();
   const intake = {
-    on: (kind: { name: string }, h: (p: unknown, ctx: IntakeContext) => Promise<void>) => void handlers.set(kind.name, h),
+    on: (kind: { name: string }, h: (p: unknown, ctx: IntakeContext) => Promise<void>) =>
+      void handlers.set(kind.name, h),
   };
   const postEphemeral = vi.fn(async (_args: { channel: string; user: string; text: string }) => ({ ok: true }));
   const getRestart = vi.fn(async (id: string) => (id === 'req-1' ? SAVED : undefined));
@@ -33,7 +34,15 @@ function harness(members = MEMBERS) {
     logger,
   } as unknown as AgentJobsHandlerDeps;
   registerHandlers(intake as never, deps);
-  const ctx = { jobId: 'act-1', requestId: 'r', receivedAt: 0, progress: {}, save: async () => undefined, finalAttempt: true, log: logger } as unknown as IntakeContext;
+  const ctx = {
+    jobId: 'act-1',
+    requestId: 'r',
+    receivedAt: 0,
+    progress: {},
+    save: async () => undefined,
+    finalAttempt: true,
+    log: logger,
+  } as unknown as IntakeContext;
   const click = (p: RestartIntake) => handlers.get(INTAKE.restart.name)!(p, ctx);
   const told = () => postEphemeral.mock.calls.map(([a]) => a.text);
   return { click, told, getRestart, lines };
@@ -43,8 +52,12 @@ describe('"Start it again"', () => {
   it('a value the bot did not sign: refused privately with a warning, nothing looked up', async () => {
     const h = harness();
     await h.click({ restartId: 'req-1', user: 'U0ALICE', channel: 'C0DOCS' });
-    expect(h.told()).toEqual([expect.stringMatching(/^I couldn't verify that button or form.*start the job with `\/docs-edit`\.$/)]);
-    expect(h.lines.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ purpose: RESTART_PURPOSE, reason: 'unsigned' })]);
+    expect(h.told()).toEqual([
+      expect.stringMatching(/^I couldn't verify that button or form.*start the job with `\/docs-edit`\.$/),
+    ]);
+    expect(h.lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({ purpose: RESTART_PURPOSE, reason: 'unsigned' }),
+    ]);
     expect(h.getRestart).not.toHaveBeenCalled();
   });
 
@@ -52,7 +65,10 @@ describe('"Start it again"', () => {
     const h = harness();
     await h.click({ restartId: TEST_SIGNER.sign(RESTART_PURPOSE, 'req-1'), user: 'U0ALICE', channel: 'C0OTHER' });
     await h.click({ restartId: TEST_SIGNER.sign(RESTART_PURPOSE, 'req-gone'), user: 'U0ALICE', channel: 'C0OTHER' });
-    expect(h.told()).toEqual([expect.stringMatching(/^I no longer have that instruction/), expect.stringMatching(/^I no longer have that instruction/)]);
+    expect(h.told()).toEqual([
+      expect.stringMatching(/^I no longer have that instruction/),
+      expect.stringMatching(/^I no longer have that instruction/),
+    ]);
   });
 
   it('someone else than the requester, or the requester no longer in the conversation: refused', async () => {

@@ -13,7 +13,12 @@ import {
 } from '../../src/features/agent-jobs/follow-up.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
 import { RESTART_PURPOSE } from '../../src/features/agent-jobs/blocks.js';
-import { CANNOT_POST_TEXT, StatusChangeDeferredError, startAgentJob, type StartJobRequest } from '../../src/features/agent-jobs/service.js';
+import {
+  CANNOT_POST_TEXT,
+  StatusChangeDeferredError,
+  startAgentJob,
+  type StartJobRequest,
+} from '../../src/features/agent-jobs/service.js';
 import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
 import { pollJobId } from '../../src/features/agent-jobs/worker.js';
@@ -87,7 +92,14 @@ function fakePollQueue(order: string[]) {
 }
 
 /** Arguments of the n-th call of a chat.* fake, as plain fields. */
-type ChatArgs = { channel?: string; ts?: string; thread_ts?: string; text?: string; blocks?: unknown; metadata?: unknown };
+type ChatArgs = {
+  channel?: string;
+  ts?: string;
+  thread_ts?: string;
+  text?: string;
+  blocks?: unknown;
+  metadata?: unknown;
+};
 const argsOf = (fn: { mock: { calls: unknown[][] } }, n = 0) => (fn.mock.calls[n]?.[0] ?? {}) as ChatArgs;
 
 // ---- startAgentJob -----------------------------------------------------------------------------
@@ -98,7 +110,9 @@ function startHarness() {
   const store = {
     create: vi.fn<JobStore['create']>(async (rec) => void order.push(`store.create ${rec.jobId}`)),
     markThreadsPending: vi.fn<JobStore['markThreadsPending']>(async () => void order.push('store.markThreadsPending')),
-    clearPendingThreads: vi.fn<JobStore['clearPendingThreads']>(async () => void order.push('store.clearPendingThreads')),
+    clearPendingThreads: vi.fn<JobStore['clearPendingThreads']>(
+      async () => void order.push('store.clearPendingThreads'),
+    ),
     saveRestart: vi.fn<JobStore['saveRestart']>(async () => undefined),
   };
   const createJob = vi.fn<DocsApiClient['createJob']>(async () => {
@@ -124,13 +138,23 @@ function startHarness() {
   /** The presenter's change of an unrecorded status message: made on the fake chat methods. */
   const settleUnrecorded = vi.fn<StatusPresenter['settleUnrecorded']>(async (target, change) => {
     if ('delete' in change) await chat.delete({ channel: target.channel, ts: target.statusTs });
-    else await chat.update({ channel: target.channel, ts: target.statusTs, text: change.text, blocks: change.blocks as never });
+    else
+      await chat.update({
+        channel: target.channel,
+        ts: target.statusTs,
+        text: change.text,
+        blocks: change.blocks as never,
+      });
     return {};
   });
   const projectFor = vi.fn(async (_channel: string) => 'proj_b');
   const deps = {
     store,
-    docsApi: { forProject: (projectId: string) => ({ createJob: (prompt: string) => (order.push(`project ${projectId}`), createJob(prompt)) }) },
+    docsApi: {
+      forProject: (projectId: string) => ({
+        createJob: (prompt: string) => (order.push(`project ${projectId}`), createJob(prompt)),
+      }),
+    },
     projectFor,
     slack: { chat, conversations },
     pollQueue,
@@ -171,7 +195,10 @@ describe('startAgentJob', () => {
       'status.show job_new',
     ]);
     expect(h.projectFor).toHaveBeenCalledWith('C1'); // the channel's project
-    expect(argsOf(h.chat.postMessage)).toMatchObject({ channel: 'C1', text: 'Docs agent job for <@U0ALICE>: Starting…' });
+    expect(argsOf(h.chat.postMessage)).toMatchObject({
+      channel: 'C1',
+      text: 'Docs agent job for <@U0ALICE>: Starting…',
+    });
     expect(argsOf(h.chat.postMessage).thread_ts).toBeUndefined(); // a new top-level message
     expect(h.store.markThreadsPending).toHaveBeenCalledWith('C1', [STATUS_TS]);
     expect(h.createJob).toHaveBeenCalledWith('Add a quickstart for the Python SDK');
@@ -208,19 +235,24 @@ describe('startAgentJob', () => {
     expect(res).toMatchObject({ ok: true, statusTs: STATUS_TS, threadTs: '1700000000.000100' });
     expect(argsOf(h.chat.postMessage).thread_ts).toBe('1700000000.000100');
     expect(h.store.markThreadsPending).toHaveBeenCalledWith('C1', ['1700000000.000100', STATUS_TS]);
-    expect(h.store.create).toHaveBeenCalledWith(expect.objectContaining({ threadTs: '1700000000.000100', statusTs: STATUS_TS, reactionTs: STATUS_TS }));
+    expect(h.store.create).toHaveBeenCalledWith(
+      expect.objectContaining({ threadTs: '1700000000.000100', statusTs: STATUS_TS, reactionTs: STATUS_TS }),
+    );
   });
 
-  it.each(['not_in_channel', 'channel_not_found', 'is_archived'])('%s: tells how to invite the bot and starts nothing', async (code) => {
-    const h = startHarness();
-    h.chat.postMessage.mockRejectedValueOnce(slackPlatformError(code));
+  it.each(['not_in_channel', 'channel_not_found', 'is_archived'])(
+    '%s: tells how to invite the bot and starts nothing',
+    async (code) => {
+      const h = startHarness();
+      h.chat.postMessage.mockRejectedValueOnce(slackPlatformError(code));
 
-    const res = await startAgentJob(h.deps, startReq());
+      const res = await startAgentJob(h.deps, startReq());
 
-    expect(res).toEqual({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
-    expect(h.createJob).not.toHaveBeenCalled();
-    expect(h.store.markThreadsPending).not.toHaveBeenCalled();
-  });
+      expect(res).toEqual({ ok: false, reason: 'cannot_post', message: CANNOT_POST_TEXT });
+      expect(h.createJob).not.toHaveBeenCalled();
+      expect(h.store.markThreadsPending).not.toHaveBeenCalled();
+    },
+  );
 
   it('other Slack failures on the last try: "slack", and nothing started', async () => {
     const h = startHarness();
@@ -228,7 +260,11 @@ describe('startAgentJob', () => {
 
     const res = await startAgentJob(h.deps, startReq(), fakeSteps({}, true));
 
-    expect(res).toEqual({ ok: false, reason: 'slack', message: 'Slack would not take my message; nothing was started. Try again in a moment.' });
+    expect(res).toEqual({
+      ok: false,
+      reason: 'slack',
+      message: 'Slack would not take my message; nothing was started. Try again in a moment.',
+    });
     expect(h.createJob).not.toHaveBeenCalled();
   });
 
@@ -241,29 +277,64 @@ describe('startAgentJob', () => {
   });
 
   it.each([
-    ['rate limited', new DocsApiRateLimitedError(undefined), 'Nothing was started. The docs service is rate limiting us right now; try again in 1m.'],
-    ['rate limited with Retry-After', new DocsApiRateLimitedError(90_000), 'Nothing was started. The docs service is rate limiting us right now; try again in 1m 30s.'],
-    ['unauthorized', new DocsApiUnauthorizedError(), "Nothing was started. The bot's API key was rejected by the docs service; tell the admin who installed this bot."],
-    ['forbidden', new DocsApiForbiddenError(), "Nothing was started. The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin who installed this bot."],
-    ['server error', new DocsApiServerError(502), 'Nothing was started. The docs service failed; try again in a minute.'],
+    [
+      'rate limited',
+      new DocsApiRateLimitedError(undefined),
+      'Nothing was started. The docs service is rate limiting us right now; try again in 1m.',
+    ],
+    [
+      'rate limited with Retry-After',
+      new DocsApiRateLimitedError(90_000),
+      'Nothing was started. The docs service is rate limiting us right now; try again in 1m 30s.',
+    ],
+    [
+      'unauthorized',
+      new DocsApiUnauthorizedError(),
+      "Nothing was started. The bot's API key was rejected by the docs service; tell the admin who installed this bot.",
+    ],
+    [
+      'forbidden',
+      new DocsApiForbiddenError(),
+      "Nothing was started. The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin who installed this bot.",
+    ],
+    [
+      'server error',
+      new DocsApiServerError(502),
+      'Nothing was started. The docs service failed; try again in a minute.',
+    ],
     // The request never left (refused, DNS): the job certainly does not exist, so no uncertain notice.
-    ['connection refused', new DocsApiNetworkError('ECONNREFUSED', { sent: false }), 'Nothing was started. The docs service could not be reached; try again in a minute.'],
-    ['DNS failure', new DocsApiNetworkError('ENOTFOUND', { sent: false }), 'Nothing was started. The docs service could not be reached; try again in a minute.'],
-  ])('createJob fails (%s): placeholder deleted, pending marks cleared, nothing recorded', async (_name, err, message) => {
-    const h = startHarness();
-    h.createJob.mockRejectedValueOnce(err);
+    [
+      'connection refused',
+      new DocsApiNetworkError('ECONNREFUSED', { sent: false }),
+      'Nothing was started. The docs service could not be reached; try again in a minute.',
+    ],
+    [
+      'DNS failure',
+      new DocsApiNetworkError('ENOTFOUND', { sent: false }),
+      'Nothing was started. The docs service could not be reached; try again in a minute.',
+    ],
+  ])(
+    'createJob fails (%s): placeholder deleted, pending marks cleared, nothing recorded',
+    async (_name, err, message) => {
+      const h = startHarness();
+      h.createJob.mockRejectedValueOnce(err);
 
-    const res = await startAgentJob(h.deps, startReq());
+      const res = await startAgentJob(h.deps, startReq());
 
-    expect(res).toEqual({ ok: false, reason: 'docs_api', message });
-    // Removed through the status message's one writer, the presenter.
-    expect(h.settleUnrecorded).toHaveBeenCalledWith({ teamId: 'T1', channel: 'C1', statusTs: STATUS_TS }, { delete: true }, { force: true });
-    expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
-    expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
-    expect(h.store.create).not.toHaveBeenCalled();
-    expect(h.pollQueue.add).not.toHaveBeenCalled();
-    expect(h.show).not.toHaveBeenCalled();
-  });
+      expect(res).toEqual({ ok: false, reason: 'docs_api', message });
+      // Removed through the status message's one writer, the presenter.
+      expect(h.settleUnrecorded).toHaveBeenCalledWith(
+        { teamId: 'T1', channel: 'C1', statusTs: STATUS_TS },
+        { delete: true },
+        { force: true },
+      );
+      expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
+      expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
+      expect(h.store.create).not.toHaveBeenCalled();
+      expect(h.pollQueue.add).not.toHaveBeenCalled();
+      expect(h.show).not.toHaveBeenCalled();
+    },
+  );
 
   it('the placeholder of a failed start must wait (Slack rate limited it): the intake tries again, and the removal then lands', async () => {
     const h = startHarness();
@@ -276,7 +347,11 @@ describe('startAgentJob', () => {
     expect(h.chat.delete).not.toHaveBeenCalled();
 
     const again = await startAgentJob(h.deps, startReq(), steps); // the intake's next try
-    expect(again).toEqual({ ok: false, reason: 'docs_api', message: 'Nothing was started. The docs service failed; try again in a minute.' });
+    expect(again).toEqual({
+      ok: false,
+      reason: 'docs_api',
+      message: 'Nothing was started. The docs service failed; try again in a minute.',
+    });
     expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
     expect(h.createJob).toHaveBeenCalledTimes(1);
     expect(steps.progress.retire).toBeUndefined();
@@ -289,14 +364,23 @@ describe('startAgentJob', () => {
     const res = await startAgentJob(h.deps, startReq());
 
     expect(res).toEqual({ ok: false, reason: 'uncertain', message: '' }); // the thread already says it
-    expect(argsOf(h.chat.update)).toMatchObject({ channel: 'C1', ts: STATUS_TS, text: 'Docs agent job for <@U0ALICE>: May or may not have started' });
+    expect(argsOf(h.chat.update)).toMatchObject({
+      channel: 'C1',
+      ts: STATUS_TS,
+      text: 'Docs agent job for <@U0ALICE>: May or may not have started',
+    });
     expect(h.chat.postMessage).toHaveBeenCalledTimes(2);
     const notice = argsOf(h.chat.postMessage, 1);
     expect(notice).toMatchObject({ channel: 'C1', thread_ts: STATUS_TS });
     expect(notice.text).toContain("the docs service can't tell me whether it started");
     expect(notice.text).toContain('> Add a quickstart for the Python SDK');
     expect(JSON.stringify(notice.blocks)).toContain(`"value":"${TEST_SIGNER.sign(RESTART_PURPOSE, 'req-1')}"`); // "Start it again"
-    expect(h.store.saveRestart).toHaveBeenCalledWith('req-1', { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Add a quickstart for the Python SDK' });
+    expect(h.store.saveRestart).toHaveBeenCalledWith('req-1', {
+      teamId: 'T1',
+      channel: 'C1',
+      requester: 'U0ALICE',
+      instruction: 'Add a quickstart for the Python SDK',
+    });
     expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
     expect(h.chat.delete).not.toHaveBeenCalled();
     expect(h.store.create).not.toHaveBeenCalled();
@@ -324,19 +408,29 @@ describe('startAgentJob', () => {
     expect(res).toMatchObject({ ok: false, reason: 'uncertain' });
     expect(h.createJob).not.toHaveBeenCalled();
     expect(h.chat.postMessage).toHaveBeenCalledTimes(1); // only the notice: the status message was already posted
-    expect(argsOf(h.chat.postMessage)).toMatchObject({ thread_ts: STATUS_TS, text: expect.stringContaining("can't tell me whether it started") });
+    expect(argsOf(h.chat.postMessage)).toMatchObject({
+      thread_ts: STATUS_TS,
+      text: expect.stringContaining("can't tell me whether it started"),
+    });
     expect(JSON.stringify(argsOf(h.chat.postMessage).blocks)).toContain('Start it again');
   });
 
   it('a retry after a crash once the job id was saved records it without creating again', async () => {
     const h = startHarness();
-    const steps = fakeSteps({ 'req-1:status:ts': STATUS_TS, create: 'sent', projectId: 'proj_saved', jobId: 'job_saved' });
+    const steps = fakeSteps({
+      'req-1:status:ts': STATUS_TS,
+      create: 'sent',
+      projectId: 'proj_saved',
+      jobId: 'job_saved',
+    });
 
     const res = await startAgentJob(h.deps, startReq(), steps);
 
     expect(res).toEqual({ ok: true, jobId: 'job_saved', statusTs: STATUS_TS, threadTs: STATUS_TS });
     // The project chosen before the create is kept, even if the channel has moved on since.
-    expect(h.store.create).toHaveBeenCalledWith(expect.objectContaining({ jobId: 'job_saved', projectId: 'proj_saved' }));
+    expect(h.store.create).toHaveBeenCalledWith(
+      expect.objectContaining({ jobId: 'job_saved', projectId: 'proj_saved' }),
+    );
     expect(h.projectFor).not.toHaveBeenCalled();
     expect(h.createJob).not.toHaveBeenCalled();
     expect(h.chat.postMessage).not.toHaveBeenCalled();
@@ -370,7 +464,9 @@ describe('startAgentJob', () => {
 
   it('Redis failing after the job was created, before the last try (a failover): throws for a retry, which records and watches that job, creating none again', async () => {
     const h = startHarness();
-    h.store.create.mockRejectedValueOnce(Object.assign(new Error("READONLY You can't write against a read only replica."), { name: 'ReplyError' }));
+    h.store.create.mockRejectedValueOnce(
+      Object.assign(new Error("READONLY You can't write against a read only replica."), { name: 'ReplyError' }),
+    );
     const steps = fakeSteps({}, false);
 
     await expect(startAgentJob(h.deps, startReq(), steps)).rejects.toThrow('READONLY');
@@ -407,24 +503,34 @@ describe('startAgentJob', () => {
   it.each([
     ['recording the job', (h: ReturnType<typeof startHarness>) => h.store.create.mockRejectedValueOnce(redisDown())],
     ['queueing its poller', (h: ReturnType<typeof startHarness>) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],
-  ])('Redis down after the job was created (%s), on the last try: status message and answer name the job id; error logged', async (_name, breakIt) => {
-    const h = startHarness();
-    breakIt(h);
+  ])(
+    'Redis down after the job was created (%s), on the last try: status message and answer name the job id; error logged',
+    async (_name, breakIt) => {
+      const h = startHarness();
+      breakIt(h);
 
-    const res = await startAgentJob(h.deps, startReq());
+      const res = await startAgentJob(h.deps, startReq());
 
-    expect(res).toEqual({
-      ok: false,
-      reason: 'internal',
-      message: "Job `job_new` started, but I could not keep track of it (a storage problem on my side), so I won't report when it ends. Tell the admin if this keeps happening.",
-    });
-    expect(h.chat.update).toHaveBeenCalledTimes(1);
-    expect(argsOf(h.chat.update)).toMatchObject({ channel: 'C1', ts: STATUS_TS, text: 'Docs agent job job_new for <@U0ALICE>: Could not start' });
-    expect(JSON.stringify(argsOf(h.chat.update).blocks)).toContain("Job `job_new` started, but I could not keep track of it, so I won't report its end here.");
-    expect(h.chat.delete).not.toHaveBeenCalled();
-    expect(h.show).not.toHaveBeenCalled();
-    expect(h.log.errors()).toMatchObject([{ msg: 'created a job but could not record it', jobId: 'job_new' }]);
-  });
+      expect(res).toEqual({
+        ok: false,
+        reason: 'internal',
+        message:
+          "Job `job_new` started, but I could not keep track of it (a storage problem on my side), so I won't report when it ends. Tell the admin if this keeps happening.",
+      });
+      expect(h.chat.update).toHaveBeenCalledTimes(1);
+      expect(argsOf(h.chat.update)).toMatchObject({
+        channel: 'C1',
+        ts: STATUS_TS,
+        text: 'Docs agent job job_new for <@U0ALICE>: Could not start',
+      });
+      expect(JSON.stringify(argsOf(h.chat.update).blocks)).toContain(
+        "Job `job_new` started, but I could not keep track of it, so I won't report its end here.",
+      );
+      expect(h.chat.delete).not.toHaveBeenCalled();
+      expect(h.show).not.toHaveBeenCalled();
+      expect(h.log.errors()).toMatchObject([{ msg: 'created a job but could not record it', jobId: 'job_new' }]);
+    },
+  );
 });
 
 // ---- continueAgentJob --------------------------------------------------------------------------
@@ -479,7 +585,15 @@ function continueHarness(rec: JobRecord | undefined, opts: { policy?: 'anyone' |
 }
 
 const ended = (over: Partial<JobRecord> = {}) =>
-  jobRecord({ jobId: 'job_1', requester: 'U1', cycleRequester: 'U1', state: 'completed', prLink: 'https://github.com/acme/docs/pull/1', endedAt: 5_000, ...over });
+  jobRecord({
+    jobId: 'job_1',
+    requester: 'U1',
+    cycleRequester: 'U1',
+    state: 'completed',
+    prLink: 'https://github.com/acme/docs/pull/1',
+    endedAt: 5_000,
+    ...over,
+  });
 
 const NOT_REACHED_STORAGE = 'Your follow-up was not sent: I could not reach my storage. Try again in a moment.';
 
@@ -512,7 +626,9 @@ describe('continueAgentJob', () => {
   });
 
   it('interrupting a run still active: says so on the status message and keeps earlier authors to mention', async () => {
-    const h = continueHarness(ended({ state: 'active', prLink: null, endedAt: 0, cycle: 2, cycleRequester: 'U1', alsoMention: 'U3,U2' }));
+    const h = continueHarness(
+      ended({ state: 'active', prLink: null, endedAt: 0, cycle: 2, cycleRequester: 'U1', alsoMention: 'U3,U2' }),
+    );
 
     const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'Stop, use tabs' });
 
@@ -543,7 +659,9 @@ describe('continueAgentJob', () => {
 
     const res = await continueAgentJob(h.deps, { jobId: '<!channel>`<@U2>', author: 'U1', prompt: 'hi' });
 
-    expect(res).toMatchObject({ message: expect.stringMatching(/^There is no job `&lt;!channel&gt;'&lt;@U2&gt;` here that I know of/) });
+    expect(res).toMatchObject({
+      message: expect.stringMatching(/^There is no job `&lt;!channel&gt;'&lt;@U2&gt;` here that I know of/),
+    });
     expect(unknownJobText('x'.repeat(500)).length).toBeLessThan(300);
   });
 
@@ -551,7 +669,12 @@ describe('continueAgentJob', () => {
     const h = continueHarness(ended({ channel: 'CPRIVATE' }));
 
     const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi', fromChannel: 'CPUBLIC' });
-    const unknown = await continueAgentJob(continueHarness(undefined).deps, { jobId: 'job_1', author: 'U1', prompt: 'hi', fromChannel: 'CPUBLIC' });
+    const unknown = await continueAgentJob(continueHarness(undefined).deps, {
+      jobId: 'job_1',
+      author: 'U1',
+      prompt: 'hi',
+      fromChannel: 'CPUBLIC',
+    });
 
     expect(res).toEqual(unknown);
     expect(res).toEqual({ ok: false, reason: 'unknown_job', message: unknownJobText('job_1') });
@@ -562,20 +685,28 @@ describe('continueAgentJob', () => {
   it('/docs-reply from the job’s own channel is sent', async () => {
     const h = continueHarness(ended({ channel: 'C1' }));
 
-    await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi', fromChannel: 'C1' })).resolves.toMatchObject({ ok: true });
+    await expect(
+      continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi', fromChannel: 'C1' }),
+    ).resolves.toMatchObject({ ok: true });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
   });
 
-  it('follow-up policy requester (the channel\'s, else FOLLOWUP_POLICY): only the requester may continue; others are told whom to ask', async () => {
+  it("follow-up policy requester (the channel's, else FOLLOWUP_POLICY): only the requester may continue; others are told whom to ask", async () => {
     const h = continueHarness(ended({ requester: 'U1', channel: 'C7' }), { policy: 'requester' });
 
     const other = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' });
     expect(h.deps.policyFor).toHaveBeenCalledWith('C7');
-    expect(other).toMatchObject({ ok: false, reason: 'not_allowed', message: expect.stringMatching(/^Only <@U1>, who started this job, can continue it/) });
+    expect(other).toMatchObject({
+      ok: false,
+      reason: 'not_allowed',
+      message: expect.stringMatching(/^Only <@U1>, who started this job, can continue it/),
+    });
     expect(h.sendMessage).not.toHaveBeenCalled();
     expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
 
-    await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
+    await expect(continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({
+      ok: true,
+    });
     expect(h.sendMessage).toHaveBeenCalledTimes(1);
   });
 
@@ -589,15 +720,27 @@ describe('continueAgentJob', () => {
     const deps = { ...h.deps, conversations: { isMember } };
     const budget = vi.spyOn(deps.access, 'admitAgentCall');
 
-    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U2', prompt: 'quote everything' })).toMatchObject({ ok: false, reason: 'not_a_reader', message: NOT_A_READER_TEXT });
-    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U4', prompt: 'hi' })).toMatchObject({ ok: false, reason: 'not_a_reader', message: READERS_CHECK_FAILED_TEXT });
+    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U2', prompt: 'quote everything' })).toMatchObject({
+      ok: false,
+      reason: 'not_a_reader',
+      message: NOT_A_READER_TEXT,
+    });
+    expect(await continueAgentJob(deps, { jobId: 'job_1', author: 'U4', prompt: 'hi' })).toMatchObject({
+      ok: false,
+      reason: 'not_a_reader',
+      message: READERS_CHECK_FAILED_TEXT,
+    });
     expect(h.sendMessage).not.toHaveBeenCalled();
     expect(budget).not.toHaveBeenCalled(); // refused before the agent budget is touched
     expect(h.log.lines.some((l) => l.audit && l.reason === 'not_a_reader' && l.actor === 'U2')).toBe(true);
 
-    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U3', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
+    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U3', prompt: 'hi' })).resolves.toMatchObject({
+      ok: true,
+    });
     isMember.mockClear();
-    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({ ok: true });
+    await expect(continueAgentJob(deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' })).resolves.toMatchObject({
+      ok: true,
+    });
     expect(isMember).not.toHaveBeenCalled(); // the requester read them all
     await continueAgentJob(deps, { jobId: 'job_1', author: 'U3', prompt: 'hi' });
     expect(isMember.mock.calls.map(([c]) => c)).toEqual(['CPRIV']); // the job's own channel is where the follow-up comes from
@@ -607,7 +750,10 @@ describe('continueAgentJob', () => {
 
   it('a job with context from other conversations and no membership directory takes follow-ups from its requester only', async () => {
     const h = continueHarness(ended({ requester: 'U1', contextFrom: 'CPRIV' }));
-    expect(await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' })).toMatchObject({ ok: false, reason: 'not_a_reader' });
+    expect(await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U2', prompt: 'hi' })).toMatchObject({
+      ok: false,
+      reason: 'not_a_reader',
+    });
     expect(h.sendMessage).not.toHaveBeenCalled();
   });
 
@@ -623,9 +769,21 @@ describe('continueAgentJob', () => {
   });
 
   it.each([
-    ['rate limited', new DocsApiRateLimitedError(undefined), 'Your follow-up was not sent. The docs service is rate limiting us right now; try again in 1m.'],
-    ['unauthorized', new DocsApiUnauthorizedError(), "Your follow-up was not sent. The bot's API key was rejected by the docs service; tell the admin who installed this bot."],
-    ['server error', new DocsApiServerError(503), 'Your follow-up was not sent. The docs service failed; try again in a minute.'],
+    [
+      'rate limited',
+      new DocsApiRateLimitedError(undefined),
+      'Your follow-up was not sent. The docs service is rate limiting us right now; try again in 1m.',
+    ],
+    [
+      'unauthorized',
+      new DocsApiUnauthorizedError(),
+      "Your follow-up was not sent. The bot's API key was rejected by the docs service; tell the admin who installed this bot.",
+    ],
+    [
+      'server error',
+      new DocsApiServerError(503),
+      'Your follow-up was not sent. The docs service failed; try again in a minute.',
+    ],
   ])('other docs API failures (%s): one sentence, no new cycle', async (_name, err, message) => {
     const h = continueHarness(ended());
     h.sendMessage.mockRejectedValueOnce(err);
@@ -656,7 +814,11 @@ describe('continueAgentJob', () => {
 
     const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' }, steps);
 
-    expect(res).toEqual({ ok: false, reason: 'docs_api', message: 'Your follow-up was not sent. The docs service could not be reached; try again in a minute.' });
+    expect(res).toEqual({
+      ok: false,
+      reason: 'docs_api',
+      message: 'Your follow-up was not sent. The docs service could not be reached; try again in a minute.',
+    });
     expect(steps.progress.sent).toBeUndefined(); // not "sending": a retry sends it, never "can't tell"
     expect(h.store.beginCycle).not.toHaveBeenCalled();
   });
@@ -690,7 +852,14 @@ describe('continueAgentJob', () => {
 
     expect(res).toMatchObject({ ok: true, cycle: 1, interrupted: true });
     expect(h.sendMessage).not.toHaveBeenCalled();
-    expect(h.store.beginCycle).toHaveBeenCalledWith('job_1', 'U2', NOW, expect.stringContaining('interrupts the current run'), 'U1', 0);
+    expect(h.store.beginCycle).toHaveBeenCalledWith(
+      'job_1',
+      'U2',
+      NOW,
+      expect.stringContaining('interrupts the current run'),
+      'U1',
+      0,
+    );
   });
 
   it.each([
@@ -725,24 +894,27 @@ describe('continueAgentJob', () => {
   it.each([
     ['beginning the cycle', (h: ContinueHarness) => h.store.beginCycle.mockRejectedValueOnce(redisDown())],
     ['queueing the poller', (h: ContinueHarness) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],
-  ])('Redis failing just after the follow-up was sent (%s), before the last try: thrown for the intake, whose retry begins the cycle once and watches it, sending nothing again', async (_name, breakIt) => {
-    const h = continueHarness(ended({ cycle: 0 }));
-    breakIt(h);
-    const steps = fakeSteps({}, false);
+  ])(
+    'Redis failing just after the follow-up was sent (%s), before the last try: thrown for the intake, whose retry begins the cycle once and watches it, sending nothing again',
+    async (_name, breakIt) => {
+      const h = continueHarness(ended({ cycle: 0 }));
+      breakIt(h);
+      const steps = fakeSteps({}, false);
 
-    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
-    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
-    expect(steps.progress).toMatchObject({ sent: 'done', fromCycle: 0 });
-    expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
+      const req = { jobId: 'job_1', author: 'U1', prompt: 'hi' };
+      await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
+      expect(steps.progress).toMatchObject({ sent: 'done', fromCycle: 0 });
+      expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
 
-    const res = await continueAgentJob(h.deps, req, steps);
-    expect(res).toMatchObject({ ok: true, cycle: 1 });
-    expect(h.sendMessage).toHaveBeenCalledTimes(1);
-    expect(h.store.beginCycle).toHaveBeenLastCalledWith('job_1', 'U1', NOW, '', '', 0);
-    const poller = { jobId: pollJobId('job_1', 1), delay: FIRST_POLL_MS };
-    expect(h.pollQueue.add).toHaveBeenLastCalledWith('poll', { agentJobId: 'job_1', cycle: 1, attempt: 0 }, poller);
-    expect(h.log.errors()).toEqual([]);
-  });
+      const res = await continueAgentJob(h.deps, req, steps);
+      expect(res).toMatchObject({ ok: true, cycle: 1 });
+      expect(h.sendMessage).toHaveBeenCalledTimes(1);
+      expect(h.store.beginCycle).toHaveBeenLastCalledWith('job_1', 'U1', NOW, '', '', 0);
+      const poller = { jobId: pollJobId('job_1', 1), delay: FIRST_POLL_MS };
+      expect(h.pollQueue.add).toHaveBeenLastCalledWith('poll', { agentJobId: 'job_1', cycle: 1, attempt: 0 }, poller);
+      expect(h.log.errors()).toEqual([]);
+    },
+  );
 
   it('saving "sent" meets Redis failing over once: saved again at once, and the follow-up is recorded and watched (not "not sent")', async () => {
     const h = continueHarness(ended({ cycle: 0 }));
@@ -774,20 +946,24 @@ describe('continueAgentJob', () => {
   it.each([
     ['beginning the cycle', (h: ContinueHarness) => h.store.beginCycle.mockRejectedValueOnce(redisDown())],
     ['queueing the poller', (h: ContinueHarness) => h.pollQueue.add.mockRejectedValueOnce(redisDown())],
-  ])('Redis down after the follow-up was sent (%s): says it was sent but is not tracked, logs an error', async (_name, breakIt) => {
-    const h = continueHarness(ended());
-    breakIt(h);
+  ])(
+    'Redis down after the follow-up was sent (%s): says it was sent but is not tracked, logs an error',
+    async (_name, breakIt) => {
+      const h = continueHarness(ended());
+      breakIt(h);
 
-    const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' });
+      const res = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi' });
 
-    expect(res).toEqual({
-      ok: false,
-      reason: 'internal',
-      message: 'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.',
-    });
-    expect(h.sendMessage).toHaveBeenCalledTimes(1);
-    expect(h.show).not.toHaveBeenCalled();
-    expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
-    expect(h.log.errors()).toMatchObject([{ msg: 'sent a follow-up but could not record it', jobId: 'job_1' }]);
-  });
+      expect(res).toEqual({
+        ok: false,
+        reason: 'internal',
+        message:
+          'Your follow-up was sent to the agent, but I could not keep track of it (a storage problem on my side), so I may not announce when it ends.',
+      });
+      expect(h.sendMessage).toHaveBeenCalledTimes(1);
+      expect(h.show).not.toHaveBeenCalled();
+      expect(h.redis.evalsha).toHaveBeenCalledTimes(1); // the lock is given back
+      expect(h.log.errors()).toMatchObject([{ msg: 'sent a follow-up but could not record it', jobId: 'job_1' }]);
+    },
+  );
 });

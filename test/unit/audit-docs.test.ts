@@ -22,7 +22,8 @@ function auditSection(text: string): string {
 /** The `| field | \`value\` | … |` rows of the section's table, grouped by field. */
 function documented(section: string): { action: string[]; reason: string[] } {
   const out = { action: [] as string[], reason: [] as string[] };
-  for (const m of section.matchAll(/^\|\s*(action|reason)\s*\|\s*`([^`]+)`\s*\|/gm)) out[m[1] as 'action' | 'reason'].push(m[2]!);
+  for (const m of section.matchAll(/^\|\s*(action|reason)\s*\|\s*`([^`]+)`\s*\|/gm))
+    out[m[1] as 'action' | 'reason'].push(m[2]!);
   return out;
 }
 
@@ -48,8 +49,13 @@ describe('the audit trail table in docs/operations.md', () => {
   });
 
   it('finds a missing row and a row the code does not know', () => {
-    const page2 = page.replace(/^\| action \| `job\.feedback` \|.*\n/m, '').replace(/^(\| reason \| `guest` \|.*\n)/m, '$1| reason | `not_settings_admin` | stale |\n');
+    const page2 = page
+      .replace(/^\| action \| `job\.feedback` \|.*\n/m, '')
+      .replace(/^(\| reason \| `guest` \|.*\n)/m, '$1| reason | `not_settings_admin` | stale |\n');
     expect(page2).not.toBe(page);
-    expect(problems(page2)).toEqual(['action job.feedback: no row in docs/operations.md', 'reason not_settings_admin: documented but the code does not write it']);
+    expect(problems(page2)).toEqual([
+      'action job.feedback: no row in docs/operations.md',
+      'reason not_settings_admin: documented but the code does not write it',
+    ]);
   });
 });

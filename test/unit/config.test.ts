@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, docsProjects, readConfig } from '../../src/platform/config.js';
 
-const valid = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 'sig', DOCS_API_KEY: 'mint_abc', DOCS_PROJECT_ID: 'proj' };
+const valid = {
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  SLACK_SIGNING_SECRET: 'sig',
+  DOCS_API_KEY: 'mint_abc',
+  DOCS_PROJECT_ID: 'proj',
+};
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -31,12 +36,19 @@ describe('readConfig', () => {
   it('takes SLACK_UPDATE_BUDGET_PER_MINUTE as a whole number from 1 to 1000', () => {
     expect(readConfig({ ...valid, SLACK_UPDATE_BUDGET_PER_MINUTE: '20' }).SLACK_UPDATE_BUDGET_PER_MINUTE).toBe(20);
     for (const bad of ['0', '-3', '2.5', 'lots', '5000']) {
-      expect(problems({ ...valid, SLACK_UPDATE_BUDGET_PER_MINUTE: bad })).toEqual(['SLACK_UPDATE_BUDGET_PER_MINUTE: must be a whole number of edits per minute (1–1000)']);
+      expect(problems({ ...valid, SLACK_UPDATE_BUDGET_PER_MINUTE: bad })).toEqual([
+        'SLACK_UPDATE_BUDGET_PER_MINUTE: must be a whole number of edits per minute (1–1000)',
+      ]);
     }
   });
 
   it('names every missing or invalid variable on its own line, without echoing values', () => {
-    const p = problems({ DOCS_API_KEY: 'sk_live_secret', PORT: 'eighty', POLL_MIN_INTERVAL_MS: '-5', LOG_LEVEL: 'loud' });
+    const p = problems({
+      DOCS_API_KEY: 'sk_live_secret',
+      PORT: 'eighty',
+      POLL_MIN_INTERVAL_MS: '-5',
+      LOG_LEVEL: 'loud',
+    });
     expect(p.some((l) => l.startsWith('SLACK_BOT_TOKEN:'))).toBe(true);
     expect(p).toContain('DOCS_API_KEY: must start with mint_');
     expect(p.some((l) => l.startsWith('DOCS_PROJECT_ID:'))).toBe(true);
@@ -53,42 +65,85 @@ describe('readConfig', () => {
   });
 
   it('validates the conversation and digest settings', () => {
-    expect(readConfig(valid)).toMatchObject({ FOLLOWUP_POLICY: 'anyone', FOLLOWUP_IGNORE_PREFIX: '!aside', DIGEST_CRON: '0 9 * * 1', DIGEST_TZ: 'UTC' });
-    const p = problems({ ...valid, FOLLOWUP_POLICY: 'everyone', DIGEST_TZ: 'Mars/Olympus', DIGEST_CRON: 'every monday' });
+    expect(readConfig(valid)).toMatchObject({
+      FOLLOWUP_POLICY: 'anyone',
+      FOLLOWUP_IGNORE_PREFIX: '!aside',
+      DIGEST_CRON: '0 9 * * 1',
+      DIGEST_TZ: 'UTC',
+    });
+    const p = problems({
+      ...valid,
+      FOLLOWUP_POLICY: 'everyone',
+      DIGEST_TZ: 'Mars/Olympus',
+      DIGEST_CRON: 'every monday',
+    });
     expect(p.map((l) => l.split(':')[0])).toEqual(['FOLLOWUP_POLICY', 'DIGEST_CRON', 'DIGEST_TZ']);
-    expect(readConfig({ ...valid, DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'Europe/Berlin' }).DIGEST_TZ).toBe('Europe/Berlin');
+    expect(readConfig({ ...valid, DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'Europe/Berlin' }).DIGEST_TZ).toBe(
+      'Europe/Berlin',
+    );
     // Five fields, but hour 25 does not exist: refused at start-up, not at the first subscribe.
-    expect(problems({ ...valid, DIGEST_CRON: '0 25 * * 1' })).toEqual(['DIGEST_CRON: is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)']);
+    expect(problems({ ...valid, DIGEST_CRON: '0 25 * * 1' })).toEqual([
+      'DIGEST_CRON: is not a valid cron expression (BullMQ cron, e.g. 0 9 * * 1)',
+    ]);
   });
 
   it('takes the prompt cap (AGENT_PROMPT_MAX_CHARS), default 12000, at least 1000', () => {
     expect(readConfig(valid).AGENT_PROMPT_MAX_CHARS).toBe(12_000);
     expect(readConfig({ ...valid, AGENT_PROMPT_MAX_CHARS: '20000' }).AGENT_PROMPT_MAX_CHARS).toBe(20_000);
-    expect(problems({ ...valid, AGENT_PROMPT_MAX_CHARS: '500' })).toEqual(['AGENT_PROMPT_MAX_CHARS: must be at least 1000']);
+    expect(problems({ ...valid, AGENT_PROMPT_MAX_CHARS: '500' })).toEqual([
+      'AGENT_PROMPT_MAX_CHARS: must be at least 1000',
+    ]);
   });
 
-  it('takes HEALTHZ_DUE_JOB_MAX_WAIT_MS from 10000 ms (twice the worker watch\'s sample interval), default 60000', () => {
+  it("takes HEALTHZ_DUE_JOB_MAX_WAIT_MS from 10000 ms (twice the worker watch's sample interval), default 60000", () => {
     expect(readConfig(valid).HEALTHZ_DUE_JOB_MAX_WAIT_MS).toBe(60_000);
     expect(readConfig({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '10000' }).HEALTHZ_DUE_JOB_MAX_WAIT_MS).toBe(10_000);
-    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '9999' })).toEqual(["HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be at least 10000 (twice the worker watch's 5 s sample interval)"]);
-    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '0' })).toEqual(['HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be greater than 0']);
+    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '9999' })).toEqual([
+      "HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be at least 10000 (twice the worker watch's 5 s sample interval)",
+    ]);
+    expect(problems({ ...valid, HEALTHZ_DUE_JOB_MAX_WAIT_MS: '0' })).toEqual([
+      'HEALTHZ_DUE_JOB_MAX_WAIT_MS: must be greater than 0',
+    ]);
   });
 
   it('METRICS_TOKEN is optional; when set it must be a bearer token of at least 16 characters, never echoed', () => {
     expect(readConfig(valid).METRICS_TOKEN).toBeUndefined();
     expect(readConfig({ ...valid, METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();
-    expect(readConfig({ ...valid, METRICS_TOKEN: 'b2f1c0ffee5e1f9a7d3c4b5a69788e0f' }).METRICS_TOKEN).toBe('b2f1c0ffee5e1f9a7d3c4b5a69788e0f');
-    expect(problems({ ...valid, METRICS_TOKEN: 'short-secret' })).toEqual(['METRICS_TOKEN: must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)']);
+    expect(readConfig({ ...valid, METRICS_TOKEN: 'b2f1c0ffee5e1f9a7d3c4b5a69788e0f' }).METRICS_TOKEN).toBe(
+      'b2f1c0ffee5e1f9a7d3c4b5a69788e0f',
+    );
+    expect(problems({ ...valid, METRICS_TOKEN: 'short-secret' })).toEqual([
+      'METRICS_TOKEN: must be at least 16 characters (a random secret, e.g. from openssl rand -hex 32)',
+    ]);
     const p = problems({ ...valid, METRICS_TOKEN: 'has spaces in the secret value' });
     expect(p).toEqual(['METRICS_TOKEN: may hold only letters, digits and - . _ ~ + / (a bearer token, RFC 6750)']);
     expect(p.join('\n')).not.toContain('secret value');
   });
 
   it('reads the access policy and the agent budget, and names a malformed id list', () => {
-    const c = readConfig({ ...valid, ACCESS_ALLOWED_USERS: 'U0ALICE, W0BOB', ACCESS_ALLOWED_USERGROUPS: 'S0DOCS', ACCESS_ALLOW_GUESTS: 'true', AGENT_CALLS_PER_HOUR: '50' });
-    expect(c).toMatchObject({ ACCESS_ALLOWED_USERS: ['U0ALICE', 'W0BOB'], ACCESS_ALLOWED_USERGROUPS: ['S0DOCS'], ACCESS_ALLOWED_CHANNELS: [], ACCESS_ALLOW_GUESTS: true, ACCESS_ALLOW_EXTERNAL: false });
+    const c = readConfig({
+      ...valid,
+      ACCESS_ALLOWED_USERS: 'U0ALICE, W0BOB',
+      ACCESS_ALLOWED_USERGROUPS: 'S0DOCS',
+      ACCESS_ALLOW_GUESTS: 'true',
+      AGENT_CALLS_PER_HOUR: '50',
+    });
+    expect(c).toMatchObject({
+      ACCESS_ALLOWED_USERS: ['U0ALICE', 'W0BOB'],
+      ACCESS_ALLOWED_USERGROUPS: ['S0DOCS'],
+      ACCESS_ALLOWED_CHANNELS: [],
+      ACCESS_ALLOW_GUESTS: true,
+      ACCESS_ALLOW_EXTERNAL: false,
+    });
     expect(c).toMatchObject({ AGENT_CALLS_PER_HOUR: 50, AGENT_CALLS_PER_USER_PER_HOUR: 20, ADMIN_USERS: [] });
-    expect(problems({ ...valid, ACCESS_ALLOWED_USERS: 'alice', ACCESS_ALLOW_EXTERNAL: 'yes', AGENT_CALLS_PER_USER_PER_HOUR: '0' })).toEqual([
+    expect(
+      problems({
+        ...valid,
+        ACCESS_ALLOWED_USERS: 'alice',
+        ACCESS_ALLOW_EXTERNAL: 'yes',
+        AGENT_CALLS_PER_USER_PER_HOUR: '0',
+      }),
+    ).toEqual([
       'ACCESS_ALLOWED_USERS: must be comma-separated user ids (U… or W…)',
       'ACCESS_ALLOW_EXTERNAL: must be true or false',
       'AGENT_CALLS_PER_USER_PER_HOUR: must be greater than 0',
@@ -116,12 +171,18 @@ describe('readConfig', () => {
   });
 
   it('parses every id list the same way: spaces and repeats dropped, one problem line naming the variable', () => {
-    const c = readConfig({ ...valid, ACCESS_ALLOWED_CHANNELS: ' C0DOCS ,,C0DOCS, G0PRIV', ADMIN_USERS: 'U0ADMIN, U0ADMIN' });
+    const c = readConfig({
+      ...valid,
+      ACCESS_ALLOWED_CHANNELS: ' C0DOCS ,,C0DOCS, G0PRIV',
+      ADMIN_USERS: 'U0ADMIN, U0ADMIN',
+    });
     expect(c.ACCESS_ALLOWED_CHANNELS).toEqual(['C0DOCS', 'G0PRIV']);
     expect(c.ADMIN_USERS).toEqual(['U0ADMIN']);
     // Each keeps its own id pattern: ADMIN_USERS wants 3–31 characters, the allow-list any length.
     expect(readConfig({ ...valid, ACCESS_ALLOWED_USERS: 'U1' }).ACCESS_ALLOWED_USERS).toEqual(['U1']);
-    expect(problems({ ...valid, ADMIN_USERS: 'U1' })).toEqual(['ADMIN_USERS: must be comma-separated Slack user ids (U… or W…)']);
+    expect(problems({ ...valid, ADMIN_USERS: 'U1' })).toEqual([
+      'ADMIN_USERS: must be comma-separated Slack user ids (U… or W…)',
+    ]);
     expect(problems({ ...valid, ACCESS_ALLOWED_CHANNELS: 'C0DOCS,#docs', ACCESS_ALLOWED_USERGROUPS: 'U0X' })).toEqual([
       'ACCESS_ALLOWED_USERGROUPS: must be comma-separated user group ids (S…)',
       'ACCESS_ALLOWED_CHANNELS: must be comma-separated channel ids (C…, G… or D…)',
@@ -131,14 +192,29 @@ describe('readConfig', () => {
   it('takes the per-person analytics share (ANALYTICS_CALLS_PER_USER_PER_HOUR), default 20', () => {
     expect(readConfig(valid).ANALYTICS_CALLS_PER_USER_PER_HOUR).toBe(20);
     expect(readConfig({ ...valid, ANALYTICS_CALLS_PER_USER_PER_HOUR: '5' }).ANALYTICS_CALLS_PER_USER_PER_HOUR).toBe(5);
-    expect(problems({ ...valid, ANALYTICS_CALLS_PER_USER_PER_HOUR: '0' })).toEqual(['ANALYTICS_CALLS_PER_USER_PER_HOUR: must be greater than 0']);
+    expect(problems({ ...valid, ANALYTICS_CALLS_PER_USER_PER_HOUR: '0' })).toEqual([
+      'ANALYTICS_CALLS_PER_USER_PER_HOUR: must be greater than 0',
+    ]);
   });
 
   it('requires https:// for the docs API and Slack API URLs, except to loopback hosts, without echoing them', () => {
-    for (const ok of ['http://127.0.0.1:4000/api/', 'http://localhost:8080', 'http://[::1]:9000/', 'http://127.3.2.1/', 'https://slack.example.com/api/']) {
-      expect(readConfig({ ...valid, SLACK_API_URL: ok, DOCS_API_URL: ok })).toMatchObject({ SLACK_API_URL: ok, DOCS_API_URL: ok });
+    for (const ok of [
+      'http://127.0.0.1:4000/api/',
+      'http://localhost:8080',
+      'http://[::1]:9000/',
+      'http://127.3.2.1/',
+      'https://slack.example.com/api/',
+    ]) {
+      expect(readConfig({ ...valid, SLACK_API_URL: ok, DOCS_API_URL: ok })).toMatchObject({
+        SLACK_API_URL: ok,
+        DOCS_API_URL: ok,
+      });
     }
-    const p = problems({ ...valid, SLACK_API_URL: 'http://slack.internal.example/api/', DOCS_API_URL: 'http://10.0.0.7:8080' });
+    const p = problems({
+      ...valid,
+      SLACK_API_URL: 'http://slack.internal.example/api/',
+      DOCS_API_URL: 'http://10.0.0.7:8080',
+    });
     expect(p).toEqual([
       'SLACK_API_URL: must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',
       'DOCS_API_URL: must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',

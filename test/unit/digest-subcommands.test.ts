@@ -12,7 +12,10 @@ const sub = (schedule = defaults) =>
     digestQueue: undefined as never,
     slack: { chat: { postMessage: async () => ({ ok: true }) } } as never,
     defaultSchedule: schedule,
-    quotas: { manualDigest: { take: async () => ({ ok: true }), give: async () => undefined }, subscriptions: { take: async () => ({ ok: true }) } },
+    quotas: {
+      manualDigest: { take: async () => ({ ok: true }), give: async () => undefined },
+      subscriptions: { take: async () => ({ ok: true }) },
+    },
     logger: createLogger('silent'),
     now: () => 0,
   });
@@ -38,13 +41,19 @@ describe('the digests subcommands of /docs-visitors', () => {
   });
 
   it('subscribe with no arguments uses DIGEST_CRON and DIGEST_TZ', () => {
-    expect(parseScheduleArgs([], { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' })).toEqual({ ok: true, schedule: { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' } });
+    expect(parseScheduleArgs([], { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' })).toEqual({
+      ok: true,
+      schedule: { pattern: '*/2 * * * * *', tz: 'Europe/Berlin' },
+    });
     expect(sub({ pattern: '*/2 * * * * *', tz: 'Europe/Berlin' }).prepare('subscribe', []).ok).toBe(true);
   });
 
   it('subscribe with a day, a time and a time zone, in any order', () => {
     const parse = (text: string) => parseScheduleArgs(text.split(' '), defaults);
-    expect(parse('fri 16:30 Europe/Berlin')).toEqual({ ok: true, schedule: { pattern: '30 16 * * 5', tz: 'Europe/Berlin' } });
+    expect(parse('fri 16:30 Europe/Berlin')).toEqual({
+      ok: true,
+      schedule: { pattern: '30 16 * * 5', tz: 'Europe/Berlin' },
+    });
     expect(parse('asia/tokyo 7am Tuesday')).toEqual({ ok: true, schedule: { pattern: '0 7 * * 2', tz: 'Asia/Tokyo' } });
     expect(parse('sunday')).toEqual({ ok: true, schedule: { pattern: '0 9 * * 0', tz: 'UTC' } });
     expect(parse('5:45pm')).toEqual({ ok: true, schedule: { pattern: '45 17 * * 1', tz: 'UTC' } });
@@ -66,7 +75,11 @@ describe('the digests subcommands of /docs-visitors', () => {
   });
 
   it('subscribe sections=…: the option anywhere among the words; a section that does not exist is refused before the ack', () => {
-    expect(takeSectionsOption(['mon', 'sections=questions,Feedback', '09:00'])).toEqual({ ok: true, rest: ['mon', '09:00'], sections: ['feedback', 'questions'] });
+    expect(takeSectionsOption(['mon', 'sections=questions,Feedback', '09:00'])).toEqual({
+      ok: true,
+      rest: ['mon', '09:00'],
+      sections: ['feedback', 'questions'],
+    });
     expect(takeSectionsOption(['mon'])).toEqual({ ok: true, rest: ['mon'] });
     expect(prepare('subscribe fri sections=searches').ok).toBe(true);
     for (const [words, problem] of [

@@ -15,7 +15,13 @@ function stages(): Map<string, Instruction[]> {
   for (const i of instructions) {
     if (i.getKeyword() === 'FROM') {
       current = [];
-      out.set(dockerfile.getFROMs().find((f) => f.getRange().start.line === i.getRange().start.line)?.getBuildStage() ?? `#${out.size}`, current);
+      out.set(
+        dockerfile
+          .getFROMs()
+          .find((f) => f.getRange().start.line === i.getRange().start.line)
+          ?.getBuildStage() ?? `#${out.size}`,
+        current,
+      );
     }
     current.push(i);
   }
@@ -50,12 +56,17 @@ describe('Dockerfile (the production image; Docker itself may not be on the test
     const copies = runtime.filter((i) => i.getKeyword() === 'COPY');
     const fromBuild = copies.filter((i) => /--from=build\b/.test(i.getTextContent()));
     expect(fromBuild.map(args)).toEqual(['/app/dist ./dist']);
-    expect(copies.some((i) => /(^|\s)(src|node_modules|\.)(\/)?(\s|$)/.test(args(i).split(/\s+/).slice(0, -1).join(' ')))).toBe(false);
+    expect(
+      copies.some((i) => /(^|\s)(src|node_modules|\.)(\/)?(\s|$)/.test(args(i).split(/\s+/).slice(0, -1).join(' '))),
+    ).toBe(false);
   });
 
   it('installs the chart fonts in a layer before any application file, so code changes reuse it', () => {
     const runtime = stages().get('runtime')!;
-    const fonts = firstIndex(runtime, (i) => i.getKeyword() === 'RUN' && /apt-get install\b.*\bfonts-dejavu-core\b/.test(args(i)));
+    const fonts = firstIndex(
+      runtime,
+      (i) => i.getKeyword() === 'RUN' && /apt-get install\b.*\bfonts-dejavu-core\b/.test(args(i)),
+    );
     const firstCopy = firstIndex(runtime, (i) => i.getKeyword() === 'COPY');
     expect(fonts).toBeGreaterThan(0);
     expect(fonts).toBeLessThan(firstCopy);
@@ -78,7 +89,9 @@ describe('Dockerfile (the production image; Docker itself may not be on the test
   });
 
   it('keeps .env, node_modules, dist and the tests out of the build context', () => {
-    const ignored = readFileSync(new URL('.dockerignore', ROOT), 'utf8').split('\n').map((l) => l.trim());
+    const ignored = readFileSync(new URL('.dockerignore', ROOT), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['.env', 'node_modules', 'dist', 'test', '.git']) expect(ignored).toContain(entry);
   });
 });

@@ -33,7 +33,14 @@ let client: DocsApiClient;
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
-  client = new DocsApiClient({ baseUrl: `${BASE}/`, apiKey: KEY, projectId: 'proj 1', dispatcher: agent, timeoutMs: 200, retryMinDelayMs: 1 });
+  client = new DocsApiClient({
+    baseUrl: `${BASE}/`,
+    apiKey: KEY,
+    projectId: 'proj 1',
+    dispatcher: agent,
+    timeoutMs: 200,
+    retryMinDelayMs: 1,
+  });
 });
 afterEach(async () => {
   await agent.close();
@@ -69,8 +76,13 @@ describe('DocsApiClient', () => {
   });
 
   it('reads a job (200) with the optional fields absent', async () => {
-    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(200, { status: 'completed', prLink: 'https://github.com/acme/docs/pull/7' });
-    await expect(client.getJob('job_abc')).resolves.toEqual({ status: 'completed', prLink: 'https://github.com/acme/docs/pull/7' });
+    pool()
+      .intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' })
+      .reply(200, { status: 'completed', prLink: 'https://github.com/acme/docs/pull/7' });
+    await expect(client.getJob('job_abc')).resolves.toEqual({
+      status: 'completed',
+      prLink: 'https://github.com/acme/docs/pull/7',
+    });
   });
 
   it('maps 400 to a bad request carrying the API text', async () => {
@@ -91,7 +103,9 @@ describe('DocsApiClient', () => {
   });
 
   it('maps 429 to rate limited with Retry-After in ms, and never retries a POST', async () => {
-    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).reply(429, { error: 'Too many' }, { headers: { 'retry-after': '30' } });
+    pool()
+      .intercept({ path: '/v2/agent/proj%201/job', method: 'POST' })
+      .reply(429, { error: 'Too many' }, { headers: { 'retry-after': '30' } });
     const err = await expectError(client.createJob('x'), DocsApiRateLimitedError);
     expect(err.retryAfterMs).toBe(30_000);
     expect(docsApiErrorText(err)).toBe('The docs service is rate limiting us right now; try again in 30s.');
@@ -134,17 +148,24 @@ describe('DocsApiClient', () => {
   });
 
   it('a request cut off after it was written may have arrived: sent', async () => {
-    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    pool()
+      .intercept({ path: '/v2/agent/proj%201/job', method: 'POST' })
+      .replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     const err = await expectError(client.createJob('x'), DocsApiNetworkError);
     expect(err.sent).toBe(true);
   });
 
-  it.each(['ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH'])('a connection never made (%s) certainly sent nothing', async (code) => {
-    pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).replyWithError(Object.assign(new Error(code), { code }));
-    const err = await expectError(client.createJob('x'), DocsApiNetworkError);
-    expect(err.sent).toBe(false);
-    expect(err.message).toContain(code);
-  });
+  it.each(['ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH'])(
+    'a connection never made (%s) certainly sent nothing',
+    async (code) => {
+      pool()
+        .intercept({ path: '/v2/agent/proj%201/job', method: 'POST' })
+        .replyWithError(Object.assign(new Error(code), { code }));
+      const err = await expectError(client.createJob('x'), DocsApiNetworkError);
+      expect(err.sent).toBe(false);
+      expect(err.message).toContain(code);
+    },
+  );
 
   it('a refused connection (a real closed port) certainly sent nothing; a timeout after writing may have', async () => {
     const closed = await new Promise<number>((resolve) => {
@@ -153,7 +174,12 @@ describe('DocsApiClient', () => {
         srv.close(() => resolve(port));
       });
     });
-    const refused = new DocsApiClient({ baseUrl: `http://127.0.0.1:${closed}`, apiKey: KEY, projectId: 'p', timeoutMs: 2_000 });
+    const refused = new DocsApiClient({
+      baseUrl: `http://127.0.0.1:${closed}`,
+      apiKey: KEY,
+      projectId: 'p',
+      timeoutMs: 2_000,
+    });
     try {
       const err = await expectError(refused.createJob('x'), DocsApiNetworkError);
       expect(err.sent).toBe(false);
@@ -167,8 +193,15 @@ describe('DocsApiClient', () => {
 
   it('sends both dates, limit and offset to the visitors endpoint', async () => {
     pool()
-      .intercept({ path: '/v1/analytics/proj%201/visitors?dateFrom=2026-11-15&dateTo=2026-11-22&limit=50&offset=100', method: 'GET' })
-      .reply(200, { totals: { human: 3, ai: 2, total: 4 }, visitors: [{ path: '/a', human: 3, ai: 2, total: 4 }], hasMore: false });
+      .intercept({
+        path: '/v1/analytics/proj%201/visitors?dateFrom=2026-11-15&dateTo=2026-11-22&limit=50&offset=100',
+        method: 'GET',
+      })
+      .reply(200, {
+        totals: { human: 3, ai: 2, total: 4 },
+        visitors: [{ path: '/a', human: 3, ai: 2, total: 4 }],
+        hasMore: false,
+      });
     const res = await client.getVisitors({ dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100 });
     expect(res.totals.total).toBe(4);
     expect(res.hasMore).toBe(false);
@@ -176,11 +209,21 @@ describe('DocsApiClient', () => {
 
   it('tells its observer about every HTTP request: operation, status (none on a network error) and seconds', async () => {
     const seen: Array<[string, number | undefined, number]> = [];
-    const observed = new DocsApiClient({ baseUrl: BASE, apiKey: KEY, projectId: 'proj 1', dispatcher: agent, timeoutMs: 200, retryMinDelayMs: 1, observer: { docsApiRequest: (op, status, s) => void seen.push([op, status, s]) } });
+    const observed = new DocsApiClient({
+      baseUrl: BASE,
+      apiKey: KEY,
+      projectId: 'proj 1',
+      dispatcher: agent,
+      timeoutMs: 200,
+      retryMinDelayMs: 1,
+      observer: { docsApiRequest: (op, status, s) => void seen.push([op, status, s]) },
+    });
     pool().intercept({ path: '/v2/agent/proj%201/job', method: 'POST' }).reply(201, JOB);
     pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(503, { error: 'down' });
     pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(200, JOB);
-    pool().intercept({ path: '/v2/agent/proj%201/job/job_abc/message', method: 'POST' }).reply(200, { status: 'exploded' });
+    pool()
+      .intercept({ path: '/v2/agent/proj%201/job/job_abc/message', method: 'POST' })
+      .reply(200, { status: 'exploded' });
     pool().intercept({ path: '/v2/agent/proj%201/job/job_abc/message', method: 'POST' }).reply(200, JOB).delay(1_000);
     await observed.createJob('x');
     await observed.getJob('job_abc');
@@ -202,7 +245,10 @@ describe('DocsApiClient', () => {
     pool().intercept({ path: '/v2/agent/proj_b/job/job_abc', method: 'GET' }).reply(200, JOB);
     pool().intercept({ path: '/v2/agent/proj_b/job/job_abc/message', method: 'POST' }).reply(200, JOB);
     pool()
-      .intercept({ path: '/v1/analytics/proj_b/visitors?dateFrom=2026-11-15&dateTo=2026-11-22&limit=5&offset=0', method: 'GET' })
+      .intercept({
+        path: '/v1/analytics/proj_b/visitors?dateFrom=2026-11-15&dateTo=2026-11-22&limit=5&offset=0',
+        method: 'GET',
+      })
       .reply(200, { totals: { human: 1, ai: 0, total: 1 }, visitors: [], hasMore: false });
     const b = client.forProject('proj_b');
     expect(b.projectId).toBe('proj_b');
@@ -211,7 +257,9 @@ describe('DocsApiClient', () => {
     await expect(b.createJob('x')).resolves.toMatchObject({ id: 'job_abc' });
     await expect(b.getJob('job_abc')).resolves.toMatchObject({ id: 'job_abc' });
     await expect(b.sendMessage('job_abc', 'more')).resolves.toMatchObject({ id: 'job_abc' });
-    await expect(b.getVisitors({ dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 5, offset: 0 })).resolves.toMatchObject({ hasMore: false });
+    await expect(
+      b.getVisitors({ dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 5, offset: 0 }),
+    ).resolves.toMatchObject({ hasMore: false });
     await b.close(); // a sibling does not own the dispatcher: the first client still works
     pool().intercept({ path: '/v2/agent/proj%201/job/job_abc', method: 'GET' }).reply(200, JOB);
     await expect(client.getJob('job_abc')).resolves.toMatchObject({ id: 'job_abc' });

@@ -40,7 +40,10 @@ function proseLines(text: string): { line: string; n: number }[] {
 /** Link targets of inline links and images (`[text](target)`, `![alt](target)`), code spans left out. */
 function linkTargets(text: string): { target: string; n: number }[] {
   return proseLines(text).flatMap(({ line, n }) =>
-    [...line.replace(/`[^`]*`/g, '``').matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({ target: m[1]!, n })),
+    [...line.replace(/`[^`]*`/g, '``').matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => ({
+      target: m[1]!,
+      n,
+    })),
   );
 }
 
@@ -56,7 +59,10 @@ function headingAnchors(text: string): Set<string> {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
     const plain = m[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -71,7 +77,8 @@ function brokenLinks(file: string, text: string): string[] {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:, …
     const [path = '', anchor] = target.split('#', 2);
     if (path === '') {
-      if (anchor && !headingAnchors(text).has(anchor)) broken.push(`${relative(ROOT, file)}:${n}: ${target} (no such heading)`);
+      if (anchor && !headingAnchors(text).has(anchor))
+        broken.push(`${relative(ROOT, file)}:${n}: ${target} (no such heading)`);
       continue;
     }
     const dest = resolve(dirname(file), decodeURI(path));
@@ -107,7 +114,10 @@ function tableVariables(text: string): string[] {
 }
 
 /** How a table's rows differ from the schema's variables: missing rows, rows the schema doesn't know, rows given twice. */
-function tableDiff(rows: string[], variables: readonly string[]): { missing: string[]; unknown: string[]; repeated: string[] } {
+function tableDiff(
+  rows: string[],
+  variables: readonly string[],
+): { missing: string[]; unknown: string[]; repeated: string[] } {
   return {
     missing: variables.filter((v) => !rows.includes(v)),
     unknown: rows.filter((r) => !variables.includes(r)),
@@ -139,7 +149,19 @@ describe('documentation', () => {
 
   it('covers the README, CONTRIBUTING and every docs/ page', () => {
     const names = files.map((f) => relative(ROOT, f));
-    expect(names).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'docs/using.md', 'docs/setup.md', 'docs/configuration.md', 'docs/operations.md', 'docs/architecture.md', 'docs/reliability.md', 'docs/performance.md']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'CONTRIBUTING.md',
+        'docs/using.md',
+        'docs/setup.md',
+        'docs/configuration.md',
+        'docs/operations.md',
+        'docs/architecture.md',
+        'docs/reliability.md',
+        'docs/performance.md',
+      ]),
+    );
   });
 
   it('every relative link and #anchor resolves', () => {
@@ -149,12 +171,38 @@ describe('documentation', () => {
 
   it('the link check finds a missing file, a missing heading and a broken in-page anchor (it can fail)', () => {
     const file = join(ROOT, 'docs/example.md');
-    const text = ['# Title', '## A heading: `code`', '[ok](#a-heading-code) [ok](using.md#who-can-use-it) [ok](../LICENSE)', '[bad](nope.md) [bad](using.md#nope)', '![bad](#title-2)', '```', '[in code](nope.md)', '```', '`[in a span](nope.md)`'].join('\n');
-    expect(brokenLinks(file, text)).toEqual(['docs/example.md:4: nope.md (no such file)', 'docs/example.md:4: using.md#nope (no such heading)', 'docs/example.md:5: #title-2 (no such heading)']);
+    const text = [
+      '# Title',
+      '## A heading: `code`',
+      '[ok](#a-heading-code) [ok](using.md#who-can-use-it) [ok](../LICENSE)',
+      '[bad](nope.md) [bad](using.md#nope)',
+      '![bad](#title-2)',
+      '```',
+      '[in code](nope.md)',
+      '```',
+      '`[in a span](nope.md)`',
+    ].join('\n');
+    expect(brokenLinks(file, text)).toEqual([
+      'docs/example.md:4: nope.md (no such file)',
+      'docs/example.md:4: using.md#nope (no such heading)',
+      'docs/example.md:5: #title-2 (no such heading)',
+    ]);
   });
 
   it('makes anchors the way GitHub does', () => {
-    expect([...headingAnchors("## Start a job: `/docs-edit`\n## A request's path\n## @mentions and DMs\n## Notes\n## Notes\n### `invalid_auth` (or `token_revoked`)\n## [Linked](x.md) **bold**\n")]).toEqual(['start-a-job-docs-edit', 'a-requests-path', 'mentions-and-dms', 'notes', 'notes-1', 'invalid_auth-or-token_revoked', 'linked-bold']);
+    expect([
+      ...headingAnchors(
+        "## Start a job: `/docs-edit`\n## A request's path\n## @mentions and DMs\n## Notes\n## Notes\n### `invalid_auth` (or `token_revoked`)\n## [Linked](x.md) **bold**\n",
+      ),
+    ]).toEqual([
+      'start-a-job-docs-edit',
+      'a-requests-path',
+      'mentions-and-dms',
+      'notes',
+      'notes-1',
+      'invalid_auth-or-token_revoked',
+      'linked-bold',
+    ]);
   });
 
   it("docs/configuration.md has one row for every variable of the config schema, and none it doesn't know", () => {
@@ -168,11 +216,26 @@ describe('documentation', () => {
       .split('\n')
       .map((line) => (line.startsWith('| `PORT` |') ? '| `NOT_A_VARIABLE` | 1 | not read by the bot |' : line))
       .join('\n');
-    expect(tableDiff(tableVariables(text), CONFIG_VARIABLES)).toEqual({ missing: ['PORT'], unknown: ['NOT_A_VARIABLE'], repeated: [] });
+    expect(tableDiff(tableVariables(text), CONFIG_VARIABLES)).toEqual({
+      missing: ['PORT'],
+      unknown: ['NOT_A_VARIABLE'],
+      repeated: [],
+    });
   });
 
   it('the table check fails on a missing row, an unknown row and a repeated row', () => {
-    const text = ['## Variables', '', '| variable | default | meaning |', '|---|---|---|', '| `A` | 1 | a |', '| `C` | 3 | c |', '| `C` | 3 | c again |', '', '## Other', '| `B` | 2 | not in the table |'].join('\n');
+    const text = [
+      '## Variables',
+      '',
+      '| variable | default | meaning |',
+      '|---|---|---|',
+      '| `A` | 1 | a |',
+      '| `C` | 3 | c |',
+      '| `C` | 3 | c again |',
+      '',
+      '## Other',
+      '| `B` | 2 | not in the table |',
+    ].join('\n');
     const rows = tableVariables(text);
     expect(rows).toEqual(['A', 'C', 'C']);
     expect(tableDiff(rows, ['A', 'B'])).toEqual({ missing: ['B'], unknown: ['C', 'C'], repeated: ['C'] });
@@ -183,7 +246,14 @@ describe('documentation', () => {
   });
 
   it('the history check finds such phrases (it can fail)', () => {
-    const text = ['Measured on this 2-core machine.', 'The schedule before #12 polled more.', "As in the issue's baseline.", 'Fixed in #14.', 'See [Fault tests](#fault-tests).', 'On a 2-core, 24 GiB Linux VM, measured 2026-11-23.'].join('\n');
+    const text = [
+      'Measured on this 2-core machine.',
+      'The schedule before #12 polled more.',
+      "As in the issue's baseline.",
+      'Fixed in #14.',
+      'See [Fault tests](#fault-tests).',
+      'On a 2-core, 24 GiB Linux VM, measured 2026-11-23.',
+    ].join('\n');
     expect(historyLines('x.md', text).map((l) => l.split(':')[1])).toEqual(['1', '2', '3', '4']);
   });
 });

@@ -18,9 +18,25 @@ describe('the edge answering for a slow listener', () => {
     const reply = new Promise<EdgeResponse>((r) => (answered = r));
     const replies: EdgeResponse[] = [];
     // A listener still recording: it acks only once the test lets it, long after the budget.
-    edge.init({ processEvent: async ({ ack }: { ack: () => Promise<void> }) => { await listenerDone; await ack(); } } as unknown as App);
-    const body = { command: '/docs-edit', text: 'Add a quickstart', user_id: 'U0ALICE', channel_id: 'C0DOCS', team_id: 'T0SANDBOX', trigger_id: 'trig-slow', response_url: 'https://hooks.slack.com/commands/T0SANDBOX/1/x' };
-    const handled = edge.handle(body, {}, (r) => { replies.push(r); answered(r); });
+    edge.init({
+      processEvent: async ({ ack }: { ack: () => Promise<void> }) => {
+        await listenerDone;
+        await ack();
+      },
+    } as unknown as App);
+    const body = {
+      command: '/docs-edit',
+      text: 'Add a quickstart',
+      user_id: 'U0ALICE',
+      channel_id: 'C0DOCS',
+      team_id: 'T0SANDBOX',
+      trigger_id: 'trig-slow',
+      response_url: 'https://hooks.slack.com/commands/T0SANDBOX/1/x',
+    };
+    const handled = edge.handle(body, {}, (r) => {
+      replies.push(r);
+      answered(r);
+    });
     expect(await reply).toEqual({ status: 200, body: { response_type: 'ephemeral', text: UNSURE_TEXT } });
     finish();
     await handled;

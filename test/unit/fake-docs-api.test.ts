@@ -90,37 +90,65 @@ describe('openapi helper', () => {
   const auth = { authorization: 'Bearer k', 'content-type': 'application/json' };
 
   it('rejects a response body that breaks the schema', () => {
-    const errors = validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 200, body: { status: 'bogus' } });
+    const errors = validateResponse({
+      method: 'GET',
+      path: '/v2/agent/p/job/j1',
+      status: 200,
+      body: { status: 'bogus' },
+    });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/status/);
     expect(
-      validateResponse({ method: 'GET', path: '/v1/analytics/p/visitors', status: 200, body: { totals: { human: 1 }, visitors: [] } }),
+      validateResponse({
+        method: 'GET',
+        path: '/v1/analytics/p/visitors',
+        status: 200,
+        body: { totals: { human: 1 }, visitors: [] },
+      }),
     ).not.toEqual([]);
-    expect(validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 200, body: { prLink: 'not a uri' } })).not.toEqual([]);
+    expect(
+      validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 200, body: { prLink: 'not a uri' } }),
+    ).not.toEqual([]);
   });
 
   it('rejects a status the operation does not declare, and unknown operations', () => {
-    expect(validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 401, body: { error: 'x' } })[0]).toMatch(
-      /status 401 is not declared/,
-    );
+    expect(
+      validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 401, body: { error: 'x' } })[0],
+    ).toMatch(/status 401 is not declared/);
     expect(validateResponse({ method: 'GET', path: '/v2/nope', status: 200, body: {} })).not.toEqual([]);
     expect(validateRequest({ method: 'DELETE', path: '/v2/agent/p/job', headers: auth })).not.toEqual([]);
   });
 
   it('rejects bad requests: empty or missing prompt, no auth, bad query values', () => {
-    expect(validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: auth, body: { prompt: '' } })).not.toEqual([]);
-    expect(validateRequest({ method: 'POST', path: '/v2/agent/p/job/j1/message', headers: auth, body: {} })).not.toEqual([]);
-    expect(validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: {}, body: { prompt: 'x' } })).toHaveLength(2);
+    expect(
+      validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: auth, body: { prompt: '' } }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({ method: 'POST', path: '/v2/agent/p/job/j1/message', headers: auth, body: {} }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: {}, body: { prompt: 'x' } }),
+    ).toHaveLength(2);
     expect(validateRequest({ method: 'GET', path: '/v1/analytics/p/visitors?limit=0', headers: auth })).not.toEqual([]);
-    expect(validateRequest({ method: 'GET', path: '/v1/analytics/p/visitors', query: { offset: '-1' }, headers: auth })).not.toEqual([]);
+    expect(
+      validateRequest({ method: 'GET', path: '/v1/analytics/p/visitors', query: { offset: '-1' }, headers: auth }),
+    ).not.toEqual([]);
   });
 
   it('accepts conforming requests and responses', () => {
-    expect(validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: auth, body: { prompt: 'Fix typos' } })).toEqual([]);
-    expect(validateRequest({ method: 'GET', path: '/v1/analytics/p/visitors?limit=250&offset=0&dateFrom=2026-01-01', headers: auth })).toEqual(
-      [],
-    );
-    expect(validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 404, body: { error: 'Job not found' } })).toEqual([]);
+    expect(
+      validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: auth, body: { prompt: 'Fix typos' } }),
+    ).toEqual([]);
+    expect(
+      validateRequest({
+        method: 'GET',
+        path: '/v1/analytics/p/visitors?limit=250&offset=0&dateFrom=2026-01-01',
+        headers: auth,
+      }),
+    ).toEqual([]);
+    expect(
+      validateResponse({ method: 'GET', path: '/v2/agent/p/job/j1', status: 404, body: { error: 'Job not found' } }),
+    ).toEqual([]);
   });
 });
 
@@ -138,7 +166,9 @@ describe('fake docs API: agent jobs', () => {
     });
     expect(api.jobs.get(job.id)?.messages).toEqual(['Document the new rate limits']);
 
-    const recorded = await api.waitForRequest((r) => r.status === 201 && (r.responseBody as FakeAgentJobBody).id === job.id);
+    const recorded = await api.waitForRequest(
+      (r) => r.status === 201 && (r.responseBody as FakeAgentJobBody).id === job.id,
+    );
     expect(recorded.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(recorded.status).toBe(201);
     expect(recorded.body).toEqual({ prompt: 'Document the new rate limits' });
@@ -178,10 +208,20 @@ describe('fake docs API: agent jobs', () => {
   });
 
   it('serves several projects with one key, finds a job only under its own project, and records the project of each request', async () => {
-    const multi = await startFakeDocsApi({ apiKey: API_KEY, projectId: PROJECT, projectIds: ['proj_b'], jobDurationMs: DURATION_MS, now: () => t });
+    const multi = await startFakeDocsApi({
+      apiKey: API_KEY,
+      projectId: PROJECT,
+      projectIds: ['proj_b'],
+      jobDurationMs: DURATION_MS,
+      now: () => t,
+    });
     try {
       const post = (path: string, prompt: string) =>
-        fetch(`${multi.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+        fetch(`${multi.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt }),
+        });
       const get = (path: string) => fetch(`${multi.url}${path}`, { headers: { authorization: `Bearer ${API_KEY}` } });
       const created = (await (await post('/v2/agent/proj_b/job', 'In project B')).json()) as FakeAgentJobBody;
       expect((await get(`/v2/agent/proj_b/job/${created.id}`)).status).toBe(200);
@@ -234,7 +274,10 @@ describe('fake docs API: agent jobs', () => {
     t = T0 + DURATION_MS;
     expect(await getJob(noChanges.id)).toMatchObject({ status: 'completed', prLink: null, archivedAt: null });
     expect(await getJob(failed.id)).toMatchObject({ status: 'failed', prLink: null, archivedAt: null });
-    expect(await getJob(archived.id)).toMatchObject({ status: 'archived', archivedAt: new Date(T0 + DURATION_MS).toISOString() });
+    expect(await getJob(archived.id)).toMatchObject({
+      status: 'archived',
+      archivedAt: new Date(T0 + DURATION_MS).toISOString(),
+    });
   });
 
   it('reactivates a job on a follow-up message, keeping its PR', async () => {
@@ -255,7 +298,11 @@ describe('fake docs API: agent jobs', () => {
     await call(messagePath(job.id), { body: { prompt: 'Looks fine [no-changes]' } });
     t += DURATION_MS;
     expect(await getJob(job.id)).toMatchObject({ status: 'completed', prLink });
-    expect(api.jobs.get(job.id)?.messages).toEqual(['Write the guide', 'Also add an example', 'Looks fine [no-changes]']);
+    expect(api.jobs.get(job.id)?.messages).toEqual([
+      'Write the guide',
+      'Also add an example',
+      'Looks fine [no-changes]',
+    ]);
   });
 
   it('opens a new PR when a follow-up on a job without one yields changes', async () => {
@@ -330,11 +377,17 @@ describe('fake docs API: analytics visitors', () => {
     expect(res.visitors).toHaveLength(50);
     expect(res.hasMore).toBe(true);
     expect(res.visitors).toEqual((await visitors({ ...week, limit: 250 })).visitors.slice(0, 50));
-    expect(api.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/analytics/${PROJECT}/visitors`, status: 200 });
+    expect(api.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: `/v1/analytics/${PROJECT}/visitors`,
+      status: 200,
+    });
   });
 
   it('defaults to the 7 UTC days before today when dates are omitted', async () => {
-    expect(await visitors({ limit: 250 })).toEqual(await visitors({ dateFrom: '2026-11-05', dateTo: '2026-11-12', limit: 250 }));
+    expect(await visitors({ limit: 250 })).toEqual(
+      await visitors({ dateFrom: '2026-11-05', dateTo: '2026-11-12', limit: 250 }),
+    );
   });
 
   it.each([
@@ -346,24 +399,37 @@ describe('fake docs API: analytics visitors', () => {
     [{ dateTo: 'last week' }, ['dateTo must be a date in YYYY-MM-DD or ISO 8601 format']],
     [{ dateFrom: '2026-11-09', dateTo: '2026-11-09' }, ['dateFrom must be before dateTo']],
     [{ dateFrom: '2026-11-10', dateTo: '2026-11-09' }, ['dateFrom must be before dateTo']],
-    [{ limit: 0, offset: -5, dateFrom: 'x' }, ['limit must be between 1 and 250', 'offset must be greater than or equal to 0', expect.any(String)]],
+    [
+      { limit: 0, offset: -5, dateFrom: 'x' },
+      ['limit must be between 1 and 250', 'offset must be greater than or equal to 0', expect.any(String)],
+    ],
   ] as [Record<string, string | number>, string[]][])('rejects %o: 400 with details', async (query, messages) => {
     const res = await call<AnalyticsError>(visitorsPath(query));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Invalid query parameters', details: messages.map((message) => ({ message })) });
     // The spec agrees these requests are invalid (except the date checks, which it cannot express).
     if ('limit' in query || 'offset' in query) {
-      expect(validateRequest({ method: 'GET', path: visitorsPath(query), headers: { authorization: 'Bearer k' } })).not.toEqual([]);
+      expect(
+        validateRequest({ method: 'GET', path: visitorsPath(query), headers: { authorization: 'Bearer k' } }),
+      ).not.toEqual([]);
     }
   });
 
   it('accepts ISO 8601 date-times, covering whole UTC days', async () => {
-    const iso = await visitors({ dateFrom: '2026-11-02T00:00:00Z', dateTo: '2026-11-09T00:00:00.000+00:00', limit: 250 });
+    const iso = await visitors({
+      dateFrom: '2026-11-02T00:00:00Z',
+      dateTo: '2026-11-09T00:00:00.000+00:00',
+      limit: 250,
+    });
     expect(iso).toEqual(await visitors({ ...week, limit: 250 }));
   });
 
   it('keeps max(human, ai) ≤ total ≤ human + ai per page and site-wide', async () => {
-    for (const range of [week, { dateFrom: '2026-10-01', dateTo: '2026-11-01' }, { dateFrom: '2026-11-11', dateTo: '2026-11-12' }]) {
+    for (const range of [
+      week,
+      { dateFrom: '2026-10-01', dateTo: '2026-11-01' },
+      { dateFrom: '2026-11-11', dateTo: '2026-11-12' },
+    ]) {
       const res = await visitors({ ...range, limit: 250 });
       for (const row of [...res.visitors, res.totals]) {
         expect(row.total).toBeLessThanOrEqual(row.human + row.ai);

@@ -19,13 +19,30 @@ beforeEach(async () => {
 });
 afterEach(() => slack.close());
 
-const rich = (text: string) => ({ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }] });
-const plan = (tasks: unknown[], title: unknown = 'Docs agent job') => ({ type: 'plan', title, tasks }) as unknown as KnownBlock;
-const task = (over: Record<string, unknown> = {}) => ({ task_id: 'read', title: 'Read the thread', status: 'complete', ...over });
+const rich = (text: string) => ({
+  type: 'rich_text',
+  elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }],
+});
+const plan = (tasks: unknown[], title: unknown = 'Docs agent job') =>
+  ({ type: 'plan', title, tasks }) as unknown as KnownBlock;
+const task = (over: Record<string, unknown> = {}) => ({
+  task_id: 'read',
+  title: 'Read the thread',
+  status: 'complete',
+  ...over,
+});
 const feedback = (over: Record<string, unknown> = {}) =>
   ({
     type: 'context_actions',
-    elements: [{ type: 'feedback_buttons', action_id: 'fb', positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'positive:job_1' }, negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'negative:job_1' }, ...over }],
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: 'fb',
+        positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'positive:job_1' },
+        negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'negative:job_1' },
+        ...over,
+      },
+    ],
   }) as unknown as KnownBlock;
 
 async function code(p: Promise<unknown>): Promise<string | undefined> {
@@ -37,9 +54,34 @@ async function code(p: Promise<unknown>): Promise<string | undefined> {
 
 describe('fake Slack: agent blocks', () => {
   it('accepts a plan of task cards (statuses, details, output, URL sources) and feedback buttons, in posts and edits', async () => {
-    const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'x', blocks: [plan([task({ details: rich('12 messages') }), task({ task_id: 'pr', title: 'Open a PR', status: 'in_progress', sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'PR #1' }] }), task({ task_id: 'x', title: 'Later', status: 'pending' }), task({ task_id: 'y', title: 'Bad', status: 'error', output: rich('failed') })]), feedback()] });
+    const posted = await web.chat.postMessage({
+      channel: 'C0DOCS',
+      text: 'x',
+      blocks: [
+        plan([
+          task({ details: rich('12 messages') }),
+          task({
+            task_id: 'pr',
+            title: 'Open a PR',
+            status: 'in_progress',
+            sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'PR #1' }],
+          }),
+          task({ task_id: 'x', title: 'Later', status: 'pending' }),
+          task({ task_id: 'y', title: 'Bad', status: 'error', output: rich('failed') }),
+        ]),
+        feedback(),
+      ],
+    });
     expect(posted.ok).toBe(true);
-    await web.chat.update({ channel: 'C0DOCS', ts: posted.ts as string, text: 'y', blocks: [plan([task()], { type: 'plain_text', text: 'Done' }), { type: 'task_card', task_id: 't', title: 'Alone', status: 'complete' } as unknown as KnownBlock] });
+    await web.chat.update({
+      channel: 'C0DOCS',
+      ts: posted.ts as string,
+      text: 'y',
+      blocks: [
+        plan([task()], { type: 'plain_text', text: 'Done' }),
+        { type: 'task_card', task_id: 't', title: 'Alone', status: 'complete' } as unknown as KnownBlock,
+      ],
+    });
     expect(slack.messages.at(-1)?.edited).toBe(true);
   });
 
@@ -55,19 +97,59 @@ describe('fake Slack: agent blocks', () => {
     ['tasks that are not an array', [plan('read' as unknown as unknown[])]],
     ['a block_id over 255 chars', [{ ...plan([task()]), block_id: 'b'.repeat(256) }]],
     ['context_actions without elements', [{ type: 'context_actions', elements: [] }]],
-    ['context_actions with 6 elements', [{ type: 'context_actions', elements: Array.from({ length: 6 }, () => (feedback() as unknown as { elements: unknown[] }).elements[0]) }]],
-    ['a button element in context_actions', [{ type: 'context_actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'x' } }] }]],
+    [
+      'context_actions with 6 elements',
+      [
+        {
+          type: 'context_actions',
+          elements: Array.from({ length: 6 }, () => (feedback() as unknown as { elements: unknown[] }).elements[0]),
+        },
+      ],
+    ],
+    [
+      'a button element in context_actions',
+      [{ type: 'context_actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'x' } }] }],
+    ],
     ['feedback buttons without a negative button', [feedback({ negative_button: undefined })]],
-    ['a feedback button text over 75 chars', [feedback({ positive_button: { text: { type: 'plain_text', text: 'x'.repeat(76) }, value: 'v' } })]],
-    ['a feedback button in mrkdwn', [feedback({ positive_button: { text: { type: 'mrkdwn', text: 'x' }, value: 'v' } })]],
-    ['a feedback value over 2000 chars', [feedback({ positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'v'.repeat(2001) } })]],
-    ['an accessibility_label over 75 chars', [feedback({ positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'v', accessibility_label: 'a'.repeat(76) } })]],
+    [
+      'a feedback button text over 75 chars',
+      [feedback({ positive_button: { text: { type: 'plain_text', text: 'x'.repeat(76) }, value: 'v' } })],
+    ],
+    [
+      'a feedback button in mrkdwn',
+      [feedback({ positive_button: { text: { type: 'mrkdwn', text: 'x' }, value: 'v' } })],
+    ],
+    [
+      'a feedback value over 2000 chars',
+      [feedback({ positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'v'.repeat(2001) } })],
+    ],
+    [
+      'an accessibility_label over 75 chars',
+      [
+        feedback({
+          positive_button: {
+            text: { type: 'plain_text', text: '👍' },
+            value: 'v',
+            accessibility_label: 'a'.repeat(76),
+          },
+        }),
+      ],
+    ],
     ['an action_id over 255 chars', [feedback({ action_id: 'a'.repeat(256) })]],
-    ['feedback buttons in an actions block', [{ type: 'actions', elements: (feedback() as unknown as { elements: unknown[] }).elements }]],
+    [
+      'feedback buttons in an actions block',
+      [{ type: 'actions', elements: (feedback() as unknown as { elements: unknown[] }).elements }],
+    ],
   ])('refuses %s with invalid_blocks (post and update)', async (_what, blocks) => {
-    expect(await code(web.chat.postMessage({ channel: 'C0DOCS', text: 'x', blocks: blocks as KnownBlock[] }))).toBe('invalid_blocks');
+    expect(await code(web.chat.postMessage({ channel: 'C0DOCS', text: 'x', blocks: blocks as KnownBlock[] }))).toBe(
+      'invalid_blocks',
+    );
     const ok = await web.chat.postMessage({ channel: 'C0DOCS', text: 'x' });
-    expect(await code(web.chat.update({ channel: 'C0DOCS', ts: ok.ts as string, text: 'y', blocks: blocks as KnownBlock[] }))).toBe('invalid_blocks');
+    expect(
+      await code(
+        web.chat.update({ channel: 'C0DOCS', ts: ok.ts as string, text: 'y', blocks: blocks as KnownBlock[] }),
+      ),
+    ).toBe('invalid_blocks');
     expect(slack.messages.at(-1)?.edited).toBeFalsy();
   });
 
@@ -76,7 +158,17 @@ describe('fake Slack: agent blocks', () => {
       channel: 'C0DOCS',
       text: 'x',
       blocks: [
-        plan([task({ details: rich('12 messages') }), task({ task_id: 'w', title: 'Agent working', status: 'in_progress' }), task({ task_id: 'o', title: 'Pull request', status: 'pending', sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'acme/docs#1' }] }), task({ task_id: 'e', title: 'Failed', status: 'error' })]),
+        plan([
+          task({ details: rich('12 messages') }),
+          task({ task_id: 'w', title: 'Agent working', status: 'in_progress' }),
+          task({
+            task_id: 'o',
+            title: 'Pull request',
+            status: 'pending',
+            sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'acme/docs#1' }],
+          }),
+          task({ task_id: 'e', title: 'Failed', status: 'error' }),
+        ]),
         feedback(),
       ],
     });

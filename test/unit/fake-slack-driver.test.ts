@@ -50,7 +50,12 @@ afterEach(async () => {
 
 describe('SlackDriver: signing, commands and events', () => {
   it('signs requests so that Bolt verifies them, and a tampered body fails', async () => {
-    await driver.slashCommand({ command: '/docs-edit', text: 'fix the typo in quickstart', user: 'U0ALICE', channel: 'C0DOCS' });
+    await driver.slashCommand({
+      command: '/docs-edit',
+      text: 'fix the typo in quickstart',
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+    });
     const req = bot.requests[0];
     if (!req) throw new Error('no request');
     expect(() => verifySlackRequest(verifyOptions(req))).not.toThrow();
@@ -59,7 +64,7 @@ describe('SlackDriver: signing, commands and events', () => {
     expect(req.headers['x-slack-signature']).toMatch(/^v0=[0-9a-f]{64}$/);
   });
 
-  it('sends slash commands with Slack\'s form fields and records the typed command', async () => {
+  it("sends slash commands with Slack's form fields and records the typed command", async () => {
     await driver.slashCommand({ command: '/docs-edit', text: 'fix the typo', user: 'U0ALICE', channel: 'C0DOCS' });
     const form = Object.fromEntries(new URLSearchParams(bot.requests[0]?.body ?? ''));
     expect(form).toMatchObject({
@@ -79,14 +84,21 @@ describe('SlackDriver: signing, commands and events', () => {
 
     // The response_url behaves like Slack's: ephemeral by default, in_channel on request.
     const url = form.response_url ?? '';
-    await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'On it' }) });
-    await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'Everyone: on it', response_type: 'in_channel' }) });
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'On it' }),
+    });
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'Everyone: on it', response_type: 'in_channel' }),
+    });
     expect(slack.messages.slice(1).map((m) => [m.text, m.ephemeralTo])).toEqual([
       ['On it', 'U0ALICE'],
       ['Everyone: on it', undefined],
     ]);
   });
-
 });
 
 describe('SlackDriver: Events API deliveries', () => {
@@ -107,12 +119,17 @@ describe('SlackDriver: Events API deliveries', () => {
     expect(second?.event_id).not.toBe(mention.eventId);
     expect(slack.messages.filter((m) => m.ts === mention.ts)).toHaveLength(1);
 
-    const redelivery = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'x' }, { ts: mention.ts, eventId: mention.eventId, retryNum: 1 });
+    const redelivery = await driver.message(
+      { channel: 'C0DOCS', user: 'U0BOB', text: 'x' },
+      { ts: mention.ts, eventId: mention.eventId, retryNum: 1 },
+    );
     expect(redelivery.ts).toBe(mention.ts);
-    expect(bot.requests[2]?.headers).toMatchObject({ 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    expect(bot.requests[2]?.headers).toMatchObject({
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_timeout',
+    });
     expect(slack.messages).toHaveLength(1); // a redelivery does not post again
   });
-
 });
 
 describe('SlackDriver: other events and interactivity', () => {
@@ -127,21 +144,41 @@ describe('SlackDriver: other events and interactivity', () => {
     await driver.messageDeleted({ channel: 'C0DOCS', ts: said.ts });
     await web.views.publish({ user_id: 'U0ALICE', view: { type: 'home', blocks: [] } });
     await driver.appHomeOpened('U0ALICE');
-    const modal = { type: 'modal' as const, callback_id: 'edit_request', title: { type: 'plain_text' as const, text: 'Edit' }, blocks: [] };
+    const modal = {
+      type: 'modal' as const,
+      callback_id: 'edit_request',
+      title: { type: 'plain_text' as const, text: 'Edit' },
+      blocks: [],
+    };
     const opened = await web.views.open({ trigger_id: slack.triggerId('U0ALICE'), view: modal });
     const values = { page: { path: { type: 'plain_text_input', value: 'quickstart.mdx' } } };
     await driver.viewSubmission({ user: 'U0ALICE', view: { callback_id: 'edit_request', state: { values } } });
 
     const events = bot.requests.map((r) => r.body);
     const echo = JSON.parse(events[0] ?? '{}') as { event: Record<string, unknown> };
-    expect(echo.event).toMatchObject({ type: 'message', user: 'U0DOCSBOT', bot_id: 'B0DOCSBOT', ts: posted.ts, text: 'bot says hi' });
+    expect(echo.event).toMatchObject({
+      type: 'message',
+      user: 'U0DOCSBOT',
+      bot_id: 'B0DOCSBOT',
+      ts: posted.ts,
+      text: 'bot says hi',
+    });
     expect(echo.event.subtype).toBeUndefined();
     expect(JSON.parse(events[2] ?? '{}')).toMatchObject({
-      event: { subtype: 'message_changed', hidden: true, message: { ts: said.ts, text: 'fixed' }, previous_message: { text: 'typo' } },
+      event: {
+        subtype: 'message_changed',
+        hidden: true,
+        message: { ts: said.ts, text: 'fixed' },
+        previous_message: { text: 'typo' },
+      },
     });
-    expect(JSON.parse(events[3] ?? '{}')).toMatchObject({ event: { subtype: 'message_deleted', deleted_ts: said.ts, previous_message: { text: 'fixed' } } });
+    expect(JSON.parse(events[3] ?? '{}')).toMatchObject({
+      event: { subtype: 'message_deleted', deleted_ts: said.ts, previous_message: { text: 'fixed' } },
+    });
     expect(slack.findMessage('C0DOCS', said.ts)).toBeUndefined();
-    expect(JSON.parse(events[4] ?? '{}')).toMatchObject({ event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home', view: { type: 'home' } } });
+    expect(JSON.parse(events[4] ?? '{}')).toMatchObject({
+      event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home', view: { type: 'home' } },
+    });
     const submission = JSON.parse(new URLSearchParams(events[5]).get('payload') ?? '{}') as Record<string, unknown>;
     expect(submission).toMatchObject({
       type: 'view_submission',
@@ -149,21 +186,43 @@ describe('SlackDriver: other events and interactivity', () => {
       view: { id: opened.view?.id, callback_id: 'edit_request', state: { values } },
     });
   });
-
 });
 
 describe('SlackDriver: files and block actions', () => {
   it("delivers a person's message with files as a file_share message event", async () => {
-    const sent = await driver.message({ channel: 'C0DOCS', user: 'U0ALICE', text: 'context', files: [{ name: 'spec.md', content: '# Spec' }] });
+    const sent = await driver.message({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      text: 'context',
+      files: [{ name: 'spec.md', content: '# Spec' }],
+    });
     const event = (JSON.parse(bot.requests[0]?.body ?? '{}') as { event: Record<string, unknown> }).event;
-    expect(event).toMatchObject({ type: 'message', subtype: 'file_share', ts: sent.ts, files: [{ name: 'spec.md', size: 6, user: 'U0ALICE' }] });
+    expect(event).toMatchObject({
+      type: 'message',
+      subtype: 'file_share',
+      ts: sent.ts,
+      files: [{ name: 'spec.md', size: 6, user: 'U0ALICE' }],
+    });
     expect(slack.findMessage('C0DOCS', sent.ts)?.files?.[0]?.bytes.toString()).toBe('# Spec');
   });
 
   it('sends block_actions with container, message and a response_url that can replace the original', async () => {
-    const blocks = [{ type: 'actions', block_id: 'pr', elements: [{ type: 'button', action_id: 'cancel_job', text: { type: 'plain_text', text: 'Cancel' }, value: 'job-1' }] }];
+    const blocks = [
+      {
+        type: 'actions',
+        block_id: 'pr',
+        elements: [
+          { type: 'button', action_id: 'cancel_job', text: { type: 'plain_text', text: 'Cancel' }, value: 'job-1' },
+        ],
+      },
+    ];
     const posted = await client().chat.postMessage({ channel: 'C0DOCS', text: 'Running', blocks });
-    await driver.blockAction({ user: 'U0ALICE', channel: 'C0DOCS', messageTs: posted.ts as string, actionId: 'cancel_job' });
+    await driver.blockAction({
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+      messageTs: posted.ts as string,
+      actionId: 'cancel_job',
+    });
     const body = new URLSearchParams(bot.requests[0]?.body ?? '').get('payload') ?? '{}';
     const payload = JSON.parse(body) as Record<string, unknown>;
     expect(payload).toMatchObject({
@@ -187,7 +246,12 @@ describe('SlackDriver: files and block actions', () => {
 
 describe('fake Slack against a real Bolt app', () => {
   it('runs auth.test, slash command + respond, mention + threaded say, and rejects forged signatures', async () => {
-    const app = new App({ token: TOKEN, signingSecret: SECRET, logLevel: BoltLogLevel.ERROR, clientOptions: { slackApiUrl: slack.url } });
+    const app = new App({
+      token: TOKEN,
+      signingSecret: SECRET,
+      logLevel: BoltLogLevel.ERROR,
+      clientOptions: { slackApiUrl: slack.url },
+    });
     app.command('/docs-edit', async ({ ack, respond, command }) => {
       await ack();
       await respond({ text: `Queued: ${command.text}` });
@@ -202,12 +266,20 @@ describe('fake Slack against a real Bolt app', () => {
 
       expect((await driver.urlVerification('abc')).body).toContain('abc');
 
-      const ack = await driver.slashCommand({ command: '/docs-edit', text: 'fix typo', user: 'U0ALICE', channel: 'C0DOCS' });
+      const ack = await driver.slashCommand({
+        command: '/docs-edit',
+        text: 'fix typo',
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+      });
       expect(ack.status).toBe(200);
       const queued = await slack.waitFor(() => slack.messages.find((m) => m.text === 'Queued: fix typo'));
       expect(queued.ephemeralTo).toBe('U0ALICE');
 
-      const mention = await driver.appMention({ channel: 'C0DOCS', user: 'U0BOB', text: '<@U0DOCSBOT> hello' }, { alsoMessageEvent: false });
+      const mention = await driver.appMention(
+        { channel: 'C0DOCS', user: 'U0BOB', text: '<@U0DOCSBOT> hello' },
+        { alsoMessageEvent: false },
+      );
       const hi = await slack.waitFor(() => slack.messages.find((m) => m.text === 'Hi <@U0BOB>'));
       expect(hi.thread_ts).toBe(mention.ts);
       expect(slack.calls.some((c) => c.method === 'auth.test')).toBe(true);
@@ -215,11 +287,13 @@ describe('fake Slack against a real Bolt app', () => {
       const body = JSON.stringify({ type: 'event_callback', event: { type: 'app_mention' } });
       const forged = await driver.raw(body, { 'Content-Type': 'application/json', ...driver.sign(`${body} `) });
       expect(forged.status).toBe(401);
-      const stale = await driver.raw(body, { 'Content-Type': 'application/json', ...driver.sign(body, Math.floor(Date.now() / 1000) - 600) });
+      const stale = await driver.raw(body, {
+        'Content-Type': 'application/json',
+        ...driver.sign(body, Math.floor(Date.now() / 1000) - 600),
+      });
       expect(stale.status).toBe(401);
     } finally {
       await app.stop();
     }
   });
 });
-

@@ -19,7 +19,11 @@ async function platformError(p: Promise<unknown>): Promise<string> {
 
 /** `n` people's messages in #docs, oldest first; returns their ts. */
 function say(n: number, thread_ts?: string): string[] {
-  return Array.from({ length: n }, (_, i) => slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: `m${i}`, ...(thread_ts ? { thread_ts } : {}) }).ts);
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: `m${i}`, ...(thread_ts ? { thread_ts } : {}) }).ts,
+  );
 }
 
 beforeEach(async () => {
@@ -42,7 +46,11 @@ describe('message metadata', () => {
     expect(plain.messages?.[0]).not.toHaveProperty('metadata');
     const full = await web.conversations.history({ channel: 'C0DOCS', include_all_metadata: true });
     expect(full.messages?.[0]?.metadata).toEqual(metadata);
-    const thread = await web.conversations.replies({ channel: 'C0DOCS', ts: root.ts as string, include_all_metadata: true });
+    const thread = await web.conversations.replies({
+      channel: 'C0DOCS',
+      ts: root.ts as string,
+      include_all_metadata: true,
+    });
     expect(thread.messages?.map((m) => m.metadata)).toEqual([metadata, metadata]);
     const bare = await web.conversations.replies({ channel: 'C0DOCS', ts: root.ts as string });
     expect(bare.messages?.every((m) => m.metadata === undefined)).toBe(true);
@@ -63,12 +71,17 @@ describe('conversations.history', () => {
   it('lists top-level messages newest first, page by page with cursors', async () => {
     const ts = say(5);
     const pages: ConversationsHistoryResponse[] = [];
-    for await (const page of web.paginate('conversations.history', { channel: 'C0DOCS', limit: 2 })) pages.push(page as ConversationsHistoryResponse);
+    for await (const page of web.paginate('conversations.history', { channel: 'C0DOCS', limit: 2 }))
+      pages.push(page as ConversationsHistoryResponse);
     expect(pages.map((p) => p.messages?.map((m) => m.ts))).toEqual([[ts[4], ts[3]], [ts[2], ts[1]], [ts[0]]]);
     expect(pages.map((p) => p.has_more)).toEqual([true, true, false]);
-    expect(Buffer.from(pages[0]?.response_metadata?.next_cursor ?? '', 'base64').toString()).toBe('next_ts:1700000000000002');
+    expect(Buffer.from(pages[0]?.response_metadata?.next_cursor ?? '', 'base64').toString()).toBe(
+      'next_ts:1700000000000002',
+    );
     expect(pages[2]?.response_metadata?.next_cursor).toBeUndefined();
-    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', cursor: 'bm9wZQ==' }))).toBe('invalid_cursor');
+    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', cursor: 'bm9wZQ==' }))).toBe(
+      'invalid_cursor',
+    );
   });
 
   it('honours oldest/latest, exclusive unless inclusive', async () => {
@@ -81,8 +94,12 @@ describe('conversations.history', () => {
     expect(await list({ latest: ts[1] })).toEqual([ts[0]]);
     const echoed = await web.conversations.history({ channel: 'C0DOCS', latest: ts[1] });
     expect(echoed.latest).toBe(ts[1]);
-    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', oldest: 'yesterday' }))).toBe('invalid_ts_oldest');
-    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', latest: '1.2.3' }))).toBe('invalid_ts_latest');
+    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', oldest: 'yesterday' }))).toBe(
+      'invalid_ts_oldest',
+    );
+    expect(await platformError(web.conversations.history({ channel: 'C0DOCS', latest: '1.2.3' }))).toBe(
+      'invalid_ts_latest',
+    );
   });
 
   it('returns 100 messages by default and at most 999', async () => {
@@ -104,7 +121,13 @@ describe('conversations.history', () => {
     await web.chat.delete({ channel: 'C0DOCS', ts: gone.ts as string });
     const res = await web.conversations.history({ channel: 'C0DOCS' });
     expect(res.messages).toHaveLength(1);
-    expect(res.messages?.[0]).toMatchObject({ ts: root, reply_count: 3, reply_users_count: 2, reply_users: ['U0BOB', 'U0DOCSBOT'], latest_reply: botReply.ts });
+    expect(res.messages?.[0]).toMatchObject({
+      ts: root,
+      reply_count: 3,
+      reply_users_count: 2,
+      reply_users: ['U0BOB', 'U0DOCSBOT'],
+      latest_reply: botReply.ts,
+    });
   });
 });
 
@@ -117,19 +140,32 @@ describe('conversations.replies', () => {
     expect(viaReply.messages?.[1]).toMatchObject({ thread_ts: root, parent_user_id: 'U0BOB' });
 
     const pages: string[][] = [];
-    for await (const page of web.paginate('conversations.replies', { channel: 'C0DOCS', ts: root as string, limit: 2 })) {
+    for await (const page of web.paginate('conversations.replies', {
+      channel: 'C0DOCS',
+      ts: root as string,
+      limit: 2,
+    })) {
       pages.push(((page as ConversationsHistoryResponse).messages ?? []).map((m) => m.ts as string));
     }
     expect(pages).toEqual([[root, replies[0]], [replies[1], replies[2]], [replies[3]]]);
 
-    const window = await web.conversations.replies({ channel: 'C0DOCS', ts: root as string, oldest: replies[0], latest: replies[3] });
+    const window = await web.conversations.replies({
+      channel: 'C0DOCS',
+      ts: root as string,
+      oldest: replies[0],
+      latest: replies[3],
+    });
     expect(window.messages?.map((m) => m.ts)).toEqual([replies[1], replies[2]]);
   });
 
   it('returns a message without replies alone and answers thread_not_found for an unknown ts', async () => {
     const [lone] = say(1);
-    expect((await web.conversations.replies({ channel: 'C0DOCS', ts: lone as string })).messages?.map((m) => m.ts)).toEqual([lone]);
-    expect(await platformError(web.conversations.replies({ channel: 'C0DOCS', ts: '1.000001' }))).toBe('thread_not_found');
+    expect(
+      (await web.conversations.replies({ channel: 'C0DOCS', ts: lone as string })).messages?.map((m) => m.ts),
+    ).toEqual([lone]);
+    expect(await platformError(web.conversations.replies({ channel: 'C0DOCS', ts: '1.000001' }))).toBe(
+      'thread_not_found',
+    );
   });
 });
 
@@ -137,7 +173,10 @@ describe('access to conversations the bot is not in', () => {
   it('answers not_in_channel for a public channel and channel_not_found for a private channel or a DM', async () => {
     slack.channels.push({ id: 'D0BOBCAROL', name: 'bob', botIsMember: false, isIm: true, user: 'U0BOB' });
     for (const method of ['history', 'replies'] as const) {
-      const call = (channel: string) => (method === 'history' ? web.conversations.history({ channel }) : web.conversations.replies({ channel, ts: '1.000001' }));
+      const call = (channel: string) =>
+        method === 'history'
+          ? web.conversations.history({ channel })
+          : web.conversations.replies({ channel, ts: '1.000001' });
       expect(await platformError(call('C0RANDOM'))).toBe('not_in_channel');
       expect(await platformError(call('C0LEADS'))).toBe('channel_not_found');
       expect(await platformError(call('D0BOBCAROL'))).toBe('channel_not_found');
@@ -148,14 +187,27 @@ describe('access to conversations the bot is not in', () => {
 });
 
 describe("people's files", () => {
-  it('lists files on a person\'s message and serves their bytes to the bot token only', async () => {
-    const msg = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'see attached', files: [{ name: 'notes.md', content: '# Notes', mimetype: 'text/markdown' }] });
+  it("lists files on a person's message and serves their bytes to the bot token only", async () => {
+    const msg = slack.addUserMessage({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      text: 'see attached',
+      files: [{ name: 'notes.md', content: '# Notes', mimetype: 'text/markdown' }],
+    });
     const res = await web.conversations.history({ channel: 'C0DOCS' });
     const file = res.messages?.[0]?.files?.[0];
     expect(res.messages?.[0]).toMatchObject({ ts: msg.ts, subtype: 'file_share', user: 'U0ALICE' });
-    expect(file).toMatchObject({ name: 'notes.md', title: 'notes.md', mimetype: 'text/markdown', size: 7, user: 'U0ALICE' });
+    expect(file).toMatchObject({
+      name: 'notes.md',
+      title: 'notes.md',
+      mimetype: 'text/markdown',
+      size: 7,
+      user: 'U0ALICE',
+    });
     expect(file?.permalink).toBe(`https://sandbox.slack.com/files/U0ALICE/${file?.id}/notes.md`);
-    const download = await fetch(file?.url_private_download as string, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const download = await fetch(file?.url_private_download as string, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('# Notes');
     expect((await fetch(file?.url_private as string)).status).toBe(403);

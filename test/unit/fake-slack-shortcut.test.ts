@@ -27,11 +27,19 @@ afterEach(async () => {
 
 /** A real Bolt app over HTTP against the fake; `stop()` when done. */
 async function boltApp(setup: (app: App) => void): Promise<{ driver: SlackDriver; stop: () => Promise<void> }> {
-  const app = new App({ token: TOKEN, signingSecret: SECRET, logLevel: BoltLogLevel.ERROR, clientOptions: { slackApiUrl: slack.url } });
+  const app = new App({
+    token: TOKEN,
+    signingSecret: SECRET,
+    logLevel: BoltLogLevel.ERROR,
+    clientOptions: { slackApiUrl: slack.url },
+  });
   setup(app);
   const server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
   const { port } = server.address() as AddressInfo;
-  return { driver: new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SECRET, slack }), stop: () => app.stop() as Promise<void> };
+  return {
+    driver: new SlackDriver({ botUrl: `http://127.0.0.1:${port}/slack/events`, signingSecret: SECRET, slack }),
+    stop: () => app.stop() as Promise<void>,
+  };
 }
 
 describe('SlackDriver.messageShortcut', () => {
@@ -41,14 +49,27 @@ describe('SlackDriver.messageShortcut', () => {
       app.shortcut<MessageShortcut>('improve_docs', async ({ ack, shortcut, client, respond }) => {
         await ack();
         received.push(shortcut);
-        await client.views.open({ trigger_id: shortcut.trigger_id, view: { type: 'modal', callback_id: 'improve', title: { type: 'plain_text', text: 'Improve' }, blocks: [] } });
+        await client.views.open({
+          trigger_id: shortcut.trigger_id,
+          view: { type: 'modal', callback_id: 'improve', title: { type: 'plain_text', text: 'Improve' }, blocks: [] },
+        });
         await respond({ text: `Improving ${shortcut.message_ts}` });
       });
     });
     try {
       const root = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'the quickstart is wrong' });
-      const reply = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'step 3 fails', thread_ts: root.ts });
-      const res = await driver.messageShortcut({ user: 'U0ALICE', channel: 'C0DOCS', messageTs: reply.ts, callbackId: 'improve_docs' });
+      const reply = slack.addUserMessage({
+        channel: 'C0DOCS',
+        user: 'U0BOB',
+        text: 'step 3 fails',
+        thread_ts: root.ts,
+      });
+      const res = await driver.messageShortcut({
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+        messageTs: reply.ts,
+        callbackId: 'improve_docs',
+      });
       expect(res.status).toBe(200);
       const answer = await slack.waitFor(() => slack.messages.find((m) => m.text === `Improving ${reply.ts}`));
       expect(answer).toMatchObject({ ephemeralTo: 'U0ALICE', thread_ts: root.ts });
@@ -73,8 +94,12 @@ describe('signing with an arbitrary timestamp', () => {
     const { driver, stop } = await boltApp((app) => app.event('message', async () => undefined));
     try {
       const nowS = Math.floor(Date.now() / 1000);
-      expect((await driver.signingAt(nowS - 4 * 60).message({ channel: 'C0DOCS', user: 'U0BOB', text: 'fresh' })).status).toBe(200);
-      expect((await driver.signingAt(nowS - 6 * 60).message({ channel: 'C0DOCS', user: 'U0BOB', text: 'stale' })).status).toBe(401);
+      expect(
+        (await driver.signingAt(nowS - 4 * 60).message({ channel: 'C0DOCS', user: 'U0BOB', text: 'fresh' })).status,
+      ).toBe(200);
+      expect(
+        (await driver.signingAt(nowS - 6 * 60).message({ channel: 'C0DOCS', user: 'U0BOB', text: 'stale' })).status,
+      ).toBe(401);
     } finally {
       await stop();
     }
@@ -84,11 +109,23 @@ describe('signing with an arbitrary timestamp', () => {
     const bot: RecordingBot = await startRecordingBot();
     try {
       const future = Math.floor(Date.now() / 1000) + 10 * 60;
-      const driver = new SlackDriver({ botUrl: bot.url, signingSecret: SECRET, slack, signatureTimestamp: () => future });
+      const driver = new SlackDriver({
+        botUrl: bot.url,
+        signingSecret: SECRET,
+        slack,
+        signatureTimestamp: () => future,
+      });
       await driver.slashCommand({ command: '/docs-edit', text: 'x', user: 'U0ALICE', channel: 'C0DOCS' });
       const req = bot.requests[0];
       expect(req?.headers['x-slack-request-timestamp']).toBe(String(future));
-      const verify = { signingSecret: SECRET, body: req?.body ?? '', headers: { 'x-slack-signature': String(req?.headers['x-slack-signature']), 'x-slack-request-timestamp': future } };
+      const verify = {
+        signingSecret: SECRET,
+        body: req?.body ?? '',
+        headers: {
+          'x-slack-signature': String(req?.headers['x-slack-signature']),
+          'x-slack-request-timestamp': future,
+        },
+      };
       expect(isValidSlackRequest({ ...verify, nowMilliseconds: future * 1000 })).toBe(true);
     } finally {
       await bot.close();
@@ -99,7 +136,11 @@ describe('signing with an arbitrary timestamp', () => {
 describe('SocketModeDriver and SlackDriver share their payloads', () => {
   it('sends the same slash command fields and block_actions payload over both transports', async () => {
     const bot = await startRecordingBot();
-    const client = new SocketModeClient({ appToken: APP_TOKEN, logLevel: LogLevel.ERROR, clientOptions: { slackApiUrl: slack.url } });
+    const client = new SocketModeClient({
+      appToken: APP_TOKEN,
+      logLevel: LogLevel.ERROR,
+      clientOptions: { slackApiUrl: slack.url },
+    });
     client.on('slack_event', async ({ ack }) => ack());
     try {
       await client.start();
@@ -111,14 +152,27 @@ describe('SocketModeDriver and SlackDriver share their payloads', () => {
       const form = Object.fromEntries(new URLSearchParams(bot.requests[0]?.body));
       const payload = slack.socket.envelopes[0]?.payload as Record<string, string>;
       const minted = ['response_url', 'trigger_id'];
-      const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !minted.includes(k)));
+      const strip = (o: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(o).filter(([k]) => !minted.includes(k)));
       expect(strip(payload)).toEqual(strip(form));
 
-      const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Running', blocks: [{ type: 'actions', elements: [{ type: 'button', action_id: 'go', text: { type: 'plain_text', text: 'Go' } }] }] });
+      const posted = await web.chat.postMessage({
+        channel: 'C0DOCS',
+        text: 'Running',
+        blocks: [
+          {
+            type: 'actions',
+            elements: [{ type: 'button', action_id: 'go', text: { type: 'plain_text', text: 'Go' } }],
+          },
+        ],
+      });
       const click = { user: 'U0ALICE', channel: 'C0DOCS', messageTs: posted.ts as string, actionId: 'go' };
       await http.blockAction(click);
       await socket.blockAction(click);
-      const viaHttp = JSON.parse(new URLSearchParams(bot.requests[1]?.body).get('payload') ?? '{}') as Record<string, unknown>;
+      const viaHttp = JSON.parse(new URLSearchParams(bot.requests[1]?.body).get('payload') ?? '{}') as Record<
+        string,
+        unknown
+      >;
       const viaSocket = slack.socket.envelopes[1]?.payload as Record<string, unknown>;
       expect(Object.keys(viaSocket).sort()).toEqual(Object.keys(viaHttp).sort());
       expect(viaSocket.message).toEqual(viaHttp.message);

@@ -65,11 +65,16 @@ describe('apps.connections.open', () => {
 
     const bot = new WebClient(TOKEN, { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
     expect((await platformError(bot.apps.connections.open())).data.error).toBe('not_allowed_token_type');
-    expect((await platformError(app.chat.postMessage({ channel: 'C0DOCS', text: 'x' }))).data.error).toBe('not_allowed_token_type');
+    expect((await platformError(app.chat.postMessage({ channel: 'C0DOCS', text: 'x' }))).data.error).toBe(
+      'not_allowed_token_type',
+    );
     const other = new WebClient('xapp-1-other', { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
     expect((await platformError(other.apps.connections.open())).data.error).toBe('invalid_auth');
     // Slack docs: the app-level token must come in the Authorization header, not as a POST parameter.
-    const form = await fetch(`${slack.url}apps.connections.open`, { method: 'POST', body: new URLSearchParams({ token: APP_TOKEN }) });
+    const form = await fetch(`${slack.url}apps.connections.open`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: APP_TOKEN }),
+    });
     expect(await form.json()).toEqual({ ok: false, error: 'not_authed' });
   });
 
@@ -114,9 +119,18 @@ describe('Socket Mode with the real SocketModeClient', () => {
       await ack();
     });
     const driver = new SocketModeDriver({ slack });
-    const delivery = await driver.appMention({ channel: 'C0DOCS', user: 'U0BOB', text: '<@U0DOCSBOT> hi' }, { alsoMessageEvent: false });
+    const delivery = await driver.appMention(
+      { channel: 'C0DOCS', user: 'U0BOB', text: '<@U0DOCSBOT> hi' },
+      { alsoMessageEvent: false },
+    );
     expect(delivery).toMatchObject({ connection: 1, payload: {} });
-    expect(seen).toEqual([{ event: expect.objectContaining({ type: 'app_mention', user: 'U0BOB', ts: delivery.ts }), retry_num: 0, accepts: false }]);
+    expect(seen).toEqual([
+      {
+        event: expect.objectContaining({ type: 'app_mention', user: 'U0BOB', ts: delivery.ts }),
+        retry_num: 0,
+        accepts: false,
+      },
+    ]);
     expect(slack.socket.envelopes[0]).toMatchObject({
       type: 'events_api',
       accepts_response_payload: false,
@@ -126,7 +140,6 @@ describe('Socket Mode with the real SocketModeClient', () => {
     });
     expect(slack.socket.acks).toHaveLength(1);
   });
-
 });
 
 describe('Socket Mode slash commands and retries', () => {
@@ -143,20 +156,32 @@ describe('Socket Mode slash commands and retries', () => {
     });
     await client.start();
     const driver = new SocketModeDriver({ slack });
-    const ack = await driver.slashCommand({ command: '/docs-edit', text: 'fix the typo', user: 'U0ALICE', channel: 'C0DOCS' });
+    const ack = await driver.slashCommand({
+      command: '/docs-edit',
+      text: 'fix the typo',
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+    });
     expect(ack.payload).toEqual({ text: 'Queued: fix the typo' });
-    expect(slack.socket.envelopes[0]?.payload).toMatchObject({ command: '/docs-edit', text: 'fix the typo', user_id: 'U0ALICE', channel_name: 'docs' });
+    expect(slack.socket.envelopes[0]?.payload).toMatchObject({
+      command: '/docs-edit',
+      text: 'fix the typo',
+      user_id: 'U0ALICE',
+      channel_name: 'docs',
+    });
     expect(slack.messages[0]).toMatchObject({ text: '/docs-edit fix the typo', source: 'command' });
 
     const first = await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'hello' });
-    await driver.message({ channel: 'C0DOCS', user: 'U0BOB', text: 'hello' }, { ts: first.ts, eventId: first.eventId, retryNum: 1, retryReason: 'timeout' });
+    await driver.message(
+      { channel: 'C0DOCS', user: 'U0BOB', text: 'hello' },
+      { ts: first.ts, eventId: first.eventId, retryNum: 1, retryReason: 'timeout' },
+    );
     expect(retries).toEqual([
       [0, ''],
       [1, 'timeout'],
     ]);
     expect(slack.messages.filter((m) => m.text === 'hello')).toHaveLength(1);
   });
-
 });
 
 describe('Socket Mode interactivity', () => {
@@ -170,20 +195,40 @@ describe('Socket Mode interactivity', () => {
     });
     await client.start();
     const web = new WebClient(TOKEN, { slackApiUrl: slack.url });
-    const blocks = [{ type: 'actions', block_id: 'b', elements: [{ type: 'button', action_id: 'cancel', text: { type: 'plain_text', text: 'Cancel' } }] }];
+    const blocks = [
+      {
+        type: 'actions',
+        block_id: 'b',
+        elements: [{ type: 'button', action_id: 'cancel', text: { type: 'plain_text', text: 'Cancel' } }],
+      },
+    ];
     const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Running', blocks });
     const driver = new SocketModeDriver({ slack });
-    await driver.blockAction({ user: 'U0ALICE', channel: 'C0DOCS', messageTs: posted.ts as string, actionId: 'cancel' });
-    await driver.messageShortcut({ user: 'U0ALICE', channel: 'C0DOCS', messageTs: posted.ts as string, callbackId: 'improve' });
-    const submitted = await driver.viewSubmission({ user: 'U0ALICE', view: { callback_id: 'edit', state: { values: {} } } });
+    await driver.blockAction({
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+      messageTs: posted.ts as string,
+      actionId: 'cancel',
+    });
+    await driver.messageShortcut({
+      user: 'U0ALICE',
+      channel: 'C0DOCS',
+      messageTs: posted.ts as string,
+      callbackId: 'improve',
+    });
+    const submitted = await driver.viewSubmission({
+      user: 'U0ALICE',
+      view: { callback_id: 'edit', state: { values: {} } },
+    });
     expect(submitted.payload).toEqual({ response_action: 'errors', errors: { page: 'Unknown page' } });
-    expect(slack.socket.envelopes.map((e) => [(e.payload as { type: string }).type, e.accepts_response_payload])).toEqual([
+    expect(
+      slack.socket.envelopes.map((e) => [(e.payload as { type: string }).type, e.accepts_response_payload]),
+    ).toEqual([
       ['block_actions', false],
       ['message_action', false],
       ['view_submission', true],
     ]);
   });
-
 });
 
 describe('Socket Mode reconnects and timeouts', () => {
@@ -197,7 +242,11 @@ describe('Socket Mode reconnects and timeouts', () => {
     slack.socket.disconnect('refresh_requested');
     const second = await slack.socket.waitForConnection({ nth: 2 });
     expect(second.open).toBe(true);
-    expect(frames[0]).toEqual({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'applink-fake-1' } });
+    expect(frames[0]).toEqual({
+      type: 'disconnect',
+      reason: 'refresh_requested',
+      debug_info: { host: 'applink-fake-1' },
+    });
     await slack.waitFor(() => client.connected === 2);
     await slack.waitFor(() => slack.socket.history[0]?.open === false);
     expect(slack.calls.filter((c) => c.method === 'apps.connections.open')).toHaveLength(2);
@@ -223,7 +272,9 @@ describe('Socket Mode reconnects and timeouts', () => {
     client.on('app_home_opened', () => undefined); // never acks
     await client.start();
     const driver = new SocketModeDriver({ slack });
-    await expect(driver.appHomeOpened('U0ALICE', { timeoutMs: 150 })).rejects.toThrow(/timed out after \d+ ms waiting for the app's ack of events_api envelope/);
+    await expect(driver.appHomeOpened('U0ALICE', { timeoutMs: 150 })).rejects.toThrow(
+      /timed out after \d+ ms waiting for the app's ack of events_api envelope/,
+    );
     await client.disconnect();
     await slack.waitFor(() => slack.socket.connections === 0);
     await expect(slack.socket.send('events_api', {}, { timeoutMs: 50 })).rejects.toThrow(/open Socket Mode connection/);
@@ -231,7 +282,7 @@ describe('Socket Mode reconnects and timeouts', () => {
 });
 
 describe('Socket Mode connections', () => {
-  it('answers the client\'s pings so it keeps the connection, and counts connections in hello', async () => {
+  it("answers the client's pings so it keeps the connection, and counts connections in hello", async () => {
     const first = socketClient(APP_TOKEN, 600);
     await first.start();
     // clientPingTimeout 600 ms: the client pings every 200 ms and drops the socket after 4 pings without a pong.

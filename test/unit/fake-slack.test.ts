@@ -1,4 +1,11 @@
-import { ErrorCode, LogLevel, WebClient, WebClientEvent, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
+import {
+  ErrorCode,
+  LogLevel,
+  WebClient,
+  WebClientEvent,
+  type WebAPIPlatformError,
+  type WebAPIRateLimitedError,
+} from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../../sandbox/fake-slack.js';
 import { renderCall, renderTranscript } from '../../sandbox/transcript.js';
@@ -10,7 +17,12 @@ let slack: FakeSlack;
 let clock: number;
 
 function client(options: ConstructorParameters<typeof WebClient>[1] = {}, token = TOKEN): WebClient {
-  return new WebClient(token, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, ...options });
+  return new WebClient(token, {
+    slackApiUrl: slack.url,
+    logLevel: LogLevel.ERROR,
+    retryConfig: { retries: 0 },
+    ...options,
+  });
 }
 
 async function platformError(p: Promise<unknown>): Promise<WebAPIPlatformError> {
@@ -34,7 +46,13 @@ afterEach(async () => {
 describe('fake Slack Web API with the real WebClient', () => {
   it('answers auth.test like Slack for a bot token', async () => {
     const res = await client().auth.test();
-    expect(res).toMatchObject({ ok: true, team_id: 'T0SANDBOX', user_id: 'U0DOCSBOT', bot_id: 'B0DOCSBOT', url: 'https://sandbox.slack.com/' });
+    expect(res).toMatchObject({
+      ok: true,
+      team_id: 'T0SANDBOX',
+      user_id: 'U0DOCSBOT',
+      bot_id: 'B0DOCSBOT',
+      url: 'https://sandbox.slack.com/',
+    });
   });
 
   it('posts, updates, links and reacts to messages; blocks arrive decoded', async () => {
@@ -56,20 +74,25 @@ describe('fake Slack Web API with the real WebClient', () => {
     expect(slack.findMessage('C0DOCS', ts)).toMatchObject({ text: 'Done', edited: true, blocks }); // omitted blocks are retained
 
     const link = await web.chat.getPermalink({ channel: 'C0DOCS', message_ts: reply.ts as string });
-    expect(link.permalink).toBe('https://sandbox.slack.com/archives/C0DOCS/p1700000000000001?thread_ts=1700000000.000000&cid=C0DOCS');
+    expect(link.permalink).toBe(
+      'https://sandbox.slack.com/archives/C0DOCS/p1700000000000001?thread_ts=1700000000.000000&cid=C0DOCS',
+    );
 
     await web.reactions.add({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' });
     await web.reactions.add({ channel: 'C0DOCS', timestamp: ts, name: 'white_check_mark' });
-    expect((await platformError(web.reactions.add({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' }))).data.error).toBe('already_reacted');
+    expect(
+      (await platformError(web.reactions.add({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' }))).data.error,
+    ).toBe('already_reacted');
     await web.reactions.remove({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' });
-    expect((await platformError(web.reactions.remove({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' }))).data.error).toBe('no_reaction');
+    expect(
+      (await platformError(web.reactions.remove({ channel: 'C0DOCS', timestamp: ts, name: 'eyes' }))).data.error,
+    ).toBe('no_reaction');
     expect(slack.findMessage('C0DOCS', ts)?.reactions).toEqual(['white_check_mark']);
 
     const missing = await platformError(web.chat.update({ channel: 'C0DOCS', ts: '1.000001', text: 'x' }));
     expect(missing.code).toBe(ErrorCode.PlatformError);
     expect(missing.data.error).toBe('message_not_found');
   });
-
 });
 
 describe('fake Slack Web API: ephemerals, directory, views and files', () => {
@@ -82,7 +105,14 @@ describe('fake Slack Web API: ephemerals, directory, views and files', () => {
   it('answers users.info and conversations.info', async () => {
     const web = client();
     const { user } = await web.users.info({ user: 'U0ALICE' });
-    expect(user).toMatchObject({ id: 'U0ALICE', name: 'alice', tz: 'Europe/Berlin', tz_offset: 3600, is_bot: false, profile: { display_name: 'alice' } });
+    expect(user).toMatchObject({
+      id: 'U0ALICE',
+      name: 'alice',
+      tz: 'Europe/Berlin',
+      tz_offset: 3600,
+      is_bot: false,
+      profile: { display_name: 'alice' },
+    });
     expect((await platformError(web.users.info({ user: 'U0NOBODY' }))).data.error).toBe('user_not_found');
     const info = await web.conversations.info({ channel: 'C0RANDOM' });
     expect(info.channel).toMatchObject({ id: 'C0RANDOM', name: 'random', is_member: false });
@@ -95,8 +125,15 @@ describe('fake Slack Web API: ephemerals, directory, views and files', () => {
     expect(res.view).toMatchObject({ type: 'home', team_id: 'T0SANDBOX' });
     expect(slack.views[0]).toMatchObject({ kind: 'home', userId: 'U0ALICE', view: home });
 
-    const modal = { type: 'modal' as const, callback_id: 'edit', title: { type: 'plain_text' as const, text: 'Edit' }, blocks: [] };
-    expect((await platformError(web.views.open({ trigger_id: 'made.up.trigger', view: modal }))).data.error).toBe('invalid_trigger_id');
+    const modal = {
+      type: 'modal' as const,
+      callback_id: 'edit',
+      title: { type: 'plain_text' as const, text: 'Edit' },
+      blocks: [],
+    };
+    expect((await platformError(web.views.open({ trigger_id: 'made.up.trigger', view: modal }))).data.error).toBe(
+      'invalid_trigger_id',
+    );
     await web.views.open({ trigger_id: slack.triggerId('U0BOB'), view: modal });
     expect(slack.views.at(-1)).toMatchObject({ kind: 'modal', userId: 'U0BOB' });
   });
@@ -113,28 +150,49 @@ describe('fake Slack Web API: ephemerals, directory, views and files', () => {
       initial_comment: 'Here is the diff',
     });
     expect(res.ok).toBe(true);
-    expect(slack.calls.map((c) => c.method)).toEqual(['chat.postMessage', 'files.getUploadURLExternal', 'file_upload', 'files.completeUploadExternal']);
+    expect(slack.calls.map((c) => c.method)).toEqual([
+      'chat.postMessage',
+      'files.getUploadURLExternal',
+      'file_upload',
+      'files.completeUploadExternal',
+    ]);
     const shared = slack.messages.at(-1);
-    expect(shared).toMatchObject({ channel: 'C0DOCS', thread_ts: root.ts, text: 'Here is the diff', source: 'file_share' });
+    expect(shared).toMatchObject({
+      channel: 'C0DOCS',
+      thread_ts: root.ts,
+      text: 'Here is the diff',
+      source: 'file_share',
+    });
     expect(shared?.files?.[0]).toMatchObject({ name: 'diff.md', title: 'Diff', size: Buffer.byteLength(content) });
     expect(shared?.files?.[0]?.bytes.toString('utf8')).toBe(content);
   });
-
 });
 
 describe('fake Slack Web API: auth, bodies and injected failures', () => {
   it('answers not_in_channel, channel_not_found, not_authed and invalid_auth', async () => {
-    expect((await platformError(client().chat.postMessage({ channel: 'C0RANDOM', text: 'x' }))).data.error).toBe('not_in_channel');
-    expect((await platformError(client().chat.postMessage({ channel: 'C0NOPE', text: 'x' }))).data.error).toBe('channel_not_found');
-    expect((await platformError(client({}, 'xoxb-wrong').chat.postMessage({ channel: 'C0DOCS', text: 'x' }))).data.error).toBe('invalid_auth');
+    expect((await platformError(client().chat.postMessage({ channel: 'C0RANDOM', text: 'x' }))).data.error).toBe(
+      'not_in_channel',
+    );
+    expect((await platformError(client().chat.postMessage({ channel: 'C0NOPE', text: 'x' }))).data.error).toBe(
+      'channel_not_found',
+    );
+    expect(
+      (await platformError(client({}, 'xoxb-wrong').chat.postMessage({ channel: 'C0DOCS', text: 'x' }))).data.error,
+    ).toBe('invalid_auth');
     const res = await fetch(`${slack.url}auth.test`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: false, error: 'not_authed' });
     // Slack's auth.test page, "Standard failure response when used with an invalid token": HTTP 200 and exactly this body.
-    const wrong = await fetch(`${slack.url}auth.test`, { method: 'POST', headers: { Authorization: 'Bearer xoxb-wrong' } });
+    const wrong = await fetch(`${slack.url}auth.test`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer xoxb-wrong' },
+    });
     expect(wrong.status).toBe(200);
     expect(await wrong.json()).toEqual({ ok: false, error: 'invalid_auth' });
-    const unknown = await fetch(`${slack.url}chat.nope`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` } });
+    const unknown = await fetch(`${slack.url}chat.nope`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     expect(await unknown.json()).toEqual({ ok: false, error: 'unknown_method' });
     expect(slack.messages).toHaveLength(0);
   });
@@ -172,13 +230,14 @@ describe('fake Slack Web API: auth, bodies and injected failures', () => {
     expect(slack.calls[0]?.retryAfterS).toBe(1);
     expect(slack.messages).toHaveLength(1);
   });
-
 });
 
 describe('fake Slack Web API: rate limits, injected errors and waiting', () => {
   it('gives a rate-limit error with rejectRateLimitedCalls', async () => {
     slack.failNext('chat.update', { status: 429, retryAfterS: 7 });
-    const err = (await platformError(client({ rejectRateLimitedCalls: true }).chat.update({ channel: 'C0DOCS', ts: '1.0', text: 'x' }))) as unknown as WebAPIRateLimitedError;
+    const err = (await platformError(
+      client({ rejectRateLimitedCalls: true }).chat.update({ channel: 'C0DOCS', ts: '1.0', text: 'x' }),
+    )) as unknown as WebAPIRateLimitedError;
     expect(err.code).toBe(ErrorCode.RateLimitedError);
     expect(err.retryAfter).toBe(7);
     expect(slack.calls).toHaveLength(1);
@@ -187,8 +246,12 @@ describe('fake Slack Web API: rate limits, injected errors and waiting', () => {
   it('injects platform errors for the next N calls only', async () => {
     slack.failNext('chat.postMessage', { error: 'channel_not_found' }, 2);
     const web = client();
-    expect((await platformError(web.chat.postMessage({ channel: 'C0DOCS', text: '1' }))).data.error).toBe('channel_not_found');
-    expect((await platformError(web.chat.postMessage({ channel: 'C0DOCS', text: '2' }))).data.error).toBe('channel_not_found');
+    expect((await platformError(web.chat.postMessage({ channel: 'C0DOCS', text: '1' }))).data.error).toBe(
+      'channel_not_found',
+    );
+    expect((await platformError(web.chat.postMessage({ channel: 'C0DOCS', text: '2' }))).data.error).toBe(
+      'channel_not_found',
+    );
     expect((await web.chat.postMessage({ channel: 'C0DOCS', text: '3' })).ok).toBe(true);
   });
 
@@ -201,14 +264,20 @@ describe('fake Slack Web API: rate limits, injected errors and waiting', () => {
     off();
     await client().auth.test();
     expect(seen.map((c) => c.method)).toEqual(['chat.postMessage']);
-    await expect(slack.waitFor(() => slack.messages.length > 5, 100)).rejects.toThrow(/timed out after 100 ms[\s\S]*auth\.test/);
+    await expect(slack.waitFor(() => slack.messages.length > 5, 100)).rejects.toThrow(
+      /timed out after 100 ms[\s\S]*auth\.test/,
+    );
   });
 });
 
 describe('transcript', () => {
   it('renders threads under their roots with names, blocks, edits, reactions and ephemerals', async () => {
     const web = client();
-    const ask = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: '<@U0DOCSBOT> please fix the typo in <#C0DOCS|docs>' });
+    const ask = slack.addUserMessage({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      text: '<@U0DOCSBOT> please fix the typo in <#C0DOCS|docs>',
+    });
     await slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'lunch?' });
     const status = await web.chat.postMessage({ channel: 'C0DOCS', thread_ts: ask.ts, text: 'Working…' });
     await web.chat.update({
@@ -218,12 +287,38 @@ describe('transcript', () => {
       blocks: [
         { type: 'header', text: { type: 'plain_text', text: 'Pull request ready' } },
         { type: 'section', text: { type: 'mrkdwn', text: 'Fixed for <@U0ALICE>' } },
-        { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'View pull request' }, url: 'https://github.com/acme/docs/pull/12' }] },
-        { type: 'table', rows: [[{ type: 'raw_text', text: 'File' }, { type: 'raw_text', text: 'Lines' }], [{ type: 'raw_text', text: 'quickstart.mdx' }, { type: 'raw_text', text: '3' }]] },
+        {
+          type: 'actions',
+          elements: [
+            {
+              type: 'button',
+              text: { type: 'plain_text', text: 'View pull request' },
+              url: 'https://github.com/acme/docs/pull/12',
+            },
+          ],
+        },
+        {
+          type: 'table',
+          rows: [
+            [
+              { type: 'raw_text', text: 'File' },
+              { type: 'raw_text', text: 'Lines' },
+            ],
+            [
+              { type: 'raw_text', text: 'quickstart.mdx' },
+              { type: 'raw_text', text: '3' },
+            ],
+          ],
+        },
       ],
     });
     await web.reactions.add({ channel: 'C0DOCS', timestamp: ask.ts, name: 'white_check_mark' });
-    await web.chat.postEphemeral({ channel: 'C0DOCS', user: 'U0ALICE', text: 'Only you can see this', thread_ts: ask.ts });
+    await web.chat.postEphemeral({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      text: 'Only you can see this',
+      thread_ts: ask.ts,
+    });
     await web.chat.postMessage({ channel: 'C0DOCS', text: 'A new top-level message' });
 
     const out = renderTranscript(slack, { channel: 'C0DOCS' });

@@ -55,7 +55,9 @@ describe('GET /healthz', () => {
   it('50 concurrent requests cost Redis one write; they all get its answer', async () => {
     const url = await serve({ redis, probeKey });
     const { settle } = await watchSets();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(url).then(async (r) => ({ status: r.status, body: await r.json() }))));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => fetch(url).then(async (r) => ({ status: r.status, body: await r.json() }))),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers[0]!.body).toEqual({ status: 'ok', redis: 'up', workers: 'ok' });
     expect(await settle()).toBe(1);
@@ -65,7 +67,10 @@ describe('GET /healthz', () => {
   it('reuses an answer for 1 s, then probes again: 503 while Redis refuses the write, 200 once it takes it', async () => {
     let now = 1_000_000; // lru-cache reads a start time of 0 as "never stale"
     let down = true;
-    const flaky = { set: (...args: Parameters<Redis['set']>) => (down ? Promise.reject(new Error("READONLY You can't write against a read only replica.")) : redis.set(...args)) } as unknown as Redis;
+    const flaky = {
+      set: (...args: Parameters<Redis['set']>) =>
+        down ? Promise.reject(new Error("READONLY You can't write against a read only replica.")) : redis.set(...args),
+    } as unknown as Redis;
     const url = await serve({ redis: flaky, probeKey, perf: { now: () => now } });
     const { settle } = await watchSets();
 
@@ -88,6 +93,11 @@ describe('GET /healthz', () => {
     const url = await serve({ redis, probeKey, stuckWorkers: () => ['poll-agent-job'] });
     const res = await fetch(url);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ status: 'unavailable', redis: 'up', workers: 'stuck', stuckQueues: ['poll-agent-job'] });
+    expect(await res.json()).toEqual({
+      status: 'unavailable',
+      redis: 'up',
+      workers: 'stuck',
+      stuckQueues: ['poll-agent-job'],
+    });
   });
 });

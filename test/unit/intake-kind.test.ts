@@ -9,10 +9,26 @@ import { intakeKind, replyToOf } from '../../src/platform/intake-kind.js';
 describe('replyToOf', () => {
   const url = 'https://hooks.slack.com/commands/T/1/x';
   it.each([
-    ['a command', { requester: 'U1', channel: 'C1', responseUrl: url, instruction: 'secret' }, { user: 'U1', channel: 'C1', responseUrl: url }],
-    ['a message event', { msg: { user: 'U2', channel: 'C2', thread_ts: '1.2', text: 'secret' } }, { user: 'U2', channel: 'C2', threadTs: '1.2' }],
-    ['a report', { caller: { teamId: 'T', channel: 'C3', user: 'U3' }, responseUrl: url }, { user: 'U3', channel: 'C3', responseUrl: url }],
-    ['a form in a thread', { user: 'U4', channel: 'C4', threadTs: '9.9', ephemeralThreadTs: '1.1' }, { user: 'U4', channel: 'C4', threadTs: '1.1' }],
+    [
+      'a command',
+      { requester: 'U1', channel: 'C1', responseUrl: url, instruction: 'secret' },
+      { user: 'U1', channel: 'C1', responseUrl: url },
+    ],
+    [
+      'a message event',
+      { msg: { user: 'U2', channel: 'C2', thread_ts: '1.2', text: 'secret' } },
+      { user: 'U2', channel: 'C2', threadTs: '1.2' },
+    ],
+    [
+      'a report',
+      { caller: { teamId: 'T', channel: 'C3', user: 'U3' }, responseUrl: url },
+      { user: 'U3', channel: 'C3', responseUrl: url },
+    ],
+    [
+      'a form in a thread',
+      { user: 'U4', channel: 'C4', threadTs: '9.9', ephemeralThreadTs: '1.1' },
+      { user: 'U4', channel: 'C4', threadTs: '1.1' },
+    ],
     ['nothing usable', { user: 42, channel: null, responseUrl: '' }, {}],
     ['not an object', 'hello', {}],
     ['null', null, {}],
@@ -28,7 +44,12 @@ describe('intakeKind', () => {
     expect(kind.replyTo({ user: 'U1', channel: 'C1' })).toEqual({ user: 'U1', channel: 'C1' });
   });
 
-  it.each([['Ask', 1], ['ask', 1], ['ask.question', 0], ['ask.question', 1.5]])('refuses the name %j with version %j', (name, version) => {
+  it.each([
+    ['Ask', 1],
+    ['ask', 1],
+    ['ask.question', 0],
+    ['ask.question', 1.5],
+  ])('refuses the name %j with version %j', (name, version) => {
     expect(() => intakeKind(name, z.object({}), { version })).toThrow();
   });
 });

@@ -8,7 +8,11 @@ const require = createRequire(import.meta.url);
 const rules = require('../../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[] };
 
 async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
-  const { output } = await cruise(['src', 'sandbox'], { baseDir, validate: true, tsPreCompilationDeps: true, ruleSet: { forbidden: rules.forbidden } }, { extensions: ['.ts', '.js'] });
+  const { output } = await cruise(
+    ['src', 'sandbox'],
+    { baseDir, validate: true, tsPreCompilationDeps: true, ruleSet: { forbidden: rules.forbidden } },
+    { extensions: ['.ts', '.js'] },
+  );
   return output as ICruiseResult;
 }
 
@@ -29,7 +33,11 @@ describe('the layering rules of npm run lint (.dependency-cruiser.cjs)', () => {
     const result = await cruiseSrc(fileURLToPath(new URL('../..', import.meta.url)));
     expect(named(result)).toEqual([]);
     expect(result.summary.totalCruised).toBeGreaterThan(50);
-    const unresolved = result.modules.flatMap((m) => m.dependencies.filter((d) => d.couldNotResolve && d.module.startsWith('.')).map((d) => `${m.source} → ${d.module}`));
+    const unresolved = result.modules.flatMap((m) =>
+      m.dependencies
+        .filter((d) => d.couldNotResolve && d.module.startsWith('.'))
+        .map((d) => `${m.source} → ${d.module}`),
+    );
     expect(unresolved).toEqual([]);
   });
 });

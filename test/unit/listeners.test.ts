@@ -1,13 +1,31 @@
 import { OPEN_GATE, promptTooLongText, type AccessGate } from '../../src/platform/access.js';
 import { describe, expect, it, vi } from 'vitest';
-import { appHomeOpenedEvent, docsEditCommand, docsReplyCommand, DOCS_EDIT_USAGE, DOCS_REPLY_USAGE, HOME_DEDUPE_WINDOW_MS, HOME_OPENS_PER_MINUTE, restartAction } from '../../src/features/agent-jobs/listeners.js';
+import {
+  appHomeOpenedEvent,
+  docsEditCommand,
+  docsReplyCommand,
+  DOCS_EDIT_USAGE,
+  DOCS_REPLY_USAGE,
+  HOME_DEDUPE_WINDOW_MS,
+  HOME_OPENS_PER_MINUTE,
+  restartAction,
+} from '../../src/features/agent-jobs/listeners.js';
 import { Quota } from '../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent } from '../../src/features/conversations/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/digests/listeners.js';
-import { IMPROVE_CALLBACK_ID, IMPROVE_MODAL_PURPOSE, INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import {
+  IMPROVE_CALLBACK_ID,
+  IMPROVE_MODAL_PURPOSE,
+  INSTRUCTION_ACTION,
+  INSTRUCTION_BLOCK,
+} from '../../src/features/digests/improve-modal.js';
 import { MODAL_CALLBACK_ID, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
-import { documentThreadShortcut, documentThreadSubmission, FORM_UNVERIFIED_TEXT } from '../../src/features/document-thread/listeners.js';
+import {
+  documentThreadShortcut,
+  documentThreadSubmission,
+  FORM_UNVERIFIED_TEXT,
+} from '../../src/features/document-thread/listeners.js';
 import { docsVisitorsCommand } from '../../src/features/digests/command.js';
 import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -35,11 +53,15 @@ const isMember = async (channel: string, user: string) => {
   return (MEMBERS[channel] ?? []).includes(user);
 };
 
-function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {}) {
+function harness(
+  opts: { recordFails?: boolean; access?: AccessGate; threadOwner?: string; lookupFails?: boolean } = {},
+) {
   const { logger, lines: logs } = arrayLogger<LogLine>('info');
-  const record = vi.fn(async (_kind: { name: string }, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
-    if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
-  });
+  const record = vi.fn(
+    async (_kind: { name: string }, _id: string, _requestId: string, _payload: unknown, _opts?: unknown) => {
+      if (opts.recordFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
+    },
+  );
   const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
   const ack = vi.fn(async (_response?: unknown) => undefined);
   const findByThread = vi.fn(async (_channel: string, _ts: string) => {
@@ -49,7 +71,16 @@ function harness(opts: { recordFails?: boolean; access?: AccessGate; threadOwner
   const threads = { findByThread };
   const conversations = { isMember: vi.fn(isMember) };
   return {
-    deps: { intake: { record }, slack: { chat: { postEphemeral }, views: { open: vi.fn() } }, logger, access: opts.access ?? OPEN_GATE, conversations, signer: TEST_SIGNER, promptMaxChars: 12_000, threads } as never,
+    deps: {
+      intake: { record },
+      slack: { chat: { postEphemeral }, views: { open: vi.fn() } },
+      logger,
+      access: opts.access ?? OPEN_GATE,
+      conversations,
+      signer: TEST_SIGNER,
+      promptMaxChars: 12_000,
+      threads,
+    } as never,
     conversations,
     record,
     findByThread,
@@ -73,17 +104,25 @@ const command = (text: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('agent-jobs listeners', () => {
-  it.each(['', '   ', '\n\t'])('/docs-edit with no instruction (%j): the usage in the ack, nothing recorded', async (text) => {
-    const h = harness();
-    await docsEditCommand(h.deps)({ command: command(text), ack: h.ack } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE });
-    expect(h.record).not.toHaveBeenCalled();
-  });
+  it.each(['', '   ', '\n\t'])(
+    '/docs-edit with no instruction (%j): the usage in the ack, nothing recorded',
+    async (text) => {
+      const h = harness();
+      await docsEditCommand(h.deps)({ command: command(text), ack: h.ack } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE });
+      expect(h.record).not.toHaveBeenCalled();
+    },
+  );
 
   it('/docs-edit: recorded with an id from the trigger_id, Slack’s escaping undone, then an empty ack', async () => {
     const h = harness();
     await docsEditCommand(h.deps)({ command: command(' Add a &lt;Tabs&gt; example '), ack: h.ack } as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.start' }), 'cmd-trig-1', 'trig-1', expect.objectContaining({ instruction: 'Add a <Tabs> example', channel: 'C0DOCS', requester: 'U0ALICE' }));
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ name: 'agent-jobs.start' }),
+      'cmd-trig-1',
+      'trig-1',
+      expect.objectContaining({ instruction: 'Add a <Tabs> example', channel: 'C0DOCS', requester: 'U0ALICE' }),
+    );
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
     expect(h.record.mock.invocationCallOrder[0]!).toBeLessThan(h.ack.mock.invocationCallOrder[0]!);
   });
@@ -98,7 +137,10 @@ describe('agent-jobs listeners', () => {
 
   it.each([
     ['timed out (Redis took it, did not answer)', new Error('Command timed out')],
-    ['was written but no WAIT could confirm it (a failover)', new RecordUnconfirmedError('agent-jobs.start', 'Connection is closed.')],
+    [
+      'was written but no WAIT could confirm it (a failover)',
+      new RecordUnconfirmedError('agent-jobs.start', 'Connection is closed.'),
+    ],
   ])("/docs-edit whose record %s: the ack says it can't tell, not that nothing was taken", async (_why, err) => {
     const h = harness();
     h.record.mockRejectedValueOnce(err);
@@ -109,7 +151,11 @@ describe('agent-jobs listeners', () => {
 
   it.each(['', 'job_1', '   job_1   '])('/docs-reply %j: the usage, nothing recorded', async (text) => {
     const h = harness();
-    await docsReplyCommand(h.deps)({ command: command(text, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    await docsReplyCommand(h.deps)({
+      command: command(text, { command: '/docs-reply' }),
+      ack: h.ack,
+      context: {},
+    } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE });
     expect(h.record).not.toHaveBeenCalled();
   });
@@ -117,10 +163,21 @@ describe('agent-jobs listeners', () => {
   it('/docs-reply with an instruction over AGENT_PROMPT_MAX_CHARS: refused in the ack like /docs-edit, nothing recorded', async () => {
     const h = harness();
     const long = 'x'.repeat(12_001);
-    await docsReplyCommand(h.deps)({ command: command(`job_1 ${long}`, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: promptTooLongText(12_001, 12_000) });
+    await docsReplyCommand(h.deps)({
+      command: command(`job_1 ${long}`, { command: '/docs-reply' }),
+      ack: h.ack,
+      context: {},
+    } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_type: 'ephemeral',
+      text: promptTooLongText(12_001, 12_000),
+    });
     expect(h.record).not.toHaveBeenCalled();
-    await docsReplyCommand(h.deps)({ command: command(`job_1 ${'x'.repeat(12_000)}`, { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    await docsReplyCommand(h.deps)({
+      command: command(`job_1 ${'x'.repeat(12_000)}`, { command: '/docs-reply' }),
+      ack: h.ack,
+      context: {},
+    } as never);
     expect(h.record).toHaveBeenCalledOnce();
   });
 
@@ -129,12 +186,24 @@ describe('agent-jobs listeners', () => {
     const prefix = randomPrefix();
     try {
       const h = harness();
-      const homeOpens = new Quota(redis, { keyPrefix: `${prefix}:agent-jobs:home-opens`, points: HOME_OPENS_PER_MINUTE, durationS: 60 });
+      const homeOpens = new Quota(redis, {
+        keyPrefix: `${prefix}:agent-jobs:home-opens`,
+        points: HOME_OPENS_PER_MINUTE,
+        durationS: 60,
+      });
       const deps = { ...(h.deps as object), homeOpens } as never;
-      const opened = (user: string, id: string) => ({ event: { type: 'app_home_opened', user, tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: id }, context: {} }) as never;
+      const opened = (user: string, id: string) =>
+        ({
+          event: { type: 'app_home_opened', user, tab: 'home' },
+          body: { team_id: 'T0SANDBOX', event_id: id },
+          context: {},
+        }) as never;
       for (let i = 0; i < 25; i++) await appHomeOpenedEvent(deps)(opened('U0ALICE', `EvA${i}`));
       await appHomeOpenedEvent(deps)(opened('U0BOB', 'EvB0'));
-      expect(h.record.mock.calls.map((c) => c[1])).toEqual([...Array.from({ length: 10 }, (_, i) => `home-EvA${i}`), 'home-EvB0']);
+      expect(h.record.mock.calls.map((c) => c[1])).toEqual([
+        ...Array.from({ length: 10 }, (_, i) => `home-EvA${i}`),
+        'home-EvB0',
+      ]);
       expect(h.record.mock.calls.map((c) => c[4])).toEqual(Array(11).fill({ dedupeWindowMs: HOME_DEDUPE_WINDOW_MS }));
       expect(h.warnings()).toEqual([]);
     } finally {
@@ -145,11 +214,19 @@ describe('agent-jobs listeners', () => {
 
   it('/docs-reply when Redis fails: the busy answer', async () => {
     const h = harness({ recordFails: true });
-    await docsReplyCommand(h.deps)({ command: command('job_1 more', { command: '/docs-reply' }), ack: h.ack, context: {} } as never);
+    await docsReplyCommand(h.deps)({
+      command: command('job_1 more', { command: '/docs-reply' }),
+      ack: h.ack,
+      context: {},
+    } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
   });
 
-  const event = (e: Record<string, unknown>) => ({ event: { type: 'message', channel: 'C0DOCS', user: 'U0ALICE', ts: '1700000001.000100', ...e }, body: { team_id: 'T0SANDBOX', event_id: 'Ev1' }, context: { botUserId: 'U0DOCSBOT' } });
+  const event = (e: Record<string, unknown>) => ({
+    event: { type: 'message', channel: 'C0DOCS', user: 'U0ALICE', ts: '1700000001.000100', ...e },
+    body: { team_id: 'T0SANDBOX', event_id: 'Ev1' },
+    context: { botUserId: 'U0DOCSBOT' },
+  });
 
   it('channel chatter (no thread, no mention, not a DM) is dropped without a Redis write', async () => {
     const h = harness();
@@ -157,35 +234,50 @@ describe('agent-jobs listeners', () => {
     expect(h.record).not.toHaveBeenCalled();
   });
 
-  it.each([{ bot_id: 'B1', thread_ts: '1700000000.000100', text: 'x' }, { subtype: 'message_changed', thread_ts: '1700000000.000100', text: 'x' }, { thread_ts: '1700000000.000100' }])(
-    'bots, edits and messages without text are ignored (%o)',
-    async (e) => {
-      const h = harness();
-      await messageEvent(h.deps)(event(e) as never);
-      expect(h.record).not.toHaveBeenCalled();
-    },
-  );
+  it.each([
+    { bot_id: 'B1', thread_ts: '1700000000.000100', text: 'x' },
+    { subtype: 'message_changed', thread_ts: '1700000000.000100', text: 'x' },
+    { thread_ts: '1700000000.000100' },
+  ])('bots, edits and messages without text are ignored (%o)', async (e) => {
+    const h = harness();
+    await messageEvent(h.deps)(event(e) as never);
+    expect(h.record).not.toHaveBeenCalled();
+  });
 
   it('a thread reply is recorded once per (channel, ts), whatever the event id', async () => {
     const h = harness();
     await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.message' }), 'msg-C0DOCS-1700000001.000100', 'Ev1', expect.anything(), { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS });
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ name: 'agent-jobs.message' }),
+      'msg-C0DOCS-1700000001.000100',
+      'Ev1',
+      expect.anything(),
+      { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS },
+    );
     expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
   });
 
-  it.each([{ channel_type: 'channel' }, { channel_type: 'im' }])('a reply in a thread that is no job\'s, mentioning no one (%o): one lookup, nothing recorded', async (e) => {
-    const h = harness({ threadOwner: undefined });
-    await messageEvent(h.deps)(event({ ...e, thread_ts: '1700000000.000100', text: 'x'.repeat(40_000) }) as never);
-    expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
-    expect(h.record).not.toHaveBeenCalled();
-  });
+  it.each([{ channel_type: 'channel' }, { channel_type: 'im' }])(
+    "a reply in a thread that is no job's, mentioning no one (%o): one lookup, nothing recorded",
+    async (e) => {
+      const h = harness({ threadOwner: undefined });
+      await messageEvent(h.deps)(event({ ...e, thread_ts: '1700000000.000100', text: 'x'.repeat(40_000) }) as never);
+      expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
+      expect(h.record).not.toHaveBeenCalled();
+    },
+  );
 
-  it('a mention in a thread that is no job\'s is recorded without a lookup; a top-level DM too', async () => {
+  it("a mention in a thread that is no job's is recorded without a lookup; a top-level DM too", async () => {
     const h = harness({ threadOwner: undefined });
     await messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: '<@U0DOCSBOT> document this' }) as never);
-    await messageEvent(h.deps)(event({ channel_type: 'im', ts: '1700000003.000100', text: 'add a quickstart' }) as never);
+    await messageEvent(h.deps)(
+      event({ channel_type: 'im', ts: '1700000003.000100', text: 'add a quickstart' }) as never,
+    );
     expect(h.findByThread).not.toHaveBeenCalled();
-    expect(h.record.mock.calls.map((c) => c[1])).toEqual(['msg-C0DOCS-1700000001.000100', 'msg-C0DOCS-1700000003.000100']);
+    expect(h.record.mock.calls.map((c) => c[1])).toEqual([
+      'msg-C0DOCS-1700000001.000100',
+      'msg-C0DOCS-1700000003.000100',
+    ]);
   });
 
   it('the recorded text is cut to AGENT_PROMPT_MAX_CHARS, with its length as typed', async () => {
@@ -198,26 +290,42 @@ describe('agent-jobs listeners', () => {
 
   it('a thread reply when the thread index cannot be read: thrown (not acked, Slack redelivers it), nothing recorded', async () => {
     const h = harness({ lookupFails: true });
-    await expect(messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never)).rejects.toBeInstanceOf(EventNotRecordedError);
+    await expect(
+      messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never),
+    ).rejects.toBeInstanceOf(EventNotRecordedError);
     expect(h.record).not.toHaveBeenCalled();
     expect(h.warnings()).toEqual(['could not record an event; not acked, so Slack redelivers it']);
   });
 
-  it('a thread reply when Redis fails: thrown (the edge does not ack, so Slack redelivers it); the person is told only on Slack\'s last retry', async () => {
+  it("a thread reply when Redis fails: thrown (the edge does not ack, so Slack redelivers it); the person is told only on Slack's last retry", async () => {
     const h = harness({ recordFails: true });
-    await expect(messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never)).rejects.toBeInstanceOf(EventNotRecordedError);
+    await expect(
+      messageEvent(h.deps)(event({ thread_ts: '1700000000.000100', text: 'also add Go' }) as never),
+    ).rejects.toBeInstanceOf(EventNotRecordedError);
     expect(h.postEphemeral).not.toHaveBeenCalled();
-    const last = { ...event({ thread_ts: '1700000000.000100', text: 'also add Go' }), context: { botUserId: 'U0DOCSBOT', retryNum: 3 } };
+    const last = {
+      ...event({ thread_ts: '1700000000.000100', text: 'also add Go' }),
+      context: { botUserId: 'U0DOCSBOT', retryNum: 3 },
+    };
     await expect(messageEvent(h.deps)(last as never)).rejects.toBeInstanceOf(EventNotRecordedError);
-    expect(h.postEphemeral).toHaveBeenCalledExactlyOnceWith({ channel: 'C0DOCS', user: 'U0ALICE', thread_ts: '1700000000.000100', text: BUSY_TEXT });
+    expect(h.postEphemeral).toHaveBeenCalledExactlyOnceWith({
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      thread_ts: '1700000000.000100',
+      text: BUSY_TEXT,
+    });
     expect(h.errors()).toEqual([]);
   });
 
   it('App Home when Redis fails: thrown, so Slack redelivers it (the tab shows what it showed before)', async () => {
     const h = harness({ recordFails: true });
-    await expect(appHomeOpenedEvent(h.deps)({ event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' }, body: { team_id: 'T0SANDBOX', event_id: 'Ev2' }, context: {} } as never)).rejects.toBeInstanceOf(
-      EventNotRecordedError,
-    );
+    await expect(
+      appHomeOpenedEvent(h.deps)({
+        event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' },
+        body: { team_id: 'T0SANDBOX', event_id: 'Ev2' },
+        context: {},
+      } as never),
+    ).rejects.toBeInstanceOf(EventNotRecordedError);
     expect(h.warnings()).toEqual(['could not record an event; not acked, so Slack redelivers it']);
   });
 
@@ -227,31 +335,56 @@ describe('agent-jobs listeners', () => {
     await restartAction(h.deps)({ ack: h.ack, body, action: { value: 'r1', action_ts: '1700000002.000200' } } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
     // The failed response_url is logged too, not swallowed.
-    expect(h.warnings()).toEqual(['could not record a click; told the person to try again', 'could not tell the person to try again']);
+    expect(h.warnings()).toEqual([
+      'could not record a click; told the person to try again',
+      'could not tell the person to try again',
+    ]);
     expect(h.errors()).toEqual([]);
   });
 });
 
 /** A stand-in for digests' subcommands: the command's own checks are what these tests are about. */
-const SUBCOMMANDS = { names: ['subscribe'], helpLines: [], examples: [], prepare: () => ({ ok: false as const, message: 'no' }), actionOf: () => 'manage_digests' as const };
+const SUBCOMMANDS = {
+  names: ['subscribe'],
+  helpLines: [],
+  examples: [],
+  prepare: () => ({ ok: false as const, message: 'no' }),
+  actionOf: () => 'manage_digests' as const,
+};
 
 describe('visitors and digests listeners', () => {
   it('/docs-visitors with a mistake: the problem in the ack, nothing recorded', async () => {
     const h = harness();
-    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({ command: command('2026-13-45', { command: '/docs-visitors' }), ack: h.ack } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: expect.stringContaining('2026-13-45') });
+    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({
+      command: command('2026-13-45', { command: '/docs-visitors' }),
+      ack: h.ack,
+    } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('2026-13-45'),
+    });
     expect(h.record).not.toHaveBeenCalled();
   });
 
   it('/docs-visitors when Redis fails: the busy answer', async () => {
     const h = harness({ recordFails: true });
-    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({ command: command('7d', { command: '/docs-visitors' }), ack: h.ack } as never);
+    await docsVisitorsCommand({ ...(h.deps as object), subcommands: SUBCOMMANDS } as never)({
+      command: command('7d', { command: '/docs-visitors' }),
+      ack: h.ack,
+    } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text: BUSY_TEXT });
   });
 
-  const improveMeta = (c: string) => TEST_SIGNER.sign(IMPROVE_MODAL_PURPOSE, JSON.stringify({ c, t: '1700000000.000100', p: '/quickstart' }));
+  const improveMeta = (c: string) =>
+    TEST_SIGNER.sign(IMPROVE_MODAL_PURPOSE, JSON.stringify({ c, t: '1700000000.000100', p: '/quickstart' }));
   const submission = (value: string | null, privateMetadata = improveMeta('C0DOCS')) => {
-    const view = { id: 'V1', hash: 'h', callback_id: IMPROVE_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } };
+    const view = {
+      id: 'V1',
+      hash: 'h',
+      callback_id: IMPROVE_CALLBACK_ID,
+      private_metadata: privateMetadata,
+      state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } },
+    };
     // Slack's view_submission body carries the view too.
     return { body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-9', view }, view };
   };
@@ -259,15 +392,29 @@ describe('visitors and digests listeners', () => {
   it('Improve with agent, blank: the modal stays open with an error on the field', async () => {
     const h = harness();
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('  ') } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' } });
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [INSTRUCTION_BLOCK]: 'Tell the agent what to change.' },
+    });
     expect(h.record).not.toHaveBeenCalled();
   });
 
   it('Improve with agent, metadata the bot did not sign (unreadable, from before signing, or naming another channel): the modal says so, a warning, nothing checked or recorded', async () => {
-    for (const metadata of ['{nope', JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100', p: '/quickstart' }), improveMeta('C0DOCS').replace('C0DOCS', 'C0LEADS')]) {
+    for (const metadata of [
+      '{nope',
+      JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100', p: '/quickstart' }),
+      improveMeta('C0DOCS').replace('C0DOCS', 'C0LEADS'),
+    ]) {
       const h = harness();
       await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', metadata) } as never);
-      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringMatching(/^I couldn't verify that button or form .* open the form again from the digest\.$/) } });
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+        response_action: 'errors',
+        errors: {
+          [INSTRUCTION_BLOCK]: expect.stringMatching(
+            /^I couldn't verify that button or form .* open the form again from the digest\.$/,
+          ),
+        },
+      });
       expect(h.warnings()).toEqual(['refused a button or form value the bot did not sign']);
       expect(h.record).not.toHaveBeenCalled();
       expect(h.conversations.isMember).not.toHaveBeenCalled();
@@ -275,10 +422,19 @@ describe('visitors and digests listeners', () => {
   });
 
   it('Improve with agent, signed for a channel the person is not (or no longer) in, or not checkable just now: refused in the modal, nothing recorded', async () => {
-    for (const [channel, text] of [['C0LEADS', NOT_A_MEMBER_TEXT], ['C0HUGE', MEMBERSHIP_BUSY_TEXT]] as const) {
+    for (const [channel, text] of [
+      ['C0LEADS', NOT_A_MEMBER_TEXT],
+      ['C0HUGE', MEMBERSHIP_BUSY_TEXT],
+    ] as const) {
       const h = harness();
-      await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart', improveMeta(channel)) } as never);
-      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) } });
+      await improveSubmission(h.deps)({
+        ack: h.ack,
+        ...submission('Review /quickstart', improveMeta(channel)),
+      } as never);
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+        response_action: 'errors',
+        errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) },
+      });
       expect(h.record).not.toHaveBeenCalled();
     }
   });
@@ -286,14 +442,22 @@ describe('visitors and digests listeners', () => {
   it('Improve with agent when Redis fails: the modal stays open with the busy text; nothing started', async () => {
     const h = harness({ recordFails: true });
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } });
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT },
+    });
     expect(h.warnings()).toEqual(['could not record a job start from the Improve with agent form']);
   });
 
   it('Improve with agent: a job start in the digest’s thread is recorded, then the modal closes', async () => {
     const h = harness();
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
-    expect(h.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.start' }), 'view-V1', 'trig-9', expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }));
+    expect(h.record).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ name: 'agent-jobs.start' }),
+      'view-V1',
+      'trig-9',
+      expect.objectContaining({ channel: 'C0DOCS', threadTs: '1700000000.000100', instruction: 'Review /quickstart' }),
+    );
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
   });
 
@@ -308,67 +472,119 @@ describe('visitors and digests listeners', () => {
   });
 
   it('Improve with agent by someone the policy refuses: the refusal shows in the modal as plain text, nothing recorded', async () => {
-    const access: AccessGate = { ...OPEN_GATE, authorize: async () => ({ allowed: false, reason: 'not_allowed_user', text: 'Only members of <!subteam^S0DOCS> and <@U0ADMIN> can start docs jobs: ask <@U0ADMIN>.' }) };
+    const access: AccessGate = {
+      ...OPEN_GATE,
+      authorize: async () => ({
+        allowed: false,
+        reason: 'not_allowed_user',
+        text: 'Only members of <!subteam^S0DOCS> and <@U0ADMIN> can start docs jobs: ask <@U0ADMIN>.',
+      }),
+    };
     const h = harness({ access });
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: 'Only members of the allowed user group and the admin can start docs jobs: ask the admin.' } });
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: {
+        [INSTRUCTION_BLOCK]: 'Only members of the allowed user group and the admin can start docs jobs: ask the admin.',
+      },
+    });
     expect(h.record).not.toHaveBeenCalled();
   });
 
-  it('Improve with agent when the check hangs past 1.5 s: refused (fail closed) within Slack\'s 3 s', async () => {
+  it("Improve with agent when the check hangs past 1.5 s: refused (fail closed) within Slack's 3 s", async () => {
     const access: AccessGate = { ...OPEN_GATE, authorize: () => new Promise(() => undefined) };
     const h = harness({ access });
     const started = Date.now();
     await improveSubmission(h.deps)({ ack: h.ack, ...submission('Review /quickstart') } as never);
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.stringContaining("couldn't check your access") } });
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [INSTRUCTION_BLOCK]: expect.stringContaining("couldn't check your access") },
+    });
     expect(h.record).not.toHaveBeenCalled();
   });
 
   it('digest Retry from nowhere (no channel): acked, nothing recorded', async () => {
     const h = harness();
-    await digestRetryAction(h.deps)({ ack: h.ack, body: { user: { id: 'U0ALICE' } }, action: { action_ts: '1.2' } } as never);
+    await digestRetryAction(h.deps)({
+      ack: h.ack,
+      body: { user: { id: 'U0ALICE' } },
+      action: { action_ts: '1.2' },
+    } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
     expect(h.record).not.toHaveBeenCalled();
   });
 });
 
 describe('thread-context listeners', () => {
-  const shortcut = { channel: { id: 'C0DOCS' }, message: { ts: '1700000000.000100' }, user: { id: 'U0ALICE' }, trigger_id: 'trig-7' };
+  const shortcut = {
+    channel: { id: 'C0DOCS' },
+    message: { ts: '1700000000.000100' },
+    user: { id: 'U0ALICE' },
+    trigger_id: 'trig-7',
+  };
 
   it('Document this thread when Redis fails: acked, told through the response_url, no modal opened', async () => {
     const h = harness({ recordFails: true });
     const respond = vi.fn(async () => undefined);
     const open = vi.fn();
-    await documentThreadShortcut({ ...(h.deps as object), slack: { views: { open } } } as never)({ ack: h.ack, shortcut, respond } as never);
+    await documentThreadShortcut({ ...(h.deps as object), slack: { views: { open } } } as never)({
+      ack: h.ack,
+      shortcut,
+      respond,
+    } as never);
     expect(h.ack).toHaveBeenCalledExactlyOnceWith();
-    expect(respond).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', replace_original: false, text: BUSY_TEXT });
+    expect(respond).toHaveBeenCalledExactlyOnceWith({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: BUSY_TEXT,
+    });
     expect(open).not.toHaveBeenCalled();
     expect(h.errors()).toEqual([]);
   });
 
-  const threadMeta = (ref: { c: string; t?: string; j?: string }) => TEST_SIGNER.sign(THREAD_REF_PURPOSE, JSON.stringify({ t: '1700000000.000100', ...ref }));
+  const threadMeta = (ref: { c: string; t?: string; j?: string }) =>
+    TEST_SIGNER.sign(THREAD_REF_PURPOSE, JSON.stringify({ t: '1700000000.000100', ...ref }));
   const modal = (value: string, privateMetadata = threadMeta({ c: 'C0DOCS' })) => ({
     body: { user: { id: 'U0ALICE' }, team: { id: 'T0SANDBOX' }, trigger_id: 'trig-8' },
-    view: { id: 'V2', hash: 'h', callback_id: MODAL_CALLBACK_ID, private_metadata: privateMetadata, state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } } },
+    view: {
+      id: 'V2',
+      hash: 'h',
+      callback_id: MODAL_CALLBACK_ID,
+      private_metadata: privateMetadata,
+      state: { values: { [INSTRUCTION_BLOCK]: { [INSTRUCTION_ACTION]: { type: 'plain_text_input', value } } } },
+    },
   });
 
   it('its modal, blank: stays open with an error; when Redis fails: stays open with the busy text', async () => {
     const blank = harness();
     await documentThreadSubmission(blank.deps)({ ack: blank.ack, ...modal(' ') } as never);
-    expect(blank.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: expect.any(String) } });
+    expect(blank.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [INSTRUCTION_BLOCK]: expect.any(String) },
+    });
     expect(blank.record).not.toHaveBeenCalled();
     const down = harness({ recordFails: true });
     await documentThreadSubmission(down.deps)({ ack: down.ack, ...modal('Document this') } as never);
-    expect(down.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT } });
+    expect(down.ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [INSTRUCTION_BLOCK]: BUSY_TEXT },
+    });
   });
 
   it('its modal, metadata naming a private channel the person is not in, not signed by the bot (forged, or older than signing): refused in the modal with a warning; nothing checked, read or recorded', async () => {
-    const forged = [JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100' }), threadMeta({ c: 'C0DOCS' }).replace('C0DOCS', 'C0LEADS'), threadMeta({ c: 'C0DOCS', j: 'job_1' }).replace('job_1', 'job_9')];
+    const forged = [
+      JSON.stringify({ c: 'C0LEADS', t: '1700000000.000100' }),
+      threadMeta({ c: 'C0DOCS' }).replace('C0DOCS', 'C0LEADS'),
+      threadMeta({ c: 'C0DOCS', j: 'job_1' }).replace('job_1', 'job_9'),
+    ];
     for (const metadata of forged) {
       const h = harness();
       await documentThreadSubmission(h.deps)({ ack: h.ack, ...modal('Document this', metadata) } as never);
-      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: FORM_UNVERIFIED_TEXT } });
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+        response_action: 'errors',
+        errors: { [INSTRUCTION_BLOCK]: FORM_UNVERIFIED_TEXT },
+      });
       expect(h.warnings()).toEqual(['refused a button or form value the bot did not sign']);
       expect(h.record).not.toHaveBeenCalled();
       expect(h.conversations.isMember).not.toHaveBeenCalled();
@@ -384,12 +600,23 @@ describe('thread-context listeners', () => {
     for (const [ref, text] of cases) {
       const h = harness();
       await documentThreadSubmission(h.deps)({ ack: h.ack, ...modal('Document this', threadMeta(ref)) } as never);
-      expect(h.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) } });
+      expect(h.ack).toHaveBeenCalledExactlyOnceWith({
+        response_action: 'errors',
+        errors: { [INSTRUCTION_BLOCK]: plainTextOf(text) },
+      });
       expect(h.record).not.toHaveBeenCalled();
     }
     const member = harness();
-    await documentThreadSubmission(member.deps)({ ack: member.ack, ...modal('Document this', threadMeta({ c: 'C0DOCS', j: 'job_1' })) } as never);
-    expect(member.record).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ name: 'agent-jobs.reply' }), 'view-trig-8', 'trig-8', expect.objectContaining({ jobId: 'job_1', channel: 'C0DOCS', user: 'U0ALICE', via: 'form' }));
+    await documentThreadSubmission(member.deps)({
+      ack: member.ack,
+      ...modal('Document this', threadMeta({ c: 'C0DOCS', j: 'job_1' })),
+    } as never);
+    expect(member.record).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ name: 'agent-jobs.reply' }),
+      'view-trig-8',
+      'trig-8',
+      expect.objectContaining({ jobId: 'job_1', channel: 'C0DOCS', user: 'U0ALICE', via: 'form' }),
+    );
     expect(member.ack).toHaveBeenCalledExactlyOnceWith();
   });
 });

@@ -8,7 +8,9 @@ import { parse } from 'yaml';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
 
 // Slack's JSON Schema for v1 app manifests, copied to test/fixtures/slack (see SOURCE.md there).
-const schema = JSON.parse(readFileSync(new URL('../fixtures/slack/manifest.schema.1.0.0.json', import.meta.url), 'utf8'));
+const schema = JSON.parse(
+  readFileSync(new URL('../fixtures/slack/manifest.schema.1.0.0.json', import.meta.url), 'utf8'),
+);
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
 
 function validator() {
@@ -46,7 +48,15 @@ function manifestTypeErrors(cases: Record<string, unknown>): Record<string, stri
     const text = `import type { AppsManifestCreateArguments } from '@slack/web-api';\nexport const manifest: AppsManifestCreateArguments['manifest'] = ${JSON.stringify(copy)};\n`;
     files.set(`${ROOT}test/unit/manifest-typecheck-${name}.generated.ts`, { name, text });
   }
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], skipLibCheck: true };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+    skipLibCheck: true,
+  };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, lang, ...rest) => {
@@ -75,12 +85,19 @@ describe('manifest.yml', () => {
   it('the schema really rejects a broken manifest (the check can fail)', () => {
     const validate = validator();
     expect(validate({ ...manifest, display_information: { name: '' } })).toBe(false);
-    expect(validate({ ...manifest, settings: { ...manifest.settings, interactivity: { is_enabled: 'yes' } } })).toBe(false);
-    expect(validate({ ...manifest, features: { ...manifest.features, slash_commands: [{ command: '/x' }] } })).toBe(false);
+    expect(validate({ ...manifest, settings: { ...manifest.settings, interactivity: { is_enabled: 'yes' } } })).toBe(
+      false,
+    );
+    expect(validate({ ...manifest, features: { ...manifest.features, slash_commands: [{ command: '/x' }] } })).toBe(
+      false,
+    );
   });
 
   it('declares the commands, all served by /slack/events', () => {
-    const cmds = manifest.features.slash_commands.map((c: { command: string; url: string }) => [c.command, new URL(c.url).pathname]);
+    const cmds = manifest.features.slash_commands.map((c: { command: string; url: string }) => [
+      c.command,
+      new URL(c.url).pathname,
+    ]);
     expect(cmds).toEqual([
       ['/docs-edit', '/slack/events'],
       ['/docs-reply', '/slack/events'],
@@ -93,7 +110,9 @@ describe('manifest.yml', () => {
   it('subscribes to the events the bot listens to, with the scopes they need', () => {
     const events: string[] = manifest.settings.event_subscriptions.bot_events;
     const scopes: string[] = manifest.oauth_config.scopes.bot;
-    expect(events).toEqual(expect.arrayContaining(['app_mention', 'app_home_opened', 'message.channels', 'message.groups', 'message.im']));
+    expect(events).toEqual(
+      expect.arrayContaining(['app_mention', 'app_home_opened', 'message.channels', 'message.groups', 'message.im']),
+    );
     // Slack's events API: each event type's required scope.
     const needs: Record<string, string> = {
       app_mention: 'app_mentions:read',
@@ -102,17 +121,28 @@ describe('manifest.yml', () => {
       'message.im': 'im:history',
     };
     for (const e of events) if (needs[e]) expect(scopes).toContain(needs[e]);
-    expect(scopes).toEqual(expect.arrayContaining(['commands', 'chat:write', 'reactions:write', 'users:read', 'files:write']));
+    expect(scopes).toEqual(
+      expect.arrayContaining(['commands', 'chat:write', 'reactions:write', 'users:read', 'files:write']),
+    );
     expect(manifest.settings.interactivity).toMatchObject({ is_enabled: true });
     expect(new URL(manifest.settings.interactivity.request_url).pathname).toBe('/slack/events');
   });
 
-  it("matches the manifest type of @slack/web-api 8 (tsc), in HTTP and Socket Mode form, and the check can fail", () => {
+  it('matches the manifest type of @slack/web-api 8 (tsc), in HTTP and Socket Mode form, and the check can fail', () => {
     const errors = manifestTypeErrors({
       http: manifest,
       socket: socketVariant(),
-      promptWithoutMessage: { ...manifest, features: { ...manifest.features, agent_view: { agent_description: 'x', suggested_prompts: [{ title: 'no message' }] } } },
-      misspeltEvent: { ...manifest, settings: { ...manifest.settings, event_subscriptions: { bot_events: ['app_context_change'] } } },
+      promptWithoutMessage: {
+        ...manifest,
+        features: {
+          ...manifest.features,
+          agent_view: { agent_description: 'x', suggested_prompts: [{ title: 'no message' }] },
+        },
+      },
+      misspeltEvent: {
+        ...manifest,
+        settings: { ...manifest.settings, event_subscriptions: { bot_events: ['app_context_change'] } },
+      },
     });
     expect(errors.http).toEqual([]);
     expect(errors.socket).toEqual([]);
@@ -128,7 +158,8 @@ describe('manifest.yml', () => {
     expect(view.agent_description.length).toBeLessThanOrEqual(300); // Slack: "Maximum length is 300 characters"
     expect(view.suggested_prompts.length).toBeGreaterThanOrEqual(2);
     expect(view.suggested_prompts.length).toBeLessThanOrEqual(4); // Slack: "A maximum of 4 suggested prompts"
-    for (const p of view.suggested_prompts) expect(p).toEqual({ title: expect.stringMatching(/\S/), message: expect.stringMatching(/\S/) });
+    for (const p of view.suggested_prompts)
+      expect(p).toEqual({ title: expect.stringMatching(/\S/), message: expect.stringMatching(/\S/) });
     expect(view.suggested_prompts).toEqual(STANDING_PROMPTS);
   });
 
@@ -140,7 +171,7 @@ describe('manifest.yml', () => {
     }
   });
 
-  it("the Socket Mode variant its header comment describes (seven request URLs removed) is valid too", () => {
+  it('the Socket Mode variant its header comment describes (seven request URLs removed) is valid too', () => {
     const text = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
     const urls = text.match(/^\s*(url|request_url): /gm) ?? [];
     expect(urls).toHaveLength(7);
@@ -156,8 +187,21 @@ describe('manifest.yml', () => {
   });
 
   it('declares the "Document this thread" message shortcut, and the scopes to read threads and members in every kind of conversation', () => {
-    expect(manifest.features.shortcuts).toEqual([expect.objectContaining({ name: 'Document this thread', type: 'message', callback_id: 'document_thread' })]);
+    expect(manifest.features.shortcuts).toEqual([
+      expect.objectContaining({ name: 'Document this thread', type: 'message', callback_id: 'document_thread' }),
+    ]);
     const scopes: string[] = manifest.oauth_config.scopes.bot;
-    expect(scopes).toEqual(expect.arrayContaining(['channels:history', 'groups:history', 'im:history', 'mpim:history', 'channels:read', 'groups:read', 'im:read', 'mpim:read']));
+    expect(scopes).toEqual(
+      expect.arrayContaining([
+        'channels:history',
+        'groups:history',
+        'im:history',
+        'mpim:history',
+        'channels:read',
+        'groups:read',
+        'im:read',
+        'mpim:read',
+      ]),
+    );
   });
 });

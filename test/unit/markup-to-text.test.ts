@@ -6,23 +6,31 @@ const lookup = async (id: string) => names[id];
 
 describe('markupToText', () => {
   it('removes the bot mention and names people', async () => {
-    expect(await markupToText('<@U0BOT> also add a Go example, ask <@U0BOB>', 'U0BOT', lookup)).toBe('also add a Go example, ask @bob');
+    expect(await markupToText('<@U0BOT> also add a Go example, ask <@U0BOB>', 'U0BOT', lookup)).toBe(
+      'also add a Go example, ask @bob',
+    );
   });
   it('turns channel links, labelled links and bare links into text', async () => {
-    expect(await markupToText('see <#C1|docs> and <https://x.dev/a?b=1|the guide> or <https://y.dev>', 'U0BOT', lookup)).toBe(
-      'see #docs and the guide (https://x.dev/a?b=1) or https://y.dev',
-    );
+    expect(
+      await markupToText('see <#C1|docs> and <https://x.dev/a?b=1|the guide> or <https://y.dev>', 'U0BOT', lookup),
+    ).toBe('see #docs and the guide (https://x.dev/a?b=1) or https://y.dev');
   });
   it('unescapes &amp; &lt; &gt; after the markup is gone', async () => {
-    expect(await markupToText('use a &lt;Tabs&gt; component &amp; keep <@U0ALICE>', undefined, lookup)).toBe('use a <Tabs> component & keep @alice');
-  });
-  it('handles special mentions, mailto, labels for unknown users and user groups', async () => {
-    expect(await markupToText('<!here> mail <mailto:a@b.dev|a@b.dev>, <@U9|zed>, <!subteam^S1|@writers>', 'U0BOT', lookup)).toBe(
-      '@here mail a@b.dev, @zed, @writers',
+    expect(await markupToText('use a &lt;Tabs&gt; component &amp; keep <@U0ALICE>', undefined, lookup)).toBe(
+      'use a <Tabs> component & keep @alice',
     );
   });
+  it('handles special mentions, mailto, labels for unknown users and user groups', async () => {
+    expect(
+      await markupToText('<!here> mail <mailto:a@b.dev|a@b.dev>, <@U9|zed>, <!subteam^S1|@writers>', 'U0BOT', lookup),
+    ).toBe('@here mail a@b.dev, @zed, @writers');
+  });
   it('falls back to the id when the lookup fails', async () => {
-    expect(await markupToText('<@U404>', 'U0BOT', async () => { throw new Error('users.info failed'); })).toBe('@U404');
+    expect(
+      await markupToText('<@U404>', 'U0BOT', async () => {
+        throw new Error('users.info failed');
+      }),
+    ).toBe('@U404');
   });
   it('a message that is only the mention becomes empty', async () => {
     expect(await markupToText('  <@U0BOT>  ', 'U0BOT', lookup)).toBe('');
@@ -38,7 +46,7 @@ describe('mentionsUser', () => {
   });
 });
 
-describe('markupToText: name lookups (their budget is the lookup\'s: one per request, issue #22)', () => {
+describe("markupToText: name lookups (their budget is the lookup's: one per request, issue #22)", () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `U${String(i).padStart(6, '0')}`);
 
   it('asks the lookup about each distinct person once, in order of first mention; unknown ones stay as @U… (or their label)', async () => {
@@ -49,7 +57,14 @@ describe('markupToText: name lookups (their budget is the lookup\'s: one per req
     const text = [...people, ...people].map((id) => `<@${id}>`).join(' ') + ' <@U9ZZZZZ|zed>';
     const out = await markupToText(text, 'U0BOT', counting);
     expect(asked).toEqual([...people, 'U9ZZZZZ']);
-    expect(out.startsWith(people.slice(0, 25).map((id) => `@name-of-${id}`).join(' '))).toBe(true);
+    expect(
+      out.startsWith(
+        people
+          .slice(0, 25)
+          .map((id) => `@name-of-${id}`)
+          .join(' '),
+      ),
+    ).toBe(true);
     expect(out).toContain(`@name-of-${people[24]!} @${people[25]!} @${people[26]!}`);
     expect(out.endsWith('@zed')).toBe(true);
   });

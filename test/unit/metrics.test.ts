@@ -16,7 +16,12 @@ async function scrape(m: BotMetrics): Promise<Scrape> {
 function queue(name: string, counts: Record<string, number> | Error | 'hang'): QueueDepthSource {
   return {
     name,
-    getJobCounts: () => (counts === 'hang' ? new Promise(() => undefined) : counts instanceof Error ? Promise.reject(counts) : Promise.resolve(counts)),
+    getJobCounts: () =>
+      counts === 'hang'
+        ? new Promise(() => undefined)
+        : counts instanceof Error
+          ? Promise.reject(counts)
+          : Promise.resolve(counts),
   };
 }
 
@@ -49,7 +54,9 @@ describe('GET /metrics handler', () => {
 
   async function serve(token: string | undefined, registry = new Registry()): Promise<{ url: string; logs: string[] }> {
     const logs: string[] = [];
-    const logger = createLogger('info', { write: (s: string) => void logs.push(s) } as unknown as NodeJS.WritableStream);
+    const logger = createLogger('info', {
+      write: (s: string) => void logs.push(s),
+    } as unknown as NodeJS.WritableStream);
     const m = new BotMetrics({ registry, defaultMetrics: false });
     m.agentJobStarted('new');
     const handler = metricsHandler({ registry, logger, ...(token ? { token } : {}) });
@@ -68,7 +75,11 @@ describe('GET /metrics handler', () => {
 
   it('with METRICS_TOKEN, a scrape without the right bearer token gets 401 and a warning that never holds the token', async () => {
     const { url, logs } = await serve(TOKEN);
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: `Basic ${TOKEN}` }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-wrong-token' },
+      { authorization: `Basic ${TOKEN}` },
+    ] as Array<Record<string, string>>) {
       const res = await fetch(url, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
@@ -86,7 +97,14 @@ describe('GET /metrics handler', () => {
   it('a registry that fails to collect answers 500 and logs why', async () => {
     const registry = new Registry();
     const { url, logs } = await serve(undefined, registry);
-    registry.registerMetric({ name: 'broken', help: 'x', type: 'gauge', get: () => Promise.reject(new Error('boom')), reset: () => undefined, aggregator: 'sum' } as never);
+    registry.registerMetric({
+      name: 'broken',
+      help: 'x',
+      type: 'gauge',
+      get: () => Promise.reject(new Error('boom')),
+      reset: () => undefined,
+      aggregator: 'sum',
+    } as never);
     const res = await fetch(url);
     expect(res.status).toBe(500);
     expect(logs.join('\n')).toContain('could not collect metrics');
@@ -114,7 +132,13 @@ describe('BotMetrics (the registry-backed recorder)', () => {
   it('starts every job status at 0, and counts ends with their lateness (a timeout has none)', async () => {
     const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
     let s = await scrape(m);
-    expect(s.series('docs_bot_agent_jobs_finished_total').map((l) => l.status)).toEqual(['completed', 'no_change', 'failed', 'archived', 'timed_out']);
+    expect(s.series('docs_bot_agent_jobs_finished_total').map((l) => l.status)).toEqual([
+      'completed',
+      'no_change',
+      'failed',
+      'archived',
+      'timed_out',
+    ]);
     expect(s.sum('docs_bot_agent_jobs_finished_total')).toBe(0);
     m.agentJobStarted('new');
     m.agentJobStarted('follow_up');
@@ -161,14 +185,23 @@ describe('BotMetrics (the registry-backed recorder)', () => {
 
   it('reads queue depths at scrape time; a queue that fails or hangs is left out of that scrape, without delaying it', async () => {
     const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, queueTimeoutMs: 100 });
-    m.watchQueues([queue('poll-agent-job', { waiting: 1, active: 2, delayed: 30, failed: 0 }), queue('intake', new Error('Redis down')), queue('send-digest', 'hang')]);
+    m.watchQueues([
+      queue('poll-agent-job', { waiting: 1, active: 2, delayed: 30, failed: 0 }),
+      queue('intake', new Error('Redis down')),
+      queue('send-digest', 'hang'),
+    ]);
     const started = Date.now();
     const s = await scrape(m);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(s.type('docs_bot_queue_jobs')).toBe('GAUGE');
     expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state: 'delayed' })).toBe(30);
     expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state: 'active' })).toBe(2);
-    expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual(['poll-agent-job', 'poll-agent-job', 'poll-agent-job', 'poll-agent-job']);
+    expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual([
+      'poll-agent-job',
+      'poll-agent-job',
+      'poll-agent-job',
+      'poll-agent-job',
+    ]);
   });
 
   it('the agent budget gauge is set per project, for the budget code to call', async () => {

@@ -9,7 +9,12 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({ apiKey: 'mint_contract', projectId: 'proj_1', jobDurationMs: 1_000, now: () => clock });
+  fake = await startFakeDocsApi({
+    apiKey: 'mint_contract',
+    projectId: 'proj_1',
+    jobDurationMs: 1_000,
+    now: () => clock,
+  });
   client = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_contract', projectId: 'proj_1' });
 });
 afterAll(async () => {
@@ -37,12 +42,28 @@ describe('client ↔ spec contract', () => {
     ]);
     for (const r of fake.requests) {
       expect(validateRequest(r), `${r.method} ${r.path}`).toEqual([]);
-      expect(validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }), `${r.method} ${r.path}`).toEqual([]);
+      expect(
+        validateResponse({ method: r.method, path: r.path, status: r.status, body: r.responseBody }),
+        `${r.method} ${r.path}`,
+      ).toEqual([]);
     }
   });
 
   it('the validator catches a request the spec forbids (so the check above can fail)', () => {
-    expect(validateRequest({ method: 'POST', path: '/v2/agent/p/job', headers: { authorization: 'Bearer mint_x', 'content-type': 'application/json' }, body: {} })).not.toEqual([]);
-    expect(validateRequest({ method: 'GET', path: '/v1/analytics/p/visitors?limit=500', headers: { authorization: 'Bearer mint_x' } })).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'POST',
+        path: '/v2/agent/p/job',
+        headers: { authorization: 'Bearer mint_x', 'content-type': 'application/json' },
+        body: {},
+      }),
+    ).not.toEqual([]);
+    expect(
+      validateRequest({
+        method: 'GET',
+        path: '/v1/analytics/p/visitors?limit=500',
+        headers: { authorization: 'Bearer mint_x' },
+      }),
+    ).not.toEqual([]);
   });
 });

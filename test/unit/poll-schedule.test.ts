@@ -108,7 +108,7 @@ describe('poll schedule learned from finished jobs', () => {
     for (const d of [2 * MIN, 20 * MIN, 22 * MIN]) expect(walk(d, plan).latenessMs).toBeLessThanOrEqual(DENSE_GAP_MS);
   });
 
-  it('stays within POLL_MIN_INTERVAL_MS and POLL_MAX_INTERVAL_MS, such as the sandbox\'s 150 ms–600 ms', () => {
+  it("stays within POLL_MIN_INTERVAL_MS and POLL_MAX_INTERVAL_MS, such as the sandbox's 150 ms–600 ms", () => {
     const quick = buildPollPlan(spread(50, 1_000, 4_000))!;
     const b = { minMs: 150, maxMs: 600 };
     for (let t = 0; t < 10_000; t += 97) {

@@ -27,7 +27,10 @@ function fakeSlack() {
       postEphemeral: vi.fn(async () => ({ ok: true })),
     },
     conversations: {
-      replies: vi.fn(async (args: { oldest?: string }) => ({ ok: true, messages: posted.filter((m) => Number(m.ts) >= Number(args.oldest ?? 0)) })),
+      replies: vi.fn(async (args: { oldest?: string }) => ({
+        ok: true,
+        messages: posted.filter((m) => Number(m.ts) >= Number(args.oldest ?? 0)),
+      })),
       history: vi.fn(async () => ({ ok: true, messages: [] })),
     },
   };
@@ -48,7 +51,14 @@ describe('postOnce gets the receipt time', () => {
       now: () => LATE,
       ignorePrefix: '!aside',
     } as unknown as MessageDeps;
-    const msg = { teamId: 'T1', channel: 'C1', user: 'U0ALICE', text: '<@U0BOT>', ts: `${RECEIVED / 1000}.000001`, viaMention: true };
+    const msg = {
+      teamId: 'T1',
+      channel: 'C1',
+      user: 'U0ALICE',
+      text: '<@U0BOT>',
+      ts: `${RECEIVED / 1000}.000001`,
+      viaMention: true,
+    };
     const progress: Record<string, unknown> = {};
     // First try: posts, then "crashes" before saving the ts (the posting mark is saved first).
     await handleIncomingMessage(deps, msg, 'U0BOT', steps(progress), { key: 'intake-1', receivedAt: RECEIVED });
@@ -58,7 +68,9 @@ describe('postOnce gets the receipt time', () => {
     await handleIncomingMessage(deps, msg, 'U0BOT', steps(progress), { key: 'intake-1', receivedAt: RECEIVED });
     expect(posted.map((m) => m.text)).toEqual([MENTION_HELP]);
     expect(posted[0]!.metadata).toEqual({ event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: 'intake-1:help' } });
-    expect(slack.conversations.replies).toHaveBeenCalledWith(expect.objectContaining({ oldest: String(RECEIVED / 1000 - 60) }));
+    expect(slack.conversations.replies).toHaveBeenCalledWith(
+      expect.objectContaining({ oldest: String(RECEIVED / 1000 - 60) }),
+    );
   });
 });
 

@@ -13,13 +13,19 @@ const redisWith = (reply: unknown) => ({
 describe('checkEvictionPolicy (start-up)', () => {
   it('is quiet when Redis never evicts', async () => {
     const { logger, lines } = arrayLogger();
-    expect(await checkEvictionPolicy(redisWith(['maxmemory-policy', 'noeviction']), logger)).toEqual({ policy: 'noeviction', evicts: false });
+    expect(await checkEvictionPolicy(redisWith(['maxmemory-policy', 'noeviction']), logger)).toEqual({
+      policy: 'noeviction',
+      evicts: false,
+    });
     expect(lines).toEqual([]);
   });
 
   it('warns once, naming the policy, when Redis may evict keys (settings and BullMQ need noeviction)', async () => {
     const { logger, lines } = arrayLogger();
-    expect(await checkEvictionPolicy(redisWith(['maxmemory-policy', 'allkeys-lru']), logger)).toEqual({ policy: 'allkeys-lru', evicts: true });
+    expect(await checkEvictionPolicy(redisWith(['maxmemory-policy', 'allkeys-lru']), logger)).toEqual({
+      policy: 'allkeys-lru',
+      evicts: true,
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, maxmemoryPolicy: 'allkeys-lru' });
     expect(lines[0]?.msg).toMatch(/channel settings and BullMQ queues could be lost.*noeviction/);

@@ -20,7 +20,7 @@ describe('responseUrlAllowed: the bot posts only to Slack or to the configured S
     ['a look-alike host', 'https://hooks.slack.com.evil.example/commands/x'],
     ['a sub-domain of Slack that is not the hooks host', 'https://files.slack.com/x'],
     ["http to Slack's host", 'http://hooks.slack.com/commands/x'],
-    ['another port on Slack\'s host', 'https://hooks.slack.com:8443/commands/x'],
+    ["another port on Slack's host", 'https://hooks.slack.com:8443/commands/x'],
     ['credentials in the URL', 'https://user:pw@hooks.slack.com/commands/x'],
     ['not a URL', 'hooks.slack.com/commands/x'],
     ['http localhost (no longer a special case)', 'http://localhost:3000/x'],

@@ -35,7 +35,8 @@ async function react(body: string): Promise<Json> {
       ];
       await web.views.publish({ user_id: String(event.user), view: { type: 'home', blocks } });
     }
-    if (event?.type === 'message' && event.channel_type === 'im') await web.chat.postMessage({ channel: String(event.channel), text: `Got: ${String(event.text)}` });
+    if (event?.type === 'message' && event.channel_type === 'im')
+      await web.chat.postMessage({ channel: String(event.channel), text: `Got: ${String(event.text)}` });
     return {};
   }
   const form = new URLSearchParams(body);
@@ -102,7 +103,17 @@ describe('sandbox REPL: show and click', () => {
       text: 'Docs agent job done',
       blocks: [
         { type: 'section', text: { type: 'mrkdwn', text: 'Opened a pull request' } },
-        { type: 'actions', elements: [{ type: 'button', action_id: 'agent.open_pr', text: { type: 'plain_text', text: 'View pull request' }, url: 'https://github.com/acme/docs/pull/7' }] },
+        {
+          type: 'actions',
+          elements: [
+            {
+              type: 'button',
+              action_id: 'agent.open_pr',
+              text: { type: 'plain_text', text: 'View pull request' },
+              url: 'https://github.com/acme/docs/pull/7',
+            },
+          ],
+        },
       ],
     });
     const report = await web.chat.postMessage({
@@ -113,8 +124,18 @@ describe('sandbox REPL: show and click', () => {
           type: 'actions',
           block_id: 'paging',
           elements: [
-            { type: 'button', action_id: 'visitors.page.prev', text: { type: 'plain_text', text: '← Previous' }, value: 'p1' },
-            { type: 'button', action_id: 'visitors.page.next', text: { type: 'plain_text', text: 'Next →' }, value: 'p3' },
+            {
+              type: 'button',
+              action_id: 'visitors.page.prev',
+              text: { type: 'plain_text', text: '← Previous' },
+              value: 'p1',
+            },
+            {
+              type: 'button',
+              action_id: 'visitors.page.next',
+              text: { type: 'plain_text', text: 'Next →' },
+              value: 'p3',
+            },
           ],
         },
       ],
@@ -123,7 +144,15 @@ describe('sandbox REPL: show and click', () => {
     expect(await repl.handle('show')).toBe('continue');
     expect(out()).toContain('[1: View pull request ↗ https://github.com/acme/docs/pull/7]');
     expect(out()).toContain('Docs Agent: [2: ← Previous] [3: Next →]');
-    expect(repl.buttons[2]).toEqual({ n: 3, label: 'Next →', channel: 'C0DOCS', messageTs: report.ts, actionId: 'visitors.page.next', value: 'p3', blockId: 'paging' });
+    expect(repl.buttons[2]).toEqual({
+      n: 3,
+      label: 'Next →',
+      channel: 'C0DOCS',
+      messageTs: report.ts,
+      actionId: 'visitors.page.next',
+      value: 'p3',
+      blockId: 'paging',
+    });
 
     await repl.handle('click 3');
     expect(verified(bot.requests[0])).toMatchObject({
@@ -152,17 +181,31 @@ describe('sandbox REPL: dm and home', () => {
     await repl.handle('dm what changed in the quickstart?');
     expect(verified(bot.requests[0])).toMatchObject({
       type: 'event_callback',
-      event: { type: 'message', channel: 'D0ALICE', channel_type: 'im', user: 'U0ALICE', text: 'what changed in the quickstart?' },
+      event: {
+        type: 'message',
+        channel: 'D0ALICE',
+        channel_type: 'im',
+        user: 'U0ALICE',
+        text: 'what changed in the quickstart?',
+      },
     });
     printed = [];
     await repl.handle('show dm');
-    expect(out()).toBe(['── @alice (DM) ──', 'alice: what changed in the quickstart?', 'Docs Agent: Got: what changed in the quickstart?'].join('\n'));
+    expect(out()).toBe(
+      [
+        '── @alice (DM) ──',
+        'alice: what changed in the quickstart?',
+        'Docs Agent: Got: what changed in the quickstart?',
+      ].join('\n'),
+    );
     expect(repl.buttons).toEqual([]);
   });
 
   it("opens alice's App Home and prints the view the bot published", async () => {
     await repl.handle('home');
-    expect(verified(bot.requests[0])).toMatchObject({ event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' } });
+    expect(verified(bot.requests[0])).toMatchObject({
+      event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' },
+    });
     expect(out()).toContain('── App Home ──\n== Your recent docs jobs ==\nHi @alice, no jobs yet.');
 
     bot.publishHome = false;
@@ -182,17 +225,26 @@ describe('sandbox REPL: dm and home', () => {
 describe('sandbox REPL: the existing commands', () => {
   it('keeps slash commands, reply, @bot, help and quit', async () => {
     await repl.handle('/docs-visitors help');
-    expect(verified(bot.requests[0])).toMatchObject({ command: '/docs-visitors', text: 'help', user_id: 'U0ALICE', channel_id: 'C0DOCS' });
+    expect(verified(bot.requests[0])).toMatchObject({
+      command: '/docs-visitors',
+      text: 'help',
+      user_id: 'U0ALICE',
+      channel_id: 'C0DOCS',
+    });
     expect(printed.at(-1)).toBe('  (only visible to you) Usage of /docs-visitors');
 
     await repl.handle('reply also add Go');
     expect(printed.at(-1)).toBe('  no job yet: start one with /docs-edit');
     const status = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Docs agent job job_abc: working' });
     await repl.handle('reply also add Go');
-    expect(verified(bot.requests[1])).toMatchObject({ event: { type: 'message', channel: 'C0DOCS', thread_ts: status.ts, text: 'also add Go' } });
+    expect(verified(bot.requests[1])).toMatchObject({
+      event: { type: 'message', channel: 'C0DOCS', thread_ts: status.ts, text: 'also add Go' },
+    });
 
     await repl.handle('@bot fix the typo');
-    expect(verified(bot.requests[2])).toMatchObject({ event: { type: 'app_mention', user: 'U0ALICE', text: '<@U0DOCSBOT> fix the typo' } });
+    expect(verified(bot.requests[2])).toMatchObject({
+      event: { type: 'app_mention', user: 'U0ALICE', text: '<@U0DOCSBOT> fix the typo' },
+    });
 
     printed = [];
     await repl.handle('help');

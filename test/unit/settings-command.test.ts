@@ -30,7 +30,10 @@ describe('/docs-settings arguments', () => {
     expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
     expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });
     expect(parse('project default')).toEqual({ kind: 'project', projectId: null });
-    expect(parseSettingsCommand('project default', ['default', 'x'])).toEqual({ kind: 'project', projectId: 'default' });
+    expect(parseSettingsCommand('project default', ['default', 'x'])).toEqual({
+      kind: 'project',
+      projectId: 'default',
+    });
   });
 
   it('answers an unknown project id with the valid ones', () => {

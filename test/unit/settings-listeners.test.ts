@@ -7,14 +7,26 @@ import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
-const SETTINGS: EffectiveSettings = { projectId: 'proj_b', projectIsDefault: false, followupPolicy: 'requester', followupIsDefault: false, mentions: 'auto', updatedBy: 'U0ADMIN' };
+const SETTINGS: EffectiveSettings = {
+  projectId: 'proj_b',
+  projectIsDefault: false,
+  followupPolicy: 'requester',
+  followupIsDefault: false,
+  mentions: 'auto',
+  updatedBy: 'U0ADMIN',
+};
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
 
 /** Members of each channel, as conversations.members would list them. */
 const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ADMIN', 'U0ALICE'], C0LEADS: ['U0ALICE'] };
 
 function deps(
-  over: { effective?: () => Promise<EffectiveSettings>; record?: () => Promise<void>; open?: () => Promise<{ ok: boolean }>; authorizeView?: () => Promise<AccessDecision> } = {},
+  over: {
+    effective?: () => Promise<EffectiveSettings>;
+    record?: () => Promise<void>;
+    open?: () => Promise<{ ok: boolean }>;
+    authorizeView?: () => Promise<AccessDecision>;
+  } = {},
 ) {
   const { logger, lines } = arrayLogger();
   return {
@@ -22,7 +34,9 @@ function deps(
     service: { effective: vi.fn(over.effective ?? (async () => SETTINGS)), projects: ['proj_a', 'proj_b'] },
     slack: { views: { open: vi.fn(over.open ?? (async () => ({ ok: true }))) } },
     authorizeView: vi.fn(over.authorizeView ?? (async (): Promise<AccessDecision> => ({ allowed: true }))),
-    conversations: { isMember: vi.fn(async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user)) },
+    conversations: {
+      isMember: vi.fn(async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user)),
+    },
     signer: TEST_SIGNER,
     logger,
     lines,
@@ -31,14 +45,22 @@ function deps(
 
 /** The value of the Edit button the bot shows on `channel`'s settings message. */
 function editValue(channel: string): string {
-  const blocks = buildSettingsMessage(SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER).blocks as unknown as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
+  const blocks = buildSettingsMessage(SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
+    .blocks as unknown as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
   return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'settings.edit')!.value!;
 }
 
 /** A click on Edit by `user`, on the settings message in `channel`, carrying `value`. */
-const click = (value: string, user = 'U0ADMIN', channel = 'C0DOCS') => ({ body: { trigger_id: 'trig', user: { id: user }, channel: { id: channel } }, action: { value } });
+const click = (value: string, user = 'U0ADMIN', channel = 'C0DOCS') => ({
+  body: { trigger_id: 'trig', user: { id: user }, channel: { id: channel } },
+  action: { value },
+});
 
-const submission = (values: Record<string, string | undefined>, metadata = TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, JSON.stringify({ c: 'C0DOCS' })), user = 'U0ADMIN') => ({
+const submission = (
+  values: Record<string, string | undefined>,
+  metadata = TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, JSON.stringify({ c: 'C0DOCS' })),
+  user = 'U0ADMIN',
+) => ({
   body: { user: { id: user }, team: { id: 'T1' } },
   view: {
     id: 'V1',
@@ -66,7 +88,13 @@ describe('the settings message', () => {
     const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
     expect(unknown).not.toContain('settings.edit');
     expect(unknown).toContain("I couldn't check whether you may change them.");
-    const stale = JSON.stringify(buildSettingsMessage({ ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' }, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    const stale = JSON.stringify(
+      buildSettingsMessage(
+        { ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
+        { ...ctx, canEdit: false },
+        TEST_SIGNER,
+      ).blocks,
+    );
     expect(stale).toContain('`proj_gone`, which is no longer configured; the default is used');
   });
 });
@@ -77,33 +105,66 @@ describe('Edit and the settings modal', () => {
     const ack = vi.fn(async () => undefined);
     await editAction(d)({ ack, ...click(editValue('C0DOCS')), respond: vi.fn() } as never);
     expect(ack).toHaveBeenCalled();
-    const view = d.slack.views.open.mock.calls[0] as unknown as [{ trigger_id: string; view: { private_metadata: string; callback_id: string } }];
-    expect(view[0]).toMatchObject({ trigger_id: 'trig', view: { callback_id: 'settings_edit', private_metadata: TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0DOCS"}') } });
+    const view = d.slack.views.open.mock.calls[0] as unknown as [
+      { trigger_id: string; view: { private_metadata: string; callback_id: string } },
+    ];
+    expect(view[0]).toMatchObject({
+      trigger_id: 'trig',
+      view: { callback_id: 'settings_edit', private_metadata: TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0DOCS"}') },
+    });
     expect(d.authorizeView).toHaveBeenCalledWith({ user: 'U0ADMIN' }, 'C0DOCS');
   });
 
   it('Edit tells the person when the settings cannot be read or Slack will not open the form', async () => {
-    for (const d of [deps({ effective: async () => Promise.reject(new Error('ECONNREFUSED')) }), deps({ open: async () => Promise.reject(new Error('expired_trigger_id')) })]) {
+    for (const d of [
+      deps({ effective: async () => Promise.reject(new Error('ECONNREFUSED')) }),
+      deps({ open: async () => Promise.reject(new Error('expired_trigger_id')) }),
+    ]) {
       const respond = vi.fn(async () => undefined);
       await editAction(d)({ ack: vi.fn(async () => undefined), ...click(editValue('C0DOCS')), respond } as never);
-      expect(respond).toHaveBeenCalledWith(expect.objectContaining({ response_type: 'ephemeral', text: "I couldn't open the settings form; click Edit again." }));
+      expect(respond).toHaveBeenCalledWith(
+        expect.objectContaining({
+          response_type: 'ephemeral',
+          text: "I couldn't open the settings form; click Edit again.",
+        }),
+      );
     }
     const respond = vi.fn(async () => undefined);
-    await editAction(deps())({ ack: vi.fn(async () => undefined), ...click(TEST_SIGNER.sign('settings.edit', 'not a channel')), respond } as never);
+    await editAction(deps())({
+      ack: vi.fn(async () => undefined),
+      ...click(TEST_SIGNER.sign('settings.edit', 'not a channel')),
+      respond,
+    } as never);
     expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: expect.stringMatching(/older message/) }));
   });
 
   it('an Edit click for a channel the person may not view, or is not in, shows nothing of it', async () => {
-    const guest = deps({ authorizeView: async () => ({ allowed: false, reason: 'guest', text: "Guests can't see the docs bot's settings." }) });
+    const guest = deps({
+      authorizeView: async () => ({
+        allowed: false,
+        reason: 'guest',
+        text: "Guests can't see the docs bot's settings.",
+      }),
+    });
     const respond = vi.fn(async () => undefined);
-    await editAction(guest)({ ack: vi.fn(async () => undefined), ...click(editValue('C0LEADS'), 'U0GUEST', 'C0LEADS'), respond } as never);
-    expect(respond).toHaveBeenCalledWith(expect.objectContaining({ response_type: 'ephemeral', text: "Guests can't see the docs bot's settings." }));
+    await editAction(guest)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0GUEST', 'C0LEADS'),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenCalledWith(
+      expect.objectContaining({ response_type: 'ephemeral', text: "Guests can't see the docs bot's settings." }),
+    );
     expect(guest.service.effective).not.toHaveBeenCalled();
     expect(guest.slack.views.open).not.toHaveBeenCalled();
 
     const outsider = deps();
     const told = vi.fn(async () => undefined);
-    await editAction(outsider)({ ack: vi.fn(async () => undefined), ...click(editValue('C0LEADS'), 'U0ADMIN', 'C0LEADS'), respond: told } as never);
+    await editAction(outsider)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0ADMIN', 'C0LEADS'),
+      respond: told,
+    } as never);
     expect(told).toHaveBeenCalledWith(expect.objectContaining({ text: NOT_A_MEMBER_TEXT }));
     expect(outsider.service.effective).not.toHaveBeenCalled();
     expect(outsider.slack.views.open).not.toHaveBeenCalled();
@@ -112,10 +173,24 @@ describe('Edit and the settings modal', () => {
   it("an Edit value the bot did not sign, or signed for another channel than the message's, shows nothing (and a forged one logs a warning)", async () => {
     const d = deps();
     const respond = vi.fn(async () => undefined);
-    await editAction(d)({ ack: vi.fn(async () => undefined), ...click('C0LEADS', 'U0ALICE', 'C0DOCS'), respond } as never);
-    expect(respond).toHaveBeenLastCalledWith(expect.objectContaining({ text: expect.stringMatching(/^I couldn't verify that button or form.*run `\/docs-settings` again/) }));
-    expect(d.lines.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ purpose: 'settings.edit', reason: 'unsigned' })]);
-    await editAction(d)({ ack: vi.fn(async () => undefined), ...click(editValue('C0LEADS'), 'U0ALICE', 'C0DOCS'), respond } as never);
+    await editAction(d)({
+      ack: vi.fn(async () => undefined),
+      ...click('C0LEADS', 'U0ALICE', 'C0DOCS'),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenLastCalledWith(
+      expect.objectContaining({
+        text: expect.stringMatching(/^I couldn't verify that button or form.*run `\/docs-settings` again/),
+      }),
+    );
+    expect(d.lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({ purpose: 'settings.edit', reason: 'unsigned' }),
+    ]);
+    await editAction(d)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0ALICE', 'C0DOCS'),
+      respond,
+    } as never);
     expect(respond).toHaveBeenLastCalledWith(expect.objectContaining({ text: expect.stringMatching(/older message/) }));
     expect(d.service.effective).not.toHaveBeenCalled();
     expect(d.slack.views.open).not.toHaveBeenCalled();
@@ -125,12 +200,33 @@ describe('Edit and the settings modal', () => {
     const d = deps();
     const ack = vi.fn(async () => undefined);
     await editSubmission(d)({ ack, ...submission({ project: 'proj_gone', followups: 'everyone' }) } as never);
-    expect(ack).toHaveBeenCalledWith({ response_action: 'errors', errors: { project: 'Choose one of proj_a (default), proj_b.', followups: 'Choose who may continue a job.' } });
-    await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }, '{"c":"C0LEADS"}') } as never);
-    expect(ack).toHaveBeenLastCalledWith({ response_action: 'errors', errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) } });
-    await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }, TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"../x"}')) } as never);
-    expect(ack).toHaveBeenLastCalledWith({ response_action: 'errors', errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) } });
-    await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }, TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0LEADS"}')) } as never);
+    expect(ack).toHaveBeenCalledWith({
+      response_action: 'errors',
+      errors: { project: 'Choose one of proj_a (default), proj_b.', followups: 'Choose who may continue a job.' },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone' }, '{"c":"C0LEADS"}'),
+    } as never);
+    expect(ack).toHaveBeenLastCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone' }, TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"../x"}')),
+    } as never);
+    expect(ack).toHaveBeenLastCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission(
+        { project: 'proj_a', followups: 'anyone' },
+        TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0LEADS"}'),
+      ),
+    } as never);
     expect(ack).toHaveBeenLastCalledWith({ response_action: 'errors', errors: { project: NOT_A_MEMBER_TEXT } });
     expect(d.intake.record).not.toHaveBeenCalled();
   });
@@ -139,12 +235,20 @@ describe('Edit and the settings modal', () => {
     const d = deps();
     const ack = vi.fn(async () => undefined);
     await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }) } as never);
-    expect(d.intake.record).toHaveBeenCalledWith(expect.objectContaining({ name: 'settings.save' }), 'view-V1-h1', 'V1-h1', { teamId: 'T1', channel: 'C0DOCS', user: 'U0ADMIN', change: { projectId: 'proj_a', followupPolicy: 'anyone' } });
+    expect(d.intake.record).toHaveBeenCalledWith(
+      expect.objectContaining({ name: 'settings.save' }),
+      'view-V1-h1',
+      'V1-h1',
+      { teamId: 'T1', channel: 'C0DOCS', user: 'U0ADMIN', change: { projectId: 'proj_a', followupPolicy: 'anyone' } },
+    );
     expect(ack).toHaveBeenCalledWith();
 
     const down = deps({ record: async () => Promise.reject(new Error('ECONNREFUSED')) });
     const ack2 = vi.fn(async () => undefined);
     await editSubmission(down)({ ack: ack2, ...submission({ project: 'proj_a', followups: 'anyone' }) } as never);
-    expect(ack2).toHaveBeenCalledWith({ response_action: 'errors', errors: { project: expect.stringMatching(/database|try again/i) } });
+    expect(ack2).toHaveBeenCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/database|try again/i) },
+    });
   });
 });

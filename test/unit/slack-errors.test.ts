@@ -38,7 +38,13 @@ afterAll(async () => {
 });
 
 /** A client that gives up at once (no retries), so each case sees the first error. */
-const client = (slackApiUrl: string, rejectRateLimitedCalls = true) => new WebClient(TOKEN, { slackApiUrl, logger: toBoltLogger(createLogger('silent')), retryConfig: { retries: 0 }, rejectRateLimitedCalls });
+const client = (slackApiUrl: string, rejectRateLimitedCalls = true) =>
+  new WebClient(TOKEN, {
+    slackApiUrl,
+    logger: toBoltLogger(createLogger('silent')),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls,
+  });
 
 async function errorOf(call: Promise<unknown>): Promise<unknown> {
   try {
@@ -55,23 +61,39 @@ async function platformError(code: string): Promise<unknown> {
 }
 
 describe('classifySlackError', () => {
-  it.each(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'])('platform error %s: transient (try again with backoff)', async (code) => {
-    expect(classifySlackError(await platformError(code))).toEqual({ kind: 'transient', code });
+  it.each(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'])(
+    'platform error %s: transient (try again with backoff)',
+    async (code) => {
+      expect(classifySlackError(await platformError(code))).toEqual({ kind: 'transient', code });
+    },
+  );
+
+  it.each([
+    'not_in_channel',
+    'channel_not_found',
+    'is_archived',
+    'restricted_action',
+    'message_not_found',
+    'thread_not_found',
+    'cant_update_message',
+    'edit_window_closed',
+    'user_not_found',
+  ])('platform error %s: gone (give up on this place)', async (code) => {
+    expect(classifySlackError(await platformError(code))).toEqual({ kind: 'gone', code });
   });
 
-  it.each(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action', 'message_not_found', 'thread_not_found', 'cant_update_message', 'edit_window_closed', 'user_not_found'])(
-    'platform error %s: gone (give up on this place)',
-    async (code) => {
-      expect(classifySlackError(await platformError(code))).toEqual({ kind: 'gone', code });
-    },
-  );
-
-  it.each(['invalid_blocks', 'msg_too_long', 'msg_blocks_too_long', 'token_revoked', 'account_inactive', 'missing_scope', 'invalid_auth', 'some_code_slack_adds_next_year'])(
-    'platform error %s: permanent (the same call fails again)',
-    async (code) => {
-      expect(classifySlackError(await platformError(code))).toEqual({ kind: 'permanent', code });
-    },
-  );
+  it.each([
+    'invalid_blocks',
+    'msg_too_long',
+    'msg_blocks_too_long',
+    'token_revoked',
+    'account_inactive',
+    'missing_scope',
+    'invalid_auth',
+    'some_code_slack_adds_next_year',
+  ])('platform error %s: permanent (the same call fails again)', async (code) => {
+    expect(classifySlackError(await platformError(code))).toEqual({ kind: 'permanent', code });
+  });
 
   it('HTTP 429 with Retry-After: transient, code ratelimited', async () => {
     slack.failNext('chat.postMessage', { status: 429, retryAfterS: 7 });
@@ -100,7 +122,13 @@ describe('classifySlackError', () => {
   });
 
   it('anything that is not a Slack error (our own timeout, a Redis error, a string): transient, not a Slack error', () => {
-    for (const err of [new Error('timeout'), Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'boom', null, undefined]) {
+    for (const err of [
+      new Error('timeout'),
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      'boom',
+      null,
+      undefined,
+    ]) {
       expect(classifySlackError(err).kind).toBe('transient');
       expect(isSlackError(err)).toBe(false);
     }
@@ -114,6 +142,10 @@ describe('classifySlackError', () => {
     slack.failNext('chat.update', { error: 'cant_update_message' });
     const err = await errorOf(web.chat.update({ channel: 'C0DOCS', ts: '1.2', text: 'x' }));
     expect(classifySlackError(err)).toEqual({ kind: 'gone', code: 'cant_update_message', method: 'chat.update' });
-    expect(onError).toHaveBeenCalledExactlyOnceWith({ kind: 'gone', code: 'cant_update_message', method: 'chat.update' });
+    expect(onError).toHaveBeenCalledExactlyOnceWith({
+      kind: 'gone',
+      code: 'cant_update_message',
+      method: 'chat.update',
+    });
   });
 });

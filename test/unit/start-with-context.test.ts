@@ -16,7 +16,12 @@ function harness(context: PromptContext) {
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_ctx', status: 'active' as const }));
   const deps: StartJobDeps = {
     signer: TEST_SIGNER,
-    store: { create: vi.fn(async () => undefined), markThreadsPending: vi.fn(async () => undefined), clearPendingThreads: vi.fn(async () => undefined), saveRestart: vi.fn(async () => undefined) },
+    store: {
+      create: vi.fn(async () => undefined),
+      markThreadsPending: vi.fn(async () => undefined),
+      clearPendingThreads: vi.fn(async () => undefined),
+      saveRestart: vi.fn(async () => undefined),
+    },
     docsApi: { forProject: () => ({ createJob }) },
     projectFor: async () => 'proj_a',
     slack: {
@@ -37,21 +42,53 @@ function harness(context: PromptContext) {
   };
   const told: string[] = [];
   const progress: Record<string, unknown> = {};
-  const steps = (finalAttempt = true): Steps => ({ progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt });
-  return { deps: { start: deps, context: vi.fn(context) }, createJob, told, tell: async (t: string) => void told.push(t), steps };
+  const steps = (finalAttempt = true): Steps => ({
+    progress,
+    save: async (patch) => void Object.assign(progress, patch),
+    finalAttempt,
+  });
+  return {
+    deps: { start: deps, context: vi.fn(context) },
+    createJob,
+    told,
+    tell: async (t: string) => void told.push(t),
+    steps,
+  };
 }
 
-const req = { teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', threadTs: '1700000000.000001', requestKey: 'k', receivedAt: 1_700_000_000_000, thread: { ts: '1700000000.000001' } };
+const req = {
+  teamId: 'T1',
+  channel: 'C1',
+  requester: 'U0ALICE',
+  instruction: 'Document this',
+  threadTs: '1700000000.000001',
+  requestKey: 'k',
+  receivedAt: 1_700_000_000_000,
+  thread: { ts: '1700000000.000001' },
+};
 
 describe('startWithContext', () => {
   it('sends the prompt with its context to the agent, shows only the instruction, tells about unexpanded links once', async () => {
-    const h = harness(async () => ({ ok: true, prompt: 'Document this\n\nContext: …', notice: 'One link was not expanded …', sources: ['C1', 'CPRIV'] }));
+    const h = harness(async () => ({
+      ok: true,
+      prompt: 'Document this\n\nContext: …',
+      notice: 'One link was not expanded …',
+      sources: ['C1', 'CPRIV'],
+    }));
     const res = await startWithContext(h.deps, req, h.steps(), h.tell);
     expect(res).toMatchObject({ ok: true, jobId: 'job_ctx' });
     // The job records where its context came from: follow-ups need their authors in each.
-    expect(h.deps.start.store.create).toHaveBeenCalledWith(expect.objectContaining({ jobId: 'job_ctx', contextFrom: 'C1,CPRIV' }));
+    expect(h.deps.start.store.create).toHaveBeenCalledWith(
+      expect.objectContaining({ jobId: 'job_ctx', contextFrom: 'C1,CPRIV' }),
+    );
     expect(h.createJob).toHaveBeenCalledWith('Document this\n\nContext: …');
-    expect(h.deps.context).toHaveBeenCalledWith({ teamId: 'T1', channel: 'C1', requester: 'U0ALICE', instruction: 'Document this', thread: { ts: '1700000000.000001' } });
+    expect(h.deps.context).toHaveBeenCalledWith({
+      teamId: 'T1',
+      channel: 'C1',
+      requester: 'U0ALICE',
+      instruction: 'Document this',
+      thread: { ts: '1700000000.000001' },
+    });
     expect(JSON.stringify(vi.mocked(h.deps.start.slack.chat.postMessage).mock.calls[0]?.[0])).not.toContain('Context:');
     expect(h.told).toEqual(['One link was not expanded …']);
     // A retry (the intake's) reads nothing again and says nothing again.
@@ -85,7 +122,9 @@ describe('startWithContext', () => {
       ...OPEN_GATE,
       admitAgentCall: async (call: { project?: string }) => {
         admitted.push(call.project ?? '?');
-        return allowed ? { allowed: true as const } : { allowed: false as const, reason: 'user_budget' as const, text: "You've used your hourly budget" };
+        return allowed
+          ? { allowed: true as const }
+          : { allowed: false as const, reason: 'user_budget' as const, text: "You've used your hourly budget" };
       },
       refund: async (call: { project?: string }) => void refunds.push(call.project ?? '?'),
     });

@@ -3,7 +3,13 @@ import type { PlanBlock, TaskCardBlock } from '@slack/types';
 import { buildStatusMessage, slackDate, type StatusView } from '../../src/features/agent-jobs/blocks.js';
 
 const STARTED = Date.UTC(2026, 10, 23, 14, 34, 56);
-const base = { requester: 'U0ALICE', instruction: 'Add a quickstart', jobId: 'job_1', elapsedMs: 0, startedAt: STARTED };
+const base = {
+  requester: 'U0ALICE',
+  instruction: 'Add a quickstart',
+  jobId: 'job_1',
+  elapsedMs: 0,
+  startedAt: STARTED,
+};
 
 describe('status message', () => {
   it("shows when a working job started with Slack's client-side date (each reader's time zone), not a running clock", () => {
@@ -22,7 +28,12 @@ describe('status message', () => {
   });
 
   it('says how long it took once it ended', () => {
-    const msg = buildStatusMessage({ ...base, state: 'completed', elapsedMs: 11 * 60_000, prLink: 'https://github.com/acme/docs/pull/1' });
+    const msg = buildStatusMessage({
+      ...base,
+      state: 'completed',
+      elapsedMs: 11 * 60_000,
+      prLink: 'https://github.com/acme/docs/pull/1',
+    });
     expect(msg.text).toContain('Pull request ready · took 11m');
   });
 
@@ -31,7 +42,13 @@ describe('status message', () => {
       const msg = buildStatusMessage({ ...base, state: 'active', projectId: 'proj_1', ...v });
       const last = msg.blocks.at(-1) as PlanBlock;
       expect(last.type).toBe('plan');
-      return (last.tasks as TaskCardBlock[]).map((t) => ({ id: t.task_id, title: t.title, status: t.status, details: t.details ? JSON.stringify(t.details) : undefined, sources: t.sources }));
+      return (last.tasks as TaskCardBlock[]).map((t) => ({
+        id: t.task_id,
+        title: t.title,
+        status: t.status,
+        details: t.details ? JSON.stringify(t.details) : undefined,
+        sources: t.sources,
+      }));
     };
 
     it('keeps the section, context and text fallback for clients that do not render plans, and adds the plan last', () => {
@@ -62,7 +79,10 @@ describe('status message', () => {
     it('a pull request completes every task, the last linking the PR', () => {
       const tasks = plan({ state: 'completed', hasContext: true, prLink: 'https://github.com/acme/docs/pull/1' });
       expect(tasks.every((t) => t.status === 'complete')).toBe(true);
-      expect(tasks.at(-1)).toMatchObject({ title: 'Pull request ready', sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'Pull request' }] });
+      expect(tasks.at(-1)).toMatchObject({
+        title: 'Pull request ready',
+        sources: [{ type: 'url', url: 'https://github.com/acme/docs/pull/1', text: 'Pull request' }],
+      });
     });
 
     it.each([
@@ -80,7 +100,11 @@ describe('status message', () => {
     it('a start that failed or may not have happened is an error on "Starting the job"', () => {
       for (const state of ['start_failed', 'uncertain'] as const) {
         const tasks = plan({ state, jobId: undefined, followups: 2 });
-        expect(tasks.map((t) => [t.id, t.status])).toEqual([['start', 'error'], ['work', 'pending'], ['outcome', 'pending']]);
+        expect(tasks.map((t) => [t.id, t.status])).toEqual([
+          ['start', 'error'],
+          ['work', 'pending'],
+          ['outcome', 'pending'],
+        ]);
       }
     });
 
@@ -101,4 +125,3 @@ describe('status message', () => {
     });
   });
 });
-

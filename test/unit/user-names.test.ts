@@ -16,7 +16,11 @@ type Info = WebClient['users']['info'];
 function fakeInfo(delayMs = 5) {
   return vi.fn(async ({ user }: { user: string }) => {
     await new Promise((r) => setTimeout(r, delayMs));
-    if (user !== 'U0ALICE') throw Object.assign(new Error('An API error occurred: user_not_found'), { code: ErrorCode.PlatformError, data: { ok: false, error: 'user_not_found' } });
+    if (user !== 'U0ALICE')
+      throw Object.assign(new Error('An API error occurred: user_not_found'), {
+        code: ErrorCode.PlatformError,
+        data: { ok: false, error: 'user_not_found' },
+      });
     return { ok: true, user: { id: user, name: 'alice.h', profile: { display_name: 'alice', real_name: 'Alice H' } } };
   });
 }
@@ -24,7 +28,10 @@ function fakeInfo(delayMs = 5) {
 // The clock starts past 0: lru-cache treats a start time of 0 as "no TTL".
 function names(info: ReturnType<typeof fakeInfo>, now = { t: 1_000_000 }) {
   const { logger, lines } = arrayLogger();
-  const n = new UserNames({ users: { info: info as unknown as Info } }, { logger, perf: { now: () => now.t }, ttlMs: 3_600_000, failureTtlMs: 60_000 });
+  const n = new UserNames(
+    { users: { info: info as unknown as Info } },
+    { logger, perf: { now: () => now.t }, ttlMs: 3_600_000, failureTtlMs: 60_000 },
+  );
   return { n, lines, now };
 }
 
@@ -76,13 +83,17 @@ describe('UserNames', () => {
 
   it("after Slack's 429 every lookup answers unknown without a call until Retry-After has passed", async () => {
     const info = fakeInfo();
-    info.mockRejectedValueOnce(Object.assign(new Error('A rate limit was exceeded'), { code: ErrorCode.RateLimitedError, retryAfter: 30 }));
+    info.mockRejectedValueOnce(
+      Object.assign(new Error('A rate limit was exceeded'), { code: ErrorCode.RateLimitedError, retryAfter: 30 }),
+    );
     const { n, now, lines } = names(info);
     const lookup = n.lookup('T1');
     expect(await lookup('U0ALICE')).toBeUndefined();
     expect(await lookup('U0BOB')).toBeUndefined();
     expect(info).toHaveBeenCalledTimes(1);
-    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['Slack is rate limiting users.info; names are left as ids meanwhile']);
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'Slack is rate limiting users.info; names are left as ids meanwhile',
+    ]);
     now.t += 30_001;
     expect(await lookup('U0BOB')).toBeUndefined(); // user_not_found, asked
     expect(info).toHaveBeenCalledTimes(2);

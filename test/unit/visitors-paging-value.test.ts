@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodePageState, encodePageState, LAST_WINDOW, openPageState, PAGE_PURPOSE, signPageState, type PageState } from '../../src/features/visitors/paging-value.js';
+import {
+  decodePageState,
+  encodePageState,
+  LAST_WINDOW,
+  openPageState,
+  PAGE_PURPOSE,
+  signPageState,
+  type PageState,
+} from '../../src/features/visitors/paging-value.js';
 import { SIGNATURE_OVERHEAD } from '../../src/platform/slack/signed-value.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
@@ -28,7 +36,10 @@ describe('button values carry the whole query', () => {
     ['fractional offset', JSON.stringify({ v: 1, f: '2026-11-15', t: '2026-11-22', l: 50, o: 0.5, s: 0 })],
     ['impossible date', JSON.stringify({ v: 1, f: '2026-02-30', t: '2026-11-22', l: 50, o: 0, s: 0 })],
     ['FROM not before TO', JSON.stringify({ v: 1, f: '2026-11-22', t: '2026-11-15', l: 50, o: 0, s: 0 })],
-    ['forged requester', JSON.stringify({ v: 1, f: '2026-11-15', t: '2026-11-22', l: 50, o: 0, s: 0, u: '<!channel>' })],
+    [
+      'forged requester',
+      JSON.stringify({ v: 1, f: '2026-11-15', t: '2026-11-22', l: 50, o: 0, s: 0, u: '<!channel>' }),
+    ],
     ['too long', 'x'.repeat(2001)],
   ])('refuses %s', (_name, value) => {
     expect(decodePageState(value)).toBeUndefined();
@@ -44,7 +55,13 @@ describe('button values are signed by the bot', () => {
     expect(openPageState(encodePageState(state), TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
     // Another project's analytics, by editing the value: refused.
     expect(openPageState(value.replace('proj_b', 'proj_c'), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
-    expect(openPageState(TEST_SIGNER.sign('settings.edit', encodePageState(state)), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
-    expect(openPageState(TEST_SIGNER.sign(PAGE_PURPOSE, 'next'), TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
+    expect(openPageState(TEST_SIGNER.sign('settings.edit', encodePageState(state)), TEST_SIGNER)).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
+    expect(openPageState(TEST_SIGNER.sign(PAGE_PURPOSE, 'next'), TEST_SIGNER)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
   });
 });

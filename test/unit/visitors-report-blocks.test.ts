@@ -21,7 +21,12 @@ function longRows(n: number, offset = 0): Row[] {
     const i = offset + k;
     const head = `/guides/section-${String(i).padStart(4, '0')}/`;
     const tail = `/page-${String(i).padStart(4, '0')}`;
-    return { path: head + 'a-very-long-slug-'.repeat(20).slice(0, 200 - head.length - tail.length) + tail, human: 1_000_000 - i * 3, ai: 250_000 + i, total: 1_100_000 - i };
+    return {
+      path: head + 'a-very-long-slug-'.repeat(20).slice(0, 200 - head.length - tail.length) + tail,
+      human: 1_000_000 - i * 3,
+      ai: 250_000 + i,
+      total: 1_100_000 - i,
+    };
   });
 }
 
@@ -33,18 +38,27 @@ function page(rows: Row[], hasMore: boolean): VisitorsResponse {
 function textLength(v: unknown): number {
   if (Array.isArray(v)) return v.reduce<number>((n, x) => n + textLength(x), 0);
   if (v && typeof v === 'object') {
-    return Object.entries(v as Json).reduce<number>((n, [k, x]) => n + (k === 'text' && typeof x === 'string' ? x.length : textLength(x)), 0);
+    return Object.entries(v as Json).reduce<number>(
+      (n, [k, x]) => n + (k === 'text' && typeof x === 'string' ? x.length : textLength(x)),
+      0,
+    );
   }
   return 0;
 }
 
 /** Asserts the Block Kit limits we build against (Slack Block Kit reference) and returns measurements. */
-function assertWithinSlackLimits(m: ReportMessage): { blocks: number; text: number; json: number; longestSection: number } {
+function assertWithinSlackLimits(m: ReportMessage): {
+  blocks: number;
+  text: number;
+  json: number;
+  longestSection: number;
+} {
   const blocks = m.blocks as unknown as Json[];
   expect(blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
   let longestSection = 0;
   for (const b of blocks) {
-    if (b.type === 'header') expect(((b.text as Json).text as string).length).toBeLessThanOrEqual(SLACK_LIMITS.headerText);
+    if (b.type === 'header')
+      expect(((b.text as Json).text as string).length).toBeLessThanOrEqual(SLACK_LIMITS.headerText);
     if (b.type === 'section') {
       const text = (b.text as Json | undefined)?.text as string | undefined;
       if (text) {
@@ -92,7 +106,12 @@ function buttonState(m: ReportMessage, actionId: string): PageState | undefined 
 /** The monospace lines of the report (heading excluded). */
 function rowLines(m: ReportMessage): string[] {
   return (m.blocks as unknown as Json[])
-    .filter((b) => b.type === 'section' && typeof (b.text as Json | undefined)?.text === 'string' && ((b.text as Json).text as string).startsWith('```'))
+    .filter(
+      (b) =>
+        b.type === 'section' &&
+        typeof (b.text as Json | undefined)?.text === 'string' &&
+        ((b.text as Json).text as string).startsWith('```'),
+    )
     .flatMap((b) => ((b.text as Json).text as string).split('\n').filter((l) => l !== '```'))
     .filter((l) => !l.startsWith('Page '));
 }
@@ -101,19 +120,33 @@ describe('report message within Slack limits', () => {
   it('250 rows of 200-character paths: every window fits, Next walks all 250 rows in order, then the next API page', () => {
     const rows = longRows(250);
     const apiPage = page(rows, true);
-    let state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 250, offset: 0, skip: 0, requester: 'U0ALICE' };
+    let state: PageState = {
+      dateFrom: '2026-11-15',
+      dateTo: '2026-11-22',
+      limit: 250,
+      offset: 0,
+      skip: 0,
+      requester: 'U0ALICE',
+    };
     const shown: number[] = [];
     const windows: { start: number; end: number }[] = [];
     let measured = { blocks: 0, text: 0, json: 0, longestSection: 0 };
     for (let guard = 0; guard < 20; guard++) {
       const m = buildReportMessage({ signer: TEST_SIGNER, state, page: apiPage });
       const size = assertWithinSlackLimits(m);
-      measured = { blocks: Math.max(measured.blocks, size.blocks), text: Math.max(measured.text, size.text), json: Math.max(measured.json, size.json), longestSection: Math.max(measured.longestSection, size.longestSection) };
+      measured = {
+        blocks: Math.max(measured.blocks, size.blocks),
+        text: Math.max(measured.text, size.text),
+        json: Math.max(measured.json, size.json),
+        longestSection: Math.max(measured.longestSection, size.longestSection),
+      };
       windows.push(m.window);
       for (let i = m.window.start; i < m.window.end; i++) shown.push(i);
       const lines = rowLines(m);
       expect(lines).toHaveLength(m.window.end - m.window.start);
-      lines.forEach((l, k) => expect(l.startsWith(`/guides/section-${String(m.window.start + k).padStart(4, '0')}`)).toBe(true));
+      lines.forEach((l, k) =>
+        expect(l.startsWith(`/guides/section-${String(m.window.start + k).padStart(4, '0')}`)).toBe(true),
+      );
       const next = buttonState(m, ACTION_NEXT);
       expect(next).toBeDefined();
       if (next!.offset !== state.offset) {
@@ -127,7 +160,9 @@ describe('report message within Slack limits', () => {
     expect(windows.length).toBeGreaterThan(1);
     expect(windows.length).toBe(planWindows(rows).length);
     expect(measured.blocks).toBeLessThanOrEqual(12);
-    console.log(`250 rows × 200-char paths: ${windows.length} windows; largest: ${measured.blocks} blocks, ${measured.text} chars of text, ${measured.json} bytes of JSON, longest section ${measured.longestSection} chars`);
+    console.log(
+      `250 rows × 200-char paths: ${windows.length} windows; largest: ${measured.blocks} blocks, ${measured.text} chars of text, ${measured.json} bytes of JSON, longest section ${measured.longestSection} chars`,
+    );
 
     // And back: Previous from the next API page's first window lands on this page's last window, then walks back.
     let back: PageState = { ...state, offset: 250, skip: 0 };
@@ -149,8 +184,17 @@ describe('report message within Slack limits', () => {
   });
 
   it('a normal page of 50 rows is one message with right-aligned numbers and a page indicator', () => {
-    const rows: Row[] = Array.from({ length: 50 }, (_, i) => ({ path: `/docs/page-${i}`, human: 10 ** (i % 6), ai: i, total: 10 ** (i % 6) + i }));
-    const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0 }, page: page(rows, true) });
+    const rows: Row[] = Array.from({ length: 50 }, (_, i) => ({
+      path: `/docs/page-${i}`,
+      human: 10 ** (i % 6),
+      ai: i,
+      total: 10 ** (i % 6) + i,
+    }));
+    const m = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0 },
+      page: page(rows, true),
+    });
     assertWithinSlackLimits(m);
     expect(m.window).toEqual({ start: 0, end: 50 });
     const json = JSON.stringify(m.blocks);
@@ -166,15 +210,25 @@ describe('report message within Slack limits', () => {
     expect(lines[5]).toMatch(/\/docs\/page-5\s+100,000\s+5\s+100,005$/);
     expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, skip: -1 });
     expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 100, skip: 0 });
-    expect(m.text).toBe('Docs visitors, Nov 15 – Nov 21, 2026: 150,000 visitors (123,456 human, 45,678 AI) · rows 51–100');
+    expect(m.text).toBe(
+      'Docs visitors, Nov 15 – Nov 21, 2026: 150,000 visitors (123,456 human, 45,678 AI) · rows 51–100',
+    );
   });
 
   it('Previous only when offset > 0, Next only while hasMore; the last page says how many rows there are', () => {
     const rows: Row[] = [{ path: '/a', human: 1, ai: 1, total: 2 }];
-    const only = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
+    const only = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      page: page(rows, false),
+    });
     expect(only.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(JSON.stringify(only.blocks)).toContain('*Rows 1–1 of 1*');
-    const last = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 }, page: page(rows, false) });
+    const last = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 },
+      page: page(rows, false),
+    });
     expect(buttonState(last, ACTION_NEXT)).toBeUndefined();
     expect(buttonState(last, ACTION_PREVIOUS)).toMatchObject({ offset: 50 });
     expect(JSON.stringify(last.blocks)).toContain('*Rows 101–101 of 101*');
@@ -182,44 +236,77 @@ describe('report message within Slack limits', () => {
 
   it("Previous and Next keep the report's docs project (a channel on another project than the default)", () => {
     const rows: Row[] = Array.from({ length: 10 }, (_, i) => ({ path: `/p${i}`, human: 10 - i, ai: 0, total: 10 - i }));
-    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 10, offset: 10, skip: 0, projectId: 'docs-v2' };
+    const state: PageState = {
+      dateFrom: '2026-11-15',
+      dateTo: '2026-11-22',
+      limit: 10,
+      offset: 10,
+      skip: 0,
+      projectId: 'docs-v2',
+    };
     const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, true), showProject: true });
     expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 20, projectId: 'docs-v2' });
     expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, projectId: 'docs-v2' });
   });
 
   it('views beside unique visitors: a column and a total; a page the views did not cover shows –', () => {
-    const rows: Row[] = [{ path: '/a', human: 10, ai: 2, total: 11 }, { path: '/b', human: 5, ai: 0, total: 5 }];
+    const rows: Row[] = [
+      { path: '/a', human: 10, ai: 2, total: 11 },
+      { path: '/b', human: 5, ai: 0, total: 5 },
+    ];
     const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
     const views = { ok: true as const, byPath: new Map([['/a', 1234]]), totals: { human: 2000, ai: 500, total: 2500 } };
     const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, false), views });
     expect(JSON.stringify(m.blocks)).toContain('Page  Human  AI  Total  Views');
     expect(rowLines(m)).toEqual(['/a       10   2     11  1,234', '/b        5   0      5      –']);
     expect(JSON.stringify(m.blocks)).toContain('*Views*\\n2,500 (2,000 human, 500 AI)');
-    const without = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, false), views: { ok: false, reason: 'The docs service failed; try again in a minute.' } });
+    const without = buildReportMessage({
+      signer: TEST_SIGNER,
+      state,
+      page: page(rows, false),
+      views: { ok: false, reason: 'The docs service failed; try again in a minute.' },
+    });
     expect(rowLines(without)[0]).toBe('/a       10   2     11');
-    expect(JSON.stringify(without.blocks)).toContain('Views not shown: The docs service failed; try again in a minute.');
+    expect(JSON.stringify(without.blocks)).toContain(
+      'Views not shown: The docs service failed; try again in a minute.',
+    );
   });
 
   it('escapes paths and keeps backticks from ending the code block', () => {
     const rows: Row[] = [{ path: '/a<b>&`c`', human: 1, ai: 0, total: 1 }];
-    const m = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: page(rows, false) });
+    const m = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      page: page(rows, false),
+    });
     const [line] = rowLines(m);
     expect(line).toContain('/a&lt;b&gt;&amp;ˋcˋ');
   });
 
   it('an empty range and a page past the end say so', () => {
-    const empty = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 }, page: { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false } });
+    const empty = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      page: { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false },
+    });
     expect(JSON.stringify(empty.blocks)).toContain('No visitors were recorded in this range.');
     expect(JSON.stringify(empty.blocks)).toContain('*AI share*\\n–');
-    const past = buildReportMessage({ signer: TEST_SIGNER, state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0 }, page: page([], false) });
+    const past = buildReportMessage({
+      signer: TEST_SIGNER,
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0 },
+      page: page([], false),
+    });
     expect(JSON.stringify(past.blocks)).toContain('There are no more rows here');
     expect(buttonState(past, ACTION_PREVIOUS)).toMatchObject({ offset: 150 });
   });
 
   it('mentions the budget once 60 or more requests were used this hour', () => {
     const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
-    expect(JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 59 }).blocks)).not.toContain('analytics requests used');
-    expect(JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 72 }).blocks)).toContain('72 of 100 analytics requests used this hour');
+    expect(
+      JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 59 }).blocks),
+    ).not.toContain('analytics requests used');
+    expect(
+      JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 72 }).blocks),
+    ).toContain('72 of 100 analytics requests used this hour');
   });
 });

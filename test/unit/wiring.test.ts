@@ -15,14 +15,20 @@ const BUILDERS = ['buildPlatform', 'buildFeatures', 'startBot'];
 function earlyUses(source: string): string[] {
   const file = ts.createSourceFile('main.ts', source, ts.ScriptTarget.ES2022, true);
   const problems: string[] = [];
-  const builders = file.statements.filter((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && BUILDERS.includes(s.name?.text ?? ''));
+  const builders = file.statements.filter(
+    (s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && BUILDERS.includes(s.name?.text ?? ''),
+  );
   for (const fn of builders) {
     const statements = fn.body?.statements ?? ts.factory.createNodeArray();
     const declaredAt = new Map<string, number>();
     statements.forEach((st, i) => {
       if (!ts.isVariableStatement(st)) return;
       for (const d of st.declarationList.declarations) {
-        const names = ts.isIdentifier(d.name) ? [d.name.text] : ts.isObjectBindingPattern(d.name) ? d.name.elements.map((e) => e.name.getText(file)) : [];
+        const names = ts.isIdentifier(d.name)
+          ? [d.name.text]
+          : ts.isObjectBindingPattern(d.name)
+            ? d.name.elements.map((e) => e.name.getText(file))
+            : [];
         for (const n of names) {
           declaredAt.set(n, i);
           if (n === 'late') problems.push(`${fn.name?.text}: a mutable 'late' object`);
@@ -31,11 +37,16 @@ function earlyUses(source: string): string[] {
     });
     statements.forEach((st, i) => {
       const visit = (node: ts.Node): void => {
-        const isPropertyName = (ts.isPropertyAccessExpression(node.parent) || ts.isPropertyAssignment(node.parent)) && node.parent.name === node;
+        const isPropertyName =
+          (ts.isPropertyAccessExpression(node.parent) || ts.isPropertyAssignment(node.parent)) &&
+          node.parent.name === node;
         if (ts.isIdentifier(node) && !isPropertyName) {
           const at = declaredAt.get(node.text);
           const isDeclarationName = ts.isVariableDeclaration(node.parent) || ts.isBindingElement(node.parent);
-          if (at !== undefined && at > i && !isDeclarationName) problems.push(`${fn.name?.text}: '${node.text}' is used in statement ${i + 1} but built in statement ${at + 1}`);
+          if (at !== undefined && at > i && !isDeclarationName)
+            problems.push(
+              `${fn.name?.text}: '${node.text}' is used in statement ${i + 1} but built in statement ${at + 1}`,
+            );
         }
         ts.forEachChild(node, visit);
       };

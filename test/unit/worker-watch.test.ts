@@ -6,7 +6,12 @@ import { runningJobs, WorkerWatch } from '../../src/platform/worker-watch.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { until } from '../helpers/redis-topology.js';
 
-interface QueueState { waiting: number; prioritized: number; delayedDueAt?: number; down?: boolean }
+interface QueueState {
+  waiting: number;
+  prioritized: number;
+  delayedDueAt?: number;
+  down?: boolean;
+}
 
 /** A fake pipeline answering LLEN wait, ZCARD prioritized, ZRANGE delayed 0 0 WITHSCORES from `state`; `down` makes exec fail as ioredis does when Redis is away. */
 function fakeRedis(state: QueueState) {
@@ -50,7 +55,11 @@ class FakeWorker extends EventEmitter {
 function setup(state: QueueState, concurrency = 1) {
   let now = 1_000_000;
   const worker = new FakeWorker(concurrency);
-  const watch = new WorkerWatch(fakeRedis(state) as never, [{ name: 'intake', keys: { wait: 'w', prioritized: 'p', delayed: 'd' }, worker }], { maxWaitMs: 60_000, now: () => now, logger: createLogger('silent') });
+  const watch = new WorkerWatch(
+    fakeRedis(state) as never,
+    [{ name: 'intake', keys: { wait: 'w', prioritized: 'p', delayed: 'd' }, worker }],
+    { maxWaitMs: 60_000, now: () => now, logger: createLogger('silent') },
+  );
   return { watch, worker, tick: (ms: number) => (now += ms), now: () => now };
 }
 
@@ -166,9 +175,17 @@ describe('WorkerWatch on a real BullMQ worker (Redis)', () => {
     const events: string[] = [];
     for (const e of ['completed', 'failed'] as const) worker.on(e, () => events.push(e));
     let now = Date.now();
-    const watch = new WorkerWatch(redis, [{ name: 'watched', keys: queue.keys, worker }], { maxWaitMs: 60_000, now: () => now, logger: createLogger('silent') });
+    const watch = new WorkerWatch(redis, [{ name: 'watched', keys: queue.keys, worker }], {
+      maxWaitMs: 60_000,
+      now: () => now,
+      logger: createLogger('silent'),
+    });
 
-    await queue.addBulk([{ name: 'a', data: {}, opts: { jobId: 'a' } }, { name: 'b', data: {}, opts: { jobId: 'b' } }, { name: 'c', data: {}, opts: { jobId: 'c' } }]);
+    await queue.addBulk([
+      { name: 'a', data: {}, opts: { jobId: 'a' } },
+      { name: 'b', data: {}, opts: { jobId: 'b' } },
+      { name: 'c', data: {}, opts: { jobId: 'c' } },
+    ]);
     await until('both slots busy', 10_000, () => release.size === 2);
     expect(runningJobs(worker)).toBe(2);
     // Job c waits; both slots are busy for longer than the threshold: busy, not stuck.

@@ -35,8 +35,18 @@ export class AgentBudget {
     prefix: string,
     readonly opts: AgentBudgetOptions,
   ) {
-    this.project = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:agent-budget:project`, points: opts.perProject, duration: BUDGET_WINDOW_S });
-    this.user = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:agent-budget:user`, points: opts.perUser, duration: BUDGET_WINDOW_S });
+    this.project = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${prefix}:agent-budget:project`,
+      points: opts.perProject,
+      duration: BUDGET_WINDOW_S,
+    });
+    this.user = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${prefix}:agent-budget:user`,
+      points: opts.perUser,
+      duration: BUDGET_WINDOW_S,
+    });
   }
 
   /**
@@ -67,6 +77,9 @@ export class AgentBudget {
   /** Requests left this hour for the project and the user. @throws Redis errors. */
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
     const [p, u] = await Promise.all([this.project.get(project), this.user.get(user)]);
-    return { project: Math.max(0, p?.remainingPoints ?? this.opts.perProject), user: Math.max(0, u?.remainingPoints ?? this.opts.perUser) };
+    return {
+      project: Math.max(0, p?.remainingPoints ?? this.opts.perProject),
+      user: Math.max(0, u?.remainingPoints ?? this.opts.perUser),
+    };
   }
 }

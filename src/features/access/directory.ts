@@ -63,8 +63,18 @@ export class SlackDirectory {
     this.changes = opts.changes;
     this.now = opts.now ?? Date.now;
     const userTtl = Math.min(opts.userTtlMs ?? USER_FACTS_MAX_TTL_MS, USER_FACTS_MAX_TTL_MS);
-    this.users = new LRUCache<string, CachedFacts>({ max: 20_000, ttl: userTtl, ...perf, fetchMethod: async (user) => ({ at: this.now(), facts: await this.fetchUser(user) }) });
-    this.groups = new LRUCache<string, ReadonlySet<string>>({ max: 200, ttl: opts.groupTtlMs ?? 300_000, ...perf, fetchMethod: (group) => this.fetchGroup(group) });
+    this.users = new LRUCache<string, CachedFacts>({
+      max: 20_000,
+      ttl: userTtl,
+      ...perf,
+      fetchMethod: async (user) => ({ at: this.now(), facts: await this.fetchUser(user) }),
+    });
+    this.groups = new LRUCache<string, ReadonlySet<string>>({
+      max: 200,
+      ttl: opts.groupTtlMs ?? 300_000,
+      ...perf,
+      fetchMethod: (group) => this.fetchGroup(group),
+    });
   }
 
   /**

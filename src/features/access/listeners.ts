@@ -67,7 +67,13 @@ export function register(app: App, deps: AccessListenerDeps): void {
  * The directory of who people are, kept fresh by Slack's `user_change` on every replica, and its
  * listener. @param o.slack - users.info, usergroups.users.list, auth.test.
  */
-export function createAccessDirectory(o: { slack: DirectorySlack; redis: Redis; prefix: string; now: () => number; logger: Logger }): { directory: SlackDirectory; register(app: App): void } {
+export function createAccessDirectory(o: {
+  slack: DirectorySlack;
+  redis: Redis;
+  prefix: string;
+  now: () => number;
+  logger: Logger;
+}): { directory: SlackDirectory; register(app: App): void } {
   const changes = new RedisUserChanges(o.redis, o.prefix, o.now);
   const directory = new SlackDirectory(o.slack, { changes, now: o.now });
   return { directory, register: (app) => register(app, { directory, changes, logger: o.logger }) };

@@ -1,5 +1,10 @@
 import type { Config } from '../../platform/config.js';
-import { ACCESS_CHECK_FAILED_TEXT, type AccessAction, type AccessDecision, type RefusalReason } from '../../platform/access.js';
+import {
+  ACCESS_CHECK_FAILED_TEXT,
+  type AccessAction,
+  type AccessDecision,
+  type RefusalReason,
+} from '../../platform/access.js';
 
 /** The access settings (docs/using.md "Who can use it"), from ACCESS_* and ADMIN_USERS. */
 export interface AccessPolicyConfig {
@@ -107,14 +112,24 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
   const verb = VERB[action];
   const refuse = (reason: RefusalReason, text: string): AccessDecision => ({ allowed: false, reason, text });
   if (facts.isBot || facts.deleted) return refuse('not_a_person', `Only people can ${verb}.`);
-  if (facts.isGuest && !c.allowGuests) return refuse('guest', `Guests can't ${verb} in this workspace. Ask a full member of the workspace to do it for you.`);
+  if (facts.isGuest && !c.allowGuests)
+    return refuse(
+      'guest',
+      `Guests can't ${verb} in this workspace. Ask a full member of the workspace to do it for you.`,
+    );
   const external = facts.isStranger || (facts.teamId !== undefined && facts.teamId !== q.homeTeamId);
   if (external && !c.allowExternal) {
-    return refuse('external', `People from other organizations can't ${verb} in this workspace (this channel is shared with yours). Ask someone from this workspace to do it for you.`);
+    return refuse(
+      'external',
+      `People from other organizations can't ${verb} in this workspace (this channel is shared with yours). Ask someone from this workspace to do it for you.`,
+    );
   }
   if (action === 'change_settings') {
     if (facts.isWorkspaceAdmin || c.adminUsers.includes(facts.id)) return { allowed: true };
-    return refuse('not_admin', `Only workspace admins${c.adminUsers.length ? ` and ${mentionList(c.adminUsers)}` : ''} can ${verb}.`);
+    return refuse(
+      'not_admin',
+      `Only workspace admins${c.adminUsers.length ? ` and ${mentionList(c.adminUsers)}` : ''} can ${verb}.`,
+    );
   }
   if (usesAllowList(c, action) && restrictsUsers(c) && !c.allowedUsers.includes(facts.id) && !q.inAllowedGroup) {
     return refuse('not_allowed_user', `Only ${allowedWho(c)} can ${verb}: ask ${contact(c)}.`);
@@ -122,7 +137,10 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
   if (usesChannelList(c, action) && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
     const here = q.channel.startsWith('D') ? 'in direct messages' : 'in this channel';
     const what = action === 'ask' ? 'Questions to the docs' : 'Docs jobs';
-    const where = c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(' or ');
+    const where = c.allowedChannels
+      .slice(0, 3)
+      .map((ch) => `<#${ch}>`)
+      .join(' or ');
     return refuse('not_allowed_channel', `${what} aren't enabled ${here}: try ${where}.`);
   }
   return { allowed: true };
@@ -130,7 +148,9 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
 
 /** "members of @docs-writers", "<@U1>, <@U2>", or both. Slack renders `<!subteam^S…>` as the group's handle. */
 function allowedWho(c: AccessPolicyConfig): string {
-  const groups = c.allowedUsergroups.length ? `members of ${c.allowedUsergroups.map((g) => `<!subteam^${g}>`).join(', ')}` : '';
+  const groups = c.allowedUsergroups.length
+    ? `members of ${c.allowedUsergroups.map((g) => `<!subteam^${g}>`).join(', ')}`
+    : '';
   const users = c.allowedUsers.length ? mentionList(c.allowedUsers.slice(0, 5)) : '';
   return [groups, users].filter(Boolean).join(' and ');
 }
@@ -146,7 +166,11 @@ function mentionList(users: readonly string[]): string {
 
 /** Who may start jobs in `channel`, in words (for `/docs-settings`): "members of @docs-writers and @dana; no guests; not people of other organizations". */
 export function describeAccess(c: AccessPolicyConfig, channel: string): string {
-  if (c.allowedChannels.length > 0 && !c.allowedChannels.includes(channel)) return `nobody: docs jobs aren't enabled in this channel (they are in ${c.allowedChannels.slice(0, 3).map((ch) => `<#${ch}>`).join(', ')})`;
+  if (c.allowedChannels.length > 0 && !c.allowedChannels.includes(channel))
+    return `nobody: docs jobs aren't enabled in this channel (they are in ${c.allowedChannels
+      .slice(0, 3)
+      .map((ch) => `<#${ch}>`)
+      .join(', ')})`;
   const who = restrictsUsers(c) ? allowedWho(c) : 'every full member';
   const guests = c.allowGuests ? 'guests too' : 'no guests';
   const external = c.allowExternal ? 'people of other organizations too' : 'not people of other organizations';

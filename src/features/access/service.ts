@@ -1,4 +1,11 @@
-import { promptTooLongText, type AccessAction, type AccessDecision, type AccessGate, type Actor, type RefusalReason } from '../../platform/access.js';
+import {
+  promptTooLongText,
+  type AccessAction,
+  type AccessDecision,
+  type AccessGate,
+  type Actor,
+  type RefusalReason,
+} from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { Logger } from '../../platform/logger.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
@@ -31,17 +38,37 @@ export const RATE_LIMITED_DEFAULT_MS = 60_000;
 type Refusal = Extract<AccessDecision, { allowed: false }>;
 
 /** Writes the refusal's audit line and returns it. */
-function refused(deps: AccessDeps, actor: Actor, channel: string, action: AccessAction, d: Refusal, extra: Record<string, unknown> = {}): Refusal {
+function refused(
+  deps: AccessDeps,
+  actor: Actor,
+  channel: string,
+  action: AccessAction,
+  d: Refusal,
+  extra: Record<string, unknown> = {},
+): Refusal {
   audit(deps.logger, { actor: actor.user, channel, action, outcome: 'refused', reason: d.reason, ...extra });
   return d;
 }
 
 /** The policy over the person's facts (and group membership when it matters); a failed lookup is `check_failed`. */
-async function check(deps: AccessDeps, actor: Actor, action: AccessAction, channel: string): Promise<{ decision: AccessDecision; facts?: UserFacts }> {
+async function check(
+  deps: AccessDeps,
+  actor: Actor,
+  action: AccessAction,
+  channel: string,
+): Promise<{ decision: AccessDecision; facts?: UserFacts }> {
   try {
     const [facts, homeTeamId] = await Promise.all([deps.directory.user(actor.user), deps.directory.homeTeamId()]);
-    const inAllowedGroup = needsGroupCheck(deps.policy, action, actor.user) ? await deps.directory.inAnyGroup(actor.user, deps.policy.allowedUsergroups) : undefined;
-    const decision = decideAccess(deps.policy, { facts, homeTeamId, action, channel, ...(inAllowedGroup !== undefined ? { inAllowedGroup } : {}) });
+    const inAllowedGroup = needsGroupCheck(deps.policy, action, actor.user)
+      ? await deps.directory.inAnyGroup(actor.user, deps.policy.allowedUsergroups)
+      : undefined;
+    const decision = decideAccess(deps.policy, {
+      facts,
+      homeTeamId,
+      action,
+      channel,
+      ...(inAllowedGroup !== undefined ? { inAllowedGroup } : {}),
+    });
     return { decision, facts };
   } catch (err) {
     deps.logger.warn({ err, user: actor.user, action }, 'could not check access; refused (fail closed)');
@@ -51,7 +78,12 @@ async function check(deps: AccessDeps, actor: Actor, action: AccessAction, chann
 
 /** Tells `onBudget` (the metrics gauge) what is left of `project`'s budget; never rejects. */
 function reportBudget(deps: AccessDeps, project: string, user: string): Promise<void> {
-  return deps.onBudget ? deps.budget.remaining(user, project).then((r) => deps.onBudget?.(project, r.project), () => undefined) : Promise.resolve();
+  return deps.onBudget
+    ? deps.budget.remaining(user, project).then(
+        (r) => deps.onBudget?.(project, r.project),
+        () => undefined,
+      )
+    : Promise.resolve();
 }
 
 /**
@@ -60,7 +92,8 @@ function reportBudget(deps: AccessDeps, project: string, user: string): Promise<
  * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
  */
 export function createAccess(deps: AccessDeps): AccessGate {
-  const refuse = (actor: Actor, channel: string, action: AccessAction, d: Refusal, extra?: Record<string, unknown>) => refused(deps, actor, channel, action, d, extra);
+  const refuse = (actor: Actor, channel: string, action: AccessAction, d: Refusal, extra?: Record<string, unknown>) =>
+    refused(deps, actor, channel, action, d, extra);
   return {
     async authorize(actor, action, channel, opts) {
       const { decision } = await check(deps, actor, action, channel);
@@ -72,33 +105,56 @@ export function createAccess(deps: AccessDeps): AccessGate {
       if (!decision.allowed) return refuse(call.actor, call.channel, call.action, decision);
       const cap = deps.promptMaxChars;
       if (call.promptChars > cap) {
-        return refuse(call.actor, call.channel, call.action, { allowed: false, reason: 'prompt_too_long', text: promptTooLongText(call.promptChars, cap) }, { promptChars: call.promptChars });
+        return refuse(
+          call.actor,
+          call.channel,
+          call.action,
+          { allowed: false, reason: 'prompt_too_long', text: promptTooLongText(call.promptChars, cap) },
+          { promptChars: call.promptChars },
+        );
       }
       try {
         const project = call.project ?? (await deps.projectFor(call.channel));
         const taken = await deps.budget.take(call.actor.user, project);
         if (!taken.ok) {
           const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
-          return refuse(call.actor, call.channel, call.action, { allowed: false, reason, text: budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz) }, { project });
+          return refuse(
+            call.actor,
+            call.channel,
+            call.action,
+            { allowed: false, reason, text: budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz) },
+            { project },
+          );
         }
         void reportBudget(deps, project, call.actor.user);
         return { allowed: true };
       } catch (err) {
         deps.logger.warn({ err, user: call.actor.user }, 'could not check the agent budget; refused (fail closed)');
-        return refuse(call.actor, call.channel, call.action, { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT });
+        return refuse(call.actor, call.channel, call.action, {
+          allowed: false,
+          reason: 'check_failed',
+          text: CHECK_FAILED_TEXT,
+        });
       }
     },
     async refund(call) {
       // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
       const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
       if (!project) return;
-      await deps.budget.give(call.actor.user, project).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
+      await deps.budget
+        .give(call.actor.user, project)
+        .catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
       await reportBudget(deps, project, call.actor.user);
     },
     async budgetLeft(user, project = deps.defaultProject) {
       try {
         const left = await deps.budget.remaining(user, project);
-        return { project: left.project, perProject: deps.budget.opts.perProject, user: left.user, perUser: deps.budget.opts.perUser };
+        return {
+          project: left.project,
+          perProject: deps.budget.opts.perProject,
+          user: left.user,
+          perUser: deps.budget.opts.perUser,
+        };
       } catch {
         return undefined;
       }
@@ -107,8 +163,13 @@ export function createAccess(deps: AccessDeps): AccessGate {
       // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
       const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
       if (!project) return;
-      deps.logger.warn({ project, retryAfterMs }, 'the docs API is rate limiting agent requests; holding new ones until it frees');
-      await deps.budget.block(project, retryAfterMs ?? RATE_LIMITED_DEFAULT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not record the docs API rate limit'));
+      deps.logger.warn(
+        { project, retryAfterMs },
+        'the docs API is rate limiting agent requests; holding new ones until it frees',
+      );
+      await deps.budget
+        .block(project, retryAfterMs ?? RATE_LIMITED_DEFAULT_MS)
+        .catch((err: unknown) => deps.logger.warn({ err }, 'could not record the docs API rate limit'));
     },
   };
 }
@@ -118,7 +179,12 @@ export function createAccess(deps: AccessDeps): AccessGate {
  * 14:32 (in 7 min)." The time is Slack's `<!date>` token (each reader's own zone) with a fallback
  * in the person's `users.info` zone.
  */
-export function budgetText(deps: Pick<AccessDeps, 'budget' | 'now'>, which: 'user' | 'project', msBeforeNext: number, tz: string | undefined): string {
+export function budgetText(
+  deps: Pick<AccessDeps, 'budget' | 'now'>,
+  which: 'user' | 'project',
+  msBeforeNext: number,
+  tz: string | undefined,
+): string {
   const slot = nextSlotText(deps.now(), msBeforeNext, tz);
   return which === 'project'
     ? `The docs agent's hourly budget for this project is used up (${deps.budget.opts.perProject} requests/hour). ${slot}`

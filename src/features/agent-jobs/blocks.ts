@@ -35,7 +35,6 @@ function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
   };
 }
 
-
 /** Input of {@link buildStatusMessage}. */
 export interface StatusView {
   requester: string;
@@ -77,7 +76,10 @@ export function slackDate(epochMs: number): string {
 const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
   starting: () => ':hourglass: *Starting…*',
   start_failed: () => ':warning: *Could not start*',
-  active: (v) => (v.startedAt ? `:hourglass_flowing_sand: *Working* · started ${slackDate(v.startedAt)}` : ':hourglass_flowing_sand: *Working*'),
+  active: (v) =>
+    v.startedAt
+      ? `:hourglass_flowing_sand: *Working* · started ${slackDate(v.startedAt)}`
+      : ':hourglass_flowing_sand: *Working*',
   completed: (v) =>
     v.prLink
       ? `:white_check_mark: *Pull request ready* · took ${formatDuration(v.elapsedMs)}`
@@ -115,9 +117,7 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
     },
     {
       type: 'context',
-      elements: [
-        { type: 'mrkdwn', text: truncate([stateLine, ...meta].join(' · '), SLACK_LIMITS.sectionText) },
-      ],
+      elements: [{ type: 'mrkdwn', text: truncate([stateLine, ...meta].join(' · '), SLACK_LIMITS.sectionText) }],
     },
   ];
   const link = v.state === 'completed' ? safeUrl(v.prLink) : undefined;
@@ -130,7 +130,10 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
   }
   // Last, for clients that render plans; the blocks above say the same for those that don't (≤ 5 of Slack's 50 blocks).
   blocks.push(buildPlan(v));
-  const plainState = stateLine.replace(/:[a-z_]+: /, '').replace(/\*/g, '').replace(/<!date\^[^|>]*\|([^>]*)>/g, '$1');
+  const plainState = stateLine
+    .replace(/:[a-z_]+: /, '')
+    .replace(/\*/g, '')
+    .replace(/<!date\^[^|>]*\|([^>]*)>/g, '$1');
   const text = truncate(
     `Docs agent job${v.jobId ? ` ${v.jobId}` : ''} for <@${v.requester}>: ${plainState}`,
     SLACK_LIMITS.sectionText,
@@ -145,7 +148,11 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
 export function sourceText(v: { repository?: string; branch?: string }): string | undefined {
   const url = safeUrl(v.repository);
   const name = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
-  const repo = name ? (url ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>` : `\`${escapeMrkdwn(truncate(name, 200))}\``) : undefined;
+  const repo = name
+    ? url
+      ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>`
+      : `\`${escapeMrkdwn(truncate(name, 200))}\``
+    : undefined;
   const branch = v.branch ? `\`${escapeMrkdwn(truncate(v.branch, 200))}\`` : undefined;
   if (repo && branch) return `${repo} on ${branch}`;
   return repo ?? (branch ? `branch ${branch}` : undefined);
@@ -162,15 +169,20 @@ export function buildAnnouncement(
   p: { mention: string | string[]; jobId: string; outcome: JobOutcome },
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const who = [p.mention].flat().map((u) => `<@${u}>`).join(' ');
+  const who = [p.mention]
+    .flat()
+    .map((u) => `<@${u}>`)
+    .join(' ');
   const job = `\`${escapeMrkdwn(p.jobId)}\``;
   const o = p.outcome;
   let text: string;
   switch (o.kind) {
     case 'completed':
       if (safeUrl(o.prLink)) text = `${who} your docs change is ready for review: ${escapeMrkdwn(o.prLink ?? '')}`;
-      else if (o.prLink) text = `${who} job ${job} finished with a pull request, but the docs service sent a link I can't show safely; find it on the docs platform.`;
-      else text = `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
+      else if (o.prLink)
+        text = `${who} job ${job} finished with a pull request, but the docs service sent a link I can't show safely; find it on the docs platform.`;
+      else
+        text = `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
       break;
     case 'failed':
       text = `${who} job ${job} failed: the agent could not finish. Reply in this thread to try again with more detail, or start a new job with \`/docs-edit\`.`;

@@ -16,7 +16,9 @@ export interface PromptContextRequest {
 }
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
-export type PromptContextResult = { ok: true; prompt: string; notice?: string; sources?: string[]; stats?: { messages: number } } | { ok: false; message: string };
+export type PromptContextResult =
+  | { ok: true; prompt: string; notice?: string; sources?: string[]; stats?: { messages: number } }
+  | { ok: false; message: string };
 
 /**
  * Builds the docs agent's prompt from an instruction and its Slack context. Provided by the
@@ -46,7 +48,8 @@ interface ContextProgress {
 }
 
 /** Sentence when Slack would not let the bot read the context, even after retries. */
-export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation just now, so nothing was started. Try again in a moment.";
+export const CONTEXT_FAILED_TEXT =
+  "Slack wouldn't let me read the conversation just now, so nothing was started. Try again in a moment.";
 
 /**
  * The one door every new job goes through (`/docs-edit`, @mentions, DMs, "Improve with agent",
@@ -61,7 +64,12 @@ export const CONTEXT_FAILED_TEXT = "Slack wouldn't let me read the conversation 
  * @returns the start's result, or undefined when nothing was started for want of context.
  * @throws as {@link startAgentJob}; transient context errors before the last try.
  */
-export async function startWithContext(deps: ContextStartDeps, request: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<StartJobResult | undefined> {
+export async function startWithContext(
+  deps: ContextStartDeps,
+  request: ContextStartRequest,
+  steps: Steps,
+  tell: (text: string) => Promise<void>,
+): Promise<StartJobResult | undefined> {
   const p = steps.progress as ContextProgress;
   if (p.promptRefused) return undefined;
   const req = await withProjectOption(deps, request, tell);
@@ -80,7 +88,14 @@ export async function startWithContext(deps: ContextStartDeps, request: ContextS
     await steps.save({ linkNoticeSent: true });
   }
   const { thread: _thread, ...start } = req;
-  const context = p.prompt && p.prompt !== req.instruction ? { prompt: p.prompt, ...(p.sources?.length ? { contextFrom: p.sources } : {}), ...(p.messages ? { contextMessages: p.messages } : {}) } : {};
+  const context =
+    p.prompt && p.prompt !== req.instruction
+      ? {
+          prompt: p.prompt,
+          ...(p.sources?.length ? { contextFrom: p.sources } : {}),
+          ...(p.messages ? { contextMessages: p.messages } : {}),
+        }
+      : {};
   if (at) await deps.start.agent?.loading(at, 'is starting the job…');
   try {
     const res = await startAgentJob(deps.start, { ...start, ...context }, steps);
@@ -99,10 +114,22 @@ export async function startWithContext(deps: ContextStartDeps, request: ContextS
  * failing on the last try) the person is told, the request given back to the budget, and undefined
  * returned. @throws transient context errors before the last try; Redis errors.
  */
-async function readContext(deps: ContextStartDeps, context: PromptContext, req: ContextStartRequest, steps: Steps, tell: (text: string) => Promise<void>): Promise<string | undefined> {
+async function readContext(
+  deps: ContextStartDeps,
+  context: PromptContext,
+  req: ContextStartRequest,
+  steps: Steps,
+  tell: (text: string) => Promise<void>,
+): Promise<string | undefined> {
   const p = steps.progress as ContextProgress & { admitted?: boolean; projectId?: string };
   const projectId = p.projectId ?? req.project ?? (await deps.start.projectFor(req.channel));
-  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', project: projectId, promptChars: req.instruction.length };
+  const call: AgentCall = {
+    actor: { user: req.requester, teamId: req.teamId },
+    channel: req.channel,
+    action: 'start_job',
+    project: projectId,
+    promptChars: req.instruction.length,
+  };
   if (!p.admitted) {
     const decision = await deps.start.access.admitAgentCall(call);
     if (!decision.allowed) {
@@ -119,17 +146,29 @@ async function readContext(deps: ContextStartDeps, context: PromptContext, req: 
     return undefined;
   };
   const at = req.threadTs ? { channel: req.channel, threadTs: req.threadTs } : undefined;
-  if (at && (req.thread || SLACK_LINK.test(req.instruction))) await deps.start.agent?.loading(at, 'is reading the thread…');
+  if (at && (req.thread || SLACK_LINK.test(req.instruction)))
+    await deps.start.agent?.loading(at, 'is reading the thread…');
   let built: PromptContextResult;
   try {
-    built = await context({ teamId: req.teamId, channel: req.channel, requester: req.requester, instruction: req.instruction, ...(req.thread ? { thread: req.thread } : {}) });
+    built = await context({
+      teamId: req.teamId,
+      channel: req.channel,
+      requester: req.requester,
+      instruction: req.instruction,
+      ...(req.thread ? { thread: req.thread } : {}),
+    });
   } catch (err) {
     if (!steps.finalAttempt) throw err;
     deps.start.logger.warn({ err, channel: req.channel }, 'could not read the context of a request');
     return nothing(CONTEXT_FAILED_TEXT);
   }
   if (!built.ok) return nothing(built.message);
-  await steps.save({ prompt: built.prompt, ...(built.notice ? { linkNotice: built.notice } : {}), ...(built.sources?.length ? { sources: built.sources } : {}), ...(built.stats?.messages ? { messages: built.stats.messages } : {}) });
+  await steps.save({
+    prompt: built.prompt,
+    ...(built.notice ? { linkNotice: built.notice } : {}),
+    ...(built.sources?.length ? { sources: built.sources } : {}),
+    ...(built.stats?.messages ? { messages: built.stats.messages } : {}),
+  });
   return built.prompt;
 }
 
@@ -137,7 +176,8 @@ async function readContext(deps: ContextStartDeps, context: PromptContext, req: 
 const SLACK_LINK = /slack\.com\/archives\//;
 
 /** Answer to an instruction that was only `project=<id>`. */
-export const PROJECT_ONLY_TEXT = 'Tell me what to change in the docs as well as the project, for example `project=<id> Add a quickstart for the Python SDK`. Nothing was started.';
+export const PROJECT_ONLY_TEXT =
+  'Tell me what to change in the docs as well as the project, for example `project=<id> Add a quickstart for the Python SDK`. Nothing was started.';
 
 /**
  * Takes `project=<id>` out of the instruction (see {@link takeProjectOption}). An unknown id is
@@ -145,13 +185,27 @@ export const PROJECT_ONLY_TEXT = 'Tell me what to change in the docs as well as 
  * jobs here hears that instead), with a warning log and no docs API call.
  * @returns the request for that project, or undefined when nothing may start (the person was told).
  */
-async function withProjectOption(deps: ContextStartDeps, req: ContextStartRequest, tell: (text: string) => Promise<void>): Promise<ContextStartRequest | undefined> {
+async function withProjectOption(
+  deps: ContextStartDeps,
+  req: ContextStartRequest,
+  tell: (text: string) => Promise<void>,
+): Promise<ContextStartRequest | undefined> {
   if (!deps.start.projects) return req;
   const opt = takeProjectOption(req.instruction, deps.start.projects);
-  if (opt.ok && opt.instruction) return { ...req, instruction: opt.instruction, ...(opt.project ? { project: opt.project } : {}) };
-  const decision = await deps.start.access.authorize({ user: req.requester, teamId: req.teamId }, 'start_job', req.channel);
+  if (opt.ok && opt.instruction)
+    return { ...req, instruction: opt.instruction, ...(opt.project ? { project: opt.project } : {}) };
+  const decision = await deps.start.access.authorize(
+    { user: req.requester, teamId: req.teamId },
+    'start_job',
+    req.channel,
+  );
   if (!decision.allowed) return void (await tell(decision.text));
-  deps.start.logger.warn({ channel: req.channel, requester: req.requester }, opt.ok ? 'an instruction held only project=' : 'an instruction named a docs project that is not configured; nothing started');
+  deps.start.logger.warn(
+    { channel: req.channel, requester: req.requester },
+    opt.ok
+      ? 'an instruction held only project='
+      : 'an instruction named a docs project that is not configured; nothing started',
+  );
   await tell(opt.ok ? PROJECT_ONLY_TEXT : opt.message);
   return undefined;
 }

@@ -30,7 +30,12 @@ export class DurationHistory {
   /** Adds the duration (ms) of a job that just finished; keeps the newest {@link HISTORY_SIZE}. */
   async record(durationMs: number): Promise<void> {
     if (!Number.isFinite(durationMs) || durationMs <= 0) return;
-    await this.redis.multi().lpush(this.key, String(Math.round(durationMs))).ltrim(this.key, 0, HISTORY_SIZE - 1).expire(this.key, RECORD_TTL_S).exec();
+    await this.redis
+      .multi()
+      .lpush(this.key, String(Math.round(durationMs)))
+      .ltrim(this.key, 0, HISTORY_SIZE - 1)
+      .expire(this.key, RECORD_TTL_S)
+      .exec();
   }
 
   /** @returns the durations kept, newest first, in ms. */

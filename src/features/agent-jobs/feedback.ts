@@ -92,7 +92,8 @@ export interface FeedbackDeps {
  * knows, or a job of another conversation — one answer whatever the reason, so a click cannot tell
  * anyone which job ids exist elsewhere.
  */
-export const FEEDBACK_UNKNOWN_TEXT = "I couldn't match that feedback to a job I still know (jobs are kept for 30 days), so it was not recorded.";
+export const FEEDBACK_UNKNOWN_TEXT =
+  "I couldn't match that feedback to a job I still know (jobs are kept for 30 days), so it was not recorded.";
 
 /** Answer to a click whose value the bot did not sign (an announcement older than signing, or tampered). */
 export const FEEDBACK_UNVERIFIED_TEXT = unverifiedValueText(
@@ -136,7 +137,12 @@ async function ratedJob(deps: FeedbackDeps, p: FeedbackIntake): Promise<RatedJob
  * @param tell - answers the person privately; never throws.
  * @throws Redis errors (the intake retries; `steps` keeps a retry from counting or thanking twice).
  */
-export async function handleFeedback(deps: FeedbackDeps, p: FeedbackIntake, steps: Steps, tell: (text: string) => Promise<void>): Promise<void> {
+export async function handleFeedback(
+  deps: FeedbackDeps,
+  p: FeedbackIntake,
+  steps: Steps,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
   const progress = steps.progress as { previous?: string; written?: boolean; told?: boolean };
   const found = await ratedJob(deps, p);
   if ('refusal' in found) return tell(found.refusal);

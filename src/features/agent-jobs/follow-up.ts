@@ -46,7 +46,12 @@ export interface ContinueJobDeps {
 /** Outcome of {@link continueAgentJob}; on failure `message` is the sentence for the person. */
 export type ContinueJobResult =
   | { ok: true; rec: JobRecord; cycle: number; interrupted: boolean; prompt: string }
-  | { ok: false; reason: 'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'empty' | 'docs_api' | 'internal' | 'uncertain'; message: string };
+  | {
+      ok: false;
+      reason:
+        'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'empty' | 'docs_api' | 'internal' | 'uncertain';
+      message: string;
+    };
 
 /** Answer to a follow-up from someone outside a conversation the job's context came from. */
 export const NOT_A_READER_TEXT =
@@ -61,14 +66,25 @@ export const READERS_CHECK_FAILED_TEXT =
  * (its requester always may): undefined when so, else the refusal. Fails closed: an answer Slack
  * can't give refuses.
  */
-async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
+async function readersRefusal(
+  deps: ContinueJobDeps,
+  rec: JobRecord,
+  author: string,
+): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
   // The job's own conversation is not asked: every way to continue a job comes from inside it (a
   // reply or mention in its thread, /docs-reply there, the shortcut on its thread), so asking
   // would only spend Slack reads.
   const from = rec.contextFrom.split(',').filter((c) => c && c !== rec.channel);
   if (author === rec.requester || from.length === 0) return undefined;
   const refuse = (reason: AuditReason, message: string) => {
-    audit(deps.logger, { actor: author, channel: rec.channel, action: 'continue_job', outcome: 'refused', reason, jobId: rec.jobId });
+    audit(deps.logger, {
+      actor: author,
+      channel: rec.channel,
+      action: 'continue_job',
+      outcome: 'refused',
+      reason,
+      jobId: rec.jobId,
+    });
     return { ok: false as const, reason: 'not_a_reader' as const, message };
   };
   if (!deps.conversations) return refuse('not_a_reader', NOT_A_READER_TEXT);
@@ -77,7 +93,10 @@ async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: str
     try {
       member = await deps.conversations.isMember(channel, author);
     } catch (err) {
-      deps.logger.warn({ err, channel, jobId: rec.jobId }, "could not check a follow-up author's membership; refused (fail closed)");
+      deps.logger.warn(
+        { err, channel, jobId: rec.jobId },
+        "could not check a follow-up author's membership; refused (fail closed)",
+      );
       return refuse('check_failed', READERS_CHECK_FAILED_TEXT);
     }
     if (!member) return refuse('not_a_reader', NOT_A_READER_TEXT);
@@ -143,21 +162,32 @@ export interface ContinueJobRequest {
  *   when its "sending" mark could not be confirmed (nothing sent), unless `steps.finalAttempt`: the
  *   intake tries again.
  */
-export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps = memorySteps()): Promise<ContinueJobResult> {
+export async function continueAgentJob(
+  deps: ContinueJobDeps,
+  req: ContinueJobRequest,
+  steps: Steps = memorySteps(),
+): Promise<ContinueJobResult> {
   try {
     const rec = await deps.store.get(req.jobId);
     if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
     if (req.fromChannel !== undefined && req.fromChannel !== rec.channel) {
       // Only people in the job's conversation may continue it (a private channel's job stays there),
       // and the answer is the unknown id's: nobody learns that the id exists elsewhere.
-      deps.logger.info({ jobId: req.jobId, fromChannel: req.fromChannel }, '/docs-reply for a job of another conversation; answered as unknown');
+      deps.logger.info(
+        { jobId: req.jobId, fromChannel: req.fromChannel },
+        '/docs-reply for a job of another conversation; answered as unknown',
+      );
       return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
     }
     return await withJobLock(deps.redis, deps.prefix, req.jobId, () => sendFollowUp(deps, req, steps));
   } catch (err) {
     if (err instanceof FollowUpUnrecordedError || err instanceof UnreplicatedStepError) throw err;
     deps.logger.warn({ jobId: req.jobId, err }, 'follow-up failed');
-    return { ok: false, reason: 'internal', message: 'Your follow-up was not sent: I could not reach my storage. Try again in a moment.' };
+    return {
+      ok: false,
+      reason: 'internal',
+      message: 'Your follow-up was not sent: I could not reach my storage. Try again in a moment.',
+    };
   }
 }
 
@@ -167,7 +197,12 @@ export async function continueAgentJob(deps: ContinueJobDeps, req: ContinueJobRe
  * budget and costs no Slack call for someone it refuses, then (until sent) that they read every
  * conversation the job's context came from.
  */
-async function authorRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string, p: { sent?: 'sending' | 'done'; admitted?: boolean }): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
+async function authorRefusal(
+  deps: ContinueJobDeps,
+  rec: JobRecord,
+  author: string,
+  p: { sent?: 'sending' | 'done'; admitted?: boolean },
+): Promise<Extract<ContinueJobResult, { ok: false }> | undefined> {
   if (author !== rec.requester && (await deps.policyFor(rec.channel)) === 'requester') {
     const message = `Only <@${rec.requester}>, who started this job, can continue it (this channel's follow-up policy is "requester"). Ask them, or start your own job with \`/docs-edit\`.`;
     return { ok: false, reason: 'not_allowed', message };
@@ -198,14 +233,25 @@ function sentButUnrecorded(steps: Steps, log: Logger, err: unknown): Extract<Con
 
 async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, steps: Steps): Promise<ContinueJobResult> {
   const log = deps.logger.child({ jobId: req.jobId, author: req.author });
-  const p = steps.progress as { sent?: 'sending' | 'done'; fromCycle?: number; interrupted?: boolean; admitted?: boolean };
+  const p = steps.progress as {
+    sent?: 'sending' | 'done';
+    fromCycle?: number;
+    interrupted?: boolean;
+    admitted?: boolean;
+  };
   const rec = await deps.store.get(req.jobId);
   if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   const refusal = await authorRefusal(deps, rec, req.author, p);
   if (refusal) return refusal;
   const prompt = typeof req.prompt === 'string' ? req.prompt : await req.prompt();
   if (!prompt) return { ok: false, reason: 'empty', message: EMPTY_FOLLOWUP_TEXT };
-  const call: AgentCall = { actor: { user: req.author }, channel: rec.channel, action: 'continue_job', project: rec.projectId, promptChars: prompt.length };
+  const call: AgentCall = {
+    actor: { user: req.author },
+    channel: rec.channel,
+    action: 'continue_job',
+    project: rec.projectId,
+    promptChars: prompt.length,
+  };
   if (p.sent !== 'done' && !p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
     if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
@@ -219,10 +265,12 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
       deps.metrics?.agentJobStarted('follow_up');
     } catch (err) {
       // No answer after it may have arrived: it may have been delivered. A connection never made sent nothing.
-      if (err instanceof DocsApiNetworkError && err.sent) return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
+      if (err instanceof DocsApiNetworkError && err.sent)
+        return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
       await steps.save({ sent: undefined });
       if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
-      if (err instanceof DocsApiNotFoundError) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
+      if (err instanceof DocsApiNotFoundError)
+        return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
       log.warn({ err }, 'could not send the follow-up');
       return { ok: false, reason: 'docs_api', message: `Your follow-up was not sent. ${docsApiErrorText(err)}` };
     }
@@ -234,9 +282,13 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
     }
   }
   const interrupted = p.interrupted ?? rec.state === 'active';
-  const note = interrupted ? `:leftwards_arrow_with_hook: <@${req.author}> sent a follow-up while the agent was working; it interrupts the current run.` : '';
+  const note = interrupted
+    ? `:leftwards_arrow_with_hook: <@${req.author}> sent a follow-up while the agent was working; it interrupts the current run.`
+    : '';
   // An interrupted follow-up never ends on its own: its author hears about the run that replaced it.
-  const alsoMention = interrupted ? [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',')])].filter((u) => u && u !== req.author).join(',') : '';
+  const alsoMention = interrupted
+    ? [...new Set([rec.cycleRequester, ...rec.alsoMention.split(',')])].filter((u) => u && u !== req.author).join(',')
+    : '';
   let cycle: number | undefined;
   try {
     cycle = await deps.store.beginCycle(req.jobId, req.author, deps.now(), note, alsoMention, p.fromCycle);
@@ -247,7 +299,19 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   if (cycle === undefined) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   // Both never throw; awaited so that a quick end's `active` can't be overtaken by this `processing`.
   await deps.status.show(req.jobId);
-  await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', { title: rec.instruction, initiator: rec.requester });
-  audit(deps.logger, { actor: req.author, channel: rec.channel, action: 'continue_job', outcome: 'ok', jobId: req.jobId, cycle, interrupted, instructionChars: prompt.length });
+  await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', {
+    title: rec.instruction,
+    initiator: rec.requester,
+  });
+  audit(deps.logger, {
+    actor: req.author,
+    channel: rec.channel,
+    action: 'continue_job',
+    outcome: 'ok',
+    jobId: req.jobId,
+    cycle,
+    interrupted,
+    instructionChars: prompt.length,
+  });
   return { ok: true, rec, cycle, interrupted, prompt };
 }

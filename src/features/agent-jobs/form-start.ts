@@ -68,7 +68,11 @@ function viewKey(body: ViewSubmitAction, requestId: string): string {
  * and closes the modal. A refusal, or Redis not taking the record, is shown in the modal (plain
  * text) and nothing starts. Never throws.
  */
-export async function submitJobStartForm(deps: FormStartDeps, s: FormSubmission, req: Omit<StartIntake, 'teamId' | 'requester'>): Promise<void> {
+export async function submitJobStartForm(
+  deps: FormStartDeps,
+  s: FormSubmission,
+  req: Omit<StartIntake, 'teamId' | 'requester'>,
+): Promise<void> {
   const { body, ack } = s;
   const refusal = await formRefusal(deps, { user: body.user.id }, 'start_job', req.channel);
   if (refusal) return void (await ack({ response_action: 'errors', errors: { [s.blockId]: plainTextOf(refusal) } }));
@@ -103,7 +107,15 @@ export async function submitFollowUpForm(deps: FormStartDeps, s: FormSubmission,
   const { body, ack } = s;
   const refusal = await formRefusal(deps, { user: body.user.id }, 'continue_job', f.channel);
   if (refusal) return void (await ack({ response_action: 'errors', errors: { [s.blockId]: plainTextOf(refusal) } }));
-  const payload: ReplyIntake = { jobId: f.jobId, raw: f.instruction, user: body.user.id, channel: f.channel, botUserId: undefined, via: 'form', ephemeralThreadTs: f.threadTs };
+  const payload: ReplyIntake = {
+    jobId: f.jobId,
+    raw: f.instruction,
+    user: body.user.id,
+    channel: f.channel,
+    botUserId: undefined,
+    via: 'form',
+    ephemeralThreadTs: f.threadTs,
+  };
   const requestId = body.trigger_id ?? `${body.view.id}-${body.view.hash}`;
   try {
     await deps.intake.record(INTAKE.reply, `view-${viewKey(body, requestId)}`, requestId, payload);

@@ -32,7 +32,10 @@ import {
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   store: MessageDeps['store'] & Pick<JobStore, 'listUserJobs' | 'update' | 'getRestart'>;
   followups: Pick<KeyedSerial, 'run'>;
-  slack: MessageDeps['slack'] & { chat: Pick<WebClient['chat'], 'getPermalink'>; views: Pick<WebClient['views'], 'publish'> };
+  slack: MessageDeps['slack'] & {
+    chat: Pick<WebClient['chat'], 'getPermalink'>;
+    views: Pick<WebClient['views'], 'publish'>;
+  };
   logger: Logger;
   homeDefaults: HomeDefaults;
   /** Budget left, shown in App Home. */
@@ -49,10 +52,21 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
  * Tells one person privately: through the `response_url` when there is one (works even where the
  * bot is not a member), else `chat.postEphemeral`. Never throws (a failure is logged).
  */
-export async function tellPrivately(deps: Pick<AgentJobsHandlerDeps, 'slack' | 'logger'>, to: { user: string; channel: string } & Reply, text: string): Promise<void> {
+export async function tellPrivately(
+  deps: Pick<AgentJobsHandlerDeps, 'slack' | 'logger'>,
+  to: { user: string; channel: string } & Reply,
+  text: string,
+): Promise<void> {
   try {
-    if (to.responseUrl) await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
-    else await deps.slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...(to.ephemeralThreadTs ? { thread_ts: to.ephemeralThreadTs } : {}) });
+    if (to.responseUrl)
+      await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
+    else
+      await deps.slack.chat.postEphemeral({
+        channel: to.channel,
+        user: to.user,
+        text,
+        ...(to.ephemeralThreadTs ? { thread_ts: to.ephemeralThreadTs } : {}),
+      });
   } catch (err) {
     deps.logger.warn({ err }, 'could not answer the person privately');
   }
@@ -61,7 +75,8 @@ export async function tellPrivately(deps: Pick<AgentJobsHandlerDeps, 'slack' | '
 /** Registers the agent-jobs intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHandlerDeps): void {
   intake.on<StartIntake>(INTAKE.start, async (p, ctx) => {
-    const tell = (text: string) => tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, text);
+    const tell = (text: string) =>
+      tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, text);
     const { responseUrl: _r, ephemeralThreadTs: _e, ...req } = p;
     await startWithContext(deps, { ...req, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx, tell);
   });
@@ -69,7 +84,13 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
   intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
   intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));
   intake.on<FeedbackIntake>(INTAKE.feedback, (p, ctx) =>
-    handleFeedback(deps.feedback, p, ctx, (text) => tellPrivately(deps, { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) }, text)),
+    handleFeedback(deps.feedback, p, ctx, (text) =>
+      tellPrivately(
+        deps,
+        { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
+        text,
+      ),
+    ),
   );
 }
 
@@ -81,7 +102,9 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
  */
 async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: IntakeContext): Promise<void> {
   const prompt = p.via === 'form' ? p.raw.trim() : () => markupToText(p.raw, p.botUserId, deps.names.lookup(p.teamId));
-  const res = await deps.followups.run(p.jobId, () => continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx));
+  const res = await deps.followups.run(p.jobId, () =>
+    continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx),
+  );
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
   const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(res.prompt, 2800)}`;
@@ -93,7 +116,11 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
     deps.logger.warn({ err }, 'could not post the /docs-reply note');
   });
   const link = await threadPermalink(deps.slack, deps.store, rec);
-  await tellPrivately(deps, p, `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`);
+  await tellPrivately(
+    deps,
+    p,
+    `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
+  );
 }
 
 /** App Home: publishes the person's last 20 jobs and the defaults in force. */
@@ -134,7 +161,8 @@ async function restart(deps: AgentJobsHandlerDeps, p: RestartIntake, ctx: Intake
   const saved = await deps.store.getRestart(opened.payload);
   // An instruction of another conversation is answered as unknown: nobody learns it exists.
   if (!saved || saved.channel !== p.channel) return tellPrivately(deps, where, RESTART_UNKNOWN_TEXT);
-  if (saved.requester !== p.user) return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
+  if (saved.requester !== p.user)
+    return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
   const asked = { channel: saved.channel, user: p.user, action: 'start_job' as const };
   const member = await checkMembership(deps.conversations, deps.logger, asked);
   if (!member.ok) return tellPrivately(deps, where, member.text);

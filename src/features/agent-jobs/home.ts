@@ -47,13 +47,14 @@ const STATE_LABEL: Record<StatusState, string> = {
  * @param nowMs - clock in epoch ms, for ages.
  */
 export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number, budget?: BudgetLeft): HomeView {
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } },
-  ];
+  const blocks: KnownBlock[] = [{ type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } }];
   if (jobs.length === 0) {
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.' },
+      text: {
+        type: 'mrkdwn',
+        text: 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.',
+      },
     });
   }
   for (const j of jobs.slice(0, 20)) {
@@ -70,7 +71,10 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
       ...links,
     ].filter(Boolean);
     blocks.push(
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) },
+      },
       { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },
     );
   }
@@ -86,7 +90,9 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
           `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
           '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
           ...(budget
-            ? [`• *Agent budget this hour:* ${budget.project} of ${budget.perProject} requests left for the docs project, ${budget.user} of ${budget.perUser} for you (a job start or a follow-up is one request).`]
+            ? [
+                `• *Agent budget this hour:* ${budget.project} of ${budget.perProject} requests left for the docs project, ${budget.user} of ${budget.perUser} for you (a job start or a follow-up is one request).`,
+              ]
             : []),
           `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
         ].join('\n'),

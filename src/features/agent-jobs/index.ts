@@ -146,7 +146,10 @@ export interface AgentJobs {
 }
 
 /** What the start, follow-up and poll paths share. */
-type Common = Pick<StartJobDeps, 'pollQueue' | 'status' | 'access' | 'logger' | 'firstPollDelayMs' | 'now' | 'metrics' | 'agent'> & {
+type Common = Pick<
+  StartJobDeps,
+  'pollQueue' | 'status' | 'access' | 'logger' | 'firstPollDelayMs' | 'now' | 'metrics' | 'agent'
+> & {
   store: JobStore;
 };
 
@@ -189,22 +192,45 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const logger = o.logger.child({ feature: 'agent-jobs' });
   const store = new JobStore(o.redis, o.prefix, o.projectId);
   const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
-  const presenter = new StatusPresenter({ redis: o.redis, prefix: o.prefix, store, slack: o.statusSlack, logger, now: o.now, budget });
+  const presenter = new StatusPresenter({
+    redis: o.redis,
+    prefix: o.prefix,
+    store,
+    slack: o.statusSlack,
+    logger,
+    now: o.now,
+    budget,
+  });
   const pollQueue = createPollQueue(o.queues);
-  const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs: o.poll.minMs, now: o.now, ...(o.metrics ? { metrics: o.metrics } : {}), ...(o.agent ? { agent: o.agent } : {}) };
+  const common = {
+    store,
+    pollQueue,
+    status: presenter,
+    access: o.access,
+    logger,
+    firstPollDelayMs: o.poll.minMs,
+    now: o.now,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+  };
   const { docsApi, projectFor, projects, slack, signer } = o;
   const start: StartJobDeps = { ...common, docsApi, projectFor, projects, slack, signer };
   const handlerDeps = handlerDepsOf(o, common, start);
   registerHandlers(o.intake, handlerDeps);
   const durationsByProject = durationHistories(o);
-  const homeOpens = new Quota(o.redis, { keyPrefix: `${o.prefix}:agent-jobs:home-opens`, points: HOME_OPENS_PER_MINUTE, durationS: 60 });
+  const homeOpens = new Quota(o.redis, {
+    keyPrefix: `${o.prefix}:agent-jobs:home-opens`,
+    points: HOME_OPENS_PER_MINUTE,
+    durationS: 60,
+  });
   return {
     start,
     pollQueue,
     presenter,
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
-    register: (app) => registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars, homeOpens }),
+    register: (app) =>
+      registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars, homeOpens }),
     startWorkers: () => [
       startPollWorker(o.queues, {
         store,

@@ -19,7 +19,8 @@ export interface Reply {
  * A request to start a job (`/docs-edit`, "Improve with agent", "Document this thread"); `thread`
  * names the thread (in `channel`) whose messages go to the agent as context.
  */
-export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'prompt'> & Reply & { thread?: { ts: string } };
+export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'prompt'> &
+  Reply & { thread?: { ts: string } };
 /** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
 export interface ReplyIntake extends Reply {
   /** The workspace of the request (names are looked up per team); absent in intakes recorded before it was added. */

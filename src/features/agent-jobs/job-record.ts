@@ -68,7 +68,6 @@ export interface JobRecord {
   shown?: string;
 }
 
-
 // KEYS[1] = the job's hash; ARGV = TTL (s), field/value pairs. Writes the record only if absent.
 export const CREATE_IF_ABSENT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

@@ -1,4 +1,13 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, FeedbackButtonsAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  FeedbackButtonsAction,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+} from '@slack/bolt';
 import { promptTooLongText } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -37,7 +46,7 @@ export const DOCS_EDIT_USAGE =
 
 /** Usage of `/docs-reply`. */
 export const DOCS_REPLY_USAGE =
-  'Continue a job from the channel with `/docs-reply <job-id> <instruction>`, for example:\n`/docs-reply job_abc123 Also add a Go example`\nThe job id is on the job\'s status message. (Slack does not run slash commands inside threads, so in a thread just reply.)';
+  "Continue a job from the channel with `/docs-reply <job-id> <instruction>`, for example:\n`/docs-reply job_abc123 Also add a Go example`\nThe job id is on the job's status message. (Slack does not run slash commands inside threads, so in a thread just reply.)";
 
 /**
  * `/docs-edit <instruction>`: an empty instruction gets the usage in the ack; otherwise the request
@@ -49,9 +58,24 @@ export function docsEditCommand(deps: AgentJobsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const instruction = unescapeSlackText(command.text).trim();
     if (!instruction) return void (await ack({ response_type: 'ephemeral', text: DOCS_EDIT_USAGE }));
-    if (instruction.length > deps.promptMaxChars) return void (await ack({ response_type: 'ephemeral', text: promptTooLongText(instruction.length, deps.promptMaxChars) }));
-    const payload: StartIntake = { teamId: command.team_id, channel: command.channel_id, requester: command.user_id, instruction, responseUrl: command.response_url };
-    await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.start, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
+    if (instruction.length > deps.promptMaxChars)
+      return void (await ack({
+        response_type: 'ephemeral',
+        text: promptTooLongText(instruction.length, deps.promptMaxChars),
+      }));
+    const payload: StartIntake = {
+      teamId: command.team_id,
+      channel: command.channel_id,
+      requester: command.user_id,
+      instruction,
+      responseUrl: command.response_url,
+    };
+    await recordCommand(deps.intake, deps.logger, ack, {
+      kind: INTAKE.start,
+      id: `cmd-${command.trigger_id}`,
+      requestId: command.trigger_id,
+      payload,
+    });
   };
 }
 
@@ -67,9 +91,23 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
     const raw = text.slice(jobId.length).trim();
     if (!jobId || !raw) return void (await ack({ response_type: 'ephemeral', text: DOCS_REPLY_USAGE }));
     const chars = unescapeSlackText(raw).trim().length;
-    if (chars > deps.promptMaxChars) return void (await ack({ response_type: 'ephemeral', text: promptTooLongText(chars, deps.promptMaxChars) }));
-    const payload: ReplyIntake = { teamId: command.team_id, jobId, raw, user: command.user_id, channel: command.channel_id, responseUrl: command.response_url, botUserId: context.botUserId };
-    await recordCommand(deps.intake, deps.logger, ack, { kind: INTAKE.reply, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
+    if (chars > deps.promptMaxChars)
+      return void (await ack({ response_type: 'ephemeral', text: promptTooLongText(chars, deps.promptMaxChars) }));
+    const payload: ReplyIntake = {
+      teamId: command.team_id,
+      jobId,
+      raw,
+      user: command.user_id,
+      channel: command.channel_id,
+      responseUrl: command.response_url,
+      botUserId: context.botUserId,
+    };
+    await recordCommand(deps.intake, deps.logger, ack, {
+      kind: INTAKE.reply,
+      id: `cmd-${command.trigger_id}`,
+      requestId: command.trigger_id,
+      payload,
+    });
   };
 }
 
@@ -80,12 +118,22 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
  * Not recorded (Redis down): not acked, so Slack redelivers it.
  */
 export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    event,
+    body,
+    context,
+  }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
     if (!(await withinHomeLimit(deps, b.team_id, event.user))) return;
     const payload: HomeIntake = { teamId: b.team_id, user: event.user };
-    const entry = { kind: INTAKE.home, id: `home-${b.event_id}`, requestId: b.event_id, payload, retryNum: context.retryNum };
+    const entry = {
+      kind: INTAKE.home,
+      id: `home-${b.event_id}`,
+      requestId: b.event_id,
+      payload,
+      retryNum: context.retryNum,
+    };
     await recordEvent(deps.intake, deps.logger, { ...entry, dedupeWindowMs: HOME_DEDUPE_WINDOW_MS });
   };
 }
@@ -109,8 +157,18 @@ async function withinHomeLimit(deps: AgentJobsListenerDeps, teamId: string, user
 export function restartAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const channel = body.channel?.id ?? body.container?.channel_id;
-    const payload: RestartIntake = { restartId: action.value ?? '', user: body.user.id, ...(channel ? { channel } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: INTAKE.restart, id: `act-${action.action_ts}`, requestId: action.action_ts, payload });
+    const payload: RestartIntake = {
+      restartId: action.value ?? '',
+      user: body.user.id,
+      ...(channel ? { channel } : {}),
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: INTAKE.restart,
+      id: `act-${action.action_ts}`,
+      requestId: action.action_ts,
+      payload,
+    });
   };
 }
 
@@ -136,9 +194,16 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
     // Intake ids are BullMQ job ids: only characters that cannot clash (no ':').
-    const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id).replace(/[^0-9A-Za-z._-]/g, '').slice(0, 40);
+    const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id)
+      .replace(/[^0-9A-Za-z._-]/g, '')
+      .slice(0, 40);
     const id = `fb-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`;
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: INTAKE.feedback, id, requestId: at, payload });
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: INTAKE.feedback,
+      id,
+      requestId: at,
+      payload,
+    });
   };
 }
 

@@ -67,7 +67,11 @@ export const MENTION_HELP =
  *   (help when there is no instruction);
  * - anything else (other threads, plain channel chatter): ignored.
  */
-export async function decide(deps: Pick<MessageDeps, 'store' | 'ignorePrefix'>, msg: IncomingMessage, botUserId: string | undefined): Promise<MessageDecision> {
+export async function decide(
+  deps: Pick<MessageDeps, 'store' | 'ignorePrefix'>,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+): Promise<MessageDecision> {
   const ignorePrefix = deps.ignorePrefix;
   if (msg.thread_ts) {
     const jobId = await deps.store.findByThread(msg.channel, msg.thread_ts);
@@ -96,7 +100,8 @@ export class JobStillStartingError extends Error {
 }
 
 /** Answer to a reply in the thread of a job that took too long to start. */
-export const STILL_STARTING_TEXT = 'This job is still starting, so I could not pass that on yet. Send it again in a few seconds.';
+export const STILL_STARTING_TEXT =
+  'This job is still starting, so I could not pass that on yet. Send it again in a few seconds.';
 
 /** The intake's facts about the message: its id (keys what is posted at most once) and when it was recorded (epoch ms). */
 export interface MessageReceipt {
@@ -140,7 +145,13 @@ export async function handleIncomingMessage(
       await tellAuthor(STILL_STARTING_TEXT);
       return none;
     case 'help':
-      await postOnce(client, steps, { channel: msg.channel, thread_ts: decision.threadTs, text: MENTION_HELP, key: `${key}:help`, since: receivedAt });
+      await postOnce(client, steps, {
+        channel: msg.channel,
+        thread_ts: decision.threadTs,
+        text: MENTION_HELP,
+        key: `${key}:help`,
+        since: receivedAt,
+      });
       return none;
     case 'followup':
       if (msg.textChars !== undefined) {
@@ -162,7 +173,16 @@ export async function handleIncomingMessage(
       const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
       // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
       const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
-      const req = { teamId: msg.teamId, channel: msg.channel, requester: msg.user, instruction, threadTs: decision.threadTs, requestKey: key, receivedAt, ...thread };
+      const req = {
+        teamId: msg.teamId,
+        channel: msg.channel,
+        requester: msg.user,
+        instruction,
+        threadTs: decision.threadTs,
+        requestKey: key,
+        receivedAt,
+        ...thread,
+      };
       const res = await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
       return { started: res?.ok === true };
     }
@@ -173,7 +193,12 @@ export async function handleIncomingMessage(
  * Whether the author may start a job here (the access policy, no budget spent), asked before the
  * message's text is converted; a refusal is told once (saved in `steps`).
  */
-async function mayStart(deps: MessageDeps, msg: IncomingMessage, steps: Steps, tell: (text: string) => Promise<unknown>): Promise<boolean> {
+async function mayStart(
+  deps: MessageDeps,
+  msg: IncomingMessage,
+  steps: Steps,
+  tell: (text: string) => Promise<unknown>,
+): Promise<boolean> {
   if (steps.progress.startRefused) return false;
   const decision = await deps.start.access.authorize({ user: msg.user, teamId: msg.teamId }, 'start_job', msg.channel);
   if (decision.allowed) return true;

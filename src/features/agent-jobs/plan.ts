@@ -30,11 +30,22 @@ export interface PlanView {
 type Status = TaskCardBlock['status'];
 
 function richText(text: string): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: truncate(text, SLACK_LIMITS.sectionText) }] }] };
+  return {
+    type: 'rich_text',
+    elements: [
+      { type: 'rich_text_section', elements: [{ type: 'text', text: truncate(text, SLACK_LIMITS.sectionText) }] },
+    ],
+  };
 }
 
 function task(taskId: string, title: string, status: Status, details?: string): TaskCardBlock {
-  return { type: 'task_card', task_id: taskId, title: truncate(title, 200), status, ...(details ? { details: richText(details) } : {}) };
+  return {
+    type: 'task_card',
+    task_id: taskId,
+    title: truncate(title, 200),
+    status,
+    ...(details ? { details: richText(details) } : {}),
+  };
 }
 
 const BEFORE_JOB: ReadonlySet<StatusState> = new Set(['starting', 'start_failed', 'uncertain']);
@@ -44,8 +55,16 @@ function outcomeTask(v: PlanView): TaskCardBlock {
   switch (v.state) {
     case 'completed': {
       const url = safeUrl(v.prLink);
-      if (!url) return task('outcome', v.prLink ? 'Pull request ready (link on the docs platform)' : 'No files changed', 'complete');
-      return { ...task('outcome', 'Pull request ready', 'complete'), sources: [{ type: 'url', url: truncate(url, SLACK_LIMITS.buttonUrl), text: 'Pull request' }] };
+      if (!url)
+        return task(
+          'outcome',
+          v.prLink ? 'Pull request ready (link on the docs platform)' : 'No files changed',
+          'complete',
+        );
+      return {
+        ...task('outcome', 'Pull request ready', 'complete'),
+        sources: [{ type: 'url', url: truncate(url, SLACK_LIMITS.buttonUrl), text: 'Pull request' }],
+      };
     }
     case 'failed':
       return task('outcome', 'Failed', 'error');
@@ -76,15 +95,27 @@ export function buildPlan(v: PlanView): PlanBlock {
   const starting = v.state === 'starting';
   if (v.hasContext) {
     const n = v.contextMessages;
-    tasks.push(task('context', n ? `Reading the thread (${n} message${n === 1 ? '' : 's'})` : 'Reading the thread', starting ? 'in_progress' : 'complete'));
+    tasks.push(
+      task(
+        'context',
+        n ? `Reading the thread (${n} message${n === 1 ? '' : 's'})` : 'Reading the thread',
+        starting ? 'in_progress' : 'complete',
+      ),
+    );
   }
   const repo = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
   const details = [
     v.jobId ? `Job ${v.jobId}` : undefined,
     v.projectId ? `project ${v.projectId}` : undefined,
     repo ? `${repo}${v.branch ? ` on ${v.branch}` : ''}` : v.branch ? `branch ${v.branch}` : undefined,
-  ].filter(Boolean).join(' · ');
-  const startStatus: Status = starting ? 'in_progress' : v.state === 'start_failed' || v.state === 'uncertain' ? 'error' : 'complete';
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const startStatus: Status = starting
+    ? 'in_progress'
+    : v.state === 'start_failed' || v.state === 'uncertain'
+      ? 'error'
+      : 'complete';
   tasks.push(task('start', 'Starting the job', startStatus, details || undefined));
   const followups = BEFORE_JOB.has(v.state) ? 0 : (v.followups ?? 0);
   for (let i = 0; i <= followups; i++) {

@@ -42,6 +42,15 @@ export function createPollQueue(ctx: QueueContext): Queue<PollJobData> {
  * Starts watching `(agentJobId, cycle)`: the first poll runs after `firstDelayMs` (ms).
  * Idempotent: a second call for the same pair is ignored by BullMQ (same job id).
  */
-export async function watchAgentJob(queue: Pick<Queue<PollJobData>, 'add'>, agentJobId: string, cycle: number, firstDelayMs: number): Promise<void> {
-  await queue.add('poll', { agentJobId, cycle, attempt: 0 }, { jobId: pollJobId(agentJobId, cycle), delay: firstDelayMs });
+export async function watchAgentJob(
+  queue: Pick<Queue<PollJobData>, 'add'>,
+  agentJobId: string,
+  cycle: number,
+  firstDelayMs: number,
+): Promise<void> {
+  await queue.add(
+    'poll',
+    { agentJobId, cycle, attempt: 0 },
+    { jobId: pollJobId(agentJobId, cycle), delay: firstDelayMs },
+  );
 }

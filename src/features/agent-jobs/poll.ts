@@ -21,7 +21,17 @@ import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } fr
 
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
 export interface PollStepDeps {
-  store: Pick<JobStore, 'get' | 'update' | 'wasAnnounced' | 'claimAnnouncement' | 'updateIfCycle' | 'releaseAnnouncement' | 'markAnnounced' | 'announcementSteps'>;
+  store: Pick<
+    JobStore,
+    | 'get'
+    | 'update'
+    | 'wasAnnounced'
+    | 'claimAnnouncement'
+    | 'updateIfCycle'
+    | 'releaseAnnouncement'
+    | 'markAnnounced'
+    | 'announcementSteps'
+  >;
   /** Polls the job's own project (kept in its record). */
   docsApi: DocsApiProjects<'getJob'>;
   /** Posts the announcement in the job's thread (at most once: found again by its metadata after a crash). */
@@ -125,7 +135,8 @@ export function createPollStep(deps: PollStepDeps) {
     if (await deps.store.wasAnnounced(agentJobId, cycle)) {
       // A crash may have cut the last edit short, or it had to wait (slot, 429, the edit budget).
       const { retryInMs } = await deps.status.show(agentJobId);
-      if (retryInMs !== undefined) return rescheduleJob(job, deps, token, editRetryDelay(retryInMs), lastActiveAt, false);
+      if (retryInMs !== undefined)
+        return rescheduleJob(job, deps, token, editRetryDelay(retryInMs), lastActiveAt, false);
       return 'already-announced';
     }
     const ctx: StepContext = {
@@ -139,8 +150,17 @@ export function createPollStep(deps: PollStepDeps) {
       retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
       nextDelayMs: async () => {
         // A Redis hiccup reading the history costs the plan for one poll, never the poll.
-        const plan = await deps.durations?.(rec.projectId).plan().catch((err: unknown) => void log.warn({ err }, 'could not read the duration history; backoff only for this poll'));
-        return nextPollDelayMs({ attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan }, deps.bounds, deps.random);
+        const plan = await deps
+          .durations?.(rec.projectId)
+          .plan()
+          .catch(
+            (err: unknown) => void log.warn({ err }, 'could not read the duration history; backoff only for this poll'),
+          );
+        return nextPollDelayMs(
+          { attempt: attempt + 1, elapsedMs: deps.now() - rec.cycleStartedAt, plan },
+          deps.bounds,
+          deps.random,
+        );
       },
       endedAfter: lastActiveAt ?? rec.cycleStartedAt,
     };
@@ -184,10 +204,24 @@ async function editDueInMs(deps: PollStepDeps, rec: JobRecord): Promise<number> 
 }
 
 /** Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
-async function rescheduleJob(job: PollJob, deps: PollStepDeps, token: string | undefined, delayMs: number, activeAt = job.data.lastActiveAt, polled = true): Promise<never> {
+async function rescheduleJob(
+  job: PollJob,
+  deps: PollStepDeps,
+  token: string | undefined,
+  delayMs: number,
+  activeAt = job.data.lastActiveAt,
+  polled = true,
+): Promise<never> {
   const { agentJobId, cycle, attempt, lastPollAt } = job.data;
-  const progress = polled ? { attempt: attempt + 1, lastPollAt: deps.now() } : { attempt, ...(lastPollAt === undefined ? {} : { lastPollAt }) };
-  await job.updateData({ agentJobId, cycle, ...progress, ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }) });
+  const progress = polled
+    ? { attempt: attempt + 1, lastPollAt: deps.now() }
+    : { attempt, ...(lastPollAt === undefined ? {} : { lastPollAt }) };
+  await job.updateData({
+    agentJobId,
+    cycle,
+    ...progress,
+    ...(activeAt === undefined ? {} : { lastActiveAt: activeAt }),
+  });
   await job.moveToDelayed(Date.now() + delayMs, token);
   throw new DelayedError();
 }
@@ -214,8 +248,12 @@ async function announceFailed(ctx: StepContext, err: unknown, finished: Finished
     ctx.log.warn({ err, slackError: info.code }, 'could not post the announcement; will try again');
     return ctx.reschedule(await ctx.nextDelayMs());
   }
-  const what = info.kind === 'gone' ? 'the bot can no longer post in this channel' : 'Slack refused the announcement for good';
-  ctx.log.error({ slackError: info.code, slackMethod: info.method ?? 'chat.postMessage' }, `${what}; the end of the job is not announced`);
+  const what =
+    info.kind === 'gone' ? 'the bot can no longer post in this channel' : 'Slack refused the announcement for good';
+  ctx.log.error(
+    { slackError: info.code, slackMethod: info.method ?? 'chat.postMessage' },
+    `${what}; the end of the job is not announced`,
+  );
   ctx.deps.metrics?.agentJobFinished(finished);
   await ctx.deps.status.show(ctx.rec.jobId);
   return 'cannot-post';
@@ -232,7 +270,12 @@ function confirmSince(guard: PollStepDeps['guard']): StepContext['confirm'] {
  * Records the end of the cycle and announces it once. The end is recorded only while the record is
  * still on this cycle (a follow-up that began meanwhile owns the thread: `superseded`).
  */
-async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome, prLink: string | null = ctx.rec.prLink): Promise<PollStepResult> {
+async function finish(
+  ctx: StepContext,
+  state: StatusState,
+  outcome: JobOutcome,
+  prLink: string | null = ctx.rec.prLink,
+): Promise<PollStepResult> {
   const { deps, rec, cycle, log } = ctx;
   if (!(await deps.store.claimAnnouncement(rec.jobId, cycle))) {
     if (await deps.store.wasAnnounced(rec.jobId, cycle)) return 'already-announced';
@@ -252,7 +295,13 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   try {
     const steps = await deps.store.announcementSteps(rec.jobId, cycle, ctx.confirm);
     const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>
-      postOnce(deps.slack, steps, { channel: rec.channel, thread_ts: rec.threadTs, ...m, key, since: rec.cycleStartedAt });
+      postOnce(deps.slack, steps, {
+        channel: rec.channel,
+        thread_ts: rec.threadTs,
+        ...m,
+        key,
+        since: rec.cycleStartedAt,
+      });
     await post(msg, `announce:${rec.jobId}:${cycle}`).catch(async (err: unknown) => {
       // Slack refused the message itself (blocks, length): the same news as plain text.
       if (!CONTENT_CODES.has(slackErrorCode(err) ?? '')) throw err;
@@ -271,10 +320,16 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
   const announcedAt = deps.now();
   await deps.store.markAnnounced(rec.jobId, cycle);
   // A timeout is not the job's end: it has no lateness.
-  deps.metrics?.agentJobFinished(finishedStatus(outcome), outcome.kind === 'timeout' ? undefined : (announcedAt - ctx.endedAfter) / 1000);
+  deps.metrics?.agentJobFinished(
+    finishedStatus(outcome),
+    outcome.kind === 'timeout' ? undefined : (announcedAt - ctx.endedAfter) / 1000,
+  );
   if (rec.endedAt <= 0 && (state === 'completed' || state === 'failed')) await learnDuration(ctx, endedAt);
   log.info({ state, prLink: endedPrLink }, 'announced the end of the job');
-  await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, state === 'archived' || state === 'timeout' ? 'closed' : 'active');
+  await deps.agent?.session(
+    { channel: rec.channel, threadTs: rec.threadTs },
+    state === 'archived' || state === 'timeout' ? 'closed' : 'active',
+  );
   // The final edit is never dropped: when it must wait (slot, 429, the edit budget), look again then.
   const { retryInMs } = await deps.status.show(rec.jobId);
   if (retryInMs !== undefined) return ctx.retryEdit(retryInMs);
@@ -287,7 +342,10 @@ async function finish(ctx: StepContext, state: StatusState, outcome: JobOutcome,
  */
 async function learnDuration(ctx: StepContext, seenAt: number): Promise<void> {
   const endedAt = ctx.lastPollAt ? (ctx.lastPollAt + seenAt) / 2 : seenAt;
-  await ctx.deps.durations?.(ctx.rec.projectId).record(endedAt - ctx.rec.cycleStartedAt).catch((err: unknown) => {
-    ctx.log.warn({ err }, 'could not record the job duration');
-  });
+  await ctx.deps
+    .durations?.(ctx.rec.projectId)
+    .record(endedAt - ctx.rec.cycleStartedAt)
+    .catch((err: unknown) => {
+      ctx.log.warn({ err }, 'could not record the job duration');
+    });
 }

@@ -22,7 +22,10 @@ export interface StatusPresenterOptions {
    * (`rejectRateLimitedCalls: true`): the presenter then returns `Retry-After` to its caller, who
    * asks again later with the latest state, instead of the client holding a stale one.
    */
-  slack: { chat: Pick<WebClient['chat'], 'update' | 'delete'>; reactions: Pick<WebClient['reactions'], 'add' | 'remove'> };
+  slack: {
+    chat: Pick<WebClient['chat'], 'update' | 'delete'>;
+    reactions: Pick<WebClient['reactions'], 'add' | 'remove'>;
+  };
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
@@ -58,7 +61,14 @@ export interface StatusTarget {
 export type StatusChange = { delete: true } | { text: string; blocks: unknown[] };
 
 /** States after which the status message will not change again (its last edit is never dropped). */
-const FINAL_STATES: ReadonlySet<StatusState> = new Set(['completed', 'failed', 'archived', 'timeout', 'start_failed', 'uncertain']);
+const FINAL_STATES: ReadonlySet<StatusState> = new Set([
+  'completed',
+  'failed',
+  'archived',
+  'timeout',
+  'start_failed',
+  'uncertain',
+]);
 
 /**
  * ms after which a render that failed (Redis unreachable or failing over) is asked for again;
@@ -147,7 +157,11 @@ export class StatusPresenter {
    * @returns `retryInMs` when the change must wait (ask again then); a Slack failure is logged.
    *   Never throws.
    */
-  async settleUnrecorded(target: StatusTarget, change: StatusChange, opts: { force?: boolean } = {}): Promise<ShowOutcome> {
+  async settleUnrecorded(
+    target: StatusTarget,
+    change: StatusChange,
+    opts: { force?: boolean } = {},
+  ): Promise<ShowOutcome> {
     const log = this.opts.logger.child({ channel: target.channel, statusTs: target.statusTs });
     try {
       return await this.underSlotAndLock(target, log, opts.force ?? false, async () => {
@@ -158,7 +172,12 @@ export class StatusPresenter {
         const call = () =>
           'delete' in change
             ? this.opts.slack.chat.delete({ channel: target.channel, ts: target.statusTs })
-            : this.opts.slack.chat.update({ channel: target.channel, ts: target.statusTs, text: change.text, blocks: change.blocks as never });
+            : this.opts.slack.chat.update({
+                channel: target.channel,
+                ts: target.statusTs,
+                text: change.text,
+                blocks: change.blocks as never,
+              });
         return (await this.call(target, log, call, opts.force ?? false)).retry ?? {};
       });
     } catch (err) {
@@ -169,7 +188,10 @@ export class StatusPresenter {
 
   /** Waits for every render under way (for shutdown), at most `timeoutMs` ms. */
   async flush(timeoutMs: number): Promise<void> {
-    await settleWithin([...this.pending.values()].map((e) => e.promise), timeoutMs);
+    await settleWithin(
+      [...this.pending.values()].map((e) => e.promise),
+      timeoutMs,
+    );
   }
 
   private async render(jobId: string): Promise<ShowOutcome> {
@@ -183,13 +205,23 @@ export class StatusPresenter {
    * Runs `fn` holding the message's edit slot and lock, or says when to try again. `force` takes
    * no slot and runs even when the lock is held elsewhere (a caller's last try).
    */
-  private async underSlotAndLock(target: { channel: string; statusTs: string }, log: Logger, force: boolean, fn: () => Promise<ShowOutcome>): Promise<ShowOutcome> {
+  private async underSlotAndLock(
+    target: { channel: string; statusTs: string },
+    log: Logger,
+    force: boolean,
+    fn: () => Promise<ShowOutcome>,
+  ): Promise<ShowOutcome> {
     const { redis, prefix } = this.opts;
     if (!force) {
       const got = await redis.set(this.slotKey(target), '1', 'PX', this.minIntervalMs, 'NX');
       if (got !== 'OK') return { retryInMs: Math.max(20, (await redis.pttl(this.slotKey(target))) + 10) };
     }
-    const release = await tryLock(redis, `${prefix}:status-edit:${target.channel}:${target.statusTs}`, EDIT_LOCK_MS, log);
+    const release = await tryLock(
+      redis,
+      `${prefix}:status-edit:${target.channel}:${target.statusTs}`,
+      EDIT_LOCK_MS,
+      log,
+    );
     if (!release && !force) return { retryInMs: this.minIntervalMs };
     try {
       return await fn();
@@ -218,7 +250,18 @@ export class StatusPresenter {
       log.debug('edit budget spent; intermediate status edit dropped');
       return {};
     }
-    const sent = await this.call(rec, log, () => this.opts.slack.chat.update({ channel: rec.channel, ts: rec.statusTs, text: msg.text, blocks: msg.blocks as never }), false);
+    const sent = await this.call(
+      rec,
+      log,
+      () =>
+        this.opts.slack.chat.update({
+          channel: rec.channel,
+          ts: rec.statusTs,
+          text: msg.text,
+          blocks: msg.blocks as never,
+        }),
+      false,
+    );
     if (sent.retry) return sent.retry;
     // A message that is gone or refused for good is not tried again on every poll.
     if (sent.settled) await this.opts.store.update(rec.jobId, { shown });
@@ -242,7 +285,12 @@ export class StatusPresenter {
    * returns `retry` (unless `force`); other failures are logged. `settled`: it went through, or
    * failed for good (a transient failure is worth another try).
    */
-  private async call(target: { channel: string; statusTs: string }, log: Logger, fn: () => Promise<unknown>, force: boolean): Promise<{ retry?: ShowOutcome; settled: boolean }> {
+  private async call(
+    target: { channel: string; statusTs: string },
+    log: Logger,
+    fn: () => Promise<unknown>,
+    force: boolean,
+  ): Promise<{ retry?: ShowOutcome; settled: boolean }> {
     try {
       await fn();
       return { settled: true };

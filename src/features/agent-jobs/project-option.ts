@@ -28,12 +28,22 @@ export function takeProjectOption(instruction: string, allowed: readonly string[
   if (ids.length === 0) return { ok: true, instruction };
   const distinct = [...new Set(ids)];
   const list = allowed.map((p) => `\`${p}\``).join(', ');
-  if (distinct.length > 1) return { ok: false, message: `A job goes to one docs project; you named ${distinct.length}. Use one \`project=<id>\` of: ${list}. Nothing was started.` };
+  if (distinct.length > 1)
+    return {
+      ok: false,
+      message: `A job goes to one docs project; you named ${distinct.length}. Use one \`project=<id>\` of: ${list}. Nothing was started.`,
+    };
   const project = distinct[0] ?? '';
   if (!allowed.includes(project)) {
     const shown = project ? `\`${project.slice(0, 100).replace(/`/g, "'")}\`` : 'an empty project id';
-    return { ok: false, message: `I don't know the docs project ${shown}. Use \`project=<id>\` with one of: ${list}. Nothing was started.` };
+    return {
+      ok: false,
+      message: `I don't know the docs project ${shown}. Use \`project=<id>\` with one of: ${list}. Nothing was started.`,
+    };
   }
-  const rest = instruction.replace(OPTION, '$1').replace(/[ \t]{2,}/g, ' ').trim();
+  const rest = instruction
+    .replace(OPTION, '$1')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
   return { ok: true, instruction: rest, project };
 }

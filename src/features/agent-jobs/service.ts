@@ -100,12 +100,33 @@ export const CANNOT_POST_TEXT =
  * @returns a result; Slack refusals, docs API errors and a created-but-unrecorded job are results.
  * @throws Redis errors, and transient Slack errors before the last try, so the caller retries.
  */
-export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, steps: Steps = memorySteps()): Promise<StartJobResult> {
-  const p = steps.progress as { failure?: StartFailure; retire?: string; jobId?: string; statusTs?: string; create?: 'sent'; projectId?: string; admitted?: boolean };
+export async function startAgentJob(
+  deps: StartJobDeps,
+  req: StartJobRequest,
+  steps: Steps = memorySteps(),
+): Promise<StartJobResult> {
+  const p = steps.progress as {
+    failure?: StartFailure;
+    retire?: string;
+    jobId?: string;
+    statusTs?: string;
+    create?: 'sent';
+    projectId?: string;
+    admitted?: boolean;
+  };
   // A failed start whose placeholder could not be removed yet (rate limited) removes it now.
-  if (p.failure) return p.retire ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure) : p.failure;
+  if (p.failure)
+    return p.retire
+      ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure)
+      : p.failure;
   const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel)); // chosen once; its budget applies
-  const call: AgentCall = { actor: { user: req.requester, teamId: req.teamId }, channel: req.channel, action: 'start_job', project: projectId, promptChars: req.instruction.length };
+  const call: AgentCall = {
+    actor: { user: req.requester, teamId: req.teamId },
+    channel: req.channel,
+    action: 'start_job',
+    project: projectId,
+    promptChars: req.instruction.length,
+  };
   if (!p.admitted) {
     const decision = await deps.access.admitAgentCall(call);
     if (!decision.allowed) return { ok: false, reason: 'refused', message: decision.text };
@@ -132,10 +153,15 @@ export async function startAgentJob(deps: StartJobDeps, req: StartJobRequest, st
     log.warn({ err }, 'could not create the agent job');
     // No answer after the request may have arrived: the job may exist. A connection never made
     // (refused, DNS) sent nothing: a plain failure.
-    if (err instanceof DocsApiNetworkError && err.sent) return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
+    if (err instanceof DocsApiNetworkError && err.sent)
+      return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
     if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
     await clearPending(deps, req.channel, threads);
-    const failure: StartFailure = { ok: false, reason: 'docs_api', message: `Nothing was started. ${docsApiErrorText(err)}` };
+    const failure: StartFailure = {
+      ok: false,
+      reason: 'docs_api',
+      message: `Nothing was started. ${docsApiErrorText(err)}`,
+    };
     await steps.save({ failure, retire: statusTs });
     return retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs }, failure);
   }
@@ -182,7 +208,12 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
 }
 
 /** Step 4: the job exists (id saved); record and watch it (idempotent). Redis failing throws for a retry; the last try leaves it untracked. */
-async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: string; projectId: string; statusTs: string; threadTs: string }, finalAttempt: boolean): Promise<StartJobResult> {
+async function record(
+  deps: StartJobDeps,
+  req: StartJobRequest,
+  at: { jobId: string; projectId: string; statusTs: string; threadTs: string },
+  finalAttempt: boolean,
+): Promise<StartJobResult> {
   const { projectId, ...ids } = at;
   try {
     await deps.store.create(newJobRecord(req, { ...ids, projectId, now: deps.now() }));
@@ -192,18 +223,46 @@ async function record(deps: StartJobDeps, req: StartJobRequest, at: { jobId: str
     return untracked(deps, req, ids, err);
   }
   await deps.status.show(ids.jobId);
-  await deps.agent?.session({ channel: req.channel, threadTs: ids.threadTs }, 'processing', { title: req.instruction, initiator: req.requester });
-  audit(deps.logger, { actor: req.requester, channel: req.channel, action: 'start_job', outcome: 'ok', jobId: ids.jobId, projectId, instructionChars: req.instruction.length });
+  await deps.agent?.session({ channel: req.channel, threadTs: ids.threadTs }, 'processing', {
+    title: req.instruction,
+    initiator: req.requester,
+  });
+  audit(deps.logger, {
+    actor: req.requester,
+    channel: req.channel,
+    action: 'start_job',
+    outcome: 'ok',
+    jobId: ids.jobId,
+    projectId,
+    instructionChars: req.instruction.length,
+  });
   return { ok: true, ...ids };
 }
 
 /** The job runs at the vendor, but Redis would not record it: say so where people look, with its id. */
-async function untracked(deps: StartJobDeps, req: StartJobRequest, ids: { jobId: string; statusTs: string }, err: unknown): Promise<StartFailure> {
+async function untracked(
+  deps: StartJobDeps,
+  req: StartJobRequest,
+  ids: { jobId: string; statusTs: string },
+  err: unknown,
+): Promise<StartFailure> {
   deps.logger.error({ jobId: ids.jobId, err }, 'created a job but could not record it');
   const note = `:warning: Job \`${ids.jobId}\` started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
-  const failed = buildStatusMessage({ requester: req.requester, instruction: req.instruction, jobId: ids.jobId, ...(req.project ? { projectId: req.project } : {}), state: 'start_failed', elapsedMs: 0, note });
+  const failed = buildStatusMessage({
+    requester: req.requester,
+    instruction: req.instruction,
+    jobId: ids.jobId,
+    ...(req.project ? { projectId: req.project } : {}),
+    state: 'start_failed',
+    elapsedMs: 0,
+    note,
+  });
   // Storage is failing: this is the last word on the message, sent now (the presenter logs a failure).
-  await deps.status.settleUnrecorded({ teamId: req.teamId, channel: req.channel, statusTs: ids.statusTs }, { text: failed.text, blocks: failed.blocks }, { force: true });
+  await deps.status.settleUnrecorded(
+    { teamId: req.teamId, channel: req.channel, statusTs: ids.statusTs },
+    { text: failed.text, blocks: failed.blocks },
+    { force: true },
+  );
   return {
     ok: false,
     reason: 'internal',
@@ -233,11 +292,28 @@ async function uncertain(
     ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
     ...(req.project ? { project: req.project } : {}),
   });
-  const status = buildStatusMessage({ requester: req.requester, instruction: req.instruction, projectId: at.projectId, state: 'uncertain', elapsedMs: 0 });
-  await settleStatus(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs }, { text: status.text, blocks: status.blocks });
+  const status = buildStatusMessage({
+    requester: req.requester,
+    instruction: req.instruction,
+    projectId: at.projectId,
+    state: 'uncertain',
+    elapsedMs: 0,
+  });
+  await settleStatus(
+    deps,
+    steps,
+    { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs },
+    { text: status.text, blocks: status.blocks },
+  );
   const restart = { requester: req.requester, instruction: req.instruction, restartId: at.key };
   const notice = buildUncertainNotice(restart, deps.signer);
-  await postOnce(deps.slack, steps, { channel: req.channel, thread_ts: at.threadTs, ...notice, key: `${at.key}:uncertain`, since: req.receivedAt });
+  await postOnce(deps.slack, steps, {
+    channel: req.channel,
+    thread_ts: at.threadTs,
+    ...notice,
+    key: `${at.key}:uncertain`,
+    since: req.receivedAt,
+  });
   await clearPending(deps, req.channel, at.threads);
   const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };
   await steps.save({ failure });
@@ -249,13 +325,23 @@ async function uncertain(
  * it must wait (rate limited, budget spent), throws {@link StatusChangeDeferredError} so the
  * intake tries again later, unless this is the last try: then it is sent regardless.
  */
-async function settleStatus(deps: StartJobDeps, steps: Steps, target: StatusTarget, change: StatusChange): Promise<void> {
+async function settleStatus(
+  deps: StartJobDeps,
+  steps: Steps,
+  target: StatusTarget,
+  change: StatusChange,
+): Promise<void> {
   const { retryInMs } = await deps.status.settleUnrecorded(target, change, { force: steps.finalAttempt });
   if (retryInMs !== undefined) throw new StatusChangeDeferredError(retryInMs);
 }
 
 /** Removes the placeholder of a start that failed for sure (see {@link settleStatus}), then forgets it; resolves with `failure`. */
-async function retirePlaceholder(deps: StartJobDeps, steps: Steps, target: StatusTarget, failure: StartFailure): Promise<StartFailure> {
+async function retirePlaceholder(
+  deps: StartJobDeps,
+  steps: Steps,
+  target: StatusTarget,
+  failure: StartFailure,
+): Promise<StartFailure> {
   await settleStatus(deps, steps, target, { delete: true });
   await steps.save({ retire: undefined });
   return failure;

@@ -24,7 +24,7 @@ export async function noteSource(
     await store.update(rec.jobId, fields);
     Object.assign(rec, fields);
   } catch (err) {
-    log.warn({ err }, 'could not keep the job\'s repository and branch');
+    log.warn({ err }, "could not keep the job's repository and branch");
     return;
   }
 }

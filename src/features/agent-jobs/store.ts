@@ -26,7 +26,6 @@ export interface RestartRecord {
 /** Value of a thread index key while its job is being created (replies get "still starting"). */
 export const PENDING_THREAD = 'pending';
 
-
 /** How long records and announcement marks live in Redis after their last write, in s (30 days). */
 export const RECORD_TTL_S = 30 * 24 * 3600;
 
@@ -38,7 +37,10 @@ export const ANNOUNCE_LEASE_MS = 60_000;
  */
 export class JobStore {
   /** The store's Lua scripts, each on one key (cluster-safe), sent once and then run by SHA. */
-  private readonly scripts: Record<'createIfAbsent' | 'claimThread' | 'beginCycle' | 'updateIfCycle' | 'deleteIfValue' | 'releaseClaim', RedisScript>;
+  private readonly scripts: Record<
+    'createIfAbsent' | 'claimThread' | 'beginCycle' | 'updateIfCycle' | 'deleteIfValue' | 'releaseClaim',
+    RedisScript
+  >;
 
   /**
    * @param defaultProjectId - DOCS_PROJECT_ID: the project of records written before each job kept
@@ -53,9 +55,24 @@ export class JobStore {
       createIfAbsent: defineScript(redis, 'CreateIfAbsent', 1, CREATE_IF_ABSENT),
       claimThread: defineScript(redis, 'ClaimThread', 1, CLAIM_THREAD),
       beginCycle: defineScript(redis, 'BeginCycle', 1, BEGIN_CYCLE),
-      updateIfCycle: defineScript(redis, 'UpdateIfCycle', 1, "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1"),
-      deleteIfValue: defineScript(redis, 'DeleteIfValue', 1, "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"),
-      releaseClaim: defineScript(redis, 'ReleaseClaim', 1, "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0"),
+      updateIfCycle: defineScript(
+        redis,
+        'UpdateIfCycle',
+        1,
+        "if redis.call('HGET', KEYS[1], 'cycle') ~= ARGV[1] then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1",
+      ),
+      deleteIfValue: defineScript(
+        redis,
+        'DeleteIfValue',
+        1,
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+      ),
+      releaseClaim: defineScript(
+        redis,
+        'ReleaseClaim',
+        1,
+        "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
+      ),
     };
   }
 
@@ -86,9 +103,18 @@ export class JobStore {
     const { instruction, ...fields } = rec;
     // Empty fields (no PR yet, no note, …) and a reaction target that is the thread root are left
     // out: reading fills them in, and each field kept costs bytes per tracked job.
-    const stored = Object.entries(toHash(fields)).filter(([f, v]) => v !== '' && !(f === 'reactionTs' && v === rec.threadTs));
-    const m = this.scripts.createIfAbsent.queue(this.redis.multi(), [k], [String(RECORD_TTL_S), ...stored.flat()]).set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX');
-    for (const ts of [rec.threadTs, rec.statusTs]) this.scripts.claimThread.queue(m, [this.key('thread', rec.channel, ts)], [rec.jobId, String(RECORD_TTL_S), PENDING_THREAD]);
+    const stored = Object.entries(toHash(fields)).filter(
+      ([f, v]) => v !== '' && !(f === 'reactionTs' && v === rec.threadTs),
+    );
+    const m = this.scripts.createIfAbsent
+      .queue(this.redis.multi(), [k], [String(RECORD_TTL_S), ...stored.flat()])
+      .set(this.textKey(rec.jobId), instruction, 'EX', RECORD_TTL_S, 'NX');
+    for (const ts of [rec.threadTs, rec.statusTs])
+      this.scripts.claimThread.queue(
+        m,
+        [this.key('thread', rec.channel, ts)],
+        [rec.jobId, String(RECORD_TTL_S), PENDING_THREAD],
+      );
     await m
       .zadd(userJobs, rec.createdAt, rec.jobId)
       .zremrangebyrank(userJobs, 0, -51)
@@ -99,7 +125,10 @@ export class JobStore {
   /** @returns the record, or undefined when unknown (or expired). */
   async get(jobId: string): Promise<JobRecord | undefined> {
     const res = await this.redis.pipeline().hgetall(this.key('agent-job', jobId)).get(this.textKey(jobId)).exec();
-    const [[hashErr, h], [textErr, text]] = res as [[Error | null, Record<string, string>], [Error | null, string | null]];
+    const [[hashErr, h], [textErr, text]] = res as [
+      [Error | null, Record<string, string>],
+      [Error | null, string | null],
+    ];
     if (hashErr ?? textErr) throw hashErr ?? textErr;
     if (!h.jobId) return undefined;
     // Records written before the instruction had its own key still hold it in the hash.
@@ -124,9 +153,21 @@ export class JobStore {
    * record is still on `fromCycle`, else returns the current one: a follow-up never counts twice.
    * @returns the cycle number, or undefined for an unknown job.
    */
-  async beginCycle(jobId: string, author: string, nowMs: number, note: string, alsoMention = '', fromCycle?: number): Promise<number | undefined> {
-    const fields = Object.entries(toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention })).flat();
-    const res = await this.scripts.beginCycle.run([this.key('agent-job', jobId)], [fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields]);
+  async beginCycle(
+    jobId: string,
+    author: string,
+    nowMs: number,
+    note: string,
+    alsoMention = '',
+    fromCycle?: number,
+  ): Promise<number | undefined> {
+    const fields = Object.entries(
+      toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }),
+    ).flat();
+    const res = await this.scripts.beginCycle.run(
+      [this.key('agent-job', jobId)],
+      [fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields],
+    );
     await this.redis.expire(this.textKey(jobId), RECORD_TTL_S);
     return res === null || res === undefined ? undefined : Number(res);
   }
@@ -198,7 +239,13 @@ export class JobStore {
    * @returns true when this caller must post the announcement.
    */
   async claimAnnouncement(jobId: string, cycle: number): Promise<boolean> {
-    const res = await this.redis.set(this.key('announced', jobId, String(cycle)), 'claimed', 'PX', ANNOUNCE_LEASE_MS, 'NX');
+    const res = await this.redis.set(
+      this.key('announced', jobId, String(cycle)),
+      'claimed',
+      'PX',
+      ANNOUNCE_LEASE_MS,
+      'NX',
+    );
     return res === 'OK';
   }
 
@@ -251,6 +298,17 @@ export const JOB_LOCK_TTL_MS = 30_000;
  *
  * @throws when the lock could not be taken in time; rethrows what `fn` throws.
  */
-export function withJobLock<T>(redis: Redis, prefix: string, jobId: string, fn: () => Promise<T>, waitMs = JOB_LOCK_TTL_MS): Promise<T> {
-  return withLock(redis, `${prefix}:job-lock:${jobId}`, { lockTimeoutMs: JOB_LOCK_TTL_MS, acquireTimeoutMs: waitMs }, fn);
+export function withJobLock<T>(
+  redis: Redis,
+  prefix: string,
+  jobId: string,
+  fn: () => Promise<T>,
+  waitMs = JOB_LOCK_TTL_MS,
+): Promise<T> {
+  return withLock(
+    redis,
+    `${prefix}:job-lock:${jobId}`,
+    { lockTimeoutMs: JOB_LOCK_TTL_MS, acquireTimeoutMs: waitMs },
+    fn,
+  );
 }

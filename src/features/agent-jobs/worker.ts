@@ -24,6 +24,9 @@ export function startPollWorker(ctx: QueueContext, deps: PollStepDeps): Worker<P
     maxStalledCount: 10,
     // Every poll and every retry starts the job once more (BullMQ counts both).
     maxStartedAttempts: maxPollsFor(deps.timeoutMs, deps.bounds) + POLL_STEP_ATTEMPTS,
-    settings: { backoffStrategy: (attemptsMade: number) => Math.min(POLL_RETRY_CAP_MS, 1_000 * 2 ** Math.max(0, attemptsMade - 1)) },
+    settings: {
+      backoffStrategy: (attemptsMade: number) =>
+        Math.min(POLL_RETRY_CAP_MS, 1_000 * 2 ** Math.max(0, attemptsMade - 1)),
+    },
   });
 }

@@ -69,11 +69,19 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentViewDeps
 export async function setPrompts(deps: AgentViewDeps, p: PromptsIntake): Promise<void> {
   const offer = p.viewing ? await channelOffer(deps, p.user, p.viewing, p.teamId) : undefined;
   await deps.agent.suggestPrompts(p.channel, promptsFor(offer, deps.askEnabled), PROMPTS_TITLE);
-  deps.logger.info({ channel: p.channel, viewing: p.viewing, offered: offer !== undefined }, 'set the Messages tab suggestions');
+  deps.logger.info(
+    { channel: p.channel, viewing: p.viewing, offered: offer !== undefined },
+    'set the Messages tab suggestions',
+  );
 }
 
 /** The channel's offer, or undefined when it may not be made (and why, in a debug line). */
-async function channelOffer(deps: AgentViewDeps, user: string, channel: string, teamId: string): Promise<SuggestedPrompt | undefined> {
+async function channelOffer(
+  deps: AgentViewDeps,
+  user: string,
+  channel: string,
+  teamId: string,
+): Promise<SuggestedPrompt | undefined> {
   const decision = await deps.access.authorize({ user, teamId }, 'start_job', channel, { audit: false });
   if (!decision.allowed) return skip(deps, channel, 'not allowed here');
   try {
@@ -86,7 +94,11 @@ async function channelOffer(deps: AgentViewDeps, user: string, channel: string, 
     return latestDiscussionPrompt(found.name, found.permalink);
   } catch (err) {
     if (err instanceof MembersUnknownError) {
-      return skip(deps, channel, err.reason === 'too_large' ? 'in too many conversations to tell' : 'membership cannot be read just now');
+      return skip(
+        deps,
+        channel,
+        err.reason === 'too_large' ? 'in too many conversations to tell' : 'membership cannot be read just now',
+      );
     }
     const rateLimited = (err as { code?: unknown }).code === ErrorCode.RateLimitedError;
     if (classifySlackError(err).kind === 'transient' && !rateLimited) throw err;
@@ -106,7 +118,10 @@ function skip(deps: AgentViewDeps, channel: string, why: string): undefined {
 async function latestDiscussion(slack: AgentViewSlack, channel: string): Promise<Discussion> {
   const root = await latestThreadRoot(slack, channel);
   if (!root) return { none: true };
-  const [info, link] = await Promise.all([slack.conversations.info({ channel }), slack.chat.getPermalink({ channel, message_ts: root })]);
+  const [info, link] = await Promise.all([
+    slack.conversations.info({ channel }),
+    slack.chat.getPermalink({ channel, message_ts: root }),
+  ]);
   const name = info.channel?.name;
   return name && link.permalink ? { name, permalink: link.permalink } : { none: true };
 }
@@ -114,6 +129,8 @@ async function latestDiscussion(slack: AgentViewSlack, channel: string): Promise
 /** The ts of the newest thread root among the channel's last {@link HISTORY_PAGE} messages (one that has replies). */
 async function latestThreadRoot(slack: AgentViewSlack, channel: string): Promise<string | undefined> {
   const res = await slack.conversations.history({ channel, limit: HISTORY_PAGE });
-  const root = (res.messages ?? []).find((m) => (m.reply_count ?? 0) > 0 && typeof m.ts === 'string' && (m.thread_ts === undefined || m.thread_ts === m.ts));
+  const root = (res.messages ?? []).find(
+    (m) => (m.reply_count ?? 0) > 0 && typeof m.ts === 'string' && (m.thread_ts === undefined || m.thread_ts === m.ts),
+  );
   return root?.ts;
 }

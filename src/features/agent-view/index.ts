@@ -45,7 +45,23 @@ export interface AgentView {
 export function createAgentView(o: AgentViewOptions): AgentView {
   const logger = o.logger.child({ feature: 'agent-view' });
   const { slack, conversations, agent, access } = o;
-  registerHandlers(o.intake, { slack, conversations, agent, access, logger, discussions: discussionCache(), askEnabled: o.askEnabled ?? false });
-  const perPerson = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:agent-view:events`, points: AGENT_VIEW_EVENTS_PER_MINUTE, durationS: 60 }) : undefined;
-  return { register: (app) => registerListeners(app, { intake: o.intake, logger, ...(perPerson ? { perPerson } : {}) }) };
+  registerHandlers(o.intake, {
+    slack,
+    conversations,
+    agent,
+    access,
+    logger,
+    discussions: discussionCache(),
+    askEnabled: o.askEnabled ?? false,
+  });
+  const perPerson = o.redis
+    ? new Quota(o.redis, {
+        keyPrefix: `${o.prefix ?? ''}:agent-view:events`,
+        points: AGENT_VIEW_EVENTS_PER_MINUTE,
+        durationS: 60,
+      })
+    : undefined;
+  return {
+    register: (app) => registerListeners(app, { intake: o.intake, logger, ...(perPerson ? { perPerson } : {}) }),
+  };
 }

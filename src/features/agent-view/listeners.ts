@@ -39,7 +39,12 @@ export function viewedChannel(context: unknown, teamId: string): string | undefi
   for (const e of entities.slice(0, 20) as Array<Record<string, unknown> | null>) {
     if (!e || typeof e !== 'object') continue;
     if (typeof e.team_id === 'string' && e.team_id !== teamId) continue;
-    const value = e.type === 'slack#/types/channel_id' ? e.value : e.type === 'slack#/types/message_context' ? (e.value as { channel_id?: unknown } | null)?.channel_id : undefined;
+    const value =
+      e.type === 'slack#/types/channel_id'
+        ? e.value
+        : e.type === 'slack#/types/message_context'
+          ? (e.value as { channel_id?: unknown } | null)?.channel_id
+          : undefined;
     if (typeof value === 'string' && CHANNEL_ID.test(value)) return value;
   }
   return undefined;
@@ -55,16 +60,41 @@ export function viewedChannel(context: unknown, teamId: string): string | undefi
  * is no request a person waits on.
  * @throws {EventNotRecordedError} when Redis would not record it.
  */
-async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { user?: unknown; channel?: unknown; context?: unknown }, what: string, retryNum: number | undefined): Promise<void> {
+async function recordPrompts(
+  deps: AgentViewListenerDeps,
+  body: unknown,
+  e: { user?: unknown; channel?: unknown; context?: unknown },
+  what: string,
+  retryNum: number | undefined,
+): Promise<void> {
   const b = (body ?? {}) as { team_id?: unknown; event_id?: unknown };
-  if (typeof b.team_id !== 'string' || typeof b.event_id !== 'string' || typeof e.user !== 'string' || !USER_ID.test(e.user) || typeof e.channel !== 'string' || !DM_ID.test(e.channel)) {
+  if (
+    typeof b.team_id !== 'string' ||
+    typeof b.event_id !== 'string' ||
+    typeof e.user !== 'string' ||
+    !USER_ID.test(e.user) ||
+    typeof e.channel !== 'string' ||
+    !DM_ID.test(e.channel)
+  ) {
     deps.logger.warn({ event: what }, 'dropped a malformed agent view event');
     return;
   }
   if (!(await withinPersonLimit(deps, b.team_id, e.user, what))) return;
   const viewing = viewedChannel(e.context, b.team_id);
-  const payload: PromptsIntake = { teamId: b.team_id, user: e.user, channel: e.channel, ...(viewing ? { viewing } : {}) };
-  const entry = { kind: INTAKE.prompts, id: `prompts-${b.event_id}`, requestId: b.event_id, payload, retryNum, dedupeWindowMs: AGENT_VIEW_DEDUPE_WINDOW_MS };
+  const payload: PromptsIntake = {
+    teamId: b.team_id,
+    user: e.user,
+    channel: e.channel,
+    ...(viewing ? { viewing } : {}),
+  };
+  const entry = {
+    kind: INTAKE.prompts,
+    id: `prompts-${b.event_id}`,
+    requestId: b.event_id,
+    payload,
+    retryNum,
+    dedupeWindowMs: AGENT_VIEW_DEDUPE_WINDOW_MS,
+  };
   await recordEvent(deps.intake, deps.logger, entry);
 }
 
@@ -73,7 +103,12 @@ async function recordPrompts(deps: AgentViewListenerDeps, body: unknown, e: { us
  * can't say, the event is ignored (a debug line, or a warning with the error): suggestions are a
  * nicety, and an event nobody waits on is not worth Slack reads beyond that.
  */
-async function withinPersonLimit(deps: AgentViewListenerDeps, teamId: string, user: string, what: string): Promise<boolean> {
+async function withinPersonLimit(
+  deps: AgentViewListenerDeps,
+  teamId: string,
+  user: string,
+  what: string,
+): Promise<boolean> {
   if (!deps.perPerson) return true;
   try {
     if ((await deps.perPerson.take(`${teamId}:${user}`)).ok) return true;
@@ -86,7 +121,11 @@ async function withinPersonLimit(deps: AgentViewListenerDeps, teamId: string, us
 
 /** `app_home_opened` with `tab: "messages"`: the person opened the app's Messages tab (the agent's conversation). */
 export function messagesTabOpened(deps: AgentViewListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    event,
+    body,
+    context,
+  }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab !== 'messages') return;
     await recordPrompts(deps, body, event, 'app_home_opened', context?.retryNum);
   };
@@ -94,7 +133,11 @@ export function messagesTabOpened(deps: AgentViewListenerDeps) {
 
 /** `app_context_changed` (agent view only): what the person looks at beside the app changed. */
 export function appContextChanged(deps: AgentViewListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    event,
+    body,
+    context,
+  }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs): Promise<void> => {
     await recordPrompts(deps, body, event, 'app_context_changed', context?.retryNum);
   };
 }

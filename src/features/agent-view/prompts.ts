@@ -6,9 +6,19 @@ import type { SuggestedPrompt } from '../../platform/slack/agent-surface.js';
  * declared in manifest.yml (`features.agent_view.suggested_prompts`); a test keeps them in step.
  */
 export const STANDING_PROMPTS: readonly SuggestedPrompt[] = [
-  { title: 'Fix typos and broken links', message: 'Find and fix typos, grammar mistakes and broken links across the docs.' },
-  { title: 'Make the quickstart clearer', message: 'Review the quickstart: make every step clear for a first-time reader and check that its code samples run as written.' },
-  { title: 'Add missing API examples', message: 'Find API reference pages without a code example and add a short, working example to each.' },
+  {
+    title: 'Fix typos and broken links',
+    message: 'Find and fix typos, grammar mistakes and broken links across the docs.',
+  },
+  {
+    title: 'Make the quickstart clearer',
+    message:
+      'Review the quickstart: make every step clear for a first-time reader and check that its code samples run as written.',
+  },
+  {
+    title: 'Add missing API examples',
+    message: 'Find API reference pages without a code example and add a short, working example to each.',
+  },
 ];
 
 /** The question among the suggestions while asking the docs is on (it is answered, not made a job: it asks). */
@@ -26,7 +36,10 @@ export const PROMPTS_TITLE = 'Ask the docs agent';
  * when the requester is in its conversation and the bot can read it).
  */
 export function latestDiscussionPrompt(channelName: string, permalink: string): SuggestedPrompt {
-  return { title: `Document the latest discussion in #${channelName}`, message: `Document the latest discussion in #${channelName}: ${permalink}` };
+  return {
+    title: `Document the latest discussion in #${channelName}`,
+    message: `Document the latest discussion in #${channelName}: ${permalink}`,
+  };
 }
 
 /**

@@ -45,7 +45,12 @@ export function improvablePaths(blocks: unknown, signer: Pick<ValueSigner, 'open
   if (!Array.isArray(blocks)) return paths;
   for (const b of blocks as { accessory?: { action_id?: unknown; value?: unknown } }[]) {
     const a = b?.accessory;
-    if (typeof a?.action_id !== 'string' || !a.action_id.startsWith(ACTION_IMPROVE_PREFIX) || typeof a.value !== 'string') continue;
+    if (
+      typeof a?.action_id !== 'string' ||
+      !a.action_id.startsWith(ACTION_IMPROVE_PREFIX) ||
+      typeof a.value !== 'string'
+    )
+      continue;
     const v = decodeImproveValue(a.value, signer);
     if (v.ok) paths.add(v.page.path);
   }
@@ -119,9 +124,7 @@ export function decodeImproveValue(
 }
 
 /** How the digest was triggered, for its footer. */
-export type DigestTrigger =
-  | { kind: 'scheduled'; scheduleText?: string }
-  | { kind: 'manual'; requestedBy: string };
+export type DigestTrigger = { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string };
 
 function inlinePath(path: string): string {
   return `\`${codeSafe(middleTruncate(path, DIGEST_PATH_MAX))}\``;
@@ -135,7 +138,9 @@ function topBlock(top: PageChange[]): string {
   const width = Math.min(40, Math.max(4, ...top.map((p) => [...p.path].length)));
   const totalWidth = Math.max(5, ...top.map((p) => formatCount(p.current.total).length));
   const lines = top.map((p, i) =>
-    codeSafe(`${pad(String(i + 1), 2, 'right')}. ${pad(middleTruncate(p.path, width), width, 'left')}  ${pad(formatCount(p.current.total), totalWidth, 'right')}  ${formatChange(p.total.pct)}`),
+    codeSafe(
+      `${pad(String(i + 1), 2, 'right')}. ${pad(middleTruncate(p.path, width), width, 'left')}  ${pad(formatCount(p.current.total), totalWidth, 'right')}  ${formatChange(p.total.pct)}`,
+    ),
   );
   return `*Top ${top.length} pages* (all visitors, change vs the week before)\n\`\`\`\n${lines.join('\n')}\n\`\`\``;
 }
@@ -202,7 +207,10 @@ export function buildDigest(
 
 /** The visitors section: summary, top pages, risers, falling pages (with Improve), new pages. */
 function visitorBlocks(content: DigestContent, week: string, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
-  const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } });
+  const section = (text: string): KnownBlock => ({
+    type: 'section',
+    text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) },
+  });
   const blocks: KnownBlock[] = [
     ...summaryBlocks(content, week),
     section(content.top.length > 0 ? topBlock(content.top) : 'No visitors were recorded this week.'),
@@ -212,9 +220,15 @@ function visitorBlocks(content: DigestContent, week: string, signer: Pick<ValueS
     : `_No page gained ${MOVER_MIN_CHANGE_PCT}% or more human readers._`;
   blocks.push(section(`*Biggest risers* (human readers)\n${risers}`), ...fallerBlocks(content, week, signer));
   if (content.newPages.length > 0) {
-    const listed = content.newPages.slice(0, NEW_PAGES_LISTED).map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
+    const listed = content.newPages
+      .slice(0, NEW_PAGES_LISTED)
+      .map((p) => `${inlinePath(p.path)} (${formatCount(p.current.total)})`);
     const more = content.newPages.length - listed.length;
-    blocks.push(section(`*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`));
+    blocks.push(
+      section(
+        `*New this week* (${content.newPages.length}): ${listed.join(' · ')}${more > 0 ? ` · and ${more} more` : ''}`,
+      ),
+    );
   }
   return blocks;
 }
@@ -224,13 +238,23 @@ function summaryBlocks(content: DigestContent, week: string): KnownBlock[] {
   const t = content.totals;
   const compared = `Last 7 full days vs the 7 before (${formatRange(content.previous)}) · ${formatCount(content.pageCount)} pages with visitors${content.truncated ? ' (the busiest ones compared)' : ''}`;
   return [
-    { type: 'header', text: { type: 'plain_text', text: truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText), emoji: true } },
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: truncate(`Weekly docs digest · ${week}`, SLACK_LIMITS.headerText),
+        emoji: true,
+      },
+    },
     {
       type: 'section',
       fields: [
         { type: 'mrkdwn', text: `*Human*\n${formatCount(t.human.current)}  ${formatChange(t.human.pct)}` },
         { type: 'mrkdwn', text: `*AI*\n${formatCount(t.ai.current)}  ${formatChange(t.ai.pct)}` },
-        { type: 'mrkdwn', text: `*Total (deduplicated)*\n${formatCount(t.total.current)}  ${formatChange(t.total.pct)}` },
+        {
+          type: 'mrkdwn',
+          text: `*Total (deduplicated)*\n${formatCount(t.total.current)}  ${formatChange(t.total.pct)}`,
+        },
         { type: 'mrkdwn', text: `*AI share*\n${formatShare(t.ai.current, t.total.current)}` },
       ],
     },
@@ -242,16 +266,37 @@ function summaryBlocks(content: DigestContent, week: string): KnownBlock[] {
 /** The falling pages, each with its "Improve with agent" button (or a line saying none fell). */
 function fallerBlocks(content: DigestContent, week: string, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
   if (content.fallers.length === 0) {
-    return [{ type: 'section', text: { type: 'mrkdwn', text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._` } }];
+    return [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `*Falling pages* (human readers)\n_No page lost ${MOVER_MIN_CHANGE_PCT}% or more of its readers._`,
+        },
+      },
+    ];
   }
   return [
-    { type: 'section', text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Falling pages* (human readers): ask the docs agent to take a look' },
+    },
     ...content.fallers.map((p, i): KnownBlock => {
       const fellPct = Math.min(100, Math.round(Math.abs(p.human.pct ?? 0)));
       const text = truncate(moverLine(p), SLACK_LIMITS.sectionText);
       if (!isSafeDocsPath(p.path)) {
         // A path anyone could have made up to carry text to the agent: listed, never offered.
-        return { type: 'section', block_id: `visitors-faller-${i}`, text: { type: 'mrkdwn', text: truncate(`${moverLine(p)}  _(unusual characters in the path: not offered to the agent)_`, SLACK_LIMITS.sectionText) } };
+        return {
+          type: 'section',
+          block_id: `visitors-faller-${i}`,
+          text: {
+            type: 'mrkdwn',
+            text: truncate(
+              `${moverLine(p)}  _(unusual characters in the path: not offered to the agent)_`,
+              SLACK_LIMITS.sectionText,
+            ),
+          },
+        };
       }
       const improve = { path: p.path, fellPct, current: p.human.current, previous: p.human.previous, rangeLabel: week };
       return {
@@ -279,7 +324,17 @@ export function buildDigestFailureMessage(reason: string, rangeLabel: string): {
     text,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: truncate(`:warning: ${text}`, SLACK_LIMITS.sectionText) } },
-      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_DIGEST_RETRY, value: 'retry' }] },
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Retry' },
+            action_id: ACTION_DIGEST_RETRY,
+            value: 'retry',
+          },
+        ],
+      },
     ],
   };
 }

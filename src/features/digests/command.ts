@@ -40,7 +40,10 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseVisitorsCommand(command.text, { subcommands: sub.names });
     if (cmd.kind === 'invalid' || cmd.kind === 'help') {
-      return void (await ack({ response_type: 'ephemeral', text: cmd.kind === 'help' ? helpText(sub.helpLines, sub.examples) : cmd.message }));
+      return void (await ack({
+        response_type: 'ephemeral',
+        text: cmd.kind === 'help' ? helpText(sub.helpLines, sub.examples) : cmd.message,
+      }));
     }
     const caller: Caller = { teamId: command.team_id, channel: command.channel_id, user: command.user_id };
     const base = { id: `cmd-${command.trigger_id}`, requestId: command.trigger_id };
@@ -67,11 +70,17 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
  * The worker side of a recorded subcommand: its words are checked again, the access gate asked for
  * the subcommand's own action (a refusal is told through the response_url), then it runs.
  */
-export function registerSubcommandHandler(intake: Pick<Intake, 'on'>, deps: { subcommands: VisitorsSubcommands; access: Pick<AccessGate, 'authorize'> }): void {
+export function registerSubcommandHandler(
+  intake: Pick<Intake, 'on'>,
+  deps: { subcommands: VisitorsSubcommands; access: Pick<AccessGate, 'authorize'> },
+): void {
   intake.on<SubcommandIntake>(VISITORS_INTAKE.subcommand, async (p) => {
     const prepared = deps.subcommands.prepare(p.name, p.args);
     if (!prepared.ok) return;
-    if (!(await authorizeOrTell(deps, p.caller.user, deps.subcommands.actionOf(p.name), p.caller.channel, p.responseUrl))) return;
+    if (
+      !(await authorizeOrTell(deps, p.caller.user, deps.subcommands.actionOf(p.name), p.caller.channel, p.responseUrl))
+    )
+      return;
     await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
   });
 }

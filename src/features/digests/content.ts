@@ -105,10 +105,20 @@ export function buildDigestContent(current: WeekOfVisitors, previous: WeekOfVisi
   const byPath = (a: PageChange, b: PageChange) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const delta = (p: PageChange) => p.human.current - p.human.previous;
   const movers = [...pages, ...vanished].filter(
-    (p) => p.previous !== undefined && p.human.previous >= MOVER_MIN_BASE && p.human.pct !== null && Math.abs(p.human.pct) >= MOVER_MIN_CHANGE_PCT,
+    (p) =>
+      p.previous !== undefined &&
+      p.human.previous >= MOVER_MIN_BASE &&
+      p.human.pct !== null &&
+      Math.abs(p.human.pct) >= MOVER_MIN_CHANGE_PCT,
   );
-  const risers = movers.filter((p) => delta(p) > 0).sort((a, b) => delta(b) - delta(a) || byPath(a, b)).slice(0, MOVERS);
-  const fallers = movers.filter((p) => delta(p) < 0).sort((a, b) => delta(a) - delta(b) || byPath(a, b)).slice(0, MOVERS);
+  const risers = movers
+    .filter((p) => delta(p) > 0)
+    .sort((a, b) => delta(b) - delta(a) || byPath(a, b))
+    .slice(0, MOVERS);
+  const fallers = movers
+    .filter((p) => delta(p) < 0)
+    .sort((a, b) => delta(a) - delta(b) || byPath(a, b))
+    .slice(0, MOVERS);
   const newPages = previous.truncated ? [] : pages.filter((p) => p.previous === undefined && p.current.total > 0);
 
   return {
@@ -132,7 +142,13 @@ export function buildDigestContent(current: WeekOfVisitors, previous: WeekOfVisi
  * The instruction pre-filled in the "Improve with agent" modal for a falling page:
  * `Review {path}: readers fell {n}% this week …` (editable by the person before it starts a job).
  */
-export function improveInstruction(p: { path: string; fellPct: number; current: number; previous: number; rangeLabel: string }): string {
+export function improveInstruction(p: {
+  path: string;
+  fellPct: number;
+  current: number;
+  previous: number;
+  rangeLabel: string;
+}): string {
   return (
     `Review ${p.path}: readers fell ${p.fellPct}% this week (${formatCount(p.previous)} → ${formatCount(p.current)} human readers, ${p.rangeLabel}, compared with the week before). ` +
     'Check whether the page is outdated, unclear, incomplete or hard to find (title, description, navigation, links from related pages), ' +

@@ -66,7 +66,13 @@ export function buildImproveModal(
   signer: Pick<ValueSigner, 'sign'>,
 ): ModalView {
   const instruction = truncate(
-    improveInstruction({ path: page.path, fellPct: page.fellPct, current: page.current, previous: page.previous, rangeLabel: page.rangeLabel }),
+    improveInstruction({
+      path: page.path,
+      fellPct: page.fellPct,
+      current: page.current,
+      previous: page.previous,
+      rangeLabel: page.rangeLabel,
+    }),
     INSTRUCTION_MAX,
   );
   const shown = `\`${codeSafe(middleTruncate(page.path, 80))}\``;

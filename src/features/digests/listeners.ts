@@ -1,4 +1,12 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
@@ -41,11 +49,14 @@ export interface DigestListenerDeps {
   projects: readonly string[];
 }
 
-
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 function where(body: BlockAction): { channel?: string; ts?: string; teamId?: string } {
-  return { channel: body.channel?.id ?? body.container?.channel_id, ts: body.container?.message_ts ?? body.message?.ts, teamId: body.team?.id ?? body.user.team_id };
+  return {
+    channel: body.channel?.id ?? body.container?.channel_id,
+    ts: body.container?.message_ts ?? body.message?.ts,
+    teamId: body.team?.id ?? body.user.team_id,
+  };
 }
 
 /** Answer to an "Improve with agent" button the bot did not sign (a digest from before signing, or tampered). */
@@ -69,7 +80,9 @@ export function improveAction(deps: DigestListenerDeps) {
     await ack();
     // A response_url can be expired or used up (Slack answers 404): a warning, not a listener failure.
     const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer through the response_url'));
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not answer through the response_url'),
+      );
     const decoded = decodeImproveValue(action.value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
@@ -114,7 +127,11 @@ export function improveSubmission(deps: DigestListenerDeps) {
     const meta = decoded.meta;
     // Several jobs may share a digest's thread: each shows its state on its own status message.
     const req = { channel: meta.channel, instruction, threadTs: meta.threadTs, reactOnStatusMessage: true };
-    await submitJobStartForm(deps, { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' }, req);
+    await submitJobStartForm(
+      deps,
+      { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' },
+      req,
+    );
   };
 }
 
@@ -126,8 +143,19 @@ export function digestRetryAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const { channel, ts, teamId } = where(body);
     if (!channel || !teamId) return void (await ack());
-    const payload: DigestRetryIntake = { teamId, channel, user: body.user.id, ...(ts ? { ts } : {}), ...(body.response_url ? { responseUrl: body.response_url } : {}) };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, { kind: DIGESTS_INTAKE.retry, id: `act-${action.action_ts}`, requestId: action.action_ts, payload });
+    const payload: DigestRetryIntake = {
+      teamId,
+      channel,
+      user: body.user.id,
+      ...(ts ? { ts } : {}),
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    };
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: DIGESTS_INTAKE.retry,
+      id: `act-${action.action_ts}`,
+      requestId: action.action_ts,
+      payload,
+    });
   };
 }
 
@@ -136,7 +164,10 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Registers the digest's buttons and the "Improve with agent" modal. */
 export function register(app: App, deps: DigestListenerDeps): void {
   app.command('/docs-visitors', docsVisitorsCommand(deps));
-  app.action<BlockAction<ButtonAction>>(new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`), improveAction(deps));
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`),
+    improveAction(deps),
+  );
   app.action<BlockAction<ButtonAction>>(ACTION_DIGEST_RETRY, digestRetryAction(deps));
   app.view({ type: 'view_submission', callback_id: IMPROVE_CALLBACK_ID }, improveSubmission(deps));
   const signalImprove = new RegExp(`^${escapeRegExp(ACTION_SIGNAL_IMPROVE_PREFIX)}\\d+$`);

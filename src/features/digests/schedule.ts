@@ -16,13 +16,31 @@ export type ScheduleParse = { ok: true; schedule: DigestSchedule } | { ok: false
 
 /** Day names people may type (`mon`, `monday`, `tues`…), by cron day-of-week (0 = Sunday). */
 const DAY_NAMES: Record<string, number> = {
-  sun: 0, sunday: 0, sundays: 0,
-  mon: 1, monday: 1, mondays: 1,
-  tue: 2, tues: 2, tuesday: 2, tuesdays: 2,
-  wed: 3, weds: 3, wednesday: 3, wednesdays: 3,
-  thu: 4, thur: 4, thurs: 4, thursday: 4, thursdays: 4,
-  fri: 5, friday: 5, fridays: 5,
-  sat: 6, saturday: 6, saturdays: 6,
+  sun: 0,
+  sunday: 0,
+  sundays: 0,
+  mon: 1,
+  monday: 1,
+  mondays: 1,
+  tue: 2,
+  tues: 2,
+  tuesday: 2,
+  tuesdays: 2,
+  wed: 3,
+  weds: 3,
+  wednesday: 3,
+  wednesdays: 3,
+  thu: 4,
+  thur: 4,
+  thurs: 4,
+  thursday: 4,
+  thursdays: 4,
+  fri: 5,
+  friday: 5,
+  fridays: 5,
+  sat: 6,
+  saturday: 6,
+  saturdays: 6,
 };
 const PLURAL_DAYS = ['Sundays', 'Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays'];
 /** Fallback day and time when DIGEST_CRON is not a plain weekly pattern: Monday 09:00. */
@@ -61,7 +79,7 @@ function parseTime(token: string): { hour: number; minute: number } | undefined 
   const h12 = /^(1[0-2]|0?[1-9])(?::([0-5]\d))?(am|pm)$/i.exec(token);
   if (h12) {
     const base = Number(h12[1]) % 12;
-    return { hour: (h12[3]?.toLowerCase() === 'pm' ? base + 12 : base), minute: Number(h12[2] ?? 0) };
+    return { hour: h12[3]?.toLowerCase() === 'pm' ? base + 12 : base, minute: Number(h12[2] ?? 0) };
   }
   return undefined;
 }
@@ -96,15 +114,21 @@ export function parseScheduleArgs(args: string[], defaults: DigestSchedule): Sch
       time = asTime;
       continue;
     }
-    if (/^\d{1,2}:\d{2}$/.test(token)) return fail(`:warning: \`${quoteToken(token)}\` is not a time of day (use 24-hour HH:MM, 00:00–23:59).`);
+    if (/^\d{1,2}:\d{2}$/.test(token))
+      return fail(`:warning: \`${quoteToken(token)}\` is not a time of day (use 24-hour HH:MM, 00:00–23:59).`);
     const asZone = canonicalTimeZone(token);
     if (asZone) {
       if (zone) return fail(`:warning: Give one time zone only (\`${quoteToken(token)}\` is a second one).`);
       zone = asZone;
       continue;
     }
-    if (token.includes('/')) return fail(`:warning: \`${quoteToken(token)}\` is not a time zone I know (use an IANA name such as \`Europe/Berlin\` or \`UTC\`).`);
-    return fail(`:warning: I don't understand \`${quoteToken(token)}\`: expected a day (\`mon\`…\`sun\`), a time (\`HH:MM\`) or a time zone (\`Europe/Berlin\`).`);
+    if (token.includes('/'))
+      return fail(
+        `:warning: \`${quoteToken(token)}\` is not a time zone I know (use an IANA name such as \`Europe/Berlin\` or \`UTC\`).`,
+      );
+    return fail(
+      `:warning: I don't understand \`${quoteToken(token)}\`: expected a day (\`mon\`…\`sun\`), a time (\`HH:MM\`) or a time zone (\`Europe/Berlin\`).`,
+    );
   }
   let pattern = defaults.pattern.trim();
   if (day !== undefined || time) {
@@ -116,7 +140,10 @@ export function parseScheduleArgs(args: string[], defaults: DigestSchedule): Sch
   }
   const schedule = { pattern, tz: zone ?? defaults.tz };
   if (!isValidCron(schedule.pattern, schedule.tz)) {
-    return { ok: false, message: `:warning: The digest schedule \`${quoteToken(schedule.pattern)}\` is not a valid cron pattern; tell the admin (DIGEST_CRON).` };
+    return {
+      ok: false,
+      message: `:warning: The digest schedule \`${quoteToken(schedule.pattern)}\` is not a valid cron pattern; tell the admin (DIGEST_CRON).`,
+    };
   }
   return { ok: true, schedule };
 }
@@ -139,7 +166,9 @@ export function describeSchedule(s: DigestSchedule): string {
  */
 export function nextRunAfter(s: DigestSchedule, afterMs: number): number | undefined {
   try {
-    return CronExpressionParser.parse(s.pattern, { tz: s.tz, currentDate: new Date(afterMs) }).next().getTime();
+    return CronExpressionParser.parse(s.pattern, { tz: s.tz, currentDate: new Date(afterMs) })
+      .next()
+      .getTime();
   } catch {
     return undefined;
   }

@@ -172,7 +172,14 @@ async function post(
       event_type: DIGEST_EVENT_TYPE,
       event_payload: { run: run.runKey, week_from: week.dateFrom, week_to: week.dateTo },
     };
-    const posted = await deps.slack.chat.postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false, metadata });
+    const posted = await deps.slack.chat.postMessage({
+      channel: run.data.channel,
+      text: message.text,
+      blocks: message.blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+      metadata,
+    });
     ts = String(posted.ts);
   } catch (err) {
     await deps.redis.del(ctx.recordKey);
@@ -197,9 +204,18 @@ async function post(
 async function tellCannotPost(ctx: RunContext): Promise<void> {
   const { deps, run } = ctx;
   const tell = run.data.responseUrl
-    ? respondVia(run.data.responseUrl)({ response_type: 'ephemeral', replace_original: false, text: `${INVITE_FIRST} No digest was sent.` })
-    : deps.slack.chat.postMessage({ channel: run.data.requestedBy, text: `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.` });
-  await Promise.resolve(tell).catch((err: unknown) => ctx.log.warn({ err }, 'could not tell why the digest was not posted'));
+    ? respondVia(run.data.responseUrl)({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: `${INVITE_FIRST} No digest was sent.`,
+      })
+    : deps.slack.chat.postMessage({
+        channel: run.data.requestedBy,
+        text: `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.`,
+      });
+  await Promise.resolve(tell).catch((err: unknown) =>
+    ctx.log.warn({ err }, 'could not tell why the digest was not posted'),
+  );
 }
 
 async function scheduleText(deps: DigestDeps, data: DigestJobData): Promise<string | undefined> {

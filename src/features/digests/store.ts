@@ -99,7 +99,11 @@ export async function subscribeChannel(
   const chosen = req.sections && req.sections.length > 0 ? { sections: sectionsOf(req.sections) } : {};
   const { teamId, channel, requestedBy } = req;
   const data: DigestJobData = { teamId, channel, requestedBy, tz: req.schedule.tz, trigger: 'scheduled', ...chosen };
-  const next = await queue.upsertJobScheduler(id, { pattern: req.schedule.pattern, tz: req.schedule.tz }, { name: 'digest', data, opts: DIGEST_JOB_OPTIONS });
+  const next = await queue.upsertJobScheduler(
+    id,
+    { pattern: req.schedule.pattern, tz: req.schedule.tz },
+    { name: 'digest', data, opts: DIGEST_JOB_OPTIONS },
+  );
   const stored = await getSubscription(queue, req.teamId, req.channel);
   const fallbackNext = next?.timestamp !== undefined ? next.timestamp + (next.opts.delay ?? 0) : undefined;
   return (
@@ -119,12 +123,20 @@ export async function subscribeChannel(
  * Removes a channel's job scheduler (its next, not yet started, run goes with it).
  * @returns whether there was a subscription.
  */
-export async function unsubscribeChannel(queue: Queue<DigestJobData>, teamId: string, channel: string): Promise<boolean> {
+export async function unsubscribeChannel(
+  queue: Queue<DigestJobData>,
+  teamId: string,
+  channel: string,
+): Promise<boolean> {
   return queue.removeJobScheduler(digestSchedulerId(teamId, channel));
 }
 
 /** A channel's subscription, or undefined. */
-export async function getSubscription(queue: Pick<Queue<DigestJobData>, 'getJobScheduler'>, teamId: string, channel: string): Promise<Subscription | undefined> {
+export async function getSubscription(
+  queue: Pick<Queue<DigestJobData>, 'getJobScheduler'>,
+  teamId: string,
+  channel: string,
+): Promise<Subscription | undefined> {
   const json = await queue.getJobScheduler(digestSchedulerId(teamId, channel));
   return json ? toSubscription(json) : undefined;
 }

@@ -17,7 +17,14 @@ import {
   takeSectionsOption,
   type DigestSection,
 } from './sections.js';
-import { getSubscription, listSubscriptions, sendDigestNow, subscribeChannel, unsubscribeChannel, type DigestJobData } from './store.js';
+import {
+  getSubscription,
+  listSubscriptions,
+  sendDigestNow,
+  subscribeChannel,
+  unsubscribeChannel,
+  type DigestJobData,
+} from './store.js';
 
 /** What the digest subcommands of `/docs-visitors` need. */
 export interface DigestCommandDeps {
@@ -52,8 +59,16 @@ export interface DigestQuotas {
 /** Builds the digest subcommands' quotas (keys under `${QUEUE_PREFIX}:digests:quota:`). */
 export function createDigestQuotas(redis: Redis, prefix: string): DigestQuotas {
   return {
-    manualDigest: new Quota(redis, { keyPrefix: `${prefix}:digests:quota:manual`, points: MANUAL_DIGESTS_PER_CHANNEL_PER_HOUR, durationS: 3600 }),
-    subscriptions: new Quota(redis, { keyPrefix: `${prefix}:digests:quota:subscriptions`, points: 1, durationS: SUBSCRIPTIONS_COOLDOWN_S }),
+    manualDigest: new Quota(redis, {
+      keyPrefix: `${prefix}:digests:quota:manual`,
+      points: MANUAL_DIGESTS_PER_CHANNEL_PER_HOUR,
+      durationS: 3600,
+    }),
+    subscriptions: new Quota(redis, {
+      keyPrefix: `${prefix}:digests:quota:subscriptions`,
+      points: 1,
+      durationS: SUBSCRIPTIONS_COOLDOWN_S,
+    }),
   };
 }
 
@@ -71,7 +86,7 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
     helpLines: [
       `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\`: a weekly digest in this channel ` +
         `(default ${describeSchedule(deps.defaultSchedule)}); ${SECTIONS_USAGE}`,
-      '• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel\'s digest now)',
+      "• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel's digest now)",
     ],
     examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
     actionOf: (name) => (name === 'subscriptions' ? 'read_reports' : 'manage_digests'),
@@ -85,7 +100,10 @@ export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands 
         return { ok: true, run: (caller, respond) => runSubscribe(deps, respond, caller, chosen) };
       }
       if (args.length > 0) {
-        return { ok: false, message: `:warning: \`${name}\` takes no arguments (found \`${quoteToken(args.join(' '))}\`).\n*Usage:* \`/docs-visitors ${name}\`` };
+        return {
+          ok: false,
+          message: `:warning: \`${name}\` takes no arguments (found \`${quoteToken(args.join(' '))}\`).\n*Usage:* \`/docs-visitors ${name}\``,
+        };
       }
       const run = name === 'unsubscribe' ? runUnsubscribe : name === 'subscriptions' ? runSubscriptions : runDigestNow;
       return { ok: true, run: (caller, respond) => run(deps, respond, caller) };
@@ -113,7 +131,13 @@ async function runSubscribe(
     await respond({ response_type: 'ephemeral', text: `I couldn't save the subscription ${STORAGE_DOWN}` });
     return;
   }
-  audit(deps.logger, { actor: caller.user, channel: caller.channel, action: before ? 'digest.reschedule' : 'digest.subscribe', outcome: 'ok', schedule: sub.schedule });
+  audit(deps.logger, {
+    actor: caller.user,
+    channel: caller.channel,
+    action: before ? 'digest.reschedule' : 'digest.subscribe',
+    outcome: 'ok',
+    schedule: sub.schedule,
+  });
   const when = `${describeSchedule(sub.schedule)}, ${describeSections(sub.sections)}`;
   const next = sub.nextRunMs !== undefined ? ` Next delivery: ${slackDateText(sub.nextRunMs, sub.schedule.tz)}.` : '';
   const what = before
@@ -127,7 +151,12 @@ async function runSubscribe(
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       // A digest could never be delivered here: don't keep a subscription that would only fail.
-      await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel).catch((e: unknown) => deps.logger.warn({ err: e, channel: caller.channel }, 'could not remove the subscription of a channel the bot cannot post in'));
+      await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel).catch((e: unknown) =>
+        deps.logger.warn(
+          { err: e, channel: caller.channel },
+          'could not remove the subscription of a channel the bot cannot post in',
+        ),
+      );
       await respond({ response_type: 'ephemeral', text: `${INVITE_FIRST} No digest was scheduled.` });
       return;
     }
@@ -144,19 +173,30 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller:
     return;
   }
   if (!removed) {
-    await respond({ response_type: 'ephemeral', text: "This channel doesn't get the weekly digest. `/docs-visitors subscribe` starts one." });
+    await respond({
+      response_type: 'ephemeral',
+      text: "This channel doesn't get the weekly digest. `/docs-visitors subscribe` starts one.",
+    });
     return;
   }
   audit(deps.logger, { actor: caller.user, channel: caller.channel, action: 'digest.unsubscribe', outcome: 'ok' });
   const text = `:wave: <@${caller.user}> unsubscribed this channel from the weekly docs digest.`;
-  await deps.slack.chat.postMessage({ channel: caller.channel, text }).catch(() => respond({ response_type: 'ephemeral', text: 'Unsubscribed: no more weekly digests here.' }));
+  await deps.slack.chat
+    .postMessage({ channel: caller.channel, text })
+    .catch(() => respond({ response_type: 'ephemeral', text: 'Unsubscribed: no more weekly digests here.' }));
 }
 
 /**
  * Takes one use of `quota` for `key`; when it is used up, tells the person (ephemeral, with the next
  * free slot) and returns false. A quota that cannot be read refuses too (fail closed).
  */
-async function takeOrTell(deps: DigestCommandDeps, respond: Respond, quota: Pick<Quota, 'take'>, key: string, refusal: string): Promise<boolean> {
+async function takeOrTell(
+  deps: DigestCommandDeps,
+  respond: Respond,
+  quota: Pick<Quota, 'take'>,
+  key: string,
+  refusal: string,
+): Promise<boolean> {
   let taken: Awaited<ReturnType<Quota['take']>>;
   try {
     taken = await quota.take(key);
@@ -166,7 +206,10 @@ async function takeOrTell(deps: DigestCommandDeps, respond: Respond, quota: Pick
     return false;
   }
   if (taken.ok) return true;
-  await respond({ response_type: 'ephemeral', text: `${refusal} ${nextSlotText(deps.now(), taken.msBeforeNext, undefined)}` });
+  await respond({
+    response_type: 'ephemeral',
+    text: `${refusal} ${nextSlotText(deps.now(), taken.msBeforeNext, undefined)}`,
+  });
   return false;
 }
 
@@ -176,15 +219,28 @@ async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, calle
   let subs: Awaited<ReturnType<typeof listSubscriptions>>;
   let unchecked: number;
   try {
-    ({ seen: subs, unchecked } = await visibleTo(deps, caller, await listSubscriptions(deps.digestQueue, caller.teamId)));
+    ({ seen: subs, unchecked } = await visibleTo(
+      deps,
+      caller,
+      await listSubscriptions(deps.digestQueue, caller.teamId),
+    ));
   } catch (err) {
     deps.logger.warn({ err }, 'could not list the digest subscriptions');
-    await respond({ response_type: 'ephemeral', text: "I couldn't read the subscriptions (my storage or Slack did not answer); try again in a moment." });
+    await respond({
+      response_type: 'ephemeral',
+      text: "I couldn't read the subscriptions (my storage or Slack did not answer); try again in a moment.",
+    });
     return;
   }
-  const uncheckedNote = unchecked > 0 ? `\n_${unchecked} more subscribed channel${unchecked === 1 ? '' : 's'} not checked (too many members to look through); run it in one of them to see its digest._` : '';
+  const uncheckedNote =
+    unchecked > 0
+      ? `\n_${unchecked} more subscribed channel${unchecked === 1 ? '' : 's'} not checked (too many members to look through); run it in one of them to see its digest._`
+      : '';
   if (subs.length === 0) {
-    await respond({ response_type: 'ephemeral', text: `None of your channels gets the weekly docs digest yet. Run \`/docs-visitors subscribe\` in one.${uncheckedNote}` });
+    await respond({
+      response_type: 'ephemeral',
+      text: `None of your channels gets the weekly docs digest yet. Run \`/docs-visitors subscribe\` in one.${uncheckedNote}`,
+    });
     return;
   }
   const head = `*Weekly docs digests in your channels* (${subs.length})`;
@@ -210,7 +266,11 @@ async function runSubscriptions(deps: DigestCommandDeps, respond: Respond, calle
  * {@link MEMBER_PAGES_PER_CHANNEL} pages a channel and {@link MEMBER_PAGES_PER_LIST} in all; a
  * channel whose member list was not read to the end is left out and counted as `unchecked`.
  */
-async function visibleTo<T extends { channel: string }>(deps: DigestCommandDeps, caller: Caller, subs: T[]): Promise<{ seen: T[]; unchecked: number }> {
+async function visibleTo<T extends { channel: string }>(
+  deps: DigestCommandDeps,
+  caller: Caller,
+  subs: T[],
+): Promise<{ seen: T[]; unchecked: number }> {
   const seen: T[] = [];
   const pages = { left: MEMBER_PAGES_PER_LIST };
   let unchecked = 0;
@@ -221,7 +281,10 @@ async function visibleTo<T extends { channel: string }>(deps: DigestCommandDeps,
     }
     // A channel Slack won't list members of (archived, the bot removed) is left out: private by default.
     const member = await isMember(deps, s.channel, caller.user, pages).catch((err: unknown) => {
-      deps.logger.warn({ err, channel: s.channel }, 'could not read a subscribed channel\'s members; left out of the list');
+      deps.logger.warn(
+        { err, channel: s.channel },
+        "could not read a subscribed channel's members; left out of the list",
+      );
       return false;
     });
     if (member === 'unknown') unchecked++;
@@ -231,7 +294,12 @@ async function visibleTo<T extends { channel: string }>(deps: DigestCommandDeps,
 }
 
 /** Whether `user` is in `channel`, or `unknown` when the page caps stopped the read first. */
-async function isMember(deps: DigestCommandDeps, channel: string, user: string, pages: { left: number }): Promise<boolean | 'unknown'> {
+async function isMember(
+  deps: DigestCommandDeps,
+  channel: string,
+  user: string,
+  pages: { left: number },
+): Promise<boolean | 'unknown'> {
   let cursor: string | undefined;
   for (let read = 0; read < MEMBER_PAGES_PER_CHANNEL; read++) {
     if (pages.left <= 0) return 'unknown';
@@ -246,17 +314,28 @@ async function isMember(deps: DigestCommandDeps, channel: string, user: string, 
 
 async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   const slot = `${caller.teamId}:${caller.channel}`;
-  const once = "This channel's digest was already sent on request in the last hour (one `/docs-visitors digest` per channel per hour; the weekly schedule is not affected).";
+  const once =
+    "This channel's digest was already sent on request in the last hour (one `/docs-visitors digest` per channel per hour; the weekly schedule is not affected).";
   if (!(await takeOrTell(deps, respond, deps.quotas.manualDigest, slot, once))) return;
   try {
-    await queueDigestNow(deps, { teamId: caller.teamId, channel: caller.channel, requestedBy: caller.user, ...(caller.responseUrl ? { responseUrl: caller.responseUrl } : {}) });
+    await queueDigestNow(deps, {
+      teamId: caller.teamId,
+      channel: caller.channel,
+      requestedBy: caller.user,
+      ...(caller.responseUrl ? { responseUrl: caller.responseUrl } : {}),
+    });
   } catch (err) {
     deps.logger.warn({ err }, 'could not queue a digest on request');
-    await deps.quotas.manualDigest.give(slot).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a manual digest slot'));
+    await deps.quotas.manualDigest
+      .give(slot)
+      .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a manual digest slot'));
     await respond({ response_type: 'ephemeral', text: `I couldn't queue the digest ${STORAGE_DOWN}` });
     return;
   }
-  await respond({ response_type: 'ephemeral', text: ":hourglass_flowing_sand: Sending this channel's digest now (a test delivery: the schedule doesn't change)." });
+  await respond({
+    response_type: 'ephemeral',
+    text: ":hourglass_flowing_sand: Sending this channel's digest now (a test delivery: the schedule doesn't change).",
+  });
 }
 
 /**

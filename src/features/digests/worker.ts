@@ -19,7 +19,11 @@ export function createDigestQueue(ctx: QueueContext): Queue<DigestJobData> {
  *
  * @param now - clock in epoch ms (the week a run covers is the one before it).
  */
-export function startDigestWorker(ctx: QueueContext, deps: DigestDeps, now: () => number): Worker<DigestJobData, DigestOutcome> {
+export function startDigestWorker(
+  ctx: QueueContext,
+  deps: DigestDeps,
+  now: () => number,
+): Worker<DigestJobData, DigestOutcome> {
   const worker = createWorker<DigestJobData, DigestOutcome>(
     ctx,
     DIGEST_QUEUE,
@@ -32,6 +36,8 @@ export function startDigestWorker(ctx: QueueContext, deps: DigestDeps, now: () =
       }),
     { concurrency: 4, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 },
   );
-  worker.on('completed', (job, outcome) => deps.logger.info({ bullJobId: job.id, channel: job.data.channel, status: outcome.status }, 'digest run finished'));
+  worker.on('completed', (job, outcome) =>
+    deps.logger.info({ bullJobId: job.id, channel: job.data.channel, status: outcome.status }, 'digest run finished'),
+  );
   return worker;
 }

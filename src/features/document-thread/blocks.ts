@@ -38,7 +38,10 @@ export interface ThreadRef {
 const metadataSchema = z.object({
   c: channelId,
   t: messageTs,
-  j: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
+  j: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/)
+    .optional(),
 });
 
 /** What the modal's `private_metadata` is signed for (src/platform/slack/signed-value.ts). */
@@ -69,8 +72,7 @@ function noticeModal(at: ModalAt, text: string): ModalView {
 
 /** What {@link decodeThreadRef} found. */
 export type DecodedThreadRef =
-  | { ok: true; ref: ThreadRef }
-  | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+  { ok: true; ref: ThreadRef } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /**
  * Decodes the modal's `private_metadata`: the ref when the bot signed it and it has Slack's id
@@ -122,13 +124,24 @@ export function previewModal(at: ModalAt, preview: Extract<ThreadPreview, { ok: 
     { type: 'section', text: { type: 'mrkdwn', text: previewText(preview) } },
     {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: "The whole thread goes to the docs agent with your instruction (a long one keeps its first and latest messages). The job's status will be posted in the thread." }],
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: "The whole thread goes to the docs agent with your instruction (a long one keeps its first and latest messages). The job's status will be posted in the thread.",
+        },
+      ],
     },
     {
       type: 'input',
       block_id: INSTRUCTION_BLOCK,
       label: { type: 'plain_text', text: 'Instruction for the docs agent' },
-      element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_INSTRUCTION },
+      element: {
+        type: 'plain_text_input',
+        action_id: INSTRUCTION_ACTION,
+        multiline: true,
+        max_length: INSTRUCTION_MAX,
+        initial_value: DEFAULT_INSTRUCTION,
+      },
     },
   ];
   return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Start job' }, blocks };
@@ -168,7 +181,13 @@ export function followUpModal(at: ModalAt, jobId: string): ModalView {
       type: 'input',
       block_id: INSTRUCTION_BLOCK,
       label: { type: 'plain_text', text: 'Follow-up for the docs agent' },
-      element: { type: 'plain_text_input', action_id: INSTRUCTION_ACTION, multiline: true, max_length: INSTRUCTION_MAX, initial_value: DEFAULT_FOLLOW_UP },
+      element: {
+        type: 'plain_text_input',
+        action_id: INSTRUCTION_ACTION,
+        multiline: true,
+        max_length: INSTRUCTION_MAX,
+        initial_value: DEFAULT_FOLLOW_UP,
+      },
     },
   ];
   return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Send follow-up' }, blocks };
@@ -176,6 +195,7 @@ export function followUpModal(at: ModalAt, jobId: string): ModalView {
 
 /** The modal while a job is being started in the thread: nothing to submit yet. */
 export function startingModal(at: ModalAt): ModalView {
-  const text = 'A docs agent job is being started in this thread right now. Reply in the thread in a few seconds to send it a follow-up.';
+  const text =
+    'A docs agent job is being started in this thread right now. Reply in the thread in a few seconds to send it a follow-up.';
   return noticeModal(at, text);
 }

@@ -70,7 +70,10 @@ export class ModalNotOpenYetError extends Error {
  * conversation are asked first, for the action the form would take: a refused person costs no
  * thread read (and one over the cooldown no membership read either).
  */
-async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Promise<{ view: ModalView; log: Record<string, unknown> }> {
+async function previewView(
+  deps: ThreadContextHandlerDeps,
+  p: PreviewIntake,
+): Promise<{ view: ModalView; log: Record<string, unknown> }> {
   const ref = { channel: p.channel, threadTs: p.threadTs };
   const at = modalAt(p.externalId, ref, deps.signer);
   const owner = deps.owner ? await deps.owner(p.channel, p.threadTs) : undefined;
@@ -104,7 +107,11 @@ async function previewView(deps: ThreadContextHandlerDeps, p: PreviewIntake): Pr
  * @throws {ModalNotOpenYetError} while the modal is not open yet (until the last try, or
  *   {@link MODAL_OPEN_WAIT_MS} after the request); transient Slack errors.
  */
-export async function showPreview(deps: ThreadContextHandlerDeps, p: PreviewIntake, ctx: Pick<IntakeContext, 'finalAttempt'> & Partial<Pick<IntakeContext, 'receivedAt'>>): Promise<void> {
+export async function showPreview(
+  deps: ThreadContextHandlerDeps,
+  p: PreviewIntake,
+  ctx: Pick<IntakeContext, 'finalAttempt'> & Partial<Pick<IntakeContext, 'receivedAt'>>,
+): Promise<void> {
   const { view, log } = await previewView(deps, p);
   try {
     await deps.slack.views.update({ external_id: p.externalId, view });

@@ -17,7 +17,10 @@ import type { ThreadContext } from '../thread-context/index.js';
 import { PREVIEWS_PER_MINUTE, registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
-export { MODAL_CALLBACK_ID as DOCUMENT_THREAD_MODAL, SHORTCUT_CALLBACK_ID as DOCUMENT_THREAD_SHORTCUT } from './blocks.js';
+export {
+  MODAL_CALLBACK_ID as DOCUMENT_THREAD_MODAL,
+  SHORTCUT_CALLBACK_ID as DOCUMENT_THREAD_SHORTCUT,
+} from './blocks.js';
 
 /** What the feature is built from. */
 export interface DocumentThreadOptions {
@@ -51,7 +54,13 @@ export interface DocumentThread {
 export function createDocumentThread(o: DocumentThreadOptions): DocumentThread {
   const logger = o.logger.child({ feature: 'document-thread' });
   const { reader, names } = o.threadContext.deps;
-  const previews = o.redis ? new Quota(o.redis, { keyPrefix: `${o.prefix ?? ''}:thread-context:previews`, points: PREVIEWS_PER_MINUTE, durationS: 60 }) : undefined;
+  const previews = o.redis
+    ? new Quota(o.redis, {
+        keyPrefix: `${o.prefix ?? ''}:thread-context:previews`,
+        points: PREVIEWS_PER_MINUTE,
+        durationS: 60,
+      })
+    : undefined;
   const { conversations, signer } = o;
   const optional = { ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) };
   const access = o.access;

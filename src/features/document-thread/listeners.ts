@@ -1,4 +1,11 @@
-import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  MessageShortcut,
+  SlackShortcutMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
@@ -26,7 +33,6 @@ export interface ThreadContextListenerDeps {
   logger: Logger;
 }
 
-
 type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
 /** external_id of the modal opened by a trigger (Slack: unique per workspace, ≤ 255 chars). */
@@ -45,11 +51,18 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
     const externalId = modalExternalId(shortcut.trigger_id);
     const payload: PreviewIntake = { ...ref, user: shortcut.user.id, externalId };
     try {
-      await deps.intake.record(THREAD_CONTEXT_INTAKE.preview, `shortcut-${shortcut.trigger_id}`, shortcut.trigger_id, payload);
+      await deps.intake.record(
+        THREAD_CONTEXT_INTAKE.preview,
+        `shortcut-${shortcut.trigger_id}`,
+        shortcut.trigger_id,
+        payload,
+      );
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
       await ack();
-      await respond({ response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'));
+      await respond({ response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch(
+        (e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'),
+      );
       return;
     }
     await ack();
@@ -58,7 +71,11 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
       await deps.slack.views.open({ trigger_id: shortcut.trigger_id, view });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Document this thread modal');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Slack would not open the form in time; use the shortcut again.' }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to use the shortcut again'));
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: 'Slack would not open the form in time; use the shortcut again.',
+      }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to use the shortcut again'));
     }
   };
 }
@@ -89,14 +106,29 @@ export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
     const ref = decoded.ref;
     const form = { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Document this thread form' };
     // A job's thread: the instruction goes to that job as a follow-up (a thread belongs to its first job).
-    if (ref.jobId) return submitFollowUpForm(deps, form, { jobId: ref.jobId, channel: ref.channel, threadTs: ref.threadTs, instruction });
-    const req = { channel: ref.channel, instruction, threadTs: ref.threadTs, reactOnStatusMessage: true, thread: { ts: ref.threadTs } };
+    if (ref.jobId)
+      return submitFollowUpForm(deps, form, {
+        jobId: ref.jobId,
+        channel: ref.channel,
+        threadTs: ref.threadTs,
+        instruction,
+      });
+    const req = {
+      channel: ref.channel,
+      instruction,
+      threadTs: ref.threadTs,
+      reactOnStatusMessage: true,
+      thread: { ts: ref.threadTs },
+    };
     await submitJobStartForm(deps, form, req);
   };
 }
 
 /** Registers the message shortcut and its modal (declared in manifest.yml). */
 export function register(app: App, deps: ThreadContextListenerDeps): void {
-  app.shortcut<MessageShortcut>({ type: 'message_action', callback_id: SHORTCUT_CALLBACK_ID }, documentThreadShortcut(deps));
+  app.shortcut<MessageShortcut>(
+    { type: 'message_action', callback_id: SHORTCUT_CALLBACK_ID },
+    documentThreadShortcut(deps),
+  );
   app.view({ type: 'view_submission', callback_id: MODAL_CALLBACK_ID }, documentThreadSubmission(deps));
 }

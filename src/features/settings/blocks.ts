@@ -37,7 +37,9 @@ export interface SettingsContext {
 }
 
 function followupWords(p: FollowupPolicy): string {
-  return p === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job from its thread';
+  return p === 'requester'
+    ? 'only the person who started a job can continue it'
+    : 'anyone in the channel can continue a job from its thread';
 }
 
 /** What the Edit button's value (the channel) is signed for (src/platform/slack/signed-value.ts). */
@@ -55,7 +57,9 @@ export function buildSettingsMessage(
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
   const project = `\`${s.projectId}\`${s.projectIsDefault ? ' (the default project)' : ''}`;
-  const stale = s.staleProjectId ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.` : '';
+  const stale = s.staleProjectId
+    ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.`
+    : '';
   const lines = [
     `*Docs project:* ${project}${stale}`,
     `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
@@ -73,9 +77,20 @@ export function buildSettingsMessage(
     const value = signer.sign(EDIT_BUTTON_PURPOSE, ctx.channel);
     const edit = { type: 'button' as const, text: label, action_id: ACTION_EDIT, value };
     blocks.push({ type: 'actions', elements: [edit] });
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · \`/docs-settings mentions auto|ask|edit\`.` }] });
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · \`/docs-settings mentions auto|ask|edit\`.`,
+        },
+      ],
+    });
   } else {
-    const why = ctx.canEdit === 'unknown' ? "I couldn't check whether you may change them." : 'Workspace admins and the bot\'s settings admins can change them.';
+    const why =
+      ctx.canEdit === 'unknown'
+        ? "I couldn't check whether you may change them."
+        : "Workspace admins and the bot's settings admins can change them.";
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });
   }
   const text = `Docs Agent settings for this channel: docs project ${s.projectId}; follow-ups: ${s.followupPolicy}.`;
@@ -111,13 +126,22 @@ export function buildEditModal(
   projects: readonly string[],
   signer: Pick<ValueSigner, 'sign'>,
 ): ModalView {
-  const projectOption = (p: string, i: number) => ({ text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) }, value: p });
+  const projectOption = (p: string, i: number) => ({
+    text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) },
+    value: p,
+  });
   const options = projects.slice(0, 100).map(projectOption);
   const mentionsOption = (m: MentionsMode) => ({
     text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) },
     value: m,
   });
-  const policyOption = (p: FollowupPolicy) => ({ text: { type: 'plain_text' as const, text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job' }, value: p });
+  const policyOption = (p: FollowupPolicy) => ({
+    text: {
+      type: 'plain_text' as const,
+      text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job',
+    },
+    value: p,
+  });
   return {
     type: 'modal',
     callback_id: EDIT_CALLBACK_ID,
@@ -126,19 +150,35 @@ export function buildEditModal(
     submit: { type: 'plain_text', text: 'Save' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `Docs Agent settings for <#${channel}>. Every change is logged.` } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: `Docs Agent settings for <#${channel}>. Every change is logged.` },
+      },
       {
         type: 'input',
         block_id: PROJECT_BLOCK,
         label: { type: 'plain_text', text: 'Docs project' },
-        hint: { type: 'plain_text', text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs." },
-        element: { type: 'static_select', action_id: PROJECT_ACTION, options, initial_option: options[Math.max(0, projects.indexOf(s.projectId))] ?? options[0] },
+        hint: {
+          type: 'plain_text',
+          text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs.",
+        },
+        element: {
+          type: 'static_select',
+          action_id: PROJECT_ACTION,
+          options,
+          initial_option: options[Math.max(0, projects.indexOf(s.projectId))] ?? options[0],
+        },
       },
       {
         type: 'input',
         block_id: FOLLOWUPS_BLOCK,
         label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
-        element: { type: 'radio_buttons', action_id: FOLLOWUPS_ACTION, options: FOLLOWUP_POLICIES.map(policyOption), initial_option: policyOption(s.followupPolicy) },
+        element: {
+          type: 'radio_buttons',
+          action_id: FOLLOWUPS_ACTION,
+          options: FOLLOWUP_POLICIES.map(policyOption),
+          initial_option: policyOption(s.followupPolicy),
+        },
       },
       {
         type: 'input',
@@ -164,7 +204,8 @@ export interface EditValues {
 }
 
 /** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
-const pick = (o: unknown, k: string): unknown => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined);
+const pick = (o: unknown, k: string): unknown =>
+  typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined;
 
 /** The value of a select or radio input in a view's `state.values`; undefined unless it is a string. */
 function selectedValue(values: unknown, block: string, action: string): string | undefined {

@@ -21,7 +21,7 @@ export function settingsUsage(projects: readonly string[]): string {
     `• \`/docs-settings project PROJECT_ID\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
     '• `/docs-settings followups anyone|requester`: who may continue a job from its thread (`default` goes back to the workspace policy)',
     '• `/docs-settings mentions auto|ask|edit`: whether a mention of the bot here is a question to the docs, a docs change, or (`auto`, the default) decided by how it is phrased',
-    'Changing them is for workspace admins and the bot\'s settings admins.',
+    "Changing them is for workspace admins and the bot's settings admins.",
   ].join('\n');
 }
 
@@ -46,8 +46,12 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
   const words = text.trim().split(/\s+/).filter(Boolean);
   const [first, second, ...rest] = words;
   const name = first?.toLowerCase();
-  const invalid = (why: string): SettingsCommand => ({ kind: 'invalid', message: `:warning: ${why}\n${settingsUsage(projects)}` });
-  if (name === undefined || name === 'show') return words.length <= 1 ? { kind: 'show' } : invalid('`show` takes nothing after it.');
+  const invalid = (why: string): SettingsCommand => ({
+    kind: 'invalid',
+    message: `:warning: ${why}\n${settingsUsage(projects)}`,
+  });
+  if (name === undefined || name === 'show')
+    return words.length <= 1 ? { kind: 'show' } : invalid('`show` takes nothing after it.');
   if (name === 'help') return { kind: 'help' };
   if (name === 'project') {
     if (second === undefined) return invalid(`Which project? One of ${projectList(projects)}.`);
@@ -58,9 +62,11 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
   }
   if (name === 'followups' || name === 'follow-ups') {
     const policy = second?.toLowerCase();
-    if (policy === undefined || rest.length) return invalid('Say `anyone`, `requester` or `default` after `followups`.');
+    if (policy === undefined || rest.length)
+      return invalid('Say `anyone`, `requester` or `default` after `followups`.');
     if (policy === 'default') return { kind: 'followups', policy: null };
-    if (!(FOLLOWUP_POLICIES as readonly string[]).includes(policy)) return invalid(`\`${quoteToken(second ?? '')}\` is not a follow-up policy: say \`anyone\` or \`requester\`.`);
+    if (!(FOLLOWUP_POLICIES as readonly string[]).includes(policy))
+      return invalid(`\`${quoteToken(second ?? '')}\` is not a follow-up policy: say \`anyone\` or \`requester\`.`);
     return { kind: 'followups', policy: policy as FollowupPolicy };
   }
   if (name === 'mentions') {

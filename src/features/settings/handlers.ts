@@ -30,7 +30,8 @@ export interface SettingsHandlerDeps {
   logger: Logger;
 }
 
-const SAVE_FAILED = "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
+const SAVE_FAILED =
+  "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
 
 /** Registers the settings intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandlerDeps): void {
@@ -48,7 +49,8 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   const decision = await deps.authorizeView({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, p.channel);
   if (!decision.allowed) return void (await respond({ response_type: 'ephemeral', text: decision.text }));
   if (p.command.kind === 'help') return void (await respond({ response_type: 'ephemeral', text: deps.usage }));
-  if (p.command.kind === 'invalid') return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
+  if (p.command.kind === 'invalid')
+    return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
   if (p.command.kind === 'show') {
     const message = await settingsMessage(deps, p);
     await respond({ response_type: 'ephemeral', ...message });
@@ -56,7 +58,11 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   }
   const c = p.command;
   const change: SettingsChange =
-    c.kind === 'project' ? { projectId: c.projectId } : c.kind === 'followups' ? { followupPolicy: c.policy } : { mentions: c.mode };
+    c.kind === 'project'
+      ? { projectId: c.projectId }
+      : c.kind === 'followups'
+        ? { followupPolicy: c.policy }
+        : { mentions: c.mode };
   const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
@@ -64,7 +70,10 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
 }
 
 /** The settings message of `p.channel` for `p.user` (the Edit button only for admins). @throws the Redis error. */
-async function settingsMessage(deps: SettingsHandlerDeps, p: { teamId: string; channel: string; user: string }): Promise<ReturnType<typeof buildSettingsMessage>> {
+async function settingsMessage(
+  deps: SettingsHandlerDeps,
+  p: { teamId: string; channel: string; user: string },
+): Promise<ReturnType<typeof buildSettingsMessage>> {
   const settings = await deps.service.effective(p.channel);
   const [access, digest, canEdit] = await Promise.all([
     deps.describeAccess(p.channel).catch(() => "I couldn't read it just now"),
@@ -81,7 +90,13 @@ async function settingsMessage(deps: SettingsHandlerDeps, p: { teamId: string; c
  * The change, or undefined when storage failed on the last attempt (earlier attempts throw, so the
  * intake retries).
  */
-async function changeOrGiveUp(deps: SettingsHandlerDeps, p: { channel: string; user: string }, change: SettingsChange, action: SettingsAuditAction, ctx: IntakeContext): Promise<ChangeOutcome | undefined> {
+async function changeOrGiveUp(
+  deps: SettingsHandlerDeps,
+  p: { channel: string; user: string },
+  change: SettingsChange,
+  action: SettingsAuditAction,
+  ctx: IntakeContext,
+): Promise<ChangeOutcome | undefined> {
   try {
     return await deps.service.change(p.user, p.channel, change, action);
   } catch (err) {

@@ -18,8 +18,22 @@ import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSet
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
-export { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type EffectiveSettings, type IsSettingsAdmin } from './service.js';
-export { SettingsStore, FOLLOWUP_POLICIES, MENTIONS_MODES, type ChannelSettings, type FollowupPolicy, type MentionsMode, type SettingsChange } from './store.js';
+export {
+  ChannelSettingsLookup,
+  SettingsService,
+  usersInfoAdminCheck,
+  type EffectiveSettings,
+  type IsSettingsAdmin,
+} from './service.js';
+export {
+  SettingsStore,
+  FOLLOWUP_POLICIES,
+  MENTIONS_MODES,
+  type ChannelSettings,
+  type FollowupPolicy,
+  type MentionsMode,
+  type SettingsChange,
+} from './store.js';
 
 /** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
 export interface ChannelSettingsOptions {
@@ -39,7 +53,11 @@ export interface ChannelSettingsOptions {
  * the features it describes.
  */
 export function createChannelSettings(o: ChannelSettingsOptions): ChannelSettingsLookup {
-  return new ChannelSettingsLookup({ store: new SettingsStore(o.redis, o.prefix), projects: o.projects, defaultFollowupPolicy: o.defaultFollowupPolicy });
+  return new ChannelSettingsLookup({
+    store: new SettingsStore(o.redis, o.prefix),
+    projects: o.projects,
+    defaultFollowupPolicy: o.defaultFollowupPolicy,
+  });
 }
 
 /** What `/docs-settings` is built from: built last, from features that already exist. */

@@ -1,4 +1,13 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackCommandMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -12,7 +21,16 @@ import { channelId } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
-import { ACTION_EDIT, buildEditModal, decodeEditMetadata, EDIT_CALLBACK_ID, FOLLOWUPS_BLOCK, MENTIONS_BLOCK, PROJECT_BLOCK, readEditValues } from './blocks.js';
+import {
+  ACTION_EDIT,
+  buildEditModal,
+  decodeEditMetadata,
+  EDIT_CALLBACK_ID,
+  FOLLOWUPS_BLOCK,
+  MENTIONS_BLOCK,
+  PROJECT_BLOCK,
+  readEditValues,
+} from './blocks.js';
 import { EDIT_BUTTON_PURPOSE, EDIT_MODAL_PURPOSE } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
 import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
@@ -70,9 +88,21 @@ type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 export function docsSettingsCommand(deps: SettingsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseSettingsCommand(command.text, deps.service.projects);
-    if (cmd.kind === 'invalid') deps.logger.warn({ channel: command.channel_id }, 'a /docs-settings mistake; answered with the usage');
-    const payload: CommandIntake = { teamId: command.team_id, channel: command.channel_id, user: command.user_id, responseUrl: command.response_url, command: cmd };
-    await recordCommand(deps.intake, deps.logger, ack, { kind: SETTINGS_INTAKE.command, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload });
+    if (cmd.kind === 'invalid')
+      deps.logger.warn({ channel: command.channel_id }, 'a /docs-settings mistake; answered with the usage');
+    const payload: CommandIntake = {
+      teamId: command.team_id,
+      channel: command.channel_id,
+      user: command.user_id,
+      responseUrl: command.response_url,
+      command: cmd,
+    };
+    await recordCommand(deps.intake, deps.logger, ack, {
+      kind: SETTINGS_INTAKE.command,
+      id: `cmd-${command.trigger_id}`,
+      requestId: command.trigger_id,
+      payload,
+    });
   };
 }
 
@@ -86,7 +116,10 @@ export function docsSettingsCommand(deps: SettingsListenerDeps) {
 export function editAction(deps: SettingsListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const tell = (text: string) => respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) => deps.logger.warn({ err }, 'could not answer the person'));
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not answer the person'),
+      );
     const opened = deps.signer.open(EDIT_BUTTON_PURPOSE, action.value);
     if (!opened.ok) {
       warnUnverified(deps.logger, EDIT_BUTTON_PURPOSE, opened.reason, { user: body.user.id });
@@ -142,8 +175,10 @@ export function editSubmission(deps: SettingsListenerDeps) {
   return async ({ ack, body, view }: ViewArgs): Promise<void> => {
     const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
-    if (!values.projectId || !deps.service.projects.includes(values.projectId)) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
-    if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy)) errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
+    if (!values.projectId || !deps.service.projects.includes(values.projectId))
+      errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
+    if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy))
+      errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
     const mentionsOk = values.mentions === undefined || (MENTIONS_MODES as readonly string[]).includes(values.mentions);
     if (!mentionsOk) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
     if (Object.keys(errors).length) {

@@ -14,7 +14,10 @@ export type IsSettingsAdmin = (user: string) => Promise<boolean>;
  * (`is_admin` / `is_owner`; Slack "User object"). Asks Slack each time (a change is rare).
  * @throws the Web API error when users.info fails (fail closed).
  */
-export function usersInfoAdminCheck(deps: { slack: { users: Pick<WebClient['users'], 'info'> }; adminUsers: readonly string[] }): IsSettingsAdmin {
+export function usersInfoAdminCheck(deps: {
+  slack: { users: Pick<WebClient['users'], 'info'> };
+  adminUsers: readonly string[];
+}): IsSettingsAdmin {
   return async (user) => {
     if (deps.adminUsers.includes(user)) return true;
     const res = await deps.slack.users.info({ user });
@@ -68,7 +71,9 @@ export const CHECK_FAILED_TEXT = "I couldn't check your access, try again. Nothi
 
 /** The refusal for someone who may not change settings. */
 export function notAdminText(adminUsers: readonly string[]): string {
-  const who = adminUsers.length ? `workspace admins and ${adminUsers.map((u) => `<@${u}>`).join(', ')}` : 'workspace admins';
+  const who = adminUsers.length
+    ? `workspace admins and ${adminUsers.map((u) => `<@${u}>`).join(', ')}`
+    : 'workspace admins';
   return `Only ${who} can change this channel's settings. Nothing was changed.`;
 }
 
@@ -155,8 +160,14 @@ export class SettingsService extends ChannelSettingsLookup {
    * that cannot be made changes nothing). Writes one audit line whatever happens.
    * @throws the Redis error of the write (nothing changed; the intake retries).
    */
-  async change(actor: string, channel: string, change: SettingsChange, action: SettingsAuditAction): Promise<ChangeOutcome> {
-    const audit = (a: Omit<SettingsAudit, 'actor' | 'channel' | 'action'>) => this.audit({ actor, channel, action, ...a });
+  async change(
+    actor: string,
+    channel: string,
+    change: SettingsChange,
+    action: SettingsAuditAction,
+  ): Promise<ChangeOutcome> {
+    const audit = (a: Omit<SettingsAudit, 'actor' | 'channel' | 'action'>) =>
+      this.audit({ actor, channel, action, ...a });
     let admin: boolean;
     try {
       admin = await this.o.isSettingsAdmin(actor);
@@ -177,7 +188,12 @@ export class SettingsService extends ChannelSettingsLookup {
       return { outcome: 'unchanged', text: `This channel already uses those settings (${summary(after)}).` };
     }
     audit({ outcome: 'changed', from: fromTo.from, to: fromTo.to });
-    return { outcome: 'changed', before, after, text: `:gear: <@${actor}> changed this channel's settings: ${fromTo.text}.` };
+    return {
+      outcome: 'changed',
+      before,
+      after,
+      text: `:gear: <@${actor}> changed this channel's settings: ${fromTo.text}.`,
+    };
   }
 
   private audit(a: SettingsAudit): void {
@@ -191,20 +207,42 @@ function summary(s: EffectiveSettings): string {
 }
 
 /** What changed, in words and as audit from/to; undefined when nothing did. */
-function describeChange(before: EffectiveSettings, after: EffectiveSettings): { text: string; from: string; to: string } | undefined {
+function describeChange(
+  before: EffectiveSettings,
+  after: EffectiveSettings,
+): { text: string; from: string; to: string } | undefined {
   const parts: { text: string; from: string; to: string }[] = [];
   if (before.projectId !== after.projectId) {
-    parts.push({ text: `docs project \`${after.projectId}\` (was \`${before.projectId}\`)`, from: `project=${before.projectId}`, to: `project=${after.projectId}` });
+    parts.push({
+      text: `docs project \`${after.projectId}\` (was \`${before.projectId}\`)`,
+      from: `project=${before.projectId}`,
+      to: `project=${after.projectId}`,
+    });
   }
   if (before.followupPolicy !== after.followupPolicy) {
-    const who = after.followupPolicy === 'requester' ? 'only the person who started a job may continue it' : 'anyone in the channel may continue a job';
-    parts.push({ text: `follow-ups: ${who} (was ${before.followupPolicy})`, from: `followups=${before.followupPolicy}`, to: `followups=${after.followupPolicy}` });
+    const who =
+      after.followupPolicy === 'requester'
+        ? 'only the person who started a job may continue it'
+        : 'anyone in the channel may continue a job';
+    parts.push({
+      text: `follow-ups: ${who} (was ${before.followupPolicy})`,
+      from: `followups=${before.followupPolicy}`,
+      to: `followups=${after.followupPolicy}`,
+    });
   }
   if (before.mentions !== after.mentions) {
-    const what = { auto: 'a question or a docs change by how it is phrased', ask: 'always a question to the docs', edit: 'always a docs change' }[after.mentions];
+    const what = {
+      auto: 'a question or a docs change by how it is phrased',
+      ask: 'always a question to the docs',
+      edit: 'always a docs change',
+    }[after.mentions];
     const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
     parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
   }
   if (!parts.length) return undefined;
-  return { text: parts.map((p) => p.text).join('; '), from: parts.map((p) => p.from).join(','), to: parts.map((p) => p.to).join(',') };
+  return {
+    text: parts.map((p) => p.text).join('; '),
+    from: parts.map((p) => p.from).join(','),
+    to: parts.map((p) => p.to).join(','),
+  };
 }

@@ -57,7 +57,8 @@ export class SettingsStore {
     const h = await this.redis.hgetall(this.key(channel));
     const out: ChannelSettings = {};
     if (h.projectId) out.projectId = h.projectId;
-    if (h.followupPolicy && (FOLLOWUP_POLICIES as readonly string[]).includes(h.followupPolicy)) out.followupPolicy = h.followupPolicy as FollowupPolicy;
+    if (h.followupPolicy && (FOLLOWUP_POLICIES as readonly string[]).includes(h.followupPolicy))
+      out.followupPolicy = h.followupPolicy as FollowupPolicy;
     const mentions = h.mentions;
     if (mentions && (MENTIONS_MODES as readonly string[]).includes(mentions)) out.mentions = mentions as MentionsMode;
     if (h.updatedBy) out.updatedBy = h.updatedBy;

@@ -25,7 +25,13 @@ export interface BotSelf {
 }
 
 /** Subtypes of messages that carry what people (or other apps) said; joins, topic changes and the like are left out. */
-const CONTENT_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast', 'bot_message', 'me_message']);
+const CONTENT_SUBTYPES = new Set<string | undefined>([
+  undefined,
+  'file_share',
+  'thread_broadcast',
+  'bot_message',
+  'me_message',
+]);
 
 /** True for a message that is context: said by someone other than this bot, with text or files. */
 export function isContext(m: ThreadMessage, self: BotSelf): boolean {
@@ -51,7 +57,10 @@ async function authorName(m: ThreadMessage, lookup: UserNameLookup): Promise<str
   // A failed lookup falls back to the id (a name is a nicety; the lookup logs its own failures).
   if (m.user && !m.bot_id) return (await lookup(m.user).catch(() => undefined)) ?? m.user;
   // As above: the id stands in for a name that can't be looked up.
-  const name = m.bot_profile?.name || m.username || (m.user ? ((await lookup(m.user).catch(() => undefined)) ?? m.user) : 'an app');
+  const name =
+    m.bot_profile?.name ||
+    m.username ||
+    (m.user ? ((await lookup(m.user).catch(() => undefined)) ?? m.user) : 'an app');
   return `${name} ${APP_LABEL}`;
 }
 
@@ -64,7 +73,9 @@ export async function formatMessage(m: ThreadMessage, self: BotSelf, lookup: Use
   // The author first: when a request's name lookups run out, who said it matters more than whom it mentions.
   const author = await authorName(m, lookup);
   const text = await markupToText(m.text ?? '', self.userId, lookup);
-  const files = (m.files ?? []).map((f) => `[file: ${f.name || f.title || 'file'}${f.permalink ? ` ${f.permalink}` : ''}]`);
+  const files = (m.files ?? []).map(
+    (f) => `[file: ${f.name || f.title || 'file'}${f.permalink ? ` ${f.permalink}` : ''}]`,
+  );
   const body = [text, ...files].filter(Boolean).join(' ');
   return `${author} (${utcMinute(m.ts)} UTC): ${body}`;
 }
@@ -89,7 +100,12 @@ export function linesOf(lines: readonly string[]): LineSource {
  * demand, leaving out this bot's messages, messages without content, and `excludeTs` (the request's
  * own message); `last`, when given and the thread has lines, follows them (e.g. "later replies not read").
  */
-export function threadLines(messages: ThreadMessage[], self: BotSelf, lookup: UserNameLookup, opts: { excludeTs?: string | undefined; last?: string | undefined } = {}): LineSource {
+export function threadLines(
+  messages: ThreadMessage[],
+  self: BotSelf,
+  lookup: UserNameLookup,
+  opts: { excludeTs?: string | undefined; last?: string | undefined } = {},
+): LineSource {
   const kept = messages.filter((m) => m.ts !== opts.excludeTs && isContext(m, self));
   const last = kept.length > 0 ? opts.last : undefined;
   const made = new Map<number, Promise<string>>();
@@ -108,8 +124,12 @@ export function threadLines(messages: ThreadMessage[], self: BotSelf, lookup: Us
 }
 
 /** Every context line of a thread at once (see {@link threadLines}): for short threads and tests. */
-export async function formatThread(messages: ThreadMessage[], self: BotSelf, lookup: UserNameLookup, excludeTs?: string): Promise<string[]> {
+export async function formatThread(
+  messages: ThreadMessage[],
+  self: BotSelf,
+  lookup: UserNameLookup,
+  excludeTs?: string,
+): Promise<string[]> {
   const src = threadLines(messages, self, lookup, { excludeTs });
   return Promise.all(Array.from({ length: src.count }, (_, i) => src.line(i)));
 }
-

@@ -9,9 +9,23 @@ import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { ThreadReader } from './read.js';
-import { buildPrompt, type ContextRequest, type ContextResult, type ThreadContextDeps, type ThreadContextSlack } from './service.js';
+import {
+  buildPrompt,
+  type ContextRequest,
+  type ContextResult,
+  type ThreadContextDeps,
+  type ThreadContextSlack,
+} from './service.js';
 
-export { CANNOT_READ_TEXT, previewThread, type ContextRequest, type ContextResult, type ThreadContextDeps, type ThreadContextSlack, type ThreadPreview } from './service.js';
+export {
+  CANNOT_READ_TEXT,
+  previewThread,
+  type ContextRequest,
+  type ContextResult,
+  type ThreadContextDeps,
+  type ThreadContextSlack,
+  type ThreadPreview,
+} from './service.js';
 export type { ThreadReader } from './read.js';
 
 /** What the feature is built from. */
@@ -46,6 +60,14 @@ export interface ThreadContext {
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
   const logger = o.logger.child({ feature: 'thread-context' });
   const reader = new ThreadReader({ slack: o.slack });
-  const deps: ThreadContextDeps = { slack: o.slack, names: o.names, logger, maxChars: o.maxChars, conversations: o.conversations, allowedChannels: o.allowedChannels, reader };
+  const deps: ThreadContextDeps = {
+    slack: o.slack,
+    names: o.names,
+    logger,
+    maxChars: o.maxChars,
+    conversations: o.conversations,
+    allowedChannels: o.allowedChannels,
+    reader,
+  };
   return { context: (req) => buildPrompt(deps, req), reader, deps };
 }

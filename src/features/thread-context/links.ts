@@ -19,7 +19,8 @@ export interface MessageLink {
   threadTs: string;
 }
 
-const PERMALINK = /https:\/\/[a-z0-9-]+(?:\.enterprise)?\.slack\.com\/archives\/([CGD][A-Z0-9]{2,30})\/p(\d{10})(\d{6})(?:\?[^\s<>|]*)?/g;
+const PERMALINK =
+  /https:\/\/[a-z0-9-]+(?:\.enterprise)?\.slack\.com\/archives\/([CGD][A-Z0-9]{2,30})\/p(\d{10})(\d{6})(?:\?[^\s<>|]*)?/g;
 
 /** `1700000000123456` digits → the ts `1700000000.123456`. */
 const toTs = (seconds: string, micros: string) => `${seconds}.${micros}`;
@@ -36,13 +37,21 @@ export function findMessageLinks(text: string): MessageLink[] {
     const query = new URLSearchParams(url.split('?')[1] ?? '');
     const threadParam = query.get('thread_ts');
     const threadTs = threadParam && /^\d{10}\.\d{6}$/.test(threadParam) ? threadParam : ts;
-    if (!links.some((l) => l.channel === channel && l.threadTs === threadTs)) links.push({ url, channel, ts, threadTs });
+    if (!links.some((l) => l.channel === channel && l.threadTs === threadTs))
+      links.push({ url, channel, ts, threadTs });
   }
   return links;
 }
 
 /** Why a link was not read, in the words the person sees. */
-export type LinkRefusal = 'not_member' | 'not_allowed_channel' | 'members_unknown' | 'bot_cannot_read' | 'not_found' | 'too_many' | 'slack_error';
+export type LinkRefusal =
+  | 'not_member'
+  | 'not_allowed_channel'
+  | 'members_unknown'
+  | 'bot_cannot_read'
+  | 'not_found'
+  | 'too_many'
+  | 'slack_error';
 
 /** The person's sentence for each refusal. */
 export const LINK_REFUSAL_TEXT: Record<LinkRefusal, string> = {

@@ -38,7 +38,8 @@ export async function fitLines(src: LineSource, budget: number): Promise<{ lines
     used += (await line(i)).length + 1;
     if (used > budget) break;
   }
-  if (i === 0) return { lines: [first, ...(await Promise.all(Array.from({ length: n - 1 }, (_, k) => line(k + 1))))], omitted: 0 };
+  if (i === 0)
+    return { lines: [first, ...(await Promise.all(Array.from({ length: n - 1 }, (_, k) => line(k + 1))))], omitted: 0 };
   const root = truncate(first, Math.floor(budget / 2));
   // Room for the root, the omission line (at its longest) and the newlines around it.
   let room = budget - root.length - omissionLine(n - 1).length - 2;
@@ -87,7 +88,12 @@ export interface PromptStats {
  * @param fence - `randomId` for tests; the name is {@link QUOTE_NAME}.
  * @throws whatever a section's lines throw (name lookups never do).
  */
-export async function assemblePrompt(instruction: string, sections: ContextSection[], maxChars: number, fence: Pick<FenceOptions, 'randomId'> = {}): Promise<{ prompt: string; stats: PromptStats }> {
+export async function assemblePrompt(
+  instruction: string,
+  sections: ContextSection[],
+  maxChars: number,
+  fence: Pick<FenceOptions, 'randomId'> = {},
+): Promise<{ prompt: string; stats: PromptStats }> {
   let remaining = maxChars - instruction.length;
   let messages = 0;
   let omitted = 0;
@@ -106,7 +112,10 @@ export async function assemblePrompt(instruction: string, sections: ContextSecti
     messages += s.lines.count - fit.omitted;
     omitted += fit.omitted;
   }
-  const quoteFence = drawFence(fitted.flatMap((f) => f.lines), { name: QUOTE_NAME, ...fence });
+  const quoteFence = drawFence(
+    fitted.flatMap((f) => f.lines),
+    { name: QUOTE_NAME, ...fence },
+  );
   const prompt = [instruction, ...fitted.map((f) => `${f.header}\n${wrap(quoteFence, f.lines)}`)].join('\n\n');
   return { prompt, stats: { promptChars: prompt.length, messages, omitted } };
 }

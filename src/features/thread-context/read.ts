@@ -100,8 +100,15 @@ export class ThreadReader {
     const cached = this.cache.get(key);
     const enough = (r: ThreadRead) => !r.next || r.pages >= cap.pages || textChars(r.messages) >= cap.chars;
     if (cached && enough(cached)) return cached;
-    const got: ThreadRead = cached ? { ...cached, messages: [...cached.messages] } : { messages: [], total: 0, pages: 0 };
-    const options = { channel, ts, limit: this.o.pageSize ?? THREAD_PAGE_SIZE, ...(cached?.next ? { cursor: cached.next } : {}) };
+    const got: ThreadRead = cached
+      ? { ...cached, messages: [...cached.messages] }
+      : { messages: [], total: 0, pages: 0 };
+    const options = {
+      channel,
+      ts,
+      limit: this.o.pageSize ?? THREAD_PAGE_SIZE,
+      ...(cached?.next ? { cursor: cached.next } : {}),
+    };
     try {
       for await (const raw of this.o.slack.paginate('conversations.replies', options)) {
         const page = raw as RepliesPage;
@@ -134,7 +141,9 @@ const selves = new WeakMap<object, Promise<BotSelf>>();
 export function botSelf(slack: Pick<ThreadReadSlack, 'auth'>): Promise<BotSelf> {
   let self = selves.get(slack);
   if (!self) {
-    self = slack.auth.test().then((r) => ({ ...(r.user_id ? { userId: r.user_id } : {}), ...(r.bot_id ? { botId: r.bot_id } : {}) }));
+    self = slack.auth
+      .test()
+      .then((r) => ({ ...(r.user_id ? { userId: r.user_id } : {}), ...(r.bot_id ? { botId: r.bot_id } : {}) }));
     // Not cached when auth.test failed: the next caller asks again (the caller sees the error).
     self.catch(() => selves.delete(slack));
     selves.set(slack, self);

@@ -1,12 +1,24 @@
 import type { Logger } from '../../platform/logger.js';
-import { MembersUnknownError, type ConversationDirectory, type Visibility } from '../../platform/slack/conversations.js';
+import {
+  MembersUnknownError,
+  type ConversationDirectory,
+  type Visibility,
+} from '../../platform/slack/conversations.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { isContext, threadLines } from './format.js';
 import { assemblePrompt, type ContextSection, type PromptStats } from './prompt.js';
 import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
-import { botSelf, ThreadUnreadableError, unreadable, unreadCount, type ThreadReader, type ThreadReadSlack, type ThreadRead } from './read.js';
+import {
+  botSelf,
+  ThreadUnreadableError,
+  unreadable,
+  unreadCount,
+  type ThreadReader,
+  type ThreadReadSlack,
+  type ThreadRead,
+} from './read.js';
 
 export { botSelf, ThreadUnreadableError, unreadable };
 
@@ -69,13 +81,19 @@ export type ContextResult =
 
 /** The person's sentence when the thread a request is about can't be read. */
 export const CANNOT_READ_TEXT = {
-  bot_cannot_read: "I can't read that conversation: I'm not in it. Invite me with `/invite @Docs Agent` (in a DM, use the shortcut in a channel I'm in instead), then try again. Nothing was started.",
+  bot_cannot_read:
+    "I can't read that conversation: I'm not in it. Invite me with `/invite @Docs Agent` (in a DM, use the shortcut in a channel I'm in instead), then try again. Nothing was started.",
   not_found: 'That message no longer exists, so there is no thread to read. Nothing was started.',
 } as const;
 
 /** Reads one linked thread, if its conversation is allowed, the requester is in it and the bot can read it. */
-async function readLink(deps: ThreadContextDeps, requester: string, link: MessageLink): Promise<{ read: ThreadRead } | { why: LinkRefusal }> {
-  if (deps.allowedChannels.length > 0 && !deps.allowedChannels.includes(link.channel)) return { why: 'not_allowed_channel' };
+async function readLink(
+  deps: ThreadContextDeps,
+  requester: string,
+  link: MessageLink,
+): Promise<{ read: ThreadRead } | { why: LinkRefusal }> {
+  if (deps.allowedChannels.length > 0 && !deps.allowedChannels.includes(link.channel))
+    return { why: 'not_allowed_channel' };
   try {
     if (!(await deps.conversations.isMember(link.channel, requester).catch(unreadable))) return { why: 'not_member' };
     return { read: await deps.reader.forContext(link.channel, link.threadTs, deps.maxChars) };
@@ -94,7 +112,10 @@ async function visibility(deps: ThreadContextDeps, channel: string): Promise<Vis
   try {
     return await deps.conversations.visibilityOf(channel);
   } catch (err) {
-    deps.logger.warn({ slackError: slackErrorCode(err), channel }, 'could not tell how public a conversation is; taken as private');
+    deps.logger.warn(
+      { slackError: slackErrorCode(err), channel },
+      'could not tell how public a conversation is; taken as private',
+    );
     return 'private';
   }
 }
@@ -103,7 +124,11 @@ async function visibility(deps: ThreadContextDeps, channel: string): Promise<Vis
  * The line telling the requester that text from private conversations other than the job's own
  * went to the agent (it may end up in the pull request), or undefined when none did.
  */
-export async function privateSourcesLine(deps: ThreadContextDeps, jobChannel: string, sources: string[]): Promise<string | undefined> {
+export async function privateSourcesLine(
+  deps: ThreadContextDeps,
+  jobChannel: string,
+  sources: string[],
+): Promise<string | undefined> {
   const others = [...new Set(sources.filter((c) => c !== jobChannel))];
   const vis = await Promise.all(others.map(async (c) => ({ c, v: await visibility(deps, c) })));
   const hidden = vis.filter((x) => x.v !== 'public').map((x) => x.c);
@@ -136,15 +161,20 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     try {
       read = await deps.reader.forContext(req.channel, req.thread.ts, deps.maxChars);
     } catch (err) {
-      if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
+      if (err instanceof ThreadUnreadableError)
+        return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
       throw err;
     }
     const lines = threadLines(read.messages, self, lookup, { excludeTs: req.thread.excludeTs, last: unreadNote(read) });
     sections.push({ source: 'the Slack thread this request was made in', lines });
     if (lines.count > 0) sources.push(req.channel);
   }
-  const links = findMessageLinks(req.instruction).filter((l) => !(req.thread && l.channel === req.channel && l.threadTs === req.thread.ts));
-  const refused: { url: string; why: LinkRefusal }[] = links.slice(MAX_LINKS).map((l) => ({ url: l.url, why: 'too_many' }));
+  const links = findMessageLinks(req.instruction).filter(
+    (l) => !(req.thread && l.channel === req.channel && l.threadTs === req.thread.ts),
+  );
+  const refused: { url: string; why: LinkRefusal }[] = links
+    .slice(MAX_LINKS)
+    .map((l) => ({ url: l.url, why: 'too_many' }));
   for (const link of links.slice(0, MAX_LINKS)) {
     const read = await readLink(deps, req.requester, link);
     if ('why' in read) refused.push({ url: link.url, why: read.why });
@@ -154,10 +184,17 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
       if (lines.count > 0) sources.push(link.channel);
     }
   }
-  const { prompt, stats } = await assemblePrompt(req.instruction, sections, deps.maxChars, deps.fenceId ? { randomId: deps.fenceId } : {});
+  const { prompt, stats } = await assemblePrompt(
+    req.instruction,
+    sections,
+    deps.maxChars,
+    deps.fenceId ? { randomId: deps.fenceId } : {},
+  );
   const all = { ...stats, links: links.length, linksRead: links.length - refused.length };
   deps.logger.info({ channel: req.channel, ...all }, 'built the prompt context');
-  const notice = [refusedLinksLine(refused), await privateSourcesLine(deps, req.channel, sources)].filter(Boolean).join('\n');
+  const notice = [refusedLinksLine(refused), await privateSourcesLine(deps, req.channel, sources)]
+    .filter(Boolean)
+    .join('\n');
   return { ok: true, prompt, ...(notice ? { notice } : {}), sources: [...new Set(sources)], stats: all };
 }
 
@@ -173,7 +210,15 @@ export type ThreadPreview =
  * line of the first one (plain text; only that line's mentions are looked up).
  * @throws transient Slack errors.
  */
-export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'auth'>; names: Pick<UserNames, 'lookup'>; reader: Pick<ThreadReader, 'firstPage'> }, channel: string, ts: string): Promise<ThreadPreview> {
+export async function previewThread(
+  deps: {
+    slack: Pick<ThreadContextSlack, 'auth'>;
+    names: Pick<UserNames, 'lookup'>;
+    reader: Pick<ThreadReader, 'firstPage'>;
+  },
+  channel: string,
+  ts: string,
+): Promise<ThreadPreview> {
   let read: ThreadRead;
   try {
     read = await deps.reader.firstPage(channel, ts);
@@ -184,7 +229,9 @@ export async function previewThread(deps: { slack: Pick<ThreadContextSlack, 'aut
   const self = await botSelf(deps.slack);
   const kept = read.messages.filter((m) => isContext(m, self));
   const replyUsers = (read.messages[0] as { reply_users?: string[] } | undefined)?.reply_users ?? [];
-  const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter((u) => u && u !== self.userId);
+  const authors = [...new Set([...kept.map((m) => m.user ?? m.bot_id ?? ''), ...(read.next ? replyUsers : [])])].filter(
+    (u) => u && u !== self.userId,
+  );
   // Only the line shown is converted (its mentions are the only names looked up): the first that is not empty as text.
   const lookup = deps.names.lookup();
   let firstLine = '';

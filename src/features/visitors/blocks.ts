@@ -113,7 +113,14 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
   const how = 'most visited first · Total counts each visitor once, even if seen as both human and AI';
   const viewsNote = views?.ok ? ' · Views counts every page view' : '';
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: truncate(`Docs visitors · ${rangeLabel}`, SLACK_LIMITS.headerText), emoji: true } },
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: truncate(`Docs visitors · ${rangeLabel}`, SLACK_LIMITS.headerText),
+        emoji: true,
+      },
+    },
     totalsFields(page, views),
     { type: 'context', elements: [{ type: 'mrkdwn', text: `*${w.indicator}* · ${how}${viewsNote}` }] },
     ...rowBlocks(state, page.visitors, w, views?.ok ? views.byPath : undefined),

@@ -85,7 +85,11 @@ export class AnalyticsBudget {
     this.callsKey = `${keyPrefix}:budget:calls`;
     this.blockedKey = `${keyPrefix}:budget:blocked`;
     this.reserveScript = defineScript(redis, 'AnalyticsReserve', 1, RESERVE_SCRIPT);
-    this.share = new Quota(redis, { keyPrefix: `${keyPrefix}:budget:user`, points: perUser, durationS: ANALYTICS_WINDOW_MS / 1000 });
+    this.share = new Quota(redis, {
+      keyPrefix: `${keyPrefix}:budget:user`,
+      points: perUser,
+      durationS: ANALYTICS_WINDOW_MS / 1000,
+    });
   }
 
   /** ANALYTICS_CALLS_PER_USER_PER_HOUR. */
@@ -105,7 +109,8 @@ export class AnalyticsBudget {
    */
   async reserve(purpose: BudgetPurpose, count = 1, user?: string): Promise<number> {
     const blockedFor = await this.redis.pttl(this.blockedKey);
-    if (blockedFor > 0) throw new AnalyticsBudgetError('rate_limited', await this.used(), ANALYTICS_HOURLY_LIMIT, blockedFor);
+    if (blockedFor > 0)
+      throw new AnalyticsBudgetError('rate_limited', await this.used(), ANALYTICS_HOURLY_LIMIT, blockedFor);
     if (user === undefined) return this.reserveShared(purpose, count);
     const mine = await this.share.take(user);
     if (!mine.ok) throw new AnalyticsBudgetError('user_share', await this.used(), this.perUser, mine.msBeforeNext);
@@ -120,7 +125,10 @@ export class AnalyticsBudget {
   private async reserveShared(purpose: BudgetPurpose, count: number): Promise<number> {
     const ceiling = purpose === 'digest' ? DIGEST_CEILING : INTERACTIVE_CEILING;
     const member = `${this.now()}-${randomBytes(4).toString('hex')}`;
-    const [ok, used, wait] = (await this.reserveScript.run([this.callsKey], [String(this.now()), String(ANALYTICS_WINDOW_MS), String(ceiling), member, String(count)])) as [number, number, number];
+    const [ok, used, wait] = (await this.reserveScript.run(
+      [this.callsKey],
+      [String(this.now()), String(ANALYTICS_WINDOW_MS), String(ceiling), member, String(count)],
+    )) as [number, number, number];
     if (ok !== 1) throw new AnalyticsBudgetError('budget', used, ANALYTICS_HOURLY_LIMIT, Math.max(1_000, wait));
     return used;
   }
@@ -132,7 +140,11 @@ export class AnalyticsBudget {
     const tag = randomBytes(4).toString('hex');
     const args: (string | number)[] = [];
     for (let i = 0; i < count; i++) args.push(now, `${now}-${tag}:x${i}`);
-    await this.redis.multi().zadd(this.callsKey, ...args).pexpire(this.callsKey, ANALYTICS_WINDOW_MS).exec();
+    await this.redis
+      .multi()
+      .zadd(this.callsKey, ...args)
+      .pexpire(this.callsKey, ANALYTICS_WINDOW_MS)
+      .exec();
   }
 
   /** Requests counted in the last hour. */

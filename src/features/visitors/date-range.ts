@@ -69,7 +69,11 @@ export function parseDateArg(raw: string): DateParse {
   const value = raw.toUpperCase();
   const dateOnly = DATE_ONLY.test(value);
   const m = dateOnly ? DATE_ONLY.exec(value) : DATE_TIME.exec(value);
-  if (!m) return { ok: false, reason: 'is not a date: use YYYY-MM-DD or ISO 8601 (for example 2026-11-15 or 2026-11-15T09:00Z)' };
+  if (!m)
+    return {
+      ok: false,
+      reason: 'is not a date: use YYYY-MM-DD or ISO 8601 (for example 2026-11-15 or 2026-11-15T09:00Z)',
+    };
   const year = Number(m[1]);
   if (year < MIN_YEAR || year > MAX_YEAR) return { ok: false, reason: `is outside the years ${MIN_YEAR}–${MAX_YEAR}` };
   const parsed = parseISO(value, { in: UTC });
@@ -159,7 +163,8 @@ export function formatRange(r: DateRange): string {
     const first = new TZDate(from.ms, 'UTC');
     const last = subDays(new TZDate(to.ms, 'UTC'), 1);
     if (last.getTime() <= first.getTime()) return format(first, 'MMM d, yyyy');
-    if (first.getFullYear() === last.getFullYear()) return `${monthDay(first)} – ${monthDay(last)}, ${format(last, 'yyyy')}`;
+    if (first.getFullYear() === last.getFullYear())
+      return `${monthDay(first)} – ${monthDay(last)}, ${format(last, 'yyyy')}`;
     return `${format(first, 'MMM d, yyyy')} – ${format(last, 'MMM d, yyyy')}`;
   }
   const fromLabel = from.dateOnly ? format(new TZDate(from.ms, 'UTC'), 'MMM d, yyyy') : instantLabel(from.ms);

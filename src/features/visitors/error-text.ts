@@ -32,7 +32,8 @@ export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz
     );
   }
   if (err instanceof DocsApiRateLimitedError) return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
-  if (err instanceof VisitorsFetchWaitTimeoutError) return 'The same report is already being fetched and is taking a while; try again in a minute.';
+  if (err instanceof VisitorsFetchWaitTimeoutError)
+    return 'The same report is already being fetched and is taking a while; try again in a minute.';
   return docsApiErrorText(err);
 }
 

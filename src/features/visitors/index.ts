@@ -51,7 +51,8 @@ export { FEEDBACK_PAGES_LIMIT, inlinePath, SEARCHES_LIMIT, shortDay } from './si
 
 /** What the visitors feature is built from. */
 export interface VisitorsOptions
-  extends VisitorsServicesOptions,
+  extends
+    VisitorsServicesOptions,
     Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'conversations' | 'projectFor' | 'projects'> {
   /** Where reports and their buttons are recorded; the feature registers its handlers on it. */
   intake: Intake;

@@ -33,7 +33,10 @@ export interface VisitorsSubcommands {
    * Checks the words after the name (pure: no network), in the listener before the ack and again
    * in the worker. @returns what to run, or the ephemeral answer for a mistake.
    */
-  prepare(name: string, args: string[]): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
+  prepare(
+    name: string,
+    args: string[],
+  ): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
   /** What running `name` amounts to, for the access gate (e.g. `subscribe` → `manage_digests`). */
   actionOf(name: string): AccessAction;
 }

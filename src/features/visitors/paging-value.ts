@@ -36,7 +36,10 @@ export const MAX_OFFSET = 1_000_000;
 
 const VERSION = 1;
 
-const apiDate = z.string().max(40).refine((s) => parseDateArg(s).ok, 'not an API date');
+const apiDate = z
+  .string()
+  .max(40)
+  .refine((s) => parseDateArg(s).ok, 'not an API date');
 
 /** Wire form: short keys keep the value far below Slack's 2000 chars. */
 const wireSchema = z
@@ -46,12 +49,28 @@ const wireSchema = z
     t: apiDate,
     l: z.number().int().min(LIMIT_MIN).max(LIMIT_MAX),
     o: z.number().int().min(0).max(MAX_OFFSET),
-    s: z.number().int().min(LAST_WINDOW).max(LIMIT_MAX - 1),
-    u: z.string().regex(/^[UW][A-Z0-9]{1,30}$/).optional(),
-    m: z.string().regex(/^\d{1,12}\.\d{1,8}$/).optional(),
-    p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional(),
+    s: z
+      .number()
+      .int()
+      .min(LAST_WINDOW)
+      .max(LIMIT_MAX - 1),
+    u: z
+      .string()
+      .regex(/^[UW][A-Z0-9]{1,30}$/)
+      .optional(),
+    m: z
+      .string()
+      .regex(/^\d{1,12}\.\d{1,8}$/)
+      .optional(),
+    p: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+      .optional(),
   })
-  .refine((w) => (parseDateArg(w.f) as { ms: number }).ms < (parseDateArg(w.t) as { ms: number }).ms, 'dateFrom not before dateTo');
+  .refine(
+    (w) => (parseDateArg(w.f) as { ms: number }).ms < (parseDateArg(w.t) as { ms: number }).ms,
+    'dateFrom not before dateTo',
+  );
 
 /**
  * Encodes a page state as compact JSON (≤ 300 chars): the payload of a button's signed value

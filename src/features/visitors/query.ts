@@ -50,9 +50,7 @@ export function rowBounds(kind: ReportKind): RowBounds {
 
 /** Which dates a report asked for, before the person's time zone is known. */
 export type RangeSpec =
-  | { type: 'default' }
-  | { type: 'shortcut'; shortcut: Shortcut }
-  | { type: 'dates'; from: ParsedDate; to?: ParsedDate };
+  { type: 'default' } | { type: 'shortcut'; shortcut: Shortcut } | { type: 'dates'; from: ParsedDate; to?: ParsedDate };
 
 /** A parsed `/docs-visitors` command. */
 export type VisitorsCommand =
@@ -110,7 +108,10 @@ export function helpText(subcommandLines: readonly string[] = [], extraExamples:
   ].join('\n');
 }
 
-const invalid = (problem: string): VisitorsCommand => ({ kind: 'invalid', message: `:warning: ${problem}\n${REPORT_USAGE}` });
+const invalid = (problem: string): VisitorsCommand => ({
+  kind: 'invalid',
+  message: `:warning: ${problem}\n${REPORT_USAGE}`,
+});
 
 /**
  * Parses the text after `/docs-visitors`.
@@ -166,24 +167,31 @@ function parseReport(tokens: string[], bounds: RowBounds): VisitorsCommand {
     if (/^\d{4}-/.test(token)) {
       const parsed = parseDateArg(token);
       if (!parsed.ok) return invalid(`\`${quoteToken(token)}\` ${parsed.reason}.`);
-      if (dates.length === 2) return invalid(`Give at most two dates, FROM and TO (\`${quoteToken(token)}\` is a third).`);
+      if (dates.length === 2)
+        return invalid(`Give at most two dates, FROM and TO (\`${quoteToken(token)}\` is a third).`);
       dates.push({ raw: token, date: parsed });
       continue;
     }
     if (/^\d/.test(token) && /\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}/.test(token)) {
-      return invalid(`\`${quoteToken(token)}\` is not a date I can read: write it as YYYY-MM-DD, for example 2026-11-15.`);
+      return invalid(
+        `\`${quoteToken(token)}\` is not a date I can read: write it as YYYY-MM-DD, for example 2026-11-15.`,
+      );
     }
     return invalid(`I don't understand \`${quoteToken(token)}\`.`);
   }
   if (shortcut && dates.length > 0) {
-    return invalid(`\`${shortcut}\` already sets both FROM and TO; drop \`${quoteToken(dates[0]!.raw)}\` or the shortcut.`);
+    return invalid(
+      `\`${shortcut}\` already sets both FROM and TO; drop \`${quoteToken(dates[0]!.raw)}\` or the shortcut.`,
+    );
   }
   const rows = limit ?? bounds.default;
   if (shortcut) return { kind: 'report', range: { type: 'shortcut', shortcut }, limit: rows };
   const [from, to] = dates;
   if (!from) return { kind: 'report', range: { type: 'default' }, limit: rows };
   if (to && from.date.ms >= to.date.ms) {
-    return invalid(`FROM \`${quoteToken(from.raw)}\` is not before TO \`${quoteToken(to.raw)}\` (TO is exclusive: \`2026-11-15 2026-11-16\` is one day).`);
+    return invalid(
+      `FROM \`${quoteToken(from.raw)}\` is not before TO \`${quoteToken(to.raw)}\` (TO is exclusive: \`2026-11-15 2026-11-16\` is one day).`,
+    );
   }
   return { kind: 'report', range: { type: 'dates', from: from.date, ...(to ? { to: to.date } : {}) }, limit: rows };
 }

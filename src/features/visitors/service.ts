@@ -79,7 +79,12 @@ export const VIEWS_LIMIT = LIMIT_MAX;
  * @param tz - their IANA zone when known (the fallback text of a "next free slot"); default UTC.
  * @returns never throws for API, budget or Redis failures; they come back as `{ok:false}`.
  */
-export async function loadReport(svc: VisitorsServices, state: PageState, user: string, tz?: string): Promise<LoadedReport> {
+export async function loadReport(
+  svc: VisitorsServices,
+  state: PageState,
+  user: string,
+  tz?: string,
+): Promise<LoadedReport> {
   try {
     const q = { dateFrom: state.dateFrom, dateTo: state.dateTo, limit: state.limit, offset: state.offset };
     const got = await svc.cache.get(q, 'interactive', state.projectId, user);

@@ -13,7 +13,13 @@ export const USER_TZ_TTL_S = 86_400;
  *
  * @param keyPrefix - `${QUEUE_PREFIX}:visitors`.
  */
-export async function userTimeZone(client: { users: Pick<WebClient['users'], 'info'> }, redis: Redis, keyPrefix: string, userId: string, logger: Logger): Promise<string> {
+export async function userTimeZone(
+  client: { users: Pick<WebClient['users'], 'info'> },
+  redis: Redis,
+  keyPrefix: string,
+  userId: string,
+  logger: Logger,
+): Promise<string> {
   const key = `${keyPrefix}:tz:${userId}`;
   try {
     const cached = await redis.get(key);

@@ -107,12 +107,15 @@ export class DocsApiClient {
   }
 
   /** The project this client acts on. */
-  get projectId(): string { return this.opts.projectId; }
+  get projectId(): string {
+    return this.opts.projectId;
+  }
 
   /** The client of project `projectId`: same key, URL, dispatcher, retries (kept per project); its close() does nothing. */
   forProject(projectId: string): DocsApiClient {
     if (projectId === this.opts.projectId) return this;
-    const sibling = this.siblings.get(projectId) ?? new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
+    const sibling =
+      this.siblings.get(projectId) ?? new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
     this.siblings.set(projectId, sibling);
     return sibling;
   }
@@ -243,8 +246,7 @@ export class DocsApiClient {
       factor: 2,
       randomize: true,
       shouldRetry: ({ error }) =>
-        error instanceof DocsApiError &&
-        (error.code === 'server_error' || error.code === 'network_error'),
+        error instanceof DocsApiError && (error.code === 'server_error' || error.code === 'network_error'),
     });
   }
 

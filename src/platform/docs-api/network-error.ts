@@ -8,7 +8,10 @@ import { DocsApiNetworkError, NOT_SENT_CODES } from './errors.js';
  *   'arrived' once a response had begun (sent for certain).
  */
 export function networkError(err: unknown, phase: 'maybe' | 'arrived'): DocsApiNetworkError {
-  return new DocsApiNetworkError(describeNetworkError(err), { sent: phase === 'arrived' || !neverConnected(err), cause: err });
+  return new DocsApiNetworkError(describeNetworkError(err), {
+    sent: phase === 'arrived' || !neverConnected(err),
+    cause: err,
+  });
 }
 
 /**
@@ -20,7 +23,8 @@ export function neverConnected(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
-  if (err instanceof AggregateError && err.errors.length > 0 && err.errors.every((e) => neverConnected(e, depth + 1))) return true;
+  if (err instanceof AggregateError && err.errors.length > 0 && err.errors.every((e) => neverConnected(e, depth + 1)))
+    return true;
   return neverConnected(err.cause, depth + 1);
 }
 

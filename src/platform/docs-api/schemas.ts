@@ -22,9 +22,7 @@ export function isTerminal(status: AgentJobStatus | undefined): status is Termin
 export const agentJobSchema = z.object({
   id: z.string().optional(),
   status: z.enum(AGENT_JOB_STATUSES).optional(),
-  source: z
-    .object({ repository: z.string().optional(), ref: z.string().nullable().optional() })
-    .optional(),
+  source: z.object({ repository: z.string().optional(), ref: z.string().nullable().optional() }).optional(),
   model: z.string().optional(),
   prLink: z.string().nullable().optional(),
   createdAt: z.string().optional(),
@@ -45,9 +43,7 @@ export const visitorsTotalsSchema = z.object({ human: z.number(), ai: z.number()
 /** spec: VisitorsByPageResponse (GET /v1/analytics/{projectId}/visitors → 200). */
 export const visitorsResponseSchema = z.object({
   totals: visitorsTotalsSchema,
-  visitors: z.array(
-    z.object({ path: z.string(), human: z.number(), ai: z.number(), total: z.number() }),
-  ),
+  visitors: z.array(z.object({ path: z.string(), human: z.number(), ai: z.number(), total: z.number() })),
   hasMore: z.boolean(),
 });
 /** A parsed visitors page: `totals`, `visitors` rows in the API's order, `hasMore`. */

@@ -57,21 +57,37 @@ export class AgentSurface {
    * Sets the session of the thread `threadTs` in `channel` (created on first call, with `title`
    * cut to 200 characters and `initiator` as its initiator).
    */
-  async session(at: { channel: string; threadTs: string }, status: SessionStatus, created?: { title: string; initiator?: string }): Promise<void> {
+  async session(
+    at: { channel: string; threadTs: string },
+    status: SessionStatus,
+    created?: { title: string; initiator?: string },
+  ): Promise<void> {
     const title = created?.title ? { title: cut(created.title, AGENT_LIMITS.sessionTitle) } : {};
     const initiator = created?.initiator ? { initiator_user_id: created.initiator } : {};
-    await this.call('agents.sessions.setStatus', () => this.opts.slack.agents.sessions.setStatus({ channel_id: at.channel, thread_ts: at.threadTs, status, ...title, ...initiator }));
+    await this.call('agents.sessions.setStatus', () =>
+      this.opts.slack.agents.sessions.setStatus({
+        channel_id: at.channel,
+        thread_ts: at.threadTs,
+        status,
+        ...title,
+        ...initiator,
+      }),
+    );
   }
 
   /** Shows `status` ("is reading the thread…") under the thread; '' clears it. */
   async loading(at: { channel: string; threadTs: string }, status: string): Promise<void> {
-    await this.call('assistant.threads.setStatus', () => this.opts.slack.assistant.threads.setStatus({ channel_id: at.channel, thread_ts: at.threadTs, status }));
+    await this.call('assistant.threads.setStatus', () =>
+      this.opts.slack.assistant.threads.setStatus({ channel_id: at.channel, thread_ts: at.threadTs, status }),
+    );
   }
 
   /** Sets the suggested prompts of the Messages tab whose conversation is `channel` (the first 4). */
   async suggestPrompts(channel: string, prompts: SuggestedPrompt[], title?: string): Promise<void> {
     const args = { channel_id: channel, prompts: prompts.slice(0, AGENT_LIMITS.prompts), ...(title ? { title } : {}) };
-    await this.call('assistant.threads.setSuggestedPrompts', () => this.opts.slack.assistant.threads.setSuggestedPrompts(args));
+    await this.call('assistant.threads.setSuggestedPrompts', () =>
+      this.opts.slack.assistant.threads.setSuggestedPrompts(args),
+    );
   }
 
   /** True once Slack refused `method` for good in this process (tests, metrics). */
@@ -87,13 +103,19 @@ export class AgentSurface {
       const info = classifySlackError(err);
       if (info.kind === 'permanent' && APP_WIDE_ERRORS.has(info.code)) {
         this.refused.add(method);
-        this.opts.logger.warn({ slackMethod: method, slackError: info.code }, 'Slack refused an agent method; carrying on without it in this process (is the agent feature enabled for the app?)');
+        this.opts.logger.warn(
+          { slackMethod: method, slackError: info.code },
+          'Slack refused an agent method; carrying on without it in this process (is the agent feature enabled for the app?)',
+        );
       } else if (info.kind === 'permanent') {
         this.refusedOnce(method, info.code);
       } else if (info.kind === 'gone') {
         this.opts.logger.debug({ slackMethod: method, slackError: info.code }, 'the thread of an agent call is gone');
       } else {
-        this.opts.logger.warn({ slackMethod: method, slackError: slackErrorCode(err) }, 'an agent call failed; carrying on');
+        this.opts.logger.warn(
+          { slackMethod: method, slackError: slackErrorCode(err) },
+          'an agent call failed; carrying on',
+        );
       }
     }
   }
@@ -141,5 +163,8 @@ function cut(s: string, max: number): string {
  */
 export function createAgentSurface(opts: WebClientOptions): AgentSurface {
   const quiet = opts.logger.child({ component: 'agent-surface' }, { level: 'error' });
-  return new AgentSurface({ slack: createWebClient({ ...opts, logger: quiet }), logger: opts.logger.child({ feature: 'agent-surface' }) });
+  return new AgentSurface({
+    slack: createWebClient({ ...opts, logger: quiet }),
+    logger: opts.logger.child({ feature: 'agent-surface' }),
+  });
 }

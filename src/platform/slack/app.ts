@@ -10,7 +10,6 @@ import type { BotIdentity } from './startup.js';
 import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
-
 /** What {@link createSlackApp} needs. */
 export interface SlackAppOptions {
   config: Pick<Config, 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL' | 'PORT'>;
@@ -40,7 +39,11 @@ export interface SlackAppOptions {
  */
 export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: SlackReceiver; edge: SlackEdge } {
   const { config, logger } = opts;
-  const edge = new SlackEdge({ logger, commands: opts.commands, ...(opts.observer ? { observer: opts.observer } : {}) });
+  const edge = new SlackEdge({
+    logger,
+    commands: opts.commands,
+    ...(opts.observer ? { observer: opts.observer } : {}),
+  });
   const receiver = new SlackReceiver({
     edge,
     logger,
@@ -48,7 +51,9 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     routes: opts.routes,
     slackApiUrl: config.SLACK_API_URL,
     ...(opts.observer ? { observer: opts.observer } : {}),
-    ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : { signingSecret: config.SLACK_SIGNING_SECRET ?? '' }),
+    ...(config.SLACK_APP_TOKEN
+      ? { appToken: config.SLACK_APP_TOKEN }
+      : { signingSecret: config.SLACK_SIGNING_SECRET ?? '' }),
   });
   const app = new App({
     token: config.SLACK_BOT_TOKEN,

@@ -10,7 +10,12 @@ export function toBoltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'slack' });
   // Bolt and the Web API client log whole objects (requests, responses): flatten them to text and
   // scrub anything token-shaped, since pino's path-based redaction cannot see inside a string.
-  const fmt = (msg: unknown[]) => redactSecrets(msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? `${m.name}: ${m.message}` : JSON.stringify(m))).join(' '));
+  const fmt = (msg: unknown[]) =>
+    redactSecrets(
+      msg
+        .map((m) => (typeof m === 'string' ? m : m instanceof Error ? `${m.name}: ${m.message}` : JSON.stringify(m)))
+        .join(' '),
+    );
   return {
     debug: (...msg) => child.debug(fmt(msg)),
     info: (...msg) => child.info(fmt(msg)),

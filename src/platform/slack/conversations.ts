@@ -106,7 +106,13 @@ export class ConversationDirectory {
     // The injected clock, read on every check (ttlResolution 0: lru-cache would otherwise reuse a reading for 1 ms).
     const perf = { now: () => this.now() };
     // Sized by the conversations held (about 60 bytes each): 250,000 ids at most.
-    this.lists = new LRUCache({ maxSize: 250_000, sizeCalculation: (l) => l.channels.size + 1, ttl, perf, ttlResolution: 0 });
+    this.lists = new LRUCache({
+      maxSize: 250_000,
+      sizeCalculation: (l) => l.channels.size + 1,
+      ttl,
+      perf,
+      ttlResolution: 0,
+    });
     this.infos = new LRUCache({ max: 5_000, ttl, perf, ttlResolution: 0 });
     this.limits = o.limits ?? memoryReadLimits();
   }
@@ -149,7 +155,10 @@ export class ConversationDirectory {
    */
   private async listFor(channel: string, user: string): Promise<PersonList> {
     const known = this.lists.get(user);
-    if (known && (known.channels.has(channel) || known.verdict !== 'complete' || this.now() - known.readAt < REREAD_NO_AFTER_MS)) {
+    if (
+      known &&
+      (known.channels.has(channel) || known.verdict !== 'complete' || this.now() - known.readAt < REREAD_NO_AFTER_MS)
+    ) {
       return known;
     }
     const fresh: PersonList = { channels: new Set(), pages: 0, readAt: this.now() };
@@ -167,12 +176,19 @@ export class ConversationDirectory {
   private async readPage(list: PersonList, channel: string, user: string): Promise<void> {
     await takeRead(this.limits, channel, user);
     const cursor = list.next;
-    const args = { user, types: CONVERSATION_TYPES, limit: this.o.pageSize ?? PERSON_PAGE_SIZE, ...(cursor ? { cursor } : {}) };
-    const res = await this.call('users.conversations', channel, () => this.o.slack.users.conversations(args)).catch((err: unknown) => {
-      // A cursor Slack no longer takes: the next question reads the list from its start.
-      if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(user);
-      throw err;
-    });
+    const args = {
+      user,
+      types: CONVERSATION_TYPES,
+      limit: this.o.pageSize ?? PERSON_PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    };
+    const res = await this.call('users.conversations', channel, () => this.o.slack.users.conversations(args)).catch(
+      (err: unknown) => {
+        // A cursor Slack no longer takes: the next question reads the list from its start.
+        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(user);
+        throw err;
+      },
+    );
     for (const c of res.channels ?? []) if (typeof c.id === 'string') list.channels.add(c.id);
     list.pages += 1;
     list.readAt = this.now();
@@ -214,7 +230,8 @@ export class ConversationDirectory {
       if ((err as { code?: unknown }).code !== ErrorCode.RateLimitedError) throw err;
       const retryAfterS = Number((err as { retryAfter?: unknown }).retryAfter) || 60;
       this.pausedUntil.set(method, Math.max(this.pausedUntil.get(method) ?? 0, this.now() + retryAfterS * 1000));
-      const msg = 'Slack is rate limiting membership reads; membership is unknown meanwhile (the client that posts is not paused)';
+      const msg =
+        'Slack is rate limiting membership reads; membership is unknown meanwhile (the client that posts is not paused)';
       this.o.logger?.warn({ retryAfterS, slackMethod: method }, msg);
       throw new MembersUnknownError(channel, 'busy');
     }

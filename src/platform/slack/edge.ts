@@ -65,7 +65,8 @@ export const BUSY_TEXT = "I couldn't reach my database, so I didn't take that re
  * Answer when the record may have been kept after all (its write timed out, or no replica
  * acknowledgement could be had): a retry would then start a second job.
  */
-export const UNSURE_TEXT = "I couldn't confirm that my database kept that request, so I can't tell whether I took it. If nothing shows up here within a minute, try again.";
+export const UNSURE_TEXT =
+  "I couldn't confirm that my database kept that request, so I can't tell whether I took it. If nothing shows up here within a minute, try again.";
 
 /**
  * The answer for a request whose record failed with `err`: unsure when it may have been kept after
@@ -103,7 +104,11 @@ export class SlackEdge {
    * Handles one verified request body. `reply` is called exactly once; the promise settles when
    * the listeners are done.
    */
-  async handle(body: unknown, meta: { retryNum?: number; retryReason?: string }, reply: (r: EdgeResponse) => void): Promise<void> {
+  async handle(
+    body: unknown,
+    meta: { retryNum?: number; retryReason?: string },
+    reply: (r: EdgeResponse) => void,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     let replied = false;
     const send = (kind: SlackRequestKind | undefined, outcome: EdgeOutcome, r: EdgeResponse) => {
@@ -113,18 +118,24 @@ export class SlackEdge {
       reply(r);
     };
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      this.opts.logger.warn({ bodyType: body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body }, 'refused a request whose body is not a JSON object');
+      this.opts.logger.warn(
+        { bodyType: body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body },
+        'refused a request whose body is not a JSON object',
+      );
       return send(undefined, 'malformed', { status: 400 });
     }
     const b = body as Record<string, unknown>;
     if (b.ssl_check === '1') return send(undefined, 'acked', { status: 200 });
-    if (b.type === 'url_verification' && typeof b.challenge === 'string') return send(undefined, 'acked', { status: 200, body: { challenge: b.challenge } });
+    if (b.type === 'url_verification' && typeof b.challenge === 'string')
+      return send(undefined, 'acked', { status: 200, body: { challenge: b.challenge } });
     const c = classifyPayload(b);
     if (!c.ok) {
       this.opts.logger.warn({ reason: c.reason }, 'refused a malformed Slack request');
       return send(undefined, 'malformed', { status: 400 });
     }
-    await withRequestContext({ requestId: c.requestId }, () => this.dispatch(b, c.kind, meta, (outcome, r) => send(c.kind, outcome, r)));
+    await withRequestContext({ requestId: c.requestId }, () =>
+      this.dispatch(b, c.kind, meta, (outcome, r) => send(c.kind, outcome, r)),
+    );
   }
 
   private async dispatch(
@@ -138,7 +149,14 @@ export class SlackEdge {
     const ack = async (response?: unknown): Promise<void> => {
       if (acked) return;
       acked = true;
-      const r: EdgeResponse = { status: 200, ...(isObject(response) ? { body: response } : typeof response === 'string' && response ? { body: { text: response } } : {}) };
+      const r: EdgeResponse = {
+        status: 200,
+        ...(isObject(response)
+          ? { body: response }
+          : typeof response === 'string' && response
+            ? { body: { text: response } }
+            : {}),
+      };
       if (kind === 'event') stored = r;
       else send('acked', r);
     };
@@ -146,16 +164,35 @@ export class SlackEdge {
       if (kind !== 'event' && !acked) {
         this.opts.logger.warn({ kind }, 'no ack within the budget; answered for the listener');
         // The listener is still at work (most likely recording): it may yet record, so no "not taken".
-        send('busy', { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: UNSURE_TEXT } : {} });
+        send('busy', {
+          status: 200,
+          body: kind === 'command' ? { response_type: 'ephemeral', text: UNSURE_TEXT } : {},
+        });
       }
     }, this.ackTimeoutMs);
     try {
-      await this.app?.processEvent({ body, ack, ...(meta.retryNum !== undefined ? { retryNum: meta.retryNum } : {}), ...(meta.retryReason ? { retryReason: meta.retryReason } : {}) });
+      await this.app?.processEvent({
+        body,
+        ack,
+        ...(meta.retryNum !== undefined ? { retryNum: meta.retryNum } : {}),
+        ...(meta.retryReason ? { retryReason: meta.retryReason } : {}),
+      });
     } catch (err) {
       // Not recorded (the listener said so in one warning): not acked, so Slack redelivers it.
       if (kind === 'event' && notRecorded(err)) return send('busy', { status: 503 });
       this.opts.logger.error({ err }, 'a listener failed');
-      return send('failed', kind === 'event' ? { status: 503 } : { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' } : {} });
+      return send(
+        'failed',
+        kind === 'event'
+          ? { status: 503 }
+          : {
+              status: 200,
+              body:
+                kind === 'command'
+                  ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' }
+                  : {},
+            },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -164,7 +201,11 @@ export class SlackEdge {
   }
 
   /** A request no listener acked: a command, action or shortcut the bot doesn't know (or an event it ignores). */
-  private async unhandled(body: Record<string, unknown>, kind: SlackRequestKind, send: (outcome: EdgeOutcome, r: EdgeResponse) => void): Promise<void> {
+  private async unhandled(
+    body: Record<string, unknown>,
+    kind: SlackRequestKind,
+    send: (outcome: EdgeOutcome, r: EdgeResponse) => void,
+  ): Promise<void> {
     if (kind === 'event') return send('acked', { status: 200 });
     const what = describe(body, kind);
     this.opts.logger.warn({ kind, what }, 'no listener for this request; answered politely');
@@ -175,9 +216,12 @@ export class SlackEdge {
     send('unhandled', { status: 200 });
     const responseUrl = typeof body.response_url === 'string' ? body.response_url : undefined;
     if (responseUrl) {
-      const text = kind === 'action' ? "That button belongs to something I don't do any more; nothing happened." : "I don't know that shortcut; nothing happened.";
-      await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
-        this.opts.logger.warn({ err }, 'could not answer an unknown action'),
+      const text =
+        kind === 'action'
+          ? "That button belongs to something I don't do any more; nothing happened."
+          : "I don't know that shortcut; nothing happened.";
+      await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch(
+        (err: unknown) => this.opts.logger.warn({ err }, 'could not answer an unknown action'),
       );
     }
   }

@@ -21,22 +21,44 @@ export function slackErrorCode(err: unknown): string | undefined {
 export const CANNOT_POST = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
 
 /** Answer when the bot is not a member of the channel: how to fix it. */
-export const INVITE_FIRST = "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again.";
+export const INVITE_FIRST =
+  "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again.";
 
 /**
  * Platform errors that may go away by themselves (Slack documents them as "try again"): server
  * trouble and rate limits. Every other platform error is permanent for the same call.
  */
-const TRANSIENT_CODES = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'team_added_to_org']);
+const TRANSIENT_CODES = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'team_added_to_org',
+]);
 
 /**
  * Errors meaning the place is gone (or closed to the bot): the message can never be posted there.
  * `user_not_found` is the same for a person (views.publish of an App Home, chat.postEphemeral).
  */
-const GONE_CODES = new Set([...CANNOT_POST, 'message_not_found', 'thread_not_found', 'cant_update_message', 'edit_window_closed', 'user_not_found']);
+const GONE_CODES = new Set([
+  ...CANNOT_POST,
+  'message_not_found',
+  'thread_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+  'user_not_found',
+]);
 
 /** Errors meaning the message itself is refused: sending it again as plain text may work. */
-export const CONTENT_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'msg_blocks_too_long', 'invalid_attachments', 'too_many_attachments']);
+export const CONTENT_CODES = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'msg_blocks_too_long',
+  'invalid_attachments',
+  'too_many_attachments',
+]);
 
 /** How an error of a Web API call should be treated. */
 export type SlackErrorKind =
@@ -63,14 +85,23 @@ export interface SlackErrorInfo {
  * - anything that is not a Slack error: `transient` (e.g. a timeout in our own code).
  */
 export function classifySlackError(err: unknown): SlackErrorInfo {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; statusCode?: unknown; slackMethod?: unknown };
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+    slackMethod?: unknown;
+  };
   const method = typeof e.slackMethod === 'string' ? { method: e.slackMethod } : {};
   const code = slackErrorCode(err) ?? 'unknown_error';
   if (e.code === ErrorCode.PlatformError) {
     const kind: SlackErrorKind = TRANSIENT_CODES.has(code) ? 'transient' : GONE_CODES.has(code) ? 'gone' : 'permanent';
     return { kind, code, ...method };
   }
-  if (e.code === ErrorCode.HTTPError && typeof e.statusCode === 'number' && e.statusCode < 500 && e.statusCode !== 429) {
+  if (
+    e.code === ErrorCode.HTTPError &&
+    typeof e.statusCode === 'number' &&
+    e.statusCode < 500 &&
+    e.statusCode !== 429
+  ) {
     return { kind: 'permanent', code: `http_${e.statusCode}`, ...method };
   }
   return { kind: 'transient', code, ...method };

@@ -20,9 +20,17 @@ export type UserNameLookup = (userId: string) => Promise<string | undefined>;
  * - whitespace left by removals is tidied, and the result trimmed.
  * A failed lookup counts as unknown (never throws).
  */
-export async function markupToText(text: string, botUserId: string | undefined, lookup: UserNameLookup): Promise<string> {
+export async function markupToText(
+  text: string,
+  botUserId: string | undefined,
+  lookup: UserNameLookup,
+): Promise<string> {
   const tokens = [...text.matchAll(/<([^<>]+)>/g)];
-  const names = await lookUpNames(tokens.map((m) => m[1] ?? ''), botUserId, lookup);
+  const names = await lookUpNames(
+    tokens.map((m) => m[1] ?? ''),
+    botUserId,
+    lookup,
+  );
   let out = '';
   let last = 0;
   for (const m of tokens) {
@@ -37,7 +45,11 @@ export async function markupToText(text: string, botUserId: string | undefined, 
 }
 
 /** The names of the distinct people mentioned in `inners` (one lookup each, in parallel). */
-async function lookUpNames(inners: string[], botUserId: string | undefined, lookup: UserNameLookup): Promise<Map<string, string | undefined>> {
+async function lookUpNames(
+  inners: string[],
+  botUserId: string | undefined,
+  lookup: UserNameLookup,
+): Promise<Map<string, string | undefined>> {
   const ids = new Set<string>();
   for (const inner of inners) {
     const [target = ''] = splitLabel(inner);
@@ -49,7 +61,11 @@ async function lookUpNames(inners: string[], botUserId: string | undefined, look
   return new Map(entries);
 }
 
-function replaceToken(inner: string, botUserId: string | undefined, names: ReadonlyMap<string, string | undefined>): string {
+function replaceToken(
+  inner: string,
+  botUserId: string | undefined,
+  names: ReadonlyMap<string, string | undefined>,
+): string {
   const [target = '', label] = splitLabel(inner);
   if (target.startsWith('@')) {
     const id = target.slice(1);
@@ -92,9 +108,12 @@ export function mentionsUser(text: string, userId: string | undefined): boolean 
  * allowed user group", `<!date^…|fallback>` its fallback.
  */
 export function plainTextOf(mrkdwn: string): string {
-  return mrkdwn.replace(/<@([A-Z0-9]+)>/g, 'the admin').replace(/<#([A-Z0-9]+)(\|([^>]*))?>/g, (_m, id: string, _p, name?: string) => `#${name ?? id}`).replace(/<!subteam\^[A-Z0-9]+(\|([^>]*))?>/g, (_m, _p, h?: string) => h ?? 'the allowed user group').replace(/<!date\^[^|]*\|([^>]*)>/g, '$1');
+  return mrkdwn
+    .replace(/<@([A-Z0-9]+)>/g, 'the admin')
+    .replace(/<#([A-Z0-9]+)(\|([^>]*))?>/g, (_m, id: string, _p, name?: string) => `#${name ?? id}`)
+    .replace(/<!subteam\^[A-Z0-9]+(\|([^>]*))?>/g, (_m, _p, h?: string) => h ?? 'the allowed user group')
+    .replace(/<!date\^[^|]*\|([^>]*)>/g, '$1');
 }
-
 
 /** U+2060 WORD JOINER: invisible, and no letter, digit or URL character, so it breaks what Slack would parse. */
 const WORD_JOINER = '\u2060';

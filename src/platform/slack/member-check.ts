@@ -20,7 +20,11 @@ import { slackErrorCode } from './errors.js';
  */
 export type MembershipCheck =
   | { ok: true }
-  | { ok: false; reason: 'not_a_member' | 'busy' | 'members_unknown' | 'bot_cannot_see' | 'check_failed'; text: string };
+  | {
+      ok: false;
+      reason: 'not_a_member' | 'busy' | 'members_unknown' | 'bot_cannot_see' | 'check_failed';
+      text: string;
+    };
 
 type Refusal = Extract<MembershipCheck, { ok: false }>;
 

@@ -26,7 +26,11 @@ export class MembersUnknownError extends Error {
     readonly channel: string,
     readonly reason: MembersUnknownReason = 'busy',
   ) {
-    super(reason === 'busy' ? 'membership cannot be checked just now' : 'the person is in too many conversations to check this one');
+    super(
+      reason === 'busy'
+        ? 'membership cannot be checked just now'
+        : 'the person is in too many conversations to check this one',
+    );
     this.name = 'MembersUnknownError';
   }
 }

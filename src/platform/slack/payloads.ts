@@ -16,7 +16,10 @@ export const teamId = z.string().regex(/^[TE][A-Z0-9]{2,30}$/);
 /** A message timestamp: seconds, a dot, microseconds. */
 export const messageTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/);
 const opaque = z.string().min(1).max(255);
-const url = z.string().max(3000).regex(/^https:\/\/|^http:\/\/(127\.0\.0\.1|localhost)[:/]/);
+const url = z
+  .string()
+  .max(3000)
+  .regex(/^https:\/\/|^http:\/\/(127\.0\.0\.1|localhost)[:/]/);
 
 /** A slash command (form fields, all strings). */
 export const commandPayload = z.looseObject({
@@ -49,7 +52,11 @@ const appMentionEvent = z.looseObject({
   thread_ts: messageTs.optional(),
   bot_id: z.string().max(64).optional(),
 });
-const appHomeOpenedEvent = z.looseObject({ type: z.literal('app_home_opened'), user: userId, tab: z.string().max(16).optional() });
+const appHomeOpenedEvent = z.looseObject({
+  type: z.literal('app_home_opened'),
+  user: userId,
+  tab: z.string().max(16).optional(),
+});
 /** Inner events the bot subscribes to; other types pass (and find no listener). */
 const knownEvent = z.discriminatedUnion('type', [messageEvent, appMentionEvent, appHomeOpenedEvent]);
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(['message', 'app_mention', 'app_home_opened']);
@@ -91,11 +98,21 @@ export const blockActionsPayload = z.looseObject({
   team,
   trigger_id: opaque,
   actions: z
-    .array(z.looseObject({ action_id: opaque, type: z.string().max(64), action_ts: z.string().max(64), value: z.string().max(2000).optional(), block_id: z.string().max(255).optional() }))
+    .array(
+      z.looseObject({
+        action_id: opaque,
+        type: z.string().max(64),
+        action_ts: z.string().max(64),
+        value: z.string().max(2000).optional(),
+        block_id: z.string().max(255).optional(),
+      }),
+    )
     .min(1)
     .max(25),
   channel: z.looseObject({ id: channelId }).optional(),
-  container: z.looseObject({ type: z.string().max(64), message_ts: messageTs.optional(), channel_id: channelId.optional() }).optional(),
+  container: z
+    .looseObject({ type: z.string().max(64), message_ts: messageTs.optional(), channel_id: channelId.optional() })
+    .optional(),
   message: z.looseObject({ ts: messageTs }).optional(),
   response_url: url.optional(),
 });
@@ -117,7 +134,12 @@ export const viewSubmissionPayload = z.looseObject({
 });
 
 /** A modal closed with "Cancel" (`view_closed`, only when notify_on_close). */
-export const viewClosedPayload = z.looseObject({ type: z.literal('view_closed'), user: actor, team, view: z.looseObject({ id: opaque, callback_id: z.string().max(255) }) });
+export const viewClosedPayload = z.looseObject({
+  type: z.literal('view_closed'),
+  user: actor,
+  team,
+  view: z.looseObject({ id: opaque, callback_id: z.string().max(255) }),
+});
 
 /** A message shortcut (`message_action`). */
 export const messageActionPayload = z.looseObject({
@@ -132,33 +154,49 @@ export const messageActionPayload = z.looseObject({
 });
 
 /** A global shortcut (`shortcut`). */
-export const shortcutPayload = z.looseObject({ type: z.literal('shortcut'), callback_id: opaque, trigger_id: opaque, user: actor, team });
+export const shortcutPayload = z.looseObject({
+  type: z.literal('shortcut'),
+  callback_id: opaque,
+  trigger_id: opaque,
+  user: actor,
+  team,
+});
 
 /** Kinds of request the edge knows, with the id that every log line of the request carries. */
 export type SlackRequestKind = 'command' | 'event' | 'action' | 'view' | 'shortcut';
 
 /** Outcome of {@link classifyPayload}. */
-export type ClassifiedPayload =
-  | { ok: true; kind: SlackRequestKind; requestId: string }
-  | { ok: false; reason: string };
+export type ClassifiedPayload = { ok: true; kind: SlackRequestKind; requestId: string } | { ok: false; reason: string };
 
 /**
  * Says what a parsed body is and whether it has the shape the bot reads.
  * @returns the kind and the request id (`event_id`, `trigger_id`, or the action's `action_ts`), or why it was refused.
  */
 export function classifyPayload(body: Record<string, unknown>): ClassifiedPayload {
-  const check = (kind: SlackRequestKind, schema: z.ZodType, id: (b: Record<string, unknown>) => string): ClassifiedPayload => {
+  const check = (
+    kind: SlackRequestKind,
+    schema: z.ZodType,
+    id: (b: Record<string, unknown>) => string,
+  ): ClassifiedPayload => {
     const parsed = schema.safeParse(body);
-    if (!parsed.success) return { ok: false, reason: `malformed ${kind}: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`.trim() };
+    if (!parsed.success)
+      return {
+        ok: false,
+        reason:
+          `malformed ${kind}: ${parsed.error.issues[0]?.path.join('.') || 'body'} ${parsed.error.issues[0]?.message ?? ''}`.trim(),
+      };
     return { ok: true, kind, requestId: id(parsed.data as Record<string, unknown>) };
   };
   const s = (v: unknown) => String(v);
-  if (typeof body.command === 'string' || 'command' in body) return check('command', commandPayload, (b) => s(b.trigger_id));
+  if (typeof body.command === 'string' || 'command' in body)
+    return check('command', commandPayload, (b) => s(b.trigger_id));
   switch (body.type) {
     case 'event_callback':
       return check('event', eventCallbackPayload, (b) => s(b.event_id));
     case 'block_actions':
-      return check('action', blockActionsPayload, (b) => s((b.actions as { action_ts: string }[])[0]?.action_ts ?? b.trigger_id));
+      return check('action', blockActionsPayload, (b) =>
+        s((b.actions as { action_ts: string }[])[0]?.action_ts ?? b.trigger_id),
+      );
     case 'view_submission':
       return check('view', viewSubmissionPayload, (b) => s(b.trigger_id ?? (b.view as { id: string }).id));
     case 'view_closed':
@@ -169,6 +207,9 @@ export function classifyPayload(body: Record<string, unknown>): ClassifiedPayloa
       return check('shortcut', shortcutPayload, (b) => s(b.trigger_id));
     default:
       // Never String() an unchecked value: `{"toString":"x","valueOf":1}` makes String() throw.
-      return { ok: false, reason: `unknown request type ${typeof body.type === 'string' ? JSON.stringify(body.type).slice(0, 40) : `(${body.type === null ? 'null' : typeof body.type})`}` };
+      return {
+        ok: false,
+        reason: `unknown request type ${typeof body.type === 'string' ? JSON.stringify(body.type).slice(0, 40) : `(${body.type === null ? 'null' : typeof body.type})`}`,
+      };
   }
 }

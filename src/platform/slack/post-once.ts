@@ -111,7 +111,13 @@ export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceM
 async function findPosted(slack: PostOnceClient, m: PostOnceMessage): Promise<string | undefined> {
   const oldest = String(Math.floor(m.since / 1000) - 60);
   const page = m.thread_ts
-    ? await slack.conversations.replies({ channel: m.channel, ts: m.thread_ts, oldest, include_all_metadata: true, limit: 200 })
+    ? await slack.conversations.replies({
+        channel: m.channel,
+        ts: m.thread_ts,
+        oldest,
+        include_all_metadata: true,
+        limit: 200,
+      })
     : await slack.conversations.history({ channel: m.channel, oldest, include_all_metadata: true, limit: 200 });
   const hit = (page.messages ?? []).find((msg) => {
     const meta = (msg as { metadata?: { event_type?: string; event_payload?: { key?: unknown } } }).metadata;

@@ -78,7 +78,9 @@ export class SlackReceiver implements Receiver {
 
   /** Stops taking requests: closes the socket and the server (requests under way finish). */
   async stop(): Promise<void> {
-    await this.socket?.disconnect().catch((err: unknown) => this.opts.logger.warn({ err }, 'Socket Mode disconnect failed while stopping'));
+    await this.socket
+      ?.disconnect()
+      .catch((err: unknown) => this.opts.logger.warn({ err }, 'Socket Mode disconnect failed while stopping'));
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
   }
@@ -113,7 +115,10 @@ export class SlackReceiver implements Receiver {
     const retryReason = req.headers['x-slack-retry-reason'];
     await this.opts.edge.handle(
       body,
-      { ...(Number.isInteger(retryNum) ? { retryNum } : {}), ...(typeof retryReason === 'string' ? { retryReason } : {}) },
+      {
+        ...(Number.isInteger(retryNum) ? { retryNum } : {}),
+        ...(typeof retryReason === 'string' ? { retryReason } : {}),
+      },
       (r) => reply(res, r),
     );
   }
@@ -124,11 +129,17 @@ export class SlackReceiver implements Receiver {
     const signature = req.headers['x-slack-signature'];
     const nowS = Math.floor(this.now() / 1000);
     let reason: string | undefined;
-    if (!Number.isInteger(timestamp) || typeof signature !== 'string' || !this.opts.signingSecret) reason = 'missing signature headers';
+    if (!Number.isInteger(timestamp) || typeof signature !== 'string' || !this.opts.signingSecret)
+      reason = 'missing signature headers';
     else if (timestamp > nowS + MAX_CLOCK_SKEW_S) reason = 'timestamp too far in the future';
     else {
       try {
-        verifySlackRequest({ signingSecret: this.opts.signingSecret, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp }, nowMilliseconds: this.now() });
+        verifySlackRequest({
+          signingSecret: this.opts.signingSecret,
+          body,
+          headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+          nowMilliseconds: this.now(),
+        });
       } catch (err) {
         reason = (err as Error).message.replace(/^Failed to verify authenticity: /, '');
       }
@@ -146,14 +157,40 @@ export class SlackReceiver implements Receiver {
     // URL") are warnings: if start fails, the StartupError below is the one error line.
     let starting = true;
     const boltLogger = toBoltLogger(this.opts.logger);
-    const logger = { ...boltLogger, error: (...msg: unknown[]) => (starting ? boltLogger.warn(...msg) : boltLogger.error(...msg)) };
+    const logger = {
+      ...boltLogger,
+      error: (...msg: unknown[]) => (starting ? boltLogger.warn(...msg) : boltLogger.error(...msg)),
+    };
     const socket = new SocketModeClient({ appToken, logger, clientOptions: { slackApiUrl: this.opts.slackApiUrl } });
-    socket.on('slack_event', ({ ack, body, retry_num, retry_reason }: { ack: (r?: Record<string, unknown>) => Promise<void>; body: unknown; retry_num?: number; retry_reason?: string }) => {
-      void this.opts.edge.handle(body, { ...(retry_num !== undefined ? { retryNum: retry_num } : {}), ...(retry_reason ? { retryReason: retry_reason } : {}) }, (r) => {
-        // Socket Mode has no status codes: a refused or unrecorded envelope is left unacked, so Slack retries it.
-        if (r.status < 300) ack(r.body).catch((err: unknown) => this.opts.logger.warn({ err }, 'could not ack a Socket Mode envelope'));
-      });
-    });
+    socket.on(
+      'slack_event',
+      ({
+        ack,
+        body,
+        retry_num,
+        retry_reason,
+      }: {
+        ack: (r?: Record<string, unknown>) => Promise<void>;
+        body: unknown;
+        retry_num?: number;
+        retry_reason?: string;
+      }) => {
+        void this.opts.edge.handle(
+          body,
+          {
+            ...(retry_num !== undefined ? { retryNum: retry_num } : {}),
+            ...(retry_reason ? { retryReason: retry_reason } : {}),
+          },
+          (r) => {
+            // Socket Mode has no status codes: a refused or unrecorded envelope is left unacked, so Slack retries it.
+            if (r.status < 300)
+              ack(r.body).catch((err: unknown) =>
+                this.opts.logger.warn({ err }, 'could not ack a Socket Mode envelope'),
+              );
+          },
+        );
+      },
+    );
     this.socket = socket;
     try {
       await socket.start();
@@ -196,7 +233,10 @@ function reply(res: ServerResponse, r: EdgeResponse): void {
   if (res.headersSent) return;
   if (r.body) {
     const json = JSON.stringify(r.body);
-    res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+    res.writeHead(r.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(json),
+    });
     res.end(json);
     return;
   }

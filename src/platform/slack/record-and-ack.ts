@@ -20,7 +20,12 @@ export interface IntakeEntry<T> {
  * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed
  * out, or no replica acknowledgement could be had), that it can't tell ({@link notRecordedText}).
  */
-export async function recordCommand<T>(intake: Pick<Intake, 'record'>, logger: Logger, ack: AckFn<string | RespondArguments>, e: IntakeEntry<T>): Promise<void> {
+export async function recordCommand<T>(
+  intake: Pick<Intake, 'record'>,
+  logger: Logger,
+  ack: AckFn<string | RespondArguments>,
+  e: IntakeEntry<T>,
+): Promise<void> {
   try {
     await intake.record(e.kind, e.id, e.requestId, e.payload);
   } catch (err) {
@@ -48,7 +53,12 @@ export async function recordInteraction<T>(
   } catch (err) {
     logger.warn({ err, intake: e.kind.name }, 'could not record a click; told the person to try again');
     await ack();
-    if (responseUrl) await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
+    if (responseUrl)
+      await postToResponseUrl(responseUrl, {
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: notRecordedText(err),
+      }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
     return;
   }
   await ack();
@@ -64,9 +74,20 @@ export const SLACK_EVENT_RETRIES = 3;
  * person is told through `tellOnLastTry` first, since no redelivery follows.
  * @throws {EventNotRecordedError}
  */
-export async function recordEvent<T>(intake: Pick<Intake, 'record'>, logger: Logger, e: IntakeEntry<T> & { retryNum?: number | undefined }, tellOnLastTry?: (text: string) => Promise<unknown>): Promise<void> {
+export async function recordEvent<T>(
+  intake: Pick<Intake, 'record'>,
+  logger: Logger,
+  e: IntakeEntry<T> & { retryNum?: number | undefined },
+  tellOnLastTry?: (text: string) => Promise<unknown>,
+): Promise<void> {
   try {
-    await intake.record(e.kind, e.id, e.requestId, e.payload, e.dedupeWindowMs ? { dedupeWindowMs: e.dedupeWindowMs } : undefined);
+    await intake.record(
+      e.kind,
+      e.id,
+      e.requestId,
+      e.payload,
+      e.dedupeWindowMs ? { dedupeWindowMs: e.dedupeWindowMs } : undefined,
+    );
   } catch (err) {
     return eventNotRecorded(logger, e, err, tellOnLastTry);
   }
@@ -86,8 +107,15 @@ export async function eventNotRecorded(
   tellOnLastTry?: (text: string) => Promise<unknown>,
 ): Promise<never> {
   const last = (e.retryNum ?? 0) >= SLACK_EVENT_RETRIES;
-  const msg = !last ? 'could not record an event; not acked, so Slack redelivers it' : tellOnLastTry ? "could not record an event on Slack's last try; told the person" : "could not record an event on Slack's last try; Slack will not send it again";
+  const msg = !last
+    ? 'could not record an event; not acked, so Slack redelivers it'
+    : tellOnLastTry
+      ? "could not record an event on Slack's last try; told the person"
+      : "could not record an event on Slack's last try; Slack will not send it again";
   logger.warn({ err, intake: e.kind.name, retryNum: e.retryNum ?? 0 }, msg);
-  if (last && tellOnLastTry) await tellOnLastTry(notRecordedText(err)).catch((tellErr: unknown) => logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'));
+  if (last && tellOnLastTry)
+    await tellOnLastTry(notRecordedText(err)).catch((tellErr: unknown) =>
+      logger.warn({ err: tellErr }, 'could not tell the person their message was not taken'),
+    );
   throw new EventNotRecordedError(e.kind.name, { cause: err });
 }

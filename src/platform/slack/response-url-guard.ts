@@ -19,7 +19,8 @@ export function responseUrlAllowed(url: string, slackApiUrl: string): boolean {
   } catch {
     return false;
   }
-  if (u.protocol === 'https:' && u.hostname === SLACK_RESPONSE_URL_HOST && u.port === '' && !u.username && !u.password) return true;
+  if (u.protocol === 'https:' && u.hostname === SLACK_RESPONSE_URL_HOST && u.port === '' && !u.username && !u.password)
+    return true;
   try {
     return u.origin === new URL(slackApiUrl).origin && !u.username && !u.password;
   } catch {
@@ -28,14 +29,16 @@ export function responseUrlAllowed(url: string, slackApiUrl: string): boolean {
 }
 
 /** Answer to a command that came with a reply address that is not Slack's. */
-export const FOREIGN_RESPONSE_URL_TEXT = "This request came with a reply address that isn't Slack's, so I didn't act on it.";
+export const FOREIGN_RESPONSE_URL_TEXT =
+  "This request came with a reply address that isn't Slack's, so I didn't act on it.";
 
 /** Every `response_url` a payload carries: `response_url`, and `response_urls[].response_url` (view submissions). */
 function responseUrlsOf(body: unknown): unknown[] {
   if (typeof body !== 'object' || body === null) return [];
   const b = body as { response_url?: unknown; response_urls?: unknown };
   const urls: unknown[] = b.response_url === undefined ? [] : [b.response_url];
-  if (Array.isArray(b.response_urls)) for (const r of b.response_urls) urls.push((r as { response_url?: unknown } | null)?.response_url);
+  if (Array.isArray(b.response_urls))
+    for (const r of b.response_urls) urls.push((r as { response_url?: unknown } | null)?.response_url);
   return urls;
 }
 
@@ -47,7 +50,9 @@ function responseUrlsOf(body: unknown): unknown[] {
  */
 export function responseUrlGuard(slackApiUrl: string, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
-    const foreign = responseUrlsOf(args.body).filter((u) => typeof u !== 'string' || !responseUrlAllowed(u, slackApiUrl));
+    const foreign = responseUrlsOf(args.body).filter(
+      (u) => typeof u !== 'string' || !responseUrlAllowed(u, slackApiUrl),
+    );
     if (foreign.length === 0) return args.next();
     logger.warn({ responseUrlHost: hostOf(foreign[0]) }, "refused a request whose response_url is not Slack's");
     const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;

@@ -12,7 +12,8 @@ export type TokenVariable = 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN';
 /** What to do when Slack refuses each token (Slack app settings pages). */
 const WHAT_TO_DO: Record<TokenVariable, string> = {
   SLACK_BOT_TOKEN: 'reinstall the app or copy the Bot User OAuth Token (OAuth & Permissions) again',
-  SLACK_APP_TOKEN: 'generate a new app-level token with the connections:write scope (Basic Information → App-Level Tokens)',
+  SLACK_APP_TOKEN:
+    'generate a new app-level token with the connections:write scope (Basic Information → App-Level Tokens)',
 };
 
 /** The bot user's ids, as `auth.test` answers them for a bot token (`user_id`, `bot_id`). */
@@ -30,7 +31,11 @@ export interface BotIdentity {
  * failure is @slack/web-api's request error (after the client's retries).
  */
 export function toStartupError(variable: TokenVariable, err: unknown, slackApiUrl: string): StartupError | undefined {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown; statusCode?: unknown; original?: { code?: unknown; cause?: { code?: unknown } } };
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+    original?: { code?: unknown; cause?: { code?: unknown } };
+  };
   const { kind, code } = classifySlackError(err);
   const where = new URL(slackApiUrl).origin;
   if (e.code === ErrorCode.PlatformError) {
@@ -42,13 +47,19 @@ export function toStartupError(variable: TokenVariable, err: unknown, slackApiUr
   }
   if (e.code === ErrorCode.HTTPError) {
     const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
-    return new StartupError(`Slack answered HTTP ${status} when checking ${variable} at ${where}: check SLACK_API_URL, or start the bot again later if Slack is down`, { variable, slackError: `http_${status}` });
+    return new StartupError(
+      `Slack answered HTTP ${status} when checking ${variable} at ${where}: check SLACK_API_URL, or start the bot again later if Slack is down`,
+      { variable, slackError: `http_${status}` },
+    );
   }
   if (e.code === ErrorCode.RequestError) {
     // fetch's TypeError("fetch failed") carries the system error (ECONNREFUSED, ENOTFOUND, …) as its cause.
     const found = [e.original?.code, e.original?.cause?.code].find((c) => typeof c === 'string');
     const cause = typeof found === 'string' ? found : 'request_error';
-    return new StartupError(`Could not reach Slack at ${where} to check ${variable} (${cause}): check the network, the proxy and SLACK_API_URL`, { variable, slackError: cause });
+    return new StartupError(
+      `Could not reach Slack at ${where} to check ${variable} (${cause}): check the network, the proxy and SLACK_API_URL`,
+      { variable, slackError: cause },
+    );
   }
   return undefined;
 }
@@ -61,7 +72,11 @@ export function toStartupError(variable: TokenVariable, err: unknown, slackApiUr
  * @returns the bot's ids, which Bolt is then given so that it does not call `auth.test` again.
  * @throws {@link StartupError} when Slack refuses the token or cannot be reached; any other error as is.
  */
-export async function checkBotToken(opts: { token: string; slackApiUrl: string; logger: Logger }): Promise<BotIdentity | undefined> {
+export async function checkBotToken(opts: {
+  token: string;
+  slackApiUrl: string;
+  logger: Logger;
+}): Promise<BotIdentity | undefined> {
   try {
     const res = await createWebClient(opts).auth.test();
     return res.user_id && res.bot_id ? { botUserId: res.user_id, botId: res.bot_id } : undefined;
@@ -69,4 +84,3 @@ export async function checkBotToken(opts: { token: string; slackApiUrl: string; 
     throw toStartupError('SLACK_BOT_TOKEN', err, opts.slackApiUrl) ?? err;
   }
 }
-

@@ -7,7 +7,13 @@ import { classifySlackError, type SlackErrorInfo } from './errors.js';
  * Retries of Web API calls: Slack's documented advice is to honour `Retry-After` on 429 and retry
  * a few times on 5xx and network errors (Slack docs: "Rate limits").
  */
-export const webClientRetries: RetryOptions = { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 5_000, randomize: true };
+export const webClientRetries: RetryOptions = {
+  retries: 4,
+  factor: 2,
+  minTimeout: 500,
+  maxTimeout: 5_000,
+  randomize: true,
+};
 
 /** Options of {@link createWebClient}. */
 export interface WebClientOptions {
