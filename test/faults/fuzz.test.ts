@@ -520,13 +520,11 @@ const rawBody = fc.oneof(
   fc
     .jsonValue({ maxDepth: 3 })
     .map((v): FuzzRequest => ({ label: 'raw JSON value', encoding: 'raw-json', body: JSON.stringify(v) ?? 'null' })),
-  fc
-    .jsonValue({ maxDepth: 3 })
-    .map((v): FuzzRequest => ({
-      label: 'raw payload value',
-      encoding: 'raw-form',
-      body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}`,
-    })),
+  fc.jsonValue({ maxDepth: 3 }).map((v): FuzzRequest => ({
+    label: 'raw payload value',
+    encoding: 'raw-form',
+    body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}`,
+  })),
   fc
     .string({ unit: 'binary', maxLength: 200 })
     .chain((s) =>
