@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    // One feature shape, readable in one sitting: files ≤ 300 lines, functions ≤ 60 (README "Architecture").
+    // One feature shape, readable in one sitting: files ≤ 300 lines, functions ≤ 60 (CONTRIBUTING.md "Layering rules").
     files: ['src/**/*.ts'],
     rules: {
       'max-lines': ['error', { max: 300 }],

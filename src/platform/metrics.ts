@@ -61,7 +61,7 @@ export interface BotMetricsOptions {
 
 /** Slack's 3-second ack deadline sits between buckets. */
 const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
-/** The announcement goal (issue #12: p95 ≤ 20 s, max ≤ 30 s) sits on bucket bounds. */
+/** The announcement goal (lateness p95 ≤ 20 s, max ≤ 30 s; docs/performance.md "Poll economy") sits on bucket bounds. */
 const LATENESS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
 /** The performance goal (first streamed text ≤ 300 ms after the assistant's first token) sits near the low buckets. */
 const FIRST_TEXT_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];

@@ -50,7 +50,8 @@ type Reply = [Error | null, unknown];
 
 /**
  * Notices a worker that has stopped taking jobs while jobs are due (BullMQ workers have been seen
- * to stop silently after a Sentinel failover: taskforcesh/bullmq#3088, #4378), so `/healthz` can
+ * to stop silently after a Sentinel failover: taskforcesh/bullmq#3088 and
+ * taskforcesh/bullmq#4378), so `/healthz` can
  * fail and an orchestrator restart the replica.
  *
  * A job is due when it is waiting (the `wait` list or `prioritized`), or delayed past its time (the

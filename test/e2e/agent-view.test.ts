@@ -180,7 +180,7 @@ describe('agent view refused by Slack (not an agent, an older workspace, a missi
 });
 
 /*
- * Issue #22 item 1 and its review: a person flipping between channels beside the app costs a
+ * What one person can cost Slack: a person flipping between channels beside the app costs a
  * bounded, cached amount of Slack work (membership from their own conversation list, whatever the
  * channels' sizes), and a rate limit on the reads the agent view makes never holds up anyone's request.
  */

@@ -415,9 +415,9 @@ describe('thread context: mentions in threads, the Document this thread shortcut
 });
 
 /*
- * Issue #22 item 2: one budget of name lookups per request, and the agent budget taken before any
+ * What one request may cost Slack: one budget of name lookups per request, and the agent budget taken before any
  * thread is read. A 200-message thread whose every message mentions 25 people nobody else mentions
- * (5,000 distinct people) once cost a users.info call per mention.
+ * (5,000 distinct people) must not cost a users.info call per mention.
  */
 describe('thread context: what one request may cost Slack', () => {
   let sb: Sandbox;

@@ -79,7 +79,7 @@ interface Figures {
 async function sentinelSetup(kind: 'graceful' | 'kill9'): Promise<Setup> {
   const topo = new RedisTopology();
   const { primary, replica } = await primaryWithReplica(topo);
-  // docs/operations.md "Sentinel": the primary refuses writes once no replica is connected
+  // docs/operations.md "Redis connection modes", Sentinel: the primary refuses writes once no replica is connected
   // (min-replicas-to-write 1), so the old primary takes none between the promotion of its replica
   // and its own demotion (Sentinel demotes it ~8 s later), writes Sentinel would discard. With a
   // single replica it is set on the primary only: the promoted replica has no replica of its own

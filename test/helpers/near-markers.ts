@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 /**
- * Adversarial text for prompt fences (issue #22 item 5): near-copies of a closing marker written with
+ * Adversarial text for prompt fences (quoted text must never close its fence): near-copies of a closing marker written with
  * invisible characters, compatibility forms, other case and look-alikes from other scripts, hidden in
  * arbitrary Unicode; and the skeleton a reader (or a model) might see through them.
  */

@@ -17,7 +17,7 @@ import { Quota } from '../../src/platform/quota.js';
 import type { ResponseUrlMessage } from '../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 
-/** Per-person and per-channel shares of shared quotas (issue 15 item 5), on the real Redis. */
+/** Per-person and per-channel shares of shared quotas (one person cannot spend everyone's), on the real Redis. */
 
 const redis = testRedis();
 let prefix: string;

@@ -15,7 +15,7 @@ import { RedisConnections } from '../../src/platform/redis.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 
 /**
- * What people's messages cost in Redis (issue 15): a reply in a thread that is no job's is dropped
+ * What people's messages cost in Redis (bounded, whoever writes them): a reply in a thread that is no job's is dropped
  * before anything is written; a recorded message carries at most AGENT_PROMPT_MAX_CHARS of text
  * and its record is deleted once handled, a small deduplication key keeping Slack's redeliveries out.
  */

@@ -179,7 +179,7 @@ function handlerDeps(slack: Partial<Record<'info' | 'history' | 'permalink' | 'm
   return { deps, set, lines };
 }
 
-describe('agent view listeners: bounded work per person (issue #22)', () => {
+describe('agent view listeners: bounded work per person', () => {
   const changed = (user: string, eventId: string) =>
     ({
       event: { type: 'app_context_changed', user, channel: `D${user.slice(1)}`, context: {} },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyMention } from '../../src/features/ask/rule.js';
 
-/** The mention rule (docs/using.md "Asking the docs"): deterministic, both ways. */
+/** The mention rule (docs/using.md "The mention rule"): deterministic, both ways. */
 describe('the mention rule', () => {
   it.each([
     ['<@U0DOCSBOT> how do I rotate an API key?'],

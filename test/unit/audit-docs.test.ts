@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS, AUDIT_REASONS } from '../../src/platform/audit.js';
 
 /**
- * Issue 15 (item 12): docs/operations.md's audit trail table lists exactly the `action` and
+ * The audit trail's documentation matches the code: docs/operations.md's audit trail table lists exactly the `action` and
  * `reason` values the code can write (src/platform/audit.ts), no more, no fewer.
  */
 

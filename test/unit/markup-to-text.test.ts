@@ -46,7 +46,7 @@ describe('mentionsUser', () => {
   });
 });
 
-describe("markupToText: name lookups (their budget is the lookup's: one per request, issue #22)", () => {
+describe("markupToText: name lookups (their budget is the lookup's: one per request)", () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `U${String(i).padStart(6, '0')}`);
 
   it('asks the lookup about each distinct person once, in order of first mention; unknown ones stay as @U… (or their label)', async () => {

@@ -5,7 +5,7 @@ import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient, type Steps } from 
 import { arrayLogger } from '../helpers/logs.js';
 
 /**
- * postOnce is given the request's receipt time everywhere (issue 15 item 7, #12): a late retry of
+ * postOnce is given the request's receipt time everywhere (so a late retry never posts twice): a late retry of
  * an intake (BullMQ backs off for minutes) looks for what an earlier try posted from the receipt
  * time, not from "now", so it finds it instead of posting twice.
  */

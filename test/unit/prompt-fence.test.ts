@@ -4,7 +4,7 @@ import { drawFence, fence, FENCE_ID_LENGTH, fenceSkeleton } from '../../src/plat
 import { disguised, hostileText, INVISIBLES, occurrences, seenAs } from '../helpers/near-markers.js';
 
 /*
- * The prompt fence (issue #22 item 5) on its own: whatever the quoted lines hold, the closing marker
+ * The prompt fence (quoted text must never close it) on its own: whatever the quoted lines hold, the closing marker
  * occurs once, at the end, even seen through invisible characters, compatibility forms and case, and
  * even when the lines were written by someone who knew the id the fence would draw first.
  */

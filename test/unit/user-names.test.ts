@@ -7,7 +7,8 @@ import { arrayLogger } from '../helpers/logs.js';
 
 /**
  * UserNames (users.info for mentions): shared in-flight lookups, a cache keyed by team that keeps
- * failures briefly, and a 429 that pauses only the name lookups (issue #15 item 2, issue #17).
+ * failures briefly, and a 429 that pauses only the name lookups (so a flood of mentions never
+ * holds up the bot's posts and edits).
  */
 
 type Info = WebClient['users']['info'];

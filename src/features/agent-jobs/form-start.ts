@@ -98,7 +98,7 @@ export interface FormFollowUp {
 /**
  * The end of a form that continues a job ("Document this thread" on a job's thread): checks
  * ({@link formRefusal}) that the submitter may continue jobs in the form's channel and is a member
- * of it, then records the follow-up (`agent-jobs.reply`, id `view-<trigger_id>`), which goes through
+ * of it, then records the follow-up (`agent-jobs.reply`, id `view-<view id>`), which goes through
  * the same checks as `/docs-reply` (the job's own conversation, the follow-up policy, the readers
  * of its context, the agent budget), and closes the modal. Answers go to the submitter as
  * ephemerals in the job's thread. Never throws.

@@ -1,7 +1,7 @@
 /**
  * The mention rule: whether an @mention or a DM to the bot is a question for the docs or a change
- * to them. Deterministic (no model, no network) and documented in docs/using.md ("Asking the
- * docs"), so people can predict it; a wrong guess costs one click ("Make this a docs change" under
+ * to them. Deterministic (no model, no network) and documented in docs/using.md ("The mention
+ * rule"), so people can predict it; a wrong guess costs one click ("Make this a docs change" under
  * every answer; every job started from a mention says how to ask instead).
  */
 

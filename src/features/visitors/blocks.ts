@@ -17,7 +17,8 @@ import { codeSections, headingLine, layoutFor, resolveWindow, rowLine, type Row,
  * It stays inside Slack's limits for any `limit` up to 250 and any path length (Slack Block Kit
  * reference: ≤ 50 blocks, section text ≤ 3000 chars, header ≤ 150, button value ≤ 2000; and the
  * undocumented cumulative limit behind `msg_blocks_too_long`, observed at about 12,000 characters
- * of text (slackapi/bolt-js#2509, #2867)). Rows go into code blocks of at most 3000 characters;
+ * of text (slackapi/bolt-js#2509,
+ * slackapi/bolt-js#2867)). Rows go into code blocks of at most 3000 characters;
  * when one API page's rows would pass {@link ROWS_TEXT_BUDGET}, the page is shown in windows and a
  * "rows continue" note points to Next, which shows the rest of the same (cached) API page first.
  */

@@ -4,9 +4,10 @@ import type { Logger } from '../logger.js';
 import type { UserNameLookup } from './markup.js';
 
 /**
- * Most users.info calls one request makes (issue #22: a budget per request, not per message: a
- * thread of 200 messages mentioning 25 people each costs at most this many). Names already cached
- * cost nothing; a person not looked up stays as their id.
+ * Most users.info calls one request makes (a budget per request, not per message, so what one request
+ * costs Slack is bounded whatever its messages hold: a thread of 200 messages mentioning 25 people
+ * each costs at most this many). Names already cached cost nothing; a person not looked up stays as
+ * their id.
  */
 export const NAME_LOOKUPS_PER_REQUEST = 100;
 
