@@ -24,6 +24,11 @@
  * - Chat streaming: `chat.startStream` / `chat.appendStream` / `chat.stopStream` with Slack's rules
  *   (see `./slack/streams.ts`), streamed messages in the channel state like posted ones, and
  *   `slack.streams` to refuse streaming or end a stream from outside.
+ * - It refuses what Slack refuses: Block Kit past its documented limits in messages and views
+ *   (`invalid_blocks`, `msg_blocks_too_long`, `invalid_arguments`; `./slack/block-kit/`), a trigger_id
+ *   used twice or more than 3 s after it was minted (`exchanged_trigger_id`, `expired_trigger_id`, by
+ *   the injected clock), and a call the bot token's scopes do not cover (`missing_scope` with `needed`
+ *   and `provided`; by default the token has manifest.yml's bot scopes; `./slack/scopes.ts`).
  *
  * Units used throughout: Slack `ts` strings ("1700000000.000100", seconds with 6-digit micro part),
  * `at`/clock values in epoch milliseconds.
@@ -33,7 +38,8 @@
  * `recorder.ts` (call log, waitFor), one module per Web API family (`chat.ts`, `reactions.ts`,
  * `views.ts`, `conversations.ts`, `history.ts`, `users.ts`, `usergroups.ts`, `files.ts`, `auth.ts`),
  * `agents.ts` (assistant.threads.*, agents.sessions.*), `streams.ts` + `stream-state.ts` (chat streaming),
- * `response-url.ts` and `socket.ts` (Socket Mode). This module is the stable entry point.
+ * `response-url.ts`, `socket.ts` (Socket Mode), `block-kit/` (Block Kit checks) and `scopes.ts`. This
+ * module is the stable entry point.
  */
 export { startFakeSlack } from './slack/server.js';
 export { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, OTHER_TEAM_ID } from './slack/defaults.js';
@@ -45,6 +51,7 @@ export type {
   FakeSlackOptions,
   FakeUser,
   FakeUsergroup,
+  HeldCall,
   RecordedView,
   ResponseUrlContext,
   SlackCall,

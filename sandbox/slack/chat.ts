@@ -3,7 +3,7 @@
  * (Slack docs: method reference pages chat.postMessage, chat.update, chat.delete, chat.postEphemeral,
  * chat.getPermalink).
  */
-import { checkAgentBlocks } from './agent-blocks.js';
+import { checkMessageBlocks } from './block-kit/index.js';
 import { fail, obj, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
 import type { SlackMessage, SlackMetadata } from './types.js';
@@ -22,11 +22,14 @@ export function editMessage(msg: SlackMessage, edit: { text?: unknown; blocks?: 
   msg.edited = true;
 }
 
-/** Slack answers `no_text` when a message has none of text, blocks or attachments. */
+/** Slack answers `no_text` when a message has none of text, blocks or attachments; its blocks are checked. */
 function requireContent(args: Json): void {
-  if (typeof args.text !== 'string' && !Array.isArray(args.blocks) && !Array.isArray(args.attachments)) fail('no_text');
-  checkAgentBlocks(args.blocks);
+  if (typeof args.text !== 'string' && args.blocks === undefined && !Array.isArray(args.attachments)) fail('no_text');
+  checkMessageBlocks(args.blocks);
 }
+
+/** chat.update: "msg_too_long: Message text is too long. The `text` field cannot exceed 4,000 characters." */
+const UPDATE_TEXT_MAX = 4_000;
 
 /**
  * The `metadata` argument (docs.slack.dev "Using message metadata": `{event_type, event_payload}`;
@@ -61,7 +64,8 @@ function ownMessage(state: SlackState, args: Json, notOwn: string): SlackMessage
 
 function update(state: SlackState, args: Json): Json {
   const msg = ownMessage(state, args, 'cant_update_message');
-  checkAgentBlocks(args.blocks);
+  if (typeof args.text === 'string' && args.text.length > UPDATE_TEXT_MAX) fail('msg_too_long');
+  checkMessageBlocks(args.blocks);
   const metadata = parseMetadata(args.metadata);
   editMessage(msg, { text: args.text, blocks: args.blocks });
   if (metadata) msg.metadata = metadata;
@@ -90,7 +94,7 @@ function getPermalink(state: SlackState, args: Json): Json {
   return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
 }
 
-/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks` (agent blocks: see agent-blocks.ts), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks_format`, `invalid_blocks`, `msg_blocks_too_long` (Block Kit: see block-kit/index.ts), `msg_too_long` (chat.update text over 4,000), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
 export function chatMethods(state: SlackState): MethodTable {
   return {
     'chat.postMessage': (args) => postMessage(state, args),

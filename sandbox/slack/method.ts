@@ -20,19 +20,26 @@ export interface ApiResult {
   headers?: Record<string, string>;
 }
 
-/** A Slack error code (`invalid_auth`, `channel_not_found`, …) raised by a method handler. */
+/**
+ * A Slack error code (`invalid_auth`, `channel_not_found`, …) raised by a method handler, and the
+ * other fields Slack puts beside `error` in that answer (`needed` and `provided` of `missing_scope`,
+ * `errors` and `response_metadata.messages` of `invalid_blocks` / `invalid_arguments`).
+ */
 export class SlackApiError extends Error {
-  constructor(readonly code: string) {
+  constructor(
+    readonly code: string,
+    readonly extra: Json = {},
+  ) {
     super(code);
   }
 }
 
 /**
- * Fail the current Web API call with Slack error `code`.
+ * Fail the current Web API call with Slack error `code` (and `extra` fields beside it in the answer).
  * @throws always, a {@link SlackApiError}; typed `never` so it can stand in `x ?? fail('…')`.
  */
-export const fail = (code: string): never => {
-  throw new SlackApiError(code);
+export const fail = (code: string, extra?: Json): never => {
+  throw new SlackApiError(code, extra);
 };
 
 /** `v` when it is a non-empty string, else undefined (Slack treats "" like a missing argument). */

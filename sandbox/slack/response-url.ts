@@ -5,15 +5,33 @@
  * "Slash commands": responding with response_url). Every post is recorded as the pseudo method
  * "response_url".
  */
+import { checkMessageBlocks } from './block-kit/index.js';
 import { editMessage } from './chat.js';
-import { obj, str, type ApiResult, type Json } from './method.js';
+import { obj, SlackApiError, str, type ApiResult, type Json } from './method.js';
 import type { CallRecorder } from './recorder.js';
 import type { SlackState } from './state.js';
 
 const ok = (): ApiResult => ({ status: 200, body: { ok: true } });
 
+/**
+ * The refusal of blocks Slack would not take (./block-kit/index.ts): a response_url answers it with
+ * HTTP 400 and the error code (as Slack's incoming webhooks do: "400 Bad Request … invalid_blocks",
+ * slackapi/java-slack-sdk#1017), or undefined when the blocks pass.
+ */
+function blocksRefusal(blocks: unknown): ApiResult | undefined {
+  try {
+    checkMessageBlocks(blocks);
+    return undefined;
+  } catch (err) {
+    if (err instanceof SlackApiError) return { status: 400, body: { ok: false, error: err.code, ...err.extra } };
+    throw err;
+  }
+}
+
 /** Apply a post to a known response_url; 404 `channel_not_found` when a new message has nowhere to go. */
 function apply(state: SlackState, id: string, body: Json): ApiResult {
+  const refused = body.delete_original === true ? undefined : blocksRefusal(body.blocks);
+  if (refused) return refused;
   const context = state.responseUrlContext(id) ?? {};
   const source =
     context.channel && context.messageTs ? state.findMessage(context.channel, context.messageTs) : undefined;
@@ -40,7 +58,8 @@ function apply(state: SlackState, id: string, body: Json): ApiResult {
  * with ({@link ResponseUrlContext}): `delete_original` / `replace_original` change the message the
  * interaction came from; otherwise a new bot message is posted in the context's channel (thread), only
  * visible to `context.user` unless `response_type` is "in_channel".
- * @returns 200 `{ok:true}`; 400 `invalid_payload` for malformed JSON; 404 `no_such_response_url` or `channel_not_found`.
+ * @returns 200 `{ok:true}`; 400 `invalid_payload` for malformed JSON, or `invalid_blocks` / `msg_blocks_too_long`
+ *   for blocks Slack refuses; 404 `no_such_response_url` or `channel_not_found`.
  */
 export function responseUrlPost(state: SlackState, recorder: CallRecorder, id: string, raw: Buffer): ApiResult {
   let body: Json = {};

@@ -10,7 +10,8 @@
  * `{ ok: false, error }`, except rate limits, which are HTTP 429 with a `Retry-After: <seconds>` header.
  * Token types (apps.connections.open page; the methods' `not_allowed_token_type` error): the app-level
  * token works only for apps.connections.open, and only in the Authorization header ("passing it as a
- * POST parameter will result in an error"); the bot token does not work there.
+ * POST parameter will result in an error"); the bot token does not work there. The bot token's calls
+ * need the method's scopes (`missing_scope` otherwise; see ./scopes.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,11 +26,12 @@ import { SlackApiError, str, type ApiResult, type Json, type MethodTable } from 
 import { reactionsMethods } from './reactions.js';
 import { CallRecorder } from './recorder.js';
 import { responseUrlPost } from './response-url.js';
+import { manifestBotScopes, neededScopes } from './scopes.js';
 import { SocketModeServer } from './socket.js';
 import { SlackState } from './state.js';
 import { FakeStreamState } from './stream-state.js';
 import { streamMethods } from './streams.js';
-import type { FakeSlack, FakeSlackOptions, SlackCall, SlackFailure } from './types.js';
+import type { FakeSlack, FakeSlackOptions, HeldCall, SlackCall, SlackFailure } from './types.js';
 import { usergroupsMethods } from './usergroups.js';
 import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
@@ -80,7 +82,10 @@ function failureResult(failure: SlackFailure): ApiResult {
   return { status: 200, body: { ok: false, error: failure.error } };
 }
 
-const slackError = (error: string): ApiResult => ({ status: 200, body: { ok: false, error } });
+const slackError = (error: string, extra: Json = {}): ApiResult => ({
+  status: 200,
+  body: { ok: false, error, ...extra },
+});
 
 /** The running fake: the workspace state (inherited), its call log, the Web API methods over it, and the HTTP server. */
 class FakeSlackServer extends SlackState implements FakeSlack {
@@ -88,13 +93,16 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   readonly socket: SocketModeServer;
   readonly agent = new FakeAgentState();
   readonly streams = new FakeStreamState();
+  readonly scopes: Set<string>;
   private readonly recorder: CallRecorder;
   private readonly methods: MethodTable;
   private readonly server: Server;
   private readonly failures = new Map<string, Array<{ failure: SlackFailure; remaining: number }>>();
+  private readonly holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
 
   constructor(private readonly opts: FakeSlackOptions) {
     super(opts);
+    this.scopes = new Set(opts.scopes ?? manifestBotScopes());
     this.recorder = new CallRecorder(this.now);
     this.calls = this.recorder.calls;
     this.socket = new SocketModeServer({
@@ -138,6 +146,17 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const queue = this.failures.get(method) ?? [];
     queue.push({ failure, remaining: times });
     this.failures.set(method, queue);
+  }
+
+  hold(method: string): HeldCall {
+    let arrived!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const queue = this.holds.get(method) ?? [];
+    queue.push({ arrived, released });
+    this.holds.set(method, queue);
+    return { reached, release };
   }
 
   onCall(cb: (call: SlackCall) => void): () => void {
@@ -201,13 +220,34 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     }
     const { token, inHeader } = callToken(req, args);
     delete args.token;
+    const held = this.holds.get(method)?.shift();
+    if (held) {
+      held.arrived();
+      await held.released;
+    }
     return this.recorder.record(method, args, this.answer(method, token, inHeader, args));
   }
 
-  /** The token check (see the module doc), then an injected failure or the method. */
+  /** The token check (see the module doc), the scope check (./scopes.ts), then an injected failure or the method. */
   private answer(method: string, token: string | undefined, inHeader: boolean, args: Json): ApiResult {
     const tokenError = this.tokenError(method, token, inHeader);
     if (tokenError) return slackError(tokenError);
+    if (token !== this.opts.botToken) return this.run(method, args);
+    const needed = neededScopes(this, method, args);
+    const headers: Record<string, string> = { 'x-oauth-scopes': [...this.scopes].join(',') };
+    if (needed.length > 0) headers['x-accepted-oauth-scopes'] = needed.join(',');
+    const missing = needed.filter((s) => !this.scopes.has(s));
+    if (missing.length > 0)
+      return {
+        ...slackError('missing_scope', { needed: missing.join(','), provided: headers['x-oauth-scopes'] }),
+        headers,
+      };
+    const result = this.run(method, args);
+    return { ...result, headers: { ...headers, ...result.headers } };
+  }
+
+  /** An injected failure, or the method itself. */
+  private run(method: string, args: Json): ApiResult {
     const injected = this.takeFailure(method);
     if (injected) return failureResult(injected);
     const handler = this.methods[method];
@@ -221,7 +261,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       }
       return { status: 200, body };
     } catch (err) {
-      if (err instanceof SlackApiError) return slackError(err.code);
+      if (err instanceof SlackApiError) return slackError(err.code, err.extra);
       throw err;
     }
   }

@@ -36,6 +36,9 @@ function formatTs(micros: number): string {
   return `${seconds}.${String(micro).padStart(6, '0')}`;
 }
 
+/** How long a trigger_id can be exchanged after it was minted, in ms (Slack: "They expire in three seconds"). */
+export const TRIGGER_TTL_MS = 3_000;
+
 /** Shared state of one fake Slack workspace; the method families read and change it. */
 export class SlackState {
   /** "http://127.0.0.1:PORT" once the server listens (upload and response URLs are built on it). */
@@ -55,7 +58,7 @@ export class SlackState {
   readonly now: () => number;
 
   private readonly responseUrls = new Map<string, ResponseUrlContext>();
-  private readonly triggers = new Map<string, string>();
+  private readonly triggers = new Map<string, { user: string; mintedAt: number; exchanged: boolean }>();
   private lastMicros = 0;
   private seq = 0;
 
@@ -116,13 +119,27 @@ export class SlackState {
   triggerId(user: string): string {
     const n = this.nextId();
     const id = `${1000 + n}.${7000000 + n}.${n.toString(16).padStart(32, '0')}`;
-    this.triggers.set(id, user);
+    this.triggers.set(id, { user, mintedAt: this.now(), exchanged: false });
     return id;
   }
 
-  /** The user a trigger_id was minted for, or undefined for an unknown trigger_id. */
+  /**
+   * Exchanges a trigger_id for the user it was minted for: once, within {@link TRIGGER_TTL_MS} of
+   * minting by the fake's clock (Slack docs, "Sequencing interactions with triggers": "They expire in
+   * three seconds", "they can be used only once"; views.open / views.push error tables).
+   * @throws `invalid_trigger_id` (never minted), `expired_trigger_id`, `exchanged_trigger_id`.
+   */
+  exchangeTrigger(triggerId: string): string {
+    const t = this.triggers.get(triggerId) ?? fail('invalid_trigger_id');
+    if (this.now() - t.mintedAt > TRIGGER_TTL_MS) fail('expired_trigger_id');
+    if (t.exchanged) fail('exchanged_trigger_id');
+    t.exchanged = true;
+    return t.user;
+  }
+
+  /** The user a trigger_id was minted for (used or not), or undefined for an unknown trigger_id. */
   triggerUser(triggerId: string): string | undefined {
-    return this.triggers.get(triggerId);
+    return this.triggers.get(triggerId)?.user;
   }
 
   // ---------------------------------------------------------------- directory

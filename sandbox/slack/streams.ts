@@ -21,7 +21,8 @@
  *   characters"); the pages name no error code, so the fake answers chat.postMessage's
  *   `msg_too_long`, and applies the limit to each markdown_text chunk too. `chunks` must be
  *   `markdown_text` {text}, `task_update` {id, title, status}, `plan_update` {title} or `blocks`
- *   {blocks ≤ 50} objects (@slack/types 3 `AnyChunk`), else `invalid_chunks`.
+ *   {blocks ≤ 50} objects (@slack/types 3 `AnyChunk`), else `invalid_chunks`. Blocks (of the stop or of a
+ *   chunk) are checked as a message's are (./block-kit/index.ts).
  * - `both markdown_text and chunks` is documented for append and stop; the fake refuses it on start too.
  * Rate limits (not modelled; inject 429s with failNext): startStream and stopStream Tier 2,
  * appendStream Tier 4.
@@ -29,7 +30,7 @@
  * the stop (and `blocks` chunks) follow the text. {@link FakeStreamState} refuses on demand.
  */
 import type { FakeAgentState } from './agent-state.js';
-import { checkAgentBlocks } from './agent-blocks.js';
+import { checkMessageBlocks } from './block-kit/index.js';
 import { parseMetadata } from './chat.js';
 import { fail, obj, str, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
@@ -63,7 +64,7 @@ function checkChunk(raw: unknown): { text?: string; blocks?: unknown[] } {
   if (c.type === 'plan_update') return str(c.title) ? {} : fail('invalid_chunks');
   if (c.type === 'blocks') {
     if (!Array.isArray(c.blocks) || c.blocks.length > 50) fail('invalid_chunks');
-    checkAgentBlocks(c.blocks);
+    checkMessageBlocks(c.blocks);
     return { blocks: c.blocks as unknown[] };
   }
   return fail('invalid_chunks');
@@ -156,7 +157,7 @@ function stopStream(state: SlackState, streams: FakeStreamState, agent: FakeAgen
   const c = content(args, false);
   if (args.blocks !== undefined && (!Array.isArray(args.blocks) || args.blocks.length > 50))
     fail(Array.isArray(args.blocks) ? 'msg_blocks_too_many' : 'invalid_blocks');
-  checkAgentBlocks(args.blocks);
+  checkMessageBlocks(args.blocks);
   const metadata = parseMetadata(args.metadata);
   const sessionStatus = str(args.session_status);
   if (args.session_status !== undefined && !SESSION_STATUSES.has(sessionStatus ?? '')) fail('invalid_arguments');

@@ -116,7 +116,15 @@ export interface FakeSlackOptions {
   usergroups?: FakeUsergroup[];
   /** Socket Mode: how often the fake pings each socket (ms; Slack's servers ping their clients). Default 0 (never). */
   socketPingIntervalMs?: number;
-  /** Clock in epoch milliseconds, used for message `ts` and call times. Default `Date.now`. */
+  /**
+   * The bot token's OAuth scopes: a call whose method needs another answers `missing_scope` (see
+   * `sandbox/slack/scopes.ts`). Default: the bot scopes of `manifest.yml` (`oauth_config.scopes.bot`).
+   */
+  scopes?: readonly string[];
+  /**
+   * Clock in epoch milliseconds, used for message `ts`, call times and the age of trigger_ids (which
+   * `views.open` / `views.push` take for 3 s after they were minted). Default `Date.now`.
+   */
   now?: () => number;
 }
 
@@ -191,6 +199,12 @@ export interface ResponseUrlContext {
   threadTs?: string;
 }
 
+/** A call held by {@link FakeSlack.hold}: `reached` resolves when it arrives; `release` lets it be answered. */
+export interface HeldCall {
+  reached: Promise<void>;
+  release(): void;
+}
+
 /** A failure injected with {@link FakeSlack.failNext}. `retryAfterS` is in seconds. */
 export type SlackFailure = { status: 429; retryAfterS: number } | { error: string };
 
@@ -210,6 +224,8 @@ export interface FakeSlack {
   usergroups: FakeUsergroup[];
   /** The app-level token Socket Mode accepts, if configured. */
   appToken?: string;
+  /** The bot token's scopes (from {@link FakeSlackOptions.scopes}); delete one to see what its absence does. */
+  scopes: Set<string>;
   /** Socket Mode: the WebSocket side of the fake (see {@link FakeSocketMode}). */
   socket: FakeSocketMode;
   /** Agent state: suggested prompts, loading lines, sessions; `agent.refuseWith` refuses every agent method. */
@@ -235,7 +251,11 @@ export interface FakeSlack {
    * messages in `context.channel`.
    */
   responseUrl(id?: string, context?: ResponseUrlContext): string;
-  /** Mint a trigger_id for `user` (what Slack puts in slash commands and interactions); `views.open` accepts only minted ones. */
+  /**
+   * Mint a trigger_id for `user` (what Slack puts in slash commands and interactions). `views.open` /
+   * `views.push` accept only minted ones, once (`exchanged_trigger_id` after), within 3 s of minting
+   * by {@link FakeSlackOptions.now} (`expired_trigger_id` after); others answer `invalid_trigger_id`.
+   */
   triggerId(user: string): string;
   /**
    * Record a human's message with a fresh ts and return it (the driver uses it so transcripts show what
@@ -258,6 +278,11 @@ export interface FakeSlack {
    * Only authenticated calls consume an injected failure.
    */
   failNext(method: string, failure: SlackFailure, times?: number): void;
+  /**
+   * Hold the next call to `method`: it is answered only after `release()` (as a slow Slack would),
+   * so a test can see what the bot does meanwhile (e.g. that its ack did not wait for that call).
+   */
+  hold(method: string): HeldCall;
   /** Subscribe to calls as they are recorded (for the sandbox's live log). Returns an unsubscribe function. */
   onCall(cb: (call: SlackCall) => void): () => void;
   /**

@@ -1,9 +1,15 @@
 /**
  * The `views.*` Web API family of the fake Slack: Home tabs (`views.publish`) and modals
  * (`views.open` / `views.push` with a trigger_id the fake minted, `views.update` by view_id or
- * external_id). Slack docs: a `hash` that is not the view's latest answers `hash_conflict`; an unknown
- * trigger_id answers `invalid_trigger_id`. Every call is kept in `FakeSlack.views`.
+ * external_id). Slack docs: a `hash` that is not the view's latest answers `hash_conflict`; a
+ * trigger_id the fake never minted answers `invalid_trigger_id`, one minted more than 3 s ago
+ * `expired_trigger_id`, one already exchanged `exchanged_trigger_id` (see
+ * {@link SlackState.exchangeTrigger}); a view that breaks Block Kit's rules answers
+ * `invalid_arguments` or `view_too_large` (./block-kit/index.ts). The view is checked before the
+ * trigger_id is exchanged: Slack's docs do not say whether a refused view uses up its trigger, and
+ * the fake lets the app try again with a corrected view. Every accepted call is kept in `FakeSlack.views`.
  */
+import { checkView } from './block-kit/index.js';
 import { fail, obj, str, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
 import type { RecordedView } from './types.js';
@@ -66,6 +72,7 @@ function latestView(
 
 function publish(state: SlackState, args: Json): Json {
   const u = state.user(args.user_id) ?? fail('user_not_found');
+  checkView(args.view, 'home');
   const previous = [...state.views].reverse().find((v) => v.kind === 'home' && v.userId === u.id);
   if (previous && str(args.hash) && args.hash !== previous.hash) fail('hash_conflict');
   return recordView(state, 'views.publish', 'home', args.view, {
@@ -76,20 +83,25 @@ function publish(state: SlackState, args: Json): Json {
 
 function openModal(state: SlackState, method: string, args: Json): Json {
   const trigger = str(args.trigger_id) ?? str(args.interactivity_pointer) ?? fail('invalid_arguments');
-  const userId = state.triggerUser(trigger) ?? fail('invalid_trigger_id');
+  checkView(args.view, 'modal');
+  const userId = state.exchangeTrigger(trigger);
   return recordView(state, method, 'modal', args.view, { userId, triggerId: trigger });
 }
 
 function update(state: SlackState, args: Json): Json {
   const previous = latestView(state, str(args.view_id), str(args.external_id)) ?? fail('not_found');
   if (str(args.hash) && args.hash !== previous.hash) fail('hash_conflict');
+  checkView(args.view, previous.kind);
   return recordView(state, 'views.update', previous.kind, args.view, {
     id: previous.id,
     ...(previous.userId ? { userId: previous.userId } : {}),
   });
 }
 
-/** The `views.*` methods over `state`. Errors: `user_not_found`, `hash_conflict`, `invalid_arguments`, `invalid_trigger_id`, `not_found`. */
+/**
+ * The `views.*` methods over `state`. Errors: `user_not_found`, `hash_conflict`, `invalid_arguments`,
+ * `view_too_large`, `invalid_trigger_id`, `expired_trigger_id`, `exchanged_trigger_id`, `not_found`.
+ */
 export function viewsMethods(state: SlackState): MethodTable {
   return {
     'views.publish': (args) => publish(state, args),

@@ -35,7 +35,9 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   afterAll(() => sb?.close());
 
   it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
-    const started = Date.now();
+    // The job's status post is held at the fake Slack until after the ack: Slack waits 3 s for an
+    // ack, so the ack must not wait for the job (ack latency itself is measured by bench/ack-latency).
+    const statusPost = sb.slack.hold('chat.postMessage');
     const res = await driver.slashCommand({
       command: '/docs-edit',
       text: '  Add a quickstart for the Python SDK \n',
@@ -43,7 +45,10 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
       channel: 'C0DOCS',
     });
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // The plain ack: not the edge's "couldn't confirm" answer, given when no ack comes within its budget.
+    expect(res.body).toBe('');
+    await statusPost.reached;
+    statusPost.release();
     const create = await sb.docs.waitForRequest((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job');
     expect(create.body).toEqual({ prompt: 'Add a quickstart for the Python SDK' });
     expect(create.headers.authorization).toBe(`Bearer ${E2E_SECRETS.DOCS_API_KEY}`);

@@ -1,7 +1,7 @@
-import type { Worker } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Intake, intakeJobId, intakeKind, INTAKE_QUEUE } from '../../src/platform/intake.js';
+import { Intake, intakeJobId, intakeKind } from '../../src/platform/intake.js';
 import { anyKind } from '../helpers/intake-kinds.js';
 import { RedisConnections } from '../../src/platform/redis.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
@@ -205,7 +205,16 @@ describe('durable intake', () => {
     }
   });
 
-  it('the queue is called intake', () => {
-    expect(INTAKE_QUEUE).toBe('intake');
+  it('a recorded request waits in the BullMQ queue "intake", where the docs and the queue metrics look for it', async () => {
+    // Read the way an operator's tools do (docs/operations.md: docs_bot_queue_jobs{queue="intake"}):
+    // a Queue of that name under the prefix, not the Intake's own handle.
+    const seen = new Queue('intake', { connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: 1 }, prefix });
+    try {
+      await intake.record(anyKind('test.named'), 'n', 'req-n', { n: 1 });
+      expect(await seen.getJobCounts('waiting')).toEqual({ waiting: 1 });
+      expect((await seen.getJob(intakeJobId('test.named', 'n')))?.data).toMatchObject({ payload: { n: 1 } });
+    } finally {
+      await seen.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DurationHistory, PLAN_TTL_MS } from '../../src/features/agent-jobs/durations.js';
-import { HISTORY_SIZE, MIN_HISTORY } from '../../src/features/agent-jobs/schedule.js';
+import { buildPollPlan, HISTORY_SIZE, MIN_HISTORY } from '../../src/features/agent-jobs/schedule.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 const redis = testRedis();
@@ -45,6 +45,11 @@ describe('DurationHistory on real Redis', () => {
     await history.record(600_000);
     expect(await history.plan()).toBeUndefined(); // cached
     clock += PLAN_TTL_MS;
-    expect(await history.plan()).toBeDefined();
+    // Re-read: the plan learned from the durations now in Redis (not the cached "no plan").
+    const durations = await history.list();
+    expect(durations).toHaveLength(MIN_HISTORY);
+    const plan = await history.plan();
+    expect(plan).not.toBeUndefined();
+    expect(plan).toEqual(buildPollPlan(durations));
   });
 });

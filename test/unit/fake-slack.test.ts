@@ -255,6 +255,20 @@ describe('fake Slack Web API: rate limits, injected errors and waiting', () => {
     expect((await web.chat.postMessage({ channel: 'C0DOCS', text: '3' })).ok).toBe(true);
   });
 
+  it('holds the next call to a method until released: the caller waits, other methods do not', async () => {
+    const held = slack.hold('chat.postMessage');
+    const web = client();
+    let answered = false;
+    const post = web.chat.postMessage({ channel: 'C0DOCS', text: 'slow' }).then((r) => ((answered = true), r));
+    await held.reached;
+    expect((await web.auth.test()).ok).toBe(true);
+    expect(answered).toBe(false);
+    expect(slack.messages).toEqual([]);
+    held.release();
+    expect((await post).ok).toBe(true);
+    expect((await web.chat.postMessage({ channel: 'C0DOCS', text: 'next' })).ok).toBe(true); // only one was held
+  });
+
   it('notifies onCall listeners and waitFor resolves on state or rejects helpfully', async () => {
     const seen: SlackCall[] = [];
     const off = slack.onCall((c) => seen.push(c));

@@ -4,6 +4,7 @@ import { buildAnnouncement } from '../../src/features/agent-jobs/blocks.js';
 import { SLACK_LIMITS, truncate } from '../../src/platform/slack/limits.js';
 import { buildStatusMessage } from '../../src/features/agent-jobs/blocks.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
 function texts(blocks: KnownBlock[]): string[] {
   const out: string[] = [];
@@ -65,6 +66,7 @@ describe('status message', () => {
     });
     for (const t of texts(m.blocks)) expect(t.length).toBeLessThanOrEqual(SLACK_LIMITS.sectionText);
     expect(texts(m.blocks)[0]).toMatch(/…$/);
+    expectSlackTakesMessage(m);
   });
 });
 

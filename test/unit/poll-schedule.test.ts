@@ -70,7 +70,13 @@ describe('poll schedule without history (backoff)', () => {
   it(`needs ${MIN_HISTORY} finished jobs before it plans from them`, () => {
     expect(buildPollPlan(spread(MIN_HISTORY - 1, 9 * MIN, 11 * MIN))).toBeUndefined();
     expect(buildPollPlan([...spread(MIN_HISTORY - 1, 9 * MIN, 11 * MIN), Number.NaN, -5, 0])).toBeUndefined();
-    expect(buildPollPlan(spread(MIN_HISTORY, 9 * MIN, 11 * MIN))).toBeDefined();
+    // From the 20th job on, the schedule is learned: no 20-s backoff step a minute into a job that
+    // history says ends near 10 minutes, but the longest gap, then dense polls where such jobs end.
+    const plan = buildPollPlan(spread(MIN_HISTORY, 9 * MIN, 11 * MIN));
+    const early = { attempt: 1, elapsedMs: bounds.minMs };
+    expect(nextPollDelayMs(early, bounds, () => 0)).toBe(20_000);
+    expect(nextPollDelayMs({ ...early, plan }, bounds, () => 0)).toBe(bounds.maxMs);
+    expect(nextPollDelayMs({ attempt: 5, elapsedMs: 10 * MIN, plan }, bounds)).toBe(DENSE_GAP_MS);
   });
 
   it('allows more started attempts than the most polls a job can take', () => {

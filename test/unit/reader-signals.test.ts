@@ -16,6 +16,7 @@ import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../src/fea
 import { openSignalState, signSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
 /**
  * The searches, feedback and questions reports as Slack receives them (pure builders): ranking and
@@ -70,6 +71,7 @@ function texts(v: unknown): string[] {
 
 /** Slack's Block Kit limits, and what hostile reader text must never become. */
 function expectSafeMessage(m: { text: string; blocks: unknown[] }): void {
+  expectSlackTakesMessage(m);
   const blocks = m.blocks as Json[];
   expect(blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
   expect(new Set(blocks.map((b) => b.type))).toSatisfy((types: Set<unknown>) =>

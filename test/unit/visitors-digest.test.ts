@@ -21,6 +21,7 @@ import {
   INSTRUCTION_BLOCK,
 } from '../../src/features/digests/improve-modal.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
 type Json = Record<string, unknown>;
 const current = { dateFrom: '2026-11-16', dateTo: '2026-11-23' };
@@ -148,6 +149,7 @@ describe('digest message', () => {
       TEST_SIGNER,
     );
     expect(m.blocks.length).toBeLessThanOrEqual(20);
+    expectSlackTakesMessage(m);
     for (const b of m.blocks as unknown as Json[]) {
       const text = (b.text as Json | undefined)?.text as string | undefined;
       if (text)
@@ -256,6 +258,7 @@ describe('"What readers couldn\'t find" in the digest message', () => {
     expect(json).toContain('▲ 100% vs the week before (2)');
     expect(json.indexOf('*Falling pages*')).toBeLessThan(json.indexOf("*What readers couldn't find*"));
     expect(m.blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
+    expectSlackTakesMessage(m);
   });
 
   it('with nothing in it, the whole section is left out; without the visitors section the digest is the rest', () => {

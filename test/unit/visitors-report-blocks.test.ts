@@ -11,6 +11,7 @@ import {
   type ReportMessage,
 } from '../../src/features/visitors/blocks.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
 type Json = Record<string, unknown>;
 type Row = VisitorsResponse['visitors'][number];
@@ -53,6 +54,7 @@ function assertWithinSlackLimits(m: ReportMessage): {
   json: number;
   longestSection: number;
 } {
+  expectSlackTakesMessage(m);
   const blocks = m.blocks as unknown as Json[];
   expect(blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
   let longestSection = 0;

@@ -6,7 +6,7 @@ export type BudgetGrant = { ok: true } | { ok: false; retryMs: number };
 
 /** Options of {@link EditBudget}. */
 export interface EditBudgetOptions {
-  /** The state connection; the budget lives under `{prefix}:slack-update-budget:{teamId}`. */
+  /** The state connection; each window's budget lives under `{prefix}:slack-update-budget:{teamId}:{window}`. */
   redis: Redis;
   /** QUEUE_PREFIX. */
   prefix: string;
@@ -20,21 +20,26 @@ export interface EditBudgetOptions {
    * @defaultValue 15
    */
   windowS?: number;
+  /** Clock in epoch ms: windows are the `windowS`-long spans of it since the epoch. @defaultValue Date.now */
+  now?: () => number;
 }
 
 /**
  * The shared budget of status edits of a workspace (Slack: chat.update is Tier 3, about 50 per
  * minute per workspace; https://docs.slack.dev/apis/web-api/rate-limits). A rate-limiter-flexible
- * RateLimiterRedis with fixed windows, keyed by team id, so every replica draws from one budget.
+ * RateLimiterRedis counting per team id and fixed window of the clock (the window's number is in
+ * the key; Redis expires it), so every replica draws from one budget.
  */
 export class EditBudget {
   private readonly limiter: RateLimiterRedis;
+  private readonly now: () => number;
   /** Edits allowed per window. */
   readonly points: number;
   /** The window, in s. */
   readonly windowS: number;
 
   constructor(opts: EditBudgetOptions) {
+    this.now = opts.now ?? Date.now;
     this.windowS = opts.windowS ?? 15;
     this.points = Math.max(1, Math.floor((opts.perMinute * this.windowS) / 60));
     this.limiter = new RateLimiterRedis({
@@ -47,15 +52,19 @@ export class EditBudget {
 
   /**
    * Takes one edit from the workspace's budget.
-   * @returns `{ ok: true }`, or `{ ok: false, retryMs }` when the window is spent (retryMs ≥ 1).
+   * @returns `{ ok: true }`, or `{ ok: false, retryMs }` when the window is spent: the ms until the next
+   *   window (≥ 1).
    * @throws when Redis fails (the caller decides whether to edit anyway).
    */
   async take(teamId: string): Promise<BudgetGrant> {
+    const windowMs = this.windowS * 1000;
+    const now = this.now();
+    const window = Math.floor(now / windowMs);
     try {
-      await this.limiter.consume(teamId || 'unknown-team', 1);
+      await this.limiter.consume(`${teamId || 'unknown-team'}:${window}`, 1);
       return { ok: true };
     } catch (res) {
-      if (res instanceof RateLimiterRes) return { ok: false, retryMs: Math.max(1, res.msBeforeNext) };
+      if (res instanceof RateLimiterRes) return { ok: false, retryMs: Math.max(1, (window + 1) * windowMs - now) };
       throw res;
     }
   }
