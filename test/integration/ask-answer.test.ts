@@ -97,15 +97,20 @@ function deps(
 }
 
 let n = 0;
-async function ask(d: AskDeps, question: string, opts: { threadTs?: string; channel?: string } = {}) {
+async function ask(
+  d: AskDeps,
+  question: string,
+  opts: { threadTs?: string; channel?: string; user?: string; claim?: 'asker' } = {},
+) {
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
   const req = {
     teamId: 'T0TEST',
     channel: opts.channel ?? 'C0DOCS',
-    user: 'U0ALICE',
+    user: opts.user ?? 'U0ALICE',
     question,
     threadTs: root,
+    ...(opts.claim ? { claim: opts.claim } : {}),
     key: `k${n}-${prefix}`,
     receivedAt: Date.now(),
   };
@@ -378,4 +383,41 @@ describe('asking: Slack and Redis', () => {
       expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
     },
   );
+});
+
+describe('asking: which threads the bot takes replies in', () => {
+  it(
+    "the asker's own top-level message takes the asker's replies only; a mention answered in someone " +
+      "else's thread claims nothing, and a later question by someone else never makes a thread theirs",
+    async () => {
+      const store = new AskStore(redis, prefix);
+      const d = deps({ store });
+      const own = await ask(d, 'How do I rotate a key?', { claim: 'asker' });
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0ALICE')).toBe(true);
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0MALLORY')).toBe(false);
+      // Mallory's mention in Alice's thread is answered, and leaves the thread Alice's.
+      await ask(d, 'Which page covers SSO?', { threadTs: own, user: 'U0MALLORY' });
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0MALLORY')).toBe(false);
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0ALICE')).toBe(true);
+
+      // Carol's discussion thread: Mallory's mention there is answered, but the thread stays Carol's.
+      const carol = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'release notes?' })).ts!;
+      await ask(d, 'How do I rotate a key?', { threadTs: carol, user: 'U0MALLORY' });
+      expect(replies(carol)).toHaveLength(1);
+      for (const user of ['U0MALLORY', 'U0CAROL', 'U0ALICE'])
+        expect(await store.takesReplyFrom('C0DOCS', carol, user)).toBe(false);
+    },
+  );
+
+  it("/docs-ask's thread (the bot's own question) takes anyone's replies", async () => {
+    const store = new AskStore(redis, prefix);
+    const d = { ...deps({ store }), answers: { enqueue: async () => undefined } };
+    const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'SSO?', key: `q-${prefix}` };
+    await askQuestion(d, { ...req, receivedAt: Date.now() }, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
+    const question = slack.messages.find((m) => m.text.includes('asked the docs') && m.text.includes('SSO?'))!;
+    expect(await store.takesReplyFrom('C0DOCS', question.ts, 'U0BOB')).toBe(true);
+  });
 });

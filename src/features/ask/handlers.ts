@@ -57,6 +57,8 @@ export async function handleQuestionMessage(
     question,
     ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}),
     threadTs,
+    // The asker's own top-level message (or DM) is claimed for their replies; someone else's thread never is.
+    ...(msg.thread_ts === undefined ? { claim: 'asker' as const } : {}),
     key: receipt.key,
     receivedAt: receipt.receivedAt,
   };

@@ -67,10 +67,10 @@ export interface Ask {
   /** True when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
   configured: boolean;
   /**
-   * Whether the thread rooted at `(channel, ts)` is an answer's (replies continue its
-   * conversation). @throws the Redis error.
+   * Whether a reply by `user` that mentions no one, in the thread rooted at `(channel, threadTs)`,
+   * continues an answer's conversation (see `AskStore.takesReplyFrom`). @throws the Redis error.
    */
-  ownsThread(channel: string, threadTs: string): Promise<boolean>;
+  takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /** Answers a question in a message (see `handleQuestionMessage`). */
   handleMessage(
     msg: AskMessage,
@@ -111,7 +111,7 @@ export function createAsk(o: AskOptions): Ask {
   registerHandlers(o.intake, handlerDeps);
   return {
     configured: ask.configured,
-    ownsThread: (channel, threadTs) => store.ownsThread(channel, threadTs),
+    takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
     answerQueue,

@@ -40,6 +40,13 @@ export interface AskRequest {
   textChars?: number;
   /** The thread to answer in; absent (`/docs-ask`): the question is posted first and answered in its thread. */
   threadTs?: string;
+  /**
+   * Whether replies in the answer's thread that mention no one reach the bot: `asker` for the
+   * asker's own top-level message or DM (their replies only); absent for a reply in a thread (the
+   * thread keeps whatever claim it has: someone else's thread gets none). `/docs-ask`'s thread (the
+   * bot's question) is always claimed for `anyone`.
+   */
+  claim?: 'asker';
   /** The intake's id (keys the steps and what is posted once) and when it was recorded (epoch ms). */
   key: string;
   receivedAt: number;
@@ -54,8 +61,9 @@ interface AskProgress {
  * Answers a question, once, in its thread: the feature is on, the question within
  * {@link QUESTION_MAX_CHARS}, the person may ask here (access `ask`), and one question is taken from
  * their and their workspace's hourly budgets (all before any API call; a refusal is told once and
- * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); the
- * thread is marked an answer's (replies in it reach the bot), then the answer is queued for the
+ * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); a
+ * thread the bot started, or the asker's own top-level message, is claimed (replies in it reach the
+ * bot: see `AskStore.claimThread`; someone else's thread never is), then the answer is queued for the
  * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
  * @param reply - where and how to tell the person privately (`tell` never throws).
  * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
@@ -84,7 +92,8 @@ export async function askQuestion(
   }
   const threadTs = req.threadTs ?? (await postQuestion(deps, req, steps));
   if (!threadTs) return refuse(INVITE_FIRST);
-  await deps.store.claimThread(req.channel, threadTs, req.user, req.teamId);
+  const follow = req.threadTs === undefined ? 'anyone' : req.claim;
+  if (follow) await deps.store.claimThread(req.channel, threadTs, { asker: req.user, teamId: req.teamId, follow });
   const q = {
     teamId: req.teamId,
     channel: req.channel,

@@ -19,6 +19,16 @@ export interface AskConversation {
   turns: number;
 }
 
+/**
+ * A thread the bot answers in and takes replies from (see {@link AskStore.claimThread}): `anyone`
+ * in the bot's own thread, `asker` in the asker's own top-level message or DM.
+ */
+export interface ThreadClaim {
+  asker: string;
+  teamId: string;
+  follow: 'anyone' | 'asker';
+}
+
 /** What an answer's buttons need later (Make this a docs change, Document this, 👍/👎): no secret in it. */
 export interface AnswerRecord {
   answerId: string;
@@ -57,7 +67,7 @@ export function answerIdOf(requestKey: string): string {
 
 /**
  * The ask feature's Redis records: `{prefix}:ask:thread:{channel}:{threadTs}` (a hash: the
- * conversation, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
+ * conversation and who may continue it without a mention, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
  * `{prefix}:ask:feedback:{answerId}` (a hash of people's ratings, 7 days).
  */
 export class AskStore {
@@ -70,9 +80,16 @@ export class AskStore {
     return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
   }
 
-  /** Whether the thread rooted at `(channel, threadTs)` is an answer's. @throws the Redis error. */
-  async ownsThread(channel: string, threadTs: string): Promise<boolean> {
-    return (await this.redis.exists(this.threadKey(channel, threadTs))) === 1;
+  /**
+   * Whether a reply by `user` in the thread rooted at `(channel, threadTs)` that mentions no one
+   * continues its conversation: in a thread the bot claimed for `anyone` (the bot's own `/docs-ask`
+   * question), yes; in one claimed for its `asker` (the asker's own top-level message or DM), only
+   * the asker's; in any other thread (unclaimed: a mention answered in someone else's thread, or no
+   * answer at all), no. @throws the Redis error.
+   */
+  async takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean> {
+    const [follow, asker] = await this.redis.hmget(this.threadKey(channel, threadTs), 'follow', 'asker');
+    return follow === 'anyone' || (follow === 'asker' && asker === user);
   }
 
   /** The thread's conversation, or undefined. @throws the Redis error. */
@@ -91,27 +108,37 @@ export class AskStore {
 
   /**
    * Keeps the thread's conversation (a new one, or one more question of it) for {@link ASK_TTL_S}.
-   * @throws the Redis error.
+   * Its first asker and any claim stay as they were. @throws the Redis error.
    */
   async saveConversation(channel: string, threadTs: string, c: AskConversation): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    const fields = {
-      threadId: c.threadId,
-      threadKey: c.threadKey,
-      asker: c.asker,
-      teamId: c.teamId,
-      turns: String(c.turns),
-    };
-    await this.redis.multi().hset(key, fields).expire(key, ASK_TTL_S).exec();
+    const fields = { threadId: c.threadId, threadKey: c.threadKey, turns: String(c.turns) };
+    // Who asked first stays: a later question by someone else never makes the thread theirs.
+    await this.redis
+      .multi()
+      .hset(key, fields)
+      .hsetnx(key, 'asker', c.asker)
+      .hsetnx(key, 'teamId', c.teamId)
+      .expire(key, ASK_TTL_S)
+      .exec();
   }
 
   /**
-   * Marks the thread as an answer's before its conversation exists (so replies reach the bot).
+   * Claims the thread for the answer about to be written, before its conversation exists, so that
+   * replies that mention no one reach the bot: from `anyone` (a thread the bot started: its
+   * `/docs-ask` question) or from the `asker` alone (the asker's own top-level message or DM). A
+   * thread claimed before keeps its first claim. Never call it for someone else's thread.
    * @throws the Redis error.
    */
-  async claimThread(channel: string, threadTs: string, asker: string, teamId: string): Promise<void> {
+  async claimThread(channel: string, threadTs: string, claim: ThreadClaim): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    await this.redis.multi().hsetnx(key, 'asker', asker).hsetnx(key, 'teamId', teamId).expire(key, ASK_TTL_S).exec();
+    await this.redis
+      .multi()
+      .hsetnx(key, 'asker', claim.asker)
+      .hsetnx(key, 'teamId', claim.teamId)
+      .hsetnx(key, 'follow', claim.follow)
+      .expire(key, ASK_TTL_S)
+      .exec();
   }
 
   /** Forgets the thread's conversation (the assistant no longer knows it). @throws the Redis error. */
