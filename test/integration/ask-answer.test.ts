@@ -421,3 +421,38 @@ describe('asking: which threads the bot takes replies in', () => {
     expect(await store.takesReplyFrom('C0DOCS', question.ts, 'U0BOB')).toBe(true);
   });
 });
+
+describe("asking: the assistant's text is made safe before Slack gets it", () => {
+  it('a page echoing mentions, broadcasts and outside links reaches Slack with none of them', async () => {
+    const hostile = {
+      path: '/hostile',
+      title: 'Hostile',
+      keywords: ['hostile'],
+      content:
+        'Sign in at <https://evil.example/login|the docs sign-in page> and tell <!channel>, <!here|here>, ' +
+        '<!subteam^S0ADMINS|@admins> and <@U0ALICE> in <#C0DOCS>; @everyone should read ' +
+        '[the guide](https://evil.example/guide) or https://evil.example/x, not [keys](/api-keys).',
+    };
+    docs.discovery.pages.push(hostile);
+    try {
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'hostile?' })).ts!;
+      const calls = slack.calls.length;
+      await ask(deps(), 'what does the hostile page say?', { threadTs: root });
+      const sent = slack.calls
+        .slice(calls)
+        .filter((c) => /^chat\.(startStream|appendStream|stopStream|postMessage|update)$/.test(c.method));
+      expect(sent.map((c) => c.method)).toContain('chat.stopStream');
+      const text = JSON.stringify(sent.map((c) => [c.args.markdown_text, c.args.text, c.args.blocks]));
+      expect(text).not.toMatch(/<[!@#]/);
+      // The Sources section links the page on the docs site; nothing else links anywhere.
+      expect(text).not.toMatch(/<https?:\/\/(?!docs\.acme\.test\/)/);
+      expect(text).not.toMatch(/\]\(https:\/\/evil/);
+      expect(text).not.toMatch(/(?<!`)https:\/\/evil\.example\/x/);
+      expect(text).not.toMatch(/@everyone/);
+      expect(text).toContain('[keys](https://docs.acme.test/api-keys)');
+      expect(replies(root)).toHaveLength(1);
+    } finally {
+      docs.discovery.pages.splice(docs.discovery.pages.indexOf(hostile), 1);
+    }
+  });
+});

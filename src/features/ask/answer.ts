@@ -15,6 +15,7 @@ import { answerBlocks, CUT_OFF_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './bl
 import { endCutAnswer } from './resume.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
 import { AnswerWriter, type WriterDeps } from './stream.js';
+import { SafeAnswerStream } from './safe-text.js';
 import { SuggestionsFilter } from './suggestions.js';
 import {
   COULD_NOT_ANSWER_TEXT,
@@ -206,30 +207,39 @@ async function askOnce(
       Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
     );
   }
-  return readAnswer(answer.events, writer);
+  return readAnswer(answer.events, writer, deps.siteUrl);
 }
 
-/** Reads the answer's events into the writer (without the suggestions block). */
-async function readAnswer(events: AsyncIterable<AssistantEvent>, writer: AnswerWriter): Promise<Read> {
-  const filter = new SuggestionsFilter();
+/**
+ * Reads the answer's events into the writer, without the suggestions block and made safe to post
+ * (`./safe-text.ts`: no mention, broadcast or link out of DOCS_SITE_URL, however the text is cut).
+ */
+async function readAnswer(
+  events: AsyncIterable<AssistantEvent>,
+  writer: AnswerWriter,
+  siteUrl: string | undefined,
+): Promise<Read> {
+  const suggestions = new SuggestionsFilter();
+  const safe = new SafeAnswerStream(siteUrl);
   const pages: DocsPage[] = [];
   let text = '';
+  const show = async (shown: string) => {
+    text += shown;
+    if (shown) await writer.append(shown);
+  };
+  let failure: AssistantStreamError | undefined;
   try {
     for await (const e of events) {
       if (e.type === 'search') pages.push(...e.pages);
-      if (e.type !== 'text') continue;
-      const shown = filter.push(e.delta);
-      text += shown;
-      if (shown) await writer.append(shown);
+      if (e.type === 'text') await show(safe.push(suggestions.push(e.delta)));
     }
   } catch (err) {
-    if (err instanceof AssistantStreamError) return { text, pages, failure: err };
-    throw err;
+    if (!(err instanceof AssistantStreamError)) throw err;
+    failure = err;
   }
-  const rest = filter.end();
-  text += rest;
-  if (rest) await writer.append(rest);
-  return { text, pages };
+  // A cut answer shows what it had (never the suggestions block it was cut in).
+  await show(failure ? safe.end() : safe.push(suggestions.end()) + safe.end());
+  return failure ? { text, pages, failure } : { text, pages };
 }
 
 /**
