@@ -71,9 +71,10 @@ const text = (pieces: string[]) => fc.array(fc.constantFrom(...pieces), { maxLen
  */
 function linksOutsideCode(out: string): string[] {
   const plain = out.replace(/`[^`]*`/g, ' ');
-  return [...plain.matchAll(/(?<![a-z0-9])(?:[a-z][a-z0-9]{1,20}:\/\/|www\.)[A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]*/gi)].map((m) =>
-    // Trailing punctuation ends a sentence, not the link (as Markdown's autolinks take it).
-    m[0].replace(/[.,;:!?)\]]+$/, ''),
+  return [...plain.matchAll(/(?<![a-z0-9])(?:[a-z][a-z0-9]{1,20}:\/\/|www\.)[A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]*/gi)].map(
+    (m) =>
+      // Trailing punctuation ends a sentence, not the link (as Markdown's autolinks take it).
+      m[0].replace(/[.,;:!?)\]]+$/, ''),
   );
 }
 
