@@ -35,8 +35,12 @@ export interface AskRequest {
   teamId: string;
   channel: string;
   user: string;
-  /** Plain text, trimmed (at most the listener's cut; `textChars` is its length as typed when it was cut). */
-  question: string;
+  /**
+   * Plain text, trimmed (at most the listener's cut; `textChars` is its length as typed when it was
+   * cut), or how to get it from the message's markup: called only once the person is admitted, as
+   * turning mentions into names reads Slack (users.info).
+   */
+  question: string | (() => Promise<string>);
   textChars?: number;
   /** The thread to answer in; absent (`/docs-ask`): the question is posted first and answered in its thread. */
   threadTs?: string;
@@ -60,8 +64,8 @@ interface AskProgress {
 /**
  * Answers a question, once, in its thread: the feature is on, the question within
  * {@link QUESTION_MAX_CHARS}, the person may ask here (access `ask`), and one question is taken from
- * their and their workspace's hourly budgets (all before any API call; a refusal is told once and
- * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); a
+ * their and their workspace's hourly budgets (all before any API call or Slack read: the question's
+ * markup is turned into text only after; a refusal is told once and counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); a
  * thread the bot started, or the asker's own top-level message, is claimed (replies in it reach the
  * bot: see `AskStore.claimThread`; someone else's thread never is), then the answer is queued for the
  * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
@@ -83,14 +87,19 @@ export async function askQuestion(
     await tell(text);
   };
   if (!deps.configured) return refuse(NOT_CONFIGURED_TEXT);
-  const chars = req.textChars ?? req.question.length;
-  if (chars > QUESTION_MAX_CHARS) return refuse(questionTooLongText(chars, QUESTION_MAX_CHARS));
+  const typed = req.textChars ?? (typeof req.question === 'string' ? req.question.length : 0);
+  if (typed > QUESTION_MAX_CHARS) return refuse(questionTooLongText(typed, QUESTION_MAX_CHARS));
   if (!p.admitted) {
     const refusal = await admit(deps, req, steps);
     if (refusal) return refuse(refusal);
     await steps.save({ admitted: true });
   }
-  const threadTs = req.threadTs ?? (await postQuestion(deps, req, steps));
+  const question = typeof req.question === 'string' ? req.question : await req.question();
+  if (question.length > QUESTION_MAX_CHARS) {
+    await giveBack(deps, req);
+    return refuse(questionTooLongText(question.length, QUESTION_MAX_CHARS));
+  }
+  const threadTs = req.threadTs ?? (await postQuestion(deps, { ...req, question }, steps));
   if (!threadTs) return refuse(INVITE_FIRST);
   const follow = req.threadTs === undefined ? 'anyone' : req.claim;
   if (follow) await deps.store.claimThread(req.channel, threadTs, { asker: req.user, teamId: req.teamId, follow });
@@ -99,7 +108,7 @@ export async function askQuestion(
     channel: req.channel,
     threadTs,
     asker: req.user,
-    question: req.question,
+    question,
     key: req.key,
     since: req.receivedAt,
   };
@@ -108,7 +117,7 @@ export async function askQuestion(
     channel: req.channel,
     action: 'ask',
     outcome: 'ok',
-    questionChars: req.question.length,
+    questionChars: question.length,
   });
   if (deps.answers) return deps.answers.enqueue(q, reply.to);
   const result = await answerQuestion(deps, q, steps);
@@ -120,7 +129,11 @@ export async function askQuestion(
  * @returns undefined when the bot cannot post there (the question is given back to the budget).
  * @throws other Slack errors and Redis errors.
  */
-async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+async function postQuestion(
+  deps: AskDeps,
+  req: AskRequest & { question: string },
+  steps: Steps,
+): Promise<string | undefined> {
   try {
     const m = questionMessage(req.user, req.question);
     return await postOnce(deps.slack, steps, {
@@ -131,11 +144,16 @@ async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promi
     });
   } catch (err) {
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
-    await deps.budget
-      .give(req.teamId, req.user)
-      .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+    await giveBack(deps, req);
     return undefined;
   }
+}
+
+/** Gives a question that was never sent back to the budgets (best effort: a failure is one warning). */
+async function giveBack(deps: AskDeps, req: AskRequest): Promise<void> {
+  await deps.budget
+    .give(req.teamId, req.user)
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
 }
 
 /**
