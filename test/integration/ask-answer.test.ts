@@ -1,5 +1,5 @@
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAKE_ASSISTANT_KEY,
   FAKE_DISCOVERY_PAGES,
@@ -19,6 +19,7 @@ import {
   KEY_REFUSED_TEXT,
   NOT_CONFIGURED_TEXT,
   THREAD_LOST_TEXT,
+  TOO_MANY_ANSWERS_TEXT,
 } from '../../src/features/ask/texts.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
@@ -245,6 +246,9 @@ describe('asking: errors of the discovery API', () => {
 describe('asking: Slack and Redis', () => {
   it('Slack fails mid-answer: the retry ends the cut stream with the notice and never asks again', async () => {
     const d = deps();
+    // A clock that runs 2 s a reading: every batch of text is due for its chat.appendStream.
+    let tick = 0;
+    d.writer.now = () => Date.now() + 2_000 * tick++;
     const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
     const q = {
       teamId: 'T0TEST',
@@ -454,5 +458,27 @@ describe("asking: the assistant's text is made safe before Slack gets it", () =>
     } finally {
       docs.discovery.pages.splice(docs.discovery.pages.indexOf(hostile), 1);
     }
+  });
+});
+
+describe('asking: at most 3 answers being written per person', () => {
+  it('a 4th question while 3 answers are written is told plainly and privately, costs nothing; one done frees a slot', async () => {
+    const store = new AskStore(redis, prefix);
+    const enqueue = vi.fn(async () => undefined);
+    const d = { ...deps({ store, perUser: 4 }), answers: { enqueue } };
+    for (let i = 0; i < 3; i++) await ask(d, `How do I rotate key ${i}?`);
+    expect(enqueue).toHaveBeenCalledTimes(3);
+    await ask(d, 'Which page covers SSO?');
+    expect(told).toEqual([TOO_MANY_ANSWERS_TEXT]);
+    expect(enqueue).toHaveBeenCalledTimes(3);
+    // Bob is not held back by Alice's answers.
+    await ask(d, 'Which page covers SSO?', { user: 'U0BOB' });
+    expect(enqueue).toHaveBeenCalledTimes(4);
+    // One of Alice's answers done: her next question is taken (her budget of 4 was not spent by the refusal).
+    const first = (enqueue.mock.calls[0] as unknown as [{ key: string }])[0];
+    await store.releaseAnswerSlot('T0TEST', 'U0ALICE', first.key);
+    await ask(d, 'Which page covers SSO?');
+    expect(enqueue).toHaveBeenCalledTimes(5);
+    expect(told).toEqual([TOO_MANY_ANSWERS_TEXT]);
   });
 });

@@ -51,6 +51,12 @@ export interface AskOptions {
   /** SLACK_UPDATE_BUDGET_PER_MINUTE: the posted fallback's edits share the workspace's budget with status edits. */
   updateBudgetPerMinute: number;
   slack: WebClient;
+  /**
+   * The client the answers are written with (chat streaming, the posted fallback): one of their own
+   * that rejects Slack's 429 (`rejectRateLimitedCalls`), so an answer's rate limit never pauses
+   * `slack`. @defaultValue `slack`
+   */
+  streamSlack?: WebClient;
   names: Pick<UserNames, 'lookup'>;
   signer: ValueSigner;
   /** `fp` of a person (see {@link fingerprinter}). */
@@ -146,7 +152,7 @@ function askDeps(
 ): AskDeps {
   const { store, slack, logger, answerQueue } = parts;
   const writer = {
-    slack,
+    slack: (o.streamSlack ?? slack) as unknown as StreamSlack,
     budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }),
     logger,
     now: o.now,

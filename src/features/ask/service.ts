@@ -10,7 +10,7 @@ import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
 import type { TellTarget } from './tell.js';
-import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
+import { NOT_CONFIGURED_TEXT, questionTooLongText, TOO_MANY_ANSWERS_TEXT } from './texts.js';
 
 /** Most characters of a question sent to the assistant. */
 export const QUESTION_MAX_CHARS = 4_000;
@@ -22,7 +22,7 @@ export interface AskDeps extends AnswerDeps {
   /** The access policy's `ask` (no budget: the question budget is the feature's own). */
   access: Pick<AccessGate, 'authorize'>;
   budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
-  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread'>;
+  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'>;
   /** Posts the question of `/docs-ask` (once). */
   slack: PostOnceClient;
   metrics?: Pick<BotMetrics, 'askEnded'>;
@@ -121,6 +121,7 @@ export async function askQuestion(
   });
   if (deps.answers) return deps.answers.enqueue(q, reply.to);
   const result = await answerQuestion(deps, q, steps);
+  await releaseSlot(deps, { teamId: q.teamId, user: q.asker, key: q.key });
   if (result.tell) await tell(result.tell);
 }
 
@@ -149,8 +150,19 @@ async function postQuestion(
   }
 }
 
+/** Frees the answer slot of a question that will not be answered (best effort: a slot lapses by itself). */
+export async function releaseSlot(
+  deps: { store: Pick<AskStore, 'releaseAnswerSlot'>; logger: AskDeps['logger'] },
+  req: { teamId: string; user: string; key: string },
+): Promise<void> {
+  await deps.store
+    .releaseAnswerSlot(req.teamId, req.user, req.key)
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
+}
+
 /** Gives a question that was never sent back to the budgets (best effort: a failure is one warning). */
 async function giveBack(deps: AskDeps, req: AskRequest): Promise<void> {
+  await releaseSlot(deps, req);
   await deps.budget
     .give(req.teamId, req.user)
     .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
@@ -165,7 +177,9 @@ async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<stri
   if (!decision.allowed) return decision.text;
   let taken;
   try {
+    if (!(await deps.store.holdAnswerSlot(req.teamId, req.user, req.key, deps.now()))) return TOO_MANY_ANSWERS_TEXT;
     taken = await deps.budget.take(req.teamId, req.user);
+    if (!taken.ok) await releaseSlot(deps, req);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
     deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');

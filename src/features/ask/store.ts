@@ -60,6 +60,24 @@ const answerSchema = z.object({
   earlier: z.array(z.string()),
 });
 
+/** Answers one person may have being written at once. */
+export const ANSWERS_PER_PERSON = 3;
+/** How long a held answer slot lasts at most (an answer a crash left unreleased frees itself), in ms. */
+export const ANSWER_SLOT_MS = 10 * 60_000;
+
+/**
+ * Holds a slot for answer `ARGV[1]` in the person's set `KEYS[1]` (scores: when each slot lapses)
+ * when fewer than `ARGV[2]` are held (lapsed ones dropped first), or when it holds one already.
+ * Returns 1 when held, 0 when the person has the most.
+ */
+const HOLD_SLOT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
 /** An answer's id: derived from the request that asked it, so a retry names the same answer (16 hex chars). */
 export function answerIdOf(requestKey: string): string {
   return createHash('sha256').update(requestKey).digest('hex').slice(0, 16);
@@ -144,6 +162,22 @@ export class AskStore {
   /** Forgets the thread's conversation (the assistant no longer knows it). @throws the Redis error. */
   async forgetConversation(channel: string, threadTs: string): Promise<void> {
     await this.redis.hdel(this.threadKey(channel, threadTs), 'threadId', 'threadKey');
+  }
+
+  /**
+   * Holds one of the person's {@link ANSWERS_PER_PERSON} answer slots for answer `key` (the same
+   * key again holds the same slot), across replicas; a slot lapses after {@link ANSWER_SLOT_MS}.
+   * @returns false when the person has that many answers being written. @throws the Redis error.
+   */
+  async holdAnswerSlot(teamId: string, user: string, key: string, now: number): Promise<boolean> {
+    const slots = `${this.prefix}:ask:writing:${teamId}:${user}`;
+    const args = [key, ANSWERS_PER_PERSON, now + ANSWER_SLOT_MS, now, ANSWER_SLOT_MS];
+    return (await this.redis.eval(HOLD_SLOT, 1, slots, ...args)) === 1;
+  }
+
+  /** Frees the slot of answer `key` (its answer is written, or was never asked). @throws the Redis error. */
+  async releaseAnswerSlot(teamId: string, user: string, key: string): Promise<void> {
+    await this.redis.zrem(`${this.prefix}:ask:writing:${teamId}:${user}`, key);
   }
 
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */
