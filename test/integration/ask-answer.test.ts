@@ -272,6 +272,27 @@ describe('asking: Slack and Redis', () => {
     expect(assistantCalls()).toHaveLength(before + 1);
   });
 
+  it('Slack fails mid-answer on the last try: the stream is still stopped, with the notice', async () => {
+    const d = deps();
+    let tick = 0;
+    d.writer.now = () => Date.now() + 2_000 * tick++;
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const q = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      threadTs: root,
+      asker: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `last-${prefix}`,
+      since: Date.now(),
+    };
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    await expect(answerQuestion(d, q, memorySteps())).rejects.toThrow();
+    const [cut] = replies(root);
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    expect(replies(root)[0]!.text).toContain('cut off; ask again');
+  });
+
   it(
     'a crash after the final write (stop) but before "done": the retry ' +
       'repeats the write safely, no notice, no second answer',

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AnswerWriter, MIN_APPEND_CHARS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
+import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/resume.js';
 import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
@@ -191,5 +192,39 @@ describe('the answer writer: cost bounds', () => {
     expect(at[0]!.at).toBeGreaterThanOrEqual(4_000);
     expect(calls.map((c) => String(c.args.markdown_text ?? '')).join('')).toBe(text);
     expect(calls.at(-1)?.method).toBe('chat.stopStream');
+  });
+});
+
+describe('a cut answer found after a crash', () => {
+  it("reads the thread's pages since the question (Slack lists replies oldest first), at most 20", async () => {
+    const { slack, calls } = slackStub();
+    let pages = 0;
+    const replies = slack.conversations.replies as unknown as ReturnType<typeof vi.fn>;
+    replies.mockImplementation(async () => {
+      pages += 1;
+      const messages = pages === 7 ? [{ ts: '7.000001', bot_id: 'B0BOT' }] : [{ ts: `${pages}.5`, user: 'U2' }];
+      return { ok: true, messages, response_metadata: { next_cursor: `c${pages}` } };
+    });
+    const deps: WriterDeps = {
+      slack,
+      budget: { take: async () => ({ ok: true }) },
+      logger: createLogger('silent'),
+      now: () => 0,
+    };
+    const target = {
+      teamId: 'T1',
+      channel: 'C1',
+      threadTs: '1.000001',
+      recipientUserId: 'U1',
+      key: 'k:answer',
+      since: 0,
+    };
+    const steps = memorySteps();
+    steps.progress['k:answer:streaming'] = true;
+    expect(await endCutAnswer(deps, target, steps)).toBe('cut');
+    expect(pages).toBe(FIND_STREAMED_MAX_PAGES);
+    expect(calls).toEqual([
+      expect.objectContaining({ method: 'chat.stopStream', args: expect.objectContaining({ ts: '7.000001' }) }),
+    ]);
   });
 });

@@ -116,8 +116,20 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
       undefined,
     );
   }
-  const started = deps.now();
   const writer = new AnswerWriter(deps.writer, target, steps);
+  try {
+    return await writeAnswer(deps, q, steps, writer);
+  } catch (err) {
+    // No try comes after the last: a stream it started is stopped here, with the cut-off notice.
+    if (steps.finalAttempt) await writer.abandon(CUT_OFF_TEXT);
+    throw err;
+  }
+}
+
+/** Asks (once more when it may pass) and writes the answer with `writer`. @throws as {@link answerQuestion}. */
+async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps, writer: AnswerWriter): Promise<AnswerResult> {
+  const doneKey = `${q.key}:done`;
+  const started = deps.now();
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
   let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
   if ('failure' in read && read.failure?.retryable && !writer.started)

@@ -90,7 +90,10 @@ export interface Ask {
   register(app: App): void;
   /** Starts the worker that writes answers. */
   startWorkers(): Worker[];
-  /** Ends the answers being written (shutdown, before the workers close): each stops with the cut-off notice. */
+  /**
+   * Ends the answers being written (shutdown, before the workers close): the answer worker is
+   * paused first (it takes no new answer), then each answer being read stops with the cut-off notice.
+   */
   abort(): void;
   /** Closes the answers' queue (after the workers). */
   close(): Promise<void>;
@@ -114,6 +117,7 @@ export function createAsk(o: AskOptions): Ask {
     ...(o.metrics ? { metrics: o.metrics } : {}),
   };
   const handlerDeps = { ask, actions, slack, names: o.names, logger };
+  let worker: Worker<AnswerJobData> | undefined;
   registerHandlers(o.intake, handlerDeps);
   return {
     configured: ask.configured,
@@ -133,8 +137,15 @@ export function createAsk(o: AskOptions): Ask {
         logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),
       }),
-    startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
-    abort: () => shutdown.abort(),
+    startWorkers: () => {
+      worker = startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } });
+      return [worker];
+    },
+    abort: () => {
+      // pause(true) marks the worker paused at once (no new job is taken), without waiting for the running ones.
+      void worker?.pause(true).catch((err: unknown) => logger.warn({ err }, 'could not pause the answer worker'));
+      shutdown.abort();
+    },
     close: () => answerQueue.close(),
   };
 }

@@ -118,6 +118,21 @@ export class AnswerWriter {
     await this.final({ kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks });
   }
 
+  /**
+   * Ends a stream this answer can no longer finish (its last try failed): stops it with `notice`,
+   * so no stream is left open. Best effort: a failure is one warning (Slack ends an idle stream
+   * itself after a few minutes).
+   */
+  async abandon(notice: string): Promise<void> {
+    if (this.mode !== 'stream' || !this.ts) return;
+    const t = this.target;
+    await this.deps.slack.chat
+      .stopStream({ channel: t.channel, ts: this.ts, markdown_text: `${this.pending}\n\n${notice}` })
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ slackError: slackErrorCode(err) }, 'could not stop an answer stream that failed'),
+      );
+  }
+
   private async final(w: FinalWrite): Promise<void> {
     await writeFinal(this.deps, this.target, this.steps, w);
     this.moved(this.pending);
