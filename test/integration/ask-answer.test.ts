@@ -12,7 +12,7 @@ import { AskBudget } from '../../src/features/ask/budget.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
 import { answerQuestion } from '../../src/features/ask/answer.js';
-import { AskStore } from '../../src/features/ask/store.js';
+import { answerIdOf, AskStore } from '../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
 import {
   COULD_NOT_ANSWER_TEXT,
@@ -309,9 +309,16 @@ describe('asking: Slack and Redis', () => {
         since: Date.now(),
       };
       const steps = memorySteps();
+      // The steps as they were when the process died: everything saved before "done".
+      let left: Record<string, unknown> = {};
+      const save = steps.save;
+      steps.save = async (patch) => {
+        if (`${q.key}:done` in patch) left = { ...steps.progress };
+        await save(patch);
+      };
       expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'answered' });
+      expect(steps.progress[`${q.key}:answer:final`]).toBeUndefined(); // its copy of the answer is dropped once done
       const before = assistantCalls().length;
-      const { [`${q.key}:done`]: _done, ...left } = steps.progress;
       const retry = { ...memorySteps(), progress: { ...left } };
       retry.save = async (patch) => void Object.assign(retry.progress, patch);
       expect(await answerQuestion(d, q, retry)).toEqual({ outcome: 'answered' });
@@ -501,5 +508,24 @@ describe('asking: at most 3 answers being written per person', () => {
     await ask(d, 'Which page covers SSO?');
     expect(enqueue).toHaveBeenCalledTimes(5);
     expect(told).toEqual([TOO_MANY_ANSWERS_TEXT]);
+  });
+});
+
+describe("asking: what an answer's record keeps", () => {
+  it('the earlier questions of the conversation; the answer text only when the docs had nothing', async () => {
+    const store = new AskStore(redis, prefix);
+    const d = deps({ store });
+    const root = await ask(d, 'How do I rotate an API key?');
+    const first = n;
+    await ask(d, 'and how long does the old one keep working?', { threadTs: root });
+    const second = await store.answer(answerIdOf(`k${n}-${prefix}`));
+    expect(second?.earlier).toEqual(['How do I rotate an API key?']);
+    expect(second?.unanswered).toBe(false);
+    expect(second?.answer).toBe('');
+    expect((await store.answer(answerIdOf(`k${first}-${prefix}`)))?.earlier).toEqual([]);
+    await ask(d, 'how do I configure a custom domain for the status page?');
+    const none = await store.answer(answerIdOf(`k${n}-${prefix}`));
+    expect(none?.unanswered).toBe(true);
+    expect(none?.answer).toContain("couldn't find");
   });
 });

@@ -131,6 +131,7 @@ async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps, writer: 
   const doneKey = `${q.key}:done`;
   const started = deps.now();
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
+  q = { ...q, earlier: conversation?.questions ?? [] };
   let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
   if ('failure' in read && read.failure?.retryable && !writer.started)
     read = await askOnce(deps, q, writer, conversation);
@@ -164,7 +165,7 @@ async function endAnswer(
 ): Promise<'answered' | 'unanswered' | 'failed'> {
   const unanswered = !cut && (read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text));
   const answerId = answerIdOf(q.key);
-  const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
+  const answer = unanswered ? read.text.slice(0, RECORD_ANSWER_CHARS) : '';
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
@@ -183,7 +184,8 @@ async function finish(
   r: AnswerResult,
   firstTextSeconds: number | undefined,
 ): Promise<AnswerResult> {
-  await steps.save({ [doneKey]: r.outcome });
+  // Done: the copy of the answer's final write (its whole text) is needed no longer; it leaves the steps.
+  await steps.save({ [doneKey]: r.outcome, [doneKey.replace(/:done$/, ':answer:final')]: undefined });
   deps.metrics?.askEnded(r.outcome, firstTextSeconds);
   return r;
 }
@@ -209,10 +211,12 @@ async function askOnce(
     return refusedAnswer(deps, q, err);
   }
   const turns = (conversation?.turns ?? 0) + 1;
+  const questions = [...(conversation?.questions ?? []), q.question];
   const threadId = answer.threadId ?? conversation?.threadId;
   const threadKey = answer.threadKey ?? conversation?.threadKey;
   if (threadId && threadKey) {
-    const saved = { threadId, threadKey: '', asker: conversation?.asker ?? q.asker, teamId: q.teamId, turns };
+    const asker = conversation?.asker ?? q.asker;
+    const saved = { threadId, threadKey: '', asker, teamId: q.teamId, turns, questions };
     await deps.store.saveConversation(
       q.channel,
       q.threadTs,

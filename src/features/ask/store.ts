@@ -17,7 +17,13 @@ export interface AskConversation {
   asker: string;
   teamId: string;
   turns: number;
+  /** The conversation's questions so far, oldest first (the last {@link EARLIER_KEPT}, each cut to {@link EARLIER_CHARS}). */
+  questions: string[];
 }
+
+/** Earlier questions a conversation keeps (for Document this), and the characters kept of each. */
+export const EARLIER_KEPT = 5;
+export const EARLIER_CHARS = 300;
 
 /**
  * A thread the bot answers in and takes replies from (see {@link AskStore.claimThread}): `anyone`
@@ -37,7 +43,10 @@ export interface AnswerRecord {
   threadTs: string;
   asker: string;
   question: string;
-  /** The answer's text as shown (cut to {@link RECORD_ANSWER_CHARS}). */
+  /**
+   * The answer's text as shown (cut to {@link RECORD_ANSWER_CHARS}), kept only when the docs had
+   * nothing on it (Document this quotes it); '' otherwise.
+   */
   answer: string;
   /** True when the docs had nothing on it. */
   unanswered: boolean;
@@ -77,6 +86,16 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
+
+/** A conversation's stored questions, or none when the field is missing or not a list of strings. */
+function questionsOf(raw: string | undefined): string[] {
+  try {
+    const parsed: unknown = JSON.parse(raw ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((q): q is string => typeof q === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 /** An answer's id: derived from the request that asked it, so a retry names the same answer (16 hex chars). */
 export function answerIdOf(requestKey: string): string {
@@ -120,6 +139,7 @@ export class AskStore {
       asker: h.asker ?? '',
       teamId: h.teamId ?? '',
       turns: Number(h.turns ?? 0),
+      questions: questionsOf(h.questions),
     };
     return Object.defineProperty(c, 'threadKey', { value: h.threadKey, enumerable: false }) as AskConversation;
   }
@@ -130,7 +150,8 @@ export class AskStore {
    */
   async saveConversation(channel: string, threadTs: string, c: AskConversation): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    const fields = { threadId: c.threadId, threadKey: c.threadKey, turns: String(c.turns) };
+    const questions = JSON.stringify(c.questions.slice(-EARLIER_KEPT).map((q) => q.slice(0, EARLIER_CHARS)));
+    const fields = { threadId: c.threadId, threadKey: c.threadKey, turns: String(c.turns), questions };
     // Who asked first stays: a later question by someone else never makes the thread theirs.
     await this.redis
       .multi()
