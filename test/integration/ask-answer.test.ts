@@ -26,7 +26,9 @@ import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js
 import { createLogger, type Logger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
 import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
-import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
+import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../src/features/ask/worker.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
@@ -527,5 +529,51 @@ describe("asking: what an answer's record keeps", () => {
     const none = await store.answer(answerIdOf(`k${n}-${prefix}`));
     expect(none?.unanswered).toBe(true);
     expect(none?.answer).toContain("couldn't find");
+  });
+});
+
+describe('asking: the answer worker and the replica guard', () => {
+  it('steps not confirmed on the replicas: nothing is streamed; confirmed on a later try, the answer is written once', async () => {
+    const queues = { connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null }, prefix, logger };
+    const queue = createAnswerQueue(queues);
+    let refusals = 1;
+    const confirmed: string[] = [];
+    const guard = {
+      mark: () => ({ epoch: 0 }),
+      confirmSteps: async (_mark: unknown, what: string) => {
+        if (refusals-- > 0) throw new UnreplicatedStepError('a replica left the primary a moment ago');
+        confirmed.push(what);
+      },
+    };
+    const d = deps();
+    const worker = startAnswerWorker(queues, {
+      answer: { ...d, store: new AskStore(redis, prefix) },
+      tell: { slack: web, logger },
+      guard,
+    });
+    try {
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+      const q = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        threadTs: root,
+        asker: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        key: `guard-${prefix}`,
+        since: Date.now(),
+      };
+      const starts = () => slack.calls.filter((c) => c.method === 'chat.startStream' && c.args.thread_ts === root);
+      await enqueueAnswer(queue, q, { user: 'U0ALICE', channel: 'C0DOCS' });
+      await slack.waitFor(
+        () => replies(root).some((m) => JSON.stringify(m.blocks ?? []).includes('ask.change')),
+        10_000,
+      );
+      expect(starts()).toHaveLength(1);
+      expect(confirmed[0]).toBe(`${q.key}:answer:streaming`);
+      expect(replies(root)).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
   });
 });

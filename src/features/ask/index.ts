@@ -138,7 +138,8 @@ export function createAsk(o: AskOptions): Ask {
         ...(o.metrics ? { metrics: o.metrics } : {}),
       }),
     startWorkers: () => {
-      worker = startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } });
+      const guard = o.intake.guard.enabled ? { guard: o.intake.guard } : {};
+      worker = startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger }, ...guard });
       return [worker];
     },
     abort: () => {

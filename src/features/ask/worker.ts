@@ -1,5 +1,6 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import type { ReplicaGuard } from '../../platform/replica-guard.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import { releaseSlot } from './service.js';
@@ -29,6 +30,12 @@ const ATTEMPTS = 5;
 export interface WorkerDeps {
   answer: AnswerDeps & { store: Pick<AskStore, 'releaseAnswerSlot'> };
   tell: TellDeps;
+  /**
+   * The intake's replica guard (REDIS_WAIT_REPLICAS above 0): before an irreversible step (the
+   * stream started, a message posted) the steps saved since the job began are confirmed on the
+   * replicas, so a retry after a failover can't repeat it. Absent: nothing to confirm.
+   */
+  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
 }
 
 /** One answer to write: the question, where to tell the asker, and the steps saved so far. */
@@ -79,6 +86,12 @@ export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<A
   });
 }
 
+/** `Steps.confirm` for the steps saved from now on (see {@link WorkerDeps.guard}). */
+function confirmSince(guard: NonNullable<WorkerDeps['guard']>): (what: string) => Promise<void> {
+  const mark = guard.mark();
+  return (what) => guard.confirmSteps(mark, what);
+}
+
 async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<void> {
   const progress: Record<string, unknown> = { ...job.data.progress };
   const steps: Steps = {
@@ -88,6 +101,7 @@ async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<v
       await job.updateData({ ...job.data, progress });
     },
     finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+    ...(deps.guard ? { confirm: confirmSince(deps.guard) } : {}),
   };
   const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
   const q = job.data.q;
