@@ -11,7 +11,6 @@ import { markupToText } from '../../src/platform/slack/markup.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
 import { UserNames } from '../../src/platform/slack/user-names.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
-import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
  * Who may ask, and the budget, come before any Slack read: a person refused by the access policy
