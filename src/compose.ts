@@ -97,6 +97,8 @@ export function buildAsk(
     access: AccessGate;
     conversations: ConversationDirectory;
     start: StartJobDeps;
+    /** The answers' own Slack client, rejecting 429s (see `AskOptions.streamSlack`). */
+    streamSlack?: WebClient;
   },
 ): Ask {
   const { config } = p;
@@ -112,6 +114,7 @@ export function buildAsk(
     budget: { perUser: config.ASK_CALLS_PER_USER_PER_HOUR, perWorkspace: config.ASK_CALLS_PER_HOUR },
     updateBudgetPerMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE,
     slack: p.slack,
+    ...(deps.streamSlack ? { streamSlack: deps.streamSlack } : {}),
     names: p.names,
     signer: p.signer,
     fingerprint: fingerprinter(config.SLACK_SIGNING_SECRET || config.SLACK_APP_TOKEN || ''),

@@ -251,7 +251,8 @@ function buildFeatures(p: Platform): Features {
   });
   const jobThreads = threadOwner(redis, prefix);
   // Ask is built on agent-jobs (its buttons start jobs); the router of people's messages on both.
-  const ask = buildAsk(p, { discovery: p.discovery, access, conversations, start: agentJobs.start });
+  const streamSlack = createWebClient({ ...p.slackOpts, rejectRateLimitedCalls: true }); // an answer's 429 never pauses `slack`
+  const ask = buildAsk(p, { discovery: p.discovery, access, conversations, start: agentJobs.start, streamSlack });
   const router = buildRouter(p, {
     jobs: agentJobs,
     jobThreads,

@@ -224,6 +224,54 @@ describe('asking the docs', () => {
     },
   );
 
+  it(
+    "a stranger can't take over a thread: a mention answered in someone else's thread claims it for " +
+      "no one, and in the asker's own thread only the asker's replies go on without a mention",
+    async () => {
+      // Carol's discussion thread; Bob asks the bot a question in it.
+      const carol = await driver.message({ channel: 'C0DOCS', user: 'U0CAROL', text: 'release planning, thoughts?' });
+      await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0BOB',
+        thread_ts: carol.ts,
+        text: '<@U0DOCSBOT> which page covers SSO?',
+      });
+      await answerIn(carol.ts);
+      // Alice's own question, top level.
+      const own = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> what are the rate limits?',
+      });
+      await answerIn(own.ts);
+      const asked = messages().length;
+      const calls = sb.slack.calls.length;
+      // Replies without a mention by people the threads are not the bot's to take from: ignored, no call.
+      await driver.message({ channel: 'C0DOCS', user: 'U0CAROL', thread_ts: carol.ts, text: 'how about Friday?' });
+      await driver.message({
+        channel: 'C0DOCS',
+        user: 'U0BOB',
+        thread_ts: carol.ts,
+        text: 'and how do I rotate a key?',
+      });
+      await driver.message({ channel: 'C0DOCS', user: 'U0BOB', thread_ts: own.ts, text: 'what about SSO?' });
+      expect(sb.slack.calls.slice(calls)).toEqual([]);
+      // Alice's reply in her own thread goes on; once it is answered, the others were long decided.
+      await driver.message({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        thread_ts: own.ts,
+        text: 'and how do I rotate a key?',
+      });
+      await answerIn(own.ts, 2);
+      expect(messages()).toHaveLength(asked + 1);
+      const later = sb.slack.calls.slice(calls);
+      expect(later.filter((c) => c.args.thread_ts === carol.ts || c.args.ts === carol.ts)).toEqual([]);
+      expect(later.filter((c) => c.method === 'users.info' || c.method === 'conversations.replies')).toEqual([]);
+      expect(sb.slack.messages.filter((m) => m.thread_ts === carol.ts && m.bot_id)).toHaveLength(1);
+    },
+  );
+
   it('where Slack refuses streaming, the answer is posted and edited instead', async () => {
     sb.slack.streams.refuseWith = 'unknown_method';
     try {

@@ -229,6 +229,8 @@ const command = both(({ maybeWrong, field }) =>
           '/docs-visitors',
           '/docs-visitors',
           '/docs-settings',
+          '/docs-ask',
+          '/docs-ask',
           '/docs-dance',
           '/DOCS-EDIT',
         ),
@@ -625,6 +627,9 @@ function postedByBot(calls: SlackCall[]): Array<{ method: string; content: strin
     'chat.update',
     'chat.postEphemeral',
     'chat.scheduleMessage',
+    'chat.startStream',
+    'chat.appendStream',
+    'chat.stopStream',
     'response_url',
     'files.completeUploadExternal',
   ]);
@@ -632,7 +637,13 @@ function postedByBot(calls: SlackCall[]): Array<{ method: string; content: strin
     .filter((c) => methods.has(c.method))
     .map((c) => ({
       method: c.method,
-      content: JSON.stringify([c.args.text, c.args.blocks, c.args.initial_comment, c.args.attachments]),
+      content: JSON.stringify([
+        c.args.text,
+        c.args.markdown_text,
+        c.args.blocks,
+        c.args.initial_comment,
+        c.args.attachments,
+      ]),
     }));
 }
 
@@ -706,7 +717,11 @@ async function prefixBytes(prefix: string): Promise<number> {
 
 describe('hostile, validly signed requests against the running bot', () => {
   beforeAll(async () => {
-    sb = await startSandbox({ jobDurationMs: 300, env: { POLL_MIN_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400' } });
+    sb = await startSandbox({
+      ask: true, // questions (/docs-ask, mentions) are answered: their streams are checked for mass mentions too
+      jobDurationMs: 300,
+      env: { POLL_MIN_INTERVAL_MS: '200', POLL_MAX_INTERVAL_MS: '400' },
+    });
     const root = sb.slack.addUserMessage({
       channel: 'C0DOCS',
       user: 'U0ALICE',

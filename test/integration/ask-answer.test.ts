@@ -1,5 +1,5 @@
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAKE_ASSISTANT_KEY,
   FAKE_DISCOVERY_PAGES,
@@ -12,20 +12,23 @@ import { AskBudget } from '../../src/features/ask/budget.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
 import { answerQuestion } from '../../src/features/ask/answer.js';
-import { AskStore } from '../../src/features/ask/store.js';
+import { answerIdOf, AskStore } from '../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
   NOT_CONFIGURED_TEXT,
   THREAD_LOST_TEXT,
+  TOO_MANY_ANSWERS_TEXT,
 } from '../../src/features/ask/texts.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
 import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
-import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
+import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
+import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../src/features/ask/worker.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
@@ -97,15 +100,20 @@ function deps(
 }
 
 let n = 0;
-async function ask(d: AskDeps, question: string, opts: { threadTs?: string; channel?: string } = {}) {
+async function ask(
+  d: AskDeps,
+  question: string,
+  opts: { threadTs?: string; channel?: string; user?: string; claim?: 'asker' } = {},
+) {
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
   const req = {
     teamId: 'T0TEST',
     channel: opts.channel ?? 'C0DOCS',
-    user: 'U0ALICE',
+    user: opts.user ?? 'U0ALICE',
     question,
     threadTs: root,
+    ...(opts.claim ? { claim: opts.claim } : {}),
     key: `k${n}-${prefix}`,
     receivedAt: Date.now(),
   };
@@ -240,6 +248,9 @@ describe('asking: errors of the discovery API', () => {
 describe('asking: Slack and Redis', () => {
   it('Slack fails mid-answer: the retry ends the cut stream with the notice and never asks again', async () => {
     const d = deps();
+    // A clock that runs 2 s a reading: every batch of text is due for its chat.appendStream.
+    let tick = 0;
+    d.writer.now = () => Date.now() + 2_000 * tick++;
     const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
     const q = {
       teamId: 'T0TEST',
@@ -263,6 +274,27 @@ describe('asking: Slack and Redis', () => {
     expect(assistantCalls()).toHaveLength(before + 1);
   });
 
+  it('Slack fails mid-answer on the last try: the stream is still stopped, with the notice', async () => {
+    const d = deps();
+    let tick = 0;
+    d.writer.now = () => Date.now() + 2_000 * tick++;
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const q = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      threadTs: root,
+      asker: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `last-${prefix}`,
+      since: Date.now(),
+    };
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    await expect(answerQuestion(d, q, memorySteps())).rejects.toThrow();
+    const [cut] = replies(root);
+    expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
+    expect(replies(root)[0]!.text).toContain('cut off; ask again');
+  });
+
   it(
     'a crash after the final write (stop) but before "done": the retry ' +
       'repeats the write safely, no notice, no second answer',
@@ -279,9 +311,16 @@ describe('asking: Slack and Redis', () => {
         since: Date.now(),
       };
       const steps = memorySteps();
+      // The steps as they were when the process died: everything saved before "done".
+      let left: Record<string, unknown> = {};
+      const save = steps.save;
+      steps.save = async (patch) => {
+        if (`${q.key}:done` in patch) left = { ...steps.progress };
+        await save(patch);
+      };
       expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'answered' });
+      expect(steps.progress[`${q.key}:answer:final`]).toBeUndefined(); // its copy of the answer is dropped once done
       const before = assistantCalls().length;
-      const { [`${q.key}:done`]: _done, ...left } = steps.progress;
       const retry = { ...memorySteps(), progress: { ...left } };
       retry.save = async (patch) => void Object.assign(retry.progress, patch);
       expect(await answerQuestion(d, q, retry)).toEqual({ outcome: 'answered' });
@@ -378,4 +417,163 @@ describe('asking: Slack and Redis', () => {
       expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
     },
   );
+});
+
+describe('asking: which threads the bot takes replies in', () => {
+  it(
+    "the asker's own top-level message takes the asker's replies only; a mention answered in someone " +
+      "else's thread claims nothing, and a later question by someone else never makes a thread theirs",
+    async () => {
+      const store = new AskStore(redis, prefix);
+      const d = deps({ store });
+      const own = await ask(d, 'How do I rotate a key?', { claim: 'asker' });
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0ALICE')).toBe(true);
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0MALLORY')).toBe(false);
+      // Mallory's mention in Alice's thread is answered, and leaves the thread Alice's.
+      await ask(d, 'Which page covers SSO?', { threadTs: own, user: 'U0MALLORY' });
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0MALLORY')).toBe(false);
+      expect(await store.takesReplyFrom('C0DOCS', own, 'U0ALICE')).toBe(true);
+
+      // Carol's discussion thread: Mallory's mention there is answered, but the thread stays Carol's.
+      const carol = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'release notes?' })).ts!;
+      await ask(d, 'How do I rotate a key?', { threadTs: carol, user: 'U0MALLORY' });
+      expect(replies(carol)).toHaveLength(1);
+      for (const user of ['U0MALLORY', 'U0CAROL', 'U0ALICE'])
+        expect(await store.takesReplyFrom('C0DOCS', carol, user)).toBe(false);
+    },
+  );
+
+  it("/docs-ask's thread (the bot's own question) takes anyone's replies", async () => {
+    const store = new AskStore(redis, prefix);
+    const d = { ...deps({ store }), answers: { enqueue: async () => undefined } };
+    const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'SSO?', key: `q-${prefix}` };
+    await askQuestion(d, { ...req, receivedAt: Date.now() }, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
+    const question = slack.messages.find((m) => m.text.includes('asked the docs') && m.text.includes('SSO?'))!;
+    expect(await store.takesReplyFrom('C0DOCS', question.ts, 'U0BOB')).toBe(true);
+  });
+});
+
+describe("asking: the assistant's text is made safe before Slack gets it", () => {
+  it('a page echoing mentions, broadcasts and outside links reaches Slack with none of them', async () => {
+    const hostile = {
+      path: '/hostile',
+      title: 'Hostile',
+      keywords: ['hostile'],
+      content:
+        'Sign in at <https://evil.example/login|the docs sign-in page> and tell <!channel>, <!here|here>, ' +
+        '<!subteam^S0ADMINS|@admins> and <@U0ALICE> in <#C0DOCS>; @everyone should read ' +
+        '[the guide](https://evil.example/guide) or https://evil.example/x, not [keys](/api-keys).',
+    };
+    docs.discovery.pages.push(hostile);
+    try {
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'hostile?' })).ts!;
+      const calls = slack.calls.length;
+      await ask(deps(), 'what does the hostile page say?', { threadTs: root });
+      const sent = slack.calls
+        .slice(calls)
+        .filter((c) => /^chat\.(startStream|appendStream|stopStream|postMessage|update)$/.test(c.method));
+      expect(sent.map((c) => c.method)).toContain('chat.stopStream');
+      const text = JSON.stringify(sent.map((c) => [c.args.markdown_text, c.args.text, c.args.blocks]));
+      expect(text).not.toMatch(/<[!@#]/);
+      // The Sources section links the page on the docs site; nothing else links anywhere.
+      expect(text).not.toMatch(/<https?:\/\/(?!docs\.acme\.test\/)/);
+      expect(text).not.toMatch(/\]\(https:\/\/evil/);
+      expect(text).not.toMatch(/(?<!`)https:\/\/evil\.example\/x/);
+      expect(text).not.toMatch(/@everyone/);
+      expect(text).toContain('[keys](https://docs.acme.test/api-keys)');
+      expect(replies(root)).toHaveLength(1);
+    } finally {
+      docs.discovery.pages.splice(docs.discovery.pages.indexOf(hostile), 1);
+    }
+  });
+});
+
+describe('asking: at most 3 answers being written per person', () => {
+  it('a 4th question while 3 answers are written is told plainly and privately, costs nothing; one done frees a slot', async () => {
+    const store = new AskStore(redis, prefix);
+    const enqueue = vi.fn(async () => undefined);
+    const d = { ...deps({ store, perUser: 4 }), answers: { enqueue } };
+    for (let i = 0; i < 3; i++) await ask(d, `How do I rotate key ${i}?`);
+    expect(enqueue).toHaveBeenCalledTimes(3);
+    await ask(d, 'Which page covers SSO?');
+    expect(told).toEqual([TOO_MANY_ANSWERS_TEXT]);
+    expect(enqueue).toHaveBeenCalledTimes(3);
+    // Bob is not held back by Alice's answers.
+    await ask(d, 'Which page covers SSO?', { user: 'U0BOB' });
+    expect(enqueue).toHaveBeenCalledTimes(4);
+    // One of Alice's answers done: her next question is taken (her budget of 4 was not spent by the refusal).
+    const first = (enqueue.mock.calls[0] as unknown as [{ key: string }])[0];
+    await store.releaseAnswerSlot('T0TEST', 'U0ALICE', first.key);
+    await ask(d, 'Which page covers SSO?');
+    expect(enqueue).toHaveBeenCalledTimes(5);
+    expect(told).toEqual([TOO_MANY_ANSWERS_TEXT]);
+  });
+});
+
+describe("asking: what an answer's record keeps", () => {
+  it('the earlier questions of the conversation; the answer text only when the docs had nothing', async () => {
+    const store = new AskStore(redis, prefix);
+    const d = deps({ store });
+    const root = await ask(d, 'How do I rotate an API key?');
+    const first = n;
+    await ask(d, 'and how long does the old one keep working?', { threadTs: root });
+    const second = await store.answer(answerIdOf(`k${n}-${prefix}`));
+    expect(second?.earlier).toEqual(['How do I rotate an API key?']);
+    expect(second?.unanswered).toBe(false);
+    expect(second?.answer).toBe('');
+    expect((await store.answer(answerIdOf(`k${first}-${prefix}`)))?.earlier).toEqual([]);
+    await ask(d, 'how do I configure a custom domain for the status page?');
+    const none = await store.answer(answerIdOf(`k${n}-${prefix}`));
+    expect(none?.unanswered).toBe(true);
+    expect(none?.answer).toContain("couldn't find");
+  });
+});
+
+describe('asking: the answer worker and the replica guard', () => {
+  it('steps not confirmed on the replicas: nothing is streamed; confirmed on a later try, the answer is written once', async () => {
+    const queues = { connection: { url: TEST_REDIS_URL, maxRetriesPerRequest: null }, prefix, logger };
+    const queue = createAnswerQueue(queues);
+    let refusals = 1;
+    const confirmed: string[] = [];
+    const guard = {
+      mark: () => ({ epoch: 0 }),
+      confirmSteps: async (_mark: unknown, what: string) => {
+        if (refusals-- > 0) throw new UnreplicatedStepError('a replica left the primary a moment ago');
+        confirmed.push(what);
+      },
+    };
+    const d = deps();
+    const worker = startAnswerWorker(queues, {
+      answer: { ...d, store: new AskStore(redis, prefix) },
+      tell: { slack: web, logger },
+      guard,
+    });
+    try {
+      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+      const q = {
+        teamId: 'T0TEST',
+        channel: 'C0DOCS',
+        threadTs: root,
+        asker: 'U0ALICE',
+        question: 'How do I rotate a key?',
+        key: `guard-${prefix}`,
+        since: Date.now(),
+      };
+      const starts = () => slack.calls.filter((c) => c.method === 'chat.startStream' && c.args.thread_ts === root);
+      await enqueueAnswer(queue, q, { user: 'U0ALICE', channel: 'C0DOCS' });
+      await slack.waitFor(
+        () => replies(root).some((m) => JSON.stringify(m.blocks ?? []).includes('ask.change')),
+        10_000,
+      );
+      expect(starts()).toHaveLength(1);
+      expect(confirmed[0]).toBe(`${q.key}:answer:streaming`);
+      expect(replies(root)).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AnswerWriter, MIN_APPEND_CHARS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
+import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/resume.js';
 import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
@@ -143,5 +144,87 @@ describe('the suggestions block', () => {
     const f = new SuggestionsFilter();
     const text = '```bash\nacme deploy\n```\n';
     expect(f.push(text) + f.end()).toBe(text);
+  });
+});
+
+describe('the answer writer: cost bounds', () => {
+  function timed(opts: { rateLimitFirstAppend?: number } = {}) {
+    const { slack, calls } = slackStub();
+    let now = 0;
+    const at: Array<{ method: string; at: number }> = [];
+    const append = slack.chat.appendStream as unknown as ReturnType<typeof vi.fn>;
+    const inner = append.getMockImplementation() as (args: Record<string, unknown>) => Promise<unknown>;
+    let limited = opts.rateLimitFirstAppend;
+    append.mockImplementation(async (args: Record<string, unknown>) => {
+      if (limited !== undefined) {
+        const retryAfter = limited;
+        limited = undefined;
+        throw Object.assign(new Error('rate limited'), { code: 'slack_webapi_rate_limited_error', retryAfter });
+      }
+      at.push({ method: 'chat.appendStream', at: now });
+      return inner(args);
+    });
+    const w = writer(slack, { now: () => now });
+    return { w, calls, at, advance: (ms: number) => void (now += ms) };
+  }
+  const text = Array.from({ length: 2_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+
+  it('an assistant writing fast: at most one chat.appendStream a second, every character in order', async () => {
+    const { w, calls, at, advance } = timed();
+    for (const ch of text) {
+      advance(2); // 500 characters a second
+      await w.append(ch);
+    }
+    await w.finish({ blocks: [] });
+    for (let i = 1; i < at.length; i++) expect(at[i]!.at - at[i - 1]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(at.length).toBeLessThanOrEqual(4);
+    expect(calls.map((c) => String(c.args.markdown_text ?? '')).join('')).toBe(text);
+  });
+
+  it("Slack's 429 on an append: the text waits for Retry-After, nothing is lost, the answer goes on", async () => {
+    const { w, calls, at, advance } = timed({ rateLimitFirstAppend: 3 });
+    for (const ch of text) {
+      advance(5);
+      await w.append(ch);
+    }
+    await w.finish({ blocks: [] });
+    // The first append was refused at 1 s; none until its Retry-After (3 s) had passed.
+    expect(at[0]!.at).toBeGreaterThanOrEqual(4_000);
+    expect(calls.map((c) => String(c.args.markdown_text ?? '')).join('')).toBe(text);
+    expect(calls.at(-1)?.method).toBe('chat.stopStream');
+  });
+});
+
+describe('a cut answer found after a crash', () => {
+  it("reads the thread's pages since the question (Slack lists replies oldest first), at most 20", async () => {
+    const { slack, calls } = slackStub();
+    let pages = 0;
+    const replies = slack.conversations.replies as unknown as ReturnType<typeof vi.fn>;
+    replies.mockImplementation(async () => {
+      pages += 1;
+      const messages = pages === 7 ? [{ ts: '7.000001', bot_id: 'B0BOT' }] : [{ ts: `${pages}.5`, user: 'U2' }];
+      return { ok: true, messages, response_metadata: { next_cursor: `c${pages}` } };
+    });
+    const deps: WriterDeps = {
+      slack,
+      budget: { take: async () => ({ ok: true }) },
+      logger: createLogger('silent'),
+      now: () => 0,
+    };
+    const target = {
+      teamId: 'T1',
+      channel: 'C1',
+      threadTs: '1.000001',
+      recipientUserId: 'U1',
+      key: 'k:answer',
+      since: 0,
+    };
+    const steps = memorySteps();
+    steps.progress['k:answer:streaming'] = true;
+    expect(await endCutAnswer(deps, target, steps)).toBe('cut');
+    expect(pages).toBe(FIND_STREAMED_MAX_PAGES);
+    expect(calls).toEqual([
+      expect.objectContaining({ method: 'chat.stopStream', args: expect.objectContaining({ ts: '7.000001' }) }),
+    ]);
   });
 });

@@ -23,7 +23,8 @@ const msg = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({
 function deps(
   over: {
     jobThread?: boolean;
-    answerThread?: boolean;
+    /** true: an answer's thread that takes anyone's replies; a user id: only that person's. */
+    answerThread?: boolean | string;
     configured?: boolean;
     mode?: MentionsMode;
     started?: boolean;
@@ -32,7 +33,9 @@ function deps(
   const jobs = { handleMessage: vi.fn(async () => ({ started: over.started ?? true })) };
   const ask = {
     configured: over.configured ?? true,
-    ownsThread: vi.fn(async () => over.answerThread ?? false),
+    takesReplyFrom: vi.fn(
+      async (_channel: string, _ts: string, user: string) => over.answerThread === true || over.answerThread === user,
+    ),
     handleMessage: vi.fn(async () => undefined),
   };
   const postEphemeral = vi.fn(async () => ({ ok: true }));
@@ -65,6 +68,17 @@ describe("routing people's messages", () => {
     expect(await routeMessage(d, msg({ thread_ts: '1.1', text: '!aside lunch?', viaMention: false }), BOT)).toBe(
       'ignore',
     );
+  });
+
+  it("in an answer's thread claimed for its asker, only the asker's replies go on without a mention", async () => {
+    const { d, ask } = deps({ answerThread: 'U1' });
+    expect(await routeMessage(d, msg({ thread_ts: '1.1', text: 'and then?', viaMention: false }), BOT)).toBe('ask');
+    // Someone else, no mention: not for the bot (agent-jobs ignores it, with no API call).
+    const stranger = msg({ user: 'U0MALLORY', thread_ts: '1.1', text: 'and then?', viaMention: false });
+    expect(await routeMessage(d, stranger, BOT)).toBe('jobs');
+    expect(ask.takesReplyFrom).toHaveBeenLastCalledWith('C1', '1.1', 'U0MALLORY');
+    // Someone else with a mention: the mention rule, like anywhere.
+    expect(await routeMessage(d, { ...stranger, text: `<@${BOT}> and then?`, viaMention: true }, BOT)).toBe('ask');
   });
 
   it('the mention rule in auto mode; ask and edit modes override it; an empty mention is help', async () => {

@@ -64,7 +64,7 @@ function harness(
   );
   const postEphemeral = vi.fn(async (_args: unknown) => ({ ok: true }));
   const ack = vi.fn(async (_response?: unknown) => undefined);
-  const findByThread = vi.fn(async (_channel: string, _ts: string) => {
+  const findByThread = vi.fn(async (_channel: string, _ts: string, _user: string) => {
     if (opts.lookupFails) throw Object.assign(new Error('Connection is closed.'), { name: 'Error' });
     return 'threadOwner' in opts ? opts.threadOwner : 'job_1';
   });
@@ -254,7 +254,7 @@ describe('agent-jobs listeners', () => {
       expect.anything(),
       { dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS },
     );
-    expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
+    expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100', 'U0ALICE');
   });
 
   it.each([{ channel_type: 'channel' }, { channel_type: 'im' }])(
@@ -262,7 +262,7 @@ describe('agent-jobs listeners', () => {
     async (e) => {
       const h = harness({ threadOwner: undefined });
       await messageEvent(h.deps)(event({ ...e, thread_ts: '1700000000.000100', text: 'x'.repeat(40_000) }) as never);
-      expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100');
+      expect(h.findByThread).toHaveBeenCalledExactlyOnceWith('C0DOCS', '1700000000.000100', 'U0ALICE');
       expect(h.record).not.toHaveBeenCalled();
     },
   );

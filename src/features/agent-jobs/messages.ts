@@ -7,6 +7,7 @@ import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up.js';
 import { startWithContext, type PromptContext } from './context.js';
+import { takeProjectOption } from './project-option.js';
 import type { StartJobDeps } from './service.js';
 import { PENDING_THREAD, type JobStore } from './store.js';
 
@@ -115,7 +116,8 @@ export interface MessageReceipt {
  * A reply while its job is still being created waits for it (the intake retries) and is told
  * to send it again only if the job is not there by the last try. Follow-ups to one job run in
  * arrival order in this process. Failures are told to the person ephemerally in the thread.
- * Who may start or continue a job is asked before the text is converted (mentions → names).
+ * Who may start or continue a job, and for a start the agent budget, are asked before the text is
+ * converted (mentions → names) or any thread is read.
  *
  * @returns whether a job was started (the start went through).
  * @throws {JobStillStartingError} to be retried; Redis errors.
@@ -127,12 +129,10 @@ export async function handleIncomingMessage(
   steps: Steps,
   receipt: MessageReceipt,
 ): Promise<{ started: boolean }> {
-  const { key, receivedAt } = receipt;
-  const client = deps.slack;
   const decision = await decide(deps, msg, botUserId);
   const log = deps.logger.child({ channel: msg.channel, ts: msg.ts, action: decision.action });
   const tellAuthor = (text: string) =>
-    client.chat
+    deps.slack.chat
       .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
       .catch((err: unknown) => log.warn({ err }, 'could not post an ephemeral answer'));
   const none = { started: false };
@@ -145,64 +145,103 @@ export async function handleIncomingMessage(
       await tellAuthor(STILL_STARTING_TEXT);
       return none;
     case 'help':
-      await postOnce(client, steps, {
+      await postOnce(deps.slack, steps, {
         channel: msg.channel,
         thread_ts: decision.threadTs,
         text: MENTION_HELP,
-        key: `${key}:help`,
-        since: receivedAt,
+        key: `${receipt.key}:help`,
+        since: receipt.receivedAt,
       });
       return none;
     case 'followup':
-      if (msg.textChars !== undefined) {
-        await tellAuthor(promptTooLongText(msg.textChars, msg.text.length));
-        return none;
-      }
-      await deps.followups.run(decision.jobId, async () => {
-        const prompt = () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
-        const res = await continueAgentJob(deps.continue, { jobId: decision.jobId, author: msg.user, prompt }, steps);
-        if (!res.ok) await tellAuthor(res.message);
-      });
+      await followUp(deps, { msg, botUserId, jobId: decision.jobId }, steps, tellAuthor);
       return none;
-    case 'start': {
-      if (!(await mayStart(deps, msg, steps, tellAuthor))) return none;
-      if (msg.textChars !== undefined) {
-        await tellAuthor(promptTooLongText(msg.textChars, msg.text.length));
-        return none;
-      }
-      const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
-      // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
-      const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
-      const req = {
-        teamId: msg.teamId,
-        channel: msg.channel,
-        requester: msg.user,
-        instruction,
-        threadTs: decision.threadTs,
-        requestKey: key,
-        receivedAt,
-        ...thread,
-      };
-      const res = await startWithContext(deps, req, steps, async (text) => void (await tellAuthor(text)));
-      return { started: res?.ok === true };
-    }
+    case 'start':
+      return startFromMessage(deps, { msg, botUserId, threadTs: decision.threadTs }, { steps, receipt }, tellAuthor);
   }
 }
 
+/** A reply in a job's thread: sent to the job (in arrival order), unless it is over the prompt limit. */
+async function followUp(
+  deps: MessageDeps,
+  m: { msg: IncomingMessage; botUserId: string | undefined; jobId: string },
+  steps: Steps,
+  tell: (text: string) => Promise<unknown>,
+): Promise<void> {
+  const { msg, botUserId, jobId } = m;
+  if (msg.textChars !== undefined) return void (await tell(promptTooLongText(msg.textChars, msg.text.length)));
+  await deps.followups.run(jobId, async () => {
+    const prompt = () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
+    const res = await continueAgentJob(deps.continue, { jobId, author: msg.user, prompt }, steps);
+    if (!res.ok) await tell(res.message);
+  });
+}
+
 /**
- * Whether the author may start a job here (the access policy, no budget spent), asked before the
- * message's text is converted; a refusal is told once (saved in `steps`).
+ * A mention or DM that starts a job in `threadTs`: admitted first ({@link admitStart}), then its
+ * text converted and, in a thread that is not one of the bot's jobs, the discussion above it read
+ * as context. @returns whether the job started.
  */
-async function mayStart(
+async function startFromMessage(
+  deps: MessageDeps,
+  m: { msg: IncomingMessage; botUserId: string | undefined; threadTs: string },
+  at: { steps: Steps; receipt: MessageReceipt },
+  tell: (text: string) => Promise<unknown>,
+): Promise<{ started: boolean }> {
+  const { msg, botUserId } = m;
+  if (!(await admitStart(deps, msg, botUserId, at.steps, tell))) return { started: false };
+  const instruction = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
+  // In a thread (not one of the bot's jobs), the discussion above the mention goes along as context.
+  const thread = msg.thread_ts ? { thread: { ts: msg.thread_ts, excludeTs: msg.ts } } : {};
+  const req = {
+    teamId: msg.teamId,
+    channel: msg.channel,
+    requester: msg.user,
+    instruction,
+    threadTs: m.threadTs,
+    requestKey: at.receipt.key,
+    receivedAt: at.receipt.receivedAt,
+    ...thread,
+  };
+  const res = await startWithContext(deps, req, at.steps, async (text) => void (await tell(text)));
+  return { started: res?.ok === true };
+}
+
+/**
+ * Whether the author may start a job here, asked before the message's text is converted or any
+ * thread read (a refused person costs no users.info, no conversations.replies): the access policy;
+ * an instruction over the prompt limit; then one request from the agent budget, taken for the
+ * message's `project=` (or the channel's project) and saved as `admitted`, so the start takes no
+ * other. An instruction whose `project=` is unknown, or that holds only the option, is left to the
+ * start's own answer (it takes no budget). A refusal is told once (saved in `steps`).
+ */
+async function admitStart(
   deps: MessageDeps,
   msg: IncomingMessage,
+  botUserId: string | undefined,
   steps: Steps,
   tell: (text: string) => Promise<unknown>,
 ): Promise<boolean> {
   if (steps.progress.startRefused) return false;
-  const decision = await deps.start.access.authorize({ user: msg.user, teamId: msg.teamId }, 'start_job', msg.channel);
-  if (decision.allowed) return true;
-  await steps.save({ startRefused: true });
-  await tell(decision.text);
-  return false;
+  if (steps.progress.admitted) return true;
+  const refuse = async (text: string) => {
+    await steps.save({ startRefused: true });
+    await tell(text);
+    return false;
+  };
+  const actor = { user: msg.user, teamId: msg.teamId };
+  const decision = await deps.start.access.authorize(actor, 'start_job', msg.channel);
+  if (!decision.allowed) return refuse(decision.text);
+  if (msg.textChars !== undefined) return refuse(promptTooLongText(msg.textChars, msg.text.length));
+  const bare = msg.text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, (t) => (mentionsUser(t, botUserId) ? '' : t)).trim();
+  const opt = deps.start.projects
+    ? takeProjectOption(bare, deps.start.projects)
+    : { ok: true as const, instruction: bare };
+  if (!opt.ok || !opt.instruction) return true;
+  const project = opt.project ?? (await deps.start.projectFor(msg.channel));
+  const call = { actor, channel: msg.channel, action: 'start_job' as const, project, promptChars: bare.length };
+  const admitted = await deps.start.access.admitAgentCall(call);
+  if (!admitted.allowed) return refuse(admitted.text);
+  await steps.save({ admitted: true, projectId: project });
+  return true;
 }

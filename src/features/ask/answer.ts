@@ -15,6 +15,7 @@ import { answerBlocks, CUT_OFF_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './bl
 import { endCutAnswer } from './resume.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
 import { AnswerWriter, type WriterDeps } from './stream.js';
+import { SafeAnswerStream } from './safe-text.js';
 import { SuggestionsFilter } from './suggestions.js';
 import {
   COULD_NOT_ANSWER_TEXT,
@@ -115,9 +116,22 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
       undefined,
     );
   }
-  const started = deps.now();
   const writer = new AnswerWriter(deps.writer, target, steps);
+  try {
+    return await writeAnswer(deps, q, steps, writer);
+  } catch (err) {
+    // No try comes after the last: a stream it started is stopped here, with the cut-off notice.
+    if (steps.finalAttempt) await writer.abandon(CUT_OFF_TEXT);
+    throw err;
+  }
+}
+
+/** Asks (once more when it may pass) and writes the answer with `writer`. @throws as {@link answerQuestion}. */
+async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps, writer: AnswerWriter): Promise<AnswerResult> {
+  const doneKey = `${q.key}:done`;
+  const started = deps.now();
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
+  q = { ...q, earlier: conversation?.questions ?? [] };
   let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
   if ('failure' in read && read.failure?.retryable && !writer.started)
     read = await askOnce(deps, q, writer, conversation);
@@ -151,7 +165,7 @@ async function endAnswer(
 ): Promise<'answered' | 'unanswered' | 'failed'> {
   const unanswered = !cut && (read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text));
   const answerId = answerIdOf(q.key);
-  const answer = read.text.slice(0, RECORD_ANSWER_CHARS);
+  const answer = unanswered ? read.text.slice(0, RECORD_ANSWER_CHARS) : '';
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
@@ -170,7 +184,8 @@ async function finish(
   r: AnswerResult,
   firstTextSeconds: number | undefined,
 ): Promise<AnswerResult> {
-  await steps.save({ [doneKey]: r.outcome });
+  // Done: the copy of the answer's final write (its whole text) is needed no longer; it leaves the steps.
+  await steps.save({ [doneKey]: r.outcome, [doneKey.replace(/:done$/, ':answer:final')]: undefined });
   deps.metrics?.askEnded(r.outcome, firstTextSeconds);
   return r;
 }
@@ -196,40 +211,51 @@ async function askOnce(
     return refusedAnswer(deps, q, err);
   }
   const turns = (conversation?.turns ?? 0) + 1;
+  const questions = [...(conversation?.questions ?? []), q.question];
   const threadId = answer.threadId ?? conversation?.threadId;
   const threadKey = answer.threadKey ?? conversation?.threadKey;
   if (threadId && threadKey) {
-    const saved = { threadId, threadKey: '', asker: conversation?.asker ?? q.asker, teamId: q.teamId, turns };
+    const asker = conversation?.asker ?? q.asker;
+    const saved = { threadId, threadKey: '', asker, teamId: q.teamId, turns, questions };
     await deps.store.saveConversation(
       q.channel,
       q.threadTs,
       Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
     );
   }
-  return readAnswer(answer.events, writer);
+  return readAnswer(answer.events, writer, deps.siteUrl);
 }
 
-/** Reads the answer's events into the writer (without the suggestions block). */
-async function readAnswer(events: AsyncIterable<AssistantEvent>, writer: AnswerWriter): Promise<Read> {
-  const filter = new SuggestionsFilter();
+/**
+ * Reads the answer's events into the writer, without the suggestions block and made safe to post
+ * (`./safe-text.ts`: no mention, broadcast or link out of DOCS_SITE_URL, however the text is cut).
+ */
+async function readAnswer(
+  events: AsyncIterable<AssistantEvent>,
+  writer: AnswerWriter,
+  siteUrl: string | undefined,
+): Promise<Read> {
+  const suggestions = new SuggestionsFilter();
+  const safe = new SafeAnswerStream(siteUrl);
   const pages: DocsPage[] = [];
   let text = '';
+  const show = async (shown: string) => {
+    text += shown;
+    if (shown) await writer.append(shown);
+  };
+  let failure: AssistantStreamError | undefined;
   try {
     for await (const e of events) {
       if (e.type === 'search') pages.push(...e.pages);
-      if (e.type !== 'text') continue;
-      const shown = filter.push(e.delta);
-      text += shown;
-      if (shown) await writer.append(shown);
+      if (e.type === 'text') await show(safe.push(suggestions.push(e.delta)));
     }
   } catch (err) {
-    if (err instanceof AssistantStreamError) return { text, pages, failure: err };
-    throw err;
+    if (!(err instanceof AssistantStreamError)) throw err;
+    failure = err;
   }
-  const rest = filter.end();
-  text += rest;
-  if (rest) await writer.append(rest);
-  return { text, pages };
+  // A cut answer shows what it had (never the suggestions block it was cut in).
+  await show(failure ? safe.end() : safe.push(suggestions.end()) + safe.end());
+  return failure ? { text, pages, failure } : { text, pages };
 }
 
 /**

@@ -35,7 +35,8 @@ export interface AskMessage {
 /**
  * A question in a message (a mention or DM taken as a question, or a reply in an answer's thread):
  * answered in the message's thread (its own ts when top level); the bot's mention is removed and
- * other markup turned into text. Only the question leaves Slack (and, in an answer's thread, the
+ * other markup turned into text, once the person is admitted (access and budget before any Slack
+ * read). Only the question leaves Slack (and, in an answer's thread, the
  * assistant's own conversation): never the thread's other messages.
  * @throws as {@link askQuestion}.
  */
@@ -49,14 +50,16 @@ export async function handleQuestionMessage(
   const threadTs = msg.thread_ts ?? msg.ts;
   const to = { user: msg.user, channel: msg.channel, threadTs };
   const tell = (text: string) => tellPrivately(deps, to, text);
-  const question = await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId));
   const req = {
     teamId: msg.teamId,
     channel: msg.channel,
     user: msg.user,
-    question,
+    // Mentions become names (users.info) only once the person may ask and has budget left.
+    question: () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId)),
     ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}),
     threadTs,
+    // The asker's own top-level message (or DM) is claimed for their replies; someone else's thread never is.
+    ...(msg.thread_ts === undefined ? { claim: 'asker' as const } : {}),
     key: receipt.key,
     receivedAt: receipt.receivedAt,
   };
@@ -67,12 +70,11 @@ export async function handleQuestionMessage(
 async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeContext): Promise<void> {
   const to = { user: p.user, channel: p.channel, responseUrl: p.responseUrl };
   const tell = (text: string) => tellPrivately(deps, to, text);
-  const question = await markupToText(p.raw, undefined, deps.names.lookup(p.teamId));
   const req = {
     teamId: p.teamId,
     channel: p.channel,
     user: p.user,
-    question,
+    question: () => markupToText(p.raw, undefined, deps.names.lookup(p.teamId)),
     ...(p.textChars !== undefined ? { textChars: p.textChars } : {}),
     key: ctx.jobId,
     receivedAt: ctx.receivedAt,

@@ -51,6 +51,12 @@ export interface AskOptions {
   /** SLACK_UPDATE_BUDGET_PER_MINUTE: the posted fallback's edits share the workspace's budget with status edits. */
   updateBudgetPerMinute: number;
   slack: WebClient;
+  /**
+   * The client the answers are written with (chat streaming, the posted fallback): one of their own
+   * that rejects Slack's 429 (`rejectRateLimitedCalls`), so an answer's rate limit never pauses
+   * `slack`. @defaultValue `slack`
+   */
+  streamSlack?: WebClient;
   names: Pick<UserNames, 'lookup'>;
   signer: ValueSigner;
   /** `fp` of a person (see {@link fingerprinter}). */
@@ -67,10 +73,10 @@ export interface Ask {
   /** True when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
   configured: boolean;
   /**
-   * Whether the thread rooted at `(channel, ts)` is an answer's (replies continue its
-   * conversation). @throws the Redis error.
+   * Whether a reply by `user` that mentions no one, in the thread rooted at `(channel, threadTs)`,
+   * continues an answer's conversation (see `AskStore.takesReplyFrom`). @throws the Redis error.
    */
-  ownsThread(channel: string, threadTs: string): Promise<boolean>;
+  takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /** Answers a question in a message (see `handleQuestionMessage`). */
   handleMessage(
     msg: AskMessage,
@@ -84,7 +90,10 @@ export interface Ask {
   register(app: App): void;
   /** Starts the worker that writes answers. */
   startWorkers(): Worker[];
-  /** Ends the answers being written (shutdown, before the workers close): each stops with the cut-off notice. */
+  /**
+   * Ends the answers being written (shutdown, before the workers close): the answer worker is
+   * paused first (it takes no new answer), then each answer being read stops with the cut-off notice.
+   */
   abort(): void;
   /** Closes the answers' queue (after the workers). */
   close(): Promise<void>;
@@ -108,10 +117,11 @@ export function createAsk(o: AskOptions): Ask {
     ...(o.metrics ? { metrics: o.metrics } : {}),
   };
   const handlerDeps = { ask, actions, slack, names: o.names, logger };
+  let worker: Worker<AnswerJobData> | undefined;
   registerHandlers(o.intake, handlerDeps);
   return {
     configured: ask.configured,
-    ownsThread: (channel, threadTs) => store.ownsThread(channel, threadTs),
+    takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
     answerQueue,
@@ -127,8 +137,16 @@ export function createAsk(o: AskOptions): Ask {
         logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),
       }),
-    startWorkers: () => [startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger } })],
-    abort: () => shutdown.abort(),
+    startWorkers: () => {
+      const guard = o.intake.guard.enabled ? { guard: o.intake.guard } : {};
+      worker = startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger }, ...guard });
+      return [worker];
+    },
+    abort: () => {
+      // pause(true) marks the worker paused at once (no new job is taken), without waiting for the running ones.
+      void worker?.pause(true).catch((err: unknown) => logger.warn({ err }, 'could not pause the answer worker'));
+      shutdown.abort();
+    },
     close: () => answerQueue.close(),
   };
 }
@@ -146,7 +164,7 @@ function askDeps(
 ): AskDeps {
   const { store, slack, logger, answerQueue } = parts;
   const writer = {
-    slack,
+    slack: (o.streamSlack ?? slack) as unknown as StreamSlack,
     budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }),
     logger,
     now: o.now,

@@ -58,18 +58,33 @@ export async function endCutAnswer(
   return 'cut';
 }
 
-/** The bot's newest message in the thread since the question that is not one posted once (those carry metadata). */
+/** Most pages of the thread read looking for a cut answer (200 replies each). */
+export const FIND_STREAMED_MAX_PAGES = 20;
+
+/**
+ * The bot's newest message in the thread since the question that is not one posted once (those
+ * carry metadata): Slack lists replies oldest first, so every page since the question is read, at
+ * most {@link FIND_STREAMED_MAX_PAGES} (4,000 replies; past them, the newest found so far).
+ */
 async function findStreamed(deps: WriterDeps, target: AnswerTarget): Promise<string | undefined> {
   const oldest = String(Math.floor(target.since / 1000) - 1);
-  const page = await deps.slack.conversations.replies({
-    channel: target.channel,
-    ts: target.threadTs,
-    oldest,
-    include_all_metadata: true,
-    limit: 200,
-  });
-  const mine = (page.messages ?? []).filter(
-    (m) => m.bot_id && m.ts !== target.threadTs && !(m as { metadata?: unknown }).metadata,
-  );
-  return mine.at(-1)?.ts;
+  let found: string | undefined;
+  let cursor: string | undefined;
+  for (let pages = 0; pages < FIND_STREAMED_MAX_PAGES; pages++) {
+    const page = await deps.slack.conversations.replies({
+      channel: target.channel,
+      ts: target.threadTs,
+      oldest,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    const mine = (page.messages ?? []).filter(
+      (m) => m.bot_id && m.ts !== target.threadTs && !(m as { metadata?: unknown }).metadata,
+    );
+    found = mine.at(-1)?.ts ?? found;
+    cursor = page.response_metadata?.next_cursor || undefined;
+    if (!cursor) break;
+  }
+  return found;
 }

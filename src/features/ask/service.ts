@@ -10,7 +10,7 @@ import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
 import type { TellTarget } from './tell.js';
-import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
+import { NOT_CONFIGURED_TEXT, questionTooLongText, TOO_MANY_ANSWERS_TEXT } from './texts.js';
 
 /** Most characters of a question sent to the assistant. */
 export const QUESTION_MAX_CHARS = 4_000;
@@ -22,7 +22,7 @@ export interface AskDeps extends AnswerDeps {
   /** The access policy's `ask` (no budget: the question budget is the feature's own). */
   access: Pick<AccessGate, 'authorize'>;
   budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
-  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread'>;
+  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'>;
   /** Posts the question of `/docs-ask` (once). */
   slack: PostOnceClient;
   metrics?: Pick<BotMetrics, 'askEnded'>;
@@ -35,11 +35,22 @@ export interface AskRequest {
   teamId: string;
   channel: string;
   user: string;
-  /** Plain text, trimmed (at most the listener's cut; `textChars` is its length as typed when it was cut). */
-  question: string;
+  /**
+   * Plain text, trimmed (at most the listener's cut; `textChars` is its length as typed when it was
+   * cut), or how to get it from the message's markup: called only once the person is admitted, as
+   * turning mentions into names reads Slack (users.info).
+   */
+  question: string | (() => Promise<string>);
   textChars?: number;
   /** The thread to answer in; absent (`/docs-ask`): the question is posted first and answered in its thread. */
   threadTs?: string;
+  /**
+   * Whether replies in the answer's thread that mention no one reach the bot: `asker` for the
+   * asker's own top-level message or DM (their replies only); absent for a reply in a thread (the
+   * thread keeps whatever claim it has: someone else's thread gets none). `/docs-ask`'s thread (the
+   * bot's question) is always claimed for `anyone`.
+   */
+  claim?: 'asker';
   /** The intake's id (keys the steps and what is posted once) and when it was recorded (epoch ms). */
   key: string;
   receivedAt: number;
@@ -53,9 +64,10 @@ interface AskProgress {
 /**
  * Answers a question, once, in its thread: the feature is on, the question within
  * {@link QUESTION_MAX_CHARS}, the person may ask here (access `ask`), and one question is taken from
- * their and their workspace's hourly budgets (all before any API call; a refusal is told once and
- * counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); the
- * thread is marked an answer's (replies in it reach the bot), then the answer is queued for the
+ * their and their workspace's hourly budgets (all before any API call or Slack read: the question's
+ * markup is turned into text only after; a refusal is told once and counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); a
+ * thread the bot started, or the asker's own top-level message, is claimed (replies in it reach the
+ * bot: see `AskStore.claimThread`; someone else's thread never is), then the answer is queued for the
  * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
  * @param reply - where and how to tell the person privately (`tell` never throws).
  * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
@@ -75,22 +87,28 @@ export async function askQuestion(
     await tell(text);
   };
   if (!deps.configured) return refuse(NOT_CONFIGURED_TEXT);
-  const chars = req.textChars ?? req.question.length;
-  if (chars > QUESTION_MAX_CHARS) return refuse(questionTooLongText(chars, QUESTION_MAX_CHARS));
+  const typed = req.textChars ?? (typeof req.question === 'string' ? req.question.length : 0);
+  if (typed > QUESTION_MAX_CHARS) return refuse(questionTooLongText(typed, QUESTION_MAX_CHARS));
   if (!p.admitted) {
     const refusal = await admit(deps, req, steps);
     if (refusal) return refuse(refusal);
     await steps.save({ admitted: true });
   }
-  const threadTs = req.threadTs ?? (await postQuestion(deps, req, steps));
+  const question = typeof req.question === 'string' ? req.question : await req.question();
+  if (question.length > QUESTION_MAX_CHARS) {
+    await giveBack(deps, req);
+    return refuse(questionTooLongText(question.length, QUESTION_MAX_CHARS));
+  }
+  const threadTs = req.threadTs ?? (await postQuestion(deps, { ...req, question }, steps));
   if (!threadTs) return refuse(INVITE_FIRST);
-  await deps.store.claimThread(req.channel, threadTs, req.user, req.teamId);
+  const follow = req.threadTs === undefined ? 'anyone' : req.claim;
+  if (follow) await deps.store.claimThread(req.channel, threadTs, { asker: req.user, teamId: req.teamId, follow });
   const q = {
     teamId: req.teamId,
     channel: req.channel,
     threadTs,
     asker: req.user,
-    question: req.question,
+    question,
     key: req.key,
     since: req.receivedAt,
   };
@@ -99,10 +117,11 @@ export async function askQuestion(
     channel: req.channel,
     action: 'ask',
     outcome: 'ok',
-    questionChars: req.question.length,
+    questionChars: question.length,
   });
   if (deps.answers) return deps.answers.enqueue(q, reply.to);
   const result = await answerQuestion(deps, q, steps);
+  await releaseSlot(deps, { teamId: q.teamId, user: q.asker, key: q.key });
   if (result.tell) await tell(result.tell);
 }
 
@@ -111,7 +130,11 @@ export async function askQuestion(
  * @returns undefined when the bot cannot post there (the question is given back to the budget).
  * @throws other Slack errors and Redis errors.
  */
-async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+async function postQuestion(
+  deps: AskDeps,
+  req: AskRequest & { question: string },
+  steps: Steps,
+): Promise<string | undefined> {
   try {
     const m = questionMessage(req.user, req.question);
     return await postOnce(deps.slack, steps, {
@@ -122,11 +145,27 @@ async function postQuestion(deps: AskDeps, req: AskRequest, steps: Steps): Promi
     });
   } catch (err) {
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
-    await deps.budget
-      .give(req.teamId, req.user)
-      .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+    await giveBack(deps, req);
     return undefined;
   }
+}
+
+/** Frees the answer slot of a question that will not be answered (best effort: a slot lapses by itself). */
+export async function releaseSlot(
+  deps: { store: Pick<AskStore, 'releaseAnswerSlot'>; logger: AskDeps['logger'] },
+  req: { teamId: string; user: string; key: string },
+): Promise<void> {
+  await deps.store
+    .releaseAnswerSlot(req.teamId, req.user, req.key)
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
+}
+
+/** Gives a question that was never sent back to the budgets (best effort: a failure is one warning). */
+async function giveBack(deps: AskDeps, req: AskRequest): Promise<void> {
+  await releaseSlot(deps, req);
+  await deps.budget
+    .give(req.teamId, req.user)
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
 }
 
 /**
@@ -138,7 +177,9 @@ async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<stri
   if (!decision.allowed) return decision.text;
   let taken;
   try {
+    if (!(await deps.store.holdAnswerSlot(req.teamId, req.user, req.key, deps.now()))) return TOO_MANY_ANSWERS_TEXT;
     taken = await deps.budget.take(req.teamId, req.user);
+    if (!taken.ok) await releaseSlot(deps, req);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
     deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');

@@ -17,6 +17,22 @@ export interface AskConversation {
   asker: string;
   teamId: string;
   turns: number;
+  /** The conversation's questions so far, oldest first (the last {@link EARLIER_KEPT}, each cut to {@link EARLIER_CHARS}). */
+  questions: string[];
+}
+
+/** Earlier questions a conversation keeps (for Document this), and the characters kept of each. */
+export const EARLIER_KEPT = 5;
+export const EARLIER_CHARS = 300;
+
+/**
+ * A thread the bot answers in and takes replies from (see {@link AskStore.claimThread}): `anyone`
+ * in the bot's own thread, `asker` in the asker's own top-level message or DM.
+ */
+export interface ThreadClaim {
+  asker: string;
+  teamId: string;
+  follow: 'anyone' | 'asker';
 }
 
 /** What an answer's buttons need later (Make this a docs change, Document this, 👍/👎): no secret in it. */
@@ -27,7 +43,10 @@ export interface AnswerRecord {
   threadTs: string;
   asker: string;
   question: string;
-  /** The answer's text as shown (cut to {@link RECORD_ANSWER_CHARS}). */
+  /**
+   * The answer's text as shown (cut to {@link RECORD_ANSWER_CHARS}), kept only when the docs had
+   * nothing on it (Document this quotes it); '' otherwise.
+   */
   answer: string;
   /** True when the docs had nothing on it. */
   unanswered: boolean;
@@ -50,6 +69,34 @@ const answerSchema = z.object({
   earlier: z.array(z.string()),
 });
 
+/** Answers one person may have being written at once. */
+export const ANSWERS_PER_PERSON = 3;
+/** How long a held answer slot lasts at most (an answer a crash left unreleased frees itself), in ms. */
+export const ANSWER_SLOT_MS = 10 * 60_000;
+
+/**
+ * Holds a slot for answer `ARGV[1]` in the person's set `KEYS[1]` (scores: when each slot lapses)
+ * when fewer than `ARGV[2]` are held (lapsed ones dropped first), or when it holds one already.
+ * Returns 1 when held, 0 when the person has the most.
+ */
+const HOLD_SLOT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
+/** A conversation's stored questions, or none when the field is missing or not a list of strings. */
+function questionsOf(raw: string | undefined): string[] {
+  try {
+    const parsed: unknown = JSON.parse(raw ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((q): q is string => typeof q === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** An answer's id: derived from the request that asked it, so a retry names the same answer (16 hex chars). */
 export function answerIdOf(requestKey: string): string {
   return createHash('sha256').update(requestKey).digest('hex').slice(0, 16);
@@ -57,7 +104,7 @@ export function answerIdOf(requestKey: string): string {
 
 /**
  * The ask feature's Redis records: `{prefix}:ask:thread:{channel}:{threadTs}` (a hash: the
- * conversation, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
+ * conversation and who may continue it without a mention, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
  * `{prefix}:ask:feedback:{answerId}` (a hash of people's ratings, 7 days).
  */
 export class AskStore {
@@ -70,9 +117,16 @@ export class AskStore {
     return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
   }
 
-  /** Whether the thread rooted at `(channel, threadTs)` is an answer's. @throws the Redis error. */
-  async ownsThread(channel: string, threadTs: string): Promise<boolean> {
-    return (await this.redis.exists(this.threadKey(channel, threadTs))) === 1;
+  /**
+   * Whether a reply by `user` in the thread rooted at `(channel, threadTs)` that mentions no one
+   * continues its conversation: in a thread the bot claimed for `anyone` (the bot's own `/docs-ask`
+   * question), yes; in one claimed for its `asker` (the asker's own top-level message or DM), only
+   * the asker's; in any other thread (unclaimed: a mention answered in someone else's thread, or no
+   * answer at all), no. @throws the Redis error.
+   */
+  async takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean> {
+    const [follow, asker] = await this.redis.hmget(this.threadKey(channel, threadTs), 'follow', 'asker');
+    return follow === 'anyone' || (follow === 'asker' && asker === user);
   }
 
   /** The thread's conversation, or undefined. @throws the Redis error. */
@@ -85,38 +139,66 @@ export class AskStore {
       asker: h.asker ?? '',
       teamId: h.teamId ?? '',
       turns: Number(h.turns ?? 0),
+      questions: questionsOf(h.questions),
     };
     return Object.defineProperty(c, 'threadKey', { value: h.threadKey, enumerable: false }) as AskConversation;
   }
 
   /**
    * Keeps the thread's conversation (a new one, or one more question of it) for {@link ASK_TTL_S}.
-   * @throws the Redis error.
+   * Its first asker and any claim stay as they were. @throws the Redis error.
    */
   async saveConversation(channel: string, threadTs: string, c: AskConversation): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    const fields = {
-      threadId: c.threadId,
-      threadKey: c.threadKey,
-      asker: c.asker,
-      teamId: c.teamId,
-      turns: String(c.turns),
-    };
-    await this.redis.multi().hset(key, fields).expire(key, ASK_TTL_S).exec();
+    const questions = JSON.stringify(c.questions.slice(-EARLIER_KEPT).map((q) => q.slice(0, EARLIER_CHARS)));
+    const fields = { threadId: c.threadId, threadKey: c.threadKey, turns: String(c.turns), questions };
+    // Who asked first stays: a later question by someone else never makes the thread theirs.
+    await this.redis
+      .multi()
+      .hset(key, fields)
+      .hsetnx(key, 'asker', c.asker)
+      .hsetnx(key, 'teamId', c.teamId)
+      .expire(key, ASK_TTL_S)
+      .exec();
   }
 
   /**
-   * Marks the thread as an answer's before its conversation exists (so replies reach the bot).
+   * Claims the thread for the answer about to be written, before its conversation exists, so that
+   * replies that mention no one reach the bot: from `anyone` (a thread the bot started: its
+   * `/docs-ask` question) or from the `asker` alone (the asker's own top-level message or DM). A
+   * thread claimed before keeps its first claim. Never call it for someone else's thread.
    * @throws the Redis error.
    */
-  async claimThread(channel: string, threadTs: string, asker: string, teamId: string): Promise<void> {
+  async claimThread(channel: string, threadTs: string, claim: ThreadClaim): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    await this.redis.multi().hsetnx(key, 'asker', asker).hsetnx(key, 'teamId', teamId).expire(key, ASK_TTL_S).exec();
+    await this.redis
+      .multi()
+      .hsetnx(key, 'asker', claim.asker)
+      .hsetnx(key, 'teamId', claim.teamId)
+      .hsetnx(key, 'follow', claim.follow)
+      .expire(key, ASK_TTL_S)
+      .exec();
   }
 
   /** Forgets the thread's conversation (the assistant no longer knows it). @throws the Redis error. */
   async forgetConversation(channel: string, threadTs: string): Promise<void> {
     await this.redis.hdel(this.threadKey(channel, threadTs), 'threadId', 'threadKey');
+  }
+
+  /**
+   * Holds one of the person's {@link ANSWERS_PER_PERSON} answer slots for answer `key` (the same
+   * key again holds the same slot), across replicas; a slot lapses after {@link ANSWER_SLOT_MS}.
+   * @returns false when the person has that many answers being written. @throws the Redis error.
+   */
+  async holdAnswerSlot(teamId: string, user: string, key: string, now: number): Promise<boolean> {
+    const slots = `${this.prefix}:ask:writing:${teamId}:${user}`;
+    const args = [key, ANSWERS_PER_PERSON, now + ANSWER_SLOT_MS, now, ANSWER_SLOT_MS];
+    return (await this.redis.eval(HOLD_SLOT, 1, slots, ...args)) === 1;
+  }
+
+  /** Frees the slot of answer `key` (its answer is written, or was never asked). @throws the Redis error. */
+  async releaseAnswerSlot(teamId: string, user: string, key: string): Promise<void> {
+    await this.redis.zrem(`${this.prefix}:ask:writing:${teamId}:${user}`, key);
   }
 
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */

@@ -1,6 +1,6 @@
 import { markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
 import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
-import { classifySlackError } from '../../platform/slack/errors.js';
+import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, type Steps } from '../../platform/slack/post-once.js';
 
 export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-types.js';
@@ -20,15 +20,30 @@ export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-
 export const ANSWER_MAX_CHARS = 11_000;
 /**
  * Fewest characters per chat.appendStream: a 2,000-character answer then costs at most 15 calls
- * (start + ⌊2000 / 160⌋ = 12 appends + stop = 14).
+ * (start + ⌊2000 / 160⌋ = 12 appends + stop = 14), and fewer when it arrives faster than
+ * {@link APPEND_EVERY_MS} allows.
  */
 export const MIN_APPEND_CHARS = 160;
+/**
+ * At most one chat.appendStream per this many ms per stream: with {@link MIN_APPEND_CHARS}, an
+ * answer costs start + at most one append a second + stop, however fast the assistant writes.
+ */
+export const APPEND_EVERY_MS = 1_000;
+/** Longest wait for Slack's `Retry-After` on chat.startStream before the answer is posted instead, in ms. */
+export const START_RETRY_MAX_MS = 10_000;
 /** In the posted fallback, at most one edit per this many ms (chat.update is Tier 3). */
 export const FALLBACK_EDIT_MS = 1_500;
 /** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
 export const FINAL_EDIT_WAIT_MS = 15_000;
 
 const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Slack's Retry-After of a 429 the client rejected (`@slack/web-api`'s rate-limited error), in ms; else undefined. */
+function retryAfterMs(err: unknown): number | undefined {
+  if (slackErrorCode(err) !== 'ratelimited') return undefined;
+  const s = (err as { retryAfter?: unknown }).retryAfter;
+  return typeof s === 'number' && s >= 0 ? s * 1000 : 1_000;
+}
 
 /**
  * Writes one answer (see the module doc). Steps saved in `steps` under `target.key`: `:streaming`
@@ -41,6 +56,9 @@ export class AnswerWriter {
   private pending = '';
   private shown = '';
   private lastEdit = 0;
+  private lastAppend = 0;
+  /** Epoch ms before which no append is made (Slack's `Retry-After` of a 429). */
+  private holdUntil = 0;
   /** Epoch ms when the first text reached Slack. */
   firstTextAt: number | undefined;
   /** True once text beyond {@link ANSWER_MAX_CHARS} was dropped. */
@@ -74,7 +92,8 @@ export class AnswerWriter {
     if (!taken) return;
     this.pending += taken;
     if (this.mode === 'none') return this.start();
-    if (this.mode === 'stream' && this.pending.length >= MIN_APPEND_CHARS) return this.flushStream();
+    if (this.mode === 'stream' && this.pending.length >= MIN_APPEND_CHARS && this.appendDue())
+      return this.flushStream();
     if (this.mode === 'post' && this.deps.now() - this.lastEdit >= FALLBACK_EDIT_MS) await this.editPost();
   }
 
@@ -91,9 +110,27 @@ export class AnswerWriter {
     const blocks = end.blocks;
     if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
     if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
-    const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
+    const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {
+      this.deps.logger.warn({ err }, 'could not read the edit budget; making the final edit anyway');
+      return { ok: true as const };
+    });
     if (!grant.ok) await (this.deps.sleep ?? sleeper)(Math.min(grant.retryMs, FINAL_EDIT_WAIT_MS));
     await this.final({ kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks });
+  }
+
+  /**
+   * Ends a stream this answer can no longer finish (its last try failed): stops it with `notice`,
+   * so no stream is left open. Best effort: a failure is one warning (Slack ends an idle stream
+   * itself after a few minutes).
+   */
+  async abandon(notice: string): Promise<void> {
+    if (this.mode !== 'stream' || !this.ts) return;
+    const t = this.target;
+    await this.deps.slack.chat
+      .stopStream({ channel: t.channel, ts: this.ts, markdown_text: `${this.pending}\n\n${notice}` })
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ slackError: slackErrorCode(err) }, 'could not stop an answer stream that failed'),
+      );
   }
 
   private async final(w: FinalWrite): Promise<void> {
@@ -106,19 +143,26 @@ export class AnswerWriter {
     await this.steps.save({ [`${t.key}:streaming`]: true });
     await this.steps.confirm?.(`${t.key}:streaming`);
     const text = this.pending;
+    const args = {
+      channel: t.channel,
+      thread_ts: t.threadTs,
+      recipient_user_id: t.recipientUserId,
+      recipient_team_id: t.teamId,
+      markdown_text: text.slice(0, MARKDOWN_CALL_LIMIT),
+    };
     try {
-      const res = await this.deps.slack.chat.startStream({
-        channel: t.channel,
-        thread_ts: t.threadTs,
-        recipient_user_id: t.recipientUserId,
-        recipient_team_id: t.teamId,
-        markdown_text: text.slice(0, MARKDOWN_CALL_LIMIT),
+      const res = await this.deps.slack.chat.startStream(args).catch(async (err: unknown) => {
+        // Slack's 429 (the client rejects it): wait its Retry-After once, then stream or post.
+        const ms = retryAfterMs(err);
+        if (ms === undefined || ms > START_RETRY_MAX_MS) throw err;
+        await (this.deps.sleep ?? sleeper)(ms);
+        return this.deps.slack.chat.startStream(args);
       });
       this.ts = String(res.ts);
       this.mode = 'stream';
+      this.lastAppend = this.deps.now();
       this.moved(text.slice(0, MARKDOWN_CALL_LIMIT));
       await this.steps.save({ [`${t.key}:stream`]: this.ts });
-      if (this.pending.length >= MIN_APPEND_CHARS) await this.flushStream();
     } catch (err) {
       const info = classifySlackError(err);
       this.deps.logger.info({ slackError: info.code }, 'Slack refused to stream the answer; posting it instead');
@@ -128,10 +172,28 @@ export class AnswerWriter {
     }
   }
 
+  private appendDue(): boolean {
+    const now = this.deps.now();
+    return now - this.lastAppend >= APPEND_EVERY_MS && now >= this.holdUntil;
+  }
+
+  /**
+   * Appends the pending text (one call; more only past Slack's per-call limit). A 429 keeps the
+   * text pending until its Retry-After (the stop, or a later append, takes it).
+   */
   private async flushStream(): Promise<void> {
     while (this.pending.length >= MIN_APPEND_CHARS) {
       const part = this.pending.slice(0, MARKDOWN_CALL_LIMIT);
-      await this.call('appendStream', { markdown_text: part });
+      try {
+        await this.call('appendStream', { markdown_text: part });
+      } catch (err) {
+        const ms = retryAfterMs(err);
+        if (ms === undefined) throw err;
+        this.holdUntil = this.deps.now() + ms;
+        this.deps.logger.info({ retryAfterMs: ms }, 'Slack rate limited an answer stream; holding its text');
+        return;
+      }
+      this.lastAppend = this.deps.now();
       this.moved(part);
     }
   }
@@ -155,9 +217,17 @@ export class AnswerWriter {
       const post = { channel: t.channel, thread_ts: t.threadTs, ...message, key: `${t.key}:post`, since: t.since };
       this.ts = await postOnce(this.deps.slack, this.steps, post);
     } else {
-      const grant = await this.deps.budget.take(t.teamId).catch(() => ({ ok: true as const }));
+      const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {
+        this.deps.logger.warn({ err }, 'could not read the edit budget; editing the answer anyway');
+        return { ok: true as const };
+      });
       if (!grant.ok) return;
-      await this.deps.slack.chat.update({ channel: t.channel, ts: this.ts, ...message });
+      try {
+        await this.deps.slack.chat.update({ channel: t.channel, ts: this.ts, ...message });
+      } catch (err) {
+        if (retryAfterMs(err) === undefined) throw err;
+        return; // rate limited: the final edit shows everything
+      }
     }
     this.lastEdit = this.deps.now();
     this.moved(this.pending);

@@ -31,6 +31,10 @@ export const THREAD_LOST_TEXT =
   "I can't continue this conversation: the docs assistant no longer knows it (conversations are kept about a " +
   'week). Ask again with `/docs-ask` or a new message.';
 
+/** A person's fourth question while three of their answers are still being written. */
+export const TOO_MANY_ANSWERS_TEXT =
+  "I'm still writing 3 answers for you, the most I write for one person at once. Ask again when one of them is done.";
+
 /** A question over the length the bot sends. */
 export function questionTooLongText(chars: number, max: number): string {
   const [n, limit] = [chars.toLocaleString('en-US'), max.toLocaleString('en-US')];

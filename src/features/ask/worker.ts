@@ -1,7 +1,10 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import type { ReplicaGuard } from '../../platform/replica-guard.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
+import { releaseSlot } from './service.js';
+import type { AskStore } from './store.js';
 import { tellPrivately, type TellDeps, type TellTarget } from './tell.js';
 import { COULD_NOT_ANSWER_TEXT } from './texts.js';
 
@@ -22,6 +25,18 @@ export const ANSWER_CONCURRENCY = 50;
 
 /** Tries of an answer whose writing threw (Slack or Redis trouble), backoff doubling from 1 s. */
 const ATTEMPTS = 5;
+
+/** What the worker needs: answering, the asker's answer slots (freed once written), and telling. */
+export interface WorkerDeps {
+  answer: AnswerDeps & { store: Pick<AskStore, 'releaseAnswerSlot'> };
+  tell: TellDeps;
+  /**
+   * The intake's replica guard (REDIS_WAIT_REPLICAS above 0): before an irreversible step (the
+   * stream started, a message posted) the steps saved since the job began are confirmed on the
+   * replicas, so a retry after a failover can't repeat it. Absent: nothing to confirm.
+   */
+  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+}
 
 /** One answer to write: the question, where to tell the asker, and the steps saved so far. */
 export interface AnswerJobData {
@@ -62,10 +77,7 @@ export async function enqueueAnswer(
  * is renewed while it runs, so a killed replica's answers are taken over within about 15 s and
  * resumed from their steps. On the last try a failure is told to the asker ("couldn't answer").
  */
-export function startAnswerWorker(
-  ctx: QueueContext,
-  deps: { answer: AnswerDeps; tell: TellDeps },
-): Worker<AnswerJobData> {
+export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, (job) => writeAnswer(deps, job), {
     concurrency: ANSWER_CONCURRENCY,
     lockDuration: 10_000,
@@ -74,7 +86,13 @@ export function startAnswerWorker(
   });
 }
 
-async function writeAnswer(deps: { answer: AnswerDeps; tell: TellDeps }, job: Job<AnswerJobData>): Promise<void> {
+/** `Steps.confirm` for the steps saved from now on (see {@link WorkerDeps.guard}). */
+function confirmSince(guard: NonNullable<WorkerDeps['guard']>): (what: string) => Promise<void> {
+  const mark = guard.mark();
+  return (what) => guard.confirmSteps(mark, what);
+}
+
+async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<void> {
   const progress: Record<string, unknown> = { ...job.data.progress };
   const steps: Steps = {
     progress,
@@ -83,17 +101,20 @@ async function writeAnswer(deps: { answer: AnswerDeps; tell: TellDeps }, job: Jo
       await job.updateData({ ...job.data, progress });
     },
     finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+    ...(deps.guard ? { confirm: confirmSince(deps.guard) } : {}),
   };
   const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
+  const q = job.data.q;
   try {
-    const result = await answerQuestion(deps.answer, job.data.q, steps);
+    const result = await answerQuestion(deps.answer, q, steps);
     if (result.tell) await tell(result.tell);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
     deps.answer.logger.error(
-      { err, channel: job.data.q.channel },
+      { err, channel: q.channel },
       'could not write an answer, even after retries; told the asker',
     );
     await tell(COULD_NOT_ANSWER_TEXT);
   }
+  await releaseSlot(deps.answer, { teamId: q.teamId, user: q.asker, key: q.key });
 }

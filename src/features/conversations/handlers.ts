@@ -14,7 +14,7 @@ export interface RouterDeps {
   jobs: Pick<AgentJobs, 'handleMessage'>;
   /** Agent-jobs' thread index (a job's thread, or one still starting). @throws the Redis error. */
   jobThreads: (channel: string, threadTs: string) => Promise<ThreadOwner>;
-  ask: Pick<Ask, 'configured' | 'ownsThread' | 'handleMessage'>;
+  ask: Pick<Ask, 'configured' | 'takesReplyFrom' | 'handleMessage'>;
   /** The channel's `/docs-settings mentions` mode (default `auto`). @throws the Redis error. */
   mentionsModeFor: (channel: string) => Promise<MentionsMode>;
   /** FOLLOWUP_IGNORE_PREFIX: replies starting with it are for the people in the thread, not the bot. */
@@ -28,15 +28,18 @@ export interface RouterDeps {
  * - `jobs`: agent-jobs decides (a job's thread, help for an empty mention, anything not for the bot,
  *   and every mention while asking is off: what the bot did before it could answer questions);
  * - `change`: a mention or DM taken as a docs change (agent-jobs starts a job; the person is told how to ask instead);
- * - `ask`: a mention or DM taken as a question, or a reply in an answer's thread (the ask feature);
- * - `ignore`: a reply in an answer's thread that starts with FOLLOWUP_IGNORE_PREFIX.
+ * - `ask`: a mention or DM taken as a question, or a reply in an answer's thread that takes replies
+ *   from its author (the ask feature);
+ * - `ignore`: such a reply that starts with FOLLOWUP_IGNORE_PREFIX.
  */
 export type Route = 'jobs' | 'change' | 'ask' | 'ignore';
 
 /**
  * Routes a message (pure apart from the thread lookups and the channel's mode in Redis), in order:
- * a reply in a job's thread → `jobs` (the job goes on); a reply in an answer's thread → `ask` (its
- * conversation goes on; no mention needed), unless it starts with FOLLOWUP_IGNORE_PREFIX; a message
+ * a reply in a job's thread → `jobs` (the job goes on); a reply in an answer's thread that takes
+ * replies from its author (the bot's own thread: anyone's; the asker's top-level message: the
+ * asker's) → `ask` (its conversation goes on; no mention needed), unless it starts with
+ * FOLLOWUP_IGNORE_PREFIX; a message
  * that is neither a mention nor a top-level DM, or any while asking is off, or an empty mention →
  * `jobs`; else the channel's mentions mode: `ask` → `ask`, `edit` → `change`, `auto` → the mention
  * rule (`classifyMention`: a question → `ask`, else `change`).
@@ -49,7 +52,7 @@ export async function routeMessage(
 ): Promise<Route> {
   if (msg.thread_ts) {
     if (await deps.jobThreads(msg.channel, msg.thread_ts)) return 'jobs';
-    if (await deps.ask.ownsThread(msg.channel, msg.thread_ts)) {
+    if (await deps.ask.takesReplyFrom(msg.channel, msg.thread_ts, msg.user)) {
       return deps.ignorePrefix && msg.text.trimStart().startsWith(deps.ignorePrefix) ? 'ignore' : 'ask';
     }
   }

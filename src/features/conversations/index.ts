@@ -41,10 +41,14 @@ export function createConversations(o: ConversationsOptions): Conversations {
     slack: o.slack,
     logger,
   });
-  // A reply that mentions no one is recorded only in a thread the bot owns: a job's (or one starting), or an answer's.
+  // A reply that mentions no one is recorded only in a thread the bot owns: a job's (or one starting),
+  // or an answer's that takes replies from its author (anyone's in the bot's thread, the asker's in theirs).
   const threads = {
-    findByThread: async (channel: string, threadTs: string) => {
-      const [job, answer] = await Promise.all([o.jobThreads(channel, threadTs), o.ask.ownsThread(channel, threadTs)]);
+    findByThread: async (channel: string, threadTs: string, user: string) => {
+      const [job, answer] = await Promise.all([
+        o.jobThreads(channel, threadTs),
+        o.ask.takesReplyFrom(channel, threadTs, user),
+      ]);
       return job ?? (answer ? 'answer' : undefined);
     },
   };

@@ -16,10 +16,11 @@ export interface ConversationListenerDeps {
   /** AGENT_PROMPT_MAX_CHARS: a message's recorded text is cut to it. */
   promptMaxChars: number;
   /**
-   * The thread indexes: a reply that mentions no one is recorded only in a thread the bot owns (a
-   * job's or an answer's); truthy when it does. @throws the Redis error.
+   * The thread indexes: a reply by `user` that mentions no one is recorded only in a thread the bot
+   * owns (a job's, or an answer's that takes that person's replies); truthy when it does.
+   * @throws the Redis error.
    */
-  threads: { findByThread(channel: string, threadTs: string): Promise<unknown> };
+  threads: { findByThread(channel: string, threadTs: string, user: string): Promise<unknown> };
 }
 
 /**
@@ -33,8 +34,9 @@ export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_shar
 
 /**
  * Records a person's message for the worker when it may be for the bot: a mention, a DM, or a
- * reply in a job's or an answer's thread (one lookup of the thread indexes). Plain channel chatter
- * and replies in other threads are dropped here, with no Redis write; when the thread index cannot be read, the
+ * reply in a job's thread or an answer's that takes its author's replies (one lookup of the thread
+ * indexes). Plain channel chatter and replies in other threads (someone else's thread the bot
+ * answered a mention in, too) are dropped here, with no Redis write; when the thread index cannot be read, the
  * event is not acked (Slack redelivers it). The recorded text is cut to AGENT_PROMPT_MAX_CHARS
  * (`textChars` keeps its length, so a longer one is still refused, not truncated into a job). The
  * intake id is the message's `(channel, ts)`, so the `message` and `app_mention` events of one
@@ -61,7 +63,7 @@ async function recordMessage(
   };
   if (!mentioned && msg.thread_ts !== undefined) {
     const owner = await deps.threads
-      .findByThread(msg.channel, msg.thread_ts)
+      .findByThread(msg.channel, msg.thread_ts, msg.user)
       .catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
     if (!owner) return;
   }
