@@ -149,14 +149,7 @@ export class SlackEdge {
     const ack = async (response?: unknown): Promise<void> => {
       if (acked) return;
       acked = true;
-      const r: EdgeResponse = {
-        status: 200,
-        ...(isObject(response)
-          ? { body: response }
-          : typeof response === 'string' && response
-            ? { body: { text: response } }
-            : {}),
-      };
+      const r = ackReply(response);
       if (kind === 'event') stored = r;
       else send('acked', r);
     };
@@ -181,18 +174,7 @@ export class SlackEdge {
       // Not recorded (the listener said so in one warning): not acked, so Slack redelivers it.
       if (kind === 'event' && notRecorded(err)) return send('busy', { status: 503 });
       this.opts.logger.error({ err }, 'a listener failed');
-      return send(
-        'failed',
-        kind === 'event'
-          ? { status: 503 }
-          : {
-              status: 200,
-              body:
-                kind === 'command'
-                  ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' }
-                  : {},
-            },
-      );
+      return send('failed', failedReply(kind));
     } finally {
       clearTimeout(timer);
     }
@@ -229,6 +211,25 @@ export class SlackEdge {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The reply a listener's `ack(response)` makes: 200 with the object as its body, or a string as `{ text }`. */
+function ackReply(response: unknown): EdgeResponse {
+  if (isObject(response)) return { status: 200, body: response };
+  if (typeof response === 'string' && response) return { status: 200, body: { text: response } };
+  return { status: 200 };
+}
+
+/** Said to the person when a command's listener failed. */
+const FAILED_TEXT = 'Something went wrong on my side; try again in a moment.';
+
+/**
+ * The reply when a listener threw: an event is not acked (503, so Slack redelivers it); a command
+ * gets an ephemeral apology; anything else an empty 200.
+ */
+function failedReply(kind: SlackRequestKind): EdgeResponse {
+  if (kind === 'event') return { status: 503 };
+  return { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: FAILED_TEXT } : {} };
 }
 
 /** A short, log-safe name of what was asked: the command, action_id or callback_id (≤ 64 chars, no markup). */
