@@ -292,4 +292,30 @@ describe('the access gate', () => {
     });
     expect(d).toMatchObject({ allowed: false, reason: 'check_failed' });
   });
+
+  it("gives nothing back when the channel's project can't be read, and says so at warn", async () => {
+    logs.length = 0;
+    budget.give.mockClear();
+    budget.block.mockClear();
+    const g = createAccess({
+      policy: OPEN,
+      directory: new SlackDirectory(fakeSlack({}) as never),
+      budget,
+      promptMaxChars: 100,
+      defaultProject: 'p1',
+      projectFor: () => Promise.reject(new Error('Connection is closed.')),
+      logger,
+      now: () => 0,
+    });
+    const call = { actor: { user: 'U1' }, channel: 'C1', action: 'start_job' as const, promptChars: 10 };
+    await g.refund(call);
+    await g.noteRateLimited(call, 1_000);
+    expect(budget.give).not.toHaveBeenCalled();
+    expect(budget.block).not.toHaveBeenCalled();
+    const warns = logs.map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message: string } });
+    expect(warns.filter((l) => l.level === 40 && l.err?.message === 'Connection is closed.')).toEqual([
+      expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
+      expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
+    ]);
+  });
 });
