@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
+import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/status/blocks.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
 import {
@@ -21,7 +21,7 @@ import {
   PROJECT_BLOCK,
 } from '../../src/features/settings/blocks.js';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
-import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
+import { POLL_QUEUE } from '../../src/features/agent-jobs/poll/worker.js';
 import { postRaw, signatureHeaders } from '../../sandbox/driver/http.js';
 import type { SlackCall } from '../../sandbox/fake-slack.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -520,13 +520,11 @@ const rawBody = fc.oneof(
   fc
     .jsonValue({ maxDepth: 3 })
     .map((v): FuzzRequest => ({ label: 'raw JSON value', encoding: 'raw-json', body: JSON.stringify(v) ?? 'null' })),
-  fc
-    .jsonValue({ maxDepth: 3 })
-    .map((v): FuzzRequest => ({
-      label: 'raw payload value',
-      encoding: 'raw-form',
-      body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}`,
-    })),
+  fc.jsonValue({ maxDepth: 3 }).map((v): FuzzRequest => ({
+    label: 'raw payload value',
+    encoding: 'raw-form',
+    body: `payload=${encodeURIComponent(JSON.stringify(v) ?? 'null')}`,
+  })),
   fc
     .string({ unit: 'binary', maxLength: 200 })
     .chain((s) =>

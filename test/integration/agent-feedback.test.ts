@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAnnouncement, buildHomeView } from '../../src/features/agent-jobs/blocks.js';
+import { buildAnnouncement, buildHomeView } from '../../src/features/agent-jobs/status/blocks.js';
 import {
   ACTION_FEEDBACK,
   FEEDBACK_PURPOSE,

@@ -11,13 +11,13 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './blocks.js';
+import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './status/blocks.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
-import { continueAgentJob } from './follow-up.js';
+import { continueAgentJob } from './follow-up/continue.js';
 import type { MessageDeps } from './messages.js';
-import { startWithContext, type ContextStartDeps } from './context.js';
+import { startWithContext, type ContextStartDeps } from './start/context.js';
 import { threadPermalink } from './permalink.js';
-import { startAgentJob } from './service.js';
+import { startAgentJob } from './start/start.js';
 import type { JobStore } from './store.js';
 import {
   INTAKE,

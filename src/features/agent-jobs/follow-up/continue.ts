@@ -1,22 +1,26 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
-import type { AccessGate, AgentCall } from '../../platform/access.js';
-import { audit, type AuditReason } from '../../platform/audit.js';
-import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiNetworkError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
-import type { Logger } from '../../platform/logger.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { BotMetrics } from '../../platform/metrics.js';
-import type { AgentSurface } from '../../platform/slack/agent-surface.js';
-import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
-import { UnreplicatedStepError } from '../../platform/replica-guard.js';
-import { confirmStep, memorySteps, type Steps } from '../../platform/slack/post-once.js';
+import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
+import type { AccessGate, AgentCall } from '../../../platform/access.js';
+import { audit, type AuditReason } from '../../../platform/audit.js';
+import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
+import {
+  DocsApiNetworkError,
+  DocsApiNotFoundError,
+  DocsApiRateLimitedError,
+} from '../../../platform/docs-api/errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { ConversationDirectory } from '../../../platform/slack/conversations.js';
+import type { BotMetrics } from '../../../platform/metrics.js';
+import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
+import { escapeMrkdwn, truncate } from '../../../platform/slack/limits.js';
+import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
+import { confirmStep, memorySteps, type Steps } from '../../../platform/slack/post-once.js';
 import pRetry from 'p-retry';
-import type { PollJobData } from './poll.js';
-import type { StatusPresenter } from './presenter.js';
-import { withJobLock, type JobRecord, type JobStore } from './store.js';
-import { watchAgentJob } from './poll-queue.js';
+import type { PollJobData } from '../poll/step.js';
+import type { StatusPresenter } from '../status/presenter.js';
+import { withJobLock, type JobRecord, type JobStore } from '../store.js';
+import { watchAgentJob } from '../poll/queue.js';
 
 /** What a follow-up needs. */
 export interface ContinueJobDeps {

@@ -1,23 +1,23 @@
 import { DelayedError, type Job } from 'bullmq';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
-import { DocsApiNotFoundError } from '../../platform/docs-api/errors.js';
-import { isTerminal, type AgentJob, type TerminalStatus } from '../../platform/docs-api/schemas.js';
-import type { Logger } from '../../platform/logger.js';
-import type { AgentSurface } from '../../platform/slack/agent-surface.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { BotMetrics, FinishedStatus } from '../../platform/metrics.js';
+import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
+import { DocsApiNotFoundError } from '../../../platform/docs-api/errors.js';
+import { isTerminal, type AgentJob, type TerminalStatus } from '../../../platform/docs-api/schemas.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import type { BotMetrics, FinishedStatus } from '../../../platform/metrics.js';
 import type { KnownBlock } from '@slack/types';
-import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../platform/slack/errors.js';
-import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import { UnreplicatedStepError, type ReplicaGuard } from '../../platform/replica-guard.js';
-import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
-import { buildAnnouncement } from './blocks.js';
+import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../../platform/slack/errors.js';
+import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { UnreplicatedStepError, type ReplicaGuard } from '../../../platform/replica-guard.js';
+import { postOnce, type PostOnceClient } from '../../../platform/slack/post-once.js';
+import { buildAnnouncement } from '../status/blocks.js';
 import { finishedStatus, recordedOutcome, type JobOutcome } from './outcome.js';
 import { noteSource } from './source.js';
-import type { StatusPresenter } from './presenter.js';
+import type { StatusPresenter } from '../status/presenter.js';
 import type { DurationHistory } from './durations.js';
 import { editRetryDelay, nextPollDelayMs, type PollBounds } from './schedule.js';
-import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from './store.js';
+import { ANNOUNCE_LEASE_MS, type JobRecord, type JobStore, type StatusState } from '../store.js';
 
 /** What the poll step needs; injected so tests can drive it with fakes and a controlled clock. */
 export interface PollStepDeps {

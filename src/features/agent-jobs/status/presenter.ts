@@ -1,14 +1,14 @@
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
-import { settleWithin } from '../../platform/in-flight.js';
-import { tryLock } from '../../platform/lock.js';
-import type { Logger } from '../../platform/logger.js';
-import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
+import { settleWithin } from '../../../platform/in-flight.js';
+import { tryLock } from '../../../platform/lock.js';
+import type { Logger } from '../../../platform/logger.js';
+import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
 import type { EditBudget } from './edit-budget.js';
-import { fingerprint, STATE_REACTION, statusMessageOf } from './status-view.js';
-import type { JobRecord, JobStore, StatusState } from './store.js';
+import { fingerprint, STATE_REACTION, statusMessageOf } from './view.js';
+import type { JobRecord, JobStore, StatusState } from '../store.js';
 
-export { STATE_REACTION } from './status-view.js';
+export { STATE_REACTION } from './view.js';
 
 /** Options of {@link StatusPresenter}. */
 export interface StatusPresenterOptions {

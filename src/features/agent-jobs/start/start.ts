@@ -1,23 +1,29 @@
 import pRetry from 'p-retry';
 import type { Queue } from 'bullmq';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
-import type { AccessGate, AgentCall } from '../../platform/access.js';
-import { audit } from '../../platform/audit.js';
-import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
-import type { Logger } from '../../platform/logger.js';
-import type { AgentSurface } from '../../platform/slack/agent-surface.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { BotMetrics } from '../../platform/metrics.js';
-import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
-import { UnreplicatedStepError } from '../../platform/replica-guard.js';
-import { confirmStep, memorySteps, postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
-import { buildStatusMessage, buildUncertainNotice } from './blocks.js';
-import type { PollJobData } from './poll.js';
-import type { StatusChange, StatusPresenter, StatusTarget } from './presenter.js';
-import { newJobRecord } from './job-record.js';
-import type { JobStore } from './store.js';
-import { watchAgentJob } from './poll-queue.js';
+import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
+import type { AccessGate, AgentCall } from '../../../platform/access.js';
+import { audit } from '../../../platform/audit.js';
+import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
+import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../../platform/docs-api/errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import type { BotMetrics } from '../../../platform/metrics.js';
+import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
+import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
+import {
+  confirmStep,
+  memorySteps,
+  postOnce,
+  type PostOnceClient,
+  type Steps,
+} from '../../../platform/slack/post-once.js';
+import { buildStatusMessage, buildUncertainNotice } from '../status/blocks.js';
+import type { PollJobData } from '../poll/step.js';
+import type { StatusChange, StatusPresenter, StatusTarget } from '../status/presenter.js';
+import { newJobRecord } from '../job-record.js';
+import type { JobStore } from '../store.js';
+import { watchAgentJob } from '../poll/queue.js';
 
 /** What starting a job needs. */
 export interface StartJobDeps {

@@ -1,11 +1,11 @@
 import type { KnownBlock } from '@slack/types';
-import { feedbackBlock } from './feedback.js';
-import { formatDuration } from '../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
-import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { JobOutcome } from './outcome.js';
-import type { StatusState } from './store.js';
+import { feedbackBlock } from '../feedback.js';
+import { formatDuration } from '../../../platform/slack/duration.js';
+import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import type { JobOutcome } from '../poll/outcome.js';
+import type { StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
 
 /**
@@ -203,7 +203,7 @@ export function buildAnnouncement(
   return { text, blocks };
 }
 
-export { buildHomeView, type HomeDefaults, type HomeJob } from './home.js';
+export { buildHomeView, type HomeDefaults, type HomeJob } from '../home/blocks.js';
 
 /** What "Start it again" values are signed for (src/platform/slack/signed-value.ts). */
 export const RESTART_PURPOSE = 'agent-jobs.restart';
