@@ -10,15 +10,15 @@ import {
   READERS_CHECK_FAILED_TEXT,
   UNCERTAIN_FOLLOWUP_TEXT,
   unknownJobText,
-} from '../../src/features/agent-jobs/follow-up/continue.js';
+} from '../../src/features/agent-jobs/follow-up/index.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll/step.js';
-import { RESTART_PURPOSE } from '../../src/features/agent-jobs/status/blocks.js';
 import {
   CANNOT_POST_TEXT,
+  RESTART_PURPOSE,
   StatusChangeDeferredError,
   startAgentJob,
   type StartJobRequest,
-} from '../../src/features/agent-jobs/start/start.js';
+} from '../../src/features/agent-jobs/start/index.js';
 import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/status/presenter.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
 import { pollJobId } from '../../src/features/agent-jobs/poll/worker.js';

@@ -11,13 +11,12 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './status/blocks.js';
+import { publishHome, type HomeDefaults } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
-import { continueAgentJob } from './follow-up/continue.js';
+import { continueAgentJob } from './follow-up/index.js';
 import type { MessageDeps } from './messages.js';
-import { startWithContext, type ContextStartDeps } from './start/context.js';
+import { RESTART_PURPOSE, startAgentJob, startWithContext, type ContextStartDeps } from './start/index.js';
 import { threadPermalink } from './permalink.js';
-import { startAgentJob } from './start/start.js';
 import type { JobStore } from './store.js';
 import {
   INTAKE,
@@ -121,25 +120,6 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
     p,
     `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
-}
-
-/** App Home: publishes the person's last 20 jobs and the defaults in force. */
-async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<void> {
-  const recs = await deps.store.listUserJobs(p.teamId, p.user, 20);
-  const jobs = await Promise.all(
-    recs.map(async (r) => ({
-      jobId: r.jobId,
-      instruction: r.instruction,
-      state: r.state,
-      prLink: r.prLink,
-      permalink: await threadPermalink(deps.slack, deps.store, r),
-      createdAt: r.createdAt,
-      followups: r.cycle,
-      ...(r.rating ? { rating: r.rating } : {}),
-    })),
-  );
-  const budget = await deps.access.budgetLeft(p.user);
-  await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now(), budget) });
 }
 
 /** Answer to "Start it again" when its value is not the bot's, or names an instruction it no longer has here. */

@@ -19,23 +19,23 @@ import { Quota } from '../../platform/quota.js';
 import type { AgentSurface } from '../../platform/slack/agent-surface.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
-import type { HomeDefaults } from './status/blocks.js';
+import type { HomeDefaults } from './home/index.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listeners.js';
-import type { PromptContext } from './start/context.js';
+import type { PromptContext } from './start/index.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
 import type { Steps } from '../../platform/slack/post-once.js';
-import type { PollJobData } from './poll/step.js';
-import { StatusPresenter } from './status/presenter.js';
-import type { PollBounds } from './poll/schedule.js';
-import type { StartJobDeps } from './start/start.js';
-import { DurationHistory } from './poll/durations.js';
-import { EditBudget } from './status/edit-budget.js';
+import type { PollJobData } from './poll/index.js';
+import { StatusPresenter } from './status/index.js';
+import type { PollBounds } from './poll/index.js';
+import type { StartJobDeps } from './start/index.js';
+import { DurationHistory } from './poll/index.js';
+import { EditBudget } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
-import { createPollQueue } from './poll/queue.js';
-import { startPollWorker } from './poll/worker.js';
+import { createPollQueue } from './poll/index.js';
+import { startPollWorker } from './poll/index.js';
 
-export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start/start.js';
+export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start/index.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
 export {
   FORM_CHECK_WITHIN_MS,
@@ -45,7 +45,7 @@ export {
   type FormFollowUp,
   type FormStartDeps,
 } from './form-start.js';
-export { EditBudget, type BudgetGrant } from './status/edit-budget.js';
+export { EditBudget, type BudgetGrant } from './status/index.js';
 export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
@@ -63,7 +63,7 @@ export function threadOwner(redis: Redis, prefix: string): (channel: string, ts:
     return id === PENDING_THREAD ? { kind: 'starting' } : { kind: 'job', jobId: id };
   };
 }
-export type { PromptContext, PromptContextRequest, PromptContextResult } from './start/context.js';
+export type { PromptContext, PromptContextRequest, PromptContextResult } from './start/index.js';
 
 /** What the feature is built from (platform pieces and its configuration). */
 export interface AgentJobsOptions {

@@ -1,88 +1,20 @@
+/** Starting a job, resumably, from a request made in Slack (see {@link startAgentJob}). */
 import pRetry from 'p-retry';
-import type { Queue } from 'bullmq';
-import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
-import type { AccessGate, AgentCall } from '../../../platform/access.js';
+import type { AgentCall } from '../../../platform/access.js';
 import { audit } from '../../../platform/audit.js';
 import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
-import type { ValueSigner } from '../../../platform/slack/signed-value.js';
-import type { BotMetrics } from '../../../platform/metrics.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
-import {
-  confirmStep,
-  memorySteps,
-  postOnce,
-  type PostOnceClient,
-  type Steps,
-} from '../../../platform/slack/post-once.js';
-import { buildStatusMessage, buildUncertainNotice } from '../status/blocks.js';
-import type { PollJobData } from '../poll/step.js';
-import type { StatusChange, StatusPresenter, StatusTarget } from '../status/presenter.js';
+import { confirmStep, memorySteps, postOnce, type Steps } from '../../../platform/slack/post-once.js';
 import { newJobRecord } from '../job-record.js';
-import type { JobStore } from '../store.js';
-import { watchAgentJob } from '../poll/queue.js';
+import { watchAgentJob } from '../poll/index.js';
+import { buildStatusMessage } from '../status/index.js';
+import { clearPending, retirePlaceholder, uncertain, untracked } from './failures.js';
+import type { StartFailure, StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
 
-/** What starting a job needs. */
-export interface StartJobDeps {
-  store: Pick<JobStore, 'create' | 'markThreadsPending' | 'clearPendingThreads' | 'saveRestart'>;
-  docsApi: DocsApiProjects<'createJob'>;
-  /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
-  projectFor: (channel: string) => Promise<string>;
-  /** DOCS_PROJECT_ID then DOCS_PROJECT_IDS: what `project=<id>` may name (absent: `project=` is not read). */
-  projects?: readonly string[];
-  /** Posts the status message; finds it again after a crash (history scopes). */
-  slack: PostOnceClient;
-  pollQueue: Pick<Queue<PollJobData>, 'add'>;
-  /** The status message's one writer: every later edit or removal goes through it. */
-  status: Pick<StatusPresenter, 'show' | 'settleUnrecorded'>;
-  /** Who may start a job here, and the agent budget: asked before anything is posted or sent. */
-  access: Pick<AccessGate, 'authorize' | 'admitAgentCall' | 'refund' | 'noteRateLimited'>;
-  logger: Logger;
-  /** POLL_MIN_INTERVAL_MS: delay of the first poll, in ms. */
-  firstPollDelayMs: number;
-  /** Clock in epoch ms. */
-  now: () => number;
-  /** Counts jobs created (optional). */
-  metrics?: Pick<BotMetrics, 'agentJobStarted'>;
-  /** Slack's agent surfaces: the job's thread is an agent session, and shows what the bot is doing while it starts (optional; never throws). */
-  agent?: Pick<AgentSurface, 'session' | 'loading'>;
-  /** Signs the "Start it again" button's value. */
-  signer: Pick<ValueSigner, 'sign'>;
-}
-
-/** A request to start a job from Slack. */
-export interface StartJobRequest {
-  teamId: string;
-  channel: string;
-  requester: string;
-  /** Already trimmed and non-empty. What the status message shows. */
-  instruction: string;
-  /** What the agent is asked, when more than the instruction (its Slack context); default the instruction. */
-  prompt?: string;
-  /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */
-  threadTs?: string;
-  /** Put the state reaction on the status message, not the thread root: for threads the job does not own (a digest's). */
-  reactOnStatusMessage?: boolean;
-  /** The conversations whose messages are in `prompt` (see JobRecord.contextFrom), and how many messages (the plan's "Reading the thread"). */
-  contextFrom?: string[];
-  contextMessages?: number;
-  /** Unique per request (the intake's id): keys the messages posted at most once, and "Start it again". */
-  requestKey?: string;
-  /** Epoch ms the request was received (the intake's receipt time): a late retry looks for what it posted from then (postOnce's `since`). */
-  receivedAt: number;
-  /** The docs project from `project=<id>` (already checked against the configured ones); default the channel's. */
-  project?: string;
-}
-
-/** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when the thread already says it). */
-export type StartJobResult =
-  | { ok: true; jobId: string; statusTs: string; threadTs: string }
-  | { ok: false; reason: 'refused' | 'cannot_post' | 'docs_api' | 'slack' | 'internal' | 'uncertain'; message: string };
-
-type StartFailure = Extract<StartJobResult, { ok: false }>;
+export type { StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
 
 /** Sentence for a channel the bot cannot post in (not a member, archived, …). */
 export const CANNOT_POST_TEXT =
@@ -147,7 +79,33 @@ export async function startAgentJob(
   const threads = [...new Set([threadTs, statusTs])];
   if (p.jobId) return record(deps, req, { jobId: p.jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
   if (p.create === 'sent') return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
+  return createJob(deps, req, steps, { key, projectId, call, log, statusTs, threadTs, threads });
+}
 
+/** Where a start is when it creates the job: its request key, project, agent call, log and the status message's thread. */
+interface CreateAt {
+  key: string;
+  projectId: string;
+  call: AgentCall;
+  log: Logger;
+  statusTs: string;
+  threadTs: string;
+  /** The thread root and the status message: marked "starting" until the job is recorded. */
+  threads: string[];
+}
+
+/**
+ * Steps 2–4: marks the threads "starting", saves "create sent" (confirmed on the replicas), creates
+ * the job (`POST /v2/agent/{projectId}/job`), saves its id, then records and watches it. No answer
+ * after the request may have arrived is an uncertain start; a failure for sure removes the placeholder.
+ */
+async function createJob(
+  deps: StartJobDeps,
+  req: StartJobRequest,
+  steps: Steps,
+  at: CreateAt,
+): Promise<StartJobResult> {
+  const { key, projectId, call, log, statusTs, threadTs, threads } = at;
   await deps.store.markThreadsPending(req.channel, threads);
   await steps.save({ create: 'sent', projectId });
   await confirmStep(steps, 'create', { create: undefined }, deps.logger);
@@ -243,127 +201,4 @@ async function record(
     instructionChars: req.instruction.length,
   });
   return { ok: true, ...ids };
-}
-
-/** The job runs at the vendor, but Redis would not record it: say so where people look, with its id. */
-async function untracked(
-  deps: StartJobDeps,
-  req: StartJobRequest,
-  ids: { jobId: string; statusTs: string },
-  err: unknown,
-): Promise<StartFailure> {
-  deps.logger.error({ jobId: ids.jobId, err }, 'created a job but could not record it');
-  const note = `:warning: Job \`${ids.jobId}\` started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
-  const failed = buildStatusMessage({
-    requester: req.requester,
-    instruction: req.instruction,
-    jobId: ids.jobId,
-    ...(req.project ? { projectId: req.project } : {}),
-    state: 'start_failed',
-    elapsedMs: 0,
-    note,
-  });
-  // Storage is failing: this is the last word on the message, sent now (the presenter logs a failure).
-  await deps.status.settleUnrecorded(
-    { teamId: req.teamId, channel: req.channel, statusTs: ids.statusTs },
-    { text: failed.text, blocks: failed.blocks },
-    { force: true },
-  );
-  return {
-    ok: false,
-    reason: 'internal',
-    message: `Job \`${ids.jobId}\` started, but I could not keep track of it (a storage problem on my side), so I won't report when it ends. Tell the admin if this keeps happening.`,
-  };
-}
-
-/**
- * The create request was in flight when the process died, or got no answer: the job may or may not
- * exist. The status message says so, and one notice in the thread offers "Start it again".
- */
-async function uncertain(
-  deps: StartJobDeps,
-  req: StartJobRequest,
-  steps: Steps,
-  at: { key: string; statusTs: string; threadTs: string; threads: string[]; projectId: string },
-): Promise<StartFailure> {
-  deps.logger.warn({ channel: req.channel }, 'cannot tell whether the agent job started; asking the person');
-  await deps.store.saveRestart(at.key, {
-    teamId: req.teamId,
-    channel: req.channel,
-    requester: req.requester,
-    instruction: req.instruction,
-    ...(req.prompt ? { prompt: req.prompt } : {}),
-    ...(req.threadTs ? { threadTs: req.threadTs } : {}),
-    ...(req.reactOnStatusMessage ? { reactOnStatusMessage: true } : {}),
-    ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
-    ...(req.project ? { project: req.project } : {}),
-  });
-  const status = buildStatusMessage({
-    requester: req.requester,
-    instruction: req.instruction,
-    projectId: at.projectId,
-    state: 'uncertain',
-    elapsedMs: 0,
-  });
-  await settleStatus(
-    deps,
-    steps,
-    { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs },
-    { text: status.text, blocks: status.blocks },
-  );
-  const restart = { requester: req.requester, instruction: req.instruction, restartId: at.key };
-  const notice = buildUncertainNotice(restart, deps.signer);
-  await postOnce(deps.slack, steps, {
-    channel: req.channel,
-    thread_ts: at.threadTs,
-    ...notice,
-    key: `${at.key}:uncertain`,
-    since: req.receivedAt,
-  });
-  await clearPending(deps, req.channel, at.threads);
-  const failure: StartFailure = { ok: false, reason: 'uncertain', message: '' };
-  await steps.save({ failure });
-  return failure;
-}
-
-/**
- * The status message's last change, through the presenter (its slot, lock and edit budget). When
- * it must wait (rate limited, budget spent), throws {@link StatusChangeDeferredError} so the
- * intake tries again later, unless this is the last try: then it is sent regardless.
- */
-async function settleStatus(
-  deps: StartJobDeps,
-  steps: Steps,
-  target: StatusTarget,
-  change: StatusChange,
-): Promise<void> {
-  const { retryInMs } = await deps.status.settleUnrecorded(target, change, { force: steps.finalAttempt });
-  if (retryInMs !== undefined) throw new StatusChangeDeferredError(retryInMs);
-}
-
-/** Removes the placeholder of a start that failed for sure (see {@link settleStatus}), then forgets it; resolves with `failure`. */
-async function retirePlaceholder(
-  deps: StartJobDeps,
-  steps: Steps,
-  target: StatusTarget,
-  failure: StartFailure,
-): Promise<StartFailure> {
-  await settleStatus(deps, steps, target, { delete: true });
-  await steps.save({ retire: undefined });
-  return failure;
-}
-
-/** Clears the "starting" marks of a start that ended without a job; they lapse on their own (TTL) if Redis fails now. */
-async function clearPending(deps: StartJobDeps, channel: string, threads: string[]): Promise<void> {
-  await deps.store.clearPendingThreads(channel, threads).catch((err: unknown) => {
-    deps.logger.warn({ err, channel }, 'could not clear the "starting" marks; they expire on their own');
-  });
-}
-
-/** The status message's last change must wait `retryInMs` (ms): thrown so the intake tries again. */
-export class StatusChangeDeferredError extends Error {
-  constructor(readonly retryInMs: number) {
-    super(`the status message change must wait ${retryInMs} ms`);
-    this.name = 'StatusChangeDeferredError';
-  }
 }
