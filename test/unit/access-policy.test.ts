@@ -6,7 +6,7 @@ import {
   type AccessPolicyConfig,
   type UserFacts,
 } from '../../src/features/access/policy.js';
-import { budgetText, createAccess } from '../../src/features/access/service.js';
+import { budgetText, createAccessGate } from '../../src/features/access/service.js';
 import type { AccessAction } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -219,7 +219,7 @@ describe('the access gate', () => {
     opts: { perProject: 100, perUser: 20 },
   };
   const gate = (slack: ReturnType<typeof fakeSlack>, policy: Partial<AccessPolicyConfig> = {}) =>
-    createAccess({
+    createAccessGate({
       policy: { ...OPEN, ...policy },
       directory: new SlackDirectory(slack as never),
       budget,
@@ -297,7 +297,7 @@ describe('the access gate', () => {
     logs.length = 0;
     budget.give.mockClear();
     budget.block.mockClear();
-    const g = createAccess({
+    const g = createAccessGate({
       policy: OPEN,
       directory: new SlackDirectory(fakeSlack({}) as never),
       budget,

@@ -141,7 +141,7 @@ async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<Access
  * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
  * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
  */
-export function createAccess(deps: AccessDeps): AccessGate {
+export function createAccessGate(deps: AccessDeps): AccessGate {
   return {
     async authorize(actor, action, channel, opts) {
       const { decision } = await check(deps, actor, action, channel);
