@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import type { AgentJobs } from './features/agent-jobs/index.js';
 import type { Digests } from './features/digests/index.js';
 import { buildFeatures, type Features } from './compose.js';
-import { ConfigError, readConfig, type Config } from './platform/config.js';
+import { readConfig, type Config, type ConfigError } from './platform/config.js';
+import { hasCode, PlatformErrorCode } from './platform/errors.js';
 import { isEntryPoint } from './platform/entry-point.js';
 import { healthHandler } from './platform/health.js';
 import { Intake, INTAKE_QUEUE } from './platform/intake.js';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   try {
     config = readConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (hasCode<ConfigError>(err, PlatformErrorCode.ConfigInvalid)) {
       for (const problem of err.problems) console.error(`config error: ${problem}`);
       process.exit(1);
     }

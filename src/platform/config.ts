@@ -3,6 +3,7 @@ import { isTimeZone, isValidCron } from './calendar.js';
 import type { RedisVars as RedisTargetVars } from './redis-target.js';
 import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
 import { apiUrl, count, flag, hostPorts, idList, intMs } from './config-values.js';
+import { PlatformErrorCode } from './errors.js';
 
 const schema = z
   .object({
@@ -228,6 +229,7 @@ export function askConfigured(c: Pick<Config, 'DOCS_ASSISTANT_API_KEY' | 'DOCS_D
 
 /** Thrown by {@link readConfig}; `problems` holds one line per invalid variable, each naming it. */
 export class ConfigError extends Error {
+  readonly code = PlatformErrorCode.ConfigInvalid;
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.join('\n')}`);
     this.name = 'ConfigError';

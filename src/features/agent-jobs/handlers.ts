@@ -3,7 +3,6 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
-import { UnreplicatedStepError } from '../../platform/replica-guard.js';
 import { quote } from '../../platform/slack/limits.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
@@ -26,6 +25,7 @@ import {
   type HomeIntake,
   type RestartIntake,
 } from './intake.js';
+import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
@@ -111,7 +111,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   const message = { channel: rec.channel, thread_ts: rec.threadTs, text: note, key, since: ctx.receivedAt };
   await postOnce(deps.slack, ctx, message).catch((err: unknown) => {
     // Not posted: the intake tries again (the follow-up is not sent twice).
-    if (err instanceof UnreplicatedStepError) throw err;
+    if (hasCode(err, PlatformErrorCode.StepUnreplicated)) throw err;
     deps.logger.warn({ err }, 'could not post the /docs-reply note');
   });
   const link = await threadPermalink(deps.slack, deps.store, rec);

@@ -3,7 +3,8 @@ import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
 import { postToResponseUrl } from './respond.js';
-import { RecordUnconfirmedError } from '../intake.js';
+import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
+import { RedisErrorCode, redisErrorCode } from '../redis-errors.js';
 
 /** What the transport sends back: an HTTP status (HTTP) or an envelope ack payload (Socket Mode). */
 export interface EdgeResponse {
@@ -42,6 +43,7 @@ export interface SlackEdgeOptions {
  * Redis error is the `cause`.
  */
 export class EventNotRecordedError extends Error {
+  readonly code = PlatformErrorCode.EventNotRecorded;
   constructor(
     readonly intakeKind: string,
     options: { cause: unknown },
@@ -53,7 +55,7 @@ export class EventNotRecordedError extends Error {
 
 /** Whether `err` is (or wraps, as Bolt's UnknownError / MultipleListenerError do) an {@link EventNotRecordedError}. */
 function notRecorded(err: unknown): boolean {
-  if (err instanceof EventNotRecordedError) return true;
+  if (hasCode(err, PlatformErrorCode.EventNotRecorded)) return true;
   const e = err as { original?: unknown; originals?: unknown[] } | null;
   return Boolean(e && (notRecorded(e.original) || (Array.isArray(e.originals) && e.originals.some(notRecorded))));
 }
@@ -70,11 +72,12 @@ export const UNSURE_TEXT =
 
 /**
  * The answer for a request whose record failed with `err`: unsure when it may have been kept after
- * all (the write timed out, ioredis: "Command timed out"; or no replica acknowledgement could be
- * had, {@link RecordUnconfirmedError}), busy otherwise.
+ * all (the write timed out: {@link RedisErrorCode.CommandTimeout}; or no replica acknowledgement
+ * could be had: {@link PlatformErrorCode.IntakeUnconfirmed}), busy otherwise.
  */
 export function notRecordedText(err: unknown): string {
-  const unsure = err instanceof RecordUnconfirmedError || (err instanceof Error && err.message === 'Command timed out');
+  const unsure =
+    errorCode(err) === PlatformErrorCode.IntakeUnconfirmed || redisErrorCode(err) === RedisErrorCode.CommandTimeout;
   return unsure ? UNSURE_TEXT : BUSY_TEXT;
 }
 

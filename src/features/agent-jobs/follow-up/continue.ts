@@ -9,13 +9,14 @@ import {
   DocsApiRateLimitedError,
 } from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
 import { confirmStep, memorySteps, type Steps } from '../../../platform/slack/post-once.js';
 import { watchAgentJob } from '../poll/index.js';
 import type { JobRecord } from '../store.js';
 import { withJobLock } from './job-lock.js';
 import { authorRefusal, EMPTY_FOLLOWUP_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from './refusals.js';
 import type { ContinueJobDeps, ContinueJobRequest, ContinueJobResult, Refused } from './request.js';
+import { errorCode, PlatformErrorCode } from '../../../platform/errors.js';
+import { AgentJobsErrorCode } from '../errors.js';
 
 export type { ContinueJobDeps, ContinueJobRequest, ContinueJobResult } from './request.js';
 
@@ -55,7 +56,8 @@ export async function continueAgentJob(
     }
     return await withJobLock(deps.redis, deps.prefix, req.jobId, () => sendFollowUp(deps, req, steps));
   } catch (err) {
-    if (err instanceof FollowUpUnrecordedError || err instanceof UnreplicatedStepError) throw err;
+    const code = errorCode(err);
+    if (code === AgentJobsErrorCode.FollowUpUnrecorded || code === PlatformErrorCode.StepUnreplicated) throw err;
     deps.logger.warn({ jobId: req.jobId, err }, 'follow-up failed');
     return {
       ok: false,
@@ -84,6 +86,7 @@ function sentButUnrecorded(steps: Steps, log: Logger, err: unknown): Refused {
  * before the last try, so the intake tries again (the retry does not send it again).
  */
 export class FollowUpUnrecordedError extends Error {
+  readonly code = AgentJobsErrorCode.FollowUpUnrecorded;
   constructor(options: { cause: unknown }) {
     super('sent a follow-up but could not record it', options);
     this.name = 'FollowUpUnrecordedError';

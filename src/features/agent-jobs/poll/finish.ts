@@ -6,7 +6,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { TerminalStatus, AgentJob } from '../../../platform/docs-api/schemas.js';
 import type { FinishedStatus } from '../../../platform/metrics.js';
-import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
+import type { UnreplicatedStepError } from '../../../platform/replica-guard.js';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
 import { postOnce } from '../../../platform/slack/post-once.js';
@@ -14,6 +14,7 @@ import { ANNOUNCE_LEASE_MS, type StatusState } from '../store.js';
 import { buildAnnouncement } from './blocks.js';
 import { finishedStatus, type JobOutcome } from './outcome.js';
 import type { PollStepResult, StepContext } from './step-context.js';
+import { hasCode, PlatformErrorCode } from '../../../platform/errors.js';
 
 /** ms before an announcement whose claim was not confirmed on the Redis replicas is tried again. */
 const REPLICAS_RETRY_MS = 1_000;
@@ -59,7 +60,7 @@ export async function finish(
     await postAnnouncement(ctx, msg);
   } catch (err) {
     await deps.store.releaseAnnouncement(rec.jobId, cycle);
-    if (err instanceof UnreplicatedStepError) {
+    if (hasCode<UnreplicatedStepError>(err, PlatformErrorCode.StepUnreplicated)) {
       const msg = "the announcement's claim is not on the Redis replicas yet; nothing posted, looking again shortly";
       log.info({ reason: err.reason }, msg);
       return ctx.retryEdit(REPLICAS_RETRY_MS);

@@ -7,6 +7,7 @@ import { postOnce, type Steps } from '../../../platform/slack/post-once.js';
 import { buildStatusMessage, type StatusChange, type StatusTarget } from '../status/index.js';
 import { buildUncertainNotice } from './blocks.js';
 import type { StartFailure, StartJobDeps, StartJobRequest } from './request.js';
+import { AgentJobsErrorCode } from '../errors.js';
 
 /** The job runs at the vendor, but Redis would not record it: say so where people look, with its id. */
 export async function untracked(
@@ -125,6 +126,7 @@ export async function clearPending(deps: StartJobDeps, channel: string, threads:
 
 /** The status message's last change must wait `retryInMs` (ms): thrown so the intake tries again. */
 export class StatusChangeDeferredError extends Error {
+  readonly code = AgentJobsErrorCode.StatusChangeDeferred;
   constructor(readonly retryInMs: number) {
     super(`the status message change must wait ${retryInMs} ms`);
     this.name = 'StatusChangeDeferredError';

@@ -6,13 +6,13 @@ import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
 import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
-import { UnreplicatedStepError } from '../../../platform/replica-guard.js';
 import { confirmStep, memorySteps, postOnce, type Steps } from '../../../platform/slack/post-once.js';
 import { newJobRecord } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import { buildStatusMessage } from '../status/index.js';
 import { clearPending, retirePlaceholder, uncertain, untracked } from './failures.js';
 import type { StartFailure, StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
+import { hasCode, PlatformErrorCode } from '../../../platform/errors.js';
 
 export type { StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
 
@@ -158,7 +158,7 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
     const where = { channel: req.channel, thread_ts: req.threadTs };
     return { ts: await postOnce(deps.slack, steps, { ...where, ...placeholder, key, since: req.receivedAt }) };
   } catch (err) {
-    if (err instanceof UnreplicatedStepError) throw err; // nothing was posted: the intake tries again shortly
+    if (hasCode(err, PlatformErrorCode.StepUnreplicated)) throw err; // nothing was posted: the intake tries again shortly
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       await deps.access.refund(at.call);
