@@ -119,7 +119,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const features = buildFeatures(p);
   const { agentJobs, digests, ask } = features;
-  const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {}); // read on the queue connection: the intake's own one waits out its WAITs
+  // Read on the queue connection: the intake's own one waits out its WAITs.
+  const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {});
   p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue, ask.answerQueue]);
   const { app } = createSlackApp({
     config,

@@ -13,7 +13,10 @@ export interface CodedError<C extends string = string> extends Error {
 
 /** The codes of the platform's own errors. */
 export const PlatformErrorCode = {
-  /** A request's record was written but no replica acknowledgement could tell whether it is kept (RecordUnconfirmedError). */
+  /**
+   * A request's record was written but no replica acknowledgement could tell whether it is kept
+   * (RecordUnconfirmedError).
+   */
   IntakeUnconfirmed: 'intake_unconfirmed',
   /** Saved steps could not be confirmed on the Redis replicas before the step they guard (UnreplicatedStepError). */
   StepUnreplicated: 'step_unreplicated',
@@ -32,7 +35,10 @@ export const PlatformErrorCode = {
 /** One of {@link PlatformErrorCode}. */
 export type PlatformErrorCode = (typeof PlatformErrorCode)[keyof typeof PlatformErrorCode];
 
-/** The `code` of `err` when it is an Error with a string code (the bot's, Slack's, Node's, undici's), else undefined. */
+/**
+ * The `code` of `err` when it is an Error with a string code (the bot's, Slack's, Node's, undici's),
+ * else undefined.
+ */
 export function errorCode(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;
   const code = (err as { code?: unknown }).code;

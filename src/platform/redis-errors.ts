@@ -20,7 +20,10 @@ export const RedisErrorCode = {
 /** The message ioredis rejects a command with when its `commandTimeout` lapses (ioredis Command.js). */
 const IOREDIS_COMMAND_TIMEOUT = 'Command timed out';
 
-/** The error prefix of a Redis error reply (READONLY, NOPERM, ERR, …); undefined when Redis did not answer with an error. */
+/**
+ * The error prefix of a Redis error reply (READONLY, NOPERM, ERR, …); undefined when Redis did not
+ * answer with an error.
+ */
 export function redisReplyCode(err: unknown): string | undefined {
   if (!(err instanceof ReplyError)) return undefined;
   const prefix = /^[A-Z][A-Z_-]*/.exec((err as Error).message)?.[0];

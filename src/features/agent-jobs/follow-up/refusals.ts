@@ -12,7 +12,10 @@ import type { ContinueJobDeps, Refused } from './request.js';
 export const NOT_A_READER_TEXT =
   "This job carries context from a conversation you're not in, so only people in every conversation it read can continue it. Your follow-up was not sent. Ask the person who started it, or start your own job with `/docs-edit`.";
 
-/** Answer when membership could not be checked (Slack failed or is busy, or the author is in too many conversations to read). */
+/**
+ * Answer when membership could not be checked (Slack failed or is busy, or the author is in too many
+ * conversations to read).
+ */
 export const READERS_CHECK_FAILED_TEXT =
   "This job carries context from other conversations, and I couldn't check that you're in all of them, so your follow-up was not sent. Try again in a moment, or ask the person who started it.";
 

@@ -21,16 +21,25 @@ export interface ContinueJobDeps {
   docsApi: DocsApiProjects<'sendMessage'>;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
   status: Pick<StatusPresenter, 'show'>;
-  /** Who may continue a job here (asked before the follow-up's text is read), and the agent budget (before it is sent). */
+  /**
+   * Who may continue a job here (asked before the follow-up's text is read), and the agent budget
+   * (before it is sent).
+   */
   access: Pick<AccessGate, 'authorize' | 'admitAgentCall' | 'noteRateLimited'>;
   logger: Logger;
-  /** Who may continue a job in a channel: `anyone`, or only the `requester` (the channel's settings, else FOLLOWUP_POLICY). @throws the Redis error. */
+  /**
+   * Who may continue a job in a channel: `anyone`, or only the `requester` (the channel's settings,
+   * else FOLLOWUP_POLICY). @throws the Redis error.
+   */
   policyFor: (channel: string) => Promise<'anyone' | 'requester'>;
   firstPollDelayMs: number;
   now: () => number;
   /** Counts follow-ups sent (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
-  /** Membership of the conversations a job's context came from; without it, such jobs take follow-ups from their requester only. */
+  /**
+   * Membership of the conversations a job's context came from; without it, such jobs take follow-ups
+   * from their requester only.
+   */
   conversations?: Pick<ConversationDirectory, 'isMember'>;
   /** The job's agent session goes back to `processing` with each follow-up (optional; never throws). */
   agent?: Pick<AgentSurface, 'session'>;

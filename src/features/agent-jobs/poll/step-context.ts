@@ -52,7 +52,10 @@ export interface PollStepDeps {
   random?: () => number;
   /** Counts ends by status and their lateness (optional). */
   metrics?: Pick<BotMetrics, 'agentJobFinished'>;
-  /** The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or timed out (optional; never throws). */
+  /**
+   * The job's agent session: `active` once a run ends (it can be continued), `closed` once archived or
+   * timed out (optional; never throws).
+   */
   agent?: Pick<AgentSurface, 'session'>;
   /** Signs the feedback buttons' values. */
   signer: Pick<ValueSigner, 'sign'>;
@@ -72,7 +75,10 @@ export interface PollJobData {
   attempt: number;
   /** When the previous poll ran (epoch ms): the job ended between it and the poll that saw the end. */
   lastPollAt?: number;
-  /** When the last poll that saw this cycle still active ran (epoch ms; absent before the first): the end came after it. */
+  /**
+   * When the last poll that saw this cycle still active ran (epoch ms; absent before the first): the
+   * end came after it.
+   */
   lastActiveAt?: number;
 }
 
@@ -93,9 +99,15 @@ export interface StepContext {
    * `activeAt`: when a poll just saw the run still active (epoch ms).
    */
   reschedule: (delayMs: number, activeAt?: number) => Promise<never>;
-  /** Reschedules to retry the status edit only (slot, lock, 429, budget): not a poll (backoff and poll count unchanged). */
+  /**
+   * Reschedules to retry the status edit only (slot, lock, 429, budget): not a poll (backoff and poll
+   * count unchanged).
+   */
   retryEdit: (delayMs: number) => Promise<never>;
-  /** Epoch ms after which the run ended (announcement lateness): the last poll that saw it active, else the cycle's start. */
+  /**
+   * Epoch ms after which the run ended (announcement lateness): the last poll that saw it active, else
+   * the cycle's start.
+   */
   endedAfter: number;
   /** Delay before the next poll, in ms: planned from finished jobs' durations, else backoff. */
   nextDelayMs: () => Promise<number>;

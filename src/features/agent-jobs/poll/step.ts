@@ -50,7 +50,10 @@ export function createPollStep(deps: PollStepDeps) {
   };
 }
 
-/** The context of one run of the step over `rec`: how to reschedule itself, plan the next poll and confirm its steps. */
+/**
+ * The context of one run of the step over `rec`: how to reschedule itself, plan the next poll and
+ * confirm its steps.
+ */
 function stepContext(
   deps: PollStepDeps,
   job: PollJob,
@@ -124,7 +127,10 @@ async function editDueInMs(deps: PollStepDeps, rec: JobRecord): Promise<number> 
   return shown.renderFailed ? Infinity : (shown.retryInMs ?? Infinity);
 }
 
-/** Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step job to the delayed set for `delayMs` (ms), throws DelayedError. */
+/**
+ * Saves progress (when `polled`: one poll more, its time; the last time seen active), moves the step
+ * job to the delayed set for `delayMs` (ms), throws DelayedError.
+ */
 async function rescheduleJob(
   job: PollJob,
   deps: PollStepDeps,

@@ -105,7 +105,10 @@ async function settleStatus(
   if (retryInMs !== undefined) throw new StatusChangeDeferredError(retryInMs);
 }
 
-/** Removes the placeholder of a start that failed for sure (see {@link settleStatus}), then forgets it; resolves with `failure`. */
+/**
+ * Removes the placeholder of a start that failed for sure (see {@link settleStatus}), then forgets it;
+ * resolves with `failure`.
+ */
 export async function retirePlaceholder(
   deps: StartJobDeps,
   steps: Steps,
@@ -117,7 +120,10 @@ export async function retirePlaceholder(
   return failure;
 }
 
-/** Clears the "starting" marks of a start that ended without a job; they lapse on their own (TTL) if Redis fails now. */
+/**
+ * Clears the "starting" marks of a start that ended without a job; they lapse on their own (TTL) if
+ * Redis fails now.
+ */
 export async function clearPending(deps: StartJobDeps, channel: string, threads: string[]): Promise<void> {
   await deps.store.clearPendingThreads(channel, threads).catch((err: unknown) => {
     deps.logger.warn({ err, channel }, 'could not clear the "starting" marks; they expire on their own');

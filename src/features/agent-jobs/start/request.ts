@@ -33,7 +33,10 @@ export interface StartJobDeps {
   now: () => number;
   /** Counts jobs created (optional). */
   metrics?: Pick<BotMetrics, 'agentJobStarted'>;
-  /** Slack's agent surfaces: the job's thread is an agent session, and shows what the bot is doing while it starts (optional; never throws). */
+  /**
+   * Slack's agent surfaces: the job's thread is an agent session, and shows what the bot is doing
+   * while it starts (optional; never throws).
+   */
   agent?: Pick<AgentSurface, 'session' | 'loading'>;
   /** Signs the "Start it again" button's value. */
   signer: Pick<ValueSigner, 'sign'>;
@@ -50,20 +53,32 @@ export interface StartJobRequest {
   prompt?: string;
   /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */
   threadTs?: string;
-  /** Put the state reaction on the status message, not the thread root: for threads the job does not own (a digest's). */
+  /**
+   * Put the state reaction on the status message, not the thread root: for threads the job does not
+   * own (a digest's).
+   */
   reactOnStatusMessage?: boolean;
-  /** The conversations whose messages are in `prompt` (see JobRecord.contextFrom), and how many messages (the plan's "Reading the thread"). */
+  /**
+   * The conversations whose messages are in `prompt` (see JobRecord.contextFrom), and how many
+   * messages (the plan's "Reading the thread").
+   */
   contextFrom?: string[];
   contextMessages?: number;
   /** Unique per request (the intake's id): keys the messages posted at most once, and "Start it again". */
   requestKey?: string;
-  /** Epoch ms the request was received (the intake's receipt time): a late retry looks for what it posted from then (postOnce's `since`). */
+  /**
+   * Epoch ms the request was received (the intake's receipt time): a late retry looks for what it
+   * posted from then (postOnce's `since`).
+   */
   receivedAt: number;
   /** The docs project from `project=<id>` (already checked against the configured ones); default the channel's. */
   project?: string;
 }
 
-/** Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when the thread already says it). */
+/**
+ * Outcome of {@link startAgentJob}; on failure, `message` is the sentence to show the person ('' when
+ * the thread already says it).
+ */
 export type StartJobResult =
   | { ok: true; jobId: string; statusTs: string; threadTs: string }
   | { ok: false; reason: 'refused' | 'cannot_post' | 'docs_api' | 'slack' | 'internal' | 'uncertain'; message: string };

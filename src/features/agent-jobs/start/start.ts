@@ -57,7 +57,8 @@ export async function startAgentJob(
     return p.retire
       ? retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs: p.retire }, p.failure)
       : p.failure;
-  const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel)); // chosen once; its budget applies
+  // Chosen once; its budget applies.
+  const projectId = p.projectId ?? req.project ?? (await deps.projectFor(req.channel));
   const call: AgentCall = {
     actor: { user: req.requester, teamId: req.teamId },
     channel: req.channel,
@@ -82,7 +83,10 @@ export async function startAgentJob(
   return createJob(deps, req, steps, { key, projectId, call, log, statusTs, threadTs, threads });
 }
 
-/** Where a start is when it creates the job: its request key, project, agent call, log and the status message's thread. */
+/**
+ * Where a start is when it creates the job: its request key, project, agent call, log and the status
+ * message's thread.
+ */
 interface CreateAt {
   key: string;
   projectId: string;
@@ -130,7 +134,8 @@ async function createJob(
     return retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs }, failure);
   }
   try {
-    await pRetry(() => steps.save({ jobId }), { retries: 4, minTimeout: 200, factor: 2 }); // the id is known only here: ride out a failover (~3 s)
+    // The id is known only here: ride out a failover (~3 s).
+    await pRetry(() => steps.save({ jobId }), { retries: 4, minTimeout: 200, factor: 2 });
   } catch (err) {
     return untracked(deps, req, { jobId, statusTs }, err);
   }
@@ -158,7 +163,8 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
     const where = { channel: req.channel, thread_ts: req.threadTs };
     return { ts: await postOnce(deps.slack, steps, { ...where, ...placeholder, key, since: req.receivedAt }) };
   } catch (err) {
-    if (hasCode(err, PlatformErrorCode.StepUnreplicated)) throw err; // nothing was posted: the intake tries again shortly
+    // Nothing was posted: the intake tries again shortly.
+    if (hasCode(err, PlatformErrorCode.StepUnreplicated)) throw err;
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       await deps.access.refund(at.call);
@@ -171,7 +177,10 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
   }
 }
 
-/** Step 4: the job exists (id saved); record and watch it (idempotent). Redis failing throws for a retry; the last try leaves it untracked. */
+/**
+ * Step 4: the job exists (id saved); record and watch it (idempotent). Redis failing throws for a
+ * retry; the last try leaves it untracked.
+ */
 async function record(
   deps: StartJobDeps,
   req: StartJobRequest,

@@ -3,7 +3,10 @@ import { tryLock } from '../../../platform/lock.js';
 import type { Logger } from '../../../platform/logger.js';
 import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
 
-/** The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is never waited for. */
+/**
+ * The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is
+ * never waited for.
+ */
 const EDIT_LOCK_MS = 10_000;
 
 /** A status message, as Slack names it. */
