@@ -24,7 +24,8 @@ module.exports = {
     {
       name: 'features-meet-through-index',
       severity: 'error',
-      comment: "A feature may use another feature only through that feature's index.ts.",
+      comment:
+        "A feature may use another feature only through that feature's index.ts (the one at its root: a sub-area's index.ts is for its own feature).",
       from: { path: '^src/features/([^/]+)/' },
       to: { path: '^src/features/[^/]+/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'] },
     },

@@ -1,5 +1,5 @@
 import { bench, describe } from 'vitest';
-import { buildPollPlan, nextPollDelayMs } from '../src/features/agent-jobs/schedule.js';
+import { buildPollPlan, nextPollDelayMs } from '../src/features/agent-jobs/poll/schedule.js';
 import { formatEconomy, MIXES, pollEconomy, seeded, statusEdits } from './poll-sim.js';
 
 /**

@@ -1,4 +1,9 @@
-import { buildPollPlan, nextPollDelayMs, type PollBounds, type PollPlan } from '../src/features/agent-jobs/schedule.js';
+import {
+  buildPollPlan,
+  nextPollDelayMs,
+  type PollBounds,
+  type PollPlan,
+} from '../src/features/agent-jobs/poll/schedule.js';
 
 /**
  * Poll economy in virtual time: how many GET polls a job takes and how late its end is announced,

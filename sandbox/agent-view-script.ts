@@ -38,6 +38,7 @@ export async function agentViewScene(
   const click = await sb.driver.message({ channel: dm, user: 'U0ALICE', text: offer.message });
   const session = () => sb.slack.agent.sessions.get(`${dm}:${click.ts}`);
   await sb.slack.waitFor(() => session()?.statuses.includes('active'), 30_000);
+  // The state reaction lands with the throttled status edit; the transcript is right without it too.
   await sb.slack
     .waitFor(
       () =>

@@ -87,6 +87,7 @@ export async function askScene(sb: AskSceneSandbox, p: Printer, channel: string)
     () => sb.slack.messages.some((m) => m.thread_ts === ask.ts && m.bot_id && m.text.includes('pull')),
     30_000,
   );
+  // The state reaction lands with the throttled status edit; the transcript is right without it too.
   await sb.slack
     .waitFor(
       () => sb.slack.messages.some((m) => m.thread_ts === ask.ts && m.reactions.includes('white_check_mark')),

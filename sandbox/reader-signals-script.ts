@@ -111,9 +111,9 @@ async function improveSearch(
       (m) => m.thread_ts === searches.ts && m.bot_id && !m.ephemeralTo && m.text.includes('ready for review'),
     );
   await sb.slack.waitFor(() => replies().length > 0, 30_000);
-  // The state reaction lands with the throttled status edit; the transcript is right without it too.
   const done = () =>
     sb.slack.messages.some((m) => m.thread_ts === searches.ts && m.reactions.includes('white_check_mark'));
+  // The state reaction lands with the throttled status edit; the transcript is right without it too.
   await sb.slack.waitFor(done, 10_000).catch(() => undefined);
   p.say(p.dim("  …the job ran in the report's thread, and its pull request was announced there"));
 }

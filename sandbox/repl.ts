@@ -163,6 +163,7 @@ export class SandboxRepl {
     const start = this.slack.views.length;
     const isMine = (v: FakeSlack['views'][number]): boolean => v.kind === 'home' && v.userId === this.user;
     await this.driver.appHomeOpened(this.user);
+    // None published in time: the last Home view published is shown instead (below).
     const fresh = await this.slack
       .waitFor(() => this.slack.views.slice(start).reverse().find(isMine), this.homeTimeoutMs)
       .catch(() => undefined);

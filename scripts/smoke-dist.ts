@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   try {
     await until('GET /healthz to answer 200', 20_000, async () => {
       if (exitCode !== undefined) throw new Error(`the bot exited with ${exitCode} before answering /healthz`);
+      // No answer yet (the server is still starting): `until` asks again until its deadline.
       return (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200;
     });
     log('GET /healthz → 200');

@@ -2,75 +2,8 @@ import { z } from 'zod';
 import { isTimeZone, isValidCron } from './calendar.js';
 import type { RedisVars as RedisTargetVars } from './redis-target.js';
 import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
-
-const intMs = (def: number) =>
-  z.coerce
-    .number({ message: 'must be a whole number of milliseconds' })
-    .int('must be a whole number of milliseconds')
-    .positive('must be greater than 0')
-    .default(def);
-
-/**
- * A comma-separated list of ids, each matching `item` (spaces around commas allowed, empty entries
- * and repeats dropped; unset: none). The one list parser of this schema: Slack ids and project ids.
- * @param message - the whole problem line after the variable's name (never echoes the value).
- */
-const idList = (item: RegExp, message: string) =>
-  z
-    .string()
-    .default('')
-    .transform((v) => [
-      ...new Set(
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
-    ])
-    .refine((ids) => ids.every((id) => item.test(id)), message);
-
-/** Hosts a plain-http URL may name: the loopback interface only (the local fakes, a sidecar proxy). */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True when `url` is https://, or http:// to a loopback host (127.0.0.0/8, ::1, localhost). */
-export function isSecureOrLoopback(url: string): boolean {
-  const u = new URL(url);
-  if (u.protocol === 'https:') return true;
-  if (u.protocol !== 'http:') return false;
-  return LOOPBACK_HOSTS.has(u.hostname) || /^127(\.\d{1,3}){3}$/.test(u.hostname);
-}
-
-/**
- * An API base URL that carries a secret (the docs API key, the Slack token): https:// only, or
- * http:// to a loopback host, so a misconfiguration never sends the secret in cleartext. The
- * problem line never echoes the value.
- */
-const apiUrl = (def: string) =>
-  z
-    .url({ message: 'must be a URL' })
-    .refine(
-      isSecureOrLoopback,
-      'must be an https:// URL (http:// only to a loopback host such as 127.0.0.1 or localhost)',
-    )
-    .default(def);
-
-const flag = z
-  .enum(['true', 'false'], { message: 'must be true or false' })
-  .default('false')
-  .transform((v) => v === 'true');
-
-/** A comma-separated list of `host:port` (Sentinels or Cluster seed nodes), ports 1–65535 (the alternation: 1–9999, 10000–59999, 60000–64999, 65000–65499, 65500–65529, 65530–65535). */
-const hostPorts = idList(
-  /^[A-Za-z0-9_.-]+:([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/,
-  'must be comma-separated host:port pairs (ports 1–65535)',
-);
-
-const count = (def: number) =>
-  z.coerce
-    .number({ message: 'must be a whole number' })
-    .int('must be a whole number')
-    .positive('must be greater than 0')
-    .default(def);
+import { apiUrl, count, flag, hostPorts, idList, intMs } from './config-values.js';
+import { PlatformErrorCode } from './errors.js';
 
 const schema = z
   .object({
@@ -296,6 +229,7 @@ export function askConfigured(c: Pick<Config, 'DOCS_ASSISTANT_API_KEY' | 'DOCS_D
 
 /** Thrown by {@link readConfig}; `problems` holds one line per invalid variable, each naming it. */
 export class ConfigError extends Error {
+  readonly code = PlatformErrorCode.ConfigInvalid;
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.join('\n')}`);
     this.name = 'ConfigError';

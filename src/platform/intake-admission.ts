@@ -20,6 +20,7 @@ import type { Logger } from './logger.js';
 import type { UnreplicatedStepError } from './replica-guard.js';
 import { classifySlackError, isSlackError } from './slack/errors.js';
 import { ResponseUrlError } from './slack/respond.js';
+import { hasCode, PlatformErrorCode } from './errors.js';
 
 /**
  * How long a record of an unknown kind or a newer version is left for other replicas: put back
@@ -203,7 +204,7 @@ const REPLICAS_RETRY_MS = 1_000;
  * token, a missing scope: the operator's to fix) is one error line with the code and the method.
  */
 export function unlessWorthRetrying(err: unknown, log: Logger, requestId: string): unknown {
-  if (err instanceof ResponseUrlError && err.permanent) {
+  if (hasCode<ResponseUrlError>(err, PlatformErrorCode.ResponseUrlRefused) && err.permanent) {
     log.warn({ status: err.status, requestId }, 'the response_url is no longer taken; not retried');
     return new UnrecoverableError(err.message);
   }

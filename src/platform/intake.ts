@@ -7,44 +7,25 @@ import {
   type AdmissionOptions,
   type DeferralPolicy,
 } from './intake-admission.js';
+import { handlerContext, type IntakeHandler } from './intake-context.js';
 import type { IntakeData, IntakeKind } from './intake-kind.js';
-import type { Logger } from './logger.js';
 import { createWorker, type QueueContext } from './queues.js';
-import { ReplicaGuard, UnreplicatedStepError, type GuardMark } from './replica-guard.js';
+import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
 import { withRequestContext } from './request-context.js';
+import { hasCode, PlatformErrorCode } from './errors.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
 export const INTAKE_QUEUE = 'intake';
 
 export { intakeKind, type IntakeData, type IntakeKind, type IntakePayload, type ReplyTo } from './intake-kind.js';
-
-/** What a handler gets besides its payload. */
-export interface IntakeContext {
-  requestId: string;
-  /** The intake's BullMQ job id: unique per request, the same on every retry (keys what is done at most once). */
-  jobId: string;
-  /** Epoch ms when the request was recorded. */
-  receivedAt: number;
-  /** Steps saved by earlier runs of this intake (empty on the first). */
-  progress: Record<string, unknown>;
-  /** Saves more steps (merged into `progress`) durably, before the step they guard. @throws on Redis errors. */
-  save(patch: Record<string, unknown>): Promise<void>;
-  /**
-   * Before an irreversible step (REDIS_WAIT_REPLICAS above 0): the steps saved so far are on the
-   * replicas, so a failover now cannot make a retry repeat it. No-op without replication.
-   * @throws {@link UnreplicatedStepError} when they can't be confirmed (BullMQ retries the handler).
-   */
-  confirm(what: string): Promise<void>;
-  /** True on the last attempt BullMQ will make: a handler tells the person before giving up. */
-  finalAttempt: boolean;
-  log: Logger;
-}
+export type { IntakeContext, IntakeHandler } from './intake-context.js';
 
 /**
  * Written, but no `WAIT` could tell whether a replica has it (the primary may have died with it): a
  * command is answered "can't tell"; an event is left unacked for Slack to redeliver (same id).
  */
 export class RecordUnconfirmedError extends Error {
+  readonly code = PlatformErrorCode.IntakeUnconfirmed;
   constructor(
     readonly kind: string,
     detail: string,
@@ -53,9 +34,6 @@ export class RecordUnconfirmedError extends Error {
     this.name = 'RecordUnconfirmedError';
   }
 }
-
-/** Handles one kind of recorded request; throwing makes BullMQ retry it (with backoff). */
-export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
 
 /**
  * Replica acknowledgement of a record before the ack, and of saved steps before irreversible ones
@@ -260,24 +238,12 @@ export class Intake {
     if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error), registered.kind);
     const log = this.ctx.logger.child({ intake: data.kind });
     const mark = this.guard.mark();
-    const progress = { ...data.progress };
-    const context: IntakeContext = {
-      requestId: data.requestId,
-      jobId: String(job.id),
-      receivedAt: data.receivedAt,
-      progress,
-      save: async (patch) => {
-        Object.assign(progress, patch);
-        await job.updateData({ ...data, progress });
-      },
-      confirm: (what) => this.guard.confirmSteps(mark, what),
-      finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-      log,
-    };
+    const context = handlerContext(job, log, (what) => this.guard.confirmSteps(mark, what));
     try {
       await withRequestContext({ requestId: data.requestId }, () => registered.handler(parsed.data, context));
     } catch (err) {
-      if (err instanceof UnreplicatedStepError) return this.admission.hold(job, token, log, err, registered.kind);
+      if (hasCode<UnreplicatedStepError>(err, PlatformErrorCode.StepUnreplicated))
+        return this.admission.hold(job, token, log, err, registered.kind);
       throw unlessWorthRetrying(err, log, data.requestId);
     }
   }

@@ -4,6 +4,7 @@ import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
+import { METRICS } from './metrics-catalog.js';
 import { withinTime } from './time-limit.js';
 
 /**
@@ -58,15 +59,6 @@ export interface BotMetricsOptions {
   /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
   maxSlackErrorSeries?: number;
 }
-
-/** Slack's 3-second ack deadline sits between buckets. */
-const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
-/** The announcement goal (lateness p95 ≤ 20 s, max ≤ 30 s; docs/performance.md "Poll economy") sits on bucket bounds. */
-const LATENESS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
-/** The performance goal (first streamed text ≤ 300 ms after the assistant's first token) sits near the low buckets. */
-const FIRST_TEXT_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];
-/** The docs API client times out after 10 s. */
-const DOCS_API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
 const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
@@ -133,131 +125,29 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     const registers = [opts.registry];
     this.registry = opts.registry;
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: opts.registry });
-    this.slackRequests = new Counter({
-      name: 'docs_bot_slack_requests_total',
-      help: 'Requests from Slack (HTTP or Socket Mode) by type and how the bot answered: acked, unhandled (no listener; answered politely), malformed (400), rejected (bad signature or outside the 5-minute window: 401), busy (no ack within 2.5 s: could not record it), failed (a listener threw).',
-      labelNames: ['type', 'outcome'],
-      registers,
-    });
-    this.ackSeconds = new Histogram({
-      name: 'docs_bot_ack_seconds',
-      help: "Seconds from receiving a Slack request to answering it (Slack's deadline: 3 s).",
-      labelNames: ['type'],
-      buckets: ACK_BUCKETS,
-      registers,
-    });
-    this.agentJobsStarted = new Counter({
-      name: 'docs_bot_agent_jobs_started_total',
-      help: 'Agent job runs started at the docs API: kind=new (a job created) or follow_up (a message sent to a job).',
-      labelNames: ['kind'],
-      registers,
-    });
-    this.agentJobsFinished = new Counter({
-      name: 'docs_bot_agent_jobs_finished_total',
-      help: 'Agent job runs that ended, by status: completed (a PR), no_change, failed, archived, timed_out (stopped watching after JOB_TIMEOUT_MS). Counted once, when the end was announced (or Slack refused the announcement for good).',
-      labelNames: ['status'],
-      registers,
-    });
-    this.announcementLateness = new Histogram({
-      name: 'docs_bot_announcement_lateness_seconds',
-      help: "Seconds from the end of an agent job's run to its announcement in Slack: from the API's end time when it gives one (archivedAt), else from the previous poll (the first that could have seen the end).",
-      buckets: LATENESS_BUCKETS,
-      registers,
-    });
-    this.docsApiRequests = new Counter({
-      name: 'docs_bot_docs_api_requests_total',
-      help: 'HTTP requests to the docs API (retries included) by operation and status code (network_error when no response came).',
-      labelNames: ['operation', 'status_code'],
-      registers,
-    });
-    this.docsApiRequestSeconds = new Histogram({
-      name: 'docs_bot_docs_api_request_seconds',
-      help: 'Seconds per docs API request, until the body was read or the request failed.',
-      labelNames: ['operation'],
-      buckets: DOCS_API_BUCKETS,
-      registers,
-    });
-    this.slackApiErrors = new Counter({
-      name: 'docs_bot_slack_api_errors_total',
-      help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.",
-      labelNames: ['method', 'error'],
-      registers,
-    });
-    this.agentBudgetRemaining = new Gauge({
-      name: 'docs_bot_agent_budget_remaining',
-      help: "Agent requests (creates and follow-ups) the project may still make in the current hour of the vendor's limit.",
-      labelNames: ['project'],
-      registers,
-    });
-    this.agentFeedbackTotal = new Counter({
-      name: 'docs_bot_agent_feedback_total',
-      help: "Ratings of agent jobs' results from the feedback buttons under each announcement, by docs project and rating (positive 👍, negative 👎): a person's first rating of a job (a change of mind is audited, not counted again).",
-      labelNames: ['project', 'rating'],
-      registers,
-    });
+    this.slackRequests = new Counter({ ...METRICS.slackRequests, registers });
+    this.ackSeconds = new Histogram({ ...METRICS.ackSeconds, registers });
+    this.agentJobsStarted = new Counter({ ...METRICS.agentJobsStarted, registers });
+    this.agentJobsFinished = new Counter({ ...METRICS.agentJobsFinished, registers });
+    this.announcementLateness = new Histogram({ ...METRICS.announcementLateness, registers });
+    this.docsApiRequests = new Counter({ ...METRICS.docsApiRequests, registers });
+    this.docsApiRequestSeconds = new Histogram({ ...METRICS.docsApiRequestSeconds, registers });
+    this.slackApiErrors = new Counter({ ...METRICS.slackApiErrors, registers });
+    this.agentBudgetRemaining = new Gauge({ ...METRICS.agentBudgetRemaining, registers });
+    this.agentFeedbackTotal = new Counter({ ...METRICS.agentFeedbackTotal, registers });
     this.queueJobs = new Gauge({
-      name: 'docs_bot_queue_jobs',
-      help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
-      labelNames: ['queue', 'state'],
+      ...METRICS.queueJobs,
       registers,
       collect: () => this.collectQueues(this.queueJobs),
     });
-    this.redisReconnects = new Counter({
-      name: 'docs_bot_redis_reconnects_total',
-      help: 'Times a Redis connection was lost (a failover, a restart, a network cut) or dropped because a write met READONLY (the server was demoted), counted once per outage at the first reconnect attempt, by connection: state (records, claims, budgets), intake (the recording before the ack), queue, worker.',
-      labelNames: ['connection'],
-      registers,
-    });
-    this.intakeUnreplicated = new Counter({
-      name: 'docs_bot_intake_unreplicated_total',
-      help: 'Requests recorded although fewer replicas than REDIS_WAIT_REPLICAS confirmed their record within REDIS_WAIT_TIMEOUT_MS (acknowledged: a failover at that moment could lose them), or no WAIT could answer at all (answered that the bot cannot tell whether it took them).',
-      registers,
-    });
-    this.intakeDeferrals = new Counter({
-      name: 'docs_bot_intake_deferred_total',
-      help:
-        'Times this replica left a recorded request for another because it does not handle its kind (unknown_kind) ' +
-        'or its version (newer_version): a rolling upgrade under way.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.intakeRejections = new Counter({
-      name: 'docs_bot_intake_rejected_total',
-      help:
-        'Recorded requests given up: invalid (the payload does not match its schema), unknown_kind / newer_version ' +
-        '(no replica handled it within 15 minutes), or unreplicated (its handler held 2 minutes in all because its ' +
-        'saved steps could not be confirmed on the Redis replicas). The person is told where the record says how, ' +
-        'when someone waits on it.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.stepsUnreplicated = new Counter({
-      name: 'docs_bot_steps_unreplicated_total',
-      help:
-        'Saved steps not confirmed on the Redis replicas before an irreversible step (REDIS_WAIT_REPLICAS above 0): ' +
-        'held (tried again later: the connection failed, or a replica left the primary a moment ago) or went_ahead ' +
-        '(fewer replicas than REDIS_WAIT_REPLICAS had it).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.askTotal = new Counter({
-      name: 'docs_bot_ask_total',
-      help: 'Questions to the docs, by how they ended: answered (with pages), unanswered (the docs had nothing: no pages, or the assistant said so), failed (the API or Slack failed, or the answer was cut off), refused (not configured, not allowed, budget spent).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.askFirstTextSeconds = new Histogram({
-      name: 'docs_bot_ask_first_text_seconds',
-      help: 'Seconds from the start of handling a question to its first text in Slack (streamed or posted).',
-      buckets: FIRST_TEXT_BUCKETS,
-      registers,
-    });
-    this.askFeedbackTotal = new Counter({
-      name: 'docs_bot_ask_feedback_total',
-      help: "Ratings of the docs assistant's answers from their 👍/👎 buttons: each person's first rating of an answer.",
-      labelNames: ['rating'],
-      registers,
-    });
+    this.redisReconnects = new Counter({ ...METRICS.redisReconnects, registers });
+    this.intakeUnreplicated = new Counter({ ...METRICS.intakeUnreplicated, registers });
+    this.intakeDeferrals = new Counter({ ...METRICS.intakeDeferrals, registers });
+    this.intakeRejections = new Counter({ ...METRICS.intakeRejections, registers });
+    this.stepsUnreplicated = new Counter({ ...METRICS.stepsUnreplicated, registers });
+    this.askTotal = new Counter({ ...METRICS.askTotal, registers });
+    this.askFirstTextSeconds = new Histogram({ ...METRICS.askFirstTextSeconds, registers });
+    this.askFeedbackTotal = new Counter({ ...METRICS.askFeedbackTotal, registers });
     this.zeroLabelledSeries();
   }
 

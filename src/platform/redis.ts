@@ -13,6 +13,7 @@ export {
   type RedisTarget,
   type RedisVars,
 } from './redis-target.js';
+import { RedisErrorCode, redisReplyCode } from './redis-errors.js';
 
 /** Which of the bot's Redis connections: labels `docs_bot_redis_reconnects_total`. */
 export const REDIS_ROLES = ['state', 'intake', 'queue', 'worker'] as const;
@@ -27,7 +28,7 @@ export interface RedisObserver {
 
 /** Whether a Redis error says the server is a replica now (a failover demoted it): `READONLY You can't write against a read only replica.` */
 export function isReadOnlyError(err: Error): boolean {
-  return err.message.startsWith('READONLY');
+  return redisReplyCode(err) === RedisErrorCode.ReadOnly;
 }
 
 /**

@@ -3,6 +3,8 @@ import { GroupedWait } from './grouped-wait.js';
 import type { Logger } from './logger.js';
 import { StartupError } from './startup-error.js';
 import { withinTime } from './time-limit.js';
+import { PlatformErrorCode } from './errors.js';
+import { redisReplyCode } from './redis-errors.js';
 
 /**
  * Whether writes would survive a failover (REDIS_WAIT_REPLICAS above 0): the intake's record
@@ -63,6 +65,7 @@ const REPLICA_LEFT = 'the primary has fewer replicas than a moment ago (a failov
 
 /** A saved step could not be confirmed on the replicas before the step it guards: try it again later. */
 export class UnreplicatedStepError extends Error {
+  readonly code = PlatformErrorCode.StepUnreplicated;
   constructor(readonly reason: string) {
     super(`a saved step could not be confirmed on the Redis replicas: ${reason}`);
     this.name = 'UnreplicatedStepError';
@@ -178,9 +181,9 @@ export class ReplicaGuard {
       });
       connected = Number(await this.client.wait(0, 0));
     } catch (err) {
-      if (err instanceof Error && err.name === 'ReplyError') {
-        const redisError = err.message.split(' ')[0] ?? 'ERR';
-        const why = `Redis refused WAIT (${err.message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: `;
+      const redisError = redisReplyCode(err); // Redis answered with an error: it refuses WAIT
+      if (redisError !== undefined) {
+        const why = `Redis refused WAIT (${(err as Error).message.slice(0, 120)}), which REDIS_WAIT_REPLICAS needs: `;
         const fix = "allow the WAIT command for the bot's Redis user and service, or set REDIS_WAIT_REPLICAS=0";
         throw new StartupError(why + fix, { variable: 'REDIS_WAIT_REPLICAS', redisError });
       }

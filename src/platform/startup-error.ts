@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import { hasCode, PlatformErrorCode } from './errors.js';
 
 /**
  * An expected reason the bot cannot start (a token Slack refuses, Slack out of reach, a Redis that
@@ -7,6 +8,7 @@ import type { Logger } from './logger.js';
  * exits with code 1.
  */
 export class StartupError extends Error {
+  readonly code = PlatformErrorCode.StartupRefused;
   constructor(
     message: string,
     readonly fields: { variable: string } & Record<string, string>,
@@ -21,6 +23,6 @@ export class StartupError extends Error {
  * one line with its fields and no stack; anything else as `could not start` with its stack.
  */
 export function logStartFailure(logger: Logger, err: unknown): void {
-  if (err instanceof StartupError) logger.fatal(err.fields, err.message);
+  if (hasCode<StartupError>(err, PlatformErrorCode.StartupRefused)) logger.fatal(err.fields, err.message);
   else logger.fatal({ err }, 'could not start');
 }

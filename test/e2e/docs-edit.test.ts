@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/blocks.js';
+import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/blocks.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { testRedis } from '../helpers/redis.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
+import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/index.js';
+import { ACTION_RESTART } from '../../src/features/agent-jobs/start/index.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
 import {
@@ -21,7 +22,7 @@ import {
   PROJECT_BLOCK,
 } from '../../src/features/settings/blocks.js';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
-import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
+import { POLL_QUEUE } from '../../src/features/agent-jobs/poll/worker.js';
 import { postRaw, signatureHeaders } from '../../sandbox/driver/http.js';
 import type { SlackCall } from '../../sandbox/fake-slack.js';
 import type { BotProcess } from '../helpers/bot-process.js';

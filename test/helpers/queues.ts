@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
-import { POLL_QUEUE } from '../../src/features/agent-jobs/worker.js';
+import { POLL_QUEUE } from '../../src/features/agent-jobs/poll/worker.js';
 
 const PAUSE = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;

@@ -2,7 +2,7 @@ import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi } from '../../sa
 import type { FakeDocsApi, FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
-import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/worker.js';
+import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/poll/worker.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from './bot-process.js';

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAnnouncement, buildHomeView } from '../../src/features/agent-jobs/blocks.js';
+import { buildAnnouncement } from '../../src/features/agent-jobs/poll/blocks.js';
+import { buildHomeView } from '../../src/features/agent-jobs/home/index.js';
 import {
   ACTION_FEEDBACK,
   FEEDBACK_PURPOSE,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/platform/config.js';
 import { decide } from '../../src/features/agent-jobs/messages.js';
-import { withJobLock } from '../../src/features/agent-jobs/store.js';
+import { withJobLock } from '../../src/features/agent-jobs/follow-up/index.js';
 import { JobStore, PENDING_THREAD } from '../../src/features/agent-jobs/store.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DurationHistory, PLAN_TTL_MS } from '../../src/features/agent-jobs/durations.js';
-import { buildPollPlan, HISTORY_SIZE, MIN_HISTORY } from '../../src/features/agent-jobs/schedule.js';
+import { DurationHistory, PLAN_TTL_MS } from '../../src/features/agent-jobs/poll/durations.js';
+import { buildPollPlan, HISTORY_SIZE, MIN_HISTORY } from '../../src/features/agent-jobs/poll/schedule.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 const redis = testRedis();

@@ -1,7 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EditBudget } from '../../src/features/agent-jobs/edit-budget.js';
-import { StatusPresenter, type ShowOutcome } from '../../src/features/agent-jobs/presenter.js';
+import { EditBudget } from '../../src/features/agent-jobs/status/edit-budget.js';
+import { StatusPresenter, type ShowOutcome } from '../../src/features/agent-jobs/status/presenter.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';

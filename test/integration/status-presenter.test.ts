@@ -1,10 +1,19 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RENDER_RETRY_MAX_MS, RENDER_RETRY_MS, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
-import type { PollJobData, PollStepResult } from '../../src/features/agent-jobs/poll.js';
+import {
+  RENDER_RETRY_MAX_MS,
+  RENDER_RETRY_MS,
+  StatusPresenter,
+} from '../../src/features/agent-jobs/status/presenter.js';
+import type { PollJobData, PollStepResult } from '../../src/features/agent-jobs/poll/step.js';
 import { JobStore } from '../../src/features/agent-jobs/store.js';
-import { createPollQueue, pollJobId, startPollWorker, watchAgentJob } from '../../src/features/agent-jobs/worker.js';
+import {
+  createPollQueue,
+  pollJobId,
+  startPollWorker,
+  watchAgentJob,
+} from '../../src/features/agent-jobs/poll/worker.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { jobRecord } from '../helpers/job-record.js';

@@ -6,7 +6,7 @@ import {
   type AccessPolicyConfig,
   type UserFacts,
 } from '../../src/features/access/policy.js';
-import { budgetText, createAccess } from '../../src/features/access/service.js';
+import { budgetText, createAccessGate } from '../../src/features/access/service.js';
 import type { AccessAction } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -219,7 +219,7 @@ describe('the access gate', () => {
     opts: { perProject: 100, perUser: 20 },
   };
   const gate = (slack: ReturnType<typeof fakeSlack>, policy: Partial<AccessPolicyConfig> = {}) =>
-    createAccess({
+    createAccessGate({
       policy: { ...OPEN, ...policy },
       directory: new SlackDirectory(slack as never),
       budget,
@@ -291,5 +291,31 @@ describe('the access gate', () => {
       promptChars: 10,
     });
     expect(d).toMatchObject({ allowed: false, reason: 'check_failed' });
+  });
+
+  it("gives nothing back when the channel's project can't be read, and says so at warn", async () => {
+    logs.length = 0;
+    budget.give.mockClear();
+    budget.block.mockClear();
+    const g = createAccessGate({
+      policy: OPEN,
+      directory: new SlackDirectory(fakeSlack({}) as never),
+      budget,
+      promptMaxChars: 100,
+      defaultProject: 'p1',
+      projectFor: () => Promise.reject(new Error('Connection is closed.')),
+      logger,
+      now: () => 0,
+    });
+    const call = { actor: { user: 'U1' }, channel: 'C1', action: 'start_job' as const, promptChars: 10 };
+    await g.refund(call);
+    await g.noteRateLimited(call, 1_000);
+    expect(budget.give).not.toHaveBeenCalled();
+    expect(budget.block).not.toHaveBeenCalled();
+    const warns = logs.map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message: string } });
+    expect(warns.filter((l) => l.level === 40 && l.err?.message === 'Connection is closed.')).toEqual([
+      expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
+      expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
+    ]);
   });
 });

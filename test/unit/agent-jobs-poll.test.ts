@@ -6,9 +6,9 @@ import {
   type PollJob,
   type PollJobData,
   type PollStepDeps,
-} from '../../src/features/agent-jobs/poll.js';
-import type { ShowOutcome } from '../../src/features/agent-jobs/presenter.js';
-import { buildPollPlan, DENSE_GAP_MS } from '../../src/features/agent-jobs/schedule.js';
+} from '../../src/features/agent-jobs/poll/step.js';
+import type { ShowOutcome } from '../../src/features/agent-jobs/status/presenter.js';
+import { buildPollPlan, DENSE_GAP_MS } from '../../src/features/agent-jobs/poll/schedule.js';
 import {
   ANNOUNCE_LEASE_MS,
   type JobRecord,

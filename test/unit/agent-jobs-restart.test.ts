@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { RESTART_PURPOSE } from '../../src/features/agent-jobs/blocks.js';
+import { RESTART_PURPOSE } from '../../src/features/agent-jobs/start/index.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from '../../src/features/agent-jobs/handlers.js';
 import { INTAKE, type RestartIntake } from '../../src/features/agent-jobs/intake.js';
 import type { IntakeContext } from '../../src/platform/intake.js';

@@ -10,18 +10,18 @@ import {
   READERS_CHECK_FAILED_TEXT,
   UNCERTAIN_FOLLOWUP_TEXT,
   unknownJobText,
-} from '../../src/features/agent-jobs/follow-up.js';
-import type { PollJobData } from '../../src/features/agent-jobs/poll.js';
-import { RESTART_PURPOSE } from '../../src/features/agent-jobs/blocks.js';
+} from '../../src/features/agent-jobs/follow-up/index.js';
+import type { PollJobData } from '../../src/features/agent-jobs/poll/step.js';
 import {
   CANNOT_POST_TEXT,
+  RESTART_PURPOSE,
   StatusChangeDeferredError,
   startAgentJob,
   type StartJobRequest,
-} from '../../src/features/agent-jobs/service.js';
-import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/presenter.js';
+} from '../../src/features/agent-jobs/start/index.js';
+import type { ShowOutcome, StatusPresenter } from '../../src/features/agent-jobs/status/presenter.js';
 import type { JobRecord, JobStore } from '../../src/features/agent-jobs/store.js';
-import { pollJobId } from '../../src/features/agent-jobs/worker.js';
+import { pollJobId } from '../../src/features/agent-jobs/poll/worker.js';
 import type { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import {
   DocsApiForbiddenError,

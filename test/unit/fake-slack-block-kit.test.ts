@@ -1,7 +1,7 @@
 import { LogLevel, WebClient, type Logger, type WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
-import { buildHomeView } from '../../src/features/agent-jobs/home.js';
+import { buildHomeView } from '../../src/features/agent-jobs/home/index.js';
 import { buildImproveModal } from '../../src/features/digests/improve-modal.js';
 import { buildEditModal } from '../../src/features/settings/blocks.js';
 import { expectSlackTakesView } from '../helpers/block-kit.js';

@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { buildAnnouncement } from '../../src/features/agent-jobs/blocks.js';
+import { buildAnnouncement } from '../../src/features/agent-jobs/poll/blocks.js';
 import { SLACK_LIMITS, truncate } from '../../src/platform/slack/limits.js';
-import { buildStatusMessage } from '../../src/features/agent-jobs/blocks.js';
+import { buildStatusMessage } from '../../src/features/agent-jobs/status/blocks.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

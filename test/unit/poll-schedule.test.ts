@@ -9,7 +9,7 @@ import {
   SPARSE_GAP_MS,
   type PollBounds,
   type PollPlan,
-} from '../../src/features/agent-jobs/schedule.js';
+} from '../../src/features/agent-jobs/poll/schedule.js';
 
 /*
  * The schedule is a pure function of (polls so far, elapsed time, learned plan, bounds): these

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { WebClient } from '@slack/web-api';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
-import { PROJECT_ONLY_TEXT, startWithContext } from '../../src/features/agent-jobs/context.js';
-import { takeProjectOption } from '../../src/features/agent-jobs/project-option.js';
-import type { StartJobDeps } from '../../src/features/agent-jobs/service.js';
+import { PROJECT_ONLY_TEXT, startWithContext } from '../../src/features/agent-jobs/start/context.js';
+import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
+import type { StartJobDeps } from '../../src/features/agent-jobs/start/start.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
 import { TEST_SIGNER } from '../helpers/signer.js';

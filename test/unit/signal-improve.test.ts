@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT } from '../../sandbox/fake-docs-api.js';
-import { takeProjectOption } from '../../src/features/agent-jobs/project-option.js';
+import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
 import { INSTRUCTION_MAX } from '../../src/features/digests/improve-modal.js';
 import {
   decodeSignalImprove,

@@ -1,8 +1,12 @@
 import { OPEN_GATE } from '../../src/platform/access.js';
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it, vi } from 'vitest';
-import { CONTEXT_FAILED_TEXT, startWithContext, type PromptContext } from '../../src/features/agent-jobs/context.js';
-import type { StartJobDeps } from '../../src/features/agent-jobs/service.js';
+import {
+  CONTEXT_FAILED_TEXT,
+  startWithContext,
+  type PromptContext,
+} from '../../src/features/agent-jobs/start/context.js';
+import type { StartJobDeps } from '../../src/features/agent-jobs/start/start.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
 import { TEST_SIGNER } from '../helpers/signer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanBlock, TaskCardBlock } from '@slack/types';
-import { buildStatusMessage, slackDate, type StatusView } from '../../src/features/agent-jobs/blocks.js';
+import { buildStatusMessage, slackDate, type StatusView } from '../../src/features/agent-jobs/status/blocks.js';
 
 const STARTED = Date.UTC(2026, 10, 23, 14, 34, 56);
 const base = {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The composition root builds bottom up (docs/architecture.md "Wiring order"): inside each builder
- * of src/main.ts, a value may be used — directly or from a callback handed to a feature — only
+ * (buildPlatform in src/platform/runtime.ts, buildFeatures in src/compose.ts, startBot in
+ * src/main.ts), a value may be used — directly or from a callback handed to a feature — only
  * once it is built, i.e. declared above the statement that uses it. A callback that reaches a
  * later-built feature (the old mutable `late` object, or `() => digests.x` before `digests`) is a
  * run-time cycle the import lint cannot see; TypeScript accepts it, this test does not.
@@ -56,9 +57,20 @@ function earlyUses(source: string): string[] {
   return problems;
 }
 
-describe('the composition root (src/main.ts)', () => {
+/** The composition root's files, each with the builders it must hold. */
+const ROOT_FILES: Record<string, string[]> = {
+  'src/platform/runtime.ts': ['buildPlatform'],
+  'src/compose.ts': ['buildFeatures'],
+  'src/main.ts': ['startBot'],
+};
+
+describe('the composition root (src/main.ts, src/compose.ts, src/platform/runtime.ts)', () => {
   it('uses nothing before it is built, and has no late object', () => {
-    expect(earlyUses(readFileSync(new URL('../../src/main.ts', import.meta.url), 'utf8'))).toEqual([]);
+    for (const [path, builders] of Object.entries(ROOT_FILES)) {
+      const source = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+      for (const b of builders) expect(source, `${path} holds ${b}`).toMatch(new RegExp(`function ${b}\\(`));
+      expect(earlyUses(source), path).toEqual([]);
+    }
   });
 
   it('would catch a callback reaching a feature built after it, and a late object', () => {

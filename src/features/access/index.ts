@@ -1,4 +1,13 @@
 /** The access feature: who may use the bot (policy over Slack's user facts) and what it may spend (the agent budget). */
+import type { App } from '@slack/bolt';
+import type { AccessGate } from '../../platform/access.js';
+import type { Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
+import { AgentBudget } from './budget.js';
+import { createAccessDirectory } from './listeners.js';
+import { accessPolicyFromConfig, describeAccess, type AccessPolicyConfig, type AccessPolicyVars } from './policy.js';
+import { createAccessGate } from './service.js';
+
 export { AgentBudget, VENDOR_AGENT_CALLS_PER_HOUR, type AgentBudgetOptions } from './budget.js';
 export {
   SlackDirectory,
@@ -21,4 +30,57 @@ export {
   type AccessPolicyConfig,
   type UserFacts,
 } from './policy.js';
-export { budgetText, createAccess, type AccessDeps } from './service.js';
+export { budgetText, createAccessGate, type AccessDeps } from './service.js';
+
+/** The configuration access reads: the access policy, the agent budget, the prompt cap, the default project. */
+export type AccessConfig = AccessPolicyVars &
+  Pick<Config, 'AGENT_CALLS_PER_HOUR' | 'AGENT_CALLS_PER_USER_PER_HOUR' | 'AGENT_PROMPT_MAX_CHARS' | 'DOCS_PROJECT_ID'>;
+
+/** What the feature is built from: the platform, its configuration, and each channel's docs project. */
+export interface AccessOptions {
+  /** `slack.web` (users.info, usergroups.users.list, team.info), Redis (the budget, people's changes), the metrics. */
+  platform: Pick<Platform, 'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now'>;
+  config: AccessConfig;
+  /** The docs project a channel uses (the settings feature). @throws the Redis error. */
+  projectFor(channel: string): Promise<string>;
+}
+
+/** The running feature, as the composition root holds it. */
+export interface Access {
+  /** What every other feature asks before acting (see {@link AccessGate}). */
+  gate: AccessGate;
+  /** The policy in force, from the configuration. */
+  policy: AccessPolicyConfig;
+  /** Who may start jobs in `channel`, in words (for `/docs-settings`). */
+  describe(channel: string): string;
+  /** Registers `user_change` (a person's changed facts are fetched again on every replica). */
+  register(app: App): void;
+}
+
+/**
+ * Builds the access feature: the directory of people's Slack facts (cached, dropped on
+ * `user_change`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR),
+ * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`.
+ */
+export function createAccess(o: AccessOptions): Access {
+  const { redis, prefix, slack, metrics, now } = o.platform;
+  const { config } = o;
+  const logger = o.platform.logger.child({ feature: 'access' });
+  const policy = accessPolicyFromConfig(config);
+  const directory = createAccessDirectory({ slack: slack.web, redis, prefix, now, logger });
+  const gate = createAccessGate({
+    policy,
+    directory: directory.directory,
+    budget: new AgentBudget(redis, prefix, {
+      perProject: config.AGENT_CALLS_PER_HOUR,
+      perUser: config.AGENT_CALLS_PER_USER_PER_HOUR,
+    }),
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
+    defaultProject: config.DOCS_PROJECT_ID,
+    projectFor: (channel) => o.projectFor(channel),
+    onBudget: (project, remaining) => metrics.agentBudgetRemaining.set({ project }, remaining),
+    logger,
+    now,
+  });
+  return { gate, policy, describe: (channel) => describeAccess(policy, channel), register: directory.register };
+}

@@ -28,8 +28,20 @@ export interface AccessPolicyConfig {
   askAccess?: 'editors' | 'everyone';
 }
 
-/** The access settings from the configuration (ACCESS_*, ADMIN_USERS). */
-export function accessPolicyFromConfig(config: Config): AccessPolicyConfig {
+/** The variables of the access policy. */
+export type AccessPolicyVars = Pick<
+  Config,
+  | 'ACCESS_ALLOWED_USERS'
+  | 'ACCESS_ALLOWED_USERGROUPS'
+  | 'ACCESS_ALLOWED_CHANNELS'
+  | 'ACCESS_ALLOW_GUESTS'
+  | 'ACCESS_ALLOW_EXTERNAL'
+  | 'ADMIN_USERS'
+  | 'ASK_ACCESS'
+>;
+
+/** The access settings from the configuration (ACCESS_*, ADMIN_USERS, ASK_ACCESS). */
+export function accessPolicyFromConfig(config: AccessPolicyVars): AccessPolicyConfig {
   return {
     allowedUsers: config.ACCESS_ALLOWED_USERS,
     allowedUsergroups: config.ACCESS_ALLOWED_USERGROUPS,

@@ -4,6 +4,7 @@ import {
   type AccessDecision,
   type AccessGate,
   type Actor,
+  type AgentCall,
   type RefusalReason,
 } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
@@ -87,59 +88,69 @@ function reportBudget(deps: AccessDeps, project: string, user: string): Promise<
 }
 
 /**
+ * The project an agent call counts against: its own, else the channel's. Undefined when the
+ * channel's can't be read (logged at warn): the caller then leaves the budget as it is, and the
+ * count lapses with its hourly window.
+ */
+async function projectOf(deps: AccessDeps, call: AgentCall): Promise<string | undefined> {
+  if (call.project) return call.project;
+  try {
+    return await deps.projectFor(call.channel);
+  } catch (err) {
+    deps.logger.warn({ err, channel: call.channel }, "could not read the channel's docs project; budget left as it is");
+    return undefined;
+  }
+}
+
+/**
+ * {@link AccessGate.admitAgentCall}: the policy, then the prompt cap, then one request from the
+ * person's and the project's budgets. A budget Redis can't read refuses (fail closed).
+ */
+async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<AccessDecision> {
+  const { actor, channel, action } = call;
+  const { decision, facts } = await check(deps, actor, action, channel);
+  if (!decision.allowed) return refused(deps, actor, channel, action, decision);
+  const cap = deps.promptMaxChars;
+  if (call.promptChars > cap) {
+    const tooLong: Refusal = {
+      allowed: false,
+      reason: 'prompt_too_long',
+      text: promptTooLongText(call.promptChars, cap),
+    };
+    return refused(deps, actor, channel, action, tooLong, { promptChars: call.promptChars });
+  }
+  try {
+    const project = call.project ?? (await deps.projectFor(channel));
+    const taken = await deps.budget.take(actor.user, project);
+    if (!taken.ok) {
+      const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
+      const text = budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz);
+      return refused(deps, actor, channel, action, { allowed: false, reason, text }, { project });
+    }
+    void reportBudget(deps, project, actor.user);
+    return { allowed: true };
+  } catch (err) {
+    deps.logger.warn({ err, user: actor.user }, 'could not check the agent budget; refused (fail closed)');
+    const failed: Refusal = { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT };
+    return refused(deps, actor, channel, action, failed);
+  }
+}
+
+/**
  * The access gate (see {@link AccessGate}): the policy over the person's Slack facts, the prompt
  * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
  * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
  */
-export function createAccess(deps: AccessDeps): AccessGate {
-  const refuse = (actor: Actor, channel: string, action: AccessAction, d: Refusal, extra?: Record<string, unknown>) =>
-    refused(deps, actor, channel, action, d, extra);
+export function createAccessGate(deps: AccessDeps): AccessGate {
   return {
     async authorize(actor, action, channel, opts) {
       const { decision } = await check(deps, actor, action, channel);
       if (decision.allowed || opts?.audit === false) return decision;
-      return refuse(actor, channel, action, decision);
+      return refused(deps, actor, channel, action, decision);
     },
-    async admitAgentCall(call) {
-      const { decision, facts } = await check(deps, call.actor, call.action, call.channel);
-      if (!decision.allowed) return refuse(call.actor, call.channel, call.action, decision);
-      const cap = deps.promptMaxChars;
-      if (call.promptChars > cap) {
-        return refuse(
-          call.actor,
-          call.channel,
-          call.action,
-          { allowed: false, reason: 'prompt_too_long', text: promptTooLongText(call.promptChars, cap) },
-          { promptChars: call.promptChars },
-        );
-      }
-      try {
-        const project = call.project ?? (await deps.projectFor(call.channel));
-        const taken = await deps.budget.take(call.actor.user, project);
-        if (!taken.ok) {
-          const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
-          return refuse(
-            call.actor,
-            call.channel,
-            call.action,
-            { allowed: false, reason, text: budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz) },
-            { project },
-          );
-        }
-        void reportBudget(deps, project, call.actor.user);
-        return { allowed: true };
-      } catch (err) {
-        deps.logger.warn({ err, user: call.actor.user }, 'could not check the agent budget; refused (fail closed)');
-        return refuse(call.actor, call.channel, call.action, {
-          allowed: false,
-          reason: 'check_failed',
-          text: CHECK_FAILED_TEXT,
-        });
-      }
-    },
+    admitAgentCall: (call) => admitAgentCall(deps, call),
     async refund(call) {
-      // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
-      const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
+      const project = await projectOf(deps, call);
       if (!project) return;
       await deps.budget
         .give(call.actor.user, project)
@@ -149,24 +160,17 @@ export function createAccess(deps: AccessDeps): AccessGate {
     async budgetLeft(user, project = deps.defaultProject) {
       try {
         const left = await deps.budget.remaining(user, project);
-        return {
-          project: left.project,
-          perProject: deps.budget.opts.perProject,
-          user: left.user,
-          perUser: deps.budget.opts.perUser,
-        };
+        const { perProject, perUser } = deps.budget.opts;
+        return { project: left.project, perProject, user: left.user, perUser };
       } catch {
-        return undefined;
+        return undefined; // App Home shows no budget line when Redis can't say
       }
     },
     async noteRateLimited(call, retryAfterMs) {
-      // Without the channel's project only the per-person share is touched: the project's count lapses with its window.
-      const project = call.project ?? (await deps.projectFor(call.channel).catch(() => undefined));
+      const project = await projectOf(deps, call);
       if (!project) return;
-      deps.logger.warn(
-        { project, retryAfterMs },
-        'the docs API is rate limiting agent requests; holding new ones until it frees',
-      );
+      const msg = 'the docs API is rate limiting agent requests; holding new ones until it frees';
+      deps.logger.warn({ project, retryAfterMs }, msg);
       await deps.budget
         .block(project, retryAfterMs ?? RATE_LIMITED_DEFAULT_MS)
         .catch((err: unknown) => deps.logger.warn({ err }, 'could not record the docs API rate limit'));

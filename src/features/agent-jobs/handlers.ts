@@ -3,7 +3,6 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
-import { UnreplicatedStepError } from '../../platform/replica-guard.js';
 import { quote } from '../../platform/slack/limits.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
@@ -11,13 +10,12 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { buildHomeView, RESTART_PURPOSE, type HomeDefaults } from './blocks.js';
+import { publishHome, type HomeDefaults } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
-import { continueAgentJob } from './follow-up.js';
+import { continueAgentJob } from './follow-up/index.js';
 import type { MessageDeps } from './messages.js';
-import { startWithContext, type ContextStartDeps } from './context.js';
+import { RESTART_PURPOSE, startAgentJob, startWithContext, type ContextStartDeps } from './start/index.js';
 import { threadPermalink } from './permalink.js';
-import { startAgentJob } from './service.js';
 import type { JobStore } from './store.js';
 import {
   INTAKE,
@@ -27,6 +25,7 @@ import {
   type HomeIntake,
   type RestartIntake,
 } from './intake.js';
+import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
@@ -112,7 +111,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   const message = { channel: rec.channel, thread_ts: rec.threadTs, text: note, key, since: ctx.receivedAt };
   await postOnce(deps.slack, ctx, message).catch((err: unknown) => {
     // Not posted: the intake tries again (the follow-up is not sent twice).
-    if (err instanceof UnreplicatedStepError) throw err;
+    if (hasCode(err, PlatformErrorCode.StepUnreplicated)) throw err;
     deps.logger.warn({ err }, 'could not post the /docs-reply note');
   });
   const link = await threadPermalink(deps.slack, deps.store, rec);
@@ -121,25 +120,6 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
     p,
     `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
-}
-
-/** App Home: publishes the person's last 20 jobs and the defaults in force. */
-async function publishHome(deps: AgentJobsHandlerDeps, p: HomeIntake): Promise<void> {
-  const recs = await deps.store.listUserJobs(p.teamId, p.user, 20);
-  const jobs = await Promise.all(
-    recs.map(async (r) => ({
-      jobId: r.jobId,
-      instruction: r.instruction,
-      state: r.state,
-      prLink: r.prLink,
-      permalink: await threadPermalink(deps.slack, deps.store, r),
-      createdAt: r.createdAt,
-      followups: r.cycle,
-      ...(r.rating ? { rating: r.rating } : {}),
-    })),
-  );
-  const budget = await deps.access.budgetLeft(p.user);
-  await deps.slack.views.publish({ user_id: p.user, view: buildHomeView(jobs, deps.homeDefaults, deps.now(), budget) });
 }
 
 /** Answer to "Start it again" when its value is not the bot's, or names an instruction it no longer has here. */

@@ -3,39 +3,24 @@
  * with a BullMQ step job and announce its end exactly once. Other features use it only through
  * this module.
  */
-import type { WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
 import type { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { AccessGate } from '../../platform/access.js';
+import { docsProjects, type Config } from '../../platform/config.js';
 import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
-import type { BotMetrics } from '../../platform/metrics.js';
-import type { Intake } from '../../platform/intake.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { QueueContext } from '../../platform/queues.js';
 import { Quota } from '../../platform/quota.js';
-import type { AgentSurface } from '../../platform/slack/agent-surface.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { UserNames } from '../../platform/slack/user-names.js';
-import type { HomeDefaults } from './blocks.js';
+import type { Platform } from '../../platform/runtime.js';
+import type { Steps } from '../../platform/slack/post-once.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listeners.js';
-import type { PromptContext } from './context.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
-import type { Steps } from '../../platform/slack/post-once.js';
-import type { PollJobData } from './poll.js';
-import { StatusPresenter } from './presenter.js';
-import type { PollBounds } from './schedule.js';
-import type { StartJobDeps } from './service.js';
-import { DurationHistory } from './durations.js';
-import { EditBudget } from './edit-budget.js';
+import { createPollQueue, DurationHistory, startPollWorker, type PollJobData } from './poll/index.js';
+import type { PromptContext, StartJobDeps } from './start/index.js';
+import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
-import { createPollQueue } from './poll-queue.js';
-import { startPollWorker } from './worker.js';
 
-export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
+export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start/index.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
 export {
   FORM_CHECK_WITHIN_MS,
@@ -45,86 +30,67 @@ export {
   type FormFollowUp,
   type FormStartDeps,
 } from './form-start.js';
-export { EditBudget, type BudgetGrant } from './edit-budget.js';
+export { EditBudget, type BudgetGrant } from './status/index.js';
 export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
 
-/**
- * The owner of the thread rooted at `(channel, ts)` (its first job; the thread index in Redis).
- * @throws the Redis error.
- */
-export function threadOwner(redis: Redis, prefix: string): (channel: string, ts: string) => Promise<ThreadOwner> {
-  const store = new JobStore(redis, prefix);
-  return async (channel, ts) => {
-    const id = await store.findByThread(channel, ts);
-    if (!id) return undefined;
-    return id === PENDING_THREAD ? { kind: 'starting' } : { kind: 'job', jobId: id };
-  };
-}
-export type { PromptContext, PromptContextRequest, PromptContextResult } from './context.js';
+export type { PromptContext, PromptContextRequest, PromptContextResult } from './start/index.js';
 
-/** What the feature is built from (platform pieces and its configuration). */
+/** The configuration the feature reads (docs/configuration.md). */
+export type AgentJobsConfig = Pick<
+  Config,
+  | 'DOCS_PROJECT_ID'
+  | 'DOCS_PROJECT_IDS'
+  | 'AGENT_PROMPT_MAX_CHARS'
+  | 'POLL_MIN_INTERVAL_MS'
+  | 'POLL_MAX_INTERVAL_MS'
+  | 'SLACK_UPDATE_BUDGET_PER_MINUTE'
+  | 'JOB_TIMEOUT_MS'
+  | 'FOLLOWUP_POLICY'
+  | 'FOLLOWUP_IGNORE_PREFIX'
+  | 'DIGEST_CRON'
+  | 'DIGEST_TZ'
+>;
+
+/** What the feature is built from: the platform, its configuration, and what is built before it. */
 export interface AgentJobsOptions {
-  queues: QueueContext;
-  /** The state connection (records, claims, locks). */
-  redis: Redis;
-  /** QUEUE_PREFIX. */
-  prefix: string;
-  docsApi: DocsApiProjects<'createJob' | 'sendMessage' | 'getJob'>;
-  /** DOCS_PROJECT_ID: the project of job records written before each job kept its own. */
-  projectId: string;
-  /** The docs project of a channel (the settings feature). */
-  projectFor: (channel: string) => Promise<string>;
-  /** The configured docs projects (DOCS_PROJECT_ID, then DOCS_PROJECT_IDS): what `project=<id>` may name. */
-  projects: readonly string[];
-  /** Who may continue a job in a channel (the settings feature; FOLLOWUP_POLICY by default). */
-  followupPolicyFor: (channel: string) => Promise<'anyone' | 'requester'>;
-  /** The bot's Web API client. */
-  slack: WebClient;
-  /** People's names for mentions (users.info on a client of their own, cached). */
-  names: Pick<UserNames, 'lookup'>;
-  /** A client that rejects 429s, for status edits (the presenter waits out Retry-After itself). */
-  statusSlack: WebClient;
-  /** Where listeners record requests; the feature registers its handlers on it. */
-  intake: Intake;
+  platform: Pick<
+    Platform,
+    | 'redis'
+    | 'prefix'
+    | 'queues'
+    | 'intake'
+    | 'docsApi'
+    | 'slack'
+    | 'conversations'
+    | 'signer'
+    | 'logger'
+    | 'metrics'
+    | 'now'
+  >;
+  config: AgentJobsConfig;
   /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
   access: AccessGate;
-  /** AGENT_PROMPT_MAX_CHARS: `/docs-edit` answers a longer instruction in its ack. */
-  promptMaxChars: number;
-  logger: Logger;
-  /** POLL_MIN_INTERVAL_MS, POLL_MAX_INTERVAL_MS. */
-  poll: PollBounds;
-  /** SLACK_UPDATE_BUDGET_PER_MINUTE: status edits (chat.update) per workspace per minute, shared by every replica. */
-  updateBudgetPerMinute: number;
-  /** JOB_TIMEOUT_MS. */
-  timeoutMs: number;
-  /** FOLLOWUP_IGNORE_PREFIX. */
-  ignorePrefix: string;
-  /** Shown in App Home. */
-  homeDefaults: HomeDefaults;
-  /** Clock in epoch ms. */
-  now: () => number;
+  /** Each channel's docs project and follow-up policy (the settings feature). Each @throws the Redis error. */
+  channels: {
+    projectFor(channel: string): Promise<string>;
+    followupPolicyFor(channel: string): Promise<'anyone' | 'requester'>;
+  };
   /** Slack context for prompts (the thread-context feature): a mention's thread, message links. */
   context?: PromptContext;
-  /** Counts runs started and ended, and how late ends are announced (optional). */
-  metrics?: Pick<BotMetrics, 'agentJobStarted' | 'agentJobFinished' | 'agentFeedback'>;
-  /**
-   * Membership of conversations: a follow-up to a job with Slack context needs its author in each
-   * of them; a feedback click or "Start it again" needs the person in the job's conversation.
-   */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** Signs the values of the feedback and "Start it again" buttons, and checks them when clicked. */
-  signer: ValueSigner;
-  /** Slack's agent surfaces: a session per job's thread, loading lines while a job starts (optional). */
-  agent?: AgentSurface;
 }
 
 /** The running feature, as the composition root holds it. */
 export interface AgentJobs {
   /** What other features need to start a job (e.g. "Improve with agent"). */
   start: StartJobDeps;
+  /**
+   * The owner of the thread rooted at `(channel, ts)` (its first job; the thread index in Redis).
+   * @throws the Redis error.
+   */
+  owner(channel: string, ts: string): Promise<ThreadOwner>;
   pollQueue: Queue<PollJobData>;
   presenter: StatusPresenter;
   /**
@@ -156,101 +122,118 @@ type Common = Pick<
 /** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
 function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
   const { store, logger } = common;
-  const { redis, prefix, access, conversations, signer } = o;
-  const metrics = o.metrics ? { metrics: o.metrics } : {};
+  const { redis, prefix, conversations, signer, metrics, slack, now } = o.platform;
+  const { config, access } = o;
+  const policyFor = (channel: string) => o.channels.followupPolicyFor(channel);
   return {
     store,
     followups: new KeyedSerial(),
     start,
     ...(o.context ? { context: o.context } : {}),
-    continue: { ...common, docsApi: o.docsApi, redis, prefix, policyFor: o.followupPolicyFor, conversations },
-    slack: o.slack,
-    names: o.names,
+    continue: { ...common, docsApi: o.platform.docsApi, redis, prefix, policyFor, conversations },
+    slack: slack.web,
+    names: slack.names,
     logger,
-    ignorePrefix: o.ignorePrefix,
-    homeDefaults: o.homeDefaults,
+    ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+    homeDefaults: {
+      followupPolicy: config.FOLLOWUP_POLICY,
+      ignorePrefix: config.FOLLOWUP_IGNORE_PREFIX,
+      digestCron: config.DIGEST_CRON,
+      digestTz: config.DIGEST_TZ,
+    },
     access,
-    feedback: { store, redis, prefix, access, conversations, signer, logger, ...metrics },
+    feedback: { store, redis, prefix, access, conversations, signer, logger, metrics },
     signer,
     conversations,
-    now: o.now,
+    now,
   };
 }
 
 /** Durations of each docs project's finished jobs: the poll schedule learns from them (one history per project). */
 function durationHistories(o: AgentJobsOptions): (projectId: string) => DurationHistory {
   const histories = new Map<string, DurationHistory>();
+  const { redis, prefix, now } = o.platform;
   return (projectId) => {
     let h = histories.get(projectId);
-    if (!h) histories.set(projectId, (h = new DurationHistory(o.redis, o.prefix, projectId, o.now)));
+    if (!h) histories.set(projectId, (h = new DurationHistory(redis, prefix, projectId, now)));
     return h;
   };
 }
 
+/** The status message's one writer, on a Slack client of its own that rejects 429s (it waits out Retry-After itself). */
+function statusPresenter(o: AgentJobsOptions, store: JobStore, logger: Logger): StatusPresenter {
+  const { redis, prefix, slack, now } = o.platform;
+  const budget = new EditBudget({ redis, prefix, perMinute: o.config.SLACK_UPDATE_BUDGET_PER_MINUTE });
+  const statusSlack = slack.own({ rejectRateLimitedCalls: true });
+  return new StatusPresenter({ redis, prefix, store, slack: statusSlack, logger, now, budget });
+}
+
+/** The poll worker over the feature's parts: `poll-agent-job`, watching each run to its end. */
+function pollWorker(o: AgentJobsOptions, parts: { store: JobStore; status: StatusPresenter; logger: Logger }): Worker {
+  const { queues, docsApi, slack, intake, signer, metrics, now } = o.platform;
+  const { POLL_MIN_INTERVAL_MS: minMs, POLL_MAX_INTERVAL_MS: maxMs, JOB_TIMEOUT_MS: timeoutMs } = o.config;
+  return startPollWorker(queues, {
+    ...parts,
+    docsApi,
+    slack: slack.web,
+    bounds: { minMs, maxMs },
+    durations: durationHistories(o),
+    timeoutMs,
+    now,
+    signer,
+    metrics,
+    agent: slack.agent,
+    ...(intake.guard.enabled ? { guard: intake.guard } : {}),
+  });
+}
+
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */
 export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
-  const logger = o.logger.child({ feature: 'agent-jobs' });
-  const store = new JobStore(o.redis, o.prefix, o.projectId);
-  const budget = new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute });
-  const presenter = new StatusPresenter({
-    redis: o.redis,
-    prefix: o.prefix,
-    store,
-    slack: o.statusSlack,
-    logger,
-    now: o.now,
-    budget,
-  });
-  const pollQueue = createPollQueue(o.queues);
-  const common = {
-    store,
-    pollQueue,
-    status: presenter,
-    access: o.access,
-    logger,
-    firstPollDelayMs: o.poll.minMs,
-    now: o.now,
-    ...(o.metrics ? { metrics: o.metrics } : {}),
-    ...(o.agent ? { agent: o.agent } : {}),
+  const { redis, prefix, queues, intake, slack, logger: rootLogger, now, metrics } = o.platform;
+  const logger = rootLogger.child({ feature: 'agent-jobs' });
+  const store = new JobStore(redis, prefix, o.config.DOCS_PROJECT_ID);
+  const presenter = statusPresenter(o, store, logger);
+  const pollQueue = createPollQueue(queues);
+  const firstPollDelayMs = o.config.POLL_MIN_INTERVAL_MS;
+  const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs, now, metrics };
+  const commonWithAgent: Common = { ...common, agent: slack.agent };
+  const start: StartJobDeps = {
+    ...commonWithAgent,
+    docsApi: o.platform.docsApi,
+    projectFor: (channel) => o.channels.projectFor(channel),
+    projects: docsProjects(o.config),
+    slack: slack.web,
+    signer: o.platform.signer,
   };
-  const { docsApi, projectFor, projects, slack, signer } = o;
-  const start: StartJobDeps = { ...common, docsApi, projectFor, projects, slack, signer };
-  const handlerDeps = handlerDepsOf(o, common, start);
-  registerHandlers(o.intake, handlerDeps);
-  const durationsByProject = durationHistories(o);
-  const homeOpens = new Quota(o.redis, {
-    keyPrefix: `${o.prefix}:agent-jobs:home-opens`,
+  const handlerDeps = handlerDepsOf(o, commonWithAgent, start);
+  registerHandlers(intake, handlerDeps);
+  const homeOpens = new Quota(redis, {
+    keyPrefix: `${prefix}:agent-jobs:home-opens`,
     points: HOME_OPENS_PER_MINUTE,
     durationS: 60,
   });
+  const promptMaxChars = o.config.AGENT_PROMPT_MAX_CHARS;
   return {
     start,
+    owner: threadOwner(store),
     pollQueue,
     presenter,
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
-    register: (app) =>
-      registerListeners(app, { intake: o.intake, logger, promptMaxChars: o.promptMaxChars, homeOpens }),
-    startWorkers: () => [
-      startPollWorker(o.queues, {
-        store,
-        docsApi: o.docsApi,
-        slack: o.slack,
-        status: presenter,
-        logger,
-        bounds: o.poll,
-        durations: durationsByProject,
-        timeoutMs: o.timeoutMs,
-        now: o.now,
-        signer: o.signer,
-        ...(o.metrics ? { metrics: o.metrics } : {}),
-        ...(o.agent ? { agent: o.agent } : {}),
-        ...(o.intake.guard.enabled ? { guard: o.intake.guard } : {}),
-      }),
-    ],
+    register: (app) => registerListeners(app, { intake, logger, promptMaxChars, homeOpens }),
+    startWorkers: () => [pollWorker(o, { store, status: presenter, logger })],
     close: async (timeoutMs) => {
       await presenter.flush(timeoutMs);
       await pollQueue.close();
     },
+  };
+}
+
+/** Who owns the thread rooted at `(channel, ts)`, from the thread index in Redis. @throws the Redis error. */
+function threadOwner(store: Pick<JobStore, 'findByThread'>): (channel: string, ts: string) => Promise<ThreadOwner> {
+  return async (channel, ts) => {
+    const id = await store.findByThread(channel, ts);
+    if (!id) return undefined;
+    return id === PENDING_THREAD ? { kind: 'starting' } : { kind: 'job', jobId: id };
   };
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
 import type { FeedbackIntake } from './feedback.js';
-import type { StartJobRequest } from './service.js';
+import type { StartJobRequest } from './start/index.js';
 
 /** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
 export interface Reply {

@@ -14,7 +14,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { ACTION_RESTART } from './blocks.js';
+import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 

@@ -5,10 +5,8 @@ import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
-import { continueAgentJob, type ContinueJobDeps } from './follow-up.js';
-import { startWithContext, type PromptContext } from './context.js';
-import { takeProjectOption } from './project-option.js';
-import type { StartJobDeps } from './service.js';
+import { continueAgentJob, type ContinueJobDeps } from './follow-up/index.js';
+import { startWithContext, takeProjectOption, type PromptContext, type StartJobDeps } from './start/index.js';
 import { PENDING_THREAD, type JobStore } from './store.js';
 
 /** What handling people's messages needs. */

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { withLock } from '../../platform/lock.js';
 import { defineScript, type RedisScript } from '../../platform/scripts.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
@@ -287,28 +286,4 @@ export class JobStore {
   async wasAnnounced(jobId: string, cycle: number): Promise<boolean> {
     return (await this.redis.get(this.key('announced', jobId, String(cycle)))) === 'posted';
   }
-}
-
-/** How long a follow-up lock is held at most, in ms (a crashed holder's lock lapses after this). */
-export const JOB_LOCK_TTL_MS = 30_000;
-
-/**
- * Runs `fn` while holding the lock of job `jobId` (a Redis mutex under `{prefix}:job-lock:`), so
- * follow-ups to one job are sent one at a time across every replica. Waits up to `waitMs` (ms).
- *
- * @throws when the lock could not be taken in time; rethrows what `fn` throws.
- */
-export function withJobLock<T>(
-  redis: Redis,
-  prefix: string,
-  jobId: string,
-  fn: () => Promise<T>,
-  waitMs = JOB_LOCK_TTL_MS,
-): Promise<T> {
-  return withLock(
-    redis,
-    `${prefix}:job-lock:${jobId}`,
-    { lockTimeoutMs: JOB_LOCK_TTL_MS, acquireTimeoutMs: waitMs },
-    fn,
-  );
 }

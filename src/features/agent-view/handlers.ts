@@ -8,6 +8,7 @@ import { MembersUnknownError, type ConversationDirectory } from '../../platform/
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { latestDiscussionPrompt, promptsFor, PROMPTS_TITLE } from './prompts.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
+import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 /**
  * The Slack calls the handler makes (besides the agent surface): on a client of their own that
@@ -93,7 +94,7 @@ async function channelOffer(
     if ('none' in found) return skip(deps, channel, 'no discussion in its recent messages it can offer');
     return latestDiscussionPrompt(found.name, found.permalink);
   } catch (err) {
-    if (err instanceof MembersUnknownError) {
+    if (hasCode<MembersUnknownError>(err, PlatformErrorCode.MembersUnknown)) {
       return skip(
         deps,
         channel,

@@ -6,33 +6,26 @@
  */
 import type { App } from '@slack/bolt';
 import type { AccessGate } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Redis } from 'ioredis';
-import type { Logger } from '../../platform/logger.js';
+import { askConfigured, type Config } from '../../platform/config.js';
 import { Quota } from '../../platform/quota.js';
-import type { AgentSurface } from '../../platform/slack/agent-surface.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { discussionCache, registerHandlers, type AgentViewSlack } from './handlers.js';
+import type { Platform } from '../../platform/runtime.js';
+import { discussionCache, registerHandlers } from './handlers.js';
 import { AGENT_VIEW_EVENTS_PER_MINUTE, register as registerListeners } from './listeners.js';
 
 export { QUESTION_PROMPT, STANDING_PROMPTS, PROMPTS_TITLE } from './prompts.js';
 
-/** What the feature is built from. */
+/** What the feature is built from: the platform, its configuration, and the access gate. */
 export interface AgentViewOptions {
-  /** conversations.info / .history, chat.getPermalink. */
-  slack: AgentViewSlack;
-  /** Membership of conversations (the cache the message-link rules use too). */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  agent: Pick<AgentSurface, 'suggestPrompts'>;
-  intake: Intake;
+  /**
+   * `slack.reads` (conversations.info / .history, chat.getPermalink), `slack.agent` (suggested
+   * prompts), `conversations` (membership: the cache the message-link rules use too), and Redis
+   * for the per-person limit on agent-view events.
+   */
+  platform: Pick<Platform, 'slack' | 'conversations' | 'intake' | 'logger' | 'redis' | 'prefix'>;
+  /** Asking the docs is on (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN): the suggestions include a question. */
+  config: Pick<Config, 'DOCS_ASSISTANT_API_KEY' | 'DOCS_DOMAIN'>;
   /** Who may start a job about a channel: a channel is offered only where they may. */
   access: Pick<AccessGate, 'authorize'>;
-  logger: Logger;
-  /** The state connection and QUEUE_PREFIX, for the per-person limit on agent-view events (none without them). */
-  redis?: Redis;
-  prefix?: string;
-  /** Asking the docs is on (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN): the suggestions include a question. */
-  askEnabled?: boolean;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -43,25 +36,21 @@ export interface AgentView {
 
 /** Builds the agent-view feature and registers its intake handler. */
 export function createAgentView(o: AgentViewOptions): AgentView {
-  const logger = o.logger.child({ feature: 'agent-view' });
-  const { slack, conversations, agent, access } = o;
-  registerHandlers(o.intake, {
-    slack,
+  const { slack, conversations, intake, redis, prefix } = o.platform;
+  const logger = o.platform.logger.child({ feature: 'agent-view' });
+  registerHandlers(intake, {
+    slack: slack.reads,
     conversations,
-    agent,
-    access,
+    agent: slack.agent,
+    access: o.access,
     logger,
     discussions: discussionCache(),
-    askEnabled: o.askEnabled ?? false,
+    askEnabled: askConfigured(o.config),
   });
-  const perPerson = o.redis
-    ? new Quota(o.redis, {
-        keyPrefix: `${o.prefix ?? ''}:agent-view:events`,
-        points: AGENT_VIEW_EVENTS_PER_MINUTE,
-        durationS: 60,
-      })
-    : undefined;
-  return {
-    register: (app) => registerListeners(app, { intake: o.intake, logger, ...(perPerson ? { perPerson } : {}) }),
-  };
+  const perPerson = new Quota(redis, {
+    keyPrefix: `${prefix}:agent-view:events`,
+    points: AGENT_VIEW_EVENTS_PER_MINUTE,
+    durationS: 60,
+  });
+  return { register: (app) => registerListeners(app, { intake, logger, perPerson }) };
 }

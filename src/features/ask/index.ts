@@ -7,19 +7,14 @@
 import type { App } from '@slack/bolt';
 import type { Queue, Worker } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
-import type { Redis } from 'ioredis';
 import type { AccessGate } from '../../platform/access.js';
-import type { DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import type { Intake } from '../../platform/intake.js';
+import type { Config } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
-import type { BotMetrics } from '../../platform/metrics.js';
-import type { QueueContext } from '../../platform/queues.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/slack/post-once.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { UserNames } from '../../platform/slack/user-names.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
+import { fingerprinter } from './fingerprint.js';
 import type { AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -32,40 +27,46 @@ export { ASK_INSTEAD_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
 
-/** What the feature is built from. */
+/** The configuration the feature reads (docs/configuration.md). */
+export type AskConfig = Pick<
+  Config,
+  | 'DOCS_SITE_URL'
+  | 'ASK_CALLS_PER_USER_PER_HOUR'
+  | 'ASK_CALLS_PER_HOUR'
+  | 'SLACK_UPDATE_BUDGET_PER_MINUTE'
+  | 'SLACK_SIGNING_SECRET'
+  | 'SLACK_APP_TOKEN'
+>;
+
+/** What the feature is built from: the platform, its configuration, and what is built before it. */
 export interface AskOptions {
-  /** The discovery client, or undefined while asking is off (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN unset). */
-  discovery: Pick<DiscoveryClient, 'sendMessage'> | undefined;
-  /** DOCS_SITE_URL. */
-  siteUrl: string | undefined;
-  redis: Redis;
-  /** QUEUE_PREFIX. */
-  prefix: string;
-  /** The answers' queue and worker (`ask-answer`) live here. */
-  queues: QueueContext;
-  intake: Intake;
-  access: Pick<AccessGate, 'authorize'>;
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** ASK_CALLS_PER_USER_PER_HOUR, ASK_CALLS_PER_HOUR. */
-  budget: { perUser: number; perWorkspace: number };
-  /** SLACK_UPDATE_BUDGET_PER_MINUTE: the posted fallback's edits share the workspace's budget with status edits. */
-  updateBudgetPerMinute: number;
-  slack: WebClient;
   /**
-   * The client the answers are written with (chat streaming, the posted fallback): one of their own
-   * that rejects Slack's 429 (`rejectRateLimitedCalls`), so an answer's rate limit never pauses
-   * `slack`. @defaultValue `slack`
+   * `discovery` (undefined while asking is off: DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN unset), the
+   * answers' queue and worker (`ask-answer`) on `queues`, `slack.web` and `slack.names`.
    */
-  streamSlack?: WebClient;
-  names: Pick<UserNames, 'lookup'>;
-  signer: ValueSigner;
-  /** `fp` of a person (see {@link fingerprinter}). */
-  fingerprint: (teamId: string, user: string) => string;
+  platform: Pick<
+    Platform,
+    | 'discovery'
+    | 'redis'
+    | 'prefix'
+    | 'queues'
+    | 'intake'
+    | 'slack'
+    | 'conversations'
+    | 'signer'
+    | 'logger'
+    | 'metrics'
+    | 'now'
+  >;
+  /**
+   * DOCS_SITE_URL; ASK_CALLS_PER_USER_PER_HOUR and ASK_CALLS_PER_HOUR; SLACK_UPDATE_BUDGET_PER_MINUTE
+   * (the posted fallback's edits share the workspace's budget with status edits);
+   * SLACK_SIGNING_SECRET, else SLACK_APP_TOKEN: the key of a person's `fp` ({@link fingerprinter}).
+   */
+  config: AskConfig;
+  access: Pick<AccessGate, 'authorize'>;
   /** Agent-jobs' start: Make this a docs change. */
   start: StartJobDeps;
-  logger: Logger;
-  now: () => number;
-  metrics?: Pick<BotMetrics, 'askEnded' | 'askFeedback'>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -101,45 +102,30 @@ export interface Ask {
 
 /** Builds the ask feature and registers its intake handlers. */
 export function createAsk(o: AskOptions): Ask {
-  const logger = o.logger.child({ feature: 'ask' });
-  const store = new AskStore(o.redis, o.prefix);
+  const { redis, prefix, queues, intake, signer, conversations, metrics } = o.platform;
+  const logger = o.platform.logger.child({ feature: 'ask' });
+  const store = new AskStore(redis, prefix);
   const shutdown = new AbortController();
-  const slack = o.slack as unknown as StreamSlack & WebClient;
-  const answerQueue = createAnswerQueue(o.queues);
+  const slack = o.platform.slack.web as unknown as StreamSlack & WebClient;
+  const answerQueue = createAnswerQueue(queues);
   const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
-  const actions = {
-    store,
-    signer: o.signer,
-    access: o.access,
-    conversations: o.conversations,
-    start: o.start,
-    logger,
-    ...(o.metrics ? { metrics: o.metrics } : {}),
-  };
-  const handlerDeps = { ask, actions, slack, names: o.names, logger };
+  const { access, start } = o;
+  const actions = { store, signer, access, conversations, start, logger, metrics };
+  const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, logger };
+  registerHandlers(intake, handlerDeps);
+  const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
-  registerHandlers(o.intake, handlerDeps);
+  const listenerDeps = { intake, configured, signer, store, access, conversations, slack, logger, metrics };
   return {
-    configured: ask.configured,
+    configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
     answerQueue,
-    register: (app) =>
-      registerListeners(app, {
-        intake: o.intake,
-        configured: ask.configured,
-        signer: o.signer,
-        store,
-        access: o.access,
-        conversations: o.conversations,
-        slack,
-        logger,
-        ...(o.metrics ? { metrics: o.metrics } : {}),
-      }),
+    register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
-      const guard = o.intake.guard.enabled ? { guard: o.intake.guard } : {};
-      worker = startAnswerWorker(o.queues, { answer: ask, tell: { slack, logger }, ...guard });
+      const guard = intake.guard.enabled ? { guard: intake.guard } : {};
+      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, ...guard });
       return [worker];
     },
     abort: () => {
@@ -163,30 +149,32 @@ function askDeps(
   },
 ): AskDeps {
   const { store, slack, logger, answerQueue } = parts;
+  const { redis, prefix, now, discovery, signer, metrics } = o.platform;
+  const { config } = o;
   const writer = {
-    slack: (o.streamSlack ?? slack) as unknown as StreamSlack,
-    budget: new EditBudget({ redis: o.redis, prefix: o.prefix, perMinute: o.updateBudgetPerMinute }),
+    // The answers are written on a client of their own that rejects Slack's 429, so an answer's rate
+    // limit never pauses the bot's main client.
+    slack: o.platform.slack.own({ rejectRateLimitedCalls: true }) as unknown as StreamSlack,
+    budget: new EditBudget({ redis, prefix, perMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE }),
     logger,
-    now: o.now,
+    now,
   };
-  const discovery = o.discovery ?? {
-    sendMessage: () => Promise.reject(new Error('asking the docs is not configured')),
-  };
+  const budget = { perUser: config.ASK_CALLS_PER_USER_PER_HOUR, perWorkspace: config.ASK_CALLS_PER_HOUR };
   return {
-    configured: o.discovery !== undefined,
-    discovery,
+    configured: discovery !== undefined,
+    discovery: discovery ?? { sendMessage: () => Promise.reject(new Error('asking the docs is not configured')) },
     store,
     writer,
-    signer: o.signer,
-    siteUrl: o.siteUrl,
-    fingerprint: o.fingerprint,
+    signer,
+    siteUrl: config.DOCS_SITE_URL,
+    fingerprint: fingerprinter(config.SLACK_SIGNING_SECRET || config.SLACK_APP_TOKEN || ''),
     access: o.access,
-    budget: new AskBudget(o.redis, o.prefix, o.budget),
+    budget: new AskBudget(redis, prefix, budget),
     slack,
     logger,
-    now: o.now,
+    now,
     signal: parts.signal,
     answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
-    ...(o.metrics ? { metrics: o.metrics } : {}),
+    metrics,
   };
 }

@@ -5,22 +5,20 @@
  * and the mention rule. Built after both, so wiring flows one way: it asks them, they never call it.
  */
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
+import type { Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
 import { registerHandlers, type RouterDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
 export { routeMessage, type MentionsMode, type Route } from './handlers.js';
 export { MESSAGE_INTAKE, type MessageIntake } from './intake.js';
 
-/** What the feature is built from. */
-export interface ConversationsOptions extends Omit<RouterDeps, 'logger' | 'slack'> {
-  intake: Intake;
-  slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
-  /** AGENT_PROMPT_MAX_CHARS: a message's recorded text is cut to it. */
-  promptMaxChars: number;
-  logger: Logger;
+/** What the feature is built from: the platform, its configuration, and the features it routes to. */
+export interface ConversationsOptions extends Omit<RouterDeps, 'logger' | 'slack' | 'ignorePrefix'> {
+  /** `slack.web` (chat.postEphemeral) and the intake it records messages on. */
+  platform: Pick<Platform, 'intake' | 'slack' | 'logger'>;
+  /** AGENT_PROMPT_MAX_CHARS (a message's recorded text is cut to it); FOLLOWUP_IGNORE_PREFIX. */
+  config: Pick<Config, 'AGENT_PROMPT_MAX_CHARS' | 'FOLLOWUP_IGNORE_PREFIX'>;
 }
 
 /** The running feature. */
@@ -31,14 +29,16 @@ export interface Conversations {
 
 /** Builds the conversations feature and registers its intake handler. */
 export function createConversations(o: ConversationsOptions): Conversations {
-  const logger = o.logger.child({ feature: 'conversations' });
-  registerHandlers(o.intake, {
+  const { intake } = o.platform;
+  const slack = o.platform.slack.web;
+  const logger = o.platform.logger.child({ feature: 'conversations' });
+  registerHandlers(intake, {
     jobs: o.jobs,
     jobThreads: o.jobThreads,
     ask: o.ask,
     mentionsModeFor: o.mentionsModeFor,
-    ignorePrefix: o.ignorePrefix,
-    slack: o.slack,
+    ignorePrefix: o.config.FOLLOWUP_IGNORE_PREFIX,
+    slack,
     logger,
   });
   // A reply that mentions no one is recorded only in a thread the bot owns: a job's (or one starting),
@@ -52,8 +52,6 @@ export function createConversations(o: ConversationsOptions): Conversations {
       return job ?? (answer ? 'answer' : undefined);
     },
   };
-  return {
-    register: (app) =>
-      registerListeners(app, { intake: o.intake, slack: o.slack, logger, promptMaxChars: o.promptMaxChars, threads }),
-  };
+  const promptMaxChars = o.config.AGENT_PROMPT_MAX_CHARS;
+  return { register: (app) => registerListeners(app, { intake, slack, logger, promptMaxChars, threads }) };
 }

@@ -4,15 +4,10 @@
  * command. Built on the visitors feature (its cache) and the agent-jobs feature (starting a job).
  */
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AccessGate } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
-import type { QueueContext } from '../../platform/queues.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { docsProjects, type Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
 import type { VisitorsServices } from '../visitors/index.js';
 import { slackDateText } from '../../platform/slack/dates.js';
 import { registerSubcommandHandler } from './command.js';
@@ -24,30 +19,21 @@ import { getSubscription, type DigestJobData } from './store.js';
 import { createDigestQuotas, digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
 
-/** What the feature is built from. */
+/** What the feature is built from: the platform, its configuration, and what is built before it. */
 export interface DigestsOptions {
-  queues: QueueContext;
-  intake: Intake;
-  redis: Redis;
-  /** QUEUE_PREFIX. */
-  prefix: string;
+  /** The digests' queue and job schedulers on `queues`, `slack.web`, `conversations` ("Improve with agent" needs the person in the digest's channel), the signer (its buttons and modal). */
+  platform: Pick<
+    Platform,
+    'queues' | 'intake' | 'redis' | 'prefix' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'
+  >;
+  /** DIGEST_CRON and DIGEST_TZ (the default schedule); the docs projects. */
+  config: Pick<Config, 'DIGEST_CRON' | 'DIGEST_TZ' | 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'>;
+  /** The visitors feature's services (its cache). */
   visitors: Pick<VisitorsServices, 'cache'>;
-  slack: WebClient;
   /** Who may manage digests and start jobs from "Improve with agent". */
   access: AccessGate;
-  /** "Improve with agent" needs the person in the digest's channel. */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** Signs the "Improve with agent" buttons' values and the modal's metadata, and checks them. */
-  signer: ValueSigner;
-  /** DIGEST_CRON and DIGEST_TZ. */
-  defaultSchedule: DigestSchedule;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
-  /** The configured docs projects (DOCS_PROJECT_ID, then DOCS_PROJECT_IDS). */
-  projects: readonly string[];
-  logger: Logger;
-  /** Clock in epoch ms. */
-  now: () => number;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -67,12 +53,18 @@ export interface Digests {
 
 /** Builds the digests feature and registers its intake handlers. */
 export function createDigests(o: DigestsOptions): Digests {
-  const logger = o.logger.child({ feature: 'digests' });
-  const digestQueue = createDigestQueue(o.queues);
-  const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
-  registerHandlers(o.intake, { ...common, slack: o.slack, access: o.access });
-  const subcommands = digestSubcommands({ ...common, slack: o.slack, quotas: createDigestQuotas(o.redis, o.prefix) });
-  registerSubcommandHandler(o.intake, { subcommands, access: o.access });
+  const { queues, intake, redis, prefix, conversations, signer, now } = o.platform;
+  const slack = o.platform.slack.web;
+  const { access, projectFor } = o;
+  const logger = o.platform.logger.child({ feature: 'digests' });
+  const defaultSchedule: DigestSchedule = { pattern: o.config.DIGEST_CRON, tz: o.config.DIGEST_TZ };
+  const digestQueue = createDigestQueue(queues);
+  const common = { digestQueue, defaultSchedule, logger, now };
+  registerHandlers(intake, { ...common, slack, access });
+  const subcommands = digestSubcommands({ ...common, slack, quotas: createDigestQuotas(redis, prefix) });
+  registerSubcommandHandler(intake, { subcommands, access });
+  const projects = docsProjects(o.config);
+  const workerDeps = { visitors: o.visitors, redis, prefix, digestQueue, slack, projectFor, signer, logger };
   return {
     digestQueue,
     describeSubscription: async (teamId, channel) => {
@@ -82,28 +74,9 @@ export function createDigests(o: DigestsOptions): Digests {
       const what = `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}`;
       return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
-    register: (app) => {
-      const { intake, slack, access, conversations, signer } = o;
-      const projects = o.projects;
-      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects });
-    },
-    startWorkers: () => [
-      startDigestWorker(
-        o.queues,
-        {
-          visitors: o.visitors,
-          redis: o.redis,
-          prefix: o.prefix,
-          digestQueue,
-          slack: o.slack,
-          defaultTz: o.defaultSchedule.tz,
-          projectFor: o.projectFor,
-          signer: o.signer,
-          logger,
-        },
-        o.now,
-      ),
-    ],
+    register: (app) =>
+      registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects }),
+    startWorkers: () => [startDigestWorker(queues, { ...workerDeps, defaultTz: defaultSchedule.tz }, now)],
     close: () => digestQueue.close(),
   };
 }

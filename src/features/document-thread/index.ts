@@ -4,14 +4,9 @@
  * that job as a follow-up (through the agent-jobs feature). Built after both.
  */
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { Redis } from 'ioredis';
 import type { AccessGate } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
 import { Quota } from '../../platform/quota.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import type { Platform } from '../../platform/runtime.js';
 import type { ThreadOwner } from '../agent-jobs/index.js';
 import type { ThreadContext } from '../thread-context/index.js';
 import { PREVIEWS_PER_MINUTE, registerHandlers } from './handlers.js';
@@ -22,26 +17,20 @@ export {
   SHORTCUT_CALLBACK_ID as DOCUMENT_THREAD_SHORTCUT,
 } from './blocks.js';
 
-/** What the feature is built from. */
+/** What the feature is built from: the platform, and the features built before it. */
 export interface DocumentThreadOptions {
+  /**
+   * `slack.web` (views.open / views.update for the modal), the intake it records on, `conversations`
+   * (the person must be in the thread's conversation: preview and submission), the signer (the
+   * modal's `private_metadata`), and Redis for the per-person preview cooldown.
+   */
+  platform: Pick<Platform, 'slack' | 'intake' | 'conversations' | 'signer' | 'logger' | 'redis' | 'prefix'>;
   /** The thread-context feature: its reader and what a preview needs. */
   threadContext: Pick<ThreadContext, 'deps'>;
-  /** The bot's Web API client: views.open / views.update for the modal. */
-  slack: ThreadContext['deps']['slack'] & { views: Pick<WebClient['views'], 'open' | 'update'> };
-  /** Where the shortcut records its requests; the feature registers its handlers on it. */
-  intake: Intake;
   /** Who may start a job from the shortcut: asked before the thread is read and at submission. */
   access: AccessGate;
-  logger: Logger;
-  /** The state connection and QUEUE_PREFIX, for the per-person preview cooldown (none without them). */
-  redis?: Redis;
-  prefix?: string;
-  /** Who a thread belongs to (agent-jobs' threadOwner): the shortcut on a job's thread offers a follow-up. */
+  /** Who a thread belongs to (agent-jobs' `owner`): the shortcut on a job's thread offers a follow-up. */
   owner?: (channel: string, threadTs: string) => Promise<ThreadOwner>;
-  /** Membership of conversations: the person must be in the thread's conversation (preview and submission). */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** Signs the modal's `private_metadata` and checks it at submission. */
-  signer: ValueSigner;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -52,19 +41,18 @@ export interface DocumentThread {
 
 /** Builds the shortcut and registers its intake handlers. */
 export function createDocumentThread(o: DocumentThreadOptions): DocumentThread {
-  const logger = o.logger.child({ feature: 'document-thread' });
+  const { intake, conversations, signer, redis, prefix } = o.platform;
+  const slack = o.platform.slack.web;
+  const logger = o.platform.logger.child({ feature: 'document-thread' });
   const { reader, names } = o.threadContext.deps;
-  const previews = o.redis
-    ? new Quota(o.redis, {
-        keyPrefix: `${o.prefix ?? ''}:thread-context:previews`,
-        points: PREVIEWS_PER_MINUTE,
-        durationS: 60,
-      })
-    : undefined;
-  const { conversations, signer } = o;
-  const optional = { ...(o.owner ? { owner: o.owner } : {}), ...(previews ? { previews } : {}) };
-  const access = o.access;
-  registerHandlers(o.intake, { slack: o.slack, names, logger, reader, access, conversations, signer, ...optional });
-  const listenerDeps = { intake: o.intake, slack: o.slack, access: o.access, conversations, signer, logger };
+  const previews = new Quota(redis, {
+    keyPrefix: `${prefix}:thread-context:previews`,
+    points: PREVIEWS_PER_MINUTE,
+    durationS: 60,
+  });
+  const { access } = o;
+  const optional = o.owner ? { owner: o.owner } : {};
+  registerHandlers(intake, { slack, names, logger, reader, access, conversations, signer, previews, ...optional });
+  const listenerDeps = { intake, slack, access, conversations, signer, logger };
   return { register: (app) => registerListeners(app, listenerDeps) };
 }

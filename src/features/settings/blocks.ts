@@ -1,4 +1,4 @@
-import type { KnownBlock, ModalView, View } from '@slack/types';
+import type { InputBlock, KnownBlock, ModalView, View } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { channelId } from '../../platform/slack/payloads.js';
@@ -116,9 +116,68 @@ export function decodeEditMetadata(
   }
 }
 
+/** A plain-text option of a select or radio input (Slack: option text ≤ 75 characters). */
+function option(text: string, value: string) {
+  return { text: { type: 'plain_text' as const, text: truncate(text, 75) }, value };
+}
+
+/** The modal's docs project input: a static select of the configured projects (Slack: ≤ 100 options), the first the default. */
+function projectInput(projects: readonly string[], current: string): InputBlock {
+  const options = projects.slice(0, 100).map((p, i) => option(i === 0 ? `${p} (default)` : p, p));
+  return {
+    type: 'input',
+    block_id: PROJECT_BLOCK,
+    label: { type: 'plain_text', text: 'Docs project' },
+    hint: {
+      type: 'plain_text',
+      text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs.",
+    },
+    element: {
+      type: 'static_select',
+      action_id: PROJECT_ACTION,
+      options,
+      initial_option: options[Math.max(0, projects.indexOf(current))] ?? options[0],
+    },
+  };
+}
+
+/** The modal's follow-up policy input (radio buttons). */
+function followupsInput(current: FollowupPolicy): InputBlock {
+  const policyOption = (p: FollowupPolicy) =>
+    option(p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job', p);
+  return {
+    type: 'input',
+    block_id: FOLLOWUPS_BLOCK,
+    label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
+    element: {
+      type: 'radio_buttons',
+      action_id: FOLLOWUPS_ACTION,
+      options: FOLLOWUP_POLICIES.map(policyOption),
+      initial_option: policyOption(current),
+    },
+  };
+}
+
+/** The modal's mentions mode input (radio buttons). */
+function mentionsInput(current: MentionsMode): InputBlock {
+  const mentionsOption = (m: MentionsMode) => option(MENTIONS_WORDS[m], m);
+  return {
+    type: 'input',
+    block_id: MENTIONS_BLOCK,
+    label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
+    element: {
+      type: 'radio_buttons',
+      action_id: MENTIONS_ACTION,
+      options: MENTIONS_MODES.map(mentionsOption),
+      initial_option: mentionsOption(current),
+    },
+  };
+}
+
 /**
- * The settings modal (views.open): the docs project (a static select of the configured projects)
- * and the follow-up policy (radio buttons), pre-set to the channel's effective settings.
+ * The settings modal (views.open): the docs project (a static select of the configured projects),
+ * the follow-up policy and the mentions mode (radio buttons), pre-set to the channel's effective
+ * settings.
  */
 export function buildEditModal(
   channel: string,
@@ -126,22 +185,6 @@ export function buildEditModal(
   projects: readonly string[],
   signer: Pick<ValueSigner, 'sign'>,
 ): ModalView {
-  const projectOption = (p: string, i: number) => ({
-    text: { type: 'plain_text' as const, text: truncate(i === 0 ? `${p} (default)` : p, 75) },
-    value: p,
-  });
-  const options = projects.slice(0, 100).map(projectOption);
-  const mentionsOption = (m: MentionsMode) => ({
-    text: { type: 'plain_text' as const, text: truncate(MENTIONS_WORDS[m], 75) },
-    value: m,
-  });
-  const policyOption = (p: FollowupPolicy) => ({
-    text: {
-      type: 'plain_text' as const,
-      text: p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job',
-    },
-    value: p,
-  });
   return {
     type: 'modal',
     callback_id: EDIT_CALLBACK_ID,
@@ -154,43 +197,9 @@ export function buildEditModal(
         type: 'section',
         text: { type: 'mrkdwn', text: `Docs Agent settings for <#${channel}>. Every change is logged.` },
       },
-      {
-        type: 'input',
-        block_id: PROJECT_BLOCK,
-        label: { type: 'plain_text', text: 'Docs project' },
-        hint: {
-          type: 'plain_text',
-          text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs.",
-        },
-        element: {
-          type: 'static_select',
-          action_id: PROJECT_ACTION,
-          options,
-          initial_option: options[Math.max(0, projects.indexOf(s.projectId))] ?? options[0],
-        },
-      },
-      {
-        type: 'input',
-        block_id: FOLLOWUPS_BLOCK,
-        label: { type: 'plain_text', text: 'Who may continue a job from its thread' },
-        element: {
-          type: 'radio_buttons',
-          action_id: FOLLOWUPS_ACTION,
-          options: FOLLOWUP_POLICIES.map(policyOption),
-          initial_option: policyOption(s.followupPolicy),
-        },
-      },
-      {
-        type: 'input',
-        block_id: MENTIONS_BLOCK,
-        label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
-        element: {
-          type: 'radio_buttons',
-          action_id: MENTIONS_ACTION,
-          options: MENTIONS_MODES.map(mentionsOption),
-          initial_option: mentionsOption(s.mentions),
-        },
-      },
+      projectInput(projects, s.projectId),
+      followupsInput(s.followupPolicy),
+      mentionsInput(s.mentions),
     ],
   } satisfies View as ModalView;
 }

@@ -4,13 +4,9 @@
  * features ask: `projectFor(channel)`, `followupPolicyFor(channel)`.
  */
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { Redis } from 'ioredis';
 import type { AccessDecision, Actor } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { docsProjects, type Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
 import { settingsUsage } from './command.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -35,15 +31,13 @@ export {
   type SettingsChange,
 } from './store.js';
 
+/** The configuration the settings read: the configured docs projects (the default first) and the default policy. */
+export type SettingsConfig = Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS' | 'FOLLOWUP_POLICY'>;
+
 /** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
 export interface ChannelSettingsOptions {
-  redis: Redis;
-  /** QUEUE_PREFIX. */
-  prefix: string;
-  /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
-  projects: readonly string[];
-  /** FOLLOWUP_POLICY. */
-  defaultFollowupPolicy: FollowupPolicy;
+  platform: Pick<Platform, 'redis' | 'prefix'>;
+  config: SettingsConfig;
 }
 
 /**
@@ -54,17 +48,18 @@ export interface ChannelSettingsOptions {
  */
 export function createChannelSettings(o: ChannelSettingsOptions): ChannelSettingsLookup {
   return new ChannelSettingsLookup({
-    store: new SettingsStore(o.redis, o.prefix),
-    projects: o.projects,
-    defaultFollowupPolicy: o.defaultFollowupPolicy,
+    store: new SettingsStore(o.platform.redis, o.platform.prefix),
+    projects: docsProjects(o.config),
+    defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
   });
 }
 
 /** What `/docs-settings` is built from: built last, from features that already exist. */
-export interface SettingsOptions extends ChannelSettingsOptions {
-  intake: Intake;
-  /** ADMIN_USERS. */
-  adminUsers: readonly string[];
+export interface SettingsOptions {
+  /** `slack.web`, the intake, `conversations` (the Edit button and the modal need the person in the channel), the signer. */
+  platform: Pick<Platform, 'redis' | 'prefix' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'>;
+  /** The docs projects, FOLLOWUP_POLICY and ADMIN_USERS. */
+  config: SettingsConfig & Pick<Config, 'ADMIN_USERS'>;
   /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
   isSettingsAdmin?: IsSettingsAdmin;
   /** Who may see settings (the access gate's `view_settings`: full members only). */
@@ -73,14 +68,6 @@ export interface SettingsOptions extends ChannelSettingsOptions {
   describeAccess?: (channel: string) => Promise<string>;
   /** A channel's digest subscription, in words (the digests feature, built before this one). */
   describeDigest: SettingsHandlerDeps['describeDigest'];
-  slack: WebClient;
-  /** The Edit button and the modal need the person in the channel. */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** Signs the Edit button's value and the modal's metadata, and checks them. */
-  signer: ValueSigner;
-  logger: Logger;
-  /** Clock, epoch ms. */
-  now: () => number;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -98,24 +85,29 @@ export interface Settings {
 
 /** Builds the settings feature and registers its intake handlers. */
 export function createSettings(o: SettingsOptions): Settings {
-  const logger = o.logger.child({ feature: 'settings' });
+  const { redis, prefix, intake, conversations, signer, now } = o.platform;
+  const slack = o.platform.slack.web;
+  const logger = o.platform.logger.child({ feature: 'settings' });
+  const projects = docsProjects(o.config);
+  const adminUsers = o.config.ADMIN_USERS;
   const service = new SettingsService({
-    store: new SettingsStore(o.redis, o.prefix),
-    projects: o.projects,
-    defaultFollowupPolicy: o.defaultFollowupPolicy,
-    adminUsers: o.adminUsers,
-    isSettingsAdmin: o.isSettingsAdmin ?? usersInfoAdminCheck({ slack: o.slack, adminUsers: o.adminUsers }),
+    store: new SettingsStore(redis, prefix),
+    projects,
+    defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
+    adminUsers,
+    isSettingsAdmin: o.isSettingsAdmin ?? usersInfoAdminCheck({ slack, adminUsers }),
     logger,
-    now: o.now,
+    now,
   });
-  registerHandlers(o.intake, {
+  const { authorizeView } = o;
+  registerHandlers(intake, {
     service,
-    authorizeView: o.authorizeView,
-    usage: settingsUsage(o.projects),
+    authorizeView,
+    usage: settingsUsage(projects),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
-    slack: o.slack,
-    signer: o.signer,
+    slack,
+    signer,
     logger,
   });
   return {
@@ -123,9 +115,6 @@ export function createSettings(o: SettingsOptions): Settings {
     projectFor: (channel) => service.projectFor(channel),
     followupPolicyFor: (channel) => service.followupPolicyFor(channel),
     mentionsModeFor: (channel) => service.mentionsModeFor(channel),
-    register: (app) => {
-      const { intake, slack, authorizeView, conversations, signer } = o;
-      registerListeners(app, { intake, service, slack, authorizeView, conversations, signer, logger });
-    },
+    register: (app) => registerListeners(app, { intake, service, slack, authorizeView, conversations, signer, logger }),
   };
 }

@@ -5,17 +5,10 @@
  * hands its `context` to agent-jobs and its `reader` to the "Document this thread" shortcut
  * (features/document-thread), both built after it.
  */
-import type { Logger } from '../../platform/logger.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import type { UserNames } from '../../platform/slack/user-names.js';
+import type { Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
 import { ThreadReader } from './read.js';
-import {
-  buildPrompt,
-  type ContextRequest,
-  type ContextResult,
-  type ThreadContextDeps,
-  type ThreadContextSlack,
-} from './service.js';
+import { buildPrompt, type ContextRequest, type ContextResult, type ThreadContextDeps } from './service.js';
 
 export {
   CANNOT_READ_TEXT,
@@ -28,22 +21,16 @@ export {
 } from './service.js';
 export type { ThreadReader } from './read.js';
 
-/** What the feature is built from. */
+/** What the feature is built from: the platform and its configuration. */
 export interface ThreadContextOptions {
   /**
-   * A Web API client for reads (conversations.replies, auth.test) that rejects a 429
-   * (`rejectRateLimitedCalls`): a person's preview or link never pauses the client that posts.
+   * `slack.reads` (conversations.replies, auth.test; it rejects a 429, so a person's preview or link
+   * never pauses the client that posts), `slack.names` (people's names for mentions and authors),
+   * and `conversations`: who is in a conversation and how public it is.
    */
-  slack: ThreadContextSlack;
-  /** People's names for mentions and authors (users.info on a client of their own, cached). */
-  names: Pick<UserNames, 'lookup'>;
-  logger: Logger;
-  /** AGENT_PROMPT_MAX_CHARS. */
-  maxChars: number;
-  /** Who is in a conversation and how public it is (shared with agent-jobs' follow-up check). */
-  conversations: Pick<ConversationDirectory, 'isMember' | 'visibilityOf'>;
-  /** ACCESS_ALLOWED_CHANNELS: links into other conversations are not expanded. */
-  allowedChannels: readonly string[];
+  platform: Pick<Platform, 'slack' | 'conversations' | 'logger'>;
+  /** AGENT_PROMPT_MAX_CHARS; ACCESS_ALLOWED_CHANNELS (links into other conversations are not expanded). */
+  config: Pick<Config, 'AGENT_PROMPT_MAX_CHARS' | 'ACCESS_ALLOWED_CHANNELS'>;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -58,15 +45,16 @@ export interface ThreadContext {
 
 /** Builds the thread-context feature (no listeners of its own). */
 export function createThreadContext(o: ThreadContextOptions): ThreadContext {
-  const logger = o.logger.child({ feature: 'thread-context' });
-  const reader = new ThreadReader({ slack: o.slack });
+  const { slack, conversations } = o.platform;
+  const logger = o.platform.logger.child({ feature: 'thread-context' });
+  const reader = new ThreadReader({ slack: slack.reads });
   const deps: ThreadContextDeps = {
-    slack: o.slack,
-    names: o.names,
+    slack: slack.reads,
+    names: slack.names,
     logger,
-    maxChars: o.maxChars,
-    conversations: o.conversations,
-    allowedChannels: o.allowedChannels,
+    maxChars: o.config.AGENT_PROMPT_MAX_CHARS,
+    conversations,
+    allowedChannels: o.config.ACCESS_ALLOWED_CHANNELS,
     reader,
   };
   return { context: (req) => buildPrompt(deps, req), reader, deps };

@@ -19,6 +19,7 @@ import {
   type ThreadReadSlack,
   type ThreadRead,
 } from './read.js';
+import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 export { botSelf, ThreadUnreadableError, unreadable };
 
@@ -100,7 +101,8 @@ async function readLink(
   } catch (err) {
     if (err instanceof ThreadUnreadableError) return { why: err.reason };
     // A list too long to read is an answer; 'busy' (Slack rate limits, the read budgets) is worth retrying, below.
-    if (err instanceof MembersUnknownError && err.reason === 'too_large') return { why: 'members_unknown' };
+    if (hasCode<MembersUnknownError>(err, PlatformErrorCode.MembersUnknown) && err.reason === 'too_large')
+      return { why: 'members_unknown' };
     if (classifySlackError(err).kind === 'transient') throw err;
     deps.logger.warn({ slackError: slackErrorCode(err), channel: link.channel }, 'could not read a linked thread');
     return { why: 'slack_error' };

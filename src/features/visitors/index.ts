@@ -5,9 +5,10 @@
  * reports here).
  */
 import type { App } from '@slack/bolt';
-import type { Intake } from '../../platform/intake.js';
+import { docsProjects, type Config } from '../../platform/config.js';
+import type { Platform } from '../../platform/runtime.js';
 import { registerHandlers, type VisitorsHandlerDeps } from './handlers.js';
-import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
+import { createVisitorsServices, type VisitorsServices } from './service.js';
 import { register as registerListeners } from './listeners.js';
 
 export { authorizeOrTell } from './handlers.js';
@@ -49,13 +50,15 @@ export {
 } from './signals/group.js';
 export { FEEDBACK_PAGES_LIMIT, inlinePath, SEARCHES_LIMIT, shortDay } from './signals/views.js';
 
-/** What the visitors feature is built from. */
-export interface VisitorsOptions
-  extends
-    VisitorsServicesOptions,
-    Pick<VisitorsHandlerDeps, 'slack' | 'access' | 'conversations' | 'projectFor' | 'projects'> {
-  /** Where reports and their buttons are recorded; the feature registers its handlers on it. */
-  intake: Intake;
+/** What the visitors feature is built from: the platform, its configuration, and what is built before it. */
+export interface VisitorsOptions extends Pick<VisitorsHandlerDeps, 'access' | 'projectFor'> {
+  /** The docs API's analytics calls, Redis (the cache and the analytics budget), `slack.web`, the signer. */
+  platform: Pick<
+    Platform,
+    'redis' | 'prefix' | 'docsApi' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'
+  >;
+  /** The docs projects (DOCS_PROJECT_ID: a report's default) and ANALYTICS_CALLS_PER_USER_PER_HOUR. */
+  config: Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS' | 'ANALYTICS_CALLS_PER_USER_PER_HOUR'>;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -68,8 +71,13 @@ export interface Visitors {
 
 /** Builds the visitors feature and registers its intake handlers (reports, paging, Retry). */
 export function createVisitors(o: VisitorsOptions): Visitors {
-  const services = createVisitorsServices(o);
-  const { slack, redis, prefix, now, projectFor, projects, access, conversations } = o;
-  registerHandlers(o.intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
-  return { services, register: (app) => registerListeners(app, { intake: o.intake, logger: services.logger }) };
+  const { redis, prefix, docsApi, intake, conversations, signer, logger, now } = o.platform;
+  const { config, access, projectFor } = o;
+  const analyticsPerUser = config.ANALYTICS_CALLS_PER_USER_PER_HOUR;
+  const options = { redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser, logger, now, signer };
+  const services = createVisitorsServices(options);
+  const slack = o.platform.slack.web;
+  const projects = docsProjects(config);
+  registerHandlers(intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
+  return { services, register: (app) => registerListeners(app, { intake, logger: services.logger }) };
 }

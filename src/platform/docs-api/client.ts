@@ -1,5 +1,4 @@
-import pRetry from 'p-retry';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   assistantCall,
@@ -22,15 +21,9 @@ import type {
   SearchesResponse,
   ViewsResponse,
 } from './analytics-schemas.js';
-import {
-  DocsApiBadRequestError,
-  DocsApiCursorRejectedError,
-  DocsApiError,
-  DocsApiInvalidResponseError,
-} from './errors.js';
-import { networkError } from './network-error.js';
+import { DocsApiBadRequestError, DocsApiCursorRejectedError, DocsApiInvalidResponseError } from './errors.js';
 import type { DocsApiObserver, DocsApiOperation } from './observer.js';
-import { parseResponse, type RawResponse } from './responses.js';
+import { DocsApiTransport, retryGet } from './transport.js';
 import { agentJobSchema, visitorsResponseSchema, type AgentJob, type VisitorsResponse } from './schemas.js';
 
 export type { DocsApiObserver, DocsApiOperation } from './observer.js';
@@ -86,24 +79,11 @@ export interface DocsApiProjects<K extends keyof DocsApiClient> {
  * client of another project over the same dispatcher and key.
  */
 export class DocsApiClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  private readonly base: string;
-  private readonly timeoutMs: number;
+  private readonly transport: DocsApiTransport;
   private readonly siblings = new Map<string, DocsApiClient>();
 
   constructor(private readonly opts: DocsApiClientOptions) {
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher =
-      opts.dispatcher ??
-      new Agent({
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 30_000,
-      });
-    this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.transport = new DocsApiTransport(opts);
   }
 
   /** The project this client acts on. */
@@ -115,7 +95,8 @@ export class DocsApiClient {
   forProject(projectId: string): DocsApiClient {
     if (projectId === this.opts.projectId) return this;
     const sibling =
-      this.siblings.get(projectId) ?? new DocsApiClient({ ...this.opts, projectId, dispatcher: this.dispatcher });
+      this.siblings.get(projectId) ??
+      new DocsApiClient({ ...this.opts, projectId, dispatcher: this.transport.dispatcher });
     this.siblings.set(projectId, sibling);
     return sibling;
   }
@@ -210,7 +191,7 @@ export class DocsApiClient {
 
   /** Closes the dispatcher if the client created it. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.transport.close();
   }
 
   private agentPath(suffix: string): string {
@@ -240,62 +221,16 @@ export class DocsApiClient {
   }
 
   private withGetRetries<T>(fn: () => Promise<T>, retries = this.opts.getRetries ?? 2): Promise<T> {
-    return pRetry(fn, {
-      retries,
-      minTimeout: this.opts.retryMinDelayMs ?? 250,
-      factor: 2,
-      randomize: true,
-      shouldRetry: ({ error }) =>
-        error instanceof DocsApiError && (error.code === 'server_error' || error.code === 'network_error'),
-    });
+    return retryGet(fn, retries, this.opts.retryMinDelayMs ?? 250);
   }
 
-  /** One HTTP request, reported to the observer (status, or none on a network error, and its seconds). */
-  private async send<S extends z.ZodType>(
+  private send<S extends z.ZodType>(
     operation: DocsApiOperation,
     method: 'GET' | 'POST',
     path: string,
     schema: S,
     body?: unknown,
   ): Promise<z.output<S>> {
-    const started = process.hrtime.bigint();
-    let status: number | undefined;
-    try {
-      const res = await this.exchange(method, path, body);
-      status = res.status;
-      return parseResponse(res, schema);
-    } finally {
-      this.opts.observer?.docsApiRequest(operation, status, Number(process.hrtime.bigint() - started) / 1e9);
-    }
-  }
-
-  /** Sends the request and reads the whole body. @throws {DocsApiNetworkError} when no full response came. */
-  private async exchange(method: 'GET' | 'POST', path: string, body: unknown): Promise<RawResponse> {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(`${this.base}${path}`, {
-        method,
-        dispatcher: this.dispatcher,
-        headers: {
-          authorization: `Bearer ${this.opts.apiKey}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (err) {
-      throw networkError(err, 'maybe');
-    }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      // A response had begun: the request certainly arrived.
-      throw networkError(err, 'arrived');
-    }
-    return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
+    return this.transport.send(operation, method, path, schema, body);
   }
 }

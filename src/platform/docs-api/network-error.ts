@@ -32,6 +32,8 @@ export function neverConnected(err: unknown, depth = 0): boolean {
 function describeNetworkError(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
+    // A DOMException's `name` is its code (WebIDL, "DOMException names"): AbortSignal.timeout() aborts with
+    // TimeoutError; undici's own timeouts carry UND_ERR_*_TIMEOUT codes.
     if (err.name === 'TimeoutError' || err.name === 'AbortError' || /TIMEOUT/.test(String(code))) {
       return typeof code === 'string' ? `timed out (${code})` : 'timed out';
     }

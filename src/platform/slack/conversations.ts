@@ -12,6 +12,7 @@ export {
   type MembersUnknownReason,
   type MembershipReadLimits,
 } from './membership-reads.js';
+import { hasCode, PlatformErrorCode } from '../errors.js';
 
 /**
  * Who is in a conversation, and how public it is, asked of Slack sparingly:
@@ -167,7 +168,7 @@ export class ConversationDirectory {
       await this.readPage(fresh, channel, user);
       return fresh;
     } catch (err) {
-      if (err instanceof MembersUnknownError) return known;
+      if (hasCode(err, PlatformErrorCode.MembersUnknown)) return known;
       throw err;
     }
   }

@@ -3,7 +3,8 @@ import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
 import { postToResponseUrl } from './respond.js';
-import { RecordUnconfirmedError } from '../intake.js';
+import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
+import { RedisErrorCode, redisErrorCode } from '../redis-errors.js';
 
 /** What the transport sends back: an HTTP status (HTTP) or an envelope ack payload (Socket Mode). */
 export interface EdgeResponse {
@@ -42,6 +43,7 @@ export interface SlackEdgeOptions {
  * Redis error is the `cause`.
  */
 export class EventNotRecordedError extends Error {
+  readonly code = PlatformErrorCode.EventNotRecorded;
   constructor(
     readonly intakeKind: string,
     options: { cause: unknown },
@@ -53,7 +55,7 @@ export class EventNotRecordedError extends Error {
 
 /** Whether `err` is (or wraps, as Bolt's UnknownError / MultipleListenerError do) an {@link EventNotRecordedError}. */
 function notRecorded(err: unknown): boolean {
-  if (err instanceof EventNotRecordedError) return true;
+  if (hasCode(err, PlatformErrorCode.EventNotRecorded)) return true;
   const e = err as { original?: unknown; originals?: unknown[] } | null;
   return Boolean(e && (notRecorded(e.original) || (Array.isArray(e.originals) && e.originals.some(notRecorded))));
 }
@@ -70,11 +72,12 @@ export const UNSURE_TEXT =
 
 /**
  * The answer for a request whose record failed with `err`: unsure when it may have been kept after
- * all (the write timed out, ioredis: "Command timed out"; or no replica acknowledgement could be
- * had, {@link RecordUnconfirmedError}), busy otherwise.
+ * all (the write timed out: {@link RedisErrorCode.CommandTimeout}; or no replica acknowledgement
+ * could be had: {@link PlatformErrorCode.IntakeUnconfirmed}), busy otherwise.
  */
 export function notRecordedText(err: unknown): string {
-  const unsure = err instanceof RecordUnconfirmedError || (err instanceof Error && err.message === 'Command timed out');
+  const unsure =
+    errorCode(err) === PlatformErrorCode.IntakeUnconfirmed || redisErrorCode(err) === RedisErrorCode.CommandTimeout;
   return unsure ? UNSURE_TEXT : BUSY_TEXT;
 }
 
@@ -149,14 +152,7 @@ export class SlackEdge {
     const ack = async (response?: unknown): Promise<void> => {
       if (acked) return;
       acked = true;
-      const r: EdgeResponse = {
-        status: 200,
-        ...(isObject(response)
-          ? { body: response }
-          : typeof response === 'string' && response
-            ? { body: { text: response } }
-            : {}),
-      };
+      const r = ackReply(response);
       if (kind === 'event') stored = r;
       else send('acked', r);
     };
@@ -181,18 +177,7 @@ export class SlackEdge {
       // Not recorded (the listener said so in one warning): not acked, so Slack redelivers it.
       if (kind === 'event' && notRecorded(err)) return send('busy', { status: 503 });
       this.opts.logger.error({ err }, 'a listener failed');
-      return send(
-        'failed',
-        kind === 'event'
-          ? { status: 503 }
-          : {
-              status: 200,
-              body:
-                kind === 'command'
-                  ? { response_type: 'ephemeral', text: 'Something went wrong on my side; try again in a moment.' }
-                  : {},
-            },
-      );
+      return send('failed', failedReply(kind));
     } finally {
       clearTimeout(timer);
     }
@@ -229,6 +214,25 @@ export class SlackEdge {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The reply a listener's `ack(response)` makes: 200 with the object as its body, or a string as `{ text }`. */
+function ackReply(response: unknown): EdgeResponse {
+  if (isObject(response)) return { status: 200, body: response };
+  if (typeof response === 'string' && response) return { status: 200, body: { text: response } };
+  return { status: 200 };
+}
+
+/** Said to the person when a command's listener failed. */
+const FAILED_TEXT = 'Something went wrong on my side; try again in a moment.';
+
+/**
+ * The reply when a listener threw: an event is not acked (503, so Slack redelivers it); a command
+ * gets an ephemeral apology; anything else an empty 200.
+ */
+function failedReply(kind: SlackRequestKind): EdgeResponse {
+  if (kind === 'event') return { status: 503 };
+  return { status: 200, body: kind === 'command' ? { response_type: 'ephemeral', text: FAILED_TEXT } : {} };
 }
 
 /** A short, log-safe name of what was asked: the command, action_id or callback_id (≤ 64 chars, no markup). */

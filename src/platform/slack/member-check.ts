@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { withinTime } from '../time-limit.js';
 import { MembersUnknownError, type ConversationDirectory } from './conversations.js';
 import { slackErrorCode } from './errors.js';
+import { hasCode, PlatformErrorCode } from '../errors.js';
 
 /**
  * The membership re-check of every form submission and button click that reads a conversation's
@@ -63,7 +64,7 @@ export interface MembershipRequest {
 
 /** The refusal for an error of `isMember` (a warning when Slack failed). */
 function refusalOf(err: unknown, logger: Logger, channel: string): Refusal {
-  if (err instanceof MembersUnknownError) {
+  if (hasCode<MembersUnknownError>(err, PlatformErrorCode.MembersUnknown)) {
     return err.reason === 'busy'
       ? { ok: false, reason: 'busy', text: MEMBERSHIP_BUSY_TEXT }
       : { ok: false, reason: 'members_unknown', text: MEMBERS_UNKNOWN_TEXT };

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { PlatformErrorCode } from '../errors.js';
 
 /**
  * The budgets of the Slack reads membership answers cost ({@link ConversationDirectory}): per
@@ -22,6 +23,7 @@ export type MembersUnknownReason = 'busy' | 'too_large';
  * reads through, and this one was not among those read). Unknown, not "no".
  */
 export class MembersUnknownError extends Error {
+  readonly code = PlatformErrorCode.MembersUnknown;
   constructor(
     readonly channel: string,
     readonly reason: MembersUnknownReason = 'busy',

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { PlatformErrorCode } from '../errors.js';
 
 /** What may be sent to a `response_url` (Slack docs: "Handling user interaction — response_url"). */
 export interface ResponseUrlMessage {
@@ -18,6 +19,7 @@ export interface ResponseUrlMessage {
  */
 export class ResponseUrlError extends Error {
   override readonly name = 'ResponseUrlError';
+  readonly code = PlatformErrorCode.ResponseUrlRefused;
   /** @param status - the HTTP status the response_url answered. */
   constructor(readonly status: number) {
     super(`response_url answered HTTP ${status}`);

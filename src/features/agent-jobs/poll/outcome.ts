@@ -1,5 +1,5 @@
-import type { FinishedStatus } from '../../platform/metrics.js';
-import type { JobRecord } from './job-record.js';
+import type { FinishedStatus } from '../../../platform/metrics.js';
+import type { JobRecord } from '../job-record.js';
 
 /** How a job's run ended: the outcome the announcement tells, as recorded, and its metric label. */
 

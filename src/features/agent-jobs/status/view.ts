@@ -1,7 +1,7 @@
 /** What a job's status message shows for its record (pure): the message, its fingerprint, the reaction. */
 import { createHash } from 'node:crypto';
 import { buildStatusMessage } from './blocks.js';
-import type { JobRecord, StatusState } from './store.js';
+import type { JobRecord, StatusState } from '../store.js';
 
 /** Reaction on the thread root for each state ('' = none). Slack emoji names, without colons. */
 export const STATE_REACTION: Record<StatusState, string> = {

@@ -1,26 +1,20 @@
 import type { KnownBlock } from '@slack/types';
-import { feedbackBlock } from './feedback.js';
-import { formatDuration } from '../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
-import { LINK_ACTION_PREFIX } from '../../platform/slack/actions.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import type { JobOutcome } from './outcome.js';
-import type { StatusState } from './store.js';
+import { formatDuration } from '../../../platform/slack/duration.js';
+import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
+import type { StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
 
 /**
- * Block Kit of the agent-jobs feature (pure builders): the status message edited in place, the
- * one announcement of a job's end in its thread, and the App Home tab.
+ * Block Kit of the status message (pure builders): the job's message edited in place as its state
+ * changes, and the "View pull request" button it shares with the announcement.
  */
 
 /** `action_id` of the "View pull request" link button: the platform acks every `link.` action. */
 export const ACTION_OPEN_PR = `${LINK_ACTION_PREFIX}open_pr`;
 
-/** `action_id` of "Start it again" on the notice of an uncertain start. */
-export const ACTION_RESTART = 'agent_jobs.restart';
-
 /** An actions block with the "View pull request" link button. */
-function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
+export function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
   return {
     type: 'actions',
     elements: [
@@ -156,77 +150,4 @@ export function sourceText(v: { repository?: string; branch?: string }): string 
   const branch = v.branch ? `\`${escapeMrkdwn(truncate(v.branch, 200))}\`` : undefined;
   if (repo && branch) return `${repo} on ${branch}`;
   return repo ?? (branch ? `branch ${branch}` : undefined);
-}
-
-/**
- * Builds the one thread reply that tells people how their job ended. It always @-mentions
- * `mention`: the requester, or the author of the latest follow-up (and of any follow-up it
- * interrupted). Every end the agent reached carries 👍/👎 feedback buttons ({@link feedbackBlock}).
- *
- * @returns `text` (also the notification) and `blocks`.
- */
-export function buildAnnouncement(
-  p: { mention: string | string[]; jobId: string; outcome: JobOutcome },
-  signer: Pick<ValueSigner, 'sign'>,
-): { text: string; blocks: KnownBlock[] } {
-  const who = [p.mention]
-    .flat()
-    .map((u) => `<@${u}>`)
-    .join(' ');
-  const job = `\`${escapeMrkdwn(p.jobId)}\``;
-  const o = p.outcome;
-  let text: string;
-  switch (o.kind) {
-    case 'completed':
-      if (safeUrl(o.prLink)) text = `${who} your docs change is ready for review: ${escapeMrkdwn(o.prLink ?? '')}`;
-      else if (o.prLink)
-        text = `${who} job ${job} finished with a pull request, but the docs service sent a link I can't show safely; find it on the docs platform.`;
-      else
-        text = `${who} the agent finished job ${job}, and no files were changed, so there is no pull request. Reply in this thread to ask for something more specific.`;
-      break;
-    case 'failed':
-      text = `${who} job ${job} failed: the agent could not finish. Reply in this thread to try again with more detail, or start a new job with \`/docs-edit\`.`;
-      break;
-    case 'archived':
-      text = `${who} job ${job} was archived, so it will not make any more changes. Start a new one with \`/docs-edit\` if you still need it.`;
-      break;
-    case 'timeout':
-      text = `${who} I stopped watching job ${job} after ${formatDuration(o.watchedMs)} without an answer. It may still finish on the docs platform; check there, or start a new one with \`/docs-edit\`.`;
-      break;
-  }
-  text = truncate(text, SLACK_LIMITS.sectionText);
-  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  const link = o.kind === 'completed' ? safeUrl(o.prLink) : undefined;
-  if (link) blocks.push(prLinkActions(link, 'primary'));
-  // A result to rate: the end the agent reached (not the bot giving up on watching).
-  if (o.kind !== 'timeout') blocks.push(feedbackBlock(p.jobId, signer));
-  return { text, blocks };
-}
-
-export { buildHomeView, type HomeDefaults, type HomeJob } from './home.js';
-
-/** What "Start it again" values are signed for (src/platform/slack/signed-value.ts). */
-export const RESTART_PURPOSE = 'agent-jobs.restart';
-
-/**
- * The one thread reply after an uncertain start (the bot was stopped while the create request was
- * in flight, and the docs API has no way to ask): the instruction, and "Start it again", which
- * carries `restartId` signed ({@link RESTART_PURPOSE}; ≤ 200 + 26 chars; Slack: button value ≤ 2000).
- */
-export function buildUncertainNotice(
-  p: { requester: string; instruction: string; restartId: string },
-  signer: Pick<ValueSigner, 'sign'>,
-): { text: string; blocks: KnownBlock[] } {
-  const head = `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. If no job or pull request shows up on the docs platform, start it again:`;
-  const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
-  const label = { type: 'plain_text' as const, text: 'Start it again' };
-  const value = signer.sign(RESTART_PURPOSE, p.restartId);
-  const again = { type: 'button' as const, text: label, action_id: ACTION_RESTART, value };
-  return {
-    text,
-    blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text } },
-      { type: 'actions', elements: [again] },
-    ],
-  };
 }

@@ -3,8 +3,8 @@
  * (`watchAgentJob`); the worker (worker.ts) takes from it.
  */
 import type { Queue } from 'bullmq';
-import { createQueue, type QueueContext } from '../../platform/queues.js';
-import type { PollJobData } from './poll.js';
+import { createQueue, type QueueContext } from '../../../platform/queues.js';
+import type { PollJobData } from './step.js';
 
 /** BullMQ queue that holds one step job per watched agent job (and follow-up). */
 export const POLL_QUEUE = 'poll-agent-job';

@@ -1,6 +1,6 @@
-import type { AgentJob } from '../../platform/docs-api/schemas.js';
-import type { Logger } from '../../platform/logger.js';
-import type { JobRecord, JobStore } from './store.js';
+import type { AgentJob } from '../../../platform/docs-api/schemas.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { JobRecord, JobStore } from '../store.js';
 
 /**
  * Keeps (in the record, and in `rec`) the repository and branch the API's `source` reports (spec:

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { buildPollPlan, HISTORY_SIZE, type PollPlan } from './schedule.js';
-import { RECORD_TTL_S } from './store.js';
+import { RECORD_TTL_S } from '../store.js';
 
 /** How long a replica reuses the plan it learned before reading the history again, in ms. */
 export const PLAN_TTL_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { PlanBlock, RichTextBlock, TaskCardBlock } from '@slack/types';
-import { SLACK_LIMITS, safeUrl, truncate } from '../../platform/slack/limits.js';
-import type { StatusState } from './job-record.js';
+import { SLACK_LIMITS, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import type { StatusState } from '../job-record.js';
 
 /**
  * The job's steps as Slack's plan display: a `plan` block of `task_card`s (Slack Block Kit

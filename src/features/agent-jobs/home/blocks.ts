@@ -1,8 +1,8 @@
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { BudgetLeft } from '../../platform/access.js';
-import { formatDuration } from '../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../platform/slack/limits.js';
-import type { StatusState } from './store.js';
+import type { BudgetLeft } from '../../../platform/access.js';
+import { formatDuration } from '../../../platform/slack/duration.js';
+import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import type { StatusState } from '../store.js';
 
 /** The App Home tab of the agent-jobs feature (a pure builder; the handler publishes it). */
 

@@ -1,7 +1,7 @@
-import type { AgentCall } from '../../platform/access.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { AgentCall } from '../../../platform/access.js';
+import type { Steps } from '../../../platform/slack/post-once.js';
 import { takeProjectOption } from './project-option.js';
-import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './service.js';
+import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start.js';
 
 /** A request whose instruction may get Slack context (a thread, message links in it). */
 export interface PromptContextRequest {

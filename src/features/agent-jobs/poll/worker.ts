@@ -1,10 +1,10 @@
 import type { Worker } from 'bullmq';
-import { createWorker, type QueueContext } from '../../platform/queues.js';
-import { createPollStep, type PollJobData, type PollStepDeps, type PollStepResult } from './poll.js';
-import { POLL_QUEUE, POLL_STEP_ATTEMPTS } from './poll-queue.js';
+import { createWorker, type QueueContext } from '../../../platform/queues.js';
+import { createPollStep, type PollJobData, type PollStepDeps, type PollStepResult } from './step.js';
+import { POLL_QUEUE, POLL_STEP_ATTEMPTS } from './queue.js';
 import { maxPollsFor } from './schedule.js';
 
-export { createPollQueue, POLL_QUEUE, POLL_STEP_ATTEMPTS, pollJobId, watchAgentJob } from './poll-queue.js';
+export { createPollQueue, POLL_QUEUE, POLL_STEP_ATTEMPTS, pollJobId, watchAgentJob } from './queue.js';
 export type { PollJobData };
 
 const POLL_RETRY_CAP_MS = 60_000;

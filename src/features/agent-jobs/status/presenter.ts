@@ -1,14 +1,14 @@
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
-import { settleWithin } from '../../platform/in-flight.js';
-import { tryLock } from '../../platform/lock.js';
-import type { Logger } from '../../platform/logger.js';
-import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
+import { settleWithin } from '../../../platform/in-flight.js';
+import type { Logger } from '../../../platform/logger.js';
+import { slackErrorCode } from '../../../platform/slack/errors.js';
 import type { EditBudget } from './edit-budget.js';
-import { fingerprint, STATE_REACTION, statusMessageOf } from './status-view.js';
-import type { JobRecord, JobStore, StatusState } from './store.js';
+import { EditSlots } from './edit-slots.js';
+import { fingerprint, STATE_REACTION, statusMessageOf } from './view.js';
+import type { JobRecord, JobStore, StatusState } from '../store.js';
 
-export { STATE_REACTION } from './status-view.js';
+export { STATE_REACTION } from './view.js';
 
 /** Options of {@link StatusPresenter}. */
 export interface StatusPresenterOptions {
@@ -78,9 +78,6 @@ export const RENDER_RETRY_MS = 2_000;
 /** Most ms between tries of a render that keeps failing. */
 export const RENDER_RETRY_MAX_MS = 60_000;
 
-/** The per-message edit lock lives this long if its holder dies (refreshed while held), in ms. It is never waited for. */
-const EDIT_LOCK_MS = 10_000;
-
 /**
  * The one writer of a job's status message: its state line (edited in place with chat.update),
  * the reaction on the thread root (⏳ active → ✅ completed / ❌ failed / 🗄 archived), and the
@@ -101,10 +98,11 @@ export class StatusPresenter {
   private readonly pending = new Map<string, { promise: Promise<ShowOutcome>; dirty: boolean }>();
   /** Renders of a job that Redis failed in a row (in this process), for the backoff. */
   private readonly renderFailures = new Map<string, number>();
-  private readonly minIntervalMs: number;
+  /** Each message's edit slot and lock, and the one Slack call of an edit. */
+  private readonly slots: EditSlots;
 
   constructor(private readonly opts: StatusPresenterOptions) {
-    this.minIntervalMs = opts.minIntervalMs ?? 2_000;
+    this.slots = new EditSlots({ redis: opts.redis, prefix: opts.prefix, minIntervalMs: opts.minIntervalMs ?? 2_000 });
   }
 
   /**
@@ -164,7 +162,7 @@ export class StatusPresenter {
   ): Promise<ShowOutcome> {
     const log = this.opts.logger.child({ channel: target.channel, statusTs: target.statusTs });
     try {
-      return await this.underSlotAndLock(target, log, opts.force ?? false, async () => {
+      return await this.slots.run(target, log, opts.force ?? false, async () => {
         if (!('delete' in change) && !opts.force) {
           const grant = await this.takeBudget(target.teamId, log);
           if (!grant.ok) return { retryInMs: grant.retryMs };
@@ -178,7 +176,7 @@ export class StatusPresenter {
                 text: change.text,
                 blocks: change.blocks as never,
               });
-        return (await this.call(target, log, call, opts.force ?? false)).retry ?? {};
+        return (await this.slots.call(target, log, call, opts.force ?? false)).retry ?? {};
       });
     } catch (err) {
       log.warn({ err }, 'could not change the status message');
@@ -198,40 +196,7 @@ export class StatusPresenter {
     const log = this.opts.logger.child({ jobId });
     const first = await this.opts.store.get(jobId);
     if (!first || this.isCurrent(first)) return {};
-    return this.underSlotAndLock(first, log, false, () => this.editOnce(jobId, log));
-  }
-
-  /**
-   * Runs `fn` holding the message's edit slot and lock, or says when to try again. `force` takes
-   * no slot and runs even when the lock is held elsewhere (a caller's last try).
-   */
-  private async underSlotAndLock(
-    target: { channel: string; statusTs: string },
-    log: Logger,
-    force: boolean,
-    fn: () => Promise<ShowOutcome>,
-  ): Promise<ShowOutcome> {
-    const { redis, prefix } = this.opts;
-    if (!force) {
-      const got = await redis.set(this.slotKey(target), '1', 'PX', this.minIntervalMs, 'NX');
-      if (got !== 'OK') return { retryInMs: Math.max(20, (await redis.pttl(this.slotKey(target))) + 10) };
-    }
-    const release = await tryLock(
-      redis,
-      `${prefix}:status-edit:${target.channel}:${target.statusTs}`,
-      EDIT_LOCK_MS,
-      log,
-    );
-    if (!release && !force) return { retryInMs: this.minIntervalMs };
-    try {
-      return await fn();
-    } finally {
-      await release?.();
-    }
-  }
-
-  private slotKey(target: { channel: string; statusTs: string }): string {
-    return `${this.opts.prefix}:status-slot:${target.channel}:${target.statusTs}`;
+    return this.slots.run(first, log, false, () => this.editOnce(jobId, log));
   }
 
   /** One render under the message's lock. */
@@ -250,7 +215,7 @@ export class StatusPresenter {
       log.debug('edit budget spent; intermediate status edit dropped');
       return {};
     }
-    const sent = await this.call(
+    const sent = await this.slots.call(
       rec,
       log,
       () =>
@@ -277,35 +242,6 @@ export class StatusPresenter {
     } catch (err) {
       log.warn({ err }, 'could not read the edit budget; editing anyway');
       return { ok: true };
-    }
-  }
-
-  /**
-   * Makes one Slack call on the message. A 429 holds the message's slot for `Retry-After` and
-   * returns `retry` (unless `force`); other failures are logged. `settled`: it went through, or
-   * failed for good (a transient failure is worth another try).
-   */
-  private async call(
-    target: { channel: string; statusTs: string },
-    log: Logger,
-    fn: () => Promise<unknown>,
-    force: boolean,
-  ): Promise<{ retry?: ShowOutcome; settled: boolean }> {
-    try {
-      await fn();
-      return { settled: true };
-    } catch (err) {
-      const retryAfterS = (err as { retryAfter?: number }).retryAfter;
-      const code = slackErrorCode(err);
-      if (code === 'ratelimited') {
-        const retryInMs = Math.max(1, Math.ceil((retryAfterS ?? 1) * 1000));
-        log.warn({ retryAfterS }, 'status message edit rate limited; asking again after Retry-After');
-        await this.opts.redis.set(this.slotKey(target), '1', 'PX', retryInMs);
-        if (!force) return { retry: { retryInMs }, settled: false };
-      } else {
-        log.warn({ err, slackError: code }, 'could not change the status message');
-      }
-      return { settled: classifySlackError(err).kind !== 'transient' };
     }
   }
 

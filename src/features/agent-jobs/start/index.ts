@@ -1,0 +1,25 @@
+/**
+ * Starting a job: the one door every new job goes through (access and the agent budget, the
+ * prompt with its Slack context, `project=`), the status message posted first, the job created
+ * once, recorded and watched; and the notice with "Start it again" when its fate is unknown.
+ */
+export {
+  CANNOT_POST_TEXT,
+  startAgentJob,
+  type StartJobDeps,
+  type StartJobRequest,
+  type StartJobResult,
+} from './start.js';
+export { StatusChangeDeferredError } from './failures.js';
+export {
+  CONTEXT_FAILED_TEXT,
+  PROJECT_ONLY_TEXT,
+  startWithContext,
+  type ContextStartDeps,
+  type ContextStartRequest,
+  type PromptContext,
+  type PromptContextRequest,
+  type PromptContextResult,
+} from './context.js';
+export { ACTION_RESTART, buildUncertainNotice, RESTART_PURPOSE } from './blocks.js';
+export { takeProjectOption } from './project-option.js';

@@ -1,0 +1,153 @@
+/**
+ * The platform as one object: built once from the configuration by the composition root
+ * (`buildPlatform`, called by main.ts) and handed to every feature, which names the parts it uses
+ * (`Pick<Platform, …>`), so a test builds only those.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { askConfigured, type Config } from './config.js';
+import { DocsApiClient } from './docs-api/client.js';
+import { DiscoveryClient } from './docs-api/discovery-client.js';
+import { InFlight } from './in-flight.js';
+import { Intake } from './intake.js';
+import type { Logger } from './logger.js';
+import { BotMetrics } from './metrics.js';
+import type { QueueContext } from './queues.js';
+import { keyPrefix, redisTarget, RedisConnections } from './redis.js';
+import { createAgentSurface, type AgentSurface } from './slack/agent-surface.js';
+import { ConversationDirectory, redisReadLimits } from './slack/conversations.js';
+import { signerFromConfig, type ValueSigner } from './slack/signed-value.js';
+import { tellPersonVia } from './slack/tell.js';
+import { UserNames } from './slack/user-names.js';
+import { createWebClient, type WebClientOptions } from './slack/web-client.js';
+
+/** The bot's Slack Web API clients (each with the bot token, the retry policy and the logger). */
+export interface SlackClients {
+  /** The bot's client: posts, edits, opens views; waits out a 429's `Retry-After`. */
+  web: WebClient;
+  /**
+   * A client that rejects a 429 at once, for reads a person can cause (membership, threads,
+   * message links, the agent view's channel): they never pause `web`.
+   */
+  reads: WebClient;
+  /** People's names for mentions and authors: users.info on a client of its own (429s rejected), cached. */
+  names: UserNames;
+  /** Slack's agent surfaces (assistant threads): sessions, loading lines, suggested prompts; never throws. */
+  agent: AgentSurface;
+  /**
+   * A new client of its own (its own request queue), e.g. `{ rejectRateLimitedCalls: true }` for
+   * a caller that waits out `Retry-After` itself and then sends a newer state (status edits).
+   */
+  own(opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>): WebClient;
+}
+
+/** What the platform gives the features, and what the composition root keeps to run and stop them. */
+export interface Platform {
+  /** The validated configuration (docs/configuration.md); each feature reads its own variables. */
+  config: Config;
+  logger: Logger;
+  /** Every Redis connection of the bot (closed last on shutdown). */
+  connections: RedisConnections;
+  /** The state connection (records, claims, locks, budgets). */
+  redis: Redis;
+  /** Prefix of every key, BullMQ's and the bot's: QUEUE_PREFIX (hash-tagged on a Cluster). */
+  prefix: string;
+  queues: QueueContext;
+  /** Where listeners record requests before the ack; features register their handlers on it. */
+  intake: Intake;
+  docsApi: DocsApiClient;
+  /** The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
+  discovery: DiscoveryClient | undefined;
+  slack: SlackClients;
+  /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
+  conversations: ConversationDirectory;
+  /** Signs the values the bot puts in buttons and modals (key from SLACK_SIGNING_SECRET, else SLACK_APP_TOKEN). */
+  signer: ValueSigner;
+  /** Calls under way, drained on shutdown. */
+  inFlight: InFlight;
+  /** The bot's Prometheus metrics, on a registry of its own. */
+  metrics: BotMetrics;
+  /** Clock in epoch ms. */
+  now: () => number;
+}
+
+/** The discovery client of the docs assistant, when asking is configured (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN). */
+export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryClient | undefined {
+  if (!askConfigured(config)) return undefined;
+  return new DiscoveryClient({
+    baseUrl: config.DOCS_DISCOVERY_URL,
+    apiKey: config.DOCS_ASSISTANT_API_KEY ?? '',
+    domain: config.DOCS_DOMAIN ?? '',
+    observer: metrics,
+  });
+}
+
+/** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */
+function slackClients(config: Config, logger: Logger, metrics: BotMetrics): SlackClients {
+  const options: WebClientOptions = {
+    token: config.SLACK_BOT_TOKEN,
+    slackApiUrl: config.SLACK_API_URL,
+    logger,
+    onError: (e) => metrics.slackApiError(e),
+  };
+  const own = (opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>) => createWebClient({ ...options, ...opts });
+  return {
+    web: createWebClient(options),
+    reads: own({ rejectRateLimitedCalls: true }),
+    names: new UserNames(own({ rejectRateLimitedCalls: true }), { logger }),
+    agent: createAgentSurface(options),
+    own,
+  };
+}
+
+/**
+ * Builds the platform from the configuration: metrics on a registry of their own, the Redis
+ * connections, queues and intake (replica acknowledgement per REDIS_WAIT_REPLICAS), the docs API
+ * clients, the Slack clients and the membership directory. Connects lazily: nothing is awaited.
+ */
+export function buildPlatform(config: Config, logger: Logger): Platform {
+  // One registry per bot, not prom-client's global one: several bots (tests) can share a process.
+  const metrics = new BotMetrics({ registry: new Registry() });
+  const connections = new RedisConnections(redisTarget(config), logger, metrics);
+  const redis = connections.state;
+  const prefix = keyPrefix(config);
+  const queues: QueueContext = {
+    connection: connections.bull('queue'),
+    workerConnection: connections.bull('worker'),
+    prefix,
+    logger,
+  };
+  const replication = {
+    replicas: config.REDIS_WAIT_REPLICAS,
+    timeoutMs: config.REDIS_WAIT_TIMEOUT_MS,
+    onUnreplicated: () => metrics.intakeUnreplicated.inc(),
+    onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
+  };
+  const slack = slackClients(config, logger, metrics);
+  const intakeOptions = { observer: metrics, tell: tellPersonVia(slack.web, logger) };
+  const docsApi = new DocsApiClient({
+    baseUrl: config.DOCS_API_URL,
+    apiKey: config.DOCS_API_KEY,
+    projectId: config.DOCS_PROJECT_ID,
+    observer: metrics,
+  });
+  const limits = redisReadLimits(redis, prefix);
+  return {
+    config,
+    logger,
+    connections,
+    redis,
+    prefix,
+    queues,
+    intake: new Intake(queues, connections.intake(), replication, intakeOptions),
+    docsApi,
+    discovery: discoveryClient(config, metrics),
+    slack,
+    conversations: new ConversationDirectory({ slack: slack.reads, limits, logger }),
+    signer: signerFromConfig(config),
+    inFlight: new InFlight(),
+    metrics,
+    now: Date.now,
+  };
+}
