@@ -85,12 +85,18 @@ describe('Bolt internals the edge relies on', () => {
     expect(order).toEqual(['ack', 'listener', 'resolved']);
   });
 
-  it('one failing listener: processEvent rejects with UnknownError holding it in `original`', async () => {
+  it('one failing listener: processEvent rejects with its error as is when it has a `code` (ours do), else with UnknownError holding it in `original`', async () => {
     const err = notRecorded();
     const { app } = boltApp([() => Promise.reject(err)]);
     const thrown = await rejection(app.processEvent({ body: structuredClone(MENTION), ack: async () => undefined }));
-    expect(thrown.code).toBe(ErrorCode.UnknownError);
-    expect(thrown.original).toBe(err);
+    expect(thrown).toBe(err);
+    const plain = new Error('no code');
+    const other = boltApp([() => Promise.reject(plain)]);
+    const wrapped = await rejection(
+      other.app.processEvent({ body: structuredClone(MENTION), ack: async () => undefined }),
+    );
+    expect(wrapped.code).toBe(ErrorCode.UnknownError);
+    expect(wrapped.original).toBe(plain);
   });
 
   it('several failing listeners: MultipleListenerError holding each in `originals`', async () => {

@@ -46,7 +46,10 @@ export class EditBudget {
       storeClient: opts.redis,
       keyPrefix: `${opts.prefix}:slack-update-budget`,
       points: this.points,
-      duration: this.windowS,
+      // The window's number is in the key, so the key's Redis expiry only has to outlive the window:
+      // kept a minute past it, a replica whose clock lags (or a slow caller) still counts against
+      // the same window instead of finding it expired and fresh.
+      duration: 2 * this.windowS + 60,
     });
   }
 
