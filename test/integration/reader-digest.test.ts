@@ -126,6 +126,8 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     expect(text).toMatch(/vs the week before \(\d+\)/);
     expect(m.text).toMatch(/· readers: 5 searches with no click, 5 pages with 👎, \d recurring unanswered questions$/);
     expect(text.replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
+    // Nor in the button values: readers' words travel quoted, never raw.
+    expect(JSON.stringify(m).replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
     const kinds = improveValues(m)
       .map((v) => decodeSignalImprove(v, TEST_SIGNER))
       .map((d) => (d.ok ? d.improve.signal.kind : 'bad'));

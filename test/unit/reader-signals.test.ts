@@ -12,7 +12,11 @@ import {
 } from '../../src/features/visitors/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
 import { groupQuestions, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
-import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../src/features/visitors/signals/improve.js';
+import {
+  ACTION_SIGNAL_IMPROVE_PREFIX,
+  decodeSignalImprove,
+  quotedReaderText,
+} from '../../src/features/visitors/signals/improve.js';
 import { openSignalState, signSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
@@ -89,6 +93,10 @@ function expectSafeMessage(m: { text: string; blocks: unknown[] }): void {
   expect(joined.replace('<@U0ALICE>', '')).not.toMatch(/<[@!#]|<https?:/);
   expect(joined).not.toMatch(/https?:\/\/evil|www\.evil|evil\.example/);
   expect(joined).not.toContain('@here');
+  // Nor anywhere else in what Slack receives (button values, block_ids): readers' words travel quoted.
+  const payload = JSON.stringify(m).replace(/<@U0ALICE>/g, '');
+  expect(payload).not.toMatch(/<[@!#]|<https?:|<mailto:/);
+  expect(payload).not.toMatch(/https?:\/\/evil|www\.evil|evil\.example|@here/);
   // Block Kit-looking JSON from readers stays text: the only actions block is the report's own paging.
   expect(blocks.filter((b) => b.type === 'actions').length).toBeLessThanOrEqual(1);
 }
@@ -216,7 +224,7 @@ describe('feedback report', () => {
           path: '/b',
           thumbsDown: 7,
           thumbsUp: 1,
-          comments: [HOSTILE_TEXT.mentions, 'Step 3 is wrong'],
+          comments: [quotedReaderText(HOSTILE_TEXT.mentions, 300), 'Step 3 is wrong'],
         },
       },
     });

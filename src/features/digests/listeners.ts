@@ -15,6 +15,7 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
 import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, IMPROVE_PURPOSE } from './blocks.js';
 import { improvablePaths } from './blocks.js';
@@ -78,11 +79,7 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
 export function improveAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    // A response_url can be expired or used up (Slack answers 404): a warning, not a listener failure.
-    const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
-        deps.logger.warn({ err }, 'could not answer through the response_url'),
-      );
+    const tell = clickReply(respond, deps.logger);
     const decoded = decodeImproveValue(action.value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });

@@ -29,12 +29,15 @@ export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, 
 export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
 export {
   ACTION_SIGNAL_IMPROVE_PREFIX,
+  cutQuoted,
   decodeSignalImprove,
   encodeSignalImprove,
   SIGNAL_IMPROVE_PURPOSE,
   signalInstruction,
+  type QuotedSignal,
   type Signal,
   type SignalImprove,
+  type SignalImproveInput,
 } from './signals/improve.js';
 export { readFeedbackByPage, readSearches, type QueryCaller } from './queries.js';
 export { readComments, readUnanswered, type Comment, type UnansweredTurn } from './signals/data.js';
