@@ -31,7 +31,7 @@ export interface VisitorsHandlerDeps {
   now: () => number;
   /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
   access: Pick<AccessGate, 'authorize'>;
-  /** The clicks of the searches, feedback and questions reports re-check that the clicker is in the channel. */
+  /** The clicks on reports re-check that the clicker is in the channel. */
   conversations: Pick<ConversationDirectory, 'isMember'>;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
@@ -41,6 +41,10 @@ export interface VisitorsHandlerDeps {
 
 /** Answer to a button whose value can't be read (an old message, or a project no longer configured). */
 export const STALE_BUTTON = 'This button belongs to an older report I can no longer read; run `/docs-visitors` again.';
+
+/** Answer to a button clicked in another conversation than the report it was made for. */
+export const OTHER_CONVERSATION_BUTTON =
+  'This button belongs to a report in another conversation, so I did nothing. Run `/docs-visitors` here instead.';
 
 /** Answer to a button whose value the bot did not sign (a report from before signing, or tampered). */
 export const UNVERIFIED_BUTTON = unverifiedValueText('run `/docs-visitors` again');
@@ -72,9 +76,9 @@ function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
 }
 
 /**
- * A click on one of the searches, feedback and questions reports (paging, Retry, the menu): the
- * access gate (`read_reports`), then the clicker's membership of the report's channel, as every
- * button that shows readers' words re-checks it (platform/slack/member-check.ts: fail closed, one
+ * A click on a report (paging, Retry, the menu): the access gate (`read_reports`), then the
+ * clicker's membership of the report's channel, as every button that shows a channel's report
+ * re-checks it (platform/slack/member-check.ts: fail closed, one
  * audit line per refusal). A refusal is told to the clicker only, and nothing is read.
  */
 export async function clickerMayRead(
