@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR, ACTION_RESTART } from '../../src/features/agent-jobs/blocks.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
+import { ACTION_IMPROVE_PREFIX } from '../../src/features/digests/improve-value.js';
+import { ACTION_DIGEST_RETRY } from '../../src/features/digests/retry.js';
 import {
   IMPROVE_CALLBACK_ID,
   INSTRUCTION_ACTION,

@@ -21,7 +21,8 @@ import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
 import { describeSections } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
-import { createDigestQuotas, digestSubcommands } from './subcommands.js';
+import { createDigestQuotas } from './quotas.js';
+import { digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
 
 /** What the feature is built from. */
@@ -35,8 +36,11 @@ export interface DigestsOptions {
   slack: WebClient;
   /** Who may manage digests and start jobs from "Improve with agent". */
   access: AccessGate;
-  /** "Improve with agent" needs the person in the digest's channel. */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /**
+   * "Improve with agent" and Retry need the person in the digest's channel; `subscriptions` lists
+   * the channels they are in (their own conversation list, on the client that rejects 429s).
+   */
+  conversations: Pick<ConversationDirectory, 'isMember' | 'membershipsOf'>;
   /** Signs the "Improve with agent" buttons' values and the modal's metadata, and checks them. */
   signer: ValueSigner;
   /** DIGEST_CRON and DIGEST_TZ. */
@@ -70,8 +74,10 @@ export function createDigests(o: DigestsOptions): Digests {
   const logger = o.logger.child({ feature: 'digests' });
   const digestQueue = createDigestQueue(o.queues);
   const common = { digestQueue, defaultSchedule: o.defaultSchedule, logger, now: o.now };
-  registerHandlers(o.intake, { ...common, slack: o.slack, access: o.access });
-  const subcommands = digestSubcommands({ ...common, slack: o.slack, quotas: createDigestQuotas(o.redis, o.prefix) });
+  const quotas = createDigestQuotas(o.redis, o.prefix);
+  const { slack, access, conversations, signer } = o;
+  registerHandlers(o.intake, { ...common, slack, access, conversations, signer, quotas });
+  const subcommands = digestSubcommands({ ...common, slack, conversations, quotas });
   registerSubcommandHandler(o.intake, { subcommands, access: o.access });
   return {
     digestQueue,

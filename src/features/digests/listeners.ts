@@ -17,8 +17,8 @@ import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, IMPROVE_PURPOSE } from './blocks.js';
-import { improvablePaths } from './blocks.js';
+import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
+import { ACTION_DIGEST_RETRY } from './retry.js';
 import {
   buildImproveModal,
   decodeImproveMetadata,
@@ -133,14 +133,16 @@ export function improveSubmission(deps: DigestListenerDeps) {
 }
 
 /**
- * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): recorded
- * (`digests.retry`) and acked; the worker queues the channel's digest again and edits the notice.
+ * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): recorded with
+ * its signed value (`digests.retry`) and acked; the worker checks the value, access, membership and
+ * the channel's slot of digests on request, queues the channel's digest again and edits the notice.
  */
 export function digestRetryAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const { channel, ts, teamId } = where(body);
     if (!channel || !teamId) return void (await ack());
     const payload: DigestRetryIntake = {
+      ...(action.value ? { value: action.value } : {}),
       teamId,
       channel,
       user: body.user.id,

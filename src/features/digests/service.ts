@@ -12,13 +12,8 @@ import {
   visitorsKeyPrefix,
   type VisitorsServices,
 } from '../visitors/index.js';
-import {
-  buildDigest,
-  buildDigestFailureMessage,
-  DIGEST_EVENT_TYPE,
-  type DigestParts,
-  type DigestTrigger,
-} from './blocks.js';
+import { buildDigest, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
+import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';
 import type { DigestContent } from './content.js';
 import { loadDigestContent, loadDigestParts, type RunScope } from './load.js';
@@ -50,7 +45,7 @@ export interface DigestDeps {
   defaultTz: string;
   /** The docs project of a channel (the settings feature), read when each run starts. @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /** Signs the "Improve with agent" buttons' values. */
+  /** Signs the "Improve with agent" and Retry buttons' values. */
   signer: Pick<ValueSigner, 'sign'>;
   logger: Logger;
 }
@@ -259,7 +254,8 @@ async function announceFailure(ctx: RunContext, err: unknown): Promise<void> {
   const key = `${visitorsKeyPrefix(deps.prefix)}:digest-failed:${run.runKey}`;
   if (!(await deps.redis.set(key, '1', 'EX', DELIVERY_RECORD_TTL_S, 'NX'))) return;
   const week = formatRange(digestRanges(run.nowMs, ctx.zone).current);
-  const message = buildDigestFailureMessage(visitorsErrorText(err), week);
+  const where = { teamId: run.data.teamId, channel: run.data.channel };
+  const message = buildDigestFailureMessage(visitorsErrorText(err), week, { value: where, signer: deps.signer });
   await deps.slack.chat
     .postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false })
     .catch((e: unknown) => log.warn({ err: e, slackError: slackErrorCode(e) }, 'could not announce the failed digest'));
