@@ -16,7 +16,7 @@ import { buildDigest, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } 
 import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';
 import type { DigestContent } from './content.js';
-import { loadDigestContent, loadDigestParts, type RunScope } from './load.js';
+import { digestCaller, loadDigestContent, loadDigestParts, type RunScope } from './load.js';
 import { describeSchedule } from './schedule.js';
 import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
@@ -131,7 +131,8 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
 function runScope(ctx: RunContext): RunScope {
   const { run } = ctx;
   const sections = sectionsOf(run.data.sections);
-  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections };
+  const manual = run.data.trigger === 'manual' ? { requestedBy: run.data.requestedBy } : {};
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections, ...manual };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */
@@ -141,7 +142,7 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   let chart: ChartOutcome = 'none';
   if (sectionsOf(ctx.run.data.sections).includes('visitors')) {
     try {
-      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId);
+      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, digestCaller(runScope(ctx)));
       chart = await uploadChart(ctx, content, ts);
     } catch (err) {
       chart = 'failed';
