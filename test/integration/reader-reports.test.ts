@@ -30,7 +30,13 @@ import {
   type SignalState,
 } from '../../src/features/visitors/signals/state.js';
 import { registerHandlers } from '../../src/features/visitors/handlers.js';
-import { OTHER_CONVERSATION_BUTTON, STALE_BUTTON, UNVERIFIED_BUTTON } from '../../src/features/visitors/handler-kit.js';
+import {
+  OTHER_CONVERSATION_BUTTON,
+  REPORT_CLICKS_PER_MINUTE,
+  STALE_BUTTON,
+  UNVERIFIED_BUTTON,
+} from '../../src/features/visitors/handler-kit.js';
+import { Quota } from '../../src/platform/quota.js';
 import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
 import { signPageState, type PageState } from '../../src/features/visitors/paging-value.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
@@ -329,6 +335,11 @@ describe('a click re-checks the clicker and the channel', () => {
       now: () => Date.now(),
       access: OPEN_GATE,
       conversations: { isMember: async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user) },
+      clicks: new Quota(redis, {
+        keyPrefix: `${prefix}:visitors:clicks`,
+        points: REPORT_CLICKS_PER_MINUTE,
+        durationS: 60,
+      }),
       projectFor: async () => 'proj_signals',
       projects: ['proj_signals'],
     };
@@ -403,6 +414,26 @@ describe('a click re-checks the clicker and the channel', () => {
     expect(chat.postMessage).not.toHaveBeenCalled();
     expect(chat.update).not.toHaveBeenCalled();
     expect(analyticsCalls()).toHaveLength(0);
+  });
+
+  it(`a person past ${REPORT_CLICKS_PER_MINUTE} reports and clicks a minute: told when to go on, nothing edited`, async () => {
+    const next = signPageState(report('C0DOCS'), ACTION_NEXT, TEST_SIGNER);
+    for (let i = 0; i < REPORT_CLICKS_PER_MINUTE; i++)
+      await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE);
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+    await handlers.get('visitors.menu')!(click({ blockId: 'x', report: 'feedback', user: 'U0ALICE' }));
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE' };
+    const command = { caller, range: { type: 'default' }, limit: 10, responseUrl: url };
+    await handlers.get('visitors.signals-report')!({ ...command, report: 'searches' });
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE);
+    expect(chat.postMessage).not.toHaveBeenCalled();
+    expect(said).toHaveLength(3);
+    for (const text of said)
+      expect(text).toMatch(/^You're asking for reports faster than I post them .* Next free slot: /);
+    // Someone else still pages.
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next }));
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE + 1);
   });
 
   it("a member's Retry in the report's channel posts the report, attributed to the clicker", async () => {

@@ -4,6 +4,7 @@ import { respondVia } from '../../platform/slack/respond.js';
 import { warnUnverified } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
+  clickAllowed,
   clickerMayRead,
   editReport,
   knownProject,
@@ -52,8 +53,9 @@ function clickedState(
 /** Registers the visitors intake handlers: the visitor report, its buttons, the other reports and the menu. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.report, async (p) => {
-    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl))
-      await runReport(deps, p);
+    const { user, channel } = p.caller;
+    if (!(await authorizeOrTell(deps, user, 'read_reports', channel, p.responseUrl))) return;
+    if (await clickAllowed(deps, user, p.responseUrl)) await runReport(deps, p);
   });
   intake.on(INTAKE.page, async (p) => {
     if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await page(deps, p);

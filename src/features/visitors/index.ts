@@ -7,7 +7,14 @@
 import type { App } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
 import { registerHandlers, type VisitorsHandlerDeps } from './handlers.js';
-import { createVisitorsServices, type VisitorsServices, type VisitorsServicesOptions } from './service.js';
+import { Quota } from '../../platform/quota.js';
+import { REPORT_CLICKS_PER_MINUTE } from './handler-kit.js';
+import {
+  createVisitorsServices,
+  visitorsKeyPrefix,
+  type VisitorsServices,
+  type VisitorsServicesOptions,
+} from './service.js';
 import { register as registerListeners } from './listeners.js';
 
 export { authorizeOrTell } from './handlers.js';
@@ -73,6 +80,12 @@ export interface Visitors {
 export function createVisitors(o: VisitorsOptions): Visitors {
   const services = createVisitorsServices(o);
   const { slack, redis, prefix, now, projectFor, projects, access, conversations } = o;
-  registerHandlers(o.intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
+  const clicks = new Quota(redis, {
+    keyPrefix: `${visitorsKeyPrefix(prefix)}:clicks`,
+    points: REPORT_CLICKS_PER_MINUTE,
+    durationS: 60,
+  });
+  const common = { services, slack, redis, prefix, now, projectFor, projects };
+  registerHandlers(o.intake, { ...common, access, conversations, clicks });
   return { services, register: (app) => registerListeners(app, { intake: o.intake, logger: services.logger }) };
 }
