@@ -26,7 +26,16 @@ function rows(n: number, pathLength: number): VisitorsResponse['visitors'] {
 const totals = { human: 1_234_567, ai: 345_678, total: 1_400_000 };
 const shortPage: VisitorsResponse = { totals, visitors: rows(250, 32), hasMore: true };
 const longPage: VisitorsResponse = { totals, visitors: rows(250, 200), hasMore: true };
-const state = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 250, offset: 0, skip: 0, requester: 'U0ALICE' };
+const state = {
+  dateFrom: '2026-11-15',
+  dateTo: '2026-11-22',
+  limit: 250,
+  offset: 0,
+  skip: 0,
+  requester: 'U0ALICE',
+  channel: 'C0DOCS',
+  projectId: 'proj_docs',
+};
 const lastWindow = { ...state, skip: -1 };
 /** Button values are signed as in production (one HMAC per button). */
 const signer = ValueSigner.fromSecret('bench-signing-secret');

@@ -10,7 +10,7 @@ import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { E2E_SECRETS, ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
-import { IMPROVE_PURPOSE } from '../../src/features/digests/blocks.js';
+import { IMPROVE_PURPOSE } from '../../src/features/digests/improve-value.js';
 import { IMPROVE_UNVERIFIED_TEXT } from '../../src/features/digests/listeners.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
@@ -330,7 +330,7 @@ describe('/docs-visitors digests', () => {
       10_000,
     );
     expect(note.text).toMatch(
-      /one `\/docs-visitors digest` per channel per hour.*Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d UTC> \(in /,
+      /one `\/docs-visitors digest` or Retry per channel per hour.*Next free slot: <!date\^\d+\^\{time\}\|\d\d:\d\d UTC> \(in /,
     );
     await digestQueueIdle();
     expect(digests()).toHaveLength(1);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/index.js';
 import { ACTION_RESTART } from '../../src/features/agent-jobs/start/index.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX } from '../../src/features/digests/blocks.js';
+import { ACTION_IMPROVE_PREFIX } from '../../src/features/digests/improve-value.js';
+import { ACTION_DIGEST_RETRY } from '../../src/features/digests/retry.js';
 import {
   IMPROVE_CALLBACK_ID,
   INSTRUCTION_ACTION,
@@ -39,9 +40,14 @@ import { TEST_REDIS_URL } from '../helpers/redis.js';
  * characters, lone surrogates, mass-mention markup (`<!channel>`, `<!here>`, `<!everyone>`,
  * `@channel`, and Slack's escaped `&lt;!channel&gt;`) in instructions, unknown types.
  *
+ * Besides what the generator draws, it always runs the searches, feedback and questions reports and a
+ * digest on the fake's hostile reader text, and clicks every Improve with agent they carry.
+ *
  * Bar: the process never exits; no HTTP 5xx; every request is answered 200 (an ack) or 400
- * (malformed), or 413 when it is over the 1 MiB limit; no error-level log line; nothing the bot posts (chat.postMessage / update /
- * postEphemeral, response_url, the ack bodies) contains a live mass mention.
+ * (malformed), or 413 when it is over the 1 MiB limit; no error-level log line; nothing the bot sends
+ * (chat.postMessage / update / postEphemeral, response_url, the ack bodies, views.open / push /
+ * update / publish: text, blocks, button values, initial values, private_metadata) contains a live
+ * mass mention.
  */
 
 const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -621,7 +627,11 @@ async function sendOne(r: FuzzRequest, stats: Stats): Promise<void> {
     stats.bad.push({ label: r.label, status: res.status, body: res.body.slice(0, 300), request: body.slice(0, 300) });
 }
 
-/** Text and blocks of everything the bot sent to Slack that people could read. */
+/**
+ * Everything the bot sent to Slack that people could read or Slack reads back: text, blocks (button
+ * values and block_ids included), and the views it opened, pushed, updated or published (their
+ * blocks, initial values and private_metadata).
+ */
 function postedByBot(calls: SlackCall[]): Array<{ method: string; content: string }> {
   const methods = new Set([
     'chat.postMessage',
@@ -633,6 +643,10 @@ function postedByBot(calls: SlackCall[]): Array<{ method: string; content: strin
     'chat.stopStream',
     'response_url',
     'files.completeUploadExternal',
+    'views.open',
+    'views.push',
+    'views.update',
+    'views.publish',
   ]);
   return calls
     .filter((c) => methods.has(c.method))
@@ -644,8 +658,55 @@ function postedByBot(calls: SlackCall[]): Array<{ method: string; content: strin
         c.args.blocks,
         c.args.initial_comment,
         c.args.attachments,
+        c.args.view,
       ]),
     }));
+}
+
+/** A command as Slack sends it, from a member in #docs. */
+function memberCommand(command: string, text: string, user = 'U0ALICE'): FuzzRequest {
+  const body = {
+    command,
+    text,
+    user_id: user,
+    channel_id: 'C0DOCS',
+    team_id: 'T0SANDBOX',
+    trigger_id: TRIGGER,
+    response_url: RESPONSE_URL,
+  };
+  return { label: 'reader signals', encoding: 'form-fields', body };
+}
+
+/**
+ * Clicks, as a member, every "Improve with agent" the bot posted in #docs (reports and digests, on
+ * readers' hostile words), with the value the bot gave it: each opens the prefilled modal.
+ */
+function improveClicks(calls: SlackCall[]): FuzzRequest[] {
+  const out: FuzzRequest[] = [];
+  for (const c of calls) {
+    if (c.method !== 'chat.postMessage' || c.args.channel !== 'C0DOCS' || !Array.isArray(c.args.blocks)) continue;
+    const ts = (c.response as { ts?: string } | undefined)?.ts;
+    if (!ts) continue;
+    for (const b of c.args.blocks as Array<{ block_id?: string; accessory?: { action_id?: string; value?: string } }>) {
+      const a = b.accessory;
+      if (!a?.action_id || !/^visitors\.(signal|digest)\.improve\.\d+$/.test(a.action_id)) continue;
+      const body = {
+        type: 'block_actions',
+        user: { id: 'U0ALICE' },
+        team: { id: 'T0SANDBOX' },
+        trigger_id: TRIGGER,
+        channel: { id: 'C0DOCS' },
+        container: { type: 'message', message_ts: ts, channel_id: 'C0DOCS' },
+        message: { ts, blocks: c.args.blocks },
+        response_url: RESPONSE_URL,
+        actions: [
+          { action_id: a.action_id, type: 'button', value: a.value, block_id: b.block_id, action_ts: `${ts}1` },
+        ],
+      };
+      out.push({ label: 'improve click', encoding: 'form-payload', body });
+    }
+  }
+  return out;
 }
 
 /** pino lines of the bot at `level` or above, and any line that is not JSON (a stack dump). */
@@ -749,6 +810,18 @@ describe('hostile, validly signed requests against the running bot', () => {
     async () => {
       const stats: Stats = { sent: 0, byStatus: {}, byLabel: {}, bad: [], ackBodies: [] };
       const started = Date.now();
+      // Whatever the generator draws: the reader-signal reports and a digest on the fake's hostile
+      // comments, questions and search terms (sent first, while the analytics budget is whole).
+      for (const text of ['feedback', 'questions', 'searches', 'digest'])
+        await sendOne(memberCommand('/docs-visitors', text), stats);
+      await sb.slack.waitFor(
+        () =>
+          sb.slack.calls.some(
+            (c) => c.method === 'chat.postMessage' && /^Weekly docs digest/.test(String(c.args.text)),
+          ),
+        30_000,
+      );
+      await drained(INTAKE_QUEUE, 30_000);
       await fc.assert(
         fc.asyncProperty(request, async (r) => {
           await sendOne(r, stats);
@@ -778,6 +851,9 @@ describe('hostile, validly signed requests against the running bot', () => {
         };
         await sendOne({ label: 'mention flood in a huge thread', encoding: 'json', body }, stats);
       }
+      // And every Improve with agent the bot posted, clicked with its own value: the modals it opens.
+      const improves = improveClicks(sb.slack.calls);
+      for (const r of improves) await sendOne(r, stats);
       const sendSeconds = (Date.now() - started) / 1000;
       // Let the workers finish what was recorded (intakes, then the jobs they started).
       const intake = await drained(INTAKE_QUEUE, 60_000);
@@ -812,6 +888,9 @@ describe('hostile, validly signed requests against the running bot', () => {
       expect(Object.keys(stats.byStatus).filter((s) => !['200', '400', '413'].includes(s))).toEqual([]);
       expect(logs.errors.map((l) => l.msg)).toEqual([]);
       expect(logs.notJson).toEqual([]);
+      // The reader-signal reports and digest were posted, and their Improve buttons opened modals.
+      expect(improves.length).toBeGreaterThan(0);
+      expect(sb.slack.calls.filter((c) => c.method === 'views.open').length).toBeGreaterThan(0);
       expect(mentions).toEqual([]);
       expect(ackMentions).toEqual([]);
       // Still retrying after the drain window: only answers to a response_url nothing listens on (a network error, worth retrying).

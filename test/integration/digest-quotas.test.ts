@@ -1,14 +1,18 @@
 import type { Queue } from 'bullmq';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDigestQueue } from '../../src/features/digests/worker.js';
 import type { DigestJobData } from '../../src/features/digests/store.js';
-import {
-  createDigestQuotas,
-  digestSubcommands,
-  MEMBER_PAGES_PER_CHANNEL,
-  MEMBER_PAGES_PER_LIST,
-  type DigestCommandDeps,
-} from '../../src/features/digests/subcommands.js';
+import { createServer } from 'node:http';
+import { createDigestQuotas } from '../../src/features/digests/quotas.js';
+import { digestSubcommands, type DigestCommandDeps } from '../../src/features/digests/subcommands.js';
+import { registerHandlers, RETRY_ELSEWHERE_TEXT, RETRY_UNVERIFIED_TEXT } from '../../src/features/digests/handlers.js';
+import type { DigestRetryIntake } from '../../src/features/digests/intake.js';
+import { encodeDigestRetry } from '../../src/features/digests/retry.js';
+import { OPEN_GATE } from '../../src/platform/access.js';
+import type { IntakeContext } from '../../src/platform/intake.js';
+import { ConversationDirectory, memoryReadLimits } from '../../src/platform/slack/conversations.js';
+import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
+import { TEST_SIGNER } from '../helpers/signer.js';
 import { subscribeChannel } from '../../src/features/digests/store.js';
 import { AnalyticsBudget, AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
 import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
@@ -37,28 +41,40 @@ afterAll(() => redis.disconnect());
 // answers add the time left to this clock, so the minute shown may be one earlier.
 const NOW = Date.UTC(2026, 10, 24, 14, 25);
 
+/** Who is in which channel (what each person's users.conversations lists). */
+const CHANNELS_OF: Record<string, string[]> = { U0ALICE: ['C0DOCS', 'C0SMALL'], U0BOB: ['C0DOCS'] };
+
 function subcommands(over: Partial<DigestCommandDeps> = {}) {
-  const members: { channel: string; cursor?: string }[] = [];
-  const deps: DigestCommandDeps = {
-    digestQueue: queue,
+  const reads: { method: string; args: unknown }[] = [];
+  const conversations = new ConversationDirectory({
     slack: {
-      chat: { postMessage: async () => ({ ok: true }) },
-      // Every channel has an endless member list without U0ALICE (a huge channel), except C0SMALL.
+      users: {
+        conversations: async (args: { user: string }) => {
+          reads.push({ method: 'users.conversations', args });
+          return { ok: true, channels: (CHANNELS_OF[args.user] ?? []).map((id) => ({ id })) };
+        },
+      },
       conversations: {
-        members: async (args: { channel: string; cursor?: string }) => {
-          members.push(args);
-          if (args.channel === 'C0SMALL') return { ok: true, members: ['U0ALICE'] };
-          return { ok: true, members: ['U0SOMEONE'], response_metadata: { next_cursor: `next-${members.length}` } };
+        info: async (args: unknown) => {
+          reads.push({ method: 'conversations.info', args });
+          return { ok: true, channel: { is_private: false } };
         },
       },
     } as never,
+    limits: memoryReadLimits(),
+  });
+  const deps: DigestCommandDeps = {
+    digestQueue: queue,
+    // The client that posts: the list must never read members through it.
+    slack: { chat: { postMessage: async () => ({ ok: true }) } } as never,
+    conversations,
     defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' },
     quotas: createDigestQuotas(redis, prefix),
     logger: createLogger('silent'),
     now: () => NOW,
     ...over,
   };
-  return { sub: digestSubcommands(deps), members };
+  return { sub: digestSubcommands(deps), reads };
 }
 
 async function run(
@@ -97,7 +113,7 @@ describe('/docs-visitors digest: at most one on request per channel per hour', (
   });
 });
 
-describe('/docs-visitors subscriptions: a per-person cooldown and capped member-list reads', () => {
+describe("/docs-visitors subscriptions: a per-person cooldown, and membership from the person's own list", () => {
   it('a second list within the cooldown is refused with the next free slot; another person is not affected', async () => {
     const { sub } = subcommands();
     expect((await run(sub, 'subscriptions'))[0]?.text).toContain('None of your channels');
@@ -110,8 +126,8 @@ describe('/docs-visitors subscriptions: a per-person cooldown and capped member-
     );
   });
 
-  it(`reads at most ${MEMBER_PAGES_PER_CHANNEL} member pages a channel and ${MEMBER_PAGES_PER_LIST} in all, and says how many channels it could not check`, async () => {
-    for (const channel of ['C0HUGE1', 'C0HUGE2', 'C0HUGE3', 'C0HUGE4', 'C0HUGE5', 'C0SMALL']) {
+  it("lists the channels the person is in from their own conversation list: one read, whatever the channels' sizes", async () => {
+    for (const channel of ['C0HUGE1', 'C0HUGE2', 'C0HUGE3', 'C0HUGE4', 'C0HUGE5', 'C0SMALL', 'C0DOCS']) {
       await subscribeChannel(queue, {
         teamId: 'T1',
         channel,
@@ -119,15 +135,121 @@ describe('/docs-visitors subscriptions: a per-person cooldown and capped member-
         schedule: { pattern: '0 9 * * 1', tz: 'UTC' },
       });
     }
-    const { sub, members } = subcommands();
+    const { sub, reads } = subcommands();
     const [list] = await run(sub, 'subscriptions');
-    expect(members.length).toBeLessThanOrEqual(MEMBER_PAGES_PER_LIST);
-    const perChannel = new Map<string, number>();
-    for (const m of members) perChannel.set(m.channel, (perChannel.get(m.channel) ?? 0) + 1);
-    expect(Math.max(...perChannel.values())).toBeLessThanOrEqual(MEMBER_PAGES_PER_CHANNEL);
-    // Four huge channels use up the 20 pages; the fifth and the small one are not read at all.
+    expect(reads).toEqual([
+      { method: 'users.conversations', args: expect.objectContaining({ user: 'U0ALICE' }) as unknown },
+    ]);
+    expect(list?.text).toContain('*Weekly docs digests in your channels* (2)');
+    expect(list?.text).toContain('<#C0SMALL>');
+    expect(list?.text).not.toContain('C0HUGE');
+    expect(list?.text).not.toContain('not checked');
+  });
+
+  it('a list Slack is rate limiting: the channels it could not check are counted, never shown', async () => {
+    await subscribeChannel(queue, {
+      teamId: 'T1',
+      channel: 'C0SMALL',
+      requestedBy: 'U0BOB',
+      schedule: { pattern: '0 9 * * 1', tz: 'UTC' },
+    });
+    const limited = new ConversationDirectory({
+      slack: {
+        users: {
+          conversations: async () => {
+            throw Object.assign(new Error('rate limited'), { code: 'slack_webapi_rate_limited_error', retryAfter: 30 });
+          },
+        },
+        conversations: { info: async () => ({ ok: true, channel: {} }) },
+      } as never,
+    });
+    const { sub } = subcommands({ conversations: limited });
+    const [list] = await run(sub, 'subscriptions');
     expect(list?.text).toContain('None of your channels gets the weekly docs digest yet');
-    expect(list?.text).toContain('6 more subscribed channels not checked');
+    expect(list?.text).toContain("1 more subscribed channel not checked (I couldn't read your channel list");
+  });
+});
+
+describe('Retry on a failed digest: signed, bound to its channel, the clicker a member, one slot an hour', () => {
+  let said: string[];
+  let hook: ReturnType<typeof createServer>;
+  let url: string;
+  beforeEach(async () => {
+    said = [];
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        said.push((JSON.parse(body) as { text?: string }).text ?? '');
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+  });
+  afterEach(async () => {
+    await new Promise<void>((r) => hook.close(() => r()));
+  });
+
+  function retryHandler() {
+    let handler: ((p: DigestRetryIntake, ctx: IntakeContext) => Promise<void>) | undefined;
+    const update = vi.fn(async () => ({ ok: true }));
+    registerHandlers({ on: (_kind: unknown, h: typeof handler) => void (handler = h) } as never, {
+      digestQueue: queue,
+      defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' },
+      now: () => NOW,
+      slack: { chat: { update } },
+      access: OPEN_GATE,
+      conversations: { isMember: async (channel, user) => (CHANNELS_OF[user] ?? []).includes(channel) },
+      signer: TEST_SIGNER,
+      quotas: createDigestQuotas(redis, prefix),
+      logger: createLogger('silent'),
+    });
+    const click = async (over: Partial<DigestRetryIntake>) => {
+      const progress: Record<string, unknown> = {};
+      const ctx = {
+        progress,
+        save: async (patch: Record<string, unknown>) => void Object.assign(progress, patch),
+        finalAttempt: false,
+        log: createLogger('silent'),
+      } as unknown as IntakeContext;
+      const value = encodeDigestRetry({ teamId: 'T0TEAM', channel: 'C0DOCS' }, TEST_SIGNER);
+      await handler!(
+        { value, teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE', ts: '1.2', responseUrl: url, ...over },
+        ctx,
+      );
+    };
+    const queued = async () => (await queue.getJobs(['delayed', 'waiting'])).length;
+    return { click, update, queued };
+  }
+
+  it("queues the channel's digest once an hour, sharing the slot of /docs-visitors digest", async () => {
+    const { click, update, queued } = retryHandler();
+    await click({});
+    expect(await queued()).toBe(1);
+    expect(update).toHaveBeenCalledOnce();
+    await click({ user: 'U0BOB' });
+    expect(said).toEqual([
+      expect.stringContaining("This channel's digest was already sent on request in the last hour"),
+    ]);
+    const { sub } = subcommands();
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0BOB' };
+    expect((await run(sub, 'digest', caller))[0]?.text).toContain('already sent on request in the last hour');
+    expect(await queued()).toBe(1);
+  });
+
+  it('a value the bot did not sign, one for another channel, or a clicker not in the channel: refused, nothing queued', async () => {
+    const { click, update, queued } = retryHandler();
+    await click({ value: 'retry' });
+    await click({ value: undefined });
+    await click({ value: encodeDigestRetry({ teamId: 'T0TEAM', channel: 'C0LEADS' }, TEST_SIGNER) });
+    await click({ user: 'U0CAROL' });
+    expect(said).toEqual([RETRY_UNVERIFIED_TEXT, RETRY_UNVERIFIED_TEXT, RETRY_ELSEWHERE_TEXT, NOT_A_MEMBER_TEXT]);
+    expect(await queued()).toBe(0);
+    expect(update).not.toHaveBeenCalled();
+    // None of them spent the channel's slot.
+    await click({});
+    expect(await queued()).toBe(1);
   });
 });
 

@@ -7,7 +7,7 @@ import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/d
 import { getSubscription, subscribeChannel, type DigestJobData } from '../../src/features/digests/store.js';
 import { queueDigestNow } from '../../src/features/digests/subcommands.js';
 import { createDigestQueue } from '../../src/features/digests/worker.js';
-import { createVisitorsServices } from '../../src/features/visitors/service.js';
+import { createVisitorsServices, type VisitorsServices } from '../../src/features/visitors/service.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../src/features/visitors/signals/improve.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -126,6 +126,8 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     expect(text).toMatch(/vs the week before \(\d+\)/);
     expect(m.text).toMatch(/· readers: 5 searches with no click, 5 pages with 👎, \d recurring unanswered questions$/);
     expect(text.replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
+    // Nor in the button values: readers' words travel quoted, never raw.
+    expect(JSON.stringify(m).replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
     const kinds = improveValues(m)
       .map((v) => decodeSignalImprove(v, TEST_SIGNER))
       .map((d) => (d.ok ? d.improve.signal.kind : 'bad'));
@@ -174,6 +176,21 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
   it('every chosen part failing (and no visitors section): the run throws, to be retried like any digest', async () => {
     docs.failNext(/\/searches$/, 500, 2);
     await expect(runDigest(deps, run(['searches']))).rejects.toThrow(/docs API failed/);
+  });
+});
+
+describe('who pays for a digest', () => {
+  it("on request: the person who asked (their hourly share, the reports' ceiling); on schedule: the digests' budget", async () => {
+    const budget = (deps.visitors as VisitorsServices).budget;
+    // Alice has used all but 1 of her hourly share: her digest on request can't make its 6 calls.
+    for (let i = 0; i < budget.perUser - 1; i++) await budget.reserve('interactive', 1, 'U0ALICE');
+    docs.requests.length = 0;
+    await expect(runDigest(deps, run())).rejects.toMatchObject({ reason: 'user_share' });
+    expect(analyticsCalls()).toHaveLength(1);
+    // The same digest on its schedule is paid by the digests' budget, whoever subscribed.
+    const scheduled = run();
+    scheduled.data = { ...scheduled.data, trigger: 'scheduled' };
+    expect(await runDigest(deps, scheduled)).toMatchObject({ status: 'posted' });
   });
 });
 

@@ -11,6 +11,7 @@ import {
 } from '../../sandbox/fake-docs-api.js';
 import { INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
 import {
+  ACTION_RETRY,
   loadReport,
   createVisitorsServices,
   type LoadedReport,
@@ -22,8 +23,22 @@ import {
   buildSignalErrorMessage,
   loadSignalReport,
 } from '../../src/features/visitors/signals/load.js';
-import { openSignalState, signSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
+import {
+  openSignalState,
+  signSignalState,
+  type SignalAction,
+  type SignalState,
+} from '../../src/features/visitors/signals/state.js';
 import { registerHandlers } from '../../src/features/visitors/handlers.js';
+import {
+  OTHER_CONVERSATION_BUTTON,
+  REPORT_CLICKS_PER_MINUTE,
+  STALE_BUTTON,
+  UNVERIFIED_BUTTON,
+} from '../../src/features/visitors/handler-kit.js';
+import { Quota } from '../../src/platform/quota.js';
+import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
+import { signPageState, type PageState } from '../../src/features/visitors/paging-value.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
@@ -66,6 +81,8 @@ const state = (over: Partial<SignalState>): SignalState => ({
   cursors: [],
   skip: 0,
   requester: 'U0ALICE',
+  channel: 'C0DOCS',
+  projectId: 'proj_signals',
   ...over,
 });
 const load = (s: SignalState) => loadSignalReport(svc, s, { user: 'U0ALICE', channel: 'C0DOCS' });
@@ -84,7 +101,7 @@ function buttonState(l: LoadedReport, actionId: string): SignalState | undefined
   for (const b of l.message.blocks as { elements?: { action_id?: string; value?: string }[] }[]) {
     const el = b.elements?.find((e) => e.action_id === actionId);
     if (el) {
-      const opened = openSignalState(el.value, TEST_SIGNER);
+      const opened = openSignalState(el.value, actionId as SignalAction, TEST_SIGNER);
       return opened.ok ? opened.state : undefined;
     }
   }
@@ -167,8 +184,9 @@ describe('what a report costs', () => {
       '/v1/analytics/proj_signals/feedback',
     ]);
     fake.requests.length = 0;
-    await loadReport(svc, { ...WEEK, limit: 10, offset: 0, skip: 0 }, 'U0ALICE');
-    await loadReport(svc, { ...WEEK, limit: 10, offset: 10, skip: 0 }, 'U0ALICE');
+    const where = { channel: 'C0DOCS', projectId: 'proj_signals' };
+    await loadReport(svc, { ...WEEK, ...where, limit: 10, offset: 0, skip: 0 }, 'U0ALICE');
+    await loadReport(svc, { ...WEEK, ...where, limit: 10, offset: 10, skip: 0 }, 'U0ALICE');
     expect(analyticsCalls().map((r) => `${r.path} ${r.query.offset}`)).toEqual([
       '/v1/analytics/proj_signals/visitors 0',
       '/v1/analytics/proj_signals/views 0',
@@ -280,49 +298,151 @@ describe('reader text and refusals', () => {
   });
 });
 
-describe('a click re-checks the clicker', () => {
-  it('someone not (or no longer) in the channel: told privately, nothing read, nothing edited', async () => {
-    const said: string[] = [];
-    const hook = createHttpServer((req, res) => {
+describe('a click re-checks the clicker and the channel', () => {
+  /** Who is in which channel: Mallory is in #docs, not in #leads. */
+  const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ALICE', 'U0MALLORY'], C0LEADS: ['U0ALICE'] };
+  let hook: ReturnType<typeof createHttpServer>;
+  let said: string[];
+  let handlers: Map<string, (p: unknown) => Promise<void>>;
+  let chat: {
+    postMessage: ReturnType<typeof vi.fn>;
+    update: ReturnType<typeof vi.fn>;
+    postEphemeral: ReturnType<typeof vi.fn>;
+  };
+  let url: string;
+  beforeEach(async () => {
+    said = [];
+    hook = createHttpServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        said.push((JSON.parse(body) as { text: string }).text);
+        said.push((JSON.parse(body) as { text?: string }).text ?? '(no text)');
         res.end('ok');
       });
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
-    try {
-      const handlers = new Map<string, (p: unknown) => Promise<void>>();
-      const intake = {
-        on: (kind: { name: string }, h: (p: unknown) => Promise<void>) => void handlers.set(kind.name, h),
-      };
-      const update = vi.fn();
-      const deps = {
-        services: svc,
-        slack: { chat: { postMessage: vi.fn(), update, postEphemeral: vi.fn() }, users: { info: vi.fn() } },
-        redis,
-        prefix,
-        now: () => Date.now(),
-        access: OPEN_GATE,
-        conversations: { isMember: async (_channel: string, user: string) => user === 'U0ALICE' },
-        projectFor: async () => 'proj_signals',
-        projects: ['proj_signals'],
-      };
-      registerHandlers(intake as never, deps as never);
-      const value = signSignalState(state({ projectId: 'proj_signals' }), TEST_SIGNER);
-      const click = { value, user: 'U0MALLORY', channel: 'C0DOCS', messageTs: '1700000000.000100', responseUrl: url };
-      await handlers.get('visitors.signals-page')!(click);
-      await handlers.get('visitors.menu')!({ ...click, blockId: 'x', report: 'feedback' });
-      expect(said).toEqual([NOT_A_MEMBER_TEXT, NOT_A_MEMBER_TEXT]);
-      expect(update).not.toHaveBeenCalled();
-      expect(analyticsCalls()).toHaveLength(0);
-      await handlers.get('visitors.signals-page')!({ ...click, user: 'U0ALICE' });
-      expect(update).toHaveBeenCalledOnce();
-    } finally {
-      await new Promise<void>((r) => hook.close(() => r()));
-    }
+    url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+    handlers = new Map();
+    const intake = {
+      on: (kind: { name: string }, h: (p: unknown) => Promise<void>) => void handlers.set(kind.name, h),
+    };
+    chat = { postMessage: vi.fn(async () => ({ ok: true, ts: '1.2' })), update: vi.fn(), postEphemeral: vi.fn() };
+    const deps = {
+      services: svc,
+      slack: { chat, users: { info: vi.fn() } },
+      redis,
+      prefix,
+      now: () => Date.now(),
+      access: OPEN_GATE,
+      conversations: { isMember: async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user) },
+      clicks: new Quota(redis, {
+        keyPrefix: `${prefix}:visitors:clicks`,
+        points: REPORT_CLICKS_PER_MINUTE,
+        durationS: 60,
+      }),
+      projectFor: async () => 'proj_signals',
+      projects: ['proj_signals'],
+    };
+    registerHandlers(intake as never, deps as never);
+  });
+  afterEach(async () => {
+    await new Promise<void>((r) => hook.close(() => r()));
+  });
+  /** A page of the visitor report in `channel`, as its buttons carry it. */
+  const report = (channel: string): PageState => ({
+    ...WEEK,
+    limit: 10,
+    offset: 0,
+    skip: 0,
+    requester: 'U0ALICE',
+    channel,
+    projectId: 'proj_signals',
+  });
+  const click = (over: Record<string, unknown>) => ({
+    user: 'U0MALLORY',
+    channel: 'C0DOCS',
+    messageTs: '1700000000.000100',
+    responseUrl: url,
+    ...over,
+  });
+
+  it('someone not (or no longer) in the channel: told privately, nothing read, nothing edited', async () => {
+    const value = signSignalState(state({ projectId: 'proj_signals' }), ACTION_SIGNAL_NEXT, TEST_SIGNER);
+    const signals = click({ actionId: ACTION_SIGNAL_NEXT, value, channel: 'C0LEADS' });
+    const visitors = click({
+      actionId: ACTION_NEXT,
+      value: signPageState(report('C0LEADS'), ACTION_NEXT, TEST_SIGNER),
+      channel: 'C0LEADS',
+    });
+    const retry = {
+      ...visitors,
+      actionId: ACTION_RETRY,
+      value: signPageState(report('C0LEADS'), ACTION_RETRY, TEST_SIGNER),
+    };
+    await handlers.get('visitors.signals-page')!(signals);
+    await handlers.get('visitors.menu')!({ ...signals, blockId: 'x', report: 'feedback' });
+    await handlers.get('visitors.page')!(visitors);
+    await handlers.get('visitors.retry')!(retry);
+    expect(said).toEqual([NOT_A_MEMBER_TEXT, NOT_A_MEMBER_TEXT, NOT_A_MEMBER_TEXT, NOT_A_MEMBER_TEXT]);
+    expect(chat.update).not.toHaveBeenCalled();
+    expect(chat.postMessage).not.toHaveBeenCalled();
+    expect(analyticsCalls()).toHaveLength(0);
+    await handlers.get('visitors.signals-page')!({ ...signals, channel: 'C0DOCS', user: 'U0ALICE' });
+    expect(chat.update).toHaveBeenCalledOnce();
+  });
+
+  it("a Retry made for another channel's report, clicked where the clicker is a member: refused, nothing posted", async () => {
+    // Alice's report in #leads failed; its Retry value is replayed by Mallory in #docs.
+    const visitors = signPageState({ ...report('C0LEADS'), messageTs: undefined }, ACTION_RETRY, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: visitors, messageTs: undefined }));
+    const signals = signSignalState(state({ channel: 'C0LEADS' }), ACTION_SIGNAL_RETRY, TEST_SIGNER);
+    await handlers.get('visitors.signals-retry')!(click({ actionId: ACTION_SIGNAL_RETRY, value: signals }));
+    expect(said).toEqual([OTHER_CONVERSATION_BUTTON, OTHER_CONVERSATION_BUTTON]);
+    expect(chat.postMessage).not.toHaveBeenCalled();
+    expect(chat.update).not.toHaveBeenCalled();
+    expect(analyticsCalls()).toHaveLength(0);
+  });
+
+  it('a Previous or Next value sent as a Retry (and the other way round) is not followed', async () => {
+    const next = signPageState(report('C0DOCS'), ACTION_NEXT, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: next, messageTs: undefined }));
+    const retry = signPageState(report('C0DOCS'), ACTION_RETRY, TEST_SIGNER);
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: retry }));
+    // A Retry recorded as a page click (the intake kind and the action disagree): stale.
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_RETRY, value: retry }));
+    expect(said).toEqual([UNVERIFIED_BUTTON, UNVERIFIED_BUTTON, STALE_BUTTON]);
+    expect(chat.postMessage).not.toHaveBeenCalled();
+    expect(chat.update).not.toHaveBeenCalled();
+    expect(analyticsCalls()).toHaveLength(0);
+  });
+
+  it(`a person past ${REPORT_CLICKS_PER_MINUTE} reports and clicks a minute: told when to go on, nothing edited`, async () => {
+    const next = signPageState(report('C0DOCS'), ACTION_NEXT, TEST_SIGNER);
+    for (let i = 0; i < REPORT_CLICKS_PER_MINUTE; i++)
+      await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE);
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+    await handlers.get('visitors.menu')!(click({ blockId: 'x', report: 'feedback', user: 'U0ALICE' }));
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE' };
+    const command = { caller, range: { type: 'default' }, limit: 10, responseUrl: url };
+    await handlers.get('visitors.signals-report')!({ ...command, report: 'searches' });
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE);
+    expect(chat.postMessage).not.toHaveBeenCalled();
+    expect(said).toHaveLength(3);
+    for (const text of said)
+      expect(text).toMatch(/^You're asking for reports faster than I post them .* Next free slot: /);
+    // Someone else still pages.
+    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next }));
+    expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE + 1);
+  });
+
+  it("a member's Retry in the report's channel posts the report, attributed to the clicker", async () => {
+    const retry = signPageState(report('C0DOCS'), ACTION_RETRY, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: retry, messageTs: undefined }));
+    expect(chat.postMessage).toHaveBeenCalledOnce();
+    const posted = chat.postMessage.mock.calls[0]![0] as { channel: string; blocks: unknown[] };
+    expect(posted.channel).toBe('C0DOCS');
+    expect(JSON.stringify(posted.blocks)).toContain('Requested by <@U0MALLORY>');
   });
 });
 

@@ -16,6 +16,7 @@ const sub = (schedule = defaults) =>
       manualDigest: { take: async () => ({ ok: true }), give: async () => undefined },
       subscriptions: { take: async () => ({ ok: true }) },
     },
+    conversations: { membershipsOf: async () => new Map() },
     logger: createLogger('silent'),
     now: () => 0,
   });

@@ -504,6 +504,30 @@ describe('visitors and digests listeners', () => {
     expect(h.record).not.toHaveBeenCalled();
   });
 
+  it('digest Retry: recorded with its signed value (version 2, checked by the worker), then acked', async () => {
+    const h = harness();
+    await digestRetryAction(h.deps)({
+      ack: h.ack,
+      body: {
+        user: { id: 'U0ALICE' },
+        team: { id: 'T0SANDBOX' },
+        channel: { id: 'C0DOCS' },
+        container: { channel_id: 'C0DOCS', message_ts: '1700000000.000100' },
+        response_url: 'https://hooks.slack.com/actions/T0SANDBOX/1/x',
+      },
+      action: { action_ts: '1.2', value: 's1.value' },
+    } as never);
+    expect(h.ack).toHaveBeenCalledExactlyOnceWith();
+    const [kind, , , payload] = h.record.mock.calls[0] as unknown as [
+      { name: string; version: number },
+      string,
+      string,
+      unknown,
+    ];
+    expect(kind).toMatchObject({ name: 'digests.retry', version: 2 });
+    expect(payload).toMatchObject({ value: 's1.value', teamId: 'T0SANDBOX', channel: 'C0DOCS', user: 'U0ALICE' });
+  });
+
   it('digest Retry from nowhere (no channel): acked, nothing recorded', async () => {
     const h = harness();
     await digestRetryAction(h.deps)({

@@ -12,7 +12,7 @@ import {
 } from '../../src/features/digests/improve-signal.js';
 import { buttonAction, menuAction } from '../../src/features/visitors/listeners.js';
 import { INTAKE } from '../../src/features/visitors/intake.js';
-import { encodeSignalImprove, type SignalImprove } from '../../src/features/visitors/signals/improve.js';
+import { encodeSignalImprove, type SignalImproveInput } from '../../src/features/visitors/signals/improve.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
@@ -70,7 +70,7 @@ function harness(opts: { recordFails?: boolean; access?: AccessGate; viewsOpenFa
   };
 }
 
-const improve = (over: Partial<SignalImprove> = {}): SignalImprove => ({
+const improve = (over: Partial<SignalImproveInput> = {}): SignalImproveInput => ({
   signal: { kind: 'question', question: 'How do I set up SSO with Okta?', count: 9, response: 'Not covered.' },
   rangeLabel: 'Nov 15 – Nov 21, 2026',
   channel: 'C0DOCS',
@@ -153,6 +153,15 @@ describe('Improve with agent on a signal: the click', () => {
     await signalImproveAction(refused.deps as never)({ ...second.args, ack: refused.ack } as never);
     expect(second.said).toEqual(['Guests cannot start docs jobs.']);
     expect(refused.open).not.toHaveBeenCalled();
+  });
+
+  it('a click that came without a response_url (Bolt gives no respond): refused with a warning, no throw', async () => {
+    const h = harness();
+    const { args } = click(encodeSignalImprove(improve({ channel: 'C0OTHER' }), TEST_SIGNER));
+    const { respond: _none, ...bare } = args;
+    await signalImproveAction(h.deps as never)({ ...bare, ack: h.ack } as never);
+    expect(h.open).not.toHaveBeenCalled();
+    expect(h.warnings()).toContain('a click came without a response_url; the person could not be answered');
   });
 
   it('Slack refusing views.open: the person is told to click again, one warning, no throw', async () => {

@@ -12,8 +12,18 @@ import {
 } from '../../src/features/visitors/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
 import { groupQuestions, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
-import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../src/features/visitors/signals/improve.js';
-import { openSignalState, signSignalState, type SignalState } from '../../src/features/visitors/signals/state.js';
+import {
+  ACTION_SIGNAL_IMPROVE_PREFIX,
+  decodeSignalImprove,
+  quotedReaderText,
+} from '../../src/features/visitors/signals/improve.js';
+import {
+  openSignalState,
+  SIGNAL_ACTIONS,
+  signSignalState,
+  type SignalAction,
+  type SignalState,
+} from '../../src/features/visitors/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
@@ -35,6 +45,7 @@ const state = (over: Partial<SignalState> = {}): SignalState => ({
   cursors: [],
   skip: 0,
   requester: 'U0ALICE',
+  channel: 'C0DOCS',
   projectId: 'proj_docs',
   ...over,
 });
@@ -91,6 +102,10 @@ function expectSafeMessage(m: { text: string; blocks: unknown[] }): void {
   expect(joined.replace('<@U0ALICE>', '')).not.toMatch(/<[@!#]|<https?:/);
   expect(joined).not.toMatch(/https?:\/\/evil|www\.evil|evil\.example/);
   expect(joined).not.toContain('@here');
+  // Nor anywhere else in what Slack receives (button values, block_ids): readers' words travel quoted.
+  const payload = JSON.stringify(m).replace(/<@U0ALICE>/g, '');
+  expect(payload).not.toMatch(/<[@!#]|<https?:|<mailto:/);
+  expect(payload).not.toMatch(/https?:\/\/evil|www\.evil|evil\.example|@here/);
   // Block Kit-looking JSON from readers stays text: the only actions block is the report's own paging.
   expect(blocks.filter((b) => b.type === 'actions').length).toBeLessThanOrEqual(1);
 }
@@ -123,7 +138,7 @@ describe('searches report', () => {
     const view = searchesView(searches(25, 'CURSOR2'), 0);
     const nav = (m: { blocks: unknown[] }, id: string) => {
       const el = elements(m.blocks).find(({ el }) => el.action_id === id)?.el;
-      return el ? openSignalState(el.value as string, TEST_SIGNER) : undefined;
+      return el ? openSignalState(el.value as string, id as SignalAction, TEST_SIGNER) : undefined;
     };
     const first = buildSignalMessage(view, state(), { channel: 'C0DOCS', signer: TEST_SIGNER });
     expect(nav(first, ACTION_SIGNAL_PREVIOUS)).toBeUndefined();
@@ -218,7 +233,7 @@ describe('feedback report', () => {
           path: '/b',
           thumbsDown: 7,
           thumbsUp: 1,
-          comments: [HOSTILE_TEXT.mentions, 'Step 3 is wrong'],
+          comments: [quotedReaderText(HOSTILE_TEXT.mentions, 300), 'Step 3 is wrong'],
         },
       },
     });
@@ -272,7 +287,7 @@ describe('questions report', () => {
       elements(m.blocks).filter(({ el }) => String(el.action_id).startsWith(ACTION_SIGNAL_IMPROVE_PREFIX)),
     ).toHaveLength(3);
     const next = elements(m.blocks).find(({ el }) => el.action_id === ACTION_SIGNAL_NEXT)!.el;
-    expect(openSignalState(next.value as string, TEST_SIGNER)).toMatchObject({
+    expect(openSignalState(next.value as string, ACTION_SIGNAL_NEXT, TEST_SIGNER)).toMatchObject({
       ok: true,
       state: { cursors: ['01JCURSOR0000000000000000A'], skip: 0 },
     });
@@ -282,14 +297,27 @@ describe('questions report', () => {
 
 describe('paging values and the menu', () => {
   it('a paging value the bot did not sign, or changed, is refused; one too deep for a button is left out', () => {
-    const value = signSignalState(state({ cursors: ['a', 'b'] }), TEST_SIGNER)!;
-    expect(openSignalState(value, TEST_SIGNER)).toMatchObject({ ok: true });
-    expect(openSignalState(value.replace('"a"', '"z"'), TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
-    expect(openSignalState(value, ValueSigner.fromSecret('another-secret'))).toEqual({ ok: false, reason: 'tampered' });
-    expect(openSignalState('{"v":1}', TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    const next = SIGNAL_ACTIONS.next;
+    const value = signSignalState(state({ cursors: ['a', 'b'] }), next, TEST_SIGNER)!;
+    expect(openSignalState(value, next, TEST_SIGNER)).toMatchObject({ ok: true, state: { channel: 'C0DOCS' } });
+    expect(openSignalState(value.replace('"a"', '"z"'), next, TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    expect(openSignalState(value, next, ValueSigner.fromSecret('another-secret'))).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
+    expect(openSignalState('{"v":1}', next, TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
     expect(
-      signSignalState(state({ cursors: Array.from({ length: 20 }, () => 'c'.repeat(120)) }), TEST_SIGNER),
+      signSignalState(state({ cursors: Array.from({ length: 20 }, () => 'c'.repeat(120)) }), next, TEST_SIGNER),
     ).toBeUndefined();
+  });
+
+  it("each button's value opens for that button only; one bound to no channel (version 1) is refused", () => {
+    const value = signSignalState(state(), SIGNAL_ACTIONS.next, TEST_SIGNER)!;
+    for (const other of [SIGNAL_ACTIONS.previous, SIGNAL_ACTIONS.retry])
+      expect(openSignalState(value, other, TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    const v1 = { v: 1, r: 'searches', f: '2026-11-15', t: '2026-11-22', n: 10, c: [], s: 0, p: 'proj_docs' };
+    const old = TEST_SIGNER.sign(SIGNAL_ACTIONS.retry, JSON.stringify(v1));
+    expect(openSignalState(old, SIGNAL_ACTIONS.retry, TEST_SIGNER)).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('the menu lists the other reports; its block_id carries the dates and project, signed, within 255 chars', () => {
@@ -300,20 +328,23 @@ describe('paging values and the menu', () => {
         dateTo: '2026-11-22T09:00:00.000+05:30',
         projectId: 'p'.repeat(100),
       },
+      'C0DOCS',
       TEST_SIGNER,
     ) as unknown as Json;
     expect(String(block.block_id).length).toBeLessThanOrEqual(255);
     const accessory = block.accessory as Json;
     expect(accessory.action_id).toBe(ACTION_MENU);
     expect((accessory.options as Json[]).map((o) => o.value)).toEqual(['visitors', 'feedback', 'questions']);
-    expect(openMenuState(String(block.block_id), TEST_SIGNER)).toMatchObject({
+    expect(openMenuState(String(block.block_id), 'C0DOCS', TEST_SIGNER)).toMatchObject({
       ok: true,
       state: { projectId: 'p'.repeat(100) },
     });
-    expect(openMenuState(String(block.block_id).replace('2026-11-15', '2026-11-01'), TEST_SIGNER)).toEqual({
+    expect(openMenuState(String(block.block_id).replace('2026-11-15', '2026-11-01'), 'C0DOCS', TEST_SIGNER)).toEqual({
       ok: false,
       reason: 'tampered',
     });
-    expect(openMenuState('visitors-nav-0-0', TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    // Chosen in another channel than the report's: refused.
+    expect(openMenuState(String(block.block_id), 'C0OTHER', TEST_SIGNER)).toEqual({ ok: false, reason: 'tampered' });
+    expect(openMenuState('visitors-nav-0-0', 'C0DOCS', TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
   });
 });

@@ -6,9 +6,10 @@ import {
   decodeSignalImprove,
   encodeSignalImprove,
   quotedReaderText,
+  quoteSignal,
   signalInstruction,
   type Signal,
-  type SignalImprove,
+  type SignalImproveInput,
 } from '../../src/features/visitors/signals/improve.js';
 import { findMessageLinks } from '../../src/features/thread-context/links.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
@@ -42,7 +43,7 @@ const signals: Signal[] = [
     pageUrl: 'https://docs.acme.test/sso',
   },
 ];
-const improve = (signal: Signal): SignalImprove => ({
+const improve = (signal: Signal): SignalImproveInput => ({
   signal,
   rangeLabel: 'Nov 15 – Nov 21, 2026',
   channel: 'C0DOCS',
@@ -77,7 +78,7 @@ describe('the instruction of an Improve on a signal', () => {
     "%s: the signal in the bot's words, then the readers' words fenced as quoted data, harmless",
     (kind, fenceName, opening) => {
       const signal = signals.find((s) => s.kind === kind)!;
-      const text = signalInstruction(improve(signal), { randomId: fixedId });
+      const text = signalInstruction({ ...improve(signal), signal: quoteSignal(signal) }, { randomId: fixedId });
       expect(text.startsWith(opening)).toBe(true);
       expect(text.length).toBeLessThanOrEqual(INSTRUCTION_MAX);
       const { outside, inside } = split(text, fenceName);
@@ -94,7 +95,8 @@ describe('the instruction of an Improve on a signal', () => {
   );
 
   it('a page with no comments asks for a review instead, with no fence', () => {
-    const text = signalInstruction(improve({ kind: 'feedback', path: '/a', thumbsDown: 2, thumbsUp: 0, comments: [] }));
+    const signal = quoteSignal({ kind: 'feedback', path: '/a', thumbsDown: 2, thumbsUp: 0, comments: [] });
+    const text = signalInstruction({ ...improve(signal), signal });
     expect(text).toContain('They left no comments.');
     expect(text).not.toContain('<reader_comments');
   });
@@ -127,6 +129,39 @@ describe('the button of an Improve on a signal', () => {
     expect(
       back.ok && back.improve.signal.kind === 'feedback' && back.improve.signal.comments.every((c) => c.length <= 300),
     ).toBe(true);
+  });
+
+  it("carries readers' words quoted, never raw: no mention, link or markup Slack could read in the value", () => {
+    const hostile: Signal[] = HOSTILE.flatMap((h): Signal[] => [
+      { kind: 'search', term: h, hits: 3 },
+      { kind: 'feedback', path: '/a', thumbsDown: 2, thumbsUp: 0, comments: [h, h] },
+      { kind: 'question', question: h, count: 2, response: h, pageUrl: h.slice(0, 200) },
+    ]);
+    for (const s of hostile) {
+      const value = encodeSignalImprove(improve(s), TEST_SIGNER)!;
+      expect(value).not.toMatch(/<[@!#]|<https?:|<mailto:/);
+      // The payload after the signature, less the bot's own words (the project id has an underscore).
+      expect(value.slice(26).replace('proj_docs', '')).not.toMatch(/[*_~`]|https?:\/\/evil|@here|@channel/);
+      const back = decodeSignalImprove(value, TEST_SIGNER);
+      expect(back.ok).toBe(true);
+    }
+  });
+
+  it("refuses a value whose readers' words are raw (the version before quoting, or not quoted)", () => {
+    const wire = (v: number | undefined, term: string) =>
+      TEST_SIGNER.sign(
+        'visitors.signal',
+        JSON.stringify({ ...(v ? { v } : {}), s: { kind: 'search', term, hits: 3 }, r: 'Nov 15', c: 'C0DOCS' }),
+      );
+    expect(decodeSignalImprove(wire(undefined, 'plain words'), TEST_SIGNER)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+    expect(decodeSignalImprove(wire(2, HOSTILE_TEXT.mentions), TEST_SIGNER)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+    expect(decodeSignalImprove(wire(2, 'plain words'), TEST_SIGNER)).toMatchObject({ ok: true });
   });
 
   it('a page path with unusual characters gets no button; a value changed or not signed is refused', () => {

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
+import { buildDigest, buildDigestMessage } from '../../src/features/digests/blocks.js';
 import {
   ACTION_IMPROVE_PREFIX,
-  buildDigest,
-  buildDigestFailureMessage,
-  buildDigestMessage,
   decodeImproveValue,
   encodeImproveValue,
   IMPROVE_PURPOSE,
-} from '../../src/features/digests/blocks.js';
+} from '../../src/features/digests/improve-value.js';
+import { buildDigestFailureMessage, decodeDigestRetry } from '../../src/features/digests/retry.js';
 import type { ReaderSignals } from '../../src/features/digests/reader-content.js';
 import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/digests/chart.js';
 import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/features/digests/content.js';
@@ -180,12 +179,23 @@ describe('digest message', () => {
     expect(json).not.toContain('Improve with agent');
   });
 
-  it('a failed run gets a notice with a Retry button', () => {
-    const m = buildDigestFailureMessage('The docs service failed; try again in a minute.', 'Nov 16 – Nov 22, 2026');
+  it("a failed run gets a notice with a Retry button whose value names the digest's channel, signed", () => {
+    const where = { teamId: 'T0SANDBOX', channel: 'C0DOCS' };
+    const m = buildDigestFailureMessage('The docs service failed; try again in a minute.', 'Nov 16 – Nov 22, 2026', {
+      value: where,
+      signer: TEST_SIGNER,
+    });
     expect(m.text).toBe(
       'The weekly docs digest for Nov 16 – Nov 22, 2026 could not be built. The docs service failed; try again in a minute.',
     );
-    expect(JSON.stringify(m.blocks)).toContain('"action_id":"visitors.digest.retry"');
+    const button = (m.blocks[1] as { elements: { action_id: string; value: string }[] }).elements[0]!;
+    expect(button.action_id).toBe('visitors.digest.retry');
+    expect(decodeDigestRetry(button.value, TEST_SIGNER)).toEqual({ ok: true, retry: where });
+    expect(decodeDigestRetry('retry', TEST_SIGNER)).toEqual({ ok: false, reason: 'unsigned' });
+    expect(decodeDigestRetry(button.value.replace('C0DOCS', 'C0LEADS'), TEST_SIGNER)).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
   });
 
   it('improve values and modal metadata refuse garbage, and anything the bot did not sign', () => {
@@ -323,7 +333,7 @@ describe('digest chart', () => {
 
 describe('Improve values with hostile paths', () => {
   it('keep the button value ≤ 2000 and private_metadata ≤ 3000 even when JSON escaping grows the path', async () => {
-    const { encodeImproveValue } = await import('../../src/features/digests/blocks.js');
+    const { encodeImproveValue } = await import('../../src/features/digests/improve-value.js');
     const { buildImproveModal } = await import('../../src/features/digests/improve-modal.js');
     const path = `/"${'\\"'.repeat(1200)}`;
     const value = encodeImproveValue(
@@ -347,7 +357,7 @@ describe('"Improve with agent" only for safe paths the digest itself lists', () 
   const rows = (extra: [string, number, number][]): [string, number, number][] => [['/api', 100, 5], ...extra];
 
   it('a falling page whose path has unsafe characters is listed without a button; safe ones keep theirs', async () => {
-    const { isSafeDocsPath, improvablePaths } = await import('../../src/features/digests/blocks.js');
+    const { isSafeDocsPath, improvablePaths } = await import('../../src/features/digests/improve-value.js');
     const m = buildDigestMessage(
       buildDigestContent(
         week(

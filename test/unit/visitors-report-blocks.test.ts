@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitorsResponse } from '../../src/platform/docs-api/schemas.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { openPageState, type PageState } from '../../src/features/visitors/paging-value.js';
+import { openPageState, type PageAction, type PageState } from '../../src/features/visitors/paging-value.js';
 import {
   ACTION_NEXT,
   ACTION_PREVIOUS,
@@ -12,6 +12,9 @@ import {
 } from '../../src/features/visitors/blocks.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
+
+/** The channel and docs project every report is bound to. */
+const WHERE = { channel: 'C0DOCS', projectId: 'proj_docs' };
 
 type Json = Record<string, unknown>;
 type Row = VisitorsResponse['visitors'][number];
@@ -98,7 +101,7 @@ function buttonState(m: ReportMessage, actionId: string): PageState | undefined 
     if (b.type !== 'actions') continue;
     const el = (b.elements as Json[]).find((e) => e.action_id === actionId);
     if (el) {
-      const opened = openPageState(el.value as string, TEST_SIGNER);
+      const opened = openPageState(el.value as string, actionId as PageAction, TEST_SIGNER);
       return opened.ok ? opened.state : undefined;
     }
   }
@@ -129,6 +132,7 @@ describe('report message within Slack limits', () => {
       offset: 0,
       skip: 0,
       requester: 'U0ALICE',
+      ...WHERE,
     };
     const shown: number[] = [];
     const windows: { start: number; end: number }[] = [];
@@ -194,7 +198,7 @@ describe('report message within Slack limits', () => {
     }));
     const m = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 50, skip: 0, ...WHERE },
       page: page(rows, true),
     });
     assertWithinSlackLimits(m);
@@ -221,14 +225,14 @@ describe('report message within Slack limits', () => {
     const rows: Row[] = [{ path: '/a', human: 1, ai: 1, total: 2 }];
     const only = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0, ...WHERE },
       page: page(rows, false),
     });
     expect(only.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(JSON.stringify(only.blocks)).toContain('*Rows 1–1 of 1*');
     const last = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0, ...WHERE },
       page: page(rows, false),
     });
     expect(buttonState(last, ACTION_NEXT)).toBeUndefined();
@@ -244,6 +248,7 @@ describe('report message within Slack limits', () => {
       limit: 10,
       offset: 10,
       skip: 0,
+      channel: 'C0DOCS',
       projectId: 'docs-v2',
     };
     const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, true), showProject: true });
@@ -256,7 +261,7 @@ describe('report message within Slack limits', () => {
       { path: '/a', human: 10, ai: 2, total: 11 },
       { path: '/b', human: 5, ai: 0, total: 5 },
     ];
-    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
+    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0, ...WHERE };
     const views = { ok: true as const, byPath: new Map([['/a', 1234]]), totals: { human: 2000, ai: 500, total: 2500 } };
     const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, false), views });
     expect(JSON.stringify(m.blocks)).toContain('Page  Human  AI  Total  Views');
@@ -278,7 +283,7 @@ describe('report message within Slack limits', () => {
     const rows: Row[] = [{ path: '/a<b>&`c`', human: 1, ai: 0, total: 1 }];
     const m = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0, ...WHERE },
       page: page(rows, false),
     });
     const [line] = rowLines(m);
@@ -288,14 +293,14 @@ describe('report message within Slack limits', () => {
   it('an empty range and a page past the end say so', () => {
     const empty = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0, ...WHERE },
       page: { totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false },
     });
     expect(JSON.stringify(empty.blocks)).toContain('No visitors were recorded in this range.');
     expect(JSON.stringify(empty.blocks)).toContain('*AI share*\\n–');
     const past = buildReportMessage({
       signer: TEST_SIGNER,
-      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0 },
+      state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 200, skip: 0, ...WHERE },
       page: page([], false),
     });
     expect(JSON.stringify(past.blocks)).toContain('There are no more rows here');
@@ -303,7 +308,7 @@ describe('report message within Slack limits', () => {
   });
 
   it('mentions the budget once 60 or more requests were used this hour', () => {
-    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0 };
+    const state: PageState = { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 0, skip: 0, ...WHERE };
     expect(
       JSON.stringify(buildReportMessage({ signer: TEST_SIGNER, state, page: page([], false), budgetUsed: 59 }).blocks),
     ).not.toContain('analytics requests used');

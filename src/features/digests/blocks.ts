@@ -1,7 +1,6 @@
 import type { KnownBlock } from '@slack/types';
-import { z } from 'zod';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
 import {
   codeSafe,
@@ -16,6 +15,7 @@ import {
 } from '../visitors/index.js';
 import type { ReaderSignals } from './reader-content.js';
 import { readerBlocks, readerSummary } from './reader-blocks.js';
+import { ACTION_IMPROVE_PREFIX, encodeImproveValue } from './improve-value.js';
 
 /**
  * The weekly digest message (Block Kit). Stays small whatever the paths: ≤ 20 blocks, every
@@ -27,101 +27,8 @@ import { readerBlocks, readerSummary } from './reader-blocks.js';
 export const DIGEST_PATH_MAX = 60;
 /** New pages listed by name (the rest are counted). */
 export const NEW_PAGES_LISTED = 10;
-/** Prefix of the "Improve with agent" buttons' action_ids (`visitors.digest.improve.0`, `.1`, …). */
-export const ACTION_IMPROVE_PREFIX = 'visitors.digest.improve.';
-/** action_id of Retry on a digest that could not be built. */
-export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
-
-export { isSafeDocsPath, SAFE_DOCS_PATH } from '../visitors/index.js';
-
-/**
- * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the
- * bot), read from the message as Slack sends it back with a click (block_actions `message.blocks`).
- */
-export function improvablePaths(blocks: unknown, signer: Pick<ValueSigner, 'open'>): Set<string> {
-  const paths = new Set<string>();
-  if (!Array.isArray(blocks)) return paths;
-  for (const b of blocks as { accessory?: { action_id?: unknown; value?: unknown } }[]) {
-    const a = b?.accessory;
-    if (
-      typeof a?.action_id !== 'string' ||
-      !a.action_id.startsWith(ACTION_IMPROVE_PREFIX) ||
-      typeof a.value !== 'string'
-    )
-      continue;
-    const v = decodeImproveValue(a.value, signer);
-    if (v.ok) paths.add(v.page.path);
-  }
-  return paths;
-}
-
-/** What an "Improve with agent" button carries: the page and its numbers. */
-export interface ImproveValue {
-  path: string;
-  /** Percent fewer human readers than the week before (positive number). */
-  fellPct: number;
-  current: number;
-  previous: number;
-  /** The digest's week in words ("Nov 15 – Nov 21, 2026"). */
-  rangeLabel: string;
-}
-
-const improveSchema = z.object({
-  p: z.string().min(1).max(1500),
-  n: z.number().int().min(0).max(100),
-  c: z.number().min(0),
-  v: z.number().min(0),
-  r: z.string().max(120),
-});
-
-/** What "Improve with agent" values are signed for (src/platform/slack/signed-value.ts). */
-export const IMPROVE_PURPOSE = 'digests.improve';
-
-/**
- * Encodes an {@link ImproveValue} as a signed button value, within Slack's 2000 chars (Block Kit:
- * button `value` ≤ 2000): the path is cut until the *encoded* JSON fits with the signature (quotes
- * and backslashes in a path grow when JSON-escaped).
- */
-export function encodeImproveValue(v: ImproveValue, signer: Pick<ValueSigner, 'sign'>): string {
-  const wire = (p: string) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) });
-  const json = fitJson(v.path, 1500, SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD, wire);
-  return signer.sign(IMPROVE_PURPOSE, json);
-}
-
-/**
- * JSON of `build(path cut to some length)`, cutting the path (from `startCut` chars, by a fifth
- * each time) until the JSON is at most `max` chars long.
- */
-export function fitJson(path: string, startCut: number, max: number, build: (path: string) => unknown): string {
-  let cut = Math.min(path.length, startCut);
-  for (;;) {
-    const json = JSON.stringify(build(path.slice(0, cut)));
-    if (json.length <= max || cut === 0) return json;
-    cut = Math.floor(cut * 0.8);
-  }
-}
-
-/**
- * Decodes a button value: the page when the bot signed the value and its path is safe; else why
- * not (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable or an unsafe path).
- */
-export function decodeImproveValue(
-  value: string | undefined,
-  signer: Pick<ValueSigner, 'open'>,
-): { ok: true; page: ImproveValue } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
-  const opened = signer.open(IMPROVE_PURPOSE, value);
-  if (!opened.ok) return opened;
-  try {
-    const w = improveSchema.parse(JSON.parse(opened.payload));
-    if (!isSafeDocsPath(w.p)) return { ok: false, reason: 'malformed' };
-    return { ok: true, page: { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
-}
 
 /** How the digest was triggered, for its footer. */
 export type DigestTrigger = { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string };
@@ -312,29 +219,4 @@ function fallerBlocks(content: DigestContent, week: string, signer: Pick<ValueSi
       };
     }),
   ];
-}
-
-/**
- * The message posted when a digest run could not be built after its retries, with a Retry button
- * that queues the digest again.
- */
-export function buildDigestFailureMessage(reason: string, rangeLabel: string): { text: string; blocks: KnownBlock[] } {
-  const text = `The weekly docs digest for ${rangeLabel} could not be built. ${reason}`;
-  return {
-    text,
-    blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(`:warning: ${text}`, SLACK_LIMITS.sectionText) } },
-      {
-        type: 'actions',
-        elements: [
-          {
-            type: 'button',
-            text: { type: 'plain_text', text: 'Retry' },
-            action_id: ACTION_DIGEST_RETRY,
-            value: 'retry',
-          },
-        ],
-      },
-    ],
-  };
 }

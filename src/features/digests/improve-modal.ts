@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './blocks.js';
+import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
 import { codeSafe, formatCount, middleTruncate } from '../visitors/index.js';
 

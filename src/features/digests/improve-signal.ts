@@ -13,9 +13,11 @@ import { truncate } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
 import {
   codeSafe,
+  cutQuoted,
   decodeSignalImprove,
   formatCount,
   middleTruncate,
@@ -90,14 +92,14 @@ export function decodeSignalModalMetadata(
   }
 }
 
-/** What the modal says above the instruction (reader text escaped and cut: a modal is mrkdwn too). */
+/** What the modal says above the instruction (reader text quoted already, cut: a modal is mrkdwn too). */
 function summary(v: SignalImprove): string {
   const range = escapeReaderText(v.rangeLabel, 120);
   const s = v.signal;
   switch (s.kind) {
     case 'search':
       return (
-        `Readers searched the docs for “${escapeReaderText(s.term, 120)}” ${formatCount(s.hits)} times (${range}) ` +
+        `Readers searched the docs for “${cutQuoted(s.term, 120)}” ${formatCount(s.hits)} times (${range}) ` +
         'and clicked no result.'
       );
     case 'feedback':
@@ -108,7 +110,7 @@ function summary(v: SignalImprove): string {
       );
     case 'question':
       return (
-        `Readers asked the docs assistant “${escapeReaderText(s.question, 200)}” ` +
+        `Readers asked the docs assistant “${cutQuoted(s.question, 200)}” ` +
         `${formatCount(s.count)} times (${range}); it could not answer.`
       );
   }
@@ -170,10 +172,7 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMidd
 export function signalImproveAction(deps: SignalImproveDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
-        deps.logger.warn({ err }, 'could not answer through the response_url'),
-      );
+    const tell = clickReply(respond, deps.logger);
     const decoded = decodeSignalImprove(action.value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, SIGNAL_IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });

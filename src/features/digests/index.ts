@@ -16,7 +16,8 @@ import { register as registerListeners } from './listeners.js';
 import { describeSchedule, type DigestSchedule } from './schedule.js';
 import { describeSections } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
-import { createDigestQuotas, digestSubcommands } from './subcommands.js';
+import { createDigestQuotas } from './quotas.js';
+import { digestSubcommands } from './subcommands.js';
 import { createDigestQueue, startDigestWorker } from './worker.js';
 
 /** What the feature is built from: the platform, its configuration, and what is built before it. */
@@ -60,8 +61,9 @@ export function createDigests(o: DigestsOptions): Digests {
   const defaultSchedule: DigestSchedule = { pattern: o.config.DIGEST_CRON, tz: o.config.DIGEST_TZ };
   const digestQueue = createDigestQueue(queues);
   const common = { digestQueue, defaultSchedule, logger, now };
-  registerHandlers(intake, { ...common, slack, access });
-  const subcommands = digestSubcommands({ ...common, slack, quotas: createDigestQuotas(redis, prefix) });
+  const quotas = createDigestQuotas(redis, prefix);
+  registerHandlers(intake, { ...common, slack, access, conversations, signer, quotas });
+  const subcommands = digestSubcommands({ ...common, slack, conversations, quotas });
   registerSubcommandHandler(intake, { subcommands, access });
   const projects = docsProjects(o.config);
   const workerDeps = { visitors: o.visitors, redis, prefix, digestQueue, slack, projectFor, signer, logger };

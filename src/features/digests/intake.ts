@@ -7,6 +7,8 @@ import { intakeKind } from '../../platform/intake.js';
 
 /** Retry on a failed digest, recorded. */
 export interface DigestRetryIntake {
+  /** The button's signed value: the digest's workspace and channel (absent in version 1 records: refused). */
+  value?: string | undefined;
   teamId: string;
   channel: string;
   user: string;
@@ -16,6 +18,7 @@ export interface DigestRetryIntake {
 }
 
 const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
+  value: z.string().optional(),
   teamId: z.string(),
   channel: z.string(),
   user: z.string(),
@@ -23,5 +26,8 @@ const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
   responseUrl: z.string().optional(),
 });
 
-/** Kinds of intake the digests feature handles. */
-export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema, { awaited: true }) };
+/**
+ * Kinds of intake the digests feature handles. `digests.retry` is version 2: its `value` must be
+ * checked (a replica of version 1 would queue the digest without it).
+ */
+export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema, { awaited: true, version: 2 }) };

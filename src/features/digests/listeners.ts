@@ -15,9 +15,10 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
-import { ACTION_DIGEST_RETRY, ACTION_IMPROVE_PREFIX, decodeImproveValue, IMPROVE_PURPOSE } from './blocks.js';
-import { improvablePaths } from './blocks.js';
+import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
+import { ACTION_DIGEST_RETRY } from './retry.js';
 import {
   buildImproveModal,
   decodeImproveMetadata,
@@ -78,11 +79,7 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
 export function improveAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    // A response_url can be expired or used up (Slack answers 404): a warning, not a listener failure.
-    const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
-        deps.logger.warn({ err }, 'could not answer through the response_url'),
-      );
+    const tell = clickReply(respond, deps.logger);
     const decoded = decodeImproveValue(action.value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
@@ -136,14 +133,16 @@ export function improveSubmission(deps: DigestListenerDeps) {
 }
 
 /**
- * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): recorded
- * (`digests.retry`) and acked; the worker queues the channel's digest again and edits the notice.
+ * Retry on a digest that could not be built (block_actions `visitors.digest.retry`): recorded with
+ * its signed value (`digests.retry`) and acked; the worker checks the value, access, membership and
+ * the channel's slot of digests on request, queues the channel's digest again and edits the notice.
  */
 export function digestRetryAction(deps: DigestListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const { channel, ts, teamId } = where(body);
     if (!channel || !teamId) return void (await ack());
     const payload: DigestRetryIntake = {
+      ...(action.value ? { value: action.value } : {}),
       teamId,
       channel,
       user: body.user.id,

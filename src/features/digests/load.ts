@@ -3,6 +3,7 @@ import {
   LIMIT_MAX,
   type AnalyticsCache,
   type DateRange,
+  type QueryCaller,
   type VisitorsServices,
 } from '../visitors/index.js';
 import type { DigestParts } from './blocks.js';
@@ -11,22 +12,36 @@ import { loadReaderSignals } from './reader-content.js';
 import type { DigestSection } from './sections.js';
 
 /**
- * What a digest run reads, through the shared analytics cache with the digest's budget: two weeks
- * of visitors, and the parts of "What readers couldn't find" the channel gets.
+ * What a digest run reads, through the shared analytics cache: two weeks of visitors, and the parts
+ * of "What readers couldn't find" the channel gets. A scheduled run spends the digests' budget (it
+ * may use the reserve up to DIGEST_CEILING); a digest on request (`/docs-visitors digest`, Retry)
+ * is paid like a report: the interactive budget and the hourly share of the person who asked.
  */
+
+/** Who pays for a run's calls (cache misses): see the module's comment. */
+export function digestCaller(run: Pick<RunScope, 'projectId' | 'requestedBy'>): QueryCaller {
+  return run.requestedBy
+    ? { purpose: 'interactive', projectId: run.projectId, user: run.requestedBy }
+    : { purpose: 'digest', projectId: run.projectId };
+}
 
 /** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
 export const MAX_DIGEST_API_PAGES = 4;
 /**
- * Every page of visitors of docs project `projectId` for `range` (API pages of 250, at most
- * {@link MAX_DIGEST_API_PAGES}), through the cache with the digest budget.
+ * Every page of visitors of docs project `who.projectId` for `range` (API pages of 250, at most
+ * {@link MAX_DIGEST_API_PAGES}), through the cache, paid by `who` (default: the digests' budget).
  * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as AnalyticsCache.get.
  */
-export async function fetchWeek(cache: AnalyticsCache, range: DateRange, projectId?: string): Promise<WeekOfVisitors> {
+export async function fetchWeek(
+  cache: AnalyticsCache,
+  range: DateRange,
+  who: QueryCaller = { purpose: 'digest' },
+): Promise<WeekOfVisitors> {
   const rows: WeekOfVisitors['rows'] = [];
   let totals: WeekOfVisitors['totals'] = { human: 0, ai: 0, total: 0 };
   for (let i = 0; i < MAX_DIGEST_API_PAGES; i++) {
-    const { page } = await cache.get({ ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX }, 'digest', projectId);
+    const q = { ...range, limit: LIMIT_MAX, offset: i * LIMIT_MAX };
+    const { page } = await cache.get(q, who.purpose, who.projectId ?? cache.defaultProjectId, who.user);
     if (i === 0) totals = page.totals;
     rows.push(...page.visitors);
     if (!page.hasMore) return { range, totals, rows, truncated: false };
@@ -35,20 +50,20 @@ export async function fetchWeek(cache: AnalyticsCache, range: DateRange, project
 }
 
 /**
- * The digest content of docs project `projectId` (default DOCS_PROJECT_ID) for the week before
+ * The digest content of docs project `who.projectId` (default DOCS_PROJECT_ID) for the week before
  * `nowMs` (epoch ms) in time zone `zone`: the last 7 full days against the 7 before. Two API calls
  * for a docs site of up to 250 pages, shared by every channel of that project asking within 10
- * minutes.
+ * minutes; paid by `who` (default: the digests' budget).
  */
 export async function loadDigestContent(
   svc: Pick<VisitorsServices, 'cache'>,
   nowMs: number,
   zone: string,
-  projectId?: string,
+  who: QueryCaller = { purpose: 'digest' },
 ): Promise<DigestContent> {
   const ranges = digestRanges(nowMs, zone);
-  const current = await fetchWeek(svc.cache, ranges.current, projectId);
-  const previous = await fetchWeek(svc.cache, ranges.previous, projectId);
+  const current = await fetchWeek(svc.cache, ranges.current, who);
+  const previous = await fetchWeek(svc.cache, ranges.previous, who);
   return buildDigestContent(current, previous);
 }
 
@@ -60,6 +75,8 @@ export interface RunScope {
   projectId?: string | undefined;
   channel: string;
   sections: readonly DigestSection[];
+  /** A digest on request: who asked (their hourly share pays, see {@link digestCaller}). */
+  requestedBy?: string | undefined;
 }
 
 /**
@@ -72,10 +89,11 @@ export interface RunScope {
 export async function loadDigestParts(svc: Pick<VisitorsServices, 'cache'>, run: RunScope): Promise<DigestParts> {
   const week = digestRanges(run.nowMs, run.zone);
   const withVisitors = run.sections.includes('visitors');
-  const visitors = withVisitors ? await loadDigestContent(svc, run.nowMs, run.zone, run.projectId) : undefined;
+  const who = digestCaller(run);
+  const visitors = withVisitors ? await loadDigestContent(svc, run.nowMs, run.zone, who) : undefined;
   const wanted = run.sections.filter((s) => s !== 'visitors');
   if (wanted.length === 0) return { week, visitors };
-  const signals = await loadReaderSignals(svc.cache, week, run.projectId, run.sections);
+  const signals = await loadReaderSignals(svc.cache, week, who, run.sections);
   const [first] = signals.failures;
   if (!visitors && first && signals.failures.length === wanted.length) throw first.error;
   return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };

@@ -99,10 +99,9 @@ async function recurring(
 export async function loadReaderSignals(
   cache: AnalyticsCache,
   weeks: { current: Range; previous: Range },
-  projectId: string | undefined,
+  who: QueryCaller,
   sections: readonly DigestSection[],
 ): Promise<ReaderSignals> {
-  const who: QueryCaller = { purpose: 'digest', projectId };
   const out: ReaderSignals = { failures: [] };
   const attempt = async <T>(
     section: Exclude<DigestSection, 'visitors'>,

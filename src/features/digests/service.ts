@@ -12,16 +12,11 @@ import {
   visitorsKeyPrefix,
   type VisitorsServices,
 } from '../visitors/index.js';
-import {
-  buildDigest,
-  buildDigestFailureMessage,
-  DIGEST_EVENT_TYPE,
-  type DigestParts,
-  type DigestTrigger,
-} from './blocks.js';
+import { buildDigest, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
+import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';
 import type { DigestContent } from './content.js';
-import { loadDigestContent, loadDigestParts, type RunScope } from './load.js';
+import { digestCaller, loadDigestContent, loadDigestParts, type RunScope } from './load.js';
 import { describeSchedule } from './schedule.js';
 import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
@@ -50,7 +45,7 @@ export interface DigestDeps {
   defaultTz: string;
   /** The docs project of a channel (the settings feature), read when each run starts. @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /** Signs the "Improve with agent" buttons' values. */
+  /** Signs the "Improve with agent" and Retry buttons' values. */
   signer: Pick<ValueSigner, 'sign'>;
   logger: Logger;
 }
@@ -136,7 +131,8 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
 function runScope(ctx: RunContext): RunScope {
   const { run } = ctx;
   const sections = sectionsOf(run.data.sections);
-  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections };
+  const manual = run.data.trigger === 'manual' ? { requestedBy: run.data.requestedBy } : {};
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections, ...manual };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */
@@ -146,7 +142,7 @@ async function resume(ctx: RunContext, record: string): Promise<DigestOutcome> {
   let chart: ChartOutcome = 'none';
   if (sectionsOf(ctx.run.data.sections).includes('visitors')) {
     try {
-      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, ctx.projectId);
+      const content = await loadDigestContent(ctx.deps.visitors, ctx.run.nowMs, ctx.zone, digestCaller(runScope(ctx)));
       chart = await uploadChart(ctx, content, ts);
     } catch (err) {
       chart = 'failed';
@@ -259,7 +255,8 @@ async function announceFailure(ctx: RunContext, err: unknown): Promise<void> {
   const key = `${visitorsKeyPrefix(deps.prefix)}:digest-failed:${run.runKey}`;
   if (!(await deps.redis.set(key, '1', 'EX', DELIVERY_RECORD_TTL_S, 'NX'))) return;
   const week = formatRange(digestRanges(run.nowMs, ctx.zone).current);
-  const message = buildDigestFailureMessage(visitorsErrorText(err), week);
+  const where = { teamId: run.data.teamId, channel: run.data.channel };
+  const message = buildDigestFailureMessage(visitorsErrorText(err), week, { value: where, signer: deps.signer });
   await deps.slack.chat
     .postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false })
     .catch((e: unknown) => log.warn({ err: e, slackError: slackErrorCode(e) }, 'could not announce the failed digest'));

@@ -6,7 +6,7 @@ import { ANALYTICS_HOURLY_LIMIT, BUDGET_NOTE_FROM } from './budget.js';
 import { formatRange } from './date-range.js';
 import { formatCount, formatShare } from './format.js';
 import { reportMenu } from './menu.js';
-import { LAST_WINDOW, signPageState, type PageState } from './paging-value.js';
+import { LAST_WINDOW, PAGE_ACTIONS, signPageState, type PageAction, type PageState } from './paging-value.js';
 import { codeSections, headingLine, layoutFor, resolveWindow, rowLine, type Row, type ViewsByPath } from './rows.js';
 
 /**
@@ -25,10 +25,10 @@ import { codeSections, headingLine, layoutFor, resolveWindow, rowLine, type Row,
 
 /** Characters of text, all blocks together, a report never passes (Slack fails near 12,000). */
 export const MESSAGE_TEXT_BUDGET = 9_000;
-/** `action_id` of the report's Previous button (registered in src/listeners/visitors). */
-export const ACTION_PREVIOUS = 'visitors.page.previous';
-/** `action_id` of the report's Next button (registered in src/listeners/visitors). */
-export const ACTION_NEXT = 'visitors.page.next';
+/** `action_id` of the report's Previous button (listeners.ts), and what its value is signed for. */
+export const ACTION_PREVIOUS = PAGE_ACTIONS.previous;
+/** `action_id` of the report's Next button (listeners.ts), and what its value is signed for. */
+export const ACTION_NEXT = PAGE_ACTIONS.next;
 export { planWindows, resolveWindow, ROWS_TEXT_BUDGET } from './rows.js';
 
 /** The views of the report's range (GET …/views), or why they are not shown. */
@@ -130,7 +130,7 @@ export function buildReportMessage(input: ReportInput): ReportMessage {
   if (nav.length > 0) {
     blocks.push({ type: 'actions', block_id: `visitors-nav-${state.offset}-${w.start}`, elements: nav });
   }
-  blocks.push(reportMenu('visitors', { ...state }, input.signer));
+  blocks.push(reportMenu('visitors', state, state.channel, input.signer));
   const footer = footerLine(input);
   if (footer) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
   const where = page.visitors.length > 0 ? `rows ${w.firstRow}–${w.lastRow}` : w.indicator.toLowerCase();
@@ -204,12 +204,15 @@ function navButtons(
     dateTo: state.dateTo,
     limit: state.limit,
     ...(state.requester ? { requester: state.requester } : {}),
-    // The report keeps its project: a click must not fall back to DOCS_PROJECT_ID (docs/using.md).
-    ...(state.projectId ? { projectId: state.projectId } : {}),
+    // The report keeps its channel and its project: a click must not fall back to DOCS_PROJECT_ID (docs/using.md).
+    channel: state.channel,
+    projectId: state.projectId,
   };
-  const value = (offset: number, skip: number) => signPageState({ ...base, offset, skip }, signer);
-  const previous = (offset: number, skip: number) => button('← Previous', ACTION_PREVIOUS, value(offset, skip));
-  const next = (offset: number, skip: number) => button('Next →', ACTION_NEXT, value(offset, skip));
+  const value = (action: PageAction, offset: number, skip: number) =>
+    signPageState({ ...base, offset, skip }, action, signer);
+  const previous = (offset: number, skip: number) =>
+    button('← Previous', ACTION_PREVIOUS, value(ACTION_PREVIOUS, offset, skip));
+  const next = (offset: number, skip: number) => button('Next →', ACTION_NEXT, value(ACTION_NEXT, offset, skip));
   const nav: Button[] = [];
   if (index > 0) nav.push(previous(state.offset, starts[index - 1]!));
   else if (state.offset > 0) nav.push(previous(Math.max(0, state.offset - state.limit), LAST_WINDOW));

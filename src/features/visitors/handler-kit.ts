@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AccessAction, AccessGate } from '../../platform/access.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import type { Quota } from '../../platform/quota.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
 import { unverifiedValueText } from '../../platform/slack/signed-value.js';
@@ -31,8 +33,10 @@ export interface VisitorsHandlerDeps {
   now: () => number;
   /** Reports are open to full members (guests and external users refused); subcommands ask for their own action. */
   access: Pick<AccessGate, 'authorize'>;
-  /** The clicks of the searches, feedback and questions reports re-check that the clicker is in the channel. */
+  /** The clicks on reports re-check that the clicker is in the channel. */
   conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** Report clicks per person ({@link REPORT_CLICKS_PER_MINUTE}), shared by the replicas in Redis. */
+  clicks: Pick<Quota, 'take'>;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
   /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
@@ -41,6 +45,23 @@ export interface VisitorsHandlerDeps {
 
 /** Answer to a button whose value can't be read (an old message, or a project no longer configured). */
 export const STALE_BUTTON = 'This button belongs to an older report I can no longer read; run `/docs-visitors` again.';
+
+/**
+ * Reports and clicks on reports (paging, Retry, the menu) one person may ask for a minute: each
+ * posts or edits a message (chat.postMessage, about one a second a channel; chat.update, Slack Tier
+ * 3: about 50 a minute for the whole workspace, shared with the jobs' status messages), so one
+ * person asking as fast as they can must not use them all.
+ */
+export const REPORT_CLICKS_PER_MINUTE = 20;
+
+/** Answer to a report or click past {@link REPORT_CLICKS_PER_MINUTE} (the next free slot follows). */
+export const CLICKS_USED =
+  `You're asking for reports faster than I post them (${REPORT_CLICKS_PER_MINUTE} reports and clicks a minute), ` +
+  'so I did nothing.';
+
+/** Answer to a button clicked in another conversation than the report it was made for. */
+export const OTHER_CONVERSATION_BUTTON =
+  'This button belongs to a report in another conversation, so I did nothing. Run `/docs-visitors` here instead.';
 
 /** Answer to a button whose value the bot did not sign (a report from before signing, or tampered). */
 export const UNVERIFIED_BUTTON = unverifiedValueText('run `/docs-visitors` again');
@@ -72,9 +93,9 @@ function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
 }
 
 /**
- * A click on one of the searches, feedback and questions reports (paging, Retry, the menu): the
- * access gate (`read_reports`), then the clicker's membership of the report's channel, as every
- * button that shows readers' words re-checks it (platform/slack/member-check.ts: fail closed, one
+ * A click on a report (paging, Retry, the menu): the access gate (`read_reports`), then the
+ * clicker's membership of the report's channel, as every button that shows a channel's report
+ * re-checks it (platform/slack/member-check.ts: fail closed, one
  * audit line per refusal). A refusal is told to the clicker only, and nothing is read.
  */
 export async function clickerMayRead(
@@ -84,11 +105,36 @@ export async function clickerMayRead(
   responseUrl: string | undefined,
 ): Promise<boolean> {
   if (!(await authorizeOrTell(deps, user, 'read_reports', channel ?? '', responseUrl))) return false;
+  if (!(await clickAllowed(deps, user, responseUrl))) return false;
   if (!channel) return true; // no channel: the handler answers that the button is stale
   const asked = { channel, user, action: 'read_reports' as const };
   const member = await checkMembership(deps.conversations, deps.services.logger, asked);
   if (member.ok) return true;
   const text = member.text;
+  await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
+    warnTellFailed(deps),
+  );
+  return false;
+}
+
+/**
+ * Takes one of the person's reports and clicks a minute ({@link REPORT_CLICKS_PER_MINUTE}); past
+ * them (or when Redis fails: fail closed) tells them why, privately, and returns false.
+ */
+export async function clickAllowed(
+  deps: VisitorsHandlerDeps,
+  user: string,
+  responseUrl: string | undefined,
+): Promise<boolean> {
+  let text: string;
+  try {
+    const taken = await deps.clicks.take(user);
+    if (taken.ok) return true;
+    text = `${CLICKS_USED} ${nextSlotText(deps.now(), taken.msBeforeNext, undefined)}`;
+  } catch (err) {
+    deps.services.logger.warn({ err }, 'could not count a report click; refused');
+    text = "I couldn't reach my database, so I did nothing; try again in a moment.";
+  }
   await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
     warnTellFailed(deps),
   );

@@ -4,12 +4,15 @@ import { respondVia } from '../../platform/slack/respond.js';
 import { warnUnverified } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
+  clickAllowed,
+  clickerMayRead,
   editReport,
   knownProject,
   postReport,
   reportScope,
   postOrEdit,
   respondTo,
+  OTHER_CONVERSATION_BUTTON,
   STALE_BUTTON,
   tellClicker,
   UNVERIFIED_BUTTON,
@@ -17,39 +20,48 @@ import {
 } from './handler-kit.js';
 import { INTAKE, type ButtonIntake, type ReportIntake } from './intake.js';
 import { registerMenuHandler } from './menu-handler.js';
-import { openPageState, PAGE_PURPOSE, type PageState } from './paging-value.js';
+import { openPageState, PAGE_ACTIONS, type PageAction, type PageState } from './paging-value.js';
 import { buildReportErrorMessage, loadReport } from './service.js';
 import { registerSignalHandlers } from './signals/handlers.js';
 
 export { authorizeOrTell, STALE_BUTTON, UNVERIFIED_BUTTON, type VisitorsHandlerDeps } from './handler-kit.js';
 
 /**
- * The query a clicked report button carries, when the bot signed it and its project is one it may
- * use; else the person's answer (a value the bot did not sign also logs a warning).
+ * The query a clicked report button carries, when the bot signed it for that button (one of
+ * `actions`), for the channel it was clicked in, and its project is one it may use; else the
+ * person's answer (a value the bot did not sign also logs a warning).
  */
-function clickedState(deps: VisitorsHandlerDeps, p: ButtonIntake): { state: PageState } | { refusal: string } {
-  const opened = openPageState(p.value, deps.services.signer);
+function clickedState(
+  deps: VisitorsHandlerDeps,
+  p: ButtonIntake,
+  actions: readonly PageAction[],
+): { state: PageState } | { refusal: string } {
+  const action = actions.find((a) => a === p.actionId);
+  if (!action) return { refusal: STALE_BUTTON };
+  const opened = openPageState(p.value, action, deps.services.signer);
   if (!opened.ok && opened.reason !== 'malformed') {
-    warnUnverified(deps.services.logger, PAGE_PURPOSE, opened.reason, { user: p.user });
+    warnUnverified(deps.services.logger, action, opened.reason, { user: p.user });
     return { refusal: UNVERIFIED_BUTTON };
   }
   // A report keeps the project it was made for (the channel may have moved since); an unknown
   // project (forged, or no longer configured) makes the button stale.
   if (!opened.ok || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
+  if (opened.state.channel !== p.channel) return { refusal: OTHER_CONVERSATION_BUTTON };
   return { state: opened.state };
 }
 
 /** Registers the visitors intake handlers: the visitor report, its buttons, the other reports and the menu. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.report, async (p) => {
-    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl))
-      await runReport(deps, p);
+    const { user, channel } = p.caller;
+    if (!(await authorizeOrTell(deps, user, 'read_reports', channel, p.responseUrl))) return;
+    if (await clickAllowed(deps, user, p.responseUrl)) await runReport(deps, p);
   });
   intake.on(INTAKE.page, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await page(deps, p);
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await page(deps, p);
   });
   intake.on(INTAKE.retry, async (p) => {
-    if (await authorizeOrTell(deps, p.user, 'read_reports', p.channel ?? '', p.responseUrl)) await retry(deps, p);
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await retry(deps, p);
   });
   registerSignalHandlers(intake, deps);
   registerMenuHandler(intake, deps);
@@ -61,12 +73,13 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
   const respond = respondVia(p.responseUrl);
   const scope = await reportScope(deps, p.caller, p.range);
   if (!scope.ok) return respond({ response_type: 'ephemeral', text: scope.message });
-  const state = {
+  const state: PageState = {
     ...scope.range,
     limit: p.limit,
     offset: 0,
     skip: 0,
     requester: p.caller.user,
+    channel: p.caller.channel,
     projectId: scope.projectId,
   };
   const loaded = await loadReport(svc, state, p.caller.user, scope.tz);
@@ -82,7 +95,7 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
  */
 async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p);
+  const clicked = clickedState(deps, p, [PAGE_ACTIONS.previous, PAGE_ACTIONS.next]);
   const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
   if ('refusal' in clicked || !p.channel || !p.messageTs) {
     return respond({ response_type: 'ephemeral', replace_original: false, text: refusal });
@@ -109,13 +122,15 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
  */
 async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p);
+  const clicked = clickedState(deps, p, [PAGE_ACTIONS.retry]);
   const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
   if ('refusal' in clicked || !p.channel)
     return respond({ response_type: 'ephemeral', replace_original: true, text: refusal });
   const { state } = clicked;
   const { messageTs, ...query } = state;
-  const loaded = await loadReport(deps.services, { ...query, requester: query.requester ?? p.user }, p.user);
+  // A new report is the clicker's; one edited in place keeps whoever asked for it.
+  const requester = messageTs ? (query.requester ?? p.user) : p.user;
+  const loaded = await loadReport(deps.services, { ...query, requester }, p.user);
   if (!loaded.ok) {
     const msg = buildReportErrorMessage(loaded.text, state, loaded.retryable, deps.services.signer);
     return respond({ response_type: 'ephemeral', replace_original: true, ...msg });

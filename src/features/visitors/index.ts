@@ -8,7 +8,9 @@ import type { App } from '@slack/bolt';
 import { docsProjects, type Config } from '../../platform/config.js';
 import type { Platform } from '../../platform/runtime.js';
 import { registerHandlers, type VisitorsHandlerDeps } from './handlers.js';
-import { createVisitorsServices, type VisitorsServices } from './service.js';
+import { Quota } from '../../platform/quota.js';
+import { REPORT_CLICKS_PER_MINUTE } from './handler-kit.js';
+import { createVisitorsServices, visitorsKeyPrefix, type VisitorsServices } from './service.js';
 import { register as registerListeners } from './listeners.js';
 
 export { authorizeOrTell } from './handlers.js';
@@ -30,12 +32,15 @@ export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, 
 export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
 export {
   ACTION_SIGNAL_IMPROVE_PREFIX,
+  cutQuoted,
   decodeSignalImprove,
   encodeSignalImprove,
   SIGNAL_IMPROVE_PURPOSE,
   signalInstruction,
+  type QuotedSignal,
   type Signal,
   type SignalImprove,
+  type SignalImproveInput,
 } from './signals/improve.js';
 export { readFeedbackByPage, readSearches, type QueryCaller } from './queries.js';
 export { readComments, readUnanswered, type Comment, type UnansweredTurn } from './signals/data.js';
@@ -78,6 +83,12 @@ export function createVisitors(o: VisitorsOptions): Visitors {
   const services = createVisitorsServices(options);
   const slack = o.platform.slack.web;
   const projects = docsProjects(config);
-  registerHandlers(intake, { services, slack, redis, prefix, now, projectFor, projects, access, conversations });
+  const clicks = new Quota(redis, {
+    keyPrefix: `${visitorsKeyPrefix(prefix)}:clicks`,
+    points: REPORT_CLICKS_PER_MINUTE,
+    durationS: 60,
+  });
+  const common = { services, slack, redis, prefix, now, projectFor, projects };
+  registerHandlers(intake, { ...common, access, conversations, clicks });
   return { services, register: (app) => registerListeners(app, { intake, logger: services.logger }) };
 }

@@ -50,6 +50,8 @@ export interface ReportIntake {
 }
 /** Previous / Next / Retry, recorded. */
 export interface ButtonIntake {
+  /** The button's `action_id`: what its value must be signed for (absent in records of older versions: refused). */
+  actionId?: string | undefined;
   value?: string | undefined;
   user: string;
   channel?: string;
@@ -104,6 +106,7 @@ const reportSchema: z.ZodType<ReportIntake> = z.looseObject({
   responseUrl: z.string(),
 });
 const buttonSchema: z.ZodType<ButtonIntake> = z.looseObject({
+  actionId: z.string().optional(),
   value: z.string().optional(),
   user: z.string(),
   channel: z.string().optional(),

@@ -39,7 +39,12 @@ function where(body: BlockAction): { channel?: string; messageTs?: string; respo
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
 export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<ButtonIntake>) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const payload: ButtonIntake = { value: action.value, user: body.user.id, ...where(body) };
+    const payload: ButtonIntake = {
+      actionId: action.action_id,
+      value: action.value,
+      user: body.user.id,
+      ...where(body),
+    };
     const entry = { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };

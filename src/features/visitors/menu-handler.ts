@@ -33,7 +33,8 @@ function chosen(
   deps: VisitorsHandlerDeps,
   p: MenuIntake,
 ): { state: MenuState; report: ReportKind } | { refusal: string } {
-  const opened = openMenuState(p.blockId, deps.services.signer);
+  if (!p.channel) return { refusal: STALE_BUTTON };
+  const opened = openMenuState(p.blockId, p.channel, deps.services.signer);
   if (!opened.ok && opened.reason !== 'malformed') {
     warnUnverified(deps.services.logger, MENU_PURPOSE, opened.reason, { user: p.user });
     return { refusal: UNVERIFIED_BUTTON };
@@ -53,7 +54,8 @@ async function load(
     dateFrom: c.state.dateFrom,
     dateTo: c.state.dateTo,
     requester: who.user,
-    ...(c.state.projectId ? { projectId: c.state.projectId } : {}),
+    channel: who.channel,
+    projectId: c.state.projectId ?? deps.services.defaultProjectId,
   };
   const rows = rowBounds(c.report).default;
   const signer = deps.services.signer;

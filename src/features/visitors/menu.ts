@@ -9,7 +9,9 @@ import { parseDateArg, type DateRange } from './date-range.js';
  * reports; choosing one replaces the message in place with that report's first page, for the same
  * dates and docs project. An option's `value` holds only the report's name (Slack: option value ≤ 150
  * chars), so the dates and the project ride, signed, in the menu block's `block_id` (Slack: ≤ 255
- * chars; Block Kit sends it back with the action as `actions[].block_id`).
+ * chars; Block Kit sends it back with the action as `actions[].block_id`). The signature binds it
+ * to the report's channel too (the channel is part of what is signed, not of the payload, which has
+ * no room for it): a block_id chosen in another channel does not open.
  */
 
 /** The reports of `/docs-visitors`, as typed after it (`visitors` is the one with no name). */
@@ -19,8 +21,13 @@ export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /** `action_id` of the menu's select. */
 export const ACTION_MENU = 'visitors.menu';
-/** What the menu's block_id is signed for (src/platform/slack/signed-value.ts). */
+/** What the menu's block_id is signed for (src/platform/slack/signed-value.ts), with its channel: {@link menuPurpose}. */
 export const MENU_PURPOSE = 'visitors.menu';
+
+/** The purpose a menu in `channel` is signed for: a block_id made for one channel does not open in another. */
+export function menuPurpose(channel: string): string {
+  return `${MENU_PURPOSE}:${channel}`;
+}
 
 /** What each report is called in the menu and in help. */
 export const REPORT_TITLES: Readonly<Record<ReportKind, string>> = {
@@ -54,12 +61,18 @@ export function isReportKind(s: unknown): s is ReportKind {
 }
 
 /**
- * The menu block of a `current` report: a section whose block_id is the signed {@link MenuState}
- * (≤ 228 chars: dates ≤ 40, a project id ≤ 100) and whose accessory selects one of the other reports.
+ * The menu block of a `current` report in `channel`: a section whose block_id is the signed
+ * {@link MenuState} (≤ 228 chars: dates ≤ 40, a project id ≤ 100; signed for {@link menuPurpose})
+ * and whose accessory selects one of the other reports.
  */
-export function reportMenu(current: ReportKind, state: MenuState, signer: Pick<ValueSigner, 'sign'>): KnownBlock {
+export function reportMenu(
+  current: ReportKind,
+  state: MenuState,
+  channel: string,
+  signer: Pick<ValueSigner, 'sign'>,
+): KnownBlock {
   const wire = { f: state.dateFrom, t: state.dateTo, ...(state.projectId ? { p: state.projectId } : {}) };
-  const blockId = signer.sign(MENU_PURPOSE, JSON.stringify(wire));
+  const blockId = signer.sign(menuPurpose(channel), JSON.stringify(wire));
   if (blockId.length > SLACK_LIMITS.actionId) throw new Error('menu state too long for a block_id');
   const options: PlainTextOption[] = REPORT_KINDS.filter((k) => k !== current).map((k) => ({
     text: { type: 'plain_text', text: REPORT_TITLES[k], emoji: true },
@@ -79,14 +92,16 @@ export function reportMenu(current: ReportKind, state: MenuState, signer: Pick<V
 }
 
 /**
- * The state of a menu's `block_id` when the bot signed it and it validates; else why not
- * (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable).
+ * The state of a menu's `block_id` chosen in `channel`, when the bot signed it for that channel and
+ * it validates; else why not (`unsigned`/`tampered`: not the bot's, or another channel's;
+ * `malformed`: unreadable).
  */
 export function openMenuState(
   blockId: string | undefined,
+  channel: string,
   signer: Pick<ValueSigner, 'open'>,
 ): { ok: true; state: MenuState } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  const opened = signer.open(MENU_PURPOSE, blockId);
+  const opened = signer.open(menuPurpose(channel), blockId);
   if (!opened.ok) return opened;
   try {
     const w = menuSchema.parse(JSON.parse(opened.payload));

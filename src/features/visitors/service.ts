@@ -8,13 +8,13 @@ import { buildReportMessage, type ReportMessage, type ReportViews } from './bloc
 import { AnalyticsBudget } from './budget.js';
 import { formatRange } from './date-range.js';
 import { isRetryable, visitorsErrorText } from './error-text.js';
-import { signPageState, type PageState } from './paging-value.js';
+import { PAGE_ACTIONS, signPageState, type PageState } from './paging-value.js';
 import { readViews } from './queries.js';
 import { LIMIT_MAX } from './query.js';
 import { AnalyticsCache, type AnalyticsApiCall } from './store.js';
 
-/** `action_id` of the Retry button on a failed report. */
-export const ACTION_RETRY = 'visitors.report.retry';
+/** `action_id` of the Retry button on a failed report, and what its value is signed for. */
+export const ACTION_RETRY = PAGE_ACTIONS.retry;
 
 /** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
 export interface VisitorsServices {
@@ -132,7 +132,7 @@ export function buildReportErrorMessage(
   const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
   if (retryable) {
-    const value = signPageState(state, signer);
+    const value = signPageState(state, ACTION_RETRY, signer);
     blocks.push({
       type: 'actions',
       elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_RETRY, value }],

@@ -131,6 +131,35 @@ export class ConversationDirectory {
   }
 
   /**
+   * Which of `channels` `user` is a member of, from `user`'s conversation list alone (read as far as
+   * the question needs, like {@link isMember}, but never `conversations.info`: a conversation the
+   * bot can't see counts as one they are not in). For listing things a person may see, where a
+   * "no" needs no reason.
+   * @returns each channel's answer: true, false, or `unknown` when the list could not be read far
+   *   enough (the budgets or Slack's rate limit stopped it, or it is longer than the bot reads).
+   * @throws Slack's errors other than a rate limit (`user_not_found`, …).
+   */
+  membershipsOf(user: string, channels: readonly string[]): Promise<Map<string, boolean | 'unknown'>> {
+    return this.serial.run(user, async () => {
+      const known = this.lists.get(user);
+      const probe = channels.find((c) => !known?.channels.has(c));
+      const answers = new Map<string, boolean | 'unknown'>(channels.map((c) => [c, true]));
+      if (probe === undefined) return answers;
+      let list: PersonList | undefined;
+      try {
+        list = await this.listFor(probe, user);
+        while (channels.some((c) => !list!.channels.has(c)) && !list.verdict) await this.readPage(list, probe, user);
+      } catch (err) {
+        if (!(err instanceof MembersUnknownError)) throw err;
+      }
+      const complete = list?.verdict === 'complete';
+      for (const c of channels)
+        answers.set(c, list?.channels.has(c) || known?.channels.has(c) ? true : complete ? false : 'unknown');
+      return answers;
+    });
+  }
+
+  /**
    * How public `channel` is (conversations.info, kept per conversation).
    * @throws {MembersUnknownError} `busy` while the budget is spent or Slack rate limits the reads;
    *   Slack's errors as thrown.

@@ -7,7 +7,14 @@ import { formatCount } from '../format.js';
 import { reportMenu } from '../menu.js';
 import type { SignalKind } from '../query.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, encodeSignalImprove, type Signal } from './improve.js';
-import { LAST_SIGNAL_WINDOW, lastWindowStart, signSignalState, type SignalState } from './state.js';
+import {
+  LAST_SIGNAL_WINDOW,
+  lastWindowStart,
+  SIGNAL_ACTIONS,
+  signSignalState,
+  type SignalAction,
+  type SignalState,
+} from './state.js';
 
 /**
  * The searches, feedback and questions reports (one layout): a header with the range, summary
@@ -18,10 +25,10 @@ import { LAST_SIGNAL_WINDOW, lastWindowStart, signSignalState, type SignalState 
  * {@link ROWS_TEXT_BUDGET}.
  */
 
-/** `action_id` of Previous on these reports. */
-export const ACTION_SIGNAL_PREVIOUS = 'visitors.signals.previous';
-/** `action_id` of Next on these reports. */
-export const ACTION_SIGNAL_NEXT = 'visitors.signals.next';
+/** `action_id` of Previous on these reports, and what its value is signed for. */
+export const ACTION_SIGNAL_PREVIOUS = SIGNAL_ACTIONS.previous;
+/** `action_id` of Next on these reports, and what its value is signed for. */
+export const ACTION_SIGNAL_NEXT = SIGNAL_ACTIONS.next;
 /** Characters of row text one message carries at most (all rows of a window together). */
 export const ROWS_TEXT_BUDGET = 7_000;
 
@@ -108,7 +115,7 @@ export function buildSignalMessage(view: SignalPageView, state: SignalState, o: 
   const nav = navButtons(state, view, { start, end }, o.signer);
   if (nav.length > 0)
     blocks.push({ type: 'actions', block_id: `signals-nav-${state.cursors.length}-${start}`, elements: nav });
-  blocks.push(reportMenu(view.report, state, o.signer));
+  blocks.push(reportMenu(view.report, state, o.channel, o.signer));
   const footer = footerLine(state, o);
   if (footer) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
   const where = (view.rows.length > 0 ? `rows ${before + start + 1}–${before + end}` : 'nothing to show') + batch;
@@ -149,8 +156,8 @@ function navButtons(
 ): Button[] {
   const { messageTs: _retryOnly, ...base } = state;
   const nav: Button[] = [];
-  const add = (text: string, actionId: string, s: SignalState) => {
-    const value = signSignalState(s, signer);
+  const add = (text: string, actionId: SignalAction, s: SignalState) => {
+    const value = signSignalState(s, actionId, signer);
     if (value) nav.push(button(text, actionId, value));
   };
   if (w.start > 0) add('← Previous', ACTION_SIGNAL_PREVIOUS, { ...base, skip: Math.max(0, w.start - state.rows) });

@@ -10,10 +10,16 @@ import { keyParts, type AnalyticsCache, type Cached, type CachedQuery } from '..
  * cached under keys of their own, read back with the schemas below.
  */
 
-/** Most characters of a reader's comment or question kept (Slack shows far less; the agent gets this much). */
-export const READER_TEXT_KEEP = 1_000;
-/** Most characters of the assistant's answer kept. */
-export const ANSWER_KEEP = 600;
+/**
+ * Most characters of a reader's comment or question kept: what an Improve button carries at most
+ * (improve.ts: 300 of a comment, 500 of a question; Slack shows less). The cache holds no more, so an
+ * assistant page of 1,000 unanswered turns stays under about 1 MB in Redis for its 10 minutes.
+ */
+export const READER_TEXT_KEEP = 500;
+/** Most characters of the assistant's answer kept (a button carries 300). */
+export const ANSWER_KEEP = 300;
+/** Most characters of a page path or URL kept (a button carries 300; longer ones are never offered). */
+export const PATH_KEEP = 1_000;
 /** Feedback entries read for comments (spec: `limit` 1–100 on GET …/feedback). */
 export const COMMENTS_LIMIT = 100;
 /** Assistant turns read per API page (spec: `limit` 1–1000 on GET …/assistant). */
@@ -53,7 +59,7 @@ function toComment(e: FeedbackEntry): Comment | undefined {
   const text = e.comment?.trim();
   if (!text) return undefined;
   return {
-    path: e.path,
+    path: e.path.slice(0, PATH_KEEP),
     text: text.slice(0, READER_TEXT_KEEP),
     createdAt: e.createdAt,
     ...(e.helpful !== undefined ? { helpful: e.helpful } : {}),
@@ -121,12 +127,11 @@ const unansweredPageSchema = z.object({
 
 function toTurn(c: AssistantConversation): UnansweredTurn | undefined {
   if (c.resolutionStatus !== 'unanswered' || !c.query.trim()) return undefined;
-  const pageUrl = c.pageUrl;
   return {
     query: c.query.slice(0, READER_TEXT_KEEP),
     response: c.response.slice(0, ANSWER_KEEP),
-    timestamp: c.timestamp,
-    pageUrl,
+    timestamp: c.timestamp.slice(0, 40),
+    pageUrl: c.pageUrl === null ? null : c.pageUrl.slice(0, PATH_KEEP),
   };
 }
 

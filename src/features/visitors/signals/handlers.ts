@@ -4,9 +4,11 @@ import { respondVia } from '../../../platform/slack/respond.js';
 import { warnUnverified } from '../../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
+  clickAllowed,
   clickerMayRead,
   editReport,
   knownProject,
+  OTHER_CONVERSATION_BUTTON,
   postOrEdit,
   postReport,
   reportScope,
@@ -18,7 +20,7 @@ import {
 } from '../handler-kit.js';
 import { INTAKE, type ButtonIntake, type SignalReportIntake } from '../intake.js';
 import { buildSignalErrorMessage, loadSignalReport } from './load.js';
-import { openSignalState, SIGNAL_PAGE_PURPOSE, type SignalState } from './state.js';
+import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } from './state.js';
 
 /**
  * The intake handlers of the searches, feedback and questions reports: the command, Previous / Next
@@ -27,22 +29,33 @@ import { openSignalState, SIGNAL_PAGE_PURPOSE, type SignalState } from './state.
  * report's channel.
  */
 
-/** The state a clicked button carries, when the bot signed it and its project is configured; else the answer. */
-function clickedState(deps: VisitorsHandlerDeps, p: ButtonIntake): { state: SignalState } | { refusal: string } {
-  const opened = openSignalState(p.value, deps.services.signer);
+/**
+ * The state a clicked button carries, when the bot signed it for that button (one of `actions`), for
+ * the channel it was clicked in, and its project is configured; else the answer.
+ */
+function clickedState(
+  deps: VisitorsHandlerDeps,
+  p: ButtonIntake,
+  actions: readonly SignalAction[],
+): { state: SignalState } | { refusal: string } {
+  const action = actions.find((a) => a === p.actionId);
+  if (!action) return { refusal: STALE_BUTTON };
+  const opened = openSignalState(p.value, action, deps.services.signer);
   if (!opened.ok && opened.reason !== 'malformed') {
-    warnUnverified(deps.services.logger, SIGNAL_PAGE_PURPOSE, opened.reason, { user: p.user });
+    warnUnverified(deps.services.logger, action, opened.reason, { user: p.user });
     return { refusal: UNVERIFIED_BUTTON };
   }
   if (!opened.ok || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
+  if (opened.state.channel !== p.channel) return { refusal: OTHER_CONVERSATION_BUTTON };
   return { state: opened.state };
 }
 
 /** Registers the handlers of the three reports. */
 export function registerSignalHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   intake.on(INTAKE.signalReport, async (p) => {
-    if (await authorizeOrTell(deps, p.caller.user, 'read_reports', p.caller.channel, p.responseUrl))
-      await runSignalReport(deps, p);
+    const { user, channel } = p.caller;
+    if (!(await authorizeOrTell(deps, user, 'read_reports', channel, p.responseUrl))) return;
+    if (await clickAllowed(deps, user, p.responseUrl)) await runSignalReport(deps, p);
   });
   intake.on(INTAKE.signalPage, async (p) => {
     if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await signalPage(deps, p);
@@ -65,6 +78,7 @@ async function runSignalReport(deps: VisitorsHandlerDeps, p: SignalReportIntake)
     cursors: [],
     skip: 0,
     requester: user,
+    channel,
     projectId: scope.projectId,
   };
   const loaded = await loadSignalReport(deps.services, state, { user, channel, tz: scope.tz });
@@ -80,7 +94,7 @@ async function runSignalReport(deps: VisitorsHandlerDeps, p: SignalReportIntake)
 /** Previous / Next: the neighbouring window or API page, edited in place; a failure is told to the clicker. */
 async function signalPage(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p);
+  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.previous, SIGNAL_ACTIONS.next]);
   if ('refusal' in clicked || !p.channel || !p.messageTs) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
     return respond({ response_type: 'ephemeral', replace_original: false, text });
@@ -102,13 +116,14 @@ async function signalPage(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<v
 /** Retry: loads again; edits the report it belongs to (or posts one) and removes the note, or replaces the note. */
 async function signalRetry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p);
+  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.retry]);
   if ('refusal' in clicked || !p.channel) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
     return respond({ response_type: 'ephemeral', replace_original: true, text });
   }
   const { messageTs, ...query } = clicked.state;
-  const state = { ...query, requester: query.requester ?? p.user };
+  // A new report is the clicker's; one edited in place keeps whoever asked for it.
+  const state = { ...query, requester: messageTs ? (query.requester ?? p.user) : p.user };
   const loaded = await loadSignalReport(deps.services, state, { user: p.user, channel: p.channel });
   if (!loaded.ok) {
     const msg = buildSignalErrorMessage(loaded.text, clicked.state, loaded.retryable, deps.services.signer);

@@ -7,11 +7,11 @@ import { readFeedbackByPage, readSearches, type QueryCaller } from '../queries.j
 import type { LoadedReport, VisitorsServices } from '../service.js';
 import { buildSignalMessage, type SignalPageView } from './blocks.js';
 import { readComments, readUnanswered } from './data.js';
-import { signSignalState, type SignalState } from './state.js';
+import { SIGNAL_ACTIONS, signSignalState, type SignalState } from './state.js';
 import { FEEDBACK_PAGES_LIMIT, feedbackView, questionsView, SEARCHES_LIMIT, searchesView } from './views.js';
 
-/** `action_id` of Retry on a searches, feedback or questions report that could not be loaded. */
-export const ACTION_SIGNAL_RETRY = 'visitors.signals.retry';
+/** `action_id` of Retry on a searches, feedback or questions report that could not be loaded, and what its value is signed for. */
+export const ACTION_SIGNAL_RETRY = SIGNAL_ACTIONS.retry;
 
 /** What each report is called in sentences ("I couldn't load the searches for …"). */
 const REPORT_NOUN = { searches: 'searches', feedback: 'feedback', questions: 'unanswered questions' } as const;
@@ -100,7 +100,7 @@ export function buildSignalErrorMessage(
   const what = `${REPORT_NOUN[state.report]} for ${formatRange(state)}`;
   const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
   const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
-  const value = retryable ? signSignalState(state, signer) : undefined;
+  const value = retryable ? signSignalState(state, ACTION_SIGNAL_RETRY, signer) : undefined;
   if (value) {
     const retry = {
       type: 'button' as const,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
+import { channelId } from '../../../platform/slack/payloads.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { parseDateArg } from '../date-range.js';
 import { SIGNAL_ROWS, type SignalKind } from '../query.js';
@@ -10,7 +11,9 @@ import { SIGNAL_ROWS, type SignalKind } from '../query.js';
  * endpoints page by cursor (spec: `nextCursor`), and a cursor only leads forward, so the value holds
  * the cursor of every API page after the first up to the one shown (`cursors`, oldest first):
  * Previous from an API page's first window drops the last one. An API page (up to the API's own
- * maximum of rows) is shown in windows of `rows` rows, from row `skip`.
+ * maximum of rows) is shown in windows of `rows` rows, from row `skip`. The value names the report's
+ * channel (a click from any other is refused), and each button is signed for a purpose of its own
+ * (its `action_id`: {@link SIGNAL_ACTIONS}), so a Next value is no Retry value.
  */
 export interface SignalState {
   report: SignalKind;
@@ -24,8 +27,10 @@ export interface SignalState {
   skip: number;
   /** Who asked for the report (shown on it), a Slack user id. */
   requester?: string;
-  /** The docs project of the report (the channel's when it was made); absent: DOCS_PROJECT_ID. */
-  projectId?: string;
+  /** The channel the report is in (or is to be posted in). */
+  channel: string;
+  /** The docs project of the report (the channel's when it was made). */
+  projectId: string;
   /** Retry only: ts of the report message to edit in place (absent: post a new report). */
   messageTs?: string;
 }
@@ -35,10 +40,17 @@ export const LAST_SIGNAL_WINDOW = -1;
 /** Highest row index a value may carry (far beyond any API page: assistant pages hold ≤ 1000). */
 const MAX_SKIP = 10_000;
 
-/** What these buttons' values are signed for (src/platform/slack/signed-value.ts). */
-export const SIGNAL_PAGE_PURPOSE = 'visitors.signals-page';
+/** The buttons of these reports (`action_id`s), each also what its value is signed for (src/platform/slack/signed-value.ts). */
+export const SIGNAL_ACTIONS = {
+  previous: 'visitors.signals.previous',
+  next: 'visitors.signals.next',
+  retry: 'visitors.signals.retry',
+} as const;
+/** One of {@link SIGNAL_ACTIONS}. */
+export type SignalAction = (typeof SIGNAL_ACTIONS)[keyof typeof SIGNAL_ACTIONS];
 
-const VERSION = 1;
+/** 2: bound to the channel and the project (version 1 values are refused as an older report's). */
+const VERSION = 2;
 const apiDate = z
   .string()
   .max(40)
@@ -63,10 +75,8 @@ const wireSchema = z
       .string()
       .regex(/^\d{1,12}\.\d{1,8}$/)
       .optional(),
-    p: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-      .optional(),
+    ch: channelId,
+    p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/),
   })
   .refine((w) => ms(w.f) < ms(w.t), 'dateFrom not before dateTo');
 
@@ -82,31 +92,39 @@ function encode(s: SignalState): string | undefined {
     s: s.skip,
     ...(s.requester ? { u: s.requester } : {}),
     ...(s.messageTs ? { m: s.messageTs } : {}),
-    ...(s.projectId ? { p: s.projectId } : {}),
+    ch: s.channel,
+    p: s.projectId,
   };
   const json = JSON.stringify(wire);
   return json.length <= SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD ? json : undefined;
 }
 
 /**
- * A state as a signed button `value` (Slack: ≤ 2000 chars, the signature included); undefined when
- * its cursors no longer fit one (a report paged through dozens of API pages: the button is left out).
+ * A state as the signed `value` of the button `action` (Slack: ≤ 2000 chars, the signature
+ * included); undefined when its cursors no longer fit one (a report paged through dozens of API
+ * pages: the button is left out).
  */
-export function signSignalState(s: SignalState, signer: Pick<ValueSigner, 'sign'>): string | undefined {
+export function signSignalState(
+  s: SignalState,
+  action: SignalAction,
+  signer: Pick<ValueSigner, 'sign'>,
+): string | undefined {
   const json = encode(s);
-  return json === undefined ? undefined : signer.sign(SIGNAL_PAGE_PURPOSE, json);
+  return json === undefined ? undefined : signer.sign(action, json);
 }
 
 /**
- * The state of a clicked button's `value`, when the bot signed it and it validates; else why not
- * (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable).
+ * The state of the `value` of a clicked button `action`, when the bot signed it for that button and
+ * it validates; else why not (`unsigned`/`tampered`: not the bot's, or another button's;
+ * `malformed`: unreadable, or of an older version).
  */
 export function openSignalState(
   value: string | undefined,
+  action: SignalAction,
   signer: Pick<ValueSigner, 'open'>,
 ): { ok: true; state: SignalState } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
   if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
-  const opened = signer.open(SIGNAL_PAGE_PURPOSE, value);
+  const opened = signer.open(action, value);
   if (!opened.ok) return opened;
   let json: unknown;
   try {
@@ -117,15 +135,19 @@ export function openSignalState(
   const parsed = wireSchema.safeParse(json);
   if (!parsed.success) return { ok: false, reason: 'malformed' };
   const w = parsed.data;
-  const state: SignalState = { report: w.r, dateFrom: w.f, dateTo: w.t, rows: w.n, cursors: w.c, skip: w.s };
+  const state: SignalState = {
+    report: w.r,
+    dateFrom: w.f,
+    dateTo: w.t,
+    rows: w.n,
+    cursors: w.c,
+    skip: w.s,
+    channel: w.ch,
+    projectId: w.p,
+  };
   return {
     ok: true,
-    state: {
-      ...state,
-      ...(w.u ? { requester: w.u } : {}),
-      ...(w.m ? { messageTs: w.m } : {}),
-      ...(w.p ? { projectId: w.p } : {}),
-    },
+    state: { ...state, ...(w.u ? { requester: w.u } : {}), ...(w.m ? { messageTs: w.m } : {}) },
   };
 }
 
