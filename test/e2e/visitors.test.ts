@@ -488,12 +488,12 @@ describe('/docs-visitors digests', () => {
 
   it('two bot processes sharing Redis: one scheduler, and each run delivered exactly once', async () => {
     const second = await sb.startBot();
+    // Count from here: the test before this one posted its own "weekly docs digest" lines.
+    const digestLines = () => sb.slack.messages.filter((m) => m.text.includes('weekly docs digest')).length;
+    const linesBefore = digestLines();
     await visitors('subscribe');
     await visitors('subscribe', 'U0BOB', second.driver); // the other replica upserts the same scheduler
-    await sb.slack.waitFor(
-      () => sb.slack.messages.filter((m) => m.text.includes('weekly docs digest')).length >= 2,
-      10_000,
-    );
+    await sb.slack.waitFor(() => digestLines() >= linesBefore + 2, 10_000);
     expect(await digestQueue.getJobSchedulersCount()).toBe(1);
     const runsBefore = new Set(digestPosts().map(digestRun)).size;
     await sb.slack.waitFor(() => new Set(digestPosts().map(digestRun)).size >= runsBefore + 3, 20_000);
