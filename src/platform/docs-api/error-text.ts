@@ -10,8 +10,10 @@ import { escapeMrkdwn, truncate } from '../slack/limits.js';
  * says the page expired and the report must be run again.
  *
  * @param err - anything thrown while calling the docs API.
- * @param defaultRetryMs - wait suggested on a 429 without `Retry-After` (the vendor documents
- *   none; its limit is 100 uses per project per hour), in ms.
+ * @param defaultRetryMs - wait suggested on a 429 without `Retry-After`, in ms. The vendor documents
+ *   no `Retry-After`. Its limits (test/fixtures/mintlify/SOURCE.md): the agent endpoints (create job,
+ *   send message) allow 100 uses per project per hour; analytics allow 100 requests per organization
+ *   per hour, shared by all analytics endpoints (their 429s are worded by the visitors feature).
  */
 export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string {
   if (!(err instanceof DocsApiError)) return 'Something went wrong on my side. Please try again.';
