@@ -214,6 +214,22 @@ describe('feedback report', () => {
     ]);
   });
 
+  it("a comment whose path is a URL (the spec allows either) is matched to its page's path, and the other way round", () => {
+    const at = { createdAt: '2026-11-21T09:00:00Z', helpful: false, onCode: false };
+    const rows = [
+      { path: '/a', thumbsUp: 0, thumbsDown: 2, code: 0, total: 2 },
+      { path: 'https://docs.acme.test/b', thumbsUp: 0, thumbsDown: 1, code: 0, total: 1 },
+    ];
+    const pages = pagesByThumbsDown(rows, [
+      { ...at, path: 'https://docs.acme.test/a', text: 'Step 3 is wrong' },
+      { ...at, path: '/b', text: 'Outdated' },
+    ]);
+    expect(pages.map((p) => [p.path, p.comments.map((c) => c.text)])).toEqual([
+      ['/a', ['Step 3 is wrong']],
+      ['https://docs.acme.test/b', ['Outdated']],
+    ]);
+  });
+
   it('the report: Improve on plain paths only, comments escaped, how they were read', () => {
     const m = buildSignalMessage(feedbackView(byPage, comments), state({ report: 'feedback' }), {
       channel: 'C0DOCS',
