@@ -25,6 +25,7 @@ import {
   type SignalState,
 } from '../../src/features/visitors/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
+import * as queries from '../../src/features/visitors/queries.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
@@ -308,6 +309,12 @@ describe('questions report', () => {
       state: { cursors: ['01JCURSOR0000000000000000A'], skip: 0 },
     });
     expect(texts(m.blocks).join('\n')).toContain('asked 4× in 3 wordings');
+  });
+});
+
+describe('the cached queries', () => {
+  it("offer no read of whole comments or conversations (the reports' own reads keep only the reader text they show)", () => {
+    expect(Object.keys(queries).sort()).toEqual(['readFeedbackByPage', 'readSearches', 'readViews']);
   });
 });
 
