@@ -28,6 +28,7 @@ export type { AnalyticsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
+export { AnalyticsBudgetError } from './budget.js';
 export { codeSafe, countOf, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
 export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
 export {
