@@ -11,7 +11,7 @@ import {
   buildSignalMessage,
 } from '../../src/features/visitors/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
-import { groupQuestions, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
+import { groupQuestions, isUnclicked, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
 import {
   ACTION_SIGNAL_IMPROVE_PREFIX,
   decodeSignalImprove,
@@ -309,6 +309,15 @@ describe('questions report', () => {
       state: { cursors: ['01JCURSOR0000000000000000A'], skip: 0 },
     });
     expect(texts(m.blocks).join('\n')).toContain('asked 4× in 3 wordings');
+  });
+});
+
+describe('searched often, nothing clicked', () => {
+  it('needs a term searched at least twice: one search is not "often"', () => {
+    const row = { searchQuery: 'sso', hits: 1, ctr: 0, topClickedPage: null, lastSearchedAt: '2026-11-21T09:00:00Z' };
+    expect(isUnclicked(row)).toBe(false);
+    expect(isUnclicked({ ...row, hits: 2 })).toBe(true);
+    expect(isUnclicked({ ...row, hits: 2, ctr: 0.5 })).toBe(false);
   });
 });
 

@@ -10,12 +10,15 @@ import type { Comment, UnansweredTurn } from './data.js';
 /** Comments shown or passed on per page. */
 export const COMMENTS_PER_PAGE = 3;
 
+/** Fewest searches of a term for "Searched often, nothing clicked": one search is not often. */
+export const UNCLICKED_MIN_HITS = 2;
+
 /**
- * A search the docs answered with nothing anyone clicked (spec: `ctr` 0 and no `topClickedPage`):
- * the issue's "searched often, nobody clicked through" (the API orders terms by `hits`).
+ * A term searched often that the docs answered with nothing anyone clicked (spec: `ctr` 0 and no
+ * `topClickedPage`; at least {@link UNCLICKED_MIN_HITS} `hits`). The API orders terms by `hits`.
  */
 export function isUnclicked(row: SearchRow): boolean {
-  return row.ctr === 0 && row.topClickedPage === null;
+  return row.hits >= UNCLICKED_MIN_HITS && row.ctr === 0 && row.topClickedPage === null;
 }
 
 /** A comment as shown: repeated word for word by `times` readers (counted once, the newest kept). */
