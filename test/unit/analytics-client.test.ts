@@ -369,7 +369,9 @@ describe('analytics calls: errors', () => {
     const err = await rejection(client.getFeedback({ ...RANGE, limit: 10, cursor: 'c2' }), DocsApiCursorRejectedError);
     const [sentence, said, ...rest] = docsApiErrorText(err).split('\n');
     expect(sentence).toBe('This page of the report expired; run the report again.');
-    expect(said).toMatch(/^The docs service said: Invalid query parameters: &lt;!channel&gt; dateTo must be on or after/);
+    expect(said).toMatch(
+      /^The docs service said: Invalid query parameters: &lt;!channel&gt; dateTo must be on or after/,
+    );
     // Cut to 300 chars before escaping (the escapes may add a few).
     const words = said!.slice('The docs service said: '.length).replace(/&lt;/g, '<').replace(/&gt;/g, '>');
     expect(words.length).toBeLessThanOrEqual(300);

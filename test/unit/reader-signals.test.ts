@@ -11,7 +11,12 @@ import {
   buildSignalMessage,
 } from '../../src/features/visitors/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
-import { groupQuestions, isUnclicked, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
+import {
+  groupQuestions,
+  isUnclicked,
+  pagesByThumbsDown,
+  questionKey,
+} from '../../src/features/visitors/signals/group.js';
 import {
   ACTION_SIGNAL_IMPROVE_PREFIX,
   decodeSignalImprove,

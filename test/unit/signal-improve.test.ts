@@ -104,7 +104,11 @@ describe('the instruction of an Improve on a signal', () => {
 
   it.each([
     [{ kind: 'search', term: 'sso', hits: 1 }, '1 time (', 'searched the docs for “sso” 1 time ('],
-    [{ kind: 'feedback', path: '/a', thumbsDown: 1, thumbsUp: 1, comments: ['x'] }, '👎 1 time and 👍 1 time (', '1 comment quoted'],
+    [
+      { kind: 'feedback', path: '/a', thumbsDown: 1, thumbsUp: 1, comments: ['x'] },
+      '👎 1 time and 👍 1 time (',
+      '1 comment quoted',
+    ],
     [{ kind: 'question', question: 'sso?', count: 1, response: 'no' }, 'below 1 time (', '“sso?” 1 time ('],
   ] as [Signal, string, string][])(
     '%o: a count of 1 reads in the singular, in the instruction and the modal',

@@ -1,8 +1,4 @@
-import type {
-  FeedbackByPageQuery,
-  SearchesQuery,
-  ViewsQuery,
-} from '../../platform/docs-api/analytics-client.js';
+import type { FeedbackByPageQuery, SearchesQuery, ViewsQuery } from '../../platform/docs-api/analytics-client.js';
 import {
   feedbackByPageResponseSchema,
   searchesResponseSchema,
