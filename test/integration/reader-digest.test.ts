@@ -169,8 +169,21 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     const text = shown(latest());
     expect(text).toContain('*Searched often, nothing clicked*');
     expect(text).toContain(
-      'Pages with the most 👎 this week: not shown (The docs service failed; try again in a minute.)',
+      'Pages with the most 👎 this week: not shown (The docs service failed; the next digest tries again, ' +
+        'or `/docs-visitors digest` sends one now.)',
     );
+    expect(text).not.toContain('try again in');
+  });
+
+  it.each([
+    [401, "The bot's API key was rejected by the docs service; tell the admin who installed this bot."],
+    [403, "The docs service refused the bot's API key (missing scope or IP allowlist); tell the admin"],
+  ])('a part refused with %i names the key problem and who fixes it', async (status, words) => {
+    docs.failNext(/\/searches$/, status, 1);
+    await runDigest(deps, run(['searches', 'feedback']));
+    const text = shown(latest());
+    expect(text).toContain(`not shown (${words}`);
+    expect(text).not.toContain('try again in');
   });
 
   it('every chosen part failing (and no visitors section): the run throws, to be retried like any digest', async () => {

@@ -219,9 +219,10 @@ describe('reader text and refusals', () => {
     const expired = await load(next);
     expect(expired).toMatchObject({
       ok: false,
-      text: 'This page of the report expired; run the report again.',
+      text: expect.stringMatching(/^This page of the report expired; run the report again\.\nThe docs service said: /),
       retryable: false,
     });
+    expect((expired as { text: string }).text).toContain(CURSOR_REJECTED_DETAIL);
     const failed = analyticsCalls().at(-1)!;
     expect(failed.status).toBe(400);
     expect(JSON.stringify(failed.responseBody)).toContain(CURSOR_REJECTED_DETAIL);

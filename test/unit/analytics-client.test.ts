@@ -348,7 +348,10 @@ describe('analytics calls: errors', () => {
       expect(err).toBeInstanceOf(DocsApiBadRequestError);
       expect(err.code).toBe('bad_request');
       expect(err.details).toEqual(['cursor is invalid or has expired']);
-      expect(docsApiErrorText(err)).toBe('This page of the report expired; run the report again.');
+      expect(docsApiErrorText(err)).toBe(
+        'This page of the report expired; run the report again.\n' +
+          'The docs service said: Invalid cursor: cursor is invalid or has expired',
+      );
     }
     // The same 400 to a first page (no cursor) is a plain bad request.
     pool()
@@ -356,6 +359,23 @@ describe('analytics calls: errors', () => {
       .reply(400, { error: 'Invalid query parameters' });
     const plain = await rejection(client.getSearches({ ...RANGE, limit: 10 }), DocsApiBadRequestError);
     expect(plain).not.toBeInstanceOf(DocsApiCursorRejectedError);
+  });
+
+  it("a 400 to a cursor request about something else keeps the API's details, escaped and cut, on a line of their own", async () => {
+    const detail = `<!channel> dateTo must be on or after dateFrom ${'x'.repeat(400)}`;
+    pool()
+      .intercept({ path: `${A}/feedback?dateFrom=2026-11-16&dateTo=2026-11-23&limit=10&cursor=c2`, method: 'GET' })
+      .reply(400, { error: 'Invalid query parameters', details: [{ message: detail }] });
+    const err = await rejection(client.getFeedback({ ...RANGE, limit: 10, cursor: 'c2' }), DocsApiCursorRejectedError);
+    const [sentence, said, ...rest] = docsApiErrorText(err).split('\n');
+    expect(sentence).toBe('This page of the report expired; run the report again.');
+    expect(said).toMatch(
+      /^The docs service said: Invalid query parameters: &lt;!channel&gt; dateTo must be on or after/,
+    );
+    // Cut to 300 chars before escaping (the escapes may add a few).
+    const words = said!.slice('The docs service said: '.length).replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    expect(words.length).toBeLessThanOrEqual(300);
+    expect(rest).toEqual([]);
   });
 
   it('401 and 403 name the key problem and are not retried', async () => {

@@ -143,7 +143,9 @@ describe('analytics client ↔ fake ↔ spec', () => {
     const expired = await client.getSearches({ ...WEEK, limit: 10, cursor }).catch((e: unknown) => e);
     expect(expired).toBeInstanceOf(DocsApiCursorRejectedError);
     expect((expired as DocsApiCursorRejectedError).details).toEqual([CURSOR_REJECTED_DETAIL]);
-    expect(docsApiErrorText(expired)).toBe('This page of the report expired; run the report again.');
+    expect(docsApiErrorText(expired)).toMatch(
+      /^This page of the report expired; run the report again\.\nThe docs service said: /,
+    );
 
     const feedback = await client.getFeedback({ ...WEEK, limit: 10 });
     clock += DEFAULT_CURSOR_TTL_MS + 1;

@@ -10,7 +10,7 @@ import { CONFIG_VARIABLES } from '../../src/platform/config.js';
  * code into a page's heading; docs/configuration.md's table has exactly the variables of the config
  * schema; docs/architecture.md lists every folder under src/features; a table of contents lists every
  * H2 of its page; no page refers to the machine or the history of the work (history is CHANGELOG.md's);
- * no code cites an issue number.
+ * no code cites an issue number; every statement of the vendor's hourly limits agrees with its source.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -317,6 +317,26 @@ function brokenPointers(name: string, text: string): string[] {
   return broken;
 }
 
+/**
+ * Statements of the vendor's hourly limits that disagree with test/fixtures/mintlify/SOURCE.md: a limit
+ * "per project per hour" is only the agent endpoints' (create job, send message), so its sentence must
+ * name the agent or a job; analytics are limited per organization, never per project. Text wrapped
+ * over comment lines is read as one line; `file:line: match` for each.
+ */
+function wrongVendorLimits(name: string, text: string): string[] {
+  const joined = text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/|#)?[ \t]*/g, '\n').replace(/\*\*/g, '');
+  const wrong: string[] = [];
+  for (const m of joined.matchAll(/\b100\s+(?:uses|requests)\s+per\s+(project|organization)\s+per\s+hour/g)) {
+    const before = joined.slice(Math.max(0, m.index - 120), m.index);
+    const perProject = m[1] === 'project';
+    const aboutAgent = /agent|\bjobs?\b|follow-up/i.test(before);
+    const aboutAnalytics = /analytics/i.test(before.slice(-40));
+    if ((perProject && !aboutAgent) || (perProject && aboutAnalytics))
+      wrong.push(`${name}:${joined.slice(0, m.index).split('\n').length}: ${m[0].replace(/\s+/g, ' ')}`);
+  }
+  return wrong;
+}
+
 describe('documentation', () => {
   const files = markdownFiles();
 
@@ -538,6 +558,22 @@ describe('documentation', () => {
       'x.ts:6: docs/operations.md#sentinel (no such heading)',
       'x.ts:6: docs/gone.md (no such page)',
     ]);
+  });
+
+  it("every statement of the vendor's hourly limits agrees with the fixtures' SOURCE.md (per project: agent only)", () => {
+    const files = [...markdownFiles().filter(presentTense), ...codeFiles()];
+    expect(files.flatMap((f) => wrongVendorLimits(relative(ROOT, f), readFileSync(f, 'utf8')))).toEqual([]);
+  });
+
+  it('the vendor-limit check finds an analytics or unnamed limit per project, and passes the agent one (it can fail)', () => {
+    const text = [
+      ' * @param ms - wait on a 429 (the vendor documents none; its limit is 100 uses per project per hour).',
+      'The docs analytics API allows 100 requests per project per hour.',
+      'The docs agent allows **100',
+      '   requests per project per hour** (starting a job and sending a follow-up each count).',
+      'Visitor analytics have their own 100 requests per organization per hour.',
+    ].join('\n');
+    expect(wrongVendorLimits('x.md', text).map((l) => l.split(':')[1])).toEqual(['1', '2']);
   });
 
   it('no code cites an issue number', () => {

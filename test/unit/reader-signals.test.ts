@@ -11,7 +11,12 @@ import {
   buildSignalMessage,
 } from '../../src/features/visitors/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
-import { groupQuestions, pagesByThumbsDown, questionKey } from '../../src/features/visitors/signals/group.js';
+import {
+  groupQuestions,
+  isUnclicked,
+  pagesByThumbsDown,
+  questionKey,
+} from '../../src/features/visitors/signals/group.js';
 import {
   ACTION_SIGNAL_IMPROVE_PREFIX,
   decodeSignalImprove,
@@ -25,6 +30,7 @@ import {
   type SignalState,
 } from '../../src/features/visitors/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
+import * as queries from '../../src/features/visitors/queries.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
@@ -214,6 +220,22 @@ describe('feedback report', () => {
     ]);
   });
 
+  it("a comment whose path is a URL (the spec allows either) is matched to its page's path, and the other way round", () => {
+    const at = { createdAt: '2026-11-21T09:00:00Z', helpful: false, onCode: false };
+    const rows = [
+      { path: '/a', thumbsUp: 0, thumbsDown: 2, code: 0, total: 2 },
+      { path: 'https://docs.acme.test/b', thumbsUp: 0, thumbsDown: 1, code: 0, total: 1 },
+    ];
+    const pages = pagesByThumbsDown(rows, [
+      { ...at, path: 'https://docs.acme.test/a', text: 'Step 3 is wrong' },
+      { ...at, path: '/b', text: 'Outdated' },
+    ]);
+    expect(pages.map((p) => [p.path, p.comments.map((c) => c.text)])).toEqual([
+      ['/a', ['Step 3 is wrong']],
+      ['https://docs.acme.test/b', ['Outdated']],
+    ]);
+  });
+
   it('the report: Improve on plain paths only, comments escaped, how they were read', () => {
     const m = buildSignalMessage(feedbackView(byPage, comments), state({ report: 'feedback' }), {
       channel: 'C0DOCS',
@@ -292,6 +314,21 @@ describe('questions report', () => {
       state: { cursors: ['01JCURSOR0000000000000000A'], skip: 0 },
     });
     expect(texts(m.blocks).join('\n')).toContain('asked 4× in 3 wordings');
+  });
+});
+
+describe('searched often, nothing clicked', () => {
+  it('needs a term searched at least twice: one search is not "often"', () => {
+    const row = { searchQuery: 'sso', hits: 1, ctr: 0, topClickedPage: null, lastSearchedAt: '2026-11-21T09:00:00Z' };
+    expect(isUnclicked(row)).toBe(false);
+    expect(isUnclicked({ ...row, hits: 2 })).toBe(true);
+    expect(isUnclicked({ ...row, hits: 2, ctr: 0.5 })).toBe(false);
+  });
+});
+
+describe('the cached queries', () => {
+  it("offer no read of whole comments or conversations (the reports' own reads keep only the reader text they show)", () => {
+    expect(Object.keys(queries).sort()).toEqual(['readFeedbackByPage', 'readSearches', 'readViews']);
   });
 });
 

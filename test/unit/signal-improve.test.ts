@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT } from '../../sandbox/fake-docs-api.js';
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
 import { INSTRUCTION_MAX } from '../../src/features/digests/improve-modal.js';
+import { buildSignalImproveModal } from '../../src/features/digests/improve-signal.js';
 import {
   decodeSignalImprove,
   encodeSignalImprove,
@@ -71,7 +72,7 @@ describe('the instruction of an Improve on a signal', () => {
     [
       'feedback',
       'reader_comments',
-      'Readers rated /guides/custom-domain 👎 12 and 👍 3 times (Nov 15 – Nov 21, 2026).',
+      'Readers rated /guides/custom-domain 👎 12 times and 👍 3 times (Nov 15 – Nov 21, 2026).',
     ],
     ['question', 'reader_question', 'Readers asked the docs assistant the question quoted below 9 times'],
   ])(
@@ -100,6 +101,26 @@ describe('the instruction of an Improve on a signal', () => {
     expect(text).toContain('They left no comments.');
     expect(text).not.toContain('<reader_comments');
   });
+
+  it.each([
+    [{ kind: 'search', term: 'sso', hits: 1 }, '1 time (', 'searched the docs for “sso” 1 time ('],
+    [
+      { kind: 'feedback', path: '/a', thumbsDown: 1, thumbsUp: 1, comments: ['x'] },
+      '👎 1 time and 👍 1 time (',
+      '1 comment quoted',
+    ],
+    [{ kind: 'question', question: 'sso?', count: 1, response: 'no' }, 'below 1 time (', '“sso?” 1 time ('],
+  ] as [Signal, string, string][])(
+    '%o: a count of 1 reads in the singular, in the instruction and the modal',
+    (signal, inInstruction, inModal) => {
+      const v = { ...improve(signal), signal: quoteSignal(signal) };
+      const text = signalInstruction(v, { randomId: fixedId });
+      const modal = JSON.stringify(buildSignalImproveModal(v, { channel: 'C0DOCS', threadTs: '1.2' }, TEST_SIGNER));
+      expect(text).toContain(inInstruction);
+      expect(modal).toContain(inModal);
+      expect(`${text}${modal}`).not.toMatch(/\b1 (times|searches|comments)\b/);
+    },
+  );
 
   it('quotedReaderText breaks project= and everything escapeReaderText breaks', () => {
     expect(quotedReaderText('use project=internal for this', 100)).toBe('use project =internal for this');

@@ -17,6 +17,7 @@ import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
 import {
   codeSafe,
+  countOf,
   cutQuoted,
   decodeSignalImprove,
   formatCount,
@@ -99,19 +100,19 @@ function summary(v: SignalImprove): string {
   switch (s.kind) {
     case 'search':
       return (
-        `Readers searched the docs for “${cutQuoted(s.term, 120)}” ${formatCount(s.hits)} times (${range}) ` +
+        `Readers searched the docs for “${cutQuoted(s.term, 120)}” ${countOf(s.hits, 'time')} (${range}) ` +
         'and clicked no result.'
       );
     case 'feedback':
       return (
         `\`${codeSafe(middleTruncate(s.path, 80))}\`: ` +
         `👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
-        `${s.comments.length} ${s.comments.length === 1 ? 'comment' : 'comments'} quoted in the instruction.`
+        `${countOf(s.comments.length, 'comment')} quoted in the instruction.`
       );
     case 'question':
       return (
         `Readers asked the docs assistant “${cutQuoted(s.question, 200)}” ` +
-        `${formatCount(s.count)} times (${range}); it could not answer.`
+        `${countOf(s.count, 'time')} (${range}); it could not answer.`
       );
   }
 }

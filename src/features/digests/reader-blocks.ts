@@ -4,6 +4,7 @@ import { escapeReaderText } from '../../platform/slack/markup.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import {
   ACTION_SIGNAL_IMPROVE_PREFIX,
+  countOf,
   docsPathOf,
   encodeSignalImprove,
   formatChange,
@@ -61,7 +62,7 @@ function searchBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => numb
     title(PART_TITLES.searches),
     ...r.unclicked.map((s) =>
       section(
-        `“${escapeReaderText(s.searchQuery, 120)}” · ${formatCount(s.hits)} searches, no result clicked`,
+        `“${escapeReaderText(s.searchQuery, 120)}” · ${countOf(s.hits, 'search', 'searches')}, no result clicked`,
         { kind: 'search', term: s.searchQuery, hits: s.hits },
         next(),
         c,

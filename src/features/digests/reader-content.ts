@@ -10,7 +10,6 @@ import {
   readSearches,
   readUnanswered,
   SEARCHES_LIMIT,
-  visitorsErrorText,
   pagesByThumbsDown,
   type AnalyticsCache,
   type DateRange,
@@ -18,6 +17,7 @@ import {
   type QueryCaller,
   type QuestionGroup,
 } from '../visitors/index.js';
+import { digestPartFailureText } from './part-failure.js';
 import type { DigestSection } from './sections.js';
 
 /**
@@ -94,7 +94,7 @@ async function recurring(
 /**
  * The reader signals of the digest's week (`current`, compared with `previous` where the API allows)
  * for the chosen `sections`. Never throws for API or budget failures: a failed part is listed in
- * `failures` (with the person's sentence) and the others still come.
+ * `failures` (with the digest's sentence: {@link digestPartFailureText}) and the others still come.
  */
 export async function loadReaderSignals(
   cache: AnalyticsCache,
@@ -111,7 +111,7 @@ export async function loadReaderSignals(
     try {
       return await load();
     } catch (err) {
-      out.failures.push({ section, text: visitorsErrorText(err), error: err });
+      out.failures.push({ section, text: digestPartFailureText(err), error: err });
       return undefined;
     }
   };

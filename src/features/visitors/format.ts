@@ -11,6 +11,14 @@ export function formatCount(n: number): string {
   return COUNT.format(n);
 }
 
+/**
+ * A count and its noun, singular for exactly 1: `countOf(1, 'time')` → `1 time`, `countOf(1234, 'search',
+ * 'searches')` → `1,234 searches`. `plural` defaults to `singular` + `s`.
+ */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}
+
 /** `part / whole` as `24.7%` (one decimal); `–` when `whole` is 0. */
 export function formatShare(part: number, whole: number): string {
   if (!(whole > 0)) return '–';

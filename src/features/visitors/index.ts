@@ -28,7 +28,17 @@ export type { AnalyticsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
-export { codeSafe, formatChange, formatCount, formatShare, middleTruncate, pad, percentChange } from './format.js';
+export { AnalyticsBudgetError } from './budget.js';
+export {
+  codeSafe,
+  countOf,
+  formatChange,
+  formatCount,
+  formatShare,
+  middleTruncate,
+  pad,
+  percentChange,
+} from './format.js';
 export { docsPathOf, isSafeDocsPath, SAFE_DOCS_PATH } from './safe-path.js';
 export {
   ACTION_SIGNAL_IMPROVE_PREFIX,

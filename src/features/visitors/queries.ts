@@ -1,19 +1,9 @@
-import type {
-  AssistantQuery,
-  FeedbackByPageQuery,
-  FeedbackQuery,
-  SearchesQuery,
-  ViewsQuery,
-} from '../../platform/docs-api/analytics-client.js';
+import type { FeedbackByPageQuery, SearchesQuery, ViewsQuery } from '../../platform/docs-api/analytics-client.js';
 import {
-  assistantConversationsResponseSchema,
   feedbackByPageResponseSchema,
-  feedbackResponseSchema,
   searchesResponseSchema,
   viewsResponseSchema,
-  type AssistantConversationsResponse,
   type FeedbackByPageResponse,
-  type FeedbackResponse,
   type SearchesResponse,
   type ViewsResponse,
 } from '../../platform/docs-api/analytics-schemas.js';
@@ -72,29 +62,4 @@ export function readFeedbackByPage(
   const fetch: CachedQuery<FeedbackByPageResponse>['fetch'] = (api, onAttempt) =>
     api.getFeedbackByPage(q, { onAttempt });
   return run(cache, { endpoint: 'feedback-by-page', id, schema: feedbackByPageResponseSchema, fetch, query: q }, who);
-}
-
-/** GET …/feedback through the cache. @throws as AnalyticsCache.read (a refused cursor: DocsApiCursorRejectedError). */
-export function readFeedback(
-  cache: AnalyticsCache,
-  q: FeedbackQuery,
-  who: QueryCaller,
-): Promise<Cached<FeedbackResponse>> {
-  const parts = [project(cache, who), q.dateFrom, q.dateTo, q.limit, q.source, q.status?.join(','), q.cursor];
-  const id = `feedback:${keyParts(parts)}`;
-  const fetch: CachedQuery<FeedbackResponse>['fetch'] = (api, onAttempt) => api.getFeedback(q, { onAttempt });
-  return run(cache, { endpoint: 'feedback', id, schema: feedbackResponseSchema, fetch, query: q }, who);
-}
-
-/** GET …/assistant through the cache. @throws as AnalyticsCache.read (a refused cursor: DocsApiCursorRejectedError). */
-export function readAssistant(
-  cache: AnalyticsCache,
-  q: AssistantQuery,
-  who: QueryCaller,
-): Promise<Cached<AssistantConversationsResponse>> {
-  const id = `assistant:${keyParts([project(cache, who), q.dateFrom, q.dateTo, q.limit, q.cursor])}`;
-  const fetch: CachedQuery<AssistantConversationsResponse>['fetch'] = (api, onAttempt) =>
-    api.getAssistantConversations(q, { onAttempt });
-  const schema = assistantConversationsResponseSchema;
-  return run(cache, { endpoint: 'assistant', id, schema, fetch, query: q }, who);
 }

@@ -7,16 +7,22 @@ import { escapeMrkdwn, truncate } from '../slack/limits.js';
  * Never includes the key, a stack trace or a raw HTTP dump.
  *
  * A {@link DocsApiCursorRejectedError} (an analytics page whose cursor the API no longer accepts)
- * says the page expired and the report must be run again.
+ * says the page expired and the report must be run again, then, on a second line, what the API said
+ * (its `error` and `details`, escaped, cut to 300 chars): the spec names no answer for a bad cursor
+ * but a 400, so the 400 may be about something else.
  *
  * @param err - anything thrown while calling the docs API.
- * @param defaultRetryMs - wait suggested on a 429 without `Retry-After` (the vendor documents
- *   none; its limit is 100 uses per project per hour), in ms.
+ * @param defaultRetryMs - wait suggested on a 429 without `Retry-After`, in ms. The vendor documents
+ *   no `Retry-After`. Its limits (test/fixtures/mintlify/SOURCE.md): the agent endpoints (create job,
+ *   send message) allow 100 uses per project per hour; analytics allow 100 requests per organization
+ *   per hour, shared by all analytics endpoints (their 429s are worded by the visitors feature).
  */
 export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string {
   if (!(err instanceof DocsApiError)) return 'Something went wrong on my side. Please try again.';
-  // Before the 400 case: a refused cursor is a page of a report that expired, not a wrong request.
-  if (err instanceof DocsApiCursorRejectedError) return 'This page of the report expired; run the report again.';
+  // Before the 400 case: a refused cursor is most likely a page of a report that expired; the API's
+  // own words follow on a line of their own, in case the 400 was about something else.
+  if (err instanceof DocsApiCursorRejectedError)
+    return `This page of the report expired; run the report again.\n${apiSaid(err.apiMessage)}`;
   switch (err.code) {
     case 'rate_limited': {
       const wait = (err as DocsApiRateLimitedError).retryAfterMs ?? defaultRetryMs;
@@ -38,4 +44,9 @@ export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string 
     case 'invalid_response':
       return 'The docs service sent an answer I could not read; try again, and tell the admin if it keeps happening.';
   }
+}
+
+/** `The docs service said: …` with the API's words escaped (no mention, link or markup) and cut to 300 chars. */
+function apiSaid(apiMessage: string): string {
+  return `The docs service said: ${escapeMrkdwn(truncate(apiMessage, 300))}`;
 }

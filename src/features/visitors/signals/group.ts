@@ -1,4 +1,5 @@
 import type { FeedbackByPageRow, SearchRow } from '../../../platform/docs-api/analytics-schemas.js';
+import { docsPathOf } from '../safe-path.js';
 import type { Comment, UnansweredTurn } from './data.js';
 
 /**
@@ -9,12 +10,15 @@ import type { Comment, UnansweredTurn } from './data.js';
 /** Comments shown or passed on per page. */
 export const COMMENTS_PER_PAGE = 3;
 
+/** Fewest searches of a term for "Searched often, nothing clicked": one search is not often. */
+export const UNCLICKED_MIN_HITS = 2;
+
 /**
- * A search the docs answered with nothing anyone clicked (spec: `ctr` 0 and no `topClickedPage`):
- * the issue's "searched often, nobody clicked through" (the API orders terms by `hits`).
+ * A term searched often that the docs answered with nothing anyone clicked (spec: `ctr` 0 and no
+ * `topClickedPage`; at least {@link UNCLICKED_MIN_HITS} `hits`). The API orders terms by `hits`.
  */
 export function isUnclicked(row: SearchRow): boolean {
-  return row.ctr === 0 && row.topClickedPage === null;
+  return row.hits >= UNCLICKED_MIN_HITS && row.ctr === 0 && row.topClickedPage === null;
 }
 
 /** A comment as shown: repeated word for word by `times` readers (counted once, the newest kept). */
@@ -37,24 +41,27 @@ export interface PageFeedback {
  * Pages that got at least one 👎, most 👎 first (then most feedback, then path: feedback/by-page has
  * no order of its own, spec), each with its latest critical comments from `comments` (newest first):
  * those left with a 👎, on a code snippet or by an agent (praise left with a 👍 says nothing to fix),
- * the same words counted once.
+ * the same words counted once. A comment's page and a row's are compared as docs paths
+ * ({@link docsPathOf}): the spec gives `FeedbackResponse.feedback[].path` as "the path or URL to the
+ * source document", so `https://docs.acme.test/a` and `/a` are one page.
  */
 export function pagesByThumbsDown(rows: readonly FeedbackByPageRow[], comments: readonly Comment[]): PageFeedback[] {
   const byPath = new Map<string, ShownComment[]>();
+  const key = (path: string) => docsPathOf(path) ?? path;
   for (const c of comments) {
     if (c.helpful === true) continue;
-    const list = byPath.get(c.path) ?? [];
+    const list = byPath.get(key(c.path)) ?? [];
     const same = list.find((x) => x.text.trim().toLowerCase() === c.text.trim().toLowerCase());
     if (same) same.times += 1;
     else if (list.length < COMMENTS_PER_PAGE) list.push({ ...c, times: 1 });
-    byPath.set(c.path, list);
+    byPath.set(key(c.path), list);
   }
   return rows
     .filter((r) => r.thumbsDown > 0)
     .sort(
       (a, b) => b.thumbsDown - a.thumbsDown || b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
     )
-    .map((r) => ({ ...r, comments: byPath.get(r.path) ?? [] }));
+    .map((r) => ({ ...r, comments: byPath.get(key(r.path)) ?? [] }));
 }
 
 /** One question readers asked the assistant, maybe in several wordings, that it could not answer. */

@@ -1,6 +1,6 @@
 import type { FeedbackByPageResponse, SearchesResponse } from '../../../platform/docs-api/analytics-schemas.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
-import { codeSafe, formatCount, middleTruncate } from '../format.js';
+import { codeSafe, countOf, formatCount, middleTruncate } from '../format.js';
 import { docsPathOf, isSafeDocsPath } from '../safe-path.js';
 import type { SignalPageView, SignalRow } from './blocks.js';
 import { ASSISTANT_LIMIT, type CommentsPage, type UnansweredPage } from './data.js';
@@ -48,7 +48,7 @@ export function searchesView(page: SearchesResponse, pagesBefore: number): Signa
     return {
       text: (max) => {
         const term = escapeReaderText(r.searchQuery, Math.min(200, max - 120));
-        return `*${before + i + 1}.* ${term} · ${formatCount(r.hits)} searches · ${where}`;
+        return `*${before + i + 1}.* ${term} · ${countOf(r.hits, 'search', 'searches')} · ${where}`;
       },
       improve: gap ? { kind: 'search', term: r.searchQuery, hits: r.hits } : undefined,
     };
