@@ -7,9 +7,9 @@ import type { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
-import { unverifiedValueText } from '../../platform/slack/signed-value.js';
+import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed-value.js';
 import type { DateRange } from './date-range.js';
-import type { Caller } from './intake.js';
+import type { ButtonIntake, Caller } from './intake.js';
 import { resolveRange, type RangeSpec } from './query.js';
 import { visitorsKeyPrefix, type VisitorsServices } from './service.js';
 import { userTimeZone } from './user-time-zone.js';
@@ -149,6 +149,35 @@ export function respondTo(responseUrl: string | undefined): Respond {
 /** True when `projectId` (a clicked value's) is absent or one the bot may use. */
 export function knownProject(deps: Pick<VisitorsHandlerDeps, 'projects'>, projectId: string | undefined): boolean {
   return projectId === undefined || deps.projects.includes(projectId);
+}
+
+/** What a report button's value opens to: its state, or why not (a value the bot did not sign, or one it cannot read). */
+export type OpenedState<S> = { ok: true; state: S } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+
+/**
+ * The state a clicked report button carries, when the bot signed it for that button (one of
+ * `actions`), for the channel it was clicked in, and its project is one it may use; else the
+ * person's answer (a value the bot did not sign also logs a warning). A report keeps the project it
+ * was made for (the channel may have moved since); an unknown project (forged, or no longer
+ * configured) makes the button stale. Shared by the visitor report's buttons and the signal reports'.
+ * @param open the report's opener of a signed value (e.g. `openPageState`, `openSignalState`).
+ */
+export function clickedState<A extends string, S extends { channel: string; projectId?: string | undefined }>(
+  deps: Pick<VisitorsHandlerDeps, 'services' | 'projects'>,
+  p: ButtonIntake,
+  actions: readonly A[],
+  open: (value: string | undefined, action: A, signer: VisitorsServices['signer']) => OpenedState<S>,
+): { state: S } | { refusal: string } {
+  const action = actions.find((a) => a === p.actionId);
+  if (!action) return { refusal: STALE_BUTTON };
+  const opened = open(p.value, action, deps.services.signer);
+  if (!opened.ok && opened.reason !== 'malformed') {
+    warnUnverified(deps.services.logger, action, opened.reason, { user: p.user });
+    return { refusal: UNVERIFIED_BUTTON };
+  }
+  if (!opened.ok || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
+  if (opened.state.channel !== p.channel) return { refusal: OTHER_CONVERSATION_BUTTON };
+  return { state: opened.state };
 }
 
 /**

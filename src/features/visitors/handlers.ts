@@ -1,54 +1,27 @@
 import type { Intake } from '../../platform/intake.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia } from '../../platform/slack/respond.js';
-import { warnUnverified } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
   clickAllowed,
+  clickedState,
   clickerMayRead,
   editReport,
-  knownProject,
   postReport,
   reportScope,
   postOrEdit,
   respondTo,
-  OTHER_CONVERSATION_BUTTON,
   STALE_BUTTON,
   tellClicker,
-  UNVERIFIED_BUTTON,
   type VisitorsHandlerDeps,
 } from './handler-kit.js';
 import { INTAKE, type ButtonIntake, type ReportIntake } from './intake.js';
 import { registerMenuHandler } from './menu-handler.js';
-import { openPageState, PAGE_ACTIONS, type PageAction, type PageState } from './paging-value.js';
+import { openPageState, PAGE_ACTIONS, type PageState } from './paging-value.js';
 import { buildReportErrorMessage, loadReport } from './service.js';
 import { registerSignalHandlers } from './signals/handlers.js';
 
 export { authorizeOrTell, STALE_BUTTON, UNVERIFIED_BUTTON, type VisitorsHandlerDeps } from './handler-kit.js';
-
-/**
- * The query a clicked report button carries, when the bot signed it for that button (one of
- * `actions`), for the channel it was clicked in, and its project is one it may use; else the
- * person's answer (a value the bot did not sign also logs a warning).
- */
-function clickedState(
-  deps: VisitorsHandlerDeps,
-  p: ButtonIntake,
-  actions: readonly PageAction[],
-): { state: PageState } | { refusal: string } {
-  const action = actions.find((a) => a === p.actionId);
-  if (!action) return { refusal: STALE_BUTTON };
-  const opened = openPageState(p.value, action, deps.services.signer);
-  if (!opened.ok && opened.reason !== 'malformed') {
-    warnUnverified(deps.services.logger, action, opened.reason, { user: p.user });
-    return { refusal: UNVERIFIED_BUTTON };
-  }
-  // A report keeps the project it was made for (the channel may have moved since); an unknown
-  // project (forged, or no longer configured) makes the button stale.
-  if (!opened.ok || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
-  if (opened.state.channel !== p.channel) return { refusal: OTHER_CONVERSATION_BUTTON };
-  return { state: opened.state };
-}
 
 /** Registers the visitors intake handlers: the visitor report, its buttons, the other reports and the menu. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
@@ -95,7 +68,7 @@ async function runReport(deps: VisitorsHandlerDeps, p: ReportIntake): Promise<vo
  */
 async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p, [PAGE_ACTIONS.previous, PAGE_ACTIONS.next]);
+  const clicked = clickedState(deps, p, [PAGE_ACTIONS.previous, PAGE_ACTIONS.next], openPageState);
   const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
   if ('refusal' in clicked || !p.channel || !p.messageTs) {
     return respond({ response_type: 'ephemeral', replace_original: false, text: refusal });
@@ -122,7 +95,7 @@ async function page(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
  */
 async function retry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p, [PAGE_ACTIONS.retry]);
+  const clicked = clickedState(deps, p, [PAGE_ACTIONS.retry], openPageState);
   const refusal = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
   if ('refusal' in clicked || !p.channel)
     return respond({ response_type: 'ephemeral', replace_original: true, text: refusal });

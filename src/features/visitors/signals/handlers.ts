@@ -1,26 +1,23 @@
 import type { Intake } from '../../../platform/intake.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { respondVia } from '../../../platform/slack/respond.js';
-import { warnUnverified } from '../../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
   clickAllowed,
+  clickedState,
   clickerMayRead,
   editReport,
-  knownProject,
-  OTHER_CONVERSATION_BUTTON,
   postOrEdit,
   postReport,
   reportScope,
   respondTo,
   STALE_BUTTON,
   tellClicker,
-  UNVERIFIED_BUTTON,
   type VisitorsHandlerDeps,
 } from '../handler-kit.js';
 import { INTAKE, type ButtonIntake, type SignalReportIntake } from '../intake.js';
 import { buildSignalErrorMessage, loadSignalReport } from './load.js';
-import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } from './state.js';
+import { openSignalState, SIGNAL_ACTIONS, type SignalState } from './state.js';
 
 /**
  * The intake handlers of the searches, feedback and questions reports: the command, Previous / Next
@@ -28,27 +25,6 @@ import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } 
  * visitor report: a refusal costs no API call); a click also re-checks that the clicker is in the
  * report's channel.
  */
-
-/**
- * The state a clicked button carries, when the bot signed it for that button (one of `actions`), for
- * the channel it was clicked in, and its project is configured; else the answer.
- */
-function clickedState(
-  deps: VisitorsHandlerDeps,
-  p: ButtonIntake,
-  actions: readonly SignalAction[],
-): { state: SignalState } | { refusal: string } {
-  const action = actions.find((a) => a === p.actionId);
-  if (!action) return { refusal: STALE_BUTTON };
-  const opened = openSignalState(p.value, action, deps.services.signer);
-  if (!opened.ok && opened.reason !== 'malformed') {
-    warnUnverified(deps.services.logger, action, opened.reason, { user: p.user });
-    return { refusal: UNVERIFIED_BUTTON };
-  }
-  if (!opened.ok || !knownProject(deps, opened.state.projectId)) return { refusal: STALE_BUTTON };
-  if (opened.state.channel !== p.channel) return { refusal: OTHER_CONVERSATION_BUTTON };
-  return { state: opened.state };
-}
 
 /** Registers the handlers of the three reports. */
 export function registerSignalHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
@@ -94,7 +70,7 @@ async function runSignalReport(deps: VisitorsHandlerDeps, p: SignalReportIntake)
 /** Previous / Next: the neighbouring window or API page, edited in place; a failure is told to the clicker. */
 async function signalPage(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.previous, SIGNAL_ACTIONS.next]);
+  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.previous, SIGNAL_ACTIONS.next], openSignalState);
   if ('refusal' in clicked || !p.channel || !p.messageTs) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
     return respond({ response_type: 'ephemeral', replace_original: false, text });
@@ -116,7 +92,7 @@ async function signalPage(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<v
 /** Retry: loads again; edits the report it belongs to (or posts one) and removes the note, or replaces the note. */
 async function signalRetry(deps: VisitorsHandlerDeps, p: ButtonIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
-  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.retry]);
+  const clicked = clickedState(deps, p, [SIGNAL_ACTIONS.retry], openSignalState);
   if ('refusal' in clicked || !p.channel) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
     return respond({ response_type: 'ephemeral', replace_original: true, text });
