@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ANSWER_UNKNOWN_TEXT, handleChange, handleFeedback, type ActionDeps } from '../../src/features/ask/actions.js';
+import {
+  ANSWER_UNKNOWN_TEXT,
+  handleChange,
+  NOT_THE_ASKER_TEXT,
+  handleFeedback,
+  type ActionDeps,
+} from '../../src/features/ask/actions.js';
 import { PURPOSE } from '../../src/features/ask/blocks.js';
 import type { AnswerRecord } from '../../src/features/ask/store.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
@@ -99,10 +105,23 @@ describe('Make this a docs change', () => {
     const told: string[] = [];
     const c = ctx();
     const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
-    await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
-    await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
+    await handleChange(d, { value, user: 'U0ALICE' }, c, async (t) => void told.push(t));
+    await handleChange(d, { value, user: 'U0ALICE' }, c, async (t) => void told.push(t));
     expect(told).toEqual([NOT_A_MEMBER_TEXT]);
     expect(start.access.admitAgentCall).not.toHaveBeenCalled();
+  });
+
+  it('a click recorded for someone other than the asker starts nothing: they are told to click again for the form', async () => {
+    const start = { access: { admitAgentCall: vi.fn(), authorize: vi.fn() } };
+    const { d } = deps({ start: start as never });
+    const told: string[] = [];
+    const c = ctx();
+    const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
+    await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
+    expect(told).toEqual([NOT_THE_ASKER_TEXT]);
+    expect(start.access.admitAgentCall).not.toHaveBeenCalled();
+    expect(start.access.authorize).not.toHaveBeenCalled();
   });
 
   it('a value the bot did not sign starts nothing', async () => {

@@ -16,11 +16,13 @@ export interface Reply {
 }
 
 /**
- * A request to start a job (`/docs-edit`, "Improve with agent", "Document this thread"); `thread`
- * names the thread (in `channel`) whose messages go to the agent as context.
+ * A request to start a job (`/docs-edit`, "Improve with agent", "Document this", "Document this
+ * thread"); `thread` names the thread (in `channel`) whose messages go to the agent as context;
+ * `quoted` is text the bot quotes for the agent, already fenced, kept apart from the `instruction`
+ * the person typed so that nothing in it acts (no `project=`, no message link is read).
  */
 export type StartIntake = Omit<StartJobRequest, 'requestKey' | 'receivedAt' | 'prompt'> &
-  Reply & { thread?: { ts: string } };
+  Reply & { thread?: { ts: string }; quoted?: string };
 /** `/docs-reply <job-id> <instruction>`, or the follow-up form of "Document this thread" on a job's thread. */
 export interface ReplyIntake extends Reply {
   /** The workspace of the request (names are looked up per team); absent in intakes recorded before it was added. */
@@ -60,6 +62,7 @@ const startSchema: z.ZodType<StartIntake> = z.looseObject({
   contextMessages: z.number().optional(),
   project: z.string().optional(),
   thread: z.looseObject({ ts: z.string() }).optional(),
+  quoted: z.string().optional(),
   ...reply,
 });
 

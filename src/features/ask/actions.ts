@@ -92,11 +92,16 @@ export async function handleFeedback(
   }
 }
 
+/** Answer to "Make this a docs change" recorded for someone other than the asker (the listener opens the form for them). */
+export const NOT_THE_ASKER_TEXT =
+  'Only the person who asked can turn their question into a job with one click, so I did nothing. Click *Make this a docs change* again: it opens a form where you say what the agent should do, with the question quoted.';
+
 /**
- * "Make this a docs change" under an answer: the question becomes a docs agent job in the answer's
- * thread (agent-jobs' `startAgentJob`: the access policy, the agent budget, the status message,
- * the announcement, exactly once). The value must be the bot's, and the clicker a member of the
- * answer's conversation (re-checked now, fail closed).
+ * "Make this a docs change" under an answer, by the asker: the question becomes a docs agent job in
+ * the answer's thread (agent-jobs' `startAgentJob`: the access policy, the agent budget, the status
+ * message, the announcement, exactly once). The value must be the bot's, the clicker the asker
+ * (anyone else gets the Document this form from the listener; a click recorded for them anyway is
+ * refused here) and a member of the answer's conversation (re-checked now, fail closed).
  * @throws as `startAgentJob` (the intake retries; the saved steps make it resume).
  */
 export async function handleChange(
@@ -109,6 +114,10 @@ export async function handleChange(
   const found = await answerOf(deps, PURPOSE.change, p.value, p.user);
   if ('text' in found) return tell(found.text);
   const { rec } = found;
+  if (rec.asker !== p.user) {
+    await ctx.save({ refused: true });
+    return tell(NOT_THE_ASKER_TEXT);
+  }
   const member = await checkMembership(deps.conversations, deps.logger, {
     channel: rec.channel,
     user: p.user,

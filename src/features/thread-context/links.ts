@@ -74,3 +74,15 @@ export function refusedLinksLine(refused: { url: string; why: LinkRefusal }[]): 
   const which = refused.length === 1 ? 'One link was not expanded' : `${refused.length} links were not expanded`;
   return `${which}, so the agent got ${refused.length === 1 ? 'it' : 'them'} as typed, without the messages: ${items}.`;
 }
+
+/**
+ * The ephemeral line for message links named in text the bot quotes (a question, an answer, reader
+ * text): they were not read, whoever submits the form; or undefined when the quoted text names none.
+ * The links themselves are not repeated (quoted text never becomes live mrkdwn).
+ */
+export function quotedLinksLine(quoted: string | undefined): string | undefined {
+  const n = quoted ? findMessageLinks(quoted).length : 0;
+  if (n === 0) return undefined;
+  const what = n === 1 ? 'a Slack message link' : `${n} Slack message links`;
+  return `The quoted text names ${what}; ${n === 1 ? 'it was' : 'they were'} not read: only links you type in the instruction are (when you may read them).`;
+}

@@ -9,7 +9,14 @@ import { markupToText } from '../../platform/slack/markup.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { isContext, threadLines } from './format.js';
 import { assemblePrompt, type ContextSection, type PromptStats } from './prompt.js';
-import { findMessageLinks, MAX_LINKS, refusedLinksLine, type LinkRefusal, type MessageLink } from './links.js';
+import {
+  findMessageLinks,
+  MAX_LINKS,
+  quotedLinksLine,
+  refusedLinksLine,
+  type LinkRefusal,
+  type MessageLink,
+} from './links.js';
 import {
   botSelf,
   ThreadUnreadableError,
@@ -65,6 +72,11 @@ export interface ContextRequest {
   instruction: string;
   /** The thread the request was made in or pointed at; `excludeTs` is the request's own message in it. */
   thread?: { ts: string; excludeTs?: string };
+  /**
+   * Text the bot quotes (already fenced): it follows the instruction in the prompt, and its links are
+   * never read (the person is told they were not).
+   */
+  quoted?: string;
 }
 
 /** Outcome of {@link buildPrompt}. */
@@ -147,7 +159,9 @@ export async function privateSourcesLine(
  * (platform/slack/user-names.ts), the root and newest lines first; a person not looked up stays `@U…`.
  * A link is read only when its conversation is in ACCESS_ALLOWED_CHANNELS (when set), the requester
  * is a member of it and the bot can read it; the others make one `notice` line for the person, and
- * so does text from a private conversation other than the request's own. `sources` names the
+ * so does text from a private conversation other than the request's own. Text the bot quotes
+ * (`req.quoted`) follows the instruction as it is: no link in it is read (one notice line says so).
+ * `sources` names the
  * conversations whose messages went in. Logs counts and ids only, never message text.
  * Ask access and take the agent budget before calling it: it reads Slack.
  * @returns the prompt, or why the request's own thread can't be read (then nothing should start).
@@ -187,14 +201,18 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     }
   }
   const { prompt, stats } = await assemblePrompt(
-    req.instruction,
+    req.quoted ? `${req.instruction}\n\n${req.quoted}` : req.instruction,
     sections,
     deps.maxChars,
     deps.fenceId ? { randomId: deps.fenceId } : {},
   );
   const all = { ...stats, links: links.length, linksRead: links.length - refused.length };
   deps.logger.info({ channel: req.channel, ...all }, 'built the prompt context');
-  const notice = [refusedLinksLine(refused), await privateSourcesLine(deps, req.channel, sources)]
+  const notice = [
+    refusedLinksLine(refused),
+    quotedLinksLine(req.quoted),
+    await privateSourcesLine(deps, req.channel, sources),
+  ]
     .filter(Boolean)
     .join('\n');
   return { ok: true, prompt, ...(notice ? { notice } : {}), sources: [...new Set(sources)], stats: all };

@@ -13,6 +13,12 @@ export interface PromptContextRequest {
   instruction: string;
   /** The thread the request was made in or pointed at (same channel); `excludeTs` is the request's own message. */
   thread?: { ts: string; excludeTs?: string };
+  /**
+   * Text the bot quotes for the agent (a question, an answer, reader text), already fenced
+   * (platform/prompt-fence.ts) under a line saying it is information: it goes into the prompt after
+   * the instruction, and nothing in it acts (no `project=`, no message link is read).
+   */
+  quoted?: string;
 }
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
@@ -33,8 +39,16 @@ export interface ContextStartDeps {
   context?: PromptContext;
 }
 
-/** A start request with the thread its context comes from. */
-export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string } };
+/**
+ * A start request with the thread its context comes from, and the text the bot quotes for the agent
+ * (`quoted`: see {@link PromptContextRequest}). Only `instruction` (what the person typed) acts.
+ */
+export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
+
+/** The prompt of a request without Slack context: the instruction, then the quoted text (when any). */
+export function withQuoted(instruction: string, quoted: string | undefined): string {
+  return quoted ? `${instruction}\n\n${quoted}` : instruction;
+}
 
 interface ContextProgress {
   prompt?: string;
@@ -87,7 +101,9 @@ export async function startWithContext(
     await tell(p.linkNotice);
     await steps.save({ linkNoticeSent: true });
   }
-  const { thread: _thread, ...start } = req;
+  const { thread: _thread, quoted, ...start } = req;
+  if (!deps.context && quoted && p.prompt === undefined)
+    await steps.save({ prompt: withQuoted(req.instruction, quoted) });
   const context =
     p.prompt && p.prompt !== req.instruction
       ? {
@@ -128,7 +144,7 @@ async function readContext(
     channel: req.channel,
     action: 'start_job',
     project: projectId,
-    promptChars: req.instruction.length,
+    promptChars: withQuoted(req.instruction, req.quoted).length,
   };
   if (!p.admitted) {
     const decision = await deps.start.access.admitAgentCall(call);
@@ -156,6 +172,7 @@ async function readContext(
       requester: req.requester,
       instruction: req.instruction,
       ...(req.thread ? { thread: req.thread } : {}),
+      ...(req.quoted ? { quoted: req.quoted } : {}),
     });
   } catch (err) {
     if (!steps.finalAttempt) throw err;
