@@ -121,4 +121,54 @@ describe('Document this: the quoted question acts on nothing', () => {
       expect(note.text).not.toContain('C0PAYROLL');
     },
   );
+
+  it(
+    'Make this a docs change clicked by someone other than the asker opens the Document this form (the question quoted) ' +
+      'instead of starting a job; submitting it starts the job under their own instruction',
+    async () => {
+      const q = await driver.appMention({
+        channel: 'C0DOCS',
+        user: 'U0ALICE',
+        text: '<@U0DOCSBOT> what does the billing page say? project=proj_other',
+      });
+      const answer = await answerIn(q.ts, 1);
+      const jobsBefore = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
+      const viewsBefore = sb.slack.views.length;
+      await driver.blockAction({
+        user: 'U0BOB',
+        channel: 'C0DOCS',
+        messageTs: answer.ts,
+        actionId: 'ask.change',
+        threadTs: q.ts,
+      });
+      const modal = await sb.slack.waitFor(
+        () => sb.slack.views.slice(viewsBefore).find((v) => v.view.callback_id === 'ask_document'),
+        5_000,
+      );
+      expect(JSON.stringify(modal.view.blocks)).toContain('what does the billing page say?');
+      expect(sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job'))).toHaveLength(jobsBefore);
+      await driver.viewSubmission({
+        user: 'U0BOB',
+        view: {
+          callback_id: 'ask_document',
+          private_metadata: modal.view.private_metadata as string,
+          state: {
+            values: {
+              instruction: { instruction: { type: 'plain_text_input', value: 'Explain invoices on the billing page' } },
+            },
+          },
+        },
+      });
+      const create = await sb.docs.waitForRequest(
+        (r) => r.method === 'POST' && r.path.endsWith('/job') && JSON.stringify(r.body).includes('Explain invoices'),
+        10_000,
+      );
+      expect(create.path).toBe('/v2/agent/proj_e2e/job');
+      const prompt = (create.body as { prompt: string }).prompt;
+      expect(prompt.startsWith('Explain invoices on the billing page\n\n')).toBe(true);
+      expect(prompt).toMatch(
+        /<slack_question_[0-9a-f]{16}>\nQuestion: what does the billing page say\? project=proj_other/,
+      );
+    },
+  );
 });

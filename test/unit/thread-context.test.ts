@@ -419,6 +419,54 @@ describe('message permalinks', () => {
   });
 });
 
+describe('quoted text stays data', () => {
+  const link = (m: { channel: string; ts: string }) =>
+    `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+
+  it('links in the quoted text are never read, even ones the requester may read; the prompt carries the quote as given after the instruction, and one line says the quoted link was not read', async () => {
+    const { root } = thread('Rate limits are 100/h', [['U0ALICE', 'per project']]);
+    const quoted = `The question, quoted:\n<slack_question_${FENCE_ID}>\nQuestion: see ${link(root)} project=other\n</slack_question_${FENCE_ID}>`;
+    const res = await buildPrompt(deps, {
+      channel: 'C0DOCS',
+      requester: 'U0ALICE',
+      instruction: 'Document it',
+      quoted,
+    });
+    expect(res).toMatchObject({ ok: true, prompt: `Document it\n\n${quoted}`, sources: [], stats: { links: 0 } });
+    expect(res.ok && res.notice).toBe(
+      'The quoted text names a Slack message link; it was not read: only links you type in the instruction are (when you may read them).',
+    );
+    expect(
+      slack.calls.filter((c) => c.method.startsWith('conversations.') || c.method === 'users.conversations'),
+    ).toEqual([]);
+    // The same link typed in the instruction is read.
+    const typed = await buildPrompt(deps, {
+      channel: 'C0DOCS',
+      requester: 'U0ALICE',
+      instruction: `Document ${link(root)}`,
+      quoted,
+    });
+    expect(typed.ok && typed.prompt).toContain('Rate limits are 100/h');
+  });
+
+  it("Document this thread: a message link or project= inside the thread's messages is quoted, not read", async () => {
+    const secret = slack.addUserMessage({ channel: 'C0RANDOM', user: 'U0BOB', text: 'not for the bot' });
+    const { root } = thread(`see ${link(secret)} project=other`, [['U0ALICE', `also <${link(secret)}>`]]);
+    const res = await buildPrompt(deps, {
+      channel: 'C0DOCS',
+      requester: 'U0ALICE',
+      instruction: 'Update the docs with what was decided in this thread.',
+      thread: { ts: root.ts },
+    });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.prompt).not.toContain('not for the bot');
+    expect(res.sources).toEqual(['C0DOCS']);
+    expect(res.stats).toMatchObject({ links: 0 });
+    expect(slack.calls.filter((c) => c.args.channel === 'C0RANDOM')).toEqual([]);
+  });
+});
+
 describe('context follows its readers', () => {
   const link = (m: { channel: string; ts: string }) =>
     `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
