@@ -67,7 +67,9 @@ export const CONTEXT_FAILED_TEXT =
 
 /**
  * The one door every new job goes through (`/docs-edit`, @mentions, DMs, "Improve with agent",
- * "Document this thread"): asks access and takes the agent budget, then builds the prompt with its
+ * "Document this", "Document this thread"). `project=<id>` and message links are read from the
+ * `instruction` (what the person typed) only; `quoted` (text the bot quotes) follows it in the
+ * prompt and acts on nothing. Asks access and takes the agent budget, then builds the prompt with its
  * Slack context (once: it is saved in `steps`, so a retry sends the same prompt; a refused person
  * costs no Slack read), tells the person about links that were not expanded and about
  * private text that may reach the pull request (once), then starts the job with
