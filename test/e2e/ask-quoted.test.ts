@@ -3,7 +3,7 @@ import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 /*
- * Quoted text stays data (issue 28): the Document this form quotes a conversation's questions and
+ * Quoted text stays data: the Document this form quotes a conversation's questions and
  * the assistant's answer for the agent, and nothing in that quote acts, whoever submits the form.
  * One bot process over signed HTTP, the fake Slack and the fake docs API (two docs projects).
  */

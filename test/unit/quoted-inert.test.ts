@@ -15,7 +15,7 @@ import type { Steps } from '../../src/platform/slack/post-once.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
- * Quoted text is data (issue 28): whatever a question, an earlier question, an assistant's answer or
+ * Quoted text is data: whatever a question, an earlier question, an assistant's answer or
  * a reader writes, and wherever it travels into a job, it names no project and no message link is
  * read from it. Only the instruction the person typed acts.
  */
