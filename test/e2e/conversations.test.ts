@@ -343,7 +343,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     for (let i = 1; i < ok.length; i++) expect(ok[i]!.at - ok[i - 1]!.at).toBeGreaterThanOrEqual(1_900);
   });
 
-  it('a 300-mention reply: from a guest, refused before any users.info; from a member, at most 100 lookups for the request', async () => {
+  it('a 300-mention reply: from a guest, refused before any users.info; from a member, at most 25 lookups (the per-text bound, joined with the 100 per request)', async () => {
     const { jobId, status } = await finishedJob('Document the on-call rota');
     const mentioned = Array.from({ length: 300 }, (_, i) => `U9${String(i).padStart(7, '0')}`);
     const flood = `add everyone: ${mentioned.map((id) => `<@${id}>`).join(' ')}`;
@@ -380,8 +380,9 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
 
     await driver.message({ channel: 'C0DOCS', user: 'U0BOB', thread_ts: status.ts, text: flood });
     const [sent] = await sb.slack.waitFor(() => followups(jobId).length > 0 && followups(jobId));
-    expect(lookups()).toBeLessThanOrEqual(100);
-    // People past the request's budget stay as their ids.
+    // One text: at most 25 distinct people looked up (the 100 per request bounds a whole thread).
+    expect(lookups()).toBeLessThanOrEqual(25);
+    // People past the bound stay as their ids.
     expect((sent!.body as { prompt: string }).prompt).toContain(`@${mentioned[299]!}`);
     await pollerDone(queue, jobId, 1);
   });

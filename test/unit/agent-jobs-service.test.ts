@@ -13,7 +13,9 @@ import {
 } from '../../src/features/agent-jobs/follow-up/index.js';
 import type { PollJobData } from '../../src/features/agent-jobs/poll/step.js';
 import {
+  ACTION_RESTART,
   CANNOT_POST_TEXT,
+  JOB_CREATE_CONCURRENCY,
   RESTART_PURPOSE,
   StatusChangeDeferredError,
   startAgentJob,
@@ -33,6 +35,9 @@ import {
 } from '../../src/platform/docs-api/errors.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
 import type { Steps } from '../../src/platform/slack/post-once.js';
+import pLimit from 'p-limit';
+import { checkMessageBlocks } from '../../sandbox/slack/block-kit/index.js';
+import { RESTART_CONFIRM } from '../../src/features/agent-jobs/start/blocks.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
@@ -384,6 +389,54 @@ describe('startAgentJob', () => {
     expect(h.store.clearPendingThreads).toHaveBeenCalledWith('C1', [STATUS_TS]);
     expect(h.chat.delete).not.toHaveBeenCalled();
     expect(h.store.create).not.toHaveBeenCalled();
+  });
+
+  it('the uncertain notice says plainly a job may already be running and where to look; "Start it again" asks first', async () => {
+    const h = startHarness();
+    h.createJob.mockRejectedValueOnce(new DocsApiNetworkError('timed out'));
+
+    await startAgentJob(h.deps, startReq());
+
+    const notice = argsOf(h.chat.postMessage, 1);
+    expect(notice.text).toContain('*A job may already be running*');
+    expect(notice.text).toContain("it won't be in my App Home");
+    expect(notice.text).toContain(
+      'Look on the docs platform for an agent job or a new pull request in project `proj_b`',
+    );
+    // Slack shows the confirmation before the click acts; the fake Slack's Block Kit checks take it.
+    expect(() => checkMessageBlocks(notice.blocks)).not.toThrow();
+    const button = (notice.blocks as Array<{ elements?: Array<Record<string, unknown>> }>)[1]!.elements![0]!;
+    expect(button).toMatchObject({ action_id: ACTION_RESTART, confirm: RESTART_CONFIRM });
+    expect(RESTART_CONFIRM.text.text).toMatch(/second job/);
+  });
+
+  it(`creates wait for one of the process's ${JOB_CREATE_CONCURRENCY} create slots: a kill then catches at most that many starts after "create sent"`, async () => {
+    const h = startHarness();
+    const inFlight: Array<() => void> = [];
+    let n = 0;
+    h.createJob.mockImplementation(
+      () =>
+        new Promise((resolve) => {
+          const id = `job_${n++}`;
+          inFlight.push(() => resolve({ id, status: 'active' }));
+        }),
+    );
+    const deps = { ...h.deps, createSlots: pLimit(JOB_CREATE_CONCURRENCY) };
+    const steps = Array.from({ length: 8 }, () => fakeSteps({}, false));
+    const starts = steps.map((st, i) => startAgentJob(deps, startReq({ requestKey: `req-${i}` }), st));
+    await vi.waitFor(() => expect(inFlight).toHaveLength(JOB_CREATE_CONCURRENCY));
+    await new Promise((r) => setTimeout(r, 20)); // nothing else gets in meanwhile
+    expect(h.createJob).toHaveBeenCalledTimes(JOB_CREATE_CONCURRENCY);
+    // Killed now, only the starts in a slot would be uncertain: the others have not marked "create sent".
+    expect(steps.filter((st) => st.progress.create === 'sent')).toHaveLength(JOB_CREATE_CONCURRENCY);
+    for (let done = 0; done < steps.length; done++) {
+      await vi.waitFor(() => expect(inFlight.length).toBeGreaterThan(done));
+      expect(h.createJob.mock.calls.length - done).toBeLessThanOrEqual(JOB_CREATE_CONCURRENCY);
+      inFlight[done]!();
+    }
+    const results = await Promise.all(starts);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(new Set(results.map((r) => (r.ok ? r.jobId : '')))).toHaveProperty('size', 8);
   });
 
   // BUG (wording, src/features/agent-jobs/blocks.ts buildUncertainNotice): the same notice serves

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AnswerWriter, MIN_APPEND_CHARS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
+import {
+  ANSWER_MAX_CHARS,
+  AnswerWriter,
+  FALLBACK_EDIT_MS,
+  FALLBACK_MAX_EDITS,
+  MIN_APPEND_CHARS,
+  type StreamSlack,
+  type WriterDeps,
+} from '../../src/features/ask/stream.js';
 import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/resume.js';
 import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -192,6 +200,79 @@ describe('the answer writer: cost bounds', () => {
     expect(at[0]!.at).toBeGreaterThanOrEqual(4_000);
     expect(calls.map((c) => String(c.args.markdown_text ?? '')).join('')).toBe(text);
     expect(calls.at(-1)?.method).toBe('chat.stopStream');
+  });
+});
+
+describe("the posted fallback: what it may spend of the workspace's chat.update budget", () => {
+  /** A writer whose stream start is refused, on a clock the test moves (its sleep moves it too). */
+  function fallback(update: (n: number) => void) {
+    const { slack, calls } = slackStub({ refuseStart: 'channel_type_not_supported' });
+    let now = 1_000_000;
+    const updates: Array<{ at: number; text: string; ok: boolean }> = [];
+    const mock = slack.chat.update as unknown as ReturnType<typeof vi.fn>;
+    mock.mockImplementation(async (args: Record<string, unknown>) => {
+      const md = (args.blocks as Array<{ type: string; text?: string }>).find((b) => b.type === 'markdown');
+      const entry = { at: now, text: md?.text ?? '', ok: false };
+      updates.push(entry);
+      update(updates.length);
+      entry.ok = true;
+      return { ok: true, ts: args.ts };
+    });
+    const sleep = vi.fn(async (ms: number) => void (now += ms));
+    const w = writer(slack, { now: () => now, sleep });
+    return { w, calls, updates, sleep, advance: (ms: number) => void (now += ms), at: () => now };
+  }
+  const rateLimited = () =>
+    Object.assign(new Error('A rate limit was exceeded (url: chat.update, retry-after: 30)'), {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 30,
+    });
+  const chunks = Array.from({ length: 500 }, (_, i) => `w${i} `);
+
+  it("Slack's 429 (Retry-After 30 s) on an edit: 500 appends make at most 2 chat.update calls, the last one complete after Retry-After", async () => {
+    const { w, updates, sleep, advance } = fallback((n) => {
+      if (n === 1) throw rateLimited();
+    });
+    for (const c of chunks) {
+      advance(20); // 500 chunks in 10 s
+      await w.append(c);
+    }
+    await w.finish({ blocks: [{ type: 'divider' }], notice: '_done_' });
+    expect(updates.length).toBeLessThanOrEqual(2);
+    const last = updates.at(-1)!;
+    expect(last.ok).toBe(true);
+    expect(last.text).toBe(`${chunks.join('')}\n\n_done_`);
+    // The final edit came after Retry-After had passed (it waited, on the writer's clock).
+    expect(last.at - updates[0]!.at).toBeGreaterThanOrEqual(30_000);
+    expect(sleep).toHaveBeenCalled();
+  });
+
+  it('every edit rate limited: 500 appends make one chat.update; the final edit waits out Retry-After before it tries', async () => {
+    const { w, updates, advance } = fallback(() => {
+      throw rateLimited();
+    });
+    for (const c of chunks) {
+      advance(20);
+      await w.append(c);
+    }
+    expect(updates).toHaveLength(1);
+    await expect(w.finish({ blocks: [] })).rejects.toThrow(/rate limit/);
+    expect(updates).toHaveLength(2);
+    expect(updates[1]!.at - updates[0]!.at).toBeGreaterThanOrEqual(30_000);
+  });
+
+  it(`a slow answer (5,000 chunks over 10 minutes): at most ${FALLBACK_MAX_EDITS} edits with growing gaps, then the complete final edit`, async () => {
+    const { w, updates, advance } = fallback(() => undefined);
+    const slow = Array.from({ length: 5_000 }, (_, i) => `s${i} `);
+    for (const c of slow) {
+      advance(120);
+      await w.append(c);
+    }
+    await w.finish({ blocks: [] });
+    expect(updates.length).toBeLessThanOrEqual(FALLBACK_MAX_EDITS + 1);
+    for (let i = 1; i < updates.length - 1; i++)
+      expect(updates[i]!.at - updates[i - 1]!.at).toBeGreaterThanOrEqual(FALLBACK_EDIT_MS * 2 ** i);
+    expect(updates.at(-1)!.text).toBe(slow.join('').slice(0, ANSWER_MAX_CHARS));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markupToText, mentionsUser } from '../../src/platform/slack/markup.js';
+import { markupToText, MAX_NAME_LOOKUPS, mentionsUser } from '../../src/platform/slack/markup.js';
 
 const names: Record<string, string> = { U0ALICE: 'alice', U0BOB: 'bob' };
 const lookup = async (id: string) => names[id];
@@ -46,17 +46,17 @@ describe('mentionsUser', () => {
   });
 });
 
-describe("markupToText: name lookups (their budget is the lookup's: one per request)", () => {
+describe("markupToText: name lookups (at most 25 per text, joined with the lookup's budget per request)", () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `U${String(i).padStart(6, '0')}`);
 
-  it('asks the lookup about each distinct person once, in order of first mention; unknown ones stay as @U… (or their label)', async () => {
+  it(`a text of 300 distinct mentions asks the lookup about the first ${MAX_NAME_LOOKUPS} people only, each once; the rest stay as @U… (or their label)`, async () => {
     const asked: string[] = [];
-    // A lookup with a budget of 25 (UserNames.lookup gives each request one): the rest are unknown.
-    const counting = async (id: string) => (asked.push(id), asked.length <= 25 ? `name-of-${id}` : undefined);
+    const counting = async (id: string) => (asked.push(id), `name-of-${id}`);
     const people = ids(300);
     const text = [...people, ...people].map((id) => `<@${id}>`).join(' ') + ' <@U9ZZZZZ|zed>';
     const out = await markupToText(text, 'U0BOT', counting);
-    expect(asked).toEqual([...people, 'U9ZZZZZ']);
+    expect(MAX_NAME_LOOKUPS).toBe(25);
+    expect(asked).toEqual(people.slice(0, 25));
     expect(
       out.startsWith(
         people
@@ -66,7 +66,17 @@ describe("markupToText: name lookups (their budget is the lookup's: one per requ
       ),
     ).toBe(true);
     expect(out).toContain(`@name-of-${people[24]!} @${people[25]!} @${people[26]!}`);
+    expect(out).toContain(`@${people[299]!}`);
     expect(out.endsWith('@zed')).toBe(true);
+  });
+
+  it('a lookup that answers unknown (its request budget spent) leaves the id, within the first 25 too', async () => {
+    const asked: string[] = [];
+    const spent = async (id: string) => (asked.push(id), asked.length <= 10 ? `name-of-${id}` : undefined);
+    const people = ids(30);
+    const out = await markupToText(people.map((id) => `<@${id}>`).join(' '), undefined, spent);
+    expect(asked).toHaveLength(25);
+    expect(out).toContain(`@name-of-${people[9]!} @${people[10]!}`);
   });
 
   it("the bot's own mention is not a lookup and does not count", async () => {

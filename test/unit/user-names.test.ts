@@ -1,6 +1,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { MAX_NAME_LOOKUPS, markupToText } from '../../src/platform/slack/markup.js';
 import { NAME_LOOKUPS_PER_REQUEST, UserNames } from '../../src/platform/slack/user-names.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -71,6 +72,23 @@ describe('UserNames', () => {
     expect(await second('U0ALICE')).toBe('alice');
     expect(await n.lookup('T1', 0)('U0ALICE')).toBe('alice'); // cached: free even with no budget
     expect(info).toHaveBeenCalledTimes(NAME_LOOKUPS_PER_REQUEST + 1);
+  });
+
+  it(`both bounds hold: ${MAX_NAME_LOOKUPS} distinct people per text, ${NAME_LOOKUPS_PER_REQUEST} per request across a thread's texts`, async () => {
+    const info = fakeInfo(0);
+    const { n } = names(info);
+    const person = (m: number, k: number) => `U9${String(m * 1000 + k).padStart(6, '0')}`;
+    const text = (m: number, k: number) => Array.from({ length: k }, (_, i) => `<@${person(m, i)}>`).join(' ');
+    // One follow-up reply of 300 distinct mentions: 25 users.info calls, not 100.
+    await markupToText(text(0, 300), 'U0BOT', n.lookup('T1'));
+    expect(info).toHaveBeenCalledTimes(MAX_NAME_LOOKUPS);
+    // A thread of 8 such messages read for one request: 25 per message until the request's 100 are spent.
+    info.mockClear();
+    const request = n.lookup('T1');
+    for (let m = 1; m <= 8; m++) await markupToText(text(m, 300), 'U0BOT', request);
+    expect(info).toHaveBeenCalledTimes(NAME_LOOKUPS_PER_REQUEST);
+    const asked = info.mock.calls.map(([a]) => a.user);
+    for (let m = 1; m <= 4; m++) expect(asked.filter((u) => u.startsWith(person(m, 0).slice(0, 5)))).toHaveLength(25);
   });
 
   it('names are cached per team: the same id in another team is its own lookup', async () => {

@@ -4,6 +4,7 @@
  * this module.
  */
 import type { App } from '@slack/bolt';
+import pLimit from 'p-limit';
 import type { Queue, Worker } from 'bullmq';
 import type { AccessGate } from '../../platform/access.js';
 import { docsProjects, type Config } from '../../platform/config.js';
@@ -16,7 +17,7 @@ import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listeners.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
 import { createPollQueue, DurationHistory, startPollWorker, type PollJobData } from './poll/index.js';
-import type { PromptContext, StartJobDeps } from './start/index.js';
+import { JOB_CREATE_CONCURRENCY, type PromptContext, type StartJobDeps } from './start/index.js';
 import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
 
@@ -204,6 +205,8 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     projects: docsProjects(o.config),
     slack: slack.web,
     signer: o.platform.signer,
+    // One per process, shared by every way a job starts: a kill catches at most this many creates.
+    createSlots: pLimit(JOB_CREATE_CONCURRENCY),
   };
   const handlerDeps = handlerDepsOf(o, commonWithAgent, start);
   registerHandlers(intake, handlerDeps);

@@ -10,7 +10,8 @@ export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-
  * streaming (chat.startStream at the first text, chat.appendStream in batches, chat.stopStream
  * with the sources and buttons), and where Slack refuses streaming (an `unknown_method`, a
  * channel that does not allow it, any error of chat.startStream) it posts the answer instead and
- * edits it within the workspace's edit budget. The stream is always stopped: on success, on an
+ * edits it a few times ({@link FALLBACK_MAX_EDITS}, then the final edit) within the workspace's
+ * edit budget, never before Slack's `Retry-After`. The stream is always stopped: on success, on an
  * API error, on a cut-off (with a notice) and at shutdown (the caller aborts the answer and
  * finishes it). Markdown goes to Slack as it is: streamed `markdown_text` and the `markdown`
  * block both take standard Markdown (Slack: "markdown block", chat.startStream "markdown_text").
@@ -31,10 +32,18 @@ export const MIN_APPEND_CHARS = 160;
 export const APPEND_EVERY_MS = 1_000;
 /** Longest wait for Slack's `Retry-After` on chat.startStream before the answer is posted instead, in ms. */
 export const START_RETRY_MAX_MS = 10_000;
-/** In the posted fallback, at most one edit per this many ms (chat.update is Tier 3). */
+/**
+ * In the posted fallback, the first edit comes this many ms after the post, and the gap doubles
+ * after each edit (1.5 s, 3 s, 6 s, 12 s): chat.update is Tier 3, and its budget per workspace
+ * (`SLACK_UPDATE_BUDGET_PER_MINUTE`) is the one the jobs' status messages live on.
+ */
 export const FALLBACK_EDIT_MS = 1_500;
+/** Most chat.update calls of the posted fallback before its final edit, however the text arrives. */
+export const FALLBACK_MAX_EDITS = 4;
 /** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
 export const FINAL_EDIT_WAIT_MS = 15_000;
+/** The final edit of the fallback waits out Slack's `Retry-After` of an earlier 429 up to this long, in ms. */
+export const FINAL_HOLD_MAX_MS = 60_000;
 
 const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,8 +65,13 @@ export class AnswerWriter {
   private pending = '';
   private shown = '';
   private lastEdit = 0;
+  /** chat.update calls of the posted fallback so far (its final edit not counted). */
+  private edits = 0;
   private lastAppend = 0;
-  /** Epoch ms before which no append is made (Slack's `Retry-After` of a 429). */
+  /**
+   * Epoch ms before which no append (stream) or edit (fallback) is made: Slack's `Retry-After` of a
+   * 429, or the edit budget's wait.
+   */
   private holdUntil = 0;
   /** Epoch ms when the first text reached Slack. */
   firstTextAt: number | undefined;
@@ -82,7 +96,8 @@ export class AnswerWriter {
 
   /**
    * Adds answer text: the first text starts the message at once; later text goes in batches of at
-   * least {@link MIN_APPEND_CHARS} (streaming) or one edit per {@link FALLBACK_EDIT_MS} (fallback).
+   * least {@link MIN_APPEND_CHARS} (streaming), or in at most {@link FALLBACK_MAX_EDITS} edits with
+   * growing gaps (fallback, see {@link FALLBACK_EDIT_MS}); neither before a 429's `Retry-After`.
    * @throws Slack errors other than a refused stream start (the caller ends the answer).
    */
   async append(text: string): Promise<void> {
@@ -94,7 +109,7 @@ export class AnswerWriter {
     if (this.mode === 'none') return this.start();
     if (this.mode === 'stream' && this.pending.length >= MIN_APPEND_CHARS && this.appendDue())
       return this.flushStream();
-    if (this.mode === 'post' && this.deps.now() - this.lastEdit >= FALLBACK_EDIT_MS) await this.editPost();
+    if (this.mode === 'post' && this.editDue()) await this.editPost();
   }
 
   /**
@@ -110,6 +125,9 @@ export class AnswerWriter {
     const blocks = end.blocks;
     if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
     if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
+    // Slack's Retry-After of an earlier 429 first: an edit before it would only be refused again.
+    const held = this.holdUntil - this.deps.now();
+    if (held > 0) await (this.deps.sleep ?? sleeper)(Math.min(held, FINAL_HOLD_MAX_MS));
     const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {
       this.deps.logger.warn({ err }, 'could not read the edit budget; making the final edit anyway');
       return { ok: true as const };
@@ -172,6 +190,13 @@ export class AnswerWriter {
     }
   }
 
+  /** Whether the posted fallback may be edited now: gaps doubling from {@link FALLBACK_EDIT_MS}, at most {@link FALLBACK_MAX_EDITS}, not before a hold ends. */
+  private editDue(): boolean {
+    const now = this.deps.now();
+    if (this.edits >= FALLBACK_MAX_EDITS || now < this.holdUntil) return false;
+    return now - this.lastEdit >= FALLBACK_EDIT_MS * 2 ** this.edits;
+  }
+
   private appendDue(): boolean {
     const now = this.deps.now();
     return now - this.lastAppend >= APPEND_EVERY_MS && now >= this.holdUntil;
@@ -209,7 +234,11 @@ export class AnswerWriter {
     this.firstTextAt ??= this.deps.now();
   }
 
-  /** The posted fallback: posts it (once) or edits it, when the budget allows (the final edit: {@link finish}). */
+  /**
+   * The posted fallback: posts it (once) or edits it, when the budget allows (the final edit:
+   * {@link finish}). A spent budget or Slack's 429 holds every later edit until the budget's wait or
+   * the `Retry-After` has passed; the text stays pending (the next edit, or the final one, shows it).
+   */
   private async editPost(): Promise<void> {
     const t = this.target;
     const message = markdownMessage(this.shown + this.pending, []);
@@ -221,12 +250,16 @@ export class AnswerWriter {
         this.deps.logger.warn({ err }, 'could not read the edit budget; editing the answer anyway');
         return { ok: true as const };
       });
-      if (!grant.ok) return;
+      if (!grant.ok) return void (this.holdUntil = this.deps.now() + grant.retryMs);
+      this.edits += 1;
       try {
         await this.deps.slack.chat.update({ channel: t.channel, ts: this.ts, ...message });
       } catch (err) {
-        if (retryAfterMs(err) === undefined) throw err;
-        return; // rate limited: the final edit shows everything
+        const ms = retryAfterMs(err);
+        if (ms === undefined) throw err;
+        this.holdUntil = this.deps.now() + ms;
+        this.deps.logger.info({ retryAfterMs: ms }, 'Slack rate limited the posted answer; holding its edits');
+        return;
       }
     }
     this.lastEdit = this.deps.now();

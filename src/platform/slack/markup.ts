@@ -7,13 +7,22 @@ import { escapeMrkdwn } from './limits.js';
 export type UserNameLookup = (userId: string) => Promise<string | undefined>;
 
 /**
+ * Most distinct people {@link markupToText} asks its lookup about per text: one pasted message must
+ * not spend a request's whole name budget (issues #15 and #28). It joins the lookup's own budget per
+ * request (`NAME_LOOKUPS_PER_REQUEST` in user-names.ts), which bounds a whole thread.
+ */
+export const MAX_NAME_LOOKUPS = 25;
+
+/**
  * Turns Slack message markup into plain readable text for the docs agent's prompt
  * (Slack docs: "Formatting text for app surfaces" — mentions, channel links, URLs, special mentions,
  * and the `&amp; &lt; &gt;` escapes):
  * - the bot's own mention is removed;
- * - `<@U123>` / `<@U123|alice>` → `@alice` (via `lookup`, else the label, else the id); each
- *   distinct person is asked of `lookup` once, in order of first mention; how many of them reach
- *   Slack is the lookup's budget (`UserNames.lookup`: one per request);
+ * - `<@U123>` / `<@U123|alice>` → `@alice` (via `lookup`, else the label, else the id); the first
+ *   {@link MAX_NAME_LOOKUPS} distinct people, in order of first mention, are asked of `lookup`, each
+ *   once; the others keep their label or id (`@U123`). Both bounds hold: at most
+ *   {@link MAX_NAME_LOOKUPS} per text, and the lookup's own budget across a request's texts
+ *   (`UserNames.lookup`: one per request);
  * - `<#C1|docs>` → `#docs` (`<#C1>` → `#C1`);
  * - `<https://x|label>` → `label (https://x)`, `<https://x>` and `<mailto:a@b|a@b>` → the URL or label;
  * - `<!here>`, `<!channel>`, `<!everyone>` → `@here`…; `<!subteam^S1|@docs-team>` → `@docs-team`;
@@ -44,7 +53,7 @@ export async function markupToText(
     .trim();
 }
 
-/** The names of the distinct people mentioned in `inners` (one lookup each, in parallel). */
+/** The names of the first {@link MAX_NAME_LOOKUPS} distinct people mentioned in `inners` (one lookup each, in parallel). */
 async function lookUpNames(
   inners: string[],
   botUserId: string | undefined,
@@ -55,6 +64,7 @@ async function lookUpNames(
     const [target = ''] = splitLabel(inner);
     if (!target.startsWith('@') || target.slice(1) === botUserId) continue;
     ids.add(target.slice(1));
+    if (ids.size >= MAX_NAME_LOOKUPS) break;
   }
   // A failed lookup leaves the label or the id: a name is a nicety (the lookup logs its own failures).
   const entries = await Promise.all([...ids].map(async (id) => [id, await lookup(id).catch(() => undefined)] as const));

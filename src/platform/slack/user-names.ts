@@ -35,7 +35,8 @@ interface NameEntry {
  * - cached in an lru-cache keyed by team and user: names for {@link UserNamesOptions.ttlMs},
  *   failures (unknown user, a Slack error) briefly ({@link UserNamesOptions.failureTtlMs});
  * - concurrent lookups of one person share one call (lru-cache `fetch`);
- * - each request's lookup asks Slack about at most {@link NAME_LOOKUPS_PER_REQUEST} people;
+ * - each request's lookup asks Slack about at most {@link NAME_LOOKUPS_PER_REQUEST} people (and
+ *   `markupToText` asks it about at most `MAX_NAME_LOOKUPS` per text: both bounds hold);
  * - made on a Web API client of their own that rejects a 429 at once (`rejectRateLimitedCalls`):
  *   Slack's rate limit on users.info (Tier 4, per app and workspace) then never pauses the client
  *   that posts and edits messages; for the `Retry-After` it gives, every lookup answers "unknown"

@@ -75,7 +75,12 @@ export async function uncertain(
     { teamId: req.teamId, channel: req.channel, statusTs: at.statusTs },
     { text: status.text, blocks: status.blocks },
   );
-  const restart = { requester: req.requester, instruction: req.instruction, restartId: at.key };
+  const restart = {
+    requester: req.requester,
+    instruction: req.instruction,
+    restartId: at.key,
+    projectId: at.projectId,
+  };
   const notice = buildUncertainNotice(restart, deps.signer);
   await postOnce(deps.slack, steps, {
     channel: req.channel,

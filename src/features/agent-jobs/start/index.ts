@@ -5,6 +5,7 @@
  */
 export {
   CANNOT_POST_TEXT,
+  JOB_CREATE_CONCURRENCY,
   startAgentJob,
   type StartJobDeps,
   type StartJobRequest,

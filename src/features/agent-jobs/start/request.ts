@@ -40,7 +40,17 @@ export interface StartJobDeps {
   agent?: Pick<AgentSurface, 'session' | 'loading'>;
   /** Signs the "Start it again" button's value. */
   signer: Pick<ValueSigner, 'sign'>;
+  /**
+   * Runs a start's uncertain window (from "create sent" saved to the job's id saved) when one of the
+   * process's few create slots is free (p-limit of {@link JOB_CREATE_CONCURRENCY}): after a restart
+   * the recorded starts do not all send their creates at once, so a kill catches few of them.
+   * Absent: no limit.
+   */
+  createSlots?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
+
+/** Creates in flight at once per process ({@link StartJobDeps.createSlots}). */
+export const JOB_CREATE_CONCURRENCY = 2;
 
 /** A request to start a job from Slack. */
 export interface StartJobRequest {

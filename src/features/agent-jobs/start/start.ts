@@ -14,7 +14,7 @@ import { clearPending, retirePlaceholder, uncertain, untracked } from './failure
 import type { StartFailure, StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
 import { hasCode, PlatformErrorCode } from '../../../platform/errors.js';
 
-export type { StartJobDeps, StartJobRequest, StartJobResult } from './request.js';
+export { JOB_CREATE_CONCURRENCY, type StartJobDeps, type StartJobRequest, type StartJobResult } from './request.js';
 
 /** Sentence for a channel the bot cannot post in (not a member, archived, …). */
 export const CANNOT_POST_TEXT =
@@ -26,9 +26,11 @@ export const CANNOT_POST_TEXT =
  * 0. asks the access gate (policy, prompt cap, one request from the agent budget): a refusal is
  *    returned before anything is posted or sent;
  * 1. posts the status message (at most once; a channel the bot cannot post in costs no job);
- * 2. marks its thread "starting" (replies meanwhile are answered) and saves "create sent" with the
- *    channel's docs project, chosen once (a retry uses the same one);
- * 3. creates the job (`POST /v2/agent/{projectId}/job`) and saves its id; 4. records and watches it.
+ * 2. marks its thread "starting" (replies meanwhile are answered);
+ * 3. in one of the process's few create slots, saves "create sent" with the channel's docs project,
+ *    chosen once (a retry uses the same one), creates the job
+ *    (`POST /v2/agent/{projectId}/job`) and saves its id: the uncertain window, with nothing else
+ *    in it; 4. records and watches it.
  * A retry that finds "create sent" without an id cannot know whether the job exists (the docs API
  * has no idempotency key): it never creates again, but posts one notice in the thread with the
  * instruction and "Start it again"; so does a create that got no answer after it was sent. A
@@ -98,10 +100,42 @@ interface CreateAt {
   threads: string[];
 }
 
+/** What came of the uncertain window ({@link sendCreate}): the job's id (saved, or not), or the create's error. */
+type Sent = { jobId: string; unsaved?: unknown } | { error: unknown };
+
 /**
- * Steps 2–4: marks the threads "starting", saves "create sent" (confirmed on the replicas), creates
- * the job (`POST /v2/agent/{projectId}/job`), saves its id, then records and watches it. No answer
- * after the request may have arrived is an uncertain start; a failure for sure removes the placeholder.
+ * The uncertain window, and nothing that could come before or after it: saves "create sent" with
+ * the project (confirmed on the replicas), creates the job (`POST /v2/agent/{projectId}/job`) and saves its id
+ * (riding out a failover, ~3 s). A process killed in it leaves a start nobody can settle; run it
+ * in one of the process's create slots ({@link StartJobDeps.createSlots}), so a kill catches few.
+ * @throws Redis errors and UnreplicatedStepError before the create is sent (nothing sent then).
+ */
+async function sendCreate(
+  steps: Steps,
+  projectId: string,
+  send: () => Promise<{ id: string }>,
+  logger: Logger,
+): Promise<Sent> {
+  await steps.save({ create: 'sent', projectId });
+  await confirmStep(steps, 'create', { create: undefined }, logger);
+  let jobId: string;
+  try {
+    jobId = (await send()).id;
+  } catch (error) {
+    return { error };
+  }
+  try {
+    await pRetry(() => steps.save({ jobId }), { retries: 4, minTimeout: 200, factor: 2 });
+  } catch (unsaved) {
+    return { jobId, unsaved };
+  }
+  return { jobId };
+}
+
+/**
+ * Steps 2–4: marks the threads "starting", then (in a create slot) the
+ * uncertain window ({@link sendCreate}), then records and watches the job. No answer after the
+ * request may have arrived is an uncertain start; a failure for sure removes the placeholder.
  */
 async function createJob(
   deps: StartJobDeps,
@@ -111,13 +145,12 @@ async function createJob(
 ): Promise<StartJobResult> {
   const { key, projectId, call, log, statusTs, threadTs, threads } = at;
   await deps.store.markThreadsPending(req.channel, threads);
-  await steps.save({ create: 'sent', projectId });
-  await confirmStep(steps, 'create', { create: undefined }, deps.logger);
-  let jobId: string;
-  try {
-    jobId = (await deps.docsApi.forProject(projectId).createJob(req.prompt ?? req.instruction)).id;
-    deps.metrics?.agentJobStarted('new');
-  } catch (err) {
+  const api = deps.docsApi.forProject(projectId);
+  const prompt = req.prompt ?? req.instruction;
+  const window = () => sendCreate(steps, projectId, () => api.createJob(prompt), deps.logger);
+  const sent = await (deps.createSlots ? deps.createSlots(window) : window());
+  if ('error' in sent) {
+    const err = sent.error;
     log.warn({ err }, 'could not create the agent job');
     // No answer after the request may have arrived: the job may exist. A connection never made
     // (refused, DNS) sent nothing: a plain failure.
@@ -133,12 +166,9 @@ async function createJob(
     await steps.save({ failure, retire: statusTs });
     return retirePlaceholder(deps, steps, { teamId: req.teamId, channel: req.channel, statusTs }, failure);
   }
-  try {
-    // The id is known only here: ride out a failover (~3 s).
-    await pRetry(() => steps.save({ jobId }), { retries: 4, minTimeout: 200, factor: 2 });
-  } catch (err) {
-    return untracked(deps, req, { jobId, statusTs }, err);
-  }
+  const { jobId } = sent;
+  deps.metrics?.agentJobStarted('new');
+  if ('unsaved' in sent) return untracked(deps, req, { jobId, statusTs }, sent.unsaved);
   return record(deps, req, { jobId, projectId, statusTs, threadTs }, steps.finalAttempt);
 }
 
