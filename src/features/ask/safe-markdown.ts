@@ -94,7 +94,7 @@ const codeText = (s: string): string => s.replace(/<(?=[!@#])/g, `<${ZWSP}`);
 
 /**
  * Plain text (a text node's source): what could start or end a link or a code span (`[`, `]`,
- * `<`, a backtick) and the `&` of a character reference (`&#58;` would hide a `:` from the rules
+ * `<`, a backtick) and the `&` of a character reference (`&` `#` `58;` would hide a `:` from the rules
  * below) are backslash-escaped (CommonMark shows them as typed; an escape already there is kept), a `<` before `!`, `@` or `#` is followed by a zero-width space, and every word but a URL of
  * the docs site gets the word joiners of {@link inert} (so `@here`, `evil.example/login`,
  * `ftp://x` or `a@evil.example` is neither a mention nor a link).
