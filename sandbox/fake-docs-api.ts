@@ -58,6 +58,6 @@ export { NOT_FOUND_TEXT } from './docs-api/discovery-answer.js';
 export { FAKE_DOCS_SITE, FAKE_RECURRING_UNANSWERED, type FakeConversation } from './docs-api/assistant-data.js';
 export { CURSOR_REJECTED_DETAIL } from './docs-api/cursors.js';
 export { type FakeFeedbackByPageRow, type FakeFeedbackEntry } from './docs-api/feedback-data.js';
-export { HOSTILE_TEXT } from './docs-api/hostile-text.js';
+export { HOSTILE_PATH, HOSTILE_TEXT } from './docs-api/hostile-text.js';
 export { FAKE_UNCLICKED_SEARCHES, type FakeSearchRow } from './docs-api/searches-data.js';
 export { DEFAULT_CURSOR_TTL_MS } from './docs-api/server.js';

@@ -4,7 +4,7 @@
  * Some questions recur unanswered, worded a little differently each time (case, punctuation); the
  * hostile texts of `./hostile-text.ts` are asked once a week each, on a fixed weekday.
  */
-import { HOSTILE_TEXT } from './hostile-text.js';
+import { HOSTILE_PATH, HOSTILE_TEXT } from './hostile-text.js';
 import { DAY_MS, dailyCount, dayOfWeek, hash01, isoAt, seededUlid } from './seed.js';
 
 /** The public site the fake's page URLs and sources point at. */
@@ -79,7 +79,7 @@ const QUESTIONS: readonly Question[] = [
     response: NOT_COVERED,
     sources: [],
     queryCategory: null,
-    page: i % 2 === 0 ? '/quickstart' : null,
+    page: i === 0 ? HOSTILE_PATH : i % 2 === 0 ? '/quickstart' : null,
   })),
   {
     variants: ['How do I add a custom domain?', 'custom domain setup'],

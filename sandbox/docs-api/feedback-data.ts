@@ -6,7 +6,7 @@
  * A few pages draw many 👎, and every week each hostile text of `./hostile-text.ts` arrives once as a
  * 👎 comment, on a fixed weekday.
  */
-import { HOSTILE_TEXT } from './hostile-text.js';
+import { HOSTILE_PATH, HOSTILE_TEXT } from './hostile-text.js';
 import { DAY_MS, dailyCount, dayOfWeek, hash01, isoAt, seededUlid } from './seed.js';
 
 /** spec: the feedback `source` enum. */
@@ -88,6 +88,13 @@ const PAGES: readonly PageFeedback[] = [
     downShare: 0.8,
     complaints: ['The PKCE verifier step is missing.'],
     weekly: [HOSTILE_TEXT.long],
+  },
+  {
+    path: HOSTILE_PATH,
+    votesPerDay: 0.5,
+    downShare: 1,
+    complaints: ['Billing page link is broken.'],
+    weekly: [],
   },
   {
     path: '/api-reference/rate-limits',

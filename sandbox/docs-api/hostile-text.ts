@@ -14,10 +14,15 @@ const LONG_COMMENT = `This page is missing so much. ${LONG_SENTENCE.repeat(35)}P
 export const HOSTILE_TEXT = {
   /** Slack mentions: a user, a special mention as markup, and plain `@here`. */
   mentions: '<@U0ALICE> <!channel> this page is wrong about API keys, @here please fix it now',
-  /** A link with a label, a bare URL and a bare domain (Slack would link and unfurl them). */
+  /**
+   * A link with a label, a bare URL and a bare domain (Slack would link and unfurl them), Markdown
+   * links with nested brackets in their text to `https:/host`, `//host` and `javascript:`, and an
+   * escaped backtick (which opens no code span) before a URL.
+   */
   links:
     'Your docs are outdated, see <https://evil.example/login|the official Slack login page> ' +
-    'or https://evil.example/reset and www.evil.example',
+    'or https://evil.example/reset and www.evil.example; [here [SSO]](https:/evil.example/sso), ' +
+    '[here [SSO]](//evil.example/login), [go [now]](javascript:alert(1)) and \\`https://evil.example/x',
   /** JSON that looks like Block Kit (it must stay text, never become blocks). */
   blockKit:
     '{"blocks":[{"type":"section","text":{"type":"mrkdwn",' +
@@ -35,3 +40,9 @@ export const HOSTILE_TEXT = {
   /** Longer than anything Slack shows in one block. */
   long: LONG_COMMENT,
 } as const;
+
+/**
+ * A page path a reader made up (a feedback widget's path, an assistant conversation's page): with
+ * its line break kept, it would end the inline code it is shown in and post the rest as mrkdwn.
+ */
+export const HOSTILE_PATH = '/billing\nhttps://evil.example/login *urgent* <!here>\r\n\u2028`x`';

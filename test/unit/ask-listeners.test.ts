@@ -258,6 +258,19 @@ describe('answer blocks', () => {
     expect((sourcesBlock([page('/a', 'A')], undefined) as { text: { text: string } }).text.text).toContain('A (`/a`)');
   });
 
+  it.each([undefined, 'https://docs.x.test'])(
+    'a page title is shown as reader text, no markup, mention or link (site URL %s)',
+    (site) => {
+      const hostile = 'SSO @here *urgent* https://evil.example\n<!channel> `x`';
+      const pages = [{ path: '/sso', title: hostile, content: '', metadata: {} }];
+      const text = (sourcesBlock(pages, site) as { text: { text: string } }).text.text;
+      const line = text.split('\n')[1]!;
+      expect(text.split('\n')).toHaveLength(2);
+      expect(line).not.toMatch(/@here|\*urgent\*|https:\/\/evil|evil\.example|<!|`x`/);
+      expect(line).toContain('SSO @\u2060here ∗urgent∗ https:\u2060//evil.\u2060example');
+    },
+  );
+
   it('an unanswered answer offers Document this and lists no sources; values are signed for their purpose', () => {
     const blocks = answerBlocks({
       answerId: REC.answerId,

@@ -1,19 +1,24 @@
 import fc from 'fast-check';
+import type { Nodes } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it } from 'vitest';
+import { fallbackText } from '../../src/features/ask/final.js';
 import { SafeAnswerStream, safeAnswerText } from '../../src/features/ask/safe-text.js';
 
 /*
  * The assistant's Markdown can echo readers' and pages' text: what reaches Slack must never be a
- * mention, a broadcast or a link out of the docs site, however the stream is cut into chunks.
+ * mention, a broadcast or a link out of the docs site, whatever the link text looks like, however
+ * escapes are written and however the stream is cut into chunks.
  */
 
 const SITE = 'https://docs.acme.test';
 const ZWSP = '\u200B';
+const WJ = '\u2060';
 const safe = (text: string) => safeAnswerText(text, SITE);
 
 /** The text streamed in chunks cut at `cuts`. */
-function streamed(text: string, cuts: number[]): string {
-  const f = new SafeAnswerStream(SITE);
+function streamed(text: string, cuts: number[], site: string | undefined = SITE): string {
+  const f = new SafeAnswerStream(site);
   const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
   let out = '';
   let from = 0;
@@ -24,80 +29,72 @@ function streamed(text: string, cuts: number[]): string {
   return out + f.end();
 }
 
-const PIECES = [
-  '<',
-  '>',
-  '!',
-  '@',
-  '#',
-  '[',
-  ']',
-  '(',
-  ')',
-  '|',
-  ':',
-  '/',
-  ' ',
-  '\n',
-  '.',
-  '"',
-  '*',
-  '_',
-  '^',
-  'channel',
-  'here',
-  'everyone',
-  'https://',
-  'http',
-  's://',
-  'www.',
-  'mailto:',
-  'evil.example',
-  'docs.acme.test',
-  '/api-keys',
-  SITE,
-  'subteam^S1',
-  'U0ALICE',
-  'C0DOCS',
-  'a b',
-  'x',
-];
-const CODE = ['`', '```', '~~~', '``'];
-const text = (pieces: string[]) => fc.array(fc.constantFrom(...pieces), { maxLength: 60 }).map((a) => a.join(''));
+/** Every node of a tree. */
+function* nodes(n: Nodes): Generator<Nodes> {
+  yield n;
+  if ('children' in n) for (const c of n.children) yield* nodes(c);
+}
 
 /**
- * Bare URLs in `out` outside code spans (the filter's code spans hold no backtick), over the
- * characters a URL may hold (RFC 3986).
+ * What is wrong with `out` read as Markdown by a CommonMark parser with every construct on
+ * (reference definitions and raw HTML included): links, images, definitions or HTML anywhere but
+ * to the docs site, and in its text a URL, an address, a domain or a broadcast Slack could act on.
  */
-function linksOutsideCode(out: string): string[] {
-  const plain = out.replace(/`[^`]*`/g, ' ');
-  return [...plain.matchAll(/(?<![a-z0-9])(?:[a-z][a-z0-9]{1,20}:\/\/|www\.)[A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]*/gi)].map(
-    (m) =>
-      // Trailing punctuation ends a sentence, not the link (as Markdown's autolinks take it).
-      m[0].replace(/[.,;:!?)\]]+$/, ''),
-  );
+function problems(out: string, site: string | undefined = SITE): string[] {
+  const found: string[] = [];
+  const onSite = (url: string) => {
+    try {
+      const u = new URL(/^www\./i.test(url) ? `https://${url}` : url);
+      return site !== undefined && u.origin === new URL(site).origin && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  };
+  if (/<[!@#]/.test(out)) found.push('a Slack mention form');
+  for (const n of nodes(fromMarkdown(out))) {
+    if ((n.type === 'link' || n.type === 'image' || n.type === 'definition') && !onSite(n.url))
+      found.push(`${n.type} to ${n.url}`);
+    if (n.type === 'linkReference' || n.type === 'imageReference') found.push(n.type);
+    if (n.type === 'html') found.push(`html ${n.value}`);
+    if (n.type !== 'text') continue;
+    for (const m of n.value.matchAll(/(?:[a-z][a-z0-9+.-]*:[/\\]+|www\.)[\p{L}\p{N}][^\s]*/giu))
+      if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`bare URL ${m[0]}`);
+    for (const m of n.value.matchAll(/[^\s]*[\p{L}\p{N}][.@][\p{L}\p{N}][^\s]*/gu))
+      if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`domain or address ${m[0]}`);
+    if (/@(channel|here|everyone)/i.test(n.value)) found.push('a broadcast');
+  }
+  return found;
 }
 
 describe('the answer text filter', () => {
   it.each([
-    ['<!channel> read this', `<${ZWSP}!channel> read this`],
-    ['<!here|here> and <!everyone>', `<${ZWSP}!here|here> and <${ZWSP}!everyone>`],
-    ['ping <!subteam^S1|@team>', `ping <${ZWSP}!subteam^S1|@team>`],
-    ['ask <@U0ALICE> in <#C0DOCS|docs>', `ask <${ZWSP}@U0ALICE> in <${ZWSP}#C0DOCS|docs>`],
-    ['<https://evil.example/login|the docs>', 'the docs (`https://evil.example/login`)'],
-    ['<https://docs.acme.test/api-keys|API keys>', '[API keys](https://docs.acme.test/api-keys)'],
+    // Link text with balanced brackets (CommonMark allows it), destinations of every form.
+    ['[here [SSO]](https:/evil.example/sso)', `here \\[SSO\\] (https:${WJ}/evil.${WJ}example/sso)`],
+    ['[here [SSO]](//evil.example/login)', `here \\[SSO\\] (//evil.${WJ}example/login)`],
+    ['[go [now]](javascript:alert(1))', 'go \\[now\\] (javascript:alert(1))'],
+    ['[a [b [c]]](data:text/html,x)', 'a \\[b \\[c\\]\\] (data:text/html,x)'],
+    ['[docs](page.md) [top](#top)', `docs (page.${WJ}md) top (#top)`],
+    // An escaped backtick opens no code span: what follows is text, and filtered as text.
+    ['\\`not code https://evil.example/login `', `\\\`not code https:${WJ}//evil.${WJ}example/login \\\``],
+    ['\\`[x](https://evil.example)`', `\\\`x (https:${WJ}//evil.${WJ}example)\\\``],
+    [
+      '[[x](https://evil.example)](https://e2.example)',
+      `\\[x (https:${WJ}//evil.${WJ}example)\\](https:${WJ}//e2.${WJ}example)`,
+    ],
+    ['<!channel> read this', `\\<${ZWSP}!channel> read this`],
+    ['ask <@U0ALICE> in <#C0DOCS|docs>', `ask \\<${ZWSP}@${WJ}U0ALICE> in \\<${ZWSP}#C0DOCS|docs>`],
+    ['<https://evil.example/login>', `https:${WJ}//evil.${WJ}example/login`],
+    ['<https://docs.acme.test/api-keys>', '[https://docs.acme.test/api-keys](https://docs.acme.test/api-keys)'],
     ['See [API keys](/api-keys).', 'See [API keys](https://docs.acme.test/api-keys).'],
-    ['[login](https://evil.example/x "t")', 'login (`https://evil.example/x`)'],
-    ['![x](https://evil.example/p.png)', 'x (`https://evil.example/p.png`)'],
-    ['[x](<https://evil.example/a b>)', 'x (`https://evil.example/a b`)'],
-    ['Go to https://evil.example/x.', 'Go to `https://evil.example/x`.'],
+    ['[login](https://evil.example/x "t")', `login (https:${WJ}//evil.${WJ}example/x)`],
+    ['![x](https://evil.example/p.png)', `x (https:${WJ}//evil.${WJ}example/p.${WJ}png)`],
+    ['Go to https://evil.example/x.', `Go to https:${WJ}//evil.${WJ}example/x.`],
     ['Go to https://docs.acme.test/sso, then', 'Go to https://docs.acme.test/sso, then'],
-    ['or https://docs.acme.test.evil.example/', 'or `https://docs.acme.test.evil.example/`'],
-    ['www.evil.example and mailto:a@evil.example', '`www.evil.example` and `mailto:a@evil.example`'],
-    ['[ref]: https://evil.example\n[click][ref]', `[ref]${ZWSP}: \`https://evil.example\`\n[click][ref]`],
-    ['hey @here and @Channel, @everyone!', `hey @\u2060here and @\u2060Channel, @\u2060everyone!`],
-    ['mail me at dev@acme.test', 'mail me at dev@acme.test'],
-    ['a < b and c > d, [1] and (2)', 'a < b and c > d, [1] and (2)'],
+    ['or https://docs.acme.test.evil.example/', `or https:${WJ}//docs.${WJ}acme.${WJ}test.${WJ}evil.${WJ}example/`],
+    ['log in at evil.example/login', `log in at evil.${WJ}example/login`],
+    ['[ref]: https://evil.example\n[click][ref]', `\\[ref\\]: https:${WJ}//evil.${WJ}example\n\\[click\\]\\[ref\\]`],
+    ['hey @here and @Channel, @everyone!', `hey @${WJ}here and @${WJ}Channel, @${WJ}everyone!`],
+    ['<a href="https://evil.example">x</a>', `\\<a href="https:${WJ}//evil.${WJ}example">x\\</a>`],
     [
       '```bash\ncurl https://api.acme.test/v1 <!here>\n```\nthen',
       `\`\`\`bash\ncurl https://api.acme.test/v1 <${ZWSP}!here>\n\`\`\`\nthen`,
@@ -111,47 +108,106 @@ describe('the answer text filter', () => {
         [...input].map((_, i) => i),
       ),
     ).toBe(expected);
+    expect(problems(safe(input))).toEqual([]);
   });
 
   it('without DOCS_SITE_URL no link survives', () => {
-    expect(safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined)).toBe(
-      'API keys (`/api-keys`) and `https://docs.acme.test/x`',
-    );
+    const out = safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined);
+    expect(out).toBe(`API keys (/api-keys) and https:${WJ}//docs.${WJ}acme.${WJ}test/x`);
+    expect(problems(out, undefined)).toEqual([]);
   });
 
-  it('streamed in chunks cut anywhere, the text is the whole text filtered at once', () => {
-    fc.assert(
-      fc.property(text([...PIECES, ...CODE]), fc.array(fc.nat(), { maxLength: 12 }), (t, cuts) => {
-        expect(streamed(t, cuts)).toBe(safe(t));
-      }),
-      { numRuns: 3_000 },
-    );
-  });
+  const PIECES = [
+    '[',
+    ']',
+    '[here [SSO]]',
+    '](',
+    '(',
+    ')',
+    '<',
+    '>',
+    '!',
+    '!',
+    '\\',
+    '\\`',
+    '\\[',
+    '\\]',
+    '`',
+    '``',
+    '```',
+    '~~~',
+    '\n',
+    '\n\n',
+    ' ',
+    '  ',
+    '    ',
+    '- ',
+    '> ',
+    '1. ',
+    '*',
+    '_',
+    '"',
+    "'",
+    ':',
+    '/',
+    '.',
+    '@',
+    '#',
+    '|',
+    '&\u002358;',
+    '&\u002391;',
+    'channel',
+    'here',
+    'everyone',
+    '<!here>',
+    '<@U0ALICE>',
+    'https://',
+    'https:/',
+    'http',
+    's://',
+    '//',
+    'www.',
+    'mailto:',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'evil.example',
+    'evil.example/login',
+    'docs.acme.test',
+    '/api-keys',
+    SITE,
+    `${SITE}/sso`,
+    'a b',
+    'x',
+    'SSO',
+  ];
+  const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 50 }).map((a) => a.join(''));
 
-  it('no mention, broadcast, reference definition or link out of the docs site gets through', () => {
+  it('no mention, broadcast, definition, HTML or link out of the docs site gets through, split anywhere', () => {
     fc.assert(
-      fc.property(text(PIECES), fc.array(fc.nat(), { maxLength: 8 }), (t, cuts) => {
+      fc.property(text, fc.array(fc.nat(), { maxLength: 10 }), (t, cuts) => {
         const out = streamed(t, cuts);
-        expect(out).not.toMatch(/<[!@#]/);
-        expect(out).not.toMatch(/<[a-z][a-z0-9+.-]*:[^<>\n]*>/i);
-        expect(out.replace(/`[^`]*`/g, ' ')).not.toMatch(/@(channel|here|everyone)(?![a-z])/i);
-        expect(out).not.toMatch(/^ {0,3}\[[^\]\n]*\]:/m);
-        for (const m of out.matchAll(/\[[^\]\n]*\]\((?:<([^<>\n]*)>|([^\s()<>]*))\)/g))
-          expect((m[1] ?? m[2])!.startsWith(`${SITE}/`)).toBe(true);
-        for (const url of linksOutsideCode(out))
-          expect(new URL(/^www\./i.test(url) ? `https://${url}` : url).origin).toBe(SITE);
+        expect(problems(out)).toEqual([]);
+        expect(out).toBe(safe(t));
       }),
-      { numRuns: 3_000 },
+      { numRuns: 2_500 },
     );
   });
 
-  it('streaming holds back only an undecided token: plain prose passes at once', () => {
+  it('streamed, prose shows at once, and a word that may yet be a link waits for its end', () => {
     const f = new SafeAnswerStream(SITE);
     expect(f.push('To rotate a key, open Settings and click Rotate. ')).toBe(
       'To rotate a key, open Settings and click Rotate. ',
     );
-    expect(f.push('See <!chan')).toBe('See ');
-    expect(f.push('nel> now')).toBe(`<${ZWSP}!channel> `);
-    expect(f.end()).toBe('now');
+    expect(f.push('See [the key page](https://evil.example/x "the key page of the docs site, for you"')).toBe('See ');
+    expect(f.push(') now')).toBe('');
+    expect(f.end()).toBe(`the key page (https:${WJ}//evil.${WJ}example/x) now`);
+  });
+
+  it("the posted answer's fallback text follows the same rules: a URL shown as text or code stays no link", () => {
+    const answer = safe('Run `open https://evil.example/login` or see <https://evil.example/x> @here *now*');
+    const text = fallbackText(answer);
+    expect(text).not.toMatch(/https:\/\/evil|evil\.example|@here|`|\*/);
+    expect(text).toContain(`open https:${WJ}//evil.${WJ}example/login`);
+    expect(text).toContain(`@${WJ}here`);
   });
 });

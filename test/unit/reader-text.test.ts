@@ -37,7 +37,7 @@ describe('escapeReaderText', () => {
     expect(escapeReaderText(HOSTILE_TEXT.mentions, 300)).toBe(
       `&lt;@${WJ}U0ALICE&gt; &lt;!channel&gt; this page is wrong about API keys, @${WJ}here please fix it now`,
     );
-    expect(shown(escapeReaderText(HOSTILE_TEXT.links, 300))).toBe(HOSTILE_TEXT.links);
+    expect(shown(escapeReaderText(HOSTILE_TEXT.links, 300))).toBe(HOSTILE_TEXT.links.replace(/`/g, 'ˋ'));
     expect(escapeReaderText('*bold* `code` _it_ ~s~', 100)).toBe('∗bold∗ ˋcodeˋ ˍitˍ ∼s∼');
   });
 

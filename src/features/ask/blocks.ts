@@ -1,6 +1,7 @@
 import type { ActionsBlock, ContextActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
-import { escapeMrkdwn, quote, safeUrl, truncate } from '../../platform/slack/limits.js';
+import { quote, safeUrl } from '../../platform/slack/limits.js';
+import { escapeReaderText } from '../../platform/slack/markup.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 
 /** `action_id`s of an answer's buttons (Slack: ≤ 255 chars). */
@@ -37,7 +38,8 @@ function pagePath(path: string): string | undefined {
 /**
  * The Sources section: up to {@link MAX_SOURCES} pages (first use first, no repeats), each titled
  * (the page's `metadata.title`, else its path) and linked to `DOCS_SITE_URL` + path; without a site
- * URL, the path in code. Titles come from the API: escaped, never markup or mentions.
+ * URL, the path in code. Titles come from the API and are shown by the rules of reader text
+ * (`escapeReaderText`: one line, no markup, mention, link or domain), with or without a site URL.
  */
 export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): SectionBlock | undefined {
   const seen = new Set<string>();
@@ -46,7 +48,7 @@ export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): Se
     const path = pagePath(page.path);
     if (!path || seen.has(path)) continue;
     seen.add(path);
-    const title = escapeMrkdwn(truncate((page.title ?? path).replace(/[\r\n|]/g, ' '), 120));
+    const title = escapeReaderText((page.title ?? path).replace(/\|/g, ' '), 120);
     const url = siteUrl ? safeUrl(`${siteUrl.replace(/\/+$/, '')}${path}`) : undefined;
     lines.push(url ? `• <${url}|${title}>` : `• ${title} (\`${path.replace(/`/g, '')}\`)`);
     if (lines.length === MAX_SOURCES) break;

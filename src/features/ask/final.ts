@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { slackErrorCode } from '../../platform/slack/errors.js';
+import { escapeReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type Steps } from '../../platform/slack/post-once.js';
 import type { AnswerTarget, WriterDeps } from './writer-types.js';
 
@@ -27,13 +28,15 @@ export const STREAM_OVER = new Set(['message_not_in_streaming_state', 'stopped_b
 /** The step key of an answer's final write. */
 export const finalKey = (target: AnswerTarget): string => `${target.key}:final`;
 
-/** Plain words of Markdown for a notification's fallback `text` (first 200 characters). */
+/**
+ * Plain words of the (filtered) Markdown for a notification's fallback `text`: Markdown's escapes
+ * and formatting characters dropped, then shown by the rules of reader text (`escapeReaderText`:
+ * one line of at most 200 characters, no mention, link, address or domain Slack could parse), so a
+ * URL the answer showed as text or code does not become a link here.
+ */
 export function fallbackText(markdown: string): string {
-  const plain = markdown
-    .replace(/[*_`#>~]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return (plain.length > 200 ? `${plain.slice(0, 199)}…` : plain) || 'The docs answer';
+  const plain = markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/[*_`#>~]/g, '');
+  return escapeReaderText(plain, 200) || 'The docs answer';
 }
 
 /** A message of Markdown `text` (a `markdown` block) followed by `blocks`. */

@@ -8,9 +8,10 @@ import {
   formatCount,
   formatRange,
   formatShare,
+  inlineReaderPath,
   isSafeDocsPath,
-  middleTruncate,
   pad,
+  readerPath,
   type DateRange,
 } from '../visitors/index.js';
 import type { ReaderSignals } from './reader-content.js';
@@ -34,7 +35,7 @@ export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 export type DigestTrigger = { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string };
 
 function inlinePath(path: string): string {
-  return `\`${codeSafe(middleTruncate(path, DIGEST_PATH_MAX))}\``;
+  return inlineReaderPath(path, DIGEST_PATH_MAX);
 }
 
 function moverLine(p: PageChange): string {
@@ -42,11 +43,11 @@ function moverLine(p: PageChange): string {
 }
 
 function topBlock(top: PageChange[]): string {
-  const width = Math.min(40, Math.max(4, ...top.map((p) => [...p.path].length)));
+  const width = Math.min(40, Math.max(4, ...top.map((p) => [...readerPath(p.path, 40)].length)));
   const totalWidth = Math.max(5, ...top.map((p) => formatCount(p.current.total).length));
   const lines = top.map((p, i) =>
     codeSafe(
-      `${pad(String(i + 1), 2, 'right')}. ${pad(middleTruncate(p.path, width), width, 'left')}  ${pad(formatCount(p.current.total), totalWidth, 'right')}  ${formatChange(p.total.pct)}`,
+      `${pad(String(i + 1), 2, 'right')}. ${pad(readerPath(p.path, width), width, 'left')}  ${pad(formatCount(p.current.total), totalWidth, 'right')}  ${formatChange(p.total.pct)}`,
     ),
   );
   return `*Top ${top.length} pages* (all visitors, change vs the week before)\n\`\`\`\n${lines.join('\n')}\n\`\`\``;

@@ -5,7 +5,7 @@ import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
-import { codeSafe, formatCount, middleTruncate } from '../visitors/index.js';
+import { formatCount, inlineReaderPath } from '../visitors/index.js';
 
 /**
  * The "Improve with agent" modal opened from a falling page of the digest: an editable
@@ -75,7 +75,7 @@ export function buildImproveModal(
     }),
     INSTRUCTION_MAX,
   );
-  const shown = `\`${codeSafe(middleTruncate(page.path, 80))}\``;
+  const shown = inlineReaderPath(page.path, 80);
   // Slack: private_metadata ≤ 3000 chars, the signature included.
   const where = (p: string) => ({ c: meta.channel, t: meta.threadTs, p });
   const metadata = fitJson(meta.path, 1500, 3000 - SIGNATURE_OVERHEAD, where);

@@ -16,12 +16,11 @@ import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../pla
 import { clickReply } from './click-reply.js';
 import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
 import {
-  codeSafe,
   countOf,
   cutQuoted,
+  inlineReaderPath,
   decodeSignalImprove,
   formatCount,
-  middleTruncate,
   SIGNAL_IMPROVE_PURPOSE,
   signalInstruction,
   type SignalImprove,
@@ -105,7 +104,7 @@ function summary(v: SignalImprove): string {
       );
     case 'feedback':
       return (
-        `\`${codeSafe(middleTruncate(s.path, 80))}\`: ` +
+        `${inlineReaderPath(s.path, 80)}: ` +
         `👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
         `${countOf(s.comments.length, 'comment')} quoted in the instruction.`
       );

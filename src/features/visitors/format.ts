@@ -3,6 +3,7 @@
  * changes and page paths shown inside Slack mrkdwn.
  */
 import { escapeMrkdwn } from '../../platform/slack/limits.js';
+import { readerLine } from '../../platform/slack/markup.js';
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -58,11 +59,31 @@ export function middleTruncate(text: string, max: number): string {
 }
 
 /**
- * Makes text safe inside a mrkdwn code span or code block: `&`, `<`, `>` escaped (Slack requires
- * it everywhere) and backticks replaced by `ˋ` (U+02CB), which would otherwise end the code.
+ * Makes text safe inside a mrkdwn code span or code block, on one line: control characters and
+ * line breaks become a space each (so nothing can end the code at a line break and go on as live
+ * mrkdwn; spaces that align columns are kept), invisible format characters go, `&`, `<`, `>` are
+ * escaped (Slack requires it everywhere) and backticks replaced by `ˋ` (U+02CB), which would
+ * otherwise end the code. A reader-supplied page path goes through {@link readerPath} first.
  */
 export function codeSafe(text: string): string {
-  return escapeMrkdwn(text.replace(/`/g, 'ˋ'));
+  const line = text.replace(/[\p{Cc}\u2028\u2029]/gu, ' ').replace(/(?!\u200d)\p{Cf}/gu, '');
+  return escapeMrkdwn(line.replace(/`/g, 'ˋ'));
+}
+
+/**
+ * A page path as the analytics API reports it (readers can make one up: a feedback widget's path,
+ * an assistant conversation's `currentPath`), as one line by the rule of reader text
+ * (`readerLine`: line breaks, tabs, controls and runs of whitespace become one space, invisible
+ * format characters go) and cut in the middle to at most `max` code points. Not escaped: show it
+ * with {@link codeSafe}, or {@link inlineReaderPath}.
+ */
+export function readerPath(path: string, max: number): string {
+  return middleTruncate(readerLine(path), max);
+}
+
+/** A reader-supplied page path as inline code: one line, at most `max` code points, escaped. */
+export function inlineReaderPath(path: string, max: number): string {
+  return `\`${codeSafe(readerPath(path, max)) || '–'}\``;
 }
 
 /** Code-point length (what a monospace column shows), not UTF-16 length. */

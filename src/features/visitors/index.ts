@@ -32,6 +32,8 @@ export { AnalyticsBudgetError } from './budget.js';
 export {
   codeSafe,
   countOf,
+  inlineReaderPath,
+  readerPath,
   formatChange,
   formatCount,
   formatShare,

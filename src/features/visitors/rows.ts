@@ -1,6 +1,6 @@
 import type { VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import { codeSafe, displayWidth, formatCount, middleTruncate, pad } from './format.js';
+import { codeSafe, displayWidth, formatCount, pad, readerPath } from './format.js';
 import { LAST_WINDOW } from './paging-value.js';
 
 /**
@@ -54,7 +54,7 @@ export function layoutFor(rows: readonly Row[], views?: ViewsByPath): RowLayout 
   return {
     path: Math.min(
       PATH_COLUMN_MAX,
-      widest((r) => r.path, HEADINGS.path),
+      widest((r) => readerPath(r.path, PATH_COLUMN_MAX), HEADINGS.path),
     ),
     human: widest((r) => formatCount(r.human), HEADINGS.human),
     ai: widest((r) => formatCount(r.ai), HEADINGS.ai),
@@ -67,7 +67,7 @@ type Cells = { path: string; human: string; ai: string; total: string; views: st
 
 function line(cells: Cells, layout: RowLayout): string {
   const columns = [
-    pad(middleTruncate(cells.path, layout.path), layout.path, 'left'),
+    pad(readerPath(cells.path, layout.path), layout.path, 'left'),
     pad(cells.human, layout.human, 'right'),
     pad(cells.ai, layout.ai, 'right'),
     pad(cells.total, layout.total, 'right'),

@@ -137,11 +137,27 @@ const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The first rule of reader text ({@link escapeReaderText}), alone for callers that show reader
+ * text in their own way (a page path in inline code): one line. Half a surrogate pair becomes
+ * U+FFFD; bidi marks, overrides, isolates and other invisible format characters (Unicode Cf, but
+ * the zero-width joiner of emoji) are removed; control characters, line breaks (U+2028 and U+2029
+ * too), tabs and runs of whitespace become one space; the ends are trimmed. No escaping, no cut.
+ */
+export function readerLine(text: string): string {
+  return text
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/(?!\u200d)\p{Cf}/gu, '')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
+}
+
+/**
  * Untrusted text from the public internet (a reader's comment on a docs page, a question to the docs
  * assistant, a search term) made safe to show inside Slack mrkdwn, as one plain line:
- * - half a surrogate pair becomes U+FFFD; bidi marks, overrides and isolates are removed; control
- *   characters, line breaks, tabs and runs of
- *   whitespace become one space (so nothing can start a quote or a code block on a line of its own);
+ * - one line ({@link readerLine}): half a surrogate pair becomes U+FFFD; bidi marks, overrides,
+ *   isolates and other invisible format characters are removed; control characters, line breaks,
+ *   tabs and runs of whitespace become one space (so nothing can start a quote or a code block on a
+ *   line of its own);
  * - `&`, `<` and `>` become `&amp;`, `&lt;`, `&gt;` (Slack: "Formatting text for app surfaces —
  *   Escaping text"), so no manual parsing string can form: no `<@U…>`, `<!channel>`, `<!subteam…>`,
  *   `<!date…>` or `<https://…|label>`;
@@ -162,11 +178,7 @@ const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = {
  * @returns the escaped line; '' for blank input.
  */
 export function escapeReaderText(text: string, max: number): string {
-  const line = text
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/[\s\p{Cc}]+/gu, ' ')
-    .trim()
+  const line = readerLine(text)
     .replace(/[*_~`]/g, (c) => FORMATTING_LOOKALIKES[c] ?? c)
     .replace(/[@#]/g, (c) => `${c}${WORD_JOINER}`)
     .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`)

@@ -1,6 +1,6 @@
 import type { FeedbackByPageResponse, SearchesResponse } from '../../../platform/docs-api/analytics-schemas.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
-import { codeSafe, countOf, formatCount, middleTruncate } from '../format.js';
+import { countOf, formatCount, inlineReaderPath } from '../format.js';
 import { docsPathOf, isSafeDocsPath } from '../safe-path.js';
 import type { SignalPageView, SignalRow } from './blocks.js';
 import { ASSISTANT_LIMIT, type CommentsPage, type UnansweredPage } from './data.js';
@@ -25,9 +25,9 @@ export function shortDay(iso: string | null | undefined): string {
   return new Date(ms).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 }
 
-/** A path from the API as inline code (escaped, backticks replaced, cut in the middle). */
+/** A path from the API as inline code: one line, escaped, backticks replaced, cut in the middle (`inlineReaderPath`). */
 export function inlinePath(path: string, max = 70): string {
-  return `\`${codeSafe(middleTruncate(path, max))}\``;
+  return inlineReaderPath(path, max);
 }
 
 /** `ctr` as a percentage: the spec gives no unit; the vendor's dashboard shows a fraction. */
