@@ -8,7 +8,7 @@ export type UserNameLookup = (userId: string) => Promise<string | undefined>;
 
 /**
  * Most distinct people {@link markupToText} asks its lookup about per text: one pasted message must
- * not spend a request's whole name budget (issues #15 and #28). It joins the lookup's own budget per
+ * not spend a request's whole name budget. It joins the lookup's own budget per
  * request (`NAME_LOOKUPS_PER_REQUEST` in user-names.ts), which bounds a whole thread.
  */
 export const MAX_NAME_LOOKUPS = 25;
