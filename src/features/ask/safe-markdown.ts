@@ -93,11 +93,12 @@ const end = (n: Nodes): number => n.position?.end.offset ?? 0;
 const codeText = (s: string): string => s.replace(/<(?=[!@#])/g, `<${ZWSP}`);
 
 /**
- * Plain text (a text node's source): what could start or end a link or a code span (`[`, `]`,
- * `<`, a backtick) and the `&` of a character reference (`&` `#` `58;` would hide a `:` from the rules
- * below) are backslash-escaped (CommonMark shows them as typed; an escape already there is kept), a `<` before `!`, `@` or `#` is followed by a zero-width space, and every word but a URL of
- * the docs site gets the word joiners of {@link inert} (so `@here`, `evil.example/login`,
- * `ftp://x` or `a@evil.example` is neither a mention nor a link).
+ * Plain text (a text node's source, container markers of its lines included): what could start or
+ * end a link or a code span (`[`, `]`, `<`, a backtick) and the `&` of a character reference (one
+ * could hide a `:` or a `.` from the rules below) are backslash-escaped (CommonMark shows them as
+ * typed; an escape already there is kept); a `<` before `!`, `@` or `#` is followed by a zero-width
+ * space; every word but a URL of the docs site gets the word joiners of {@link inert} (so `@here`,
+ * `evil.example/login`, `ftp://x` or `a@evil.example` is neither a mention nor a link).
  */
 function plainText(ctx: RenderCtx, from: number, to: number): string {
   return ctx.source.slice(from, to).replace(/[^\s]+/g, (w, at: number) => word(w, docsWord(ctx, from + at)));
