@@ -24,8 +24,10 @@ export interface FakePreviewsOptions {
   plan?: FakePlan;
   /** ms from the request to the build's end. @defaultValue 2000 */
   buildMs?: number;
-  /** Preview requests per minute per organization. @defaultValue 5 (the vendor's page) */
+  /** Preview requests per window per organization. @defaultValue 5 (the vendor's page) */
   perMinute?: number;
+  /** The limit's sliding window, in ms. @defaultValue 60000 (a minute) */
+  windowMs?: number;
 }
 
 /** One preview deployment the fake holds. */
@@ -62,6 +64,7 @@ export class FakePreviews {
   /** Requests answered 429 so far. */
   refusals = 0;
   private readonly perMinute: number;
+  private readonly windowMs: number;
   /** Clock ms of the accepted preview requests of the last minute. */
   private accepted: number[] = [];
   private failing = 0;
@@ -73,6 +76,7 @@ export class FakePreviews {
     this.plan = opts.plan ?? 'pro';
     this.buildMs = opts.buildMs ?? 2000;
     this.perMinute = opts.perMinute ?? 5;
+    this.windowMs = opts.windowMs ?? 60_000;
   }
 
   /** The next `n` builds fail (besides branches asked to with `[build-fail]`). */
@@ -83,7 +87,7 @@ export class FakePreviews {
   /** POST /v1/project/preview/{projectId} at clock `at` (ms). */
   request(projectId: string, rawBody: string, at: number): Reply {
     if (this.plan === 'free') return errorReply(403, 'Preview deployments are available on Pro and Enterprise plans');
-    this.accepted = this.accepted.filter((t) => t > at - 60_000);
+    this.accepted = this.accepted.filter((t) => t > at - this.windowMs);
     if (this.accepted.length >= this.perMinute) {
       this.refusals += 1;
       return errorReply(429, 'Rate limit exceeded');

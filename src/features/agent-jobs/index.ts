@@ -17,6 +17,7 @@ import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listener
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
 import { createPollQueue, DurationHistory, startPollWorker, type PollJobData } from './poll/index.js';
 import type { PromptContext, StartJobDeps } from './start/index.js';
+import { buildPreviews, type Previews } from './preview/build.js';
 import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
 
@@ -52,6 +53,8 @@ export type AgentJobsConfig = Pick<
   | 'FOLLOWUP_IGNORE_PREFIX'
   | 'DIGEST_CRON'
   | 'DIGEST_TZ'
+  | 'DOCS_PREVIEWS'
+  | 'DOCS_PREVIEWS_WINDOW_MS'
 >;
 
 /** What the feature is built from: the platform, its configuration, and what is built before it. */
@@ -169,7 +172,11 @@ function statusPresenter(o: AgentJobsOptions, store: JobStore, logger: Logger): 
 }
 
 /** The poll worker over the feature's parts: `poll-agent-job`, watching each run to its end. */
-function pollWorker(o: AgentJobsOptions, parts: { store: JobStore; status: StatusPresenter; logger: Logger }): Worker {
+function pollWorker(
+  o: AgentJobsOptions,
+  parts: { store: JobStore; status: StatusPresenter; logger: Logger },
+  previews: Previews,
+): Worker {
   const { queues, docsApi, slack, intake, signer, metrics, now } = o.platform;
   const { POLL_MIN_INTERVAL_MS: minMs, POLL_MAX_INTERVAL_MS: maxMs, JOB_TIMEOUT_MS: timeoutMs } = o.config;
   return startPollWorker(queues, {
@@ -184,6 +191,7 @@ function pollWorker(o: AgentJobsOptions, parts: { store: JobStore; status: Statu
     metrics,
     agent: slack.agent,
     ...(intake.guard.enabled ? { guard: intake.guard } : {}),
+    ...(previews.watch ? { previews: { watch: previews.watch } } : {}),
   });
 }
 
@@ -194,6 +202,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const store = new JobStore(redis, prefix, o.config.DOCS_PROJECT_ID);
   const presenter = statusPresenter(o, store, logger);
   const pollQueue = createPollQueue(queues);
+  const previews = buildPreviews(o.platform, o.config, { jobs: store, status: presenter, logger });
   const firstPollDelayMs = o.config.POLL_MIN_INTERVAL_MS;
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs, now, metrics };
   const commonWithAgent: Common = { ...common, agent: slack.agent };
@@ -221,10 +230,14 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
     register: (app) => registerListeners(app, { intake, logger, promptMaxChars, homeOpens }),
-    startWorkers: () => [pollWorker(o, { store, status: presenter, logger })],
+    startWorkers: () => {
+      const preview = previews.startWorker();
+      return [pollWorker(o, { store, status: presenter, logger }, previews), ...(preview ? [preview] : [])];
+    },
     close: async (timeoutMs) => {
       await presenter.flush(timeoutMs);
       await pollQueue.close();
+      await previews.close();
     },
   };
 }
