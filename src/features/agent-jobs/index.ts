@@ -123,7 +123,12 @@ type Common = Pick<
 };
 
 /** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
-function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
+function handlerDepsOf(
+  o: AgentJobsOptions,
+  common: Common,
+  start: StartJobDeps,
+  previews: AgentJobsHandlerDeps['previews'],
+): AgentJobsHandlerDeps {
   const { store, logger } = common;
   const { redis, prefix, conversations, signer, metrics, slack, now } = o.platform;
   const { config, access } = o;
@@ -149,6 +154,7 @@ function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps)
     signer,
     conversations,
     now,
+    previews,
   };
 }
 
@@ -214,7 +220,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     slack: slack.web,
     signer: o.platform.signer,
   };
-  const handlerDeps = handlerDepsOf(o, commonWithAgent, start);
+  const handlerDeps = handlerDepsOf(o, commonWithAgent, start, previews.store);
   registerHandlers(intake, handlerDeps);
   const homeOpens = new Quota(redis, {
     keyPrefix: `${prefix}:agent-jobs:home-opens`,
