@@ -103,13 +103,13 @@ describe("the status message's plan", () => {
       preview: 'ready',
       previewUrl: URL_,
     });
-    expect(plan.tasks.at(-1)).toMatchObject({
+    expect(plan.tasks!.at(-1)).toMatchObject({
       task_id: 'preview',
       title: 'Preview ready',
       status: 'complete',
       sources: [{ url: URL_ }],
     });
-    expect(buildPlan({ state: 'completed', preview: 'failed' }).tasks.at(-1)).toMatchObject({ status: 'error' });
-    expect(buildPlan({ state: 'active', preview: 'ready' }).tasks.some((t) => t.task_id === 'preview')).toBe(false);
+    expect(buildPlan({ state: 'completed', preview: 'failed' }).tasks!.at(-1)).toMatchObject({ status: 'error' });
+    expect(buildPlan({ state: 'active', preview: 'ready' }).tasks!.some((t) => t.task_id === 'preview')).toBe(false);
   });
 });
