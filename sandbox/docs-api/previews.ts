@@ -160,7 +160,7 @@ export function previewUrlOf(branch: string): string {
 }
 
 function logsOf(d: FakeDeployment, status: string): string[] {
-  const lines = ['Cloning repository', `Checking out ${d.branch} at ${d.sha.slice(0, 7)}`];
+  const lines = ['Cloning repository', `Checking out ${d.branch}`];
   if (status === 'queued') return lines.slice(0, 1);
   lines.push('Installing dependencies', 'Building 138 pages');
   if (status === 'failure') lines.push('guides/quickstart.mdx', FAKE_BUILD_ERROR, 'Build failed with 1 error');
