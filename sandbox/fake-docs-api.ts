@@ -21,6 +21,10 @@
  *   POST /v2/assistant/{domain}/message → 200 UI message stream (thread headers; 404 for a thread
  *   without its key); POST /v1/search/{domain} → 200 results; POST /v1/page/{domain} → 200 | 404.
  *   See `./docs-api/discovery-route.ts`.
+ * - deployments-openapi.json (composed; see its SOURCE.md): POST /v1/project/preview/{projectId} {branch}
+ *   → 202 {statusId, previewUrl} | 400 (unknown branch) | 403 (a plan without previews) | 429 (past 5 a
+ *   minute); GET /v1/project/update-status/{statusId} → 200 queued → in_progress → success | failure
+ *   (`./docs-api/previews.ts`).
  * Beyond the specs: a missing or wrong `Authorization: Bearer <key>` answers 401 `{"error": …}` (the
  * vendor's pages say a bad key answers 401; the specs declare no 401), an unknown project id answers
  * 404 `{"error": "Project not found"}`, unknown routes 404 and known routes with another method 405.
@@ -59,5 +63,13 @@ export { FAKE_DOCS_SITE, FAKE_RECURRING_UNANSWERED, type FakeConversation } from
 export { CURSOR_REJECTED_DETAIL } from './docs-api/cursors.js';
 export { type FakeFeedbackByPageRow, type FakeFeedbackEntry } from './docs-api/feedback-data.js';
 export { HOSTILE_PATH, HOSTILE_TEXT } from './docs-api/hostile-text.js';
+export {
+  FAKE_BUILD_ERROR,
+  FAKE_FILES_CHANGED,
+  previewUrlOf,
+  type FakeDeployment,
+  type FakePlan,
+  type FakePreviewsOptions,
+} from './docs-api/previews.js';
 export { FAKE_UNCLICKED_SEARCHES, type FakeSearchRow } from './docs-api/searches-data.js';
 export { DEFAULT_CURSOR_TTL_MS } from './docs-api/server.js';

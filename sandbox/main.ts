@@ -20,6 +20,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { startBot, type RunningBot } from '../src/main.js';
 import { agentViewScene } from './agent-view-script.js';
 import { askScene } from './ask-script.js';
+import { finalPreview, isPreviewMessage, previewFailScene, previewsSettled } from './preview-script.js';
 import { readerSignalsScene } from './reader-signals-script.js';
 import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
@@ -63,6 +64,7 @@ async function start(): Promise<Sandbox> {
     projectId: 'sandbox-docs',
     projectIds: ['sandbox-docs-v2'],
     jobDurationMs: 3_000,
+    previews: { buildMs: 1_500 },
   });
   const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
   const port = await freePort();
@@ -109,8 +111,11 @@ async function start(): Promise<Sandbox> {
   return { slack, docs, bot, driver, redis, prefix, logFile };
 }
 
+/** The bot's replies in a thread, its preview message left out. */
 function botReplies(sb: Sandbox, threadTs: string): SlackMessage[] {
-  return sb.slack.messages.filter((m) => m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo);
+  return sb.slack.messages.filter(
+    (m) => m.thread_ts === threadTs && m.ts !== threadTs && m.bot_id && !m.ephemeralTo && !isPreviewMessage(m),
+  );
 }
 
 function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
@@ -130,6 +135,8 @@ async function script(sb: Sandbox): Promise<void> {
   say(dim('  …the status message is up; the agent is working (the bot polls with backoff)'));
   await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 0, 30_000);
   say(dim('  …the agent finished; the bot replied in the thread'));
+  await sb.slack.waitFor(() => finalPreview(sb.slack, status.ts), 30_000);
+  say(dim('  …and the docs platform built a preview: Preview ↗, with the changed pages linked on it'));
   say(`@bob replies in the thread: also add a Go example, like the Go docs (a link) do`);
   await sb.driver.message({
     channel: CHANNEL,
@@ -139,6 +146,11 @@ async function script(sb: Sandbox): Promise<void> {
   });
   await sb.slack.waitFor(() => botReplies(sb, status.ts).length > 1, 30_000);
   say(dim('  …the follow-up went to the same job; its end was announced to @bob'));
+  await sb.slack.waitFor(
+    () => /rebuilt after the follow-up/.test(JSON.stringify(finalPreview(sb.slack, status.ts)?.blocks)) || undefined,
+    30_000,
+  );
+  say(dim('  …its pull request changed, so the preview was rebuilt in the same message'));
   // Let the throttled status edit (at most one per 2 s) and the reaction land before printing.
   await sb.slack.waitFor(() => status.reactions.includes('white_check_mark'), 10_000).catch(() => undefined);
   say(`@alice in #docs: /docs-visitors limit=10`);
@@ -160,6 +172,7 @@ async function script(sb: Sandbox): Promise<void> {
     dim('  …the report was edited in place with rows 11–20 (pages are cached for 10 minutes, so paging back is free)'),
   );
   await documentThread(sb);
+  await previewFailScene(sb, { say, dim, bold }, CHANNEL);
   await askScene(sb, { say, dim, bold }, CHANNEL);
   await readerSignalsScene(sb, { say, dim, bold }, CHANNEL);
   dmChannel = await agentViewScene(sb, { say, dim, bold }, CHANNEL);
@@ -188,6 +201,8 @@ async function script(sb: Sandbox): Promise<void> {
       `  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${sb.docs.requests.length - requests} docs API requests, no status message`,
     ),
   );
+  // Every pull request's preview shows its end before the channel is printed.
+  await previewsSettled(sb);
   say();
 }
 

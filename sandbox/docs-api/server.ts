@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { AgentJobs, defaultFakeOutcome, type FakeAgentJob } from './agent-jobs.js';
 import { CursorBook } from './cursors.js';
 import { FakeDiscoveryRoutes, type DiscoveryOutcome } from './discovery-route.js';
+import { FakePreviews } from './previews.js';
 import { errorReply, type Reply } from './reply.js';
 import { SignalsRoutes } from './signals-routes.js';
 import type { FakeDocsApi, FakeDocsApiOptions, RecordedRequest } from './types.js';
@@ -29,7 +30,11 @@ const ROUTES = {
   feedbackByPage: /^\/v1\/analytics\/([^/]+)\/feedback\/by-page$/,
   feedback: /^\/v1\/analytics\/([^/]+)\/feedback$/,
   assistant: /^\/v1\/analytics\/([^/]+)\/assistant$/,
+  preview: /^\/v1\/project\/preview\/([^/]+)$/,
 } as const;
+
+/** GET /v1/project/update-status/{statusId}: names no project (deployments-openapi.json). */
+const UPDATE_STATUS = /^\/v1\/project\/update-status\/([^/]+)$/;
 
 type AnalyticsRoute = 'visitors' | 'views' | 'searches' | 'feedbackByPage' | 'feedback' | 'assistant';
 
@@ -43,6 +48,7 @@ const ROUTE_METHODS: Record<keyof typeof ROUTES, string> = {
   feedbackByPage: 'GET',
   feedback: 'GET',
   assistant: 'GET',
+  preview: 'POST',
 };
 
 /** How long a cursor of the fake's cursor-paged analytics endpoints stays valid by default: 15 minutes. */
@@ -114,6 +120,7 @@ class FakeDocsApiServer implements FakeDocsApi {
   readonly requests: RecordedRequest[] = [];
   readonly jobs: Map<string, FakeAgentJob>;
   readonly discovery: FakeDiscoveryRoutes;
+  readonly previews: FakePreviews;
 
   private readonly now: () => number;
   private readonly agentJobs: AgentJobs;
@@ -134,6 +141,7 @@ class FakeDocsApiServer implements FakeDocsApi {
     });
     this.jobs = this.agentJobs.jobs;
     this.discovery = new FakeDiscoveryRoutes(opts.discovery);
+    this.previews = new FakePreviews(this.jobs, opts.previews);
     const signals = new SignalsRoutes(new CursorBook(opts.cursorTtlMs ?? DEFAULT_CURSOR_TTL_MS));
     this.analytics = {
       visitors: visitorsReply,
@@ -259,12 +267,18 @@ class FakeDocsApiServer implements FakeDocsApi {
         headers.authorization ? 'Invalid API key' : 'Missing Authorization header (expected "Bearer <api key>")',
       );
     }
+    const statusId = UPDATE_STATUS.exec(path)?.[1];
+    if (statusId !== undefined) {
+      if (method !== 'GET') return errorReply(405, 'Method not allowed', { allow: 'GET' });
+      return this.previews.status(safeDecode(statusId), at);
+    }
     if (!name || projectId === undefined) return errorReply(404, 'Not found');
     if (method !== ROUTE_METHODS[name]) return errorReply(405, 'Method not allowed', { allow: ROUTE_METHODS[name] });
     if (!this.projects.has(projectId)) return errorReply(404, 'Project not found');
     if (name === 'createJob' || name === 'job' || name === 'message') {
       return this.agentJobs.reply(name, projectId, jobId, headers, rawBody, at);
     }
+    if (name === 'preview') return this.previews.request(projectId, rawBody, at);
     return this.analytics[name](query, at);
   }
 

@@ -4,6 +4,7 @@
  */
 import type { FakeAgentJob, FakeOutcome } from './agent-jobs.js';
 import type { FakeDiscovery, FakeDiscoveryOptions } from './discovery-route.js';
+import type { FakePreviews, FakePreviewsOptions } from './previews.js';
 
 /** Options of {@link startFakeDocsApi}. */
 export interface FakeDocsApiOptions {
@@ -23,6 +24,8 @@ export interface FakeDocsApiOptions {
   outcome?: (prompt: string) => FakeOutcome;
   /** Repository URL reported in `source.repository` and used for PR links; default "https://github.com/acme/docs". */
   repository?: string;
+  /** Preview deployments: the organization's plan, how long a build takes, the per-minute limit (`./previews.ts`). */
+  previews?: FakePreviewsOptions;
   /** The discovery API under `/discovery`: its own assistant key and domain, delays, limit (`./discovery-route.ts`). */
   discovery?: FakeDiscoveryOptions;
   /**
@@ -65,6 +68,8 @@ export interface FakeDocsApi {
   jobs: Map<string, FakeAgentJob>;
   /** The discovery API: its pages, threads, delays and limit, and {@link FakeDiscovery.cutNextAnswers}. */
   discovery: FakeDiscovery;
+  /** Preview deployments: their builds, the plan (mutable), `failNextBuilds`, the 429s given (`./previews.ts`). */
+  previews: FakePreviews;
   /**
    * Make the next `times` (default 1) requests whose path (without query) matches `pathPattern`
    * answer `status` with `body` (default `{"error": <reason phrase>}`) and optional extra headers

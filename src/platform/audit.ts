@@ -5,7 +5,8 @@ import type { Logger } from './logger.js';
  * test/unit/audit-docs.test.ts checks). The access gate's refusals carry its {@link AUDIT_ACTIONS}
  * `start_job` … `change_settings` (platform/access.ts `AccessAction`); the rest are written by the
  * features on success: `start_job` and `continue_job` by agent-jobs, `job.feedback` by its
- * feedback buttons, `settings.project` / `settings.followups` (/docs-settings) and
+ * feedback buttons, `preview.rebuild` (a follow-up's pull request rebuilt the preview: the actor is
+ * the follow-up's author) and `preview.fix` ("Ask the agent to fix the build") by its previews, `settings.project` / `settings.followups` (/docs-settings) and
  * `settings.edit` (the settings modal) by settings, `digest.*` by digests.
  */
 export const AUDIT_ACTIONS = [
@@ -17,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'change_settings',
   'ask',
   'job.feedback',
+  'preview.rebuild',
+  'preview.fix',
   'ask.feedback',
   'settings.project',
   'settings.followups',

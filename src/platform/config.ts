@@ -75,6 +75,11 @@ const schema = z
       .default(40),
     FOLLOWUP_POLICY: z.enum(['anyone', 'requester'], { message: 'must be anyone or requester' }).default('anyone'),
     FOLLOWUP_IGNORE_PREFIX: z.string().default('!aside'),
+    // Previews of a job's pull request in its thread: `auto` asks for one (a plan without previews turns
+    // them off for that project by itself), `off` never asks.
+    DOCS_PREVIEWS: z.enum(['auto', 'off'], { message: 'must be auto or off' }).default('auto'),
+    // The vendor's window of 5 preview requests per organization (a minute); lower only against a fake.
+    DOCS_PREVIEWS_WINDOW_MS: intMs(60_000),
     DIGEST_CRON: z
       .string()
       .refine((v) => {

@@ -11,6 +11,8 @@ const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
 const LATENESS_BUCKETS = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
 /** The performance goal (first streamed text ≤ 300 ms after the assistant's first token) sits near the low buckets. */
 const FIRST_TEXT_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 30];
+/** A preview build takes minutes; a burst waits in line 5 a minute. */
+const PREVIEW_BUCKETS = [10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200];
 /** The docs API client times out after 10 s. */
 const DOCS_API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -148,5 +150,21 @@ export const METRICS = {
     name: 'docs_bot_ask_feedback_total',
     help: "Ratings of the docs assistant's answers from their 👍/👎 buttons: each person's first rating of an answer.",
     labelNames: ['rating'],
+  },
+  previewsRequested: {
+    name: 'docs_bot_previews_requested_total',
+    help: "Preview deployments asked for (a run's pull request, or its rebuild after a follow-up), accepted by the docs API.",
+  },
+  previewsFinished: {
+    name: 'docs_bot_previews_finished_total',
+    help:
+      'Previews that ended, by outcome: built, failed (the build failed), slow (still not built at the ' +
+      'ceiling: "taking longer than usual"), not_started (the request failed after its retries).',
+    labelNames: ['outcome'],
+  },
+  previewReadySeconds: {
+    name: 'docs_bot_preview_ready_seconds',
+    help: 'Seconds from a run seen completed to its preview shown ready in Slack (queueing and the build included).',
+    buckets: PREVIEW_BUCKETS,
   },
 } as const;

@@ -28,6 +28,9 @@ export const FINISHED_STATUSES: readonly FinishedStatus[] = [
 
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';
+/** How a preview ended (`docs_bot_previews_finished_total{outcome}`). */
+export type PreviewOutcome = 'built' | 'failed' | 'slow' | 'not_started';
+const PREVIEW_OUTCOMES: readonly PreviewOutcome[] = ['built', 'failed', 'slow', 'not_started'];
 
 /** How a question to the docs ended, as counted by `docs_bot_ask_total{outcome}`. */
 export type AskOutcome = 'answered' | 'unanswered' | 'failed' | 'refused';
@@ -117,6 +120,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly askFirstTextSeconds: Histogram;
   /** `docs_bot_ask_feedback_total{rating}`. */
   readonly askFeedbackTotal: Counter<'rating'>;
+  /** `docs_bot_previews_requested_total`, `docs_bot_previews_finished_total{outcome}`, `docs_bot_preview_ready_seconds`. */
+  readonly previews: { requested: Counter; finished: Counter<'outcome'>; readySeconds: Histogram };
 
   private queues: QueueDepthSource[] = [];
   private readonly slackErrorSeries = new Set<string>();
@@ -148,6 +153,11 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.askTotal = new Counter({ ...METRICS.askTotal, registers });
     this.askFirstTextSeconds = new Histogram({ ...METRICS.askFirstTextSeconds, registers });
     this.askFeedbackTotal = new Counter({ ...METRICS.askFeedbackTotal, registers });
+    this.previews = {
+      requested: new Counter({ ...METRICS.previewsRequested, registers }),
+      finished: new Counter({ ...METRICS.previewsFinished, registers }),
+      readySeconds: new Histogram({ ...METRICS.previewReadySeconds, registers }),
+    };
     this.zeroLabelledSeries();
   }
 
@@ -163,6 +173,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     for (const outcome of ['held', 'went_ahead'] as const) this.stepsUnreplicated.inc({ outcome }, 0);
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
+    for (const outcome of PREVIEW_OUTCOMES) this.previews.finished.inc({ outcome }, 0);
   }
 
   /** {@link RedisObserver}: a connection lost its server. */
@@ -247,6 +258,17 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   askEnded(outcome: AskOutcome, firstTextSeconds?: number): void {
     this.askTotal.inc({ outcome });
     if (firstTextSeconds !== undefined) this.askFirstTextSeconds.observe(Math.max(0, firstTextSeconds));
+  }
+
+  /** A preview deployment was asked for (the API accepted the request). */
+  previewRequested(): void {
+    this.previews.requested.inc();
+  }
+
+  /** A preview ended; `readySeconds` from its run seen completed to the preview shown ready. */
+  previewFinished(outcome: PreviewOutcome, readySeconds?: number): void {
+    this.previews.finished.inc({ outcome });
+    if (readySeconds !== undefined) this.previews.readySeconds.observe(Math.max(0, readySeconds));
   }
 
   /** A person rated an answer for the first time. */

@@ -434,6 +434,7 @@ export const SPEC_FILES = {
   admin: fileURLToPath(new URL('../fixtures/mintlify/admin-openapi.json', import.meta.url)),
   analytics: fileURLToPath(new URL('../fixtures/mintlify/analytics.openapi.json', import.meta.url)),
   discovery: fileURLToPath(new URL('../fixtures/mintlify/discovery-openapi.json', import.meta.url)),
+  deployments: fileURLToPath(new URL('../fixtures/mintlify/deployments-openapi.json', import.meta.url)),
 } as const;
 
 /** Reads and parses one OpenAPI JSON document (e.g. a {@link SPEC_FILES} entry); throws if unreadable or not JSON. */
@@ -441,11 +442,15 @@ export function loadSpec(file: string): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
-/** Shared validator over the Mintlify admin (3.0.1), analytics (3.1.0) and discovery (3.0.1, at `/discovery`) specs. */
+/**
+ * Shared validator over the Mintlify admin (3.0.1), analytics (3.1.0), discovery (3.0.1, at `/discovery`)
+ * and deployments (3.0.1, at `/v1`: its server URL ends in /v1) specs.
+ */
 export const mintlifyApi: OpenApiValidator = createOpenApiValidator([
   { name: 'admin', document: loadSpec(SPEC_FILES.admin) },
   { name: 'analytics', document: loadSpec(SPEC_FILES.analytics) },
   { name: 'discovery', document: loadSpec(SPEC_FILES.discovery), basePath: '/discovery' },
+  { name: 'deployments', document: loadSpec(SPEC_FILES.deployments), basePath: '/v1' },
 ]);
 
 /**

@@ -70,6 +70,8 @@ export async function startSandbox(
     // Tests that are not about the workspace's edit budget must not share one across the whole file.
     SLACK_UPDATE_BUDGET_PER_MINUTE: '1000',
     LOG_LEVEL: 'info',
+    // Previews add a message to every PR's thread: only the tests about them turn them on.
+    DOCS_PREVIEWS: 'off',
     ...(opts.ask ? askEnv(docs.url) : {}),
     ...opts.env,
   };

@@ -13,6 +13,8 @@ import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../pla
 import { publishHome, type HomeDefaults } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
 import { continueAgentJob } from './follow-up/index.js';
+import { handlePreviewFix, type PreviewFixIntake } from './preview/fix.js';
+import type { PreviewStore } from './preview/record.js';
 import type { MessageDeps } from './messages.js';
 import { RESTART_PURPOSE, startAgentJob, startWithContext, type ContextStartDeps } from './start/index.js';
 import { threadPermalink } from './permalink.js';
@@ -29,7 +31,7 @@ import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
-  store: MessageDeps['store'] & Pick<JobStore, 'listUserJobs' | 'update' | 'getRestart'>;
+  store: MessageDeps['store'] & Pick<JobStore, 'get' | 'listUserJobs' | 'update' | 'getRestart'>;
   followups: Pick<KeyedSerial, 'run'>;
   slack: MessageDeps['slack'] & {
     chat: Pick<WebClient['chat'], 'getPermalink'>;
@@ -45,6 +47,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   signer: Pick<ValueSigner, 'open'>;
   /** "Start it again" needs its requester still in the conversation. */
   conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** The failed previews "Ask the agent to fix the build" quotes. */
+  previews: Pick<PreviewStore, 'get'>;
 }
 
 /**
@@ -82,6 +86,27 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
   intake.on<ReplyIntake>(INTAKE.reply, (p, ctx) => docsReply(deps, p, ctx));
   intake.on<HomeIntake>(INTAKE.home, (p) => publishHome(deps, p));
   intake.on<RestartIntake>(INTAKE.restart, (p, ctx) => restart(deps, p, ctx));
+  intake.on<PreviewFixIntake>(INTAKE.previewFix, (p, ctx) =>
+    handlePreviewFix(
+      {
+        jobs: deps.store,
+        previews: deps.previews,
+        continue: deps.continue,
+        followups: deps.followups,
+        signer: deps.signer,
+        slack: deps.slack,
+        logger: deps.logger,
+      },
+      p,
+      ctx,
+      (text) =>
+        tellPrivately(
+          deps,
+          { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
+          text,
+        ),
+    ),
+  );
   intake.on<FeedbackIntake>(INTAKE.feedback, (p, ctx) =>
     handleFeedback(deps.feedback, p, ctx, (text) =>
       tellPrivately(

@@ -18,6 +18,7 @@ import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listener
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';
 import { createPollQueue, DurationHistory, startPollWorker, type PollJobData } from './poll/index.js';
 import { JOB_CREATE_CONCURRENCY, type PromptContext, type StartJobDeps } from './start/index.js';
+import { buildPreviews, type Previews } from './preview/build.js';
 import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
 
@@ -53,6 +54,8 @@ export type AgentJobsConfig = Pick<
   | 'FOLLOWUP_IGNORE_PREFIX'
   | 'DIGEST_CRON'
   | 'DIGEST_TZ'
+  | 'DOCS_PREVIEWS'
+  | 'DOCS_PREVIEWS_WINDOW_MS'
 >;
 
 /** What the feature is built from: the platform, its configuration, and what is built before it. */
@@ -121,7 +124,12 @@ type Common = Pick<
 };
 
 /** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
-function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
+function handlerDepsOf(
+  o: AgentJobsOptions,
+  common: Common,
+  start: StartJobDeps,
+  previews: AgentJobsHandlerDeps['previews'],
+): AgentJobsHandlerDeps {
   const { store, logger } = common;
   const { redis, prefix, conversations, signer, metrics, slack, now } = o.platform;
   const { config, access } = o;
@@ -147,6 +155,7 @@ function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps)
     signer,
     conversations,
     now,
+    previews,
   };
 }
 
@@ -170,7 +179,11 @@ function statusPresenter(o: AgentJobsOptions, store: JobStore, logger: Logger): 
 }
 
 /** The poll worker over the feature's parts: `poll-agent-job`, watching each run to its end. */
-function pollWorker(o: AgentJobsOptions, parts: { store: JobStore; status: StatusPresenter; logger: Logger }): Worker {
+function pollWorker(
+  o: AgentJobsOptions,
+  parts: { store: JobStore; status: StatusPresenter; logger: Logger },
+  previews: Previews,
+): Worker {
   const { queues, docsApi, slack, intake, signer, metrics, now } = o.platform;
   const { POLL_MIN_INTERVAL_MS: minMs, POLL_MAX_INTERVAL_MS: maxMs, JOB_TIMEOUT_MS: timeoutMs } = o.config;
   return startPollWorker(queues, {
@@ -185,6 +198,7 @@ function pollWorker(o: AgentJobsOptions, parts: { store: JobStore; status: Statu
     metrics,
     agent: slack.agent,
     ...(intake.guard.enabled ? { guard: intake.guard } : {}),
+    ...(previews.watch ? { previews: { watch: previews.watch } } : {}),
   });
 }
 
@@ -195,6 +209,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
   const store = new JobStore(redis, prefix, o.config.DOCS_PROJECT_ID);
   const presenter = statusPresenter(o, store, logger);
   const pollQueue = createPollQueue(queues);
+  const previews = buildPreviews(o.platform, o.config, { jobs: store, status: presenter, logger });
   const firstPollDelayMs = o.config.POLL_MIN_INTERVAL_MS;
   const common = { store, pollQueue, status: presenter, access: o.access, logger, firstPollDelayMs, now, metrics };
   const commonWithAgent: Common = { ...common, agent: slack.agent };
@@ -208,7 +223,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     // One per process, shared by every way a job starts: a kill catches at most this many creates.
     createSlots: pLimit(JOB_CREATE_CONCURRENCY),
   };
-  const handlerDeps = handlerDepsOf(o, commonWithAgent, start);
+  const handlerDeps = handlerDepsOf(o, commonWithAgent, start, previews.store);
   registerHandlers(intake, handlerDeps);
   const homeOpens = new Quota(redis, {
     keyPrefix: `${prefix}:agent-jobs:home-opens`,
@@ -224,10 +239,14 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),
     register: (app) => registerListeners(app, { intake, logger, promptMaxChars, homeOpens }),
-    startWorkers: () => [pollWorker(o, { store, status: presenter, logger })],
+    startWorkers: () => {
+      const preview = previews.startWorker();
+      return [pollWorker(o, { store, status: presenter, logger }, previews), ...(preview ? [preview] : [])];
+    },
     close: async (timeoutMs) => {
       await presenter.flush(timeoutMs);
       await pollQueue.close();
+      await previews.close();
     },
   };
 }

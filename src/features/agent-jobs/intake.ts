@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
 import type { FeedbackIntake } from './feedback.js';
+import type { PreviewFixIntake } from './preview/fix.js';
 import type { StartJobRequest } from './start/index.js';
 
 /** Where to tell the person privately: a command's or click's `response_url`, else an ephemeral in the channel. */
@@ -101,4 +102,6 @@ export const INTAKE = {
   home: intakeKind('agent-jobs.home', homeSchema),
   restart: intakeKind('agent-jobs.restart', restartSchema, { awaited: true }),
   feedback: intakeKind('agent-jobs.feedback', feedbackSchema, { awaited: true }),
+  /** "Ask the agent to fix the build" under a failed preview: the same shape as a feedback click. */
+  previewFix: intakeKind('agent-jobs.preview-fix', feedbackSchema as z.ZodType<PreviewFixIntake>, { awaited: true }),
 };

@@ -3,6 +3,11 @@
  * that change it atomically.
  */
 
+/** Where a preview deployment stands, as the status message's plan shows it. */
+export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started'] as const;
+/** One of {@link PREVIEW_STAGES}. */
+export type PreviewStage = (typeof PREVIEW_STAGES)[number];
+
 /** A job's state as the bot shows it: `starting` and `start_failed` before the job exists at the vendor. */
 export type StatusState =
   | 'starting'
@@ -64,6 +69,10 @@ export interface JobRecord {
   branch?: string;
   /** The latest 👍/👎 given to the job's result (the feedback buttons); absent: none yet. */
   rating?: 'positive' | 'negative';
+  /** Where the preview of the latest run's pull request stands (the status message's plan); absent: none asked. */
+  preview?: PreviewStage;
+  /** The preview's URL as the API gave it (shown only when it is a safe https link). */
+  previewUrl?: string;
   /** Fingerprint of what the status message last showed ('' or absent: unknown), so an edit that changes nothing is not sent. */
   shown?: string;
 }
@@ -129,6 +138,8 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   if (h.branch) rec.branch = h.branch;
   if (Number(h.contextMessages) > 0) rec.contextMessages = Number(h.contextMessages);
   if (h.rating === 'positive' || h.rating === 'negative') rec.rating = h.rating;
+  if ((PREVIEW_STAGES as readonly string[]).includes(h.preview ?? '')) rec.preview = h.preview;
+  if (h.previewUrl) rec.previewUrl = h.previewUrl;
   return rec as unknown as JobRecord;
 }
 

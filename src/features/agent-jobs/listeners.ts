@@ -16,6 +16,8 @@ import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
+import { ACTION_PREVIEW_FIX } from './preview/blocks.js';
+import type { PreviewFixIntake } from './preview/fix.js';
 import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
@@ -207,6 +209,35 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
   };
 }
 
+/**
+ * "Ask the agent to fix the build" under a failed preview (block_actions `agent_jobs.preview_fix`):
+ * recorded (`agent-jobs.preview-fix`, id from the clicker and the `action_ts`) and acked; the worker
+ * checks the value and who may, then sends the follow-up. Only a bounded string goes on.
+ */
+export function previewFixAction(deps: AgentJobsListenerDeps) {
+  return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
+    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    if (!user) return void (await ack());
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const payload: PreviewFixIntake = {
+      value: typeof action.value === 'string' ? action.value.slice(0, 300) : '',
+      user,
+      ...(body.team?.id ? { teamId: body.team.id } : {}),
+      ...(typeof channel === 'string' ? { channel } : {}),
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    };
+    const at = String(action.action_ts)
+      .replace(/[^0-9A-Za-z._-]/g, '')
+      .slice(0, 40);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: INTAKE.previewFix,
+      id: `fix-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`,
+      requestId: at,
+      payload,
+    });
+  };
+}
+
 /** Registers the agent-jobs surfaces (declared in manifest.yml); people's messages are the conversations feature's. */
 export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.command('/docs-edit', docsEditCommand(deps));
@@ -214,4 +245,5 @@ export function register(app: App, deps: AgentJobsListenerDeps): void {
   app.event('app_home_opened', appHomeOpenedEvent(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_RESTART, restartAction(deps));
   app.action<BlockAction<FeedbackButtonsAction>>(ACTION_FEEDBACK, feedbackAction(deps));
+  app.action<BlockAction<ButtonAction>>(ACTION_PREVIEW_FIX, previewFixAction(deps));
 }

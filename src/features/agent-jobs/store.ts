@@ -3,7 +3,7 @@ import { defineScript, type RedisScript } from '../../platform/scripts.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
-export type { JobRecord, StatusState } from './job-record.js';
+export type { JobRecord, PreviewStage, StatusState } from './job-record.js';
 
 /** What "Start it again" needs to start a job whose first start was uncertain. */
 export interface RestartRecord {
@@ -160,9 +160,14 @@ export class JobStore {
     alsoMention = '',
     fromCycle?: number,
   ): Promise<number | undefined> {
-    const fields = Object.entries(
-      toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }),
-    ).flat();
+    const fields = [
+      ...Object.entries(
+        toHash({ cycleRequester: author, cycleStartedAt: nowMs, state: 'active', endedAt: 0, note, alsoMention }),
+      ).flat(),
+      // A new run has no preview yet: the plan's preview step goes until this run's pull request has one.
+      'preview',
+      '',
+    ];
     const res = await this.scripts.beginCycle.run(
       [this.key('agent-job', jobId)],
       [fromCycle === undefined ? '' : String(fromCycle), String(RECORD_TTL_S), ...fields],

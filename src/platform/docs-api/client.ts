@@ -25,6 +25,12 @@ import { DocsApiBadRequestError, DocsApiCursorRejectedError, DocsApiInvalidRespo
 import type { DocsApiObserver, DocsApiOperation } from './observer.js';
 import { DocsApiTransport, retryGet } from './transport.js';
 import { agentJobSchema, visitorsResponseSchema, type AgentJob, type VisitorsResponse } from './schemas.js';
+import {
+  previewResponseSchema,
+  updateStatusSchema,
+  type PreviewResponse,
+  type UpdateStatus,
+} from './deployments-schemas.js';
 
 export type { DocsApiObserver, DocsApiOperation } from './observer.js';
 
@@ -150,6 +156,28 @@ export class DocsApiClient {
       opts.onAttempt?.();
       return this.send('get_visitors', 'GET', path, visitorsResponseSchema);
     });
+  }
+
+  /**
+   * Asks for a preview deployment of `branch` (or a redeploy of its preview): `POST
+   * /v1/project/preview/{projectId}` with `{branch}` (spec: deployments-openapi.json → 2xx
+   * `{statusId, previewUrl}`; Pro and Enterprise plans; 5 requests a minute per organization).
+   * @throws {DocsApiError} subclasses (401/403/404: no previews for this key or plan; 429; 5xx);
+   *   never retried here: the caller's durable step retries, each try within the shared limit.
+   */
+  async requestPreview(branch: string): Promise<PreviewResponse> {
+    const path = `/v1/project/preview/${encodeURIComponent(this.opts.projectId)}`;
+    return this.send('request_preview', 'POST', path, previewResponseSchema, { branch });
+  }
+
+  /**
+   * Reads a deployment's status: `GET /v1/project/update-status/{statusId}` (spec → 200: `status`
+   * queued | in_progress | success | failure, `summary`, `logs`, screenshots, `commit.filesChanged`).
+   * @throws {DocsApiError} subclasses after the GET retries.
+   */
+  async getUpdateStatus(statusId: string): Promise<UpdateStatus> {
+    const path = `/v1/project/update-status/${encodeURIComponent(statusId)}`;
+    return this.withGetRetries(() => this.send('get_update_status', 'GET', path, updateStatusSchema));
   }
 
   /** Page views (events, not people): see {@link viewsCall}; offset paging. @throws {DocsApiError} subclasses. */

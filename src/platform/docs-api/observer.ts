@@ -14,7 +14,9 @@ export type DocsApiOperation =
   | 'get_searches'
   | 'get_feedback_by_page'
   | 'get_feedback'
-  | 'get_assistant_conversations';
+  | 'get_assistant_conversations'
+  | 'request_preview'
+  | 'get_update_status';
 
 /** What a docs API client reports about each HTTP request it makes. */
 export interface DocsApiObserver {

@@ -67,6 +67,11 @@ export interface PostOnceMessage {
   key: string;
   /** Epoch ms no later than the first try (the search looks at messages from a minute before). */
   since: number;
+  /**
+   * Look for the message by its metadata before a first post too: for a message whose steps may have
+   * been lost with Redis while the message stayed in Slack (one history read per post).
+   */
+  lookFirst?: boolean;
 }
 
 /**
@@ -86,7 +91,7 @@ export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceM
   const postingKey = `${m.key}:posting`;
   const saved = steps.progress[tsKey];
   if (typeof saved === 'string') return saved;
-  if (steps.progress[postingKey]) {
+  if (steps.progress[postingKey] || m.lookFirst) {
     const found = await findPosted(slack, m);
     if (found) {
       await steps.save({ [tsKey]: found });

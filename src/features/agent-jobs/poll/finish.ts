@@ -68,6 +68,8 @@ export async function finish(
     return announceFailed(ctx, err, finishedStatus(outcome));
   }
   const announcedAt = deps.now();
+  // Before the mark: a crash in between finds the announcement again and adds the preview again (once, by its id).
+  if (outcome.kind === 'completed' && endedPrLink) await deps.previews?.watch(rec.jobId, cycle, endedAt);
   await deps.store.markAnnounced(rec.jobId, cycle);
   // A timeout is not the job's end: it has no lateness.
   deps.metrics?.agentJobFinished(

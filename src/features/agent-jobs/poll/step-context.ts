@@ -64,6 +64,12 @@ export interface PollStepDeps {
    * replicas before the announcement is posted.
    */
   guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+  /**
+   * Previews a completed run's pull request (added once the announcement is posted, before it is
+   * marked: a crash in between adds it again, which the queue ignores). Absent: previews are off.
+   * @param completedAt - when the run was seen completed, epoch ms. @throws Redis errors.
+   */
+  previews?: { watch(agentJobId: string, cycle: number, completedAt: number): Promise<void> };
 }
 
 /** Data of a poll step job (queue `poll-agent-job`). */

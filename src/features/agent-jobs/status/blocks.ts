@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
-import type { StatusState } from '../store.js';
+import type { PreviewStage, StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
 
 /**
@@ -54,6 +54,9 @@ export interface StatusView {
   hasContext?: boolean;
   /** How many Slack messages went with it, when known. */
   contextMessages?: number;
+  /** Where the preview of the pull request stands (the plan's preview step), and its URL. */
+  preview?: PreviewStage;
+  previewUrl?: string;
 }
 
 /**

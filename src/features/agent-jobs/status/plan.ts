@@ -1,6 +1,6 @@
 import type { PlanBlock, RichTextBlock, TaskCardBlock } from '@slack/types';
 import { SLACK_LIMITS, safeUrl, truncate } from '../../../platform/slack/limits.js';
-import type { StatusState } from '../job-record.js';
+import type { PreviewStage, StatusState } from '../job-record.js';
 
 /**
  * The job's steps as Slack's plan display: a `plan` block of `task_card`s (Slack Block Kit
@@ -25,6 +25,9 @@ export interface PlanView {
   hasContext?: boolean;
   /** How many Slack messages went with it, when known. */
   contextMessages?: number;
+  /** Where the preview of the pull request stands (absent: none asked for this run), and its URL. */
+  preview?: PreviewStage;
+  previewUrl?: string;
 }
 
 type Status = TaskCardBlock['status'];
@@ -77,6 +80,25 @@ function outcomeTask(v: PlanView): TaskCardBlock {
   }
 }
 
+const PREVIEW_TASK: Record<PreviewStage, [string, Status]> = {
+  queued: ['Preview queued', 'pending'],
+  building: ['Building a preview', 'in_progress'],
+  ready: ['Preview ready', 'complete'],
+  failed: ['Preview build failed', 'error'],
+  slow: ['Preview taking longer than usual', 'in_progress'],
+  not_started: ['Preview could not be started', 'error'],
+};
+
+/** The preview step (a completed run's pull request only): its stage, and the preview as a source once ready on https. */
+function previewTask(v: PlanView): TaskCardBlock | undefined {
+  if (!v.preview || v.state !== 'completed') return undefined;
+  const [title, status] = PREVIEW_TASK[v.preview];
+  const url = v.preview === 'ready' ? safeUrl(v.previewUrl) : undefined;
+  const card = task('preview', title, status);
+  if (!url?.startsWith('https://')) return card;
+  return { ...card, sources: [{ type: 'url', url: truncate(url, SLACK_LIMITS.buttonUrl), text: 'Preview' }] };
+}
+
 /** Status of the latest "Agent working" step. */
 function workingStatus(state: StatusState): Status {
   if (state === 'active') return 'in_progress';
@@ -88,7 +110,8 @@ function workingStatus(state: StatusState): Status {
 /**
  * Builds the status message's plan from the job's state: "Reading the thread" (only with context),
  * "Starting the job" (job id, project, repository and branch once known), "Agent working" and one
- * step per follow-up, and the outcome. At most 2 + followups + 2 tasks.
+ * step per follow-up, the outcome and, once a pull request's preview was asked for, the preview. At
+ * most 2 + followups + 3 tasks.
  */
 export function buildPlan(v: PlanView): PlanBlock {
   const tasks: TaskCardBlock[] = [];
@@ -123,5 +146,7 @@ export function buildPlan(v: PlanView): PlanBlock {
     tasks.push(task(i === 0 ? 'work' : `work_${i}`, title, i < followups ? 'complete' : workingStatus(v.state)));
   }
   tasks.push(outcomeTask(v));
+  const preview = previewTask(v);
+  if (preview) tasks.push(preview);
   return { type: 'plan', title: 'Docs agent job', tasks };
 }

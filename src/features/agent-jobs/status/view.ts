@@ -32,6 +32,8 @@ export function statusMessageOf(rec: JobRecord, nowMs: number): { text: string; 
     note: rec.note || undefined,
     hasContext: rec.contextFrom !== '',
     ...(rec.contextMessages ? { contextMessages: rec.contextMessages } : {}),
+    ...(rec.preview ? { preview: rec.preview } : {}),
+    ...(rec.previewUrl ? { previewUrl: rec.previewUrl } : {}),
   });
 }
 

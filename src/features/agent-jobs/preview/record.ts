@@ -1,0 +1,143 @@
+/**
+ * What the bot keeps of a job's preview in Redis: one record per job (its message lives across
+ * follow-ups), the exactly-once guard of each run's request, the message's posting steps, and the
+ * projects whose plan has no previews.
+ */
+import type { Redis } from 'ioredis';
+import { defineScript, type RedisScript } from '../../../platform/scripts.js';
+import type { Steps } from '../../../platform/slack/post-once.js';
+import type { PreviewStage } from '../store.js';
+import { RECORD_TTL_S } from '../store.js';
+import type { FilesChanged } from './pages.js';
+
+/** A job's preview: the latest run's request and build, and the one message that shows it. Times are epoch ms. */
+export interface PreviewRecord {
+  jobId: string;
+  /** The run (cycle) whose pull request this preview builds. */
+  cycle: number;
+  stage: PreviewStage;
+  branch?: string;
+  statusId?: string;
+  previewUrl?: string;
+  /** When the preview was asked for (the request answered). */
+  askedAt?: number;
+  /** When this run's job ended: "time to ready" counts from it. */
+  completedAt?: number;
+  files?: FilesChanged;
+  screenshot?: string;
+  summary?: string;
+  /** The last lines of a failed build's log (kept for "Ask the agent to fix the build"). */
+  logs?: string[];
+  /** The preview message's ts, once posted. */
+  ts?: string;
+  /** Fingerprint of what the message last showed. */
+  shown?: string;
+  /** Whether a build of this job was ever shown ready (a plan change then leaves the message alone). */
+  everReady?: boolean;
+}
+
+/** How long a request's claim is held before a crashed claimant's claim lapses, in ms. */
+export const ASK_LEASE_MS = 60_000;
+/** How long a project stays without previews after the API refused them (401/403/404), in s: a day. */
+export const PREVIEWS_OFF_TTL_S = 24 * 3600;
+/** Log lines kept of a failed build. */
+const LOGS_KEPT = 40;
+
+/** Redis-backed preview records and guards; every key is under `prefix`. */
+export class PreviewStore {
+  private readonly releaseClaim: RedisScript;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    this.releaseClaim = defineScript(
+      redis,
+      'PreviewReleaseClaim',
+      1,
+      "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
+    );
+  }
+
+  private key(...parts: string[]): string {
+    return [this.prefix, ...parts].join(':');
+  }
+
+  /** @returns the job's preview record, or undefined (none, expired, unreadable). @throws Redis errors. */
+  async get(jobId: string): Promise<PreviewRecord | undefined> {
+    const raw = await this.redis.get(this.key('preview', jobId));
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as PreviewRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the record (logs cut to the last {@link LOGS_KEPT} lines), for {@link RECORD_TTL_S}. @throws Redis errors. */
+  async save(rec: PreviewRecord): Promise<void> {
+    const kept = rec.logs ? { ...rec, logs: rec.logs.slice(-LOGS_KEPT) } : rec;
+    await this.redis.set(this.key('preview', rec.jobId), JSON.stringify(kept), 'EX', RECORD_TTL_S);
+  }
+
+  /**
+   * Claims the request of `(jobId, cycle)`'s preview: an atomic `SET NX PX` lease, so of any number
+   * of replicas and retries one asks. A claimant that dies before {@link markAsked} loses it after
+   * {@link ASK_LEASE_MS}. @returns true when this caller must ask.
+   */
+  async claimAsk(jobId: string, cycle: number): Promise<boolean> {
+    const res = await this.redis.set(
+      this.key('preview-ask', jobId, String(cycle)),
+      'claimed',
+      'PX',
+      ASK_LEASE_MS,
+      'NX',
+    );
+    return res === 'OK';
+  }
+
+  /** Records that `(jobId, cycle)`'s preview was asked for (its record holds the answer). */
+  async markAsked(jobId: string, cycle: number): Promise<void> {
+    await this.redis.set(this.key('preview-ask', jobId, String(cycle)), 'asked', 'EX', RECORD_TTL_S);
+  }
+
+  /** @returns whether `(jobId, cycle)`'s preview was asked for. */
+  async wasAsked(jobId: string, cycle: number): Promise<boolean> {
+    return (await this.redis.get(this.key('preview-ask', jobId, String(cycle)))) === 'asked';
+  }
+
+  /** Gives a claim back after a request that did not go through (never an "asked" mark). */
+  async releaseAsk(jobId: string, cycle: number): Promise<void> {
+    await this.releaseClaim.run([this.key('preview-ask', jobId, String(cycle))], []);
+  }
+
+  /** The posting steps of the job's preview message (postOnce), kept in Redis. */
+  async messageSteps(jobId: string): Promise<Steps> {
+    const key = this.key('preview-steps', jobId);
+    const progress: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;
+    return {
+      progress,
+      finalAttempt: false,
+      save: async (patch) => {
+        Object.assign(progress, patch);
+        const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
+        await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
+      },
+    };
+  }
+
+  /** @returns whether the API refused previews for `projectId` within the last day. */
+  async isOff(projectId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key('previews-off', projectId))) === 1;
+  }
+
+  /**
+   * Turns previews off for `projectId` for {@link PREVIEWS_OFF_TTL_S} (then one request finds out
+   * whether the plan changed). @returns true for the first caller (who logs it once).
+   */
+  async turnOff(projectId: string, why: string): Promise<boolean> {
+    const res = await this.redis.set(this.key('previews-off', projectId), why, 'EX', PREVIEWS_OFF_TTL_S, 'NX');
+    return res === 'OK';
+  }
+}

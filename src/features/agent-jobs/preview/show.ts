@@ -1,0 +1,84 @@
+/**
+ * Showing a preview: its one message in the job's thread (posted once, found again by its metadata
+ * after a Redis loss, then edited in place) and its step on the status message's plan.
+ */
+import { createHash } from 'node:crypto';
+import { classifySlackError } from '../../../platform/slack/errors.js';
+import { postOnce } from '../../../platform/slack/post-once.js';
+import { editRetryDelay } from '../poll/schedule.js';
+import { previewMessage } from './blocks.js';
+import type { PreviewContext } from './context.js';
+import type { PreviewRecord } from './record.js';
+
+/** What showing did: shown (or nothing to change), wait and try again, or Slack refused for good. */
+export type Shown = { ok: true } | { ok: false; retryInMs: number } | { ok: false; gone: true };
+
+/** The metadata key of a job's preview message (postOnce): one message per job, across its runs. */
+export function previewMessageKey(jobId: string): string {
+  return `preview:${jobId}`;
+}
+
+function fingerprint(msg: unknown): string {
+  return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
+}
+
+/**
+ * Saves `next` as the preview's record and shows it: the message (posted the first time, else
+ * edited; nothing sent when it would not change), then the plan's step. A transient Slack failure
+ * asks to be tried again (`retryInMs`); a place that is gone, or a permanent refusal, is one error line.
+ * @throws Redis errors.
+ */
+export async function showPreview(ctx: PreviewContext, next: PreviewRecord): Promise<Shown> {
+  const { deps, job, log } = ctx;
+  ctx.preview = next;
+  await deps.previews.save(next);
+  const msg = previewMessage(next, deps.signer);
+  const fp = fingerprint(msg);
+  if (next.shown !== fp) {
+    try {
+      if (next.ts) {
+        await deps.slack.chat.update({ channel: job.channel, ts: next.ts, text: msg.text, blocks: msg.blocks });
+      } else {
+        const steps = await deps.previews.messageSteps(job.jobId);
+        const at = { channel: job.channel, thread_ts: job.threadTs, since: job.createdAt, lookFirst: true };
+        next.ts = await postOnce(deps.slack, steps, { ...at, ...msg, key: previewMessageKey(job.jobId) });
+      }
+    } catch (err) {
+      const info = classifySlackError(err);
+      if (info.kind === 'transient') {
+        log.warn({ err, slackError: info.code }, 'could not show the preview; will try again');
+        return { ok: false, retryInMs: 5_000 };
+      }
+      log.error({ slackError: info.code }, 'Slack refused the preview message for good; the preview is not shown');
+      return { ok: false, gone: true };
+    }
+    next.shown = fp;
+    await deps.previews.save(next);
+  }
+  return showPlan(ctx, next);
+}
+
+/** The plan's preview step on the status message (only while the record is on this run). */
+async function showPlan(ctx: PreviewContext, next: PreviewRecord): Promise<Shown> {
+  const { deps, job } = ctx;
+  const fields = { preview: next.stage, ...(next.previewUrl ? { previewUrl: next.previewUrl } : {}) };
+  if (!(await deps.jobs.updateIfCycle(job.jobId, next.cycle, fields))) return { ok: true };
+  const { retryInMs } = await deps.status.show(job.jobId);
+  return retryInMs === undefined ? { ok: true } : { ok: false, retryInMs: editRetryDelay(retryInMs) };
+}
+
+/**
+ * Takes back a preview message that only ever said "queued" (the plan turned out to have no
+ * previews: nothing about them stays in Slack). Never throws (a failure is one warning).
+ */
+export async function withdrawPreview(ctx: PreviewContext): Promise<void> {
+  const { deps, job, preview, log } = ctx;
+  if (!preview.ts || preview.everReady) return;
+  try {
+    await deps.slack.chat.delete({ channel: job.channel, ts: preview.ts });
+    const { ts: _gone, shown: _shown, ...rest } = preview;
+    await deps.previews.save(rest);
+  } catch (err) {
+    log.warn({ err }, 'could not take back the queued preview message');
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The preview endpoint's limit, shared by every replica: 5 requests a minute per organization (the
+ * vendor's page api/preview/trigger). Each request reserves a time slot in one Redis sorted set, in
+ * the order they ask: the next slot is now, or one window after the fifth latest slot, so no window
+ * of {@link SLOT_WINDOW_MS} ever holds more than the limit, and a burst goes out in order (the
+ * first 5 at once, the next 5 a window later, …) instead of being refused by the API.
+ *
+ * Why not rate-limiter-flexible's RateLimiterRedis (used elsewhere, platform/quota.ts): its window
+ * is fixed from the first use, so 5 at the end of one window and 5 at the start of the next make 10
+ * within seconds, which a sliding limit at the vendor refuses; and it says "no" rather than giving a
+ * place in line, so who goes next would be whoever polls first, not who asked first.
+ */
+import type { Redis } from 'ioredis';
+import { defineScript, type RedisScript } from '../../../platform/scripts.js';
+
+/** Preview requests per window (the vendor: 5 a minute per organization). */
+export const SLOTS_PER_WINDOW = 5;
+/** Added to the vendor's window: the time between a slot and its request reaching the vendor, in ms. */
+export const SLOT_MARGIN_MS = 2_000;
+/** The window, in ms: the vendor's minute plus {@link SLOT_MARGIN_MS}. */
+export const SLOT_WINDOW_MS = 60_000 + SLOT_MARGIN_MS;
+
+// KEYS[1] = the sorted set of slots (score: epoch ms); ARGV = now, window, limit, member, ttl (ms).
+// A member that holds a slot already gets it again (a retry after a crash asks for no second one).
+const RESERVE = `
+local have = redis.call('ZSCORE', KEYS[1], ARGV[4])
+if have then return have end
+local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+local at = now
+if n >= limit then
+  local fifth = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  at = math.max(now, tonumber(fifth[2]) + window)
+end
+redis.call('ZADD', KEYS[1], at, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return tostring(at)
+`;
+
+/** The organization's preview slots (one sorted set `{prefix}:preview-slots`: every project of the admin key is one organization). */
+export class PreviewSlots {
+  private readonly reserveScript: RedisScript;
+  private readonly key: string;
+
+  constructor(
+    redis: Redis,
+    prefix: string,
+    private readonly limit = SLOTS_PER_WINDOW,
+    private readonly windowMs = SLOT_WINDOW_MS,
+  ) {
+    this.reserveScript = defineScript(redis, 'PreviewReserveSlot', 1, RESERVE);
+    this.key = `${prefix}:preview-slots`;
+  }
+
+  /**
+   * Reserves the next free slot for `member` (a request: `<jobId>:<cycle>:<try>`), or returns the
+   * one it holds. @param nowMs - the clock, epoch ms. @returns the slot's epoch ms (≥ nowMs when new).
+   * @throws Redis errors.
+   */
+  async reserve(member: string, nowMs: number): Promise<number> {
+    const ttl = this.windowMs * 1_000;
+    const at = await this.reserveScript.run([this.key], [Math.round(nowMs), this.windowMs, this.limit, member, ttl]);
+    return Number(at);
+  }
+}

@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PREVIEW_CEILING_MS } from '../../src/features/agent-jobs/preview/context.js';
+import { DASHBOARD_URL } from '../../src/features/agent-jobs/preview/blocks.js';
+import { SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { previewHarness, type HarnessMessage } from '../helpers/preview-harness.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+
+// The preview step on real Redis, in virtual time, against the fake docs API's previews.
+let redis: Redis;
+let prefix: string;
+beforeAll(() => {
+  redis = testRedis();
+});
+afterEach(async () => {
+  await dropPrefix(redis, prefix);
+});
+afterAll(async () => {
+  await redis.quit();
+});
+
+const previewMessages = (messages: HarnessMessage[], jobId: string) =>
+  messages.filter((m) => m.metadata?.event_payload.key === `preview:${jobId}` && !m.deleted);
+
+describe('preview step: exactly once', () => {
+  it('a redelivery and a second replica running the same preview at once ask once and post one message', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 60_000 } });
+    h.addJob('job_aaaaaaaaaaaa');
+    const [a, b] = await Promise.all([h.runToEnd('job_aaaaaaaaaaaa'), h.runToEnd('job_aaaaaaaaaaaa')]);
+    expect([a.result, b.result]).toEqual(['ready', 'ready']);
+    expect(h.fake.deployments.size).toBe(1);
+    expect(previewMessages(h.messages, 'job_aaaaaaaaaaaa')).toHaveLength(1);
+    // A redelivery after the end changes nothing.
+    expect((await h.runToEnd('job_aaaaaaaaaaaa')).result).toBe('ready');
+    expect(h.fake.deployments.size).toBe(1);
+    expect(previewMessages(h.messages, 'job_aaaaaaaaaaaa')).toHaveLength(1);
+  });
+
+  it('after a Redis loss, the rebuild finds its message by metadata and edits it instead of posting another', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    const rec = h.addJob('job_bbbbbbbbbbbb');
+    expect((await h.runToEnd('job_bbbbbbbbbbbb')).result).toBe('ready');
+    await dropPrefix(redis, prefix);
+    rec.cycle = 1;
+    h.clock.t += SLOT_WINDOW_MS;
+    expect((await h.runToEnd('job_bbbbbbbbbbbb', 1)).result).toBe('ready');
+    const messages = previewMessages(h.messages, 'job_bbbbbbbbbbbb');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.text).toBe('Preview ready');
+    expect(messages[0]!.edits).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(messages[0]!.blocks)).toContain('rebuilt after the follow-up');
+  });
+
+  it('a post whose answer was lost (a crash before its ts was kept) is found again, not posted twice', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    h.addJob('job_cccccccccccc');
+    const post = h.deps.slack.chat.postMessage;
+    let crashed = false;
+    h.deps.slack.chat.postMessage = (async (a: never) => {
+      await post(a);
+      if (!crashed) {
+        crashed = true;
+        throw new Error('the process died before it kept the ts');
+      }
+      return post(a);
+    }) as never;
+    const data = { agentJobId: 'job_cccccccccccc', cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 };
+    // Slack's answer is lost: the step carries on, and the next show finds the message by its metadata.
+    expect(await h.run(data)).toEqual({ delayMs: 10_000 });
+    expect((await h.runToEnd('job_cccccccccccc')).result).toBe('ready');
+    expect(previewMessages(h.messages, 'job_cccccccccccc')).toHaveLength(1);
+  });
+});
+
+describe('preview step: limits, failures and the ceiling', () => {
+  it('20 previews at once go out 5 a window, in the order they asked, and none is refused', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000, windowMs: 60_000 } });
+    const ids = Array.from({ length: 20 }, (_, i) => `job_burst${String(i).padStart(5, '0')}`);
+    for (const id of ids) h.addJob(id);
+    // Virtual time shared by all: run each due step in time order.
+    const due = ids.map((id) => ({
+      at: h.clock.t,
+      data: { agentJobId: id, cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 },
+    }));
+    const results = new Map<string, string>();
+    while (due.length) {
+      due.sort((x, y) => x.at - y.at);
+      const next = due.shift()!;
+      h.clock.t = next.at;
+      const out = await h.run(next.data);
+      if ('result' in out) results.set(next.data.agentJobId, out.result);
+      else due.push({ at: h.clock.t + out.delayMs, data: next.data });
+    }
+    expect([...results.values()].every((r) => r === 'ready')).toBe(true);
+    expect(h.fake.refusals).toBe(0);
+    const asked = [...h.fake.deployments.values()].sort((x, y) => x.createdAt - y.createdAt);
+    expect(asked.map((d) => d.branch)).toEqual(ids.map((id) => `mintlify/agent-${id.slice(-8)}`));
+    const start = asked[0]!.createdAt;
+    expect(asked.map((d) => Math.floor((d.createdAt - start) / SLOT_WINDOW_MS))).toEqual(
+      ids.map((_, i) => Math.floor(i / 5)),
+    );
+    expect(h.messages.filter((m) => m.edits > 0 || m.text.includes('queued')).length).toBeGreaterThan(0);
+  });
+
+  it('5xx are retried with backoff; after the last try the thread says the preview could not be started', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix });
+    h.addJob('job_dddddddddddd');
+    h.failNext(503, 5);
+    const end = await h.runToEnd('job_dddddddddddd');
+    expect(end.result).toBe('not-started');
+    expect(h.fake.deployments.size).toBe(0);
+    const [msg] = previewMessages(h.messages, 'job_dddddddddddd');
+    expect(msg!.text).toContain('could not be started');
+    expect(h.records.get('job_dddddddddddd')!.preview).toBe('not_started');
+  });
+
+  it('a build still going at the ceiling is "taking longer than usual" with the dashboard link', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 2 * PREVIEW_CEILING_MS } });
+    h.addJob('job_eeeeeeeeeeee');
+    const end = await h.runToEnd('job_eeeeeeeeeeee');
+    expect(end.result).toBe('slow');
+    const [msg] = previewMessages(h.messages, 'job_eeeeeeeeeeee');
+    expect(JSON.stringify(msg!.blocks)).toContain(DASHBOARD_URL);
+    expect(msg!.text).toContain('taking longer than usual');
+    // Polls follow the backoff, not every 2 s: at most one per 10 s at first, far fewer later.
+    const reads = [...h.fake.deployments.values()][0]!.reads;
+    expect(reads).toBeLessThan(PREVIEW_CEILING_MS / 20_000);
+  });
+
+  it('a 403 turns previews off for the project: one warning, the queued message taken back, no further request', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { plan: 'free' } });
+    h.addJob('job_ffffffffffff');
+    h.addJob('job_gggggggggggg');
+    expect((await h.runToEnd('job_ffffffffffff')).result).toBe('off');
+    expect((await h.runToEnd('job_gggggggggggg')).result).toBe('off');
+    expect(h.messages.filter((m) => !m.deleted)).toHaveLength(0);
+    expect(await h.store.isOff('proj_1')).toBe(true);
+  });
+});
