@@ -30,7 +30,7 @@ import {
   documentModal,
   openDocumentTarget,
 } from './document.js';
-import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
+import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
 import { QUESTION_MAX_CHARS } from './service.js';
 import type { AskStore } from './store.js';
@@ -83,7 +83,7 @@ export function docsAskCommand(deps: AskListenerDeps) {
       responseUrl: command.response_url,
     };
     await recordCommand(deps.intake, deps.logger, ack, {
-      kind: ASK_INTAKE.question,
+      kind: INTAKE.question,
       id: `cmd-${command.trigger_id}`,
       requestId: command.trigger_id,
       payload,
@@ -121,7 +121,7 @@ export function feedbackAction(deps: AskListenerDeps) {
     const p = clickOf(body, (action as { value?: unknown }).value);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: ASK_INTAKE.feedback,
+      kind: INTAKE.feedback,
       id: clickId('fb', p),
       requestId: body.trigger_id ?? 'feedback',
       payload: p,
@@ -138,7 +138,7 @@ export function changeAction(deps: AskListenerDeps) {
     const p = clickOf(body, action.value);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: ASK_INTAKE.change,
+      kind: INTAKE.change,
       id: clickId('chg', p),
       requestId: action.action_ts,
       payload: p,
