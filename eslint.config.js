@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import noErrorClassDecision from './eslint-rules/no-error-class-decision.js';
 import noSilentCatch from './eslint-rules/no-silent-catch.js';
+
+/** The project's own rules (eslint-rules/). */
+const local = { rules: { 'no-silent-catch': noSilentCatch, 'no-error-class-decision': noErrorClassDecision } };
 
 export default tseslint.config(
   // test/fixtures: vendor copies and the planted violations test/unit/layering.test.ts lints on purpose.
@@ -24,8 +28,14 @@ export default tseslint.config(
   {
     // Code that runs (the bot, the sandbox, scripts, benchmarks): no error dropped without a word (CONTRIBUTING.md).
     files: ['src/**/*.ts', 'sandbox/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
-    plugins: { local: { rules: { 'no-silent-catch': noSilentCatch } } },
+    plugins: { local },
     rules: { 'local/no-silent-catch': 'error' },
+  },
+  {
+    // The bot decides on errors by their codes, never their classes (src/platform/errors.ts, CONTRIBUTING.md).
+    files: ['src/**/*.ts'],
+    plugins: { local },
+    rules: { 'local/no-error-class-decision': 'error' },
   },
   {
     files: ['**/*.cjs'],

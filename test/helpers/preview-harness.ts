@@ -59,11 +59,11 @@ export function previewHarness(o: HarnessOptions) {
     const forced = inject[0];
     if (forced && forced.times-- > 0) {
       if (forced.times === 0) inject.shift();
-      throw errorFor({ status: forced.status, text: '{"error":"injected"}', retryAfter: undefined });
+      throw errorFor({ status: forced.status, text: '{"error":"injected"}', retryAfter: undefined }, clock.t);
     }
     const reply = answer();
     if (reply.status >= 300)
-      throw errorFor({ status: reply.status, text: JSON.stringify(reply.body), retryAfter: undefined });
+      throw errorFor({ status: reply.status, text: JSON.stringify(reply.body), retryAfter: undefined }, clock.t);
     return reply.body as never;
   };
   let n = 0;

@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { anyKind } from '../helpers/intake-kinds.js';
-import { MESSAGE_INTAKE } from '../../src/features/conversations/intake.js';
+import { INTAKE } from '../../src/features/conversations/intake.js';
 import {
   MESSAGE_DEDUPE_WINDOW_MS,
   messageEvent,
@@ -108,14 +108,14 @@ describe('message intake in Redis', () => {
 
   it("a message's record is deleted once handled; a redelivery within the window is still ignored; other kinds' records stay", async () => {
     const handled: string[] = [];
-    intake.on(MESSAGE_INTAKE, async (p) => void handled.push(p.msg.ts));
+    intake.on(INTAKE.message, async (p) => void handled.push(p.msg.ts));
     intake.on(anyKind('test.other'), async () => undefined);
     await intake.record(anyKind('test.other'), 'o1', 'req-o1', {});
     await new JobStore(redis, prefix).markThreadsPending('C0DOCS', ['1700000000.000300']);
     const listener = messageEvent(deps());
     await listener(reply(1, '1700000000.000300', 'also add Go') as never);
     worker = intake.startWorker();
-    const id = intakeJobId(MESSAGE_INTAKE.name, 'msg-C0DOCS-1700000100.000001');
+    const id = intakeJobId(INTAKE.message.name, 'msg-C0DOCS-1700000100.000001');
     await vi.waitFor(async () => expect(await intake.queue.getJob(id)).toBeUndefined(), {
       timeout: 15_000,
       interval: 50,

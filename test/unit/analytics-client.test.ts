@@ -346,7 +346,7 @@ describe('analytics calls: errors', () => {
         .reply(400, { error: 'Invalid cursor', details: [{ message: 'cursor is invalid or has expired' }] });
       const err = await rejection(call(), DocsApiCursorRejectedError);
       expect(err).toBeInstanceOf(DocsApiBadRequestError);
-      expect(err.code).toBe('bad_request');
+      expect(err.code).toBe('cursor_rejected'); // a code of its own, not a plain bad_request
       expect(err.details).toEqual(['cursor is invalid or has expired']);
       expect(docsApiErrorText(err)).toBe(
         'This page of the report expired; run the report again.\n' +

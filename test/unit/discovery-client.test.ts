@@ -10,15 +10,13 @@ import {
   AssistantKeyRefusedError,
   AssistantStreamError,
   AssistantThreadNotFoundError,
-} from '../../src/platform/docs-api/discovery-errors.js';
-import { docsApiErrorText } from '../../src/platform/docs-api/error-text.js';
-import {
   DocsApiError,
   DocsApiNetworkError,
   DocsApiNotFoundError,
   DocsApiRateLimitedError,
   DocsApiServerError,
 } from '../../src/platform/docs-api/errors.js';
+import { docsApiErrorText } from '../../src/platform/docs-api/error-text.js';
 import type { AssistantEvent } from '../../src/platform/docs-api/ui-message-stream.js';
 import { answerChunks, sse } from '../helpers/sse.js';
 
@@ -185,7 +183,7 @@ describe('DiscoveryClient.sendMessage', () => {
   it('maps 404 to an unknown thread when continuing one (a wrong key), else to not found', async () => {
     pool().intercept({ path: MESSAGE_PATH, method: 'POST' }).reply(404, { message: 'Thread not found' });
     const err = await rejection(ask({ threadId: 'th_1', threadKey: 'wrong' }), AssistantThreadNotFoundError);
-    expect(err.code).toBe('not_found');
+    expect(err.code).toBe('assistant_thread_not_found'); // a code of its own, not the domain's not_found
     pool().intercept({ path: MESSAGE_PATH, method: 'POST' }).reply(404, { message: 'Domain not found' });
     const unknownSite = await rejection(ask(), DocsApiNotFoundError); // no thread: the domain is unknown
     expect(unknownSite).not.toBeInstanceOf(AssistantThreadNotFoundError);

@@ -6,8 +6,7 @@ import {
   questionMessage,
   type AssistantAnswer,
 } from '../../src/platform/docs-api/discovery-client.js';
-import { AssistantStreamError } from '../../src/platform/docs-api/discovery-errors.js';
-import { DocsApiNetworkError } from '../../src/platform/docs-api/errors.js';
+import { AssistantStreamError, DocsApiNetworkError } from '../../src/platform/docs-api/errors.js';
 import type { AssistantEvent } from '../../src/platform/docs-api/ui-message-stream.js';
 import { sseEvent } from '../helpers/sse.js';
 

@@ -9,8 +9,6 @@ import {
   AssistantKeyRefusedError,
   AssistantStreamError,
   AssistantThreadNotFoundError,
-} from '../../src/platform/docs-api/discovery-errors.js';
-import {
   DocsApiNotFoundError,
   DocsApiRateLimitedError,
   DocsApiServerError,

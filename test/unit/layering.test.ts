@@ -55,4 +55,15 @@ describe('the layering rules of npm run lint (.dependency-cruiser.cjs)', () => {
     const found = result!.messages.map((m) => `${m.ruleId ?? m.message}: line ${m.line}`);
     expect(found).toEqual([7, 8, 9, 10, 11].map((line) => `local/no-silent-catch: line ${line}`));
   });
+
+  it('lint fails on a planted decision by error class (instanceof …Error), and passes decisions by code and on built-in errors', async () => {
+    const eslint = new ESLint({
+      cwd: fileURLToPath(new URL('../fixtures/layering', import.meta.url)),
+      overrideConfigFile: fileURLToPath(new URL('../../eslint.config.js', import.meta.url)),
+      ignore: false,
+    });
+    const [result] = await eslint.lintFiles(['src/features/reports/decide.ts']);
+    const found = result!.messages.map((m) => `${m.ruleId ?? m.message}: line ${m.line}`);
+    expect(found).toEqual([8, 9, 10].map((line) => `local/no-error-class-decision: line ${line}`));
+  });
 });

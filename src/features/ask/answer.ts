@@ -1,11 +1,13 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import {
-  AssistantKeyRefusedError,
-  AssistantStreamError,
-  AssistantThreadNotFoundError,
-} from '../../platform/docs-api/discovery-errors.js';
 import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
-import { DocsApiError, DocsApiNotFoundError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import {
+  AssistantStreamError,
+  DocsApiErrorCode,
+  isDocsApiError,
+  type AssistantKeyRefusedError,
+  type DocsApiRateLimitedError,
+} from '../../platform/docs-api/errors.js';
+import { hasCode } from '../../platform/errors.js';
 import type { AssistantEvent } from '../../platform/docs-api/ui-message-stream.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
@@ -250,7 +252,7 @@ async function readAnswer(
       if (e.type === 'text') await show(safe.push(suggestions.push(e.delta)));
     }
   } catch (err) {
-    if (!(err instanceof AssistantStreamError)) throw err;
+    if (!hasCode<AssistantStreamError>(err, DocsApiErrorCode.AssistantStreamFailed)) throw err;
     failure = err;
   }
   // A cut answer shows what it had (never the suggestions block it was cut in).
@@ -264,31 +266,31 @@ async function readAnswer(
  */
 function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResult | Read {
   const log = deps.logger.child({ channel: q.channel });
-  if (err instanceof AssistantKeyRefusedError) {
+  if (hasCode<AssistantKeyRefusedError>(err, DocsApiErrorCode.AssistantKeyRefused)) {
     log.error(
       { status: err.status },
       'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key',
     );
     return { outcome: 'failed', tell: KEY_REFUSED_TEXT };
   }
-  if (err instanceof AssistantThreadNotFoundError) {
+  if (hasCode(err, DocsApiErrorCode.AssistantThreadNotFound)) {
     log.warn('the docs assistant no longer knows this thread (404); the conversation is forgotten');
     void deps.store
       .forgetConversation(q.channel, q.threadTs)
       .catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
     return { outcome: 'failed', tell: THREAD_LOST_TEXT };
   }
-  if (err instanceof DocsApiNotFoundError) {
+  if (hasCode(err, DocsApiErrorCode.NotFound)) {
     log.error('the discovery API does not know DOCS_DOMAIN (404): check the docs site domain');
     return { outcome: 'failed', tell: SITE_UNKNOWN_TEXT };
   }
-  if (err instanceof DocsApiRateLimitedError) {
+  if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited)) {
     log.warn({ retryAfterMs: err.retryAfterMs }, 'the discovery API is rate limiting questions (429)');
     return { outcome: 'failed', tell: rateLimitedText(err) };
   }
   log.warn({ err }, 'the docs assistant did not answer');
   // 5xx and network errors may pass: the caller asks once more (as for a stream that failed before its text).
-  if (err instanceof DocsApiError && err.retryable)
+  if (isDocsApiError(err) && err.retryable)
     return { text: '', pages: [], failure: new AssistantStreamError('cut_off', err.code, 0, { cause: err }) };
   return { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT };
 }

@@ -5,7 +5,7 @@ import { markupToText } from '../../platform/slack/markup.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
-import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
+import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
 import { tellPrivately } from './tell.js';
 
@@ -90,7 +90,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDep
       { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
       text,
     );
-  intake.on<QuestionIntake>(ASK_INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
-  intake.on<ClickIntake>(ASK_INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
-  intake.on<ClickIntake>(ASK_INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));
+  intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
+  intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
+  intake.on<ClickIntake>(INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));
 }

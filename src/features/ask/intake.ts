@@ -47,7 +47,7 @@ const clickSchema: z.ZodType<ClickIntake> = z.looseObject({
 });
 
 /** Kinds of intake the ask feature handles. */
-export const ASK_INTAKE = {
+export const INTAKE = {
   question: intakeKind('ask.question', questionSchema, { awaited: true }),
   feedback: intakeKind('ask.feedback', clickSchema, { awaited: true }),
   change: intakeKind('ask.change', clickSchema, { awaited: true }),

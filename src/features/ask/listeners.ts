@@ -20,7 +20,7 @@ import {
   otherPersonsQuestion,
   type DocumentFormDeps,
 } from './document-form.js';
-import { ASK_INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
+import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { QUESTION_MAX_CHARS } from './service.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
@@ -61,7 +61,7 @@ export function docsAskCommand(deps: AskListenerDeps) {
       responseUrl: command.response_url,
     };
     await recordCommand(deps.intake, deps.logger, ack, {
-      kind: ASK_INTAKE.question,
+      kind: INTAKE.question,
       id: `cmd-${command.trigger_id}`,
       requestId: command.trigger_id,
       payload,
@@ -99,7 +99,7 @@ export function feedbackAction(deps: AskListenerDeps) {
     const p = clickOf(body, (action as { value?: unknown }).value);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: ASK_INTAKE.feedback,
+      kind: INTAKE.feedback,
       id: clickId('fb', p),
       requestId: body.trigger_id ?? 'feedback',
       payload: p,
@@ -120,7 +120,7 @@ export function changeAction(deps: AskListenerDeps) {
     const other = await otherPersonsQuestion(deps, action.value, p.user);
     if (other) return changeByOther(deps, { ack, body, respond }, other);
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: ASK_INTAKE.change,
+      kind: INTAKE.change,
       id: clickId('chg', p),
       requestId: action.action_ts,
       payload: p,

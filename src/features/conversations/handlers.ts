@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
 import type { AgentJobs, IncomingMessage, ThreadOwner } from '../agent-jobs/index.js';
 import { ASK_INSTEAD_TEXT, classifyMention, type Ask } from '../ask/index.js';
-import { MESSAGE_INTAKE, type MessageIntake } from './intake.js';
+import { INTAKE, type MessageIntake } from './intake.js';
 
 /** Per channel, what a mention or DM is: decided by the mention rule (`auto`), or always a question or a change. */
 export type MentionsMode = 'auto' | 'ask' | 'edit';
@@ -91,5 +91,5 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
 
 /** Registers the message handler (the kind keeps agent-jobs' name: see `./intake.ts`). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: RouterDeps): void {
-  intake.on<MessageIntake>(MESSAGE_INTAKE, (p, ctx) => handleMessage(deps, p, ctx));
+  intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleMessage(deps, p, ctx));
 }

@@ -11,7 +11,7 @@ import { registerHandlers, type RouterDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
 export { routeMessage, type MentionsMode, type Route } from './handlers.js';
-export { MESSAGE_INTAKE, type MessageIntake } from './intake.js';
+export { INTAKE as CONVERSATIONS_INTAKE, type MessageIntake } from './intake.js';
 
 /** What the feature is built from: the platform, its configuration, and the features it routes to. */
 export interface ConversationsOptions extends Omit<RouterDeps, 'logger' | 'slack' | 'ignorePrefix'> {

@@ -30,4 +30,4 @@ const messageSchema: z.ZodType<MessageIntake> = z.looseObject({
 });
 
 /** The message kind: the name agent-jobs gave it. */
-export const MESSAGE_INTAKE = intakeKind('agent-jobs.message', messageSchema, { awaited: true });
+export const INTAKE = { message: intakeKind('agent-jobs.message', messageSchema, { awaited: true }) };

@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
 import { eventNotRecorded, recordEvent } from '../../platform/slack/record-and-ack.js';
 import type { IncomingMessage } from '../agent-jobs/index.js';
-import { MESSAGE_INTAKE, type MessageIntake } from './intake.js';
+import { INTAKE, type MessageIntake } from './intake.js';
 
 /** What the message listeners need: they record each message that may be for the bot, and ack. */
 export interface ConversationListenerDeps {
@@ -55,7 +55,7 @@ async function recordMessage(
   const tell = (text: string) =>
     deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
   const entry = {
-    kind: MESSAGE_INTAKE,
+    kind: INTAKE.message,
     id: `msg-${msg.channel}-${msg.ts}`,
     requestId: eventId,
     retryNum: context.retryNum,

@@ -30,4 +30,4 @@ const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
  * Kinds of intake the digests feature handles. `digests.retry` is version 2: its `value` must be
  * checked (a replica of version 1 would queue the digest without it).
  */
-export const DIGESTS_INTAKE = { retry: intakeKind('digests.retry', retrySchema, { awaited: true, version: 2 }) };
+export const INTAKE = { retry: intakeKind('digests.retry', retrySchema, { awaited: true, version: 2 }) };

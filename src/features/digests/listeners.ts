@@ -27,7 +27,7 @@ import {
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
 } from './improve-modal.js';
-import { DIGESTS_INTAKE, type DigestRetryIntake } from './intake.js';
+import { INTAKE, type DigestRetryIntake } from './intake.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, type VisitorsSubcommands } from '../visitors/index.js';
 import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmission } from './improve-signal.js';
 import { docsVisitorsCommand } from './command.js';
@@ -150,7 +150,7 @@ export function digestRetryAction(deps: DigestListenerDeps) {
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: DIGESTS_INTAKE.retry,
+      kind: INTAKE.retry,
       id: `act-${action.action_ts}`,
       requestId: action.action_ts,
       payload,

@@ -1,6 +1,7 @@
-import { DocsApiError } from '../../platform/docs-api/errors.js';
+import { DocsApiErrorCode, isDocsApiError } from '../../platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { AnalyticsBudgetError } from '../visitors/index.js';
+import { hasCode } from '../../platform/errors.js';
+import { VisitorsErrorCode, type AnalyticsBudgetError } from '../visitors/index.js';
 
 /** What to do about a part a digest could not show: nobody can retry a scheduled post by hand. */
 export const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visitors digest` sends one now.';
@@ -13,19 +14,28 @@ export const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visito
  * Never includes secrets.
  */
 export function digestPartFailureText(err: unknown): string {
-  if (err instanceof DocsApiError && ['unauthorized', 'forbidden', 'bad_request', 'not_found'].includes(err.code)) {
+  if (isDocsApiError(err) && WORDED_AS_FOR_A_REPORT.has(err.code)) {
     return docsApiErrorText(err);
   }
   return `${digestFailureReason(err)}; ${DIGEST_TRIES_AGAIN}`;
 }
 
+/** The docs API's refusals a digest words as a report does (the key, the request, an unknown project). */
+const WORDED_AS_FOR_A_REPORT: ReadonlySet<string> = new Set([
+  DocsApiErrorCode.Unauthorized,
+  DocsApiErrorCode.Forbidden,
+  DocsApiErrorCode.BadRequest,
+  DocsApiErrorCode.CursorRejected,
+  DocsApiErrorCode.NotFound,
+]);
+
 function digestFailureReason(err: unknown): string {
-  if (err instanceof AnalyticsBudgetError) {
+  if (hasCode<AnalyticsBudgetError>(err, VisitorsErrorCode.AnalyticsBudget)) {
     return err.reason === 'rate_limited'
       ? 'The docs analytics API was rate limiting us'
       : 'The bot had used the docs analytics requests it may make this hour';
   }
-  if (!(err instanceof DocsApiError)) return 'Something went wrong on my side';
+  if (!isDocsApiError(err)) return 'Something went wrong on my side';
   switch (err.code) {
     case 'rate_limited':
       return 'The docs analytics API was rate limiting us';

@@ -12,7 +12,7 @@ import type { ModalView } from '@slack/types';
 import type { ThreadOwner } from '../agent-jobs/index.js';
 import { cannotReadModal, followUpModal, modalAt, previewModal, refusedModal, startingModal } from './blocks.js';
 import { previewThread, type ThreadContextDeps } from '../thread-context/index.js';
-import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './intake.js';
+import { INTAKE, type PreviewIntake } from './intake.js';
 
 /** What the handlers need. */
 export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'names' | 'logger' | 'reader'> {
@@ -127,5 +127,5 @@ export async function showPreview(
 
 /** Registers the thread-context intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: ThreadContextHandlerDeps): void {
-  intake.on<PreviewIntake>(THREAD_CONTEXT_INTAKE.preview, (p, ctx) => showPreview(deps, p, ctx));
+  intake.on<PreviewIntake>(INTAKE.preview, (p, ctx) => showPreview(deps, p, ctx));
 }

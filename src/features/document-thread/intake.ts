@@ -22,6 +22,6 @@ const previewSchema: z.ZodType<PreviewIntake> = z.looseObject({
 });
 
 /** Kinds of intake the thread-context feature handles. */
-export const THREAD_CONTEXT_INTAKE = {
+export const INTAKE = {
   preview: intakeKind('thread-context.preview', previewSchema, { awaited: true }),
 };

@@ -17,7 +17,7 @@ import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../pla
 import { submitFollowUpForm, submitJobStartForm } from '../agent-jobs/index.js';
 import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, modalAt } from './blocks.js';
 import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID, THREAD_REF_PURPOSE } from './blocks.js';
-import { THREAD_CONTEXT_INTAKE, type PreviewIntake } from './intake.js';
+import { INTAKE, type PreviewIntake } from './intake.js';
 
 /** What the shortcut and its modal need: they record each request and ack; workers do the rest. */
 export interface ThreadContextListenerDeps {
@@ -51,12 +51,7 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
     const externalId = modalExternalId(shortcut.trigger_id);
     const payload: PreviewIntake = { ...ref, user: shortcut.user.id, externalId };
     try {
-      await deps.intake.record(
-        THREAD_CONTEXT_INTAKE.preview,
-        `shortcut-${shortcut.trigger_id}`,
-        shortcut.trigger_id,
-        payload,
-      );
+      await deps.intake.record(INTAKE.preview, `shortcut-${shortcut.trigger_id}`, shortcut.trigger_id, payload);
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
       await ack();

@@ -7,7 +7,7 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildSettingsMessage } from './blocks.js';
 import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
-import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
+import { INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 
 /** What the settings handlers need. */
 export interface SettingsHandlerDeps {
@@ -35,8 +35,8 @@ const SAVE_FAILED =
 
 /** Registers the settings intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandlerDeps): void {
-  intake.on<CommandIntake>(SETTINGS_INTAKE.command, (p, ctx) => runCommand(deps, p, ctx));
-  intake.on<SaveIntake>(SETTINGS_INTAKE.save, (p, ctx) => save(deps, p, ctx));
+  intake.on<CommandIntake>(INTAKE.command, (p, ctx) => runCommand(deps, p, ctx));
+  intake.on<SaveIntake>(INTAKE.save, (p, ctx) => save(deps, p, ctx));
 }
 
 /**

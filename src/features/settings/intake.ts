@@ -59,7 +59,7 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
  * a save may change `mentions`; a replica that knows only version 1 would refuse the one and
  * silently drop the change of the other, so it leaves them to a newer replica.
  */
-export const SETTINGS_INTAKE = {
+export const INTAKE = {
   command: intakeKind('settings.command', commandSchema, { version: 2, awaited: true }),
   save: intakeKind('settings.save', saveSchema, { version: 2, awaited: true }),
 };

@@ -33,7 +33,7 @@ import {
 } from './blocks.js';
 import { EDIT_BUTTON_PURPOSE, EDIT_MODAL_PURPOSE } from './blocks.js';
 import { parseSettingsCommand, projectList } from './command.js';
-import { SETTINGS_INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
+import { INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
@@ -98,7 +98,7 @@ export function docsSettingsCommand(deps: SettingsListenerDeps) {
       command: cmd,
     };
     await recordCommand(deps.intake, deps.logger, ack, {
-      kind: SETTINGS_INTAKE.command,
+      kind: INTAKE.command,
       id: `cmd-${command.trigger_id}`,
       requestId: command.trigger_id,
       payload,
@@ -199,7 +199,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
     };
     const requestId = `${view.id}-${view.hash}`;
     try {
-      await deps.intake.record(SETTINGS_INTAKE.save, `view-${requestId}`, requestId, payload);
+      await deps.intake.record(INTAKE.save, `view-${requestId}`, requestId, payload);
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a settings change');
       return void (await ack({ response_action: 'errors', errors: { [PROJECT_BLOCK]: notRecordedText(err) } }));

@@ -22,13 +22,20 @@ export const THREAD_CACHE_TTL_MS = 60_000;
 /** Characters a message costs in the prompt besides its text (author, date), for the read cap. */
 const LINE_OVERHEAD = 30;
 
-/** Thrown when the bot cannot read the conversation, or the thread is gone. */
+/** The codes of the thread context's errors (decided on with `hasCode`, platform/errors.ts). */
+export const ThreadContextErrorCode = {
+  /** The bot cannot read the conversation, or the thread is gone ({@link ThreadUnreadableError}). */
+  ThreadUnreadable: 'thread_unreadable',
+} as const;
+
+/** Thrown when the bot cannot read the conversation, or the thread is gone; `slackError` is Slack's `error`. */
 export class ThreadUnreadableError extends Error {
+  readonly code = ThreadContextErrorCode.ThreadUnreadable;
   constructor(
     readonly reason: 'bot_cannot_read' | 'not_found',
-    readonly code: string,
+    readonly slackError: string,
   ) {
-    super(`cannot read the thread: ${code}`);
+    super(`cannot read the thread: ${slackError}`);
     this.name = 'ThreadUnreadableError';
   }
 }

@@ -19,6 +19,7 @@ import {
 } from './links.js';
 import {
   botSelf,
+  ThreadContextErrorCode,
   ThreadUnreadableError,
   unreadable,
   unreadCount,
@@ -111,7 +112,7 @@ async function readLink(
     if (!(await deps.conversations.isMember(link.channel, requester).catch(unreadable))) return { why: 'not_member' };
     return { read: await deps.reader.forContext(link.channel, link.threadTs, deps.maxChars) };
   } catch (err) {
-    if (err instanceof ThreadUnreadableError) return { why: err.reason };
+    if (hasCode<ThreadUnreadableError>(err, ThreadContextErrorCode.ThreadUnreadable)) return { why: err.reason };
     // A list too long to read is an answer; 'busy' (Slack rate limits, the read budgets) is worth retrying, below.
     if (hasCode<MembersUnknownError>(err, PlatformErrorCode.MembersUnknown) && err.reason === 'too_large')
       return { why: 'members_unknown' };
@@ -177,7 +178,7 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     try {
       read = await deps.reader.forContext(req.channel, req.thread.ts, deps.maxChars);
     } catch (err) {
-      if (err instanceof ThreadUnreadableError)
+      if (hasCode<ThreadUnreadableError>(err, ThreadContextErrorCode.ThreadUnreadable))
         return { ok: false, reason: err.reason, message: CANNOT_READ_TEXT[err.reason] };
       throw err;
     }
@@ -243,7 +244,8 @@ export async function previewThread(
   try {
     read = await deps.reader.firstPage(channel, ts);
   } catch (err) {
-    if (err instanceof ThreadUnreadableError) return { ok: false, reason: err.reason };
+    if (hasCode<ThreadUnreadableError>(err, ThreadContextErrorCode.ThreadUnreadable))
+      return { ok: false, reason: err.reason };
     throw err;
   }
   const self = await botSelf(deps.slack);

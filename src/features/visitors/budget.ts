@@ -159,12 +159,21 @@ export class AnalyticsBudget {
   }
 }
 
+/** The codes of the visitors feature's errors (decided on with `hasCode`, platform/errors.ts). */
+export const VisitorsErrorCode = {
+  /** No analytics request was sent: the budget, the person's share, or a recent 429 ({@link AnalyticsBudgetError}). */
+  AnalyticsBudget: 'analytics_budget',
+  /** Another caller's fetch of the same query took longer than the wait ({@link VisitorsFetchWaitTimeoutError}). */
+  FetchWaitTimeout: 'visitors_fetch_wait_timeout',
+} as const;
+
 /**
  * Thrown instead of calling the analytics API when this bot's hourly budget is (nearly) spent, the
  * person has used their hourly share, or while the API is known to be rate limiting us after a
  * 429. No request was sent.
  */
 export class AnalyticsBudgetError extends Error {
+  readonly code = VisitorsErrorCode.AnalyticsBudget;
   /**
    * @param reason - `budget`: our own count reached its ceiling; `user_share`: the person's hourly
    *   share is used up; `rate_limited`: a recent 429.

@@ -1,9 +1,14 @@
-import { DocsApiError, DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
+import { DocsApiErrorCode, isDocsApiError, type DocsApiRateLimitedError } from '../../platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { formatDuration } from '../../platform/slack/duration.js';
-import { ANALYTICS_HOURLY_LIMIT, AnalyticsBudgetError, RATE_LIMITED_BACKOFF_MS } from './budget.js';
-import { VisitorsFetchWaitTimeoutError } from './fetch-wait-timeout-error.js';
+import { hasCode } from '../../platform/errors.js';
+import {
+  ANALYTICS_HOURLY_LIMIT,
+  RATE_LIMITED_BACKOFF_MS,
+  VisitorsErrorCode,
+  type AnalyticsBudgetError,
+} from './budget.js';
 
 /**
  * One sentence a person can act on for a failed visitors fetch: the budget or the person's share
@@ -17,7 +22,7 @@ import { VisitorsFetchWaitTimeoutError } from './fetch-wait-timeout-error.js';
 export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz?: string): string {
   const rateLimited = (waitMs: number) =>
     `The docs analytics API is rate limiting us (it allows ${ANALYTICS_HOURLY_LIMIT} requests per hour for the whole organization); try again in ${formatDuration(waitMs)}.`;
-  if (err instanceof AnalyticsBudgetError) {
+  if (hasCode<AnalyticsBudgetError>(err, VisitorsErrorCode.AnalyticsBudget)) {
     if (err.reason === 'rate_limited') return rateLimited(err.retryInMs);
     if (err.reason === 'user_share') {
       return (
@@ -31,15 +36,16 @@ export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz
       `new ones will in ${formatDuration(err.retryInMs)}.`
     );
   }
-  if (err instanceof DocsApiRateLimitedError) return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
-  if (err instanceof VisitorsFetchWaitTimeoutError)
+  if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited))
+    return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
+  if (hasCode(err, VisitorsErrorCode.FetchWaitTimeout))
     return 'The same report is already being fetched and is taking a while; try again in a minute.';
   return docsApiErrorText(err);
 }
 
 /** True when trying the same request later may succeed (a Retry button makes sense). */
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof AnalyticsBudgetError) return true;
-  if (err instanceof DocsApiError) return err.retryable;
+  if (hasCode(err, VisitorsErrorCode.AnalyticsBudget)) return true;
+  if (isDocsApiError(err)) return err.retryable;
   return true;
 }

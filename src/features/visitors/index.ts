@@ -28,7 +28,7 @@ export type { AnalyticsCache } from './store.js';
 export { digestRanges, formatRange, type DateRange } from './date-range.js';
 export { LIMIT_MAX } from './query.js';
 export { visitorsErrorText } from './error-text.js';
-export { AnalyticsBudgetError } from './budget.js';
+export { AnalyticsBudgetError, VisitorsErrorCode } from './budget.js';
 export {
   codeSafe,
   countOf,

@@ -2,11 +2,13 @@ import type { Redis } from 'ioredis';
 import type { z } from 'zod';
 import type { DocsApiClient, DocsApiProjects, VisitorsQuery } from '../../platform/docs-api/client.js';
 import {
-  DocsApiError,
+  DocsApiErrorCode,
   DocsApiNetworkError,
-  DocsApiRateLimitedError,
   DocsApiServerError,
+  isDocsApiError,
+  type DocsApiRateLimitedError,
 } from '../../platform/docs-api/errors.js';
+import { hasCode } from '../../platform/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
@@ -208,9 +210,9 @@ export class AnalyticsCache {
       await countRetries();
     } catch (err) {
       await countRetries();
-      if (err instanceof DocsApiRateLimitedError) {
+      if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited)) {
         await budget.blockFor(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
-      } else if (err instanceof DocsApiError && (err.code === 'server_error' || err.code === 'network_error')) {
+      } else if (isDocsApiError(err) && (err.code === 'server_error' || err.code === 'network_error')) {
         await redis.set(failKey, JSON.stringify({ code: err.code, status: err.status }), 'PX', FAILURE_MEMORY_MS);
       }
       logger.warn({ err, ...log }, `${query.endpoint} request failed`);

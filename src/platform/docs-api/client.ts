@@ -21,9 +21,15 @@ import type {
   SearchesResponse,
   ViewsResponse,
 } from './analytics-schemas.js';
-import { DocsApiBadRequestError, DocsApiCursorRejectedError, DocsApiInvalidResponseError } from './errors.js';
+import { hasCode } from '../errors.js';
+import {
+  DocsApiCursorRejectedError,
+  DocsApiErrorCode,
+  DocsApiInvalidResponseError,
+  type DocsApiBadRequestError,
+} from './errors.js';
 import type { DocsApiObserver, DocsApiOperation } from './observer.js';
-import { DocsApiTransport, retryGet } from './transport.js';
+import { DocsApiTransport, retryTransient } from './transport.js';
 import { agentJobSchema, visitorsResponseSchema, type AgentJob, type VisitorsResponse } from './schemas.js';
 import {
   previewResponseSchema,
@@ -79,8 +85,9 @@ export interface DocsApiProjects<K extends keyof DocsApiClient> {
 }
 
 /**
- * The docs API client: one shared undici dispatcher, a timeout on every request, zod-parsed bodies
- * and typed errors (see errors.ts). GETs retry transient failures with backoff; POSTs never retry.
+ * The docs API client (admin and analytics endpoints; each endpoint is a method here): requests go
+ * through the one transport (transport.ts: one shared undici dispatcher, a timeout on every request,
+ * zod-parsed bodies, typed errors of errors.ts). GETs retry transient failures with backoff; POSTs never retry.
  * Each client acts on one project (every path is `…/{projectId}/…`); {@link forProject} gives the
  * client of another project over the same dispatcher and key.
  */
@@ -241,7 +248,7 @@ export class DocsApiClient {
         return this.send(call.operation, 'GET', path, call.schema);
       }, this.opts.analyticsRetries ?? 1);
     } catch (err) {
-      if (call.withCursor && err instanceof DocsApiBadRequestError) {
+      if (call.withCursor && hasCode<DocsApiBadRequestError>(err, DocsApiErrorCode.BadRequest)) {
         throw new DocsApiCursorRejectedError(err.apiMessage, err.details);
       }
       throw err;
@@ -249,7 +256,7 @@ export class DocsApiClient {
   }
 
   private withGetRetries<T>(fn: () => Promise<T>, retries = this.opts.getRetries ?? 2): Promise<T> {
-    return retryGet(fn, retries, this.opts.retryMinDelayMs ?? 250);
+    return retryTransient(fn, retries, this.opts.retryMinDelayMs ?? 250);
   }
 
   private send<S extends z.ZodType>(

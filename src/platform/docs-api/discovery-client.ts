@@ -1,9 +1,9 @@
 /**
  * The discovery API client: the docs assistant, search and page content of one docs site (spec:
- * test/fixtures/mintlify/discovery-openapi.json; vendor guide guides/assistant-embed.mdx). Like
- * {@link DocsApiClient}: one keep-alive undici agent, a timeout on every request, zod-parsed bodies,
- * typed errors ({@link DocsApiError} and `./discovery-errors.ts`), an observer for metrics, and
- * the key never in a message or log line.
+ * test/fixtures/mintlify/discovery-openapi.json; vendor guide guides/assistant-embed.mdx). Its requests
+ * go through the docs API's one transport (transport.ts, as {@link DocsApiClient}'s): one keep-alive
+ * undici agent, a timeout on every request, zod-parsed bodies, typed errors (errors.ts), an observer
+ * for metrics, and the key never in a message or log line; the answer is read as it streams.
  *
  * Retries (what is safe): search and page read and use no credits, so they are retried on network
  * errors and 5xx like the admin client's GETs. An assistant message is never retried here: it
@@ -12,18 +12,10 @@
  * again as it was; after 5xx, a timeout or a cut-off the caller decides (the issue: retry once).
  */
 import { randomUUID } from 'node:crypto';
-import pRetry from 'p-retry';
-import { Agent, request, type Dispatcher } from 'undici';
-import type { z } from 'zod';
-import type { DocsApiObserver, DocsApiOperation } from './client.js';
-import {
-  checkMessageBody,
-  checkSearchBody,
-  discoveryErrorFor,
-  parseJson,
-  readCapped,
-  type DiscoveryCall,
-} from './discovery-http.js';
+import type { Dispatcher } from 'undici';
+import { hasCode } from '../errors.js';
+import type { DocsApiObserver } from './observer.js';
+import { checkMessageBody, checkSearchBody } from './discovery-checks.js';
 import {
   pageResponseSchema,
   searchResponseSchema,
@@ -33,8 +25,14 @@ import {
   type PageContent,
   type SearchBody,
 } from './discovery-schemas.js';
-import { DocsApiError, DocsApiNetworkError } from './errors.js';
-import { networkError } from './network-error.js';
+import {
+  AssistantKeyRefusedError,
+  AssistantThreadNotFoundError,
+  DocsApiErrorCode,
+  DocsApiNetworkError,
+  type DocsApiError,
+} from './errors.js';
+import { DocsApiTransport, retryTransient, type RefineError, type StreamedResponse } from './transport.js';
 import { readAssistantStream, type AssistantEvent } from './ui-message-stream.js';
 
 /** The vendor's discovery API base (spec: servers[0].url). */
@@ -96,20 +94,10 @@ const MAX_EVENT_CHARS = 1024 * 1024;
  * Client of the discovery API of one docs site. See the module doc for retries and timeouts.
  */
 export class DiscoveryClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  private readonly base: string;
-  private readonly timeoutMs: number;
-  private readonly idleMs: number;
-  private readonly now: () => number;
+  private readonly transport: DocsApiTransport;
 
   constructor(private readonly opts: DiscoveryClientOptions) {
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.idleMs = opts.answerIdleTimeoutMs ?? 30_000;
-    this.now = opts.now ?? Date.now;
-    this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? new Agent({ connect: { timeout: this.timeoutMs }, keepAliveTimeout: 30_000 });
-    this.base = (opts.baseUrl ?? DEFAULT_DISCOVERY_URL).replace(/\/+$/, '');
+    this.transport = new DocsApiTransport({ ...opts, baseUrl: opts.baseUrl ?? DEFAULT_DISCOVERY_URL });
   }
 
   /** The docs site this client asks about. */
@@ -130,27 +118,26 @@ export class DiscoveryClient {
    */
   async sendMessage(body: AssistantMessageBody, opts: { signal?: AbortSignal } = {}): Promise<AssistantAnswer> {
     checkMessageBody(body);
-    const started = process.hrtime.bigint();
     const timeout = AbortSignal.timeout(this.opts.answerTimeoutMs ?? 120_000);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    let res: Dispatcher.ResponseData;
+    let res: StreamedResponse;
     try {
-      res = await this.post(this.path('message'), body, { accept: 'text/event-stream', idleMs: this.idleMs, signal });
+      res = await this.transport.stream('assistant_message', this.path('message'), body, {
+        accept: 'text/event-stream',
+        idleMs: this.opts.answerIdleTimeoutMs ?? 30_000,
+        signal,
+        refine: refined(body.threadId !== undefined),
+      });
     } catch (err) {
-      this.report('assistant_message', undefined, started);
-      if (opts.signal?.aborted) throw new DocsApiNetworkError('aborted by the caller', { cause: err });
-      throw networkError(err, 'maybe');
-    }
-    if (res.statusCode < 200 || res.statusCode > 299) {
-      const error = await this.errorOf('message', res, body.threadId !== undefined);
-      this.report('assistant_message', res.statusCode, started);
-      throw error;
+      if (opts.signal?.aborted && hasCode(err, DocsApiErrorCode.NetworkError))
+        throw new DocsApiNetworkError('aborted by the caller', { cause: err.cause });
+      throw err;
     }
     const header = (name: string): string | undefined => {
       const value = res.headers[name];
       return (Array.isArray(value) ? value[0] : value) || undefined;
     };
-    const events = this.events(res, started, { caller: opts.signal, timeout });
+    const events = this.events(res, { caller: opts.signal, timeout });
     const answer: AssistantAnswer = { threadId: header('x-thread-id'), threadKey: undefined, events };
     return Object.defineProperty(answer, 'threadKey', { value: header('x-thread-key'), enumerable: false });
   }
@@ -164,7 +151,7 @@ export class DiscoveryClient {
   async search(body: SearchBody): Promise<DocsPage[]> {
     checkSearchBody(body);
     return this.withReadRetries(() =>
-      this.sendJson('search_docs', 'search', this.path('search'), body, searchResponseSchema),
+      this.transport.send('search_docs', 'POST', this.path('search'), searchResponseSchema, body, refined(false)),
     );
   }
 
@@ -178,17 +165,17 @@ export class DiscoveryClient {
     if (path.trim() === '') throw new RangeError('path must not be empty');
     const body = { path, ...(opts.groups ? { groups: opts.groups } : {}) };
     const page = await this.withReadRetries(() =>
-      this.sendJson('get_page', 'page', this.path('page'), body, pageResponseSchema),
+      this.transport.send('get_page', 'POST', this.path('page'), pageResponseSchema, body, refined(false)),
     );
     return { path: page.path ?? path, content: page.content };
   }
 
   /** Closes the dispatcher if the client created it. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.transport.close();
   }
 
-  private path(call: DiscoveryCall): string {
+  private path(call: 'message' | 'search' | 'page'): string {
     const domain = encodeURIComponent(this.opts.domain);
     if (call === 'message') return `/v2/assistant/${domain}/message`;
     return call === 'search' ? `/v1/search/${domain}` : `/v1/page/${domain}`;
@@ -196,8 +183,7 @@ export class DiscoveryClient {
 
   /** The answer's events; reports the request to the observer when the stream ends, however it ends. */
   private async *events(
-    res: Dispatcher.ResponseData,
-    started: bigint,
+    res: StreamedResponse,
     signals: { caller: AbortSignal | undefined; timeout: AbortSignal },
   ): AsyncGenerator<AssistantEvent, void, undefined> {
     try {
@@ -213,81 +199,26 @@ export class DiscoveryClient {
       });
     } finally {
       res.body.destroy();
-      this.report('assistant_message', res.statusCode, started);
+      res.end();
     }
-  }
-
-  private post(
-    path: string,
-    body: unknown,
-    o: { accept: string; idleMs: number; signal: AbortSignal },
-  ): Promise<Dispatcher.ResponseData> {
-    return request(`${this.base}${path}`, {
-      method: 'POST',
-      dispatcher: this.dispatcher,
-      headers: { authorization: `Bearer ${this.opts.apiKey}`, accept: o.accept, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      headersTimeout: o.idleMs,
-      bodyTimeout: o.idleMs,
-      signal: o.signal,
-    });
-  }
-
-  /** One JSON request (search or page), reported to the observer. */
-  private async sendJson<S extends z.ZodType>(
-    operation: DocsApiOperation,
-    call: DiscoveryCall,
-    path: string,
-    body: unknown,
-    schema: S,
-  ): Promise<z.output<S>> {
-    const started = process.hrtime.bigint();
-    let status: number | undefined;
-    try {
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await this.post(path, body, {
-          accept: 'application/json',
-          idleMs: this.timeoutMs,
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-      } catch (err) {
-        throw networkError(err, 'maybe');
-      }
-      status = res.statusCode;
-      if (status < 200 || status > 299) throw await this.errorOf(call, res);
-      return parseJson(status, await this.readText(res), schema);
-    } finally {
-      this.report(operation, status, started);
-    }
-  }
-
-  private async readText(res: Dispatcher.ResponseData): Promise<string> {
-    try {
-      return await res.body.text();
-    } catch (err) {
-      throw networkError(err, 'arrived');
-    }
-  }
-
-  private async errorOf(call: DiscoveryCall, res: Dispatcher.ResponseData, inThread = false): Promise<DocsApiError> {
-    const text = await readCapped(res.body).catch(() => '');
-    res.body.destroy();
-    return discoveryErrorFor(call, res.statusCode, text, res.headers['retry-after'], this.now(), inThread);
   }
 
   private withReadRetries<T>(fn: () => Promise<T>): Promise<T> {
-    return pRetry(fn, {
-      retries: this.opts.readRetries ?? 2,
-      minTimeout: this.opts.retryMinDelayMs ?? 250,
-      factor: 2,
-      randomize: true,
-      shouldRetry: ({ error }) =>
-        error instanceof DocsApiError && (error.code === 'server_error' || error.code === 'network_error'),
-    });
+    return retryTransient(fn, this.opts.readRetries ?? 2, this.opts.retryMinDelayMs ?? 250);
   }
+}
 
-  private report(operation: DocsApiOperation, status: number | undefined, started: bigint): void {
-    this.opts.observer?.docsApiRequest(operation, status, Number(process.hrtime.bigint() - started) / 1e9);
-  }
+/**
+ * The discovery API's own reading of an error status: 401/403 → {@link AssistantKeyRefusedError} (the
+ * assistant key); 404 → {@link AssistantThreadNotFoundError} for a message that continues a thread
+ * (`inThread`), else {@link DocsApiNotFoundError} stays (an unknown domain, or a page: "Page not found or
+ * no search index available", spec); the rest as the transport reads them.
+ */
+function refined(inThread: boolean): RefineError {
+  return (err: DocsApiError) => {
+    if (hasCode(err, DocsApiErrorCode.Unauthorized) || hasCode(err, DocsApiErrorCode.Forbidden))
+      return new AssistantKeyRefusedError(err.status === 403 ? 403 : 401);
+    if (inThread && hasCode(err, DocsApiErrorCode.NotFound)) return new AssistantThreadNotFoundError();
+    return err;
+  };
 }

@@ -123,9 +123,6 @@ export interface PageContent {
   content: string;
 }
 
-/** The discovery API's error body (spec, 404 of /v1/page: `{message}`); the admin API's `{error}` is read too. */
-export const discoveryErrorSchema = z.object({ message: z.string().optional(), error: z.string().optional() });
-
 /** The UI message stream chunks the bot reads (see the module doc); unknown fields are ignored. */
 export const uiMessageChunkSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text-delta'), id: z.string().optional(), delta: z.string() }),

@@ -1,17 +1,56 @@
 /**
- * Typed errors of the docs API client. Every one is a real `Error` with a stable `code`,
- * the HTTP `status` where there was one, and `retryable` telling whether the same request may
- * succeed later. Messages never contain the API key or the Authorization header.
+ * Every error of the docs API clients (admin, analytics and discovery), in one place. Each is a real
+ * `Error` with one stable `code` of {@link DocsApiErrorCode} per kind (the `@slack/web-api`
+ * `ErrorCode` style: a subclass has a code of its own, so a decision reads the code alone, with
+ * `hasCode` or `errorCode` of platform/errors.ts, never `instanceof`), the HTTP `status` where there
+ * was one, and `retryable` telling whether the same request may succeed later. Messages never
+ * contain an API key, a thread key or the Authorization header.
+ *
+ * The discovery spec (test/fixtures/mintlify/discovery-openapi.json) declares no 401, 403 or 429;
+ * the vendor's guides say a wrong key is answered 401 ("401 authentication error", guides/
+ * assistant-embed.mdx), a `threadId` without its `threadKey` 404, and that the assistant allows
+ * 10,000 requests per organization per hour (no `Retry-After` is documented).
  */
-export type DocsApiErrorCode =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'rate_limited'
-  | 'server_error'
-  | 'network_error'
-  | 'invalid_response';
+import { errorCode } from '../errors.js';
+
+/** The codes of the docs API's errors: one per kind, each naming its class. */
+export const DocsApiErrorCode = {
+  /** 400 ({@link DocsApiBadRequestError}). */
+  BadRequest: 'bad_request',
+  /** 400 to an analytics request that carried a cursor ({@link DocsApiCursorRejectedError}). */
+  CursorRejected: 'cursor_rejected',
+  /** 401 to the admin key ({@link DocsApiUnauthorizedError}). */
+  Unauthorized: 'unauthorized',
+  /** 403 to the admin key ({@link DocsApiForbiddenError}). */
+  Forbidden: 'forbidden',
+  /** 404: unknown job, project, page or docs site ({@link DocsApiNotFoundError}). */
+  NotFound: 'not_found',
+  /** 429 ({@link DocsApiRateLimitedError}). */
+  RateLimited: 'rate_limited',
+  /** 5xx ({@link DocsApiServerError}). */
+  ServerError: 'server_error',
+  /** No full HTTP answer ({@link DocsApiNetworkError}). */
+  NetworkError: 'network_error',
+  /** An answer not of the documented shape or status ({@link DocsApiInvalidResponseError}). */
+  InvalidResponse: 'invalid_response',
+  /** 401/403 to the assistant key ({@link AssistantKeyRefusedError}). */
+  AssistantKeyRefused: 'assistant_key_refused',
+  /** 404 to a message continuing a thread ({@link AssistantThreadNotFoundError}). */
+  AssistantThreadNotFound: 'assistant_thread_not_found',
+  /** An answer stream that began but did not end well ({@link AssistantStreamError}). */
+  AssistantStreamFailed: 'assistant_stream_failed',
+} as const;
+
+/** One of {@link DocsApiErrorCode}. */
+export type DocsApiErrorCode = (typeof DocsApiErrorCode)[keyof typeof DocsApiErrorCode];
+
+const CODES: ReadonlySet<string> = new Set(Object.values(DocsApiErrorCode));
+
+/** Whether `err` is a docs API error (its `code` is one of {@link DocsApiErrorCode}). */
+export function isDocsApiError(err: unknown): err is DocsApiError {
+  const code = errorCode(err);
+  return code !== undefined && CODES.has(code);
+}
 
 /** Base class of every docs API failure. */
 export class DocsApiError extends Error {
@@ -36,8 +75,9 @@ export class DocsApiBadRequestError extends DocsApiError {
   constructor(
     readonly apiMessage: string,
     readonly details: readonly string[] = [],
+    code: typeof DocsApiErrorCode.BadRequest | typeof DocsApiErrorCode.CursorRejected = DocsApiErrorCode.BadRequest,
   ) {
-    super('bad_request', `docs API rejected the request: ${apiMessage}`, 400, false);
+    super(code, `docs API rejected the request: ${apiMessage}`, 400, false);
     this.name = 'DocsApiBadRequestError';
   }
 }
@@ -48,11 +88,12 @@ export class DocsApiBadRequestError extends DocsApiError {
  * again from its first page. The spec documents no other answer for a bad cursor: GET …/searches
  * answers 400 "Invalid query parameters or cursor", …/feedback and …/assistant 400 "Invalid query
  * parameters" (analytics.openapi.json); the rest of such a request is the query its first page was
- * accepted with. Still a {@link DocsApiBadRequestError} (code `bad_request`), with the API's words.
+ * accepted with. A {@link DocsApiBadRequestError} with the API's words, and a code of its own
+ * (`cursor_rejected`).
  */
 export class DocsApiCursorRejectedError extends DocsApiBadRequestError {
   constructor(apiMessage: string, details: readonly string[] = []) {
-    super(apiMessage, details);
+    super(apiMessage, details, DocsApiErrorCode.CursorRejected);
     this.message = `docs API no longer accepts this page's cursor: ${apiMessage}`;
     this.name = 'DocsApiCursorRejectedError';
   }
@@ -61,7 +102,7 @@ export class DocsApiCursorRejectedError extends DocsApiBadRequestError {
 /** 401: the admin key is missing, wrong or expired (vendor docs). */
 export class DocsApiUnauthorizedError extends DocsApiError {
   constructor() {
-    super('unauthorized', 'docs API rejected the API key (401)', 401, false);
+    super(DocsApiErrorCode.Unauthorized, 'docs API rejected the API key (401)', 401, false);
     this.name = 'DocsApiUnauthorizedError';
   }
 }
@@ -69,7 +110,7 @@ export class DocsApiUnauthorizedError extends DocsApiError {
 /** 403: the key lacks a scope or the caller's IP is not on the allowlist (vendor docs). */
 export class DocsApiForbiddenError extends DocsApiError {
   constructor() {
-    super('forbidden', 'docs API refused access (403): scope or IP allowlist', 403, false);
+    super(DocsApiErrorCode.Forbidden, 'docs API refused access (403): scope or IP allowlist', 403, false);
     this.name = 'DocsApiForbiddenError';
   }
 }
@@ -77,7 +118,7 @@ export class DocsApiForbiddenError extends DocsApiError {
 /** 404: unknown job or project. */
 export class DocsApiNotFoundError extends DocsApiError {
   constructor(readonly apiMessage: string) {
-    super('not_found', `docs API: not found (${apiMessage})`, 404, false);
+    super(DocsApiErrorCode.NotFound, `docs API: not found (${apiMessage})`, 404, false);
     this.name = 'DocsApiNotFoundError';
   }
 }
@@ -88,7 +129,7 @@ export class DocsApiNotFoundError extends DocsApiError {
  */
 export class DocsApiRateLimitedError extends DocsApiError {
   constructor(readonly retryAfterMs: number | undefined) {
-    super('rate_limited', 'docs API rate limit reached (429)', 429, true);
+    super(DocsApiErrorCode.RateLimited, 'docs API rate limit reached (429)', 429, true);
     this.name = 'DocsApiRateLimitedError';
   }
 }
@@ -96,7 +137,7 @@ export class DocsApiRateLimitedError extends DocsApiError {
 /** 5xx: the docs service failed. */
 export class DocsApiServerError extends DocsApiError {
   constructor(status: number) {
-    super('server_error', `docs API failed (${status})`, status, true);
+    super(DocsApiErrorCode.ServerError, `docs API failed (${status})`, status, true);
     this.name = 'DocsApiServerError';
   }
 }
@@ -114,7 +155,7 @@ export class DocsApiNetworkError extends DocsApiError {
   readonly sent: boolean;
 
   constructor(detail: string, options: { sent?: boolean; cause?: unknown } = {}) {
-    super('network_error', `docs API unreachable: ${detail}`, undefined, true, { cause: options.cause });
+    super(DocsApiErrorCode.NetworkError, `docs API unreachable: ${detail}`, undefined, true, { cause: options.cause });
     this.name = 'DocsApiNetworkError';
     this.sent = options.sent ?? true;
   }
@@ -149,7 +190,79 @@ export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
 /** The API answered 2xx but the body was not JSON or not the documented shape. */
 export class DocsApiInvalidResponseError extends DocsApiError {
   constructor(detail: string) {
-    super('invalid_response', `docs API sent an unexpected response: ${detail}`, undefined, false);
+    super(DocsApiErrorCode.InvalidResponse, `docs API sent an unexpected response: ${detail}`, undefined, false);
     this.name = 'DocsApiInvalidResponseError';
+  }
+}
+
+/**
+ * 401/403: the discovery API refused the assistant API key (missing, wrong, revoked, or an admin key
+ * where an assistant key belongs). The operator fixes it: log it naming the variable that holds
+ * the assistant key; tell the person only that asking is unavailable.
+ */
+export class AssistantKeyRefusedError extends DocsApiError {
+  constructor(status: 401 | 403) {
+    super(
+      DocsApiErrorCode.AssistantKeyRefused,
+      `discovery API refused the assistant API key (${status})`,
+      status,
+      false,
+    );
+    this.name = 'AssistantKeyRefusedError';
+  }
+}
+
+/**
+ * 404 on an assistant message: the thread is unknown, or its `threadKey` is missing or wrong
+ * (vendor guide: "If you send a threadId without the corresponding threadKey, the server returns a
+ * 404 error"). The conversation cannot continue; start a new one (no threadId).
+ */
+export class AssistantThreadNotFoundError extends DocsApiError {
+  constructor() {
+    super(
+      DocsApiErrorCode.AssistantThreadNotFound,
+      'discovery API: assistant thread not found (unknown thread, or its thread key is missing or wrong)',
+      404,
+      false,
+    );
+    this.name = 'AssistantThreadNotFoundError';
+  }
+}
+
+/**
+ * Why an answer stream ended without the assistant finishing it:
+ * - `malformed`: not an AI SDK UI message stream (an event that is not JSON, a known chunk of the
+ *   wrong shape, an event over the size cap, or no chunk at all);
+ * - `cut_off`: the connection ended or failed before the `finish` chunk (or `[DONE]`);
+ * - `timed_out`: no chunk within the idle timeout, or the whole answer took longer than its limit;
+ * - `too_long`: the answer's text passed the character cap (or the stream its byte cap);
+ * - `assistant_error`: the stream carried an `error` chunk and then ended without `finish`;
+ * - `aborted`: the caller's signal aborted it (e.g. shutdown).
+ */
+export type AssistantStreamFailure = 'malformed' | 'cut_off' | 'timed_out' | 'too_long' | 'assistant_error' | 'aborted';
+
+const RETRYABLE: ReadonlySet<AssistantStreamFailure> = new Set(['cut_off', 'timed_out', 'assistant_error']);
+
+/**
+ * The answer began (HTTP 200: the request arrived and used credits) but did not end well; see
+ * {@link AssistantStreamFailure}. `retryable` is true for a cut-off, a timeout or the assistant's own
+ * error (asking again may work; it costs another message), false otherwise. `textChars` is how much
+ * answer text had been read before the failure (what the person may already have seen).
+ */
+export class AssistantStreamError extends DocsApiError {
+  constructor(
+    readonly reason: AssistantStreamFailure,
+    detail: string,
+    readonly textChars: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      DocsApiErrorCode.AssistantStreamFailed,
+      `discovery API answer stream ${reason.replace('_', ' ')}: ${detail}`,
+      200,
+      RETRYABLE.has(reason),
+      options,
+    );
+    this.name = 'AssistantStreamError';
   }
 }

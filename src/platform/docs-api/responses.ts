@@ -11,7 +11,14 @@ import {
 } from './errors.js';
 import { apiErrorSchema } from './schemas.js';
 
-/** What the client read of one HTTP answer. */
+/**
+ * How the transport (transport.ts) reads an answer of the docs API, for every client: a 2xx JSON body
+ * parsed with the caller's zod schema, a non-2xx status turned into its typed error with the API's
+ * own words (spec: Error / AnalyticsErrorResponse `{error, details?}`; the discovery API's
+ * `{message}`), and `Retry-After`.
+ */
+
+/** What the transport read of one HTTP answer. */
 export interface RawResponse {
   status: number;
   text: string;
@@ -20,28 +27,24 @@ export interface RawResponse {
 }
 
 /**
- * The parsed body of a 2xx answer, else the typed error of the status (see {@link errorFor}).
+ * The parsed body of a 2xx answer.
  * @throws {DocsApiInvalidResponseError} for a 2xx body that is not JSON or not of `schema`'s shape.
  */
-export function parseResponse<S extends z.ZodType>(res: RawResponse, schema: S): z.output<S> {
-  const { status, text } = res;
-  if (status >= 200 && status < 300) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      throw new DocsApiInvalidResponseError(
-        `HTTP ${status} body: ${first ? `${first.path.join('.') || 'body'} ${first.message}` : 'invalid'}`,
-      );
-    }
-    return parsed.data;
+export function parseResponse<S extends z.ZodType>(status: number, text: string, schema: S): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new DocsApiInvalidResponseError(`HTTP ${status} body is not JSON`);
   }
-  throw errorFor(res);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new DocsApiInvalidResponseError(
+      `HTTP ${status} body: ${first ? `${first.path.join('.') || 'body'} ${first.message}` : 'invalid'}`,
+    );
+  }
+  return parsed.data;
 }
 
 /** One line: runs of whitespace (newlines included) become one space, ends trimmed. */
@@ -51,13 +54,15 @@ function oneLine(text: string): string {
 
 /**
  * The API's own words from an error body (spec: Error / AnalyticsErrorResponse, `{error, details?:
- * [{message}]}`), each on one line; empty when the body is not of that shape.
+ * [{message}]}`; the discovery API's `{message}`), each on one line; empty when the body is not of
+ * that shape.
  */
 export function apiErrorWords(text: string): { error: string | undefined; details: string[] } {
   try {
     const parsed = apiErrorSchema.safeParse(JSON.parse(text));
     if (parsed.success) {
-      const error = parsed.data.error === undefined ? undefined : oneLine(parsed.data.error) || undefined;
+      const said = parsed.data.error ?? parsed.data.message;
+      const error = said === undefined ? undefined : oneLine(said) || undefined;
       const details = (parsed.data.details ?? []).map((d) => oneLine(d.message)).filter(Boolean);
       return { error, details };
     }
@@ -76,9 +81,11 @@ function apiMessage(words: { error: string | undefined; details: string[] }): st
 /**
  * The typed error of a non-2xx answer: 400 bad request (with the API's `error` and `details`), 401,
  * 403, 404, 429 (with `Retry-After` in ms when sent; the vendor documents none), 5xx server error;
- * any other status is an invalid response.
+ * any other status is an invalid response. A client makes some its own (the discovery client: the
+ * assistant key refused, an unknown thread).
+ * @param nowMs - the clock, epoch ms (for an HTTP-date `Retry-After`).
  */
-export function errorFor(res: RawResponse): DocsApiError {
+export function errorFor(res: RawResponse, nowMs: number): DocsApiError {
   const { status, text, retryAfter } = res;
   switch (status) {
     case 400: {
@@ -91,13 +98,34 @@ export function errorFor(res: RawResponse): DocsApiError {
       return new DocsApiForbiddenError();
     case 404:
       return new DocsApiNotFoundError(apiMessage(apiErrorWords(text)));
-    case 429: {
-      const raw = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-      const seconds = raw === undefined ? NaN : Number(raw);
-      return new DocsApiRateLimitedError(Number.isFinite(seconds) ? seconds * 1000 : undefined);
-    }
+    case 429:
+      return new DocsApiRateLimitedError(retryAfterMs(retryAfter, nowMs));
     default:
       if (status >= 500) return new DocsApiServerError(status);
       return new DocsApiInvalidResponseError(`unexpected HTTP ${status}`);
   }
+}
+
+/**
+ * `Retry-After` in ms: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), never negative; undefined
+ * when absent or unreadable. The vendor documents no `Retry-After`.
+ * @param nowMs - the clock, epoch ms (for an HTTP-date).
+ */
+export function retryAfterMs(raw: string | string[] | undefined, nowMs: number): number | undefined {
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** Reads at most `maxChars` of a body as text and drops the rest (an error body is small; a huge one is cut). */
+export async function readCapped(body: AsyncIterable<Uint8Array>, maxChars = 64 * 1024): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const bytes of body) {
+    text += decoder.decode(bytes, { stream: true });
+    if (text.length >= maxChars) break;
+  }
+  return text.slice(0, maxChars);
 }

@@ -31,9 +31,13 @@ export const agentJobSchema = z.object({
 /** A parsed AgentJob; every field optional, as in the spec. */
 export type AgentJob = z.output<typeof agentJobSchema>;
 
-/** spec: components.schemas.Error / AnalyticsErrorResponse (`error` text, optional `details`). */
+/**
+ * spec: components.schemas.Error / AnalyticsErrorResponse (`error` text, optional `details`); the
+ * discovery API answers `{message}` (discovery spec, 404 of /v1/page).
+ */
 export const apiErrorSchema = z.object({
   error: z.string().optional(),
+  message: z.string().optional(),
   details: z.array(z.object({ message: z.string() })).optional(),
 });
 

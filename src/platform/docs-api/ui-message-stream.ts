@@ -6,7 +6,7 @@
  * the iteration with an {@link AssistantStreamError}, never anything else.
  */
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import { AssistantStreamError, type AssistantStreamFailure } from './discovery-errors.js';
+import { hasCode } from '../errors.js';
 import {
   KNOWN_CHUNK_TYPES,
   pagesFromToolOutput,
@@ -14,6 +14,7 @@ import {
   type DocsPage,
   type UIMessageChunk,
 } from './discovery-schemas.js';
+import { AssistantStreamError, DocsApiErrorCode, type AssistantStreamFailure } from './errors.js';
 
 /**
  * What the answer stream says, in order:
@@ -184,7 +185,7 @@ export async function* readAssistantStream(
       if (state.done) return;
     }
   } catch (err) {
-    if (err instanceof AssistantStreamError) throw err;
+    if (hasCode(err, DocsApiErrorCode.AssistantStreamFailed)) throw err;
     state.fail(opts.failureOf?.(err) ?? 'cut_off', describe(err), err);
     yield* drain(state);
   }

@@ -71,6 +71,14 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   app.error(async (err) => {
     throw err;
   });
-  app.action(new RegExp(`^(${LINK_ACTION_PREFIX.replace('.', '\\.')}|open_pr_link$)`), async ({ ack }) => ack());
+  registerLinkButtons(app);
   return { app, receiver, edge };
+}
+
+/**
+ * Link buttons (a `button` with `url`: `link.*`, `open_pr_link`) still send `block_actions`: acked,
+ * nothing else, or Slack shows a warning (Slack: "Interactivity" of the button element).
+ */
+export function registerLinkButtons(app: App): void {
+  app.action(new RegExp(`^(${LINK_ACTION_PREFIX.replace('.', '\\.')}|open_pr_link$)`), async ({ ack }) => ack());
 }

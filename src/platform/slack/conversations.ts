@@ -150,7 +150,7 @@ export class ConversationDirectory {
         list = await this.listFor(probe, user);
         while (channels.some((c) => !list!.channels.has(c)) && !list.verdict) await this.readPage(list, probe, user);
       } catch (err) {
-        if (!(err instanceof MembersUnknownError)) throw err;
+        if (!hasCode(err, PlatformErrorCode.MembersUnknown)) throw err;
       }
       const complete = list?.verdict === 'complete';
       for (const c of channels)

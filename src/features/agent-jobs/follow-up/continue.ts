@@ -4,10 +4,11 @@ import type { AgentCall } from '../../../platform/access.js';
 import { audit } from '../../../platform/audit.js';
 import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
 import {
-  DocsApiNetworkError,
-  DocsApiNotFoundError,
-  DocsApiRateLimitedError,
+  DocsApiErrorCode,
+  type DocsApiNetworkError,
+  type DocsApiRateLimitedError,
 } from '../../../platform/docs-api/errors.js';
+import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { confirmStep, memorySteps, type Steps } from '../../../platform/slack/post-once.js';
 import { watchAgentJob } from '../poll/index.js';
@@ -179,11 +180,12 @@ async function admitAndSend(
     deps.metrics?.agentJobStarted('follow_up');
   } catch (err) {
     // No answer after it may have arrived: it may have been delivered. A connection never made sent nothing.
-    if (err instanceof DocsApiNetworkError && err.sent)
+    if (hasCode<DocsApiNetworkError>(err, DocsApiErrorCode.NetworkError) && err.sent)
       return { ok: false, reason: 'uncertain', message: UNCERTAIN_FOLLOWUP_TEXT };
     await steps.save({ sent: undefined });
-    if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
-    if (err instanceof DocsApiNotFoundError)
+    if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited))
+      await deps.access.noteRateLimited(call, err.retryAfterMs);
+    if (hasCode(err, DocsApiErrorCode.NotFound))
       return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
     log.warn({ err }, 'could not send the follow-up');
     return { ok: false, reason: 'docs_api', message: `Your follow-up was not sent. ${docsApiErrorText(err)}` };

@@ -1,7 +1,8 @@
 /** The poll step: one run of the `poll-agent-job` step job (see {@link createPollStep}). */
 import { DelayedError } from 'bullmq';
-import { DocsApiNotFoundError } from '../../../platform/docs-api/errors.js';
+import { DocsApiErrorCode } from '../../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob } from '../../../platform/docs-api/schemas.js';
+import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { JobRecord } from '../store.js';
 import { finish, finishEnded } from './finish.js';
@@ -100,7 +101,7 @@ async function pollOnce(ctx: StepContext, agentJobId: string): Promise<PollStepR
   try {
     agentJob = await deps.docsApi.forProject(rec.projectId).getJob(agentJobId);
   } catch (err) {
-    if (err instanceof DocsApiNotFoundError) {
+    if (hasCode(err, DocsApiErrorCode.NotFound)) {
       log.warn('the docs API no longer knows this job');
       return finish(ctx, 'archived', { kind: 'archived' });
     }

@@ -3,7 +3,7 @@
  * replicas; "queued" is shown while it waits), a claim so that no crash, redelivery or second
  * replica asks twice, then `POST /v1/project/preview/{projectId}`.
  */
-import { DocsApiError } from '../../../platform/docs-api/errors.js';
+import { isDocsApiError, type DocsApiError } from '../../../platform/docs-api/errors.js';
 import { audit } from '../../../platform/audit.js';
 import type { PreviewContext, PreviewStepResult } from './context.js';
 import { type PreviewRecord, ASK_LEASE_MS } from './record.js';
@@ -97,7 +97,7 @@ async function finishNoStatus(ctx: PreviewContext, asked: PreviewRecord): Promis
  */
 async function askFailed(ctx: PreviewContext, err: unknown): Promise<PreviewStepResult> {
   const { deps, job, data, log } = ctx;
-  const code = err instanceof DocsApiError ? err.code : 'unknown';
+  const code = isDocsApiError(err) ? err.code : 'unknown';
   if (PLAN_CODES.has(code)) {
     if (await deps.previews.turnOff(job.projectId, code))
       log.warn(

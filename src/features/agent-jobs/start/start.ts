@@ -3,7 +3,11 @@ import pRetry from 'p-retry';
 import type { AgentCall } from '../../../platform/access.js';
 import { audit } from '../../../platform/audit.js';
 import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
-import { DocsApiNetworkError, DocsApiRateLimitedError } from '../../../platform/docs-api/errors.js';
+import {
+  DocsApiErrorCode,
+  type DocsApiNetworkError,
+  type DocsApiRateLimitedError,
+} from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { confirmStep, memorySteps, postOnce, type Steps } from '../../../platform/slack/post-once.js';
@@ -154,9 +158,10 @@ async function createJob(
     log.warn({ err }, 'could not create the agent job');
     // No answer after the request may have arrived: the job may exist. A connection never made
     // (refused, DNS) sent nothing: a plain failure.
-    if (err instanceof DocsApiNetworkError && err.sent)
+    if (hasCode<DocsApiNetworkError>(err, DocsApiErrorCode.NetworkError) && err.sent)
       return uncertain(deps, req, steps, { key, statusTs, threadTs, threads, projectId });
-    if (err instanceof DocsApiRateLimitedError) await deps.access.noteRateLimited(call, err.retryAfterMs);
+    if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited))
+      await deps.access.noteRateLimited(call, err.retryAfterMs);
     await clearPending(deps, req.channel, threads);
     const failure: StartFailure = {
       ok: false,
