@@ -72,6 +72,16 @@ export class DriverContext {
     });
   }
 
+  /**
+   * On Enterprise Grid, a person's message events carry their own workspace as `user_team` and
+   * `source_team` (Slack's shared-channel message fields); nothing outside Grid.
+   */
+  authorTeams(user: string): Record<string, string> {
+    if (!this.slack.enterprise) return {};
+    const team = this.slack.users.find((u) => u.id === user)?.teamId ?? this.teamId;
+    return { user_team: team, source_team: team };
+  }
+
   /** The user object interaction payloads carry. */
   userRef(id: string): Record<string, unknown> {
     return { id, username: this.userName(id), name: this.userName(id), team_id: this.teamId };

@@ -15,11 +15,13 @@ type Json = Record<string, unknown>;
 /** The `event_callback` body around `event` (what Slack POSTs, and the Socket Mode `events_api` payload). */
 export function eventCallback(ctx: DriverContext, event: Json, eventId: string): Json {
   const slack = ctx.slack;
+  const enterpriseId = slack.enterprise?.id ?? null;
   return {
     token: 'sandbox-verification-token',
     team_id: ctx.teamId,
+    ...(enterpriseId ? { enterprise_id: enterpriseId } : {}),
     context_team_id: ctx.teamId,
-    context_enterprise_id: null,
+    context_enterprise_id: enterpriseId,
     api_app_id: slack.appId,
     event,
     type: 'event_callback',
@@ -27,7 +29,7 @@ export function eventCallback(ctx: DriverContext, event: Json, eventId: string):
     event_time: ctx.nowS(),
     authorizations: [
       {
-        enterprise_id: null,
+        enterprise_id: enterpriseId,
         team_id: ctx.teamId,
         user_id: slack.botUserId,
         is_bot: true,
@@ -62,6 +64,7 @@ export function humanEvent(ctx: DriverContext, type: 'message' | 'app_mention', 
     channel: p.channel,
     event_ts: ts,
     team: ctx.teamId,
+    ...ctx.authorTeams(p.user),
     client_msg_id: `00000000-0000-4000-8000-${ts.replace('.', '').slice(-12).padStart(12, '0')}`,
     ...(type === 'message' ? { channel_type: p.channelType ?? ctx.channelType(p.channel) } : {}),
     ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),

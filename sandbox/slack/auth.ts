@@ -19,6 +19,7 @@ export function authMethods(state: SlackState): MethodTable {
       user_id: state.botUserId,
       bot_id: state.botId,
       app_id: state.appId,
+      ...(state.enterprise ? { enterprise_id: state.enterprise.id } : {}),
       is_enterprise_install: false,
     }),
   };
