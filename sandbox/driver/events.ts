@@ -33,7 +33,7 @@ export function eventCallback(ctx: DriverContext, event: Json, eventId: string):
         team_id: ctx.teamId,
         user_id: slack.botUserId,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: slack.enterprise?.orgWide === true,
       },
     ],
     is_ext_shared_channel:

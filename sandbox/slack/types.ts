@@ -45,8 +45,16 @@ export interface FakeUser {
 export interface FakeEnterprise {
   id: string;
   name: string;
-  /** The org's workspaces (`auth.teams.list`); the fake's own `teamId` is one of them. */
+  /**
+   * The org's workspaces the app was added to (`auth.teams.list`); the fake's own `teamId` is one of
+   * them. Remove one to model an Org Admin removing the app from that workspace.
+   */
   teams: Array<{ id: string; name: string }>;
+  /**
+   * The bot token is an org-level token (an org-wide install): `auth.test` answers the enterprise
+   * id as `team_id`, and the methods Slack lists need `team_id` (./org-wide.ts). Default false.
+   */
+  orgWide?: boolean;
 }
 
 /**
