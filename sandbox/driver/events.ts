@@ -226,3 +226,32 @@ export function userChangeEvent(ctx: DriverContext, userId: string): Json {
     event_ts: ctx.eventTs(),
   };
 }
+
+/**
+ * An Org Admin adds the org-wide app to workspaces, or removes it (Slack docs: "team_access_granted",
+ * "team_access_revoked"): updates the fake's granted workspaces first, then returns the envelope as
+ * Slack sends it, with the outer `team_id` null and the org's `enterprise_id`.
+ */
+export function teamAccessEnvelope(
+  ctx: DriverContext,
+  change: 'granted' | 'revoked',
+  teamIds: string[],
+  eventId: string,
+): Json {
+  const org = ctx.slack.enterprise;
+  if (!org) throw new Error('team_access events need a fake Slack on Enterprise Grid (its `enterprise` option)');
+  if (change === 'revoked') {
+    for (const id of teamIds) {
+      const i = org.teams.findIndex((t) => t.id === id);
+      if (i >= 0) org.teams.splice(i, 1);
+    }
+  } else {
+    for (const id of teamIds) if (!org.teams.some((t) => t.id === id)) org.teams.push({ id, name: id });
+  }
+  const envelope = eventCallback(
+    ctx,
+    { type: `team_access_${change}`, team_ids: teamIds, event_ts: ctx.eventTs() },
+    eventId,
+  );
+  return { ...envelope, team_id: null, context_team_id: null };
+}

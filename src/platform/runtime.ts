@@ -3,6 +3,7 @@
  * (`buildPlatform`, called by main.ts) and handed to every feature, which names the parts it uses
  * (`Pick<Platform, …>`), so a test builds only those.
  */
+import { WorkspaceAccess } from './workspace-access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -62,6 +63,8 @@ export interface Platform {
   slack: SlackClients;
   /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
   conversations: ConversationDirectory;
+  /** The workspaces an org-wide install was removed from (`team_access_revoked`). */
+  workspaces: WorkspaceAccess;
   /** Signs the values the bot puts in buttons and modals (key from SLACK_SIGNING_SECRET, else SLACK_APP_TOKEN). */
   signer: ValueSigner;
   /** Calls under way, drained on shutdown. */
@@ -148,6 +151,7 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     discovery: discoveryClient(config, metrics),
     slack,
     conversations: new ConversationDirectory({ slack: slack.reads, limits, logger }),
+    workspaces: new WorkspaceAccess(redis, prefix),
     signer: signerFromConfig(config),
     inFlight: new InFlight(),
     metrics,

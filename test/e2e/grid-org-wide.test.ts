@@ -76,4 +76,28 @@ describe('an org-wide install (Enterprise Grid) with SLACK_BOT_TOKEN', () => {
     expect(lists.length).toBeGreaterThan(0);
     expect(lists.every((c) => c.args.team_id === 'T0SANDBOXB' && (c.response as { ok: boolean }).ok)).toBe(true);
   });
+
+  it('an Org Admin removes the app from workspace B: its digests and App Home stop, A is untouched; adding it back resumes App Home', async () => {
+    const digests = (channel: string) =>
+      sb.slack.messages.filter(
+        (m) => m.channel === channel && m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'),
+      ).length;
+    const homes = (user: string) =>
+      sb.slack.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user);
+    expect((await inA.teamAccess('revoked', ['T0SANDBOXB'])).status).toBe(200);
+    await expect.poll(() => bot.output().includes('team_access_revoked'), { timeout: 5_000 }).toBe(true);
+
+    await inB.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'W0BEA', channel: 'C0ORGDOCS' });
+    await inB.appHomeOpened('W0BEA');
+    await inA.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: 'C0DOCS' });
+    await sb.slack.waitFor(() => digests('C0DOCS') === 1, 15_000);
+    await expect.poll(() => bot.output().includes('"status":"workspace_removed"'), { timeout: 10_000 }).toBe(true);
+    expect(digests('C0ORGDOCS')).toBe(0);
+    expect(homes('W0BEA')).toHaveLength(0);
+
+    await inA.teamAccess('granted', ['T0SANDBOXB']);
+    await expect.poll(() => bot.output().includes('team_access_granted'), { timeout: 5_000 }).toBe(true);
+    await inB.appHomeOpened('W0BEA');
+    await sb.slack.waitFor(() => homes('W0BEA').length === 1, 10_000);
+  });
 });

@@ -69,6 +69,7 @@ export interface AgentJobsOptions {
     | 'logger'
     | 'metrics'
     | 'now'
+    | 'workspaces'
   >;
   config: AgentJobsConfig;
   /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
@@ -122,7 +123,7 @@ type Common = Pick<
 /** The intake handlers' dependencies: starts, follow-ups, App Home, "Start it again" and feedback. */
 function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps): AgentJobsHandlerDeps {
   const { store, logger } = common;
-  const { redis, prefix, conversations, signer, metrics, slack, now } = o.platform;
+  const { redis, prefix, conversations, signer, metrics, slack, now, workspaces } = o.platform;
   const { config, access } = o;
   const policyFor = (channel: string) => o.channels.followupPolicyFor(channel);
   return {
@@ -145,6 +146,7 @@ function handlerDepsOf(o: AgentJobsOptions, common: Common, start: StartJobDeps)
     feedback: { store, redis, prefix, access, conversations, signer, logger, metrics },
     signer,
     conversations,
+    workspaces,
     now,
   };
 }
