@@ -67,7 +67,10 @@ export class SlackState {
   constructor(opts: FakeSlackOptions) {
     this.teamId = opts.teamId ?? 'T0SANDBOX';
     this.teamDomain = opts.teamDomain ?? 'sandbox';
-    this.enterprise = opts.enterprise;
+    // A copy: the driver's team_access events change the granted workspaces of this fake only.
+    this.enterprise = opts.enterprise
+      ? { ...opts.enterprise, teams: opts.enterprise.teams.map((t) => ({ ...t })) }
+      : undefined;
     this.botUserId = opts.botUserId ?? 'U0DOCSBOT';
     this.botId = opts.botId ?? 'B0DOCSBOT';
     this.appId = opts.appId ?? 'A0DOCSAPP';
