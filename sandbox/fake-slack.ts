@@ -43,10 +43,20 @@
  */
 export { startFakeSlack } from './slack/server.js';
 export { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, OTHER_TEAM_ID } from './slack/defaults.js';
+export {
+  GRID_CHANNELS,
+  GRID_ENTERPRISE,
+  GRID_USERS,
+  gridOptions,
+  OTHER_ENTERPRISE_ID,
+  OTHER_ORG_TEAM_ID,
+  SIBLING_TEAM_ID,
+} from './slack/grid.js';
 export type { FakeAgentState, FakeLoadingLine, FakePrompts, FakeSession } from './slack/agent-state.js';
 export type { FakeStream, FakeStreamState, FakeStreamStateName } from './slack/stream-state.js';
 export type {
   FakeChannel,
+  FakeEnterprise,
   FakeSlack,
   FakeSlackOptions,
   FakeUser,

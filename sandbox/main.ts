@@ -10,6 +10,10 @@
  * `npm run sandbox -- --socket-mode`: the same, with the bot in Socket Mode (SLACK_APP_TOKEN): it
  * connects to the fake Slack's WebSocket (apps.connections.open), and the script and the commands go
  * to it as Socket Mode envelopes that it acks on the socket. The transcript is the same.
+ *
+ * `npm run sandbox -- --grid`: the fake Slack is an Enterprise Grid org with the bot installed
+ * org-wide; a member of a sibling workspace works in an org-shared channel, a person of another
+ * org is refused (grid-script.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -20,10 +24,11 @@ import { createLogger } from '../src/platform/logger.js';
 import { startBot, type RunningBot } from '../src/main.js';
 import { agentViewScene } from './agent-view-script.js';
 import { askScene } from './ask-script.js';
+import { GRID_CHANNEL, gridScene } from './grid-script.js';
 import { finalPreview, isPreviewMessage, previewFailScene, previewsSettled } from './preview-script.js';
 import { readerSignalsScene } from './reader-signals-script.js';
 import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi, type FakeDocsApi } from './fake-docs-api.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
+import { GRID_ENTERPRISE, gridOptions, startFakeSlack, type FakeSlack, type SlackMessage } from './fake-slack.js';
 import { ensureRedis, type SandboxRedis } from './redis-server.js';
 import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js';
 import { SlackDriver } from './slack-driver.js';
@@ -37,7 +42,9 @@ const BOT_TOKEN = `xoxb-sandbox-${randomBytes(6).toString('hex')}`;
 const API_KEY = `mint_sandbox_${randomBytes(6).toString('hex')}`;
 const APP_TOKEN = `xapp-1-A0DOCSAPP-sandbox-${randomBytes(6).toString('hex')}`;
 const SOCKET_MODE = process.argv.slice(2).includes('--socket-mode');
-const CHANNEL = 'C0DOCS';
+/** `--grid`: the fake Slack is an Enterprise Grid org with the bot installed org-wide (grid-script.ts). */
+const GRID = process.argv.slice(2).includes('--grid');
+const CHANNEL = GRID ? GRID_CHANNEL : 'C0DOCS';
 const color = process.stdout.isTTY === true;
 /** @alice's DM with the bot once the script used the Messages tab (printed after #docs). */
 let dmChannel: string | undefined;
@@ -58,7 +65,13 @@ interface Sandbox {
 
 async function start(): Promise<Sandbox> {
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const slack = await startFakeSlack({ botToken: BOT_TOKEN, ...(SOCKET_MODE ? { appToken: APP_TOKEN } : {}) });
+  const slack = await startFakeSlack({
+    botToken: BOT_TOKEN,
+    ...(SOCKET_MODE ? { appToken: APP_TOKEN } : {}),
+    ...(GRID
+      ? { ...gridOptions(), enterprise: { ...GRID_ENTERPRISE, teams: [...GRID_ENTERPRISE.teams], orgWide: true } }
+      : {}),
+  });
   const docs = await startFakeDocsApi({
     apiKey: API_KEY,
     projectId: 'sandbox-docs',
@@ -123,6 +136,7 @@ function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
 }
 
 async function script(sb: Sandbox): Promise<void> {
+  if (GRID) return gridScene(sb, { say, dim, bold });
   say(bold('Scripted conversation'));
   say(`@alice in #docs: /docs-edit Add a quickstart for the Python SDK`);
   await sb.driver.slashCommand({
@@ -275,7 +289,7 @@ async function repl(sb: Sandbox, interactive: boolean): Promise<void> {
     user: 'U0ALICE',
     color,
   });
-  say(bold('#docs, as the people in it see it:'));
+  say(bold(GRID ? '#docs-org, as the people in it see it:' : '#docs, as the people in it see it:'));
   commands.show(CHANNEL);
   say();
   if (dmChannel) {

@@ -20,6 +20,7 @@ import {
   humanEvent,
   messageChangedEvent,
   messageDeletedEvent,
+  teamAccessEnvelope,
   urlVerification,
 } from './driver/events.js';
 import { postRaw, signatureHeaders, SLACK_USER_AGENT, type DriverResponse } from './driver/http.js';
@@ -195,6 +196,11 @@ export class SlackDriver {
   /** A member's data changed (Slack docs: "user_change"): delivers their user object as the fake has it now. */
   async userChange(user: string, o: DeliveryOptions = {}): Promise<DriverResponse> {
     return this.deliver(userChangeEvent(this.ctx, user), o.eventId ?? this.ctx.newEventId(), o);
+  }
+
+  /** The org-wide app is added to (`granted`) or removed from (`revoked`) workspaces `teamIds` (see {@link teamAccessEnvelope}). */
+  async teamAccess(change: 'granted' | 'revoked', teamIds: string[]): Promise<DriverResponse> {
+    return this.postJson(teamAccessEnvelope(this.ctx, change, teamIds, this.ctx.newEventId()));
   }
 
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */

@@ -72,6 +72,37 @@ export class DriverContext {
     });
   }
 
+  /**
+   * On Enterprise Grid, a person's message events carry their own workspace as `user_team` and
+   * `source_team` (Slack's shared-channel message fields); nothing outside Grid.
+   */
+  authorTeams(user: string): Record<string, string> {
+    if (!this.slack.enterprise) return {};
+    const team = this.slack.users.find((u) => u.id === user)?.teamId ?? this.teamId;
+    return { user_team: team, source_team: team };
+  }
+
+  /**
+   * An interaction's `enterprise` and `is_enterprise_install` (Slack's interaction payloads): null
+   * and false outside Grid; on Grid the org, and true for an org-wide install.
+   */
+  enterpriseFields(): Record<string, unknown> {
+    const org = this.slack.enterprise;
+    return {
+      enterprise: org ? { id: org.id, name: org.name } : null,
+      is_enterprise_install: org?.orgWide === true,
+    };
+  }
+
+  /** A slash command's `is_enterprise_install` and, on Grid, `enterprise_id` / `enterprise_name` (form fields). */
+  commandEnterpriseFields(): Record<string, string> {
+    const org = this.slack.enterprise;
+    return {
+      ...(org ? { enterprise_id: org.id, enterprise_name: org.name } : {}),
+      is_enterprise_install: String(org?.orgWide === true),
+    };
+  }
+
   /** The user object interaction payloads carry. */
   userRef(id: string): Record<string, unknown> {
     return { id, username: this.userName(id), name: this.userName(id), team_id: this.teamId };

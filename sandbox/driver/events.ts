@@ -15,11 +15,13 @@ type Json = Record<string, unknown>;
 /** The `event_callback` body around `event` (what Slack POSTs, and the Socket Mode `events_api` payload). */
 export function eventCallback(ctx: DriverContext, event: Json, eventId: string): Json {
   const slack = ctx.slack;
+  const enterpriseId = slack.enterprise?.id ?? null;
   return {
     token: 'sandbox-verification-token',
     team_id: ctx.teamId,
+    ...(enterpriseId ? { enterprise_id: enterpriseId } : {}),
     context_team_id: ctx.teamId,
-    context_enterprise_id: null,
+    context_enterprise_id: enterpriseId,
     api_app_id: slack.appId,
     event,
     type: 'event_callback',
@@ -27,11 +29,11 @@ export function eventCallback(ctx: DriverContext, event: Json, eventId: string):
     event_time: ctx.nowS(),
     authorizations: [
       {
-        enterprise_id: null,
+        enterprise_id: enterpriseId,
         team_id: ctx.teamId,
         user_id: slack.botUserId,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: slack.enterprise?.orgWide === true,
       },
     ],
     is_ext_shared_channel:
@@ -62,6 +64,7 @@ export function humanEvent(ctx: DriverContext, type: 'message' | 'app_mention', 
     channel: p.channel,
     event_ts: ts,
     team: ctx.teamId,
+    ...ctx.authorTeams(p.user),
     client_msg_id: `00000000-0000-4000-8000-${ts.replace('.', '').slice(-12).padStart(12, '0')}`,
     ...(type === 'message' ? { channel_type: p.channelType ?? ctx.channelType(p.channel) } : {}),
     ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
@@ -222,4 +225,33 @@ export function userChangeEvent(ctx: DriverContext, userId: string): Json {
     cache_ts: Math.floor(Date.now() / 1000),
     event_ts: ctx.eventTs(),
   };
+}
+
+/**
+ * An Org Admin adds the org-wide app to workspaces, or removes it (Slack docs: "team_access_granted",
+ * "team_access_revoked"): updates the fake's granted workspaces first, then returns the envelope as
+ * Slack sends it, with the outer `team_id` null and the org's `enterprise_id`.
+ */
+export function teamAccessEnvelope(
+  ctx: DriverContext,
+  change: 'granted' | 'revoked',
+  teamIds: string[],
+  eventId: string,
+): Json {
+  const org = ctx.slack.enterprise;
+  if (!org) throw new Error('team_access events need a fake Slack on Enterprise Grid (its `enterprise` option)');
+  if (change === 'revoked') {
+    for (const id of teamIds) {
+      const i = org.teams.findIndex((t) => t.id === id);
+      if (i >= 0) org.teams.splice(i, 1);
+    }
+  } else {
+    for (const id of teamIds) if (!org.teams.some((t) => t.id === id)) org.teams.push({ id, name: id });
+  }
+  const envelope = eventCallback(
+    ctx,
+    { type: `team_access_${change}`, team_ids: teamIds, event_ts: ctx.eventTs() },
+    eventId,
+  );
+  return { ...envelope, team_id: null, context_team_id: null };
 }

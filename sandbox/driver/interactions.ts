@@ -65,7 +65,7 @@ export function slashCommandFields(ctx: DriverContext, p: SlashCommandInput): Re
     command: p.command,
     text: p.text,
     api_app_id: slack.appId,
-    is_enterprise_install: 'false',
+    ...ctx.commandEnterpriseFields(),
     response_url: p.responseUrl ?? slack.responseUrl(undefined, { user: p.user, channel: p.channel }),
     trigger_id: slack.triggerId(p.user),
   };
@@ -129,8 +129,7 @@ export function blockActionsPayload(ctx: DriverContext, p: BlockActionInput): Js
     },
     trigger_id: slack.triggerId(p.user),
     team: { id: ctx.teamId, domain: slack.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
+    ...ctx.enterpriseFields(),
     channel: { id: p.channel, name: ctx.channelName(p.channel) },
     message: {
       type: 'message',
@@ -194,8 +193,7 @@ export function viewSubmissionPayload(ctx: DriverContext, p: ViewSubmissionInput
       bot_id: slack.botId,
     },
     response_urls: [],
-    is_enterprise_install: false,
-    enterprise: null,
+    ...ctx.enterpriseFields(),
   };
 }
 
@@ -216,8 +214,7 @@ export function messageActionPayload(ctx: DriverContext, p: MessageShortcutInput
     team: { id: ctx.teamId, domain: slack.teamDomain },
     user: ctx.userRef(p.user),
     channel: { id: p.channel, name: ctx.channelName(p.channel) },
-    is_enterprise_install: false,
-    enterprise: null,
+    ...ctx.enterpriseFields(),
     callback_id: p.callbackId,
     trigger_id: slack.triggerId(p.user),
     response_url: slack.responseUrl(undefined, {

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { FakeAgentState } from './agent-state.js';
 import { agentMethods } from './agents.js';
 import { authMethods } from './auth.js';
+import { checkTeamArgument, orgWideMethods } from './org-wide.js';
 import { parseArgs, readBody, sendJson, sendText } from './body.js';
 import { chatMethods } from './chat.js';
 import { conversationsMethods } from './conversations.js';
@@ -45,6 +46,7 @@ function allMethods(
 ): MethodTable {
   return {
     ...authMethods(state),
+    ...orgWideMethods(state),
     ...agentMethods(state, agent),
     ...chatMethods(state),
     ...streamMethods(state, streams, agent),
@@ -253,6 +255,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const handler = this.methods[method];
     if (!handler) return slackError('unknown_method');
     try {
+      checkTeamArgument(this, method, args);
       const body = handler(args);
       // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus);
       // a streamed reply is a post in the thread too.

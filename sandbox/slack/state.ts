@@ -7,6 +7,7 @@ import { DEFAULT_CHANNELS, DEFAULT_USERGROUPS, DEFAULT_USERS, resolveMembers } f
 import { fail, str, type Json } from './method.js';
 import type {
   FakeChannel,
+  FakeEnterprise,
   FakeSlackOptions,
   FakeUser,
   FakeUsergroup,
@@ -45,6 +46,7 @@ export class SlackState {
   origin = '';
   readonly teamId: string;
   readonly teamDomain: string;
+  readonly enterprise: FakeEnterprise | undefined;
   readonly botUserId: string;
   readonly botId: string;
   readonly appId: string;
@@ -65,6 +67,10 @@ export class SlackState {
   constructor(opts: FakeSlackOptions) {
     this.teamId = opts.teamId ?? 'T0SANDBOX';
     this.teamDomain = opts.teamDomain ?? 'sandbox';
+    // A copy: the driver's team_access events change the granted workspaces of this fake only.
+    this.enterprise = opts.enterprise
+      ? { ...opts.enterprise, teams: opts.enterprise.teams.map((t) => ({ ...t })) }
+      : undefined;
     this.botUserId = opts.botUserId ?? 'U0DOCSBOT';
     this.botId = opts.botId ?? 'B0DOCSBOT';
     this.appId = opts.appId ?? 'A0DOCSAPP';

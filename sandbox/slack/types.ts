@@ -30,6 +30,31 @@ export interface FakeUser {
   isOwner?: boolean;
   teamId?: string;
   isStranger?: boolean;
+  /**
+   * The person's Enterprise Grid organization (`enterprise_user.enterprise_id` in users.info).
+   * Default: the fake's {@link FakeSlackOptions.enterprise} for people of the bot's own workspace
+   * (no `teamId`), none otherwise.
+   */
+  enterpriseId?: string;
+}
+
+/**
+ * The bot's Enterprise Grid organization (Slack docs, "Enterprise Grid" and "Changes to APIs for
+ * org-wide apps"): its id ("E…"), name and workspaces (the bot's own team among them).
+ */
+export interface FakeEnterprise {
+  id: string;
+  name: string;
+  /**
+   * The org's workspaces the app was added to (`auth.teams.list`); the fake's own `teamId` is one of
+   * them. Remove one to model an Org Admin removing the app from that workspace.
+   */
+  teams: Array<{ id: string; name: string }>;
+  /**
+   * The bot token is an org-level token (an org-wide install): `auth.test` answers the enterprise
+   * id as `team_id`, and the methods Slack lists need `team_id` (./org-wide.ts). Default false.
+   */
+  orgWide?: boolean;
 }
 
 /**
@@ -49,6 +74,8 @@ export interface FakeChannel {
   isMpim?: boolean;
   isArchived?: boolean;
   isExtShared?: boolean;
+  /** On Enterprise Grid, a channel shared between workspaces of one org (`is_org_shared`, `is_shared`). */
+  isOrgShared?: boolean;
   members?: string[];
 }
 
@@ -91,6 +118,12 @@ export interface FakeSlackOptions {
   appToken?: string;
   /** Default "T0SANDBOX". */
   teamId?: string;
+  /**
+   * Enterprise Grid: the org the bot's workspace belongs to. Then auth.test answers its
+   * `enterprise_id`, users.info gives `enterprise_user`, and events carry `enterprise_id`. Default:
+   * none (a workspace outside Grid).
+   */
+  enterprise?: FakeEnterprise;
   /** The bot's user id. Default "U0DOCSBOT". */
   botUserId?: string;
   /** The bot's bot id (`bot_id` on its messages). Default "B0DOCSBOT". */
@@ -216,6 +249,8 @@ export interface FakeSlack {
   origin: string;
   teamId: string;
   teamDomain: string;
+  /** The bot's Enterprise Grid organization, when it is on Grid ({@link FakeSlackOptions.enterprise}). */
+  enterprise?: FakeEnterprise;
   botUserId: string;
   botId: string;
   appId: string;

@@ -6,7 +6,7 @@
  * "File object").
  */
 import type { Json } from './method.js';
-import type { FakeChannel, FakeUser, SlackFileRef, SlackMessage } from './types.js';
+import type { FakeChannel, FakeEnterprise, FakeUser, SlackFileRef, SlackMessage } from './types.js';
 
 /** What the wire shapes need to know about the workspace. */
 export interface WireContext {
@@ -15,6 +15,8 @@ export interface WireContext {
   teamDomain: string;
   botUserId: string;
   appId: string;
+  /** The bot's Enterprise Grid organization, if any. */
+  enterprise?: FakeEnterprise | undefined;
 }
 
 /** Thread summary of a root message, as Slack adds it to roots with replies (`reply_count`, `reply_users`, `latest_reply`). */
@@ -119,9 +121,9 @@ export function channelJson(ch: FakeChannel, isMember: boolean | undefined, memb
     is_private: Boolean(ch.isPrivate || ch.isMpim),
     is_archived: ch.isArchived ?? false,
     is_general: false,
-    is_shared: ch.isExtShared ?? false,
+    is_shared: Boolean(ch.isExtShared || ch.isOrgShared),
     is_ext_shared: ch.isExtShared ?? false,
-    is_org_shared: false,
+    is_org_shared: ch.isOrgShared ?? false,
     ...member,
     created: 1700000000,
     ...(memberCount !== undefined ? { num_members: memberCount } : {}),
@@ -149,12 +151,34 @@ export function userJson(ctx: WireContext, u: FakeUser): Json {
     is_bot: u.isBot ?? false,
     is_app_user: false,
     ...(u.isStranger !== undefined ? { is_stranger: u.isStranger } : {}),
+    ...enterpriseUser(ctx, u, teamId),
     profile: {
       display_name: u.name,
       display_name_normalized: u.name,
       real_name: realName,
       real_name_normalized: realName,
       team: teamId,
+    },
+  };
+}
+
+/**
+ * users.info's `enterprise_user` on Enterprise Grid ("User object": `id`, `enterprise_id`,
+ * `enterprise_name`, `is_admin`, `is_owner`, `teams`): for people of an org (their own
+ * `enterpriseId`, or the bot's org for its own workspace's members); nothing outside Grid.
+ */
+function enterpriseUser(ctx: WireContext, u: FakeUser, teamId: string): Json {
+  const enterpriseId = u.enterpriseId ?? (u.teamId === undefined ? ctx.enterprise?.id : undefined);
+  if (!enterpriseId) return {};
+  const name = enterpriseId === ctx.enterprise?.id ? ctx.enterprise.name : enterpriseId;
+  return {
+    enterprise_user: {
+      id: u.id,
+      enterprise_id: enterpriseId,
+      enterprise_name: name,
+      is_admin: u.isAdmin ?? false,
+      is_owner: u.isOwner ?? false,
+      teams: [teamId],
     },
   };
 }

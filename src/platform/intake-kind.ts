@@ -121,6 +121,8 @@ export interface IntakeData {
   v?: number;
   /** The Slack request's id (`trigger_id`, `event_id`, `action_ts`): every log line of its handling carries it. */
   requestId: string;
+  /** The workspace of the request (request context `teamId`), for an org-wide install's calls. */
+  teamId?: string;
   payload: unknown;
   /**
    * Where the person can be told (absent in records made before it was kept: then read from the

@@ -11,7 +11,7 @@ import { handlerContext, type IntakeHandler } from './intake-context.js';
 import type { IntakeData, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
-import { withRequestContext } from './request-context.js';
+import { currentRequestContext, withRequestContext } from './request-context.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
@@ -182,7 +182,16 @@ export class Intake {
       : {};
     const mark = this.guard.mark();
     const replyTo = kind.awaited ? kind.replyTo(payload) : {}; // nobody to tell about a kind nobody waits on
-    const data: IntakeData = { kind: kind.name, v: kind.version, requestId, payload, replyTo, receivedAt: Date.now() };
+    const teamId = currentRequestContext()?.teamId;
+    const data: IntakeData = {
+      kind: kind.name,
+      v: kind.version,
+      requestId,
+      ...(teamId ? { teamId } : {}),
+      payload,
+      replyTo,
+      receivedAt: Date.now(),
+    };
     await this.queue.add(kind.name, data, { jobId, ...short });
     if (this.replication.replicas > 0) await this.awaitReplicas(kind.name, requestId, mark);
   }
@@ -240,7 +249,8 @@ export class Intake {
     const mark = this.guard.mark();
     const context = handlerContext(job, log, (what) => this.guard.confirmSteps(mark, what));
     try {
-      await withRequestContext({ requestId: data.requestId }, () => registered.handler(parsed.data, context));
+      const request = { requestId: data.requestId, ...(data.teamId ? { teamId: data.teamId } : {}) };
+      await withRequestContext(request, () => registered.handler(parsed.data, context));
     } catch (err) {
       if (hasCode<UnreplicatedStepError>(err, PlatformErrorCode.StepUnreplicated))
         return this.admission.hold(job, token, log, err, registered.kind);

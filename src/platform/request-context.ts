@@ -7,6 +7,11 @@ export interface RequestContext {
    * `trigger_id` (or the action's `action_ts`), or the intake job's id in a worker.
    */
   requestId: string;
+  /**
+   * The workspace (`T…`) the request happened in, when its body says: an org-wide install's
+   * workspace-scoped calls need it as `team_id` (platform/slack/org-wide.ts).
+   */
+  teamId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

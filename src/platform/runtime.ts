@@ -3,6 +3,7 @@
  * (`buildPlatform`, called by main.ts) and handed to every feature, which names the parts it uses
  * (`Pick<Platform, …>`), so a test builds only those.
  */
+import { WorkspaceAccess } from './workspace-access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -62,6 +63,8 @@ export interface Platform {
   slack: SlackClients;
   /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
   conversations: ConversationDirectory;
+  /** The workspaces an org-wide install was removed from (`team_access_revoked`). */
+  workspaces: WorkspaceAccess;
   /** Signs the values the bot puts in buttons and modals (key from SLACK_SIGNING_SECRET, else SLACK_APP_TOKEN). */
   signer: ValueSigner;
   /** Calls under way, drained on shutdown. */
@@ -84,12 +87,13 @@ export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryC
 }
 
 /** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */
-function slackClients(config: Config, logger: Logger, metrics: BotMetrics): SlackClients {
+function slackClients(config: Config, logger: Logger, metrics: BotMetrics, enterpriseInstall: boolean): SlackClients {
   const options: WebClientOptions = {
     token: config.SLACK_BOT_TOKEN,
     slackApiUrl: config.SLACK_API_URL,
     logger,
     onError: (e) => metrics.slackApiError(e),
+    ...(enterpriseInstall ? { enterpriseInstall } : {}),
   };
   const own = (opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>) => createWebClient({ ...options, ...opts });
   return {
@@ -105,8 +109,10 @@ function slackClients(config: Config, logger: Logger, metrics: BotMetrics): Slac
  * Builds the platform from the configuration: metrics on a registry of their own, the Redis
  * connections, queues and intake (replica acknowledgement per REDIS_WAIT_REPLICAS), the docs API
  * clients, the Slack clients and the membership directory. Connects lazily: nothing is awaited.
+ * `install.enterpriseInstall`: SLACK_BOT_TOKEN is org-level (the start-up `auth.test`), so the
+ * Slack clients give the methods Slack lists the request's `team_id` (platform/slack/org-wide.ts).
  */
-export function buildPlatform(config: Config, logger: Logger): Platform {
+export function buildPlatform(config: Config, logger: Logger, install: { enterpriseInstall?: boolean } = {}): Platform {
   // One registry per bot, not prom-client's global one: several bots (tests) can share a process.
   const metrics = new BotMetrics({ registry: new Registry() });
   const connections = new RedisConnections(redisTarget(config), logger, metrics);
@@ -124,7 +130,7 @@ export function buildPlatform(config: Config, logger: Logger): Platform {
     onUnreplicated: () => metrics.intakeUnreplicated.inc(),
     onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
   };
-  const slack = slackClients(config, logger, metrics);
+  const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false);
   const intakeOptions = { observer: metrics, tell: tellPersonVia(slack.web, logger) };
   const docsApi = new DocsApiClient({
     baseUrl: config.DOCS_API_URL,
@@ -145,6 +151,7 @@ export function buildPlatform(config: Config, logger: Logger): Platform {
     discovery: discoveryClient(config, metrics),
     slack,
     conversations: new ConversationDirectory({ slack: slack.reads, limits, logger }),
+    workspaces: new WorkspaceAccess(redis, prefix),
     signer: signerFromConfig(config),
     inFlight: new InFlight(),
     metrics,

@@ -3,7 +3,7 @@ import type { FakeDocsApi, FakeDocsApiOptions } from '../../sandbox/fake-docs-ap
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/poll/worker.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
+import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type SlackMessage } from '../../sandbox/fake-slack.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from './bot-process.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from './redis.js';
@@ -45,9 +45,12 @@ export async function startSandbox(
     env?: Record<string, string>;
     socketMode?: boolean;
     ask?: boolean;
+    /** More options of the fake Slack (e.g. `gridOptions()` for Enterprise Grid). */
+    slack?: Omit<FakeSlackOptions, 'botToken' | 'appToken'>;
   } = {},
 ): Promise<Sandbox> {
   const slack = await startFakeSlack({
+    ...opts.slack,
     botToken: E2E_SECRETS.SLACK_BOT_TOKEN,
     ...(opts.socketMode ? { appToken: E2E_APP_TOKEN } : {}),
   });

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
-import type { UserFacts } from './policy.js';
+import type { HomeOrg, UserFacts } from './policy.js';
 
 /** The Slack methods the directory reads (scopes: users:read, usergroups:read). */
 export interface DirectorySlack {
@@ -42,8 +42,8 @@ interface CachedFacts {
 }
 
 /**
- * Who people are, from Slack, cached per process (lru-cache, TTL): `users.info` for roles, team
- * and time zone (≤ 10 minutes, and dropped when Slack's `user_change` says the person changed);
+ * Who people are, from Slack, cached per process (lru-cache, TTL): `users.info` for roles, team,
+ * Enterprise Grid organization (`enterprise_user.enterprise_id`) and time zone (≤ 10 minutes, and dropped when Slack's `user_change` says the person changed);
  * `usergroups.users.list` for group membership; `auth.test` for the bot's own team. Concurrent
  * lookups of one key share one call. Failures are not cached.
  */
@@ -52,7 +52,7 @@ export class SlackDirectory {
   private readonly changes: UserChanges | undefined;
   private readonly now: () => number;
   private readonly groups: LRUCache<string, ReadonlySet<string>>;
-  private homeTeam: Promise<string> | undefined;
+  private homeOrg: Promise<HomeOrg> | undefined;
 
   constructor(
     private readonly slack: DirectorySlack,
@@ -109,14 +109,23 @@ export class SlackDirectory {
     return false;
   }
 
-  /** The bot's own team id (`auth.test`), fetched once. @throws when Slack fails (and asks again next time). */
-  homeTeamId(): Promise<string> {
-    this.homeTeam ??= this.slack.auth.test().then((r) => {
+  /**
+   * The bot's own workspace and, on Enterprise Grid, organization (`auth.test` `team_id` and
+   * `enterprise_id`; for an org-wide install both are the enterprise id), fetched once.
+   * @throws when Slack fails (and asks again next time).
+   */
+  home(): Promise<HomeOrg> {
+    this.homeOrg ??= this.slack.auth.test().then((r) => {
       if (!r.team_id) throw new Error('auth.test returned no team_id');
-      return r.team_id;
+      return { teamId: r.team_id, ...(r.enterprise_id ? { enterpriseId: r.enterprise_id } : {}) };
     });
-    this.homeTeam.catch(() => (this.homeTeam = undefined));
-    return this.homeTeam;
+    this.homeOrg.catch(() => (this.homeOrg = undefined));
+    return this.homeOrg;
+  }
+
+  /** The bot's own team id (`auth.test` `team_id`), see {@link home}. @throws when Slack fails. */
+  async homeTeamId(): Promise<string> {
+    return (await this.home()).teamId;
   }
 
   private async fetchUser(user: string): Promise<UserFacts> {
@@ -126,6 +135,7 @@ export class SlackDirectory {
     return {
       id: user,
       ...(u.team_id ? { teamId: u.team_id } : {}),
+      ...(u.enterprise_user?.enterprise_id ? { enterpriseId: u.enterprise_user.enterprise_id } : {}),
       isBot: Boolean(u.is_bot) && u.id !== 'USLACKBOT',
       deleted: Boolean(u.deleted),
       isGuest: Boolean(u.is_restricted || u.is_ultra_restricted),

@@ -39,7 +39,7 @@ export type AccessConfig = AccessPolicyVars &
 /** What the feature is built from: the platform, its configuration, and each channel's docs project. */
 export interface AccessOptions {
   /** `slack.web` (users.info, usergroups.users.list, team.info), Redis (the budget, people's changes), the metrics. */
-  platform: Pick<Platform, 'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now'>;
+  platform: Pick<Platform, 'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now' | 'workspaces'>;
   config: AccessConfig;
   /** The docs project a channel uses (the settings feature). @throws the Redis error. */
   projectFor(channel: string): Promise<string>;
@@ -59,15 +59,15 @@ export interface Access {
 
 /**
  * Builds the access feature: the directory of people's Slack facts (cached, dropped on
- * `user_change`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR),
+ * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR),
  * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`.
  */
 export function createAccess(o: AccessOptions): Access {
-  const { redis, prefix, slack, metrics, now } = o.platform;
+  const { redis, prefix, slack, metrics, now, workspaces } = o.platform;
   const { config } = o;
   const logger = o.platform.logger.child({ feature: 'access' });
   const policy = accessPolicyFromConfig(config);
-  const directory = createAccessDirectory({ slack: slack.web, redis, prefix, now, logger });
+  const directory = createAccessDirectory({ slack: slack.web, redis, prefix, now, logger, workspaces });
   const gate = createAccessGate({
     policy,
     directory: directory.directory,

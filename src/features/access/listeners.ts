@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
+import type { WorkspaceAccess } from '../../platform/workspace-access.js';
 import { SlackDirectory, USER_FACTS_MAX_TTL_MS, type DirectorySlack, type UserChanges } from './directory.js';
 
 /**
@@ -35,7 +36,34 @@ export class RedisUserChanges implements UserChanges {
 export interface AccessListenerDeps {
   directory: Pick<SlackDirectory, 'forget'>;
   changes: Pick<RedisUserChanges, 'mark'>;
+  /** The workspaces an org-wide install was removed from. */
+  workspaces?: Pick<WorkspaceAccess, 'grant' | 'remove'>;
   logger: Logger;
+}
+
+/** Workspace ids of a `team_access_*` event's `team_ids` (anything else is dropped). */
+function teamIds(event: unknown): string[] {
+  const ids = (event as { team_ids?: unknown } | undefined)?.team_ids;
+  return Array.isArray(ids) ? ids.filter((t): t is string => typeof t === 'string' && /^T[A-Z0-9]{2,30}$/.test(t)) : [];
+}
+
+/**
+ * Slack's `team_access_granted` / `team_access_revoked` (docs.slack.dev events reference: sent to
+ * an org-wide app when it is added to, or removed from, workspaces of the org; `event.team_ids`):
+ * recorded in Redis for every replica. A removed workspace's digests and App Home pause; nothing is
+ * deleted, and granting access again resumes them. When Redis won't take it the listener throws,
+ * so the event is not acked and Slack sends it again.
+ */
+export function teamAccessEvent(deps: AccessListenerDeps, change: 'granted' | 'revoked') {
+  return async ({ event }: { event: unknown }): Promise<void> => {
+    const teams = teamIds(event);
+    if (teams.length === 0 || !deps.workspaces) {
+      deps.logger.warn({ change }, 'a team_access event without workspace ids; ignored');
+      return;
+    }
+    await (change === 'granted' ? deps.workspaces.grant(teams) : deps.workspaces.remove(teams));
+    deps.logger.info({ teams, change }, `team_access_${change}: the org-wide install's workspaces changed`);
+  };
 }
 
 /**
@@ -58,9 +86,11 @@ export function userChangeEvent(deps: AccessListenerDeps) {
   };
 }
 
-/** Registers the access feature's event listener (`user_change`). */
+/** Registers the access feature's event listeners (`user_change`, `team_access_granted`, `team_access_revoked`). */
 export function register(app: App, deps: AccessListenerDeps): void {
   app.event('user_change', userChangeEvent(deps));
+  app.event('team_access_granted', teamAccessEvent(deps, 'granted'));
+  app.event('team_access_revoked', teamAccessEvent(deps, 'revoked'));
 }
 
 /**
@@ -73,8 +103,10 @@ export function createAccessDirectory(o: {
   prefix: string;
   now: () => number;
   logger: Logger;
+  workspaces?: Pick<WorkspaceAccess, 'grant' | 'remove'>;
 }): { directory: SlackDirectory; register(app: App): void } {
   const changes = new RedisUserChanges(o.redis, o.prefix, o.now);
   const directory = new SlackDirectory(o.slack, { changes, now: o.now });
-  return { directory, register: (app) => register(app, { directory, changes, logger: o.logger }) };
+  const workspaces = o.workspaces ? { workspaces: o.workspaces } : {};
+  return { directory, register: (app) => register(app, { directory, changes, logger: o.logger, ...workspaces }) };
 }

@@ -58,6 +58,11 @@ export interface UserFacts {
   id: string;
   /** The person's workspace (`team_id`). */
   teamId?: string;
+  /**
+   * On Enterprise Grid, the person's organization (`users.info` `enterprise_user.enterprise_id`);
+   * undefined outside Grid.
+   */
+  enterpriseId?: string;
   isBot: boolean;
   deleted: boolean;
   /** Multi-channel guest (`is_restricted`) or single-channel guest (`is_ultra_restricted`). */
@@ -73,12 +78,50 @@ export interface UserFacts {
 /** One question to the policy. */
 export interface PolicyQuestion {
   facts: UserFacts;
-  /** The bot's own workspace (`auth.test` `team_id`). */
+  /** The bot's own workspace (`auth.test` `team_id`; the enterprise id for an org-wide install). */
   homeTeamId: string;
+  /** The bot's own Enterprise Grid organization (`auth.test` `enterprise_id`), when it is on Grid. */
+  homeEnterpriseId?: string;
   action: AccessAction;
   channel: string;
   /** Whether the person is in one of ACCESS_ALLOWED_USERGROUPS (only asked when {@link needsGroupCheck}). */
   inAllowedGroup?: boolean;
+}
+
+/**
+ * Where the person stands relative to the bot's own organization (the audit's `affiliation`):
+ * - `same_workspace`: a member of the bot's workspace (or no `team_id` to say otherwise);
+ * - `same_organization`: on Enterprise Grid, a member of a workspace of the bot's own enterprise
+ *   (`enterprise_user.enterprise_id` equal to the bot's `auth.test` `enterprise_id`), e.g. a sibling
+ *   workspace's member in an org-shared channel: an insider;
+ * - `other_organization`: on Grid, a person of another enterprise (Slack Connect);
+ * - `other_workspace`: a person of another workspace outside the bot's enterprise (Slack Connect);
+ * - `stranger`: Slack says `is_stranger` (always an outsider, whatever the ids say).
+ */
+export type Affiliation =
+  'same_workspace' | 'same_organization' | 'other_organization' | 'other_workspace' | 'stranger';
+
+/** The bot's own workspace and, on Enterprise Grid, organization (from `auth.test`). */
+export interface HomeOrg {
+  teamId: string;
+  enterpriseId?: string;
+}
+
+/** {@link Affiliation} of `facts` relative to `home`. Pure. */
+export function affiliationOf(
+  facts: Pick<UserFacts, 'teamId' | 'enterpriseId' | 'isStranger'>,
+  home: HomeOrg,
+): Affiliation {
+  if (facts.isStranger) return 'stranger';
+  if (home.enterpriseId !== undefined && facts.enterpriseId === home.enterpriseId)
+    return facts.teamId === home.teamId ? 'same_workspace' : 'same_organization';
+  if (facts.enterpriseId !== undefined && facts.enterpriseId !== home.enterpriseId) return 'other_organization';
+  return facts.teamId === undefined || facts.teamId === home.teamId ? 'same_workspace' : 'other_workspace';
+}
+
+/** Whether an {@link Affiliation} makes the person an outsider (held to ACCESS_ALLOW_EXTERNAL). */
+export function isOutsider(a: Affiliation): boolean {
+  return a === 'other_organization' || a === 'other_workspace' || a === 'stranger';
 }
 
 const VERB: Record<AccessAction, string> = {
@@ -109,8 +152,9 @@ export function needsGroupCheck(c: AccessPolicyConfig, action: AccessAction, use
 
 /**
  * The access policy, pure. In order: bots and deactivated accounts are refused; guests unless
- * ACCESS_ALLOW_GUESTS; users of another workspace (their `team_id` is not the bot's, or
- * `is_stranger`) unless ACCESS_ALLOW_EXTERNAL; then per action — starting and continuing jobs and
+ * ACCESS_ALLOW_GUESTS; people of other organizations ({@link affiliationOf}: `is_stranger`, another
+ * enterprise, or outside Grid another `team_id`; on Grid a member of any workspace of the bot's own
+ * enterprise is an insider) unless ACCESS_ALLOW_EXTERNAL; then per action — starting and continuing jobs and
  * managing digests need the allow-list (users ∪ user group members) when one is set; starting and
  * continuing jobs need an allowed channel when ACCESS_ALLOWED_CHANNELS is set; changing settings
  * needs ADMIN_USERS or a workspace admin/owner; reading reports and seeing settings need nothing
@@ -129,8 +173,11 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
       'guest',
       `Guests can't ${verb} in this workspace. Ask a full member of the workspace to do it for you.`,
     );
-  const external = facts.isStranger || (facts.teamId !== undefined && facts.teamId !== q.homeTeamId);
-  if (external && !c.allowExternal) {
+  const home: HomeOrg = {
+    teamId: q.homeTeamId,
+    ...(q.homeEnterpriseId !== undefined ? { enterpriseId: q.homeEnterpriseId } : {}),
+  };
+  if (isOutsider(affiliationOf(facts, home)) && !c.allowExternal) {
     return refuse(
       'external',
       `People from other organizations can't ${verb} in this workspace (this channel is shared with yours). Ask someone from this workspace to do it for you.`,

@@ -12,12 +12,20 @@ import type { Logger } from '../../platform/logger.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import type { AgentBudget } from './budget.js';
 import type { SlackDirectory } from './directory.js';
-import { CHECK_FAILED_TEXT, decideAccess, needsGroupCheck, type AccessPolicyConfig, type UserFacts } from './policy.js';
+import {
+  affiliationOf,
+  CHECK_FAILED_TEXT,
+  decideAccess,
+  needsGroupCheck,
+  type AccessPolicyConfig,
+  type Affiliation,
+  type UserFacts,
+} from './policy.js';
 
 /** What the access service needs. */
 export interface AccessDeps {
   policy: AccessPolicyConfig;
-  directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'homeTeamId'>;
+  directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'home'>;
   budget: Pick<AgentBudget, 'take' | 'give' | 'block' | 'remaining' | 'opts'>;
   /** DOCS_PROJECT_ID. */
   defaultProject: string;
@@ -57,20 +65,21 @@ async function check(
   actor: Actor,
   action: AccessAction,
   channel: string,
-): Promise<{ decision: AccessDecision; facts?: UserFacts }> {
+): Promise<{ decision: AccessDecision; facts?: UserFacts; affiliation?: Affiliation }> {
   try {
-    const [facts, homeTeamId] = await Promise.all([deps.directory.user(actor.user), deps.directory.homeTeamId()]);
+    const [facts, home] = await Promise.all([deps.directory.user(actor.user), deps.directory.home()]);
     const inAllowedGroup = needsGroupCheck(deps.policy, action, actor.user)
       ? await deps.directory.inAnyGroup(actor.user, deps.policy.allowedUsergroups)
       : undefined;
     const decision = decideAccess(deps.policy, {
       facts,
-      homeTeamId,
+      homeTeamId: home.teamId,
+      ...(home.enterpriseId !== undefined ? { homeEnterpriseId: home.enterpriseId } : {}),
       action,
       channel,
       ...(inAllowedGroup !== undefined ? { inAllowedGroup } : {}),
     });
-    return { decision, facts };
+    return { decision, facts, affiliation: affiliationOf(facts, home) };
   } catch (err) {
     deps.logger.warn({ err, user: actor.user, action }, 'could not check access; refused (fail closed)');
     return { decision: { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT } };
@@ -108,8 +117,9 @@ async function projectOf(deps: AccessDeps, call: AgentCall): Promise<string | un
  */
 async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<AccessDecision> {
   const { actor, channel, action } = call;
-  const { decision, facts } = await check(deps, actor, action, channel);
-  if (!decision.allowed) return refused(deps, actor, channel, action, decision);
+  const { decision, facts, affiliation } = await check(deps, actor, action, channel);
+  const who = affiliation ? { affiliation } : {};
+  if (!decision.allowed) return refused(deps, actor, channel, action, decision, who);
   const cap = deps.promptMaxChars;
   if (call.promptChars > cap) {
     const tooLong: Refusal = {
@@ -117,7 +127,7 @@ async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<Access
       reason: 'prompt_too_long',
       text: promptTooLongText(call.promptChars, cap),
     };
-    return refused(deps, actor, channel, action, tooLong, { promptChars: call.promptChars });
+    return refused(deps, actor, channel, action, tooLong, { promptChars: call.promptChars, ...who });
   }
   try {
     const project = call.project ?? (await deps.projectFor(channel));
@@ -125,28 +135,29 @@ async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<Access
     if (!taken.ok) {
       const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
       const text = budgetText(deps, taken.which, taken.msBeforeNext, facts?.tz);
-      return refused(deps, actor, channel, action, { allowed: false, reason, text }, { project });
+      return refused(deps, actor, channel, action, { allowed: false, reason, text }, { project, ...who });
     }
     void reportBudget(deps, project, actor.user);
     return { allowed: true };
   } catch (err) {
     deps.logger.warn({ err, user: actor.user }, 'could not check the agent budget; refused (fail closed)');
     const failed: Refusal = { allowed: false, reason: 'check_failed', text: CHECK_FAILED_TEXT };
-    return refused(deps, actor, channel, action, failed);
+    return refused(deps, actor, channel, action, failed, who);
   }
 }
 
 /**
  * The access gate (see {@link AccessGate}): the policy over the person's Slack facts, the prompt
- * cap, and the shared agent budget. Every refusal writes one audit line; a check that cannot be
+ * cap, and the shared agent budget. Every refusal writes one audit line (with the person's
+ * `affiliation` when Slack could say who they are: which rule of "other organizations" applied); a check that cannot be
  * made (Slack or Redis failing) refuses with "I couldn't check your access" (fail closed).
  */
 export function createAccessGate(deps: AccessDeps): AccessGate {
   return {
     async authorize(actor, action, channel, opts) {
-      const { decision } = await check(deps, actor, action, channel);
+      const { decision, affiliation } = await check(deps, actor, action, channel);
       if (decision.allowed || opts?.audit === false) return decision;
-      return refused(deps, actor, channel, action, decision);
+      return refused(deps, actor, channel, action, decision, affiliation ? { affiliation } : {});
     },
     admitAgentCall: (call) => admitAgentCall(deps, call),
     async refund(call) {

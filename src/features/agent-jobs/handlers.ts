@@ -10,7 +10,7 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { publishHome, type HomeDefaults } from './home/index.js';
+import { publishHome, type HomeDefaults, type HomeDeps } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
 import { continueAgentJob } from './follow-up/index.js';
 import { handlePreviewFix, type PreviewFixIntake } from './preview/fix.js';
@@ -39,6 +39,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   };
   logger: Logger;
   homeDefaults: HomeDefaults;
+  /** The workspaces an org-wide install was removed from (no App Home there). */
+  workspaces?: HomeDeps['workspaces'];
   /** Budget left, shown in App Home. */
   access: Pick<AccessGate, 'budgetLeft'>;
   /** 👍/👎 clicks on announcements. */

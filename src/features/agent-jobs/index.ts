@@ -73,6 +73,7 @@ export interface AgentJobsOptions {
     | 'logger'
     | 'metrics'
     | 'now'
+    | 'workspaces'
   >;
   config: AgentJobsConfig;
   /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
@@ -131,7 +132,7 @@ function handlerDepsOf(
   previews: AgentJobsHandlerDeps['previews'],
 ): AgentJobsHandlerDeps {
   const { store, logger } = common;
-  const { redis, prefix, conversations, signer, metrics, slack, now } = o.platform;
+  const { redis, prefix, conversations, signer, metrics, slack, now, workspaces } = o.platform;
   const { config, access } = o;
   const policyFor = (channel: string) => o.channels.followupPolicyFor(channel);
   return {
@@ -154,6 +155,7 @@ function handlerDepsOf(
     feedback: { store, redis, prefix, access, conversations, signer, logger, metrics },
     signer,
     conversations,
+    workspaces,
     now,
     previews,
   };

@@ -25,7 +25,7 @@ export interface DigestsOptions {
   /** The digests' queue and job schedulers on `queues`, `slack.web`, `conversations` ("Improve with agent" needs the person in the digest's channel), the signer (its buttons and modal). */
   platform: Pick<
     Platform,
-    'queues' | 'intake' | 'redis' | 'prefix' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'
+    'queues' | 'intake' | 'redis' | 'prefix' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now' | 'workspaces'
   >;
   /** DIGEST_CRON and DIGEST_TZ (the default schedule); the docs projects. */
   config: Pick<Config, 'DIGEST_CRON' | 'DIGEST_TZ' | 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'>;
@@ -54,7 +54,7 @@ export interface Digests {
 
 /** Builds the digests feature and registers its intake handlers. */
 export function createDigests(o: DigestsOptions): Digests {
-  const { queues, intake, redis, prefix, conversations, signer, now } = o.platform;
+  const { queues, intake, redis, prefix, conversations, signer, now, workspaces } = o.platform;
   const slack = o.platform.slack.web;
   const { access, projectFor } = o;
   const logger = o.platform.logger.child({ feature: 'digests' });
@@ -66,7 +66,17 @@ export function createDigests(o: DigestsOptions): Digests {
   const subcommands = digestSubcommands({ ...common, slack, conversations, quotas });
   registerSubcommandHandler(intake, { subcommands, access });
   const projects = docsProjects(o.config);
-  const workerDeps = { visitors: o.visitors, redis, prefix, digestQueue, slack, projectFor, signer, logger };
+  const workerDeps = {
+    visitors: o.visitors,
+    redis,
+    prefix,
+    digestQueue,
+    slack,
+    projectFor,
+    signer,
+    workspaces,
+    logger,
+  };
   return {
     digestQueue,
     describeSubscription: async (teamId, channel) => {

@@ -1,3 +1,4 @@
+import type { WorkspaceAccess } from '../../platform/workspace-access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -47,6 +48,8 @@ export interface DigestDeps {
   projectFor: (channel: string) => Promise<string>;
   /** Signs the "Improve with agent" and Retry buttons' values. */
   signer: Pick<ValueSigner, 'sign'>;
+  /** The workspaces an org-wide install was removed from: their digests pause. */
+  workspaces?: Pick<WorkspaceAccess, 'removed'>;
   logger: Logger;
 }
 
@@ -69,7 +72,9 @@ export type DigestOutcome =
   /** `chart`: `none` when the channel does not get the visitors section (the chart is part of it). */
   | { status: 'posted'; ts: string; chart: ChartOutcome }
   | { status: 'already_posted'; ts?: string; chart?: ChartOutcome }
-  | { status: 'cannot_post'; error: string };
+  | { status: 'cannot_post'; error: string }
+  /** The org-wide install was removed from the channel's workspace: not posted, the schedule kept. */
+  | { status: 'workspace_removed' };
 
 /** A run in progress: its deps, zone, delivery record key and logger. */
 interface RunContext {
@@ -89,10 +94,13 @@ interface RunContext {
  * files.uploadV2 fails, the text digest (already posted, complete on its own) stays and the run
  * still succeeds.
  *
+ * A run for a workspace the org-wide install was removed from posts nothing (`workspace_removed`;
+ * the schedule stays, so a workspace added again gets its digests again).
  * @throws API and budget errors before anything was posted (BullMQ retries the job); on the final
  *   attempt the channel first gets a short notice with a Retry button.
  */
 export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<DigestOutcome> {
+  if (await deps.workspaces?.removed(run.data.teamId)) return { status: 'workspace_removed' };
   const ctx: RunContext = {
     deps,
     run,

@@ -1,6 +1,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import { KeyedSerial } from '../keyed-serial.js';
+import { currentRequestContext } from '../request-context.js';
 import type { Logger } from '../logger.js';
 import { classifySlackError, slackErrorCode } from './errors.js';
 import { memoryReadLimits, MembersUnknownError, takeRead, type MembershipReadLimits } from './membership-reads.js';
@@ -72,6 +73,15 @@ export interface ConversationDirectoryOptions {
   logger?: Logger;
 }
 
+/**
+ * The key of a person's list: the user id, after the request's workspace when it names one (an
+ * org-wide token's users.conversations lists one workspace's conversations, per its `team_id`).
+ */
+function listKey(user: string): string {
+  const team = currentRequestContext()?.teamId;
+  return team ? `${team}/${user}` : user;
+}
+
 /** What is known of one person's conversations. */
 interface PersonList {
   channels: Set<string>;
@@ -126,8 +136,8 @@ export class ConversationDirectory {
    *   (`channel_not_found` when the bot can't see the conversation; `user_not_found`).
    */
   isMember(channel: string, user: string): Promise<boolean> {
-    if (this.lists.get(user)?.channels.has(channel)) return Promise.resolve(true);
-    return this.serial.run(user, () => this.answer(channel, user));
+    if (this.lists.get(listKey(user))?.channels.has(channel)) return Promise.resolve(true);
+    return this.serial.run(listKey(user), () => this.answer(channel, user));
   }
 
   /**
@@ -140,8 +150,8 @@ export class ConversationDirectory {
    * @throws Slack's errors other than a rate limit (`user_not_found`, …).
    */
   membershipsOf(user: string, channels: readonly string[]): Promise<Map<string, boolean | 'unknown'>> {
-    return this.serial.run(user, async () => {
-      const known = this.lists.get(user);
+    return this.serial.run(listKey(user), async () => {
+      const known = this.lists.get(listKey(user));
       const probe = channels.find((c) => !known?.channels.has(c));
       const answers = new Map<string, boolean | 'unknown'>(channels.map((c) => [c, true]));
       if (probe === undefined) return answers;
@@ -184,7 +194,7 @@ export class ConversationDirectory {
    * that now (then the older list answers).
    */
   private async listFor(channel: string, user: string): Promise<PersonList> {
-    const known = this.lists.get(user);
+    const known = this.lists.get(listKey(user));
     if (
       known &&
       (known.channels.has(channel) || known.verdict !== 'complete' || this.now() - known.readAt < REREAD_NO_AFTER_MS)
@@ -215,7 +225,7 @@ export class ConversationDirectory {
     const res = await this.call('users.conversations', channel, () => this.o.slack.users.conversations(args)).catch(
       (err: unknown) => {
         // A cursor Slack no longer takes: the next question reads the list from its start.
-        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(user);
+        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(listKey(user));
         throw err;
       },
     );
@@ -227,7 +237,7 @@ export class ConversationDirectory {
     else delete list.next;
     if (!next) list.verdict = 'complete';
     else if (list.pages >= PERSON_PAGE_CAP) list.verdict = 'too_large';
-    this.lists.set(user, list); // re-sized, and kept for the TTL from the last page
+    this.lists.set(listKey(user), list); // re-sized, and kept for the TTL from the last page
   }
 
   /**

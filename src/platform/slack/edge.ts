@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
+import { requestTeamId } from './org-wide.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
 import { postToResponseUrl } from './respond.js';
 import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
@@ -136,7 +137,8 @@ export class SlackEdge {
       this.opts.logger.warn({ reason: c.reason }, 'refused a malformed Slack request');
       return send(undefined, 'malformed', { status: 400 });
     }
-    await withRequestContext({ requestId: c.requestId }, () =>
+    const teamId = requestTeamId(b);
+    await withRequestContext({ requestId: c.requestId, ...(teamId ? { teamId } : {}) }, () =>
       this.dispatch(b, c.kind, meta, (outcome, r) => send(c.kind, outcome, r)),
     );
   }

@@ -79,14 +79,24 @@ const anyEvent = z.looseObject({
   previous_message: record.optional(),
 });
 
-/** An Events API envelope. */
-export const eventCallbackPayload = z.looseObject({
-  type: z.literal('event_callback'),
-  team_id: teamId,
-  event_id: opaque,
-  authorizations: z.array(record).optional(),
-  event: anyEvent.refine((e) => !KNOWN_EVENT_TYPES.has(e.type) || knownEvent.safeParse(e).success, 'malformed event'),
-});
+/**
+ * An Events API envelope. `team_id` is null only in an org-level event, which names its
+ * `enterprise_id` (Slack's `team_access_granted` / `team_access_revoked`).
+ */
+export const eventCallbackPayload = z
+  .looseObject({
+    type: z.literal('event_callback'),
+    team_id: teamId.nullable(),
+    enterprise_id: z
+      .string()
+      .regex(/^E[A-Z0-9]{2,30}$/)
+      .nullable()
+      .optional(),
+    event_id: opaque,
+    authorizations: z.array(record).optional(),
+    event: anyEvent.refine((e) => !KNOWN_EVENT_TYPES.has(e.type) || knownEvent.safeParse(e).success, 'malformed event'),
+  })
+  .refine((b) => b.team_id !== null || typeof b.enterprise_id === 'string', 'an event of no workspace and no org');
 
 const actor = z.looseObject({ id: userId });
 const team = z.looseObject({ id: teamId }).nullable().optional();

@@ -64,23 +64,50 @@ export function toStartupError(variable: TokenVariable, err: unknown, slackApiUr
   return undefined;
 }
 
+/** What the start-up `auth.test` says of SLACK_BOT_TOKEN. */
+export interface BotInstall {
+  /** The bot's ids, when Slack gave both. */
+  identity?: BotIdentity;
+  /**
+   * An org-level token (Enterprise Grid org-wide install): `auth.test` answers
+   * `is_enterprise_install: true`, with the enterprise id as `team_id` and `enterprise_id`.
+   */
+  enterpriseInstall: boolean;
+  /** `auth.test` `enterprise_id`, on Grid. */
+  enterpriseId?: string;
+}
+
 /**
  * Checks SLACK_BOT_TOKEN once, as the bot starts: `auth.test` (Slack docs: "checks authentication
  * and tells you who you are"), with the bot's usual retries of network errors and 5xx
  * (`webClientRetries`: 5 tries over 8 to 12 s, then the error).
  *
- * @returns the bot's ids, which Bolt is then given so that it does not call `auth.test` again.
+ * @returns the bot's ids (which Bolt is then given so that it does not call `auth.test` again) and
+ *   whether the token is an org-wide install.
  * @throws {@link StartupError} when Slack refuses the token or cannot be reached; any other error as is.
  */
+export async function checkBotInstall(opts: {
+  token: string;
+  slackApiUrl: string;
+  logger: Logger;
+}): Promise<BotInstall> {
+  try {
+    const res = await createWebClient(opts).auth.test();
+    return {
+      ...(res.user_id && res.bot_id ? { identity: { botUserId: res.user_id, botId: res.bot_id } } : {}),
+      enterpriseInstall: res.is_enterprise_install === true,
+      ...(res.enterprise_id ? { enterpriseId: res.enterprise_id } : {}),
+    };
+  } catch (err) {
+    throw toStartupError('SLACK_BOT_TOKEN', err, opts.slackApiUrl) ?? err;
+  }
+}
+
+/** {@link checkBotInstall}'s identity alone. @throws as {@link checkBotInstall}. */
 export async function checkBotToken(opts: {
   token: string;
   slackApiUrl: string;
   logger: Logger;
 }): Promise<BotIdentity | undefined> {
-  try {
-    const res = await createWebClient(opts).auth.test();
-    return res.user_id && res.bot_id ? { botUserId: res.user_id, botId: res.bot_id } : undefined;
-  } catch (err) {
-    throw toStartupError('SLACK_BOT_TOKEN', err, opts.slackApiUrl) ?? err;
-  }
+  return (await checkBotInstall(opts)).identity;
 }

@@ -2,6 +2,7 @@ import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { classifySlackError, type SlackErrorInfo } from './errors.js';
+import { withRequestTeam } from './org-wide.js';
 
 /**
  * Retries of Web API calls: Slack's documented advice is to honour `Retry-After` on 429 and retry
@@ -28,24 +29,31 @@ export interface WebClientOptions {
   rejectRateLimitedCalls?: boolean;
   /** Told about every failed call, after the client's own retries (metrics). */
   onError?: (info: SlackErrorInfo & { method: string }) => void;
+  /**
+   * The token is org-level (`auth.test` `is_enterprise_install`): the methods Slack lists as
+   * needing `team_id` get the request's workspace (org-wide.ts). @defaultValue false
+   */
+  enterpriseInstall?: boolean;
 }
 
 /**
  * A WebClient that names the method on every error it throws (`slackMethod`), so a log line or a
- * metric can say which call failed, and reports each failure to `onError`.
+ * metric can say which call failed, and reports each failure to `onError`. With an org-level
+ * token it gives the methods that need it the request's `team_id`.
  */
 class ObservedWebClient extends WebClient {
   constructor(
     token: string,
     options: ConstructorParameters<typeof WebClient>[1],
     private readonly onError?: WebClientOptions['onError'],
+    private readonly enterpriseInstall = false,
   ) {
     super(token, options);
   }
 
   override async apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
     try {
-      return await super.apiCall(method, options);
+      return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
     } catch (err) {
       if (typeof err === 'object' && err !== null) Object.assign(err, { slackMethod: method });
       this.onError?.({ ...classifySlackError(err), method });
@@ -66,5 +74,6 @@ export function createWebClient(opts: WebClientOptions): WebClient {
         : { retryConfig: webClientRetries }),
     },
     opts.onError,
+    opts.enterpriseInstall,
   );
 }

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../../platform/access.js';
+import type { WorkspaceAccess } from '../../../platform/workspace-access.js';
 import { threadPermalink } from '../permalink.js';
 import type { JobStore } from '../store.js';
 import { buildHomeView, type HomeDefaults } from './blocks.js';
@@ -11,15 +12,19 @@ export interface HomeDeps {
   /** Budget left, shown on the tab. */
   access: Pick<AccessGate, 'budgetLeft'>;
   homeDefaults: HomeDefaults;
+  /** The workspaces an org-wide install was removed from: their App Home is not published. */
+  workspaces?: Pick<WorkspaceAccess, 'removed'>;
   /** Clock in epoch ms. */
   now: () => number;
 }
 
 /**
  * App Home: publishes (views.publish) the person's last 20 jobs, each with its thread's permalink,
- * and the defaults and agent budget in force. @throws Redis and Slack errors (the intake retries).
+ * and the defaults and agent budget in force; nothing in a workspace the org-wide install was
+ * removed from. @throws Redis and Slack errors (the intake retries).
  */
 export async function publishHome(deps: HomeDeps, p: { teamId: string; user: string }): Promise<void> {
+  if (await deps.workspaces?.removed(p.teamId)) return;
   const recs = await deps.store.listUserJobs(p.teamId, p.user, 20);
   const jobs = await Promise.all(
     recs.map(async (r) => ({

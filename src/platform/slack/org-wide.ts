@@ -1,0 +1,76 @@
+/**
+ * Org-wide apps on Enterprise Grid (Slack docs, "Changes to APIs for org-wide apps"): a token
+ * installed on a whole org reaches many workspaces, so some Web API methods need `team_id` to say
+ * which one to act on ("the team_id is only relevant when using an org-level token"; Slack answers
+ * `missing_argument` without it). The bot gives those methods the workspace of the request it is
+ * handling (the request context's `teamId`, carried into the intake's workers).
+ */
+import { currentRequestContext } from '../request-context.js';
+
+/**
+ * The methods that need `team_id` with an org-level token: Slack's list, as @slack/web-api 8 types
+ * it (`OptionalTeamAssignable`: "If using an org token, `team_id` is required."). The bot calls
+ * `users.conversations` (membership) and `usergroups.users.list` (the allow-list) of them.
+ */
+export const ORG_TOKEN_TEAM_METHODS: ReadonlySet<string> = new Set([
+  'bots.info',
+  'chat.scheduledMessages.list',
+  'conversations.create',
+  'conversations.list',
+  'dnd.teamInfo',
+  'files.list',
+  'migration.exchange',
+  'reactions.list',
+  'reminders.add',
+  'reminders.complete',
+  'reminders.delete',
+  'reminders.info',
+  'reminders.list',
+  'search.all',
+  'search.files',
+  'search.messages',
+  'stars.list',
+  'team.accessLogs',
+  'team.billableInfo',
+  'team.integrationLogs',
+  'usergroups.create',
+  'usergroups.disable',
+  'usergroups.enable',
+  'usergroups.list',
+  'usergroups.update',
+  'usergroups.users.list',
+  'usergroups.users.update',
+  'users.conversations',
+  'users.list',
+]);
+
+/** A workspace id (`T…`); enterprise ids (`E…`) are not workspaces. */
+const WORKSPACE_ID = /^T[A-Z0-9]{2,30}$/;
+
+function workspace(v: unknown): string | undefined {
+  return typeof v === 'string' && WORKSPACE_ID.test(v) ? v : undefined;
+}
+
+/**
+ * The workspace a Slack request happened in: the Events API's `context_team_id` or `team_id`, a
+ * command's `team_id`, an interaction's `team.id` (or its `user.team_id`). Undefined when the body
+ * names none (e.g. `team_access_granted`, whose `team_id` is null).
+ */
+export function requestTeamId(body: Record<string, unknown>): string | undefined {
+  const team = body.team as { id?: unknown } | null | undefined;
+  const user = body.user as { team_id?: unknown } | null | undefined;
+  return workspace(body.context_team_id) ?? workspace(body.team_id) ?? workspace(team?.id) ?? workspace(user?.team_id);
+}
+
+/**
+ * `options` with `team_id` set to the current request's workspace when `method` needs it
+ * ({@link ORG_TOKEN_TEAM_METHODS}) and the caller gave none; otherwise `options` as they are.
+ */
+export function withRequestTeam(
+  method: string,
+  options: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!ORG_TOKEN_TEAM_METHODS.has(method) || options?.team_id !== undefined) return options;
+  const teamId = currentRequestContext()?.teamId;
+  return teamId ? { ...options, team_id: teamId } : options;
+}
