@@ -40,6 +40,12 @@ export interface Surface {
   owner: SurfaceOwner;
   /** What it is, in a few words. */
   what: string;
+  /**
+   * Set on the events only an org-ready app receives (Slack: `team_access_granted` and
+   * `team_access_revoked` are "sent to your organization-ready app"): manifest.yml, written for a
+   * workspace app, does not subscribe to them; docs/setup.md ("Enterprise Grid") says to add them.
+   */
+  orgAppOnly?: true;
 }
 
 /** Every surface of the bot and its owner, by kind (see the module comment). */
@@ -59,6 +65,7 @@ export const SURFACES: readonly Surface[] = [
 
   { kind: 'action', id: 'agent_jobs.restart', owner: 'agent-jobs', what: 'Start again, on a job that failed' },
   { kind: 'action', id: 'agent_jobs.feedback', owner: 'agent-jobs', what: "feedback buttons on a job's result" },
+  { kind: 'action', id: 'agent_jobs.preview_fix', owner: 'agent-jobs', what: 'Ask the agent to fix the build' },
   { kind: 'action', id: 'ask.feedback', owner: 'ask', what: 'feedback buttons under an answer' },
   { kind: 'action', id: 'ask.change', owner: 'ask', what: 'Make this a docs change, under an answer' },
   { kind: 'action', id: 'ask.document', owner: 'ask', what: 'Document this, under an answer (opens a form)' },
@@ -103,12 +110,27 @@ export const SURFACES: readonly Surface[] = [
   { kind: 'event', id: 'app_home_opened', owner: 'agent-view', what: 'the Messages tab (suggested prompts)' },
   { kind: 'event', id: 'app_context_changed', owner: 'agent-view', what: 'what the person views beside the agent' },
   { kind: 'event', id: 'user_change', owner: 'access', what: "a person's facts changed: drop them from the cache" },
+  {
+    kind: 'event',
+    id: 'team_access_granted',
+    owner: 'access',
+    what: 'an org-wide app added to workspaces',
+    orgAppOnly: true,
+  },
+  {
+    kind: 'event',
+    id: 'team_access_revoked',
+    owner: 'access',
+    what: 'an org-wide app removed from workspaces',
+    orgAppOnly: true,
+  },
 
   { kind: 'intake', id: 'agent-jobs.start', owner: 'agent-jobs', what: 'start a job (/docs-edit, forms, shortcuts)' },
   { kind: 'intake', id: 'agent-jobs.reply', owner: 'agent-jobs', what: '/docs-reply' },
   { kind: 'intake', id: 'agent-jobs.home', owner: 'agent-jobs', what: 'publish the App Home' },
   { kind: 'intake', id: 'agent-jobs.restart', owner: 'agent-jobs', what: 'Start again' },
   { kind: 'intake', id: 'agent-jobs.feedback', owner: 'agent-jobs', what: "feedback on a job's result" },
+  { kind: 'intake', id: 'agent-jobs.preview-fix', owner: 'agent-jobs', what: 'Ask the agent to fix the build' },
   { kind: 'intake', id: 'agent-jobs.message', owner: 'conversations', what: "a person's message (name kept)" },
   { kind: 'intake', id: 'agent-view.prompts', owner: 'agent-view', what: 'set the suggested prompts' },
   { kind: 'intake', id: 'ask.question', owner: 'ask', what: 'a question (/docs-ask, a mention, a follow-up)' },
