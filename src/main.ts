@@ -21,7 +21,7 @@ import { buildPlatform, type Platform } from './platform/runtime.js';
 import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import type { HttpRoute } from './platform/slack/receiver.js';
-import { checkBotInstall, logStartFailure } from './platform/slack/startup.js';
+import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -113,7 +113,11 @@ function stopper(
  * SLACK_APP_TOKEN, or cannot be reached; any other error when e.g. the HTTP port cannot be bound.
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
-  const install = await checkBotInstall({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
+  // OAuth mode has no token of its own to check: each installation's comes from the store.
+  const install: BotInstall =
+    config.SLACK_BOT_TOKEN === undefined
+      ? { enterpriseInstall: false }
+      : await checkBotInstall({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
   const { identity } = install;
   if (install.enterpriseInstall)
     logger.info({ enterpriseId: install.enterpriseId }, 'SLACK_BOT_TOKEN is an org-wide install (Enterprise Grid)');
