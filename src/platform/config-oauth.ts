@@ -3,7 +3,17 @@
  * config.ts's schema runs on the raw input, and the settings the installer and the installation
  * store are built from. docs/configuration.md lists the variables.
  */
-import type { Config } from './config.js';
+/** The OAuth variables of the validated configuration (config.ts's `Config`). */
+type OAuthVars = Partial<
+  Record<
+    | 'SLACK_CLIENT_ID'
+    | 'SLACK_CLIENT_SECRET'
+    | 'SLACK_STATE_SECRET'
+    | 'SLACK_INSTALLATION_KEY'
+    | 'SLACK_INSTALLATION_KEY_PREVIOUS',
+    string
+  >
+>;
 
 /** The variables OAuth mode needs beside SLACK_CLIENT_ID. */
 const OAUTH_REQUIRED = ['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET', 'SLACK_INSTALLATION_KEY'] as const;
@@ -48,7 +58,7 @@ export interface OAuthSettings {
 }
 
 /** OAuth mode's settings, or undefined in single-token mode (SLACK_BOT_TOKEN). */
-export function oauthMode(c: Config): OAuthSettings | undefined {
+export function oauthMode(c: OAuthVars): OAuthSettings | undefined {
   if (!c.SLACK_CLIENT_ID) return undefined;
   return {
     clientId: c.SLACK_CLIENT_ID,
