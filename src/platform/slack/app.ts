@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { SlackEdge, type EdgeObserver } from './edge.js';
-import { installRoutes } from './oauth.js';
+import { droppedForInstallation, installRoutes, registerInstallationEvents } from './oauth.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
 import { responseUrlGuard } from './response-url-guard.js';
@@ -77,8 +77,10 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   // A response_url that isn't Slack's (or the configured API's origin) is never posted to.
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   app.error(async (err) => {
+    if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;
   });
+  if (opts.installer) registerInstallationEvents(app, opts.installer.installationStore, logger);
   registerLinkButtons(app);
   return { app, receiver, edge };
 }

@@ -9,7 +9,8 @@
  * installer's: it fetches the request's installation from the store.
  */
 import { InstallProvider } from '@slack/oauth';
-import type { InstallationStore } from '@slack/bolt';
+import type { App, InstallationStore } from '@slack/bolt';
+import { errorCode, PlatformErrorCode } from '../errors.js';
 import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
@@ -72,4 +73,59 @@ export function installRoutes(installer: InstallProvider): HttpRoute[] {
     },
     { method: 'GET', path: REDIRECT_URI_PATH, handler: (req, res) => installer.handleCallback(req, res) },
   ];
+}
+
+/** The store's codes for an installation the bot cannot use: the event is acked and dropped. */
+const UNUSABLE = new Set<string>([
+  PlatformErrorCode.InstallationNotFound,
+  PlatformErrorCode.InstallationKeyUnknown,
+  PlatformErrorCode.InstallationUnreadable,
+]);
+
+/**
+ * Whether `err` is Bolt's authorize failure (`slack_bolt_authorization_error`) for an installation
+ * the store does not have or cannot open: the request is then acked and dropped with one warn line
+ * (logged here), not retried by Slack. A Redis failure is not: it stays an error, so the request is
+ * not acked and Slack redelivers it.
+ */
+export function droppedForInstallation(err: unknown, logger: Logger): boolean {
+  if (errorCode(err) !== 'slack_bolt_authorization_error') return false;
+  // Bolt's error wraps @slack/oauth's (InstallProvider.authorize), which wraps the store's.
+  let original = (err as { original?: unknown }).original;
+  for (let i = 0; i < 3 && original && !UNUSABLE.has(errorCode(original) ?? ''); i++)
+    original = (original as { original?: unknown }).original;
+  const code = errorCode(original);
+  if (!code || !UNUSABLE.has(code)) return false;
+  const installation = (original as { installation?: unknown }).installation;
+  logger.warn({ installationError: code, installation }, 'dropped a request for an installation the bot does not have');
+  return true;
+}
+
+/**
+ * `app_uninstalled` and `tokens_revoked` (its `tokens.bot`): the installation of the event's
+ * workspace (or org, for an org-wide install) is deleted, with one info line. Bolt runs these
+ * without `authorize` (its `eventTypesToSkipAuthorize`), so they arrive even when the installation
+ * is gone already. A revoked user token alone (`tokens.oauth`) changes nothing: the bot stores none
+ * of its own. @throws (to the edge) when Redis fails, so the event is redelivered.
+ */
+export function registerInstallationEvents(app: App, store: InstallationStore, logger: Logger): void {
+  const forget = async (
+    context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
+    reason: string,
+  ) => {
+    const isEnterpriseInstall = context.isEnterpriseInstall === true;
+    await store.deleteInstallation?.({
+      teamId: isEnterpriseInstall ? undefined : context.teamId,
+      enterpriseId: context.enterpriseId,
+      isEnterpriseInstall,
+    } as Parameters<NonNullable<InstallationStore['deleteInstallation']>>[0]);
+    logger.info(
+      { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall, reason },
+      'installation deleted',
+    );
+  };
+  app.event('app_uninstalled', async ({ context }) => forget(context, 'app_uninstalled'));
+  app.event('tokens_revoked', async ({ event, context }) => {
+    if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked');
+  });
 }
