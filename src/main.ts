@@ -20,8 +20,13 @@ import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
 import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
+import { createInstaller } from './platform/slack/oauth.js';
+import { oauthMode } from './platform/config-oauth.js';
+import { RedisInstallationStore } from './platform/installation-store.js';
+import { KeyRing } from './platform/sealed-box.js';
+import type { InstallProvider } from '@slack/oauth';
 import type { HttpRoute } from './platform/slack/receiver.js';
-import { checkBotInstall, logStartFailure } from './platform/slack/startup.js';
+import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 
 /** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
@@ -105,6 +110,23 @@ function stopper(
 }
 
 /**
+ * OAuth mode's installer (SLACK_CLIENT_ID set), its installations in Redis sealed with
+ * SLACK_INSTALLATION_KEY (and _PREVIOUS during a rotation); `{}` in single-token mode.
+ */
+function oauthInstaller(p: Platform): { installer?: InstallProvider } {
+  const oauth = oauthMode(p.config);
+  if (!oauth) return {};
+  const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
+  const installationStore = new RedisInstallationStore(p.redis, p.prefix, keys);
+  p.logger.warn(
+    'OAuth mode is not complete: installs are stored and each request is authorized with its installation, but the bot\'s own Slack calls have no token yet (docs/setup.md, "Several workspaces (OAuth)")',
+  );
+  return {
+    installer: createInstaller({ oauth, installationStore, slackApiUrl: p.config.SLACK_API_URL, logger: p.logger }),
+  };
+}
+
+/**
  * The composition root. Builds the platform (Redis, queues, the intake, the docs API client, Slack
  * clients; platform/runtime.ts), then each feature with what it needs (compose.ts), then the Bolt
  * app on the bot's receiver with every feature's listeners, then starts the workers.
@@ -113,7 +135,11 @@ function stopper(
  * SLACK_APP_TOKEN, or cannot be reached; any other error when e.g. the HTTP port cannot be bound.
  */
 export async function startBot(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningBot> {
-  const install = await checkBotInstall({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
+  // OAuth mode has no token of its own to check: each installation's comes from the store.
+  const install: BotInstall =
+    config.SLACK_BOT_TOKEN === undefined
+      ? { enterpriseInstall: false }
+      : await checkBotInstall({ token: config.SLACK_BOT_TOKEN, slackApiUrl: config.SLACK_API_URL, logger });
   const { identity } = install;
   if (install.enterpriseInstall)
     logger.info({ enterpriseId: install.enterpriseId }, 'SLACK_BOT_TOKEN is an org-wide install (Enterprise Grid)');
@@ -133,6 +159,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     routes: httpRoutes(p, watch),
     observer: p.metrics,
     ...(identity ? { identity } : {}),
+    ...oauthInstaller(p),
   });
   registerListeners(app, features);
   await p.intake.checkReplication();

@@ -79,3 +79,25 @@ export const count = (def: number) =>
     .int('must be a whole number')
     .positive('must be greater than 0')
     .default(def);
+
+/**
+ * The bytes of an installation key: 32 bytes given as 64 hex digits or base64 (44 characters with
+ * padding); undefined for anything else.
+ */
+export function installationKeyBytes(v: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(v)) {
+    const b = Buffer.from(v, 'base64');
+    return b.length === 32 ? b : undefined;
+  }
+  return undefined;
+}
+
+/** An AES-256 key for installations at rest: 32 bytes, hex or base64 (e.g. `openssl rand -base64 32`); unset allowed. */
+export const installationKey = z
+  .string()
+  .refine(
+    (v) => installationKeyBytes(v) !== undefined,
+    'must be 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)',
+  )
+  .optional();

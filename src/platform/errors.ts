@@ -30,6 +30,12 @@ export const PlatformErrorCode = {
   StartupRefused: 'startup_refused',
   /** A missing or invalid environment variable (ConfigError). */
   ConfigInvalid: 'config_invalid',
+  /** OAuth mode: no installation is stored for the workspace or org asked for (InstallationError). */
+  InstallationNotFound: 'installation_not_found',
+  /** OAuth mode: a stored installation was sealed with a key the bot does not have (InstallationError). */
+  InstallationKeyUnknown: 'installation_key_unknown',
+  /** OAuth mode: a stored installation does not open with its key: tampered, moved or malformed (InstallationError). */
+  InstallationUnreadable: 'installation_unreadable',
 } as const;
 
 /** One of {@link PlatformErrorCode}. */

@@ -89,7 +89,8 @@ export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryC
 /** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */
 function slackClients(config: Config, logger: Logger, metrics: BotMetrics, enterpriseInstall: boolean): SlackClients {
   const options: WebClientOptions = {
-    token: config.SLACK_BOT_TOKEN,
+    // OAuth mode (no SLACK_BOT_TOKEN): these clients have no token yet (docs/setup.md, "Several workspaces (OAuth)").
+    token: config.SLACK_BOT_TOKEN ?? '',
     slackApiUrl: config.SLACK_API_URL,
     logger,
     onError: (e) => metrics.slackApiError(e),

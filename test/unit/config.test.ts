@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, docsProjects, readConfig } from '../../src/platform/config.js';
+import { oauthMode } from '../../src/platform/config-oauth.js';
 
 const valid = {
   SLACK_BOT_TOKEN: 'xoxb-1',
@@ -224,5 +225,63 @@ describe('readConfig', () => {
     expect(problems({ ...valid, DOCS_API_URL: 'http://localhost.evil.example/' })).toHaveLength(1);
     expect(problems({ ...valid, DOCS_API_URL: 'http://127.0.0.1.nip.io/' })).toHaveLength(1);
     expect(problems({ ...valid, DOCS_API_URL: 'ftp://127.0.0.1/' })).toHaveLength(1);
+  });
+});
+
+describe('readConfig: OAuth mode (SLACK_CLIENT_ID)', () => {
+  const { SLACK_BOT_TOKEN: _t, ...noToken } = valid;
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const oauth = {
+    ...noToken,
+    SLACK_CLIENT_ID: '1234567890.987654321',
+    SLACK_CLIENT_SECRET: 'client-secret',
+    SLACK_STATE_SECRET: 'a-state-secret-of-some-length',
+    SLACK_INSTALLATION_KEY: key,
+  };
+
+  it('takes the OAuth variables instead of SLACK_BOT_TOKEN (hex or base64 keys)', () => {
+    const c = readConfig(oauth);
+    expect(oauthMode(c)).toEqual({
+      clientId: '1234567890.987654321',
+      clientSecret: 'client-secret',
+      stateSecret: 'a-state-secret-of-some-length',
+      installationKey: key,
+    });
+    expect(c.SLACK_BOT_TOKEN).toBeUndefined();
+    const hex = Buffer.alloc(32, 9).toString('hex');
+    expect(oauthMode(readConfig({ ...oauth, SLACK_INSTALLATION_KEY_PREVIOUS: hex }))?.previousInstallationKey).toBe(
+      hex,
+    );
+  });
+
+  it('single-token mode is unchanged: no OAuth settings, SLACK_BOT_TOKEN still required', () => {
+    expect(oauthMode(readConfig(valid))).toBeUndefined();
+    expect(problems(noToken)).toEqual(['SLACK_BOT_TOKEN: is required (the bot token, xoxb-…)']);
+  });
+
+  it('a half-configured OAuth mode is one line naming what is missing', () => {
+    const { SLACK_STATE_SECRET: _s, SLACK_INSTALLATION_KEY: _k, ...half } = oauth;
+    expect(problems(half)).toEqual([
+      'SLACK_CLIENT_ID: OAuth mode also needs SLACK_STATE_SECRET, SLACK_INSTALLATION_KEY (set them, or unset SLACK_CLIENT_ID for single-token mode)',
+    ]);
+  });
+
+  it('refuses SLACK_BOT_TOKEN beside SLACK_CLIENT_ID, and OAuth variables without SLACK_CLIENT_ID', () => {
+    expect(problems({ ...oauth, SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      "SLACK_BOT_TOKEN: cannot be set with SLACK_CLIENT_ID: in OAuth mode each workspace's token comes from its installation (unset one)",
+    ]);
+    expect(problems({ ...valid, SLACK_INSTALLATION_KEY: key })).toEqual([
+      'SLACK_INSTALLATION_KEY: is only used with SLACK_CLIENT_ID (OAuth mode)',
+    ]);
+  });
+
+  it('refuses a key that is not 32 bytes, without echoing it', () => {
+    for (const bad of ['short', Buffer.alloc(16, 1).toString('base64'), 'z'.repeat(64)]) {
+      const p = problems({ ...oauth, SLACK_INSTALLATION_KEY: bad });
+      expect(p).toEqual([
+        'SLACK_INSTALLATION_KEY: must be 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)',
+      ]);
+      expect(p.join('\n')).not.toContain(bad);
+    }
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 /*
  * The dependencies package.json explains in its "//" field, checked against the lock file (what
  * `npm ci` installs, in CI and in the Docker image) and the installed tree:
- * - @slack/web-api, @slack/socket-mode and @slack/types, used by src/ beside Bolt, are one copy
+ * - @slack/web-api, @slack/socket-mode, @slack/types and @slack/oauth, used by src/ beside Bolt, are one copy
  *   each, the one Bolt uses (a second copy would make `instanceof` checks and error codes differ
  *   between the bot's own calls and Bolt's);
  * - cron-parser is BullMQ's exact version (the bot validates digest schedules and computes their
@@ -46,7 +46,7 @@ function satisfies(version: string, range: string): boolean {
 }
 
 const bolt = lock.packages['node_modules/@slack/bolt']!;
-const SLACK_BESIDE_BOLT = ['@slack/web-api', '@slack/socket-mode', '@slack/types'];
+const SLACK_BESIDE_BOLT = ['@slack/web-api', '@slack/socket-mode', '@slack/types', '@slack/oauth'];
 
 describe('dependencies', () => {
   it.each(SLACK_BESIDE_BOLT)(

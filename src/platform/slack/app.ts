@@ -1,10 +1,12 @@
 import { App, LogLevel } from '@slack/bolt';
+import type { InstallProvider } from '@slack/oauth';
 import type { Config } from '../config.js';
 import type { InFlight } from '../in-flight.js';
 import type { Logger } from '../logger.js';
 import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { SlackEdge, type EdgeObserver } from './edge.js';
+import { droppedForInstallation, installRoutes, registerInstallationEvents } from './oauth.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
 import { responseUrlGuard } from './response-url-guard.js';
@@ -27,6 +29,11 @@ export interface SlackAppOptions {
    * an unhandled rejection.
    */
   identity?: BotIdentity;
+  /**
+   * OAuth mode (SLACK_CLIENT_ID): the installer (oauth.ts). Its routes are served, and Bolt's
+   * `authorize` picks each request's installation from its store; `SLACK_BOT_TOKEN` is not used.
+   */
+  installer?: InstallProvider;
 }
 
 /**
@@ -48,7 +55,8 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     edge,
     logger,
     port: config.PORT,
-    routes: opts.routes,
+    routes: opts.installer ? [...opts.routes, ...installRoutes(opts.installer)] : opts.routes,
+    ...(opts.installer ? { installer: opts.installer } : {}),
     slackApiUrl: config.SLACK_API_URL,
     ...(opts.observer ? { observer: opts.observer } : {}),
     ...(config.SLACK_APP_TOKEN
@@ -56,8 +64,8 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
       : { signingSecret: config.SLACK_SIGNING_SECRET ?? '' }),
   });
   const app = new App({
-    token: config.SLACK_BOT_TOKEN,
-    ...(opts.identity ?? {}),
+    // OAuth mode: no token, Bolt takes `authorize` from the receiver's installer.
+    ...(opts.installer ? {} : { token: config.SLACK_BOT_TOKEN, ...(opts.identity ?? {}) }),
     receiver,
     logger: toBoltLogger(logger),
     logLevel: LogLevel.INFO,
@@ -69,8 +77,10 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   // A response_url that isn't Slack's (or the configured API's origin) is never posted to.
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   app.error(async (err) => {
+    if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;
   });
+  if (opts.installer) registerInstallationEvents(app, opts.installer.installationStore, logger);
   registerLinkButtons(app);
   return { app, receiver, edge };
 }

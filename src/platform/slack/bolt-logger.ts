@@ -1,6 +1,9 @@
 import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 
+/** Bolt's line when `authorize` throws (App.processEvent), said again with detail by oauth.ts. */
+const BOLT_AUTHORIZE_FAILED = 'Authorization of incoming event did not succeed. No listeners will be called.';
+
 /**
  * Adapts our pino logger to the `Logger` interface Bolt and `@slack/web-api` expect, so their
  * lines are JSON like ours (and pass through pino's redaction).
@@ -19,7 +22,8 @@ export function toBoltLogger(logger: Logger): BoltLogger {
   return {
     debug: (...msg) => child.debug(fmt(msg)),
     info: (...msg) => child.info(fmt(msg)),
-    warn: (...msg) => child.warn(fmt(msg)),
+    // OAuth mode: an unknown installation's request gets the one warn line of oauth.ts instead.
+    warn: (...msg) => (msg[0] === BOLT_AUTHORIZE_FAILED ? child.debug(fmt(msg)) : child.warn(fmt(msg))),
     error: (...msg) => child.error(fmt(msg)),
     setLevel: (l) => {
       level = l;

@@ -1,5 +1,6 @@
 import type { App, Receiver } from '@slack/bolt';
 import { verifySlackRequest } from '@slack/bolt';
+import type { InstallProvider } from '@slack/oauth';
 import { SocketModeClient } from '@slack/socket-mode';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
@@ -33,6 +34,11 @@ export interface SlackReceiverOptions {
   now?: () => number;
   /** Told about requests refused before the edge sees them (too large, bad signature, unparseable). */
   observer?: EdgeObserver;
+  /**
+   * OAuth mode: the installer (oauth.ts), whose routes are among `routes`. Bolt's App takes its
+   * `authorize` from the receiver's `installer`, as with Bolt's own receivers.
+   */
+  installer?: InstallProvider;
 }
 
 /** Slack's replay window: a request's timestamp may differ from our clock by at most 5 minutes, either way. */
@@ -50,9 +56,12 @@ export class SlackReceiver implements Receiver {
   private readonly server: Server;
   private socket: SocketModeClient | undefined;
   private readonly now: () => number;
+  /** OAuth mode's installer, read by Bolt's App for its `authorize` (unset in single-token mode). */
+  readonly installer: InstallProvider | undefined;
 
   constructor(private readonly opts: SlackReceiverOptions) {
     this.now = opts.now ?? Date.now;
+    this.installer = opts.installer;
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         opts.logger.error({ err }, 'HTTP handler failed');

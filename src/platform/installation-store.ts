@@ -1,0 +1,100 @@
+/**
+ * OAuth mode's installations in Redis: Bolt's `InstallationStore` (`@slack/oauth`: storeInstallation,
+ * fetchInstallation, deleteInstallation; docs.slack.dev bolt-js "Authenticating with OAuth"). A
+ * workspace install is kept under `${QUEUE_PREFIX}:installations:team:<team id>`, an org-wide one
+ * (`isEnterpriseInstall`) under `${QUEUE_PREFIX}:installations:enterprise:<enterprise id>`, each as
+ * the installation's JSON sealed with AES-256-GCM (sealed-box.ts), so Redis never holds a token in
+ * clear. Installing again (or Bolt's token rotation) overwrites the record.
+ */
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { Redis } from 'ioredis';
+import { PlatformErrorCode, type CodedError } from './errors.js';
+import type { KeyRing } from './sealed-box.js';
+
+type InstallationCode =
+  | typeof PlatformErrorCode.InstallationNotFound
+  | typeof PlatformErrorCode.InstallationKeyUnknown
+  | typeof PlatformErrorCode.InstallationUnreadable;
+
+/** Why an installation can't be given; the message names the workspace or org, never a token or key. */
+export class InstallationError extends Error implements CodedError<InstallationCode> {
+  constructor(
+    readonly code: InstallationCode,
+    readonly installation: string,
+  ) {
+    const why = {
+      [PlatformErrorCode.InstallationNotFound]: 'is not stored (the app is not installed there)',
+      [PlatformErrorCode.InstallationKeyUnknown]:
+        'was sealed with a key this bot does not have (SLACK_INSTALLATION_KEY / _PREVIOUS)',
+      [PlatformErrorCode.InstallationUnreadable]: 'does not open with its key (tampered, moved or malformed)',
+    }[code];
+    super(`installation ${installation} ${why}`);
+    this.name = 'InstallationError';
+  }
+}
+
+/** Where an installation or query is kept: the org for an org-wide install, else the workspace. */
+function slot(q: {
+  isEnterpriseInstall?: boolean;
+  enterpriseId?: string | undefined;
+  teamId?: string | undefined;
+}): string {
+  if (q.isEnterpriseInstall && q.enterpriseId) return `enterprise:${q.enterpriseId}`;
+  if (q.teamId) return `team:${q.teamId}`;
+  throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
+}
+
+/** Bolt's installation store on Redis, sealed with the {@link KeyRing} of SLACK_INSTALLATION_KEY(_PREVIOUS). */
+export class RedisInstallationStore implements InstallationStore {
+  constructor(
+    private readonly redis: Pick<Redis, 'get' | 'set' | 'del'>,
+    private readonly prefix: string,
+    private readonly keys: KeyRing,
+  ) {}
+
+  private key(s: string): string {
+    return `${this.prefix}:installations:${s}`;
+  }
+
+  /**
+   * Stores (or replaces) an installation, sealed with the current key. @throws Redis errors;
+   * InstallationError (`installation_not_found`) when it names neither team nor enterprise.
+   */
+  async storeInstallation<V extends 'v1' | 'v2'>(installation: Installation<V, boolean>): Promise<void> {
+    const key = this.key(
+      slot({
+        isEnterpriseInstall: installation.isEnterpriseInstall === true,
+        enterpriseId: installation.enterprise?.id,
+        teamId: installation.team?.id,
+      }),
+    );
+    await this.redis.set(key, this.keys.seal(JSON.stringify(installation), key));
+  }
+
+  /**
+   * The installation a request belongs to (Bolt's `authorize` asks with the request's team,
+   * enterprise and `isEnterpriseInstall`).
+   * @throws InstallationError: `installation_not_found`, `installation_key_unknown`,
+   *   `installation_unreadable`; Redis errors.
+   */
+  async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
+    const s = slot(query);
+    const key = this.key(s);
+    const stored = await this.redis.get(key);
+    if (stored === null) throw new InstallationError(PlatformErrorCode.InstallationNotFound, s);
+    const opened = this.keys.open(stored, key);
+    if ('failure' in opened)
+      throw new InstallationError(
+        opened.failure === 'key_unknown'
+          ? PlatformErrorCode.InstallationKeyUnknown
+          : PlatformErrorCode.InstallationUnreadable,
+        s,
+      );
+    return JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+  }
+
+  /** Deletes the installation of a workspace or org (uninstall, tokens revoked); none is fine. @throws Redis errors. */
+  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
+    await this.redis.del(this.key(slot(query)));
+  }
+}

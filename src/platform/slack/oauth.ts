@@ -1,0 +1,131 @@
+/**
+ * OAuth mode's installer: `@slack/oauth`'s `InstallProvider` (what Bolt's own HTTPReceiver builds
+ * from `clientId`, `clientSecret`, `stateSecret`, `scopes`, `installationStore` and
+ * `installerOptions`; docs.slack.dev bolt-js "Authenticating with OAuth"), served by the bot's own
+ * receiver on `GET /slack/install` (the "Add to Slack" page; it sets the state cookie) and
+ * `GET /slack/oauth_redirect` (Slack's redirect: state checked against the cookie and
+ * SLACK_STATE_SECRET, then `oauth.v2.access` and `storeInstallation`). A missing, forged or replayed
+ * state gets the library's plain error page (HTTP 400) and stores nothing. Bolt's `authorize` is the
+ * installer's: it fetches the request's installation from the store.
+ */
+import { InstallProvider } from '@slack/oauth';
+import type { App, InstallationStore } from '@slack/bolt';
+import { errorCode, PlatformErrorCode } from '../errors.js';
+import type { OAuthSettings } from '../config-oauth.js';
+import type { Logger } from '../logger.js';
+import { toBoltLogger } from './bolt-logger.js';
+import type { HttpRoute } from './receiver.js';
+
+/** Where Slack's users start an install (Bolt's default installPath). */
+export const INSTALL_PATH = '/slack/install';
+/** Where Slack sends them back with `code` and `state` (Bolt's default redirectUriPath; the app's Redirect URL). */
+export const REDIRECT_URI_PATH = '/slack/oauth_redirect';
+
+/** The bot scopes an install asks for: manifest.yml's `oauth_config.scopes.bot` (test/unit/oauth.test.ts checks them). */
+export const BOT_SCOPES: readonly string[] = Object.freeze([
+  'commands',
+  'chat:write',
+  'reactions:write',
+  'users:read',
+  'usergroups:read',
+  'channels:read',
+  'groups:read',
+  'app_mentions:read',
+  'channels:history',
+  'groups:history',
+  'im:history',
+  'mpim:history',
+  'mpim:read',
+  'im:read',
+  'files:write',
+  'assistant:write',
+]);
+
+/**
+ * The installer of OAuth mode, state verification on (the state cookie of the browser that started
+ * the install, signed with SLACK_STATE_SECRET).
+ * @param opts.slackApiUrl - Web API base for `oauth.v2.access` (SLACK_API_URL).
+ */
+export function createInstaller(opts: {
+  oauth: OAuthSettings;
+  installationStore: InstallationStore;
+  slackApiUrl: string;
+  logger: Logger;
+}): InstallProvider {
+  return new InstallProvider({
+    clientId: opts.oauth.clientId,
+    clientSecret: opts.oauth.clientSecret,
+    stateSecret: opts.oauth.stateSecret,
+    stateVerification: true,
+    installationStore: opts.installationStore,
+    logger: toBoltLogger(opts.logger),
+    clientOptions: { slackApiUrl: opts.slackApiUrl },
+  });
+}
+
+/** `GET /slack/install` and `GET /slack/oauth_redirect`, served by the installer. */
+export function installRoutes(installer: InstallProvider): HttpRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: INSTALL_PATH,
+      handler: (req, res) => installer.handleInstallPath(req, res, {}, { scopes: [...BOT_SCOPES] }),
+    },
+    { method: 'GET', path: REDIRECT_URI_PATH, handler: (req, res) => installer.handleCallback(req, res) },
+  ];
+}
+
+/** The store's codes for an installation the bot cannot use: the event is acked and dropped. */
+const UNUSABLE = new Set<string>([
+  PlatformErrorCode.InstallationNotFound,
+  PlatformErrorCode.InstallationKeyUnknown,
+  PlatformErrorCode.InstallationUnreadable,
+]);
+
+/**
+ * Whether `err` is Bolt's authorize failure (`slack_bolt_authorization_error`) for an installation
+ * the store does not have or cannot open: the request is then acked and dropped with one warn line
+ * (logged here), not retried by Slack. A Redis failure is not: it stays an error, so the request is
+ * not acked and Slack redelivers it.
+ */
+export function droppedForInstallation(err: unknown, logger: Logger): boolean {
+  if (errorCode(err) !== 'slack_bolt_authorization_error') return false;
+  // Bolt's error wraps @slack/oauth's (InstallProvider.authorize), which wraps the store's.
+  let original = (err as { original?: unknown }).original;
+  for (let i = 0; i < 3 && original && !UNUSABLE.has(errorCode(original) ?? ''); i++)
+    original = (original as { original?: unknown }).original;
+  const code = errorCode(original);
+  if (!code || !UNUSABLE.has(code)) return false;
+  const installation = (original as { installation?: unknown }).installation;
+  logger.warn({ installationError: code, installation }, 'dropped a request for an installation the bot does not have');
+  return true;
+}
+
+/**
+ * `app_uninstalled` and `tokens_revoked` (its `tokens.bot`): the installation of the event's
+ * workspace (or org, for an org-wide install) is deleted, with one info line. Bolt runs these
+ * without `authorize` (its `eventTypesToSkipAuthorize`), so they arrive even when the installation
+ * is gone already. A revoked user token alone (`tokens.oauth`) changes nothing: the bot stores none
+ * of its own. @throws (to the edge) when Redis fails, so the event is redelivered.
+ */
+export function registerInstallationEvents(app: App, store: InstallationStore, logger: Logger): void {
+  const forget = async (
+    context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
+    reason: string,
+  ) => {
+    const isEnterpriseInstall = context.isEnterpriseInstall === true;
+    await store.deleteInstallation?.({
+      teamId: isEnterpriseInstall ? undefined : context.teamId,
+      enterpriseId: context.enterpriseId,
+      isEnterpriseInstall,
+    } as Parameters<NonNullable<InstallationStore['deleteInstallation']>>[0]);
+    logger.info(
+      { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall, reason },
+      'installation deleted',
+    );
+  };
+  app.event('app_uninstalled', async ({ context }) => forget(context, 'app_uninstalled'));
+  app.event('tokens_revoked', async ({ event, context }) => {
+    if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked');
+  });
+}
