@@ -3,7 +3,9 @@ import type { Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it } from 'vitest';
 import { fallbackText } from '../../src/features/ask/final.js';
+import { parseAnswer } from '../../src/features/ask/safe-markdown.js';
 import { SafeAnswerStream, safeAnswerText } from '../../src/features/ask/safe-text.js';
+import { ANSWER_MAX_CHARS } from '../../src/features/ask/stream.js';
 
 /*
  * The assistant's Markdown can echo readers' and pages' text: what reaches Slack must never be a
@@ -201,6 +203,39 @@ describe('the answer text filter', () => {
     expect(f.push('See [the key page](https://evil.example/x "the key page of the docs site, for you"')).toBe('See ');
     expect(f.push(') now')).toBe('');
     expect(f.end()).toBe(`the key page (https:${WJ}//evil.${WJ}example/x) now`);
+  });
+
+  /** A filter that counts the characters its parser reads. */
+  function counted(maxChars?: number) {
+    const read = { chars: 0 };
+    const parse = (t: string) => {
+      read.chars += t.length;
+      return parseAnswer(t);
+    };
+    return { read, f: new SafeAnswerStream(SITE, { parse, ...(maxChars ? { maxChars } : {}) }) };
+  }
+
+  it('streamed line by line, one long list is read a bounded number of times, not once per line', () => {
+    const text = '- item word\n'.repeat(834);
+    const { read, f } = counted();
+    let out = '';
+    for (const line of text.match(/[^\n]*\n/g) ?? []) out += f.push(line);
+    out += f.end();
+    expect(out).toBe(safe(text));
+    expect(read.chars).toBeGreaterThanOrEqual(text.length);
+    expect(read.chars).toBeLessThanOrEqual(8 * text.length);
+  });
+
+  it('streamed, no more than ANSWER_MAX_CHARS of the answer is read or shown', () => {
+    const { read, f } = counted();
+    const line = '> quote https://evil.example/x\n';
+    let out = '';
+    for (let i = 0; i < 2_000; i++) out += f.push(line);
+    out += f.end();
+    const kept = line.repeat(2_000).slice(0, ANSWER_MAX_CHARS);
+    expect(out).toBe(safe(kept));
+    expect(f.truncated).toBe(true);
+    expect(read.chars).toBeLessThanOrEqual(8 * ANSWER_MAX_CHARS);
   });
 
   it("the posted answer's fallback text follows the same rules: a URL shown as text or code stays no link", () => {
