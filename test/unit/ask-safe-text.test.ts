@@ -59,9 +59,12 @@ function problems(out: string, site: string | undefined = SITE): string[] {
     if (n.type === 'linkReference' || n.type === 'imageReference') found.push(n.type);
     if (n.type === 'html') found.push(`html ${n.value}`);
     if (n.type !== 'text') continue;
-    for (const m of n.value.matchAll(/(?:[a-z][a-z0-9+.-]*:[/\\]+|www\.)[\p{L}\p{N}][^\s]*/giu))
+    // An autolink ends at `<` (or any character no URL has) and another may start after `*`, `_`,
+    // `~` or `(`: each piece is checked on its own.
+    const pieces = n.value.split(/[<>*_~()"'|`[\]\\{}^]/);
+    for (const m of pieces.flatMap((p) => [...p.matchAll(/(?:[a-z][a-z0-9+.-]*:[/\\]+|www\.)[\p{L}\p{N}][^\s]*/giu)]))
       if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`bare URL ${m[0]}`);
-    for (const m of n.value.matchAll(/[^\s]*[\p{L}\p{N}][.@][\p{L}\p{N}][^\s]*/gu))
+    for (const m of pieces.flatMap((p) => [...p.matchAll(/[^\s]*[\p{L}\p{N}][.@][\p{L}\p{N}][^\s]*/gu)]))
       if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`domain or address ${m[0]}`);
     if (/@(channel|here|everyone)/i.test(n.value)) found.push('a broadcast');
   }
@@ -102,6 +105,23 @@ describe('the answer text filter', () => {
       `\`\`\`bash\ncurl https://api.acme.test/v1 <${ZWSP}!here>\n\`\`\`\nthen`,
     ],
     ['run `curl https://api.acme.test` now', 'run `curl https://api.acme.test` now'],
+    // A docs-site URL with `<`, `~`, `*`, `_` or `(` inside (where an autolink may end or begin) is text.
+    [
+      'see https://docs.acme.test/a<~https://evil.example/login~',
+      `see https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<~https:${WJ}//evil.${WJ}example/login~`,
+    ],
+    [
+      'https://docs.acme.test/a<*www.evil.example*',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<*www.${WJ}evil.${WJ}example*`,
+    ],
+    [
+      'https://docs.acme.test/a<_www.evil.example_',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<_www.${WJ}evil.${WJ}example_`,
+    ],
+    [
+      'https://docs.acme.test/a<(www.evil.example)',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<(www.${WJ}evil.${WJ}example)`,
+    ],
   ])('%j → %j', (input, expected) => {
     expect(safe(input)).toBe(expected);
     expect(
@@ -178,6 +198,12 @@ describe('the answer text filter', () => {
     '/api-keys',
     SITE,
     `${SITE}/sso`,
+    `${SITE}/a<~https://evil.example/login~`,
+    `${SITE}/a<*www.evil.example*`,
+    '<_',
+    '<(',
+    '~',
+    'www.evil.example',
     'a b',
     'x',
     'SSO',
