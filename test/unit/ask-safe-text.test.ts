@@ -133,6 +133,15 @@ describe('the answer text filter', () => {
     expect(problems(safe(input))).toEqual([]);
   });
 
+  it.each(['&lt;``\n```//evil.example``\n', '- a `x\n  ```b` https://evil.example\n', '> p ``\n> ```q``\n'])(
+    'streamed, a line begun with a fence waits for its end: %j',
+    (input) => {
+      const cuts = [...input].map((_, i) => i);
+      for (let i = 0; i <= input.length; i++) expect(streamed(input, [i])).toBe(safe(input));
+      expect(streamed(input, cuts)).toBe(safe(input));
+    },
+  );
+
   it('without DOCS_SITE_URL no link survives', () => {
     const out = safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined);
     expect(out).toBe(`API keys (/api-keys) and https:${WJ}//docs.${WJ}acme.${WJ}test/x`);

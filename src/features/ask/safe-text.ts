@@ -136,6 +136,12 @@ export class SafeAnswerStream {
     if (!last) return this.shown;
     const lineStart = this.text.lastIndexOf('\n') + 1;
     const blockStart = Math.min(start(last), lineStart);
+    // A line begun with a backtick fence is a fence only if no backtick follows on it: until its
+    // line break, the paragraph before may yet run on into it (and a code span through it).
+    if (lineStart < this.text.length && /^[ \t>*+\-\d.)]*`{3}/.test(this.text.slice(lineStart))) {
+      const before = root.children.findLast((c) => start(c) < lineStart);
+      return Math.min(blockStart, before ? start(before) : lineStart);
+    }
     if (last.type !== 'paragraph' && last.type !== 'heading') return blockStart;
     // Within the last paragraph: words up to the last whitespace, while nothing could still open
     // or close a link or a code span, on a line whose kind its first characters already decide.
