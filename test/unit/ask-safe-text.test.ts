@@ -3,7 +3,9 @@ import type { Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it } from 'vitest';
 import { fallbackText } from '../../src/features/ask/final.js';
+import { parseAnswer } from '../../src/features/ask/safe-markdown.js';
 import { SafeAnswerStream, safeAnswerText } from '../../src/features/ask/safe-text.js';
+import { ANSWER_MAX_CHARS } from '../../src/features/ask/stream.js';
 
 /*
  * The assistant's Markdown can echo readers' and pages' text: what reaches Slack must never be a
@@ -57,9 +59,12 @@ function problems(out: string, site: string | undefined = SITE): string[] {
     if (n.type === 'linkReference' || n.type === 'imageReference') found.push(n.type);
     if (n.type === 'html') found.push(`html ${n.value}`);
     if (n.type !== 'text') continue;
-    for (const m of n.value.matchAll(/(?:[a-z][a-z0-9+.-]*:[/\\]+|www\.)[\p{L}\p{N}][^\s]*/giu))
+    // An autolink ends at `<` (or any character no URL has) and another may start after `*`, `_`,
+    // `~` or `(`: each piece is checked on its own.
+    const pieces = n.value.split(/[<>*_~()"'|`[\]\\{}^]/);
+    for (const m of pieces.flatMap((p) => [...p.matchAll(/(?:[a-z][a-z0-9+.-]*:[/\\]+|www\.)[\p{L}\p{N}][^\s]*/giu)]))
       if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`bare URL ${m[0]}`);
-    for (const m of n.value.matchAll(/[^\s]*[\p{L}\p{N}][.@][\p{L}\p{N}][^\s]*/gu))
+    for (const m of pieces.flatMap((p) => [...p.matchAll(/[^\s]*[\p{L}\p{N}][.@][\p{L}\p{N}][^\s]*/gu)]))
       if (!onSite(m[0].replace(/[.,;:!?)\]'"*_~]+$/, ''))) found.push(`domain or address ${m[0]}`);
     if (/@(channel|here|everyone)/i.test(n.value)) found.push('a broadcast');
   }
@@ -100,6 +105,23 @@ describe('the answer text filter', () => {
       `\`\`\`bash\ncurl https://api.acme.test/v1 <${ZWSP}!here>\n\`\`\`\nthen`,
     ],
     ['run `curl https://api.acme.test` now', 'run `curl https://api.acme.test` now'],
+    // A docs-site URL with `<`, `~`, `*`, `_` or `(` inside (where an autolink may end or begin) is text.
+    [
+      'see https://docs.acme.test/a<~https://evil.example/login~',
+      `see https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<~https:${WJ}//evil.${WJ}example/login~`,
+    ],
+    [
+      'https://docs.acme.test/a<*www.evil.example*',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<*www.${WJ}evil.${WJ}example*`,
+    ],
+    [
+      'https://docs.acme.test/a<_www.evil.example_',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<_www.${WJ}evil.${WJ}example_`,
+    ],
+    [
+      'https://docs.acme.test/a<(www.evil.example)',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<(www.${WJ}evil.${WJ}example)`,
+    ],
   ])('%j → %j', (input, expected) => {
     expect(safe(input)).toBe(expected);
     expect(
@@ -110,6 +132,15 @@ describe('the answer text filter', () => {
     ).toBe(expected);
     expect(problems(safe(input))).toEqual([]);
   });
+
+  it.each(['&lt;``\n```//evil.example``\n', '- a `x\n  ```b` https://evil.example\n', '> p ``\n> ```q``\n'])(
+    'streamed, a line begun with a fence waits for its end: %j',
+    (input) => {
+      const cuts = [...input].map((_, i) => i);
+      for (let i = 0; i <= input.length; i++) expect(streamed(input, [i])).toBe(safe(input));
+      expect(streamed(input, cuts)).toBe(safe(input));
+    },
+  );
 
   it('without DOCS_SITE_URL no link survives', () => {
     const out = safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined);
@@ -176,6 +207,12 @@ describe('the answer text filter', () => {
     '/api-keys',
     SITE,
     `${SITE}/sso`,
+    `${SITE}/a<~https://evil.example/login~`,
+    `${SITE}/a<*www.evil.example*`,
+    '<_',
+    '<(',
+    '~',
+    'www.evil.example',
     'a b',
     'x',
     'SSO',
@@ -201,6 +238,39 @@ describe('the answer text filter', () => {
     expect(f.push('See [the key page](https://evil.example/x "the key page of the docs site, for you"')).toBe('See ');
     expect(f.push(') now')).toBe('');
     expect(f.end()).toBe(`the key page (https:${WJ}//evil.${WJ}example/x) now`);
+  });
+
+  /** A filter that counts the characters its parser reads. */
+  function counted(maxChars?: number) {
+    const read = { chars: 0 };
+    const parse = (t: string) => {
+      read.chars += t.length;
+      return parseAnswer(t);
+    };
+    return { read, f: new SafeAnswerStream(SITE, { parse, ...(maxChars ? { maxChars } : {}) }) };
+  }
+
+  it('streamed line by line, one long list is read a bounded number of times, not once per line', () => {
+    const text = '- item word\n'.repeat(834);
+    const { read, f } = counted();
+    let out = '';
+    for (const line of text.match(/[^\n]*\n/g) ?? []) out += f.push(line);
+    out += f.end();
+    expect(out).toBe(safe(text));
+    expect(read.chars).toBeGreaterThanOrEqual(text.length);
+    expect(read.chars).toBeLessThanOrEqual(8 * text.length);
+  });
+
+  it('streamed, no more than ANSWER_MAX_CHARS of the answer is read or shown', () => {
+    const { read, f } = counted();
+    const line = '> quote https://evil.example/x\n';
+    let out = '';
+    for (let i = 0; i < 2_000; i++) out += f.push(line);
+    out += f.end();
+    const kept = line.repeat(2_000).slice(0, ANSWER_MAX_CHARS);
+    expect(out).toBe(safe(kept));
+    expect(f.truncated).toBe(true);
+    expect(read.chars).toBeLessThanOrEqual(8 * ANSWER_MAX_CHARS);
   });
 
   it("the posted answer's fallback text follows the same rules: a URL shown as text or code stays no link", () => {

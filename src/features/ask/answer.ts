@@ -257,6 +257,8 @@ async function readAnswer(
   }
   // A cut answer shows what it had (never the suggestions block it was cut in).
   await show(failure ? safe.end() : safe.push(suggestions.end()) + safe.end());
+  // The filter reads no more than the writer can show: what it dropped is the answer's too.
+  if (safe.truncated) writer.truncated = true;
   return failure ? { text, pages, failure } : { text, pages };
 }
 

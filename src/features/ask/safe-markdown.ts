@@ -106,7 +106,10 @@ function plainText(ctx: RenderCtx, from: number, to: number): string {
 
 /**
  * Whether the word of the source around `at` (whitespace to whitespace, whatever Markdown splits it
- * into) is a URL of the docs site, so decided by the source alone.
+ * into) is a URL of the docs site, so decided by the source alone: only characters that neither end
+ * an autolink nor let another begin (letters, digits, `-./?#=%+:`), then at most trailing
+ * punctuation. Markdown's and Slack's automatic linking end a URL at `<` and start another after
+ * `*`, `_`, `~` or `(`, all of which WHATWG URLs accept: a word with any of them inside is text.
  */
 function docsWord(ctx: RenderCtx, at: number): boolean {
   const src = ctx.source;
@@ -114,7 +117,8 @@ function docsWord(ctx: RenderCtx, at: number): boolean {
   while (a > 0 && !/\s/.test(src[a - 1]!)) a--;
   let b = at;
   while (b < src.length && !/\s/.test(src[b]!)) b++;
-  const url = src.slice(a, b).replace(/[.,;:!?)\]'"*_~]+$/, '');
+  const m = /^([A-Za-z0-9\-./?#=%+:]*?)[.,;:!?)\]'"*_~]*$/.exec(src.slice(a, b));
+  const url = m?.[1] ?? '';
   return /^(https?:\/\/|www\.)/i.test(url) && docsLink(url, ctx.site) !== undefined;
 }
 

@@ -1,5 +1,6 @@
 import type { Nodes, Root } from 'mdast';
 import { parseAnswer, render, siteOf, type Site } from './safe-markdown.js';
+import { ANSWER_MAX_CHARS } from './stream.js';
 
 /**
  * The assistant's Markdown made safe to post: it can echo what readers and docs pages say, so it
@@ -55,8 +56,25 @@ export function safeAnswerText(text: string, siteUrl: string | undefined): strin
 const REPARSE_CHARS = 64;
 
 /**
+ * A streamed answer is parsed again only once the text since the last parse is at least this
+ * fraction of the text parsed (the block not yet decided, from its start): each parse then reads at
+ * most 4 times the characters that arrived since the one before, so a stream of n characters costs
+ * parses of at most about 5n characters in all, however long its last block (a list, a quote).
+ */
+const REPARSE_FRACTION = 4;
+
+/** Options of {@link SafeAnswerStream}. */
+export interface SafeAnswerStreamOptions {
+  /** Most characters of answer read; later text is dropped ({@link SafeAnswerStream.truncated}). Default {@link ANSWER_MAX_CHARS}. */
+  maxChars?: number;
+  /** The CommonMark parse (tests count the characters it reads). Default {@link parseAnswer}. */
+  parse?: (text: string) => Root;
+}
+
+/**
  * The same filter over a stream of chunks: {@link push} returns what may be shown now, {@link end}
- * the rest. The concatenation equals {@link safeAnswerText} of the concatenated chunks.
+ * the rest. The concatenation equals {@link safeAnswerText} of the concatenated chunks, cut at
+ * `maxChars` (no more is ever shown, so no more is read).
  */
 export class SafeAnswerStream {
   /** The answer from {@link base} on (what came before is shown and can no longer change). */
@@ -67,17 +85,29 @@ export class SafeAnswerStream {
   private parsedAt = 0;
   /** True once some text was shown (before, every chunk is parsed: the first words go out at once). */
   private started = false;
+  /** Characters of answer still to be read before {@link maxChars}. */
+  private room: number;
+  /** True once text beyond `maxChars` was dropped. */
+  truncated = false;
   private readonly site: Site | undefined;
+  private readonly parse: (text: string) => Root;
 
-  constructor(siteUrl: string | undefined) {
+  constructor(siteUrl: string | undefined, options: SafeAnswerStreamOptions = {}) {
     this.site = siteOf(siteUrl);
+    this.room = options.maxChars ?? ANSWER_MAX_CHARS;
+    this.parse = options.parse ?? parseAnswer;
   }
 
-  /** Adds a chunk; @returns the filtered text that can be decided now (possibly ''). */
+  /** Adds a chunk (what exceeds `maxChars` is dropped); @returns the filtered text that can be decided now (possibly ''). */
   push(chunk: string): string {
-    this.text += chunk;
-    if (this.started && this.text.length - this.parsedAt < REPARSE_CHARS && !chunk.includes('\n')) return '';
-    const root = parseAnswer(this.text);
+    if (chunk.length > this.room) this.truncated = true;
+    const taken = chunk.slice(0, this.room);
+    this.room -= taken.length;
+    this.text += taken;
+    const fresh = this.text.length - this.parsedAt;
+    if (fresh * REPARSE_FRACTION < this.text.length) return '';
+    if (this.started && fresh < REPARSE_CHARS && !taken.includes('\n')) return '';
+    const root = this.parse(this.text);
     const to = this.decided(root);
     const out = to > this.shown ? render(root, { source: this.text, site: this.site }, this.shown, to) : '';
     this.shown = Math.max(this.shown, to);
@@ -93,7 +123,7 @@ export class SafeAnswerStream {
 
   /** The end of the answer: @returns the rest, filtered. */
   end(): string {
-    const out = render(parseAnswer(this.text), { source: this.text, site: this.site }, this.shown, this.text.length);
+    const out = render(this.parse(this.text), { source: this.text, site: this.site }, this.shown, this.text.length);
     this.text = '';
     this.shown = 0;
     this.parsedAt = 0;
@@ -106,6 +136,12 @@ export class SafeAnswerStream {
     if (!last) return this.shown;
     const lineStart = this.text.lastIndexOf('\n') + 1;
     const blockStart = Math.min(start(last), lineStart);
+    // A line begun with a backtick fence is a fence only if no backtick follows on it: until its
+    // line break, the paragraph before may yet run on into it (and a code span through it).
+    if (lineStart < this.text.length && /^[ \t>*+\-\d.)]*`{3}/.test(this.text.slice(lineStart))) {
+      const before = root.children.findLast((c) => start(c) < lineStart);
+      return Math.min(blockStart, before ? start(before) : lineStart);
+    }
     if (last.type !== 'paragraph' && last.type !== 'heading') return blockStart;
     // Within the last paragraph: words up to the last whitespace, while nothing could still open
     // or close a link or a code span, on a line whose kind its first characters already decide.
