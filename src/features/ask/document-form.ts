@@ -31,7 +31,7 @@ import type { AnswerRecord, AskStore } from './store.js';
 export interface DocumentFormDeps {
   intake: Pick<Intake, 'record'>;
   signer: ValueSigner;
-  /** Answers' records (the form quotes one; "Make this a docs change" tells the asker from others). */
+  /** Answers' records (the form quotes one). */
   store: Pick<AskStore, 'answer'>;
   access: Pick<AccessGate, 'authorize'>;
   conversations: Pick<ConversationDirectory, 'isMember'>;
@@ -89,30 +89,20 @@ async function answerWithin(deps: DocumentFormDeps, answerId: string): Promise<A
 }
 
 /**
- * "Make this a docs change" clicked by someone other than the asker: the answer's record when the
- * value is the bot's and the clicker did not ask (then the Document this form opens, the question
- * quoted as data, instead of a job starting at once); undefined otherwise (the asker's click, or a
- * value or record that can't be read: the click is recorded as before, and the worker decides).
+ * "Make this a docs change" by someone other than the asker (decided from the signed value, before
+ * the ack): acks, reads the answer's record within {@link RECORD_WITHIN_MS} (one it can't read is
+ * told), then opens the Document this form ({@link openDocumentForm}). Records nothing.
  */
-export async function otherPersonsQuestion(
-  deps: DocumentFormDeps,
-  value: string | undefined,
-  user: string,
-): Promise<AnswerRecord | undefined> {
-  const opened = deps.signer.open(PURPOSE.change, value);
-  if (!opened.ok) return undefined;
-  const rec = await answerWithin(deps, opened.payload);
-  return rec && rec.asker !== user ? rec : undefined;
-}
-
-/** "Make this a docs change" by someone other than the asker: acks, then opens the Document this form. */
 export async function changeByOther(
   deps: DocumentFormDeps,
   args: Pick<ButtonArgs, 'ack' | 'body' | 'respond'>,
-  rec: AnswerRecord,
+  answerId: string,
 ): Promise<void> {
   await args.ack();
-  await openDocumentForm(deps, args.body, rec, tellVia(deps, args.respond));
+  const tell = tellVia(deps, args.respond);
+  const rec = await answerWithin(deps, answerId);
+  if (!rec) return tell(ANSWER_UNKNOWN_TEXT);
+  await openDocumentForm(deps, args.body, rec, tell);
 }
 
 /**
