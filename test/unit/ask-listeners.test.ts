@@ -263,6 +263,7 @@ describe("an answer's buttons", () => {
           threadTs: REC.threadTs,
           instruction: 'Document it',
           quoted: expect.stringContaining('Question: How do I export audit logs?'),
+          about: 'How do I export audit logs?',
         }),
       );
     },

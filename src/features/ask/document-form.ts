@@ -150,7 +150,7 @@ export function documentSubmission(deps: DocumentFormDeps) {
     await submitJobStartForm(
       deps,
       { ack, body, blockId: DOCUMENT_BLOCK, formName: 'the Document this form' },
-      { channel, instruction, threadTs, quoted: documentQuote(rec) },
+      { channel, instruction, threadTs, quoted: documentQuote(rec), about: rec.question },
     );
   };
 }
