@@ -429,8 +429,10 @@ describe('startAgentJob', () => {
     const steps = Array.from({ length: 8 }, () => fakeSteps({}, false));
     const starts = steps.map((st, i) => startAgentJob(deps, startReq({ requestKey: `req-${i}` }), st));
     // Every start has reached the slots: 2 hold one, the other 6 wait for one.
-    await vi.waitFor(() => expect(slots.pendingCount).toBe(8 - JOB_CREATE_CONCURRENCY));
-    expect(inFlight).toHaveLength(JOB_CREATE_CONCURRENCY);
+    await vi.waitFor(() => {
+      expect(inFlight).toHaveLength(JOB_CREATE_CONCURRENCY);
+      expect(slots.pendingCount).toBe(8 - JOB_CREATE_CONCURRENCY);
+    });
     expect(h.createJob).toHaveBeenCalledTimes(JOB_CREATE_CONCURRENCY);
     // Killed now, only the starts in a slot would be uncertain: the others have not marked "create sent".
     expect(steps.filter((st) => st.progress.create === 'sent')).toHaveLength(JOB_CREATE_CONCURRENCY);
