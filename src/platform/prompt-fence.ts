@@ -93,3 +93,12 @@ export function fence(lines: readonly string[], options: FenceOptions): string {
 export function wrap(f: Fence, lines: readonly string[]): string {
   return `${f.open}\n${lines.join('\n')}\n${f.close}`;
 }
+
+/**
+ * The head of a prompt: the instruction the person typed, then (after a blank line) the text the
+ * bot quotes for the agent, already fenced (when any). The one way the two are put together, for a
+ * prompt with Slack context and without it, and for its length.
+ */
+export function withQuoted(instruction: string, quoted: string | undefined): string {
+  return quoted ? `${instruction}\n\n${quoted}` : instruction;
+}

@@ -407,7 +407,10 @@ describe('startAgentJob', () => {
     expect(() => checkMessageBlocks(notice.blocks)).not.toThrow();
     const button = (notice.blocks as Array<{ elements?: Array<Record<string, unknown>> }>)[1]!.elements![0]!;
     expect(button).toMatchObject({ action_id: ACTION_RESTART, confirm: RESTART_CONFIRM });
-    expect(RESTART_CONFIRM.text.text).toMatch(/second job/);
+    expect(notice.text).toContain("Starting again always makes a new job; if the first went through, you'll have two");
+    // One name for the act: the button and its confirmation's confirm button.
+    expect(button.text).toEqual({ type: 'plain_text', text: 'Start it again' });
+    expect(RESTART_CONFIRM.confirm.text).toBe('Start it again');
   });
 
   it(`creates wait for one of the process's ${JOB_CREATE_CONCURRENCY} create slots: a kill then catches at most that many starts after "create sent"`, async () => {
@@ -421,11 +424,15 @@ describe('startAgentJob', () => {
           inFlight.push(() => resolve({ id, status: 'active' }));
         }),
     );
-    const deps = { ...h.deps, createSlots: pLimit(JOB_CREATE_CONCURRENCY) };
+    const slots = pLimit(JOB_CREATE_CONCURRENCY);
+    const deps = { ...h.deps, createSlots: slots };
     const steps = Array.from({ length: 8 }, () => fakeSteps({}, false));
     const starts = steps.map((st, i) => startAgentJob(deps, startReq({ requestKey: `req-${i}` }), st));
-    await vi.waitFor(() => expect(inFlight).toHaveLength(JOB_CREATE_CONCURRENCY));
-    await new Promise((r) => setTimeout(r, 20)); // nothing else gets in meanwhile
+    // Every start has reached the slots: 2 hold one, the other 6 wait for one.
+    await vi.waitFor(() => {
+      expect(inFlight).toHaveLength(JOB_CREATE_CONCURRENCY);
+      expect(slots.pendingCount).toBe(8 - JOB_CREATE_CONCURRENCY);
+    });
     expect(h.createJob).toHaveBeenCalledTimes(JOB_CREATE_CONCURRENCY);
     // Killed now, only the starts in a slot would be uncertain: the others have not marked "create sent".
     expect(steps.filter((st) => st.progress.create === 'sent')).toHaveLength(JOB_CREATE_CONCURRENCY);

@@ -6,7 +6,7 @@ import {
   handleFeedback,
   type ActionDeps,
 } from '../../src/features/ask/actions.js';
-import { PURPOSE } from '../../src/features/ask/blocks.js';
+import { changeValue, PURPOSE } from '../../src/features/ask/blocks.js';
 import type { AnswerRecord } from '../../src/features/ask/store.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -104,7 +104,7 @@ describe('Make this a docs change', () => {
     const { d } = deps({ conversations: { isMember: async () => false }, start: start as never });
     const told: string[] = [];
     const c = ctx();
-    const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    const value = changeValue(TEST_SIGNER, REC.asker, REC.answerId);
     await handleChange(d, { value, user: 'U0ALICE' }, c, async (t) => void told.push(t));
     await handleChange(d, { value, user: 'U0ALICE' }, c, async (t) => void told.push(t));
     expect(told).toEqual([NOT_A_MEMBER_TEXT]);
@@ -116,7 +116,7 @@ describe('Make this a docs change', () => {
     const { d } = deps({ start: start as never });
     const told: string[] = [];
     const c = ctx();
-    const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    const value = changeValue(TEST_SIGNER, REC.asker, REC.answerId);
     await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
     await handleChange(d, { value, user: 'U0BOB' }, c, async (t) => void told.push(t));
     expect(told).toEqual([NOT_THE_ASKER_TEXT]);
@@ -124,12 +124,16 @@ describe('Make this a docs change', () => {
     expect(start.access.authorize).not.toHaveBeenCalled();
   });
 
-  it('a value the bot did not sign starts nothing', async () => {
+  it('a value the bot did not sign, or one of an older version (no asker in it), starts nothing', async () => {
     const start = { access: { admitAgentCall: vi.fn() } };
     const { d } = deps({ start: start as never });
     const told: string[] = [];
     await handleChange(d, { value: REC.answerId, user: 'U0BOB' }, ctx(), async (t) => void told.push(t));
+    const older = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    await handleChange(d, { value: older, user: REC.asker }, ctx(), async (t) => void told.push(t));
+    expect(told).toHaveLength(2);
     expect(told[0]).toContain("I couldn't verify that button");
+    expect(told[1]).toContain("I couldn't verify that button");
     expect(start.access.admitAgentCall).not.toHaveBeenCalled();
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { answerBlocks, DOCS_ASK_USAGE, PURPOSE, sourcesBlock } from '../../src/features/ask/blocks.js';
+import {
+  answerBlocks,
+  changeClick,
+  changeValue,
+  DOCS_ASK_USAGE,
+  PURPOSE,
+  sourcesBlock,
+} from '../../src/features/ask/blocks.js';
 import { DOCUMENT_INSTRUCTION, documentModal, documentQuote } from '../../src/features/ask/document.js';
 import { documentAction, documentSubmission } from '../../src/features/ask/document-form.js';
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
@@ -109,7 +116,7 @@ describe("an answer's buttons", () => {
 
   it('Make this a docs change by the asker: one record per person and button (a second click is the same request), no form', async () => {
     const { d, record, open } = deps();
-    const value = TEST_SIGNER.sign(PURPOSE.change, REC.answerId);
+    const value = changeValue(TEST_SIGNER, REC.asker, REC.answerId);
     for (let i = 0; i < 2; i++)
       await changeAction(d)({
         ack: vi.fn(async () => undefined),
@@ -129,7 +136,7 @@ describe("an answer's buttons", () => {
     await changeAction(d)({
       ack,
       body,
-      action: { value: TEST_SIGNER.sign(PURPOSE.change, REC.answerId), action_ts: '9.1' },
+      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.1' },
       respond: vi.fn(async () => undefined),
     } as never);
     expect(ack).toHaveBeenCalledTimes(1);
@@ -146,12 +153,37 @@ describe("an answer's buttons", () => {
     await changeAction(outsider.d)({
       ack: vi.fn(async () => undefined),
       body,
-      action: { value: TEST_SIGNER.sign(PURPOSE.change, REC.answerId), action_ts: '9.2' },
+      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.2' },
       respond,
     } as never);
     expect(outsider.open).not.toHaveBeenCalled();
     expect(outsider.record).not.toHaveBeenCalled();
     expect(respond).toHaveBeenCalledTimes(1);
+  });
+
+  it('Make this a docs change decides who clicked from its signed value: acked before any read; an older value is recorded for the worker', async () => {
+    const order: string[] = [];
+    const { d, record, open } = deps({
+      store: { answer: async () => (order.push('read'), REC) },
+    });
+    const ack = vi.fn(async () => void order.push('ack'));
+    await changeAction(d)({
+      ack,
+      body,
+      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.3' },
+      respond: vi.fn(async () => undefined),
+    } as never);
+    expect(order).toEqual(['ack', 'read']);
+    expect(open).toHaveBeenCalledTimes(1);
+    // A value of an older version (no asker in it): no form; recorded, and the worker refuses it.
+    await changeAction(d)({
+      ack: vi.fn(async () => undefined),
+      body,
+      action: { value: TEST_SIGNER.sign(PURPOSE.change, REC.answerId), action_ts: '9.4' },
+      respond: vi.fn(async () => undefined),
+    } as never);
+    expect(open).toHaveBeenCalledTimes(1);
+    expect(record).toHaveBeenCalledTimes(1);
   });
 
   it(
@@ -231,6 +263,7 @@ describe("an answer's buttons", () => {
           threadTs: REC.threadTs,
           instruction: 'Document it',
           quoted: expect.stringContaining('Question: How do I export audit logs?'),
+          about: 'How do I export audit logs?',
         }),
       );
     },
@@ -274,6 +307,7 @@ describe('answer blocks', () => {
   it('an unanswered answer offers Document this and lists no sources; values are signed for their purpose', () => {
     const blocks = answerBlocks({
       answerId: REC.answerId,
+      asker: REC.asker,
       pages: [],
       siteUrl: undefined,
       unanswered: true,
@@ -285,6 +319,9 @@ describe('answer blocks', () => {
     const doc = (blocks[0] as { elements: Array<{ value: string }> }).elements[0]!.value;
     expect(TEST_SIGNER.open(PURPOSE.document, doc)).toEqual({ ok: true, payload: REC.answerId });
     expect(TEST_SIGNER.open(PURPOSE.change, doc).ok).toBe(false);
+    const change = (blocks[0] as { elements: Array<{ value: string }> }).elements[1]!.value;
+    expect(changeClick(TEST_SIGNER, change, REC.asker)).toEqual({ kind: 'asker', answerId: REC.answerId });
+    expect(changeClick(TEST_SIGNER, change, 'U0BOB')).toEqual({ kind: 'other', answerId: REC.answerId });
   });
 
   it(

@@ -185,8 +185,4 @@ describe('instructions the bot prefills from quoted text act on nothing', () => 
       }),
     );
   });
-
-  it('Document this starts from an instruction with nothing quoted in it', () => {
-    expect(acts(DOCUMENT_INSTRUCTION)).toBe(false);
-  });
 });

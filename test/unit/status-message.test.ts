@@ -27,6 +27,31 @@ describe('status message', () => {
     expect(b).toEqual(a);
   });
 
+  it('Document this jobs differ by what they quote: an About line under the instruction, inert reader text', async () => {
+    const { buildHomeView } = await import('../../src/features/agent-jobs/home/blocks.js');
+    const about = 'Why does <!channel> *fail* at https://evil.example?\nsecond line';
+    const status = JSON.stringify(buildStatusMessage({ ...base, state: 'active', about }).blocks);
+    const job = {
+      jobId: 'job_1',
+      instruction: 'Add it',
+      about,
+      state: 'active' as const,
+      prLink: null,
+      createdAt: STARTED,
+      followups: 0,
+    };
+    const defaults = { followupPolicy: 'anyone' as const, ignorePrefix: '!', digestCron: '0 9 * * 1', digestTz: 'UTC' };
+    const home = JSON.stringify(buildHomeView([job], defaults, STARTED).blocks);
+    for (const shown of [status, home]) {
+      expect(shown).toContain('About: Why does');
+      expect(shown).not.toContain('<!channel>');
+      expect(shown).not.toContain('https://evil.example');
+      expect(shown).not.toContain('*fail*');
+      expect(shown).not.toContain('\\nsecond');
+    }
+    expect(JSON.stringify(buildStatusMessage({ ...base, state: 'active' }).blocks)).not.toContain('About:');
+  });
+
   it('says how long it took once it ended', () => {
     const msg = buildStatusMessage({
       ...base,

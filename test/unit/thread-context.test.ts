@@ -434,7 +434,7 @@ describe('quoted text stays data', () => {
     });
     expect(res).toMatchObject({ ok: true, prompt: `Document it\n\n${quoted}`, sources: [], stats: { links: 0 } });
     expect(res.ok && res.notice).toBe(
-      'The quoted text names a Slack message link; it was not read: only links you type in the instruction are (when you may read them).',
+      'The quoted text names a Slack message link; it was not read: only links you type in the instruction are read, and only if you can see them.',
     );
     expect(
       slack.calls.filter((c) => c.method.startsWith('conversations.') || c.method === 'users.conversations'),

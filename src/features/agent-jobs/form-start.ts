@@ -61,9 +61,9 @@ function viewKey(body: ViewSubmitAction, requestId: string): string {
 
 /**
  * The end of every modal that starts a docs agent job ("Improve with agent", "Document this
- * thread"): checks ({@link formRefusal}) that the submitter may start jobs in the form's channel
- * and is a member of it (the channel rides in signed private_metadata, checked by the caller, and
- * membership can change while the modal is open), then records the start
+ * thread", "Document this"): checks ({@link formRefusal}) that the submitter may start jobs in the
+ * form's channel and is a member of it (the channel rides in signed private_metadata, checked by
+ * the caller, and membership can change while the modal is open), then records the start
  * (`agent-jobs.start`, id `view-<view id>`: a resubmit of the same modal maps to the same record)
  * and closes the modal. A refusal, or Redis not taking the record, is shown in the modal (plain
  * text) and nothing starts. Never throws.

@@ -64,6 +64,7 @@ const startSchema: z.ZodType<StartIntake> = z.looseObject({
   project: z.string().optional(),
   thread: z.looseObject({ ts: z.string() }).optional(),
   quoted: z.string().optional(),
+  about: z.string().optional(),
   ...reply,
 });
 

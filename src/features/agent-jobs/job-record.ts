@@ -63,6 +63,8 @@ export interface JobRecord {
   contextFrom: string;
   /** How many Slack messages went to the agent with the instruction (absent: none or unknown). */
   contextMessages?: number;
+  /** What the quoted text that went with the instruction is about, one line (StartJobRequest's `about`). */
+  about?: string;
   /** The repository the agent works in (the API's `source.repository`, a URL), once reported ('' or absent: not yet). */
   repository?: string;
   /** The branch the agent works on (the API's `source.ref`), once reported. */
@@ -152,6 +154,7 @@ export interface NewJobRequest {
   reactOnStatusMessage?: boolean;
   contextFrom?: string[];
   contextMessages?: number;
+  about?: string;
 }
 
 /** The record of a job just created at the vendor: active, cycle 0, no PR yet. `p.now` in epoch ms. */
@@ -182,5 +185,6 @@ export function newJobRecord(
     alsoMention: '',
     contextFrom: (req.contextFrom ?? []).join(','),
     ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
+    ...(req.about ? { about: req.about.replace(/\s+/g, ' ').slice(0, 150) } : {}),
   };
 }

@@ -7,7 +7,7 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { startAgentJob, type StartJobDeps } from '../agent-jobs/index.js';
-import { PURPOSE } from './blocks.js';
+import { changeClick, PURPOSE } from './blocks.js';
 import type { ClickIntake } from './intake.js';
 import type { AnswerRecord, AskStore } from './store.js';
 
@@ -92,16 +92,17 @@ export async function handleFeedback(
   }
 }
 
-/** Answer to "Make this a docs change" recorded for someone other than the asker (the listener opens the form for them). */
+/** Answer to "Make this a docs change" recorded for someone other than the asker (the listener opens the form for them instead). */
 export const NOT_THE_ASKER_TEXT =
   'Only the person who asked can turn their question into a job with one click, so I did nothing. Click *Make this a docs change* again: it opens a form where you say what the agent should do, with the question quoted.';
 
 /**
  * "Make this a docs change" under an answer, by the asker: the question becomes a docs agent job in
  * the answer's thread (agent-jobs' `startAgentJob`: the access policy, the agent budget, the status
- * message, the announcement, exactly once). The value must be the bot's, the clicker the asker
- * (anyone else gets the Document this form from the listener; a click recorded for them anyway is
- * refused here) and a member of the answer's conversation (re-checked now, fail closed).
+ * message, the announcement, exactly once). The value must be the bot's and name the clicker as
+ * the asker ({@link changeClick}, the listener's rule: anyone else gets the Document this form from
+ * the listener; a value of an older version, without the asker, is refused as unverified), and the
+ * clicker a member of the answer's conversation (re-checked now, fail closed).
  * @throws as `startAgentJob` (the intake retries; the saved steps make it resume).
  */
 export async function handleChange(
@@ -111,13 +112,17 @@ export async function handleChange(
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
   if (ctx.progress.refused) return;
-  const found = await answerOf(deps, PURPOSE.change, p.value, p.user);
-  if ('text' in found) return tell(found.text);
-  const { rec } = found;
-  if (rec.asker !== p.user) {
+  const click = changeClick(deps.signer, p.value, p.user);
+  if (click.kind === 'unverified') {
+    warnUnverified(deps.logger, PURPOSE.change, click.reason, { user: p.user });
+    return tell(unverifiedValueText('ask your question again'));
+  }
+  if (click.kind === 'other') {
     await ctx.save({ refused: true });
     return tell(NOT_THE_ASKER_TEXT);
   }
+  const rec = await deps.store.answer(click.answerId);
+  if (!rec) return tell(ANSWER_UNKNOWN_TEXT);
   const member = await checkMembership(deps.conversations, deps.logger, {
     channel: rec.channel,
     user: p.user,

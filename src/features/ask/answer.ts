@@ -171,7 +171,8 @@ async function endAnswer(
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
-  const blocks = answerBlocks({ answerId, pages: read.pages, siteUrl: deps.siteUrl, unanswered, signer: deps.signer });
+  const { siteUrl, signer } = deps;
+  const blocks = answerBlocks({ answerId, asker: q.asker, pages: read.pages, siteUrl, unanswered, signer });
   const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
   await steps.save({ [`${q.key}:outcome`]: outcome });

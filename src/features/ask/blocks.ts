@@ -18,6 +18,33 @@ export const PURPOSE = {
   modal: 'ask.document-form',
 } as const;
 
+/**
+ * A click on **Make this a docs change**, read from its signed value alone (no network call): the
+ * asker's own (the job starts from the question), someone else's (the Document this form opens for
+ * them), or a value the bot did not sign or an older version wrote (`malformed`: no asker in it).
+ */
+export type ChangeClick =
+  { kind: 'asker' | 'other'; answerId: string } | { kind: 'unverified'; reason: 'unsigned' | 'tampered' | 'malformed' };
+
+const CHANGE_PAYLOAD = /^([A-Z0-9]{2,40}):([0-9a-f]{16})$/;
+
+/** The value of **Make this a docs change**: `<asker>:<answer id>`, signed for {@link PURPOSE.change}. */
+export function changeValue(signer: Pick<ValueSigner, 'sign'>, asker: string, answerId: string): string {
+  return signer.sign(PURPOSE.change, `${asker}:${answerId}`);
+}
+
+/**
+ * Who clicked **Make this a docs change** ({@link ChangeClick}): the one rule that tells the asker
+ * from anyone else, used by the listener (before its ack) and the worker alike. Never throws.
+ */
+export function changeClick(signer: Pick<ValueSigner, 'open'>, value: unknown, user: string): ChangeClick {
+  const opened = signer.open(PURPOSE.change, value);
+  if (!opened.ok) return { kind: 'unverified', reason: opened.reason };
+  const m = CHANGE_PAYLOAD.exec(opened.payload);
+  if (!m) return { kind: 'unverified', reason: 'malformed' };
+  return { kind: m[1] === user ? 'asker' : 'other', answerId: m[2]! };
+}
+
 /** Most sources listed under an answer. */
 export const MAX_SOURCES = 5;
 
@@ -59,12 +86,15 @@ export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): Se
 
 /**
  * The blocks that end an answer: the sources (when any), 👍/👎 (`feedback_buttons`, values
- * `<rating>` signed with the answer id), **Make this a docs change**, and **Document this** when
- * the docs had nothing. Values carry only the answer id (its record is in Redis), signed.
+ * `<rating>` signed with the answer id), **Make this a docs change** (the asker and the answer id,
+ * {@link changeValue}), and **Document this** when the docs had nothing. Values carry ids only
+ * (the answer's record is in Redis), signed.
  * Slack: ≤ 50 blocks, button text ≤ 75, value ≤ 2000.
  */
 export function answerBlocks(a: {
   answerId: string;
+  /** Who asked: signed into Make this a docs change's value. */
+  asker: string;
   pages: DocsPage[];
   siteUrl: string | undefined;
   unanswered: boolean;
@@ -101,7 +131,12 @@ export function answerBlocks(a: {
     type: 'actions',
     elements: [
       ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
-      button('Make this a docs change', ACTION_ASK_CHANGE, PURPOSE.change),
+      {
+        type: 'button' as const,
+        text: { type: 'plain_text' as const, text: 'Make this a docs change' },
+        action_id: ACTION_ASK_CHANGE,
+        value: changeValue(a.signer, a.asker, a.answerId),
+      },
     ],
   };
   return [...(sources ? [sources] : []), actions, feedback];

@@ -8,15 +8,14 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { authorizeWithin, type AccessGate } from '../../platform/access.js';
+import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { checkMembership } from '../../platform/slack/member-check.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
-import { submitJobStartForm } from '../agent-jobs/index.js';
+import { formRefusal, submitJobStartForm } from '../agent-jobs/index.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
 import { PURPOSE } from './blocks.js';
 import { DOCUMENT_ACTION, DOCUMENT_BLOCK, documentModal, documentQuote, openDocumentTarget } from './document.js';
@@ -32,7 +31,7 @@ import type { AnswerRecord, AskStore } from './store.js';
 export interface DocumentFormDeps {
   intake: Pick<Intake, 'record'>;
   signer: ValueSigner;
-  /** Answers' records (the form quotes one; "Make this a docs change" tells the asker from others). */
+  /** Answers' records (the form quotes one). */
   store: Pick<AskStore, 'answer'>;
   access: Pick<AccessGate, 'authorize'>;
   conversations: Pick<ConversationDirectory, 'isMember'>;
@@ -57,9 +56,11 @@ function tellVia(deps: Pick<DocumentFormDeps, 'logger'>, respond: RespondFn) {
 }
 
 /**
- * Opens the Document this form on `rec` for the clicker, within the trigger_id's 3 s: re-checks that
- * the clicker is in the answer's conversation and may start jobs there (each within 1 s, fail
- * closed); a refusal, or Slack not opening the form, is told privately. Never throws.
+ * Opens the Document this form on `rec` for the clicker, within the trigger_id's 3 s: agent-jobs'
+ * `formRefusal` re-checks that the clicker may start jobs in the answer's conversation and is in it
+ * (one deadline for both, `FORM_CHECK_WITHIN_MS`; too slow refuses); a refusal, or Slack not opening
+ * the form, is told privately. Callers read the record within {@link RECORD_WITHIN_MS} first, so
+ * views.open is called within 2.3 s of the ack. Never throws.
  */
 export async function openDocumentForm(
   deps: DocumentFormDeps,
@@ -67,16 +68,9 @@ export async function openDocumentForm(
   rec: AnswerRecord,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
-  const member = await checkMembership(deps.conversations, deps.logger, {
-    channel: rec.channel,
-    user: body.user.id,
-    action: 'start_job',
-    withinMs: 1_000,
-  });
-  if (!member.ok) return tell(member.text);
   const actor = { user: body.user.id, ...(body.team?.id ? { teamId: body.team.id } : {}) };
-  const decision = await authorizeWithin(deps.access, actor, 'start_job', rec.channel, 1_000);
-  if (!decision.allowed) return tell(decision.text);
+  const refusal = await formRefusal(deps, actor, 'start_job', rec.channel);
+  if (refusal) return tell(refusal);
   try {
     await deps.slack.views.open({ trigger_id: body.trigger_id, view: documentModal(rec, deps.signer) });
   } catch (err) {
@@ -95,30 +89,20 @@ async function answerWithin(deps: DocumentFormDeps, answerId: string): Promise<A
 }
 
 /**
- * "Make this a docs change" clicked by someone other than the asker: the answer's record when the
- * value is the bot's and the clicker did not ask (then the Document this form opens, the question
- * quoted as data, instead of a job starting at once); undefined otherwise (the asker's click, or a
- * value or record that can't be read: the click is recorded as before, and the worker decides).
+ * "Make this a docs change" by someone other than the asker (decided from the signed value, before
+ * the ack): acks, reads the answer's record within {@link RECORD_WITHIN_MS} (one it can't read is
+ * told), then opens the Document this form ({@link openDocumentForm}). Records nothing.
  */
-export async function otherPersonsQuestion(
-  deps: DocumentFormDeps,
-  value: string | undefined,
-  user: string,
-): Promise<AnswerRecord | undefined> {
-  const opened = deps.signer.open(PURPOSE.change, value);
-  if (!opened.ok) return undefined;
-  const rec = await answerWithin(deps, opened.payload);
-  return rec && rec.asker !== user ? rec : undefined;
-}
-
-/** "Make this a docs change" by someone other than the asker: acks, then opens the Document this form. */
 export async function changeByOther(
   deps: DocumentFormDeps,
   args: Pick<ButtonArgs, 'ack' | 'body' | 'respond'>,
-  rec: AnswerRecord,
+  answerId: string,
 ): Promise<void> {
   await args.ack();
-  await openDocumentForm(deps, args.body, rec, tellVia(deps, args.respond));
+  const tell = tellVia(deps, args.respond);
+  const rec = await answerWithin(deps, answerId);
+  if (!rec) return tell(ANSWER_UNKNOWN_TEXT);
+  await openDocumentForm(deps, args.body, rec, tell);
 }
 
 /**
@@ -143,10 +127,12 @@ export function documentAction(deps: DocumentFormDeps) {
 
 /**
  * Submission of the Document this modal (`ask_document`): a blank instruction, or metadata the bot
- * did not sign, is refused inside the modal; the submitter must still be in the conversation (within
- * 1 s, fail closed); the answer's record (named in the signed metadata) gives the quote, which goes
- * to the agent apart from the instruction, so nothing in it acts whatever was typed in the form;
- * then agent-jobs' `submitJobStartForm` checks who may and records the job start in the answer's thread.
+ * did not sign, is refused inside the modal; the answer's record (named in the signed metadata, read
+ * within {@link RECORD_WITHIN_MS}) gives the quote, which goes to the agent apart from the
+ * instruction, so nothing in it acts whatever was typed in the form; then agent-jobs'
+ * `submitJobStartForm` checks who may and that the submitter is still in the conversation (within
+ * `FORM_CHECK_WITHIN_MS`, fail closed) and records the job start in the answer's thread: the ack
+ * comes within 2.3 s (Slack: 3 s).
  */
 export function documentSubmission(deps: DocumentFormDeps) {
   return async ({ ack, body, view }: ViewArgs): Promise<void> => {
@@ -159,19 +145,12 @@ export function documentSubmission(deps: DocumentFormDeps) {
       return void (await error('This form is out of date; click Document this again.'));
     }
     const { channel, threadTs, answerId } = opened.target;
-    const member = await checkMembership(deps.conversations, deps.logger, {
-      channel,
-      user: body.user.id,
-      action: 'start_job',
-      withinMs: 1_000,
-    });
-    if (!member.ok) return void (await error(member.text));
     const rec = await answerWithin(deps, answerId);
     if (!rec || rec.channel !== channel) return void (await error(ANSWER_UNKNOWN_TEXT));
     await submitJobStartForm(
       deps,
       { ack, body, blockId: DOCUMENT_BLOCK, formName: 'the Document this form' },
-      { channel, instruction, threadTs, quoted: documentQuote(rec) },
+      { channel, instruction, threadTs, quoted: documentQuote(rec), about: rec.question },
     );
   };
 }

@@ -158,6 +158,7 @@ function askDeps(
     budget: new EditBudget({ redis, prefix, perMinute: config.SLACK_UPDATE_BUDGET_PER_MINUTE }),
     logger,
     now,
+    signal: parts.signal,
   };
   const budget = { perUser: config.ASK_CALLS_PER_USER_PER_HOUR, perWorkspace: config.ASK_CALLS_PER_HOUR };
   return {

@@ -11,15 +11,9 @@ import type {
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { ACTION_ASK_CHANGE, ACTION_ASK_DOCUMENT, ACTION_ASK_FEEDBACK, DOCS_ASK_USAGE } from './blocks.js';
+import { ACTION_ASK_CHANGE, ACTION_ASK_DOCUMENT, ACTION_ASK_FEEDBACK, changeClick, DOCS_ASK_USAGE } from './blocks.js';
 import { DOCUMENT_CALLBACK_ID } from './document.js';
-import {
-  changeByOther,
-  documentAction,
-  documentSubmission,
-  otherPersonsQuestion,
-  type DocumentFormDeps,
-} from './document-form.js';
+import { changeByOther, documentAction, documentSubmission, type DocumentFormDeps } from './document-form.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { QUESTION_MAX_CHARS } from './service.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
@@ -108,17 +102,20 @@ export function feedbackAction(deps: AskListenerDeps) {
 }
 
 /**
- * "Make this a docs change" (`ask.change`). By the asker: recorded (`ask.change`, one per person and
- * answer, so a second click starts no second job) and acked; the worker checks the value,
- * membership and access. By anyone else: the Document this form opens instead (the question quoted
- * as data, the job under the clicker's own instruction), nothing recorded.
+ * "Make this a docs change" (`ask.change`): who clicked is read from the signed value (the asker's id
+ * is in it, {@link changeClick}), with no network call before the ack. By anyone else: the Document
+ * this form opens instead (the question quoted as data, the job under the clicker's own
+ * instruction), nothing recorded. By the asker, or a value the bot can't read (unsigned, or from an
+ * older version without the asker): recorded (`ask.change`, one per person and answer, so a second
+ * click starts no second job) and acked; the worker refuses what it can't read and checks
+ * membership and access.
  */
 export function changeAction(deps: AskListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     const p = clickOf(body, action.value);
     if (!p.user) return void (await ack());
-    const other = await otherPersonsQuestion(deps, action.value, p.user);
-    if (other) return changeByOther(deps, { ack, body, respond }, other);
+    const click = changeClick(deps.signer, action.value, p.user);
+    if (click.kind === 'other') return changeByOther(deps, { ack, body, respond }, click.answerId);
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
       kind: INTAKE.change,
       id: clickId('chg', p),

@@ -1,5 +1,6 @@
 import type { Nodes, Parent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
+import { breakAutolinks } from '../../platform/slack/markup.js';
 
 /**
  * The rules the answer filter (`./safe-text.ts`) applies to one Markdown document parsed by a
@@ -8,8 +9,6 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
  */
 
 const ZWSP = '\u200B';
-/** U+2060 WORD JOINER: invisible, and no URL character, so it breaks what Slack would link or mention. */
-const WORD_JOINER = '\u2060';
 
 /**
  * Parses `text` as CommonMark, without link reference definitions (so no `[text][ref]` is ever a
@@ -62,22 +61,14 @@ export function docsLink(raw: string, site: Site | undefined): string | undefine
 /**
  * Text that must stay plain text (a destination that may not be a link): the characters that could
  * open a link, a code span, a table cell or emphasis (`[ ] \\ ` * _ ~ |`) backslash-escaped
- * (CommonMark shows them as typed), a word joiner after `@`, after a `:` before `//` and after a
- * `.` between letters or digits (so neither Markdown's nor Slack's automatic linking finds a URL,
- * an address or a domain in it), a zero-width space after `<`, and line breaks as spaces.
+ * (CommonMark shows them as typed), word joiners by the reader-text rules (`breakAutolinks`: neither
+ * Markdown's nor Slack's automatic linking finds a mention, URL, address or domain in it), a
+ * zero-width space after `<`, and line breaks as spaces.
  */
 export function inert(text: string): string {
-  return breakLinks(text.replace(/[\r\n]+/g, ' '))
+  return breakAutolinks(text.replace(/[\r\n]+/g, ' '))
     .replace(/[[\]\\`*_~|]/g, (c) => `\\${c}`)
     .replace(/</g, `\\<${ZWSP}`);
-}
-
-/** The word joiners of {@link inert}: `@`, `://` and `.` between letters or digits no longer run on. */
-function breakLinks(text: string): string {
-  return text
-    .replace(/@/g, `@${WORD_JOINER}`)
-    .replace(/:(?=[/\\])/g, `:${WORD_JOINER}`)
-    .replace(/(?<=[\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`);
 }
 
 /** What {@link render} needs: the whole source and the docs site. */
@@ -128,7 +119,7 @@ function word(w: string, docs: boolean): string {
     if (c.length === 2 || c === '&') return `${c.length === 2 ? c : '\\&'}${mention ? ZWSP : ''}`;
     return `\\${c}${mention ? ZWSP : ''}`;
   });
-  return docs ? escaped : breakLinks(escaped);
+  return docs ? escaped : breakAutolinks(escaped);
 }
 
 /** The children of `node` and the source between them, rendered; `from`..`to` bound the source. */

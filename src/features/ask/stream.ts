@@ -1,4 +1,4 @@
-import { markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import { finalKey, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
 import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, type Steps } from '../../platform/slack/post-once.js';
@@ -40,12 +40,26 @@ export const START_RETRY_MAX_MS = 10_000;
 export const FALLBACK_EDIT_MS = 1_500;
 /** Most chat.update calls of the posted fallback before its final edit, however the text arrives. */
 export const FALLBACK_MAX_EDITS = 4;
-/** The final edit of the fallback waits at most this long for the edit budget, in ms; then it edits anyway. */
+/**
+ * The final edit of the fallback waits at most this long in all, in ms: for the longer of the edit
+ * budget's wait and Slack's `Retry-After` of an earlier 429. A spent budget is then edited anyway;
+ * a `Retry-After` longer than this is not waited (the final edit throws and the intake retries it).
+ */
 export const FINAL_EDIT_WAIT_MS = 15_000;
-/** The final edit of the fallback waits out Slack's `Retry-After` of an earlier 429 up to this long, in ms. */
-export const FINAL_HOLD_MAX_MS = 60_000;
 
-const sleeper = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (shutdown); never rejects. */
+function sleeper(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** Slack's Retry-After of a 429 the client rejected (`@slack/web-api`'s rate-limited error), in ms; else undefined. */
 function retryAfterMs(err: unknown): number | undefined {
@@ -68,6 +82,8 @@ export class AnswerWriter {
   /** chat.update calls of the posted fallback so far (its final edit not counted). */
   private edits = 0;
   private lastAppend = 0;
+  /** Epoch ms until which Slack's `Retry-After` of a 429 on an edit holds (0: none). */
+  private rateLimitedUntil = 0;
   /**
    * Epoch ms before which no append (stream) or edit (fallback) is made: Slack's `Retry-After` of a
    * 429, or the edit budget's wait.
@@ -116,8 +132,10 @@ export class AnswerWriter {
    * Ends the answer: stops the stream with the rest of the text, the notice and `end.blocks`; or
    * edits the posted answer to its final state; or, when no text was ever shown, posts the notice
    * and blocks as one message. Never leaves a stream open: a stream Slack already ended gets the
-   * rest as a reply in the thread.
-   * @throws Slack errors (the intake retries; a retry resumes from the saved steps).
+   * rest as a reply in the thread. The posted answer's final edit waits for the longer of the edit
+   * budget and Slack's `Retry-After`, at most {@link FINAL_EDIT_WAIT_MS} (shutdown ends the wait); a
+   * `Retry-After` longer than that is not waited: the final edit is saved and an Error thrown.
+   * @throws Slack errors, and that Error (the intake retries; a retry makes the saved final write).
    */
   async finish(end: AnswerEnd): Promise<void> {
     if (end.notice) this.pending += `${this.chars > 0 ? '\n\n' : ''}${end.notice}`;
@@ -126,14 +144,21 @@ export class AnswerWriter {
     if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
     if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
     // Slack's Retry-After of an earlier 429 first: an edit before it would only be refused again.
-    const held = this.holdUntil - this.deps.now();
-    if (held > 0) await (this.deps.sleep ?? sleeper)(Math.min(held, FINAL_HOLD_MAX_MS));
+    const w: FinalWrite = { kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks };
+    const now = this.deps.now();
+    const limited = this.rateLimitedUntil - now;
+    if (limited > FINAL_EDIT_WAIT_MS) {
+      // Longer than the final edit waits: saved, not made now; the intake's retry makes it (./resume.ts).
+      await this.steps.save({ [finalKey(t)]: w });
+      throw new Error(`Slack rate limited the answer's edits for ${Math.ceil(limited / 1000)} s more; retrying later`);
+    }
     const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {
       this.deps.logger.warn({ err }, 'could not read the edit budget; making the final edit anyway');
       return { ok: true as const };
     });
-    if (!grant.ok) await (this.deps.sleep ?? sleeper)(Math.min(grant.retryMs, FINAL_EDIT_WAIT_MS));
-    await this.final({ kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks });
+    const wait = Math.max(this.holdUntil - now, grant.ok ? 0 : grant.retryMs);
+    if (wait > 0) await this.sleep(Math.min(wait, FINAL_EDIT_WAIT_MS));
+    await this.final(w);
   }
 
   /**
@@ -149,6 +174,11 @@ export class AnswerWriter {
       .catch((err: unknown) =>
         this.deps.logger.warn({ slackError: slackErrorCode(err) }, 'could not stop an answer stream that failed'),
       );
+  }
+
+  /** Waits `ms` on the writer's sleep; shutdown (`deps.signal`) ends the wait early. */
+  private sleep(ms: number): Promise<void> {
+    return (this.deps.sleep ?? sleeper)(ms, this.deps.signal);
   }
 
   private async final(w: FinalWrite): Promise<void> {
@@ -173,7 +203,7 @@ export class AnswerWriter {
         // Slack's 429 (the client rejects it): wait its Retry-After once, then stream or post.
         const ms = retryAfterMs(err);
         if (ms === undefined || ms > START_RETRY_MAX_MS) throw err;
-        await (this.deps.sleep ?? sleeper)(ms);
+        await this.sleep(ms);
         return this.deps.slack.chat.startStream(args);
       });
       this.ts = String(res.ts);
@@ -214,7 +244,7 @@ export class AnswerWriter {
       } catch (err) {
         const ms = retryAfterMs(err);
         if (ms === undefined) throw err;
-        this.holdUntil = this.deps.now() + ms;
+        this.holdUntil = this.rateLimitedUntil = this.deps.now() + ms;
         this.deps.logger.info({ retryAfterMs: ms }, 'Slack rate limited an answer stream; holding its text');
         return;
       }
@@ -257,7 +287,7 @@ export class AnswerWriter {
       } catch (err) {
         const ms = retryAfterMs(err);
         if (ms === undefined) throw err;
-        this.holdUntil = this.deps.now() + ms;
+        this.holdUntil = this.rateLimitedUntil = this.deps.now() + ms;
         this.deps.logger.info({ retryAfterMs: ms }, 'Slack rate limited the posted answer; holding its edits');
         return;
       }

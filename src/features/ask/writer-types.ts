@@ -17,8 +17,10 @@ export interface WriterDeps {
   logger: Logger;
   /** Clock in epoch ms. */
   now: () => number;
-  /** Waits `ms` (tests pass a fake). @defaultValue setTimeout */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`, or less once `signal` aborts; never rejects (tests pass a fake). @defaultValue setTimeout */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborts at shutdown: a wait for Slack's `Retry-After` or the edit budget ends at once. */
+  signal?: AbortSignal;
 }
 
 /** Where an answer goes: its thread, who reads it (Slack: the recipient outside DMs), and its post-once key. */

@@ -84,5 +84,5 @@ export function quotedLinksLine(quoted: string | undefined): string | undefined 
   const n = quoted ? findMessageLinks(quoted).length : 0;
   if (n === 0) return undefined;
   const what = n === 1 ? 'a Slack message link' : `${n} Slack message links`;
-  return `The quoted text names ${what}; ${n === 1 ? 'it was' : 'they were'} not read: only links you type in the instruction are (when you may read them).`;
+  return `The quoted text names ${what}; ${n === 1 ? 'it was' : 'they were'} not read: only links you type in the instruction are read, and only if you can see them.`;
 }

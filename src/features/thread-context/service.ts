@@ -6,6 +6,7 @@ import {
 } from '../../platform/slack/conversations.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText } from '../../platform/slack/markup.js';
+import { withQuoted } from '../../platform/prompt-fence.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { isContext, threadLines } from './format.js';
 import { assemblePrompt, type ContextSection, type PromptStats } from './prompt.js';
@@ -202,7 +203,7 @@ export async function buildPrompt(deps: ThreadContextDeps, req: ContextRequest):
     }
   }
   const { prompt, stats } = await assemblePrompt(
-    req.quoted ? `${req.instruction}\n\n${req.quoted}` : req.instruction,
+    withQuoted(req.instruction, req.quoted),
     sections,
     deps.maxChars,
     deps.fenceId ? { randomId: deps.fenceId } : {},

@@ -152,6 +152,20 @@ export function readerLine(text: string): string {
 }
 
 /**
+ * `text` with a WORD JOINER (U+2060, invisible) after every `@`, after a `:` before `/` or
+ * `\\`, and after a `.` between letters or digits: neither Slack's automatic parsing nor Markdown's
+ * autolinks find a mention, a URL (`https://…`, `https:\\…`), an address or a domain
+ * (`www.…`, `evil.example`) in it. The one set of these rules, for reader text
+ * ({@link escapeReaderText}, which also breaks `#`) and for the answer filter's plain text.
+ */
+export function breakAutolinks(text: string): string {
+  return text
+    .replace(/@/g, `@${WORD_JOINER}`)
+    .replace(/:(?=[/\\])/g, `:${WORD_JOINER}`)
+    .replace(/(?<=[\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`);
+}
+
+/**
  * Untrusted text from the public internet (a reader's comment on a docs page, a question to the docs
  * assistant, a search term) made safe to show inside Slack mrkdwn, as one plain line:
  * - one line ({@link readerLine}): half a surrogate pair becomes U+FFFD; bidi marks, overrides,
@@ -164,7 +178,8 @@ export function readerLine(text: string): string {
  * - Slack's automatic parsing (a mrkdwn text object with `verbatim` false, the default, "URLs will be
  *   auto-converted into links, conversation names will be link-ified, and certain mentions will be
  *   automatically parsed": Block Kit text object reference) finds nothing: a WORD JOINER (U+2060,
- *   invisible) follows every `@` and `#`, a `:` before `//`, and a `.` between letters or digits, so
+ *   invisible) follows every `@` and `#`, a `:` before `/` or `\\`, and a `.` between letters or
+ *   digits ({@link breakAutolinks}), so
  *   no `@here`, `@channel`, `#general`, `https://…`, `www.…` or `evil.example` stays whole, and nothing
  *   is a link Slack could unfurl;
  * - mrkdwn's formatting characters `*`, `_`, `~` and `` ` `` are replaced by look-alikes (∗ ˍ ∼ ˋ), so
@@ -178,11 +193,8 @@ export function readerLine(text: string): string {
  * @returns the escaped line; '' for blank input.
  */
 export function escapeReaderText(text: string, max: number): string {
-  const line = readerLine(text)
-    .replace(/[*_~`]/g, (c) => FORMATTING_LOOKALIKES[c] ?? c)
-    .replace(/[@#]/g, (c) => `${c}${WORD_JOINER}`)
-    .replace(/:(?=\/\/)/g, `:${WORD_JOINER}`)
-    .replace(/(?<=[\p{L}\p{N}])\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`)
+  const line = breakAutolinks(readerLine(text).replace(/[*_~`]/g, (c) => FORMATTING_LOOKALIKES[c] ?? c))
+    .replace(/#/g, `#${WORD_JOINER}`)
     .replace(/^>/, `${WORD_JOINER}>`);
   // Escape code point by code point (a word joiner stays with what it guards), so the cut below can
   // never split an entity, a surrogate pair or an `@` from its joiner.

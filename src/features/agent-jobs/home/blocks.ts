@@ -2,6 +2,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { BudgetLeft } from '../../../platform/access.js';
 import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { StatusState } from '../store.js';
 
 /** The App Home tab of the agent-jobs feature (a pure builder; the handler publishes it). */
@@ -10,6 +11,8 @@ import type { StatusState } from '../store.js';
 export interface HomeJob {
   jobId: string;
   instruction: string;
+  /** What the quoted text that went with it is about (one line, reader text). */
+  about?: string;
   state: StatusState;
   prLink: string | null;
   /** Link to the job's thread, when Slack gave one. */
@@ -38,6 +41,12 @@ const STATE_LABEL: Record<StatusState, string> = {
   timeout: ':warning: Stopped watching',
   uncertain: ':grey_question: May or may not have started',
 };
+
+/** The job's `About:` line (its quoted text's subject), as reader text; none without one. */
+function aboutLine(about: string | undefined): KnownBlock[] {
+  if (!about) return [];
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${escapeReaderText(about, 150)}` }] }];
+}
 
 /**
  * Builds the App Home tab (views.publish): the person's recent jobs, newest first (at most 20:
@@ -75,6 +84,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
         type: 'section',
         text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) },
       },
+      ...aboutLine(j.about),
       { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },
     );
   }

@@ -30,6 +30,7 @@ export async function publishHome(deps: HomeDeps, p: { teamId: string; user: str
     recs.map(async (r) => ({
       jobId: r.jobId,
       instruction: r.instruction,
+      ...(r.about ? { about: r.about } : {}),
       state: r.state,
       prLink: r.prLink,
       permalink: await threadPermalink(deps.slack, deps.store, r),

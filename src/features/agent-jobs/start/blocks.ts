@@ -9,6 +9,9 @@ export const ACTION_RESTART = 'agent_jobs.restart';
 /** What "Start it again" values are signed for (src/platform/slack/signed-value.ts). */
 export const RESTART_PURPOSE = 'agent-jobs.restart';
 
+/** The label of the button and of its confirmation's confirm button (one name for the one act). */
+export const RESTART_LABEL = 'Start it again';
+
 /**
  * The confirmation Slack shows before "Start it again" acts (Block Kit confirmation dialog object:
  * plain_text `title` ≤ 100, `text` ≤ 300, `confirm` and `deny` ≤ 30 characters).
@@ -17,9 +20,9 @@ export const RESTART_CONFIRM = {
   title: { type: 'plain_text' as const, text: 'A job may already be running' },
   text: {
     type: 'plain_text' as const,
-    text: 'The first start may have gone through. If it did, starting it again makes a second job for the same request. Check the docs platform for a job or pull request with this instruction first.',
+    text: "Starting again always makes a new job; if the first went through, you'll have two. Check the docs platform for a job or pull request with this instruction first.",
   },
-  confirm: { type: 'plain_text' as const, text: 'Start another job' },
+  confirm: { type: 'plain_text' as const, text: RESTART_LABEL },
   deny: { type: 'plain_text' as const, text: 'Cancel' },
 };
 
@@ -39,9 +42,9 @@ export function buildUncertainNotice(
   const head =
     `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. ` +
     `*A job may already be running*: if so, I won't report its end here and it won't be in my App Home. ` +
-    `Look on the docs platform for an agent job or a new pull request${where} with this instruction; only if there is none, start it again (a second start while the first runs makes a second job):`;
+    `Look on the docs platform for an agent job or a new pull request${where} with this instruction; only if there is none, start it again. Starting again always makes a new job; if the first went through, you'll have two:`;
   const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
-  const label = { type: 'plain_text' as const, text: 'Start it again' };
+  const label = { type: 'plain_text' as const, text: RESTART_LABEL };
   const value = signer.sign(RESTART_PURPOSE, p.restartId);
   const again = { type: 'button' as const, text: label, action_id: ACTION_RESTART, value, confirm: RESTART_CONFIRM };
   return {

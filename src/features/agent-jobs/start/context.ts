@@ -2,6 +2,7 @@ import type { AgentCall } from '../../../platform/access.js';
 import type { Steps } from '../../../platform/slack/post-once.js';
 import { takeProjectOption } from './project-option.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start.js';
+import { withQuoted } from '../../../platform/prompt-fence.js';
 
 /** A request whose instruction may get Slack context (a thread, message links in it). */
 export interface PromptContextRequest {
@@ -44,11 +45,6 @@ export interface ContextStartDeps {
  * (`quoted`: see {@link PromptContextRequest}). Only `instruction` (what the person typed) acts.
  */
 export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
-
-/** The prompt of a request without Slack context: the instruction, then the quoted text (when any). */
-export function withQuoted(instruction: string, quoted: string | undefined): string {
-  return quoted ? `${instruction}\n\n${quoted}` : instruction;
-}
 
 interface ContextProgress {
   prompt?: string;

@@ -191,7 +191,15 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
     return { failure };
   };
   const { requester, instruction } = req;
-  const starting = { requester, instruction, projectId: at.projectId, state: 'starting' as const, elapsedMs: 0 };
+  const about = req.about ? { about: req.about } : {};
+  const starting = {
+    requester,
+    instruction,
+    ...about,
+    projectId: at.projectId,
+    state: 'starting' as const,
+    elapsedMs: 0,
+  };
   const placeholder = buildStatusMessage(starting);
   try {
     const key = `${at.key}:status`;

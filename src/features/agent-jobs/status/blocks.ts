@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
 
@@ -33,6 +34,8 @@ export function prLinkActions(prLink: string, style?: 'primary'): KnownBlock {
 export interface StatusView {
   requester: string;
   instruction: string;
+  /** What the quoted text that went with the instruction is about (one line, reader text). */
+  about?: string;
   /** Absent while the job is being created. */
   jobId?: string;
   /** The docs project the job goes to (shown from the start). */
@@ -88,6 +91,16 @@ const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
 };
 
 /**
+ * The context line under the instruction saying what the quoted text that went with it is about
+ * (`About: …`), shown by the rules of reader text (`escapeReaderText`, ≤ 150 chars: one line, no
+ * markup, mention or link); none without one.
+ */
+function aboutBlock(about: string | undefined): KnownBlock[] {
+  const line = about ? escapeReaderText(about, 150) : '';
+  return line ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${line}` }] }] : [];
+}
+
+/**
  * Builds the job's status message (the thread root), edited in place as the state changes.
  * Ends with the job's steps as a `plan` block ({@link buildPlan}).
  * Stays within Slack's limits whatever the instruction's length (section text ≤ 3000 chars,
@@ -112,6 +125,7 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
         text: heading + quote(v.instruction, SLACK_LIMITS.sectionText - heading.length),
       },
     },
+    ...aboutBlock(v.about),
     {
       type: 'context',
       elements: [{ type: 'mrkdwn', text: truncate([stateLine, ...meta].join(' · '), SLACK_LIMITS.sectionText) }],

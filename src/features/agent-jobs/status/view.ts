@@ -20,6 +20,7 @@ export function statusMessageOf(rec: JobRecord, nowMs: number): { text: string; 
   return buildStatusMessage({
     requester: rec.requester,
     instruction: rec.instruction,
+    ...(rec.about ? { about: rec.about } : {}),
     jobId: rec.jobId,
     projectId: rec.projectId,
     ...(rec.repository ? { repository: rec.repository } : {}),
