@@ -103,9 +103,16 @@ export async function handlePreviewFix(
   if ('refusal' in found) return tell(found.refusal);
   const { preview } = found;
   const prompt = fixPrompt(preview);
-  const req = { jobId: preview.jobId, author: p.user, prompt, ...(p.channel ? { fromChannel: p.channel } : {}) };
+  const req = {
+    jobId: preview.jobId,
+    author: p.user,
+    prompt,
+    // Checked again under the job's lock: a double click sends one follow-up and takes one budget unit.
+    expectCycle: preview.cycle,
+    ...(p.channel ? { fromChannel: p.channel } : {}),
+  };
   const res = await deps.followups.run(preview.jobId, () => continueAgentJob(deps.continue, req, ctx));
-  if (!res.ok) return tell(res.message);
+  if (!res.ok) return tell(res.reason === 'stale' ? FIX_STALE_TEXT : res.message);
   audit(deps.logger, {
     actor: p.user,
     channel: res.rec.channel,
