@@ -58,6 +58,16 @@ describe('changed pages on the preview', () => {
     expectSlackTakesMessage(previewMessage(many, TEST_SIGNER));
     expect(text(many)).toContain('and 385 more');
   });
+
+  it('links the screenshot (https only) instead of an image block, whose failed download would lose the message', () => {
+    const shot = 'https://screenshots.mintlify.test/abc.png';
+    const msg = previewMessage(ready({ screenshot: shot }), TEST_SIGNER);
+    expect(JSON.stringify(msg)).toContain(`<${shot}|Screenshot ↗>`);
+    expect(msg.blocks.some((b) => b.type === 'image')).toBe(false);
+    expectSlackTakesMessage(msg);
+    for (const odd of ['http://screenshots.mintlify.test/a.png', 'https://x.test/a|b.png', 'javascript:alert(1)'])
+      expect(text(ready({ screenshot: odd })), odd).not.toContain('Screenshot');
+  });
 });
 
 describe('a failed build', () => {
