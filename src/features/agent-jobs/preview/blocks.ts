@@ -7,6 +7,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import { escapeMrkdwn, safeUrl, SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { changedFiles, filesText, inertPath, previewBase } from './pages.js';
 import type { PreviewRecord } from './record.js';
@@ -59,8 +60,9 @@ function readyBlocks(r: PreviewRecord): KnownBlock[] {
 }
 
 function failedBlocks(r: PreviewRecord, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
-  const summary = r.summary ? `: ${escapeMrkdwn(truncate(r.summary.replace(/\s+/g, ' '), 300))}` : '';
-  const blocks = [section(`:x: *The preview build failed*${branchText(r)}${summary}`)];
+  // Reader text: escaped, and nothing Slack would link or format (URLs, #channels, @here, *bold*).
+  const summary = r.summary ? escapeReaderText(r.summary, 300) : '';
+  const blocks = [section(`:x: *The preview build failed*${branchText(r)}${summary ? `: ${summary}` : ''}`)];
   const log = logTail(r.logs);
   if (log) blocks.push(section(`Last lines of the build log:\n\`\`\`\n${log}\n\`\`\``));
   blocks.push({

@@ -85,9 +85,21 @@ describe('a failed build', () => {
     const t = JSON.stringify(msg);
     expect(t).toContain('line 29');
     expect(t).not.toContain('line 17\\n'); // only the last 12 lines
-    expect(t).toContain('Build *failed* &lt;!here&gt;');
+    expect(t).toContain('Build ∗failed∗ &lt;!here&gt;');
     expect(t).toContain('Ask the agent to fix the build');
     expect(logTail(['a ```b``` <c>'])).toBe("a '''b''' &lt;c&gt;");
+    expectSlackTakesMessage(msg);
+  });
+
+  it('shows the summary as inert reader text: no link, channel, mention or formatting Slack would parse', () => {
+    const summary = 'See https://evil.example/fix *URGENT* #general <!here> @here';
+    const msg = previewMessage({ ...ready(), stage: 'failed', summary }, TEST_SIGNER);
+    const first = msg.blocks[0] as { text: { text: string } };
+    const shown = first.text.text.slice(first.text.text.indexOf('`: ') + 3);
+    for (const live of ['https://', 'evil.example', '*URGENT*', '#general', '<!here>', '@here'])
+      expect(shown, live).not.toContain(live);
+    // Still readable: the same words with invisible joiners and look-alike stars.
+    expect(shown.replace(/\u2060/g, '')).toBe('See https://evil.example/fix ∗URGENT∗ #general &lt;!here&gt; @here');
     expectSlackTakesMessage(msg);
   });
 
