@@ -8,7 +8,7 @@ import {
   type PreviewFixDeps,
 } from '../../src/features/agent-jobs/preview/fix.js';
 import { PreviewStore } from '../../src/features/agent-jobs/preview/record.js';
-import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
+import { OPEN_GATE, promptTooLongText, type AccessGate } from '../../src/platform/access.js';
 import { KeyedSerial } from '../../src/platform/keyed-serial.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
@@ -41,6 +41,7 @@ function setup(access: AccessGate = OPEN_GATE, jobId = 'job_fix000000001') {
   const deps = (): PreviewFixDeps => ({
     jobs: { get: async (id) => (id === rec.jobId ? rec : undefined) },
     previews,
+    promptMaxChars: 12_000,
     followups: new KeyedSerial(),
     signer: TEST_SIGNER,
     logger: createLogger('silent'),
@@ -141,5 +142,25 @@ describe('Ask the agent to fix the build', () => {
     expect(admitted).toBe(1);
     expect(s.rec.cycle).toBe(1);
     expect([...told.U2!, ...told.U3!]).toEqual([FIX_STALE_TEXT]);
+  });
+
+  it('a long build log still makes a fix the budget takes: the instruction fits AGENT_PROMPT_MAX_CHARS', async () => {
+    // As the real gate does: an instruction over the limit is refused before anything is spent.
+    const limited: AccessGate = {
+      ...OPEN_GATE,
+      admitAgentCall: async (call) =>
+        call.promptChars > 12_000
+          ? { allowed: false, reason: 'prompt_too_long', text: promptTooLongText(call.promptChars, 12_000) }
+          : OPEN_GATE.admitAgentCall(call),
+    };
+    const s = setup(limited, 'job_fix000000003');
+    const logs = [...Array.from({ length: 40 }, (_, i) => `${i}:`.padEnd(350, 'x')), `Error: ${'y'.repeat(20_000)}`];
+    await s.previews.save({ jobId: s.rec.jobId, cycle: 0, stage: 'failed', summary: 'Build failed', logs });
+    await s.click(TEST_SIGNER.sign(PREVIEW_FIX_PURPOSE, `${s.rec.jobId}:0`));
+    expect(s.told).toEqual([]);
+    expect(s.sent).toHaveLength(1);
+    expect(s.sent[0]!.length).toBeLessThanOrEqual(12_000);
+    expect(s.sent[0]).toContain('summary: Build failed');
+    expect(s.sent[0]).toContain('Error: yyy');
   });
 });
