@@ -61,7 +61,9 @@ describe('preview deployments in the job thread (end to end)', () => {
     expect(text).toContain('removed: `guides/legacy-setup.mdx`');
     expect(text).not.toContain(`${url}/guides/legacy-setup`);
     expect(text).toContain('modified: `docs.json`');
-    expect(JSON.stringify(ready.blocks)).toContain('"type":"image"');
+    // The screenshot is a link: an image Slack could not download would make it refuse the message.
+    expect(text).toMatch(/<https:\/\/screenshots\.mintlify\.test\/[^|>]+\|Screenshot ↗>/);
+    expect(JSON.stringify(ready.blocks)).not.toContain('"type":"image"');
     await previewDone(jobId);
     expect(previewMessages(sb, status.ts, jobId)).toHaveLength(1);
     const asked = sb.docs.requests.filter((r) => r.method === 'POST' && r.path === '/v1/project/preview/proj_e2e');

@@ -976,6 +976,24 @@ describe('continueAgentJob', () => {
     },
   );
 
+  it('expectCycle: a follow-up for a cycle the job has left is refused before the budget; its own retry after sending is not', async () => {
+    const h = continueHarness(ended({ cycle: 1 }));
+    const admit = vi.spyOn(h.deps.access, 'admitAgentCall');
+    const stale = await continueAgentJob(h.deps, { jobId: 'job_1', author: 'U1', prompt: 'hi', expectCycle: 0 });
+    expect(stale).toMatchObject({ ok: false, reason: 'stale' });
+    expect(admit).not.toHaveBeenCalled();
+    expect(h.sendMessage).not.toHaveBeenCalled();
+
+    // Sent at cycle 1, then the poller could not be queued: the retry finds the job at cycle 2 (its own).
+    h.pollQueue.add.mockRejectedValueOnce(redisDown());
+    const steps = fakeSteps({}, false);
+    const req = { jobId: 'job_1', author: 'U1', prompt: 'hi', expectCycle: 1 };
+    await expect(continueAgentJob(h.deps, req, steps)).rejects.toBeInstanceOf(FollowUpUnrecordedError);
+    h.store.get.mockResolvedValue(ended({ cycle: 2 }));
+    expect(await continueAgentJob(h.deps, req, steps)).toMatchObject({ ok: true });
+    expect(h.sendMessage).toHaveBeenCalledTimes(1);
+  });
+
   it('saving "sent" meets Redis failing over once: saved again at once, and the follow-up is recorded and watched (not "not sent")', async () => {
     const h = continueHarness(ended({ cycle: 0 }));
     const steps = fakeSteps({}, false);

@@ -51,6 +51,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   conversations: Pick<ConversationDirectory, 'isMember'>;
   /** The failed previews "Ask the agent to fix the build" quotes. */
   previews: Pick<PreviewStore, 'get'>;
+  /** AGENT_PROMPT_MAX_CHARS: the fix's instruction is fitted to it. */
+  promptMaxChars: number;
 }
 
 /**
@@ -94,6 +96,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHand
         jobs: deps.store,
         previews: deps.previews,
         continue: deps.continue,
+        promptMaxChars: deps.promptMaxChars,
         followups: deps.followups,
         signer: deps.signer,
         slack: deps.slack,

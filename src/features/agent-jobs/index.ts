@@ -158,6 +158,7 @@ function handlerDepsOf(
     workspaces,
     now,
     previews,
+    promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
   };
 }
 

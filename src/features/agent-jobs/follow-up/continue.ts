@@ -14,7 +14,13 @@ import { confirmStep, memorySteps, type Steps } from '../../../platform/slack/po
 import { watchAgentJob } from '../poll/index.js';
 import type { JobRecord } from '../store.js';
 import { withJobLock } from './job-lock.js';
-import { authorRefusal, EMPTY_FOLLOWUP_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from './refusals.js';
+import {
+  authorRefusal,
+  EMPTY_FOLLOWUP_TEXT,
+  STALE_FOLLOWUP_TEXT,
+  UNCERTAIN_FOLLOWUP_TEXT,
+  unknownJobText,
+} from './refusals.js';
 import type { ContinueJobDeps, ContinueJobRequest, ContinueJobResult, Refused } from './request.js';
 import { errorCode, PlatformErrorCode } from '../../../platform/errors.js';
 import { AgentJobsErrorCode } from '../errors.js';
@@ -107,6 +113,10 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   if (!rec) return { ok: false, reason: 'unknown_job', message: unknownJobText(req.jobId) };
   const refusal = await authorRefusal(deps, rec, req.author, p);
   if (refusal) return refusal;
+  if (req.expectCycle !== undefined && p.sent === undefined && rec.cycle !== req.expectCycle) {
+    log.info({ cycle: rec.cycle, expectCycle: req.expectCycle }, 'a follow-up for a cycle the job has left; not sent');
+    return { ok: false, reason: 'stale', message: STALE_FOLLOWUP_TEXT };
+  }
   const prompt = typeof req.prompt === 'string' ? req.prompt : await req.prompt();
   if (!prompt) return { ok: false, reason: 'empty', message: EMPTY_FOLLOWUP_TEXT };
   if (p.sent !== 'done') {

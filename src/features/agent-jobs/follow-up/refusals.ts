@@ -33,6 +33,10 @@ export function unknownJobText(jobId: string): string {
 export const UNCERTAIN_FOLLOWUP_TEXT =
   "I lost the answer to your follow-up (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it arrived. If the job's status doesn't show it working again, send it again.";
 
+/** Answer to a follow-up made against a cycle the job has since left (another follow-up went first). */
+export const STALE_FOLLOWUP_TEXT =
+  'The job moved on since (another follow-up was sent first), so yours was not sent. Reply in the thread to ask the agent for a change.';
+
 /** Answer to a follow-up with nothing in it once the bot's mention is removed. */
 export const EMPTY_FOLLOWUP_TEXT = 'That reply has no instruction in it, so I did not send it to the agent.';
 

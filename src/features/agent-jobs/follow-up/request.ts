@@ -51,7 +51,15 @@ export type ContinueJobResult =
   | {
       ok: false;
       reason:
-        'unknown_job' | 'not_allowed' | 'not_a_reader' | 'refused' | 'empty' | 'docs_api' | 'internal' | 'uncertain';
+        | 'unknown_job'
+        | 'not_allowed'
+        | 'not_a_reader'
+        | 'refused'
+        | 'empty'
+        | 'stale'
+        | 'docs_api'
+        | 'internal'
+        | 'uncertain';
       message: string;
     };
 
@@ -69,4 +77,11 @@ export interface ContinueJobRequest {
   prompt: string | (() => Promise<string>);
   /** Where a `/docs-reply` was typed: it must be the job's own channel. */
   fromChannel?: string;
+  /**
+   * The cycle the request was made against (a fix click names its failed build's cycle): checked
+   * under the job's lock, before the budget is taken, so two clicks on one button send once. When the
+   * job is at another cycle the follow-up is refused with reason `stale` (nothing spent). A retry of
+   * a follow-up already being sent is not checked (its own send moved the cycle).
+   */
+  expectCycle?: number;
 }

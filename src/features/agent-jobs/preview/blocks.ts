@@ -1,11 +1,13 @@
 /**
  * The preview message (pure builders): one thread reply per job, edited in place as its preview is
  * queued, built, ready or failed. Everything the docs API sends (URL, branch, file paths, summary,
- * log lines) is shown as inert text: escaped, in inline code or a code block, links only where
- * {@link changedFiles} and {@link previewBase} allow them.
+ * log lines) is shown as inert text: escaped reader text, in inline code or a code block, links
+ * only where {@link changedFiles} and {@link previewBase} allow them (and the screenshot's https
+ * link).
  */
 import type { KnownBlock } from '@slack/types';
 import { escapeMrkdwn, safeUrl, SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { changedFiles, filesText, inertPath, previewBase } from './pages.js';
 import type { PreviewRecord } from './record.js';
@@ -49,15 +51,18 @@ function readyBlocks(r: PreviewRecord): KnownBlock[] {
   const files = changedFiles(r.files, r.previewUrl);
   const blocks = [section(`${previewLink(r)}${branchText(r)}${r.cycle > 0 ? ' · rebuilt after the follow-up' : ''}`)];
   if (files.length) blocks.push(section(`Changed in this commit:\n${filesText(files)}`));
+  // A link, not an `image` block: Slack refuses a whole message whose image it cannot download
+  // (`invalid_blocks`, "downloading image failed"), which would leave the preview on "Building…".
   const shot = safeUrl(r.screenshot);
   if (shot?.startsWith('https://'))
-    blocks.push({ type: 'image', image_url: shot, alt_text: 'Screenshot of the preview' });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${shot}|Screenshot ↗>` }] });
   return blocks;
 }
 
 function failedBlocks(r: PreviewRecord, signer: Pick<ValueSigner, 'sign'>): KnownBlock[] {
-  const summary = r.summary ? `: ${escapeMrkdwn(truncate(r.summary.replace(/\s+/g, ' '), 300))}` : '';
-  const blocks = [section(`:x: *The preview build failed*${branchText(r)}${summary}`)];
+  // Reader text: escaped, and nothing Slack would link or format (URLs, #channels, @here, *bold*).
+  const summary = r.summary ? escapeReaderText(r.summary, 300) : '';
+  const blocks = [section(`:x: *The preview build failed*${branchText(r)}${summary ? `: ${summary}` : ''}`)];
   const log = logTail(r.logs);
   if (log) blocks.push(section(`Last lines of the build log:\n\`\`\`\n${log}\n\`\`\``));
   blocks.push({
