@@ -29,6 +29,8 @@ export interface HarnessMessage {
   blocks?: unknown;
   metadata?: { event_type: string; event_payload: { key: string } };
   edits: number;
+  /** Every text the message showed, in order (posted, then each edit). */
+  history: string[];
   deleted?: boolean;
 }
 
@@ -69,14 +71,15 @@ export function previewHarness(o: HarnessOptions) {
   let n = 0;
   const slack: PreviewStepDeps['slack'] = {
     chat: {
-      postMessage: (async (a: Omit<HarnessMessage, 'ts' | 'edits'>) => {
+      postMessage: (async (a: Omit<HarnessMessage, 'ts' | 'edits' | 'history'>) => {
         const ts = `${Math.floor(clock.t / 1000)}.${String(++n).padStart(6, '0')}`;
-        messages.push({ ...a, ts, edits: 0 });
+        messages.push({ ...a, ts, edits: 0, history: [a.text] });
         return { ok: true, ts };
       }) as never,
       update: (async (a: { ts: string; text: string; blocks?: unknown }) => {
         const m = messages.find((x) => x.ts === a.ts)!;
         Object.assign(m, { text: a.text, blocks: a.blocks, edits: m.edits + 1 });
+        m.history.push(a.text);
         return { ok: true };
       }) as never,
       delete: (async (a: { ts: string }) => {
