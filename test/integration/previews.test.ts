@@ -135,6 +135,18 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(h.records.get('job_dddddddddddd')!.preview).toBe('not_started');
   });
 
+  it('429s take a new place in line without using up the tries of 5xx: four 429s then a 503 still end ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    h.addJob('job_rrrrrrrrrrrr');
+    h.failNext(429, 4);
+    h.failNext(503, 1);
+    const end = await h.runToEnd('job_rrrrrrrrrrrr');
+    expect(end.result).toBe('ready');
+    expect(h.fake.deployments.size).toBe(1);
+    expect(previewMessages(h.messages, 'job_rrrrrrrrrrrr')[0]!.text).toBe('Preview ready');
+  });
+
   it('a build still going at the ceiling is "taking longer than usual" with the dashboard link', async () => {
     prefix = randomPrefix();
     const h = previewHarness({ redis, prefix, previews: { buildMs: 2 * PREVIEW_CEILING_MS } });

@@ -91,8 +91,11 @@ async function watchBuild(ctx: PreviewContext): Promise<PreviewStepResult> {
   const elapsedMs = deps.now() - askedAt;
   if (elapsedMs >= (deps.ceilingMs ?? PREVIEW_CEILING_MS)) {
     log.warn({ elapsedMs }, 'the preview build is taking longer than usual; stopped watching it');
+    const slow: PreviewRecord = { ...preview, stage: 'slow' };
+    // Counted once saved: a re-run after a crash finds the final stage and counts nothing again.
+    await deps.previews.save(slow);
     deps.metrics?.previewFinished('slow');
-    return afterShow(ctx, await showPreview(ctx, { ...preview, stage: 'slow' }), 'slow');
+    return afterShow(ctx, await showPreview(ctx, slow), 'slow');
   }
   const history = deps.durations?.(`preview:${job.projectId}`);
   const next = async (): Promise<never> => {
@@ -124,6 +127,7 @@ async function watchBuild(ctx: PreviewContext): Promise<PreviewStepResult> {
     ...(!built ? { logs: status.logs ?? [] } : {}),
     ...(built ? { everReady: true } : {}),
   };
+  await deps.previews.save(done);
   deps.metrics?.previewFinished(
     built ? 'built' : 'failed',
     built ? (deps.now() - (preview.completedAt ?? askedAt)) / 1000 : undefined,
