@@ -19,6 +19,11 @@ export function previewMessageKey(jobId: string): string {
   return `preview:${jobId}`;
 }
 
+/**
+ * A short digest of a message's JSON (SHA-1, base64url, 12 characters), kept in the record's
+ * `shown`: a show whose message has the same fingerprint sends nothing to Slack. Not a security
+ * measure; a collision would only skip one edit.
+ */
 function fingerprint(msg: unknown): string {
   return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
 }

@@ -59,6 +59,9 @@ export class PreviewSlots {
    * @throws Redis errors.
    */
   async reserve(member: string, nowMs: number): Promise<number> {
+    // The set's PEXPIRE, in ms: 1,000 windows (about 17 hours) after the latest reservation. Long
+    // enough that no slot still ahead (a burst of even thousands is 5 per window) expires before it
+    // comes; short enough that an idle organization's set goes away. Old slots are trimmed on each reserve.
     const ttl = this.windowMs * 1_000;
     const at = await this.reserveScript.run([this.key], [Math.round(nowMs), this.windowMs, this.limit, member, ttl]);
     return Number(at);
