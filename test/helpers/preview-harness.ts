@@ -107,7 +107,7 @@ export function previewHarness(o: HarnessOptions) {
       },
     },
     previews: store,
-    slots: new PreviewSlots(o.redis, o.prefix, SLOTS_PER_WINDOW, SLOT_WINDOW_MS),
+    slots: new PreviewSlots(o.redis, o.prefix, SLOTS_PER_WINDOW, SLOT_WINDOW_MS, () => clock.t),
     docsApi: {
       forProject: (projectId) => ({
         requestPreview: async (branch) => call(() => fake.request(projectId, JSON.stringify({ branch }), clock.t)),
@@ -132,7 +132,8 @@ export function previewHarness(o: HarnessOptions) {
     const job = {
       data,
       updateData: async (d: PreviewJobData) => void Object.assign(data, d),
-      moveToDelayed: async (ts: number) => void (delayMs = Math.max(0, ts - Date.now())),
+      // The step plans on the wall clock (BullMQ); a millisecond ticking in between is rounded off.
+      moveToDelayed: async (ts: number) => void (delayMs = Math.max(0, Math.round((ts - Date.now()) / 10) * 10)),
     };
     try {
       return { result: await step(job) };

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW_CEILING_MS, type PreviewJobData } from '../../src/features/agent-jobs/preview/context.js';
 import { DASHBOARD_URL } from '../../src/features/agent-jobs/preview/blocks.js';
-import { SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { PreviewSlots, SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
 import { previewHarness, type HarnessMessage } from '../helpers/preview-harness.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
@@ -120,6 +120,27 @@ describe('preview step: limits, failures and the ceiling', () => {
     const saidQueued = (id: string) =>
       previewMessages(h.messages, id)[0]!.history.some((t) => t.includes('Preview queued'));
     expect(ids.map(saidQueued)).toEqual(ids.map((_, i) => i >= 5));
+  });
+
+  it("slots are decided on Redis' clock, and a request that wakes past its slot's margin takes a new place", async () => {
+    prefix = randomPrefix();
+    // Without a clock: Redis TIME (one clock for every replica).
+    const shared = new PreviewSlots(redis, `${prefix}:shared`);
+    const waits = [];
+    for (const m of ['a', 'b', 'c', 'd', 'e', 'f']) waits.push(await shared.reserve(m));
+    expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    expect(waits[5]).toBeGreaterThan(SLOT_WINDOW_MS - 5_000);
+    expect(waits[5]).toBeLessThanOrEqual(SLOT_WINDOW_MS);
+    // In virtual time: f's slot is one window ahead; it wakes 10 s late.
+    const clock = { t: 1_700_000_000_000 };
+    const slots = new PreviewSlots(redis, prefix, 5, SLOT_WINDOW_MS, () => clock.t);
+    for (const m of ['a', 'b', 'c', 'd', 'e']) expect(await slots.reserve(m)).toBe(0);
+    expect(await slots.reserve('f')).toBe(SLOT_WINDOW_MS);
+    clock.t += SLOT_WINDOW_MS + 10_000;
+    expect(await slots.reserve('f')).toBe(0);
+    // f counts from when it really goes out: 4 more fit now, the next waits a whole window from now.
+    for (const m of ['g', 'h', 'i', 'j']) expect(await slots.reserve(m)).toBe(0);
+    expect(await slots.reserve('k')).toBe(SLOT_WINDOW_MS);
   });
 
   it('5xx are retried with backoff; after the last try the thread says the preview could not be started', async () => {

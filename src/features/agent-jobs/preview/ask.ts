@@ -43,8 +43,7 @@ export async function askForPreview(ctx: PreviewContext): Promise<PreviewStepRes
   const { deps, job, data, preview } = ctx;
   // One place in line per attempt: tries and 429s each only grow, so their sum names the attempt.
   const member = `${job.jobId}:${data.cycle}:${data.tries + (data.rateLimited ?? 0)}`;
-  const slot = await deps.slots.reserve(member, deps.now());
-  const waitMs = slot - deps.now();
+  const waitMs = await deps.slots.reserve(member);
   if (waitMs > 0) {
     // Shown once: an unchanged message is not sent again.
     const shown = await showPreview(ctx, { ...preview, stage: 'queued' });
