@@ -29,6 +29,8 @@ export interface HarnessMessage {
   blocks?: unknown;
   metadata?: { event_type: string; event_payload: { key: string } };
   edits: number;
+  /** Every text the message showed, in order (posted, then each edit). */
+  history: string[];
   deleted?: boolean;
 }
 
@@ -69,14 +71,15 @@ export function previewHarness(o: HarnessOptions) {
   let n = 0;
   const slack: PreviewStepDeps['slack'] = {
     chat: {
-      postMessage: (async (a: Omit<HarnessMessage, 'ts' | 'edits'>) => {
+      postMessage: (async (a: Omit<HarnessMessage, 'ts' | 'edits' | 'history'>) => {
         const ts = `${Math.floor(clock.t / 1000)}.${String(++n).padStart(6, '0')}`;
-        messages.push({ ...a, ts, edits: 0 });
+        messages.push({ ...a, ts, edits: 0, history: [a.text] });
         return { ok: true, ts };
       }) as never,
       update: (async (a: { ts: string; text: string; blocks?: unknown }) => {
         const m = messages.find((x) => x.ts === a.ts)!;
         Object.assign(m, { text: a.text, blocks: a.blocks, edits: m.edits + 1 });
+        m.history.push(a.text);
         return { ok: true };
       }) as never,
       delete: (async (a: { ts: string }) => {
@@ -104,7 +107,7 @@ export function previewHarness(o: HarnessOptions) {
       },
     },
     previews: store,
-    slots: new PreviewSlots(o.redis, o.prefix, SLOTS_PER_WINDOW, SLOT_WINDOW_MS),
+    slots: new PreviewSlots(o.redis, o.prefix, SLOTS_PER_WINDOW, SLOT_WINDOW_MS, () => clock.t),
     docsApi: {
       forProject: (projectId) => ({
         requestPreview: async (branch) => call(() => fake.request(projectId, JSON.stringify({ branch }), clock.t)),
@@ -129,7 +132,8 @@ export function previewHarness(o: HarnessOptions) {
     const job = {
       data,
       updateData: async (d: PreviewJobData) => void Object.assign(data, d),
-      moveToDelayed: async (ts: number) => void (delayMs = Math.max(0, ts - Date.now())),
+      // The step plans on the wall clock (BullMQ); a millisecond ticking in between is rounded off.
+      moveToDelayed: async (ts: number) => void (delayMs = Math.max(0, Math.round((ts - Date.now()) / 10) * 10)),
     };
     try {
       return { result: await step(job) };

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PREVIEW_CEILING_MS } from '../../src/features/agent-jobs/preview/context.js';
+import { PREVIEW_CEILING_MS, type PreviewJobData } from '../../src/features/agent-jobs/preview/context.js';
 import { DASHBOARD_URL } from '../../src/features/agent-jobs/preview/blocks.js';
-import { SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { PreviewSlots, SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
 import { previewHarness, type HarnessMessage } from '../helpers/preview-harness.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
@@ -21,6 +21,32 @@ afterAll(async () => {
 
 const previewMessages = (messages: HarnessMessage[], jobId: string) =>
   messages.filter((m) => m.metadata?.event_payload.key === `preview:${jobId}` && !m.deleted);
+
+type Harness = ReturnType<typeof previewHarness>;
+
+/**
+ * Runs a burst of jobs in virtual time: every first run starts at once (the workers of a burst),
+ * then each due step runs in time order. @returns each job's result.
+ */
+async function runBurst(h: Harness, ids: string[]): Promise<Map<string, string>> {
+  const results = new Map<string, string>();
+  const due: { at: number; data: PreviewJobData }[] = [];
+  const first = ids.map((id) => ({ agentJobId: id, cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 }));
+  const outs = await Promise.all(first.map((d) => h.run(d)));
+  outs.forEach((out, i) => {
+    if ('result' in out) results.set(ids[i]!, out.result);
+    else due.push({ at: h.clock.t + out.delayMs, data: first[i]! });
+  });
+  while (due.length) {
+    due.sort((x, y) => x.at - y.at);
+    const next = due.shift()!;
+    h.clock.t = next.at;
+    const out = await h.run(next.data);
+    if ('result' in out) results.set(next.data.agentJobId, out.result);
+    else due.push({ at: h.clock.t + out.delayMs, data: next.data });
+  }
+  return results;
+}
 
 describe('preview step: exactly once', () => {
   it('a redelivery and a second replica running the same preview at once ask once and post one message', async () => {
@@ -81,20 +107,7 @@ describe('preview step: limits, failures and the ceiling', () => {
     const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000, windowMs: 60_000 } });
     const ids = Array.from({ length: 20 }, (_, i) => `job_burst${String(i).padStart(5, '0')}`);
     for (const id of ids) h.addJob(id);
-    // Virtual time shared by all: run each due step in time order.
-    const due = ids.map((id) => ({
-      at: h.clock.t,
-      data: { agentJobId: id, cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 },
-    }));
-    const results = new Map<string, string>();
-    while (due.length) {
-      due.sort((x, y) => x.at - y.at);
-      const next = due.shift()!;
-      h.clock.t = next.at;
-      const out = await h.run(next.data);
-      if ('result' in out) results.set(next.data.agentJobId, out.result);
-      else due.push({ at: h.clock.t + out.delayMs, data: next.data });
-    }
+    const results = await runBurst(h, ids);
     expect([...results.values()].every((r) => r === 'ready')).toBe(true);
     expect(h.fake.refusals).toBe(0);
     const asked = [...h.fake.deployments.values()].sort((x, y) => x.createdAt - y.createdAt);
@@ -103,7 +116,31 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(asked.map((d) => Math.floor((d.createdAt - start) / SLOT_WINDOW_MS))).toEqual(
       ids.map((_, i) => Math.floor(i / 5)),
     );
-    expect(h.messages.filter((m) => m.edits > 0 || m.text.includes('queued')).length).toBeGreaterThan(0);
+    // Jobs 6-20 waited their turn and said so; the first 5 went out at once and never did.
+    const saidQueued = (id: string) =>
+      previewMessages(h.messages, id)[0]!.history.some((t) => t.includes('Preview queued'));
+    expect(ids.map(saidQueued)).toEqual(ids.map((_, i) => i >= 5));
+  });
+
+  it("slots are decided on Redis' clock, and a request that wakes past its slot's margin takes a new place", async () => {
+    prefix = randomPrefix();
+    // Without a clock: Redis TIME (one clock for every replica).
+    const shared = new PreviewSlots(redis, `${prefix}:shared`);
+    const waits = [];
+    for (const m of ['a', 'b', 'c', 'd', 'e', 'f']) waits.push(await shared.reserve(m));
+    expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    expect(waits[5]).toBeGreaterThan(SLOT_WINDOW_MS - 5_000);
+    expect(waits[5]).toBeLessThanOrEqual(SLOT_WINDOW_MS);
+    // In virtual time: f's slot is one window ahead; it wakes 10 s late.
+    const clock = { t: 1_700_000_000_000 };
+    const slots = new PreviewSlots(redis, prefix, 5, SLOT_WINDOW_MS, () => clock.t);
+    for (const m of ['a', 'b', 'c', 'd', 'e']) expect(await slots.reserve(m)).toBe(0);
+    expect(await slots.reserve('f')).toBe(SLOT_WINDOW_MS);
+    clock.t += SLOT_WINDOW_MS + 10_000;
+    expect(await slots.reserve('f')).toBe(0);
+    // f counts from when it really goes out: 4 more fit now, the next waits a whole window from now.
+    for (const m of ['g', 'h', 'i', 'j']) expect(await slots.reserve(m)).toBe(0);
+    expect(await slots.reserve('k')).toBe(SLOT_WINDOW_MS);
   });
 
   it('5xx are retried with backoff; after the last try the thread says the preview could not be started', async () => {
@@ -117,6 +154,18 @@ describe('preview step: limits, failures and the ceiling', () => {
     const [msg] = previewMessages(h.messages, 'job_dddddddddddd');
     expect(msg!.text).toContain('could not be started');
     expect(h.records.get('job_dddddddddddd')!.preview).toBe('not_started');
+  });
+
+  it('429s take a new place in line without using up the tries of 5xx: four 429s then a 503 still end ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    h.addJob('job_rrrrrrrrrrrr');
+    h.failNext(429, 4);
+    h.failNext(503, 1);
+    const end = await h.runToEnd('job_rrrrrrrrrrrr');
+    expect(end.result).toBe('ready');
+    expect(h.fake.deployments.size).toBe(1);
+    expect(previewMessages(h.messages, 'job_rrrrrrrrrrrr')[0]!.text).toBe('Preview ready');
   });
 
   it('a build still going at the ceiling is "taking longer than usual" with the dashboard link', async () => {
@@ -133,14 +182,23 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(reads).toBeLessThan(PREVIEW_CEILING_MS / 20_000);
   });
 
-  it('a 403 turns previews off for the project: one warning, the queued message taken back, no further request', async () => {
+  it('a 403 in a burst of 8 turns previews off: every queued message taken back, no preview step left on the plans', async () => {
     prefix = randomPrefix();
     const h = previewHarness({ redis, prefix, previews: { plan: 'free' } });
-    h.addJob('job_ffffffffffff');
-    h.addJob('job_gggggggggggg');
-    expect((await h.runToEnd('job_ffffffffffff')).result).toBe('off');
-    expect((await h.runToEnd('job_gggggggggggg')).result).toBe('off');
+    const ids = Array.from({ length: 8 }, (_, i) => `job_free${String(i).padStart(8, '0')}`);
+    for (const id of ids) h.addJob(id);
+    const results = await runBurst(h, ids);
+    expect([...results.values()]).toEqual(ids.map(() => 'off'));
+    // Jobs 6-8 waited in line and showed "Preview queued" before the plan was known...
+    const queued = h.messages.filter((m) => m.history.some((t) => t.includes('Preview queued')));
+    expect(queued.length).toBeGreaterThanOrEqual(3);
+    // ...and nothing about previews stays: no message, no preview step on any plan.
     expect(h.messages.filter((m) => !m.deleted)).toHaveLength(0);
+    expect(ids.map((id) => h.records.get(id)!.preview ?? null)).toEqual(ids.map(() => null));
     expect(await h.store.isOff('proj_1')).toBe(true);
+    // Only the first window's requests reached the API; a later job asks nothing.
+    h.addJob('job_latelatelate');
+    expect((await h.runToEnd('job_latelatelate')).result).toBe('off');
+    expect(h.messages.filter((m) => !m.deleted)).toHaveLength(0);
   });
 });

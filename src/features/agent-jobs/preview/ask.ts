@@ -12,6 +12,12 @@ import { showPreview, withdrawPreview, type Shown } from './show.js';
 /** Codes that mean this key or plan gets no previews (401 key, 403 plan or scope, 404 project): the feature goes off. */
 const PLAN_CODES: ReadonlySet<string> = new Set(['unauthorized', 'forbidden', 'not_found']);
 
+/**
+ * 429s in a row after which the thread says the preview could not be started: each takes a new
+ * place in line (a window, ~1 minute), so 20 is about the build ceiling's 20 minutes.
+ */
+export const MAX_RATE_LIMITED = 20;
+
 /** Backoff of a request the API failed (5xx, no answer), in ms: 5 s doubling, at most 2 minutes. */
 export function askRetryDelayMs(tries: number): number {
   return Math.min(120_000, 5_000 * 2 ** Math.max(0, tries - 1));
@@ -35,9 +41,9 @@ export async function afterShow(
  */
 export async function askForPreview(ctx: PreviewContext): Promise<PreviewStepResult> {
   const { deps, job, data, preview } = ctx;
-  const member = `${job.jobId}:${data.cycle}:${data.tries}`;
-  const slot = await deps.slots.reserve(member, deps.now());
-  const waitMs = slot - deps.now();
+  // One place in line per attempt: tries and 429s each only grow, so their sum names the attempt.
+  const member = `${job.jobId}:${data.cycle}:${data.tries + (data.rateLimited ?? 0)}`;
+  const waitMs = await deps.slots.reserve(member);
   if (waitMs > 0) {
     // Shown once: an unchanged message is not sent again.
     const shown = await showPreview(ctx, { ...preview, stage: 'queued' });
@@ -55,15 +61,9 @@ export async function askForPreview(ctx: PreviewContext): Promise<PreviewStepRes
     await deps.previews.releaseAsk(job.jobId, data.cycle);
     return askFailed(ctx, err);
   }
-  const asked: PreviewRecord = {
-    ...preview,
-    stage: 'building',
-    ...(answer.statusId ? { statusId: answer.statusId } : {}),
-    ...(answer.previewUrl ? { previewUrl: answer.previewUrl } : {}),
-    askedAt: deps.now(),
-  };
-  await deps.previews.save(asked);
-  await deps.previews.markAsked(job.jobId, data.cycle);
+  // Counted and audited as soon as the API accepted, before any save a crash could cut short: no
+  // crash loses the line, and a re-run asks (and audits) again only when its request really goes
+  // out again (a crash before the record below was saved, once the claim's lease lapsed).
   deps.metrics?.previewRequested();
   if (data.cycle > 0) {
     // A rebuild: whoever sent the follow-up that changed the pull request triggered it.
@@ -76,6 +76,15 @@ export async function askForPreview(ctx: PreviewContext): Promise<PreviewStepRes
       cycle: data.cycle,
     });
   }
+  const asked: PreviewRecord = {
+    ...preview,
+    stage: 'building',
+    ...(answer.statusId ? { statusId: answer.statusId } : {}),
+    ...(answer.previewUrl ? { previewUrl: answer.previewUrl } : {}),
+    askedAt: deps.now(),
+  };
+  await deps.previews.save(asked);
+  await deps.previews.markAsked(job.jobId, data.cycle);
   ctx.log.info({ statusId: answer.statusId }, 'asked for a preview of the pull request');
   if (!answer.statusId) return finishNoStatus(ctx, asked);
   const shown = await showPreview(ctx, asked);
@@ -107,18 +116,29 @@ async function askFailed(ctx: PreviewContext, err: unknown): Promise<PreviewStep
     await withdrawPreview(ctx);
     return 'off';
   }
-  const tries = data.tries + 1;
   if (code === 'rate_limited') {
-    log.info('the docs API refused the preview request (429); queued again');
-    return ctx.reschedule(0, { tries });
+    const rateLimited = (data.rateLimited ?? 0) + 1;
+    if (rateLimited < MAX_RATE_LIMITED) {
+      log.info({ rateLimited }, 'the docs API refused the preview request (429); queued again');
+      return ctx.reschedule(0, { rateLimited });
+    }
+    return giveUp(ctx, err, data.tries);
   }
+  const tries = data.tries + 1;
   const maxTries = deps.maxTries ?? 5;
   if (tries < maxTries) {
     log.warn({ err, tries }, 'could not ask for a preview; will try again');
     return ctx.reschedule(askRetryDelayMs(tries), { tries });
   }
-  log.error({ err, tries }, 'could not ask for a preview; giving up');
-  deps.metrics?.previewFinished('not_started');
-  const shown = await showPreview(ctx, { ...ctx.preview, stage: 'not_started' });
+  return giveUp(ctx, err, tries);
+}
+
+/** After the last try: the thread says the preview could not be started (counted once the record says so). */
+async function giveUp(ctx: PreviewContext, err: unknown, tries: number): Promise<PreviewStepResult> {
+  ctx.log.error({ err, tries, rateLimited: ctx.data.rateLimited ?? 0 }, 'could not ask for a preview; giving up');
+  const gaveUp: PreviewRecord = { ...ctx.preview, stage: 'not_started' };
+  await ctx.deps.previews.save(gaveUp);
+  ctx.deps.metrics?.previewFinished('not_started');
+  const shown = await showPreview(ctx, gaveUp);
   return afterShow(ctx, shown, 'not-started');
 }

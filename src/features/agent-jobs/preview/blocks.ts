@@ -23,19 +23,32 @@ export const LOG_LINES_SHOWN = 12;
 const LOG_LINE_CHARS = 200;
 const LOG_BLOCK_CHARS = 2_400;
 
-/** The last lines of a build log as the inside of a code block: escaped, no backticks, cut. */
+/**
+ * The last lines of a build log as the inside of a code block: no backticks, each line cut to
+ * {@link LOG_LINE_CHARS}, then cut from the start to {@link LOG_BLOCK_CHARS} (the end of a log says
+ * why it failed) and only then escaped, so a cut never splits an entity such as `&amp;`.
+ */
 export function logTail(lines: readonly string[] | undefined): string {
   const tail = (lines ?? []).slice(-LOG_LINES_SHOWN).map((l) => truncate(l.replace(/`/g, "'"), LOG_LINE_CHARS));
-  let text = escapeMrkdwn(tail.join('\n'));
-  // Cut from the start: the end of a log says why it failed.
-  if (text.length > LOG_BLOCK_CHARS) text = `…${text.slice(text.length - LOG_BLOCK_CHARS + 1)}`;
-  return text;
+  const raw = tail.join('\n');
+  const text = escapeMrkdwn(raw);
+  if (text.length <= LOG_BLOCK_CHARS) return text;
+  // Keep the longest raw end whose escaped form fits after the '…' (never starting inside a surrogate pair).
+  let start = raw.length;
+  for (let used = 1; start > 0; start--) {
+    used += escapeMrkdwn(raw[start - 1]!).length;
+    if (used > LOG_BLOCK_CHARS) break;
+  }
+  if (/^[\uDC00-\uDFFF]/.test(raw.slice(start))) start++;
+  return `…${escapeMrkdwn(raw.slice(start))}`;
 }
 
+/** A mrkdwn section of `text` (already made inert by the caller), cut to Slack's section limit. */
 function section(text: string): KnownBlock {
   return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SLACK_LIMITS.sectionText) } };
 }
 
+/** " of `branch`" (the branch as inert inline code) for the message's sentences, or '' without a branch. */
 function branchText(r: PreviewRecord): string {
   return r.branch ? ` of ${inertPath(r.branch)}` : '';
 }

@@ -55,8 +55,10 @@ export interface PreviewJobData {
   completedAt: number;
   /** Status polls so far. */
   polls: number;
-  /** Requests the API failed so far (5xx, no answer, 429). */
+  /** Requests the API failed so far (5xx, no answer); 429s are counted apart, in `rateLimited`. */
   tries: number;
+  /** Requests the API refused with 429 so far (each takes a new place in line). @defaultValue 0 */
+  rateLimited?: number;
 }
 
 /** How a preview step job ends (visible in BullMQ, handy for operators and tests). */

@@ -9,6 +9,7 @@ import { editRetryDelay } from '../poll/schedule.js';
 import { previewMessage } from './blocks.js';
 import type { PreviewContext } from './context.js';
 import type { PreviewRecord } from './record.js';
+import type { JobRecord } from '../store.js';
 
 /** What showing did: shown (or nothing to change), wait and try again, or Slack refused for good. */
 export type Shown = { ok: true } | { ok: false; retryInMs: number } | { ok: false; gone: true };
@@ -18,6 +19,11 @@ export function previewMessageKey(jobId: string): string {
   return `preview:${jobId}`;
 }
 
+/**
+ * A short digest of a message's JSON (SHA-1, base64url, 12 characters), kept in the record's
+ * `shown`: a show whose message has the same fingerprint sends nothing to Slack. Not a security
+ * measure; a collision would only skip one edit.
+ */
 function fingerprint(msg: unknown): string {
   return createHash('sha1').update(JSON.stringify(msg)).digest('base64url').slice(0, 12);
 }
@@ -68,17 +74,23 @@ async function showPlan(ctx: PreviewContext, next: PreviewRecord): Promise<Shown
 }
 
 /**
- * Takes back a preview message that only ever said "queued" (the plan turned out to have no
- * previews: nothing about them stays in Slack). Never throws (a failure is one warning).
+ * Takes back a preview that only ever said "queued" (the plan turned out to have no previews:
+ * nothing about them stays in Slack): deletes its message unless a build of the job was shown
+ * ready (that message stays), and clears the plan's preview step of the run. Never throws (a
+ * failure is one warning).
  */
-export async function withdrawPreview(ctx: PreviewContext): Promise<void> {
+export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' | 'preview' | 'log'>): Promise<void> {
   const { deps, job, preview, log } = ctx;
-  if (!preview.ts || preview.everReady) return;
   try {
-    await deps.slack.chat.delete({ channel: job.channel, ts: preview.ts });
-    const { ts: _gone, shown: _shown, ...rest } = preview;
-    await deps.previews.save(rest);
+    if (preview.ts && !preview.everReady) {
+      await deps.slack.chat.delete({ channel: job.channel, ts: preview.ts });
+      const { ts: _gone, shown: _shown, ...rest } = preview;
+      await deps.previews.save(rest);
+    }
+    // null clears the hash field (toHash writes ''), so the plan shows no preview step for this run.
+    const cleared = { preview: null, previewUrl: null } as unknown as Partial<JobRecord>;
+    if (await deps.jobs.updateIfCycle(job.jobId, preview.cycle, cleared)) await deps.status.show(job.jobId);
   } catch (err) {
-    log.warn({ err }, 'could not take back the queued preview message');
+    log.warn({ err }, 'could not take back the queued preview');
   }
 }

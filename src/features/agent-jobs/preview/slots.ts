@@ -20,12 +20,23 @@ export const SLOT_MARGIN_MS = 2_000;
 /** The window, in ms: the vendor's minute plus {@link SLOT_MARGIN_MS}. */
 export const SLOT_WINDOW_MS = 60_000 + SLOT_MARGIN_MS;
 
-// KEYS[1] = the sorted set of slots (score: epoch ms); ARGV = now, window, limit, member, ttl (ms).
-// A member that holds a slot already gets it again (a retry after a crash asks for no second one).
+// KEYS[1] = the sorted set of slots (score: epoch ms); ARGV = now ('' = Redis TIME), window, limit,
+// member, ttl (ms), margin (ms). Returns { slot, now } as strings (the clock the slot was decided on).
+// A member that holds a slot already gets it again (a retry after a crash asks for no second one),
+// unless it woke more than the margin after it: a request sent that late would not fit the window
+// the slot was counted in, so it takes a new place in line.
 const RESERVE = `
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local window, limit, margin = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[6])
 local have = redis.call('ZSCORE', KEYS[1], ARGV[4])
-if have then return have end
-local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if have then
+  if now - tonumber(have) <= margin then return { have, tostring(now) } end
+  redis.call('ZREM', KEYS[1], ARGV[4])
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
 local at = now
@@ -35,7 +46,7 @@ if n >= limit then
 end
 redis.call('ZADD', KEYS[1], at, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return tostring(at)
+return { tostring(at), tostring(now) }
 `;
 
 /** The organization's preview slots (one sorted set `{prefix}:preview-slots`: every project of the admin key is one organization). */
@@ -43,11 +54,16 @@ export class PreviewSlots {
   private readonly reserveScript: RedisScript;
   private readonly key: string;
 
+  /**
+   * @param clock - epoch ms for fakes and tests in virtual time; absent (production): the slot is
+   *   decided on Redis' own clock (`TIME` inside the script), so every replica shares one clock.
+   */
   constructor(
     redis: Redis,
     prefix: string,
     private readonly limit = SLOTS_PER_WINDOW,
     private readonly windowMs = SLOT_WINDOW_MS,
+    private readonly clock?: () => number,
   ) {
     this.reserveScript = defineScript(redis, 'PreviewReserveSlot', 1, RESERVE);
     this.key = `${prefix}:preview-slots`;
@@ -55,12 +71,18 @@ export class PreviewSlots {
 
   /**
    * Reserves the next free slot for `member` (a request: `<jobId>:<cycle>:<try>`), or returns the
-   * one it holds. @param nowMs - the clock, epoch ms. @returns the slot's epoch ms (≥ nowMs when new).
+   * one it holds (a new one when it woke more than {@link SLOT_MARGIN_MS} after it).
+   * @returns how long to wait for the slot, in ms (0: send now), on the clock the slot was decided on.
    * @throws Redis errors.
    */
-  async reserve(member: string, nowMs: number): Promise<number> {
+  async reserve(member: string): Promise<number> {
+    // The set's PEXPIRE, in ms: 1,000 windows (about 17 hours) after the latest reservation. Long
+    // enough that no slot still ahead (a burst of even thousands is 5 per window) expires before it
+    // comes; short enough that an idle organization's set goes away. Old slots are trimmed on each reserve.
     const ttl = this.windowMs * 1_000;
-    const at = await this.reserveScript.run([this.key], [Math.round(nowMs), this.windowMs, this.limit, member, ttl]);
-    return Number(at);
+    const now = this.clock ? String(Math.round(this.clock())) : '';
+    const args = [now, this.windowMs, this.limit, member, ttl, SLOT_MARGIN_MS];
+    const [slot, at] = (await this.reserveScript.run([this.key], args)) as [string, string];
+    return Math.max(0, Number(slot) - Number(at));
   }
 }

@@ -17,7 +17,7 @@ import {
   type PreviewStepResult,
 } from './context.js';
 import type { PreviewRecord } from './record.js';
-import { showPreview } from './show.js';
+import { showPreview, withdrawPreview } from './show.js';
 
 /** The step's result for a preview that reached a final stage (shown again after a crash cut it short). */
 const FINAL: Partial<Record<PreviewRecord['stage'], PreviewStepResult>> = {
@@ -41,7 +41,12 @@ export function createPreviewStep(deps: PreviewStepDeps) {
     if (!job) return 'unknown-job';
     const saved = await deps.previews.get(data.agentJobId);
     if (job.cycle > data.cycle || (saved?.cycle ?? 0) > data.cycle) return 'superseded';
-    if (await deps.previews.isOff(job.projectId)) return 'off';
+    if (await deps.previews.isOff(job.projectId)) {
+      // A run that waited in line while another found the plan without previews: take its "queued" back.
+      if (saved?.cycle === data.cycle && saved.stage === 'queued')
+        await withdrawPreview({ deps, job, preview: saved, log });
+      return 'off';
+    }
     if (!job.branch) {
       log.info('the job reported no branch; no preview');
       return 'no-branch';
@@ -86,8 +91,11 @@ async function watchBuild(ctx: PreviewContext): Promise<PreviewStepResult> {
   const elapsedMs = deps.now() - askedAt;
   if (elapsedMs >= (deps.ceilingMs ?? PREVIEW_CEILING_MS)) {
     log.warn({ elapsedMs }, 'the preview build is taking longer than usual; stopped watching it');
+    const slow: PreviewRecord = { ...preview, stage: 'slow' };
+    // Counted once saved: a re-run after a crash finds the final stage and counts nothing again.
+    await deps.previews.save(slow);
     deps.metrics?.previewFinished('slow');
-    return afterShow(ctx, await showPreview(ctx, { ...preview, stage: 'slow' }), 'slow');
+    return afterShow(ctx, await showPreview(ctx, slow), 'slow');
   }
   const history = deps.durations?.(`preview:${job.projectId}`);
   const next = async (): Promise<never> => {
@@ -119,6 +127,7 @@ async function watchBuild(ctx: PreviewContext): Promise<PreviewStepResult> {
     ...(!built ? { logs: status.logs ?? [] } : {}),
     ...(built ? { everReady: true } : {}),
   };
+  await deps.previews.save(done);
   deps.metrics?.previewFinished(
     built ? 'built' : 'failed',
     built ? (deps.now() - (preview.completedAt ?? askedAt)) / 1000 : undefined,

@@ -103,6 +103,15 @@ describe('a failed build', () => {
     expectSlackTakesMessage(msg);
   });
 
+  it('a long log is cut from the start before it is escaped: no entity is split, the end is kept', () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `${'&'.repeat(199)}${i % 10}`);
+    const tail = logTail(lines);
+    expect(tail.length).toBeLessThanOrEqual(2_400);
+    expect(tail.startsWith('…&amp;')).toBe(true);
+    expect(tail.slice(1).replace(/&amp;|[0-9\n]/g, '')).toBe('');
+    expect(tail.endsWith('&amp;1')).toBe(true);
+  });
+
   it("the fix's instruction quotes the summary and log inside a fence only they cannot close", () => {
     const prompt = fixPrompt(
       {
