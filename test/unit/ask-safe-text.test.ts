@@ -122,6 +122,9 @@ describe('the answer text filter', () => {
       'https://docs.acme.test/a<(www.evil.example)',
       `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<(www.${WJ}evil.${WJ}example)`,
     ],
+    // A Markdown-escaped dot is a dot once read: the domain it would make is broken like any other.
+    ['SSO\\.data:text/html,x', `SSO\\.${WJ}data:text/html,x`],
+    ['see www\\.evil\\.example/login', `see www\\.${WJ}evil\\.${WJ}example/login`],
   ])('%j → %j', (input, expected) => {
     expect(safe(input)).toBe(expected);
     expect(
