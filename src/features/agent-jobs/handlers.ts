@@ -8,7 +8,7 @@ import { markupToText } from '../../platform/slack/markup.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
-import { postToResponseUrl } from '../../platform/slack/respond.js';
+import { tellPrivately as tellText } from '../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { publishHome, type HomeDefaults, type HomeDeps } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
@@ -55,28 +55,14 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   promptMaxChars: number;
 }
 
-/**
- * Tells one person privately: through the `response_url` when there is one (works even where the
- * bot is not a member), else `chat.postEphemeral`. Never throws (a failure is logged).
- */
-export async function tellPrivately(
+/** Tells the person of a request privately (platform's `tellPrivately`; `ephemeralThreadTs` is the thread of an ephemeral). */
+function tellPrivately(
   deps: Pick<AgentJobsHandlerDeps, 'slack' | 'logger'>,
   to: { user: string; channel: string } & Reply,
   text: string,
 ): Promise<void> {
-  try {
-    if (to.responseUrl)
-      await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
-    else
-      await deps.slack.chat.postEphemeral({
-        channel: to.channel,
-        user: to.user,
-        text,
-        ...(to.ephemeralThreadTs ? { thread_ts: to.ephemeralThreadTs } : {}),
-      });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not answer the person privately');
-  }
+  const { user, channel, responseUrl, ephemeralThreadTs: threadTs } = to;
+  return tellText(deps, { user, channel, responseUrl, threadTs }, text);
 }
 
 /** Registers the agent-jobs intake handlers (run by the intake worker of any replica). */

@@ -32,6 +32,23 @@ export {
   type FormFollowUp,
   type FormStartDeps,
 } from './form-start.js';
+export {
+  FORM_NOT_OPENED_TEXT,
+  INSTRUCTION_ACTION,
+  INSTRUCTION_BLOCK,
+  INSTRUCTION_MAX,
+  instructionInput,
+  jobFormButton,
+  jobFormSubmission,
+  jobModal,
+  openForm,
+  openJobForm,
+  openSigned,
+  type FormTarget,
+  type JobForm,
+  type JobFormDeps,
+  type OpenedMetadata,
+} from './job-form.js';
 export { EditBudget, type BudgetGrant } from './status/index.js';
 export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
 

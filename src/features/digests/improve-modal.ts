@@ -2,7 +2,8 @@ import type { ModalView } from '@slack/types';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { SIGNATURE_OVERHEAD, unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { INSTRUCTION_MAX, instructionInput, jobModal, openSigned, type JobForm } from '../agent-jobs/index.js';
 import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
 import { formatCount, inlineReaderPath } from '../visitors/index.js';
@@ -15,12 +16,8 @@ import { formatCount, inlineReaderPath } from '../visitors/index.js';
 
 /** `callback_id` of the modal (its view_submission is registered in src/listeners/visitors). */
 export const IMPROVE_CALLBACK_ID = 'visitors_improve';
-/** block_id of the instruction input. */
-export const INSTRUCTION_BLOCK = 'instruction';
-/** action_id of the instruction input. */
-export const INSTRUCTION_ACTION = 'instruction';
-/** Slack: plain_text_input `max_length` ≤ 3000, and initial_value within it. */
-export const INSTRUCTION_MAX = 3000;
+/** The instruction input's ids and bound (agent-jobs' job form kit). */
+export { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from '../agent-jobs/index.js';
 
 /** What the modal remembers in `private_metadata` (Slack: ≤ 3000 chars): where to start the job. */
 export interface ImproveMetadata {
@@ -39,18 +36,13 @@ export const IMPROVE_MODAL_PURPOSE = 'digests.improve-modal';
  * Decodes a modal's `private_metadata`: where to start the job, when the bot signed it and it has
  * Slack's id shapes; else why not (`unsigned`/`tampered`: not the bot's; `malformed`: unreadable).
  */
-export function decodeImproveMetadata(
-  raw: string | undefined,
-  signer: Pick<ValueSigner, 'open'>,
-): { ok: true; meta: ImproveMetadata } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  const opened = signer.open(IMPROVE_MODAL_PURPOSE, raw);
-  if (!opened.ok) return opened;
-  try {
-    const m = metadataSchema.parse(JSON.parse(opened.payload));
-    return { ok: true, meta: { channel: m.c, threadTs: m.t, path: m.p } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+export function decodeImproveMetadata(raw: string | undefined, signer: Pick<ValueSigner, 'open'>) {
+  return openSigned(signer, IMPROVE_MODAL_PURPOSE, raw, readMetadata);
+}
+
+function readMetadata(json: unknown): ImproveMetadata {
+  const m = metadataSchema.parse(json);
+  return { channel: m.c, threadTs: m.t, path: m.p };
 }
 
 /**
@@ -79,36 +71,32 @@ export function buildImproveModal(
   // Slack: private_metadata ≤ 3000 chars, the signature included.
   const where = (p: string) => ({ c: meta.channel, t: meta.threadTs, p });
   const metadata = fitJson(meta.path, 1500, 3000 - SIGNATURE_OVERHEAD, where);
-  return {
-    type: 'modal',
-    callback_id: IMPROVE_CALLBACK_ID,
-    private_metadata: signer.sign(IMPROVE_MODAL_PURPOSE, metadata),
-    title: { type: 'plain_text', text: 'Improve with agent' },
-    submit: { type: 'plain_text', text: 'Start job' },
-    close: { type: 'plain_text', text: 'Cancel' },
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text:
-            `${shown} lost ${page.fellPct}% of its human readers (${formatCount(page.previous)} → ${formatCount(page.current)}, ${page.rangeLabel}).\n` +
-            "The docs agent will work on it in the digest's thread and open a pull request.",
-        },
-      },
-      {
-        type: 'input',
-        block_id: INSTRUCTION_BLOCK,
-        label: { type: 'plain_text', text: 'Instruction for the docs agent' },
-        hint: { type: 'plain_text', text: 'Edit it as you like: this is exactly what the agent will be asked to do.' },
-        element: {
-          type: 'plain_text_input',
-          action_id: INSTRUCTION_ACTION,
-          multiline: true,
-          max_length: INSTRUCTION_MAX,
-          initial_value: instruction,
-        },
-      },
-    ],
-  };
+  const text =
+    `${shown} lost ${page.fellPct}% of its human readers (${formatCount(page.previous)} → ${formatCount(page.current)}, ${page.rangeLabel}).\n` +
+    "The docs agent will work on it in the digest's thread and open a pull request.";
+  return jobModal({
+    callbackId: IMPROVE_CALLBACK_ID,
+    title: 'Improve with agent',
+    metadata: signer.sign(IMPROVE_MODAL_PURPOSE, metadata),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, instructionInput(instruction, { hint: EDIT_HINT })],
+  });
 }
+
+/** The hint under the instruction of both Improve forms. */
+export const EDIT_HINT = 'Edit it as you like: this is exactly what the agent will be asked to do.';
+
+/**
+ * The "Improve with agent" form as its submission reads it (view_submission `visitors_improve`):
+ * the job starts in the digest's thread. Several jobs may share a digest's thread: each shows its
+ * state on its own status message.
+ */
+export const IMPROVE_FORM: JobForm<ImproveMetadata> = {
+  formName: 'the Improve with agent form',
+  purpose: IMPROVE_MODAL_PURPOSE,
+  read: readMetadata,
+  blankText: 'Tell the agent what to change.',
+  unverifiedText: unverifiedValueText('open the form again from the digest'),
+  outcome: (meta, instruction) => ({
+    start: { channel: meta.channel, instruction, threadTs: meta.threadTs, reactOnStatusMessage: true },
+  }),
+};

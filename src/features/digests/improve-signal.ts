@@ -1,20 +1,20 @@
-import type {
-  AllMiddlewareArgs,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
 import type { ModalView } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { clickReply } from './click-reply.js';
-import { formRefusal, submitJobStartForm, type FormStartDeps } from '../agent-jobs/index.js';
+import {
+  INSTRUCTION_MAX,
+  instructionInput,
+  jobFormButton,
+  jobFormSubmission,
+  jobModal,
+  openSigned,
+  type FormTarget,
+  type JobForm,
+  type JobFormDeps,
+} from '../agent-jobs/index.js';
 import {
   countOf,
   cutQuoted,
@@ -25,7 +25,7 @@ import {
   signalInstruction,
   type SignalImprove,
 } from '../visitors/index.js';
-import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from './improve-modal.js';
+import { EDIT_HINT } from './improve-modal.js';
 
 /**
  * "Improve with agent" on a reader signal, in a report or a digest (block_actions
@@ -52,11 +52,7 @@ export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText(
 );
 
 /** What the button and the modal need (the digests listeners' deps have it all). */
-export interface SignalImproveDeps extends FormStartDeps {
-  /** Opens the modal. */
-  slack: { views: Pick<WebClient['views'], 'open'> };
-  /** Checks the buttons' values; signs and checks the modal's `private_metadata`. */
-  signer: Pick<ValueSigner, 'sign' | 'open'>;
+export interface SignalImproveDeps extends JobFormDeps {
   /** The configured docs projects: an Improve on a signal of another one is not followed. */
   projects: readonly string[];
 }
@@ -78,18 +74,13 @@ const metadataSchema = z.object({
 });
 
 /** Opens a modal's `private_metadata`: where to start the job, when the bot signed it; else why not. */
-export function decodeSignalModalMetadata(
-  raw: string | undefined,
-  signer: Pick<ValueSigner, 'open'>,
-): { ok: true; meta: SignalModalMetadata } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  const opened = signer.open(SIGNAL_MODAL_PURPOSE, raw);
-  if (!opened.ok) return opened;
-  try {
-    const m = metadataSchema.parse(JSON.parse(opened.payload));
-    return { ok: true, meta: { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}) } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+export function decodeSignalModalMetadata(raw: string | undefined, signer: Pick<ValueSigner, 'open'>) {
+  return openSigned(signer, SIGNAL_MODAL_PURPOSE, raw, readMetadata);
+}
+
+function readMetadata(json: unknown): SignalModalMetadata {
+  const m = metadataSchema.parse(json);
+  return { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}) };
 }
 
 /** What the modal says above the instruction (reader text quoted already, cut: a modal is mrkdwn too). */
@@ -127,108 +118,59 @@ export function buildSignalImproveModal(
 ): ModalView {
   const wire = { c: meta.channel, t: meta.threadTs, ...(meta.projectId ? { p: meta.projectId } : {}) };
   const where = meta.projectId ? ` on the docs project \`${meta.projectId}\`` : '';
-  return {
-    type: 'modal',
-    callback_id: SIGNAL_IMPROVE_CALLBACK_ID,
-    private_metadata: signer.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(wire)),
-    title: { type: 'plain_text', text: 'Improve with agent' },
-    submit: { type: 'plain_text', text: 'Start job' },
-    close: { type: 'plain_text', text: 'Cancel' },
+  const text =
+    `${summary(v)}\nThe docs agent will work on it in this message's thread${where} and open a pull request. ` +
+    "Readers' words are quoted in the instruction as data, not instructions.";
+  return jobModal({
+    callbackId: SIGNAL_IMPROVE_CALLBACK_ID,
+    title: 'Improve with agent',
+    metadata: signer.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(wire)),
     blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text:
-            `${summary(v)}\nThe docs agent will work on it in this message's thread${where} and open a pull request. ` +
-            "Readers' words are quoted in the instruction as data, not instructions.",
-        },
-      },
-      {
-        type: 'input',
-        block_id: INSTRUCTION_BLOCK,
-        label: { type: 'plain_text', text: 'Instruction for the docs agent' },
-        hint: { type: 'plain_text', text: 'Edit it as you like: this is exactly what the agent will be asked to do.' },
-        element: {
-          type: 'plain_text_input',
-          action_id: INSTRUCTION_ACTION,
-          multiline: true,
-          max_length: INSTRUCTION_MAX,
-          initial_value: truncate(signalInstruction(v), INSTRUCTION_MAX),
-        },
-      },
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      instructionInput(truncate(signalInstruction(v), INSTRUCTION_MAX), { hint: EDIT_HINT }),
     ],
-  };
+  });
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /**
  * The Improve button on a signal: acks, then opens the modal with views.open (the trigger_id is valid
  * for 3 s) — only for a value the bot signed, on the message of the conversation it was made for, of
  * a configured docs project, for someone the access policy lets start jobs there and who is a member
- * of it (checked within 1.5 s; a refusal is told privately and opens nothing).
+ * of it (agent-jobs' `jobFormButton`: checked within 1.5 s; a refusal is told privately and opens nothing).
  */
 export function signalImproveAction(deps: SignalImproveDeps) {
-  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
-    await ack();
-    const tell = clickReply(respond, deps.logger);
-    const decoded = decodeSignalImprove(action.value, deps.signer);
+  return jobFormButton(deps, 'the Improve with agent modal of a signal', (body, value): FormTarget => {
+    const decoded = decodeSignalImprove(value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed') {
       warnUnverified(deps.logger, SIGNAL_IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
-      return void (await tell(SIGNAL_UNVERIFIED_TEXT));
+      return { say: SIGNAL_UNVERIFIED_TEXT };
     }
     const channel = body.channel?.id ?? body.container?.channel_id;
     const ts = body.container?.message_ts ?? body.message?.ts;
-    if (!decoded.ok || !channel || !ts) return void (await tell(OLDER_SIGNAL_TEXT));
+    if (!decoded.ok || !channel || !ts) return { say: OLDER_SIGNAL_TEXT };
     const v = decoded.improve;
-    if (v.channel !== channel) return void (await tell(OTHER_CONVERSATION_TEXT));
-    if (v.projectId !== undefined && !deps.projects.includes(v.projectId)) return void (await tell(OLDER_SIGNAL_TEXT));
-    const teamId = body.team?.id ?? body.user.team_id;
-    const refusal = await formRefusal(
-      deps,
-      { user: body.user.id, ...(teamId ? { teamId } : {}) },
-      'start_job',
-      channel,
-    );
-    if (refusal) return void (await tell(refusal));
-    const view = buildSignalImproveModal(v, { channel, threadTs: ts, projectId: v.projectId }, deps.signer);
-    try {
-      await deps.slack.views.open({ trigger_id: body.trigger_id, view });
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not open the Improve with agent modal of a signal');
-      await tell('Slack would not open the form; click the button again.');
-    }
-  };
+    if (v.channel !== channel) return { say: OTHER_CONVERSATION_TEXT };
+    if (v.projectId !== undefined && !deps.projects.includes(v.projectId)) return { say: OLDER_SIGNAL_TEXT };
+    const meta = { channel, threadTs: ts, projectId: v.projectId };
+    return { channel, view: () => buildSignalImproveModal(v, meta, deps.signer) };
+  });
 }
+
+/** The modal as its submission reads it: the job starts in the message's thread, on the signal's project. */
+export const SIGNAL_IMPROVE_FORM: JobForm<SignalModalMetadata> = {
+  formName: 'the Improve with agent form',
+  purpose: SIGNAL_MODAL_PURPOSE,
+  read: readMetadata,
+  blankText: 'Tell the agent what to change.',
+  unverifiedText: unverifiedValueText('open the form again from the report or digest'),
+  outcome: ({ channel, threadTs, projectId }, instruction) => ({
+    start: { channel, instruction, threadTs, reactOnStatusMessage: true, ...(projectId ? { project: projectId } : {}) },
+  }),
+};
 
 /**
  * Submission of the modal: a blank instruction or metadata the bot did not sign is refused inside
  * the modal; otherwise access and membership are checked again and the job start is recorded
  * (agent-jobs' intake: status message in the thread, on the signal's project).
  */
-export function signalImproveSubmission(deps: SignalImproveDeps) {
-  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
-    const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
-    const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });
-    if (!instruction) return void (await refuse('Tell the agent what to change.'));
-    const decoded = decodeSignalModalMetadata(view.private_metadata, deps.signer);
-    if (!decoded.ok) {
-      warnUnverified(deps.logger, SIGNAL_MODAL_PURPOSE, decoded.reason, { user: body.user.id });
-      return void (await refuse(unverifiedValueText('open the form again from the report or digest')));
-    }
-    const { channel, threadTs, projectId } = decoded.meta;
-    const req = {
-      channel,
-      instruction,
-      threadTs,
-      reactOnStatusMessage: true,
-      ...(projectId ? { project: projectId } : {}),
-    };
-    await submitJobStartForm(
-      deps,
-      { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Improve with agent form' },
-      req,
-    );
-  };
-}
+export const signalImproveSubmission = (deps: SignalImproveDeps) => jobFormSubmission(deps, SIGNAL_IMPROVE_FORM);
