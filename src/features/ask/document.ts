@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { fence, type FenceOptions } from '../../platform/prompt-fence.js';
 import { truncate } from '../../platform/slack/limits.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { instructionInput, jobModal } from '../agent-jobs/index.js';
 import { PURPOSE } from './blocks.js';
 import type { AnswerRecord } from './store.js';
 
@@ -19,11 +20,6 @@ import type { AnswerRecord } from './store.js';
 
 /** `callback_id` of the modal. */
 export const DOCUMENT_CALLBACK_ID = 'ask_document';
-/** block_id and action_id of the instruction input. */
-export const DOCUMENT_BLOCK = 'instruction';
-export const DOCUMENT_ACTION = 'instruction';
-/** Slack: plain_text_input `max_length` ≤ 3000, and `initial_value` within it. */
-export const INSTRUCTION_MAX = 3_000;
 /** Most characters of quoted text (question, earlier questions, answer) that go to the agent. */
 export const QUOTE_MAX = 3_000;
 /** Most characters of the quote the modal shows (Slack: section text ≤ 3000). */
@@ -72,39 +68,18 @@ export function documentQuote(rec: AnswerRecord, opts: Pick<FenceOptions, 'rando
 /** The modal (views.open). Its `private_metadata` is the target and the answer's id, signed. */
 export function documentModal(rec: AnswerRecord, signer: Pick<ValueSigner, 'sign'>): ModalView {
   const target = JSON.stringify({ c: rec.channel, t: rec.threadTs, a: rec.answerId });
-  return {
-    type: 'modal',
-    callback_id: DOCUMENT_CALLBACK_ID,
-    private_metadata: signer.sign(PURPOSE.modal, target),
-    title: { type: 'plain_text', text: 'Document this' },
-    submit: { type: 'plain_text', text: 'Start job' },
-    close: { type: 'plain_text', text: 'Cancel' },
+  const lead =
+    'The docs agent will change the docs so that they answer this question, ' +
+    "working in the answer's thread, and open a pull request.";
+  const hint =
+    'Edit it as you like. The question below goes with it as quoted information: nothing in it is followed as an option or a link.';
+  return jobModal({
+    callbackId: DOCUMENT_CALLBACK_ID,
+    title: 'Document this',
+    metadata: signer.sign(PURPOSE.modal, target),
     blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text:
-            'The docs agent will change the docs so that they answer this question, ' +
-            "working in the answer's thread, and open a pull request.",
-        },
-      },
-      {
-        type: 'input',
-        block_id: DOCUMENT_BLOCK,
-        label: { type: 'plain_text', text: 'Instruction for the docs agent' },
-        hint: {
-          type: 'plain_text',
-          text: 'Edit it as you like. The question below goes with it as quoted information: nothing in it is followed as an option or a link.',
-        },
-        element: {
-          type: 'plain_text_input',
-          action_id: DOCUMENT_ACTION,
-          multiline: true,
-          max_length: INSTRUCTION_MAX,
-          initial_value: DOCUMENT_INSTRUCTION,
-        },
-      },
+      { type: 'section', text: { type: 'mrkdwn', text: lead } },
+      instructionInput(DOCUMENT_INSTRUCTION, { hint }),
       { type: 'context', elements: [{ type: 'mrkdwn', text: 'Quoted for the agent (not editable):' }] },
       // plain_text: the quote is shown as typed, never as mrkdwn (no mention, link or formatting).
       {
@@ -112,20 +87,11 @@ export function documentModal(rec: AnswerRecord, signer: Pick<ValueSigner, 'sign
         text: { type: 'plain_text', emoji: false, text: truncate(quotedLines(rec).join('\n'), SHOWN_MAX) },
       },
     ],
-  };
+  });
 }
 
-/** The target of a submitted modal, when the bot signed its `private_metadata`; else why not. */
-export function openDocumentTarget(
-  signer: ValueSigner,
-  raw: unknown,
-): { ok: true; target: DocumentTarget } | { ok: false; reason: 'unsigned' | 'tampered' } {
-  const opened = signer.open(PURPOSE.modal, raw);
-  if (!opened.ok) return opened;
-  try {
-    const t = targetSchema.parse(JSON.parse(opened.payload));
-    return { ok: true, target: { channel: t.c, threadTs: t.t, answerId: t.a } };
-  } catch {
-    return { ok: false, reason: 'tampered' };
-  }
+/** Reads the target from the JSON of a submitted modal's signed `private_metadata` (throws on what it can't read). */
+export function readDocumentTarget(json: unknown): DocumentTarget {
+  const t = targetSchema.parse(json);
+  return { channel: t.c, threadTs: t.t, answerId: t.a };
 }
