@@ -47,6 +47,7 @@ export {
   type FormTarget,
   type JobForm,
   type JobFormDeps,
+  type JobModal,
   type OpenedMetadata,
 } from './job-form.js';
 export { EditBudget, type BudgetGrant } from './status/index.js';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { instructionInput, jobModal, openSigned, type JobModal } from '../agent-jobs/index.js';
 import type { ThreadPreview } from '../thread-context/index.js';
 
 /**
@@ -15,15 +16,8 @@ import type { ThreadPreview } from '../thread-context/index.js';
 export const SHORTCUT_CALLBACK_ID = 'document_thread';
 /** `callback_id` of the modal (its view_submission). */
 export const MODAL_CALLBACK_ID = 'document_thread_modal';
-/** block_id and action_id of the instruction input. */
-export const INSTRUCTION_BLOCK = 'instruction';
-export const INSTRUCTION_ACTION = 'instruction';
-/** Slack: plain_text_input `max_length` ≤ 3000. */
-export const INSTRUCTION_MAX = 3000;
 /** The instruction the input starts with. */
 export const DEFAULT_INSTRUCTION = 'Update the docs with what was decided in this thread.';
-
-const TITLE = { type: 'plain_text', text: 'Document this thread' } as const;
 
 /**
  * Where the job goes: the conversation and the thread's root ts (kept in `private_metadata`);
@@ -64,10 +58,15 @@ export function modalAt(externalId: string, ref: ThreadRef, signer: Pick<ValueSi
   return { externalId, metadata: encodeThreadRef(ref, signer) };
 }
 
+/** The modal `at` (agent-jobs' job form frame), with `blocks`; nothing to submit unless `submit` says. */
+function modal(at: ModalAt, blocks: KnownBlock[], more: Pick<JobModal, 'submit' | 'close'> = {}): ModalView {
+  const frame = { callbackId: MODAL_CALLBACK_ID, externalId: at.externalId, metadata: at.metadata };
+  return jobModal({ ...frame, title: 'Document this thread', blocks, submit: null, ...more });
+}
+
 /** A modal that only says `text` (mrkdwn); nothing to submit. */
 function noticeModal(at: ModalAt, text: string): ModalView {
-  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  return { ...loadingModal(at), close: { type: 'plain_text', text: 'OK' }, blocks };
+  return modal(at, [{ type: 'section', text: { type: 'mrkdwn', text } }], { close: 'OK' });
 }
 
 /** What {@link decodeThreadRef} found. */
@@ -79,27 +78,21 @@ export type DecodedThreadRef =
  * shapes; else why not (`unsigned`/`tampered`: not the bot's; `malformed`: the bot's, but unreadable).
  */
 export function decodeThreadRef(raw: string | undefined, signer: Pick<ValueSigner, 'open'>): DecodedThreadRef {
-  const opened = signer.open(THREAD_REF_PURPOSE, raw);
-  if (!opened.ok) return opened;
-  try {
-    const m = metadataSchema.parse(JSON.parse(opened.payload));
-    return { ok: true, ref: { channel: m.c, threadTs: m.t, ...(m.j ? { jobId: m.j } : {}) } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  const opened = openSigned(signer, THREAD_REF_PURPOSE, raw, readThreadRef);
+  return opened.ok ? { ok: true, ref: opened.meta } : opened;
+}
+
+/** Reads a {@link ThreadRef} from the JSON of the modal's `private_metadata` (throws on what it can't read). */
+export function readThreadRef(json: unknown): ThreadRef {
+  const m = metadataSchema.parse(json);
+  return { channel: m.c, threadTs: m.t, ...(m.j ? { jobId: m.j } : {}) };
 }
 
 /** The modal as views.open shows it at once: the thread is still being read. */
 export function loadingModal(at: ModalAt): ModalView {
-  return {
-    type: 'modal',
-    callback_id: MODAL_CALLBACK_ID,
-    external_id: at.externalId,
-    private_metadata: at.metadata,
-    title: TITLE,
-    close: { type: 'plain_text', text: 'Cancel' },
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: ':hourglass_flowing_sand: Reading the thread…' } }],
-  };
+  return modal(at, [
+    { type: 'section', text: { type: 'mrkdwn', text: ':hourglass_flowing_sand: Reading the thread…' } },
+  ]);
 }
 
 /** "<@U1>, <@U2> and 3 others" (Slack renders the mentions as names; no one is notified in a modal). */
@@ -131,20 +124,9 @@ export function previewModal(at: ModalAt, preview: Extract<ThreadPreview, { ok: 
         },
       ],
     },
-    {
-      type: 'input',
-      block_id: INSTRUCTION_BLOCK,
-      label: { type: 'plain_text', text: 'Instruction for the docs agent' },
-      element: {
-        type: 'plain_text_input',
-        action_id: INSTRUCTION_ACTION,
-        multiline: true,
-        max_length: INSTRUCTION_MAX,
-        initial_value: DEFAULT_INSTRUCTION,
-      },
-    },
+    instructionInput(DEFAULT_INSTRUCTION),
   ];
-  return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Start job' }, blocks };
+  return modal(at, blocks, { submit: 'Start job' });
 }
 
 /** The modal when the bot can't read the thread: why, and how to fix it; nothing to submit. */
@@ -177,20 +159,9 @@ export function followUpModal(at: ModalAt, jobId: string): ModalView {
         text: `This thread belongs to docs agent job \`${jobId}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
       },
     },
-    {
-      type: 'input',
-      block_id: INSTRUCTION_BLOCK,
-      label: { type: 'plain_text', text: 'Follow-up for the docs agent' },
-      element: {
-        type: 'plain_text_input',
-        action_id: INSTRUCTION_ACTION,
-        multiline: true,
-        max_length: INSTRUCTION_MAX,
-        initial_value: DEFAULT_FOLLOW_UP,
-      },
-    },
+    instructionInput(DEFAULT_FOLLOW_UP, { label: 'Follow-up for the docs agent' }),
   ];
-  return { ...loadingModal(at), submit: { type: 'plain_text', text: 'Send follow-up' }, blocks };
+  return modal(at, blocks, { submit: 'Send follow-up' });
 }
 
 /** The modal while a job is being started in the thread: nothing to submit yet. */

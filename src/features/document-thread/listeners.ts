@@ -1,37 +1,18 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  MessageShortcut,
-  SlackShortcutMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { AccessGate } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
+import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import { notRecordedText } from '../../platform/slack/edge.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { slackErrorCode } from '../../platform/slack/errors.js';
-import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { submitFollowUpForm, submitJobStartForm } from '../agent-jobs/index.js';
-import { decodeThreadRef, INSTRUCTION_ACTION, INSTRUCTION_BLOCK, loadingModal, modalAt } from './blocks.js';
+import { unverifiedValueText } from '../../platform/slack/signed-value.js';
+import { clickReply } from '../../platform/slack/tell.js';
+import { jobFormSubmission, openForm, type JobForm, type JobFormDeps } from '../agent-jobs/index.js';
+import { loadingModal, modalAt, readThreadRef, type ThreadRef } from './blocks.js';
 import { MODAL_CALLBACK_ID, SHORTCUT_CALLBACK_ID, THREAD_REF_PURPOSE } from './blocks.js';
 import { INTAKE, type PreviewIntake } from './intake.js';
 
-/** What the shortcut and its modal need: they record each request and ack; workers do the rest. */
-export interface ThreadContextListenerDeps {
-  intake: Pick<Intake, 'record'>;
-  /** Opens the modal. */
-  slack: { views: Pick<WebClient['views'], 'open'> };
-  /** Asked again at submission, for the channel in the form (the worker's gate asks a third time, with the budget). */
-  access: Pick<AccessGate, 'authorize'>;
-  /** The submitter must still be a member of the form's conversation. */
-  conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** Signs and checks the modal's `private_metadata`. */
-  signer: Pick<ValueSigner, 'sign' | 'open'>;
-  logger: Logger;
-}
+/**
+ * What the shortcut and its modal need (agent-jobs' job form kit): they record each request and ack;
+ * workers do the rest. Access and membership are asked again at submission, for the channel in the
+ * form (the worker's gate asks a third time, with the budget).
+ */
+export type ThreadContextListenerDeps = JobFormDeps;
 
 type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
@@ -50,28 +31,24 @@ export function documentThreadShortcut(deps: ThreadContextListenerDeps) {
     const ref = { channel: shortcut.channel.id, threadTs: shortcut.message.thread_ts ?? shortcut.message.ts };
     const externalId = modalExternalId(shortcut.trigger_id);
     const payload: PreviewIntake = { ...ref, user: shortcut.user.id, externalId };
+    const tell = clickReply(respond, deps.logger);
     try {
       await deps.intake.record(INTAKE.preview, `shortcut-${shortcut.trigger_id}`, shortcut.trigger_id, payload);
     } catch (err) {
       deps.logger.warn({ err }, 'could not record a Document this thread shortcut; told the person to try again');
       await ack();
-      await respond({ response_type: 'ephemeral', replace_original: false, text: notRecordedText(err) }).catch(
-        (e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to try again'),
-      );
-      return;
+      return tell(notRecordedText(err));
     }
     await ack();
-    try {
-      const view = loadingModal(modalAt(externalId, ref, deps.signer));
-      await deps.slack.views.open({ trigger_id: shortcut.trigger_id, view });
-    } catch (err) {
-      deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the Document this thread modal');
-      await respond({
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: 'Slack would not open the form in time; use the shortcut again.',
-      }).catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person to use the shortcut again'));
-    }
+    const view = loadingModal(modalAt(externalId, ref, deps.signer));
+    const notOpened = 'Slack would not open the form in time; use the shortcut again.';
+    await openForm(deps, {
+      triggerId: shortcut.trigger_id,
+      view,
+      name: 'the Document this thread modal',
+      tell,
+      notOpened,
+    });
   };
 }
 
@@ -89,35 +66,22 @@ export const FORM_UNVERIFIED_TEXT = unverifiedValueText('use *Document this thre
  * instead. If it cannot be recorded, the modal says so and stays open.
  */
 export function documentThreadSubmission(deps: ThreadContextListenerDeps) {
-  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
-    const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
-    const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });
-    if (!instruction) return void (await refuse('Tell the agent what to do with this thread.'));
-    const decoded = decodeThreadRef(view.private_metadata, deps.signer);
-    if (!decoded.ok) {
-      warnUnverified(deps.logger, THREAD_REF_PURPOSE, decoded.reason, { user: body.user.id });
-      return void (await refuse(FORM_UNVERIFIED_TEXT));
-    }
-    const ref = decoded.ref;
-    const form = { ack, body, blockId: INSTRUCTION_BLOCK, formName: 'the Document this thread form' };
-    // A job's thread: the instruction goes to that job as a follow-up (a thread belongs to its first job).
-    if (ref.jobId)
-      return submitFollowUpForm(deps, form, {
-        jobId: ref.jobId,
-        channel: ref.channel,
-        threadTs: ref.threadTs,
-        instruction,
-      });
-    const req = {
-      channel: ref.channel,
-      instruction,
-      threadTs: ref.threadTs,
-      reactOnStatusMessage: true,
-      thread: { ts: ref.threadTs },
-    };
-    await submitJobStartForm(deps, form, req);
-  };
+  return jobFormSubmission(deps, DOCUMENT_THREAD_FORM);
 }
+
+/** The modal as its submission reads it: a job start with the thread as context, or a follow-up to the thread's job. */
+const DOCUMENT_THREAD_FORM: JobForm<ThreadRef> = {
+  formName: 'the Document this thread form',
+  purpose: THREAD_REF_PURPOSE,
+  read: readThreadRef,
+  blankText: 'Tell the agent what to do with this thread.',
+  unverifiedText: FORM_UNVERIFIED_TEXT,
+  outcome: ({ channel, threadTs, jobId }, instruction) =>
+    // A job's thread: the instruction goes to that job as a follow-up (a thread belongs to its first job).
+    jobId
+      ? { followUp: { jobId, channel, threadTs, instruction } }
+      : { start: { channel, instruction, threadTs, reactOnStatusMessage: true, thread: { ts: threadTs } } },
+};
 
 /** Registers the message shortcut and its modal (declared in manifest.yml). */
 export function register(app: App, deps: ThreadContextListenerDeps): void {
