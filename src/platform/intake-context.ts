@@ -6,18 +6,17 @@
 import type { Job } from 'bullmq';
 import type { IntakeData } from './intake-kind.js';
 import type { Logger } from './logger.js';
+import { stepsOf, type Steps } from './steps.js';
 
-/** What a handler gets besides its payload. */
-export interface IntakeContext {
+/** What a handler gets besides its payload: the request's ids, and its steps (platform/steps.ts). */
+export interface IntakeContext extends Steps {
   requestId: string;
   /** The intake's BullMQ job id: unique per request, the same on every retry (keys what is done at most once). */
   jobId: string;
   /** Epoch ms when the request was recorded. */
   receivedAt: number;
-  /** Steps saved by earlier runs of this intake (empty on the first). */
+  /** Steps saved by earlier runs of this intake (empty on the first); `save` adds more, durably, before the step they guard. */
   progress: Record<string, unknown>;
-  /** Saves more steps (merged into `progress`) durably, before the step they guard. @throws on Redis errors. */
-  save(patch: Record<string, unknown>): Promise<void>;
   /**
    * Before an irreversible step (REDIS_WAIT_REPLICAS above 0): the steps saved so far are on the
    * replicas, so a failover now cannot make a retry repeat it. No-op without replication.
@@ -33,27 +32,21 @@ export interface IntakeContext {
 export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;
 
 /**
- * The context of one run of a handler over intake job `job`: its saved steps, `save` writing more
- * of them onto the job's data (`job.updateData`), and `confirm` (replica acknowledgement of them).
+ * The context of one run of a handler over intake job `job`: its steps ({@link stepsOf}: kept on
+ * the job's data) and `confirm` (replica acknowledgement of them).
  */
 export function handlerContext(
   job: Job<IntakeData>,
   log: Logger,
   confirm: (what: string) => Promise<void>,
 ): IntakeContext {
-  const data = job.data;
-  const progress = { ...data.progress };
+  const steps = stepsOf(job, confirm);
   return {
-    requestId: data.requestId,
-    jobId: String(job.id),
-    receivedAt: data.receivedAt,
-    progress,
-    save: async (patch) => {
-      Object.assign(progress, patch);
-      await job.updateData({ ...data, progress });
-    },
+    ...steps,
     confirm,
-    finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+    requestId: job.data.requestId,
+    jobId: String(job.id),
+    receivedAt: job.data.receivedAt,
     log,
   };
 }

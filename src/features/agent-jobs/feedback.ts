@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentRating, BotMetrics } from '../../platform/metrics.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { RECORD_TTL_S, type JobRecord, type JobStore } from './store.js';
 

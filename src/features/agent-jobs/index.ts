@@ -12,7 +12,7 @@ import { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { Quota } from '../../platform/quota.js';
 import type { Platform } from '../../platform/runtime.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import { registerHandlers, type AgentJobsHandlerDeps } from './handlers.js';
 import { HOME_OPENS_PER_MINUTE, register as registerListeners } from './listeners.js';
 import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from './messages.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { defineScript, type RedisScript } from '../../platform/scripts.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import { stepsOver, type Steps } from '../../platform/steps.js';
 import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
 export type { JobRecord, PreviewStage, StatusState } from './job-record.js';
@@ -275,16 +275,11 @@ export class JobStore {
     const key = this.key('announce-steps', jobId, String(cycle));
     const progress: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;
-    return {
-      progress,
-      finalAttempt: false,
-      ...(confirm ? { confirm } : {}),
-      save: async (patch) => {
-        Object.assign(progress, patch);
-        const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
-        await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
-      },
+    const write = async (_all: unknown, patch: Record<string, unknown>) => {
+      const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
+      await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
     };
+    return stepsOver(progress, write, { finalAttempt: false, confirm });
   }
 
   /** @returns whether the end of `(jobId, cycle)` was already posted. */

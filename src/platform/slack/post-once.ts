@@ -1,55 +1,12 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logger.js';
+import { stepKeys, type Steps } from '../steps.js';
 
 /** Event type of the metadata the bot puts on messages it must post at most once (Slack: message metadata). */
 export const POST_ONCE_EVENT_TYPE = 'docs_agent_post';
 
-/** Progress of resumable work (an intake's): steps saved durably before the step they guard. */
-export interface Steps {
-  progress: Record<string, unknown>;
-  /** Saves steps durably (merged into `progress`). @throws on Redis errors. */
-  save(patch: Record<string, unknown>): Promise<void>;
-  /** True on the last try: report instead of throwing for another. */
-  finalAttempt: boolean;
-  /**
-   * Before an irreversible step (`what` names it in logs): the steps saved so far would survive a
-   * Redis failover (on the replicas, REDIS_WAIT_REPLICAS), so a retry after one cannot repeat the
-   * step. Absent: nothing to confirm (no replication, or steps kept in memory).
-   * @throws UnreplicatedStepError when they can't be confirmed: act later, not now.
-   */
-  confirm?(what: string): Promise<void>;
-}
-
-/** Steps that live only in memory: a single try (tests, and callers with nothing to resume). */
-export function memorySteps(): Steps {
-  const progress: Record<string, unknown> = {};
-  return { progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt: true };
-}
-
-/**
- * Before an irreversible step: the mark just saved in `steps` is on the Redis replicas
- * (`steps.confirm`), so a retry after a failover finds it. When it can't be confirmed, `undo`
- * takes the mark back (the step was not taken; best effort, a failure is one warning: a mark that
- * outlives the failover reads as "may have happened", never as "do it again"), and the error is
- * thrown for the caller to try again later.
- * @throws UnreplicatedStepError from `steps.confirm`.
- */
-export async function confirmStep(
-  steps: Steps,
-  what: string,
-  undo: Record<string, unknown>,
-  logger: Logger,
-): Promise<void> {
-  try {
-    await steps.confirm?.(what);
-  } catch (err) {
-    await steps.save(undo).catch((saveErr: unknown) => {
-      logger.warn({ err: saveErr, step: what }, 'could not take back a step mark that was not confirmed');
-    });
-    throw err;
-  }
-}
+/** Resumable work's steps live in platform/steps.ts (re-exported for the callers that read them here). */
+export { confirmStep, memorySteps, type Steps } from '../steps.js';
 
 /** Web API methods {@link postOnce} uses. */
 export type PostOnceClient = {
@@ -87,8 +44,7 @@ export interface PostOnceMessage {
  *   error from `steps.save`, or UnreplicatedStepError from `steps.confirm` (nothing was posted).
  */
 export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceMessage): Promise<string> {
-  const tsKey = `${m.key}:ts`;
-  const postingKey = `${m.key}:posting`;
+  const { ts: tsKey, posting: postingKey } = stepKeys(m.key, 'ts', 'posting');
   const saved = steps.progress[tsKey];
   if (typeof saved === 'string') return saved;
   if (steps.progress[postingKey] || m.lookFirst) {

@@ -10,7 +10,7 @@ import {
 } from '../../../platform/docs-api/errors.js';
 import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import { confirmStep, memorySteps, type Steps } from '../../../platform/slack/post-once.js';
+import { confirmStep, memorySteps, type Steps } from '../../../platform/steps.js';
 import { watchAgentJob } from '../poll/index.js';
 import type { JobRecord } from '../store.js';
 import { withJobLock } from './job-lock.js';

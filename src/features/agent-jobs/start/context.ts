@@ -1,5 +1,5 @@
 import type { AgentCall } from '../../../platform/access.js';
-import type { Steps } from '../../../platform/slack/post-once.js';
+import type { Steps } from '../../../platform/steps.js';
 import { takeProjectOption } from './project-option.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start.js';
 import { withQuoted } from '../../../platform/prompt-fence.js';

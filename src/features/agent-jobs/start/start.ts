@@ -10,7 +10,8 @@ import {
 } from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
-import { confirmStep, memorySteps, postOnce, type Steps } from '../../../platform/slack/post-once.js';
+import { postOnce } from '../../../platform/slack/post-once.js';
+import { confirmStep, memorySteps, type Steps } from '../../../platform/steps.js';
 import { newJobRecord } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import { buildStatusMessage } from '../status/index.js';

@@ -1,0 +1,100 @@
+/**
+ * Resumable work: the steps a piece of work (an intake's handler, an answer, an announcement) saved
+ * durably before the step they guard, so a retry on any replica resumes it and never repeats an
+ * irreversible step. One home for their shape ({@link Steps}), where they are kept (a BullMQ job's
+ * data: {@link stepsOf}; elsewhere: {@link stepsOver}; nowhere: {@link memorySteps}) and how their
+ * keys are named ({@link stepKeys}). CONTRIBUTING.md, "Adding a resumable step", says how to use it.
+ */
+import type { Job } from 'bullmq';
+import type { Logger } from './logger.js';
+
+/** Progress of resumable work: steps saved durably before the step they guard. */
+export interface Steps {
+  progress: Record<string, unknown>;
+  /** Saves steps durably (merged into `progress`). @throws on Redis errors. */
+  save(patch: Record<string, unknown>): Promise<void>;
+  /** True on the last try: report instead of throwing for another. */
+  finalAttempt: boolean;
+  /**
+   * Before an irreversible step (`what` names it in logs): the steps saved so far would survive a
+   * Redis failover (on the replicas, REDIS_WAIT_REPLICAS), so a retry after one cannot repeat the
+   * step. Absent: nothing to confirm (no replication, or steps kept in memory).
+   * @throws UnreplicatedStepError when they can't be confirmed: act later, not now.
+   */
+  confirm?(what: string): Promise<void>;
+}
+
+/**
+ * Steps over `progress` (what earlier tries saved; merged into by each save), made durable by
+ * `write(progress, patch)` after the merge.
+ */
+export function stepsOver(
+  progress: Record<string, unknown>,
+  write: (progress: Record<string, unknown>, patch: Record<string, unknown>) => Promise<void>,
+  o: { finalAttempt: boolean; confirm?: ((what: string) => Promise<void>) | undefined },
+): Steps {
+  return {
+    progress,
+    save: async (patch) => {
+      Object.assign(progress, patch);
+      await write(progress, patch);
+    },
+    finalAttempt: o.finalAttempt,
+    ...(o.confirm ? { confirm: o.confirm } : {}),
+  };
+}
+
+/** Steps that live only in memory: a single try (tests, and callers with nothing to resume). */
+export function memorySteps(): Steps {
+  return stepsOver({}, async () => undefined, { finalAttempt: true });
+}
+
+/**
+ * The steps of the BullMQ job `job`: kept on its data's `progress` (`job.updateData`, so a retry on
+ * any replica resumes from them), the last try when BullMQ will make no other, `confirm` as given.
+ * @throws from `save`: the Redis error of `job.updateData`.
+ */
+export function stepsOf<D extends { progress?: Record<string, unknown> | undefined }>(
+  job: Pick<Job<D>, 'data' | 'updateData' | 'attemptsMade' | 'opts'>,
+  confirm?: (what: string) => Promise<void>,
+): Steps {
+  const data = job.data;
+  const write = (progress: Record<string, unknown>) => job.updateData({ ...data, progress });
+  return stepsOver({ ...data.progress }, write, {
+    finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+    confirm,
+  });
+}
+
+/**
+ * The keys of the steps `names` of the work `scope` (an intake's job id, a message's key): each
+ * `<scope>:<name>`, typed by name, so a step is named in one place and read and written by the same
+ * key (`stepKeys(q.key, 'done', 'answer:final')['answer:final']`).
+ */
+export function stepKeys<const N extends string>(scope: string, ...names: N[]): Record<N, string> {
+  return Object.fromEntries(names.map((n) => [n, `${scope}:${n}`])) as Record<N, string>;
+}
+
+/**
+ * Before an irreversible step: the mark just saved in `steps` is on the Redis replicas
+ * (`steps.confirm`), so a retry after a failover finds it. When it can't be confirmed, `undo`
+ * takes the mark back (the step was not taken; best effort, a failure is one warning: a mark that
+ * outlives the failover reads as "may have happened", never as "do it again"), and the error is
+ * thrown for the caller to try again later.
+ * @throws UnreplicatedStepError from `steps.confirm`.
+ */
+export async function confirmStep(
+  steps: Steps,
+  what: string,
+  undo: Record<string, unknown>,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await steps.confirm?.(what);
+  } catch (err) {
+    await steps.save(undo).catch((saveErr: unknown) => {
+      logger.warn({ err: saveErr, step: what }, 'could not take back a step mark that was not confirmed');
+    });
+    throw err;
+  }
+}
