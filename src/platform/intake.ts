@@ -8,6 +8,7 @@ import {
   type DeferralPolicy,
 } from './intake-admission.js';
 import { handlerContext, type IntakeHandler } from './intake-context.js';
+import { confirmSince } from './steps.js';
 import type { IntakeData, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
@@ -246,8 +247,7 @@ export class Intake {
     const parsed = registered.kind.schema.safeParse(data.payload);
     if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error), registered.kind);
     const log = this.ctx.logger.child({ intake: data.kind });
-    const mark = this.guard.mark();
-    const context = handlerContext(job, log, (what) => this.guard.confirmSteps(mark, what));
+    const context = handlerContext(job, log, confirmSince(this.guard));
     try {
       const request = { requestId: data.requestId, ...(data.teamId ? { teamId: data.teamId } : {}) };
       await withRequestContext(request, () => registered.handler(parsed.data, context));

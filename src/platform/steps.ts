@@ -7,6 +7,7 @@
  */
 import type { Job } from 'bullmq';
 import type { Logger } from './logger.js';
+import type { ReplicaGuard } from './replica-guard.js';
 
 /** Progress of resumable work: steps saved durably before the step they guard. */
 export interface Steps {
@@ -64,6 +65,23 @@ export function stepsOf<D extends { progress?: Record<string, unknown> | undefin
     finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
     confirm,
   });
+}
+
+/**
+ * `Steps.confirm` for the steps saved from now on: `guard`'s mark taken now, and each confirm waits
+ * for the Redis replicas to hold what was written up to it (REDIS_WAIT_REPLICAS); undefined
+ * without a guard (nothing to confirm).
+ */
+export function confirmSince(guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>): (what: string) => Promise<void>;
+export function confirmSince(
+  guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'> | undefined,
+): ((what: string) => Promise<void>) | undefined;
+export function confirmSince(
+  guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'> | undefined,
+): ((what: string) => Promise<void>) | undefined {
+  if (!guard) return undefined;
+  const mark = guard.mark();
+  return (what) => guard.confirmSteps(mark, what);
 }
 
 /**

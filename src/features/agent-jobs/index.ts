@@ -33,7 +33,6 @@ export {
   type FormStartDeps,
 } from './form-start.js';
 export {
-  FORM_NOT_OPENED_TEXT,
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
   INSTRUCTION_MAX,
@@ -48,7 +47,6 @@ export {
   type JobForm,
   type JobFormDeps,
   type JobModal,
-  type OpenedMetadata,
 } from './job-form.js';
 export { EditBudget, type BudgetGrant } from './status/index.js';
 export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';

@@ -10,7 +10,6 @@ import {
   jobFormButton,
   jobFormSubmission,
   jobModal,
-  openSigned,
   type FormTarget,
   type JobForm,
   type JobFormDeps,
@@ -73,11 +72,7 @@ const metadataSchema = z.object({
     .optional(),
 });
 
-/** Opens a modal's `private_metadata`: where to start the job, when the bot signed it; else why not. */
-export function decodeSignalModalMetadata(raw: string | undefined, signer: Pick<ValueSigner, 'open'>) {
-  return openSigned(signer, SIGNAL_MODAL_PURPOSE, raw, readMetadata);
-}
-
+/** Reads the modal's `private_metadata` (JSON, signed): where to start the job; throws on what it can't read. */
 function readMetadata(json: unknown): SignalModalMetadata {
   const m = metadataSchema.parse(json);
   return { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}) };

@@ -4,6 +4,7 @@ import { DocsApiErrorCode } from '../../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob } from '../../../platform/docs-api/schemas.js';
 import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
+import { confirmSince } from '../../../platform/steps.js';
 import type { JobRecord } from '../store.js';
 import { finish, finishEnded } from './finish.js';
 import { recordedOutcome } from './outcome.js';
@@ -69,6 +70,7 @@ function stepContext(
     cycle,
     log,
     lastPollAt,
+    // Confirms, before the announcement, what this run saved since it began (see PollStepDeps.guard).
     confirm: confirmSince(deps.guard),
     reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
     retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
@@ -152,11 +154,4 @@ async function rescheduleJob(
   });
   await job.moveToDelayed(Date.now() + delayMs, token);
   throw new DelayedError();
-}
-
-/** Confirms, before the announcement, what this run saved since it began (see {@link PollStepDeps.guard}). */
-function confirmSince(guard: PollStepDeps['guard']): StepContext['confirm'] {
-  if (!guard) return undefined;
-  const mark = guard.mark();
-  return (what) => guard.confirmSteps(mark, what);
 }
