@@ -43,6 +43,7 @@ export {
   openForm,
   openJobForm,
   openSigned,
+  refuseUnverified,
   type FormTarget,
   type JobForm,
   type JobFormDeps,

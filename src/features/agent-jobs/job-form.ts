@@ -11,13 +11,8 @@ import type { WebClient } from '@slack/web-api';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
-import {
-  formRefusal,
-  submitFollowUpForm,
-  submitJobStartForm,
-  type FormFollowUp,
-  type FormStartDeps,
-} from './form-start.js';
+import { formRefusal, submitFollowUpForm, submitJobStartForm } from './form-start.js';
+import type { FormFollowUp, FormStartDeps } from './form-start.js';
 import type { StartIntake } from './intake.js';
 
 /**
@@ -146,6 +141,21 @@ export async function openJobForm(
   const refusal = await formRefusal(deps, actor, 'start_job', f.channel);
   if (refusal) return f.tell(refusal);
   await openForm(deps, { triggerId: body.trigger_id, view: f.view(), name: f.name, tell: f.tell });
+}
+
+/**
+ * A button's answer when its value is not the bot's (`unsigned`, `tampered`) or can't be read: a
+ * warning log (platform's `warnUnverified`), and `text` told privately.
+ */
+export function refuseUnverified(
+  deps: Pick<JobFormDeps, 'logger'>,
+  purpose: string,
+  reason: 'unsigned' | 'tampered' | 'malformed',
+  body: BlockAction,
+  text: string,
+): FormTarget {
+  warnUnverified(deps.logger, purpose, reason, { user: body.user.id });
+  return { say: text };
 }
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;

@@ -1,8 +1,15 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { warnUnverified, unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
 import { withinTime } from '../../platform/time-limit.js';
-import { jobFormButton, jobFormSubmission, openJobForm, type JobForm, type JobFormDeps } from '../agent-jobs/index.js';
+import {
+  jobFormButton,
+  jobFormSubmission,
+  openJobForm,
+  refuseUnverified,
+  type JobForm,
+  type JobFormDeps,
+} from '../agent-jobs/index.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
 import { PURPOSE } from './blocks.js';
 import { documentModal, documentQuote, readDocumentTarget, type DocumentTarget } from './document.js';
@@ -75,10 +82,14 @@ export async function changeByOther(
 export function documentAction(deps: DocumentFormDeps) {
   return jobFormButton(deps, MODAL_NAME, async (body, value) => {
     const opened = deps.signer.open(PURPOSE.document, value);
-    if (!opened.ok) {
-      warnUnverified(deps.logger, PURPOSE.document, opened.reason, { user: body.user.id });
-      return { say: unverifiedValueText('ask your question again') };
-    }
+    if (!opened.ok)
+      return refuseUnverified(
+        deps,
+        PURPOSE.document,
+        opened.reason,
+        body,
+        unverifiedValueText('ask your question again'),
+      );
     const rec = await answerWithin(deps, opened.payload);
     return rec ? formOn(deps, rec) : { say: ANSWER_UNKNOWN_TEXT };
   });

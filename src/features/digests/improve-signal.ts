@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { truncate } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
-import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
 import {
   INSTRUCTION_MAX,
   instructionInput,
   jobFormButton,
   jobFormSubmission,
   jobModal,
+  refuseUnverified,
   type FormTarget,
   type JobForm,
   type JobFormDeps,
@@ -136,10 +137,8 @@ export function buildSignalImproveModal(
 export function signalImproveAction(deps: SignalImproveDeps) {
   return jobFormButton(deps, 'the Improve with agent modal of a signal', (body, value): FormTarget => {
     const decoded = decodeSignalImprove(value, deps.signer);
-    if (!decoded.ok && decoded.reason !== 'malformed') {
-      warnUnverified(deps.logger, SIGNAL_IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
-      return { say: SIGNAL_UNVERIFIED_TEXT };
-    }
+    if (!decoded.ok && decoded.reason !== 'malformed')
+      return refuseUnverified(deps, SIGNAL_IMPROVE_PURPOSE, decoded.reason, body, SIGNAL_UNVERIFIED_TEXT);
     const channel = body.channel?.id ?? body.container?.channel_id;
     const ts = body.container?.message_ts ?? body.message?.ts;
     if (!decoded.ok || !channel || !ts) return { say: OLDER_SIGNAL_TEXT };

@@ -1,7 +1,13 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed-value.js';
-import { jobFormButton, jobFormSubmission, type FormTarget, type JobFormDeps } from '../agent-jobs/index.js';
+import { unverifiedValueText } from '../../platform/slack/signed-value.js';
+import {
+  jobFormButton,
+  jobFormSubmission,
+  refuseUnverified,
+  type FormTarget,
+  type JobFormDeps,
+} from '../agent-jobs/index.js';
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
 import { ACTION_DIGEST_RETRY } from './retry.js';
 import { buildImproveModal, IMPROVE_CALLBACK_ID, IMPROVE_FORM } from './improve-modal.js';
@@ -51,10 +57,8 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
 export function improveAction(deps: DigestListenerDeps) {
   return jobFormButton(deps, 'the Improve with agent modal', (body, value): FormTarget => {
     const decoded = decodeImproveValue(value, deps.signer);
-    if (!decoded.ok && decoded.reason !== 'malformed') {
-      warnUnverified(deps.logger, IMPROVE_PURPOSE, decoded.reason, { user: body.user.id });
-      return { say: IMPROVE_UNVERIFIED_TEXT };
-    }
+    if (!decoded.ok && decoded.reason !== 'malformed')
+      return refuseUnverified(deps, IMPROVE_PURPOSE, decoded.reason, body, IMPROVE_UNVERIFIED_TEXT);
     const { channel, ts } = where(body);
     // The page must be one the digest itself offers (its own buttons, in the message Slack sends back) and a safe path.
     const own = improvablePaths((body.message as { blocks?: unknown } | undefined)?.blocks, deps.signer);
