@@ -2,14 +2,8 @@ import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewar
 import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
 import { withinTime } from '../../platform/time-limit.js';
-import {
-  jobFormButton,
-  jobFormSubmission,
-  openJobForm,
-  refuseUnverified,
-  type JobForm,
-  type JobFormDeps,
-} from '../agent-jobs/index.js';
+import { jobFormButton, jobFormSubmission, openJobForm, refuseUnverified } from '../agent-jobs/index.js';
+import type { JobForm, JobFormDeps } from '../agent-jobs/index.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
 import { PURPOSE } from './blocks.js';
 import { documentModal, documentQuote, readDocumentTarget, type DocumentTarget } from './document.js';
@@ -33,6 +27,9 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMidd
 
 /** How long reading an answer's record may take in a listener, in ms (the trigger_id lasts 3 s). */
 const RECORD_WITHIN_MS = 800;
+
+/** The answer to a Document this button whose value the bot did not sign. */
+const UNVERIFIED_TEXT = unverifiedValueText('ask your question again');
 
 /** The name of the modal in the log line when Slack won't open it. */
 const MODAL_NAME = 'the Document this modal';
@@ -82,14 +79,7 @@ export async function changeByOther(
 export function documentAction(deps: DocumentFormDeps) {
   return jobFormButton(deps, MODAL_NAME, async (body, value) => {
     const opened = deps.signer.open(PURPOSE.document, value);
-    if (!opened.ok)
-      return refuseUnverified(
-        deps,
-        PURPOSE.document,
-        opened.reason,
-        body,
-        unverifiedValueText('ask your question again'),
-      );
+    if (!opened.ok) return refuseUnverified(deps, PURPOSE.document, opened.reason, body, UNVERIFIED_TEXT);
     const rec = await answerWithin(deps, opened.payload);
     return rec ? formOn(deps, rec) : { say: ANSWER_UNKNOWN_TEXT };
   });

@@ -11,7 +11,6 @@ import {
   jobFormSubmission,
   jobModal,
   refuseUnverified,
-  type FormTarget,
   type JobForm,
   type JobFormDeps,
 } from '../agent-jobs/index.js';
@@ -135,7 +134,7 @@ export function buildSignalImproveModal(
  * of it (agent-jobs' `jobFormButton`: checked within 1.5 s; a refusal is told privately and opens nothing).
  */
 export function signalImproveAction(deps: SignalImproveDeps) {
-  return jobFormButton(deps, 'the Improve with agent modal of a signal', (body, value): FormTarget => {
+  return jobFormButton(deps, 'the Improve with agent modal of a signal', (body, value) => {
     const decoded = decodeSignalImprove(value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed')
       return refuseUnverified(deps, SIGNAL_IMPROVE_PURPOSE, decoded.reason, body, SIGNAL_UNVERIFIED_TEXT);

@@ -1,13 +1,7 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { unverifiedValueText } from '../../platform/slack/signed-value.js';
-import {
-  jobFormButton,
-  jobFormSubmission,
-  refuseUnverified,
-  type FormTarget,
-  type JobFormDeps,
-} from '../agent-jobs/index.js';
+import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../agent-jobs/index.js';
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
 import { ACTION_DIGEST_RETRY } from './retry.js';
 import { buildImproveModal, IMPROVE_CALLBACK_ID, IMPROVE_FORM } from './improve-modal.js';
@@ -55,7 +49,7 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
  * job starts in the digest's thread.
  */
 export function improveAction(deps: DigestListenerDeps) {
-  return jobFormButton(deps, 'the Improve with agent modal', (body, value): FormTarget => {
+  return jobFormButton(deps, 'the Improve with agent modal', (body, value) => {
     const decoded = decodeImproveValue(value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed')
       return refuseUnverified(deps, IMPROVE_PURPOSE, decoded.reason, body, IMPROVE_UNVERIFIED_TEXT);
