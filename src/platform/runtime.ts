@@ -12,6 +12,7 @@ import { DocsApiClient } from './docs-api/client.js';
 import { DiscoveryClient } from './docs-api/discovery-client.js';
 import { InFlight } from './in-flight.js';
 import { Intake } from './intake.js';
+import type { ReplyTo } from './intake-kind.js';
 import type { Logger } from './logger.js';
 import { BotMetrics } from './metrics.js';
 import type { QueueContext } from './queues.js';
@@ -19,7 +20,7 @@ import { keyPrefix, redisTarget, RedisConnections } from './redis.js';
 import { createAgentSurface, type AgentSurface } from './slack/agent-surface.js';
 import { ConversationDirectory, redisReadLimits } from './slack/conversations.js';
 import { signerFromConfig, type ValueSigner } from './slack/signed-value.js';
-import { tellPersonVia } from './slack/tell.js';
+import { tryTelling } from './slack/tell.js';
 import { UserNames } from './slack/user-names.js';
 import { createWebClient, type WebClientOptions } from './slack/web-client.js';
 
@@ -132,7 +133,10 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
   };
   const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false);
-  const intakeOptions = { observer: metrics, tell: tellPersonVia(slack.web, logger) };
+  // The person behind a record the intake gives up on: its response_url, else an ephemeral.
+  const notHandled = 'could not tell the person that their request was not handled';
+  const tell = (to: ReplyTo, text: string) => tryTelling({ slack: slack.web, logger }, to, text, notHandled);
+  const intakeOptions = { observer: metrics, tell };
   const docsApi = new DocsApiClient({
     baseUrl: config.DOCS_API_URL,
     apiKey: config.DOCS_API_KEY,

@@ -69,17 +69,9 @@ export function stepsOf<D extends { progress?: Record<string, unknown> | undefin
 
 /**
  * `Steps.confirm` for the steps saved from now on: `guard`'s mark taken now, and each confirm waits
- * for the Redis replicas to hold what was written up to it (REDIS_WAIT_REPLICAS); undefined
- * without a guard (nothing to confirm).
+ * for the Redis replicas to hold what was written up to it (REDIS_WAIT_REPLICAS).
  */
-export function confirmSince(guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>): (what: string) => Promise<void>;
-export function confirmSince(
-  guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'> | undefined,
-): ((what: string) => Promise<void>) | undefined;
-export function confirmSince(
-  guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'> | undefined,
-): ((what: string) => Promise<void>) | undefined {
-  if (!guard) return undefined;
+export function confirmSince(guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>): (what: string) => Promise<void> {
   const mark = guard.mark();
   return (what) => guard.confirmSteps(mark, what);
 }

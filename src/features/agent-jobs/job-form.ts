@@ -110,9 +110,9 @@ export function openSigned<M>(
 }
 
 /**
- * Opens `view` with views.open for `triggerId` (Slack: a trigger_id lasts 3 s); when Slack won't,
- * a warning ("could not open `name`", e.g. "the Document this modal") and `notOpened` ({@link FORM_NOT_OPENED_TEXT})
- * told through `tell`. Never throws.
+ * Opens `view` with views.open for `triggerId` (Slack: a trigger_id lasts 3 s); when Slack won't, a
+ * warning ("could not open `name`", e.g. "the Document this modal") and `notOpened`
+ * ({@link FORM_NOT_OPENED_TEXT}) told through `tell`. Never throws.
  */
 export async function openForm(
   deps: Pick<JobFormDeps, 'slack' | 'logger'>,

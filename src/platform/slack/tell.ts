@@ -1,6 +1,5 @@
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { TellPerson } from '../intake-admission.js';
 import type { Logger } from '../logger.js';
 import { postToResponseUrl } from './respond.js';
 
@@ -33,7 +32,7 @@ export const NO_RESPONSE_URL_LOG = 'a click came without a response_url; the per
  * told; false when it failed (one warning: `failure`, or for a click's `respond` "could not answer
  * through the response_url") or `to` names nowhere (a click without a response_url is a warning
  * too; a target without user and channel is not). Never throws. The one way the bot answers one
- * person privately; {@link tellPrivately}, {@link clickReply} and {@link tellPersonVia} are its faces.
+ * person privately (the intake's `TellPerson` too); {@link tellPrivately} and {@link clickReply} are its faces.
  */
 export async function tryTelling(
   deps: TellDeps,
@@ -70,14 +69,4 @@ export async function tellPrivately(deps: TellDeps, to: PrivateTarget, text: str
 /** The private answer to whoever clicked, through the click's response_url (Bolt's `respond`). Never throws. */
 export function clickReply(respond: RespondFn | undefined, logger: Logger): (text: string) => Promise<void> {
   return (text) => tellPrivately({ logger }, { respond }, text);
-}
-
-/**
- * A {@link TellPerson} for the intake: the record's `response_url`, else an ephemeral message
- * ({@link tryTelling}); a failure is one warning and resolves false, and so does a record that
- * names neither.
- */
-export function tellPersonVia(slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> }, logger: Logger): TellPerson {
-  const failure = 'could not tell the person that their request was not handled';
-  return (to, text) => tryTelling({ slack, logger }, to, text, failure);
 }

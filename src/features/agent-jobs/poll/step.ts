@@ -71,7 +71,7 @@ function stepContext(
     log,
     lastPollAt,
     // Confirms, before the announcement, what this run saved since it began (see PollStepDeps.guard).
-    confirm: confirmSince(deps.guard),
+    confirm: deps.guard ? confirmSince(deps.guard) : undefined,
     reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
     retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
     nextDelayMs: async () => {
