@@ -25,14 +25,6 @@ import { JobStore, PENDING_THREAD } from './store.js';
 export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start/index.js';
 export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
 export {
-  FORM_CHECK_WITHIN_MS,
-  formRefusal,
-  submitFollowUpForm,
-  submitJobStartForm,
-  type FormFollowUp,
-  type FormStartDeps,
-} from './form-start.js';
-export {
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
   INSTRUCTION_MAX,
@@ -44,7 +36,6 @@ export {
   openJobForm,
   openSigned,
   refuseUnverified,
-  type FormTarget,
   type JobForm,
   type JobFormDeps,
   type JobModal,
