@@ -99,6 +99,22 @@ describe('preview step: exactly once', () => {
     expect((await h.runToEnd('job_cccccccccccc')).result).toBe('ready');
     expect(previewMessages(h.messages, 'job_cccccccccccc')).toHaveLength(1);
   });
+  it('a message posted before a crash cut off its ts from the record is edited to the latest stage, not left behind', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    h.addJob('job_ffffffffffff');
+    const data = { agentJobId: 'job_ffffffffffff', cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 };
+    expect(await h.run(data)).toEqual({ delayMs: 10_000 });
+    expect(previewMessages(h.messages, 'job_ffffffffffff')[0]!.text).toContain('Building a preview');
+    // The process died after Slack took the post (and its steps kept the ts), before the record kept it.
+    const { ts: _ts, shown: _shown, ...cut } = (await h.store.get('job_ffffffffffff'))!;
+    await h.store.save(cut);
+    h.clock.t += 40_000;
+    expect((await h.runToEnd('job_ffffffffffff')).result).toBe('ready');
+    const [msg, ...more] = previewMessages(h.messages, 'job_ffffffffffff');
+    expect(more).toEqual([]);
+    expect(msg!.text).toBe('Preview ready');
+  });
 });
 
 describe('preview step: limits, failures and the ceiling', () => {

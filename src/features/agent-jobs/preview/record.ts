@@ -148,6 +148,11 @@ export class PreviewStore {
     };
   }
 
+  /** Forgets the posting steps of the job's preview message (it was deleted: a later show posts a new one). */
+  async forgetMessage(jobId: string): Promise<void> {
+    await this.redis.del(this.key('preview-steps', jobId));
+  }
+
   /** @returns whether the API refused previews for `projectId` within the last day. */
   async isOff(projectId: string): Promise<boolean> {
     return (await this.redis.exists(this.key('previews-off', projectId))) === 1;
