@@ -11,7 +11,8 @@ import { isStatusMessage, messageText, startSandbox, type Sandbox } from '../hel
  * one started in its place) while 40 `/docs-edit` commands arrive, each at a live replica, as from
  * a load balancer. Every command that was acknowledged (HTTP 200) must end in exactly one job and
  * one announcement, or in the one "may or may not have started" notice; no status message may be
- * left saying "Starting…".
+ * left saying "Starting…". The same storm with previews on: each announced pull request ends with
+ * exactly one preview message in a final stage, and no branch is asked for twice.
  */
 
 const COMMANDS = 40;
@@ -260,9 +261,11 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
     async () => {
       // A short line (5 requests per 3 s window) and builds of 1.5 s, so a storm of seconds covers
       // requests waiting in line, requests going out, status polls and the messages being edited.
+      // A preview request is answered 600 ms after it arrives (as over a slow network): kills land
+      // inside requests, whose run must then never ask again.
       sb = await startSandbox({
         jobDurationMs: 1_500,
-        docs: { previews: { buildMs: 1_500, windowMs: 3_000 } },
+        docs: { previews: { buildMs: 1_500, windowMs: 3_000, answerDelayMs: 600 } },
         env: {
           AGENT_CALLS_PER_USER_PER_HOUR: '1000',
           AGENT_CALLS_PER_HOUR: '1000',
@@ -271,8 +274,12 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
         },
       });
       const s = sb;
+      const t0 = Date.now();
+      const phases: string[] = [];
+      const phase = (name: string) => phases.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const storm = new Storm(s);
       await storm.start();
+      phase('started');
       const acked: string[] = [];
       for (let i = 0; i < PREVIEW_COMMANDS; i++) {
         // Every fifth build fails: its message offers the fix (a final message like any other).
@@ -286,11 +293,15 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
       // least 8 s more, until every job ended and every preview was asked for (or decided), at most 30 s.
       const [stormFrom, stormUntil] = [Date.now() + 8_000, Date.now() + 30_000];
       const asked = () => acked.every((t) => outcome(s, t).final) && announced().every((o) => o.asks > 0 || o.final);
+      phase('sent');
       while (Date.now() < stormUntil && (Date.now() < stormFrom || !asked())) await PAUSE(200);
       await storm.calm();
+      phase('calm');
       const settled = () => acked.every((t) => outcome(s, t).final) && announced().every((o) => o.final);
       await s.slack.waitFor(settled, 120_000).catch(() => undefined);
+      phase('settled');
       await waitForIdleQueues(TEST_REDIS_URL, s.prefix);
+      phase('idle');
 
       const report = announced();
       const bad = report.filter((o) => o.previews !== 1 || !o.final || o.asks > 1);
@@ -299,7 +310,7 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
       console.log(
         `preview kill storm: ${storm.kills} kills, ${acked.length}/${PREVIEW_COMMANDS} acknowledged, ` +
           `${report.length} pull requests, ${requests} preview requests (${s.docs.previews.refusals} refused 429), ` +
-          `${lost} lost to a crash, ${bad.length} wrong`,
+          `${lost} lost to a crash, ${bad.length} wrong (${phases.join(', ')})`,
       );
       for (const o of bad) console.log(JSON.stringify(o), '\n', storm.logs(o.jobId ?? '?').join('\n'));
       expect(storm.kills).toBeGreaterThanOrEqual(10);
@@ -307,13 +318,17 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
       expect(bad).toEqual([]);
       // Requests that were not cut off by a crash all got their preview built (or failed) by the fake.
       expect(report.filter((o) => o.accepted === 1).length).toBeGreaterThanOrEqual(report.length - lost);
-      // No preview message of anything but these jobs, and none twice anywhere in the channel.
-      const ids = new Set(report.map((o) => o.jobId));
-      const strays = s.slack.messages.filter((m) => {
-        const key = (m as { metadata?: { event_payload?: { key?: string } } }).metadata?.event_payload?.key;
-        return !m.deleted && key?.startsWith('preview:') && !ids.has(key.slice('preview:'.length));
-      });
-      expect(strays).toEqual([]);
+      // Across every job of the storm (a command whose ack was lost with its replica may still have
+      // started one): never two preview messages, never two requests for one job's branch.
+      const keys = s.slack.messages
+        .filter((m) => !m.deleted)
+        .map((m) => (m as { metadata?: { event_payload?: { key?: string } } }).metadata?.event_payload?.key)
+        .filter((k) => k?.startsWith('preview:'));
+      expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+      const branches = s.docs.requests
+        .filter((r) => r.method === 'POST' && r.path.startsWith('/v1/project/preview/'))
+        .map((r) => (r.body as { branch?: string }).branch);
+      expect(branches.filter((b, i) => branches.indexOf(b) !== i)).toEqual([]);
     },
   );
 });

@@ -1,9 +1,12 @@
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW_CEILING_MS, type PreviewJobData } from '../../src/features/agent-jobs/preview/context.js';
 import { DASHBOARD_URL } from '../../src/features/agent-jobs/preview/blocks.js';
 import { PreviewSlots, SLOT_MARGIN_MS, SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { BotMetrics } from '../../src/platform/metrics.js';
 import { previewHarness, type HarnessMessage } from '../helpers/preview-harness.js';
+import { Scrape } from '../helpers/prometheus.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 // The preview step on real Redis, in virtual time, against the fake docs API's previews.
@@ -159,17 +162,36 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(await slots.reserve('k')).toBe(SLOT_WINDOW_MS);
   });
 
-  it('5xx are retried with backoff; after the last try the thread says the preview could not be started', async () => {
+  it('5xx and timeouts are retried with backoff; after the last try the thread says the preview could not be started, the announcement untouched', async () => {
     prefix = randomPrefix();
     const h = previewHarness({ redis, prefix });
-    h.addJob('job_dddddddddddd');
-    h.failNext(503, 5);
+    const rec = h.addJob('job_dddddddddddd');
+    // The job's own announcement, already in the thread.
+    h.messages.push({ ts: '1.000001', thread_ts: rec.threadTs, text: 'Pull request ready', edits: 0, history: [] });
+    h.failNext(503, 2);
+    h.failNext(0, 1);
+    h.failNext(502, 2);
+    const start = h.clock.t;
     const end = await h.runToEnd('job_dddddddddddd');
     expect(end.result).toBe('not-started');
+    // Five tries, 5 s doubling in between (5 + 10 + 20 + 40 s).
+    expect(end.runs).toBe(5);
+    expect(end.endedAt - start).toBe(75_000);
     expect(h.fake.deployments.size).toBe(0);
     const [msg] = previewMessages(h.messages, 'job_dddddddddddd');
     expect(msg!.text).toContain('could not be started');
     expect(h.records.get('job_dddddddddddd')!.preview).toBe('not_started');
+    expect(h.messages[0]).toMatchObject({ text: 'Pull request ready', edits: 0 });
+    expect(h.messages[0]!.deleted).toBeUndefined();
+  });
+
+  it('a timeout on a request is retried and the preview still ends ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    h.addJob('job_tttttttttttt');
+    h.failNext(0, 1);
+    expect((await h.runToEnd('job_tttttttttttt')).result).toBe('ready');
+    expect(h.fake.deployments.size).toBe(1);
   });
 
   it('429s take a new place in line without using up the tries of 5xx: four 429s then a 503 still end ready', async () => {
@@ -318,5 +340,35 @@ describe('preview step: a request cut off by a crash', () => {
     expect(msg!.text).toContain("can't tell whether it is building");
     expect(JSON.stringify(msg!.blocks)).toContain(DASHBOARD_URL);
     expect(h.records.get('job_lostlostlost')!.preview).toBe('uncertain');
+  });
+});
+
+describe('preview step: metrics', () => {
+  it('counts previews asked, built, failed, not started and lost once each, and the time from completed to ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    const metrics = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    h.deps.metrics = metrics;
+    for (const id of ['job_metricsbuilt', 'job_metricsfaild', 'job_metricsnotst', 'job_metricslostt']) h.addJob(id);
+    const start = h.clock.t;
+    const built = await h.runToEnd('job_metricsbuilt');
+    expect(built.result).toBe('ready');
+    h.fake.failNextBuilds(1);
+    expect((await h.runToEnd('job_metricsfaild')).result).toBe('failed');
+    h.failNext(503, 5);
+    expect((await h.runToEnd('job_metricsnotst')).result).toBe('not-started');
+    expect(await h.store.claimAsk('job_metricslostt', 0)).toBe('go');
+    await redis.del(`${prefix}:preview-ask-lease:job_metricslostt:0`);
+    expect((await h.runToEnd('job_metricslostt')).result).toBe('uncertain');
+    // Redeliveries after the end count nothing again.
+    for (const id of ['job_metricsbuilt', 'job_metricsfaild', 'job_metricsnotst', 'job_metricslostt'])
+      await h.runToEnd(id);
+    const scrape = new Scrape(await metrics.registry.metrics());
+    expect(scrape.value('docs_bot_previews_requested_total')).toBe(2);
+    for (const outcome of ['built', 'failed', 'not_started', 'uncertain'])
+      expect(scrape.value('docs_bot_previews_finished_total', { outcome })).toBe(1);
+    expect(scrape.value('docs_bot_previews_finished_total', { outcome: 'slow' })).toBe(0);
+    expect(scrape.value('docs_bot_preview_ready_seconds_count')).toBe(1);
+    expect(scrape.value('docs_bot_preview_ready_seconds_sum')).toBe((built.endedAt - start) / 1000);
   });
 });
