@@ -314,7 +314,9 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
       );
       for (const o of bad) console.log(JSON.stringify(o), '\n', storm.logs(o.jobId ?? '?').join('\n'));
       expect(storm.kills).toBeGreaterThanOrEqual(10);
-      expect(report.length).toBeGreaterThanOrEqual(PREVIEW_COMMANDS / 2);
+      // Floors of the storm itself (a loaded machine acknowledges fewer commands, and more starts end uncertain).
+      expect(acked.length).toBeGreaterThanOrEqual(PREVIEW_COMMANDS / 2);
+      expect(report.length).toBeGreaterThanOrEqual(PREVIEW_COMMANDS / 4);
       expect(bad).toEqual([]);
       // Requests that were not cut off by a crash all got their preview built (or failed) by the fake.
       expect(report.filter((o) => o.accepted === 1).length).toBeGreaterThanOrEqual(report.length - lost);
