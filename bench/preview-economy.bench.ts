@@ -11,7 +11,8 @@ import { seeded } from './poll-sim.js';
  * Preview economy, in virtual time: the real preview step (store and slots on real Redis) against
  * the fake docs API's builds. For each scenario: the time from "job completed" to the preview link
  * in Slack, against the fake's build time, and the status reads (GET update-status) per preview.
- * Default poll bounds (POLL_MIN_INTERVAL_MS 10 s, POLL_MAX_INTERVAL_MS 120 s). Not a timed test:
+ * Default poll bounds (POLL_MIN_INTERVAL_MS 10 s, POLL_MAX_INTERVAL_MS 120 s), beside a baseline that
+ * reads every 2 s, in the same run. Not a timed test:
  * the figures do not depend on the machine.
  */
 const redis = testRedis();
@@ -27,14 +28,17 @@ interface Row {
   reads: number[];
 }
 
-/** One preview after another (none waits in line); build times log-normal, median 90 s (σ 0.4). */
-async function sequential(learn: boolean, count: number, warmup: number): Promise<Row> {
+/**
+ * One preview after another (none waits in line); build times log-normal, median 90 s (σ 0.4),
+ * seeded (the baseline and the backoff row see the same builds). `every` (ms): the baseline, a read every `every` ms.
+ */
+async function sequential(learn: boolean, count: number, warmup: number, every?: number): Promise<Row> {
   const prefix = randomPrefix();
   const random = seeded(7);
   const h = previewHarness({
     redis,
     prefix,
-    bounds,
+    bounds: every ? { minMs: every, maxMs: every } : bounds,
     ...(learn ? { learn: (key: string) => new DurationHistory(redis, prefix, key, () => h.clock.t) } : {}),
   });
   const row: Row = { scenario: '', build: [], link: [], reads: [] };
@@ -53,7 +57,11 @@ async function sequential(learn: boolean, count: number, warmup: number): Promis
     h.clock.t += SLOT_WINDOW_MS;
   }
   await dropPrefix(redis, prefix);
-  row.scenario = learn ? 'one at a time, learned (after 20 builds)' : 'one at a time, backoff (no history)';
+  row.scenario = every
+    ? `baseline: one at a time, a read every ${every / 1000} s`
+    : learn
+      ? 'one at a time, learned (after 20 builds)'
+      : 'one at a time, backoff (no history)';
   return row;
 }
 
@@ -99,7 +107,12 @@ function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
-const rows = [await sequential(false, 200, 0), await sequential(true, 200, 20), await burst()];
+const rows = [
+  await sequential(false, 200, 0, 2_000),
+  await sequential(false, 200, 0),
+  await sequential(true, 200, 20),
+  await burst(),
+];
 console.log(
   `\nPreview economy (virtual time, POLL_MIN_INTERVAL_MS=${bounds.minMs}, POLL_MAX_INTERVAL_MS=${bounds.maxMs}):\n${table(rows)}\n`,
 );

@@ -28,6 +28,12 @@ export interface FakePreviewsOptions {
   perMinute?: number;
   /** The limit's sliding window, in ms. @defaultValue 60000 (a minute) */
   windowMs?: number;
+  /**
+   * How long the answer to a preview request takes, in ms (wall clock): the request is taken (and
+   * recorded) when it arrives, its answer sent this much later, as over a slow network; a caller
+   * that dies meanwhile never reads it. @defaultValue 0
+   */
+  answerDelayMs?: number;
 }
 
 /** One preview deployment the fake holds. */
@@ -61,6 +67,8 @@ export class FakePreviews {
   readonly deployments = new Map<string, FakeDeployment>();
   plan: FakePlan;
   buildMs: number;
+  /** See {@link FakePreviewsOptions.answerDelayMs}. */
+  readonly answerDelayMs: number;
   /** Requests answered 429 so far. */
   refusals = 0;
   private readonly perMinute: number;
@@ -75,6 +83,7 @@ export class FakePreviews {
   ) {
     this.plan = opts.plan ?? 'pro';
     this.buildMs = opts.buildMs ?? 2000;
+    this.answerDelayMs = opts.answerDelayMs ?? 0;
     this.perMinute = opts.perMinute ?? 5;
     this.windowMs = opts.windowMs ?? 60_000;
   }

@@ -296,6 +296,8 @@ class FakeDocsApiServer implements FakeDocsApi {
       : this.route(method, url.pathname, url.searchParams, req.headers, raw, at);
     const described = { method, ...describeRequest(req, url, raw), ...(projectId === undefined ? {} : { projectId }) };
     this.record({ ...described, status: reply.status, responseBody: reply.body, at });
+    if (this.previews.answerDelayMs > 0 && method === 'POST' && url.pathname.startsWith('/v1/project/preview/'))
+      await new Promise((r) => setTimeout(r, this.previews.answerDelayMs));
     send(res, reply);
   }
 

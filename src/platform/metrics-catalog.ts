@@ -159,7 +159,8 @@ export const METRICS = {
     name: 'docs_bot_previews_finished_total',
     help:
       'Previews that ended, by outcome: built, failed (the build failed), slow (still not built at the ' +
-      'ceiling: "taking longer than usual"), not_started (the request failed after its retries).',
+      'ceiling: "taking longer than usual"), not_started (the request failed after its retries), ' +
+      'uncertain (a crash cut the request off; not asked again).',
     labelNames: ['outcome'],
   },
   previewReadySeconds: {

@@ -29,8 +29,8 @@ export const FINISHED_STATUSES: readonly FinishedStatus[] = [
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';
 /** How a preview ended (`docs_bot_previews_finished_total{outcome}`). */
-export type PreviewOutcome = 'built' | 'failed' | 'slow' | 'not_started';
-const PREVIEW_OUTCOMES: readonly PreviewOutcome[] = ['built', 'failed', 'slow', 'not_started'];
+export type PreviewOutcome = 'built' | 'failed' | 'slow' | 'not_started' | 'uncertain';
+const PREVIEW_OUTCOMES: readonly PreviewOutcome[] = ['built', 'failed', 'slow', 'not_started', 'uncertain'];
 
 /** How a question to the docs ended, as counted by `docs_bot_ask_total{outcome}`. */
 export type AskOutcome = 'answered' | 'unanswered' | 'failed' | 'refused';

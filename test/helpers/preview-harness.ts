@@ -14,6 +14,7 @@ import type {
 import { PreviewStore } from '../../src/features/agent-jobs/preview/record.js';
 import { PreviewSlots, SLOT_WINDOW_MS, SLOTS_PER_WINDOW } from '../../src/features/agent-jobs/preview/slots.js';
 import type { JobRecord } from '../../src/features/agent-jobs/store.js';
+import { DocsApiNetworkError } from '../../src/platform/docs-api/errors.js';
 import { errorFor } from '../../src/platform/docs-api/responses.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
 import type { FakeAgentJob } from '../../sandbox/docs-api/agent-jobs.js';
@@ -61,6 +62,7 @@ export function previewHarness(o: HarnessOptions) {
     const forced = inject[0];
     if (forced && forced.times-- > 0) {
       if (forced.times === 0) inject.shift();
+      if (forced.status === 0) throw new DocsApiNetworkError('request timed out (injected)');
       throw errorFor({ status: forced.status, text: '{"error":"injected"}', retryAfter: undefined }, clock.t);
     }
     const reply = answer();
@@ -151,7 +153,7 @@ export function previewHarness(o: HarnessOptions) {
     deps,
     store,
     run,
-    /** The next `times` docs API calls (requests or reads) answer `status`. */
+    /** The next `times` docs API calls (requests or reads) answer `status` (0: time out, no answer). */
     failNext: (status: number, times = 1) => void inject.push({ status, times }),
     /** A job whose run `cycle` completed with a PR on a branch the fake knows. */
     addJob(jobId: string, cycle = 0, prompt = 'Add a page'): JobRecord {

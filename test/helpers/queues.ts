@@ -1,20 +1,21 @@
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { POLL_QUEUE } from '../../src/features/agent-jobs/poll/worker.js';
+import { PREVIEW_QUEUE } from '../../src/features/agent-jobs/preview/queue.js';
 
 const PAUSE = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
  * Waits until the bots under `prefix` have nothing left to do that could post or edit a message:
- * the intake and the poll queues hold no active, waiting, delayed or prioritized job, seen twice
+ * the intake, poll and preview queues hold no active, waiting, delayed or prioritized job, seen twice
  * 250 ms apart (a job that ends may add the next step in between). Used instead of a fixed "quiet
  * time" before counting doubles.
  * @param redisUrl - the Redis that holds the queues now (after a failover: the promoted primary).
  * @throws after `timeoutMs` naming the queue and what is still pending.
  */
 export async function waitForIdleQueues(redisUrl: string, prefix: string, timeoutMs = 60_000): Promise<void> {
-  const queues = [INTAKE_QUEUE, POLL_QUEUE].map(
+  const queues = [INTAKE_QUEUE, POLL_QUEUE, PREVIEW_QUEUE].map(
     (name) => new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 1 }, prefix }),
   );
   const pending = async () => {

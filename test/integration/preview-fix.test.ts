@@ -11,6 +11,7 @@ import { PreviewStore } from '../../src/features/agent-jobs/preview/record.js';
 import { OPEN_GATE, promptTooLongText, type AccessGate } from '../../src/platform/access.js';
 import { KeyedSerial } from '../../src/platform/keyed-serial.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { arrayLogger } from '../helpers/logs.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
@@ -27,7 +28,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function setup(access: AccessGate = OPEN_GATE, jobId = 'job_fix000000001') {
+function setup(access: AccessGate = OPEN_GATE, jobId = 'job_fix000000001', logger = createLogger('silent')) {
   const rec = jobRecord({
     jobId,
     channel: 'C1',
@@ -44,7 +45,7 @@ function setup(access: AccessGate = OPEN_GATE, jobId = 'job_fix000000001') {
     promptMaxChars: 12_000,
     followups: new KeyedSerial(),
     signer: TEST_SIGNER,
-    logger: createLogger('silent'),
+    logger,
     slack: {
       chat: { postMessage: (async () => ({ ok: true, ts: '1.2' })) as never },
       conversations: {
@@ -104,8 +105,9 @@ describe('Ask the agent to fix the build', () => {
     expect(s.sent).toEqual([]);
   });
 
-  it('sends one follow-up whose prompt quotes the failed build inside the fence', async () => {
-    const s = setup();
+  it('sends one follow-up whose prompt quotes the failed build inside the fence; the audit names who asked', async () => {
+    const audit = arrayLogger('info');
+    const s = setup(OPEN_GATE, undefined, audit.logger);
     await s.previews.save({
       jobId: s.rec.jobId,
       cycle: 0,
@@ -117,6 +119,9 @@ describe('Ask the agent to fix the build', () => {
     expect(s.told).toEqual([]);
     expect(s.sent).toHaveLength(1);
     expect(s.sent[0]).toMatch(/<build_log_([0-9a-f]{16})>\nsummary: Build failed\nError: <\/Tabs>\n<\/build_log_\1>$/);
+    expect(audit.lines.filter((l) => l.audit)).toEqual([
+      expect.objectContaining({ action: 'preview.fix', actor: 'U2', channel: 'C1', outcome: 'ok', cycle: 1 }),
+    ]);
   });
 
   it('a double click (two intake jobs, on two replicas) sends one follow-up and takes one budget unit', async () => {

@@ -1,9 +1,12 @@
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW_CEILING_MS, type PreviewJobData } from '../../src/features/agent-jobs/preview/context.js';
 import { DASHBOARD_URL } from '../../src/features/agent-jobs/preview/blocks.js';
-import { PreviewSlots, SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { PreviewSlots, SLOT_MARGIN_MS, SLOT_WINDOW_MS } from '../../src/features/agent-jobs/preview/slots.js';
+import { BotMetrics } from '../../src/platform/metrics.js';
 import { previewHarness, type HarnessMessage } from '../helpers/preview-harness.js';
+import { Scrape } from '../helpers/prometheus.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 // The preview step on real Redis, in virtual time, against the fake docs API's previews.
@@ -99,6 +102,22 @@ describe('preview step: exactly once', () => {
     expect((await h.runToEnd('job_cccccccccccc')).result).toBe('ready');
     expect(previewMessages(h.messages, 'job_cccccccccccc')).toHaveLength(1);
   });
+  it('a message posted before a crash cut off its ts from the record is edited to the latest stage, not left behind', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    h.addJob('job_ffffffffffff');
+    const data = { agentJobId: 'job_ffffffffffff', cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 };
+    expect(await h.run(data)).toEqual({ delayMs: 10_000 });
+    expect(previewMessages(h.messages, 'job_ffffffffffff')[0]!.text).toContain('Building a preview');
+    // The process died after Slack took the post (and its steps kept the ts), before the record kept it.
+    const { ts: _ts, shown: _shown, ...cut } = (await h.store.get('job_ffffffffffff'))!;
+    await h.store.save(cut);
+    h.clock.t += 40_000;
+    expect((await h.runToEnd('job_ffffffffffff')).result).toBe('ready');
+    const [msg, ...more] = previewMessages(h.messages, 'job_ffffffffffff');
+    expect(more).toEqual([]);
+    expect(msg!.text).toBe('Preview ready');
+  });
 });
 
 describe('preview step: limits, failures and the ceiling', () => {
@@ -143,17 +162,36 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(await slots.reserve('k')).toBe(SLOT_WINDOW_MS);
   });
 
-  it('5xx are retried with backoff; after the last try the thread says the preview could not be started', async () => {
+  it('5xx and timeouts are retried with backoff; after the last try the thread says the preview could not be started, the announcement untouched', async () => {
     prefix = randomPrefix();
     const h = previewHarness({ redis, prefix });
-    h.addJob('job_dddddddddddd');
-    h.failNext(503, 5);
+    const rec = h.addJob('job_dddddddddddd');
+    // The job's own announcement, already in the thread.
+    h.messages.push({ ts: '1.000001', thread_ts: rec.threadTs, text: 'Pull request ready', edits: 0, history: [] });
+    h.failNext(503, 2);
+    h.failNext(0, 1);
+    h.failNext(502, 2);
+    const start = h.clock.t;
     const end = await h.runToEnd('job_dddddddddddd');
     expect(end.result).toBe('not-started');
+    // Five tries, 5 s doubling in between (5 + 10 + 20 + 40 s).
+    expect(end.runs).toBe(5);
+    expect(end.endedAt - start).toBe(75_000);
     expect(h.fake.deployments.size).toBe(0);
     const [msg] = previewMessages(h.messages, 'job_dddddddddddd');
     expect(msg!.text).toContain('could not be started');
     expect(h.records.get('job_dddddddddddd')!.preview).toBe('not_started');
+    expect(h.messages[0]).toMatchObject({ text: 'Pull request ready', edits: 0 });
+    expect(h.messages[0]!.deleted).toBeUndefined();
+  });
+
+  it('a timeout on a request is retried and the preview still ends ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    h.addJob('job_tttttttttttt');
+    h.failNext(0, 1);
+    expect((await h.runToEnd('job_tttttttttttt')).result).toBe('ready');
+    expect(h.fake.deployments.size).toBe(1);
   });
 
   it('429s take a new place in line without using up the tries of 5xx: four 429s then a 503 still end ready', async () => {
@@ -200,5 +238,137 @@ describe('preview step: limits, failures and the ceiling', () => {
     h.addJob('job_latelatelate');
     expect((await h.runToEnd('job_latelatelate')).result).toBe('off');
     expect(h.messages.filter((m) => !m.deleted)).toHaveLength(0);
+  });
+});
+
+describe('preview step: the rate-limit slot of a run that does not ask', () => {
+  // The fake's branch is named after an id's last 8 characters: the tag (4 letters) is in them.
+  const ids = (tag: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `job_0000${String(i).padStart(4, '0')}${tag}`);
+  const run0 = (id: string, h: Harness) =>
+    h.run({ agentJobId: id, cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 });
+  /** When each of `jobs` asked the fake (clock ms), in order. */
+  const askedAt = (h: Harness, jobs: string[]) =>
+    jobs.map(
+      (id) => [...h.fake.deployments.values()].find((d) => d.branch === `mintlify/agent-${id.slice(-8)}`)?.createdAt,
+    );
+
+  it('runs that waited in line and then end without asking (plan off, superseded, no branch) give their slots back', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    const t0 = h.clock.t;
+    // Five jobs take the window's five slots; five more (another project, a follow-up, no branch) wait a window.
+    const first = ids('frst', 5);
+    const waiting = ids('wait', 5);
+    const later = ids('late', 5);
+    for (const id of [...first, ...waiting, ...later]) h.addJob(id);
+    for (const id of first) expect(await run0(id, h)).toEqual({ delayMs: 10_000 });
+    for (const id of waiting) expect(await run0(id, h)).toEqual({ delayMs: SLOT_WINDOW_MS });
+    // While they wait: two are on a project whose plan turns out to have no previews, two get a
+    // follow-up (a newer run), one's record lost its branch.
+    for (const id of waiting.slice(0, 2)) h.records.get(id)!.projectId = 'proj_2';
+    await h.store.turnOff('proj_2', 'forbidden');
+    for (const id of waiting.slice(2, 4)) h.records.get(id)!.cycle = 1;
+    delete h.records.get(waiting[4]!)!.branch;
+    h.clock.t = t0 + SLOT_WINDOW_MS;
+    const ends = [];
+    for (const id of waiting) ends.push(await run0(id, h));
+    expect(ends).toEqual([
+      { result: 'off' },
+      { result: 'off' },
+      { result: 'superseded' },
+      { result: 'superseded' },
+      { result: 'no-branch' },
+    ]);
+    // Their five slots are free again: five jobs that complete now ask at once, none says "queued".
+    for (const id of later) expect(await run0(id, h)).toEqual({ delayMs: 10_000 });
+    expect(askedAt(h, later)).toEqual(later.map(() => t0 + SLOT_WINDOW_MS));
+    expect(later.flatMap((id) => previewMessages(h.messages, id)[0]!.history)).not.toContainEqual(
+      expect.stringContaining('queued'),
+    );
+    expect(h.fake.refusals).toBe(0);
+  });
+
+  it('a run that finds another run asking gives its slot back and waits; the request goes out once', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    const [id] = ids('busy', 1);
+    h.addJob(id!);
+    // Another replica holds the request (its claim's lease is live).
+    expect(await h.store.claimAsk(id!, 0)).toBe('go');
+    expect(await run0(id!, h)).toEqual({ delayMs: 15_000 });
+    // Five others still go out at once: the waiting run holds no slot.
+    const others = ids('free', 5);
+    for (const o of others) h.addJob(o);
+    for (const o of others) expect(await run0(o, h)).toEqual({ delayMs: 10_000 });
+    expect(h.fake.deployments.size).toBe(5);
+    expect(h.fake.refusals).toBe(0);
+  });
+
+  it('a slot that was spent on a request is kept: giving back and waking late leave it counted', async () => {
+    prefix = randomPrefix();
+    const clock = { t: 1_700_000_000_000 };
+    const slots = new PreviewSlots(redis, prefix, 5, SLOT_WINDOW_MS, () => clock.t);
+    for (const m of ['a', 'b', 'c', 'd', 'e']) expect(await slots.reserve(m)).toBe(0);
+    await slots.spend('a');
+    await slots.release('a');
+    await slots.release('b');
+    // b's slot is free again; a's is not: one more fits now, the next waits a window.
+    expect(await slots.reserve('f')).toBe(0);
+    expect(await slots.reserve('g')).toBe(SLOT_WINDOW_MS);
+    // a wakes late (a retry after a crash): its spent slot stays, and it takes a new place in line.
+    clock.t += SLOT_MARGIN_MS + 1;
+    expect(await slots.reserve('a')).toBe(SLOT_WINDOW_MS - SLOT_MARGIN_MS - 1);
+  });
+});
+
+describe('preview step: a request cut off by a crash', () => {
+  it('is never sent again: the thread says the request was lost, once, with the dashboard link', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 } });
+    h.addJob('job_lostlostlost');
+    // A run claimed the request and died inside it: its lease lapsed with the request "sending".
+    expect(await h.store.claimAsk('job_lostlostlost', 0)).toBe('go');
+    await redis.del(`${prefix}:preview-ask-lease:job_lostlostlost:0`);
+    expect((await h.runToEnd('job_lostlostlost')).result).toBe('uncertain');
+    expect(h.fake.deployments.size).toBe(0);
+    // A redelivery changes nothing.
+    expect((await h.runToEnd('job_lostlostlost')).result).toBe('uncertain');
+    expect(h.fake.deployments.size).toBe(0);
+    const [msg, ...more] = previewMessages(h.messages, 'job_lostlostlost');
+    expect(more).toEqual([]);
+    expect(msg!.text).toContain("can't tell whether it is building");
+    expect(JSON.stringify(msg!.blocks)).toContain(DASHBOARD_URL);
+    expect(h.records.get('job_lostlostlost')!.preview).toBe('uncertain');
+  });
+});
+
+describe('preview step: metrics', () => {
+  it('counts previews asked, built, failed, not started and lost once each, and the time from completed to ready', async () => {
+    prefix = randomPrefix();
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 } });
+    const metrics = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    h.deps.metrics = metrics;
+    for (const id of ['job_metricsbuilt', 'job_metricsfaild', 'job_metricsnotst', 'job_metricslostt']) h.addJob(id);
+    const start = h.clock.t;
+    const built = await h.runToEnd('job_metricsbuilt');
+    expect(built.result).toBe('ready');
+    h.fake.failNextBuilds(1);
+    expect((await h.runToEnd('job_metricsfaild')).result).toBe('failed');
+    h.failNext(503, 5);
+    expect((await h.runToEnd('job_metricsnotst')).result).toBe('not-started');
+    expect(await h.store.claimAsk('job_metricslostt', 0)).toBe('go');
+    await redis.del(`${prefix}:preview-ask-lease:job_metricslostt:0`);
+    expect((await h.runToEnd('job_metricslostt')).result).toBe('uncertain');
+    // Redeliveries after the end count nothing again.
+    for (const id of ['job_metricsbuilt', 'job_metricsfaild', 'job_metricsnotst', 'job_metricslostt'])
+      await h.runToEnd(id);
+    const scrape = new Scrape(await metrics.registry.metrics());
+    expect(scrape.value('docs_bot_previews_requested_total')).toBe(2);
+    for (const outcome of ['built', 'failed', 'not_started', 'uncertain'])
+      expect(scrape.value('docs_bot_previews_finished_total', { outcome })).toBe(1);
+    expect(scrape.value('docs_bot_previews_finished_total', { outcome: 'slow' })).toBe(0);
+    expect(scrape.value('docs_bot_preview_ready_seconds_count')).toBe(1);
+    expect(scrape.value('docs_bot_preview_ready_seconds_sum')).toBe((built.endedAt - start) / 1000);
   });
 });

@@ -4,7 +4,7 @@
  */
 
 /** Where a preview deployment stands, as the status message's plan shows it. */
-export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started'] as const;
+export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started', 'uncertain'] as const;
 /** One of {@link PREVIEW_STAGES}. */
 export type PreviewStage = (typeof PREVIEW_STAGES)[number];
 

@@ -5,7 +5,7 @@
  */
 import { isDocsApiError, type DocsApiError } from '../../../platform/docs-api/errors.js';
 import { audit } from '../../../platform/audit.js';
-import type { PreviewContext, PreviewStepResult } from './context.js';
+import type { PreviewContext, PreviewJobData, PreviewStepResult } from './context.js';
 import { type PreviewRecord, ASK_LEASE_MS } from './record.js';
 import { showPreview, withdrawPreview, type Shown } from './show.js';
 
@@ -21,6 +21,14 @@ export const MAX_RATE_LIMITED = 20;
 /** Backoff of a request the API failed (5xx, no answer), in ms: 5 s doubling, at most 2 minutes. */
 export function askRetryDelayMs(tries: number): number {
   return Math.min(120_000, 5_000 * 2 ** Math.max(0, tries - 1));
+}
+
+/**
+ * The rate-limit slot a run of the step reserves (`<jobId>:<cycle>:<attempt>`): one place in line
+ * per attempt; tries and 429s each only grow, so their sum names the attempt.
+ */
+export function slotMember(data: Pick<PreviewJobData, 'agentJobId' | 'cycle' | 'tries' | 'rateLimited'>): string {
+  return `${data.agentJobId}:${data.cycle}:${data.tries + (data.rateLimited ?? 0)}`;
 }
 
 /** Reschedules after a show that must be tried again, ends after one that can't be. */
@@ -41,19 +49,27 @@ export async function afterShow(
  */
 export async function askForPreview(ctx: PreviewContext): Promise<PreviewStepResult> {
   const { deps, job, data, preview } = ctx;
-  // One place in line per attempt: tries and 429s each only grow, so their sum names the attempt.
-  const member = `${job.jobId}:${data.cycle}:${data.tries + (data.rateLimited ?? 0)}`;
+  const member = slotMember(data);
   const waitMs = await deps.slots.reserve(member);
   if (waitMs > 0) {
     // Shown once: an unchanged message is not sent again.
     const shown = await showPreview(ctx, { ...preview, stage: 'queued' });
-    if (!shown.ok && 'gone' in shown) return 'cannot-post';
+    if (!shown.ok && 'gone' in shown) {
+      await deps.slots.release(member);
+      return 'cannot-post';
+    }
     return ctx.reschedule(waitMs);
   }
-  if (!(await deps.previews.claimAsk(job.jobId, data.cycle))) {
-    // Another run holds the claim (or asked already: the next run reads its record).
+  const claim = await deps.previews.claimAsk(job.jobId, data.cycle);
+  if (claim !== 'go') {
+    // No request of this run goes out now: the slot is someone else's to use.
+    await deps.slots.release(member);
+    if (claim === 'uncertain') return lostRequest(ctx);
+    // Another run is asking (or asked already: the next run reads its record).
     return ctx.reschedule(ASK_LEASE_MS / 4);
   }
+  // From here the request counts against the limit, whatever becomes of it.
+  await deps.slots.spend(member);
   let answer;
   try {
     answer = await deps.docsApi.forProject(job.projectId).requestPreview(preview.branch ?? '');
@@ -131,6 +147,20 @@ async function askFailed(ctx: PreviewContext, err: unknown): Promise<PreviewStep
     return ctx.reschedule(askRetryDelayMs(tries), { tries });
   }
   return giveUp(ctx, err, tries);
+}
+
+/**
+ * A run that asked died inside the request (its lease lapsed before the answer was kept): the
+ * request may have reached the docs API, which has no idempotency key, so it is not sent again (as
+ * with an uncertain job start); the thread says so once, with the dashboard link.
+ */
+async function lostRequest(ctx: PreviewContext): Promise<PreviewStepResult> {
+  ctx.log.error('the preview request was cut off by a crash and may have reached the docs API; not asking again');
+  const lost: PreviewRecord = { ...ctx.preview, stage: 'uncertain' };
+  // Counted once saved: a re-run finds the final stage and counts nothing again.
+  await ctx.deps.previews.save(lost);
+  ctx.deps.metrics?.previewFinished('uncertain');
+  return afterShow(ctx, await showPreview(ctx, lost), 'uncertain');
 }
 
 /** After the last try: the thread says the preview could not be started (counted once the record says so). */

@@ -117,6 +117,10 @@ export function previewMessage(
       return one(
         `:warning: The preview${branchText(r)} is taking longer than usual, so I stopped watching it. Follow it on the <${DASHBOARD_URL}|docs dashboard>.`,
       );
+    case 'uncertain':
+      return one(
+        `:warning: I lost the docs service's answer to the request for a preview${branchText(r)} (I was stopped while asking), so I can't tell whether it is building, and I won't ask twice. Follow it on the <${DASHBOARD_URL}|docs dashboard>. The pull request itself is ready.`,
+      );
     case 'not_started':
       return one(
         `:warning: The preview${branchText(r)} could not be started: the docs service did not answer. The pull request itself is ready.`,

@@ -17,7 +17,7 @@ import type { PreviewSlots } from './slots.js';
 export interface PreviewStepDeps {
   jobs: Pick<JobStore, 'get' | 'updateIfCycle'>;
   previews: PreviewStore;
-  slots: Pick<PreviewSlots, 'reserve'>;
+  slots: Pick<PreviewSlots, 'reserve' | 'spend' | 'release'>;
   /** Asks for and reads previews of the job's own project. */
   docsApi: DocsApiProjects<'requestPreview' | 'getUpdateStatus'>;
   /** Posts the preview message once (found again by its metadata), edits and deletes it. */
@@ -63,7 +63,16 @@ export interface PreviewJobData {
 
 /** How a preview step job ends (visible in BullMQ, handy for operators and tests). */
 export type PreviewStepResult =
-  'ready' | 'failed' | 'slow' | 'not-started' | 'off' | 'no-branch' | 'superseded' | 'unknown-job' | 'cannot-post';
+  | 'ready'
+  | 'failed'
+  | 'slow'
+  | 'not-started'
+  | 'uncertain'
+  | 'off'
+  | 'no-branch'
+  | 'superseded'
+  | 'unknown-job'
+  | 'cannot-post';
 
 /** The step job as the step sees it. */
 export type PreviewJob = Pick<Job<PreviewJobData>, 'data' | 'updateData' | 'moveToDelayed'>;

@@ -36,26 +36,45 @@ export interface PreviewRecord {
   everReady?: boolean;
 }
 
-/** How long a request's claim is held before a crashed claimant's claim lapses, in ms. */
+/** How long a request's claim is held before a crashed claimant's lease lapses (its request is then uncertain), in ms: well above the docs API client's 10 s timeout. */
 export const ASK_LEASE_MS = 60_000;
 /** How long a project stays without previews after the API refused them (401/403/404), in s: a day. */
 export const PREVIEWS_OFF_TTL_S = 24 * 3600;
 /** Log lines kept of a failed build. */
 const LOGS_KEPT = 40;
 
+/** What {@link PreviewStore.claimAsk} found: ask now, another run is asking, asked already, or a request lost in a crash. */
+export type AskClaim = 'go' | 'busy' | 'asked' | 'uncertain';
+
+// KEYS[1] = the request's state ('sending' | 'asked', kept for the record's TTL), KEYS[2] = the
+// lease of the run that is sending it; ARGV = state TTL (s), lease (ms).
+const CLAIM = `
+local state = redis.call('GET', KEYS[1])
+if not state then
+  redis.call('SET', KEYS[1], 'sending', 'EX', ARGV[1])
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+  return 'go'
+end
+if state == 'asked' then return 'asked' end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'busy' end
+return 'uncertain'
+`;
+
 /** Redis-backed preview records and guards; every key is under `prefix`. */
 export class PreviewStore {
+  private readonly claimScript: RedisScript;
   private readonly releaseClaim: RedisScript;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
+    this.claimScript = defineScript(redis, 'PreviewClaimAsk', 2, CLAIM);
     this.releaseClaim = defineScript(
       redis,
-      'PreviewReleaseClaim',
-      1,
-      "if redis.call('GET', KEYS[1]) == 'claimed' then return redis.call('DEL', KEYS[1]) end return 0",
+      'PreviewReleaseAsk',
+      2,
+      "if redis.call('GET', KEYS[1]) == 'sending' then return redis.call('DEL', KEYS[1], KEYS[2]) end return 0",
     );
   }
 
@@ -80,35 +99,37 @@ export class PreviewStore {
     await this.redis.set(this.key('preview', rec.jobId), JSON.stringify(kept), 'EX', RECORD_TTL_S);
   }
 
-  /**
-   * Claims the request of `(jobId, cycle)`'s preview: an atomic `SET NX PX` lease, so of any number
-   * of replicas and retries one asks. A claimant that dies before {@link markAsked} loses it after
-   * {@link ASK_LEASE_MS}. @returns true when this caller must ask.
-   */
-  async claimAsk(jobId: string, cycle: number): Promise<boolean> {
-    const res = await this.redis.set(
-      this.key('preview-ask', jobId, String(cycle)),
-      'claimed',
-      'PX',
-      ASK_LEASE_MS,
-      'NX',
-    );
-    return res === 'OK';
+  private askKeys(jobId: string, cycle: number): [string, string] {
+    return [this.key('preview-ask', jobId, String(cycle)), this.key('preview-ask-lease', jobId, String(cycle))];
   }
 
-  /** Records that `(jobId, cycle)`'s preview was asked for (its record holds the answer). */
+  /**
+   * Claims the request of `(jobId, cycle)`'s preview, atomically, so of any number of replicas and
+   * retries one asks, and none asks twice: the first caller gets `go` (the state becomes "sending",
+   * with a lease of {@link ASK_LEASE_MS}) and must send the request right away, then
+   * {@link markAsked} or {@link releaseAsk}. Another caller gets `busy` while the lease holds,
+   * `asked` once the request was answered, and `uncertain` when the sender died inside the request
+   * (its lease lapsed with the state still "sending"): the request may have reached the docs API,
+   * which has no idempotency key, so it must not be sent again. @throws Redis errors.
+   */
+  async claimAsk(jobId: string, cycle: number): Promise<AskClaim> {
+    return (await this.claimScript.run(this.askKeys(jobId, cycle), [RECORD_TTL_S, ASK_LEASE_MS])) as AskClaim;
+  }
+
+  /** Records that `(jobId, cycle)`'s preview was asked for (its record holds the answer). @throws Redis errors. */
   async markAsked(jobId: string, cycle: number): Promise<void> {
-    await this.redis.set(this.key('preview-ask', jobId, String(cycle)), 'asked', 'EX', RECORD_TTL_S);
+    const [state, lease] = this.askKeys(jobId, cycle);
+    await this.redis.multi().set(state, 'asked', 'EX', RECORD_TTL_S).del(lease).exec();
   }
 
   /** @returns whether `(jobId, cycle)`'s preview was asked for. */
   async wasAsked(jobId: string, cycle: number): Promise<boolean> {
-    return (await this.redis.get(this.key('preview-ask', jobId, String(cycle)))) === 'asked';
+    return (await this.redis.get(this.askKeys(jobId, cycle)[0])) === 'asked';
   }
 
-  /** Gives a claim back after a request that did not go through (never an "asked" mark). */
+  /** Gives a claim back after a request that did not go through, for sure or as the caller decides (never an "asked" mark). */
   async releaseAsk(jobId: string, cycle: number): Promise<void> {
-    await this.releaseClaim.run([this.key('preview-ask', jobId, String(cycle))], []);
+    await this.releaseClaim.run(this.askKeys(jobId, cycle), []);
   }
 
   /** The posting steps of the job's preview message (postOnce), kept in Redis. */
@@ -125,6 +146,11 @@ export class PreviewStore {
         await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
       },
     };
+  }
+
+  /** Forgets the posting steps of the job's preview message (it was deleted: a later show posts a new one). */
+  async forgetMessage(jobId: string): Promise<void> {
+    await this.redis.del(this.key('preview-steps', jobId));
   }
 
   /** @returns whether the API refused previews for `projectId` within the last day. */

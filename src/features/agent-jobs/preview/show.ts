@@ -3,6 +3,7 @@
  * after a Redis loss, then edited in place) and its step on the status message's plan.
  */
 import { createHash } from 'node:crypto';
+import type { ChatPostMessageArguments } from '@slack/web-api';
 import { classifySlackError } from '../../../platform/slack/errors.js';
 import { postOnce } from '../../../platform/slack/post-once.js';
 import { editRetryDelay } from '../poll/schedule.js';
@@ -30,7 +31,8 @@ function fingerprint(msg: unknown): string {
 
 /**
  * Saves `next` as the preview's record and shows it: the message (posted the first time, else
- * edited; nothing sent when it would not change), then the plan's step. A transient Slack failure
+ * edited, also when the "first" post finds the message posted before a crash; nothing sent when
+ * it would not change), then the plan's step. A transient Slack failure
  * asks to be tried again (`retryInMs`); a place that is gone, or a permanent refusal, is one error line.
  * @throws Redis errors.
  */
@@ -47,7 +49,17 @@ export async function showPreview(ctx: PreviewContext, next: PreviewRecord): Pro
       } else {
         const steps = await deps.previews.messageSteps(job.jobId);
         const at = { channel: job.channel, thread_ts: job.threadTs, since: job.createdAt, lookFirst: true };
-        next.ts = await postOnce(deps.slack, steps, { ...at, ...msg, key: previewMessageKey(job.jobId) });
+        // postOnce returns a message posted before (its ts in the steps, or found by its metadata)
+        // as it is: one a crash cut off before its ts reached the record may show an older stage.
+        let posted = false;
+        const postMessage = (a: ChatPostMessageArguments) => {
+          posted = true;
+          return deps.slack.chat.postMessage(a);
+        };
+        const client = { ...deps.slack, chat: { postMessage } };
+        next.ts = await postOnce(client, steps, { ...at, ...msg, key: previewMessageKey(job.jobId) });
+        if (!posted)
+          await deps.slack.chat.update({ channel: job.channel, ts: next.ts, text: msg.text, blocks: msg.blocks });
       }
     } catch (err) {
       const info = classifySlackError(err);
@@ -86,6 +98,7 @@ export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' |
       await deps.slack.chat.delete({ channel: job.channel, ts: preview.ts });
       const { ts: _gone, shown: _shown, ...rest } = preview;
       await deps.previews.save(rest);
+      await deps.previews.forgetMessage(job.jobId);
     }
     // null clears the hash field (toHash writes ''), so the plan shows no preview step for this run.
     const cleared = { preview: null, previewUrl: null } as unknown as Partial<JobRecord>;

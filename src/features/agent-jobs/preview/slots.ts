@@ -3,7 +3,10 @@
  * vendor's page api/preview/trigger). Each request reserves a time slot in one Redis sorted set, in
  * the order they ask: the next slot is now, or one window after the fifth latest slot, so no window
  * of {@link SLOT_WINDOW_MS} ever holds more than the limit, and a burst goes out in order (the
- * first 5 at once, the next 5 a window later, …) instead of being refused by the API.
+ * first 5 at once, the next 5 a window later, …) instead of being refused by the API. A run that
+ * sends its request first {@link PreviewSlots.spend spends} its slot (it then counts for good); a
+ * run that ends or waits without sending {@link PreviewSlots.release releases} it, so a request
+ * that never goes out (plan off, superseded, another run asking) holds no place in the window.
  *
  * Why not rate-limiter-flexible's RateLimiterRedis (used elsewhere, platform/quota.ts): its window
  * is fixed from the first use, so 5 at the end of one window and 5 at the start of the next make 10
@@ -49,9 +52,31 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return { tostring(at), tostring(now) }
 `;
 
+// KEYS[1] = the sorted set of slots; ARGV = member, now ('' = Redis TIME), ttl (ms). The member's
+// slot, reserved for a request about to go out, is kept under `<member>#sent` (same score): it
+// counts in its window like any other, but neither `release` nor a late wake's re-reservation can
+// remove it. A member whose reservation is gone (a second run of the same step gave it back in the
+// instant between this run's claim and this call) is counted from now.
+const SPEND = `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  at = tonumber(ARGV[2])
+  if not at then
+    local t = redis.call('TIME')
+    at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+end
+redis.call('ZADD', KEYS[1], at, ARGV[1] .. '#sent')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
 /** The organization's preview slots (one sorted set `{prefix}:preview-slots`: every project of the admin key is one organization). */
 export class PreviewSlots {
   private readonly reserveScript: RedisScript;
+  private readonly spendScript: RedisScript;
   private readonly key: string;
 
   /**
@@ -59,13 +84,14 @@ export class PreviewSlots {
    *   decided on Redis' own clock (`TIME` inside the script), so every replica shares one clock.
    */
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     prefix: string,
     private readonly limit = SLOTS_PER_WINDOW,
     private readonly windowMs = SLOT_WINDOW_MS,
     private readonly clock?: () => number,
   ) {
     this.reserveScript = defineScript(redis, 'PreviewReserveSlot', 1, RESERVE);
+    this.spendScript = defineScript(redis, 'PreviewSpendSlot', 1, SPEND);
     this.key = `${prefix}:preview-slots`;
   }
 
@@ -84,5 +110,25 @@ export class PreviewSlots {
     const args = [now, this.windowMs, this.limit, member, ttl, SLOT_MARGIN_MS];
     const [slot, at] = (await this.reserveScript.run([this.key], args)) as [string, string];
     return Math.max(0, Number(slot) - Number(at));
+  }
+
+  /**
+   * Marks `member`'s slot as used by a request that is about to go out: from now on it counts in
+   * its window for good ({@link release} and a late re-reservation leave it). Call it right before
+   * the request. @throws Redis errors.
+   */
+  async spend(member: string): Promise<void> {
+    const now = this.clock ? String(Math.round(this.clock())) : '';
+    await this.spendScript.run([this.key], [member, now, this.windowMs * 1_000]);
+  }
+
+  /**
+   * Gives back `member`'s slot when its request will not go out (the step ended or waits for
+   * something else: plan off, superseded, another run holds the request, …), so the slot is free
+   * for the next request instead of counting against the limit for a window. A slot already
+   * {@link spend spent} is kept. @throws Redis errors.
+   */
+  async release(member: string): Promise<void> {
+    await this.redis.zrem(this.key, member);
   }
 }

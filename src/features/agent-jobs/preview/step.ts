@@ -7,7 +7,7 @@
 import { DelayedError } from 'bullmq';
 import type { UpdateStatus } from '../../../platform/docs-api/deployments-schemas.js';
 import { nextPollDelayMs } from '../poll/schedule.js';
-import { afterShow, askForPreview } from './ask.js';
+import { afterShow, askForPreview, slotMember } from './ask.js';
 import {
   PREVIEW_CEILING_MS,
   type PreviewContext,
@@ -25,6 +25,7 @@ const FINAL: Partial<Record<PreviewRecord['stage'], PreviewStepResult>> = {
   failed: 'failed',
   slow: 'slow',
   not_started: 'not-started',
+  uncertain: 'uncertain',
 };
 
 /**
@@ -37,19 +38,25 @@ export function createPreviewStep(deps: PreviewStepDeps) {
   return async function previewStep(bull: PreviewJob, token?: string): Promise<PreviewStepResult> {
     const data = bull.data;
     const log = deps.logger.child({ jobId: data.agentJobId, cycle: data.cycle, preview: true });
+    // A run that ends here without asking gives back the slot it may hold (it waited in line for it).
+    const member = slotMember(data);
+    const end = async (result: PreviewStepResult): Promise<PreviewStepResult> => {
+      await deps.slots.release(member);
+      return result;
+    };
     const job = await deps.jobs.get(data.agentJobId);
-    if (!job) return 'unknown-job';
+    if (!job) return end('unknown-job');
     const saved = await deps.previews.get(data.agentJobId);
-    if (job.cycle > data.cycle || (saved?.cycle ?? 0) > data.cycle) return 'superseded';
+    if (job.cycle > data.cycle || (saved?.cycle ?? 0) > data.cycle) return end('superseded');
     if (await deps.previews.isOff(job.projectId)) {
       // A run that waited in line while another found the plan without previews: take its "queued" back.
       if (saved?.cycle === data.cycle && saved.stage === 'queued')
         await withdrawPreview({ deps, job, preview: saved, log });
-      return 'off';
+      return end('off');
     }
     if (!job.branch) {
       log.info('the job reported no branch; no preview');
-      return 'no-branch';
+      return end('no-branch');
     }
     const reschedule = async (delayMs: number, patch: Partial<PreviewJobData> = {}): Promise<never> => {
       await bull.updateData({ ...bull.data, ...patch });
@@ -74,7 +81,7 @@ export function createPreviewStep(deps: PreviewStepDeps) {
           };
     const ctx: PreviewContext = { deps, job, preview, data, log, reschedule };
     const final = FINAL[preview.stage];
-    if (final) return afterShow(ctx, await showPreview(ctx, preview), final);
+    if (final) return end(await afterShow(ctx, await showPreview(ctx, preview), final));
     // The record holds the answer once asked (the claim keeps anyone else from asking meanwhile).
     return preview.statusId ? watchBuild(ctx) : askForPreview(ctx);
   };

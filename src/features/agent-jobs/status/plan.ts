@@ -87,6 +87,7 @@ const PREVIEW_TASK: Record<PreviewStage, [string, Status]> = {
   failed: ['Preview build failed', 'error'],
   slow: ['Preview taking longer than usual', 'in_progress'],
   not_started: ['Preview could not be started', 'error'],
+  uncertain: ['Preview request lost', 'error'],
 };
 
 /** The preview step (a completed run's pull request only): its stage, and the preview as a source once ready on https. */

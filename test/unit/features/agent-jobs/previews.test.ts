@@ -165,4 +165,19 @@ describe("the status message's plan", () => {
     expect(buildPlan({ state: 'completed', preview: 'failed' }).tasks!.at(-1)).toMatchObject({ status: 'error' });
     expect(buildPlan({ state: 'active', preview: 'ready' }).tasks!.some((t) => t.task_id === 'preview')).toBe(false);
   });
+
+  it('shows a request lost to a crash as an error step, and its message names the branch inertly with the dashboard link', () => {
+    expect(buildPlan({ state: 'completed', preview: 'uncertain' }).tasks!.at(-1)).toMatchObject({
+      task_id: 'preview',
+      title: 'Preview request lost',
+      status: 'error',
+    });
+    const msg = previewMessage(ready({ stage: 'uncertain', branch: '<!here> *b*' }), TEST_SIGNER);
+    expectSlackTakesMessage(msg);
+    expect(msg.text).toContain("can't tell whether it is building");
+    expect(msg.text).not.toMatch(/<https?:/);
+    const shown = JSON.stringify(msg.blocks);
+    expect(shown).toContain('<https://dashboard.mintlify.com|docs dashboard>');
+    expect(shown).not.toContain('<!here>');
+  });
 });
