@@ -24,6 +24,8 @@ export const AUDIT_ACTIONS = [
   'settings.project',
   'settings.followups',
   'settings.mentions',
+  'settings.answer-all',
+  'settings.scope',
   'settings.edit',
   'digest.subscribe',
   'digest.reschedule',

@@ -12,6 +12,7 @@ const SETTINGS: EffectiveSettings = {
   projectIsDefault: false,
   followupPolicy: 'requester',
   followupIsDefault: false,
+  answerAll: false,
   mentions: 'auto',
   updatedBy: 'U0ADMIN',
 };

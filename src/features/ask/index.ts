@@ -22,7 +22,7 @@ import { AskStore } from './store.js';
 import type { StreamSlack } from './stream.js';
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker, type AnswerJobData } from './worker.js';
 
-export { classifyMention, type MessageKind } from './rule.js';
+export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.js';
 export { ASK_INSTEAD_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';

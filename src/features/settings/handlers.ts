@@ -62,7 +62,11 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
       ? { projectId: c.projectId }
       : c.kind === 'followups'
         ? { followupPolicy: c.policy }
-        : { mentions: c.mode };
+        : c.kind === 'answer-all'
+          ? { answerAll: c.on }
+          : c.kind === 'scope'
+            ? { scope: c.scope }
+            : { mentions: c.mode };
   const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.

@@ -14,6 +14,7 @@ import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSet
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
+export { scopeText } from './scope.js';
 export {
   ChannelSettingsLookup,
   SettingsService,
@@ -23,6 +24,7 @@ export {
 } from './service.js';
 export {
   SettingsStore,
+  type DocsScope,
   FOLLOWUP_POLICIES,
   MENTIONS_MODES,
   type ChannelSettings,

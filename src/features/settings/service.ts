@@ -1,7 +1,15 @@
 import { audit, type AuditAction, type AuditReason } from '../../platform/audit.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
-import type { ChannelSettings, FollowupPolicy, MentionsMode, SettingsChange, SettingsStore } from './store.js';
+import type {
+  ChannelSettings,
+  DocsScope,
+  FollowupPolicy,
+  MentionsMode,
+  SettingsChange,
+  SettingsStore,
+} from './store.js';
+import { scopeText } from './scope.js';
 
 /**
  * Whether `user` may change channel settings. @throws when that cannot be checked (the caller then
@@ -36,6 +44,10 @@ export interface EffectiveSettings {
   followupIsDefault: boolean;
   /** What a mention or DM is here (default `auto`: the mention rule). */
   mentions: MentionsMode;
+  /** Whether every new top-level message from a person is taken as a question (default false). */
+  answerAll: boolean;
+  /** The docs questions here are answered from; absent: all of them. */
+  scope?: DocsScope;
   updatedBy?: string;
   updatedAt?: number;
 }
@@ -80,7 +92,12 @@ export function notAdminText(adminUsers: readonly string[]): string {
 /** The audit actions of settings changes: /docs-settings project|followups|mentions, and the settings modal. */
 export type SettingsAuditAction = Extract<
   AuditAction,
-  'settings.project' | 'settings.followups' | 'settings.mentions' | 'settings.edit'
+  | 'settings.project'
+  | 'settings.followups'
+  | 'settings.mentions'
+  | 'settings.answer-all'
+  | 'settings.scope'
+  | 'settings.edit'
 >;
 
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
@@ -127,6 +144,16 @@ export class ChannelSettingsLookup {
     return (await this.effective(channel)).mentions;
   }
 
+  /** Whether `channel` is a question channel (`/docs-settings answer-all on`). @throws the Redis error. */
+  async answersAllIn(channel: string): Promise<boolean> {
+    return (await this.lookup.store.get(channel)).answerAll === true;
+  }
+
+  /** The docs scope of `channel`'s questions, or undefined (all the docs). @throws the Redis error. */
+  async scopeFor(channel: string): Promise<DocsScope | undefined> {
+    return (await this.lookup.store.get(channel)).scope;
+  }
+
   /** A channel's own settings resolved against the defaults. */
   protected resolve(own: ChannelSettings): EffectiveSettings {
     const [fallback = ''] = this.lookup.projects;
@@ -138,6 +165,8 @@ export class ChannelSettingsLookup {
       followupPolicy: own.followupPolicy ?? this.lookup.defaultFollowupPolicy,
       followupIsDefault: own.followupPolicy === undefined,
       mentions: own.mentions ?? 'auto',
+      answerAll: own.answerAll === true,
+      ...(own.scope ? { scope: own.scope } : {}),
       ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
       ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
     };
@@ -238,6 +267,25 @@ function describeChange(
     }[after.mentions];
     const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
     parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
+  }
+  if (before.answerAll !== after.answerAll) {
+    const what = after.answerAll
+      ? 'every new message from a person here is answered as a question'
+      : 'only mentions, DMs and `/docs-ask` are answered';
+    parts.push({
+      text: `answer-all: ${what}`,
+      from: `answerAll=${before.answerAll}`,
+      to: `answerAll=${after.answerAll}`,
+    });
+  }
+  const [fromScope, toScope] = [scopeText(before.scope), scopeText(after.scope)];
+  if (fromScope !== toScope) {
+    const [from, to] = [`scope=${fromScope ?? 'all'}`, `scope=${toScope ?? 'all'}`];
+    parts.push({
+      text: `questions are answered from ${toScope ?? 'all the docs'} (was ${fromScope ?? 'all the docs'})`,
+      from,
+      to,
+    });
   }
   if (!parts.length) return undefined;
   return {
