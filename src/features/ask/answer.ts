@@ -1,5 +1,5 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import type { AssistantFilter, DocsPage } from '../../platform/docs-api/discovery-schemas.js';
 import {
   AssistantStreamError,
   DocsApiErrorCode,
@@ -58,6 +58,8 @@ export interface Question {
   since: number;
   /** Earlier questions of this thread's conversation (for the answer's record). */
   earlier?: string[];
+  /** The channel's docs scope: sent as the assistant's `filter`, and named under the answer. */
+  scope?: AssistantFilter;
 }
 
 /**
@@ -110,13 +112,8 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   const resumed = await endCutAnswer(deps.writer, target, steps);
   if (resumed !== 'none') {
     const saved = steps.progress[outcomeKey] as AnswerResult['outcome'] | undefined;
-    return finish(
-      deps,
-      steps,
-      doneKey,
-      { outcome: resumed === 'finished' ? (saved ?? 'answered') : 'failed' },
-      undefined,
-    );
+    const outcome = resumed === 'finished' ? (saved ?? 'answered') : 'failed';
+    return finish(deps, steps, doneKey, { outcome }, undefined);
   }
   const writer = new AnswerWriter(deps.writer, target, steps);
   try {
@@ -171,8 +168,8 @@ async function endAnswer(
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
-  const { siteUrl, signer } = deps;
-  const blocks = answerBlocks({ answerId, asker: q.asker, pages: read.pages, siteUrl, unanswered, signer });
+  const [{ siteUrl, signer }, { asker, scope }] = [deps, q];
+  const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope });
   const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
   await steps.save({ [`${q.key}:outcome`]: outcome });
@@ -205,6 +202,7 @@ async function askOnce(
     fp: deps.fingerprint(q.teamId, q.asker),
     messages: [uiQuestion(q.question)],
     retrievalPageSize: 5,
+    ...(q.scope ? { filter: q.scope } : {}),
     ...thread,
   };
   let answer;

@@ -1,8 +1,9 @@
 import type { ActionsBlock, ContextActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
-import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import type { AssistantFilter, DocsPage } from '../../platform/docs-api/discovery-schemas.js';
 import { quote, safeUrl } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { scopeText } from '../settings/index.js';
 
 /** `action_id`s of an answer's buttons (Slack: ≤ 255 chars). */
 export const ACTION_ASK_FEEDBACK = 'ask.feedback';
@@ -99,8 +100,13 @@ export function answerBlocks(a: {
   siteUrl: string | undefined;
   unanswered: boolean;
   signer: ValueSigner;
+  /** The channel's docs scope (`/docs-settings scope`), named under the answer when set. */
+  scope?: AssistantFilter | undefined;
 }): KnownBlock[] {
   const sources = a.unanswered ? undefined : sourcesBlock(a.pages, a.siteUrl);
+  const inWords = scopeText(a.scope);
+  const said = `Answered from this channel's docs scope: ${inWords}.`;
+  const scope: KnownBlock[] = inWords ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: said }] }] : [];
   const feedback: ContextActionsBlock = {
     type: 'context_actions',
     elements: [
@@ -139,7 +145,7 @@ export function answerBlocks(a: {
       },
     ],
   };
-  return [...(sources ? [sources] : []), actions, feedback];
+  return [...(sources ? [sources] : []), ...scope, actions, feedback];
 }
 
 /** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */

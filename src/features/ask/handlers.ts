@@ -37,7 +37,8 @@ export interface AskMessage {
  * answered in the message's thread (its own ts when top level); the bot's mention is removed and
  * other markup turned into text, once the person is admitted (access and budget before any Slack
  * read). Only the question leaves Slack (and, in an answer's thread, the
- * assistant's own conversation): never the thread's other messages.
+ * assistant's own conversation): never the thread's other messages. A message from a question
+ * channel (`opts.from`) is told a spent budget once per person per hour (see `askQuestion`).
  * @throws as {@link askQuestion}.
  */
 export async function handleQuestionMessage(
@@ -46,6 +47,7 @@ export async function handleQuestionMessage(
   botUserId: string | undefined,
   steps: Steps,
   receipt: { key: string; receivedAt: number },
+  opts: { from?: 'question-channel' } = {},
 ): Promise<void> {
   const threadTs = msg.thread_ts ?? msg.ts;
   const to = { user: msg.user, channel: msg.channel, threadTs };
@@ -62,6 +64,7 @@ export async function handleQuestionMessage(
     ...(msg.thread_ts === undefined ? { claim: 'asker' as const } : {}),
     key: receipt.key,
     receivedAt: receipt.receivedAt,
+    ...(opts.from ? { from: opts.from } : {}),
   };
   await askQuestion(deps.ask, req, steps, { to, tell });
 }

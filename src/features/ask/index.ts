@@ -9,6 +9,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Config } from '../../platform/config.js';
+import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/slack/post-once.js';
@@ -23,7 +24,7 @@ import type { StreamSlack } from './stream.js';
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker, type AnswerJobData } from './worker.js';
 
 export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.js';
-export { ASK_INSTEAD_TEXT } from './texts.js';
+export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
 
@@ -67,6 +68,8 @@ export interface AskOptions {
   access: Pick<AccessGate, 'authorize'>;
   /** Agent-jobs' start: Make this a docs change. */
   start: StartJobDeps;
+  /** A channel's docs scope (the settings' `/docs-settings scope`); absent: none. @throws the Redis error. */
+  scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -78,12 +81,16 @@ export interface Ask {
    * continues an answer's conversation (see `AskStore.takesReplyFrom`). @throws the Redis error.
    */
   takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
-  /** Answers a question in a message (see `handleQuestionMessage`). */
+  /**
+   * Answers a question in a message (see `handleQuestionMessage`); `from: 'question-channel'` for a
+   * new message in a question channel (a refusal for a spent budget is told once per person per hour).
+   */
   handleMessage(
     msg: AskMessage,
     botUserId: string | undefined,
     steps: Steps,
     receipt: { key: string; receivedAt: number },
+    opts?: { from?: 'question-channel' },
   ): Promise<void>;
   /** The answers' queue (for its depth in the metrics). */
   answerQueue: Queue<AnswerJobData>;
@@ -119,8 +126,8 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
-    handleMessage: (msg, botUserId, steps, receipt) =>
-      handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
+    handleMessage: (msg, botUserId, steps, receipt, opts) =>
+      handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt, opts),
     answerQueue,
     register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
@@ -177,5 +184,6 @@ function askDeps(
     signal: parts.signal,
     answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
     metrics,
+    ...(o.scopeFor ? { scopeFor: o.scopeFor } : {}),
   };
 }

@@ -126,7 +126,8 @@ function words(text: string): string[] {
 }
 
 /** Which step of the mention rule decided (see {@link classifyMention}). */
-export type MentionRuleStep = 'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
+export type MentionRuleStep =
+  'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
 
 /** The mention rule's verdict and the step that gave it (the steps of {@link classifyMention}). */
 export function mentionRuleStep(text: string): { kind: MessageKind; step: MentionRuleStep } {

@@ -201,6 +201,16 @@ export class AskStore {
     await this.redis.zrem(`${this.prefix}:ask:writing:${teamId}:${user}`, key);
   }
 
+  /**
+   * Notes that `user` was told a refusal of kind `what` (SET NX with a TTL of `ttlS` seconds, on
+   * Redis' clock, shared by every replica). @returns true the first time within the TTL (tell
+   * them), false while the note lasts. @throws the Redis error.
+   */
+  async markTold(teamId: string, user: string, what: string, ttlS: number): Promise<boolean> {
+    const key = `${this.prefix}:ask:told:${what}:${teamId}:${user}`;
+    return (await this.redis.set(key, '1', 'EX', ttlS, 'NX')) === 'OK';
+  }
+
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */
   async saveAnswer(rec: AnswerRecord): Promise<void> {
     await this.redis.set(`${this.prefix}:ask:answer:${rec.answerId}`, JSON.stringify(rec), 'EX', ASK_TTL_S);
