@@ -132,6 +132,12 @@ export const SURFACES: readonly Surface[] = [
   { kind: 'intake', id: 'agent-jobs.feedback', owner: 'agent-jobs', what: "feedback on a job's result" },
   { kind: 'intake', id: 'agent-jobs.preview-fix', owner: 'agent-jobs', what: 'Ask the agent to fix the build' },
   { kind: 'intake', id: 'agent-jobs.message', owner: 'conversations', what: "a person's message (name kept)" },
+  {
+    kind: 'intake',
+    id: 'conversations.question-channel',
+    owner: 'conversations',
+    what: 'a new message in a question channel',
+  },
   { kind: 'intake', id: 'agent-view.prompts', owner: 'agent-view', what: 'set the suggested prompts' },
   { kind: 'intake', id: 'ask.question', owner: 'ask', what: 'a question (/docs-ask, a mention, a follow-up)' },
   { kind: 'intake', id: 'ask.feedback', owner: 'ask', what: 'feedback on an answer' },
