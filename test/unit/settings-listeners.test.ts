@@ -71,6 +71,7 @@ const submission = (
       values: {
         project: { project: { selected_option: values.project ? { value: values.project } : null } },
         followups: { followups: { selected_option: values.followups ? { value: values.followups } : null } },
+        ...(values.answerAll ? { answer_all: { answer_all: { selected_option: { value: values.answerAll } } } } : {}),
       },
     },
   },
@@ -251,5 +252,27 @@ describe('Edit and the settings modal', () => {
       response_action: 'errors',
       errors: { project: expect.stringMatching(/database|try again/i) },
     });
+  });
+
+  it('the form turns a question channel on or off; a value it never offered is refused in the modal', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'on' }),
+    } as never);
+    expect(d.intake.record).toHaveBeenCalledWith(expect.anything(), 'view-V1-h1', 'V1-h1', {
+      teamId: 'T1',
+      channel: 'C0DOCS',
+      user: 'U0ADMIN',
+      change: { projectId: 'proj_a', followupPolicy: 'anyone', answerAll: true },
+    });
+    const ack2 = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack: ack2,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'always' }),
+    } as never);
+    expect(ack2).toHaveBeenCalledWith({ response_action: 'errors', errors: { answer_all: expect.any(String) } });
+    expect(d.intake.record).toHaveBeenCalledTimes(1);
   });
 });

@@ -280,12 +280,9 @@ function describeChange(
   }
   const [fromScope, toScope] = [scopeText(before.scope), scopeText(after.scope)];
   if (fromScope !== toScope) {
-    const [from, to] = [`scope=${fromScope ?? 'all'}`, `scope=${toScope ?? 'all'}`];
-    parts.push({
-      text: `questions are answered from ${toScope ?? 'all the docs'} (was ${fromScope ?? 'all the docs'})`,
-      from,
-      to,
-    });
+    const audit = (x?: DocsScope) => `scope=${x ? JSON.stringify(x) : 'all'}`;
+    const text = `questions are answered from ${toScope ?? 'all the docs'} (was ${fromScope ?? 'all the docs'})`;
+    parts.push({ text, from: audit(before.scope), to: audit(after.scope) });
   }
   if (!parts.length) return undefined;
   return {
