@@ -569,10 +569,16 @@ describe("asking: what an answer's record keeps", () => {
     expect(second?.unanswered).toBe(false);
     expect(second?.answer).toBe('');
     expect((await store.answer(answerIdOf(`k${first}-${prefix}`)))?.earlier).toEqual([]);
-    await ask(d, 'how do I configure a custom domain for the status page?');
+    const uncovered = await ask(d, 'how do I configure a custom domain for the status page?');
     const none = await store.answer(answerIdOf(`k${n}-${prefix}`));
     expect(none?.unanswered).toBe(true);
     expect(none?.answer).toContain("couldn't find");
+    // In Slack, the assistant found no page: no guess, said plainly, with the next step.
+    const [shown] = replies(uncovered);
+    expect(shown?.text).toContain("I found no page about it, so I won't guess");
+    expect(shown?.text).not.toContain("couldn't find");
+    expect(JSON.stringify(shown?.blocks)).toContain('ask.document');
+    expect(slack.calls.some((c) => c.args.ts === shown?.ts && c.method === 'chat.appendStream')).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import type { AssistantFilter, DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import {
   AssistantStreamError,
   DocsApiErrorCode,
@@ -8,17 +8,15 @@ import {
   type DocsApiRateLimitedError,
 } from '../../platform/docs-api/errors.js';
 import { hasCode } from '../../platform/errors.js';
-import type { AssistantEvent } from '../../platform/docs-api/ui-message-stream.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { answerBlocks, CUT_OFF_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
+import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
 import { endCutAnswer } from './resume.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
 import { AnswerWriter, type WriterDeps } from './stream.js';
-import { SafeAnswerStream } from './safe-text.js';
-import { SuggestionsFilter } from './suggestions.js';
+import { readAnswer, type Read } from './read-answer.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
@@ -80,13 +78,6 @@ const NOTHING_FOUND = new RegExp(
   ].join('|'),
   'i',
 );
-
-/** What reading one answer gave. */
-interface Read {
-  text: string;
-  pages: DocsPage[];
-  failure?: AssistantStreamError;
-}
 
 /**
  * Answers `q` in its thread, exactly once (see the module docs of `./stream.ts` and `./resume.ts`):
@@ -170,7 +161,8 @@ async function endAnswer(
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
   const [{ siteUrl, signer }, { asker, scope }] = [deps, q];
   const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope });
-  const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
+  const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
+  const notice = cut ? CUT_OFF_TEXT : unanswered ? nothing : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
   await steps.save({ [`${q.key}:outcome`]: outcome });
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
@@ -225,40 +217,6 @@ async function askOnce(
     );
   }
   return readAnswer(answer.events, writer, deps.siteUrl);
-}
-
-/**
- * Reads the answer's events into the writer, without the suggestions block and made safe to post
- * (`./safe-text.ts`: no mention, broadcast or link out of DOCS_SITE_URL, however the text is cut).
- */
-async function readAnswer(
-  events: AsyncIterable<AssistantEvent>,
-  writer: AnswerWriter,
-  siteUrl: string | undefined,
-): Promise<Read> {
-  const suggestions = new SuggestionsFilter();
-  const safe = new SafeAnswerStream(siteUrl);
-  const pages: DocsPage[] = [];
-  let text = '';
-  const show = async (shown: string) => {
-    text += shown;
-    if (shown) await writer.append(shown);
-  };
-  let failure: AssistantStreamError | undefined;
-  try {
-    for await (const e of events) {
-      if (e.type === 'search') pages.push(...e.pages);
-      if (e.type === 'text') await show(safe.push(suggestions.push(e.delta)));
-    }
-  } catch (err) {
-    if (!hasCode<AssistantStreamError>(err, DocsApiErrorCode.AssistantStreamFailed)) throw err;
-    failure = err;
-  }
-  // A cut answer shows what it had (never the suggestions block it was cut in).
-  await show(failure ? safe.end() : safe.push(suggestions.end()) + safe.end());
-  // The filter reads no more than the writer can show: what it dropped is the answer's too.
-  if (safe.truncated) writer.truncated = true;
-  return failure ? { text, pages, failure } : { text, pages };
 }
 
 /**

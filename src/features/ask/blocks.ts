@@ -52,6 +52,10 @@ export const MAX_SOURCES = 5;
 /** The sentence under an answer the docs could not give. */
 export const UNANSWERED_TEXT =
   "_The docs don't seem to cover this._ *Document this* starts a docs change from your question.";
+/** The whole answer when the assistant's search found no page: said plainly, no guess, and the next step. */
+export const NO_PAGE_TEXT =
+  "_The docs don't seem to cover this: I found no page about it, so I won't guess._ " +
+  '*Document this* starts a docs change from your question.';
 /** The notice that ends a cut-off answer. */
 export const CUT_OFF_TEXT = '_The answer was cut off; ask again._';
 /** The notice after an answer longer than Slack shows. */
