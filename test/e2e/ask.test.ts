@@ -313,6 +313,9 @@ describe('asking the docs', () => {
       expect(streamCalls(answer.ts).map((c) => c.method)).toEqual(
         expect.arrayContaining(['chat.startStream', 'chat.stopStream']),
       );
+      // Slack's retry of the same delivery (same event id, X-Slack-Retry-Num): no second answer.
+      const again = { channel: 'C0ASK', user: 'U0BOB', text: 'How do I rotate an API key?' };
+      expect((await driver.message(again, { ts: q.ts, eventId: q.eventId, retryNum: 1 })).status).toBe(200);
       const asked = messages().length;
       const jobs = sb.docs.requests.filter((r) => r.path.endsWith('/job')).length;
 
@@ -335,8 +338,9 @@ describe('asking the docs', () => {
       expect(scoped).not.toContain('/v1/workspaces');
       expect(scoped).toContain("Answered from this channel's docs scope: version `v2`.");
       expect(messages().at(-1)!.body).toMatchObject({ filter: { version: 'v2' } });
-      // Only the two questions reached the assistant; nothing started a job.
+      // Only the two questions reached the assistant (the retry did not); nothing started a job.
       expect(messages()).toHaveLength(asked + 1);
+      expect(sb.slack.messages.filter((m) => m.thread_ts === q.ts && m.bot_id)).toHaveLength(1);
       expect(sb.docs.requests.filter((r) => r.path.endsWith('/job'))).toHaveLength(jobs);
       expect(sb.slack.messages.filter((m) => m.thread_ts === other.ts || m.thread_ts === change.ts)).toEqual([
         expect.objectContaining({ ephemeralTo: 'U0BOB' }),

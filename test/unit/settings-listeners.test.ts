@@ -99,6 +99,16 @@ describe('the settings message', () => {
     );
     expect(stale).toContain('`proj_gone`, which is no longer configured; the default is used');
   });
+
+  it('says whether the channel is a question channel and which docs scope it answers from (values inert)', () => {
+    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(plain).toContain('*Questions:* only mentions, DMs and `/docs-ask` are answered');
+    expect(plain).toContain('*Docs scope:* all the docs');
+    const scoped = { ...SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
+    const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(text).toContain('*Questions:* every new message from a person is taken as a question');
+    expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
+  });
 });
 
 describe('Edit and the settings modal', () => {
