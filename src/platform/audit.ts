@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'settings.mentions',
   'settings.answer-all',
   'settings.scope',
+  'settings.experts',
   'settings.edit',
   'digest.subscribe',
   'digest.reschedule',

@@ -5,6 +5,7 @@ import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
 import { scopeText } from './scope.js';
+import { expertsText } from './experts.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
@@ -76,6 +77,7 @@ export function buildSettingsMessage(
     `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
     `*Questions:* ${s.answerAll ? ANSWER_ALL_WORDS.on : ANSWER_ALL_WORDS.off}`,
     `*Docs scope:* ${scopeText(s.scope) ?? 'all the docs'}`,
+    `*Ask the docs team:* ${expertsText(s.experts) ?? 'no one set (`/docs-settings experts #channel|@group`)'}`,
     `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
   ];
   const blocks: KnownBlock[] = [

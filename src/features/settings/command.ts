@@ -1,4 +1,5 @@
 import { quoteToken } from '../../platform/slack/limits.js';
+import { EXPERTS_USAGE, parseExperts, type Experts } from './experts.js';
 import { parseScope, SCOPE_USAGE } from './scope.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type DocsScope, type FollowupPolicy, type MentionsMode } from './store.js';
 
@@ -16,6 +17,8 @@ export type SettingsCommand =
   | { kind: 'answer-all'; on: boolean }
   /** `scope version=… language=… groups=…|off`: `scope` null is all the docs. */
   | { kind: 'scope'; scope: DocsScope | null }
+  /** `experts #channel|@usergroup|off`: checked again by the worker (the bot in the channel, the group exists). */
+  | { kind: 'experts'; experts: Experts | null }
   | { kind: 'invalid'; message: string };
 
 /** Usage of `/docs-settings`, shown for `help` and with every mistake. */
@@ -28,6 +31,7 @@ export function settingsUsage(projects: readonly string[]): string {
     '• `/docs-settings mentions auto|ask|edit`: whether a mention of the bot here is a question to the docs, a docs change, or (`auto`, the default) decided by how it is phrased',
     '• `/docs-settings answer-all on|off`: whether every new message from a person here (not replies, not bots) is taken as a question and answered in its thread',
     `• \`/docs-settings ${SCOPE_USAGE}\`: the docs version, language or groups this channel's questions are answered from (\`off\`: all the docs)`,
+    `• \`/docs-settings ${EXPERTS_USAGE}\`: who gets a question the docs couldn't answer when someone clicks *Ask the docs team* (a channel it is posted in, or a user group mentioned in its thread)`,
     "Changing them is for workspace admins and the bot's settings admins.",
   ].join('\n');
 }
@@ -93,6 +97,10 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
   if (name === 'scope') {
     const parsed = parseScope(words.slice(1));
     return 'error' in parsed ? invalid(parsed.error) : { kind: 'scope', scope: parsed.scope };
+  }
+  if (name === 'experts') {
+    const parsed = parseExperts(words.slice(1));
+    return 'error' in parsed ? invalid(parsed.error) : { kind: 'experts', experts: parsed.experts };
   }
   return invalid(`I don't know \`${quoteToken(first ?? '')}\`.`);
 }

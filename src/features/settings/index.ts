@@ -8,6 +8,7 @@ import type { AccessDecision, Actor } from '../../platform/access.js';
 import { docsProjects, type Config } from '../../platform/config.js';
 import type { Platform } from '../../platform/runtime.js';
 import { settingsUsage } from './command.js';
+import { expertsProblem } from './experts.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
@@ -15,6 +16,7 @@ import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.j
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
 export { scopeText } from './scope.js';
+export { expertsProblem, expertsText, type Experts } from './experts.js';
 export {
   ChannelSettingsLookup,
   SettingsService,
@@ -108,6 +110,7 @@ export function createSettings(o: SettingsOptions): Settings {
     usage: settingsUsage(projects),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
+    checkExperts: (e) => expertsProblem(slack, e),
     slack,
     signer,
     logger,

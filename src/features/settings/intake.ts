@@ -30,6 +30,7 @@ const scope = z.looseObject({
   language: z.string().optional(),
   groups: z.array(z.string()).optional(),
 });
+const experts = z.looseObject({ kind: z.enum(['channel', 'usergroup']), id: z.string() });
 const policy = z.enum(['anyone', 'requester']);
 const mentions = z.enum(['auto', 'ask', 'edit']);
 
@@ -46,6 +47,7 @@ const commandSchema: z.ZodType<CommandIntake> = z.looseObject({
     z.looseObject({ kind: z.literal('mentions'), mode: mentions.nullable() }),
     z.looseObject({ kind: z.literal('answer-all'), on: z.boolean() }),
     z.looseObject({ kind: z.literal('scope'), scope: scope.nullable() }),
+    z.looseObject({ kind: z.literal('experts'), experts: experts.nullable() }),
     z.looseObject({ kind: z.literal('invalid'), message: z.string() }),
   ]),
 });
@@ -65,7 +67,7 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
 
 /**
  * Kinds of intake the settings feature handles. Version 2 (both): a command may be `mentions`, and
- * a save may change `mentions`; version 3: a command may be `answer-all` or `scope`, and a save
+ * a save may change `mentions`; version 3: a command may be `answer-all`, `scope` or `experts`, and a save
  * may change `answerAll`. A replica that knows only an older version would refuse the one and
  * silently drop the change of the other, so it leaves them to a newer replica.
  */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { readExperts, type Experts } from './experts.js';
 
 /** Who may continue a job from its thread: anyone in the channel, or only the person who started it. */
 export type FollowupPolicy = 'anyone' | 'requester';
@@ -54,6 +55,8 @@ export interface ChannelSettings {
   answerAll?: boolean;
   /** `/docs-settings scope …`: the docs this channel's questions are answered from. */
   scope?: DocsScope;
+  /** `/docs-settings experts`: who unanswered questions go to (Ask the docs team). */
+  experts?: Experts;
   /** Who changed them last (Slack user id), and when (epoch ms). */
   updatedBy?: string;
   updatedAt?: number;
@@ -67,6 +70,7 @@ export interface SettingsChange {
   /** `false` and `null` both turn answering every message off (the default). */
   answerAll?: boolean | null;
   scope?: DocsScope | null;
+  experts?: Experts | null;
 }
 
 /**
@@ -101,6 +105,8 @@ export class SettingsStore {
     if (h.answerAll === 'on') out.answerAll = true;
     const scope = readScope(h.scope);
     if (scope) out.scope = scope;
+    const experts = readExperts(h.experts);
+    if (experts) out.experts = experts;
     if (h.updatedBy) out.updatedBy = h.updatedBy;
     if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
     return out;
@@ -124,6 +130,8 @@ export class SettingsStore {
     else if (change.answerAll === false || change.answerAll === null) del.push('answerAll');
     if (change.scope === null) del.push('scope');
     else if (change.scope !== undefined) set.scope = JSON.stringify(change.scope);
+    if (change.experts === null) del.push('experts');
+    else if (change.experts !== undefined) set.experts = JSON.stringify(change.experts);
     const m = this.redis.multi();
     if (del.length) m.hdel(key, ...del);
     m.hset(key, set);
