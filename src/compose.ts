@@ -79,6 +79,7 @@ export function buildFeatures(p: Platform): Features {
     access: access.gate,
     start: agentJobs.start,
     scopeFor: (channel) => channels.scopeFor(channel),
+    expertsFor: (channel) => channels.expertsFor(channel),
   });
   const conversations = createConversations({
     platform: p,

@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'preview.rebuild',
   'preview.fix',
   'ask.feedback',
+  'ask.experts',
   'settings.project',
   'settings.followups',
   'settings.mentions',

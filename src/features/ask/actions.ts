@@ -30,8 +30,8 @@ export const ANSWER_UNKNOWN_TEXT =
   'I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.';
 
 /** The answer a signed value names, or the sentence to tell (a value the bot did not sign, or an answer it forgot). */
-async function answerOf(
-  deps: ActionDeps,
+export async function answerOf(
+  deps: Pick<ActionDeps, 'signer' | 'logger'> & { store: Pick<AskStore, 'answer'> },
   purpose: string,
   value: string,
   user: string,

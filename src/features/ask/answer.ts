@@ -58,6 +58,8 @@ export interface Question {
   earlier?: string[];
   /** The channel's docs scope: sent as the assistant's `filter`, and named under the answer. */
   scope?: AssistantFilter;
+  /** Whether the channel has a docs team: an unanswered answer then offers Ask the docs team. */
+  experts?: boolean;
 }
 
 /**
@@ -159,8 +161,8 @@ async function endAnswer(
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
-  const [{ siteUrl, signer }, { asker, scope }] = [deps, q];
-  const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope });
+  const [{ siteUrl, signer }, { asker, scope, experts }] = [deps, q];
+  const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope, experts });
   const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
   const notice = cut ? CUT_OFF_TEXT : unanswered ? nothing : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';

@@ -9,6 +9,8 @@ import { scopeText } from '../settings/index.js';
 export const ACTION_ASK_FEEDBACK = 'ask.feedback';
 export const ACTION_ASK_CHANGE = 'ask.change';
 export const ACTION_ASK_DOCUMENT = 'ask.document';
+/** `action_id` of **Ask the docs team** (under an unanswered answer, where the channel names its experts). */
+export const ACTION_ASK_EXPERTS = 'ask.experts';
 /** Link buttons are acked by the platform (`link.` prefix): the sources are plain links in text, so none here. */
 
 /** Purposes the answer's button values are signed for (`ValueSigner`). */
@@ -17,6 +19,7 @@ export const PURPOSE = {
   change: 'ask.change',
   document: 'ask.document',
   modal: 'ask.document-form',
+  experts: 'ask.experts',
 } as const;
 
 /**
@@ -106,6 +109,8 @@ export function answerBlocks(a: {
   signer: ValueSigner;
   /** The channel's docs scope (`/docs-settings scope`), named under the answer when set. */
   scope?: AssistantFilter | undefined;
+  /** Whether the channel has a docs team (`/docs-settings experts`): an unanswered answer offers Ask the docs team. */
+  experts?: boolean | undefined;
 }): KnownBlock[] {
   const sources = a.unanswered ? undefined : sourcesBlock(a.pages, a.siteUrl);
   const inWords = scopeText(a.scope);
@@ -141,6 +146,7 @@ export function answerBlocks(a: {
     type: 'actions',
     elements: [
       ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
+      ...(a.unanswered && a.experts ? [button('Ask the docs team', ACTION_ASK_EXPERTS, PURPOSE.experts)] : []),
       {
         type: 'button' as const,
         text: { type: 'plain_text' as const, text: 'Make this a docs change' },

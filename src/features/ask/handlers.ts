@@ -8,6 +8,7 @@ import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
 import { tellPrivately } from './tell.js';
+import { handleAskExperts, type ExpertsDeps } from './experts.js';
 
 /** What the ask handlers need. */
 export interface AskHandlerDeps {
@@ -17,6 +18,8 @@ export interface AskHandlerDeps {
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   /** People's names for mentions in a question (users.info, cached). */
   names: Pick<UserNames, 'lookup'>;
+  /** Ask the docs team (`./experts.ts`). */
+  experts: ExpertsDeps;
   logger: Logger;
 }
 
@@ -96,4 +99,5 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDep
   intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
   intake.on<ClickIntake>(INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));
+  intake.on<ClickIntake>(INTAKE.experts, (p, ctx) => handleAskExperts(deps.experts, p, ctx, clickTell(p)));
 }

@@ -10,6 +10,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Config } from '../../platform/config.js';
 import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
+import type { Experts } from '../settings/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/slack/post-once.js';
@@ -70,6 +71,8 @@ export interface AskOptions {
   start: StartJobDeps;
   /** A channel's docs scope (the settings' `/docs-settings scope`); absent: none. @throws the Redis error. */
   scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
+  /** A channel's docs team (the settings' `/docs-settings experts`); absent: none. @throws the Redis error. */
+  expertsFor?: (channel: string) => Promise<Experts | undefined>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -118,7 +121,9 @@ export function createAsk(o: AskOptions): Ask {
   const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
   const { access, start } = o;
   const actions = { store, signer, access, conversations, start, logger, metrics };
-  const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, logger };
+  const expertsFor = o.expertsFor ?? (async () => undefined);
+  const experts = { store, signer, access, expertsFor, slack, logger };
+  const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
@@ -185,5 +190,6 @@ function askDeps(
     answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
     metrics,
     ...(o.scopeFor ? { scopeFor: o.scopeFor } : {}),
+    ...(o.expertsFor ? { hasExperts: async (c: string) => (await o.expertsFor!(c)) !== undefined } : {}),
   };
 }

@@ -31,6 +31,8 @@ export interface AskDeps extends AnswerDeps {
   metrics?: Pick<BotMetrics, 'askEnded'>;
   /** The channel's docs scope (`/docs-settings scope`), read once per question; absent: none. @throws the Redis error. */
   scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
+  /** Whether the channel names a docs team (`/docs-settings experts`); absent: none. @throws the Redis error. */
+  hasExperts?: (channel: string) => Promise<boolean>;
   /** The answers' queue (`./worker.ts`); absent: the answer is written here and now (tests, benchmarks). */
   answers?: { enqueue(q: Question, to: TellTarget): Promise<void> };
 }
@@ -117,6 +119,7 @@ export async function askQuestion(
   const threadTs = req.threadTs ?? (await postQuestion(deps, { ...req, question }, steps));
   if (!threadTs) return refuse(INVITE_FIRST);
   const scope = await deps.scopeFor?.(req.channel);
+  const experts = (await deps.hasExperts?.(req.channel)) === true;
   const follow = req.threadTs === undefined ? 'anyone' : req.claim;
   if (follow) await deps.store.claimThread(req.channel, threadTs, { asker: req.user, teamId: req.teamId, follow });
   const q = {
@@ -128,6 +131,7 @@ export async function askQuestion(
     key: req.key,
     since: req.receivedAt,
     ...(scope ? { scope } : {}),
+    ...(experts ? { experts } : {}),
   };
   audit(deps.logger, {
     actor: req.user,

@@ -211,6 +211,23 @@ export class AskStore {
     return (await this.redis.set(key, '1', 'EX', ttlS, 'NX')) === 'OK';
   }
 
+  /**
+   * Claims "Ask the docs team" on answer `answerId` for the click recorded as `key` (SET NX, kept
+   * {@link ASK_TTL_S}, shared by every replica). @returns true for the first claim and for that same
+   * click again (a retry), false for any other click. @throws the Redis error.
+   */
+  async claimExperts(answerId: string, key: string): Promise<boolean> {
+    const k = `${this.prefix}:ask:experts:${answerId}`;
+    if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
+    return (await this.redis.get(k)) === key;
+  }
+
+  /** Gives a claim back (the docs team could not be reached), when it is still `key`'s. @throws the Redis error. */
+  async releaseExperts(answerId: string, key: string): Promise<void> {
+    const k = `${this.prefix}:ask:experts:${answerId}`;
+    if ((await this.redis.get(k)) === key) await this.redis.del(k);
+  }
+
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */
   async saveAnswer(rec: AnswerRecord): Promise<void> {
     await this.redis.set(`${this.prefix}:ask:answer:${rec.answerId}`, JSON.stringify(rec), 'EX', ASK_TTL_S);
