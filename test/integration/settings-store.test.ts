@@ -87,6 +87,32 @@ describe('channel settings on real Redis', () => {
     expect(await svc.answersAllIn('C2')).toBe(false);
   });
 
+  it('a docs team is checked for admins only, after the admin check; a problem refuses and changes nothing', async () => {
+    const checked: string[] = [];
+    const check = async () => {
+      checked.push('checked');
+      return "I'm not in <#C0X>: invite me there first.";
+    };
+    const team = { experts: { kind: 'channel' as const, id: 'C0X' } };
+    const { svc: member } = service(async () => false);
+    expect((await member.change('U1', 'C1', team, 'settings.experts', check)).outcome).toBe('refused');
+    expect(checked).toEqual([]);
+    const { svc, audits } = service(async () => true);
+    const refused = await svc.change('U1', 'C1', team, 'settings.experts', check);
+    expect(refused).toEqual({
+      outcome: 'refused',
+      text: ":warning: I'm not in <#C0X>: invite me there first. Nothing was changed.",
+    });
+    expect(await svc.expertsFor('C1')).toBeUndefined();
+    const ok = await svc.change('U1', 'C1', team, 'settings.experts', async () => undefined);
+    expect(ok.text).toContain('unanswered questions go to <#C0X> (was no one)');
+    expect(await svc.expertsFor('C1')).toEqual({ kind: 'channel', id: 'C0X' });
+    expect(audits().map((a) => [a.action, a.outcome])).toEqual([
+      ['settings.experts', 'refused'],
+      ['settings.experts', 'changed'],
+    ]);
+  });
+
   it("effective settings: the channel's own, else the defaults; a project no longer configured falls back to the default", async () => {
     const { svc } = service(async () => true);
     expect(await svc.projectFor('C1')).toBe('proj_a');

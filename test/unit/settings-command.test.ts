@@ -50,6 +50,22 @@ describe('/docs-settings arguments', () => {
     expect(message(`scope groups=${many}`)).toContain('At most 20 groups');
   });
 
+  it('names the docs team as a channel or a user group, as Slack escapes them; anything else is a mistake', () => {
+    expect(parse('experts <#C0EXPERTS|docs-team>')).toEqual({
+      kind: 'experts',
+      experts: { kind: 'channel', id: 'C0EXPERTS' },
+    });
+    expect(parse('experts <#G0PRIV>')).toEqual({ kind: 'experts', experts: { kind: 'channel', id: 'G0PRIV' } });
+    expect(parse('experts <!subteam^S0DOCS|@docs-team>')).toEqual({
+      kind: 'experts',
+      experts: { kind: 'usergroup', id: 'S0DOCS' },
+    });
+    expect(parse('experts off')).toEqual({ kind: 'experts', experts: null });
+    expect(message('experts #docs-team')).toContain('picked from Slack');
+    expect(message('experts <@U0BOB>')).toContain('a channel');
+    expect(message('experts <#C1|a> <#C2|b>')).toContain('one channel or one user group');
+  });
+
   it('maps the channel to a configured project by its exact id, or back to the default', () => {
     expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
     expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });
