@@ -52,7 +52,8 @@ describe('asking the docs', () => {
       botIsMember: true,
       members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
     };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs] } });
+    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
     ({ driver, bot } = await sb.startBot());
   });
   afterAll(() => sb?.close());
@@ -347,6 +348,46 @@ describe('asking the docs', () => {
       ]);
     },
   );
+
+  it('Ask the docs team: an answer without a page offers it; the question is posted once in the experts’ channel', async () => {
+    await driver.slashCommand({
+      command: '/docs-settings',
+      text: 'experts <#C0EXPERTS|docs-team>',
+      user: 'U0ADMIN',
+      channel: 'C0ASK',
+    });
+    await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.channel === 'C0ASK' && m.text.includes('unanswered questions go to')),
+      10_000,
+    );
+    const q = await driver.message({ channel: 'C0ASK', user: 'U0BOB', text: 'How do I configure SCIM provisioning?' });
+    const answer = await answerIn(q.ts);
+    expect(answer.text).toContain("I found no page about it, so I won't guess");
+    expect(JSON.stringify(answer.blocks)).toContain('ask.experts');
+    const posted = () => sb.slack.messages.filter((m) => m.channel === 'C0EXPERTS' && m.bot_id);
+    for (const user of ['U0BOB', 'U0ALICE']) {
+      const res = await driver.blockAction({
+        user,
+        channel: 'C0ASK',
+        messageTs: answer.ts,
+        actionId: 'ask.experts',
+        threadTs: q.ts,
+      });
+      expect(res.status).toBe(200);
+    }
+    const told = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes('already asked')),
+      10_000,
+    );
+    expect(told.text).toContain('The docs team was already asked');
+    const [post] = posted();
+    expect(posted()).toHaveLength(1);
+    expect(post!.text).toContain('<@U0BOB> asked in <#C0ASK> and the docs had no answer');
+    expect(post!.text).toContain('SCIM provisioning');
+    expect(
+      sb.slack.messages.some((m) => m.thread_ts === q.ts && m.text.includes('I asked the docs team in <#C0EXPERTS>')),
+    ).toBe(true);
+  });
 });
 
 describe('asking the docs: a crash mid-answer', () => {
@@ -360,7 +401,8 @@ describe('asking the docs: a crash mid-answer', () => {
       botIsMember: true,
       members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
     };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs] } });
+    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
   });
   afterAll(() => sb?.close());
 
