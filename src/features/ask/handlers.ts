@@ -1,3 +1,4 @@
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -90,11 +91,12 @@ async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeConte
 
 /** Registers the ask intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
-  const clickTell = (p: ClickIntake) => (text: string) =>
+  const clickTell = (p: ClickIntake) => (text: string, blocks?: KnownBlock[]) =>
     tellPrivately(
       deps,
       { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
       text,
+      blocks,
     );
   intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));

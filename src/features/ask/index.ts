@@ -120,7 +120,8 @@ export function createAsk(o: AskOptions): Ask {
   const answerQueue = createAnswerQueue(queues);
   const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
   const { access, start } = o;
-  const actions = { store, signer, access, conversations, start, logger, metrics };
+  const hasExperts = async (c: string) => (await o.expertsFor?.(c)) !== undefined;
+  const actions = { store, signer, access, conversations, start, logger, metrics, hasExperts };
   const expertsFor = o.expertsFor ?? (async () => undefined);
   const experts = { store, signer, access, expertsFor, slack, logger };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
