@@ -64,7 +64,7 @@ export type ChangeOutcome =
 
 /** What the channel settings lookup is built from. */
 export interface ChannelSettingsOptions {
-  store: Pick<SettingsStore, 'get' | 'update'>;
+  store: Pick<SettingsStore, 'get' | 'update' | 'answerAll'>;
   /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
   projects: readonly string[];
   /** FOLLOWUP_POLICY. */
@@ -150,7 +150,7 @@ export class ChannelSettingsLookup {
 
   /** Whether `channel` is a question channel (`/docs-settings answer-all on`). @throws the Redis error. */
   async answersAllIn(channel: string): Promise<boolean> {
-    return (await this.lookup.store.get(channel)).answerAll === true;
+    return this.lookup.store.answerAll(channel);
   }
 
   /** The docs scope of `channel`'s questions, or undefined (all the docs). @throws the Redis error. */

@@ -80,7 +80,7 @@ export interface SettingsChange {
  */
 export class SettingsStore {
   constructor(
-    private readonly redis: Pick<Redis, 'hgetall' | 'multi'>,
+    private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'>,
     private readonly prefix: string,
   ) {}
 
@@ -110,6 +110,11 @@ export class SettingsStore {
     if (h.updatedBy) out.updatedBy = h.updatedBy;
     if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
     return out;
+  }
+
+  /** Whether `channel` is a question channel (one HGET: asked for every new message the rule takes). @throws the Redis error. */
+  async answerAll(channel: string): Promise<boolean> {
+    return (await this.redis.hget(this.key(channel), 'answerAll')) === 'on';
   }
 
   /**
