@@ -9,6 +9,7 @@ import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
 import { tellPrivately } from './tell.js';
+import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 
 /** What the ask handlers need. */
@@ -89,15 +90,22 @@ async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeConte
   await askQuestion(deps.ask, req, ctx, { to, tell });
 }
 
+/**
+ * A private answer with a button (the thanks for a 👎 with Ask the docs team), through the click's
+ * `response_url`; `text` is its fallback. Never throws (a failure is one warning).
+ */
+async function tellWithBlocks(deps: AskHandlerDeps, responseUrl: string, text: string, blocks: KnownBlock[]) {
+  await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text, blocks }).catch(
+    (err: unknown) => deps.logger.warn({ err }, 'could not answer the person privately'),
+  );
+}
+
 /** Registers the ask intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
-  const clickTell = (p: ClickIntake) => (text: string, blocks?: KnownBlock[]) =>
-    tellPrivately(
-      deps,
-      { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
-      text,
-      blocks,
-    );
+  const clickTell = (p: ClickIntake) => (text: string, blocks?: KnownBlock[]) => {
+    const to = { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
+    return blocks && p.responseUrl ? tellWithBlocks(deps, p.responseUrl, text, blocks) : tellPrivately(deps, to, text);
+  };
   intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
   intake.on<ClickIntake>(INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));

@@ -1,4 +1,3 @@
-import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
@@ -19,24 +18,17 @@ export interface TellTarget {
 
 /**
  * Tells one person privately: through the `response_url` when there is one, else
- * `chat.postEphemeral` (in `threadTs` when given); `blocks` (a button to go on) when given, `text`
- * their fallback. Never throws (a failure is logged).
+ * `chat.postEphemeral` (in `threadTs` when given). Never throws (a failure is logged).
  */
-export async function tellPrivately(
-  deps: TellDeps,
-  to: TellTarget,
-  text: string,
-  blocks?: KnownBlock[],
-): Promise<void> {
-  const shown = blocks ? { text, blocks } : { text };
+export async function tellPrivately(deps: TellDeps, to: TellTarget, text: string): Promise<void> {
   try {
     if (to.responseUrl)
-      await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, ...shown });
+      await postToResponseUrl(to.responseUrl, { response_type: 'ephemeral', replace_original: false, text });
     else
       await deps.slack.chat.postEphemeral({
         channel: to.channel,
         user: to.user,
-        ...shown,
+        text,
         ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
       });
   } catch (err) {
