@@ -97,11 +97,13 @@ export async function handleAskExperts(
   try {
     await postToExperts(deps, rec, experts, ctx);
   } catch (err) {
-    if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
+    // After the team's post, a failure is the thread's: the team was asked, so the claim stays (the intake retries).
+    if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
+    const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';
     return tell(
-      `I couldn't post in <#${experts.id}> (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
+      `I couldn't post in ${where} (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
     );
   }
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
