@@ -1,7 +1,8 @@
 /**
  * The sandbox script's asking part: @alice asks the docs with `/docs-ask`, the answer streams into
  * the question's thread with its sources, @bob follows up in the thread (the same assistant
- * conversation), and a question the docs don't cover becomes a pull request through Document this.
+ * conversation), a question the docs don't cover becomes a pull request through Document this, and
+ * for one exchange the channel is a question channel (`/docs-settings answer-all on`).
  */
 import type { Printer } from './agent-view-script.js';
 import type { FakeDocsApi } from './fake-docs-api.js';
@@ -100,4 +101,21 @@ export async function askScene(sb: AskSceneSandbox, p: Printer, channel: string)
         'the job ran in the same thread and its pull request was announced there',
     ),
   );
+  await questionChannelExchange(sb, p, channel);
+}
+
+/** @dana makes `channel` a question channel, @bob posts a plain question and it is answered in its thread; then off again. */
+async function questionChannelExchange(sb: AskSceneSandbox, p: Printer, channel: string): Promise<void> {
+  const settings = async (text: string, said: string) => {
+    await sb.driver.slashCommand({ command: '/docs-settings', text, user: 'U0ADMIN', channel });
+    await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.channel === channel && m.text.includes(said)), 10_000);
+  };
+  p.say('@dana (a workspace admin) in #docs: /docs-settings answer-all on');
+  await settings('answer-all on', 'answer-all: every new message');
+  p.say('@bob in #docs (no mention): How do I verify a webhook signature?');
+  const q = await sb.driver.message({ channel, user: 'U0BOB', text: 'How do I verify a webhook signature?' });
+  await sb.slack.waitFor(() => answers(sb.slack, q.ts).length > 0, 30_000);
+  p.say(p.dim('  …a question channel: the message was answered in its thread, with its sources, like a mention'));
+  await settings('answer-all off', 'answer-all: only mentions');
+  p.say(p.dim('  …and @dana turned it off again: only mentions, DMs and /docs-ask are answered'));
 }

@@ -73,7 +73,14 @@ export function buildFeatures(p: Platform): Features {
   const agentJobs = createAgentJobs({ platform: p, config, access: access.gate, channels, context });
   const jobThreads = (channel: string, ts: string) => agentJobs.owner(channel, ts);
   // Ask is built on agent-jobs (its buttons start jobs); the router of people's messages on both.
-  const ask = createAsk({ platform: p, config, access: access.gate, start: agentJobs.start });
+  const ask = createAsk({
+    platform: p,
+    config,
+    access: access.gate,
+    start: agentJobs.start,
+    scopeFor: (channel) => channels.scopeFor(channel),
+    expertsFor: (channel) => channels.expertsFor(channel),
+  });
   const conversations = createConversations({
     platform: p,
     config,
@@ -81,6 +88,7 @@ export function buildFeatures(p: Platform): Features {
     jobThreads,
     ask,
     mentionsModeFor: (channel) => channels.mentionsModeFor(channel),
+    answersAllIn: (channel) => channels.answersAllIn(channel),
   });
   const documentThread = createDocumentThread({ platform: p, threadContext, access: access.gate, owner: jobThreads });
   const visitors = createVisitors({ platform: p, config, access: access.gate, projectFor });

@@ -7,7 +7,7 @@
  * tool call, as search results (`{path, content, metadata: {title}}`); none when nothing matched.
  */
 import type { ServerResponse } from 'node:http';
-import { matchPages, searchResult, type FakeDocPage } from './discovery-pages.js';
+import { matchPages, searchResult, type FakeDocPage, type FakeFilter } from './discovery-pages.js';
 
 /** The answer when no page matches the question. */
 export const NOT_FOUND_TEXT = "I couldn't find anything about that in the docs.";
@@ -25,13 +25,19 @@ export interface AnswerPlan {
  * after a question about API keys is answered from the API keys page.
  * @param limit - most pages the search returns (the request's `retrievalPageSize`, default 5).
  */
-export function planAnswer(pages: FakeDocPage[], question: string, earlier: string[], limit: number): AnswerPlan {
+export function planAnswer(
+  pages: FakeDocPage[],
+  question: string,
+  earlier: string[],
+  limit: number,
+  filter?: FakeFilter | null,
+): AnswerPlan {
   let query = question;
-  let found = matchPages(pages, question, limit);
+  let found = matchPages(pages, question, limit, filter);
   for (const previous of [...earlier].reverse()) {
     if (found.length > 0) break;
     query = `${previous} ${question}`;
-    found = matchPages(pages, query, limit);
+    found = matchPages(pages, query, limit, filter);
   }
   if (found.length === 0) return { query: question, pages: [], text: NOT_FOUND_TEXT };
   const [first, second] = found;

@@ -1,5 +1,5 @@
 /**
- * The docs the fake discovery API answers from: seven pages of a fictional product ("Acme Cloud")
+ * The docs the fake discovery API answers from: ten pages of a fictional product ("Acme Cloud")
  * and a plain keyword match over them. A question shares a keyword with a page, or the page is not
  * about it; nothing here is clever, so tests can tell which question is answered and which is not.
  */
@@ -12,12 +12,43 @@ export interface FakeDocPage {
   keywords: string[];
   /** The page's text (Markdown), returned by the page endpoint and cut short in search results. */
   content: string;
+  /** The docs version it belongs to; absent: every version's (see {@link passesFilter}). */
+  version?: string;
+  /** Its language; absent: every language's. */
+  language?: string;
+  /** The groups that may see it; absent: public. */
+  groups?: string[];
+}
+
+/** The `filter` of the assistant and search endpoints (spec: `version`, `language`, `groups`; search also `tag`). */
+export interface FakeFilter {
+  version?: string;
+  language?: string;
+  groups?: string[];
+}
+
+/**
+ * Whether `page` is searched under `filter` (spec, discovery-openapi.json: "Optional version
+ * filter", "Optional language filter", and for `groups` "results are limited to pages the specified
+ * groups can view. If omitted or empty on a protected deployment, results are limited to public
+ * pages"): a page of another version or language is left out (a page with none is in all); a page
+ * with groups is found only when the filter names one of them.
+ */
+export function passesFilter(page: FakeDocPage, filter: FakeFilter | null | undefined): boolean {
+  const f = filter ?? {};
+  if (f.version && page.version && page.version !== f.version) return false;
+  if (f.language && page.language && page.language !== f.language) return false;
+  if (page.groups?.length && !page.groups.some((g) => f.groups?.includes(g))) return false;
+  return true;
 }
 
 /** `parts` joined by spaces (keeps the page texts readable in source). */
 const sentences = (...parts: string[]): string => parts.join(' ');
 
-/** The default pages: quickstart, API keys (rotating a key), SSO, webhooks, rate limits, billing, CLI. */
+/**
+ * The default pages: quickstart, API keys (rotating a key), SSO, webhooks, rate limits, billing,
+ * CLI; workspaces in two versions (`v1`, `v2`), and an on-call runbook only the `staff` group sees.
+ */
 export const FAKE_DISCOVERY_PAGES: FakeDocPage[] = [
   {
     path: '/quickstart',
@@ -81,6 +112,27 @@ export const FAKE_DISCOVERY_PAGES: FakeDocPage[] = [
     keywords: ['cli', 'command', 'commands', 'terminal', 'login', 'deploy', 'logs'],
     content: '`acme login` signs in, `acme deploy` deploys the current project, `acme logs --follow` streams its logs.',
   },
+  {
+    path: '/v1/workspaces',
+    title: 'Workspaces (v1)',
+    keywords: ['workspace', 'workspaces'],
+    content: 'In v1 each account has one workspace; invite members under Settings → Members.',
+    version: 'v1',
+  },
+  {
+    path: '/v2/workspaces',
+    title: 'Workspaces (v2)',
+    keywords: ['workspace', 'workspaces'],
+    content: 'In v2 an account can have many workspaces; switch between them with `acme workspace use <name>`.',
+    version: 'v2',
+  },
+  {
+    path: '/internal/runbook',
+    title: 'On-call runbook',
+    keywords: ['runbook', 'on-call', 'oncall', 'incident', 'incidents'],
+    content: 'Page the on-call engineer with `acme page`, then open an incident channel.',
+    groups: ['staff'],
+  },
 ];
 
 /** Lower-case words of `text` (letters, digits, hyphens), each also without a plural "s". */
@@ -90,12 +142,18 @@ export function words(text: string): string[] {
 }
 
 /**
- * The pages sharing a keyword with `text`, most shared keywords first (ties in catalogue order), at
- * most `limit` of them; none when no page shares one.
+ * The pages that pass `filter` ({@link passesFilter}) sharing a keyword with `text`, most shared
+ * keywords first (ties in catalogue order), at most `limit` of them; none when no page shares one.
  */
-export function matchPages(pages: FakeDocPage[], text: string, limit: number): FakeDocPage[] {
+export function matchPages(
+  pages: FakeDocPage[],
+  text: string,
+  limit: number,
+  filter?: FakeFilter | null,
+): FakeDocPage[] {
   const asked = new Set(words(text));
   return pages
+    .filter((page) => passesFilter(page, filter))
     .map((page, order) => ({ page, order, score: page.keywords.filter((k) => asked.has(k)).length }))
     .filter((m) => m.score > 0)
     .sort((a, b) => b.score - a.score || a.order - b.order)

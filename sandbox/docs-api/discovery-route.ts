@@ -7,7 +7,8 @@
  *   `X-Thread-Id` and, only then, `X-Thread-Key`; a `threadId` without its `threadKey`, with a
  *   wrong one, or unknown → 404 `{message}`. Every answer carries `X-Thread-Id`.
  * - POST /v1/search/{domain} → 200 `[{content, path, metadata: {title}}]` (keyword match, at most
- *   `pageSize`, default 10; `scoreThreshold` and `filter` are checked but do not narrow anything).
+ *   `pageSize`, default 10; `scoreThreshold` is checked but narrows nothing). Both honour `filter`
+ *   (`version`, `language`, `groups`: see `passesFilter` in `./discovery-pages.ts`; `tag` is checked only).
  * - POST /v1/page/{domain} → 200 `{path, content}`, or 404 `{message: "Page not found"}`.
  * Beyond the spec (from the vendor's pages): a missing or wrong `Authorization: Bearer <assistant
  * key>` → 401; each endpoint allows `hourlyLimit` requests (default 10,000 per organization per
@@ -17,7 +18,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerChunks, planAnswer, writeAnswer } from './discovery-answer.js';
-import { FAKE_DISCOVERY_PAGES, matchPages, searchResult, type FakeDocPage } from './discovery-pages.js';
+import {
+  FAKE_DISCOVERY_PAGES,
+  matchPages,
+  searchResult,
+  type FakeDocPage,
+  type FakeFilter,
+} from './discovery-pages.js';
 import { assistantMessageProblem, lastQuestion, pageProblem, searchProblem } from './discovery-validate.js';
 import type { Reply } from './reply.js';
 
@@ -151,7 +158,7 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
           : pageProblem(body);
     if (invalid) return problem(400, invalid);
     if (!this.admit(route, req.at)) return problem(429, 'Rate limit exceeded');
-    if (route === 'search') return this.search(body as { query: string; pageSize?: number });
+    if (route === 'search') return this.search(body as { query: string; pageSize?: number; filter?: FakeFilter });
     if (route === 'page') return this.page((body as { path: string }).path);
     return this.message(body as Parameters<FakeDiscoveryRoutes['message']>[0], res);
   }
@@ -165,10 +172,11 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
     return true;
   }
 
-  private search(body: { query: string; pageSize?: number }): DiscoveryOutcome {
+  private search(body: { query: string; pageSize?: number; filter?: FakeFilter }): DiscoveryOutcome {
+    const found = matchPages(this.pages, body.query, body.pageSize ?? 10, body.filter);
     return json(
       200,
-      matchPages(this.pages, body.query, body.pageSize ?? 10).map((p) => searchResult(p)),
+      found.map((p) => searchResult(p)),
     );
   }
 
@@ -185,6 +193,7 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
       threadId?: string | null;
       threadKey?: string | null;
       retrievalPageSize?: number;
+      filter?: FakeFilter | null;
     },
     res: ServerResponse,
   ): Promise<DiscoveryOutcome> {
@@ -203,6 +212,7 @@ export class FakeDiscoveryRoutes implements FakeDiscovery {
       question,
       thread.turns.map((t) => t.question),
       body.retrievalPageSize ?? 5,
+      body.filter,
     );
     thread.turns.push({ question, paths: plan.pages.map((p) => p.path) });
     res.writeHead(200, {

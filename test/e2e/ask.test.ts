@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_ASSISTANT_KEY } from '../../sandbox/fake-docs-api.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
-import type { SlackMessage } from '../../sandbox/fake-slack.js';
+import { DEFAULT_CHANNELS, type SlackMessage } from '../../sandbox/fake-slack.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import {
   E2E_SITE_URL,
@@ -45,7 +45,15 @@ describe('asking the docs', () => {
     }, 15_000);
 
   beforeAll(async () => {
-    sb = await startSandbox({ ask: true });
+    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
+    const askDocs = {
+      id: 'C0ASK',
+      name: 'ask-docs',
+      botIsMember: true,
+      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
+    };
+    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
     ({ driver, bot } = await sb.startBot());
   });
   afterAll(() => sb?.close());
@@ -287,13 +295,131 @@ describe('asking the docs', () => {
       sb.slack.streams.refuseWith = undefined;
     }
   });
+
+  it(
+    "a question channel: a person's plain message is answered in its thread (streamed, with sources); a bot's " +
+      'message and an edit get nothing; a change request gets the private hint; a version scope goes to the assistant',
+    async () => {
+      const settings = async (text: string, said: string) => {
+        await driver.slashCommand({ command: '/docs-settings', text, user: 'U0ADMIN', channel: 'C0ASK' });
+        await sb.slack.waitFor(
+          () => sb.slack.messages.find((m) => m.channel === 'C0ASK' && m.text.includes(said)),
+          10_000,
+        );
+      };
+      await settings('answer-all on', 'answer-all: every new message');
+      const q = await driver.message({ channel: 'C0ASK', user: 'U0BOB', text: 'How do I rotate an API key?' });
+      const answer = await answerIn(q.ts);
+      expect(messageText(answer)).toContain(`<${E2E_SITE_URL}/api-keys|API keys>`);
+      expect(streamCalls(answer.ts).map((c) => c.method)).toEqual(
+        expect.arrayContaining(['chat.startStream', 'chat.stopStream']),
+      );
+      // Slack's retry of the same delivery (same event id, X-Slack-Retry-Num): no second answer.
+      const again = { channel: 'C0ASK', user: 'U0BOB', text: 'How do I rotate an API key?' };
+      expect((await driver.message(again, { ts: q.ts, eventId: q.eventId, retryNum: 1 })).status).toBe(200);
+      const asked = messages().length;
+      const jobs = sb.docs.requests.filter((r) => r.path.endsWith('/job')).length;
+
+      // Another bot's message and an edit: dropped at the edge (acked, nothing recorded).
+      const other = { channel: 'C0ASK', ts: '1800000000.000001', text: 'How do I deploy?', bot_id: 'B0OTHER' };
+      expect((await driver.botMessageEcho(other as SlackMessage, { subtype: 'bot_message' })).status).toBe(200);
+      const edit = { channel: 'C0ASK', ts: q.ts, text: 'How do I revoke an API key?' };
+      expect((await driver.messageChanged(edit)).status).toBe(200);
+      // A change request: one private line in its thread, no job, no question.
+      const hinted = ephemeralsTo(sb.slack, 'U0BOB').length;
+      const change = await driver.message({ channel: 'C0ASK', user: 'U0BOB', text: 'please add a SCIM section' });
+      const hint = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0BOB')[hinted], 10_000);
+      expect(hint.text).toContain('reads as a docs change');
+      expect(hint.thread_ts).toBe(change.ts);
+
+      await settings('scope version=v2', 'questions are answered from version `v2`');
+      const w = await driver.message({ channel: 'C0ASK', user: 'U0ALICE', text: 'How do workspaces work?' });
+      const scoped = messageText(await answerIn(w.ts));
+      expect(scoped).toContain('/v2/workspaces');
+      expect(scoped).not.toContain('/v1/workspaces');
+      expect(scoped).toContain("Answered from this channel's docs scope: version `v2`.");
+      expect(messages().at(-1)!.body).toMatchObject({ filter: { version: 'v2' } });
+      // Only the two questions reached the assistant (the retry did not); nothing started a job.
+      expect(messages()).toHaveLength(asked + 1);
+      expect(sb.slack.messages.filter((m) => m.thread_ts === q.ts && m.bot_id)).toHaveLength(1);
+      expect(sb.docs.requests.filter((r) => r.path.endsWith('/job'))).toHaveLength(jobs);
+      expect(sb.slack.messages.filter((m) => m.thread_ts === other.ts || m.thread_ts === change.ts)).toEqual([
+        expect.objectContaining({ ephemeralTo: 'U0BOB' }),
+      ]);
+    },
+  );
+
+  it('Ask the docs team: an answer without a page offers it; the question is posted once in the experts’ channel', async () => {
+    await driver.slashCommand({
+      command: '/docs-settings',
+      text: 'experts <#C0EXPERTS|docs-team>',
+      user: 'U0ADMIN',
+      channel: 'C0ASK',
+    });
+    await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.channel === 'C0ASK' && m.text.includes('unanswered questions go to')),
+      10_000,
+    );
+    const q = await driver.message({ channel: 'C0ASK', user: 'U0BOB', text: 'How do I configure SCIM provisioning?' });
+    const answer = await answerIn(q.ts);
+    expect(answer.text).toContain("I found no page about it, so I won't guess");
+    expect(JSON.stringify(answer.blocks)).toContain('ask.experts');
+    // A 👎 here: the private thanks offers Ask the docs team too.
+    await driver.blockAction({
+      user: 'U0ADMIN',
+      channel: 'C0ASK',
+      messageTs: answer.ts,
+      actionId: 'ask.feedback',
+      feedback: 'negative',
+      threadTs: q.ts,
+    });
+    const thanks = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ADMIN').find((m) => m.text.startsWith('Thanks for rating that answer 👎')),
+      10_000,
+    );
+    expect(JSON.stringify(thanks.blocks)).toContain('ask.experts');
+    const posted = () => sb.slack.messages.filter((m) => m.channel === 'C0EXPERTS' && m.bot_id);
+    for (const user of ['U0BOB', 'U0ALICE']) {
+      const res = await driver.blockAction({
+        user,
+        channel: 'C0ASK',
+        messageTs: answer.ts,
+        actionId: 'ask.experts',
+        threadTs: q.ts,
+      });
+      expect(res.status).toBe(200);
+    }
+    const told = await sb.slack.waitFor(
+      () => ephemeralsTo(sb.slack, 'U0ALICE').find((m) => m.text.includes('already asked')),
+      10_000,
+    );
+    expect(told.text).toContain('The docs team was already asked');
+    // The first click's posts may land after the second click is told: wait for the thread's line.
+    await sb.slack.waitFor(
+      () =>
+        sb.slack.messages.find((m) => m.thread_ts === q.ts && m.text.includes('I asked the docs team in <#C0EXPERTS>')),
+      10_000,
+    );
+    const [post] = posted();
+    expect(posted()).toHaveLength(1);
+    expect(post!.text).toContain('<@U0BOB> asked in <#C0ASK> and the docs had no answer');
+    expect(post!.text).toContain('SCIM provisioning');
+  });
 });
 
 describe('asking the docs: a crash mid-answer', () => {
   let sb: Sandbox;
 
   beforeAll(async () => {
-    sb = await startSandbox({ ask: true });
+    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
+    const askDocs = {
+      id: 'C0ASK',
+      name: 'ask-docs',
+      botIsMember: true,
+      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
+    };
+    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
   });
   afterAll(() => sb?.close());
 

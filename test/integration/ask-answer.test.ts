@@ -69,7 +69,14 @@ beforeEach(() => {
 afterEach(() => dropPrefix(redis, prefix));
 
 function deps(
-  over: { apiKey?: string; access?: AccessGate; perUser?: number; configured?: boolean; store?: AskStore } = {},
+  over: {
+    apiKey?: string;
+    access?: AccessGate;
+    perUser?: number;
+    configured?: boolean;
+    store?: AskStore;
+    scopeFor?: AskDeps['scopeFor'];
+  } = {},
 ): AskDeps {
   const discovery = new DiscoveryClient({
     baseUrl: `${docs.url}/discovery`,
@@ -96,6 +103,7 @@ function deps(
     slack: web,
     logger,
     now: Date.now,
+    ...(over.scopeFor ? { scopeFor: over.scopeFor } : {}),
   };
 }
 
@@ -103,7 +111,7 @@ let n = 0;
 async function ask(
   d: AskDeps,
   question: string,
-  opts: { threadTs?: string; channel?: string; user?: string; claim?: 'asker' } = {},
+  opts: { threadTs?: string; channel?: string; user?: string; claim?: 'asker'; from?: 'question-channel' } = {},
 ) {
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
@@ -114,6 +122,7 @@ async function ask(
     question,
     threadTs: root,
     ...(opts.claim ? { claim: opts.claim } : {}),
+    ...(opts.from ? { from: opts.from } : {}),
     key: `k${n}-${prefix}`,
     receivedAt: Date.now(),
   };
@@ -156,6 +165,41 @@ describe('asking: refusals cost no API call', () => {
     await ask(d, 'Which page covers SSO?');
     expect(told.at(-1)).toMatch(/^You've asked the docs 1 times this hour.*Next free slot/);
     expect(assistantCalls()).toHaveLength(before);
+  });
+});
+
+describe('asking in a question channel', () => {
+  it('a flood past the budget is told once per person per hour (a note in Redis), a mention every time', async () => {
+    const d = deps({ perUser: 1 });
+    await ask(d, 'How do I rotate a key?', { from: 'question-channel' });
+    const before = assistantCalls().length;
+    for (let i = 0; i < 5; i++) await ask(d, `Which page covers SSO ${i}?`, { from: 'question-channel' });
+    expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(1);
+    expect(assistantCalls()).toHaveLength(before);
+    const note = `${prefix}:ask:told:budget:T0TEST:U0ALICE`;
+    expect(await redis.ttl(note)).toBeGreaterThan(3_590);
+    expect(await redis.ttl(note)).toBeLessThanOrEqual(3_600);
+    // Another person is told for themselves; a mention (no question channel) is told each time.
+    await ask(d, 'How do I rotate a key?', { from: 'question-channel', user: 'U0BOB' });
+    await ask(d, 'And SSO?', { from: 'question-channel', user: 'U0BOB' });
+    await ask(d, 'And SSO?');
+    await ask(d, 'And SSO?');
+    expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(4);
+    // Once the note lapses (an hour on Redis' clock), the next refusal is told again.
+    await redis.del(note);
+    await ask(d, 'And webhooks?', { from: 'question-channel' });
+    expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(5);
+  });
+
+  it("a channel's docs scope goes to the assistant as its filter and is named under the answer", async () => {
+    const scopeFor = vi.fn(async () => ({ version: 'v2' }));
+    const root = await ask(deps({ scopeFor }), 'How do workspaces work?');
+    expect(scopeFor).toHaveBeenCalledWith('C0DOCS');
+    expect(assistantCalls().at(-1)!.body).toMatchObject({ filter: { version: 'v2' } });
+    const answer = JSON.stringify(replies(root).map((m) => [m.text, m.blocks]));
+    expect(answer).toContain('/v2/workspaces');
+    expect(answer).not.toContain('/v1/workspaces');
+    expect(answer).toContain("Answered from this channel's docs scope: version `v2`.");
   });
 });
 
@@ -525,10 +569,16 @@ describe("asking: what an answer's record keeps", () => {
     expect(second?.unanswered).toBe(false);
     expect(second?.answer).toBe('');
     expect((await store.answer(answerIdOf(`k${first}-${prefix}`)))?.earlier).toEqual([]);
-    await ask(d, 'how do I configure a custom domain for the status page?');
+    const uncovered = await ask(d, 'how do I configure a custom domain for the status page?');
     const none = await store.answer(answerIdOf(`k${n}-${prefix}`));
     expect(none?.unanswered).toBe(true);
     expect(none?.answer).toContain("couldn't find");
+    // In Slack, the assistant found no page: no guess, said plainly, with the next step.
+    const [shown] = replies(uncovered);
+    expect(shown?.text).toContain("I found no page about it, so I won't guess");
+    expect(shown?.text).not.toContain("couldn't find");
+    expect(JSON.stringify(shown?.blocks)).toContain('ask.document');
+    expect(slack.calls.some((c) => c.args.ts === shown?.ts && c.method === 'chat.appendStream')).toBe(false);
   });
 });
 

@@ -44,13 +44,14 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-function deps(): ConversationListenerDeps {
+function deps(over: Partial<ConversationListenerDeps> = {}): ConversationListenerDeps {
   return {
     intake,
     slack: { chat: { postEphemeral: vi.fn() } },
     logger: createLogger('silent'),
     promptMaxChars: PROMPT_MAX,
     threads: new JobStore(redis, prefix),
+    ...over,
   };
 }
 
@@ -135,5 +136,54 @@ describe('message intake in Redis', () => {
     expect(ttl).toBeGreaterThan(MESSAGE_DEDUPE_WINDOW_MS - 60_000);
     expect(ttl).toBeLessThanOrEqual(MESSAGE_DEDUPE_WINDOW_MS);
     expect(await intake.queue.getJobState(intakeJobId('test.other', 'o1'))).toBe('completed');
+  });
+});
+
+describe('question channels at the edge', () => {
+  const top = (i: number, over: Record<string, unknown> = {}) => ({
+    event: {
+      type: 'message',
+      channel: 'C0ASK',
+      channel_type: 'channel',
+      user: 'U0ALICE',
+      ts: `1700000200.${String(i).padStart(6, '0')}`,
+      text: 'how do I rotate an API key?',
+      ...over,
+    },
+    body: { team_id: 'T0SANDBOX', event_id: `EvQ${i}` },
+    context: { botUserId: 'U0DOCSBOT' },
+  });
+
+  it("a person's new message in a question channel is recorded once under its own kind; bots, edits, replies and other channels are not", async () => {
+    await intake.queue.waitUntilReady();
+    const answersAllIn = vi.fn(async (channel: string) => channel === 'C0ASK');
+    const listener = messageEvent(deps({ questionChannels: { enabled: true, answersAllIn } }));
+    await listener(top(1) as never);
+    await listener({ ...top(1), body: { team_id: 'T0SANDBOX', event_id: 'EvQ1-again' } } as never);
+    await listener(top(2, { bot_id: 'B0OTHER' }) as never);
+    await listener(top(3, { subtype: 'message_changed', hidden: true, message: { text: 'edited' } }) as never);
+    await listener(top(4, { thread_ts: '1700000000.000001' }) as never);
+    await listener(top(5, { channel: 'C0GENERAL' }) as never);
+    await listener(top(6, { text: '<https://docs.acme.test/sso>' }) as never);
+    const jobs = await intake.queue.getJobs(['wait']);
+    expect(jobs.map((j) => j.id)).toEqual([intakeJobId(INTAKE.questionChannel.name, 'msg-C0ASK-1700000200.000001')]);
+    expect(jobs[0]!.data.payload).toMatchObject({
+      msg: { channel: 'C0ASK', user: 'U0ALICE', text: 'how do I rotate an API key?', viaMention: false },
+      botUserId: 'U0DOCSBOT',
+    });
+    // One Redis read per message the rule takes (the redelivery too), none for the rest.
+    expect(answersAllIn.mock.calls.map(([c]) => c)).toEqual(['C0ASK', 'C0ASK', 'C0GENERAL']);
+  });
+
+  it('is not acked when the setting cannot be read (Slack redelivers it), and nothing is recorded while asking is off', async () => {
+    await intake.queue.waitUntilReady();
+    const down = vi.fn(async () => Promise.reject(new Error('Connection is closed.')));
+    await expect(
+      messageEvent(deps({ questionChannels: { enabled: true, answersAllIn: down } }))(top(1) as never),
+    ).rejects.toMatchObject({ name: 'EventNotRecordedError' });
+    const off = vi.fn(async () => true);
+    await messageEvent(deps({ questionChannels: { enabled: false, answersAllIn: off } }))(top(2) as never);
+    expect(off).not.toHaveBeenCalled();
+    expect(await intake.queue.getJobs(['wait'])).toHaveLength(0);
   });
 });

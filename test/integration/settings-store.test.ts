@@ -62,6 +62,57 @@ describe('channel settings on real Redis', () => {
     expect(await svc.mentionsModeFor('C2')).toBe('auto');
   });
 
+  it('a question channel and a docs scope: set, announced with what changed, off again; a damaged scope reads as none', async () => {
+    const { svc, audits } = service(async () => true);
+    expect(await svc.answersAllIn('C1')).toBe(false);
+    expect(await svc.scopeFor('C1')).toBeUndefined();
+    const on = await svc.change('U1', 'C1', { answerAll: true }, 'settings.answer-all');
+    expect(on).toMatchObject({ outcome: 'changed', text: expect.stringContaining('answer-all: every new message') });
+    const scope = { version: 'v2', groups: ['staff'] };
+    const scoped = await svc.change('U1', 'C1', { scope }, 'settings.scope');
+    expect(scoped.text).toContain('answered from version `v2`, groups `staff` (was all the docs)');
+    expect(await svc.answersAllIn('C1')).toBe(true);
+    expect(await svc.scopeFor('C1')).toEqual(scope);
+    expect((await svc.change('U1', 'C1', { scope }, 'settings.scope')).outcome).toBe('unchanged');
+    await svc.change('U1', 'C1', { answerAll: false, scope: null }, 'settings.edit');
+    expect(await store.get('C1')).toEqual({ updatedBy: 'U1', updatedAt: 1_700_000_000_000 });
+    expect(audits().map((a) => [a.action, a.outcome, a.to])).toEqual([
+      ['settings.answer-all', 'changed', 'answerAll=true'],
+      ['settings.scope', 'changed', 'scope={"version":"v2","groups":["staff"]}'],
+      ['settings.scope', 'unchanged', undefined],
+      ['settings.edit', 'changed', 'answerAll=false,scope=all'],
+    ]);
+    await redis.hset(store.key('C2'), { scope: '{"version":7', answerAll: 'yes' });
+    expect(await svc.scopeFor('C2')).toBeUndefined();
+    expect(await svc.answersAllIn('C2')).toBe(false);
+  });
+
+  it('a docs team is checked for admins only, after the admin check; a problem refuses and changes nothing', async () => {
+    const checked: string[] = [];
+    const check = async () => {
+      checked.push('checked');
+      return "I'm not in <#C0X>: invite me there first.";
+    };
+    const team = { experts: { kind: 'channel' as const, id: 'C0X' } };
+    const { svc: member } = service(async () => false);
+    expect((await member.change('U1', 'C1', team, 'settings.experts', check)).outcome).toBe('refused');
+    expect(checked).toEqual([]);
+    const { svc, audits } = service(async () => true);
+    const refused = await svc.change('U1', 'C1', team, 'settings.experts', check);
+    expect(refused).toEqual({
+      outcome: 'refused',
+      text: ":warning: I'm not in <#C0X>: invite me there first. Nothing was changed.",
+    });
+    expect(await svc.expertsFor('C1')).toBeUndefined();
+    const ok = await svc.change('U1', 'C1', team, 'settings.experts', async () => undefined);
+    expect(ok.text).toContain('unanswered questions go to <#C0X> (was no one)');
+    expect(await svc.expertsFor('C1')).toEqual({ kind: 'channel', id: 'C0X' });
+    expect(audits().map((a) => [a.action, a.outcome])).toEqual([
+      ['settings.experts', 'refused'],
+      ['settings.experts', 'changed'],
+    ]);
+  });
+
   it("effective settings: the channel's own, else the defaults; a project no longer configured falls back to the default", async () => {
     const { svc } = service(async () => true);
     expect(await svc.projectFor('C1')).toBe('proj_a');

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/slack/post-once.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
 const REC: AnswerRecord = {
   answerId: '0123456789abcdef',
@@ -72,6 +73,29 @@ describe("an answer's 👍/👎", () => {
     expect(askFeedback).toHaveBeenCalledExactlyOnceWith('positive');
     expect(told).toHaveLength(1);
     expect(told[0]).toMatch(/^Thanks for rating that answer 👍/);
+  });
+
+  it('a 👎 where the channel names a docs team offers Ask the docs team (signed for the answer); a 👍 or no team does not', async () => {
+    const calls: Array<[string, unknown]> = [];
+    const tell = async (t: string, blocks?: unknown) => void calls.push([t, blocks]);
+    const rate = (rating: string, user: string) => ({
+      value: TEST_SIGNER.sign(PURPOSE.feedback, `${rating}:${REC.answerId}`),
+      user,
+    });
+    const { d } = deps({ hasExperts: async (c) => c === 'C0DOCS' });
+    await handleFeedback(d, rate('negative', 'U0BOB'), ctx(), tell);
+    await handleFeedback(d, rate('positive', 'U0CAROL'), ctx(), tell);
+    await handleFeedback(deps({ hasExperts: async () => false }).d, rate('negative', 'U0DAN'), ctx(), tell);
+    expect(calls.map(([, b]) => b !== undefined)).toEqual([true, false, false]);
+    const blocks = calls[0]![1] as Array<{
+      text?: { text: string };
+      elements?: Array<{ action_id: string; value: string }>;
+    }>;
+    expectSlackTakesMessage({ blocks });
+    expect(blocks[0]!.text!.text).toContain('Want the people who know to answer it?');
+    const button = blocks[1]!.elements![0]!;
+    expect(button.action_id).toBe('ask.experts');
+    expect(TEST_SIGNER.open(PURPOSE.experts, button.value)).toEqual({ ok: true, payload: REC.answerId });
   });
 
   it('a value not signed by the bot, or for another purpose, or a forgotten answer: told, not counted', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { IncomingMessage } from '../../src/features/agent-jobs/index.js';
 import {
   handleMessage,
+  handleQuestionChannelMessage,
   routeMessage,
   type MentionsMode,
   type RouterDeps,
@@ -141,6 +142,56 @@ describe("routing people's messages", () => {
       log: createLogger('silent'),
     };
     await handleMessage(d, { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT }, ctx);
+    expect(postEphemeral).not.toHaveBeenCalled();
+  });
+});
+
+describe('a new message in a question channel', () => {
+  const ctx = () => ({
+    ...memorySteps(),
+    jobId: 'j1',
+    requestId: 'Ev1',
+    receivedAt: 7,
+    confirm: async () => undefined,
+    log: createLogger('silent'),
+  });
+  const plain = (text: string) => ({ msg: msg({ text, viaMention: false, channelType: 'channel' }), botUserId: BOT });
+
+  it('is asked through the ask path (its receipt and the question-channel origin), never a job', async () => {
+    const { d, jobs, ask, postEphemeral } = deps();
+    const c = ctx();
+    await handleQuestionChannelMessage(d, plain('webhooks keep retrying for me'), c);
+    expect(ask.handleMessage).toHaveBeenCalledWith(
+      expect.objectContaining({ text: 'webhooks keep retrying for me', ts: '5.000001' }),
+      BOT,
+      c,
+      { key: 'j1', receivedAt: 7 },
+      { from: 'question-channel' },
+    );
+    expect(jobs.handleMessage).not.toHaveBeenCalled();
+    expect(postEphemeral).not.toHaveBeenCalled();
+  });
+
+  it('that reads as a change gets one private line in its thread, once across retries, and no job', async () => {
+    const { d, jobs, ask, postEphemeral } = deps();
+    const c = ctx();
+    await handleQuestionChannelMessage(d, plain('please add a note about SCIM'), c);
+    await handleQuestionChannelMessage(d, plain('please add a note about SCIM'), c);
+    expect(postEphemeral).toHaveBeenCalledTimes(1);
+    expect(postEphemeral).toHaveBeenCalledWith({
+      channel: 'C1',
+      user: 'U1',
+      thread_ts: '5.000001',
+      text: expect.stringContaining('reads as a docs change'),
+    });
+    expect(jobs.handleMessage).not.toHaveBeenCalled();
+    expect(ask.handleMessage).not.toHaveBeenCalled();
+  });
+
+  it('does nothing while asking the docs is off', async () => {
+    const { d, ask, postEphemeral } = deps({ configured: false });
+    await handleQuestionChannelMessage(d, plain('how do I log in?'), ctx());
+    expect(ask.handleMessage).not.toHaveBeenCalled();
     expect(postEphemeral).not.toHaveBeenCalled();
   });
 });

@@ -68,6 +68,31 @@ async function post(path: string, body: unknown, key = FAKE_ASSISTANT_KEY): Prom
   return { status: res.status, body: await res.json().catch(() => undefined) };
 }
 
+describe('fake discovery API: filter', () => {
+  const scoped = (question: string, filter: { version?: string; language?: string; groups?: string[] }) =>
+    client.sendMessage({ fp: 'fp_alice', messages: [questionMessage(question)], filter });
+
+  it('narrows answers and searches to a version; pages of no version are in every one', async () => {
+    expect((await read(await ask('How do workspaces work?'))).paths).toEqual([['/v1/workspaces', '/v2/workspaces']]);
+    expect((await read(await scoped('How do workspaces work?', { version: 'v2' }))).paths).toEqual([
+      ['/v2/workspaces'],
+    ]);
+    expect((await read(await scoped('How do I rotate an API key?', { version: 'v2' }))).paths).toEqual([['/api-keys']]);
+    const searched = await post('/v1/search/acme', { query: 'workspaces', filter: { version: 'v1' } });
+    expect((searched.body as Array<{ path: string }>).map((r) => r.path)).toEqual(['/v1/workspaces']);
+  });
+
+  it("shows a group's pages only to a filter naming the group (public pages otherwise)", async () => {
+    expect((await read(await ask('Where is the on-call runbook?'))).paths).toEqual([[]]);
+    expect((await read(await scoped('Where is the on-call runbook?', { groups: ['staff'] }))).paths).toEqual([
+      ['/internal/runbook'],
+    ]);
+    expect(
+      (await post('/v2/assistant/acme/message', { fp: 'a', messages: [], filter: { groups: 'staff' } })).status,
+    ).toBe(400);
+  });
+});
+
 describe('fake discovery API: answers', () => {
   it('answers from the matching page, in several text deltas, with the page as the search output', async () => {
     const answer = await ask('How do I rotate an API key?');

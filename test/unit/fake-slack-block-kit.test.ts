@@ -262,6 +262,7 @@ describe("the bot's largest views pass the same checks", () => {
       followupPolicy: 'anyone' as const,
       followupIsDefault: true,
       mentions: 'auto' as const,
+      answerAll: true,
     };
     expectSlackTakesView(buildEditModal('C0DOCS', settings, projects, TEST_SIGNER), 'modal');
   });

@@ -26,6 +26,46 @@ describe('/docs-settings arguments', () => {
     expect(message('mentions')).toContain('Say `auto`, `ask`, `edit` or `default`');
   });
 
+  it('turns a question channel on and off; anything else is a mistake', () => {
+    expect(parse('answer-all on')).toEqual({ kind: 'answer-all', on: true });
+    expect(parse('Answer-All OFF')).toEqual({ kind: 'answer-all', on: false });
+    expect(message('answer-all maybe')).toContain('Say `on` or `off` after `answer-all`');
+    expect(message('answer-all on now')).toContain('Say `on` or `off`');
+  });
+
+  it("sets the channel's docs scope (the assistant's filter), or turns it off", () => {
+    expect(parse('scope version=v2')).toEqual({ kind: 'scope', scope: { version: 'v2' } });
+    expect(parse('scope Language=fr groups=admins,beta,admins version=2.1')).toEqual({
+      kind: 'scope',
+      scope: { language: 'fr', groups: ['admins', 'beta'], version: '2.1' },
+    });
+    expect(parse('scope off')).toEqual({ kind: 'scope', scope: null });
+    expect(message('scope')).toContain('scope version=V language=L groups=A,B|off');
+    expect(message('scope tag=x')).toContain('is not `version=…`, `language=…` or `groups=…`');
+    expect(message('scope version=v2 version=v3')).toContain('`version` is given twice');
+    expect(message('scope version=')).toContain('needs a value');
+    expect(message('scope groups=a,<!here>')).toContain('&lt;!here&gt;');
+    expect(message('scope version=`v2`')).not.toContain('``');
+    const many = Array.from({ length: 21 }, (_, i) => `g${i}`).join(',');
+    expect(message(`scope groups=${many}`)).toContain('At most 20 groups');
+  });
+
+  it('names the docs team as a channel or a user group, as Slack escapes them; anything else is a mistake', () => {
+    expect(parse('experts <#C0EXPERTS|docs-team>')).toEqual({
+      kind: 'experts',
+      experts: { kind: 'channel', id: 'C0EXPERTS' },
+    });
+    expect(parse('experts <#G0PRIV>')).toEqual({ kind: 'experts', experts: { kind: 'channel', id: 'G0PRIV' } });
+    expect(parse('experts <!subteam^S0DOCS|@docs-team>')).toEqual({
+      kind: 'experts',
+      experts: { kind: 'usergroup', id: 'S0DOCS' },
+    });
+    expect(parse('experts off')).toEqual({ kind: 'experts', experts: null });
+    expect(message('experts #docs-team')).toContain('picked from Slack');
+    expect(message('experts <@U0BOB>')).toContain('a channel');
+    expect(message('experts <#C1|a> <#C2|b>')).toContain('one channel or one user group');
+  });
+
   it('maps the channel to a configured project by its exact id, or back to the default', () => {
     expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
     expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });

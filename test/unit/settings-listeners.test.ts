@@ -12,6 +12,7 @@ const SETTINGS: EffectiveSettings = {
   projectIsDefault: false,
   followupPolicy: 'requester',
   followupIsDefault: false,
+  answerAll: false,
   mentions: 'auto',
   updatedBy: 'U0ADMIN',
 };
@@ -70,6 +71,7 @@ const submission = (
       values: {
         project: { project: { selected_option: values.project ? { value: values.project } : null } },
         followups: { followups: { selected_option: values.followups ? { value: values.followups } : null } },
+        ...(values.answerAll ? { answer_all: { answer_all: { selected_option: { value: values.answerAll } } } } : {}),
       },
     },
   },
@@ -96,6 +98,16 @@ describe('the settings message', () => {
       ).blocks,
     );
     expect(stale).toContain('`proj_gone`, which is no longer configured; the default is used');
+  });
+
+  it('says whether the channel is a question channel and which docs scope it answers from (values inert)', () => {
+    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(plain).toContain('*Questions:* only mentions, DMs and `/docs-ask` are answered');
+    expect(plain).toContain('*Docs scope:* all the docs');
+    const scoped = { ...SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
+    const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(text).toContain('*Questions:* every new message from a person is taken as a question');
+    expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
   });
 });
 
@@ -250,5 +262,27 @@ describe('Edit and the settings modal', () => {
       response_action: 'errors',
       errors: { project: expect.stringMatching(/database|try again/i) },
     });
+  });
+
+  it('the form turns a question channel on or off; a value it never offered is refused in the modal', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'on' }),
+    } as never);
+    expect(d.intake.record).toHaveBeenCalledWith(expect.anything(), 'view-V1-h1', 'V1-h1', {
+      teamId: 'T1',
+      channel: 'C0DOCS',
+      user: 'U0ADMIN',
+      change: { projectId: 'proj_a', followupPolicy: 'anyone', answerAll: true },
+    });
+    const ack2 = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack: ack2,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'always' }),
+    } as never);
+    expect(ack2).toHaveBeenCalledWith({ response_action: 'errors', errors: { answer_all: expect.any(String) } });
+    expect(d.intake.record).toHaveBeenCalledTimes(1);
   });
 });

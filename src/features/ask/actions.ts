@@ -7,7 +7,8 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { startAgentJob, type StartJobDeps } from '../agent-jobs/index.js';
-import { changeClick, PURPOSE } from './blocks.js';
+import type { KnownBlock } from '@slack/types';
+import { ACTION_ASK_EXPERTS, changeClick, PURPOSE } from './blocks.js';
 import type { ClickIntake } from './intake.js';
 import type { AnswerRecord, AskStore } from './store.js';
 
@@ -22,6 +23,8 @@ export interface ActionDeps {
   /** Agent-jobs' start (Make this a docs change). */
   start: StartJobDeps;
   metrics?: Pick<BotMetrics, 'askFeedback'>;
+  /** Whether a channel names a docs team: a 👎 then offers Ask the docs team. @throws the Redis error. */
+  hasExperts?: (channel: string) => Promise<boolean>;
   logger: Logger;
 }
 
@@ -30,8 +33,8 @@ export const ANSWER_UNKNOWN_TEXT =
   'I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.';
 
 /** The answer a signed value names, or the sentence to tell (a value the bot did not sign, or an answer it forgot). */
-async function answerOf(
-  deps: ActionDeps,
+export async function answerOf(
+  deps: Pick<ActionDeps, 'signer' | 'logger'> & { store: Pick<AskStore, 'answer'> },
   purpose: string,
   value: string,
   user: string,
@@ -56,7 +59,7 @@ export async function handleFeedback(
   deps: ActionDeps,
   p: ClickIntake,
   ctx: IntakeContext,
-  tell: (text: string) => Promise<void>,
+  tell: (text: string, blocks?: KnownBlock[]) => Promise<void>,
 ): Promise<void> {
   const found = await answerOf(deps, PURPOSE.feedback, p.value, p.user);
   if ('text' in found) return tell(found.text);
@@ -84,12 +87,28 @@ export async function handleFeedback(
     });
   }
   if (progress.previous === '' && !progress.told) {
-    await tell(
+    const thanks =
       `Thanks for rating that answer ${rating === 'positive' ? '👍' : '👎'}: ` +
-        'it helps whoever runs the docs see where they fall short.',
-    );
+      'it helps whoever runs the docs see where they fall short.';
+    const team = rating === 'negative' && (await deps.hasExperts?.(rec.channel)) === true;
+    await (team ? tell(thanks, expertsOffer(deps.signer, thanks, rec.answerId)) : tell(thanks));
     await ctx.save({ told: true });
   }
+}
+
+/** After a 👎 where the channel names a docs team: the thanks, and **Ask the docs team** (signed for the answer). */
+function expertsOffer(signer: ValueSigner, thanks: string, answerId: string): KnownBlock[] {
+  const text = `${thanks} Want the people who know to answer it?`;
+  const button = {
+    type: 'button' as const,
+    text: { type: 'plain_text' as const, text: 'Ask the docs team' },
+    action_id: ACTION_ASK_EXPERTS,
+    value: signer.sign(PURPOSE.experts, answerId),
+  };
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text } },
+    { type: 'actions', elements: [button] },
+  ];
 }
 
 /** Answer to "Make this a docs change" recorded for someone other than the asker (the listener opens the form for them instead). */

@@ -1,5 +1,5 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import {
   AssistantStreamError,
   DocsApiErrorCode,
@@ -8,17 +8,15 @@ import {
   type DocsApiRateLimitedError,
 } from '../../platform/docs-api/errors.js';
 import { hasCode } from '../../platform/errors.js';
-import type { AssistantEvent } from '../../platform/docs-api/ui-message-stream.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { answerBlocks, CUT_OFF_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
+import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
 import { endCutAnswer } from './resume.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
 import { AnswerWriter, type WriterDeps } from './stream.js';
-import { SafeAnswerStream } from './safe-text.js';
-import { SuggestionsFilter } from './suggestions.js';
+import { readAnswer, type Read } from './read-answer.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
@@ -58,6 +56,10 @@ export interface Question {
   since: number;
   /** Earlier questions of this thread's conversation (for the answer's record). */
   earlier?: string[];
+  /** The channel's docs scope: sent as the assistant's `filter`, and named under the answer. */
+  scope?: AssistantFilter;
+  /** Whether the channel has a docs team: an unanswered answer then offers Ask the docs team. */
+  experts?: boolean;
 }
 
 /**
@@ -78,13 +80,6 @@ const NOTHING_FOUND = new RegExp(
   ].join('|'),
   'i',
 );
-
-/** What reading one answer gave. */
-interface Read {
-  text: string;
-  pages: DocsPage[];
-  failure?: AssistantStreamError;
-}
 
 /**
  * Answers `q` in its thread, exactly once (see the module docs of `./stream.ts` and `./resume.ts`):
@@ -110,13 +105,8 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   const resumed = await endCutAnswer(deps.writer, target, steps);
   if (resumed !== 'none') {
     const saved = steps.progress[outcomeKey] as AnswerResult['outcome'] | undefined;
-    return finish(
-      deps,
-      steps,
-      doneKey,
-      { outcome: resumed === 'finished' ? (saved ?? 'answered') : 'failed' },
-      undefined,
-    );
+    const outcome = resumed === 'finished' ? (saved ?? 'answered') : 'failed';
+    return finish(deps, steps, doneKey, { outcome }, undefined);
   }
   const writer = new AnswerWriter(deps.writer, target, steps);
   try {
@@ -171,9 +161,10 @@ async function endAnswer(
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
-  const { siteUrl, signer } = deps;
-  const blocks = answerBlocks({ answerId, asker: q.asker, pages: read.pages, siteUrl, unanswered, signer });
-  const notice = cut ? CUT_OFF_TEXT : unanswered ? UNANSWERED_TEXT : writer.truncated ? TOO_LONG_TEXT : undefined;
+  const [{ siteUrl, signer }, { asker, scope, experts }] = [deps, q];
+  const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope, experts });
+  const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
+  const notice = cut ? CUT_OFF_TEXT : unanswered ? nothing : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
   await steps.save({ [`${q.key}:outcome`]: outcome });
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
@@ -205,6 +196,7 @@ async function askOnce(
     fp: deps.fingerprint(q.teamId, q.asker),
     messages: [uiQuestion(q.question)],
     retrievalPageSize: 5,
+    ...(q.scope ? { filter: q.scope } : {}),
     ...thread,
   };
   let answer;
@@ -227,40 +219,6 @@ async function askOnce(
     );
   }
   return readAnswer(answer.events, writer, deps.siteUrl);
-}
-
-/**
- * Reads the answer's events into the writer, without the suggestions block and made safe to post
- * (`./safe-text.ts`: no mention, broadcast or link out of DOCS_SITE_URL, however the text is cut).
- */
-async function readAnswer(
-  events: AsyncIterable<AssistantEvent>,
-  writer: AnswerWriter,
-  siteUrl: string | undefined,
-): Promise<Read> {
-  const suggestions = new SuggestionsFilter();
-  const safe = new SafeAnswerStream(siteUrl);
-  const pages: DocsPage[] = [];
-  let text = '';
-  const show = async (shown: string) => {
-    text += shown;
-    if (shown) await writer.append(shown);
-  };
-  let failure: AssistantStreamError | undefined;
-  try {
-    for await (const e of events) {
-      if (e.type === 'search') pages.push(...e.pages);
-      if (e.type === 'text') await show(safe.push(suggestions.push(e.delta)));
-    }
-  } catch (err) {
-    if (!hasCode<AssistantStreamError>(err, DocsApiErrorCode.AssistantStreamFailed)) throw err;
-    failure = err;
-  }
-  // A cut answer shows what it had (never the suggestions block it was cut in).
-  await show(failure ? safe.end() : safe.push(suggestions.end()) + safe.end());
-  // The filter reads no more than the writer can show: what it dropped is the answer's too.
-  if (safe.truncated) writer.truncated = true;
-  return failure ? { text, pages, failure } : { text, pages };
 }
 
 /**

@@ -1,13 +1,16 @@
 import type { ActionsBlock, ContextActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
-import type { DocsPage } from '../../platform/docs-api/discovery-schemas.js';
+import type { AssistantFilter, DocsPage } from '../../platform/docs-api/discovery-schemas.js';
 import { quote, safeUrl } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { scopeText } from '../settings/index.js';
 
 /** `action_id`s of an answer's buttons (Slack: ≤ 255 chars). */
 export const ACTION_ASK_FEEDBACK = 'ask.feedback';
 export const ACTION_ASK_CHANGE = 'ask.change';
 export const ACTION_ASK_DOCUMENT = 'ask.document';
+/** `action_id` of **Ask the docs team** (under an unanswered answer, where the channel names its experts). */
+export const ACTION_ASK_EXPERTS = 'ask.experts';
 /** Link buttons are acked by the platform (`link.` prefix): the sources are plain links in text, so none here. */
 
 /** Purposes the answer's button values are signed for (`ValueSigner`). */
@@ -16,6 +19,7 @@ export const PURPOSE = {
   change: 'ask.change',
   document: 'ask.document',
   modal: 'ask.document-form',
+  experts: 'ask.experts',
 } as const;
 
 /**
@@ -51,6 +55,10 @@ export const MAX_SOURCES = 5;
 /** The sentence under an answer the docs could not give. */
 export const UNANSWERED_TEXT =
   "_The docs don't seem to cover this._ *Document this* starts a docs change from your question.";
+/** The whole answer when the assistant's search found no page: said plainly, no guess, and the next step. */
+export const NO_PAGE_TEXT =
+  "_The docs don't seem to cover this: I found no page about it, so I won't guess._ " +
+  '*Document this* starts a docs change from your question.';
 /** The notice that ends a cut-off answer. */
 export const CUT_OFF_TEXT = '_The answer was cut off; ask again._';
 /** The notice after an answer longer than Slack shows. */
@@ -99,8 +107,15 @@ export function answerBlocks(a: {
   siteUrl: string | undefined;
   unanswered: boolean;
   signer: ValueSigner;
+  /** The channel's docs scope (`/docs-settings scope`), named under the answer when set. */
+  scope?: AssistantFilter | undefined;
+  /** Whether the channel has a docs team (`/docs-settings experts`): an unanswered answer offers Ask the docs team. */
+  experts?: boolean | undefined;
 }): KnownBlock[] {
   const sources = a.unanswered ? undefined : sourcesBlock(a.pages, a.siteUrl);
+  const inWords = scopeText(a.scope);
+  const said = `Answered from this channel's docs scope: ${inWords}.`;
+  const scope: KnownBlock[] = inWords ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: said }] }] : [];
   const feedback: ContextActionsBlock = {
     type: 'context_actions',
     elements: [
@@ -131,6 +146,7 @@ export function answerBlocks(a: {
     type: 'actions',
     elements: [
       ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
+      ...(a.unanswered && a.experts ? [button('Ask the docs team', ACTION_ASK_EXPERTS, PURPOSE.experts)] : []),
       {
         type: 'button' as const,
         text: { type: 'plain_text' as const, text: 'Make this a docs change' },
@@ -139,7 +155,7 @@ export function answerBlocks(a: {
       },
     ],
   };
-  return [...(sources ? [sources] : []), actions, feedback];
+  return [...(sources ? [sources] : []), ...scope, actions, feedback];
 }
 
 /** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */

@@ -1,3 +1,4 @@
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -8,6 +9,8 @@ import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
 import { tellPrivately } from './tell.js';
+import { postToResponseUrl } from '../../platform/slack/respond.js';
+import { handleAskExperts, type ExpertsDeps } from './experts.js';
 
 /** What the ask handlers need. */
 export interface AskHandlerDeps {
@@ -17,6 +20,8 @@ export interface AskHandlerDeps {
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
   /** People's names for mentions in a question (users.info, cached). */
   names: Pick<UserNames, 'lookup'>;
+  /** Ask the docs team (`./experts.ts`). */
+  experts: ExpertsDeps;
   logger: Logger;
 }
 
@@ -37,7 +42,8 @@ export interface AskMessage {
  * answered in the message's thread (its own ts when top level); the bot's mention is removed and
  * other markup turned into text, once the person is admitted (access and budget before any Slack
  * read). Only the question leaves Slack (and, in an answer's thread, the
- * assistant's own conversation): never the thread's other messages.
+ * assistant's own conversation): never the thread's other messages. A message from a question
+ * channel (`opts.from`) is told a spent budget once per person per hour (see `askQuestion`).
  * @throws as {@link askQuestion}.
  */
 export async function handleQuestionMessage(
@@ -46,6 +52,7 @@ export async function handleQuestionMessage(
   botUserId: string | undefined,
   steps: Steps,
   receipt: { key: string; receivedAt: number },
+  opts: { from?: 'question-channel' } = {},
 ): Promise<void> {
   const threadTs = msg.thread_ts ?? msg.ts;
   const to = { user: msg.user, channel: msg.channel, threadTs };
@@ -62,6 +69,7 @@ export async function handleQuestionMessage(
     ...(msg.thread_ts === undefined ? { claim: 'asker' as const } : {}),
     key: receipt.key,
     receivedAt: receipt.receivedAt,
+    ...(opts.from ? { from: opts.from } : {}),
   };
   await askQuestion(deps.ask, req, steps, { to, tell });
 }
@@ -82,15 +90,24 @@ async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeConte
   await askQuestion(deps.ask, req, ctx, { to, tell });
 }
 
+/**
+ * A private answer with a button (the thanks for a 👎 with Ask the docs team), through the click's
+ * `response_url`; `text` is its fallback. Never throws (a failure is one warning).
+ */
+async function tellWithBlocks(deps: AskHandlerDeps, responseUrl: string, text: string, blocks: KnownBlock[]) {
+  await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text, blocks }).catch(
+    (err: unknown) => deps.logger.warn({ err }, 'could not answer the person privately'),
+  );
+}
+
 /** Registers the ask intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
-  const clickTell = (p: ClickIntake) => (text: string) =>
-    tellPrivately(
-      deps,
-      { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) },
-      text,
-    );
+  const clickTell = (p: ClickIntake) => (text: string, blocks?: KnownBlock[]) => {
+    const to = { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
+    return blocks && p.responseUrl ? tellWithBlocks(deps, p.responseUrl, text, blocks) : tellPrivately(deps, to, text);
+  };
   intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));
   intake.on<ClickIntake>(INTAKE.change, (p, ctx) => handleChange(deps.actions, p, ctx, clickTell(p)));
+  intake.on<ClickIntake>(INTAKE.experts, (p, ctx) => handleAskExperts(deps.experts, p, ctx, clickTell(p)));
 }

@@ -9,6 +9,8 @@ import type { Queue, Worker } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { AccessGate } from '../../platform/access.js';
 import type { Config } from '../../platform/config.js';
+import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
+import type { Experts } from '../settings/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/slack/post-once.js';
@@ -22,8 +24,8 @@ import { AskStore } from './store.js';
 import type { StreamSlack } from './stream.js';
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker, type AnswerJobData } from './worker.js';
 
-export { classifyMention, type MessageKind } from './rule.js';
-export { ASK_INSTEAD_TEXT } from './texts.js';
+export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.js';
+export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
 
@@ -67,6 +69,10 @@ export interface AskOptions {
   access: Pick<AccessGate, 'authorize'>;
   /** Agent-jobs' start: Make this a docs change. */
   start: StartJobDeps;
+  /** A channel's docs scope (the settings' `/docs-settings scope`); absent: none. @throws the Redis error. */
+  scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
+  /** A channel's docs team (the settings' `/docs-settings experts`); absent: none. @throws the Redis error. */
+  expertsFor?: (channel: string) => Promise<Experts | undefined>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -78,12 +84,16 @@ export interface Ask {
    * continues an answer's conversation (see `AskStore.takesReplyFrom`). @throws the Redis error.
    */
   takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
-  /** Answers a question in a message (see `handleQuestionMessage`). */
+  /**
+   * Answers a question in a message (see `handleQuestionMessage`); `from: 'question-channel'` for a
+   * new message in a question channel (a refusal for a spent budget is told once per person per hour).
+   */
   handleMessage(
     msg: AskMessage,
     botUserId: string | undefined,
     steps: Steps,
     receipt: { key: string; receivedAt: number },
+    opts?: { from?: 'question-channel' },
   ): Promise<void>;
   /** The answers' queue (for its depth in the metrics). */
   answerQueue: Queue<AnswerJobData>;
@@ -110,8 +120,11 @@ export function createAsk(o: AskOptions): Ask {
   const answerQueue = createAnswerQueue(queues);
   const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
   const { access, start } = o;
-  const actions = { store, signer, access, conversations, start, logger, metrics };
-  const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, logger };
+  const hasExperts = async (c: string) => (await o.expertsFor?.(c)) !== undefined;
+  const actions = { store, signer, access, conversations, start, logger, metrics, hasExperts };
+  const expertsFor = o.expertsFor ?? (async () => undefined);
+  const experts = { store, signer, access, expertsFor, slack, logger };
+  const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
@@ -119,8 +132,8 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
-    handleMessage: (msg, botUserId, steps, receipt) =>
-      handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt),
+    handleMessage: (msg, botUserId, steps, receipt, opts) =>
+      handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt, opts),
     answerQueue,
     register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
@@ -177,5 +190,7 @@ function askDeps(
     signal: parts.signal,
     answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
     metrics,
+    ...(o.scopeFor ? { scopeFor: o.scopeFor } : {}),
+    ...(o.expertsFor ? { hasExperts: async (c: string) => (await o.expertsFor!(c)) !== undefined } : {}),
   };
 }

@@ -51,4 +51,5 @@ export const INTAKE = {
   question: intakeKind('ask.question', questionSchema, { awaited: true }),
   feedback: intakeKind('ask.feedback', clickSchema, { awaited: true }),
   change: intakeKind('ask.change', clickSchema, { awaited: true }),
+  experts: intakeKind('ask.experts', clickSchema, { awaited: true }),
 };

@@ -11,7 +11,14 @@ import type {
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { ACTION_ASK_CHANGE, ACTION_ASK_DOCUMENT, ACTION_ASK_FEEDBACK, changeClick, DOCS_ASK_USAGE } from './blocks.js';
+import {
+  ACTION_ASK_CHANGE,
+  ACTION_ASK_DOCUMENT,
+  ACTION_ASK_EXPERTS,
+  ACTION_ASK_FEEDBACK,
+  changeClick,
+  DOCS_ASK_USAGE,
+} from './blocks.js';
 import { DOCUMENT_CALLBACK_ID } from './document.js';
 import { changeByOther, documentAction, documentSubmission, type DocumentFormDeps } from './document-form.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
@@ -125,11 +132,29 @@ export function changeAction(deps: AskListenerDeps) {
   };
 }
 
+/**
+ * "Ask the docs team" (`ask.experts`): recorded (`ask.experts`, one per person and answer) and
+ * acked; the worker checks the value, who may, and that the question goes to the team only once.
+ */
+export function expertsAction(deps: AskListenerDeps) {
+  return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
+    const p = clickOf(body, action.value);
+    if (!p.user) return void (await ack());
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
+      kind: INTAKE.experts,
+      id: clickId('exp', p),
+      requestId: action.action_ts,
+      payload: p,
+    });
+  };
+}
+
 /** Registers `/docs-ask`, the answer's buttons and the Document this modal (declared in manifest.yml). */
 export function register(app: App, deps: AskListenerDeps): void {
   app.command('/docs-ask', docsAskCommand(deps));
   app.action<BlockAction<FeedbackButtonsAction>>(ACTION_ASK_FEEDBACK, feedbackAction(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_ASK_CHANGE, changeAction(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_ASK_DOCUMENT, documentAction(deps));
+  app.action<BlockAction<ButtonAction>>(ACTION_ASK_EXPERTS, expertsAction(deps));
   app.view({ type: 'view_submission', callback_id: DOCUMENT_CALLBACK_ID }, documentSubmission(deps));
 }

@@ -125,6 +125,27 @@ function words(text: string): string[] {
   return plain.match(/[a-z][a-z']*/g) ?? [];
 }
 
+/** Which step of the mention rule decided (see {@link classifyMention}). */
+export type MentionRuleStep =
+  'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
+
+/** The mention rule's verdict and the step that gave it (the steps of {@link classifyMention}). */
+export function mentionRuleStep(text: string): { kind: MessageKind; step: MentionRuleStep } {
+  let w = words(text);
+  while (w.length > 1 && OPENERS.has(w[0]!)) w = w.slice(1);
+  const [first = '', second = '', third = '', fourth = ''] = w;
+  if (POLITE.has(first)) return { kind: 'change', step: 'please' };
+  if (REQUEST_AUX.has(first) && second === 'you') {
+    const verb = third === 'please' ? fourth : third;
+    if (IMPERATIVES.has(verb)) return { kind: 'change', step: 'can-you-verb' };
+  }
+  if (INTERROGATIVES.has(first)) return { kind: 'question', step: 'interrogative' };
+  if (IMPERATIVES.has(first)) return { kind: 'change', step: 'imperative' };
+  const trimmed = text.replace(/<[^>]*>/g, '').trim();
+  if (/\?[\s)\]"'`*_~.!]*$/.test(trimmed)) return { kind: 'question', step: 'question-mark' };
+  return { kind: 'change', step: 'otherwise' };
+}
+
 /**
  * The mention rule, in order (the first that applies decides):
  * 1. greetings at the start are skipped ("hi", "hey", "hello", "ok", "so", "quick question");
@@ -139,17 +160,15 @@ function words(text: string): string[] {
  * @param text - the message as Slack sent it, with or without the bot's mention.
  */
 export function classifyMention(text: string): MessageKind {
-  let w = words(text);
-  while (w.length > 1 && OPENERS.has(w[0]!)) w = w.slice(1);
-  const [first = '', second = '', third = '', fourth = ''] = w;
-  if (POLITE.has(first)) return 'change';
-  if (REQUEST_AUX.has(first) && second === 'you') {
-    const verb = third === 'please' ? fourth : third;
-    if (IMPERATIVES.has(verb)) return 'change';
-  }
-  if (INTERROGATIVES.has(first)) return 'question';
-  if (IMPERATIVES.has(first)) return 'change';
-  const trimmed = text.replace(/<[^>]*>/g, '').trim();
-  if (/\?[\s)\]"'`*_~.!]*$/.test(trimmed)) return 'question';
-  return 'change';
+  return mentionRuleStep(text).kind;
+}
+
+/**
+ * Whether a message in a question channel reads as a change request: the mention rule decides
+ * "change" by what it says (steps 2, 3 or 5: "please …", "can you add …", "add …"), not by default
+ * (step 7): in a question channel a message that is neither is taken as a question.
+ */
+export function readsAsChangeRequest(text: string): boolean {
+  const { kind, step } = mentionRuleStep(text);
+  return kind === 'change' && step !== 'otherwise';
 }

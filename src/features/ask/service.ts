@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { BotMetrics } from '../../platform/metrics.js';
+import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
@@ -22,10 +23,16 @@ export interface AskDeps extends AnswerDeps {
   /** The access policy's `ask` (no budget: the question budget is the feature's own). */
   access: Pick<AccessGate, 'authorize'>;
   budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
-  store: AnswerDeps['store'] & Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'>;
+  store: AnswerDeps['store'] &
+    Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'> &
+    Partial<Pick<AskStore, 'markTold'>>;
   /** Posts the question of `/docs-ask` (once). */
   slack: PostOnceClient;
   metrics?: Pick<BotMetrics, 'askEnded'>;
+  /** The channel's docs scope (`/docs-settings scope`), read once per question; absent: none. @throws the Redis error. */
+  scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
+  /** Whether the channel names a docs team (`/docs-settings experts`); absent: none. @throws the Redis error. */
+  hasExperts?: (channel: string) => Promise<boolean>;
   /** The answers' queue (`./worker.ts`); absent: the answer is written here and now (tests, benchmarks). */
   answers?: { enqueue(q: Question, to: TellTarget): Promise<void> };
 }
@@ -54,7 +61,16 @@ export interface AskRequest {
   /** The intake's id (keys the steps and what is posted once) and when it was recorded (epoch ms). */
   key: string;
   receivedAt: number;
+  /**
+   * `question-channel`: a new message in a question channel, not addressed to the bot: a refusal
+   * at admission (access, budgets, answers being written) is told once per person per hour per
+   * kind ({@link TOLD_ONCE_S}), not once per message.
+   */
+  from?: 'question-channel';
 }
+
+/** How long a question channel's refusal of one kind is told only once to a person, in seconds. */
+export const TOLD_ONCE_S = 3_600;
 
 interface AskProgress {
   refused?: boolean;
@@ -91,7 +107,8 @@ export async function askQuestion(
   if (typed > QUESTION_MAX_CHARS) return refuse(questionTooLongText(typed, QUESTION_MAX_CHARS));
   if (!p.admitted) {
     const refusal = await admit(deps, req, steps);
-    if (refusal) return refuse(refusal);
+    if (refusal && (await tellThisOne(deps, req, refusal.kind))) return refuse(refusal.text);
+    if (refusal) return void (await steps.save({ refused: true }), deps.metrics?.askEnded('refused'));
     await steps.save({ admitted: true });
   }
   const question = typeof req.question === 'string' ? req.question : await req.question();
@@ -101,6 +118,8 @@ export async function askQuestion(
   }
   const threadTs = req.threadTs ?? (await postQuestion(deps, { ...req, question }, steps));
   if (!threadTs) return refuse(INVITE_FIRST);
+  const scope = await deps.scopeFor?.(req.channel);
+  const experts = (await deps.hasExperts?.(req.channel)) === true;
   const follow = req.threadTs === undefined ? 'anyone' : req.claim;
   if (follow) await deps.store.claimThread(req.channel, threadTs, { asker: req.user, teamId: req.teamId, follow });
   const q = {
@@ -111,6 +130,8 @@ export async function askQuestion(
     question,
     key: req.key,
     since: req.receivedAt,
+    ...(scope ? { scope } : {}),
+    ...(experts ? { experts } : {}),
   };
   audit(deps.logger, {
     actor: req.user,
@@ -169,29 +190,52 @@ async function giveBack(deps: AskDeps, req: AskRequest): Promise<void> {
 }
 
 /**
- * The access policy, then the budget; the refusal's sentence, or undefined when admitted. A check
- * that can't be made refuses.
+ * Whether to tell this refusal: always, but for a question channel's message only the first of its
+ * kind per person per {@link TOLD_ONCE_S} (a note in Redis; when it cannot be read, told).
  */
-async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<string | undefined> {
+async function tellThisOne(deps: AskDeps, req: AskRequest, kind: string): Promise<boolean> {
+  if (req.from !== 'question-channel' || !deps.store.markTold) return true;
+  try {
+    return await deps.store.markTold(req.teamId, req.user, kind, TOLD_ONCE_S);
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not read whether a refusal was told this hour; told');
+    return true;
+  }
+}
+
+/** A refusal at admission: its sentence, and its kind (a question channel tells each kind once an hour). */
+interface Refusal {
+  text: string;
+  kind: 'access' | 'answers' | 'budget' | 'check';
+}
+
+/**
+ * The access policy, then the budget; the refusal, or undefined when admitted. A check that can't
+ * be made refuses.
+ */
+async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<Refusal | undefined> {
   const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
-  if (!decision.allowed) return decision.text;
+  if (!decision.allowed) return { text: decision.text, kind: 'access' };
   let taken;
   try {
-    if (!(await deps.store.holdAnswerSlot(req.teamId, req.user, req.key, deps.now()))) return TOO_MANY_ANSWERS_TEXT;
+    if (!(await deps.store.holdAnswerSlot(req.teamId, req.user, req.key, deps.now())))
+      return { text: TOO_MANY_ANSWERS_TEXT, kind: 'answers' };
     taken = await deps.budget.take(req.teamId, req.user);
     if (!taken.ok) await releaseSlot(deps, req);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
     deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');
-    return ACCESS_CHECK_FAILED_TEXT;
+    return { text: ACCESS_CHECK_FAILED_TEXT, kind: 'check' };
   }
   if (taken.ok) return undefined;
   const reason = taken.which === 'user' ? 'user_budget' : 'workspace_budget';
   audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'refused', reason });
   const slot = nextSlotText(deps.now(), taken.msBeforeNext, undefined);
-  return taken.which === 'user'
-    ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
-    : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
+  const text =
+    taken.which === 'user'
+      ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
+      : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
+  return { text, kind: 'budget' };
 }
 
 /** The Web API methods the ask feature's handlers use besides the writer's. */

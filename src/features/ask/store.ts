@@ -201,6 +201,33 @@ export class AskStore {
     await this.redis.zrem(`${this.prefix}:ask:writing:${teamId}:${user}`, key);
   }
 
+  /**
+   * Notes that `user` was told a refusal of kind `what` (SET NX with a TTL of `ttlS` seconds, on
+   * Redis' clock, shared by every replica). @returns true the first time within the TTL (tell
+   * them), false while the note lasts. @throws the Redis error.
+   */
+  async markTold(teamId: string, user: string, what: string, ttlS: number): Promise<boolean> {
+    const key = `${this.prefix}:ask:told:${what}:${teamId}:${user}`;
+    return (await this.redis.set(key, '1', 'EX', ttlS, 'NX')) === 'OK';
+  }
+
+  /**
+   * Claims "Ask the docs team" on answer `answerId` for the click recorded as `key` (SET NX, kept
+   * {@link ASK_TTL_S}, shared by every replica). @returns true for the first claim and for that same
+   * click again (a retry), false for any other click. @throws the Redis error.
+   */
+  async claimExperts(answerId: string, key: string): Promise<boolean> {
+    const k = `${this.prefix}:ask:experts:${answerId}`;
+    if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
+    return (await this.redis.get(k)) === key;
+  }
+
+  /** Gives a claim back (the docs team could not be reached), when it is still `key`'s. @throws the Redis error. */
+  async releaseExperts(answerId: string, key: string): Promise<void> {
+    const k = `${this.prefix}:ask:experts:${answerId}`;
+    if ((await this.redis.get(k)) === key) await this.redis.del(k);
+  }
+
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */
   async saveAnswer(rec: AnswerRecord): Promise<void> {
     await this.redis.set(`${this.prefix}:ask:answer:${rec.answerId}`, JSON.stringify(rec), 'EX', ASK_TTL_S);

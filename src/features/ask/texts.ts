@@ -57,3 +57,8 @@ export function rateLimitedText(err: DocsApiRateLimitedError): string {
 export const ASK_INSTEAD_TEXT =
   'I took your message as a change to the docs and started a job. Meant it as a question? Ask with ' +
   '`/docs-ask …`, or start the message with a question word or end it with a question mark.';
+
+/** A message in a question channel that reads as a docs change (the mention rule): no job, this private line. */
+export const QUESTION_CHANNEL_HINT_TEXT =
+  "This channel answers questions, and your message reads as a docs change, so I didn't start one: " +
+  'mention me or use `/docs-edit …` to change the docs, or rephrase it as a question.';

@@ -3,7 +3,13 @@ import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
 import type { AgentJobs, IncomingMessage, ThreadOwner } from '../agent-jobs/index.js';
-import { ASK_INSTEAD_TEXT, classifyMention, type Ask } from '../ask/index.js';
+import {
+  ASK_INSTEAD_TEXT,
+  classifyMention,
+  QUESTION_CHANNEL_HINT_TEXT,
+  readsAsChangeRequest,
+  type Ask,
+} from '../ask/index.js';
 import { INTAKE, type MessageIntake } from './intake.js';
 
 /** Per channel, what a mention or DM is: decided by the mention rule (`auto`), or always a question or a change. */
@@ -89,7 +95,34 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
   await ctx.save({ askHintTold: true });
 }
 
-/** Registers the message handler (the kind keeps agent-jobs' name: see `./intake.ts`). */
+/**
+ * Handles a new message in a question channel (recorded by the question-channel rule): one that
+ * reads as a docs change by the mention rule (`readsAsChangeRequest`: "please …", "can you add …",
+ * "add …") gets one private line on how to change the docs, once, and no job; any other is asked
+ * as a question (the ask feature: access, budgets, streaming, sources, follow-ups), answered in the
+ * message's thread. Nothing happens while asking the docs is off.
+ * @throws what the ask feature throws (the intake retries).
+ */
+export async function handleQuestionChannelMessage(
+  deps: RouterDeps,
+  p: MessageIntake,
+  ctx: IntakeContext,
+): Promise<void> {
+  const msg = p.msg;
+  if (!deps.ask.configured) return;
+  if (!readsAsChangeRequest(msg.text)) {
+    const receipt = { key: ctx.jobId, receivedAt: ctx.receivedAt };
+    return deps.ask.handleMessage(msg, p.botUserId, ctx, receipt, { from: 'question-channel' });
+  }
+  if (ctx.progress.hintTold) return;
+  await deps.slack.chat
+    .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.ts, text: QUESTION_CHANNEL_HINT_TEXT })
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not give the question channel hint'));
+  await ctx.save({ hintTold: true });
+}
+
+/** Registers the message handlers (the message kind keeps agent-jobs' name: see `./intake.ts`). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: RouterDeps): void {
   intake.on<MessageIntake>(INTAKE.message, (p, ctx) => handleMessage(deps, p, ctx));
+  intake.on<MessageIntake>(INTAKE.questionChannel, (p, ctx) => handleQuestionChannelMessage(deps, p, ctx));
 }

@@ -1,6 +1,6 @@
 /**
  * The conversations feature: people's messages to the bot (mentions, DMs, replies in the bot's
- * threads), recorded before the ack and routed to the feature they are for — agent-jobs (a job's
+ * threads, new messages in question channels), recorded before the ack and routed to the feature they are for — agent-jobs (a job's
  * thread, a docs change) or ask (a question, an answer's thread) — by the channel's mentions mode
  * and the mention rule. Built after both, so wiring flows one way: it asks them, they never call it.
  */
@@ -15,6 +15,8 @@ export { INTAKE as CONVERSATIONS_INTAKE, type MessageIntake } from './intake.js'
 
 /** What the feature is built from: the platform, its configuration, and the features it routes to. */
 export interface ConversationsOptions extends Omit<RouterDeps, 'logger' | 'slack' | 'ignorePrefix'> {
+  /** Whether `channel` is a question channel (`/docs-settings answer-all on`). @throws the Redis error. */
+  answersAllIn: (channel: string) => Promise<boolean>;
   /** `slack.web` (chat.postEphemeral) and the intake it records messages on. */
   platform: Pick<Platform, 'intake' | 'slack' | 'logger'>;
   /** AGENT_PROMPT_MAX_CHARS (a message's recorded text is cut to it); FOLLOWUP_IGNORE_PREFIX. */
@@ -53,5 +55,8 @@ export function createConversations(o: ConversationsOptions): Conversations {
     },
   };
   const promptMaxChars = o.config.AGENT_PROMPT_MAX_CHARS;
-  return { register: (app) => registerListeners(app, { intake, slack, logger, promptMaxChars, threads }) };
+  const questionChannels = { enabled: o.ask.configured, answersAllIn: o.answersAllIn };
+  return {
+    register: (app) => registerListeners(app, { intake, slack, logger, promptMaxChars, threads, questionChannels }),
+  };
 }

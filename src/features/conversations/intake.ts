@@ -29,5 +29,13 @@ const messageSchema: z.ZodType<MessageIntake> = z.looseObject({
   botUserId: z.string().optional(),
 });
 
-/** The message kind: the name agent-jobs gave it. */
-export const INTAKE = { message: intakeKind('agent-jobs.message', messageSchema, { awaited: true }) };
+/**
+ * The message kind: the name agent-jobs gave it. `questionChannel`: a new top-level message in a
+ * question channel (`/docs-settings answer-all on`), taken by the question-channel rule
+ * (`./question-channel.ts`); a kind of its own, so a replica that does not know it leaves it to one
+ * that does (it would take it for channel chatter).
+ */
+export const INTAKE = {
+  message: intakeKind('agent-jobs.message', messageSchema, { awaited: true }),
+  questionChannel: intakeKind('conversations.question-channel', messageSchema, { awaited: true }),
+};

@@ -6,6 +6,7 @@ import { mentionsUser } from '../../platform/slack/markup.js';
 import { eventNotRecorded, recordEvent } from '../../platform/slack/record-and-ack.js';
 import type { IncomingMessage } from '../agent-jobs/index.js';
 import { INTAKE, type MessageIntake } from './intake.js';
+import { questionChannelMessage } from './question-channel.js';
 
 /** What the message listeners need: they record each message that may be for the bot, and ack. */
 export interface ConversationListenerDeps {
@@ -21,6 +22,12 @@ export interface ConversationListenerDeps {
    * @throws the Redis error.
    */
   threads: { findByThread(channel: string, threadTs: string, user: string): Promise<unknown> };
+  /**
+   * Question channels (absent: none): off while asking the docs is off; else whether a channel is one
+   * (`/docs-settings answer-all on`; one Redis read, only for messages the question-channel rule takes).
+   * @throws the Redis error.
+   */
+  questionChannels?: { enabled: boolean; answersAllIn(channel: string): Promise<boolean> };
 }
 
 /**
@@ -74,10 +81,61 @@ async function recordMessage(
   await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
 }
 
-/** `message` events (message.channels / .groups / .im): people's messages only, never bots'. */
+/**
+ * A new top-level message in a question channel, when the question-channel rule takes it
+ * (`./question-channel.ts`) and the channel is one: recorded under its own kind, the intake id the
+ * message's `(channel, ts)` like every message. @returns whether it was (false: not such a
+ * message). @throws {EventNotRecordedError} when Redis would not answer (Slack redelivers it).
+ */
+async function recordQuestionChannelMessage(
+  deps: ConversationListenerDeps,
+  event: unknown,
+  b: { team_id: string; event_id: string },
+  context: { botUserId?: string; retryNum?: number },
+): Promise<boolean> {
+  const channels = deps.questionChannels;
+  if (!channels?.enabled) return false;
+  const verdict = questionChannelMessage(event, context.botUserId);
+  if (!verdict.take) return false;
+  const { channel, user, ts } = verdict;
+  const tell = (text: string) => deps.slack.chat.postEphemeral({ channel, user, thread_ts: ts, text });
+  const entry = {
+    kind: INTAKE.questionChannel,
+    id: `msg-${channel}-${ts}`,
+    requestId: b.event_id,
+    retryNum: context.retryNum,
+    dedupeWindowMs: MESSAGE_DEDUPE_WINDOW_MS,
+  };
+  const on = await channels
+    .answersAllIn(channel)
+    .catch((err: unknown) => eventNotRecorded(deps.logger, entry, err, tell));
+  if (!on) return false;
+  const cap = deps.promptMaxChars;
+  const text = verdict.text;
+  const msg: IncomingMessage = {
+    teamId: b.team_id,
+    channel,
+    channelType: String((event as { channel_type?: unknown }).channel_type),
+    user,
+    text: text.length > cap ? text.slice(0, cap) : text,
+    ...(text.length > cap ? { textChars: text.length } : {}),
+    ts,
+    viaMention: false,
+  };
+  const payload: MessageIntake = { msg, botUserId: context.botUserId };
+  await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
+  return true;
+}
+
+/**
+ * `message` events (message.channels / .groups / .im): people's messages only, never bots'; a new
+ * top-level message in a question channel goes its own way ({@link recordQuestionChannelMessage}).
+ */
 export function messageEvent(deps: ConversationListenerDeps) {
   return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
     const e = event as unknown as Record<string, unknown>;
+    const b = body as { team_id: string; event_id: string };
+    if (await recordQuestionChannelMessage(deps, event, b, context)) return;
     if (
       e.bot_id ||
       !HUMAN_SUBTYPES.has(e.subtype as string | undefined) ||
@@ -85,7 +143,6 @@ export function messageEvent(deps: ConversationListenerDeps) {
       typeof e.text !== 'string'
     )
       return;
-    const b = body as { team_id: string; event_id: string };
     const msg: IncomingMessage = {
       teamId: b.team_id,
       channel: String(e.channel),

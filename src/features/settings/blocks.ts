@@ -4,6 +4,8 @@ import { truncate } from '../../platform/slack/limits.js';
 import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
+import { scopeText } from './scope.js';
+import { expertsText } from './experts.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
@@ -17,6 +19,14 @@ export const FOLLOWUPS_BLOCK = 'followups';
 export const FOLLOWUPS_ACTION = 'followups';
 export const MENTIONS_BLOCK = 'mentions';
 export const MENTIONS_ACTION = 'mentions';
+export const ANSWER_ALL_BLOCK = 'answer_all';
+export const ANSWER_ALL_ACTION = 'answer_all';
+
+/** The answer-all setting in words (the settings message and the modal). */
+const ANSWER_ALL_WORDS = {
+  on: 'every new message from a person is taken as a question (a question channel)',
+  off: 'only mentions, DMs and `/docs-ask` are answered',
+};
 
 /** A mentions mode in words (the settings message and the modal). */
 export const MENTIONS_WORDS: Record<MentionsMode, string> = {
@@ -65,6 +75,9 @@ export function buildSettingsMessage(
     `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
     `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
     `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
+    `*Questions:* ${s.answerAll ? ANSWER_ALL_WORDS.on : ANSWER_ALL_WORDS.off}`,
+    `*Docs scope:* ${scopeText(s.scope) ?? 'all the docs'}`,
+    `*Ask the docs team:* ${expertsText(s.experts) ?? 'no one set (`/docs-settings experts #channel|@group`)'}`,
     `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
   ];
   const blocks: KnownBlock[] = [
@@ -174,9 +187,30 @@ function mentionsInput(current: MentionsMode): InputBlock {
   };
 }
 
+/** The modal's answer-all input (radio buttons): off or on. */
+function answerAllInput(current: boolean): InputBlock {
+  const answerOption = (on: boolean) =>
+    option(
+      on ? 'Every new message from a person (a question channel)' : 'Only mentions, DMs and /docs-ask',
+      on ? 'on' : 'off',
+    );
+  return {
+    type: 'input',
+    block_id: ANSWER_ALL_BLOCK,
+    label: { type: 'plain_text', text: 'Questions answered in this channel' },
+    hint: { type: 'plain_text', text: 'In a question channel each new top-level message is answered in its thread.' },
+    element: {
+      type: 'radio_buttons',
+      action_id: ANSWER_ALL_ACTION,
+      options: [answerOption(false), answerOption(true)],
+      initial_option: answerOption(current),
+    },
+  };
+}
+
 /**
  * The settings modal (views.open): the docs project (a static select of the configured projects),
- * the follow-up policy and the mentions mode (radio buttons), pre-set to the channel's effective
+ * the follow-up policy, the mentions mode and answer-all (radio buttons), pre-set to the channel's effective
  * settings.
  */
 export function buildEditModal(
@@ -200,6 +234,7 @@ export function buildEditModal(
       projectInput(projects, s.projectId),
       followupsInput(s.followupPolicy),
       mentionsInput(s.mentions),
+      answerAllInput(s.answerAll),
     ],
   } satisfies View as ModalView;
 }
@@ -210,6 +245,8 @@ export interface EditValues {
   followupPolicy: string | undefined;
   /** Absent in forms opened before the mentions input existed. */
   mentions: string | undefined;
+  /** `on` or `off`; absent in forms opened before the answer-all input existed. */
+  answerAll: string | undefined;
 }
 
 /** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
@@ -228,5 +265,6 @@ export function readEditValues(values: unknown): EditValues {
     projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION),
     followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION),
     mentions: selectedValue(values, MENTIONS_BLOCK, MENTIONS_ACTION),
+    answerAll: selectedValue(values, ANSWER_ALL_BLOCK, ANSWER_ALL_ACTION),
   };
 }

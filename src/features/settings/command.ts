@@ -1,5 +1,7 @@
 import { quoteToken } from '../../platform/slack/limits.js';
-import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
+import { EXPERTS_USAGE, parseExperts, type Experts } from './experts.js';
+import { parseScope, SCOPE_USAGE } from './scope.js';
+import { FOLLOWUP_POLICIES, MENTIONS_MODES, type DocsScope, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `/docs-settings …` as typed, checked (pure: no network). */
 export type SettingsCommand =
@@ -11,6 +13,12 @@ export type SettingsCommand =
   | { kind: 'followups'; policy: FollowupPolicy | null }
   /** `mode` null: back to `auto`. */
   | { kind: 'mentions'; mode: MentionsMode | null }
+  /** `answer-all on|off`: every new top-level message from a person is a question (on), or not. */
+  | { kind: 'answer-all'; on: boolean }
+  /** `scope version=… language=… groups=…|off`: `scope` null is all the docs. */
+  | { kind: 'scope'; scope: DocsScope | null }
+  /** `experts #channel|@usergroup|off`: checked again by the worker (the bot in the channel, the group exists). */
+  | { kind: 'experts'; experts: Experts | null }
   | { kind: 'invalid'; message: string };
 
 /** Usage of `/docs-settings`, shown for `help` and with every mistake. */
@@ -21,6 +29,9 @@ export function settingsUsage(projects: readonly string[]): string {
     `• \`/docs-settings project PROJECT_ID\`: the docs project this channel's jobs and reports use (${projectList(projects)}; \`default\` goes back to \`${projects[0] ?? ''}\`)`,
     '• `/docs-settings followups anyone|requester`: who may continue a job from its thread (`default` goes back to the workspace policy)',
     '• `/docs-settings mentions auto|ask|edit`: whether a mention of the bot here is a question to the docs, a docs change, or (`auto`, the default) decided by how it is phrased',
+    '• `/docs-settings answer-all on|off`: whether every new message from a person here (not replies, not bots) is taken as a question and answered in its thread',
+    `• \`/docs-settings ${SCOPE_USAGE}\`: the docs version, language or groups this channel's questions are answered from (\`off\`: all the docs)`,
+    `• \`/docs-settings ${EXPERTS_USAGE}\`: who gets a question the docs couldn't answer when someone clicks *Ask the docs team* (a channel it is posted in, or a user group mentioned in its thread)`,
     "Changing them is for workspace admins and the bot's settings admins.",
   ].join('\n');
 }
@@ -77,6 +88,19 @@ export function parseSettingsCommand(text: string, projects: readonly string[]):
       return invalid(`\`${quoteToken(second ?? '')}\` is not a mentions mode: say \`auto\`, \`ask\` or \`edit\`.`);
     }
     return { kind: 'mentions', mode: mode as MentionsMode };
+  }
+  if (name === 'answer-all' || name === 'answerall') {
+    const v = second?.toLowerCase();
+    if ((v !== 'on' && v !== 'off') || rest.length) return invalid('Say `on` or `off` after `answer-all`.');
+    return { kind: 'answer-all', on: v === 'on' };
+  }
+  if (name === 'scope') {
+    const parsed = parseScope(words.slice(1));
+    return 'error' in parsed ? invalid(parsed.error) : { kind: 'scope', scope: parsed.scope };
+  }
+  if (name === 'experts') {
+    const parsed = parseExperts(words.slice(1));
+    return 'error' in parsed ? invalid(parsed.error) : { kind: 'experts', experts: parsed.experts };
   }
   return invalid(`I don't know \`${quoteToken(first ?? '')}\`.`);
 }

@@ -7,6 +7,7 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildSettingsMessage } from './blocks.js';
 import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
+import type { Experts } from './experts.js';
 import { INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 
 /** What the settings handlers need. */
@@ -23,6 +24,11 @@ export interface SettingsHandlerDeps {
   describeAccess: (channel: string) => Promise<string>;
   /** `channel`'s digest subscription, in words (the digests feature's). */
   describeDigest: (teamId: string, channel: string) => Promise<string>;
+  /**
+   * Why the bot can't reach a docs team (not in its channel, an unknown user group), or undefined
+   * (see `expertsProblem`). @throws when that can't be checked (the intake retries).
+   */
+  checkExperts: (e: Experts) => Promise<string | undefined>;
   /** Tells the channel about a change made in the modal, and the person about a refusal. */
   slack: { chat: Pick<WebClient['chat'], 'postMessage' | 'postEphemeral'> };
   /** Signs the Edit button's value (the channel). */
@@ -62,8 +68,16 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
       ? { projectId: c.projectId }
       : c.kind === 'followups'
         ? { followupPolicy: c.policy }
-        : { mentions: c.mode };
-  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx);
+        : c.kind === 'answer-all'
+          ? { answerAll: c.on }
+          : c.kind === 'scope'
+            ? { scope: c.scope }
+            : c.kind === 'experts'
+              ? { experts: c.experts }
+              : { mentions: c.mode };
+  const experts = c.kind === 'experts' ? c.experts : null;
+  const check = experts ? () => deps.checkExperts(experts) : undefined;
+  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx, check);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
   await respond({ response_type: outcome.outcome === 'changed' ? 'in_channel' : 'ephemeral', text: outcome.text });
@@ -96,9 +110,10 @@ async function changeOrGiveUp(
   change: SettingsChange,
   action: SettingsAuditAction,
   ctx: IntakeContext,
+  check?: () => Promise<string | undefined>,
 ): Promise<ChangeOutcome | undefined> {
   try {
-    return await deps.service.change(p.user, p.channel, change, action);
+    return await deps.service.change(p.user, p.channel, change, action, check);
   } catch (err) {
     if (!ctx.finalAttempt) throw err;
     deps.logger.error({ err, channel: p.channel }, 'could not save channel settings');

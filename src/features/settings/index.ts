@@ -8,12 +8,15 @@ import type { AccessDecision, Actor } from '../../platform/access.js';
 import { docsProjects, type Config } from '../../platform/config.js';
 import type { Platform } from '../../platform/runtime.js';
 import { settingsUsage } from './command.js';
+import { expertsProblem } from './experts.js';
 import { registerHandlers, type SettingsHandlerDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { parseSettingsCommand, type SettingsCommand } from './command.js';
+export { scopeText } from './scope.js';
+export { expertsProblem, expertsText, type Experts } from './experts.js';
 export {
   ChannelSettingsLookup,
   SettingsService,
@@ -23,6 +26,7 @@ export {
 } from './service.js';
 export {
   SettingsStore,
+  type DocsScope,
   FOLLOWUP_POLICIES,
   MENTIONS_MODES,
   type ChannelSettings,
@@ -106,6 +110,7 @@ export function createSettings(o: SettingsOptions): Settings {
     usage: settingsUsage(projects),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
+    checkExperts: (e) => expertsProblem(slack, e),
     slack,
     signer,
     logger,

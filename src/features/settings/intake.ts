@@ -25,6 +25,12 @@ export interface SaveIntake {
   change: SettingsChange;
 }
 
+const scope = z.looseObject({
+  version: z.string().optional(),
+  language: z.string().optional(),
+  groups: z.array(z.string()).optional(),
+});
+const experts = z.looseObject({ kind: z.enum(['channel', 'usergroup']), id: z.string() });
 const policy = z.enum(['anyone', 'requester']);
 const mentions = z.enum(['auto', 'ask', 'edit']);
 
@@ -39,6 +45,9 @@ const commandSchema: z.ZodType<CommandIntake> = z.looseObject({
     z.looseObject({ kind: z.literal('project'), projectId: z.string().nullable() }),
     z.looseObject({ kind: z.literal('followups'), policy: policy.nullable() }),
     z.looseObject({ kind: z.literal('mentions'), mode: mentions.nullable() }),
+    z.looseObject({ kind: z.literal('answer-all'), on: z.boolean() }),
+    z.looseObject({ kind: z.literal('scope'), scope: scope.nullable() }),
+    z.looseObject({ kind: z.literal('experts'), experts: experts.nullable() }),
     z.looseObject({ kind: z.literal('invalid'), message: z.string() }),
   ]),
 });
@@ -51,15 +60,18 @@ const saveSchema: z.ZodType<SaveIntake> = z.looseObject({
     projectId: z.string().nullable().optional(),
     followupPolicy: policy.nullable().optional(),
     mentions: mentions.nullable().optional(),
+    answerAll: z.boolean().nullable().optional(),
+    scope: scope.nullable().optional(),
   }),
 });
 
 /**
  * Kinds of intake the settings feature handles. Version 2 (both): a command may be `mentions`, and
- * a save may change `mentions`; a replica that knows only version 1 would refuse the one and
+ * a save may change `mentions`; version 3: a command may be `answer-all`, `scope` or `experts`, and a save
+ * may change `answerAll`. A replica that knows only an older version would refuse the one and
  * silently drop the change of the other, so it leaves them to a newer replica.
  */
 export const INTAKE = {
-  command: intakeKind('settings.command', commandSchema, { version: 2, awaited: true }),
-  save: intakeKind('settings.save', saveSchema, { version: 2, awaited: true }),
+  command: intakeKind('settings.command', commandSchema, { version: 3, awaited: true }),
+  save: intakeKind('settings.save', saveSchema, { version: 3, awaited: true }),
 };

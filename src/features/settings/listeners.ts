@@ -23,6 +23,7 @@ import { withinTime } from '../../platform/time-limit.js';
 import { recordCommand } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_EDIT,
+  ANSWER_ALL_BLOCK,
   buildEditModal,
   decodeEditMetadata,
   EDIT_CALLBACK_ID,
@@ -181,6 +182,8 @@ export function editSubmission(deps: SettingsListenerDeps) {
       errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
     const mentionsOk = values.mentions === undefined || (MENTIONS_MODES as readonly string[]).includes(values.mentions);
     if (!mentionsOk) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
+    if (values.answerAll !== undefined && values.answerAll !== 'on' && values.answerAll !== 'off')
+      errors[ANSWER_ALL_BLOCK] = 'Choose which messages are answered.';
     if (Object.keys(errors).length) {
       deps.logger.warn({ fields: Object.keys(errors) }, 'settings form refused: invalid input');
       return void (await ack({ response_action: 'errors', errors }));
@@ -195,6 +198,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
         projectId: values.projectId ?? null,
         followupPolicy: values.followupPolicy as FollowupPolicy,
         ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}),
+        ...(values.answerAll ? { answerAll: values.answerAll === 'on' } : {}),
       },
     };
     const requestId = `${view.id}-${view.hash}`;

@@ -1,7 +1,16 @@
 import { audit, type AuditAction, type AuditReason } from '../../platform/audit.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
-import type { ChannelSettings, FollowupPolicy, MentionsMode, SettingsChange, SettingsStore } from './store.js';
+import type {
+  ChannelSettings,
+  DocsScope,
+  FollowupPolicy,
+  MentionsMode,
+  SettingsChange,
+  SettingsStore,
+} from './store.js';
+import type { Experts } from './experts.js';
+import { describeChange, summary } from './describe.js';
 
 /**
  * Whether `user` may change channel settings. @throws when that cannot be checked (the caller then
@@ -36,6 +45,12 @@ export interface EffectiveSettings {
   followupIsDefault: boolean;
   /** What a mention or DM is here (default `auto`: the mention rule). */
   mentions: MentionsMode;
+  /** Whether every new top-level message from a person is taken as a question (default false). */
+  answerAll: boolean;
+  /** The docs questions here are answered from; absent: all of them. */
+  scope?: DocsScope;
+  /** Who the channel's unanswered questions go to (Ask the docs team); absent: no one. */
+  experts?: Experts;
   updatedBy?: string;
   updatedAt?: number;
 }
@@ -49,7 +64,7 @@ export type ChangeOutcome =
 
 /** What the channel settings lookup is built from. */
 export interface ChannelSettingsOptions {
-  store: Pick<SettingsStore, 'get' | 'update'>;
+  store: Pick<SettingsStore, 'get' | 'update' | 'answerAll'>;
   /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
   projects: readonly string[];
   /** FOLLOWUP_POLICY. */
@@ -80,7 +95,13 @@ export function notAdminText(adminUsers: readonly string[]): string {
 /** The audit actions of settings changes: /docs-settings project|followups|mentions, and the settings modal. */
 export type SettingsAuditAction = Extract<
   AuditAction,
-  'settings.project' | 'settings.followups' | 'settings.mentions' | 'settings.edit'
+  | 'settings.project'
+  | 'settings.followups'
+  | 'settings.mentions'
+  | 'settings.answer-all'
+  | 'settings.scope'
+  | 'settings.experts'
+  | 'settings.edit'
 >;
 
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
@@ -127,6 +148,21 @@ export class ChannelSettingsLookup {
     return (await this.effective(channel)).mentions;
   }
 
+  /** Whether `channel` is a question channel (`/docs-settings answer-all on`). @throws the Redis error. */
+  async answersAllIn(channel: string): Promise<boolean> {
+    return this.lookup.store.answerAll(channel);
+  }
+
+  /** The docs scope of `channel`'s questions, or undefined (all the docs). @throws the Redis error. */
+  async scopeFor(channel: string): Promise<DocsScope | undefined> {
+    return (await this.lookup.store.get(channel)).scope;
+  }
+
+  /** Who `channel`'s unanswered questions go to, or undefined. @throws the Redis error. */
+  async expertsFor(channel: string): Promise<Experts | undefined> {
+    return (await this.lookup.store.get(channel)).experts;
+  }
+
   /** A channel's own settings resolved against the defaults. */
   protected resolve(own: ChannelSettings): EffectiveSettings {
     const [fallback = ''] = this.lookup.projects;
@@ -138,6 +174,9 @@ export class ChannelSettingsLookup {
       followupPolicy: own.followupPolicy ?? this.lookup.defaultFollowupPolicy,
       followupIsDefault: own.followupPolicy === undefined,
       mentions: own.mentions ?? 'auto',
+      answerAll: own.answerAll === true,
+      ...(own.scope ? { scope: own.scope } : {}),
+      ...(own.experts ? { experts: own.experts } : {}),
       ...(own.updatedBy ? { updatedBy: own.updatedBy } : {}),
       ...(own.updatedAt ? { updatedAt: own.updatedAt } : {}),
     };
@@ -157,7 +196,8 @@ export class SettingsService extends ChannelSettingsLookup {
 
   /**
    * Changes `channel`'s settings for `actor`, if they are a settings admin: fail closed (a check
-   * that cannot be made changes nothing). Writes one audit line whatever happens.
+   * that cannot be made changes nothing), then `check` (a value's own check, made for admins only:
+   * its sentence refuses the change). Writes one audit line whatever happens.
    * @throws the Redis error of the write (nothing changed; the intake retries).
    */
   async change(
@@ -165,6 +205,7 @@ export class SettingsService extends ChannelSettingsLookup {
     channel: string,
     change: SettingsChange,
     action: SettingsAuditAction,
+    check?: () => Promise<string | undefined>,
   ): Promise<ChangeOutcome> {
     const audit = (a: Omit<SettingsAudit, 'actor' | 'channel' | 'action'>) =>
       this.audit({ actor, channel, action, ...a });
@@ -179,6 +220,11 @@ export class SettingsService extends ChannelSettingsLookup {
     if (!admin) {
       audit({ outcome: 'refused', reason: 'not_admin' });
       return { outcome: 'refused', text: notAdminText(this.o.adminUsers) };
+    }
+    const problem = await check?.();
+    if (problem) {
+      audit({ outcome: 'refused' });
+      return { outcome: 'refused', text: `:warning: ${problem} Nothing was changed.` };
     }
     const before = await this.effective(channel);
     const after = this.resolve(await this.o.store.update(channel, change, actor, this.o.now()));
@@ -199,50 +245,4 @@ export class SettingsService extends ChannelSettingsLookup {
   private audit(a: SettingsAudit): void {
     audit(this.o.logger, { ...a });
   }
-}
-
-/** `project proj_b, follow-ups requester` (for the "already" answer). */
-function summary(s: EffectiveSettings): string {
-  return `docs project \`${s.projectId}\`, follow-ups by ${s.followupPolicy}`;
-}
-
-/** What changed, in words and as audit from/to; undefined when nothing did. */
-function describeChange(
-  before: EffectiveSettings,
-  after: EffectiveSettings,
-): { text: string; from: string; to: string } | undefined {
-  const parts: { text: string; from: string; to: string }[] = [];
-  if (before.projectId !== after.projectId) {
-    parts.push({
-      text: `docs project \`${after.projectId}\` (was \`${before.projectId}\`)`,
-      from: `project=${before.projectId}`,
-      to: `project=${after.projectId}`,
-    });
-  }
-  if (before.followupPolicy !== after.followupPolicy) {
-    const who =
-      after.followupPolicy === 'requester'
-        ? 'only the person who started a job may continue it'
-        : 'anyone in the channel may continue a job';
-    parts.push({
-      text: `follow-ups: ${who} (was ${before.followupPolicy})`,
-      from: `followups=${before.followupPolicy}`,
-      to: `followups=${after.followupPolicy}`,
-    });
-  }
-  if (before.mentions !== after.mentions) {
-    const what = {
-      auto: 'a question or a docs change by how it is phrased',
-      ask: 'always a question to the docs',
-      edit: 'always a docs change',
-    }[after.mentions];
-    const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
-    parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
-  }
-  if (!parts.length) return undefined;
-  return {
-    text: parts.map((p) => p.text).join('; '),
-    from: parts.map((p) => p.from).join(','),
-    to: parts.map((p) => p.to).join(','),
-  };
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { readExperts, type Experts } from './experts.js';
 
 /** Who may continue a job from its thread: anyone in the channel, or only the person who started it. */
 export type FollowupPolicy = 'anyone' | 'requester';
@@ -13,6 +14,36 @@ export type MentionsMode = 'auto' | 'ask' | 'edit';
 export const MENTIONS_MODES: readonly MentionsMode[] = ['auto', 'ask', 'edit'];
 
 /**
+ * The docs a channel's questions are answered from: the discovery API's assistant `filter`
+ * (spec: discovery-openapi.json, POST /v2/assistant/{domain}/message, `filter.version`,
+ * `filter.language`, `filter.groups`). At least one field is set.
+ */
+export interface DocsScope {
+  version?: string;
+  language?: string;
+  groups?: string[];
+}
+
+/** A stored scope read back: the fields of {@link DocsScope} that are strings (groups: strings), or undefined. */
+export function readScope(raw: string | undefined): DocsScope | undefined {
+  if (!raw) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const out: DocsScope = {};
+  if (typeof o.version === 'string' && o.version) out.version = o.version;
+  if (typeof o.language === 'string' && o.language) out.language = o.language;
+  if (Array.isArray(o.groups) && o.groups.length && o.groups.every((g) => typeof g === 'string'))
+    out.groups = o.groups as string[];
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
  * A channel's own settings: what it overrides of the workspace defaults (DOCS_PROJECT_ID,
  * FOLLOWUP_POLICY, mentions `auto`). An absent field means "the default".
  */
@@ -20,6 +51,12 @@ export interface ChannelSettings {
   projectId?: string;
   followupPolicy?: FollowupPolicy;
   mentions?: MentionsMode;
+  /** `/docs-settings answer-all on`: every new top-level message from a person is taken as a question. */
+  answerAll?: boolean;
+  /** `/docs-settings scope …`: the docs this channel's questions are answered from. */
+  scope?: DocsScope;
+  /** `/docs-settings experts`: who unanswered questions go to (Ask the docs team). */
+  experts?: Experts;
   /** Who changed them last (Slack user id), and when (epoch ms). */
   updatedBy?: string;
   updatedAt?: number;
@@ -30,6 +67,10 @@ export interface SettingsChange {
   projectId?: string | null;
   followupPolicy?: FollowupPolicy | null;
   mentions?: MentionsMode | null;
+  /** `false` and `null` both turn answering every message off (the default). */
+  answerAll?: boolean | null;
+  scope?: DocsScope | null;
+  experts?: Experts | null;
 }
 
 /**
@@ -39,7 +80,7 @@ export interface SettingsChange {
  */
 export class SettingsStore {
   constructor(
-    private readonly redis: Pick<Redis, 'hgetall' | 'multi'>,
+    private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'>,
     private readonly prefix: string,
   ) {}
 
@@ -61,9 +102,19 @@ export class SettingsStore {
       out.followupPolicy = h.followupPolicy as FollowupPolicy;
     const mentions = h.mentions;
     if (mentions && (MENTIONS_MODES as readonly string[]).includes(mentions)) out.mentions = mentions as MentionsMode;
+    if (h.answerAll === 'on') out.answerAll = true;
+    const scope = readScope(h.scope);
+    if (scope) out.scope = scope;
+    const experts = readExperts(h.experts);
+    if (experts) out.experts = experts;
     if (h.updatedBy) out.updatedBy = h.updatedBy;
     if (h.updatedAt) out.updatedAt = Number(h.updatedAt);
     return out;
+  }
+
+  /** Whether `channel` is a question channel (one HGET: asked for every new message the rule takes). @throws the Redis error. */
+  async answerAll(channel: string): Promise<boolean> {
+    return (await this.redis.hget(this.key(channel), 'answerAll')) === 'on';
   }
 
   /**
@@ -80,6 +131,12 @@ export class SettingsStore {
       if (v === null) del.push(field);
       else if (v !== undefined) set[field] = v;
     }
+    if (change.answerAll === true) set.answerAll = 'on';
+    else if (change.answerAll === false || change.answerAll === null) del.push('answerAll');
+    if (change.scope === null) del.push('scope');
+    else if (change.scope !== undefined) set.scope = JSON.stringify(change.scope);
+    if (change.experts === null) del.push('experts');
+    else if (change.experts !== undefined) set.experts = JSON.stringify(change.experts);
     const m = this.redis.multi();
     if (del.length) m.hdel(key, ...del);
     m.hset(key, set);

@@ -1,0 +1,130 @@
+/**
+ * "Ask the docs team" under an answer the docs couldn't give: the question goes, once, to the
+ * channel's experts (`/docs-settings experts`): posted in their channel with a link back to the
+ * question's thread, or their user group mentioned in that thread. A second click, by anyone, posts
+ * nothing again (a claim in Redis per answer, and the posts are made with `postOnce` on the intake's
+ * steps, so a retry after a crash resumes rather than repeats).
+ */
+import type { WebClient } from '@slack/web-api';
+import type { AccessGate } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
+import type { IntakeContext } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
+import { quote } from '../../platform/slack/limits.js';
+import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
+import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { expertsProblem, type Experts } from '../settings/index.js';
+import { answerOf } from './actions.js';
+import { PURPOSE } from './blocks.js';
+import type { ClickIntake } from './intake.js';
+import type { AnswerRecord, AskStore } from './store.js';
+
+/** What Ask the docs team needs. */
+export interface ExpertsDeps {
+  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts'>;
+  signer: ValueSigner;
+  access: Pick<AccessGate, 'authorize'>;
+  /** The channel's docs team (`/docs-settings experts`). @throws the Redis error. */
+  expertsFor: (channel: string) => Promise<Experts | undefined>;
+  /** Posts (once), the permalink back, the checks of the experts' channel or group. */
+  slack: PostOnceClient & {
+    chat: Pick<WebClient['chat'], 'getPermalink'>;
+    conversations: Pick<WebClient['conversations'], 'info'>;
+    usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> };
+  };
+  logger: Logger;
+}
+
+/** Answer to a click in a channel with no docs team set. */
+export const NO_EXPERTS_TEXT =
+  'No docs team is set for this channel, so I asked no one. An admin names one with `/docs-settings experts #channel` (or `@group`).';
+/** Answer to a second click, by anyone. */
+export const ALREADY_ASKED_TEXT =
+  'The docs team was already asked about this question; their answer will be in this thread.';
+
+/** The message in the experts' channel: the question (quoted, inert) from a public channel, else only the link. */
+function expertsMessage(rec: AnswerRecord, link: string | undefined, isPrivate: boolean): string {
+  const where = `<@${rec.asker}> asked in <#${rec.channel}> and the docs had no answer`;
+  const open = link ? `\n<${link}|Open the thread> and answer there.` : '';
+  if (isPrivate) return `${where} (a private channel: open it if you're a member).${open}`;
+  return `${where}:\n${quote(rec.question, 2_500)}${open}`;
+}
+
+/**
+ * Why the docs team can't be reached now (their channel archived or left, their group deleted),
+ * as a sentence naming what to do, or undefined. @throws other Slack errors (the intake retries).
+ */
+async function unreachable(deps: ExpertsDeps, e: Experts): Promise<string | undefined> {
+  const problem = await expertsProblem(deps.slack, e);
+  return problem
+    ? `I couldn't ask the docs team: ${problem} An admin can fix it with \`/docs-settings experts\`.`
+    : undefined;
+}
+
+/**
+ * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps, the
+ * clicker may ask in the answer's channel (access `ask`), and the channel has a docs team; then the
+ * answer is claimed for this click (the first, by anyone; others are told it was done) and the
+ * question is posted once where the team is, and the thread told once. A team that can no longer be
+ * reached is said plainly (and the claim given back, so a later click tries again).
+ * @throws Redis and transient Slack errors (the intake retries; saved steps resume it).
+ */
+export async function handleAskExperts(
+  deps: ExpertsDeps,
+  p: ClickIntake,
+  ctx: IntakeContext,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  const found = await answerOf(deps, PURPOSE.experts, p.value, p.user);
+  if ('text' in found) return tell(found.text);
+  const rec = found.rec;
+  const actor = { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) };
+  const decision = await deps.access.authorize(actor, 'ask', rec.channel);
+  if (!decision.allowed) return tell(decision.text);
+  const experts = await deps.expertsFor(rec.channel);
+  if (!experts) return tell(NO_EXPERTS_TEXT);
+  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) return tell(ALREADY_ASKED_TEXT);
+  const problem = ctx.progress.posted ? undefined : await unreachable(deps, experts);
+  if (problem) {
+    await deps.store.releaseExperts(rec.answerId, ctx.jobId);
+    deps.logger.warn(
+      { channel: rec.channel, experts: experts.id },
+      'the docs team set for a channel cannot be reached',
+    );
+    return tell(problem);
+  }
+  try {
+    await postToExperts(deps, rec, experts, ctx);
+  } catch (err) {
+    // After the team's post, a failure is the thread's: the team was asked, so the claim stays (the intake retries).
+    if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
+    await deps.store.releaseExperts(rec.answerId, ctx.jobId);
+    deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
+    const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';
+    return tell(
+      `I couldn't post in ${where} (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
+    );
+  }
+  audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
+}
+
+/** The posts themselves, each once: in the team's channel and a line in the thread, or the group's mention in the thread. */
+async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, ctx: IntakeContext): Promise<void> {
+  const since = ctx.receivedAt;
+  const inThread = { channel: rec.channel, thread_ts: rec.threadTs, since };
+  if (e.kind === 'usergroup') {
+    const text = `<!subteam^${e.id}> the docs had no answer to <@${rec.asker}>'s question above: can you answer it here?`;
+    await postOnce(deps.slack, ctx, { ...inThread, text, key: `${ctx.jobId}:experts` });
+    return void (await ctx.save({ posted: true }));
+  }
+  const [link, info] = await Promise.all([
+    deps.slack.chat.getPermalink({ channel: rec.channel, message_ts: rec.threadTs }).then((r) => r.permalink),
+    deps.slack.conversations.info({ channel: rec.channel }),
+  ]);
+  const text = expertsMessage(rec, link, info.channel?.is_private === true || info.channel?.is_im === true);
+  await postOnce(deps.slack, ctx, { channel: e.id, text, key: `${ctx.jobId}:experts`, since });
+  await ctx.save({ posted: true });
+  const told = `I asked the docs team in <#${e.id}>; their answer will come here.`;
+  await postOnce(deps.slack, ctx, { ...inThread, text: told, key: `${ctx.jobId}:experts-told` });
+}
