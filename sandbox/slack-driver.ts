@@ -21,6 +21,7 @@ import {
   messageChangedEvent,
   messageDeletedEvent,
   teamAccessEnvelope,
+  appUninstalledEnvelope,
   urlVerification,
 } from './driver/events.js';
 import { postRaw, signatureHeaders, SLACK_USER_AGENT, type DriverResponse } from './driver/http.js';
@@ -201,6 +202,11 @@ export class SlackDriver {
   /** The org-wide app is added to (`granted`) or removed from (`revoked`) workspaces `teamIds` (see {@link teamAccessEnvelope}). */
   async teamAccess(change: 'granted' | 'revoked', teamIds: string[]): Promise<DriverResponse> {
     return this.postJson(teamAccessEnvelope(this.ctx, change, teamIds, this.ctx.newEventId()));
+  }
+
+  /** The app is uninstalled from the driver's workspace (see {@link appUninstalledEnvelope}): its OAuth tokens are revoked. */
+  async appUninstalled(): Promise<DriverResponse> {
+    return this.postJson(appUninstalledEnvelope(this.ctx, this.ctx.newEventId()));
   }
 
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */

@@ -22,8 +22,6 @@ import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { createInstaller } from './platform/slack/oauth.js';
 import { oauthMode } from './platform/config-oauth.js';
-import { RedisInstallationStore } from './platform/installation-store.js';
-import { KeyRing } from './platform/sealed-box.js';
 import type { InstallProvider } from '@slack/oauth';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
@@ -115,12 +113,8 @@ function stopper(
  */
 function oauthInstaller(p: Platform): { installer?: InstallProvider } {
   const oauth = oauthMode(p.config);
-  if (!oauth) return {};
-  const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
-  const installationStore = new RedisInstallationStore(p.redis, p.prefix, keys);
-  p.logger.warn(
-    'OAuth mode is not complete: installs are stored and each request is authorized with its installation, but the bot\'s own Slack calls have no token yet (docs/setup.md, "Several workspaces (OAuth)")',
-  );
+  const installationStore = p.installations;
+  if (!oauth || !installationStore) return {};
   return {
     installer: createInstaller({ oauth, installationStore, slackApiUrl: p.config.SLACK_API_URL, logger: p.logger }),
   };

@@ -255,3 +255,13 @@ export function teamAccessEnvelope(
   );
   return { ...envelope, team_id: null, context_team_id: null };
 }
+
+/**
+ * The app is uninstalled from the driver's workspace (Slack docs: "app_uninstalled": sent once the
+ * app's tokens are revoked): revokes the tokens the fake's OAuth installs issued for it first, then
+ * returns the envelope.
+ */
+export function appUninstalledEnvelope(ctx: DriverContext, eventId: string): Json {
+  ctx.slack.installs.uninstall(ctx.teamId);
+  return eventCallback(ctx, { type: 'app_uninstalled', event_ts: ctx.eventTs() }, eventId);
+}

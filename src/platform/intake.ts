@@ -11,7 +11,12 @@ import { handlerContext, type IntakeHandler } from './intake-context.js';
 import type { IntakeData, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
-import { currentRequestContext, withRequestContext } from './request-context.js';
+import {
+  currentEnterpriseRef,
+  currentRequestContext,
+  installationRefOf,
+  withRequestContext,
+} from './request-context.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
@@ -188,6 +193,7 @@ export class Intake {
       v: kind.version,
       requestId,
       ...(teamId ? { teamId } : {}),
+      ...currentEnterpriseRef(),
       payload,
       replyTo,
       receivedAt: Date.now(),
@@ -249,7 +255,7 @@ export class Intake {
     const mark = this.guard.mark();
     const context = handlerContext(job, log, (what) => this.guard.confirmSteps(mark, what));
     try {
-      const request = { requestId: data.requestId, ...(data.teamId ? { teamId: data.teamId } : {}) };
+      const request = { requestId: data.requestId, ...installationRefOf(data) };
       await withRequestContext(request, () => registered.handler(parsed.data, context));
     } catch (err) {
       if (hasCode<UnreplicatedStepError>(err, PlatformErrorCode.StepUnreplicated))

@@ -2,6 +2,7 @@ import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { classifySlackError, type SlackErrorInfo } from './errors.js';
+import type { BotCredentials } from './installation-tokens.js';
 import { withRequestTeam } from './org-wide.js';
 
 /**
@@ -34,6 +35,12 @@ export interface WebClientOptions {
    * needing `team_id` get the request's workspace (org-wide.ts). @defaultValue false
    */
   enterpriseInstall?: boolean;
+  /**
+   * OAuth mode: each call's token (and whether it is org-level) comes from here, the installation
+   * of the current request or work (installation-tokens.ts); `token` is then unused. A failure to
+   * find it is thrown as the store's error (classifySlackError: `permanent`) and reported to `onError`.
+   */
+  credentials?: () => Promise<BotCredentials>;
 }
 
 /**
@@ -47,13 +54,18 @@ class ObservedWebClient extends WebClient {
     options: ConstructorParameters<typeof WebClient>[1],
     private readonly onError?: WebClientOptions['onError'],
     private readonly enterpriseInstall = false,
+    private readonly credentials?: WebClientOptions['credentials'],
   ) {
     super(token, options);
   }
 
   override async apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
     try {
-      return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
+      if (!this.credentials || options?.token !== undefined)
+        return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
+      const { token, enterpriseInstall } = await this.credentials();
+      const withToken = { ...options, token };
+      return await super.apiCall(method, enterpriseInstall ? withRequestTeam(method, withToken) : withToken);
     } catch (err) {
       if (typeof err === 'object' && err !== null) Object.assign(err, { slackMethod: method });
       this.onError?.({ ...classifySlackError(err), method });
@@ -75,5 +87,6 @@ export function createWebClient(opts: WebClientOptions): WebClient {
     },
     opts.onError,
     opts.enterpriseInstall,
+    opts.credentials,
   );
 }
