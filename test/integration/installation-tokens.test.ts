@@ -1,0 +1,106 @@
+import type { Installation } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { RedisInstallationStore } from '../../src/platform/installation-store.js';
+import { KeyRing } from '../../src/platform/sealed-box.js';
+import { classifySlackError } from '../../src/platform/slack/errors.js';
+import { InstallationTokens, withInstallation } from '../../src/platform/slack/installation-tokens.js';
+import { createWebClient } from '../../src/platform/slack/web-client.js';
+import { arrayLogger } from '../helpers/logs.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
+
+/*
+ * OAuth mode's per-call tokens: the platform's WebClient asks InstallationTokens for the token of
+ * the current request's (or worker's) installation, read from the sealed store on real Redis, and
+ * the fake Slack answers each token as its own workspace.
+ */
+const redis = testRedis();
+const prefix = randomPrefix();
+const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 5).toString('base64')));
+const tokens = new InstallationTokens(store);
+let slack: FakeSlack;
+const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
+
+/** Installs the app in `teamId` (or org-wide in `enterpriseId`) through the fake's oauth.v2.access, stored as Bolt would. */
+async function install(p: { teamId: string; enterpriseId?: string; orgWide?: boolean }): Promise<string> {
+  const code = slack.installs.authorize(p);
+  const body = new URLSearchParams({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret, code });
+  const res = (await (await fetch(`${slack.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
+    access_token: string;
+    team: { id: string } | null;
+    enterprise: { id: string } | null;
+    is_enterprise_install: boolean;
+  };
+  const installation: Installation<'v2', boolean> = {
+    team: res.team ?? undefined,
+    enterprise: res.enterprise ?? undefined,
+    user: { id: 'U0ALICE', token: undefined, scopes: undefined },
+    bot: { token: res.access_token, scopes: ['chat:write'], id: 'B0DOCSBOT', userId: 'U0DOCSBOT' },
+    isEnterpriseInstall: res.is_enterprise_install,
+    authVersion: 'v2',
+  } as Installation<'v2', boolean>;
+  await store.storeInstallation(installation);
+  return res.access_token;
+}
+
+beforeAll(async () => {
+  slack = await startFakeSlack({ botToken: 'xoxb-unused', oauth: OAUTH });
+  await install({ teamId: 'T0A' });
+  await install({ teamId: 'T0B', enterpriseId: 'E0ORG' });
+  await install({ teamId: 'T0C', enterpriseId: 'E0GRID', orgWide: true });
+});
+afterAll(async () => {
+  await slack.close();
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+describe('InstallationTokens', () => {
+  it("finds a workspace install by team, an org-wide one by org, and an old record's by trying both", async () => {
+    const tokenTeam = (t: string) => slack.installs.identity(t)?.teamId;
+    expect(tokenTeam((await tokens.forRef({ teamId: 'T0A' })).token)).toBe('T0A');
+    expect(
+      tokenTeam((await tokens.forRef({ teamId: 'T0B', enterpriseId: 'E0ORG', enterpriseInstall: false })).token),
+    ).toBe('T0B');
+    const org = await tokens.forRef({ teamId: 'T0C2', enterpriseId: 'E0GRID', enterpriseInstall: true });
+    expect(org.enterpriseInstall).toBe(true);
+    expect(tokenTeam(org.token)).toBe('E0GRID');
+    // Recorded before the flag was: the workspace's own install first, else the org's.
+    expect(tokenTeam((await tokens.forRef({ teamId: 'T0C3', enterpriseId: 'E0GRID' })).token)).toBe('E0GRID');
+  });
+
+  it('refuses work of a workspace it has no installation for, and work that names none', async () => {
+    await expect(tokens.forRef({ teamId: 'T0GONE' })).rejects.toMatchObject({ code: 'installation_not_found' });
+    await expect(tokens.forRef({})).rejects.toMatchObject({ code: 'installation_not_found' });
+    await expect(
+      tokens.forRef({ teamId: 'T0C3', enterpriseId: 'E0GRID', enterpriseInstall: false }),
+    ).rejects.toMatchObject({
+      code: 'installation_not_found',
+    });
+  });
+});
+
+describe("the platform's WebClient in OAuth mode", () => {
+  it("calls with the token of the current request's installation, and only that one", async () => {
+    const { logger } = arrayLogger('warn');
+    const failures: string[] = [];
+    const web = createWebClient({
+      token: '',
+      slackApiUrl: slack.url,
+      logger,
+      onError: (e) => failures.push(`${e.method} ${e.kind} ${e.code}`),
+      credentials: () => tokens.current(),
+    });
+    const teamOf = async (teamId: string) =>
+      (await withInstallation({ teamId }, 'req-1', () => web.auth.test())).team_id;
+    expect(await Promise.all([teamOf('T0A'), teamOf('T0B'), teamOf('T0A')])).toEqual(['T0A', 'T0B', 'T0A']);
+
+    const err = await withInstallation({ teamId: 'T0GONE' }, 'req-2', () => web.auth.test()).catch((e: unknown) => e);
+    expect(classifySlackError(err)).toEqual({ kind: 'permanent', code: 'installation_not_found', method: 'auth.test' });
+    expect(failures).toEqual(['auth.test permanent installation_not_found']);
+    // No call reached Slack without a token.
+    expect(slack.calls.filter((c) => c.method === 'auth.test' && (c.response as { ok: boolean }).ok === false)).toEqual(
+      [],
+    );
+  });
+});
