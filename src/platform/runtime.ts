@@ -23,6 +23,7 @@ import { tellPersonVia } from './slack/tell.js';
 import { UserNames } from './slack/user-names.js';
 import { createWebClient, type WebClientOptions } from './slack/web-client.js';
 import { oauthMode } from './config-oauth.js';
+import { hasCode, PlatformErrorCode } from './errors.js';
 import { RedisInstallationStore } from './installation-store.js';
 import type { InstallationRef } from './request-context.js';
 import { KeyRing } from './sealed-box.js';
@@ -52,6 +53,11 @@ export interface SlackClients {
    * no request is current). Single-token mode: just runs `fn`.
    */
   forWork<T>(ref: InstallationRef, requestId: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Whether the installation `ref` names is stored (OAuth mode; an uninstalled workspace's is
+   * not). Single-token mode: always true. @throws Redis errors, an installation that does not open.
+   */
+  installed(ref: InstallationRef): Promise<boolean>;
 }
 
 /** What the platform gives the features, and what the composition root keeps to run and stop them. */
@@ -128,6 +134,16 @@ function slackClients(
     agent: createAgentSurface(options),
     own,
     forWork: (ref, requestId, fn) => (tokens ? withInstallation(ref, requestId, fn) : fn()),
+    installed: async (ref) => {
+      if (!tokens) return true;
+      return tokens.forRef(ref).then(
+        () => true,
+        (err: unknown) => {
+          if (hasCode(err, PlatformErrorCode.InstallationNotFound)) return false;
+          throw err;
+        },
+      );
+    },
   };
 }
 

@@ -19,14 +19,18 @@ export function createDigestQueue(ctx: QueueContext): Queue<DigestJobData> {
  * killed process is picked up again after the lock lapses (≈ 30 s).
  *
  * @param now - clock in epoch ms (the week a run covers is the one before it).
- * @param forWork - runs a digest as work of the installation recorded with it (SlackClients.forWork:
- *   OAuth mode posts with that workspace's token); default: just runs it.
+ * @param slack - `forWork` runs a digest as work of the installation recorded with it (OAuth mode
+ *   posts with that workspace's token); `installed`: a run for an uninstalled workspace posts
+ *   nothing (`not_installed`), before any docs API read. Default: single-token mode's (just runs it).
  */
 export function startDigestWorker(
   ctx: QueueContext,
   deps: DigestDeps,
   now: () => number,
-  forWork: SlackClients['forWork'] = (_ref, _id, fn) => fn(),
+  slack: Pick<SlackClients, 'forWork' | 'installed'> = {
+    forWork: (_ref, _id, fn) => fn(),
+    installed: async () => true,
+  },
 ): Worker<DigestJobData, DigestOutcome> {
   const worker = createWorker<DigestJobData, DigestOutcome>(
     ctx,
@@ -38,7 +42,8 @@ export function startDigestWorker(
         ...(enterpriseId ? { enterpriseId } : {}),
         ...(enterpriseInstall !== undefined ? { enterpriseInstall } : {}),
       };
-      return forWork(ref, `digest-${job.id ?? job.timestamp}`, () =>
+      if (!(await slack.installed(ref))) return { status: 'not_installed' } as const;
+      return slack.forWork(ref, `digest-${job.id ?? job.timestamp}`, () =>
         runDigest(deps, {
           runKey: job.id ?? `${job.name}-${job.timestamp}`,
           data: job.data,
