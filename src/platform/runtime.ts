@@ -28,6 +28,8 @@ import { RedisInstallationStore } from './installation-store.js';
 import type { InstallationRef } from './request-context.js';
 import { KeyRing } from './sealed-box.js';
 import { InstallationTokens, withInstallation } from './slack/installation-tokens.js';
+import { createInstaller } from './slack/oauth.js';
+import type { InstallProvider } from '@slack/oauth';
 
 /** The bot's Slack Web API clients (each with the bot token, the retry policy and the logger). */
 export interface SlackClients {
@@ -84,6 +86,11 @@ export interface Platform {
    * single-token mode.
    */
   installations: RedisInstallationStore | undefined;
+  /**
+   * OAuth mode: the installer over {@link installations} (its routes serve installs; its
+   * `authorize` gives every request and every worker its installation's token); else undefined.
+   */
+  installer: InstallProvider | undefined;
   /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
   conversations: ConversationDirectory;
   /** The workspaces an org-wide install was removed from (`team_access_revoked`). */
@@ -176,7 +183,11 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
   const installations = oauth
     ? new RedisInstallationStore(redis, prefix, new KeyRing(oauth.installationKey, oauth.previousInstallationKey))
     : undefined;
-  const tokens = installations ? new InstallationTokens(installations) : undefined;
+  const installer =
+    oauth && installations
+      ? createInstaller({ oauth, installationStore: installations, slackApiUrl: config.SLACK_API_URL, logger })
+      : undefined;
+  const tokens = installer ? new InstallationTokens(installer) : undefined;
   const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false, tokens);
   const intakeOptions = { observer: metrics, tell: tellPersonVia(slack.web, logger) };
   const docsApi = new DocsApiClient({
@@ -198,6 +209,7 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     discovery: discoveryClient(config, metrics),
     slack,
     installations,
+    installer,
     conversations: new ConversationDirectory({ slack: slack.reads, limits, logger }),
     workspaces: new WorkspaceAccess(redis, prefix),
     signer: signerFromConfig(config),

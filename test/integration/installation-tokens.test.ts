@@ -5,19 +5,22 @@ import { RedisInstallationStore } from '../../src/platform/installation-store.js
 import { KeyRing } from '../../src/platform/sealed-box.js';
 import { classifySlackError } from '../../src/platform/slack/errors.js';
 import { InstallationTokens, withInstallation } from '../../src/platform/slack/installation-tokens.js';
+import { createInstaller } from '../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 /*
  * OAuth mode's per-call tokens: the platform's WebClient asks InstallationTokens for the token of
- * the current request's (or worker's) installation, read from the sealed store on real Redis, and
+ * the current request's (or worker's) installation, from the installer's authorize over the sealed
+ * store on real Redis, and
  * the fake Slack answers each token as its own workspace.
  */
 const redis = testRedis();
 const prefix = randomPrefix();
 const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 5).toString('base64')));
-const tokens = new InstallationTokens(store);
+const { logger: quiet } = arrayLogger('error');
+let tokens: InstallationTokens;
 let slack: FakeSlack;
 const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
 
@@ -45,6 +48,10 @@ async function install(p: { teamId: string; enterpriseId?: string; orgWide?: boo
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: 'xoxb-unused', oauth: OAUTH });
+  const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+  tokens = new InstallationTokens(
+    createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet }),
+  );
   await install({ teamId: 'T0A' });
   await install({ teamId: 'T0B', enterpriseId: 'E0ORG' });
   await install({ teamId: 'T0C', enterpriseId: 'E0GRID', orgWide: true });

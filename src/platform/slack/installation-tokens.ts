@@ -1,13 +1,14 @@
 /**
- * OAuth mode's tokens: the bot token of the installation a piece of work belongs to, fetched from
- * the installation store (Bolt's `InstallationStore.fetchInstallation`, the query Bolt's own
- * `authorize` makes: `teamId`, `enterpriseId`, `isEnterpriseInstall`) for every Web API call the
- * platform's clients make. The installation comes from the current request context: a listener's
+ * OAuth mode's tokens: the bot token of the installation a piece of work belongs to, from the
+ * installer's `authorize` (@slack/oauth `InstallProvider.authorize`, what Bolt's own `authorize`
+ * calls with `teamId`, `enterpriseId`, `isEnterpriseInstall`: it fetches the installation from the
+ * store and, with token rotation, refreshes a bot token that expires within 2 hours and stores the
+ * new one) for every Web API call the platform's clients make. The installation comes from the current request context: a listener's
  * is Bolt's (set by {@link installationContext}), a worker's the one recorded with its work. A
  * request from one workspace therefore never reads or posts with another's token.
  */
-import type { App, Installation, InstallationQuery } from '@slack/bolt';
-import { PlatformErrorCode } from '../errors.js';
+import type { App, InstallationQuery } from '@slack/bolt';
+import { errorCode, PlatformErrorCode } from '../errors.js';
 import { InstallationError } from '../installation-store.js';
 import {
   currentRequestContext,
@@ -22,41 +23,59 @@ export interface BotCredentials {
   enterpriseInstall: boolean;
 }
 
-/** The store's read (RedisInstallationStore). */
+/** The installer's `authorize` (InstallProvider; its errors wrap the store's as `original`). */
 export interface InstallationSource {
-  fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>>;
+  authorize(query: InstallationQuery<boolean>): Promise<{ botToken?: string }>;
 }
 
-const isNotFound = (err: unknown) =>
-  (err as { code?: unknown } | null)?.code === PlatformErrorCode.InstallationNotFound;
+/** The store's error behind @slack/oauth's `AuthorizationError` (its `original`), else `err` itself. */
+function storeError(err: unknown): unknown {
+  let e = err;
+  for (let i = 0; i < 3 && e && !errorCode(e)?.startsWith('installation_'); i++)
+    e = (e as { original?: unknown }).original ?? e;
+  return errorCode(e)?.startsWith('installation_') ? e : err;
+}
+
+const isNotFound = (err: unknown) => errorCode(err) === PlatformErrorCode.InstallationNotFound;
 
 /** The bot tokens of OAuth mode's installations. */
 export class InstallationTokens {
-  constructor(private readonly store: InstallationSource) {}
+  constructor(private readonly source: InstallationSource) {}
 
   /**
    * The credentials of the installation `ref` names: the org-wide install of `enterpriseId` when
    * `enterpriseInstall` is true; the workspace install of `teamId` when it is false; when it is not
    * recorded (work recorded before it was), the workspace install, else the org's.
    * @throws InstallationError (`installation_not_found` when `ref` names none, or the installation
-   *   has no bot token; `installation_key_unknown`, `installation_unreadable`); Redis errors.
+   *   has no bot token; `installation_key_unknown`, `installation_unreadable`); Redis errors and a
+   *   failed token refresh (wrapped by @slack/oauth as `slack_oauth_installer_authorization_error`).
    */
   async forRef(ref: InstallationRef): Promise<BotCredentials> {
     const { teamId, enterpriseId, enterpriseInstall } = ref;
     const org = { teamId, enterpriseId, isEnterpriseInstall: true } as InstallationQuery<true>;
     const team = { teamId, enterpriseId, isEnterpriseInstall: false } as InstallationQuery<false>;
-    let installation: Installation<'v1' | 'v2', boolean>;
-    if (enterpriseInstall === true && enterpriseId) installation = await this.store.fetchInstallation(org);
-    else if (enterpriseInstall === false || !enterpriseId) installation = await this.store.fetchInstallation(team);
-    else
-      installation = await this.store.fetchInstallation(team).catch(async (err: unknown) => {
-        if (isNotFound(err)) return this.store.fetchInstallation(org);
-        throw err;
-      });
-    const token = installation.bot?.token;
-    if (!token)
-      throw new InstallationError(PlatformErrorCode.InstallationNotFound, `${enterpriseId ?? teamId} (no bot token)`);
-    return { token, enterpriseInstall: installation.isEnterpriseInstall === true };
+    const tries =
+      enterpriseInstall === true && enterpriseId
+        ? [org]
+        : enterpriseInstall === false || !enterpriseId
+          ? [team]
+          : [team, org];
+    for (const [i, query] of tries.entries()) {
+      try {
+        const { botToken } = await this.source.authorize(query);
+        if (!botToken)
+          throw new InstallationError(
+            PlatformErrorCode.InstallationNotFound,
+            `${enterpriseId ?? teamId} (no bot token)`,
+          );
+        return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true };
+      } catch (err) {
+        const cause = storeError(err);
+        if (isNotFound(cause) && i < tries.length - 1) continue;
+        throw cause;
+      }
+    }
+    throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
   }
 
   /** The credentials of the current request's (or worker's) installation. @throws as {@link forRef}. */
