@@ -3,7 +3,14 @@ import { DEFAULT_CHANNELS, DEFAULT_USERS } from '../../sandbox/fake-slack.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
 import { startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
-import { E2E_SECRETS, isStatusMessage, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import {
+  E2E_SECRETS,
+  isStatusMessage,
+  pollerDone,
+  startSandbox,
+  statusMessage,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 /*
  * OAuth mode end to end, one bot process for two workspaces: Sandbox (T0SANDBOX, #docs) and Second
@@ -23,7 +30,9 @@ describe('OAuth mode: one bot, two workspaces', () => {
   const redis = testRedis();
 
   beforeAll(async () => {
+    // Jobs run 1.5 s, so Second can be uninstalled while its job is being watched.
     sb = await startSandbox({
+      jobDurationMs: 1_500,
       slack: {
         oauth: OAUTH,
         users: [
@@ -156,7 +165,26 @@ describe('OAuth mode: one bot, two workspaces', () => {
   });
 
   it('uninstalling Second deletes its installation and stops its work; Sandbox goes on', async () => {
+    const before0 = sb.docs.requests.length;
+    await inB.slashCommand({ command: '/docs-edit', text: 'Document invoices', user: 'U0SAM', channel: 'C0SECOND' });
+    const create = await sb.docs.waitForRequest(
+      (r) => sb.docs.requests.indexOf(r) >= before0 && r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job',
+      10_000,
+    );
+    const watched = (create.responseBody as { id: string }).id;
+    const status = await statusMessage(sb.slack, watched, 'C0SECOND');
     expect((await inB.appUninstalled()).status).toBe(200);
+    // The job being watched ends its watch at its next Slack call, once, with no announcement.
+    await pollerDone(sb.pollQueue, watched);
+    const refusals = bot
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('installation_not_found'));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toContain('Slack refused the announcement for good');
+    const replies = sb.slack.messages.filter((m) => m.thread_ts === status.ts && m.ts !== status.ts);
+    expect(replies).toEqual([]);
+
     await expect
       .poll(() => redis.keys(`${sb.prefix}:installations:*`))
       .toEqual([`${sb.prefix}:installations:team:T0SANDBOX`]);

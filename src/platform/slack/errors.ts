@@ -120,6 +120,15 @@ export function classifySlackError(err: unknown): SlackErrorInfo {
   return { kind: 'transient', code, ...method };
 }
 
+/**
+ * True for OAuth mode's error of a call whose installation is gone or cannot be opened (the
+ * installation store's codes): the same call fails again.
+ */
+export function isInstallationError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && INSTALLATION_CODES.has(code);
+}
+
 /** True for an error @slack/web-api threw (a platform, request, HTTP or rate-limit error). */
 export function isSlackError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
