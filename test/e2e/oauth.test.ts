@@ -176,12 +176,13 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect((await inB.appUninstalled()).status).toBe(200);
     // The job being watched ends its watch at its next Slack call, once, with no announcement.
     await pollerDone(sb.pollQueue, watched);
-    const refusals = bot
+    const errors = bot
       .output()
       .split('\n')
-      .filter((l) => l.includes('installation_not_found'));
-    expect(refusals).toHaveLength(1);
-    expect(refusals[0]).toContain('Slack refused the announcement for good');
+      .filter((l) => l.includes('"level":50') && l.includes(watched));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('"slackError":"installation_not_found"');
+    expect(errors[0]).toContain('Slack refused the announcement for good');
     const replies = sb.slack.messages.filter((m) => m.thread_ts === status.ts && m.ts !== status.ts);
     expect(replies).toEqual([]);
 
