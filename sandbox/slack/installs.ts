@@ -9,7 +9,10 @@
  *   authorize. It answers Slack's shape: `access_token` (a bot token, `token_type: "bot"`),
  *   `scope`, `bot_user_id`, `app_id`, `team` (null for an org-wide install), `enterprise` (null
  *   outside Grid), `authed_user` and `is_enterprise_install`. Errors: `invalid_client_id`,
- *   `bad_client_secret`, `invalid_code` (unknown, expired or already used), `bad_redirect_uri`;
+ *   `bad_client_secret`, `invalid_code` (unknown, expired or already used), `bad_redirect_uri`.
+ *   With token rotation on (`FakeOAuthApp.tokenRotation`) a bot token comes with `refresh_token`
+ *   and `expires_in`, expires (`token_expired`), and `grant_type=refresh_token` gives a new pair
+ *   (`invalid_refresh_token` for an unknown or spent one, `invalid_grant_type` for another grant);
  * - every token it issued has its own identity: `auth.test` answers it, a call naming a channel of
  *   another workspace answers `channel_not_found` (server.ts), and an uninstall
  *   ({@link FakeInstalls.uninstall}) revokes it (`token_revoked`).
@@ -30,6 +33,9 @@ export class FakeInstalls implements FakeInstallsApi {
   >();
   private readonly tokens = new Map<string, TokenIdentity>();
   private readonly revokedTokens = new Set<string>();
+  /** Token rotation: when each access token expires (epoch ms), and the live refresh tokens. */
+  private readonly expiry = new Map<string, number>();
+  private readonly refreshTokens = new Map<string, TokenIdentity>();
   private seq = 0;
 
   constructor(
@@ -73,9 +79,16 @@ export class FakeInstalls implements FakeInstallsApi {
     return code;
   }
 
-  /** The identity of a token `oauth.v2.access` issued (and not revoked), or undefined. */
+  /** The identity of a token `oauth.v2.access` issued (and not revoked nor expired), or undefined. */
   identity(token: string): TokenIdentity | undefined {
-    return this.tokens.get(token);
+    return this.refusal(token) ? undefined : this.tokens.get(token);
+  }
+
+  /** Why an issued token is refused: revoked by an uninstall, or past its expiry (token rotation). */
+  refusal(token: string): 'token_revoked' | 'token_expired' | undefined {
+    if (this.revokedTokens.has(token)) return 'token_revoked';
+    const expires = this.expiry.get(token);
+    return expires !== undefined && this.state.now() >= expires ? 'token_expired' : undefined;
   }
 
   /** The app is uninstalled from workspace (or org) `id`: its tokens are revoked. */
@@ -85,16 +98,25 @@ export class FakeInstalls implements FakeInstallsApi {
         this.tokens.delete(token);
         this.revokedTokens.add(token);
       }
-  }
-
-  /** Whether `token` was issued and then revoked by an uninstall (Slack then answers `token_revoked`). */
-  revoked(token: string): boolean {
-    return this.revokedTokens.has(token);
+    for (const [refresh, who] of this.refreshTokens) if (who.teamId === id) this.refreshTokens.delete(refresh);
   }
 
   /** The tokens issued so far and still valid, with who they act for (tests). */
   issued(): Array<{ token: string } & TokenIdentity> {
-    return [...this.tokens].map(([token, who]) => ({ token, ...who }));
+    return [...this.tokens].filter(([token]) => !this.refusal(token)).map(([token, who]) => ({ token, ...who }));
+  }
+
+  /** A new bot token for `identity` (with token rotation: its expiry and a refresh token). */
+  private issue(identity: TokenIdentity): { access_token: string; refresh_token?: string; expires_in?: number } {
+    this.seq += 1;
+    const token = `xoxb-fake-${identity.teamId}-${this.seq}`;
+    this.tokens.set(token, identity);
+    const rotation = this.app?.tokenRotation;
+    if (!rotation) return { access_token: token };
+    this.expiry.set(token, this.state.now() + rotation.expiresInS * 1000);
+    const refresh = `xoxe-1-fake-${identity.teamId}-${this.seq}`;
+    this.refreshTokens.set(refresh, identity);
+    return { access_token: token, refresh_token: refresh, expires_in: rotation.expiresInS };
   }
 
   /** `oauth.v2.access` (no token: the app authenticates with its client id and secret). */
@@ -103,18 +125,18 @@ export class FakeInstalls implements FakeInstallsApi {
       'oauth.v2.access': (args: Json) => {
         if (!this.app || str(args.client_id) !== this.app.clientId) return fail('invalid_client_id');
         if (str(args.client_secret) !== this.app.clientSecret) return fail('bad_client_secret');
+        const grant = str(args.grant_type);
+        if (grant === 'refresh_token') return this.refresh(str(args.refresh_token) ?? '');
+        if (grant !== undefined && grant !== 'authorization_code') return fail('invalid_grant_type');
         const code = this.codes.get(str(args.code) ?? '');
         if (!code || code.used || this.state.now() - code.at > CODE_TTL_MS) return fail('invalid_code');
         if (code.redirectUri !== undefined && str(args.redirect_uri) !== code.redirectUri)
           return fail('bad_redirect_uri');
         code.used = true;
-        this.seq += 1;
-        const token = `xoxb-fake-${code.identity.teamId}-${this.seq}`;
-        this.tokens.set(token, code.identity);
         const { identity } = code;
         return {
           ok: true,
-          access_token: token,
+          ...this.issue(identity),
           token_type: 'bot',
           scope: this.scopes().join(','),
           bot_user_id: this.state.botUserId,
@@ -125,6 +147,24 @@ export class FakeInstalls implements FakeInstallsApi {
           is_enterprise_install: identity.orgWide,
         };
       },
+    };
+  }
+
+  /** `grant_type=refresh_token`: a new token pair; the refresh token is spent (`invalid_refresh_token` after). */
+  private refresh(refreshToken: string): Json {
+    const identity = this.refreshTokens.get(refreshToken);
+    if (!identity) return fail('invalid_refresh_token');
+    this.refreshTokens.delete(refreshToken);
+    return {
+      ok: true,
+      ...this.issue(identity),
+      token_type: 'bot',
+      scope: this.scopes().join(','),
+      bot_user_id: this.state.botUserId,
+      app_id: this.state.appId,
+      team: identity.orgWide ? null : { id: identity.teamId, name: identity.teamName },
+      enterprise: identity.enterpriseId ? { id: identity.enterpriseId, name: identity.enterpriseName } : null,
+      is_enterprise_install: identity.orgWide,
     };
   }
 }

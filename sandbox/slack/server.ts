@@ -306,7 +306,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (!token) return 'not_authed';
     const isApp = this.opts.appToken !== undefined && token === this.opts.appToken;
     if (!isApp && token !== this.opts.botToken && !this.installs.identity(token))
-      return this.installs.revoked(token) ? 'token_revoked' : 'invalid_auth';
+      return this.installs.refusal(token) ?? 'invalid_auth';
     if ((method === 'apps.connections.open') !== isApp) return 'not_allowed_token_type';
     if (isApp && !inHeader) return 'not_authed';
     return undefined;

@@ -128,7 +128,7 @@ export interface FakeSlackOptions {
    * The app's OAuth credentials: with them `oauth.v2.access` exchanges the codes of
    * `installs.authorize` for bot tokens of their own workspace (sandbox/slack/installs.ts).
    */
-  oauth?: { clientId: string; clientSecret: string };
+  oauth?: FakeOAuthApp;
   /**
    * Enterprise Grid: the org the bot's workspace belongs to. Then auth.test answers its
    * `enterprise_id`, users.info gives `enterprise_user`, and events carry `enterprise_id`. Default:
@@ -348,6 +348,12 @@ export interface FakeSlack {
 export interface FakeOAuthApp {
   clientId: string;
   clientSecret: string;
+  /**
+   * Token rotation turned on for the app: bot tokens expire `expiresInS` seconds after they are
+   * issued (Slack: 12 hours) and come with a `refresh_token` (`oauth.v2.access` with
+   * `grant_type=refresh_token` gives a new pair). Default: off (tokens never expire).
+   */
+  tokenRotation?: { expiresInS: number };
 }
 
 /** Who a token acts for. */
@@ -380,8 +386,8 @@ export interface FakeInstallsApi {
   identity(token: string): TokenIdentity | undefined;
   /** The app is uninstalled from workspace (or org) `id`: its tokens are revoked. */
   uninstall(id: string): void;
-  /** Whether `token` was issued and then revoked by an uninstall. */
-  revoked(token: string): boolean;
+  /** Why a token the fake issued is refused: `token_revoked` (uninstalled), `token_expired` (rotation), else undefined. */
+  refusal(token: string): 'token_revoked' | 'token_expired' | undefined;
   /** The tokens issued so far and still valid, with who they act for (tests). */
   issued(): Array<{ token: string } & TokenIdentity>;
 }

@@ -111,3 +111,80 @@ describe("the platform's WebClient in OAuth mode", () => {
     );
   });
 });
+
+describe('token rotation', () => {
+  it("refreshes a bot token that expires within 2 hours before a worker's call, and stores the new one", async () => {
+    const rotating = await startFakeSlack({
+      botToken: 'xoxb-unused',
+      oauth: { ...OAUTH, tokenRotation: { expiresInS: 3_600 } },
+    });
+    const rotPrefix = randomPrefix();
+    const rotStore = new RedisInstallationStore(redis, rotPrefix, new KeyRing(Buffer.alloc(32, 6).toString('base64')));
+    try {
+      const code = rotating.installs.authorize({ teamId: 'T0ROT' });
+      const body = new URLSearchParams({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret, code });
+      const res = (await (await fetch(`${rotating.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
+        access_token: string;
+        refresh_token: string;
+        expires_in: number;
+      };
+      expect(res.expires_in).toBe(3_600);
+      await rotStore.storeInstallation({
+        team: { id: 'T0ROT' },
+        enterprise: undefined,
+        user: { id: 'U0ALICE', token: undefined, scopes: undefined },
+        bot: {
+          token: res.access_token,
+          refreshToken: res.refresh_token,
+          expiresAt: Math.floor(Date.now() / 1000) + res.expires_in,
+          scopes: ['chat:write'],
+          id: 'B0DOCSBOT',
+          userId: 'U0DOCSBOT',
+        },
+        isEnterpriseInstall: false,
+        authVersion: 'v2',
+      });
+      const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+      const installer = createInstaller({
+        oauth,
+        installationStore: rotStore,
+        slackApiUrl: rotating.url,
+        logger: quiet,
+      });
+      const rotTokens = new InstallationTokens(installer);
+      const web = createWebClient({
+        token: '',
+        slackApiUrl: rotating.url,
+        logger: quiet,
+        credentials: () => rotTokens.current(),
+      });
+      const auth = await withInstallation({ teamId: 'T0ROT' }, 'req-rot', () => web.auth.test());
+      expect(auth.team_id).toBe('T0ROT');
+      const refreshes = rotating.calls.filter(
+        (c) => c.method === 'oauth.v2.access' && c.args.grant_type === 'refresh_token',
+      );
+      expect(refreshes.map((c) => (c.response as { ok: boolean }).ok)).toEqual([true]);
+      const stored = await rotStore.fetchInstallation({
+        teamId: 'T0ROT',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(stored.bot?.token).not.toBe(res.access_token);
+      expect(rotating.installs.identity(stored.bot?.token ?? '')?.teamId).toBe('T0ROT');
+      // The spent refresh token is refused, as Slack does.
+      const again = new URLSearchParams({
+        client_id: OAUTH.clientId,
+        client_secret: OAUTH.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: res.refresh_token,
+      });
+      expect(await (await fetch(`${rotating.url}oauth.v2.access`, { method: 'POST', body: again })).json()).toEqual({
+        ok: false,
+        error: 'invalid_refresh_token',
+      });
+    } finally {
+      await rotating.close();
+      await dropPrefix(redis, rotPrefix);
+    }
+  });
+});
