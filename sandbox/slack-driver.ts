@@ -10,7 +10,7 @@
  * (Slack docs: "Verifying requests from Slack").
  */
 import type { FakeSlack, SlackMessage } from './fake-slack.js';
-import { DriverContext } from './driver/context.js';
+import { DriverContext, type DriverContextOptions } from './driver/context.js';
 import {
   appContextChangedEvent,
   appHomeOpenedEvent,
@@ -66,6 +66,8 @@ export interface SlackDriverOptions {
   now?: () => number;
   /** Clock in epoch seconds for `X-Slack-Request-Timestamp` only (e.g. a stale or future one). Default: `now`. */
   signatureTimestamp?: () => number;
+  /** The org of the driver's workspace and whether the app is installed org-wide there (DriverContextOptions). */
+  enterprise?: DriverContextOptions['enterprise'];
 }
 
 /** Result of delivering a message-like event: the message's ts and the event id used. */

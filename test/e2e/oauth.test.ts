@@ -13,8 +13,9 @@ import {
 } from '../helpers/sandbox.js';
 
 /*
- * OAuth mode end to end, one bot process for two workspaces: Sandbox (T0SANDBOX, #docs) and Second
- * (T0SECOND, #docs-second, sam). Each is installed through /slack/install → the fake Slack's
+ * OAuth mode end to end, one bot process for two workspaces, Sandbox (T0SANDBOX, #docs) and Second
+ * (T0SECOND, #docs-second, sam), and a Grid org (E0ORG) installed org-wide, used in its workspace
+ * T0ORGA (#docs-org-a, orgy). Each is installed through /slack/install → the fake Slack's
  * authorize → /slack/oauth_redirect (state checked) → oauth.v2.access; each starts a job and its
  * status message and announcement are posted with its own token (the fake refuses another
  * workspace's token in a channel with channel_not_found). Uninstalling Second stops only its work.
@@ -27,6 +28,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
   let bot: BotProcess;
   let inA: SlackDriver;
   let inB: SlackDriver;
+  let inOrg: SlackDriver;
   const redis = testRedis();
 
   beforeAll(async () => {
@@ -35,13 +37,26 @@ describe('OAuth mode: one bot, two workspaces', () => {
       jobDurationMs: 1_500,
       slack: {
         oauth: OAUTH,
+        // Org (E0ORG), a Grid org whose workspace T0ORGA gets the app through an org-wide install.
+        enterprise: { id: 'E0ORG', name: 'Org', teams: [{ id: 'T0ORGA', name: 'Org A' }] },
+        // Sandbox's people are of Sandbox only (not of the fake's org).
         users: [
-          ...DEFAULT_USERS,
+          ...DEFAULT_USERS.map((u) => ({ ...u, teamId: u.teamId ?? 'T0SANDBOX' })),
+          {
+            id: 'W0ORGY',
+            name: 'orgy',
+            realName: 'Orgy Org',
+            tz: 'UTC',
+            tzOffset: 0,
+            teamId: 'T0ORGA',
+            enterpriseId: 'E0ORG',
+          },
           { id: 'U0SAM', name: 'sam', realName: 'Sam Second', tz: 'UTC', tzOffset: 0, teamId: SECOND },
         ],
         channels: [
           ...DEFAULT_CHANNELS,
           { id: 'C0SECOND', name: 'docs-second', botIsMember: true, teamId: SECOND, members: ['U0SAM', '@bot'] },
+          { id: 'C0ORGA', name: 'docs-org-a', botIsMember: true, teamId: 'T0ORGA', members: ['W0ORGY', '@bot'] },
         ],
       },
     });
@@ -54,8 +69,9 @@ describe('OAuth mode: one bot, two workspaces', () => {
     };
     delete env.SLACK_BOT_TOKEN;
     bot = await startBotProcess(env);
-    const driver = (teamId: string) =>
+    const driver = (teamId: string, enterprise: { id: string; name: string; orgWide: boolean } | null = null) =>
       new SlackDriver({
+        enterprise,
         botUrl: `${bot.url}/slack/events`,
         signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
         slack: sb.slack,
@@ -63,6 +79,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
       });
     inA = driver('T0SANDBOX');
     inB = driver(SECOND);
+    inOrg = driver('T0ORGA', { id: 'E0ORG', name: 'Org', orgWide: true });
   });
   afterAll(async () => {
     await bot?.kill9();
@@ -71,13 +88,17 @@ describe('OAuth mode: one bot, two workspaces', () => {
   });
 
   /** A browser installs the app in `teamId`: the install page (state cookie), Slack's consent, the redirect. */
-  async function install(teamId: string, teamName: string): Promise<{ status: number; html: string }> {
+  async function install(
+    teamId: string,
+    teamName: string,
+    org?: { enterpriseId: string; orgWide: true },
+  ): Promise<{ status: number; html: string }> {
     const page = await fetch(`${bot.url}/slack/install`);
     const html = await page.text();
     const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const href = /href="(https:\/\/slack\.com\/oauth\/v2\/authorize[^"]*)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
     const state = new URL(href ?? 'https://x.test').searchParams.get('state') ?? '';
-    const code = sb.slack.installs.authorize({ teamId, teamName });
+    const code = sb.slack.installs.authorize({ teamId, teamName, ...org });
     const res = await fetch(
       `${bot.url}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
       {
@@ -150,6 +171,18 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect(await exchange(OAUTH.clientSecret)).toEqual({ ok: false, error: 'invalid_code' });
   });
 
+  it('an org-wide install of a Grid org coexists with the workspace installs', async () => {
+    expect((await install('T0ORGA', 'Org A', { enterpriseId: 'E0ORG', orgWide: true })).status).toBe(200);
+    expect(await redis.exists(`${sb.prefix}:installations:enterprise:E0ORG`)).toBe(1);
+    const from = sb.slack.calls.length;
+    await jobIn(inOrg, 'W0ORGY', 'C0ORGA', 'Document the org chart');
+    const calls = sb.slack.calls.slice(from);
+    expect(calls.filter((c) => (c.response as { ok?: boolean }).ok === false)).toEqual([]);
+    const posts = calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0ORGA');
+    expect(posts.length).toBeGreaterThan(1);
+    expect(new Set(posts.map((c) => c.tokenTeam))).toEqual(new Set(['E0ORG']));
+  });
+
   it("each workspace's job is posted and announced with its own token", async () => {
     const from = sb.slack.calls.length;
     await jobIn(inA, 'U0ALICE', 'C0DOCS', 'Document the SSO setup');
@@ -187,8 +220,8 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect(replies).toEqual([]);
 
     await expect
-      .poll(() => redis.keys(`${sb.prefix}:installations:*`))
-      .toEqual([`${sb.prefix}:installations:team:T0SANDBOX`]);
+      .poll(async () => (await redis.keys(`${sb.prefix}:installations:*`)).sort())
+      .toEqual([`${sb.prefix}:installations:enterprise:E0ORG`, `${sb.prefix}:installations:team:T0SANDBOX`]);
     const before = sb.docs.requests.length;
     const res = await inB.slashCommand({
       command: '/docs-edit',
