@@ -27,7 +27,7 @@ import { hasCode, PlatformErrorCode } from './errors.js';
 import { RedisInstallationStore } from './installation-store.js';
 import type { InstallationRef } from './request-context.js';
 import { KeyRing } from './sealed-box.js';
-import { InstallationTokens, withInstallation } from './slack/installation-tokens.js';
+import { InstallationTokens, withInstallation, type BotCredentials } from './slack/installation-tokens.js';
 import { createInstaller } from './slack/oauth.js';
 import type { InstallProvider } from '@slack/oauth';
 
@@ -131,7 +131,12 @@ function slackClients(
     logger,
     onError: (e) => metrics.slackApiError(e),
     ...(enterpriseInstall ? { enterpriseInstall } : {}),
-    ...(tokens ? { credentials: () => tokens.current() } : {}),
+    ...(tokens
+      ? {
+          credentials: () => tokens.current(),
+          onRefusedToken: (creds: BotCredentials, code: string) => tokens.refused(creds, code),
+        }
+      : {}),
   };
   const own = (opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>) => createWebClient({ ...options, ...opts });
   return {
@@ -187,7 +192,8 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     oauth && installations
       ? createInstaller({ oauth, installationStore: installations, slackApiUrl: config.SLACK_API_URL, logger })
       : undefined;
-  const tokens = installer ? new InstallationTokens(installer) : undefined;
+  const tokens =
+    installer && installations ? new InstallationTokens(installer, { store: installations, logger }) : undefined;
   const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false, tokens);
   const intakeOptions = { observer: metrics, tell: tellPersonVia(slack.web, logger) };
   const docsApi = new DocsApiClient({

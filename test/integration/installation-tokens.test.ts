@@ -112,6 +112,32 @@ describe("the platform's WebClient in OAuth mode", () => {
   });
 });
 
+describe('a token Slack revoked without telling the bot', () => {
+  it('deletes that installation once, with one warn line; its later work finds none, others go on', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+    const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+    const revoking = new InstallationTokens(installer, { store, logger });
+    const web = createWebClient({
+      token: '',
+      slackApiUrl: slack.url,
+      logger: quiet,
+      credentials: () => revoking.current(),
+      onRefusedToken: (creds, code) => revoking.refused(creds, code),
+    });
+    await install({ teamId: 'T0REV' });
+    slack.installs.uninstall('T0REV'); // the app_uninstalled event never reaches the bot
+    const asRev = () => withInstallation({ teamId: 'T0REV' }, 'req-rev', () => web.auth.test());
+    await expect(asRev()).rejects.toMatchObject({ data: { error: 'token_revoked' } });
+    await expect(asRev()).rejects.toMatchObject({ code: 'installation_not_found' });
+    expect(await redis.exists(`${prefix}:installations:team:T0REV`)).toBe(0);
+    expect(lines.map((l) => l.msg)).toEqual([
+      "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
+    ]);
+    expect((await withInstallation({ teamId: 'T0A' }, 'req-a', () => web.auth.test())).team_id).toBe('T0A');
+  });
+});
+
 describe('token rotation', () => {
   it("refreshes a bot token that expires within 2 hours before a worker's call, and stores the new one", async () => {
     const rotating = await startFakeSlack({

@@ -10,6 +10,7 @@
 import type { App, InstallationQuery } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
 import { InstallationError } from '../installation-store.js';
+import type { Logger } from '../logger.js';
 import {
   currentRequestContext,
   installationRefOf,
@@ -21,6 +22,24 @@ import {
 export interface BotCredentials {
   token: string;
   enterpriseInstall: boolean;
+  /** The installation it came from (the store's query): what {@link InstallationTokens.refused} forgets. */
+  installation?: InstallationQuery<boolean>;
+}
+
+/**
+ * Slack's answers meaning a token is revoked for good (docs.slack.dev, e.g. chat.postMessage
+ * errors: `token_revoked` "the app has been removed", `account_inactive` "the workspace or user
+ * was deleted"). `invalid_auth` is not among them: it can mean a misconfigured API URL.
+ */
+export const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
+
+/** What {@link InstallationTokens} forgets a revoked installation with, and logs it to. */
+export interface RevokedInstallations {
+  store: {
+    fetchInstallation(query: InstallationQuery<boolean>): Promise<{ bot?: { token?: string } | undefined }>;
+    deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
+  };
+  logger: Logger;
 }
 
 /** The installer's `authorize` (InstallProvider; its errors wrap the store's as `original`). */
@@ -40,7 +59,39 @@ const isNotFound = (err: unknown) => errorCode(err) === PlatformErrorCode.Instal
 
 /** The bot tokens of OAuth mode's installations. */
 export class InstallationTokens {
-  constructor(private readonly source: InstallationSource) {}
+  constructor(
+    private readonly source: InstallationSource,
+    private readonly revoked?: RevokedInstallations,
+  ) {}
+
+  /**
+   * Slack refused `creds`' token for good ({@link REVOKED_TOKEN_CODES}) without an uninstall event
+   * reaching the bot: the installation is deleted, once (only while it still holds that token, so
+   * a reinstall meanwhile is kept), with one warn line; that workspace's later work then finds no
+   * installation, and no other is touched. Never throws (a Redis failure is logged; the next
+   * refusal tries again).
+   */
+  async refused(creds: BotCredentials, slackError: string): Promise<void> {
+    const query = creds.installation;
+    if (!this.revoked || !query || !REVOKED_TOKEN_CODES.has(slackError)) return;
+    const { store, logger } = this.revoked;
+    try {
+      const current = await store.fetchInstallation(query).catch((err: unknown) => {
+        // Gone already (an uninstall event came first) or unreadable: nothing of it to delete here.
+        if (errorCode(err)?.startsWith('installation_')) return undefined;
+        throw err; // Redis: logged below
+      });
+      if (current?.bot?.token !== creds.token) return;
+      await store.deleteInstallation(query);
+      const { teamId, enterpriseId, isEnterpriseInstall } = query;
+      logger.warn(
+        { teamId, enterpriseId, isEnterpriseInstall, slackError },
+        "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
+      );
+    } catch (err) {
+      this.revoked.logger.warn({ err, slackError }, 'could not delete an installation whose token Slack refused');
+    }
+  }
 
   /**
    * The credentials of the installation `ref` names: the org-wide install of `enterpriseId` when
@@ -68,7 +119,7 @@ export class InstallationTokens {
             PlatformErrorCode.InstallationNotFound,
             `${enterpriseId ?? teamId} (no bot token)`,
           );
-        return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true };
+        return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true, installation: query };
       } catch (err) {
         const cause = storeError(err);
         if (isNotFound(cause) && i < tries.length - 1) continue;

@@ -1,7 +1,7 @@
 import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
-import { classifySlackError, type SlackErrorInfo } from './errors.js';
+import { classifySlackError, slackErrorCode, type SlackErrorInfo } from './errors.js';
 import type { BotCredentials } from './installation-tokens.js';
 import { withRequestTeam } from './org-wide.js';
 
@@ -41,6 +41,11 @@ export interface WebClientOptions {
    * find it is thrown as the store's error (classifySlackError: `permanent`) and reported to `onError`.
    */
   credentials?: () => Promise<BotCredentials>;
+  /**
+   * OAuth mode: told when Slack refuses a call's token (its error code and the credentials it was
+   * made with), after the call failed (InstallationTokens.refused). Awaited; must not throw.
+   */
+  onRefusedToken?: (creds: BotCredentials, slackError: string) => Promise<void>;
 }
 
 /**
@@ -55,6 +60,7 @@ class ObservedWebClient extends WebClient {
     private readonly onError?: WebClientOptions['onError'],
     private readonly enterpriseInstall = false,
     private readonly credentials?: WebClientOptions['credentials'],
+    private readonly onRefusedToken?: WebClientOptions['onRefusedToken'],
   ) {
     super(token, options);
   }
@@ -63,9 +69,15 @@ class ObservedWebClient extends WebClient {
     try {
       if (!this.credentials || options?.token !== undefined)
         return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
-      const { token, enterpriseInstall } = await this.credentials();
-      const withToken = { ...options, token };
-      return await super.apiCall(method, enterpriseInstall ? withRequestTeam(method, withToken) : withToken);
+      const creds = await this.credentials();
+      const withToken = { ...options, token: creds.token };
+      return await super
+        .apiCall(method, creds.enterpriseInstall ? withRequestTeam(method, withToken) : withToken)
+        .catch(async (err: unknown) => {
+          const code = slackErrorCode(err);
+          if (code && this.onRefusedToken) await this.onRefusedToken(creds, code);
+          throw err;
+        });
     } catch (err) {
       if (typeof err === 'object' && err !== null) Object.assign(err, { slackMethod: method });
       this.onError?.({ ...classifySlackError(err), method });
@@ -88,5 +100,6 @@ export function createWebClient(opts: WebClientOptions): WebClient {
     opts.onError,
     opts.enterpriseInstall,
     opts.credentials,
+    opts.onRefusedToken,
   );
 }
