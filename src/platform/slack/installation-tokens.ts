@@ -3,9 +3,10 @@
  * installer's `authorize` (@slack/oauth `InstallProvider.authorize`, what Bolt's own `authorize`
  * calls with `teamId`, `enterpriseId`, `isEnterpriseInstall`: it fetches the installation from the
  * store and, with token rotation, refreshes a bot token that expires within 2 hours and stores the
- * new one) for every Web API call the platform's clients make. The installation comes from the current request context: a listener's
- * is Bolt's (set by {@link installationContext}), a worker's the one recorded with its work. A
- * request from one workspace therefore never reads or posts with another's token.
+ * new one) for every Web API call the platform's clients make. The installation comes from the
+ * current request context: a listener's is Bolt's (set by {@link installationContext}), a worker's
+ * the one recorded with its work. A request from one workspace therefore never reads or posts with
+ * another's token.
  */
 import type { App, InstallationQuery } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
