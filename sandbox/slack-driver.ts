@@ -10,7 +10,7 @@
  * (Slack docs: "Verifying requests from Slack").
  */
 import type { FakeSlack, SlackMessage } from './fake-slack.js';
-import { DriverContext } from './driver/context.js';
+import { DriverContext, type DriverContextOptions } from './driver/context.js';
 import {
   appContextChangedEvent,
   appHomeOpenedEvent,
@@ -21,6 +21,7 @@ import {
   messageChangedEvent,
   messageDeletedEvent,
   teamAccessEnvelope,
+  appUninstalledEnvelope,
   urlVerification,
 } from './driver/events.js';
 import { postRaw, signatureHeaders, SLACK_USER_AGENT, type DriverResponse } from './driver/http.js';
@@ -65,6 +66,8 @@ export interface SlackDriverOptions {
   now?: () => number;
   /** Clock in epoch seconds for `X-Slack-Request-Timestamp` only (e.g. a stale or future one). Default: `now`. */
   signatureTimestamp?: () => number;
+  /** The org of the driver's workspace and whether the app is installed org-wide there (DriverContextOptions). */
+  enterprise?: DriverContextOptions['enterprise'];
 }
 
 /** Result of delivering a message-like event: the message's ts and the event id used. */
@@ -201,6 +204,11 @@ export class SlackDriver {
   /** The org-wide app is added to (`granted`) or removed from (`revoked`) workspaces `teamIds` (see {@link teamAccessEnvelope}). */
   async teamAccess(change: 'granted' | 'revoked', teamIds: string[]): Promise<DriverResponse> {
     return this.postJson(teamAccessEnvelope(this.ctx, change, teamIds, this.ctx.newEventId()));
+  }
+
+  /** The app is uninstalled from the driver's workspace (see {@link appUninstalledEnvelope}): its OAuth tokens are revoked. */
+  async appUninstalled(): Promise<DriverResponse> {
+    return this.postJson(appUninstalledEnvelope(this.ctx, this.ctx.newEventId()));
   }
 
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */

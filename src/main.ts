@@ -20,10 +20,6 @@ import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
 import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
-import { createInstaller } from './platform/slack/oauth.js';
-import { oauthMode } from './platform/config-oauth.js';
-import { RedisInstallationStore } from './platform/installation-store.js';
-import { KeyRing } from './platform/sealed-box.js';
 import type { InstallProvider } from '@slack/oauth';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
@@ -114,16 +110,7 @@ function stopper(
  * SLACK_INSTALLATION_KEY (and _PREVIOUS during a rotation); `{}` in single-token mode.
  */
 function oauthInstaller(p: Platform): { installer?: InstallProvider } {
-  const oauth = oauthMode(p.config);
-  if (!oauth) return {};
-  const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
-  const installationStore = new RedisInstallationStore(p.redis, p.prefix, keys);
-  p.logger.warn(
-    'OAuth mode is not complete: installs are stored and each request is authorized with its installation, but the bot\'s own Slack calls have no token yet (docs/setup.md, "Several workspaces (OAuth)")',
-  );
-  return {
-    installer: createInstaller({ oauth, installationStore, slackApiUrl: p.config.SLACK_API_URL, logger: p.logger }),
-  };
+  return p.installer ? { installer: p.installer } : {};
 }
 
 /**

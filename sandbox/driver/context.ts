@@ -12,6 +12,12 @@ export interface DriverContextOptions {
   teamId?: string;
   /** Clock in epoch seconds for `event_time`, `action_ts` and signatures. Default `Date.now()/1000`. */
   now?: () => number;
+  /**
+   * The org the driver's workspace is in and whether the app is installed org-wide there, when it
+   * is not the fake's own (`slack.enterprise`): an OAuth install of another workspace or org
+   * (installs.ts). `null`: a workspace outside Grid. Default: the fake's own.
+   */
+  enterprise?: { id: string; name: string; orgWide: boolean } | null;
 }
 
 /** Shared state of one driver's payload builders. */
@@ -19,12 +25,21 @@ export class DriverContext {
   readonly slack: FakeSlack;
   readonly teamId: string;
   readonly nowS: () => number;
+  private readonly enterprise: DriverContextOptions['enterprise'];
   private seq = 0;
 
   constructor(opts: DriverContextOptions) {
     this.slack = opts.slack;
+    this.enterprise = opts.enterprise;
     this.teamId = opts.teamId ?? opts.slack.teamId;
     this.nowS = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  /** The org of the driver's workspace (the fake's own unless the driver was given one), or undefined. */
+  org(): { id: string; name: string; orgWide: boolean } | undefined {
+    if (this.enterprise !== undefined) return this.enterprise ?? undefined;
+    const org = this.slack.enterprise;
+    return org ? { id: org.id, name: org.name, orgWide: org.orgWide === true } : undefined;
   }
 
   /** A fresh positive integer (per driver). */
@@ -87,7 +102,7 @@ export class DriverContext {
    * and false outside Grid; on Grid the org, and true for an org-wide install.
    */
   enterpriseFields(): Record<string, unknown> {
-    const org = this.slack.enterprise;
+    const org = this.org();
     return {
       enterprise: org ? { id: org.id, name: org.name } : null,
       is_enterprise_install: org?.orgWide === true,
@@ -96,7 +111,7 @@ export class DriverContext {
 
   /** A slash command's `is_enterprise_install` and, on Grid, `enterprise_id` / `enterprise_name` (form fields). */
   commandEnterpriseFields(): Record<string, string> {
-    const org = this.slack.enterprise;
+    const org = this.org();
     return {
       ...(org ? { enterprise_id: org.id, enterprise_name: org.name } : {}),
       is_enterprise_install: String(org?.orgWide === true),

@@ -15,7 +15,8 @@ type Json = Record<string, unknown>;
 /** The `event_callback` body around `event` (what Slack POSTs, and the Socket Mode `events_api` payload). */
 export function eventCallback(ctx: DriverContext, event: Json, eventId: string): Json {
   const slack = ctx.slack;
-  const enterpriseId = slack.enterprise?.id ?? null;
+  const org = ctx.org();
+  const enterpriseId = org?.id ?? null;
   return {
     token: 'sandbox-verification-token',
     team_id: ctx.teamId,
@@ -33,7 +34,7 @@ export function eventCallback(ctx: DriverContext, event: Json, eventId: string):
         team_id: ctx.teamId,
         user_id: slack.botUserId,
         is_bot: true,
-        is_enterprise_install: slack.enterprise?.orgWide === true,
+        is_enterprise_install: org?.orgWide === true,
       },
     ],
     is_ext_shared_channel:
@@ -254,4 +255,14 @@ export function teamAccessEnvelope(
     eventId,
   );
   return { ...envelope, team_id: null, context_team_id: null };
+}
+
+/**
+ * The app is uninstalled from the driver's workspace (Slack docs: "app_uninstalled": sent once the
+ * app's tokens are revoked): revokes the tokens the fake's OAuth installs issued for it first, then
+ * returns the envelope.
+ */
+export function appUninstalledEnvelope(ctx: DriverContext, eventId: string): Json {
+  ctx.slack.installs.uninstall(ctx.teamId);
+  return eventCallback(ctx, { type: 'app_uninstalled', event_ts: ctx.eventTs() }, eventId);
 }

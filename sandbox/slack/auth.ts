@@ -7,12 +7,29 @@
 import type { MethodTable } from './method.js';
 import type { SlackState } from './state.js';
 
-/** `api.test` and `auth.test` over `state` (the token itself was already checked by the server). */
+/**
+ * `api.test` and `auth.test` over `state` (the token itself was already checked by the server);
+ * `auth.test` with a token of an OAuth install answers that install's workspace (installs.ts).
+ */
 export function authMethods(state: SlackState): MethodTable {
   return {
     'api.test': (args) => ({ ok: true, args }),
 
     'auth.test': () => {
+      const who = state.caller;
+      if (who)
+        return {
+          ok: true,
+          url: `https://${who.teamId.toLowerCase()}.slack.com/`,
+          team: who.teamName,
+          user: state.user(state.botUserId)?.name ?? 'docs-agent',
+          team_id: who.teamId,
+          user_id: state.botUserId,
+          bot_id: state.botId,
+          app_id: state.appId,
+          ...(who.enterpriseId ? { enterprise_id: who.enterpriseId } : {}),
+          is_enterprise_install: who.orgWide,
+        };
       const org = state.enterprise;
       const orgWide = org?.orgWide === true;
       return {

@@ -30,9 +30,10 @@ import { responseUrlPost } from './response-url.js';
 import { manifestBotScopes, neededScopes } from './scopes.js';
 import { SocketModeServer } from './socket.js';
 import { SlackState } from './state.js';
+import { FakeInstalls } from './installs.js';
 import { FakeStreamState } from './stream-state.js';
 import { streamMethods } from './streams.js';
-import type { FakeSlack, FakeSlackOptions, HeldCall, SlackCall, SlackFailure } from './types.js';
+import type { FakeSlack, FakeSlackOptions, HeldCall, SlackCall, SlackFailure, TokenIdentity } from './types.js';
 import { usergroupsMethods } from './usergroups.js';
 import { usersMethods } from './users.js';
 import { viewsMethods } from './views.js';
@@ -98,6 +99,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   readonly scopes: Set<string>;
   private readonly recorder: CallRecorder;
   private readonly methods: MethodTable;
+  readonly installs: FakeInstalls;
   private readonly server: Server;
   private readonly failures = new Map<string, Array<{ failure: SlackFailure; remaining: number }>>();
   private readonly holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
@@ -113,7 +115,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       now: this.now,
       pingIntervalMs: opts.socketPingIntervalMs ?? 0,
     });
-    this.methods = allMethods(this, this.socket, this.agent, this.streams);
+    this.installs = new FakeInstalls(this, opts.oauth, () => [...this.scopes]);
+    this.methods = { ...allMethods(this, this.socket, this.agent, this.streams), ...this.installs.methods() };
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'fatal_error', detail: String(err) });
@@ -227,14 +230,20 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       held.arrived();
       await held.released;
     }
-    return this.recorder.record(method, args, this.answer(method, token, inHeader, args));
+    const issued = token ? this.installs.identity(token) : undefined;
+    const result = this.answer(method, token, inHeader, args);
+    this.recorder.record(method, args, result);
+    if (issued) Object.assign(this.calls[this.calls.length - 1] ?? {}, { tokenTeam: issued.teamId });
+    return result;
   }
 
   /** The token check (see the module doc), the scope check (./scopes.ts), then an injected failure or the method. */
   private answer(method: string, token: string | undefined, inHeader: boolean, args: Json): ApiResult {
+    if (method === 'oauth.v2.access') return this.run(method, args);
     const tokenError = this.tokenError(method, token, inHeader);
     if (tokenError) return slackError(tokenError);
-    if (token !== this.opts.botToken) return this.run(method, args);
+    const issued = token ? this.installs.identity(token) : undefined;
+    if (token !== this.opts.botToken && !issued) return this.run(method, args);
     const needed = neededScopes(this, method, args);
     const headers: Record<string, string> = { 'x-oauth-scopes': [...this.scopes].join(',') };
     if (needed.length > 0) headers['x-accepted-oauth-scopes'] = needed.join(',');
@@ -244,19 +253,42 @@ class FakeSlackServer extends SlackState implements FakeSlack {
         ...slackError('missing_scope', { needed: missing.join(','), provided: headers['x-oauth-scopes'] }),
         headers,
       };
-    const result = this.run(method, args);
+    const result = this.run(method, args, issued);
     return { ...result, headers: { ...headers, ...result.headers } };
   }
 
-  /** An injected failure, or the method itself. */
-  private run(method: string, args: Json): ApiResult {
+  /**
+   * Whether a token of an OAuth install (`who`) may see `channel`: a channel of its own workspace,
+   * of its org's workspaces for an org-wide install, or org-shared within its org. The fake's own
+   * bot token sees every channel, as before.
+   */
+  private channelVisible(who: TokenIdentity, channel: string): boolean {
+    const c = this.channels.find((x) => x.id === channel);
+    if (!c) return true; // a DM by user id, or a channel the method itself refuses
+    const team = c.teamId ?? this.teamId;
+    if (team === who.teamId) return true;
+    const org = this.enterprise;
+    const sameOrg = org !== undefined && who.enterpriseId === org.id && org.teams.some((t) => t.id === team);
+    return sameOrg && (who.orgWide || c.isOrgShared === true);
+  }
+
+  /** An injected failure, or the method itself (answered as `who` when the token is an OAuth install's). */
+  private run(method: string, args: Json, who?: TokenIdentity): ApiResult {
     const injected = this.takeFailure(method);
     if (injected) return failureResult(injected);
     const handler = this.methods[method];
     if (!handler) return slackError('unknown_method');
     try {
       checkTeamArgument(this, method, args);
-      const body = handler(args);
+      if (who && typeof args.channel === 'string' && !this.channelVisible(who, args.channel))
+        return slackError('channel_not_found');
+      this.caller = who;
+      let body: Json;
+      try {
+        body = handler(args);
+      } finally {
+        this.caller = undefined;
+      }
       // Slack clears a thread's loading line when the app posts in it (assistant.threads.setStatus);
       // a streamed reply is a post in the thread too.
       if (method === 'chat.postMessage' || method === 'chat.startStream') {
@@ -273,7 +305,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   private tokenError(method: string, token: string | undefined, inHeader: boolean): string | undefined {
     if (!token) return 'not_authed';
     const isApp = this.opts.appToken !== undefined && token === this.opts.appToken;
-    if (!isApp && token !== this.opts.botToken) return 'invalid_auth';
+    if (!isApp && token !== this.opts.botToken && !this.installs.identity(token))
+      return this.installs.refusal(token) ?? 'invalid_auth';
     if ((method === 'apps.connections.open') !== isApp) return 'not_allowed_token_type';
     if (isApp && !inHeader) return 'not_authed';
     return undefined;

@@ -16,6 +16,7 @@ import type {
   SlackFileRef,
   SlackMessage,
   SlackMessageSource,
+  TokenIdentity,
   UserFileInput,
 } from './types.js';
 import { fileJson, messageJson, permalink, type MessageJsonOptions } from './wire.js';
@@ -58,6 +59,11 @@ export class SlackState {
   readonly uploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
   /** Clock in epoch ms. */
   readonly now: () => number;
+  /**
+   * Who the method being answered was called by, when its token is an OAuth install's
+   * (installs.ts); undefined for the fake's own bot token. Set by the server around each call.
+   */
+  caller: TokenIdentity | undefined;
 
   private readonly responseUrls = new Map<string, ResponseUrlContext>();
   private readonly triggers = new Map<string, { user: string; mintedAt: number; exchanged: boolean }>();

@@ -76,6 +76,12 @@ export interface FakeChannel {
   isExtShared?: boolean;
   /** On Enterprise Grid, a channel shared between workspaces of one org (`is_org_shared`, `is_shared`). */
   isOrgShared?: boolean;
+  /**
+   * The workspace the channel belongs to (default: the fake's `teamId`). A token of another
+   * workspace (an OAuth install, installs.ts) is answered `channel_not_found` for it, unless the
+   * channel is org-shared and the token's org is the fake's.
+   */
+  teamId?: string;
   members?: string[];
 }
 
@@ -118,6 +124,11 @@ export interface FakeSlackOptions {
   appToken?: string;
   /** Default "T0SANDBOX". */
   teamId?: string;
+  /**
+   * The app's OAuth credentials: with them `oauth.v2.access` exchanges the codes of
+   * `installs.authorize` for bot tokens of their own workspace (sandbox/slack/installs.ts).
+   */
+  oauth?: FakeOAuthApp;
   /**
    * Enterprise Grid: the org the bot's workspace belongs to. Then auth.test answers its
    * `enterprise_id`, users.info gives `enterprise_user`, and events carry `enterprise_id`. Default:
@@ -172,6 +183,8 @@ export interface SlackCall {
   status: number;
   /** For HTTP 429 answers: the `Retry-After` value sent, in seconds. */
   retryAfterS?: number;
+  /** The workspace (or org) of the token an OAuth install issued, when the call was made with one. */
+  tokenTeam?: string;
 }
 
 /** A file shared into a message (`files.completeUploadExternal`, or a person's attachment). `size` is in bytes; `user` is the uploader (default the bot). */
@@ -271,6 +284,8 @@ export interface FakeSlack {
    * (Stop) or Slack would.
    */
   streams: FakeStreamState;
+  /** OAuth installs: codes for the Redirect URL, the tokens issued, uninstalls (installs.ts). */
+  installs: FakeInstallsApi;
   /** Every call in order. */
   calls: SlackCall[];
   /** Channel state in posting order (including ephemerals, response_url replies and humans' messages). */
@@ -327,4 +342,52 @@ export interface FakeSlack {
   waitFor<T>(fn: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   /** Stop the server (open connections are closed). */
   close(): Promise<void>;
+}
+
+/** The OAuth app the fake knows (FakeSlackOptions.oauth). */
+export interface FakeOAuthApp {
+  clientId: string;
+  clientSecret: string;
+  /**
+   * Token rotation turned on for the app: bot tokens expire `expiresInS` seconds after they are
+   * issued (Slack: 12 hours) and come with a `refresh_token` (`oauth.v2.access` with
+   * `grant_type=refresh_token` gives a new pair). Default: off (tokens never expire).
+   */
+  tokenRotation?: { expiresInS: number };
+}
+
+/** Who a token acts for. */
+export interface TokenIdentity {
+  /** The workspace (`T…`); for an org-wide install, the org's id (auth.test's `team_id`). */
+  teamId: string;
+  teamName: string;
+  enterpriseId?: string;
+  enterpriseName?: string;
+  /** An org-wide install: reaches every workspace of `enterpriseId` the app was added to. */
+  orgWide: boolean;
+}
+
+/** The fake's OAuth installs as tests and drivers use them (sandbox/slack/installs.ts). */
+export interface FakeInstallsApi {
+  /**
+   * A person (`user`, default U0ALICE) allows the install in workspace `teamId` (or, `orgWide`, the
+   * org `enterpriseId`): the `code` Slack appends to the Redirect URL.
+   */
+  authorize(p: {
+    teamId: string;
+    teamName?: string;
+    enterpriseId?: string;
+    enterpriseName?: string;
+    orgWide?: boolean;
+    redirectUri?: string;
+    user?: string;
+  }): string;
+  /** The identity of a token `oauth.v2.access` issued (and not revoked), or undefined. */
+  identity(token: string): TokenIdentity | undefined;
+  /** The app is uninstalled from workspace (or org) `id`: its tokens are revoked. */
+  uninstall(id: string): void;
+  /** Why a token the fake issued is refused: `token_revoked` (uninstalled), `token_expired` (rotation), else undefined. */
+  refusal(token: string): 'token_revoked' | 'token_expired' | undefined;
+  /** The tokens issued so far and still valid, with who they act for (tests). */
+  issued(): Array<{ token: string } & TokenIdentity>;
 }

@@ -18,7 +18,7 @@ import {
 } from './intake-kind.js';
 import type { Logger } from './logger.js';
 import type { UnreplicatedStepError } from './replica-guard.js';
-import { classifySlackError, isSlackError } from './slack/errors.js';
+import { classifySlackError, isInstallationError, isSlackError } from './slack/errors.js';
 import { ResponseUrlError } from './slack/respond.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
 
@@ -209,7 +209,7 @@ export function unlessWorthRetrying(err: unknown, log: Logger, requestId: string
     return new UnrecoverableError(err.message);
   }
   const info = classifySlackError(err);
-  if (!isSlackError(err) || info.kind === 'transient') return err;
+  if ((!isSlackError(err) && !isInstallationError(err)) || info.kind === 'transient') return err;
   const fields = { slackError: info.code, slackMethod: info.method, requestId };
   if (info.kind === 'gone') log.warn(fields, 'the conversation or user is gone or closed to the bot; not retried');
   else log.error(fields, 'Slack refused this for good; not retried');

@@ -123,6 +123,10 @@ export interface IntakeData {
   requestId: string;
   /** The workspace of the request (request context `teamId`), for an org-wide install's calls. */
   teamId?: string;
+  /** OAuth mode: the Grid org of the request's installation (request context `enterpriseId`). */
+  enterpriseId?: string;
+  /** OAuth mode: the request came through an org-wide install; with `teamId` and `enterpriseId`, whose token the handler uses. */
+  enterpriseInstall?: boolean;
   payload: unknown;
   /**
    * Where the person can be told (absent in records made before it was kept: then read from the

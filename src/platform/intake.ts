@@ -12,7 +12,12 @@ import { confirmSince } from './steps.js';
 import type { IntakeData, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
-import { currentRequestContext, withRequestContext } from './request-context.js';
+import {
+  currentEnterpriseRef,
+  currentRequestContext,
+  installationRefOf,
+  withRequestContext,
+} from './request-context.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
 
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
@@ -189,6 +194,7 @@ export class Intake {
       v: kind.version,
       requestId,
       ...(teamId ? { teamId } : {}),
+      ...currentEnterpriseRef(),
       payload,
       replyTo,
       receivedAt: Date.now(),
@@ -249,7 +255,7 @@ export class Intake {
     const log = this.ctx.logger.child({ intake: data.kind });
     const context = handlerContext(job, log, confirmSince(this.guard));
     try {
-      const request = { requestId: data.requestId, ...(data.teamId ? { teamId: data.teamId } : {}) };
+      const request = { requestId: data.requestId, ...installationRefOf(data) };
       await withRequestContext(request, () => registered.handler(parsed.data, context));
     } catch (err) {
       if (hasCode<UnreplicatedStepError>(err, PlatformErrorCode.StepUnreplicated))

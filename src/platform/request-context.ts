@@ -12,6 +12,43 @@ export interface RequestContext {
    * workspace-scoped calls need it as `team_id` (platform/slack/org-wide.ts).
    */
   teamId?: string;
+  /**
+   * OAuth mode: the Enterprise Grid org of the installation the request came through (Bolt's
+   * `context.enterpriseId`), recorded with its work so a worker uses the same installation's token.
+   */
+  enterpriseId?: string;
+  /** OAuth mode: the request came through an org-wide install (Bolt's `context.isEnterpriseInstall`). */
+  enterpriseInstall?: boolean;
+}
+
+/**
+ * Which installation a piece of work belongs to (OAuth mode): the workspace, and for Grid the org
+ * and whether the install is org-wide. Recorded with intake records, job records and queued jobs;
+ * never a token.
+ */
+export type InstallationRef = Pick<RequestContext, 'teamId' | 'enterpriseId' | 'enterpriseInstall'>;
+
+/** The installation fields of `ctx` that are set (an empty object when none is). */
+export function installationRefOf(ctx: InstallationRef | undefined): InstallationRef {
+  if (!ctx) return {};
+  return {
+    ...(ctx.teamId ? { teamId: ctx.teamId } : {}),
+    ...(ctx.enterpriseId ? { enterpriseId: ctx.enterpriseId } : {}),
+    ...(ctx.enterpriseInstall !== undefined ? { enterpriseInstall: ctx.enterpriseInstall } : {}),
+  };
+}
+
+/**
+ * The current request's Grid installation fields (`enterpriseId`, `enterpriseInstall`), to record
+ * with work that outlives the request; `{}` outside a request and in single-token mode (where they
+ * are never set), so records there stay as they were.
+ */
+export function currentEnterpriseRef(): Pick<InstallationRef, 'enterpriseId' | 'enterpriseInstall'> {
+  const { enterpriseId, enterpriseInstall } = installationRefOf(currentRequestContext());
+  return {
+    ...(enterpriseId ? { enterpriseId } : {}),
+    ...(enterpriseInstall !== undefined ? { enterpriseInstall } : {}),
+  };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -23,6 +23,14 @@ import { signerFromConfig, type ValueSigner } from './slack/signed-value.js';
 import { tryTelling } from './slack/tell.js';
 import { UserNames } from './slack/user-names.js';
 import { createWebClient, type WebClientOptions } from './slack/web-client.js';
+import { oauthMode } from './config-oauth.js';
+import { hasCode, PlatformErrorCode } from './errors.js';
+import { RedisInstallationStore } from './installation-store.js';
+import type { InstallationRef } from './request-context.js';
+import { KeyRing } from './sealed-box.js';
+import { InstallationTokens, withInstallation, type BotCredentials } from './slack/installation-tokens.js';
+import { createInstaller } from './slack/oauth.js';
+import type { InstallProvider } from '@slack/oauth';
 
 /** The bot's Slack Web API clients (each with the bot token, the retry policy and the logger). */
 export interface SlackClients {
@@ -42,6 +50,17 @@ export interface SlackClients {
    * a caller that waits out `Retry-After` itself and then sends a newer state (status edits).
    */
   own(opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>): WebClient;
+  /**
+   * Runs a worker's `fn` as work of the installation recorded with it (OAuth mode: every client
+   * above then calls with that installation's token; `requestId` names the work in log lines when
+   * no request is current). Single-token mode: just runs `fn`.
+   */
+  forWork<T>(ref: InstallationRef, requestId: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Whether the installation `ref` names is stored (OAuth mode; an uninstalled workspace's is
+   * not). Single-token mode: always true. @throws Redis errors, an installation that does not open.
+   */
+  installed(ref: InstallationRef): Promise<boolean>;
 }
 
 /** What the platform gives the features, and what the composition root keeps to run and stop them. */
@@ -62,6 +81,17 @@ export interface Platform {
   /** The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
   discovery: DiscoveryClient | undefined;
   slack: SlackClients;
+  /**
+   * OAuth mode (SLACK_CLIENT_ID): the installations in Redis, sealed with SLACK_INSTALLATION_KEY
+   * (the installer stores them, the Slack clients take each call's token from them); undefined in
+   * single-token mode.
+   */
+  installations: RedisInstallationStore | undefined;
+  /**
+   * OAuth mode: the installer over {@link installations} (its routes serve installs; its
+   * `authorize` gives every request and every worker its installation's token); else undefined.
+   */
+  installer: InstallProvider | undefined;
   /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
   conversations: ConversationDirectory;
   /** The workspaces an org-wide install was removed from (`team_access_revoked`). */
@@ -88,14 +118,26 @@ export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryC
 }
 
 /** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */
-function slackClients(config: Config, logger: Logger, metrics: BotMetrics, enterpriseInstall: boolean): SlackClients {
+function slackClients(
+  config: Config,
+  logger: Logger,
+  metrics: BotMetrics,
+  enterpriseInstall: boolean,
+  tokens: InstallationTokens | undefined,
+): SlackClients {
   const options: WebClientOptions = {
-    // OAuth mode (no SLACK_BOT_TOKEN): these clients have no token yet (docs/setup.md, "Several workspaces (OAuth)").
+    // OAuth mode (no SLACK_BOT_TOKEN): each call's token is its installation's (installation-tokens.ts).
     token: config.SLACK_BOT_TOKEN ?? '',
     slackApiUrl: config.SLACK_API_URL,
     logger,
     onError: (e) => metrics.slackApiError(e),
     ...(enterpriseInstall ? { enterpriseInstall } : {}),
+    ...(tokens
+      ? {
+          credentials: () => tokens.current(),
+          onRefusedToken: (creds: BotCredentials, code: string) => tokens.refused(creds, code),
+        }
+      : {}),
   };
   const own = (opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>) => createWebClient({ ...options, ...opts });
   return {
@@ -104,6 +146,17 @@ function slackClients(config: Config, logger: Logger, metrics: BotMetrics, enter
     names: new UserNames(own({ rejectRateLimitedCalls: true }), { logger }),
     agent: createAgentSurface(options),
     own,
+    forWork: (ref, requestId, fn) => (tokens ? withInstallation(ref, requestId, fn) : fn()),
+    installed: async (ref) => {
+      if (!tokens) return true;
+      return tokens.forRef(ref).then(
+        () => true,
+        (err: unknown) => {
+          if (hasCode(err, PlatformErrorCode.InstallationNotFound)) return false;
+          throw err;
+        },
+      );
+    },
   };
 }
 
@@ -132,7 +185,17 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     onUnreplicated: () => metrics.intakeUnreplicated.inc(),
     onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
   };
-  const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false);
+  const oauth = oauthMode(config);
+  const installations = oauth
+    ? new RedisInstallationStore(redis, prefix, new KeyRing(oauth.installationKey, oauth.previousInstallationKey))
+    : undefined;
+  const installer =
+    oauth && installations
+      ? createInstaller({ oauth, installationStore: installations, slackApiUrl: config.SLACK_API_URL, logger })
+      : undefined;
+  const tokens =
+    installer && installations ? new InstallationTokens(installer, { store: installations, logger }) : undefined;
+  const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false, tokens);
   // The person behind a record the intake gives up on: its response_url, else an ephemeral.
   const notHandled = 'could not tell the person that their request was not handled';
   const tell = (to: ReplyTo, text: string) => tryTelling({ slack: slack.web, logger }, to, text, notHandled);
@@ -155,6 +218,8 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     docsApi,
     discovery: discoveryClient(config, metrics),
     slack,
+    installations,
+    installer,
     conversations: new ConversationDirectory({ slack: slack.reads, limits, logger }),
     workspaces: new WorkspaceAccess(redis, prefix),
     signer: signerFromConfig(config),

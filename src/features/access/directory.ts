@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { currentRequestContext } from '../../platform/request-context.js';
 import { LRUCache } from 'lru-cache';
 import type { HomeOrg, UserFacts } from './policy.js';
 
@@ -33,6 +34,17 @@ export interface DirectoryOptions {
   changes?: UserChanges;
   /** Wall clock, epoch ms (compared with {@link UserChanges.changedAt}); default `Date.now`. */
   now?: () => number;
+  /**
+   * OAuth mode: the bot's own team is asked (and cached) per installation, the current request's
+   * (each installation's token has its own `auth.test`). Default false: once per process.
+   */
+  perInstallation?: boolean;
+}
+
+/** The current request's installation (OAuth mode): its org for an org-wide install, else its workspace. */
+function installationKey(): string {
+  const c = currentRequestContext();
+  return c?.enterpriseInstall && c.enterpriseId ? `E:${c.enterpriseId}` : `T:${c?.teamId ?? ''}`;
 }
 
 /** A person's facts and when they were fetched (epoch ms). */
@@ -52,7 +64,8 @@ export class SlackDirectory {
   private readonly changes: UserChanges | undefined;
   private readonly now: () => number;
   private readonly groups: LRUCache<string, ReadonlySet<string>>;
-  private homeOrg: Promise<HomeOrg> | undefined;
+  private readonly homeOrgs = new Map<string, Promise<HomeOrg>>();
+  private readonly perInstallation: boolean;
 
   constructor(
     private readonly slack: DirectorySlack,
@@ -61,6 +74,7 @@ export class SlackDirectory {
     // ttlResolution 0: read the clock on every check (lru-cache otherwise caches it for 1 ms on a timer).
     const perf = opts.perf ? { perf: opts.perf, ttlResolution: 0 } : {};
     this.changes = opts.changes;
+    this.perInstallation = opts.perInstallation === true;
     this.now = opts.now ?? Date.now;
     const userTtl = Math.min(opts.userTtlMs ?? USER_FACTS_MAX_TTL_MS, USER_FACTS_MAX_TTL_MS);
     this.users = new LRUCache<string, CachedFacts>({
@@ -115,12 +129,16 @@ export class SlackDirectory {
    * @throws when Slack fails (and asks again next time).
    */
   home(): Promise<HomeOrg> {
-    this.homeOrg ??= this.slack.auth.test().then((r) => {
+    const key = this.perInstallation ? installationKey() : '';
+    let home = this.homeOrgs.get(key);
+    if (home) return home;
+    home = this.slack.auth.test().then((r) => {
       if (!r.team_id) throw new Error('auth.test returned no team_id');
       return { teamId: r.team_id, ...(r.enterprise_id ? { enterpriseId: r.enterprise_id } : {}) };
     });
-    this.homeOrg.catch(() => (this.homeOrg = undefined));
-    return this.homeOrg;
+    this.homeOrgs.set(key, home);
+    home.catch(() => this.homeOrgs.delete(key));
+    return home;
   }
 
   /** The bot's own team id (`auth.test` `team_id`), see {@link home}. @throws when Slack fails. */

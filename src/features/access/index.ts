@@ -39,7 +39,10 @@ export type AccessConfig = AccessPolicyVars &
 /** What the feature is built from: the platform, its configuration, and each channel's docs project. */
 export interface AccessOptions {
   /** `slack.web` (users.info, usergroups.users.list, team.info), Redis (the budget, people's changes), the metrics. */
-  platform: Pick<Platform, 'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now' | 'workspaces'>;
+  platform: Pick<
+    Platform,
+    'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now' | 'workspaces' | 'installations'
+  >;
   config: AccessConfig;
   /** The docs project a channel uses (the settings feature). @throws the Redis error. */
   projectFor(channel: string): Promise<string>;
@@ -67,7 +70,16 @@ export function createAccess(o: AccessOptions): Access {
   const { config } = o;
   const logger = o.platform.logger.child({ feature: 'access' });
   const policy = accessPolicyFromConfig(config);
-  const directory = createAccessDirectory({ slack: slack.web, redis, prefix, now, logger, workspaces });
+  const perInstallation = o.platform.installations !== undefined;
+  const directory = createAccessDirectory({
+    slack: slack.web,
+    redis,
+    prefix,
+    now,
+    logger,
+    workspaces,
+    perInstallation,
+  });
   const gate = createAccessGate({
     policy,
     directory: directory.directory,

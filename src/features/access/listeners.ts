@@ -104,9 +104,12 @@ export function createAccessDirectory(o: {
   now: () => number;
   logger: Logger;
   workspaces?: Pick<WorkspaceAccess, 'grant' | 'remove'>;
+  /** OAuth mode: the bot's own team per installation (SlackDirectory's `perInstallation`). */
+  perInstallation?: boolean;
 }): { directory: SlackDirectory; register(app: App): void } {
   const changes = new RedisUserChanges(o.redis, o.prefix, o.now);
-  const directory = new SlackDirectory(o.slack, { changes, now: o.now });
+  const perInstallation = o.perInstallation ? { perInstallation: true } : {};
+  const directory = new SlackDirectory(o.slack, { changes, now: o.now, ...perInstallation });
   const workspaces = o.workspaces ? { workspaces: o.workspaces } : {};
   return { directory, register: (app) => register(app, { directory, changes, logger: o.logger, ...workspaces }) };
 }

@@ -19,6 +19,7 @@ import { handleIncomingMessage, type IncomingMessage, type MessageReceipt } from
 import { createPollQueue, DurationHistory, startPollWorker, type PollJobData } from './poll/index.js';
 import { JOB_CREATE_CONCURRENCY, type PromptContext, type StartJobDeps } from './start/index.js';
 import { buildPreviews, type Previews } from './preview/build.js';
+import { asWorkOf } from './work-of.js';
 import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
 
@@ -82,6 +83,7 @@ export interface AgentJobsOptions {
     | 'metrics'
     | 'now'
     | 'workspaces'
+    | 'installations'
   >;
   config: AgentJobsConfig;
   /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
@@ -197,20 +199,24 @@ function pollWorker(
 ): Worker {
   const { queues, docsApi, slack, intake, signer, metrics, now } = o.platform;
   const { POLL_MIN_INTERVAL_MS: minMs, POLL_MAX_INTERVAL_MS: maxMs, JOB_TIMEOUT_MS: timeoutMs } = o.config;
-  return startPollWorker(queues, {
-    ...parts,
-    docsApi,
-    slack: slack.web,
-    bounds: { minMs, maxMs },
-    durations: durationHistories(o),
-    timeoutMs,
-    now,
-    signer,
-    metrics,
-    agent: slack.agent,
-    ...(intake.guard.enabled ? { guard: intake.guard } : {}),
-    ...(previews.watch ? { previews: { watch: previews.watch } } : {}),
-  });
+  return startPollWorker(
+    queues,
+    {
+      ...parts,
+      docsApi,
+      slack: slack.web,
+      bounds: { minMs, maxMs },
+      durations: durationHistories(o),
+      timeoutMs,
+      now,
+      signer,
+      metrics,
+      agent: slack.agent,
+      ...(intake.guard.enabled ? { guard: intake.guard } : {}),
+      ...(previews.watch ? { previews: { watch: previews.watch } } : {}),
+    },
+    asWorkOf(o.platform, parts.store),
+  );
 }
 
 /** Builds the agent-jobs feature: its store, status presenter, poll queue and use cases. */

@@ -2,6 +2,7 @@
  * A job's record: what it holds, how it is kept in its Redis hash (strings), and the Lua scripts
  * that change it atomically.
  */
+import { currentEnterpriseRef } from '../../platform/request-context.js';
 
 /** Where a preview deployment stands, as the status message's plan shows it. */
 export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started', 'uncertain'] as const;
@@ -29,6 +30,13 @@ export interface JobRecord {
   /** The docs project the job lives in (the channel's when it was created; follow-ups and polls keep it). */
   projectId: string;
   teamId: string;
+  /**
+   * OAuth mode: the Grid org of the installation the job was started through, and whether that
+   * install is org-wide: with `teamId`, whose token its poller, status edits and previews use
+   * (absent: single-token mode, or the workspace's own install).
+   */
+  enterpriseId?: string;
+  enterpriseInstall?: boolean;
   channel: string;
   /** ts of the thread root: the status message, or the message that started the job. */
   threadTs: string;
@@ -142,6 +150,7 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
   if (h.rating === 'positive' || h.rating === 'negative') rec.rating = h.rating;
   if ((PREVIEW_STAGES as readonly string[]).includes(h.preview ?? '')) rec.preview = h.preview;
   if (h.previewUrl) rec.previewUrl = h.previewUrl;
+  if (h.enterpriseInstall !== undefined) rec.enterpriseInstall = h.enterpriseInstall === 'true';
   return rec as unknown as JobRecord;
 }
 
@@ -166,6 +175,7 @@ export function newJobRecord(
     jobId: p.jobId,
     projectId: p.projectId,
     teamId: req.teamId,
+    ...currentEnterpriseRef(),
     channel: req.channel,
     threadTs: p.threadTs,
     statusTs: p.statusTs,

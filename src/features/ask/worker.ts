@@ -1,5 +1,7 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import { currentEnterpriseRef } from '../../platform/request-context.js';
+import type { SlackClients } from '../../platform/runtime.js';
 import type { ReplicaGuard } from '../../platform/replica-guard.js';
 import type { Steps } from '../../platform/slack/post-once.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
@@ -42,6 +44,10 @@ export interface WorkerDeps {
 export interface AnswerJobData {
   q: Question;
   to: TellTarget;
+  /** OAuth mode: the Grid org of the asker's installation (with `q.teamId`, whose token the answer is written with). */
+  enterpriseId?: string;
+  /** OAuth mode: that installation is org-wide. */
+  enterpriseInstall?: boolean;
   progress?: Record<string, unknown>;
 }
 
@@ -69,7 +75,7 @@ export async function enqueueAnswer(
   q: Question,
   to: TellTarget,
 ): Promise<void> {
-  await queue.add('answer', { q, to }, { jobId: answerJobId(q.key) });
+  await queue.add('answer', { q, to, ...currentEnterpriseRef() }, { jobId: answerJobId(q.key) });
 }
 
 /**
@@ -77,8 +83,19 @@ export async function enqueueAnswer(
  * is renewed while it runs, so a killed replica's answers are taken over within about 15 s and
  * resumed from their steps. On the last try a failure is told to the asker ("couldn't answer").
  */
-export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
-  return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, (job) => writeAnswer(deps, job), {
+export function startAnswerWorker(
+  ctx: QueueContext,
+  deps: WorkerDeps,
+  forWork: SlackClients['forWork'] = (_ref, _id, fn) => fn(),
+): Worker<AnswerJobData> {
+  const ref = (d: AnswerJobData) => ({
+    teamId: d.q.teamId,
+    ...(d.enterpriseId ? { enterpriseId: d.enterpriseId } : {}),
+    ...(d.enterpriseInstall !== undefined ? { enterpriseInstall: d.enterpriseInstall } : {}),
+  });
+  const run = (job: Job<AnswerJobData>) =>
+    forWork(ref(job.data), `answer-${job.id ?? ''}`, () => writeAnswer(deps, job));
+  return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, run, {
     concurrency: ANSWER_CONCURRENCY,
     lockDuration: 10_000,
     stalledInterval: 5_000,

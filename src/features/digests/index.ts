@@ -88,7 +88,9 @@ export function createDigests(o: DigestsOptions): Digests {
     },
     register: (app) =>
       registerListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects }),
-    startWorkers: () => [startDigestWorker(queues, { ...workerDeps, defaultTz: defaultSchedule.tz }, now)],
+    startWorkers: () => [
+      startDigestWorker(queues, { ...workerDeps, defaultTz: defaultSchedule.tz }, now, o.platform.slack),
+    ],
     close: () => digestQueue.close(),
   };
 }

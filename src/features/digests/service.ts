@@ -74,7 +74,9 @@ export type DigestOutcome =
   | { status: 'already_posted'; ts?: string; chart?: ChartOutcome }
   | { status: 'cannot_post'; error: string }
   /** The org-wide install was removed from the channel's workspace: not posted, the schedule kept. */
-  | { status: 'workspace_removed' };
+  | { status: 'workspace_removed' }
+  /** OAuth mode: the workspace's (or org's) installation is gone (uninstalled): not posted, the schedule kept. */
+  | { status: 'not_installed' };
 
 /** A run in progress: its deps, zone, delivery record key and logger. */
 interface RunContext {

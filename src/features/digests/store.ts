@@ -1,10 +1,15 @@
 import type { Queue } from 'bullmq';
+import { currentEnterpriseRef } from '../../platform/request-context.js';
 import type { DigestSchedule } from './schedule.js';
 import { sectionsOf, type DigestSection } from './sections.js';
 
 /** Data of a digest job (set by the channel's job scheduler, or by `/docs-visitors digest`). */
 export interface DigestJobData {
   teamId: string;
+  /** OAuth mode: the Grid org of the installation it was subscribed through (absent: single-token mode, or a workspace install). */
+  enterpriseId?: string;
+  /** OAuth mode: that installation is org-wide; with `teamId` and `enterpriseId`, whose token the digest is posted with. */
+  enterpriseInstall?: boolean;
   channel: string;
   /** Who subscribed (or asked for a test delivery). */
   requestedBy: string;
@@ -98,7 +103,15 @@ export async function subscribeChannel(
   const id = digestSchedulerId(req.teamId, req.channel);
   const chosen = req.sections && req.sections.length > 0 ? { sections: sectionsOf(req.sections) } : {};
   const { teamId, channel, requestedBy } = req;
-  const data: DigestJobData = { teamId, channel, requestedBy, tz: req.schedule.tz, trigger: 'scheduled', ...chosen };
+  const data: DigestJobData = {
+    teamId,
+    ...currentEnterpriseRef(),
+    channel,
+    requestedBy,
+    tz: req.schedule.tz,
+    trigger: 'scheduled',
+    ...chosen,
+  };
   const next = await queue.upsertJobScheduler(
     id,
     { pattern: req.schedule.pattern, tz: req.schedule.tz },
@@ -172,6 +185,6 @@ export async function sendDigestNow(
   nowMs: number,
 ): Promise<string> {
   const jobId = `manual-${digestSchedulerId(req.teamId, req.channel)}-${Math.floor(nowMs / MANUAL_DEDUPE_MS)}`;
-  await queue.add('digest', { ...req, trigger: 'manual' }, { ...DIGEST_JOB_OPTIONS, jobId });
+  await queue.add('digest', { ...req, ...currentEnterpriseRef(), trigger: 'manual' }, { ...DIGEST_JOB_OPTIONS, jobId });
   return jobId;
 }

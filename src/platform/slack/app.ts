@@ -9,6 +9,7 @@ import { SlackEdge, type EdgeObserver } from './edge.js';
 import { droppedForInstallation, installRoutes, registerInstallationEvents } from './oauth.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
+import { installationContext } from './installation-tokens.js';
 import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
@@ -76,6 +77,8 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   });
   // A response_url that isn't Slack's (or the configured API's origin) is never posted to.
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
+  // OAuth mode: the rest runs as work of the installation Bolt's authorize found (its token, recorded with the intake).
+  if (opts.installer) installationContext(app);
   app.error(async (err) => {
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;

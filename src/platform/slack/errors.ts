@@ -1,4 +1,5 @@
 import { ErrorCode } from '@slack/web-api';
+import { PlatformErrorCode } from '../errors.js';
 /**
  * Slack Web API errors by kind, from Slack's documented error codes (method reference pages, e.g.
  * chat.postMessage, chat.update, reactions.add; "Rate limits"; and @slack/web-api's error codes).
@@ -60,6 +61,16 @@ export const CONTENT_CODES = new Set([
   'too_many_attachments',
 ]);
 
+/**
+ * OAuth mode: the installation whose token a call needs is gone or cannot be opened
+ * (installation-store.ts' codes): the same call fails again, like a revoked token.
+ */
+const INSTALLATION_CODES: ReadonlySet<string> = new Set([
+  PlatformErrorCode.InstallationNotFound,
+  PlatformErrorCode.InstallationKeyUnknown,
+  PlatformErrorCode.InstallationUnreadable,
+]);
+
 /** How an error of a Web API call should be treated. */
 export type SlackErrorKind =
   /** Worth retrying with backoff (rate limits, 5xx, network). */
@@ -82,6 +93,7 @@ export interface SlackErrorInfo {
  * Classifies an error thrown by a Web API call.
  * - @slack/web-api request errors (network) and HTTP 5xx/429: `transient`;
  * - platform errors: {@link TRANSIENT_CODES} → `transient`, {@link GONE_CODES} → `gone`, others `permanent`;
+ * - OAuth mode's installation errors ({@link INSTALLATION_CODES}: no token to call with): `permanent`;
  * - anything that is not a Slack error: `transient` (e.g. a timeout in our own code).
  */
 export function classifySlackError(err: unknown): SlackErrorInfo {
@@ -96,6 +108,7 @@ export function classifySlackError(err: unknown): SlackErrorInfo {
     const kind: SlackErrorKind = TRANSIENT_CODES.has(code) ? 'transient' : GONE_CODES.has(code) ? 'gone' : 'permanent';
     return { kind, code, ...method };
   }
+  if (typeof e.code === 'string' && INSTALLATION_CODES.has(e.code)) return { kind: 'permanent', code, ...method };
   if (
     e.code === ErrorCode.HTTPError &&
     typeof e.statusCode === 'number' &&
@@ -105,6 +118,15 @@ export function classifySlackError(err: unknown): SlackErrorInfo {
     return { kind: 'permanent', code: `http_${e.statusCode}`, ...method };
   }
   return { kind: 'transient', code, ...method };
+}
+
+/**
+ * True for OAuth mode's error of a call whose installation is gone or cannot be opened (the
+ * installation store's codes): the same call fails again.
+ */
+export function isInstallationError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && INSTALLATION_CODES.has(code);
 }
 
 /** True for an error @slack/web-api threw (a platform, request, HTTP or rate-limit error). */

@@ -1,7 +1,8 @@
 import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
-import { classifySlackError, type SlackErrorInfo } from './errors.js';
+import { classifySlackError, slackErrorCode, type SlackErrorInfo } from './errors.js';
+import type { BotCredentials } from './installation-tokens.js';
 import { withRequestTeam } from './org-wide.js';
 
 /**
@@ -34,6 +35,17 @@ export interface WebClientOptions {
    * needing `team_id` get the request's workspace (org-wide.ts). @defaultValue false
    */
   enterpriseInstall?: boolean;
+  /**
+   * OAuth mode: each call's token (and whether it is org-level) comes from here, the installation
+   * of the current request or work (installation-tokens.ts); `token` is then unused. A failure to
+   * find it is thrown as the store's error (classifySlackError: `permanent`) and reported to `onError`.
+   */
+  credentials?: () => Promise<BotCredentials>;
+  /**
+   * OAuth mode: told when Slack refuses a call's token (its error code and the credentials it was
+   * made with), after the call failed (InstallationTokens.refused). Awaited; must not throw.
+   */
+  onRefusedToken?: (creds: BotCredentials, slackError: string) => Promise<void>;
 }
 
 /**
@@ -47,13 +59,25 @@ class ObservedWebClient extends WebClient {
     options: ConstructorParameters<typeof WebClient>[1],
     private readonly onError?: WebClientOptions['onError'],
     private readonly enterpriseInstall = false,
+    private readonly credentials?: WebClientOptions['credentials'],
+    private readonly onRefusedToken?: WebClientOptions['onRefusedToken'],
   ) {
     super(token, options);
   }
 
   override async apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
     try {
-      return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
+      if (!this.credentials || options?.token !== undefined)
+        return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
+      const creds = await this.credentials();
+      const withToken = { ...options, token: creds.token };
+      return await super
+        .apiCall(method, creds.enterpriseInstall ? withRequestTeam(method, withToken) : withToken)
+        .catch(async (err: unknown) => {
+          const code = slackErrorCode(err);
+          if (code && this.onRefusedToken) await this.onRefusedToken(creds, code);
+          throw err;
+        });
     } catch (err) {
       if (typeof err === 'object' && err !== null) Object.assign(err, { slackMethod: method });
       this.onError?.({ ...classifySlackError(err), method });
@@ -75,5 +99,7 @@ export function createWebClient(opts: WebClientOptions): WebClient {
     },
     opts.onError,
     opts.enterpriseInstall,
+    opts.credentials,
+    opts.onRefusedToken,
   );
 }

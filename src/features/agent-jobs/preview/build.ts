@@ -11,6 +11,7 @@ import { createPreviewQueue, watchPreview } from './queue.js';
 import { PreviewStore } from './record.js';
 import { PreviewSlots, SLOT_MARGIN_MS, SLOTS_PER_WINDOW } from './slots.js';
 import { startPreviewWorker } from './worker.js';
+import { asWorkOf } from '../work-of.js';
 
 /** The running previews: how the poller asks for one, the worker, and shutdown. */
 export interface Previews {
@@ -23,7 +24,10 @@ export interface Previews {
 
 /** Builds the previews (DOCS_PREVIEWS=off: the store only, for the fix button of earlier messages). */
 export function buildPreviews(
-  platform: Pick<Platform, 'redis' | 'prefix' | 'queues' | 'docsApi' | 'slack' | 'signer' | 'metrics' | 'now'>,
+  platform: Pick<
+    Platform,
+    'redis' | 'prefix' | 'queues' | 'docsApi' | 'slack' | 'signer' | 'metrics' | 'now' | 'installations'
+  >,
   config: Pick<Config, 'DOCS_PREVIEWS' | 'DOCS_PREVIEWS_WINDOW_MS' | 'POLL_MIN_INTERVAL_MS' | 'POLL_MAX_INTERVAL_MS'>,
   parts: { jobs: JobStore; status: StatusPresenter; logger: Logger },
 ): Previews {
@@ -41,20 +45,24 @@ export function buildPreviews(
     store,
     watch: (agentJobId, cycle, completedAt) => watchPreview(queue, agentJobId, cycle, completedAt),
     startWorker: () =>
-      startPreviewWorker(queues, {
-        jobs: parts.jobs,
-        previews: store,
-        slots: new PreviewSlots(redis, prefix, SLOTS_PER_WINDOW, config.DOCS_PREVIEWS_WINDOW_MS + SLOT_MARGIN_MS),
-        docsApi,
-        slack: slack.web,
-        status: parts.status,
-        durations,
-        bounds: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
-        signer,
-        logger: parts.logger.child({ area: 'previews' }),
-        metrics,
-        now,
-      }),
+      startPreviewWorker(
+        queues,
+        {
+          jobs: parts.jobs,
+          previews: store,
+          slots: new PreviewSlots(redis, prefix, SLOTS_PER_WINDOW, config.DOCS_PREVIEWS_WINDOW_MS + SLOT_MARGIN_MS),
+          docsApi,
+          slack: slack.web,
+          status: parts.status,
+          durations,
+          bounds: { minMs: config.POLL_MIN_INTERVAL_MS, maxMs: config.POLL_MAX_INTERVAL_MS },
+          signer,
+          logger: parts.logger.child({ area: 'previews' }),
+          metrics,
+          now,
+        },
+        asWorkOf(platform, parts.jobs),
+      ),
     close: () => queue.close(),
   };
 }

@@ -1,0 +1,165 @@
+/**
+ * OAuth mode's tokens: the bot token of the installation a piece of work belongs to, from the
+ * installer's `authorize` (@slack/oauth `InstallProvider.authorize`, what Bolt's own `authorize`
+ * calls with `teamId`, `enterpriseId`, `isEnterpriseInstall`: it fetches the installation from the
+ * store and, with token rotation, refreshes a bot token that expires within 2 hours and stores the
+ * new one) for every Web API call the platform's clients make. The installation comes from the
+ * current request context: a listener's is Bolt's (set by {@link installationContext}), a worker's
+ * the one recorded with its work. A request from one workspace therefore never reads or posts with
+ * another's token.
+ */
+import type { App, InstallationQuery } from '@slack/bolt';
+import { errorCode, PlatformErrorCode } from '../errors.js';
+import { InstallationError } from '../installation-store.js';
+import type { Logger } from '../logger.js';
+import {
+  currentRequestContext,
+  installationRefOf,
+  withRequestContext,
+  type InstallationRef,
+} from '../request-context.js';
+
+/** What a call is made with: the installation's bot token, and whether it is org-level (org-wide.ts). */
+export interface BotCredentials {
+  token: string;
+  enterpriseInstall: boolean;
+  /** The installation it came from (the store's query): what {@link InstallationTokens.refused} forgets. */
+  installation?: InstallationQuery<boolean>;
+}
+
+/**
+ * Slack's answers meaning a token is revoked for good (docs.slack.dev, e.g. chat.postMessage
+ * errors: `token_revoked` "the app has been removed", `account_inactive` "the workspace or user
+ * was deleted"). `invalid_auth` is not among them: it can mean a misconfigured API URL.
+ */
+export const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
+
+/** What {@link InstallationTokens} forgets a revoked installation with, and logs it to. */
+export interface RevokedInstallations {
+  store: {
+    fetchInstallation(query: InstallationQuery<boolean>): Promise<{ bot?: { token?: string } | undefined }>;
+    deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
+  };
+  logger: Logger;
+}
+
+/** The installer's `authorize` (InstallProvider; its errors wrap the store's as `original`). */
+export interface InstallationSource {
+  authorize(query: InstallationQuery<boolean>): Promise<{ botToken?: string }>;
+}
+
+/** The store's error behind @slack/oauth's `AuthorizationError` (its `original`), else `err` itself. */
+function storeError(err: unknown): unknown {
+  let e = err;
+  for (let i = 0; i < 3 && e && !errorCode(e)?.startsWith('installation_'); i++)
+    e = (e as { original?: unknown }).original ?? e;
+  return errorCode(e)?.startsWith('installation_') ? e : err;
+}
+
+const isNotFound = (err: unknown) => errorCode(err) === PlatformErrorCode.InstallationNotFound;
+
+/** The bot tokens of OAuth mode's installations. */
+export class InstallationTokens {
+  constructor(
+    private readonly source: InstallationSource,
+    private readonly revoked?: RevokedInstallations,
+  ) {}
+
+  /**
+   * Slack refused `creds`' token for good ({@link REVOKED_TOKEN_CODES}) without an uninstall event
+   * reaching the bot: the installation is deleted, once (only while it still holds that token, so
+   * a reinstall meanwhile is kept), with one warn line; that workspace's later work then finds no
+   * installation, and no other is touched. Never throws (a Redis failure is logged; the next
+   * refusal tries again).
+   */
+  async refused(creds: BotCredentials, slackError: string): Promise<void> {
+    const query = creds.installation;
+    if (!this.revoked || !query || !REVOKED_TOKEN_CODES.has(slackError)) return;
+    const { store, logger } = this.revoked;
+    try {
+      const current = await store.fetchInstallation(query).catch((err: unknown) => {
+        // Gone already (an uninstall event came first) or unreadable: nothing of it to delete here.
+        if (errorCode(err)?.startsWith('installation_')) return undefined;
+        throw err; // Redis: logged below
+      });
+      if (current?.bot?.token !== creds.token) return;
+      await store.deleteInstallation(query);
+      const { teamId, enterpriseId, isEnterpriseInstall } = query;
+      logger.warn(
+        { teamId, enterpriseId, isEnterpriseInstall, slackError },
+        "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
+      );
+    } catch (err) {
+      this.revoked.logger.warn({ err, slackError }, 'could not delete an installation whose token Slack refused');
+    }
+  }
+
+  /**
+   * The credentials of the installation `ref` names: the org-wide install of `enterpriseId` when
+   * `enterpriseInstall` is true; the workspace install of `teamId` when it is false; when it is not
+   * recorded (work recorded before it was), the workspace install, else the org's.
+   * @throws InstallationError (`installation_not_found` when `ref` names none, or the installation
+   *   has no bot token; `installation_key_unknown`, `installation_unreadable`); Redis errors and a
+   *   failed token refresh (wrapped by @slack/oauth as `slack_oauth_installer_authorization_error`).
+   */
+  async forRef(ref: InstallationRef): Promise<BotCredentials> {
+    const { teamId, enterpriseId, enterpriseInstall } = ref;
+    const org = { teamId, enterpriseId, isEnterpriseInstall: true } as InstallationQuery<true>;
+    const team = { teamId, enterpriseId, isEnterpriseInstall: false } as InstallationQuery<false>;
+    const tries =
+      enterpriseInstall === true && enterpriseId
+        ? [org]
+        : enterpriseInstall === false || !enterpriseId
+          ? [team]
+          : [team, org];
+    for (const [i, query] of tries.entries()) {
+      try {
+        const { botToken } = await this.source.authorize(query);
+        if (!botToken)
+          throw new InstallationError(
+            PlatformErrorCode.InstallationNotFound,
+            `${enterpriseId ?? teamId} (no bot token)`,
+          );
+        return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true, installation: query };
+      } catch (err) {
+        const cause = storeError(err);
+        if (isNotFound(cause) && i < tries.length - 1) continue;
+        throw cause;
+      }
+    }
+    throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
+  }
+
+  /** The credentials of the current request's (or worker's) installation. @throws as {@link forRef}. */
+  async current(): Promise<BotCredentials> {
+    return this.forRef(installationRefOf(currentRequestContext()));
+  }
+}
+
+/**
+ * A Bolt global middleware (OAuth mode): the rest of the request runs with the installation Bolt's
+ * `authorize` found (`context.enterpriseId`, `context.isEnterpriseInstall`; the workspace stays the
+ * edge's `teamId`, else Bolt's) in the request context, so the platform's clients use its token and
+ * the intake records it with the request.
+ */
+export function installationContext(app: App): void {
+  app.use(async ({ context, next }) => {
+    const current = currentRequestContext();
+    const teamId = current?.teamId ?? (typeof context.teamId === 'string' ? context.teamId : undefined);
+    const ref = installationRefOf({
+      ...(teamId ? { teamId } : {}),
+      ...(typeof context.enterpriseId === 'string' ? { enterpriseId: context.enterpriseId } : {}),
+      enterpriseInstall: context.isEnterpriseInstall === true,
+    });
+    await withRequestContext({ requestId: current?.requestId ?? 'unknown', ...current, ...ref }, next);
+  });
+}
+
+/**
+ * Runs `fn` with `ref`'s installation as the current one (a worker's work: the installation
+ * recorded with it), keeping the current request id; `requestId` when there is none.
+ */
+export function withInstallation<T>(ref: InstallationRef, requestId: string, fn: () => T): T {
+  const current = currentRequestContext();
+  return withRequestContext({ requestId: current?.requestId ?? requestId, ...current, ...installationRefOf(ref) }, fn);
+}
