@@ -161,6 +161,24 @@ function slackClients(
 }
 
 /**
+ * OAuth mode's parts (SLACK_CLIENT_ID set): the encrypted Redis installation store, Bolt's installer
+ * over it and the per-installation tokens the Slack clients take; all undefined in single-token mode.
+ */
+function oauthParts(config: Config, redis: Redis, prefix: string, logger: Logger) {
+  const oauth = oauthMode(config);
+  if (!oauth) return { installations: undefined, installer: undefined, tokens: undefined };
+  const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
+  const installations = new RedisInstallationStore(redis, prefix, keys);
+  const installer = createInstaller({
+    oauth,
+    installationStore: installations,
+    slackApiUrl: config.SLACK_API_URL,
+    logger,
+  });
+  return { installations, installer, tokens: new InstallationTokens(installer, { store: installations, logger }) };
+}
+
+/**
  * Builds the platform from the configuration: metrics on a registry of their own, the Redis
  * connections, queues and intake (replica acknowledgement per REDIS_WAIT_REPLICAS), the docs API
  * clients, the Slack clients and the membership directory. Connects lazily: nothing is awaited.
@@ -185,16 +203,7 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     onUnreplicated: () => metrics.intakeUnreplicated.inc(),
     onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
   };
-  const oauth = oauthMode(config);
-  const installations = oauth
-    ? new RedisInstallationStore(redis, prefix, new KeyRing(oauth.installationKey, oauth.previousInstallationKey))
-    : undefined;
-  const installer =
-    oauth && installations
-      ? createInstaller({ oauth, installationStore: installations, slackApiUrl: config.SLACK_API_URL, logger })
-      : undefined;
-  const tokens =
-    installer && installations ? new InstallationTokens(installer, { store: installations, logger }) : undefined;
+  const { installations, installer, tokens } = oauthParts(config, redis, prefix, logger);
   const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false, tokens);
   // The person behind a record the intake gives up on: its response_url, else an ephemeral.
   const notHandled = 'could not tell the person that their request was not handled';
