@@ -175,7 +175,11 @@ function oauthParts(config: Config, redis: Redis, prefix: string, logger: Logger
     slackApiUrl: config.SLACK_API_URL,
     logger,
   });
-  return { installations, installer, tokens: new InstallationTokens(installer, { store: installations, logger }) };
+  return {
+    installations,
+    installer,
+    tokens: new InstallationTokens(installer, { store: installations, logger }, new WorkspaceAccess(redis, prefix)),
+  };
 }
 
 /**

@@ -1,10 +1,18 @@
-import type { Installation } from '@slack/bolt';
+import { App, type Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { RedisInstallationStore } from '../../src/platform/installation-store.js';
 import { KeyRing } from '../../src/platform/sealed-box.js';
 import { classifySlackError } from '../../src/platform/slack/errors.js';
-import { InstallationTokens, withInstallation } from '../../src/platform/slack/installation-tokens.js';
+import { currentRequestContext, withRequestContext } from '../../src/platform/request-context.js';
+import {
+  installationContext,
+  InstallationTokens,
+  type InstallationSource,
+  withInstallation,
+} from '../../src/platform/slack/installation-tokens.js';
+import { requestTeamId } from '../../src/platform/slack/org-wide.js';
+import { WorkspaceAccess } from '../../src/platform/workspace-access.js';
 import { createInstaller } from '../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -21,6 +29,7 @@ const prefix = randomPrefix();
 const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 5).toString('base64')));
 const { logger: quiet } = arrayLogger('error');
 let tokens: InstallationTokens;
+let installer: InstallationSource;
 let slack: FakeSlack;
 const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
 
@@ -49,9 +58,8 @@ async function install(p: { teamId: string; enterpriseId?: string; orgWide?: boo
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: 'xoxb-unused', oauth: OAUTH });
   const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-  tokens = new InstallationTokens(
-    createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet }),
-  );
+  installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+  tokens = new InstallationTokens(installer);
   await install({ teamId: 'T0A' });
   await install({ teamId: 'T0B', enterpriseId: 'E0ORG' });
   await install({ teamId: 'T0C', enterpriseId: 'E0GRID', orgWide: true });
@@ -87,6 +95,33 @@ describe('InstallationTokens', () => {
   });
 });
 
+describe('the installation of old records and nested work', () => {
+  it("an old record's org fallback skips a workspace team_access_revoked removed from the org install", async () => {
+    const workspaces = new WorkspaceAccess(redis, prefix);
+    const guarded = new InstallationTokens(installer, undefined, workspaces);
+    await workspaces.remove(['T0C4']);
+    await expect(guarded.forRef({ teamId: 'T0C4', enterpriseId: 'E0GRID' })).rejects.toMatchObject({
+      code: 'installation_not_found',
+    });
+    // Another workspace of the org still falls back to it; granted again, so does T0C4.
+    const tokenTeam = (t: string) => slack.installs.identity(t)?.teamId;
+    expect(tokenTeam((await guarded.forRef({ teamId: 'T0C3', enterpriseId: 'E0GRID' })).token)).toBe('E0GRID');
+    await workspaces.grant(['T0C4']);
+    expect(tokenTeam((await guarded.forRef({ teamId: 'T0C4', enterpriseId: 'E0GRID' })).token)).toBe('E0GRID');
+  });
+
+  it("work run inside another installation's uses only its own ref, inheriting nothing", async () => {
+    const orgRef = { teamId: 'T0C2', enterpriseId: 'E0GRID', enterpriseInstall: true };
+    const inner = await withInstallation(orgRef, 'req-outer', () =>
+      withInstallation({ teamId: 'T0A' }, 'req-inner', async () => ({
+        ctx: currentRequestContext(),
+        team: slack.installs.identity((await tokens.current()).token)?.teamId,
+      })),
+    );
+    expect(inner).toEqual({ ctx: { requestId: 'req-outer', teamId: 'T0A' }, team: 'T0A' });
+  });
+});
+
 describe("the platform's WebClient in OAuth mode", () => {
   it("calls with the token of the current request's installation, and only that one", async () => {
     const { logger } = arrayLogger('warn');
@@ -109,6 +144,97 @@ describe("the platform's WebClient in OAuth mode", () => {
     expect(slack.calls.filter((c) => c.method === 'auth.test' && (c.response as { ok: boolean }).ok === false)).toEqual(
       [],
     );
+  });
+});
+
+/**
+ * Runs `body` through a real Bolt App (its own authorize source, from the installer) behind the
+ * edge's request context and {@link installationContext}: the token and request context its
+ * listener works with, and the warn lines.
+ */
+async function throughBolt(body: Record<string, unknown>) {
+  const { logger, lines } = arrayLogger('warn');
+  const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+  const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+  const app = new App({
+    authorize: (source) => installer.authorize(source),
+    receiver: { init: () => undefined, start: () => Promise.resolve(), stop: () => Promise.resolve() },
+  });
+  installationContext(app, logger);
+  const seen: { token?: string; teamId?: string }[] = [];
+  const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
+    await ack?.();
+    seen.push({ token: (await tokens.current()).token, teamId: currentRequestContext()?.teamId });
+  };
+  app.event('message', listener);
+  app.view('sc_form', listener);
+  const teamId = requestTeamId(body);
+  await withRequestContext({ requestId: 'req-sc', ...(teamId ? { teamId } : {}) }, () =>
+    app.processEvent({ body, ack: () => Promise.resolve() }),
+  );
+  return { seen, warns: lines };
+}
+
+describe('a request from the other side of a Slack Connect channel', () => {
+  // docs.slack.dev Events API: `authorizations` names the installation an event is delivered for;
+  // the top-level team_id can be the other workspace of a shared channel (bolt-js #687), and a
+  // view submitted there names the submitter's team, its installation `view.app_installed_team_id`
+  // (bolt-js #1614). Both workspaces have the app installed here.
+  const teamOf = (token: string | undefined) => slack.installs.identity(token ?? '')?.teamId;
+
+  it("runs an event with the installing workspace's token, not the top-level team_id's", async () => {
+    await install({ teamId: 'T0OTHER' });
+    const { seen, warns } = await throughBolt({
+      type: 'event_callback',
+      event_id: 'Ev0SC',
+      api_app_id: 'A0DOCS',
+      team_id: 'T0OTHER',
+      authorizations: [
+        { team_id: 'T0A', enterprise_id: null, user_id: 'U0DOCSBOT', is_bot: true, is_enterprise_install: false },
+      ],
+      is_ext_shared_channel: true,
+      event: {
+        type: 'message',
+        user: 'U0BOB',
+        text: 'hi',
+        channel: 'C0SHARED',
+        channel_type: 'channel',
+        ts: '1.000100',
+      },
+    });
+    expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['T0A', 'T0A']]);
+    expect(warns.map((l) => [l.msg, l.teamId, l.requestTeamId])).toEqual([
+      [expect.stringContaining("the installation's is used"), 'T0A', 'T0OTHER'],
+    ]);
+  });
+
+  it("runs a view submission with view.app_installed_team_id's token, not the submitter team's", async () => {
+    await install({ teamId: 'T0OTHER' });
+    const { seen } = await throughBolt({
+      type: 'view_submission',
+      api_app_id: 'A0DOCS',
+      team: { id: 'T0OTHER', domain: 'other' },
+      user: { id: 'U0BOB', team_id: 'T0OTHER' },
+      trigger_id: '1.2.sc',
+      view: { id: 'V0SC', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0A', state: { values: {} } },
+    });
+    expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['T0A', 'T0A']]);
+  });
+
+  it("keeps the request's workspace for an org-wide install (its token's team_id), the org's token", async () => {
+    const { seen, warns } = await throughBolt({
+      type: 'event_callback',
+      event_id: 'Ev0ORG',
+      api_app_id: 'A0DOCS',
+      team_id: 'T0C7',
+      enterprise_id: 'E0GRID',
+      authorizations: [
+        { team_id: null, enterprise_id: 'E0GRID', user_id: 'U0DOCSBOT', is_bot: true, is_enterprise_install: true },
+      ],
+      event: { type: 'message', user: 'U0BOB', text: 'hi', channel: 'C0GRID', channel_type: 'channel', ts: '1.000200' },
+    });
+    expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['E0GRID', 'T0C7']]);
+    expect(warns).toEqual([]);
   });
 });
 

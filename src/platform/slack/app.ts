@@ -78,7 +78,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   // A response_url that isn't Slack's (or the configured API's origin) is never posted to.
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   // OAuth mode: the rest runs as work of the installation Bolt's authorize found (its token, recorded with the intake).
-  if (opts.installer) installationContext(app);
+  if (opts.installer) installationContext(app, logger);
   app.error(async (err) => {
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;

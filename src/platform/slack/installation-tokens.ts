@@ -12,6 +12,8 @@ import type { App, InstallationQuery } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
 import { InstallationError } from '../installation-store.js';
 import type { Logger } from '../logger.js';
+import type { WorkspaceAccess } from '../workspace-access.js';
+import { workspaceId } from './org-wide.js';
 import {
   currentRequestContext,
   installationRefOf,
@@ -63,6 +65,8 @@ export class InstallationTokens {
   constructor(
     private readonly source: InstallationSource,
     private readonly revoked?: RevokedInstallations,
+    /** The workspaces an org-wide install was removed from: an old record's org fallback skips them. */
+    private readonly workspaces?: Pick<WorkspaceAccess, 'removed'>,
   ) {}
 
   /**
@@ -97,7 +101,8 @@ export class InstallationTokens {
   /**
    * The credentials of the installation `ref` names: the org-wide install of `enterpriseId` when
    * `enterpriseInstall` is true; the workspace install of `teamId` when it is false; when it is not
-   * recorded (work recorded before it was), the workspace install, else the org's.
+   * recorded (work recorded before it was), the workspace install, else the org's unless
+   * `team_access_revoked` removed the workspace from it ({@link WorkspaceAccess}).
    * @throws InstallationError (`installation_not_found` when `ref` names none, or the installation
    *   has no bot token; `installation_key_unknown`, `installation_unreadable`); Redis errors and a
    *   failed token refresh (wrapped by @slack/oauth as `slack_oauth_installer_authorization_error`).
@@ -123,7 +128,8 @@ export class InstallationTokens {
         return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true, installation: query };
       } catch (err) {
         const cause = storeError(err);
-        if (isNotFound(cause) && i < tries.length - 1) continue;
+        if (isNotFound(cause) && i < tries.length - 1 && !(teamId && (await this.workspaces?.removed(teamId))))
+          continue;
         throw cause;
       }
     }
@@ -138,28 +144,45 @@ export class InstallationTokens {
 
 /**
  * A Bolt global middleware (OAuth mode): the rest of the request runs with the installation Bolt's
- * `authorize` found (`context.enterpriseId`, `context.isEnterpriseInstall`; the workspace stays the
- * edge's `teamId`, else Bolt's) in the request context, so the platform's clients use its token and
- * the intake records it with the request.
+ * `authorize` found in the request context, so the platform's clients use its token and the intake
+ * records it with the request. The installation is Bolt's only (`context.teamId`,
+ * `context.enterpriseId`, `context.isEnterpriseInstall`): Bolt asks `authorize` with the
+ * installing side of a request (an event's `authorizations[0]`, a view's
+ * `view.app_installed_team_id`; App.js `buildSource`), while the body's top-level workspace can be
+ * the other side of a Slack Connect channel (bolt-js issues #687, #1614). The edge's workspace
+ * (`requestTeamId`) is kept only for an org-wide install, whose token needs the workspace a
+ * request happened in as `team_id` (org-wide.ts); for a workspace install that disagrees with
+ * Bolt's, Bolt's is used and one warn line says so (ids only).
  */
-export function installationContext(app: App): void {
+export function installationContext(app: App, logger?: Logger): void {
   app.use(async ({ context, next }) => {
     const current = currentRequestContext();
-    const teamId = current?.teamId ?? (typeof context.teamId === 'string' ? context.teamId : undefined);
+    const edgeTeamId = current?.teamId;
+    const boltTeamId = typeof context.teamId === 'string' ? context.teamId : undefined;
+    const enterpriseInstall = context.isEnterpriseInstall === true;
+    let teamId = boltTeamId;
+    if (enterpriseInstall) teamId = edgeTeamId ?? workspaceId(boltTeamId);
+    else if (edgeTeamId && boltTeamId && edgeTeamId !== boltTeamId)
+      logger?.warn(
+        { teamId: boltTeamId, requestTeamId: edgeTeamId },
+        "a request's workspace is not its installation's (a Slack Connect channel?); the installation's is used",
+      );
     const ref = installationRefOf({
       ...(teamId ? { teamId } : {}),
       ...(typeof context.enterpriseId === 'string' ? { enterpriseId: context.enterpriseId } : {}),
-      enterpriseInstall: context.isEnterpriseInstall === true,
+      enterpriseInstall,
     });
-    await withRequestContext({ requestId: current?.requestId ?? 'unknown', ...current, ...ref }, next);
+    const { requestId = 'unknown' } = current ?? {};
+    await withRequestContext({ requestId, ...ref }, next);
   });
 }
 
 /**
  * Runs `fn` with `ref`'s installation as the current one (a worker's work: the installation
- * recorded with it), keeping the current request id; `requestId` when there is none.
+ * recorded with it), keeping the current request id; `requestId` when there is none. Only `ref`'s
+ * fields name the installation: nothing of an enclosing context's is inherited.
  */
 export function withInstallation<T>(ref: InstallationRef, requestId: string, fn: () => T): T {
   const current = currentRequestContext();
-  return withRequestContext({ requestId: current?.requestId ?? requestId, ...current, ...installationRefOf(ref) }, fn);
+  return withRequestContext({ requestId: current?.requestId ?? requestId, ...installationRefOf(ref) }, fn);
 }

@@ -47,7 +47,8 @@ export const ORG_TOKEN_TEAM_METHODS: ReadonlySet<string> = new Set([
 /** A workspace id (`T…`); enterprise ids (`E…`) are not workspaces. */
 const WORKSPACE_ID = /^T[A-Z0-9]{2,30}$/;
 
-function workspace(v: unknown): string | undefined {
+/** `v` when it is a workspace id (`T…`), else undefined (e.g. an enterprise id `E…`, null). */
+export function workspaceId(v: unknown): string | undefined {
   return typeof v === 'string' && WORKSPACE_ID.test(v) ? v : undefined;
 }
 
@@ -59,7 +60,12 @@ function workspace(v: unknown): string | undefined {
 export function requestTeamId(body: Record<string, unknown>): string | undefined {
   const team = body.team as { id?: unknown } | null | undefined;
   const user = body.user as { team_id?: unknown } | null | undefined;
-  return workspace(body.context_team_id) ?? workspace(body.team_id) ?? workspace(team?.id) ?? workspace(user?.team_id);
+  return (
+    workspaceId(body.context_team_id) ??
+    workspaceId(body.team_id) ??
+    workspaceId(team?.id) ??
+    workspaceId(user?.team_id)
+  );
 }
 
 /**
