@@ -8,6 +8,7 @@ import {
 } from '../../src/features/access/policy.js';
 import { createAccessGate } from '../../src/features/access/service.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { currentRequestContext, withRequestContext } from '../../src/platform/request-context.js';
 
 /*
  * Who is an insider on Enterprise Grid: the bot lives in workspace T0A of enterprise E0ORG; T0B is a
@@ -139,5 +140,59 @@ describe('the directory and the gate on Grid', () => {
     expect(audits).toEqual([
       expect.objectContaining({ actor: 'W0XAVI', reason: 'external', affiliation: 'other_organization' }),
     ]);
+  });
+});
+
+describe('OAuth mode: people are who each installation says they are', () => {
+  // users.info answers for the token's own workspace (docs.slack.dev "User object": is_admin is
+  // "an admin of the current workspace"; guest and deactivated are per workspace too). W0ANN is an
+  // admin of T0A and a guest of T0B, two workspace installs of E0ORG.
+  const asked: string[] = [];
+  const slack = {
+    users: {
+      info: vi.fn(async ({ user }: { user: string }) => {
+        const t = currentRequestContext()?.teamId ?? '';
+        asked.push(`${t}:${user}`);
+        const u = {
+          id: user,
+          team_id: 'T0A',
+          enterprise_user: { id: user, enterprise_id: 'E0ORG', teams: ['T0A', 'T0B'] },
+        };
+        return { ok: true, user: { ...u, is_admin: t === 'T0A', is_restricted: t === 'T0B' } };
+      }),
+    },
+    usergroups: { users: { list: vi.fn(async () => ({ ok: true, users: [] })) } },
+    auth: { test: vi.fn(async () => ({ ok: true, team_id: currentRequestContext()?.teamId, enterprise_id: 'E0ORG' })) },
+  };
+  const inTeam = <T>(teamId: string, fn: () => Promise<T>) =>
+    withRequestContext({ requestId: `r-${teamId}`, teamId, enterpriseId: 'E0ORG', enterpriseInstall: false }, fn);
+
+  it("a workspace's admin is no settings admin where they are a guest, however soon after", async () => {
+    const directory = new SlackDirectory(slack as never, { perInstallation: true });
+    const gate = createAccessGate({
+      policy: OPEN,
+      directory,
+      budget: {} as never,
+      promptMaxChars: 100,
+      defaultProject: 'p1',
+      projectFor: async () => 'p1',
+      logger: createLogger('silent'),
+      now: () => 0,
+    });
+    const settings = (teamId: string) =>
+      inTeam(teamId, () => gate.authorize({ user: 'W0ANN' }, 'change_settings', '', { audit: false }));
+    expect(await settings('T0A')).toEqual({ allowed: true });
+    expect(await settings('T0B')).toMatchObject({ allowed: false });
+    expect(await inTeam('T0B', () => directory.user('W0ANN'))).toMatchObject({
+      isGuest: true,
+      isWorkspaceAdmin: false,
+    });
+    expect(await settings('T0A')).toEqual({ allowed: true }); // each installation's answer cached for it
+    expect(asked).toEqual(['T0A:W0ANN', 'T0B:W0ANN']);
+    // Their user_change drops what every installation knew of them.
+    directory.forget('W0ANN');
+    await settings('T0A');
+    await settings('T0B');
+    expect(asked).toEqual(['T0A:W0ANN', 'T0B:W0ANN', 'T0A:W0ANN', 'T0B:W0ANN']);
   });
 });

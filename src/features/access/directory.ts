@@ -35,8 +35,9 @@ export interface DirectoryOptions {
   /** Wall clock, epoch ms (compared with {@link UserChanges.changedAt}); default `Date.now`. */
   now?: () => number;
   /**
-   * OAuth mode: the bot's own team is asked (and cached) per installation, the current request's
-   * (each installation's token has its own `auth.test`). Default false: once per process.
+   * OAuth mode: the bot's own team and people's facts are asked (and cached) per installation, the
+   * current request's (each installation's token has its own `auth.test`, and `users.info` answers
+   * for its own workspace: admin, guest, deactivated). Default false: once per process, by user id.
    */
   perInstallation?: boolean;
 }
@@ -45,6 +46,11 @@ export interface DirectoryOptions {
 function installationKey(): string {
   const c = currentRequestContext();
   return c?.enterpriseInstall && c.enterpriseId ? `E:${c.enterpriseId}` : `T:${c?.teamId ?? ''}`;
+}
+
+/** The user id of a users cache key (`<installation>|<user>` in OAuth mode, else the id itself). */
+function userOfKey(key: string): string {
+  return key.slice(key.lastIndexOf('|') + 1);
 }
 
 /** A person's facts and when they were fetched (epoch ms). */
@@ -81,7 +87,7 @@ export class SlackDirectory {
       max: 20_000,
       ttl: userTtl,
       ...perf,
-      fetchMethod: async (user) => ({ at: this.now(), facts: await this.fetchUser(user) }),
+      fetchMethod: async (key) => ({ at: this.now(), facts: await this.fetchUser(userOfKey(key)) }),
     });
     this.groups = new LRUCache<string, ReadonlySet<string>>({
       max: 200,
@@ -97,21 +103,34 @@ export class SlackDirectory {
    * `user_not_found`, a network error).
    */
   async user(user: string): Promise<UserFacts> {
-    let cached = await this.users.fetch(user);
-    if (cached && this.changes && this.users.has(user)) {
+    const key = this.userKey(user);
+    let cached = await this.users.fetch(key);
+    if (cached && this.changes && this.users.has(key)) {
       const changed = await this.changes.changedAt(user).catch(() => Number.POSITIVE_INFINITY);
       if (changed !== undefined && changed >= cached.at) {
         this.forget(user);
-        cached = await this.users.fetch(user);
+        cached = await this.users.fetch(key);
       }
     }
     if (!cached) throw new Error('users.info returned nothing');
     return cached.facts;
   }
 
-  /** Drops `user`'s cached facts (their `user_change` arrived here): the next check asks Slack. */
+  /**
+   * The cache key of `user`'s facts: OAuth mode keys them by the current installation too, since
+   * `users.info` answers for the token's workspace (`is_admin`, guest, deactivated are per workspace).
+   */
+  private userKey(user: string): string {
+    return this.perInstallation ? `${installationKey()}|${user}` : user;
+  }
+
+  /** Drops `user`'s cached facts, in every installation (their `user_change` arrived here): the next check asks Slack. */
   forget(user: string): void {
-    this.users.delete(user);
+    if (!this.perInstallation) {
+      this.users.delete(user);
+      return;
+    }
+    for (const key of [...this.users.keys()]) if (userOfKey(key) === user) this.users.delete(key);
   }
 
   /** Whether `user` is in any of `groups`. @throws when Slack fails. */
