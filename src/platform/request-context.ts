@@ -62,3 +62,17 @@ export function withRequestContext<T>(ctx: RequestContext, fn: () => T): T {
 export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
 }
+
+/**
+ * The workspace that keys a request's records, budgets and markers (job and answer records, the
+ * workers' installation, App Home limits), given the body's workspace as `fallback`. OAuth mode:
+ * the current installation's (the request context's `teamId`: Bolt's authorize result for a
+ * workspace install, which in a Slack Connect channel can differ from the body's top-level
+ * `team_id` or a view's `team.id`; the request's own workspace for an org-wide install), so the
+ * other side's messages are the installing side's work. Single-token mode: `fallback`, as before.
+ * The person's own team is another thing: the access policy reads it from `users.info`.
+ */
+export function installationTeamId(fallback: string): string {
+  const c = currentRequestContext();
+  return c?.enterpriseInstall !== undefined && c.teamId ? c.teamId : fallback;
+}

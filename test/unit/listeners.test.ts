@@ -34,6 +34,7 @@ import { TEST_SIGNER } from '../helpers/signer.js';
 import { MembersUnknownError } from '../../src/platform/slack/conversations.js';
 import { MEMBERSHIP_BUSY_TEXT, NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { plainTextOf } from '../../src/platform/slack/markup.js';
+import { withRequestContext } from '../../src/platform/request-context.js';
 
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
@@ -286,6 +287,18 @@ describe('agent-jobs listeners', () => {
     const payload = h.record.mock.calls[0]![3] as { msg: { text: string; textChars?: number } };
     expect(payload.msg.text).toHaveLength(12_000);
     expect(payload.msg.textChars).toBe(100_000);
+  });
+
+  it("OAuth mode: a Slack Connect message is keyed to the installation's workspace, not the body's team_id", async () => {
+    // The body's team_id is the shared channel's other workspace (bolt-js #687); the request
+    // context holds the installation Bolt's authorize found (installationContext).
+    const h = harness();
+    const dm = { channel_type: 'im', text: 'add a quickstart' };
+    const inst = { requestId: 'Ev1', teamId: 'T0A', enterpriseInstall: false };
+    await withRequestContext(inst, () => messageEvent(h.deps)(event(dm) as never));
+    await messageEvent(h.deps)(event({ ...dm, ts: '1700000004.000100' }) as never); // single-token mode
+    const teams = h.record.mock.calls.map((c) => (c[3] as { msg: { teamId: string } }).msg.teamId);
+    expect(teams).toEqual(['T0A', 'T0SANDBOX']);
   });
 
   it('a thread reply when the thread index cannot be read: thrown (not acked, Slack redelivers it), nothing recorded', async () => {

@@ -1,5 +1,6 @@
 import type { AckFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import { authorizeWithin, type AccessGate, type Actor } from '../../platform/access.js';
+import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
@@ -80,7 +81,11 @@ export async function submitJobStartForm(
 ): Promise<void> {
   const { body } = s;
   const refusal = await formRefusal(deps, { user: body.user.id }, 'start_job', req.channel);
-  const payload: StartIntake = { ...req, teamId: body.team?.id ?? body.user.team_id ?? '', requester: body.user.id };
+  const payload: StartIntake = {
+    ...req,
+    teamId: installationTeamId(body.team?.id ?? body.user.team_id ?? ''),
+    requester: body.user.id,
+  };
   await recordForm(deps, s, refusal, INTAKE.start, payload, 'a job start');
 }
 

@@ -9,6 +9,7 @@ import type {
   SlackEventMiddlewareArgs,
 } from '@slack/bolt';
 import { promptTooLongText } from '../../platform/access.js';
+import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
@@ -128,7 +129,7 @@ export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
     if (!(await withinHomeLimit(deps, b.team_id, event.user))) return;
-    const payload: HomeIntake = { teamId: b.team_id, user: event.user };
+    const payload: HomeIntake = { teamId: installationTeamId(b.team_id), user: event.user };
     const entry = {
       kind: INTAKE.home,
       id: `home-${b.event_id}`,

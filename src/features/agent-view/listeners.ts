@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Intake } from '../../platform/intake.js';
+import { installationTeamId } from '../../platform/request-context.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { INTAKE, type PromptsIntake } from './intake.js';
@@ -82,7 +83,7 @@ async function recordPrompts(
   if (!(await withinPersonLimit(deps, b.team_id, e.user, what))) return;
   const viewing = viewedChannel(e.context, b.team_id);
   const payload: PromptsIntake = {
-    teamId: b.team_id,
+    teamId: installationTeamId(b.team_id),
     user: e.user,
     channel: e.channel,
     ...(viewing ? { viewing } : {}),

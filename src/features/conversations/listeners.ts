@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Intake } from '../../platform/intake.js';
+import { installationTeamId } from '../../platform/request-context.js';
 import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
 import { eventNotRecorded, recordEvent } from '../../platform/slack/record-and-ack.js';
@@ -113,7 +114,7 @@ async function recordQuestionChannelMessage(
   const cap = deps.promptMaxChars;
   const text = verdict.text;
   const msg: IncomingMessage = {
-    teamId: b.team_id,
+    teamId: installationTeamId(b.team_id),
     channel,
     channelType: String((event as { channel_type?: unknown }).channel_type),
     user,
@@ -144,7 +145,7 @@ export function messageEvent(deps: ConversationListenerDeps) {
     )
       return;
     const msg: IncomingMessage = {
-      teamId: b.team_id,
+      teamId: installationTeamId(b.team_id),
       channel: String(e.channel),
       ...(typeof e.channel_type === 'string' ? { channelType: e.channel_type } : {}),
       user: e.user,
@@ -167,7 +168,7 @@ export function appMentionEvent(deps: ConversationListenerDeps) {
     if (event.bot_id || !event.user) return;
     const b = body as { team_id: string; event_id: string };
     const msg: IncomingMessage = {
-      teamId: b.team_id,
+      teamId: installationTeamId(b.team_id),
       channel: event.channel,
       user: event.user,
       text: event.text,

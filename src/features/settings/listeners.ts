@@ -9,6 +9,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { notRecordedText } from '../../platform/slack/edge.js';
@@ -191,7 +192,7 @@ export function editSubmission(deps: SettingsListenerDeps) {
     const form = await formChannel(deps, view, body.user.id);
     if ('errors' in form) return void (await ack({ response_action: 'errors', errors: form.errors }));
     const payload: SaveIntake = {
-      teamId: body.team?.id ?? body.user.team_id ?? '',
+      teamId: installationTeamId(body.team?.id ?? body.user.team_id ?? ''),
       channel: form.channel,
       user: body.user.id,
       change: {
