@@ -177,9 +177,9 @@ async function throughBolt(body: Record<string, unknown>) {
 
 describe('a request from the other side of a Slack Connect channel', () => {
   // docs.slack.dev Events API: `authorizations` names the installation an event is delivered for;
-  // the top-level team_id can be the other workspace of a shared channel (bolt-js #687), and a
+  // the top-level team_id can be the other workspace of a shared channel (slackapi/bolt-js#687), and a
   // view submitted there names the submitter's team, its installation `view.app_installed_team_id`
-  // (bolt-js #1614). Both workspaces have the app installed here.
+  // (slackapi/bolt-js#1614). Both workspaces have the app installed here.
   const teamOf = (token: string | undefined) => slack.installs.identity(token ?? '')?.teamId;
 
   it("runs an event with the installing workspace's token, not the top-level team_id's", async () => {

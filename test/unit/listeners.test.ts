@@ -290,7 +290,7 @@ describe('agent-jobs listeners', () => {
   });
 
   it("OAuth mode: a Slack Connect message is keyed to the installation's workspace, not the body's team_id", async () => {
-    // The body's team_id is the shared channel's other workspace (bolt-js #687); the request
+    // The body's team_id is the shared channel's other workspace (slackapi/bolt-js#687); the request
     // context holds the installation Bolt's authorize found (installationContext).
     const h = harness();
     const dm = { channel_type: 'im', text: 'add a quickstart' };

@@ -149,7 +149,7 @@ export class InstallationTokens {
  * `context.enterpriseId`, `context.isEnterpriseInstall`): Bolt asks `authorize` with the
  * installing side of a request (an event's `authorizations[0]`, a view's
  * `view.app_installed_team_id`; App.js `buildSource`), while the body's top-level workspace can be
- * the other side of a Slack Connect channel (bolt-js issues #687, #1614). The edge's workspace
+ * the other side of a Slack Connect channel (slackapi/bolt-js#687, slackapi/bolt-js#1614). The edge's workspace
  * (`requestTeamId`) is kept only for an org-wide install, whose token needs the workspace a
  * request happened in as `team_id` (org-wide.ts); for a workspace install that disagrees with
  * Bolt's, Bolt's is used and one warn line says so (ids only).
