@@ -3,7 +3,7 @@ import { createQueue, createWorker, type QueueContext } from '../../platform/que
 import { currentEnterpriseRef } from '../../platform/request-context.js';
 import type { SlackClients } from '../../platform/runtime.js';
 import type { ReplicaGuard } from '../../platform/replica-guard.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import { confirmSince, stepsOf } from '../../platform/steps.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import { releaseSlot } from './service.js';
 import type { AskStore } from './store.js';
@@ -103,23 +103,8 @@ export function startAnswerWorker(
   });
 }
 
-/** `Steps.confirm` for the steps saved from now on (see {@link WorkerDeps.guard}). */
-function confirmSince(guard: NonNullable<WorkerDeps['guard']>): (what: string) => Promise<void> {
-  const mark = guard.mark();
-  return (what) => guard.confirmSteps(mark, what);
-}
-
 async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<void> {
-  const progress: Record<string, unknown> = { ...job.data.progress };
-  const steps: Steps = {
-    progress,
-    save: async (patch) => {
-      Object.assign(progress, patch);
-      await job.updateData({ ...job.data, progress });
-    },
-    finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-    ...(deps.guard ? { confirm: confirmSince(deps.guard) } : {}),
-  };
+  const steps = stepsOf(job, deps.guard && confirmSince(deps.guard));
   const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
   const q = job.data.q;
   try {
