@@ -600,6 +600,7 @@ describe('asking: the answer worker and the replica guard', () => {
       answer: { ...d, store: new AskStore(redis, prefix) },
       tell: { slack: web, logger },
       guard,
+      work: { forWork: (_ref, _id, fn) => fn() },
     });
     try {
       const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;

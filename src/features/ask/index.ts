@@ -138,7 +138,7 @@ export function createAsk(o: AskOptions): Ask {
     register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
       const guard = intake.guard.enabled ? { guard: intake.guard } : {};
-      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, ...guard }, o.platform.slack.forWork);
+      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, work: o.platform.slack, ...guard });
       return [worker];
     },
     abort: () => {
