@@ -4,7 +4,11 @@ import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { RedisInstallationStore } from '../../src/platform/installation-store.js';
 import { KeyRing } from '../../src/platform/sealed-box.js';
 import { classifySlackError } from '../../src/platform/slack/errors.js';
-import { InstallationTokens, withInstallation } from '../../src/platform/slack/installation-tokens.js';
+import {
+  CREDENTIALS_MAX_AGE_MS,
+  InstallationTokens,
+  withInstallation,
+} from '../../src/platform/slack/installation-tokens.js';
 import { createInstaller } from '../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../helpers/logs.js';
@@ -109,6 +113,72 @@ describe("the platform's WebClient in OAuth mode", () => {
     expect(slack.calls.filter((c) => c.method === 'auth.test' && (c.response as { ok: boolean }).ok === false)).toEqual(
       [],
     );
+  });
+});
+
+describe('credentials kept per request', () => {
+  it('reads an installation once per request context; again after max age, a refused token, or near its expiry', async () => {
+    const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+    const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+    const reads: string[] = [];
+    let expiresAt: number | undefined;
+    const source = {
+      authorize: async (q: Parameters<typeof installer.authorize>[0]) => {
+        reads.push(q.teamId ?? '');
+        const res = await installer.authorize(q);
+        return expiresAt === undefined ? res : { ...res, botTokenExpiresAt: expiresAt };
+      },
+    };
+    let now = 1_000_000;
+    const counted = new InstallationTokens(source, { store, logger: quiet }, () => now);
+    const web = createWebClient({
+      token: '',
+      slackApiUrl: slack.url,
+      logger: quiet,
+      credentials: () => counted.current(),
+      onRefusedToken: (creds, code) => counted.refused(creds, code),
+    });
+    // One request, five calls (three at once): one read. Another request reads its own.
+    await withInstallation({ teamId: 'T0A' }, 'req-kept', async () => {
+      await web.auth.test();
+      await Promise.all([web.auth.test(), web.auth.test(), web.auth.test()]);
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A']);
+    await withInstallation({ teamId: 'T0B' }, 'req-other', () => web.auth.test());
+    expect(reads).toEqual(['T0A', 'T0B']);
+    reads.length = 0;
+
+    // Long work: read again once CREDENTIALS_MAX_AGE_MS passed.
+    await withInstallation({ teamId: 'T0A' }, 'req-long', async () => {
+      await web.auth.test();
+      now += CREDENTIALS_MAX_AGE_MS - 1;
+      await web.auth.test();
+      now += 1;
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A', 'T0A']);
+    reads.length = 0;
+
+    // Token rotation: a token expiring within the margin is not kept.
+    expiresAt = Math.floor(now / 1000) + 60;
+    await withInstallation({ teamId: 'T0A' }, 'req-expiring', async () => {
+      await web.auth.test();
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A', 'T0A']);
+    expiresAt = undefined;
+    reads.length = 0;
+
+    // A token Slack refuses is dropped: the next call reads the installation again (now gone).
+    await install({ teamId: 'T0KEPT' });
+    await withInstallation({ teamId: 'T0KEPT' }, 'req-refused', async () => {
+      await web.auth.test();
+      slack.installs.uninstall('T0KEPT');
+      await expect(web.auth.test()).rejects.toMatchObject({ data: { error: 'token_revoked' } });
+      await expect(web.auth.test()).rejects.toMatchObject({ code: 'installation_not_found' });
+    });
+    expect(reads).toEqual(['T0KEPT', 'T0KEPT']);
   });
 });
 
