@@ -24,7 +24,7 @@ import {
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';

@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText } from '../../platform/slack/markup.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';

@@ -191,8 +191,7 @@ export class InstallationTokens {
     this.kept.set(ctx, kept);
     void kept.creds.then(
       (creds) => {
-        if (creds.expiresAt !== undefined)
-          kept.until = Math.min(kept.until, creds.expiresAt * 1000 - EXPIRY_MARGIN_MS);
+        if (creds.expiresAt !== undefined) kept.until = Math.min(kept.until, creds.expiresAt * 1000 - EXPIRY_MARGIN_MS);
       },
       () => {
         if (this.kept.get(ctx) === kept) this.kept.delete(ctx);
