@@ -8,7 +8,7 @@ import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
-import { tellPrivately } from './tell.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 

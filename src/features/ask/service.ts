@@ -11,7 +11,7 @@ import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
-import type { TellTarget } from './tell.js';
+import type { TellTarget } from './intake.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText, TOO_MANY_ANSWERS_TEXT } from './texts.js';
 
 /** Most characters of a question sent to the assistant. */

@@ -7,7 +7,8 @@ import { confirmSince, stepsOf } from '../../platform/steps.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import { releaseSlot } from './service.js';
 import type { AskStore } from './store.js';
-import { tellPrivately, type TellDeps, type TellTarget } from './tell.js';
+import { tellPrivately, type TellDeps } from '../../platform/slack/tell.js';
+import type { TellTarget } from './intake.js';
 import { COULD_NOT_ANSWER_TEXT } from './texts.js';
 
 /**
