@@ -1,4 +1,3 @@
-import type { WebClient } from '@slack/web-api';
 import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { BotMetrics } from '../../platform/metrics.js';
@@ -238,6 +237,3 @@ async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<Refu
       : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
   return { text, kind: 'budget' };
 }
-
-/** The Web API methods the ask feature's handlers use besides the writer's. */
-export type AskSlack = PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'> };
