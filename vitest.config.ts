@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * - `unit` (test/unit, test/integration): files share a worker's module cache (`isolate: false`).
  *   Loading Bolt, BullMQ and the features again for each of ~120 files was most of their run
  *   (import 136 s of 183 s on a loaded machine, 11 s of 45 s without isolation); a test that
- *   depends on module state another file left is a bug of that test.
+ *   depends on module state another file left is a bug of that test; test/unit/shared-module-cache.test.ts
+ *   refuses module mocks, stubbed globals and env, process.env writes and fake timers left on there.
  * - `e2e` (test/e2e): each file starts the bot as a separate process; isolated as before.
  */
 export default defineConfig({

@@ -12,7 +12,7 @@ import { DiscoveryClient } from '../src/platform/docs-api/discovery-client.js';
 import { InFlight } from '../src/platform/in-flight.js';
 import { Intake } from '../src/platform/intake.js';
 import { createLogger } from '../src/platform/logger.js';
-import { memorySteps } from '../src/platform/slack/post-once.js';
+import { memorySteps } from '../src/platform/steps.js';
 import { RedisConnections } from '../src/platform/redis.js';
 import { createSlackApp } from '../src/platform/slack/app.js';
 import { signatureHeaders } from '../sandbox/driver/http.js';

@@ -133,19 +133,7 @@ export class FakeInstalls implements FakeInstallsApi {
         if (code.redirectUri !== undefined && str(args.redirect_uri) !== code.redirectUri)
           return fail('bad_redirect_uri');
         code.used = true;
-        const { identity } = code;
-        return {
-          ok: true,
-          ...this.issue(identity),
-          token_type: 'bot',
-          scope: this.scopes().join(','),
-          bot_user_id: this.state.botUserId,
-          app_id: this.state.appId,
-          team: identity.orgWide ? null : { id: identity.teamId, name: identity.teamName },
-          enterprise: identity.enterpriseId ? { id: identity.enterpriseId, name: identity.enterpriseName } : null,
-          authed_user: { id: code.user },
-          is_enterprise_install: identity.orgWide,
-        };
+        return { ...this.accessResponse(code.identity), authed_user: { id: code.user } };
       },
     };
   }
@@ -155,6 +143,15 @@ export class FakeInstalls implements FakeInstallsApi {
     const identity = this.refreshTokens.get(refreshToken);
     if (!identity) return fail('invalid_refresh_token');
     this.refreshTokens.delete(refreshToken);
+    return this.accessResponse(identity);
+  }
+
+  /**
+   * oauth.v2.access's answer for `identity` (docs.slack.dev, oauth.v2.access: the bot token, its
+   * scopes, bot user and app, the workspace, or `team: null` for an org-wide install, and the org):
+   * a new token issued (with token rotation, a refresh token and `expires_in` too).
+   */
+  private accessResponse(identity: TokenIdentity): Json {
     return {
       ok: true,
       ...this.issue(identity),

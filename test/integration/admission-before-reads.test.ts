@@ -8,7 +8,7 @@ import { AskStore } from '../../src/features/ask/store.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { markupToText } from '../../src/platform/slack/markup.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { UserNames } from '../../src/platform/slack/user-names.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 

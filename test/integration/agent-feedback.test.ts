@@ -17,7 +17,7 @@ import { JobStore } from '../../src/features/agent-jobs/store.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { BotMetrics } from '../../src/platform/metrics.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';

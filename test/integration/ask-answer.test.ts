@@ -24,7 +24,7 @@ import {
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { DiscoveryClient } from '../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
@@ -600,6 +600,7 @@ describe('asking: the answer worker and the replica guard', () => {
       answer: { ...d, store: new AskStore(redis, prefix) },
       tell: { slack: web, logger },
       guard,
+      work: { forWork: (_ref, _id, fn) => fn() },
     });
     try {
       const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;

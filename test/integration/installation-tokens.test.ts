@@ -6,6 +6,7 @@ import { KeyRing } from '../../src/platform/sealed-box.js';
 import { classifySlackError } from '../../src/platform/slack/errors.js';
 import { currentRequestContext, withRequestContext } from '../../src/platform/request-context.js';
 import {
+  CREDENTIALS_MAX_AGE_MS,
   installationContext,
   InstallationTokens,
   type InstallationSource,
@@ -235,6 +236,72 @@ describe('a request from the other side of a Slack Connect channel', () => {
     });
     expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['E0GRID', 'T0C7']]);
     expect(warns).toEqual([]);
+  });
+});
+
+describe('credentials kept per request', () => {
+  it('reads an installation once per request context; again after max age, a refused token, or near its expiry', async () => {
+    const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
+    const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+    const reads: string[] = [];
+    let expiresAt: number | undefined;
+    const source = {
+      authorize: async (q: Parameters<typeof installer.authorize>[0]) => {
+        reads.push(q.teamId ?? '');
+        const res = await installer.authorize(q);
+        return expiresAt === undefined ? res : { ...res, botTokenExpiresAt: expiresAt };
+      },
+    };
+    let now = 1_000_000;
+    const counted = new InstallationTokens(source, { store, logger: quiet }, undefined, () => now);
+    const web = createWebClient({
+      token: '',
+      slackApiUrl: slack.url,
+      logger: quiet,
+      credentials: () => counted.current(),
+      onRefusedToken: (creds, code) => counted.refused(creds, code),
+    });
+    // One request, five calls (three at once): one read. Another request reads its own.
+    await withInstallation({ teamId: 'T0A' }, 'req-kept', async () => {
+      await web.auth.test();
+      await Promise.all([web.auth.test(), web.auth.test(), web.auth.test()]);
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A']);
+    await withInstallation({ teamId: 'T0B' }, 'req-other', () => web.auth.test());
+    expect(reads).toEqual(['T0A', 'T0B']);
+    reads.length = 0;
+
+    // Long work: read again once CREDENTIALS_MAX_AGE_MS passed.
+    await withInstallation({ teamId: 'T0A' }, 'req-long', async () => {
+      await web.auth.test();
+      now += CREDENTIALS_MAX_AGE_MS - 1;
+      await web.auth.test();
+      now += 1;
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A', 'T0A']);
+    reads.length = 0;
+
+    // Token rotation: a token expiring within the margin is not kept.
+    expiresAt = Math.floor(now / 1000) + 60;
+    await withInstallation({ teamId: 'T0A' }, 'req-expiring', async () => {
+      await web.auth.test();
+      await web.auth.test();
+    });
+    expect(reads).toEqual(['T0A', 'T0A']);
+    expiresAt = undefined;
+    reads.length = 0;
+
+    // A token Slack refuses is dropped: the next call reads the installation again (now gone).
+    await install({ teamId: 'T0KEPT' });
+    await withInstallation({ teamId: 'T0KEPT' }, 'req-refused', async () => {
+      await web.auth.test();
+      slack.installs.uninstall('T0KEPT');
+      await expect(web.auth.test()).rejects.toMatchObject({ data: { error: 'token_revoked' } });
+      await expect(web.auth.test()).rejects.toMatchObject({ code: 'installation_not_found' });
+    });
+    expect(reads).toEqual(['T0KEPT', 'T0KEPT']);
   });
 });
 

@@ -12,7 +12,7 @@ import { OPEN_GATE, promptTooLongText, type AccessGate } from '../../src/platfor
 import { KeyedSerial } from '../../src/platform/keyed-serial.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { arrayLogger } from '../helpers/logs.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { jobRecord } from '../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';

@@ -173,17 +173,21 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
     const ctx = { connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') };
     queue = createPollQueue(ctx);
     const status = presenter();
-    worker = startPollWorker(ctx, {
-      signer: TEST_SIGNER,
-      store,
-      docsApi: { forProject: () => ({ getJob: () => Promise.reject(new Error('ended jobs are not polled')) }) },
-      slack: web,
-      status,
-      logger: createLogger('silent'),
-      bounds: { minMs: 1_000, maxMs: 5_000 },
-      timeoutMs: 3_600_000,
-      now: Date.now,
-    });
+    worker = startPollWorker(
+      ctx,
+      {
+        signer: TEST_SIGNER,
+        store,
+        docsApi: { forProject: () => ({ getJob: () => Promise.reject(new Error('ended jobs are not polled')) }) },
+        slack: web,
+        status,
+        logger: createLogger('silent'),
+        bounds: { minMs: 1_000, maxMs: 5_000 },
+        timeoutMs: 3_600_000,
+        now: Date.now,
+      },
+      (_id, fn) => fn(),
+    );
     const limited = Array.from({ length: 10 }, (_, i) => `job_burst_${i}`); // as many as the worker's concurrency
     for (const id of limited) await endedJob(id);
     slack.failNext('chat.update', { status: 429, retryAfterS: 60 }, limited.length);

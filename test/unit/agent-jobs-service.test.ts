@@ -34,7 +34,7 @@ import {
   DocsApiUnauthorizedError,
 } from '../../src/platform/docs-api/errors.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
-import type { Steps } from '../../src/platform/slack/post-once.js';
+import type { Steps } from '../../src/platform/steps.js';
 import pLimit from 'p-limit';
 import { checkMessageBlocks } from '../../sandbox/slack/block-kit/index.js';
 import { RESTART_CONFIRM } from '../../src/features/agent-jobs/start/blocks.js';

@@ -10,7 +10,7 @@ import { changeValue, PURPOSE } from '../../src/features/ask/blocks.js';
 import type { AnswerRecord } from '../../src/features/ask/store.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';

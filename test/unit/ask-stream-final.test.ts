@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AnswerWriter, FINAL_EDIT_WAIT_MS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 
 /**
  * The posted fallback's final edit: how long it waits (the longer of the edit budget's wait and

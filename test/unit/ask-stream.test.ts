@@ -11,7 +11,7 @@ import {
 import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/resume.js';
 import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 
 /**
  * A Slack stand-in that records the calls of the writer (the fake Slack's rules are tested against

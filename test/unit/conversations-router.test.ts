@@ -8,7 +8,7 @@ import {
   type RouterDeps,
 } from '../../src/features/conversations/handlers.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { memorySteps } from '../../src/platform/slack/post-once.js';
+import { memorySteps } from '../../src/platform/steps.js';
 
 const BOT = 'U0DOCSBOT';
 const msg = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({

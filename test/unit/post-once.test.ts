@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { handleIncomingMessage, MENTION_HELP, type MessageDeps } from '../../src/features/agent-jobs/messages.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
-import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient, type Steps } from '../../src/platform/slack/post-once.js';
+import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient } from '../../src/platform/slack/post-once.js';
+import type { Steps } from '../../src/platform/steps.js';
 import { arrayLogger } from '../helpers/logs.js';
 
 /**

@@ -5,7 +5,7 @@ import { PROJECT_ONLY_TEXT, startWithContext } from '../../src/features/agent-jo
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
 import type { StartJobDeps } from '../../src/features/agent-jobs/start/start.js';
 import { createLogger } from '../../src/platform/logger.js';
-import type { Steps } from '../../src/platform/slack/post-once.js';
+import type { Steps } from '../../src/platform/steps.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 const ALLOWED = ['docs-main', 'docs-api'];

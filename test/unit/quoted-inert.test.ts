@@ -11,7 +11,7 @@ import { findMessageLinks } from '../../src/features/thread-context/links.js';
 import { quoteSignal, signalInstruction } from '../../src/features/visitors/signals/improve.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
-import type { Steps } from '../../src/platform/slack/post-once.js';
+import type { Steps } from '../../src/platform/steps.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*

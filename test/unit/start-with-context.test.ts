@@ -8,7 +8,7 @@ import {
 } from '../../src/features/agent-jobs/start/context.js';
 import type { StartJobDeps } from '../../src/features/agent-jobs/start/start.js';
 import { createLogger } from '../../src/platform/logger.js';
-import type { Steps } from '../../src/platform/slack/post-once.js';
+import type { Steps } from '../../src/platform/steps.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*

@@ -32,7 +32,7 @@ export const INSTRUCTION_ACTION = 'instruction';
 export const INSTRUCTION_MAX = 3_000;
 
 /** What the clicker hears when Slack would not open a form (views.open failed). */
-export const FORM_NOT_OPENED_TEXT = 'Slack would not open the form; click the button again.';
+const FORM_NOT_OPENED_TEXT = 'Slack would not open the form; click the button again.';
 
 /** What a job form's click and submission need: the above, views.open, and the signer of its values and metadata. */
 export interface JobFormDeps extends FormStartDeps {
@@ -88,7 +88,7 @@ export function jobModal(m: JobModal): ModalView {
 }
 
 /** What {@link openSigned} found: the metadata, or why it is not the bot's (`malformed`: signed, but unreadable). */
-export type OpenedMetadata<M> = { ok: true; meta: M } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+type OpenedMetadata<M> = { ok: true; meta: M } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /**
  * Opens a value the bot signed for `purpose` as JSON read by `read` (a zod parse and a mapping: it
@@ -159,32 +159,35 @@ export function refuseUnverified(
 }
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+type SubmissionArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** What a button that opens a job form decides from its click: the form to open and its channel, or what to say instead. */
-export type FormTarget = { channel: string; view: () => ModalView } | { say: string };
+type FormTarget = { channel: string; view: () => ModalView } | { say: string };
 
 /**
  * The listener of a button that opens a job form: acks, asks `target` (checks the button's signed
  * value and where it was clicked; it may read a record, within the trigger's budget) and opens the
- * form ({@link openJobForm}: "could not open `name`" when Slack won't), or tells the
+ * form ({@link openJobForm}: "could not open `formName`" when Slack won't), or tells the
  * clicker privately why not (through the response_url).
+ * Contract: `target` must not throw (it answers a failed read with `say`): after the ack nothing
+ * else would tell the clicker. The listener itself then never throws.
  */
 export function jobFormButton(
   deps: JobFormDeps,
-  name: string,
+  formName: string,
   target: (body: BlockAction, value: string | undefined) => Promise<FormTarget> | FormTarget,
-) {
+): (args: ButtonArgs) => Promise<void> {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
     const tell = clickReply(respond, deps.logger);
     const t = await target(body, action.value);
     if ('say' in t) return tell(t.say);
-    await openJobForm(deps, body, { ...t, name, tell });
+    await openJobForm(deps, body, { ...t, name: formName, tell });
   };
 }
 
 /** What a job form's submission records: a job start, a follow-up to a job, or a refusal shown in the modal. */
-export type FormOutcome =
+type FormOutcome =
   { start: Omit<StartIntake, 'teamId' | 'requester'> } | { followUp: FormFollowUp } | { refuse: string };
 
 /** A job form, as its submission reads it. */
@@ -197,7 +200,10 @@ export interface JobForm<M> {
   /** The modal's answers to a blank instruction, and to metadata the bot did not sign or can't read. */
   blankText: string;
   unverifiedText: string;
-  /** What to record for this instruction at `meta` (may read a record: the ack is due within 3 s). */
+  /**
+   * What to record for this instruction at `meta` (may read a record: the ack is due within 3 s).
+   * Must not throw (answer a failed read with `refuse`): the modal is acked by what it returns.
+   */
   outcome: (meta: M, instruction: string) => Promise<FormOutcome> | FormOutcome;
 }
 
@@ -208,8 +214,11 @@ export interface JobForm<M> {
  * record, through {@link submitJobStartForm} or {@link submitFollowUpForm} (access and membership
  * checked again, the record exactly once, the modal closed), or why not (shown in the modal).
  */
-export function jobFormSubmission<M>(deps: FormStartDeps & { signer: Pick<ValueSigner, 'open'> }, form: JobForm<M>) {
-  return async ({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+export function jobFormSubmission<M>(
+  deps: FormStartDeps & { signer: Pick<ValueSigner, 'open'> },
+  form: JobForm<M>,
+): (args: SubmissionArgs) => Promise<void> {
+  return async ({ ack, body, view }: SubmissionArgs): Promise<void> => {
     const instruction = view.state.values[INSTRUCTION_BLOCK]?.[INSTRUCTION_ACTION]?.value?.trim() ?? '';
     const refuse = (text: string) => ack({ response_action: 'errors', errors: { [INSTRUCTION_BLOCK]: text } });
     if (!instruction) return void (await refuse(form.blankText));

@@ -1,8 +1,11 @@
 /**
  * Which installation an agent job's background work (its poller, status edits, previews) belongs
  * to: OAuth mode reads it from the job's record (`teamId`, `enterpriseId`, `enterpriseInstall`,
- * recorded when the job started), so that work posts with that workspace's token only.
+ * recorded when the job started), so that work posts with that workspace's token only. Also the
+ * worker settings the agent jobs' two step-job queues (poll, preview) share.
  */
+import { installationRefOf } from '../../platform/request-context.js';
+import type { WorkerSettings } from '../../platform/queues.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { JobStore } from './store.js';
 
@@ -19,13 +22,31 @@ export function asWorkOf(platform: Pick<Platform, 'slack' | 'installations'>, st
   if (!platform.installations) return (_id, fn) => fn();
   return async (agentJobId, fn) => {
     const rec = await store.get(agentJobId);
-    const ref = rec
-      ? {
-          teamId: rec.teamId,
-          ...(rec.enterpriseId ? { enterpriseId: rec.enterpriseId } : {}),
-          ...(rec.enterpriseInstall !== undefined ? { enterpriseInstall: rec.enterpriseInstall } : {}),
-        }
-      : {};
-    return platform.slack.forWork(ref, `agent-job-${agentJobId}`, fn);
+    return platform.slack.forWork(installationRefOf(rec), `agent-job-${agentJobId}`, fn);
+  };
+}
+
+/** Longest wait between two tries of a step that threw, in ms. */
+const STEP_RETRY_CAP_MS = 60_000;
+
+/**
+ * Worker settings of an agent-job step queue (poll, preview): 10 at once; lock and stall settings
+ * let a job held by a killed process be picked up again within ~15 s; tries back off doubling from
+ * 1 s up to a minute. `maxStartedAttempts` counts every start of a step job, each poll or wait and
+ * each retry (BullMQ guide "Process step jobs"): the caller gives the most its job can take.
+ */
+export function stepJobWorkerOptions(maxStartedAttempts: number): WorkerSettings {
+  return {
+    concurrency: 10,
+    removeOnComplete: { age: 24 * 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+    maxStalledCount: 10,
+    maxStartedAttempts,
+    settings: {
+      backoffStrategy: (attemptsMade: number) =>
+        Math.min(STEP_RETRY_CAP_MS, 1_000 * 2 ** Math.max(0, attemptsMade - 1)),
+    },
   };
 }

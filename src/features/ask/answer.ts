@@ -10,7 +10,7 @@ import {
 import { hasCode } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
 import { endCutAnswer } from './resume.js';

@@ -1,7 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { slackErrorCode } from '../../platform/slack/errors.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
-import { postOnce, type Steps } from '../../platform/slack/post-once.js';
+import { postOnce } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import type { AnswerTarget, WriterDeps } from './writer-types.js';
 
 /**

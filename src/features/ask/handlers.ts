@@ -3,12 +3,12 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText } from '../../platform/slack/markup.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { askQuestion, type AskDeps } from './service.js';
-import { tellPrivately } from './tell.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 

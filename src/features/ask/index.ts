@@ -13,7 +13,7 @@ import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.
 import type { Experts } from '../settings/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { fingerprinter } from './fingerprint.js';
@@ -138,7 +138,7 @@ export function createAsk(o: AskOptions): Ask {
     register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
       const guard = intake.guard.enabled ? { guard: intake.guard } : {};
-      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, ...guard }, o.platform.slack.forWork);
+      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, work: o.platform.slack, ...guard });
       return [worker];
     },
     abort: () => {

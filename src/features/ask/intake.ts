@@ -5,6 +5,10 @@
  */
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
+import type { PrivateTarget } from '../../platform/slack/tell.js';
+
+/** Where one asker is told privately: always a user and a conversation (a `response_url` when there is one). */
+export type TellTarget = Omit<PrivateTarget, 'respond'> & { user: string; channel: string };
 
 /** `/docs-ask <question>`. */
 export interface QuestionIntake {

@@ -1,5 +1,6 @@
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import { postOnce, type Steps } from '../../platform/slack/post-once.js';
+import { postOnce } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import { CUT_OFF_TEXT } from './blocks.js';
 import { finalKey, replayFinal, STREAM_OVER, type FinalWrite } from './final.js';
 import type { AnswerTarget, WriterDeps } from './stream.js';

@@ -1,16 +1,16 @@
-import type { WebClient } from '@slack/web-api';
 import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
-import { postOnce, type PostOnceClient, type Steps } from '../../platform/slack/post-once.js';
+import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
-import type { TellTarget } from './tell.js';
+import type { TellTarget } from './intake.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText, TOO_MANY_ANSWERS_TEXT } from './texts.js';
 
 /** Most characters of a question sent to the assistant. */
@@ -237,6 +237,3 @@ async function admit(deps: AskDeps, req: AskRequest, steps: Steps): Promise<Refu
       : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
   return { text, kind: 'budget' };
 }
-
-/** The Web API methods the ask feature's handlers use besides the writer's. */
-export type AskSlack = PostOnceClient & { chat: Pick<WebClient['chat'], 'postEphemeral'> };

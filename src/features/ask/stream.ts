@@ -1,7 +1,8 @@
 import { finalKey, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
 import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
 import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
-import { postOnce, type Steps } from '../../platform/slack/post-once.js';
+import { postOnce } from '../../platform/slack/post-once.js';
+import type { Steps } from '../../platform/steps.js';
 
 export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-types.js';
 

@@ -1,13 +1,14 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
-import { currentEnterpriseRef } from '../../platform/request-context.js';
+import { currentEnterpriseRef, installationRefOf } from '../../platform/request-context.js';
 import type { SlackClients } from '../../platform/runtime.js';
 import type { ReplicaGuard } from '../../platform/replica-guard.js';
-import type { Steps } from '../../platform/slack/post-once.js';
+import { confirmSince, stepsOf } from '../../platform/steps.js';
 import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
 import { releaseSlot } from './service.js';
 import type { AskStore } from './store.js';
-import { tellPrivately, type TellDeps, type TellTarget } from './tell.js';
+import { tellPrivately, type TellDeps } from '../../platform/slack/tell.js';
+import type { TellTarget } from './intake.js';
 import { COULD_NOT_ANSWER_TEXT } from './texts.js';
 
 /**
@@ -38,6 +39,11 @@ export interface WorkerDeps {
    * replicas, so a retry after a failover can't repeat it. Absent: nothing to confirm.
    */
   guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+  /**
+   * Runs each answer as work of the asker's installation (`SlackClients.forWork`: OAuth mode writes
+   * it with that workspace's token; single-token mode just runs it).
+   */
+  work: Pick<SlackClients, 'forWork'>;
 }
 
 /** One answer to write: the question, where to tell the asker, and the steps saved so far. */
@@ -83,18 +89,11 @@ export async function enqueueAnswer(
  * is renewed while it runs, so a killed replica's answers are taken over within about 15 s and
  * resumed from their steps. On the last try a failure is told to the asker ("couldn't answer").
  */
-export function startAnswerWorker(
-  ctx: QueueContext,
-  deps: WorkerDeps,
-  forWork: SlackClients['forWork'] = (_ref, _id, fn) => fn(),
-): Worker<AnswerJobData> {
-  const ref = (d: AnswerJobData) => ({
-    teamId: d.q.teamId,
-    ...(d.enterpriseId ? { enterpriseId: d.enterpriseId } : {}),
-    ...(d.enterpriseInstall !== undefined ? { enterpriseInstall: d.enterpriseInstall } : {}),
-  });
+export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
   const run = (job: Job<AnswerJobData>) =>
-    forWork(ref(job.data), `answer-${job.id ?? ''}`, () => writeAnswer(deps, job));
+    deps.work.forWork(installationRefOf({ ...job.data, teamId: job.data.q.teamId }), `answer-${job.id ?? ''}`, () =>
+      writeAnswer(deps, job),
+    );
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, run, {
     concurrency: ANSWER_CONCURRENCY,
     lockDuration: 10_000,
@@ -103,23 +102,8 @@ export function startAnswerWorker(
   });
 }
 
-/** `Steps.confirm` for the steps saved from now on (see {@link WorkerDeps.guard}). */
-function confirmSince(guard: NonNullable<WorkerDeps['guard']>): (what: string) => Promise<void> {
-  const mark = guard.mark();
-  return (what) => guard.confirmSteps(mark, what);
-}
-
 async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<void> {
-  const progress: Record<string, unknown> = { ...job.data.progress };
-  const steps: Steps = {
-    progress,
-    save: async (patch) => {
-      Object.assign(progress, patch);
-      await job.updateData({ ...job.data, progress });
-    },
-    finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-    ...(deps.guard ? { confirm: confirmSince(deps.guard) } : {}),
-  };
+  const steps = stepsOf(job, deps.guard && confirmSince(deps.guard));
   const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
   const q = job.data.q;
   try {

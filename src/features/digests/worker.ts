@@ -1,5 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
+import { installationRefOf } from '../../platform/request-context.js';
 import type { SlackClients } from '../../platform/runtime.js';
 import { runDigest, type DigestDeps, type DigestOutcome } from './service.js';
 import { DIGEST_JOB_OPTIONS, type DigestJobData } from './store.js';
@@ -21,27 +22,20 @@ export function createDigestQueue(ctx: QueueContext): Queue<DigestJobData> {
  * @param now - clock in epoch ms (the week a run covers is the one before it).
  * @param slack - `forWork` runs a digest as work of the installation recorded with it (OAuth mode
  *   posts with that workspace's token); `installed`: a run for an uninstalled workspace posts
- *   nothing (`not_installed`), before any docs API read. Default: single-token mode's (just runs it).
+ *   nothing (`not_installed`), before any docs API read. Required: the platform's `SlackClients`
+ *   (single-token mode's just run it).
  */
 export function startDigestWorker(
   ctx: QueueContext,
   deps: DigestDeps,
   now: () => number,
-  slack: Pick<SlackClients, 'forWork' | 'installed'> = {
-    forWork: (_ref, _id, fn) => fn(),
-    installed: async () => true,
-  },
+  slack: Pick<SlackClients, 'forWork' | 'installed'>,
 ): Worker<DigestJobData, DigestOutcome> {
   const worker = createWorker<DigestJobData, DigestOutcome>(
     ctx,
     DIGEST_QUEUE,
     async (job) => {
-      const { teamId, enterpriseId, enterpriseInstall } = job.data;
-      const ref = {
-        teamId,
-        ...(enterpriseId ? { enterpriseId } : {}),
-        ...(enterpriseInstall !== undefined ? { enterpriseInstall } : {}),
-      };
+      const ref = installationRefOf(job.data);
       if (!(await slack.installed(ref))) return { status: 'not_installed' } as const;
       return slack.forWork(ref, `digest-${job.id ?? job.timestamp}`, () =>
         runDigest(deps, {

@@ -8,6 +8,7 @@ import { buildSettingsMessage } from './blocks.js';
 import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
 import type { Experts } from './experts.js';
+import type { SettingsCommand } from './command.js';
 import { INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 
 /** What the settings handlers need. */
@@ -63,24 +64,34 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
     return;
   }
   const c = p.command;
-  const change: SettingsChange =
-    c.kind === 'project'
-      ? { projectId: c.projectId }
-      : c.kind === 'followups'
-        ? { followupPolicy: c.policy }
-        : c.kind === 'answer-all'
-          ? { answerAll: c.on }
-          : c.kind === 'scope'
-            ? { scope: c.scope }
-            : c.kind === 'experts'
-              ? { experts: c.experts }
-              : { mentions: c.mode };
+  const change = changeOf(c);
   const experts = c.kind === 'experts' ? c.experts : null;
   const check = experts ? () => deps.checkExperts(experts) : undefined;
   const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx, check);
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
   await respond({ response_type: outcome.outcome === 'changed' ? 'in_channel' : 'ephemeral', text: outcome.text });
+}
+
+/** The subcommands that change a setting. */
+type ChangeKind = Exclude<SettingsCommand['kind'], 'show' | 'help' | 'invalid'>;
+
+/** The settings change a `/docs-settings` subcommand that changes one asks for. */
+function changeOf(c: Extract<SettingsCommand, { kind: ChangeKind }>): SettingsChange {
+  switch (c.kind) {
+    case 'project':
+      return { projectId: c.projectId };
+    case 'followups':
+      return { followupPolicy: c.policy };
+    case 'mentions':
+      return { mentions: c.mode };
+    case 'answer-all':
+      return { answerAll: c.on };
+    case 'scope':
+      return { scope: c.scope };
+    case 'experts':
+      return { experts: c.experts };
+  }
 }
 
 /** The settings message of `p.channel` for `p.user` (the Edit button only for admins). @throws the Redis error. */

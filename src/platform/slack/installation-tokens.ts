@@ -6,7 +6,8 @@
  * new one) for every Web API call the platform's clients make. The installation comes from the
  * current request context: a listener's is Bolt's (set by {@link installationContext}), a worker's
  * the one recorded with its work. A request from one workspace therefore never reads or posts with
- * another's token.
+ * another's token. The credentials are read once per request (or piece of work) and kept with its
+ * context for its later calls ({@link InstallationTokens.current}).
  */
 import type { App, InstallationQuery } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
@@ -27,6 +28,8 @@ export interface BotCredentials {
   enterpriseInstall: boolean;
   /** The installation it came from (the store's query): what {@link InstallationTokens.refused} forgets. */
   installation?: InstallationQuery<boolean>;
+  /** Token rotation: when the token expires, in epoch seconds (authorize's `botTokenExpiresAt`). */
+  expiresAt?: number;
 }
 
 /**
@@ -35,6 +38,24 @@ export interface BotCredentials {
  * was deleted"). `invalid_auth` is not among them: it can mean a misconfigured API URL.
  */
 export const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
+
+/**
+ * Slack's answers refusing a call's token (docs.slack.dev, common errors of every method:
+ * `invalid_auth`, `not_authed`, `token_expired` with token rotation, and {@link REVOKED_TOKEN_CODES}):
+ * the credentials a request kept are dropped, so its next call reads its installation again.
+ */
+const REFUSED_TOKEN_CODES: ReadonlySet<string> = new Set([
+  ...REVOKED_TOKEN_CODES,
+  'invalid_auth',
+  'not_authed',
+  'token_expired',
+]);
+
+/** Longest a request (or piece of work) keeps the credentials it read, in ms. */
+export const CREDENTIALS_MAX_AGE_MS = 60_000;
+
+/** Kept credentials expire this long before their token does (token rotation), in ms. */
+const EXPIRY_MARGIN_MS = 5 * 60_000;
 
 /** What {@link InstallationTokens} forgets a revoked installation with, and logs it to. */
 export interface RevokedInstallations {
@@ -47,7 +68,14 @@ export interface RevokedInstallations {
 
 /** The installer's `authorize` (InstallProvider; its errors wrap the store's as `original`). */
 export interface InstallationSource {
-  authorize(query: InstallationQuery<boolean>): Promise<{ botToken?: string }>;
+  authorize(query: InstallationQuery<boolean>): Promise<{ botToken?: string; botTokenExpiresAt?: number }>;
+}
+
+/** Credentials a request context keeps: for which installation, until when (epoch ms). */
+interface Kept {
+  ref: string;
+  creds: Promise<BotCredentials>;
+  until: number;
 }
 
 /** The store's error behind @slack/oauth's `AuthorizationError` (its `original`), else `err` itself. */
@@ -62,12 +90,20 @@ const isNotFound = (err: unknown) => errorCode(err) === PlatformErrorCode.Instal
 
 /** The bot tokens of OAuth mode's installations. */
 export class InstallationTokens {
+  /** Each request context's credentials (gone with the context). */
+  private readonly kept = new WeakMap<object, Kept>();
+  private readonly now: () => number;
+
+  /** @param now - clock in epoch ms (how long credentials are kept). */
   constructor(
     private readonly source: InstallationSource,
     private readonly revoked?: RevokedInstallations,
     /** The workspaces an org-wide install was removed from: an old record's org fallback skips them. */
     private readonly workspaces?: Pick<WorkspaceAccess, 'removed'>,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.now = now;
+  }
 
   /**
    * Slack refused `creds`' token for good ({@link REVOKED_TOKEN_CODES}) without an uninstall event
@@ -77,6 +113,7 @@ export class InstallationTokens {
    * refusal tries again).
    */
   async refused(creds: BotCredentials, slackError: string): Promise<void> {
+    if (REFUSED_TOKEN_CODES.has(slackError)) this.forget();
     const query = creds.installation;
     if (!this.revoked || !query || !REVOKED_TOKEN_CODES.has(slackError)) return;
     const { store, logger } = this.revoked;
@@ -119,13 +156,18 @@ export class InstallationTokens {
           : [team, org];
     for (const [i, query] of tries.entries()) {
       try {
-        const { botToken } = await this.source.authorize(query);
+        const { botToken, botTokenExpiresAt } = await this.source.authorize(query);
         if (!botToken)
           throw new InstallationError(
             PlatformErrorCode.InstallationNotFound,
             `${enterpriseId ?? teamId} (no bot token)`,
           );
-        return { token: botToken, enterpriseInstall: query.isEnterpriseInstall === true, installation: query };
+        return {
+          token: botToken,
+          enterpriseInstall: query.isEnterpriseInstall === true,
+          installation: query,
+          ...(botTokenExpiresAt !== undefined ? { expiresAt: botTokenExpiresAt } : {}),
+        };
       } catch (err) {
         const cause = storeError(err);
         if (isNotFound(cause) && i < tries.length - 1 && !(teamId && (await this.workspaces?.removed(teamId))))
@@ -136,9 +178,38 @@ export class InstallationTokens {
     throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
   }
 
-  /** The credentials of the current request's (or worker's) installation. @throws as {@link forRef}. */
+  /**
+   * The credentials of the current request's (or worker's) installation: read once per request
+   * context (one `authorize`: a Redis read and a decrypt) and kept with it for its later calls, at
+   * most {@link CREDENTIALS_MAX_AGE_MS} and never past 5 minutes before the token expires (token
+   * rotation); dropped when Slack refuses the token ({@link refused}) or the read fails.
+   * @throws as {@link forRef}.
+   */
   async current(): Promise<BotCredentials> {
-    return this.forRef(installationRefOf(currentRequestContext()));
+    const ctx = currentRequestContext();
+    const ref = installationRefOf(ctx);
+    if (!ctx) return this.forRef(ref);
+    const key = JSON.stringify([ref.teamId, ref.enterpriseId, ref.enterpriseInstall]);
+    const now = this.now();
+    const hit = this.kept.get(ctx);
+    if (hit && hit.ref === key && hit.until > now) return hit.creds;
+    const kept: Kept = { ref: key, creds: this.forRef(ref), until: now + CREDENTIALS_MAX_AGE_MS };
+    this.kept.set(ctx, kept);
+    void kept.creds.then(
+      (creds) => {
+        if (creds.expiresAt !== undefined) kept.until = Math.min(kept.until, creds.expiresAt * 1000 - EXPIRY_MARGIN_MS);
+      },
+      () => {
+        if (this.kept.get(ctx) === kept) this.kept.delete(ctx);
+      },
+    );
+    return kept.creds;
+  }
+
+  /** Drops the credentials the current request context kept (its next call reads them again). */
+  private forget(): void {
+    const ctx = currentRequestContext();
+    if (ctx) this.kept.delete(ctx);
   }
 }
 

@@ -5,9 +5,6 @@ import { stepKeys, type Steps } from '../steps.js';
 /** Event type of the metadata the bot puts on messages it must post at most once (Slack: message metadata). */
 export const POST_ONCE_EVENT_TYPE = 'docs_agent_post';
 
-/** Resumable work's steps live in platform/steps.ts (re-exported for the callers that read them here). */
-export { confirmStep, memorySteps, type Steps } from '../steps.js';
-
 /** Web API methods {@link postOnce} uses. */
 export type PostOnceClient = {
   chat: Pick<WebClient['chat'], 'postMessage'>;

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { defineScript, type RedisScript } from '../../../platform/scripts.js';
-import type { Steps } from '../../../platform/slack/post-once.js';
+import { stepsOver, type Steps } from '../../../platform/steps.js';
 import type { PreviewStage } from '../store.js';
 import { RECORD_TTL_S } from '../store.js';
 import type { FilesChanged } from './pages.js';
@@ -137,15 +137,11 @@ export class PreviewStore {
     const key = this.key('preview-steps', jobId);
     const progress: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;
-    return {
-      progress,
-      finalAttempt: false,
-      save: async (patch) => {
-        Object.assign(progress, patch);
-        const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
-        await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
-      },
+    const write = async (_progress: Record<string, unknown>, patch: Record<string, unknown>) => {
+      const flat = Object.entries(patch).map(([k, v]) => [k, JSON.stringify(v ?? null)] as const);
+      await this.redis.multi().hset(key, Object.fromEntries(flat)).expire(key, RECORD_TTL_S).exec();
     };
+    return stepsOver(progress, write, { finalAttempt: false });
   }
 
   /** Forgets the posting steps of the job's preview message (it was deleted: a later show posts a new one). */
