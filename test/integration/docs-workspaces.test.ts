@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { SlackDirectory } from '../../src/features/access/directory.js';
 import { createAccessGate } from '../../src/features/access/service.js';
+import { ChannelSettingsLookup } from '../../src/features/settings/service.js';
 import { ConfigError, readConfig } from '../../src/platform/config.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { questionMessage } from '../../src/platform/docs-api/discovery-client.js';
@@ -220,5 +221,23 @@ describe('the access gate: a project of another workspace', () => {
     expect(audit).toMatchObject({ outcome: 'refused', reason: 'project_not_allowed', project: 'proj_a' });
     expect(await inBeta(() => gate.admitAgentCall(call))).toEqual({ allowed: true });
     expect(budget.take).toHaveBeenCalledWith('U1', 'proj_b');
+  });
+});
+
+describe("a channel's project outside its workspace's", () => {
+  it("falls back to the workspace's default (shown as stale), and settings offer only the workspace's projects", async () => {
+    const ws = docsWorkspacesOf(readConfig(env()));
+    const lookup = new ChannelSettingsLookup({
+      store: { get: async () => ({ projectId: 'proj_a' }), update: vi.fn(), answerAll: async () => false },
+      projects: () => ws.current(),
+      defaultFollowupPolicy: 'anyone',
+    });
+    const inTeam = <T>(teamId: string, fn: () => Promise<T>) => withRequestContext({ requestId: 'r', teamId }, fn);
+    expect(await inTeam('T0ALPHA', () => lookup.projectFor('C0SHARED'))).toBe('proj_a');
+    expect(await inTeam('T0BETA', () => lookup.effective('C0SHARED'))).toMatchObject({
+      projectId: 'proj_b',
+      staleProjectId: 'proj_a',
+    });
+    expect(withRequestContext({ requestId: 'r', teamId: 'T0BETA' }, () => lookup.projects)).toEqual(['proj_b']);
   });
 });
