@@ -221,6 +221,9 @@ describe('the access gate: a project of another workspace', () => {
     expect(audit).toMatchObject({ outcome: 'refused', reason: 'project_not_allowed', project: 'proj_a' });
     expect(await inBeta(() => gate.admitAgentCall(call))).toEqual({ allowed: true });
     expect(budget.take).toHaveBeenCalledWith('U1', 'proj_b');
+    // App Home's budget line is the workspace's default project's.
+    await inBeta(() => gate.budgetLeft('U1'));
+    expect(budget.remaining).toHaveBeenLastCalledWith('U1', 'proj_b');
   });
 });
 

@@ -27,7 +27,7 @@ export interface AccessDeps {
   policy: AccessPolicyConfig;
   directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'home'>;
   budget: Pick<AgentBudget, 'take' | 'give' | 'block' | 'remaining' | 'opts'>;
-  /** DOCS_PROJECT_ID. */
+  /** DOCS_PROJECT_ID (the budget shown when no project is named, unless the workspace has its own). */
   defaultProject: string;
   /** AGENT_PROMPT_MAX_CHARS. */
   promptMaxChars: number;
@@ -196,7 +196,7 @@ export function createAccessGate(deps: AccessDeps): AccessGate {
         .catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
       await reportBudget(deps, project, call.actor.user);
     },
-    async budgetLeft(user, project = deps.defaultProject) {
+    async budgetLeft(user, project = deps.workspaceProjects?.()[0] ?? deps.defaultProject) {
       try {
         const left = await deps.budget.remaining(user, project);
         const { perProject, perUser } = deps.budget.opts;
