@@ -69,8 +69,13 @@ describe('DOCS_WORKSPACE_PROJECTS at start', () => {
     const plain = readConfig(env({ DOCS_WORKSPACE_PROJECTS: '' }));
     expect(plain.docsWorkspaces).toBeUndefined();
     expect(docsWorkspacesOf(plain).mapped).toBe(false);
-    // Logging the mapping shows ids and projects, never a key.
+    // Logging the mapping, or the whole configuration by mistake, shows no key.
     expect(JSON.stringify(ws)).not.toContain('mint_');
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (l: string) => void lines.push(l) } as never);
+    log.info({ config: readConfig(env()), ws }, 'configuration');
+    expect(lines.join('')).not.toContain(B_KEY);
+    expect(lines.join('')).toContain('proj_b');
   });
 
   it('a bad mapping is one line per problem, naming the entry, never a key', () => {
