@@ -10,7 +10,8 @@ import { questionMessage } from '../../src/platform/docs-api/discovery-client.js
 import { createLogger } from '../../src/platform/logger.js';
 import { BotMetrics } from '../../src/platform/metrics.js';
 import { withRequestContext } from '../../src/platform/request-context.js';
-import { discoveryClient, docsWorkspacesOf } from '../../src/platform/runtime.js';
+import { buildPlatform, discoveryClient, docsWorkspacesOf } from '../../src/platform/runtime.js';
+import { randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 
 /*
  * Per-workspace docs projects (DOCS_WORKSPACE_PROJECTS) against the fake docs API, which serves
@@ -247,5 +248,23 @@ describe("a channel's project outside its workspace's", () => {
       staleProjectId: 'proj_a',
     });
     expect(withRequestContext({ requestId: 'r', teamId: 'T0BETA' }, () => lookup.projects)).toEqual(['proj_b']);
+  });
+});
+
+describe("a worker's work, single-token mode", () => {
+  it("runs as the workspace recorded with it when a mapping is set, so it uses that workspace's projects", async () => {
+    const base = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: randomPrefix(), LOG_LEVEL: 'silent' };
+    const logger = createLogger('silent');
+    const mapped = buildPlatform(readConfig(env(base)), logger);
+    const plain = buildPlatform(readConfig(env({ ...base, DOCS_WORKSPACE_PROJECTS: '' })), logger);
+    try {
+      const projects = (p: typeof mapped) =>
+        p.slack.forWork({ teamId: 'T0BETA' }, 'w1', async () => p.docsWorkspaces.current());
+      expect(await projects(mapped)).toEqual(['proj_b']);
+      expect(await projects(plain)).toEqual(['proj_a']);
+    } finally {
+      await mapped.connections.close();
+      await plain.connections.close();
+    }
   });
 });
