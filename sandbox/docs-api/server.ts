@@ -133,7 +133,7 @@ class FakeDocsApiServer implements FakeDocsApi {
 
   constructor(private readonly opts: FakeDocsApiOptions) {
     this.now = opts.now ?? Date.now;
-    this.projects = new Set([opts.projectId, ...(opts.projectIds ?? [])]);
+    this.projects = new Set([opts.projectId, ...(opts.projectIds ?? []), ...Object.keys(opts.projectKeys ?? {})]);
     this.agentJobs = new AgentJobs({
       repository: (opts.repository ?? DEFAULT_REPOSITORY).replace(/\/+$/, '').replace(/\.git$/, ''),
       jobDurationMs: opts.jobDurationMs ?? 3000,
@@ -247,6 +247,17 @@ class FakeDocsApiServer implements FakeDocsApi {
     return { ...reply, ...(projectId === undefined ? {} : { projectId }) };
   }
 
+  /**
+   * Whether `authorization` carries the key of `projectId`: its own (`projectKeys`), else `apiKey`;
+   * a path without a project (a preview's status) takes any key the fake knows.
+   */
+  private keyFits(authorization: string | undefined, projectId: string | undefined): boolean {
+    const own = this.opts.projectKeys ?? {};
+    if (projectId === undefined)
+      return [this.opts.apiKey, ...Object.values(own)].some((k) => authorization === `Bearer ${k}`);
+    return authorization === `Bearer ${Object.hasOwn(own, projectId) ? own[projectId] : this.opts.apiKey}`;
+  }
+
   private answer(r: {
     name: keyof typeof ROUTES | undefined;
     method: string;
@@ -261,7 +272,7 @@ class FakeDocsApiServer implements FakeDocsApi {
     const { name, method, path, query, headers, rawBody, at, projectId, jobId } = r;
     const injected = this.takeFailure(path);
     if (injected) return injected;
-    if (headers.authorization !== `Bearer ${this.opts.apiKey}`) {
+    if (!this.keyFits(headers.authorization, projectId)) {
       return errorReply(
         401,
         headers.authorization ? 'Invalid API key' : 'Missing Authorization header (expected "Bearer <api key>")',

@@ -14,6 +14,12 @@ export interface FakeDocsApiOptions {
   projectId: string;
   /** More projects served (the same key acts on all of them); a job is found only under its own project. */
   projectIds?: string[];
+  /**
+   * Projects of other organizations, each with its own admin key (a deployment serving several
+   * docs sites: DOCS_WORKSPACE_PROJECTS): served too, and only with that key (`apiKey` → 401 there,
+   * as their key → 401 on `apiKey`'s projects).
+   */
+  projectKeys?: Record<string, string>;
   /** TCP port on 127.0.0.1; default 0 (a random free port). */
   port?: number;
   /** How long a job (and each follow-up) stays `active`, in ms; default 3000. */

@@ -35,7 +35,8 @@ export type RefusalReason =
   | 'check_failed'
   | 'user_budget'
   | 'project_budget'
-  | 'prompt_too_long';
+  | 'prompt_too_long'
+  | 'project_not_allowed';
 
 /** The answer: allowed, or refused with the reason and the sentence to show that person (ephemeral). */
 export type AccessDecision = { allowed: true } | { allowed: false; reason: RefusalReason; text: string };

@@ -55,6 +55,7 @@ export const AUDIT_REASONS = [
   'user_budget',
   'project_budget',
   'prompt_too_long',
+  'project_not_allowed',
   'not_a_reader',
   'not_a_member',
   'membership_busy',

@@ -101,3 +101,9 @@ export const installationKey = z
     'must be 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)',
   )
   .optional();
+
+/** `VARIABLE`, or `VARIABLE: T0B.projects` for a problem inside a structured value (DOCS_WORKSPACE_PROJECTS). */
+export function issuePath(path: readonly PropertyKey[]): string {
+  const [head, ...rest] = path.map(String);
+  return rest.length ? `${head}: ${rest.join('.')}` : (head ?? 'config');
+}

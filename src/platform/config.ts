@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { isTimeZone, isValidCron } from './calendar.js';
 import type { RedisVars as RedisTargetVars } from './redis-target.js';
 import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
-import { apiUrl, count, flag, hostPorts, idList, installationKey, intMs } from './config-values.js';
+import { apiUrl, count, flag, hostPorts, idList, installationKey, intMs, issuePath } from './config-values.js';
 import { PlatformErrorCode } from './errors.js';
 import { oauthProblems } from './config-oauth.js';
+import { resolveDocsWorkspaces, workspaceProjectsField, type DocsWorkspace } from './docs-workspaces.js';
 
 const fields = z.object({
   SLACK_BOT_TOKEN: z
@@ -30,6 +31,7 @@ const fields = z.object({
     .startsWith('mint_', 'must start with mint_'),
   DOCS_PROJECT_ID: z.string({ message: 'is required (the docs project id)' }).min(1, 'is required'),
   DOCS_PROJECT_IDS: idList(/^[A-Za-z0-9_.-]{1,100}$/, 'must be comma-separated project ids (letters, digits, _ . -)'),
+  DOCS_WORKSPACE_PROJECTS: workspaceProjectsField,
   ADMIN_USERS: idList(/^[UW][A-Z0-9]{2,30}$/, 'must be comma-separated Slack user ids (U… or W…)'),
   REDIS_URL: z
     .string()
@@ -239,7 +241,13 @@ export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(fie
  * The validated operational configuration (docs/configuration.md). Durations are in ms.
  * `SLACK_BOT_TOKEN` is set in single-token mode (the default) and unset in OAuth mode ({@link oauthMode}).
  */
-export type Config = z.output<typeof oauthSchema>;
+export type Config = z.output<typeof oauthSchema> & {
+  /**
+   * DOCS_WORKSPACE_PROJECTS with the keys its entries name read from the environment (by
+   * {@link readConfig}; docs-workspaces.ts). Holds secrets: never log it. Absent: none mapped.
+   */
+  docsWorkspaces?: ReadonlyMap<string, DocsWorkspace>;
+};
 
 /**
  * The docs projects the bot may act on: `DOCS_PROJECT_ID` (the default, first) and then
@@ -276,7 +284,12 @@ export function readConfig(env: Record<string, string | undefined> = process.env
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') input[k] = v;
   const oauth = oauthProblems(input).map(([k, m]) => `${k}: ${m}`);
   const parsed = (input.SLACK_CLIENT_ID === undefined ? schema : oauthSchema).safeParse(input);
-  if (parsed.success && oauth.length === 0) return parsed.data;
-  const problems = (parsed.error?.issues ?? []).map((i) => `${String(i.path[0] ?? 'config')}: ${i.message}`);
-  throw new ConfigError([...new Set([...problems, ...oauth])]);
+  const mapped = parsed.success
+    ? resolveDocsWorkspaces(parsed.data.DOCS_WORKSPACE_PROJECTS, parsed.data, input)
+    : undefined;
+  const mapping = (mapped?.problems ?? []).map(([k, m]) => `${k}: ${m}`);
+  if (parsed.success && mapped && oauth.length === 0 && mapping.length === 0)
+    return mapped.workspaces.size > 0 ? { ...parsed.data, docsWorkspaces: mapped.workspaces } : parsed.data;
+  const problems = (parsed.error?.issues ?? []).map((i) => `${issuePath(i.path)}: ${i.message}`);
+  throw new ConfigError([...new Set([...problems, ...oauth, ...mapping])]);
 }

@@ -18,6 +18,11 @@ export const REDACT_PATHS = [
   '*.apiKey',
   'DOCS_API_KEY',
   '*.DOCS_API_KEY',
+  'DOCS_ASSISTANT_API_KEY',
+  '*.DOCS_ASSISTANT_API_KEY',
+  // DOCS_WORKSPACE_PROJECTS' keys, read from the variables its entries name (config.ts).
+  'docsWorkspaces',
+  '*.docsWorkspaces',
   'SLACK_BOT_TOKEN',
   '*.SLACK_BOT_TOKEN',
   'SLACK_APP_TOKEN',

@@ -7,9 +7,11 @@ import { WorkspaceAccess } from './workspace-access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { askConfigured, type Config } from './config.js';
+import { askConfigured, docsProjects, type Config } from './config.js';
 import { DocsApiClient } from './docs-api/client.js';
 import { DiscoveryClient } from './docs-api/discovery-client.js';
+import { DocsWorkspaces } from './docs-workspaces.js';
+import { currentRequestContext, installationRefOf } from './request-context.js';
 import { InFlight } from './in-flight.js';
 import { Intake } from './intake.js';
 import type { ReplyTo } from './intake-kind.js';
@@ -53,7 +55,8 @@ export interface SlackClients {
   /**
    * Runs a worker's `fn` as work of the installation recorded with it (OAuth mode: every client
    * above then calls with that installation's token; `requestId` names the work in log lines when
-   * no request is current). Single-token mode: just runs `fn`.
+   * no request is current; with DOCS_WORKSPACE_PROJECTS, in either mode, the work's docs projects
+   * and site are that workspace's). Single-token mode without it: just runs `fn`.
    */
   forWork<T>(ref: InstallationRef, requestId: string, fn: () => Promise<T>): Promise<T>;
   /**
@@ -77,9 +80,18 @@ export interface Platform {
   queues: QueueContext;
   /** Where listeners record requests before the ack; features register their handlers on it. */
   intake: Intake;
+  /** The docs API; `forProject(id)` calls with that project's key (DOCS_WORKSPACE_PROJECTS). */
   docsApi: DocsApiClient;
-  /** The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set. */
-  discovery: DiscoveryClient | undefined;
+  /**
+   * The docs projects each workspace may use (DOCS_WORKSPACE_PROJECTS, else the defaults):
+   * `current()` for the request's or worker's workspace.
+   */
+  docsWorkspaces: DocsWorkspaces;
+  /**
+   * The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: each
+   * question goes to the docs site of the current request's (or worker's) workspace.
+   */
+  discovery: Pick<DiscoveryClient, 'sendMessage' | 'close'> | undefined;
   slack: SlackClients;
   /**
    * OAuth mode (SLACK_CLIENT_ID): the installations in Redis, sealed with SLACK_INSTALLATION_KEY
@@ -106,15 +118,58 @@ export interface Platform {
   now: () => number;
 }
 
-/** The discovery client of the docs assistant, when asking is configured (DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN). */
-export function discoveryClient(config: Config, metrics: BotMetrics): DiscoveryClient | undefined {
+/** The docs API clients: the admin API's (each project with its key) and the discovery API's. */
+function docsClients(
+  config: Config,
+  metrics: BotMetrics,
+  docsWorkspaces: DocsWorkspaces,
+): Pick<Platform, 'docsApi' | 'docsWorkspaces' | 'discovery'> {
+  const docsApi = new DocsApiClient({
+    baseUrl: config.DOCS_API_URL,
+    apiKey: config.DOCS_API_KEY,
+    projectId: config.DOCS_PROJECT_ID,
+    observer: metrics,
+    keyFor: (project) => docsWorkspaces.keyFor(project),
+  });
+  return { docsApi, docsWorkspaces, discovery: discoveryClient(config, metrics, docsWorkspaces) };
+}
+
+/** The docs projects of each workspace: DOCS_WORKSPACE_PROJECTS over the defaults. */
+export function docsWorkspacesOf(config: Config): DocsWorkspaces {
+  const ask = askConfigured(config)
+    ? { apiKey: config.DOCS_ASSISTANT_API_KEY ?? '', domain: config.DOCS_DOMAIN ?? '' }
+    : undefined;
+  const defaults = { projects: docsProjects(config), apiKey: config.DOCS_API_KEY, ask };
+  return new DocsWorkspaces(defaults, config.docsWorkspaces);
+}
+
+/**
+ * The discovery client of the docs assistant, when asking is configured (DOCS_ASSISTANT_API_KEY and
+ * DOCS_DOMAIN): `sendMessage` asks the site of the current request's (or worker's) workspace
+ * (`workspaces.askFor`), one client per site and key over one dispatcher.
+ */
+export function discoveryClient(
+  config: Config,
+  metrics: BotMetrics,
+  workspaces: DocsWorkspaces,
+): Pick<DiscoveryClient, 'sendMessage' | 'close'> | undefined {
   if (!askConfigured(config)) return undefined;
-  return new DiscoveryClient({
+  const base = new DiscoveryClient({
     baseUrl: config.DOCS_DISCOVERY_URL,
     apiKey: config.DOCS_ASSISTANT_API_KEY ?? '',
     domain: config.DOCS_DOMAIN ?? '',
     observer: metrics,
   });
+  if (!workspaces.mapped) return base;
+  return {
+    sendMessage(body, opts) {
+      const site = workspaces.askFor(installationRefOf(currentRequestContext()));
+      // Unreachable (the configuration requires a site of every entry while asking is on): refuse, never fall back.
+      if (!site) return Promise.reject(new Error("asking is not configured for this workspace's docs"));
+      return base.forSite(site).sendMessage(body, opts);
+    },
+    close: () => base.close(),
+  };
 }
 
 /** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */
@@ -124,6 +179,7 @@ function slackClients(
   metrics: BotMetrics,
   enterpriseInstall: boolean,
   tokens: InstallationTokens | undefined,
+  workspaceDocs = false,
 ): SlackClients {
   const options: WebClientOptions = {
     // OAuth mode (no SLACK_BOT_TOKEN): each call's token is its installation's (installation-tokens.ts).
@@ -146,7 +202,8 @@ function slackClients(
     names: new UserNames(own({ rejectRateLimitedCalls: true }), { logger }),
     agent: createAgentSurface(options),
     own,
-    forWork: (ref, requestId, fn) => (tokens ? withInstallation(ref, requestId, fn) : fn()),
+    // The installation also picks the docs projects and site (DOCS_WORKSPACE_PROJECTS), in either mode.
+    forWork: (ref, requestId, fn) => (tokens || workspaceDocs ? withInstallation(ref, requestId, fn) : fn()),
     installed: async (ref) => {
       if (!tokens) return true;
       return tokens.forRef(ref).then(
@@ -208,17 +265,19 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     onStepUnreplicated: (outcome: 'held' | 'went_ahead') => metrics.stepsUnreplicated.inc({ outcome }),
   };
   const { installations, installer, tokens } = oauthParts(config, redis, prefix, logger);
-  const slack = slackClients(config, logger, metrics, install.enterpriseInstall ?? false, tokens);
+  const docsWorkspaces = docsWorkspacesOf(config);
+  const slack = slackClients(
+    config,
+    logger,
+    metrics,
+    install.enterpriseInstall ?? false,
+    tokens,
+    docsWorkspaces.mapped,
+  );
   // The person behind a record the intake gives up on: its response_url, else an ephemeral.
   const notHandled = 'could not tell the person that their request was not handled';
   const tell = (to: ReplyTo, text: string) => tryTelling({ slack: slack.web, logger }, to, text, notHandled);
   const intakeOptions = { observer: metrics, tell };
-  const docsApi = new DocsApiClient({
-    baseUrl: config.DOCS_API_URL,
-    apiKey: config.DOCS_API_KEY,
-    projectId: config.DOCS_PROJECT_ID,
-    observer: metrics,
-  });
   const limits = redisReadLimits(redis, prefix);
   return {
     config,
@@ -228,8 +287,7 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
     prefix,
     queues,
     intake: new Intake(queues, connections.intake(), replication, intakeOptions),
-    docsApi,
-    discovery: discoveryClient(config, metrics),
+    ...docsClients(config, metrics, docsWorkspaces),
     slack,
     installations,
     installer,

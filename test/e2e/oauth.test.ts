@@ -5,6 +5,7 @@ import { startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
 import {
   E2E_SECRETS,
+  ephemeralsTo,
   isStatusMessage,
   pollerDone,
   startSandbox,
@@ -19,9 +20,12 @@ import {
  * authorize → /slack/oauth_redirect (state checked) → oauth.v2.access; each starts a job and its
  * status message and announcement are posted with its own token (the fake refuses another
  * workspace's token in a channel with channel_not_found). Uninstalling Second stops only its work.
+ * The org's workspaces have a docs project of their own (DOCS_WORKSPACE_PROJECTS: E0ORG → proj_org,
+ * with its own key, which the fake docs API requires there), and never reach the default one.
  */
 const OAUTH = { clientId: '1111.2222', clientSecret: 'e2e-oauth-client-secret' };
 const SECOND = 'T0SECOND';
+const ORG_KEY = 'mint_e2e_org_admin_key';
 
 describe('OAuth mode: one bot, two workspaces', () => {
   let sb: Sandbox;
@@ -35,6 +39,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
     // Jobs run 1.5 s, so Second can be uninstalled while its job is being watched.
     sb = await startSandbox({
       jobDurationMs: 1_500,
+      docs: { projectKeys: { proj_org: ORG_KEY } },
       slack: {
         oauth: OAUTH,
         // Org (E0ORG), a Grid org whose workspace T0ORGA gets the app through an org-wide install.
@@ -66,6 +71,8 @@ describe('OAuth mode: one bot, two workspaces', () => {
       SLACK_CLIENT_SECRET: OAUTH.clientSecret,
       SLACK_STATE_SECRET: 'e2e-oauth-state-secret-0123456789',
       SLACK_INSTALLATION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      DOCS_API_KEY_ORG: ORG_KEY,
+      DOCS_WORKSPACE_PROJECTS: JSON.stringify({ E0ORG: { projects: ['proj_org'], apiKeyEnv: 'DOCS_API_KEY_ORG' } }),
     };
     delete env.SLACK_BOT_TOKEN;
     bot = await startBotProcess(env);
@@ -109,13 +116,20 @@ describe('OAuth mode: one bot, two workspaces', () => {
   }
 
   /** Runs /docs-edit in `channel` and waits for the job's announcement in its thread; returns the job id. */
-  async function jobIn(driver: SlackDriver, user: string, channel: string, text: string): Promise<string> {
+  async function jobIn(
+    driver: SlackDriver,
+    user: string,
+    channel: string,
+    text: string,
+    project = 'proj_e2e',
+  ): Promise<string> {
     const before = sb.docs.requests.length;
     await driver.slashCommand({ command: '/docs-edit', text, user, channel });
     const create = await sb.docs.waitForRequest(
-      (r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job',
+      (r) => sb.docs.requests.indexOf(r) >= before && r.method === 'POST' && r.path === `/v2/agent/${project}/job`,
       10_000,
     );
+    expect(create.status).toBe(201);
     const jobId = (create.responseBody as { id: string }).id;
     const status = await statusMessage(sb.slack, jobId, channel);
     await sb.slack.waitFor(
@@ -175,12 +189,37 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect((await install('T0ORGA', 'Org A', { enterpriseId: 'E0ORG', orgWide: true })).status).toBe(200);
     expect(await redis.exists(`${sb.prefix}:installations:enterprise:E0ORG`)).toBe(1);
     const from = sb.slack.calls.length;
-    await jobIn(inOrg, 'W0ORGY', 'C0ORGA', 'Document the org chart');
+    const docsFrom = sb.docs.requests.length;
+    const orgJob = await jobIn(inOrg, 'W0ORGY', 'C0ORGA', 'Document the org chart', 'proj_org');
+    // The org's job was created and polled on its own project with its own key (the fake answers 401 otherwise).
+    const orgRequests = sb.docs.requests.slice(docsFrom).filter((r) => r.path.includes(orgJob) || r.method === 'POST');
+    expect(orgRequests.length).toBeGreaterThan(1);
+    expect(new Set(orgRequests.map((r) => `${r.projectId} ${r.status}`))).toEqual(
+      new Set(['proj_org 201', 'proj_org 200']),
+    );
     const calls = sb.slack.calls.slice(from);
     expect(calls.filter((c) => (c.response as { ok?: boolean }).ok === false)).toEqual([]);
     const posts = calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0ORGA');
     expect(posts.length).toBeGreaterThan(1);
     expect(new Set(posts.map((c) => c.tokenTeam))).toEqual(new Set(['E0ORG']));
+  });
+
+  it("project= naming another workspace's docs project is refused privately, with no docs API call", async () => {
+    const posts = () => sb.docs.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
+    const refusal = async (driver: SlackDriver, user: string, channel: string, text: string) => {
+      const seen = ephemeralsTo(sb.slack, user).length;
+      expect((await driver.slashCommand({ command: '/docs-edit', text, user, channel })).status).toBe(200);
+      return sb.slack.waitFor(() => ephemeralsTo(sb.slack, user)[seen], 10_000);
+    };
+    const inOrgRefusal = await refusal(inOrg, 'W0ORGY', 'C0ORGA', 'project=proj_e2e Add a page');
+    expect(inOrgRefusal.text).toContain(
+      "I don't know the docs project `proj_e2e`. Use `project=<id>` with one of: `proj_org`",
+    );
+    const inARefusal = await refusal(inA, 'U0ALICE', 'C0DOCS', 'project=proj_org Add a page');
+    expect(inARefusal.text).toContain('`proj_org`');
+    expect(inARefusal.text).toContain('one of: `proj_e2e`.');
+    expect(posts()).toBe(before);
   });
 
   it("each workspace's job is posted and announced with its own token", async () => {

@@ -42,7 +42,9 @@ export interface AccessOptions {
   platform: Pick<
     Platform,
     'redis' | 'prefix' | 'slack' | 'metrics' | 'logger' | 'now' | 'workspaces' | 'installations'
-  >;
+  > &
+    /** Each workspace's docs projects (DOCS_WORKSPACE_PROJECTS); absent: every configured project anywhere. */
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   config: AccessConfig;
   /** The docs project a channel uses (the settings feature). @throws the Redis error. */
   projectFor(channel: string): Promise<string>;
@@ -66,7 +68,7 @@ export interface Access {
  * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`.
  */
 export function createAccess(o: AccessOptions): Access {
-  const { redis, prefix, slack, metrics, now, workspaces } = o.platform;
+  const { redis, prefix, slack, metrics, now, workspaces, docsWorkspaces } = o.platform;
   const { config } = o;
   const logger = o.platform.logger.child({ feature: 'access' });
   const policy = accessPolicyFromConfig(config);
@@ -90,6 +92,7 @@ export function createAccess(o: AccessOptions): Access {
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     defaultProject: config.DOCS_PROJECT_ID,
     projectFor: (channel) => o.projectFor(channel),
+    ...(docsWorkspaces?.mapped ? { workspaceProjects: () => docsWorkspaces.current() } : {}),
     onBudget: (project, remaining) => metrics.agentBudgetRemaining.set({ project }, remaining),
     logger,
     now,

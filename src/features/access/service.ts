@@ -27,12 +27,17 @@ export interface AccessDeps {
   policy: AccessPolicyConfig;
   directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'home'>;
   budget: Pick<AgentBudget, 'take' | 'give' | 'block' | 'remaining' | 'opts'>;
-  /** DOCS_PROJECT_ID. */
+  /** DOCS_PROJECT_ID (the budget shown when no project is named, unless the workspace has its own). */
   defaultProject: string;
   /** AGENT_PROMPT_MAX_CHARS. */
   promptMaxChars: number;
   /** The docs project a channel uses (DOCS_PROJECT_ID unless the channel's settings say otherwise). */
   projectFor(channel: string): Promise<string>;
+  /**
+   * The docs projects the current request's (or worker's) workspace may use (DOCS_WORKSPACE_PROJECTS);
+   * absent: every project may be used (none mapped).
+   */
+  workspaceProjects?: () => readonly string[];
   /** Called with the requests left in a project's hourly budget after each admitted call (the metrics gauge). */
   onBudget?: (project: string, remaining: number) => void;
   logger: Logger;
@@ -112,7 +117,18 @@ async function projectOf(deps: AccessDeps, call: AgentCall): Promise<string | un
 }
 
 /**
- * {@link AccessGate.admitAgentCall}: the policy, then the prompt cap, then one request from the
+ * The refusal of a docs project this workspace may not use (DOCS_WORKSPACE_PROJECTS): the id is
+ * quoted inert (backticks replaced, cut at 100), the workspace's own projects listed.
+ */
+export function projectNotAllowedText(project: string, allowed: readonly string[]): string {
+  const shown = `\`${project.slice(0, 100).replace(/`/g, "'")}\``;
+  const list = allowed.map((p) => `\`${p}\``).join(', ');
+  return `The docs project ${shown} isn't one of this workspace's. Use one of: ${list} (an operator maps projects to workspaces). Nothing was sent to the docs agent.`;
+}
+
+/**
+ * {@link AccessGate.admitAgentCall}: the policy, then the prompt cap, then the workspace's projects
+ * (a project of another workspace is refused, costing no API call), then one request from the
  * person's and the project's budgets. A budget Redis can't read refuses (fail closed).
  */
 async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<AccessDecision> {
@@ -131,6 +147,18 @@ async function admitAgentCall(deps: AccessDeps, call: AgentCall): Promise<Access
   }
   try {
     const project = call.project ?? (await deps.projectFor(channel));
+    const allowed = deps.workspaceProjects?.();
+    if (allowed && !allowed.includes(project)) {
+      const text = projectNotAllowedText(project, allowed);
+      return refused(
+        deps,
+        actor,
+        channel,
+        action,
+        { allowed: false, reason: 'project_not_allowed', text },
+        { project, ...who },
+      );
+    }
     const taken = await deps.budget.take(actor.user, project);
     if (!taken.ok) {
       const reason: RefusalReason = taken.which === 'user' ? 'user_budget' : 'project_budget';
@@ -168,7 +196,7 @@ export function createAccessGate(deps: AccessDeps): AccessGate {
         .catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an agent request'));
       await reportBudget(deps, project, call.actor.user);
     },
-    async budgetLeft(user, project = deps.defaultProject) {
+    async budgetLeft(user, project = deps.workspaceProjects?.()[0] ?? deps.defaultProject) {
       try {
         const left = await deps.budget.remaining(user, project);
         const { perProject, perUser } = deps.budget.opts;

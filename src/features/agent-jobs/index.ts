@@ -84,7 +84,9 @@ export interface AgentJobsOptions {
     | 'now'
     | 'workspaces'
     | 'installations'
-  >;
+  > &
+    /** Each workspace's docs projects (DOCS_WORKSPACE_PROJECTS); absent: the configured ones. */
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   config: AgentJobsConfig;
   /** The access gate: every start and follow-up goes through it before anything is posted or sent. */
   access: AccessGate;
@@ -234,7 +236,9 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     ...commonWithAgent,
     docsApi: o.platform.docsApi,
     projectFor: (channel) => o.channels.projectFor(channel),
-    projects: docsProjects(o.config),
+    projects: o.platform.docsWorkspaces?.mapped
+      ? () => o.platform.docsWorkspaces?.current() ?? []
+      : docsProjects(o.config),
     slack: slack.web,
     signer: o.platform.signer,
     // One per process, shared by every way a job starts: a kill catches at most this many creates.

@@ -7,7 +7,13 @@ import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js
 import type { Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up/index.js';
-import { startWithContext, takeProjectOption, type PromptContext, type StartJobDeps } from './start/index.js';
+import {
+  projectsNow,
+  startWithContext,
+  takeProjectOption,
+  type PromptContext,
+  type StartJobDeps,
+} from './start/index.js';
 import { PENDING_THREAD, type JobStore } from './store.js';
 
 /** What handling people's messages needs. */
@@ -233,9 +239,8 @@ async function admitStart(
   if (!decision.allowed) return refuse(decision.text);
   if (msg.textChars !== undefined) return refuse(promptTooLongText(msg.textChars, msg.text.length));
   const bare = msg.text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, (t) => (mentionsUser(t, botUserId) ? '' : t)).trim();
-  const opt = deps.start.projects
-    ? takeProjectOption(bare, deps.start.projects)
-    : { ok: true as const, instruction: bare };
+  const projects = projectsNow(deps.start);
+  const opt = projects ? takeProjectOption(bare, projects) : { ok: true as const, instruction: bare };
   if (!opt.ok || !opt.instruction) return true;
   const project = opt.project ?? (await deps.start.projectFor(msg.channel));
   const call = { actor, channel: msg.channel, action: 'start_job' as const, project, promptChars: bare.length };

@@ -52,8 +52,11 @@ export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText(
 
 /** What the button and the modal need (the digests listeners' deps have it all). */
 export interface SignalImproveDeps extends JobFormDeps {
-  /** The configured docs projects: an Improve on a signal of another one is not followed. */
-  projects: readonly string[];
+  /**
+   * The configured docs projects: an Improve on a signal of another one is not followed (a
+   * function: the current workspace's, DOCS_WORKSPACE_PROJECTS).
+   */
+  projects: readonly string[] | (() => readonly string[]);
 }
 
 /** Where the job starts: the message's channel and thread, and the signal's docs project. */
@@ -143,7 +146,8 @@ export function signalImproveAction(deps: SignalImproveDeps) {
     if (!decoded.ok || !channel || !ts) return { say: OLDER_SIGNAL_TEXT };
     const v = decoded.improve;
     if (v.channel !== channel) return { say: OTHER_CONVERSATION_TEXT };
-    if (v.projectId !== undefined && !deps.projects.includes(v.projectId)) return { say: OLDER_SIGNAL_TEXT };
+    const projects = typeof deps.projects === 'function' ? deps.projects() : deps.projects;
+    if (v.projectId !== undefined && !projects.includes(v.projectId)) return { say: OLDER_SIGNAL_TEXT };
     const meta = { channel, threadTs: ts, projectId: v.projectId };
     return { channel, view: () => buildSignalImproveModal(v, meta, deps.signer) };
   });

@@ -26,7 +26,9 @@ export interface DigestsOptions {
   platform: Pick<
     Platform,
     'queues' | 'intake' | 'redis' | 'prefix' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now' | 'workspaces'
-  >;
+  > &
+    /** Each workspace's docs projects (DOCS_WORKSPACE_PROJECTS); absent: the configured ones. */
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   /** DIGEST_CRON and DIGEST_TZ (the default schedule); the docs projects. */
   config: Pick<Config, 'DIGEST_CRON' | 'DIGEST_TZ' | 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'>;
   /** The visitors feature's services (its cache). */
@@ -65,7 +67,8 @@ export function createDigests(o: DigestsOptions): Digests {
   registerHandlers(intake, { ...common, slack, access, conversations, signer, quotas });
   const subcommands = digestSubcommands({ ...common, slack, conversations, quotas });
   registerSubcommandHandler(intake, { subcommands, access });
-  const projects = docsProjects(o.config);
+  const { docsWorkspaces } = o.platform;
+  const projects = docsWorkspaces?.mapped ? () => docsWorkspaces.current() : docsProjects(o.config);
   const workerDeps = {
     visitors: o.visitors,
     redis,

@@ -18,8 +18,8 @@ import { docsVisitorsCommand } from './command.js';
 export interface DigestListenerDeps extends JobFormDeps {
   /** The digest subcommands of `/docs-visitors` (this feature registers the command; reports go to visitors). */
   subcommands: VisitorsSubcommands;
-  /** The configured docs projects: an Improve on a signal of another one is not followed. */
-  projects: readonly string[];
+  /** The configured docs projects (a function: the current workspace's): an Improve on a signal of another one is not followed. */
+  projects: readonly string[] | (() => readonly string[]);
 }
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;

@@ -19,8 +19,8 @@ export interface SettingsHandlerDeps {
    * guests and people of other organizations are refused, with the sentence to show them).
    */
   authorizeView: (actor: Actor, channel: string) => Promise<AccessDecision>;
-  /** Usage of `/docs-settings` (for `help`). */
-  usage: string;
+  /** Usage of `/docs-settings` (for `help`); a function: the current workspace's (DOCS_WORKSPACE_PROJECTS). */
+  usage: string | (() => string);
   /** Who may start jobs in `channel`, in words (the access policy's; default "every full member"). */
   describeAccess: (channel: string) => Promise<string>;
   /** `channel`'s digest subscription, in words (the digests feature's). */
@@ -55,7 +55,11 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   const respond = respondVia(p.responseUrl);
   const decision = await deps.authorizeView({ user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) }, p.channel);
   if (!decision.allowed) return void (await respond({ response_type: 'ephemeral', text: decision.text }));
-  if (p.command.kind === 'help') return void (await respond({ response_type: 'ephemeral', text: deps.usage }));
+  if (p.command.kind === 'help')
+    return void (await respond({
+      response_type: 'ephemeral',
+      text: typeof deps.usage === 'function' ? deps.usage() : deps.usage,
+    }));
   if (p.command.kind === 'invalid')
     return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
   if (p.command.kind === 'show') {

@@ -40,7 +40,8 @@ export type SettingsConfig = Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'
 
 /** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
 export interface ChannelSettingsOptions {
-  platform: Pick<Platform, 'redis' | 'prefix'>;
+  /** `docsWorkspaces`: each workspace's projects (DOCS_WORKSPACE_PROJECTS); absent, the configured ones. */
+  platform: Pick<Platform, 'redis' | 'prefix'> & Partial<Pick<Platform, 'docsWorkspaces'>>;
   config: SettingsConfig;
 }
 
@@ -53,15 +54,28 @@ export interface ChannelSettingsOptions {
 export function createChannelSettings(o: ChannelSettingsOptions): ChannelSettingsLookup {
   return new ChannelSettingsLookup({
     store: new SettingsStore(o.platform.redis, o.platform.prefix),
-    projects: docsProjects(o.config),
+    projects: workspaceProjects(o.platform, o.config),
     defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
   });
+}
+
+/**
+ * The docs projects of the current workspace (`docsWorkspaces`, read at each use), else the
+ * configured ones: a channel's project outside its workspace's falls back to that workspace's default.
+ */
+function workspaceProjects(
+  platform: Partial<Pick<Platform, 'docsWorkspaces'>>,
+  config: SettingsConfig,
+): readonly string[] | (() => readonly string[]) {
+  const { docsWorkspaces } = platform;
+  return docsWorkspaces?.mapped ? () => docsWorkspaces.current() : docsProjects(config);
 }
 
 /** What `/docs-settings` is built from: built last, from features that already exist. */
 export interface SettingsOptions {
   /** `slack.web`, the intake, `conversations` (the Edit button and the modal need the person in the channel), the signer. */
-  platform: Pick<Platform, 'redis' | 'prefix' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'>;
+  platform: Pick<Platform, 'redis' | 'prefix' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'> &
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   /** The docs projects, FOLLOWUP_POLICY and ADMIN_USERS. */
   config: SettingsConfig & Pick<Config, 'ADMIN_USERS'>;
   /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
@@ -96,7 +110,7 @@ export function createSettings(o: SettingsOptions): Settings {
   const adminUsers = o.config.ADMIN_USERS;
   const service = new SettingsService({
     store: new SettingsStore(redis, prefix),
-    projects,
+    projects: workspaceProjects(o.platform, o.config),
     defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
     adminUsers,
     isSettingsAdmin: o.isSettingsAdmin ?? usersInfoAdminCheck({ slack, adminUsers }),
@@ -107,7 +121,7 @@ export function createSettings(o: SettingsOptions): Settings {
   registerHandlers(intake, {
     service,
     authorizeView,
-    usage: settingsUsage(projects),
+    usage: o.platform.docsWorkspaces?.mapped ? () => settingsUsage(service.projects) : settingsUsage(projects),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
     checkExperts: (e) => expertsProblem(slack, e),

@@ -65,8 +65,11 @@ export type ChangeOutcome =
 /** What the channel settings lookup is built from. */
 export interface ChannelSettingsOptions {
   store: Pick<SettingsStore, 'get' | 'update' | 'answerAll'>;
-  /** The configured docs projects, the default (DOCS_PROJECT_ID) first. */
-  projects: readonly string[];
+  /**
+   * The configured docs projects, the default (DOCS_PROJECT_ID) first; a function: the current
+   * workspace's (DOCS_WORKSPACE_PROJECTS), read at each use.
+   */
+  projects: readonly string[] | (() => readonly string[]);
   /** FOLLOWUP_POLICY. */
   defaultFollowupPolicy: FollowupPolicy;
 }
@@ -123,9 +126,10 @@ export interface SettingsAudit {
 export class ChannelSettingsLookup {
   constructor(private readonly lookup: ChannelSettingsOptions) {}
 
-  /** The default project and the configured ones, default first. */
+  /** The default project and the configured ones, default first (the current workspace's). */
   get projects(): readonly string[] {
-    return this.lookup.projects;
+    const p = this.lookup.projects;
+    return typeof p === 'function' ? p() : p;
   }
 
   /** @returns the settings in force in `channel`. @throws the Redis error. */
@@ -165,8 +169,9 @@ export class ChannelSettingsLookup {
 
   /** A channel's own settings resolved against the defaults. */
   protected resolve(own: ChannelSettings): EffectiveSettings {
-    const [fallback = ''] = this.lookup.projects;
-    const configured = own.projectId !== undefined && this.lookup.projects.includes(own.projectId);
+    const projects = this.projects;
+    const [fallback = ''] = projects;
+    const configured = own.projectId !== undefined && projects.includes(own.projectId);
     return {
       projectId: configured ? (own.projectId as string) : fallback,
       projectIsDefault: !configured || own.projectId === fallback,

@@ -39,8 +39,14 @@ export interface VisitorsHandlerDeps {
   clicks: Pick<Quota, 'take'>;
   /** The docs project of a channel (the settings feature). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /** The configured docs projects: a button naming another one (forged, or from a removed project) is not followed. */
-  projects: readonly string[];
+  /**
+   * The configured docs projects: a button naming another one (forged, or from a removed project)
+   * is not followed. A function: the current workspace's (DOCS_WORKSPACE_PROJECTS), where a button
+   * naming none stands for DOCS_PROJECT_ID (`defaultProject`) and must be the workspace's too.
+   */
+  projects: readonly string[] | (() => readonly string[]);
+  /** DOCS_PROJECT_ID, with `projects` a function. */
+  defaultProject?: string;
 }
 
 /** Answer to a button whose value can't be read (an old message, or a project no longer configured). */
@@ -147,8 +153,12 @@ export function respondTo(responseUrl: string | undefined): Respond {
 }
 
 /** True when `projectId` (a clicked value's) is absent or one the bot may use. */
-export function knownProject(deps: Pick<VisitorsHandlerDeps, 'projects'>, projectId: string | undefined): boolean {
-  return projectId === undefined || deps.projects.includes(projectId);
+export function knownProject(
+  deps: Pick<VisitorsHandlerDeps, 'projects' | 'defaultProject'>,
+  projectId: string | undefined,
+): boolean {
+  if (typeof deps.projects !== 'function') return projectId === undefined || deps.projects.includes(projectId);
+  return deps.projects().includes(projectId ?? deps.defaultProject ?? '');
 }
 
 /** What a report button's value opens to: its state, or why not (a value the bot did not sign, or one it cannot read). */
@@ -163,7 +173,7 @@ export type OpenedState<S> = { ok: true; state: S } | { ok: false; reason: 'unsi
  * @param open the report's opener of a signed value (e.g. `openPageState`, `openSignalState`).
  */
 export function clickedState<A extends string, S extends { channel: string; projectId?: string | undefined }>(
-  deps: Pick<VisitorsHandlerDeps, 'services' | 'projects'>,
+  deps: Pick<VisitorsHandlerDeps, 'services' | 'projects' | 'defaultProject'>,
   p: ButtonIntake,
   actions: readonly A[],
   open: (value: string | undefined, action: A, signer: VisitorsServices['signer']) => OpenedState<S>,

@@ -73,7 +73,9 @@ export interface VisitorsOptions extends Pick<VisitorsHandlerDeps, 'access' | 'p
   platform: Pick<
     Platform,
     'redis' | 'prefix' | 'docsApi' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'
-  >;
+  > &
+    /** Each workspace's docs projects (DOCS_WORKSPACE_PROJECTS); absent: the configured ones. */
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   /** The docs projects (DOCS_PROJECT_ID: a report's default) and ANALYTICS_CALLS_PER_USER_PER_HOUR. */
   config: Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS' | 'ANALYTICS_CALLS_PER_USER_PER_HOUR'>;
 }
@@ -94,13 +96,14 @@ export function createVisitors(o: VisitorsOptions): Visitors {
   const options = { redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser, logger, now, signer };
   const services = createVisitorsServices(options);
   const slack = o.platform.slack.web;
-  const projects = docsProjects(config);
+  const { docsWorkspaces } = o.platform;
+  const projects = docsWorkspaces?.mapped ? () => docsWorkspaces.current() : docsProjects(config);
   const clicks = new Quota(redis, {
     keyPrefix: `${visitorsKeyPrefix(prefix)}:clicks`,
     points: REPORT_CLICKS_PER_MINUTE,
     durationS: 60,
   });
-  const common = { services, slack, redis, prefix, now, projectFor, projects };
+  const common = { services, slack, redis, prefix, now, projectFor, projects, defaultProject: config.DOCS_PROJECT_ID };
   registerHandlers(intake, { ...common, access, conversations, clicks });
   return { services, register: (app) => registerListeners(app, { intake, logger: services.logger }) };
 }

@@ -64,6 +64,11 @@ export interface DocsApiClientOptions {
   retryMinDelayMs?: number;
   /** Told about every HTTP request (retries included), e.g. to count them in metrics. */
   observer?: DocsApiObserver;
+  /**
+   * The admin key of another project (DOCS_WORKSPACE_PROJECTS: a workspace's projects may have a
+   * key of their own; docs-workspaces.ts). Undefined: `apiKey`. Secret.
+   */
+  keyFor?: (projectId: string) => string | undefined;
 }
 
 /** An agent job as returned by create: the spec makes `id` optional, we require it. */
@@ -104,12 +109,16 @@ export class DocsApiClient {
     return this.opts.projectId;
   }
 
-  /** The client of project `projectId`: same key, URL, dispatcher, retries (kept per project); its close() does nothing. */
+  /**
+   * The client of project `projectId`: same URL, dispatcher (so connections are reused), retries,
+   * and the project's own key (`keyFor`, else this client's); kept per project; its close() does nothing.
+   */
   forProject(projectId: string): DocsApiClient {
     if (projectId === this.opts.projectId) return this;
+    const apiKey = this.opts.keyFor?.(projectId) ?? this.opts.apiKey;
     const sibling =
       this.siblings.get(projectId) ??
-      new DocsApiClient({ ...this.opts, projectId, dispatcher: this.transport.dispatcher });
+      new DocsApiClient({ ...this.opts, projectId, apiKey, dispatcher: this.transport.dispatcher });
     this.siblings.set(projectId, sibling);
     return sibling;
   }

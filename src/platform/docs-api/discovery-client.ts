@@ -95,6 +95,7 @@ const MAX_EVENT_CHARS = 1024 * 1024;
  */
 export class DiscoveryClient {
   private readonly transport: DocsApiTransport;
+  private readonly sites = new Map<string, DiscoveryClient>();
 
   constructor(private readonly opts: DiscoveryClientOptions) {
     this.transport = new DocsApiTransport({ ...opts, baseUrl: opts.baseUrl ?? DEFAULT_DISCOVERY_URL });
@@ -103,6 +104,20 @@ export class DiscoveryClient {
   /** The docs site this client asks about. */
   get domain(): string {
     return this.opts.domain;
+  }
+
+  /**
+   * The client of another docs site (`domain`, with its assistant key: DOCS_WORKSPACE_PROJECTS):
+   * same URL, timeouts and dispatcher (so connections are reused); kept per site and key; its
+   * close() does nothing. This client itself for its own site and key.
+   */
+  forSite(site: { domain: string; apiKey: string }): DiscoveryClient {
+    if (site.domain === this.opts.domain && site.apiKey === this.opts.apiKey) return this;
+    const id = `${site.domain}\u0000${site.apiKey}`;
+    const client =
+      this.sites.get(id) ?? new DiscoveryClient({ ...this.opts, ...site, dispatcher: this.transport.dispatcher });
+    this.sites.set(id, client);
+    return client;
   }
 
   /**

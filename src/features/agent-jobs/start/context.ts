@@ -1,6 +1,7 @@
 import type { AgentCall } from '../../../platform/access.js';
 import type { Steps } from '../../../platform/steps.js';
 import { takeProjectOption } from './project-option.js';
+import { projectsNow } from './request.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start.js';
 import { withQuoted } from '../../../platform/prompt-fence.js';
 
@@ -205,8 +206,9 @@ async function withProjectOption(
   req: ContextStartRequest,
   tell: (text: string) => Promise<void>,
 ): Promise<ContextStartRequest | undefined> {
-  if (!deps.start.projects) return req;
-  const opt = takeProjectOption(req.instruction, deps.start.projects);
+  const projects = projectsNow(deps.start);
+  if (!projects) return req;
+  const opt = takeProjectOption(req.instruction, projects);
   if (opt.ok && opt.instruction)
     return { ...req, instruction: opt.instruction, ...(opt.project ? { project: opt.project } : {}) };
   const decision = await deps.start.access.authorize(

@@ -24,3 +24,4 @@ export {
 } from './context.js';
 export { ACTION_RESTART, buildUncertainNotice, RESTART_PURPOSE } from './blocks.js';
 export { takeProjectOption } from './project-option.js';
+export { projectsNow } from './request.js';

@@ -17,8 +17,11 @@ export interface StartJobDeps {
   docsApi: DocsApiProjects<'createJob'>;
   /** The docs project of a channel (its settings, else DOCS_PROJECT_ID). @throws the Redis error. */
   projectFor: (channel: string) => Promise<string>;
-  /** DOCS_PROJECT_ID then DOCS_PROJECT_IDS: what `project=<id>` may name (absent: `project=` is not read). */
-  projects?: readonly string[];
+  /**
+   * DOCS_PROJECT_ID then DOCS_PROJECT_IDS: what `project=<id>` may name (absent: `project=` is not
+   * read); a function: the current workspace's (DOCS_WORKSPACE_PROJECTS), read at each start.
+   */
+  projects?: readonly string[] | (() => readonly string[]);
   /** Posts the status message; finds it again after a crash (history scopes). */
   slack: PostOnceClient;
   pollQueue: Pick<Queue<PollJobData>, 'add'>;
@@ -104,3 +107,9 @@ export type StartJobResult =
 
 /** A start that ended without a tracked job. */
 export type StartFailure = Extract<StartJobResult, { ok: false }>;
+
+/** The projects `project=<id>` may name now ({@link StartJobDeps.projects}), or undefined when it is not read. */
+export function projectsNow(deps: Pick<StartJobDeps, 'projects'>): readonly string[] | undefined {
+  const p = deps.projects;
+  return typeof p === 'function' ? p() : p;
+}

@@ -1,0 +1,198 @@
+/**
+ * Per-workspace docs projects (DOCS_WORKSPACE_PROJECTS): which docs projects, admin API key and
+ * (when asking is on) docs site a workspace (`T…`) or a Grid org (`E…`) uses. Unmapped workspaces
+ * use the defaults (DOCS_PROJECT_ID, DOCS_PROJECT_IDS, DOCS_API_KEY, DOCS_DOMAIN,
+ * DOCS_ASSISTANT_API_KEY). Keys are never in the mapping itself: an entry names the environment
+ * variable holding its key, so the mapping can be logged or reviewed without secrets.
+ */
+import { z } from 'zod';
+import { currentRequestContext, installationRefOf, type InstallationRef } from './request-context.js';
+
+const PROJECT_ID = /^[A-Za-z0-9_.-]{1,100}$/;
+const ENV_NAME = /^[A-Z][A-Z0-9_]{0,99}$/;
+const envName = z.string().regex(ENV_NAME, 'must name an environment variable (A-Z, 0-9, _)');
+
+/** One mapping entry as written in DOCS_WORKSPACE_PROJECTS. */
+const entrySchema = z.strictObject({
+  /** The workspace's projects, its default first. */
+  projects: z
+    .array(z.string().regex(PROJECT_ID, 'must be project ids (letters, digits, _ . -)'))
+    .min(1, 'must name at least one project')
+    .max(50, 'must name at most 50 projects'),
+  /** The variable holding the admin API key (mint_…) of these projects; default DOCS_API_KEY. */
+  apiKeyEnv: envName.optional(),
+  /** Asking: the docs site's domain identifier (like DOCS_DOMAIN). */
+  domain: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,200}$/, "must be the docs site's domain identifier (letters, digits, _ . -)")
+    .optional(),
+  /** Asking: the variable holding that site's assistant API key (like DOCS_ASSISTANT_API_KEY). */
+  assistantKeyEnv: envName.optional(),
+});
+
+/** A mapping entry as written. */
+export type DocsWorkspaceEntry = z.output<typeof entrySchema>;
+
+/**
+ * DOCS_WORKSPACE_PROJECTS: a JSON object from a workspace id (`T…`) or Grid org id (`E…`) to its
+ * entry, e.g. `{"T0B":{"projects":["b-docs"],"apiKeyEnv":"DOCS_API_KEY_B"}}`. Unset: `{}`.
+ */
+export const workspaceProjectsField = z
+  .string()
+  .default('{}')
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object (see docs/configuration.md)' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(z.string().regex(/^[TE][A-Z0-9]{1,30}$/, 'keys must be workspace (T…) or Grid org (E…) ids'), entrySchema),
+  );
+
+/** What the mapping is checked against: the defaults and the raw environment the keys are read from. */
+export interface DocsWorkspaceDefaults {
+  DOCS_API_KEY: string;
+  DOCS_PROJECT_ID: string;
+  DOCS_PROJECT_IDS: readonly string[];
+  DOCS_ASSISTANT_API_KEY?: string | undefined;
+  DOCS_DOMAIN?: string | undefined;
+}
+
+/** Asking's settings: the discovery API's key and the docs site's domain. */
+export interface AskSite {
+  apiKey: string;
+  domain: string;
+}
+
+/** One mapped workspace or org, its keys read. Holds secrets: never log it. */
+export interface DocsWorkspace {
+  projects: readonly string[];
+  apiKey: string;
+  ask?: AskSite;
+}
+
+/** Pairs `[variable, problem]` as readConfig reports them. */
+type Problems = [string, string][];
+
+const VAR = 'DOCS_WORKSPACE_PROJECTS';
+
+/** The key `name` holds, or a problem (never the value itself). */
+function keyIn(env: Record<string, string>, id: string, name: string, what: string, out: Problems): string {
+  const value = env[name];
+  if (value === undefined) out.push([VAR, `${id} names ${name} for its ${what}, but ${name} is unset`]);
+  else if (!value.startsWith('mint_')) out.push([VAR, `${id}: ${name} must start with mint_ (the ${what})`]);
+  return value ?? '';
+}
+
+/**
+ * Reads the keys each entry names from `env` and checks the mapping against the defaults: each
+ * named variable set and a `mint_…` key; `domain` and `assistantKeyEnv` together, and on every
+ * entry exactly when asking is on (DOCS_DOMAIN), so no workspace is ever answered from another's
+ * site; a project given with one key only (the defaults' projects use DOCS_API_KEY).
+ * @returns the workspaces by id, and the problems (none when valid); values never appear in them.
+ */
+export function resolveDocsWorkspaces(
+  mapping: Record<string, DocsWorkspaceEntry>,
+  defaults: DocsWorkspaceDefaults,
+  env: Record<string, string>,
+): { workspaces: Map<string, DocsWorkspace>; problems: Problems } {
+  const problems: Problems = [];
+  const workspaces = new Map<string, DocsWorkspace>();
+  const keyOfProject = new Map<string, string>();
+  for (const p of [defaults.DOCS_PROJECT_ID, ...defaults.DOCS_PROJECT_IDS]) keyOfProject.set(p, defaults.DOCS_API_KEY);
+  const asking = Boolean(defaults.DOCS_DOMAIN);
+  for (const [id, e] of Object.entries(mapping)) {
+    const apiKey = e.apiKeyEnv ? keyIn(env, id, e.apiKeyEnv, 'admin API key', problems) : defaults.DOCS_API_KEY;
+    for (const p of e.projects) {
+      const known = keyOfProject.get(p);
+      if (known !== undefined && known !== apiKey)
+        problems.push([VAR, `${id}: project ${p} is given elsewhere with another API key (one key per project)`]);
+      keyOfProject.set(p, apiKey);
+    }
+    const ws: DocsWorkspace = { projects: [...new Set(e.projects)], apiKey };
+    if (Boolean(e.domain) !== Boolean(e.assistantKeyEnv))
+      problems.push([VAR, `${id}: domain and assistantKeyEnv go together (asking needs both)`]);
+    else if (asking && !e.domain)
+      problems.push([VAR, `${id} needs domain and assistantKeyEnv while asking is on (DOCS_DOMAIN is set)`]);
+    else if (!asking && e.domain)
+      problems.push([VAR, `${id}: domain and assistantKeyEnv are only used with DOCS_DOMAIN (asking on)`]);
+    else if (e.domain && e.assistantKeyEnv)
+      ws.ask = { domain: e.domain, apiKey: keyIn(env, id, e.assistantKeyEnv, 'assistant API key', problems) };
+    workspaces.set(id, ws);
+  }
+  return { workspaces, problems };
+}
+
+/**
+ * Which docs projects, keys and docs site the work of a workspace uses: the workspace's own entry
+ * (its `teamId`), else its Grid org's (`enterpriseId`), else the defaults. A workspace never gets
+ * another's projects; a project always goes with the one key it was given.
+ */
+export class DocsWorkspaces {
+  private readonly keys = new Map<string, string>();
+  private readonly defaultProjects: readonly string[];
+
+  /**
+   * @param defaults - the default projects (DOCS_PROJECT_ID first), their key and asking's site.
+   * @param workspaces - {@link resolveDocsWorkspaces}' map (checked: one key per project).
+   */
+  constructor(
+    private readonly defaults: { projects: readonly string[]; apiKey: string; ask?: AskSite | undefined },
+    private readonly workspaces: ReadonlyMap<string, DocsWorkspace> = new Map(),
+  ) {
+    this.defaultProjects = defaults.projects;
+    for (const p of defaults.projects) this.keys.set(p, defaults.apiKey);
+    for (const ws of workspaces.values()) for (const p of ws.projects) this.keys.set(p, ws.apiKey);
+  }
+
+  /** What logging or serializing it shows: the ids and projects, never a key. */
+  toJSON(): { defaults: readonly string[]; workspaces: Record<string, readonly string[]> } {
+    const workspaces = Object.fromEntries([...this.workspaces].map(([id, ws]) => [id, ws.projects]));
+    return { defaults: this.defaultProjects, workspaces };
+  }
+
+  /** Whether any workspace or org is mapped (DOCS_WORKSPACE_PROJECTS set). */
+  get mapped(): boolean {
+    return this.workspaces.size > 0;
+  }
+
+  /** The entry of `ref`'s workspace, else its org's, else undefined (the defaults). */
+  private entry(ref: InstallationRef): DocsWorkspace | undefined {
+    return (
+      (ref.teamId ? this.workspaces.get(ref.teamId) : undefined) ??
+      (ref.enterpriseId ? this.workspaces.get(ref.enterpriseId) : undefined)
+    );
+  }
+
+  /** The projects `ref`'s work may use, its default first. */
+  projectsFor(ref: InstallationRef): readonly string[] {
+    return this.entry(ref)?.projects ?? this.defaultProjects;
+  }
+
+  /** {@link projectsFor} the current request's (or worker's) workspace. */
+  current(): readonly string[] {
+    return this.projectsFor(installationRefOf(currentRequestContext()));
+  }
+
+  /** The admin API key of `projectId`, or undefined for a project nobody was given. Secret. */
+  keyFor(projectId: string): string | undefined {
+    return this.keys.get(projectId);
+  }
+
+  /** Asking's site for `ref`'s workspace (undefined: asking is off). Secret. */
+  askFor(ref: InstallationRef): AskSite | undefined {
+    const own = this.entry(ref);
+    return own ? own.ask : this.defaults.ask;
+  }
+
+  /** The distinct asking sites (the default first), e.g. to build one client each. Secret. */
+  askSites(): AskSite[] {
+    const all = [this.defaults.ask, ...[...this.workspaces.values()].map((w) => w.ask)];
+    const seen = new Map<string, AskSite>();
+    for (const a of all) if (a) seen.set(`${a.domain}\u0000${a.apiKey}`, a);
+    return [...seen.values()];
+  }
+}
