@@ -108,7 +108,7 @@ export async function handleAskExperts(
     );
   }
   // From now on a reply in the thread by someone other than the asker may be the answer (Document this answer).
-  await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId);
+  await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
 }
 

@@ -261,13 +261,14 @@ export class AskStore {
   }
 
   /**
-   * Notes on the question's thread that its docs team was asked about answer `answerId` (the
-   * thread hash's `experts` field, kept {@link ASK_TTL_S}): from then on a reply there by someone
-   * other than the asker may be the answer ({@link answerAskedIn}). @throws the Redis error.
+   * Notes on the question's thread that its docs team was asked about answer `answerId`, asked by
+   * `asker` (the thread hash's `experts` and `expertsAsker` fields, kept {@link ASK_TTL_S}): from
+   * then on a reply there by someone other than that asker may be the answer ({@link answerAskedIn}).
+   * @throws the Redis error.
    */
-  async markExpertsAsked(channel: string, threadTs: string, answerId: string): Promise<void> {
+  async markExpertsAsked(channel: string, threadTs: string, answerId: string, asker: string): Promise<void> {
     const key = this.threadKey(channel, threadTs);
-    await this.redis.multi().hset(key, 'experts', answerId).expire(key, ASK_TTL_S).exec();
+    await this.redis.multi().hset(key, 'experts', answerId, 'expertsAsker', asker).expire(key, ASK_TTL_S).exec();
   }
 
   /**
@@ -275,8 +276,8 @@ export class AskStore {
    * is not its asker (their reply may be the team's answer); else undefined. @throws the Redis error.
    */
   async answerAskedIn(channel: string, threadTs: string, user: string): Promise<string | undefined> {
-    const [experts, asker] = await this.redis.hmget(this.threadKey(channel, threadTs), 'experts', 'asker');
-    return experts && asker !== user ? experts : undefined;
+    const [experts, asker] = await this.redis.hmget(this.threadKey(channel, threadTs), 'experts', 'expertsAsker');
+    return experts && asker && asker !== user ? experts : undefined;
   }
 
   /**
