@@ -39,7 +39,7 @@ export const ANSWER_OFFER_TEXT =
   'Someone answered here. *Document this answer* starts a docs change from the question and that reply.';
 /** What a click on an offer, or a submission, hears when the reply or its question is no longer kept. */
 export const REPLY_UNKNOWN_TEXT =
-  "I no longer have that reply (they're kept for 7 days), so there is nothing to quote.";
+  "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote.";
 /** The instruction the modal starts with (editable; nothing of the quote is in it). */
 export const DOCUMENT_ANSWER_INSTRUCTION =
   'Add to the docs the answer a person gave in Slack to the question that comes with this instruction, which the docs do not cover yet.';
