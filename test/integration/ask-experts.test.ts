@@ -267,6 +267,35 @@ describe('Document this answer', () => {
     expect(record).toHaveBeenCalledTimes(1);
   });
 
+  it('Slack failing the offer: the intake retries and the thread gets one offer; the reply is kept once', async () => {
+    const { answerId, threadTs } = await unanswered('How do I rotate keys?');
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-d3'), tell);
+    let fail = true;
+    const flaky = {
+      chat: {
+        postMessage: async (args: Parameters<WebClient['chat']['postMessage']>[0]) => {
+          if (fail) {
+            fail = false;
+            throw Object.assign(new Error('An API error occurred: internal_error'), {
+              code: 'slack_webapi_platform_error',
+              data: { ok: false, error: 'internal_error' },
+            });
+          }
+          return web.chat.postMessage(args);
+        },
+      },
+      conversations: web.conversations,
+    };
+    const d = { ...offerDeps(), slack: flaky as unknown as ExpertsDeps['slack'] };
+    const ctx = ctxOf('msg-f');
+    const r = reply(threadTs, 'U0ADMIN', 'Rotate them in Settings.', '6.0');
+    await expect(offerDocumentAnswer(d, r, BOT, ctx)).rejects.toThrow(/internal_error/);
+    await offerDocumentAnswer(d, r, BOT, ctx); // the intake's retry
+    const offers = botPostsIn(threadTs).filter((m) => JSON.stringify(m.blocks ?? []).includes('ask.document_answer'));
+    expect(offers).toHaveLength(1);
+    expect(await redis.keys(`${prefix}:ask:reply:*`)).toHaveLength(1);
+  });
+
   it('a reply no longer kept is said plainly at the click; the reply lasts 7 days like the answer', async () => {
     const { answerId, threadTs } = await unanswered('How do I export logs?');
     await handleAskExperts(deps({ kind: 'usergroup', id: 'S0DOCSWRITERS' }), click(answerId), ctxOf('exp-d2'), tell);
