@@ -123,6 +123,9 @@ describe('Ask the docs team', () => {
       'I asked the docs team in <#C0EXPERTS>; their answer will come here.',
     ]);
     expect(told).toEqual([ALREADY_ASKED_TEXT]);
+    // Noted once for the weekly digest's "Asked in Slack, not answered by the docs".
+    const noted = await redis.zrange(`${prefix}:ask:unanswered:C0DOCS`, '0', '-1');
+    expect(noted).toEqual([`${answerId}\nHow do I set up <!channel> SCIM?`]);
   });
 
   it('mentions the experts’ user group in the thread, once', async () => {

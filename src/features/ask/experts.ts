@@ -22,7 +22,7 @@ import type { AnswerRecord, AskStore } from './store.js';
 
 /** What Ask the docs team needs. */
 export interface ExpertsDeps {
-  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked'>;
+  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked' | 'noteUnanswered'>;
   signer: ValueSigner;
   access: Pick<AccessGate, 'authorize'>;
   /** The channel's docs team (`/docs-settings experts`). @throws the Redis error. */
@@ -109,6 +109,7 @@ export async function handleAskExperts(
   }
   // From now on a reply in the thread by someone other than the asker may be the answer (Document this answer).
   await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
+  await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
 }
 

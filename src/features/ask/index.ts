@@ -19,6 +19,7 @@ import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
+import type { SlackQuestionGroup } from './unanswered-log.js';
 import type { AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -30,6 +31,7 @@ export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.
 export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
+export { SLACK_QUESTIONS_KEPT_MS, type SlackQuestionGroup } from './unanswered-log.js';
 
 /** The configuration the feature reads (docs/configuration.md). */
 export type AskConfig = Pick<
@@ -91,6 +93,11 @@ export interface Ask {
    * answer: the team was asked there and `user` is not the asker. @throws the Redis error.
    */
   answerReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
+  /**
+   * The questions asked in `channel` from `fromMs` up to `toMs` (epoch ms) that the docs did not
+   * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
+   */
+  unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
   /** Such a reply: offers Document this answer in the thread, once per thread (see `offerDocumentAnswer`). */
   handleAnswerReply(msg: AskMessage, botUserId: string | undefined, ctx: IntakeContext): Promise<void>;
   /**
@@ -141,6 +148,7 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
+    unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     handleAnswerReply: (msg, botUserId, ctx) =>

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { UnansweredLog } from './unanswered-log.js';
 
 /** How long an answer's conversation and its record are kept after their last use: 7 days, in s. */
 export const ASK_TTL_S = 7 * 24 * 3600;
@@ -36,17 +36,12 @@ const replySchema = z.object({
 
 /**
  * The ask feature's records of the docs team's answers (the base of `AskStore`, which keeps the rest
- * of the feature's records): on the question's thread hash `{prefix}:ask:thread:{channel}:{threadTs}`
+ * of the feature's records; its own base is the log of unanswered questions): on the question's thread hash `{prefix}:ask:thread:{channel}:{threadTs}`
  * the fields `experts` and `expertsAsker` (Ask the docs team was used), then
  * `{prefix}:ask:answer-offer:{channel}:{threadTs}` (the thread's one Document this answer offer) and
  * `{prefix}:ask:reply:{replyId}` (the reply it quotes), {@link ASK_TTL_S} each.
  */
-export class TeamAnswerStore {
-  constructor(
-    protected readonly redis: Redis,
-    protected readonly prefix: string,
-  ) {}
-
+export class TeamAnswerStore extends UnansweredLog {
   /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
   protected threadKey(channel: string, threadTs: string): string {
     return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
