@@ -92,7 +92,15 @@ export function buildFeatures(p: Platform): Features {
   });
   const documentThread = createDocumentThread({ platform: p, threadContext, access: access.gate, owner: jobThreads });
   const visitors = createVisitors({ platform: p, config, access: access.gate, projectFor });
-  const digests = createDigests({ platform: p, config, visitors: visitors.services, access: access.gate, projectFor });
+  const slackQuestions = ask.configured ? ask.unansweredIn.bind(ask) : undefined;
+  const digests = createDigests({
+    platform: p,
+    config,
+    visitors: visitors.services,
+    access: access.gate,
+    projectFor,
+    ...(slackQuestions ? { slackQuestions } : {}),
+  });
   const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
   return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access };
 }

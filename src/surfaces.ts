@@ -70,6 +70,12 @@ export const SURFACES: readonly Surface[] = [
   { kind: 'action', id: 'ask.change', owner: 'ask', what: 'Make this a docs change, under an answer' },
   { kind: 'action', id: 'ask.document', owner: 'ask', what: 'Document this, under an answer (opens a form)' },
   { kind: 'action', id: 'ask.experts', owner: 'ask', what: 'Ask the docs team, under an unanswered answer' },
+  {
+    kind: 'action',
+    id: 'ask.document_answer',
+    owner: 'ask',
+    what: "Document this answer, in a question's thread after the docs team was asked (opens a form)",
+  },
   { kind: 'action', id: 'visitors.page.previous', owner: 'visitors', what: "a visitor report's previous page" },
   { kind: 'action', id: 'visitors.page.next', owner: 'visitors', what: "a visitor report's next page" },
   { kind: 'action', id: 'visitors.report.retry', owner: 'visitors', what: 'Retry, on a visitor report that failed' },
@@ -100,6 +106,7 @@ export const SURFACES: readonly Surface[] = [
   { kind: 'action', id: 'open_pr_link', owner: 'platform', what: 'the pull request link button: acked' },
 
   { kind: 'view', id: 'ask_document', owner: 'ask', what: 'the Document this form' },
+  { kind: 'view', id: 'ask_document_answer', owner: 'ask', what: 'the Document this answer form' },
   { kind: 'view', id: 'visitors_improve', owner: 'digests', what: "the Improve with agent form, a digest's page" },
   { kind: 'view', id: 'visitors_improve_signal', owner: 'digests', what: 'the Improve with agent form, a signal' },
   { kind: 'view', id: 'document_thread_modal', owner: 'document-thread', what: 'the Document this thread form' },

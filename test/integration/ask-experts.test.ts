@@ -1,5 +1,6 @@
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ModalView } from '@slack/types';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import {
   ALREADY_ASKED_TEXT,
@@ -7,7 +8,14 @@ import {
   NO_EXPERTS_TEXT,
   type ExpertsDeps,
 } from '../../src/features/ask/experts.js';
-import { AskStore } from '../../src/features/ask/store.js';
+import {
+  ANSWER_OFFER_TEXT,
+  documentAnswerAction,
+  documentAnswerSubmission,
+  offerDocumentAnswer,
+  REPLY_UNKNOWN_TEXT,
+} from '../../src/features/ask/document-answer.js';
+import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
 import type { Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -21,6 +29,7 @@ import { TEST_SIGNER } from '../helpers/signer.js';
  */
 
 const TOKEN = 'xoxb-experts-test';
+const BOT = 'U0DOCSBOT';
 const redis = testRedis();
 let slack: FakeSlack;
 let web: WebClient;
@@ -114,6 +123,9 @@ describe('Ask the docs team', () => {
       'I asked the docs team in <#C0EXPERTS>; their answer will come here.',
     ]);
     expect(told).toEqual([ALREADY_ASKED_TEXT]);
+    // Noted once for the weekly digest's "Asked in Slack, not answered by the docs".
+    const noted = await redis.zrange(`${prefix}:ask:unanswered:C0DOCS`, '0', '-1');
+    expect(noted).toEqual([`${answerId}\nHow do I set up <!channel> SCIM?`]);
   });
 
   it('mentions the experts’ user group in the thread, once', async () => {
@@ -156,5 +168,168 @@ describe('Ask the docs team', () => {
       tell,
     );
     expect(told.at(-1)).toMatch(/sign|verify|didn't come from me|ask your question again/i);
+  });
+});
+
+describe('Document this answer', () => {
+  const names = { lookup: () => async (id: string) => (id === 'U0ADMIN' ? 'Ada Admin' : undefined) };
+  const offerDeps = () => ({
+    store,
+    signer: TEST_SIGNER,
+    slack: web as unknown as ExpertsDeps['slack'],
+    names,
+    logger: createLogger('silent'),
+  });
+  const reply = (threadTs: string, user: string, text: string, ts: string) => ({
+    teamId: 'T0TEST',
+    channel: 'C0DOCS',
+    user,
+    text,
+    ts,
+    thread_ts: threadTs,
+  });
+  const botPostsIn = (threadTs: string) => slack.messages.filter((m) => m.thread_ts === threadTs && m.bot_id);
+
+  it('after the docs team was asked, the first reply by someone else gets one offer (not per reply, not per retry); its form quotes the reply inert, and submitting records a fenced job start', async () => {
+    const { answerId, threadTs } = await unanswered('How do I set up SCIM?');
+    expect(await store.answerAskedIn('C0DOCS', threadTs, 'U0BOB')).toBeUndefined();
+    // Before the team is asked, a reply is no answer: nothing offered.
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', 'no idea', '1.0'), BOT, ctxOf('msg-0'));
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-d1'), tell);
+    expect(await store.answerAskedIn('C0DOCS', threadTs, 'U0ALICE')).toBeUndefined();
+    expect(await store.answerAskedIn('C0DOCS', threadTs, 'U0ADMIN')).toBe(answerId);
+    const before = botPostsIn(threadTs).length;
+    // The asker's own reply is no answer.
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0ALICE', 'anyone?', '2.0'), BOT, ctxOf('msg-a'));
+    const text = 'Ask <@U0ADMIN>, or <!channel>: set `SCIM_TOKEN` <https://evil.example/x|in the admin page> *first*.';
+    const first = ctxOf('msg-1');
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0ADMIN', text, '3.0'), BOT, first);
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0ADMIN', text, '3.0'), BOT, first); // a retry
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', 'also this', '4.0'), BOT, ctxOf('msg-2'));
+    const offers = botPostsIn(threadTs).slice(before);
+    expect(offers).toHaveLength(1);
+    expect(offers[0]!.text).toBe(ANSWER_OFFER_TEXT);
+    const blocks = JSON.stringify(offers[0]!.blocks);
+    expect(blocks).toContain('"action_id":"ask.document_answer"');
+    expect(blocks).not.toContain('SCIM_TOKEN'); // the reply is in the thread already: the offer doesn't repeat it
+
+    // The button opens the form: the question and the reply read-only, as plain text.
+    const open = vi.fn(async () => ({ ok: true }));
+    const record = vi.fn(async () => undefined);
+    const formDeps = {
+      intake: { record },
+      access: OPEN_GATE,
+      conversations: { isMember: async () => true },
+      slack: { views: { open } } as never,
+      signer: TEST_SIGNER,
+      store,
+      logger: createLogger('silent'),
+    };
+    const value = (JSON.parse(blocks) as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    const body = {
+      user: { id: 'U0BOB', team_id: 'T0TEST' },
+      team: { id: 'T0TEST' },
+      trigger_id: 'tr1',
+      channel: { id: 'C0DOCS' },
+    };
+    const respond = vi.fn(async () => undefined);
+    await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
+    expect(respond).not.toHaveBeenCalled();
+    const view = (open.mock.calls[0] as unknown as [{ view: ModalView }])[0].view;
+    expect(view.callback_id).toBe('ask_document_answer');
+    const quotedBlock = view.blocks.at(-1) as { text: { type: string; text: string } };
+    expect(quotedBlock.text.type).toBe('plain_text');
+    expect(quotedBlock.text.text).toContain('Question: How do I set up SCIM?');
+    expect(quotedBlock.text.text).toContain('A person answered in the thread: Ask @Ada Admin, or @channel');
+    expect(JSON.stringify(view.blocks)).not.toMatch(/<!channel>|<@U0ADMIN>|<https:/);
+
+    // Submitting: the quote rebuilt from the records, fenced apart from the instruction.
+    const submitted = {
+      id: 'V9',
+      hash: 'h',
+      private_metadata: view.private_metadata,
+      state: {
+        values: { instruction: { instruction: { type: 'plain_text_input', value: 'Add it to the SCIM page' } } },
+      },
+    };
+    const ack = vi.fn(async () => undefined);
+    await documentAnswerSubmission(formDeps)({ ack, body: { ...body, view: submitted }, view: submitted } as never);
+    expect(ack).toHaveBeenCalledWith();
+    expect(record).toHaveBeenCalledTimes(1);
+    const start = (record.mock.calls[0] as unknown as [unknown, string, string, Record<string, string>])[3];
+    expect(start).toMatchObject({ channel: 'C0DOCS', threadTs, instruction: 'Add it to the SCIM page' });
+    expect(start.instruction).not.toContain('SCIM_TOKEN');
+    expect(start.quoted).toMatch(
+      /<slack_answer_[^>]+>\n[\s\S]*set `SCIM_TOKEN` in the admin page \(https:\/\/evil\.example\/x\)/,
+    );
+    // A forged form is refused in the modal and starts nothing.
+    const forged = { ...submitted, private_metadata: JSON.stringify({ c: 'C0DOCS', t: threadTs, r: 'a'.repeat(16) }) };
+    const ack2 = vi.fn(async () => undefined);
+    await documentAnswerSubmission(formDeps)({ ack: ack2, body: { ...body, view: forged }, view: forged } as never);
+    expect(ack2).toHaveBeenCalledWith(expect.objectContaining({ response_action: 'errors' }));
+    expect(record).toHaveBeenCalledTimes(1);
+  });
+
+  it('Slack failing the offer: the intake retries and the thread gets one offer; the reply is kept once', async () => {
+    const { answerId, threadTs } = await unanswered('How do I rotate keys?');
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-d3'), tell);
+    let fail = true;
+    const flaky = {
+      chat: {
+        postMessage: async (args: Parameters<WebClient['chat']['postMessage']>[0]) => {
+          if (fail) {
+            fail = false;
+            throw Object.assign(new Error('An API error occurred: internal_error'), {
+              code: 'slack_webapi_platform_error',
+              data: { ok: false, error: 'internal_error' },
+            });
+          }
+          return web.chat.postMessage(args);
+        },
+      },
+      conversations: web.conversations,
+    };
+    const d = { ...offerDeps(), slack: flaky as unknown as ExpertsDeps['slack'] };
+    const ctx = ctxOf('msg-f');
+    const r = reply(threadTs, 'U0ADMIN', 'Rotate them in Settings.', '6.0');
+    await expect(offerDocumentAnswer(d, r, BOT, ctx)).rejects.toThrow(/internal_error/);
+    await offerDocumentAnswer(d, r, BOT, ctx); // the intake's retry
+    const offers = botPostsIn(threadTs).filter((m) => JSON.stringify(m.blocks ?? []).includes('ask.document_answer'));
+    expect(offers).toHaveLength(1);
+    expect(await redis.keys(`${prefix}:ask:reply:*`)).toHaveLength(1);
+  });
+
+  it('a reply no longer kept is said plainly at the click; the reply lasts 7 days like the answer', async () => {
+    const { answerId, threadTs } = await unanswered('How do I export logs?');
+    await handleAskExperts(deps({ kind: 'usergroup', id: 'S0DOCSWRITERS' }), click(answerId), ctxOf('exp-d2'), tell);
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', 'Use the export tab.', '5.0'), BOT, ctxOf('msg-3'));
+    const keys = await redis.keys(`${prefix}:ask:reply:*`);
+    expect(keys).toHaveLength(1);
+    const ttl = await redis.ttl(keys[0]!);
+    expect(ttl).toBeGreaterThan(ASK_TTL_S - 60);
+    expect(ttl).toBeLessThanOrEqual(ASK_TTL_S);
+    await redis.del(keys[0]!);
+    const open = vi.fn(async () => ({ ok: true }));
+    const respond = vi.fn(async () => undefined);
+    const formDeps = {
+      intake: { record: vi.fn(async () => undefined) },
+      access: OPEN_GATE,
+      conversations: { isMember: async () => true },
+      slack: { views: { open } } as never,
+      signer: TEST_SIGNER,
+      store,
+      logger: createLogger('silent'),
+    };
+    const offer = botPostsIn(threadTs).at(-1)!;
+    const value = (offer.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    const body = {
+      user: { id: 'U0BOB', team_id: 'T0TEST' },
+      team: { id: 'T0TEST' },
+      trigger_id: 'tr2',
+      channel: { id: 'C0DOCS' },
+    };
+    await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
+    expect(open).not.toHaveBeenCalled();
+    expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNKNOWN_TEXT }));
   });
 });

@@ -30,9 +30,11 @@ const REC: AnswerRecord = {
 function deps(over: Partial<ActionDeps> = {}) {
   const ratings = new Map<string, string>();
   const askFeedback = vi.fn();
+  const noted: string[][] = [];
   const d: ActionDeps = {
     store: {
       answer: async (id) => (id === REC.answerId ? REC : undefined),
+      noteUnanswered: async (channel, answerId, question) => void noted.push([channel, answerId, question]),
       rate: async (id, user, rating) => {
         const previous = ratings.get(`${id}:${user}`) ?? '';
         ratings.set(`${id}:${user}`, rating);
@@ -47,7 +49,7 @@ function deps(over: Partial<ActionDeps> = {}) {
     logger: createLogger('silent'),
     ...over,
   };
-  return { d, askFeedback };
+  return { d, askFeedback, noted };
 }
 
 const ctx = () => ({
@@ -82,9 +84,11 @@ describe("an answer's 👍/👎", () => {
       value: TEST_SIGNER.sign(PURPOSE.feedback, `${rating}:${REC.answerId}`),
       user,
     });
-    const { d } = deps({ hasExperts: async (c) => c === 'C0DOCS' });
+    const { d, noted } = deps({ hasExperts: async (c) => c === 'C0DOCS' });
     await handleFeedback(d, rate('negative', 'U0BOB'), ctx(), tell);
     await handleFeedback(d, rate('positive', 'U0CAROL'), ctx(), tell);
+    // The 👎 (not the 👍) notes the question for the digest's "Asked in Slack, not answered by the docs".
+    expect(noted).toEqual([['C0DOCS', REC.answerId, REC.question]]);
     await handleFeedback(deps({ hasExperts: async () => false }).d, rate('negative', 'U0DAN'), ctx(), tell);
     expect(calls.map(([, b]) => b !== undefined)).toEqual([true, false, false]);
     const blocks = calls[0]![1] as Array<{

@@ -26,6 +26,8 @@ function deps(
     jobThread?: boolean;
     /** true: an answer's thread that takes anyone's replies; a user id: only that person's. */
     answerThread?: boolean | string;
+    /** true: the docs team was asked in the thread (the asker is U0ASKER). */
+    teamAsked?: boolean;
     configured?: boolean;
     mode?: MentionsMode;
     started?: boolean;
@@ -38,6 +40,10 @@ function deps(
       async (_channel: string, _ts: string, user: string) => over.answerThread === true || over.answerThread === user,
     ),
     handleMessage: vi.fn(async () => undefined),
+    answerReplyFrom: vi.fn(
+      async (_channel: string, _ts: string, user: string) => over.teamAsked === true && user !== 'U0ASKER',
+    ),
+    handleAnswerReply: vi.fn(async () => undefined),
   };
   const postEphemeral = vi.fn(async () => ({ ok: true }));
   const d: RouterDeps = {
@@ -80,6 +86,31 @@ describe("routing people's messages", () => {
     expect(ask.takesReplyFrom).toHaveBeenLastCalledWith('C1', '1.1', 'U0MALLORY');
     // Someone else with a mention: the mention rule, like anywhere.
     expect(await routeMessage(d, { ...stranger, text: `<@${BOT}> and then?`, viaMention: true }, BOT)).toBe('ask');
+  });
+
+  it("after the docs team was asked, someone else's reply is offered Document this answer; the asker's goes on", async () => {
+    const { d, jobs, ask } = deps({ answerThread: 'U0ASKER', teamAsked: true });
+    const expert = msg({ user: 'U0EXPERT', thread_ts: '1.1', text: 'Set SCIM_TOKEN first.', viaMention: false });
+    expect(await routeMessage(d, expert, BOT)).toBe('answer');
+    expect(await routeMessage(d, { ...expert, text: '!aside lunch?' }, BOT)).toBe('ignore');
+    const asker = { ...expert, user: 'U0ASKER', text: 'and then?' };
+    expect(await routeMessage(d, asker, BOT)).toBe('ask');
+    // A mention is a mention, whoever writes it.
+    expect(await routeMessage(d, { ...expert, text: `<@${BOT}> how do I add SCIM?`, viaMention: true }, BOT)).toBe(
+      'ask',
+    );
+    const ctx = {
+      ...memorySteps(),
+      jobId: 'j9',
+      requestId: 'Ev9',
+      receivedAt: 0,
+      confirm: async () => undefined,
+      log: createLogger('silent'),
+    };
+    await handleMessage(d, { msg: expert, botUserId: BOT }, ctx);
+    expect(ask.handleAnswerReply).toHaveBeenCalledWith(expert, BOT, ctx);
+    expect(ask.handleMessage).not.toHaveBeenCalled();
+    expect(jobs.handleMessage).not.toHaveBeenCalled();
   });
 
   it('the mention rule in auto mode; ask and edit modes override it; an empty mention is help', async () => {

@@ -14,7 +14,7 @@ import type { AnswerRecord, AskStore } from './store.js';
 
 /** What an answer's buttons need. */
 export interface ActionDeps {
-  store: Pick<AskStore, 'answer' | 'rate'>;
+  store: Pick<AskStore, 'answer' | 'rate' | 'noteUnanswered'>;
   signer: ValueSigner;
   /** The access policy (`ask` for feedback; a job start goes through agent-jobs' own gate). */
   access: Pick<AccessGate, 'authorize'>;
@@ -75,6 +75,8 @@ export async function handleFeedback(
   const progress = ctx.progress as { previous?: string; told?: boolean };
   if (progress.previous === undefined) {
     const previous = await deps.store.rate(rec.answerId, p.user, rating);
+    // A 👎: the question counts as not answered by the docs in the weekly digest (once per answer).
+    if (rating === 'negative') await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
     await ctx.save({ previous });
     if (previous === '') deps.metrics?.askFeedback(rating);
     audit(deps.logger, {

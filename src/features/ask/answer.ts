@@ -28,7 +28,7 @@ import {
 /** What answering needs. */
 export interface AnswerDeps {
   discovery: Pick<DiscoveryClient, 'sendMessage'>;
-  store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer'>;
+  store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer' | 'noteUnanswered'>;
   writer: WriterDeps;
   signer: ValueSigner;
   /** DOCS_SITE_URL: sources link to it + the page's path. */
@@ -161,6 +161,8 @@ async function endAnswer(
   const earlier = (q.earlier ?? []).slice(-5);
   const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
+  // For the weekly digest's "Asked in Slack, not answered by the docs" (a retry notes it once).
+  if (unanswered) await deps.store.noteUnanswered(q.channel, answerId, q.question, deps.now());
   const [{ siteUrl, signer }, { asker, scope, experts }] = [deps, q];
   const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope, experts });
   const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;

@@ -11,6 +11,8 @@ export const ACTION_ASK_CHANGE = 'ask.change';
 export const ACTION_ASK_DOCUMENT = 'ask.document';
 /** `action_id` of **Ask the docs team** (under an unanswered answer, where the channel names its experts). */
 export const ACTION_ASK_EXPERTS = 'ask.experts';
+/** `action_id` of **Document this answer** (offered once in a thread after the docs team was asked). */
+export const ACTION_ASK_DOCUMENT_ANSWER = 'ask.document_answer';
 /** Link buttons are acked by the platform (`link.` prefix): the sources are plain links in text, so none here. */
 
 /** Purposes the answer's button values are signed for (`ValueSigner`). */
@@ -20,6 +22,8 @@ export const PURPOSE = {
   document: 'ask.document',
   modal: 'ask.document-form',
   experts: 'ask.experts',
+  documentAnswer: 'ask.document-answer',
+  answerModal: 'ask.document-answer-form',
 } as const;
 
 /**

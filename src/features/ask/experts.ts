@@ -22,7 +22,7 @@ import type { AnswerRecord, AskStore } from './store.js';
 
 /** What Ask the docs team needs. */
 export interface ExpertsDeps {
-  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts'>;
+  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked' | 'noteUnanswered'>;
   signer: ValueSigner;
   access: Pick<AccessGate, 'authorize'>;
   /** The channel's docs team (`/docs-settings experts`). @throws the Redis error. */
@@ -67,7 +67,8 @@ async function unreachable(deps: ExpertsDeps, e: Experts): Promise<string | unde
  * clicker may ask in the answer's channel (access `ask`), and the channel has a docs team; then the
  * answer is claimed for this click (the first, by anyone; others are told it was done) and the
  * question is posted once where the team is, and the thread told once. A team that can no longer be
- * reached is said plainly (and the claim given back, so a later click tries again).
+ * reached is said plainly (and the claim given back, so a later click tries again). Once asked, the
+ * thread is marked so a reply by someone else there is offered **Document this answer**.
  * @throws Redis and transient Slack errors (the intake retries; saved steps resume it).
  */
 export async function handleAskExperts(
@@ -106,6 +107,9 @@ export async function handleAskExperts(
       `I couldn't post in ${where} (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
     );
   }
+  // From now on a reply in the thread by someone other than the asker may be the answer (Document this answer).
+  await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
+  await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
 }
 

@@ -11,12 +11,15 @@ import type { AccessGate } from '../../platform/access.js';
 import type { Config } from '../../platform/config.js';
 import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import type { Experts } from '../settings/index.js';
+import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/steps.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { fingerprinter } from './fingerprint.js';
+import { offerDocumentAnswer } from './document-answer.js';
+import type { SlackQuestionGroup } from './unanswered-log.js';
 import type { AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -28,6 +31,7 @@ export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.
 export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
 export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
+export { SLACK_QUESTIONS_KEPT_MS, type SlackQuestionGroup } from './unanswered-log.js';
 
 /** The configuration the feature reads (docs/configuration.md). */
 export type AskConfig = Pick<
@@ -85,6 +89,18 @@ export interface Ask {
    */
   takesReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /**
+   * Whether a reply by `user` in the thread rooted at `(channel, threadTs)` may be the docs team's
+   * answer: the team was asked there and `user` is not the asker. @throws the Redis error.
+   */
+  answerReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
+  /**
+   * The questions asked in `channel` from `fromMs` up to `toMs` (epoch ms) that the docs did not
+   * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
+   */
+  unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
+  /** Such a reply: offers Document this answer in the thread, once per thread (see `offerDocumentAnswer`). */
+  handleAnswerReply(msg: AskMessage, botUserId: string | undefined, ctx: IntakeContext): Promise<void>;
+  /**
    * Answers a question in a message (see `handleQuestionMessage`); `from: 'question-channel'` for a
    * new message in a question channel (a refusal for a spent budget is told once per person per hour).
    */
@@ -132,6 +148,11 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
+    unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
+    answerReplyFrom: async (channel, threadTs, user) =>
+      (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
+    handleAnswerReply: (msg, botUserId, ctx) =>
+      offerDocumentAnswer({ store, signer, slack, names: o.platform.slack.names, logger }, msg, botUserId, ctx),
     handleMessage: (msg, botUserId, steps, receipt, opts) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt, opts),
     answerQueue,

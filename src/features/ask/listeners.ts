@@ -14,19 +14,29 @@ import { recordCommand, recordInteraction } from '../../platform/slack/record-an
 import {
   ACTION_ASK_CHANGE,
   ACTION_ASK_DOCUMENT,
+  ACTION_ASK_DOCUMENT_ANSWER,
   ACTION_ASK_EXPERTS,
   ACTION_ASK_FEEDBACK,
   changeClick,
   DOCS_ASK_USAGE,
 } from './blocks.js';
 import { DOCUMENT_CALLBACK_ID } from './document.js';
+import {
+  DOCUMENT_ANSWER_CALLBACK_ID,
+  documentAnswerAction,
+  documentAnswerSubmission,
+  type DocumentAnswerDeps,
+} from './document-answer.js';
+import type { AskStore } from './store.js';
 import { changeByOther, documentAction, documentSubmission, type DocumentFormDeps } from './document-form.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
 import { QUESTION_MAX_CHARS } from './service.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask listeners need: they check the input, record each request and ack; workers do the rest. */
-export interface AskListenerDeps extends DocumentFormDeps {
+export interface AskListenerDeps extends DocumentFormDeps, DocumentAnswerDeps {
+  /** Answers' and replies' records (the forms quote them). */
+  store: Pick<AskStore, 'answer' | 'reply'>;
   /** False until DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: `/docs-ask` says how to turn it on, in the ack. */
   configured: boolean;
   /** Counts a question refused in the ack (asking is off) in `docs_bot_ask_total{outcome="refused"}`. */
@@ -149,7 +159,7 @@ export function expertsAction(deps: AskListenerDeps) {
   };
 }
 
-/** Registers `/docs-ask`, the answer's buttons and the Document this modal (declared in manifest.yml). */
+/** Registers `/docs-ask`, the answer's buttons, the Document this and Document this answer modals (declared in manifest.yml). */
 export function register(app: App, deps: AskListenerDeps): void {
   app.command('/docs-ask', docsAskCommand(deps));
   app.action<BlockAction<FeedbackButtonsAction>>(ACTION_ASK_FEEDBACK, feedbackAction(deps));
@@ -157,4 +167,6 @@ export function register(app: App, deps: AskListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION_ASK_DOCUMENT, documentAction(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_ASK_EXPERTS, expertsAction(deps));
   app.view({ type: 'view_submission', callback_id: DOCUMENT_CALLBACK_ID }, documentSubmission(deps));
+  app.action<BlockAction<ButtonAction>>(ACTION_ASK_DOCUMENT_ANSWER, documentAnswerAction(deps));
+  app.view({ type: 'view_submission', callback_id: DOCUMENT_ANSWER_CALLBACK_ID }, documentAnswerSubmission(deps));
 }

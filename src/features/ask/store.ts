@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { ASK_TTL_S, TeamAnswerStore } from './team-answer-store.js';
 
-/** How long an answer's conversation and its record are kept after their last use: 7 days, in s. */
-export const ASK_TTL_S = 7 * 24 * 3600;
+export { ASK_TTL_S, RECORD_REPLY_CHARS, type ReplyRecord } from './team-answer-store.js';
 
 /**
  * The assistant conversation of a Slack thread: the discovery API's `threadId` and its secret
@@ -105,18 +104,10 @@ export function answerIdOf(requestKey: string): string {
 /**
  * The ask feature's Redis records: `{prefix}:ask:thread:{channel}:{threadTs}` (a hash: the
  * conversation and who may continue it without a mention, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
- * `{prefix}:ask:feedback:{answerId}` (a hash of people's ratings, 7 days).
+ * `{prefix}:ask:feedback:{answerId}` (a hash of people's ratings, 7 days); the docs team's answers'
+ * records are its base's ({@link TeamAnswerStore}).
  */
-export class AskStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  private threadKey(channel: string, threadTs: string): string {
-    return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
-  }
-
+export class AskStore extends TeamAnswerStore {
   /**
    * Whether a reply by `user` in the thread rooted at `(channel, threadTs)` that mentions no one
    * continues its conversation: in a thread the bot claimed for `anyone` (the bot's own `/docs-ask`

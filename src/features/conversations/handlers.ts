@@ -20,7 +20,7 @@ export interface RouterDeps {
   jobs: Pick<AgentJobs, 'handleMessage'>;
   /** Agent-jobs' thread index (a job's thread, or one still starting). @throws the Redis error. */
   jobThreads: (channel: string, threadTs: string) => Promise<ThreadOwner>;
-  ask: Pick<Ask, 'configured' | 'takesReplyFrom' | 'handleMessage'>;
+  ask: Pick<Ask, 'configured' | 'takesReplyFrom' | 'answerReplyFrom' | 'handleMessage' | 'handleAnswerReply'>;
   /** The channel's `/docs-settings mentions` mode (default `auto`). @throws the Redis error. */
   mentionsModeFor: (channel: string) => Promise<MentionsMode>;
   /** FOLLOWUP_IGNORE_PREFIX: replies starting with it are for the people in the thread, not the bot. */
@@ -36,13 +36,16 @@ export interface RouterDeps {
  * - `change`: a mention or DM taken as a docs change (agent-jobs starts a job; the person is told how to ask instead);
  * - `ask`: a mention or DM taken as a question, or a reply in an answer's thread that takes replies
  *   from its author (the ask feature);
+ * - `answer`: a reply, by someone other than the asker, in a question's thread whose docs team was
+ *   asked (the ask feature offers Document this answer, once per thread);
  * - `ignore`: such a reply that starts with FOLLOWUP_IGNORE_PREFIX.
  */
-export type Route = 'jobs' | 'change' | 'ask' | 'ignore';
+export type Route = 'jobs' | 'change' | 'ask' | 'answer' | 'ignore';
 
 /**
  * Routes a message (pure apart from the thread lookups and the channel's mode in Redis), in order:
- * a reply in a job's thread → `jobs` (the job goes on); a reply in an answer's thread that takes
+ * a reply in a job's thread → `jobs` (the job goes on); a reply by someone other than the asker in
+ * a question's thread whose docs team was asked → `answer`; a reply in an answer's thread that takes
  * replies from its author (the bot's own thread: anyone's; the asker's top-level message: the
  * asker's) → `ask` (its conversation goes on; no mention needed), unless it starts with
  * FOLLOWUP_IGNORE_PREFIX; a message
@@ -58,9 +61,12 @@ export async function routeMessage(
 ): Promise<Route> {
   if (msg.thread_ts) {
     if (await deps.jobThreads(msg.channel, msg.thread_ts)) return 'jobs';
-    if (await deps.ask.takesReplyFrom(msg.channel, msg.thread_ts, msg.user)) {
-      return deps.ignorePrefix && msg.text.trimStart().startsWith(deps.ignorePrefix) ? 'ignore' : 'ask';
+    const aside = deps.ignorePrefix && msg.text.trimStart().startsWith(deps.ignorePrefix);
+    const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
+    if (!mentioned && (await deps.ask.answerReplyFrom(msg.channel, msg.thread_ts, msg.user))) {
+      return aside ? 'ignore' : 'answer';
     }
+    if (await deps.ask.takesReplyFrom(msg.channel, msg.thread_ts, msg.user)) return aside ? 'ignore' : 'ask';
   }
   const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
   if (!mentioned && !(msg.channelType === 'im' && !msg.thread_ts)) return 'jobs';
@@ -86,6 +92,7 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
   const receipt = { key: ctx.jobId, receivedAt: ctx.receivedAt };
   if (route === 'ignore') return deps.logger.debug({ channel: p.msg.channel }, 'aside in an answer thread ignored');
   if (route === 'ask') return deps.ask.handleMessage(p.msg, p.botUserId, ctx, receipt);
+  if (route === 'answer') return deps.ask.handleAnswerReply(p.msg, p.botUserId, ctx);
   const { started } = await deps.jobs.handleMessage(p.msg, p.botUserId, ctx, receipt);
   if (route !== 'change' || !started || ctx.progress.askHintTold) return;
   const msg = p.msg;

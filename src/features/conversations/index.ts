@@ -44,14 +44,16 @@ export function createConversations(o: ConversationsOptions): Conversations {
     logger,
   });
   // A reply that mentions no one is recorded only in a thread the bot owns: a job's (or one starting),
-  // or an answer's that takes replies from its author (anyone's in the bot's thread, the asker's in theirs).
+  // or an answer's that takes replies from its author (anyone's in the bot's thread, the asker's in theirs),
+  // or a question's whose docs team was asked (anyone's but the asker's: maybe the team's answer).
   const threads = {
     findByThread: async (channel: string, threadTs: string, user: string) => {
-      const [job, answer] = await Promise.all([
+      const [job, answer, teamAnswer] = await Promise.all([
         o.jobThreads(channel, threadTs),
         o.ask.takesReplyFrom(channel, threadTs, user),
+        o.ask.answerReplyFrom(channel, threadTs, user),
       ]);
-      return job ?? (answer ? 'answer' : undefined);
+      return job ?? (answer || teamAnswer ? 'answer' : undefined);
     },
   };
   const promptMaxChars = o.config.AGENT_PROMPT_MAX_CHARS;

@@ -3,6 +3,7 @@
  * and "Improve with agent" buttons; its `/docs-visitors` subcommands plug into the visitors
  * command. Built on the visitors feature (its cache) and the agent-jobs feature (starting a job).
  */
+import type { SlackQuestions } from './reader-content.js';
 import type { App } from '@slack/bolt';
 import type { Queue, Worker } from 'bullmq';
 import type { AccessGate } from '../../platform/access.js';
@@ -37,6 +38,8 @@ export interface DigestsOptions {
   access: AccessGate;
   /** The docs project of a channel (the settings feature). */
   projectFor: (channel: string) => Promise<string>;
+  /** The ask feature's unanswered questions of a channel, for "Asked in Slack, not answered by the docs" (absent: none). */
+  slackQuestions?: SlackQuestions;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -79,6 +82,7 @@ export function createDigests(o: DigestsOptions): Digests {
     signer,
     workspaces,
     logger,
+    ...(o.slackQuestions ? { slackQuestions: o.slackQuestions } : {}),
   };
   return {
     digestQueue,

@@ -1,3 +1,5 @@
+import { tz } from '@date-fns/tz';
+import { parseISO } from 'date-fns/parseISO';
 import {
   digestRanges,
   LIMIT_MAX,
@@ -8,7 +10,7 @@ import {
 } from '../visitors/index.js';
 import type { DigestParts } from './blocks.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
-import { loadReaderSignals } from './reader-content.js';
+import { loadReaderSignals, READER_ITEMS, type SlackQuestions } from './reader-content.js';
 import type { DigestSection } from './sections.js';
 
 /**
@@ -82,11 +84,17 @@ export interface RunScope {
 /**
  * The sections a run sends (the channel's choice, else all): the visitors section (its failures
  * throw, so the run is retried) and "What readers couldn't find" (a part the API fails is left out
- * with a line saying why). At most 6 analytics calls with every section, for sites of up to 250 pages.
+ * with a line saying why), with the questions part "Asked in Slack, not answered by the docs" from
+ * `slackQuestions` (this channel's, the digest's week; absent: asking is off). At most 6 analytics
+ * calls with every section, for sites of up to 250 pages.
  * @throws as {@link loadDigestContent}; when the visitors section is not chosen and every reader part
  *   failed, the first part's error.
  */
-export async function loadDigestParts(svc: Pick<VisitorsServices, 'cache'>, run: RunScope): Promise<DigestParts> {
+export async function loadDigestParts(
+  svc: Pick<VisitorsServices, 'cache'>,
+  run: RunScope,
+  slackQuestions?: SlackQuestions,
+): Promise<DigestParts> {
   const week = digestRanges(run.nowMs, run.zone);
   const withVisitors = run.sections.includes('visitors');
   const who = digestCaller(run);
@@ -94,7 +102,12 @@ export async function loadDigestParts(svc: Pick<VisitorsServices, 'cache'>, run:
   const wanted = run.sections.filter((s) => s !== 'visitors');
   if (wanted.length === 0) return { week, visitors };
   const signals = await loadReaderSignals(svc.cache, week, who, run.sections);
+  if (slackQuestions && run.sections.includes('questions')) {
+    // The digest's week (its days in its time zone, the last one excluded like the API's dateTo), this channel only.
+    const at = (day: string) => parseISO(day, { in: tz(run.zone) }).getTime();
+    signals.slack = await slackQuestions(run.channel, at(week.current.dateFrom), at(week.current.dateTo), READER_ITEMS);
+  }
   const [first] = signals.failures;
-  if (!visitors && first && signals.failures.length === wanted.length) throw first.error;
+  if (!visitors && first && signals.failures.length === wanted.length && !signals.slack?.length) throw first.error;
   return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };
 }

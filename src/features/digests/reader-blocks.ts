@@ -18,7 +18,7 @@ import { readersEmpty, type ReaderSignals } from './reader-content.js';
 /**
  * The digest's "What readers couldn't find" section (Block Kit): a title, then each part that has
  * something (searches nobody clicked through, pages with the most 👎, unanswered questions that
- * recur), one section per item with "Improve with agent". Reader text is escaped and cut
+ * recur, questions asked in Slack the docs did not answer), one section per item with "Improve with agent". Reader text is escaped and cut
  * (escapeReaderText: no mention, link, unfurl or formatting survives). At most 20 blocks.
  */
 
@@ -35,6 +35,7 @@ const PART_TITLES = {
   searches: 'Searched often, nothing clicked',
   feedback: 'Pages with the most 👎 this week',
   questions: 'Asked the docs assistant again and again, unanswered',
+  slack: 'Asked in Slack, not answered by the docs',
 } as const;
 
 function section(text: string, improve: Signal | undefined, i: number, c: ReaderBlocksContext): KnownBlock {
@@ -126,6 +127,18 @@ function questionBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => nu
   ];
 }
 
+function slackBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => number): KnownBlock[] {
+  if (!r.slack?.length) return [];
+  return [
+    title(PART_TITLES.slack),
+    ...r.slack.map((q) => {
+      const text = `“${escapeReaderText(q.question, 200)}” · asked ${formatCount(q.count)}× here`;
+      const improve: Signal = { kind: 'question', question: q.question, count: q.count, response: '' };
+      return section(text, improve, next(), c);
+    }),
+  ];
+}
+
 /** The section's blocks, or none when it has nothing to show (sections with nothing in them are left out). */
 export function readerBlocks(r: ReaderSignals | undefined, c: ReaderBlocksContext): KnownBlock[] {
   if (!r || readersEmpty(r)) return [];
@@ -140,6 +153,7 @@ export function readerBlocks(r: ReaderSignals | undefined, c: ReaderBlocksContex
     ...searchBlocks(r, c, next),
     ...feedbackBlocks(r, c, next),
     ...questionBlocks(r, c, next),
+    ...slackBlocks(r, c, next),
   ];
   const failed = r.failures.map((f) => `${PART_TITLES[f.section]}: not shown (${f.text})`);
   if (failed.length > 0)
@@ -159,6 +173,7 @@ export function readerSummary(r: ReaderSignals | undefined): string {
     n(r.unclicked?.length, 'search with no click', 'searches with no click'),
     n(r.thumbsDown?.length, 'page with 👎', 'pages with 👎'),
     n(r.questions?.length, 'recurring unanswered question', 'recurring unanswered questions'),
+    n(r.slack?.length, 'question from Slack not answered', 'questions from Slack not answered'),
   ].filter(Boolean);
   return parts.length > 0 ? ` · readers: ${parts.join(', ')}` : '';
 }

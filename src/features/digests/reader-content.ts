@@ -41,11 +41,26 @@ export interface RecurringQuestion {
   pct: number | null;
 }
 
+/** A question asked through the bot in the digest's channel that the docs did not answer, and how often. */
+export interface SlackQuestion {
+  question: string;
+  count: number;
+}
+
+/**
+ * The questions asked through the bot in `channel` from `fromMs` up to `toMs` (epoch ms) whose answer
+ * found no page, got 👎 or went to the docs team, grouped when they recur, at most `limit`, most
+ * asked first (the ask feature's log, kept 8 days). @throws the Redis error.
+ */
+export type SlackQuestions = (channel: string, fromMs: number, toMs: number, limit: number) => Promise<SlackQuestion[]>;
+
 /** What the section shows; a part is undefined when the channel did not choose it. */
 export interface ReaderSignals {
   unclicked?: SearchRow[];
   thumbsDown?: PageFeedback[];
   questions?: RecurringQuestion[];
+  /** Asked in Slack, not answered by the docs (with the questions part, where asking is set up). */
+  slack?: SlackQuestion[];
   /** Parts the API failed, with the reason for people. */
   failures: { section: Exclude<DigestSection, 'visitors'>; text: string; error: unknown }[];
 }
@@ -126,5 +141,7 @@ export async function loadReaderSignals(
 
 /** True when the section has nothing to show (no item, no failure): it is left out. */
 export function readersEmpty(r: ReaderSignals): boolean {
-  return !r.unclicked?.length && !r.thumbsDown?.length && !r.questions?.length && r.failures.length === 0;
+  return (
+    !r.unclicked?.length && !r.thumbsDown?.length && !r.questions?.length && !r.slack?.length && r.failures.length === 0
+  );
 }

@@ -18,6 +18,7 @@ import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';
 import type { DigestContent } from './content.js';
 import { digestCaller, loadDigestContent, loadDigestParts, type RunScope } from './load.js';
+import type { SlackQuestions } from './reader-content.js';
 import { describeSchedule } from './schedule.js';
 import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
@@ -50,6 +51,8 @@ export interface DigestDeps {
   signer: Pick<ValueSigner, 'sign'>;
   /** The workspaces an org-wide install was removed from: their digests pause. */
   workspaces?: Pick<WorkspaceAccess, 'removed'>;
+  /** The questions asked through the bot that the docs did not answer (absent: asking is off). */
+  slackQuestions?: SlackQuestions;
   logger: Logger;
 }
 
@@ -116,7 +119,7 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
 
   let content: DigestParts;
   try {
-    content = await loadDigestParts(deps.visitors, runScope(ctx));
+    content = await loadDigestParts(deps.visitors, runScope(ctx), deps.slackQuestions);
   } catch (err) {
     if (run.finalAttempt) await announceFailure(ctx, err);
     throw err;

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { UnansweredLog } from './unanswered-log.js';
+
+/** How long an answer's conversation and its record are kept after their last use: 7 days, in s. */
+export const ASK_TTL_S = 7 * 24 * 3600;
+
+/**
+ * The reply "Document this answer" quotes: the first reply, by someone other than the asker, in a
+ * question's thread after its docs team was asked. Only its text (as text, cut to
+ * {@link RECORD_REPLY_CHARS}), who wrote it and where are kept, for {@link ASK_TTL_S}.
+ */
+export interface ReplyRecord {
+  replyId: string;
+  /** The answer whose docs team was asked (its record gives the question). */
+  answerId: string;
+  channel: string;
+  threadTs: string;
+  /** Who replied, and the reply's ts. */
+  user: string;
+  ts: string;
+  text: string;
+}
+
+/** Most characters of a reply kept in its record. */
+export const RECORD_REPLY_CHARS = 1_500;
+
+const replySchema = z.object({
+  replyId: z.string(),
+  answerId: z.string(),
+  channel: z.string(),
+  threadTs: z.string(),
+  user: z.string(),
+  ts: z.string(),
+  text: z.string(),
+});
+
+/**
+ * The ask feature's records of the docs team's answers (the base of `AskStore`, which keeps the rest
+ * of the feature's records; its own base is the log of unanswered questions): on the question's thread hash `{prefix}:ask:thread:{channel}:{threadTs}`
+ * the fields `experts` and `expertsAsker` (Ask the docs team was used), then
+ * `{prefix}:ask:answer-offer:{channel}:{threadTs}` (the thread's one Document this answer offer) and
+ * `{prefix}:ask:reply:{replyId}` (the reply it quotes), {@link ASK_TTL_S} each.
+ */
+export class TeamAnswerStore extends UnansweredLog {
+  /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
+  protected threadKey(channel: string, threadTs: string): string {
+    return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
+  }
+
+  /**
+   * Notes on the question's thread that its docs team was asked about answer `answerId`, asked by
+   * `asker` (the thread hash's `experts` and `expertsAsker` fields, kept {@link ASK_TTL_S}): from
+   * then on a reply there by someone other than that asker may be the answer ({@link answerAskedIn}).
+   * @throws the Redis error.
+   */
+  async markExpertsAsked(channel: string, threadTs: string, answerId: string, asker: string): Promise<void> {
+    const key = this.threadKey(channel, threadTs);
+    await this.redis.multi().hset(key, 'experts', answerId, 'expertsAsker', asker).expire(key, ASK_TTL_S).exec();
+  }
+
+  /**
+   * The answer whose docs team was asked in the thread rooted at `(channel, threadTs)`, when `user`
+   * is not its asker (their reply may be the team's answer); else undefined. @throws the Redis error.
+   */
+  async answerAskedIn(channel: string, threadTs: string, user: string): Promise<string | undefined> {
+    const [experts, asker] = await this.redis.hmget(this.threadKey(channel, threadTs), 'experts', 'expertsAsker');
+    return experts && asker && asker !== user ? experts : undefined;
+  }
+
+  /**
+   * Claims the thread's one "Document this answer" offer for the reply recorded as `key` (SET NX,
+   * kept {@link ASK_TTL_S}). @returns true for the first claim and for that same reply again (a
+   * retry), false for any later reply. @throws the Redis error.
+   */
+  async claimAnswerOffer(channel: string, threadTs: string, key: string): Promise<boolean> {
+    const k = `${this.prefix}:ask:answer-offer:${channel}:${threadTs}`;
+    if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
+    return (await this.redis.get(k)) === key;
+  }
+
+  /** Keeps the reply that "Document this answer" quotes for {@link ASK_TTL_S}. @throws the Redis error. */
+  async saveReply(rec: ReplyRecord): Promise<void> {
+    await this.redis.set(`${this.prefix}:ask:reply:${rec.replyId}`, JSON.stringify(rec), 'EX', ASK_TTL_S);
+  }
+
+  /** A kept reply, or undefined (unknown, expired, or unreadable). @throws the Redis error. */
+  async reply(replyId: string): Promise<ReplyRecord | undefined> {
+    if (!/^[0-9a-f]{16}$/.test(replyId)) return undefined;
+    const raw = await this.redis.get(`${this.prefix}:ask:reply:${replyId}`);
+    if (!raw) return undefined;
+    try {
+      const parsed = replySchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
