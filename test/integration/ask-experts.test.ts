@@ -159,6 +159,29 @@ describe('Ask the docs team', () => {
     expect(slack.messages.filter((m) => m.thread_ts === threadTs && m.bot_id)).toHaveLength(1);
   });
 
+  it('the thread takes replies as the team’s answer before its "I asked the docs team" line invites them', async () => {
+    const { answerId, threadTs } = await unanswered();
+    const seenAtPost: (string | undefined)[] = [];
+    const watching = {
+      ...web,
+      chat: {
+        ...web.chat,
+        postMessage: async (args: Parameters<typeof web.chat.postMessage>[0]) => {
+          if ('thread_ts' in args && args.thread_ts === threadTs)
+            seenAtPost.push(await store.answerAskedIn('C0DOCS', threadTs, 'U0ADMIN'));
+          return web.chat.postMessage(args);
+        },
+      },
+    };
+    const d = { ...deps({ kind: 'channel', id: 'C0EXPERTS' }), slack: watching as unknown as ExpertsDeps['slack'] };
+    await handleAskExperts(d, click(answerId), ctxOf('exp-order'), tell);
+    expect(seenAtPost).toEqual([answerId]);
+    // A team that can't be posted to takes the mark back with the claim.
+    const other = await unanswered();
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0RANDOM' }), click(other.answerId), ctxOf('exp-o2'), tell);
+    expect(await store.answerAskedIn('C0DOCS', other.threadTs, 'U0ADMIN')).toBeUndefined();
+  });
+
   it('a value the bot did not sign does nothing', async () => {
     const { answerId } = await unanswered();
     await handleAskExperts(

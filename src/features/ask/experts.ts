@@ -22,7 +22,10 @@ import type { AnswerRecord, AskStore } from './store.js';
 
 /** What Ask the docs team needs. */
 export interface ExpertsDeps {
-  store: Pick<AskStore, 'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked' | 'noteUnanswered'>;
+  store: Pick<
+    AskStore,
+    'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked' | 'unmarkExpertsAsked' | 'noteUnanswered'
+  >;
   signer: ValueSigner;
   access: Pick<AccessGate, 'authorize'>;
   /** The channel's docs team (`/docs-settings experts`). @throws the Redis error. */
@@ -95,11 +98,15 @@ export async function handleAskExperts(
     );
     return tell(problem);
   }
+  // From now on a reply in the thread by someone other than the asker may be the answer (Document
+  // this answer): marked before the thread's "I asked the docs team" line invites replies.
+  await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
   try {
     await postToExperts(deps, rec, experts, ctx);
   } catch (err) {
     // After the team's post, a failure is the thread's: the team was asked, so the claim stays (the intake retries).
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
+    await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
     const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';
@@ -107,8 +114,6 @@ export async function handleAskExperts(
       `I couldn't post in ${where} (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
     );
   }
-  // From now on a reply in the thread by someone other than the asker may be the answer (Document this answer).
-  await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
   await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
 }

@@ -58,6 +58,11 @@ export class TeamAnswerStore extends UnansweredLog {
     await this.redis.multi().hset(key, 'experts', answerId, 'expertsAsker', asker).expire(key, ASK_TTL_S).exec();
   }
 
+  /** Takes back {@link markExpertsAsked} when the team could not be asked after all. @throws the Redis error. */
+  async unmarkExpertsAsked(channel: string, threadTs: string): Promise<void> {
+    await this.redis.hdel(this.threadKey(channel, threadTs), 'experts', 'expertsAsker');
+  }
+
   /**
    * The answer whose docs team was asked in the thread rooted at `(channel, threadTs)`, when `user`
    * is not its asker (their reply may be the team's answer); else undefined. @throws the Redis error.
