@@ -128,6 +128,35 @@ describe('Ask the docs team', () => {
     expect(noted).toEqual([`${answerId}\nHow do I set up <!channel> SCIM?`]);
   });
 
+  it('the question posted to the docs team is data: no live link, domain, mention or formatting, and no unfurl', async () => {
+    const question =
+      'How do I log in? <!here> *URGENT* see evil.example/login or https://evil.example/reset ```x```\n' +
+      '<https://evil.example|docs.example.com> <@U0BOB> <!subteam^S0ALL> &lt;!channel&gt; `code`';
+    const { answerId } = await unanswered(question);
+    const before = slack.calls.length;
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-h1'), tell);
+    const post = slack.calls
+      .slice(before)
+      .find((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0EXPERTS');
+    expect(String(post?.args.unfurl_links)).toBe('false');
+    expect(String(post?.args.unfurl_media)).toBe('false');
+    const text = String(post?.args.text);
+    const quoted = text
+      .split('\n')
+      .filter((l) => l.startsWith('> '))
+      .map((l) => l.slice(2));
+
+    expect(quoted).toHaveLength(2);
+    for (const line of quoted) {
+      expect(line).not.toMatch(/[<>*`]/); // no <link|label>, <!here>, <@U…>, bold or code
+      expect(line).not.toMatch(/:\/\//);
+      expect(line).not.toMatch(/[\p{L}\p{N}]\.[\p{L}\p{N}]/u); // evil.example is not a domain Slack links
+    }
+    // The only link is the bot's own, back to the thread.
+    expect(text.match(/<https?:[^>]+>/g)).toHaveLength(1);
+    expect(text.replaceAll('\u2060', '')).toContain('&lt;!here&gt; ∗URGENT∗ see evil.example/login');
+  });
+
   it('mentions the experts’ user group in the thread, once', async () => {
     const { answerId, threadTs } = await unanswered('How do I rotate the signing secret?');
     const group: Experts = { kind: 'usergroup', id: 'S0DOCSWRITERS' };

@@ -11,7 +11,7 @@ import { audit } from '../../platform/audit.js';
 import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
-import { quote } from '../../platform/slack/limits.js';
+import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { expertsProblem, type Experts } from '../settings/index.js';
@@ -43,12 +43,16 @@ export const NO_EXPERTS_TEXT =
 export const ALREADY_ASKED_TEXT =
   'The docs team was already asked about this question; their answer will be in this thread.';
 
-/** The message in the experts' channel: the question (quoted, inert) from a public channel, else only the link. */
+/**
+ * The message in the experts' channel: the question from a public channel, else only the link. The
+ * question is data: quoted by the rules of reader text (`quoteReaderText`: no link, domain, mention
+ * or formatting survives), at most 2,500 characters.
+ */
 function expertsMessage(rec: AnswerRecord, link: string | undefined, isPrivate: boolean): string {
   const where = `<@${rec.asker}> asked in <#${rec.channel}> and the docs had no answer`;
   const open = link ? `\n<${link}|Open the thread> and answer there.` : '';
   if (isPrivate) return `${where} (a private channel: open it if you're a member).${open}`;
-  return `${where}:\n${quote(rec.question, 2_500)}${open}`;
+  return `${where}:\n${quoteReaderText(rec.question, 2_500)}${open}`;
 }
 
 /**
@@ -127,6 +131,7 @@ async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, c
     deps.slack.conversations.info({ channel: rec.channel }),
   ]);
   const text = expertsMessage(rec, link, info.channel?.is_private === true || info.channel?.is_im === true);
+  // postOnce posts with unfurl_links and unfurl_media false: nothing in the question previews.
   await postOnce(deps.slack, ctx, { channel: e.id, text, key: `${ctx.jobId}:experts`, since });
   await ctx.save({ posted: true });
   const told = `I asked the docs team in <#${e.id}>; their answer will come here.`;
