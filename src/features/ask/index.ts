@@ -20,7 +20,7 @@ import { AskBudget } from './budget.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
-import type { AskDeps } from './service.js';
+import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
@@ -98,6 +98,12 @@ export interface Ask {
    * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
    */
   unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
+  /**
+   * Notes that `user` (of `teamId`) was told `what` (a hint, a refusal): true the first time per
+   * person per `TOLD_ONCE_S` (an hour, a SET NX on Redis' clock shared by every replica), false
+   * while the note lasts. @throws the Redis error.
+   */
+  markTold(teamId: string, user: string, what: string): Promise<boolean>;
   /** Such a reply: offers Document this answer in the thread, once per thread (see `offerDocumentAnswer`). */
   handleAnswerReply(msg: AskMessage, botUserId: string | undefined, ctx: IntakeContext): Promise<void>;
   /**
@@ -151,6 +157,7 @@ export function createAsk(o: AskOptions): Ask {
     unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
+    markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),
     handleAnswerReply: (msg, botUserId, ctx) =>
       offerDocumentAnswer({ store, signer, slack, names: o.platform.slack.names, logger }, msg, botUserId, ctx),
     handleMessage: (msg, botUserId, steps, receipt, opts) =>
