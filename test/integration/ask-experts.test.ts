@@ -16,7 +16,7 @@ import {
   REPLY_UNKNOWN_TEXT,
 } from '../../src/features/ask/document-answer.js';
 import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
-import type { Experts } from '../../src/features/settings/index.js';
+import { expertsProblem, type Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/steps.js';
@@ -41,6 +41,21 @@ beforeAll(async () => {
   const channels = [
     ...DEFAULT_CHANNELS,
     { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] },
+    {
+      id: 'C0SHAREDEXP',
+      name: 'docs-team-connect',
+      botIsMember: true,
+      isExtShared: true,
+      members: ['U0ADMIN', '@bot'],
+    },
+    { id: 'G0PRIVQ', name: 'payroll', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
+    {
+      id: 'G0MPIMQ',
+      name: 'mpdm-alice--bob-1',
+      botIsMember: true,
+      isMpim: true,
+      members: ['U0ALICE', 'U0BOB', '@bot'],
+    },
   ];
   slack = await startFakeSlack({ botToken: TOKEN, channels });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
@@ -69,14 +84,14 @@ function deps(experts: Experts | undefined, access: AccessGate = OPEN_GATE): Exp
 
 let n = 0;
 /** An unanswered answer in #docs: its question posted there (the thread root), its record saved. */
-async function unanswered(question = 'How do I set up <!channel> SCIM?') {
+async function unanswered(question = 'How do I set up <!channel> SCIM?', channel = 'C0DOCS') {
   n += 1;
-  const root = await web.chat.postMessage({ channel: 'C0DOCS', text: question });
+  const root = await web.chat.postMessage({ channel, text: question });
   const answerId = `${n}`.padStart(16, 'a');
   await store.saveAnswer({
     answerId,
     teamId: 'T0TEST',
-    channel: 'C0DOCS',
+    channel,
     threadTs: root.ts!,
     asker: 'U0ALICE',
     question,
@@ -95,11 +110,11 @@ const ctxOf = (jobId: string) => ({
   confirm: async () => undefined,
   log: createLogger('silent'),
 });
-const click = (answerId: string, user = 'U0ALICE') => ({
+const click = (answerId: string, user = 'U0ALICE', channel = 'C0DOCS') => ({
   value: TEST_SIGNER.sign('ask.experts', answerId),
   user,
   teamId: 'T0TEST',
-  channel: 'C0DOCS',
+  channel,
 });
 const tell = async (t: string) => void told.push(t);
 const postsIn = (channel: string) => slack.messages.filter((m) => m.channel === channel && m.bot_id && !m.ephemeralTo);
@@ -155,6 +170,53 @@ describe('Ask the docs team', () => {
     // The only link is the bot's own, back to the thread.
     expect(text.match(/<https?:[^>]+>/g)).toHaveLength(1);
     expect(text.replaceAll('\u2060', '')).toContain('&lt;!here&gt; ∗URGENT∗ see evil.example/login');
+  });
+
+  it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {
+    const secret = 'What is the payroll export password rotation for Acme?';
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    // A conversations.info answer without is_private (a field Slack did not send) must not read as public.
+    const partial = {
+      ...d,
+      slack: {
+        ...d.slack,
+        conversations: {
+          ...d.slack.conversations,
+          info: async (a: { channel: string }) => {
+            const res = await web.conversations.info(a);
+            if (a.channel === 'C0DOCS') delete res.channel?.is_private;
+            return res;
+          },
+        },
+      },
+    } as ExpertsDeps;
+    const cases: [string, ExpertsDeps][] = [
+      ['G0PRIVQ', d],
+      ['G0MPIMQ', d],
+      ['C0DOCS', partial],
+    ];
+    for (const [i, [channel, dd]] of cases.entries()) {
+      const { answerId } = await unanswered(secret, channel);
+      const before = postsIn('C0EXPERTS').length;
+      await handleAskExperts(dd, click(answerId, 'U0ALICE', channel), ctxOf(`exp-p${i}`), tell);
+      const posted = postsIn('C0EXPERTS').slice(before);
+      expect(posted, channel).toHaveLength(1);
+      expect(posted[0]!.text, channel).not.toContain('payroll');
+      expect(posted[0]!.text, channel).toContain("a private channel: open it if you're a member");
+      expect(posted[0]!.text, channel).toMatch(/<https?:\/\/[^|>]+\|Open the thread>/);
+    }
+  });
+
+  it('an experts channel shared with another organization is refused, when set and when used: the question is not posted', async () => {
+    const shared: Experts = { kind: 'channel', id: 'C0SHAREDEXP' };
+    const why = await expertsProblem(web as unknown as ExpertsDeps['slack'], shared);
+    expect(why).toContain('shared with another organization (Slack Connect)');
+    expect(why).toContain('name a channel only your organization is in');
+    const { answerId } = await unanswered('How do I set up SSO?');
+    await handleAskExperts(deps(shared), click(answerId), ctxOf('exp-x1'), tell);
+    expect(postsIn('C0SHAREDEXP')).toEqual([]);
+    expect(told.at(-1)).toContain("I couldn't ask the docs team: <#C0SHAREDEXP> is shared with another organization");
+    expect(told.at(-1)).toContain('`/docs-settings experts`');
   });
 
   it('mentions the experts’ user group in the thread, once', async () => {

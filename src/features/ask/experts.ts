@@ -117,6 +117,18 @@ export async function handleAskExperts(
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
 }
 
+/**
+ * Whether a conversation (conversations.info's `channel`: docs.slack.dev, "Conversation object") is
+ * a public channel, the only kind whose question is quoted to the docs team: `is_channel` true and
+ * `is_private` false, and neither `is_mpim` nor `is_im`. A field missing or anything else reads as
+ * private (fails closed: only the link is posted).
+ */
+function isPublicChannel(
+  c: { is_channel?: boolean; is_private?: boolean; is_mpim?: boolean; is_im?: boolean } | undefined,
+): boolean {
+  return c?.is_channel === true && c.is_private === false && !c.is_mpim && !c.is_im;
+}
+
 /** The posts themselves, each once: in the team's channel and a line in the thread, or the group's mention in the thread. */
 async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, ctx: IntakeContext): Promise<void> {
   const since = ctx.receivedAt;
@@ -130,7 +142,7 @@ async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, c
     deps.slack.chat.getPermalink({ channel: rec.channel, message_ts: rec.threadTs }).then((r) => r.permalink),
     deps.slack.conversations.info({ channel: rec.channel }),
   ]);
-  const text = expertsMessage(rec, link, info.channel?.is_private === true || info.channel?.is_im === true);
+  const text = expertsMessage(rec, link, !isPublicChannel(info.channel));
   // postOnce posts with unfurl_links and unfurl_media false: nothing in the question previews.
   await postOnce(deps.slack, ctx, { channel: e.id, text, key: `${ctx.jobId}:experts`, since });
   await ctx.save({ posted: true });
