@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import {
   ALREADY_ASKED_TEXT,
+  EXPERTS_ASKS_PER_HOUR,
   handleAskExperts,
   NO_EXPERTS_TEXT,
   type ExpertsDeps,
@@ -19,6 +20,7 @@ import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
 import { expertsProblem, type Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { Quota } from '../../src/platform/quota.js';
 import { memorySteps } from '../../src/platform/steps.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
@@ -78,6 +80,7 @@ function deps(experts: Experts | undefined, access: AccessGate = OPEN_GATE): Exp
     access,
     expertsFor: async () => experts,
     slack: web as unknown as ExpertsDeps['slack'],
+    asks: new Quota(redis, { keyPrefix: `${prefix}:ask:experts-asks`, points: EXPERTS_ASKS_PER_HOUR, durationS: 3600 }),
     logger: createLogger('silent'),
   };
 }
@@ -217,6 +220,33 @@ describe('Ask the docs team', () => {
     expect(postsIn('C0SHAREDEXP')).toEqual([]);
     expect(told.at(-1)).toContain("I couldn't ask the docs team: <#C0SHAREDEXP> is shared with another organization");
     expect(told.at(-1)).toContain('`/docs-settings experts`');
+  });
+
+  it('one person asks the docs team at most 5 times an hour; the 6th is refused privately and posts nothing; clicks that ask no one do not count', async () => {
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    const first = await unanswered('q0');
+    await handleAskExperts(d, click(first.answerId, 'U0ALICE'), ctxOf('exp-q-alice'), tell);
+    // Bob's click on an answer Alice already asked about asks no one: it does not count.
+    await handleAskExperts(d, click(first.answerId, 'U0BOB'), ctxOf('exp-q-dup'), tell);
+    expect(told.at(-1)).toBe(ALREADY_ASKED_TEXT);
+    const before = postsIn('C0EXPERTS').length;
+    for (let i = 1; i <= EXPERTS_ASKS_PER_HOUR; i++) {
+      const { answerId } = await unanswered(`q${i}`);
+      const c = ctxOf(`exp-q${i}`);
+      await handleAskExperts(d, click(answerId, 'U0BOB'), c, tell);
+      await handleAskExperts(d, click(answerId, 'U0BOB'), c, tell); // a retry of the same click takes nothing more
+    }
+    expect(postsIn('C0EXPERTS').length - before).toBe(EXPERTS_ASKS_PER_HOUR);
+    const { answerId } = await unanswered('q6');
+    const calls = slack.calls.length;
+    await handleAskExperts(d, click(answerId, 'U0BOB'), ctxOf('exp-q6'), tell);
+    expect(slack.calls.length).toBe(calls); // no Slack call at all
+    expect(told.at(-1)).toMatch(
+      /^You have asked the docs team 5 times this hour, the most one person can, so I asked no one\. Try again in (60|59) minutes/,
+    );
+    // Someone else may still ask about it.
+    await handleAskExperts(d, click(answerId, 'U0CAROL'), ctxOf('exp-q6c'), tell);
+    expect(postsIn('C0EXPERTS').length - before).toBe(EXPERTS_ASKS_PER_HOUR + 1);
   });
 
   it('mentions the experts’ user group in the thread, once', async () => {

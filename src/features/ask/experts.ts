@@ -10,6 +10,7 @@ import type { AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { Quota } from '../../platform/quota.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
@@ -33,7 +34,24 @@ export interface ExpertsDeps {
     conversations: Pick<WebClient['conversations'], 'info'>;
     usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> };
   };
+  /**
+   * Each person's "Ask the docs team" clicks that reach the team: {@link EXPERTS_ASKS_PER_HOUR} per
+   * person per hour (key `team:user`), so no one can ping the team on every unanswered answer.
+   */
+  asks: Pick<Quota, 'take' | 'give'>;
   logger: Logger;
+}
+
+/** How many times one person may ask the docs team per hour (the `asks` quota's points). */
+export const EXPERTS_ASKS_PER_HOUR = 5;
+
+/** The refusal when a person's asks this hour are used (private; nothing is posted). */
+export function asksUsedText(msBeforeNext: number): string {
+  const minutes = Math.max(1, Math.ceil(msBeforeNext / 60_000));
+  return (
+    `You have asked the docs team ${EXPERTS_ASKS_PER_HOUR} times this hour, the most one person can, so I asked no one. ` +
+    `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or reply in the thread to ask people there.`
+  );
 }
 
 /** Answer to a click in a channel with no docs team set. */
@@ -68,7 +86,9 @@ async function unreachable(deps: ExpertsDeps, e: Experts): Promise<string | unde
 
 /**
  * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps, the
- * clicker may ask in the answer's channel (access `ask`), and the channel has a docs team; then the
+ * clicker may ask in the answer's channel (access `ask`), the channel has a docs team, and the
+ * clicker has an ask left this hour ({@link EXPERTS_ASKS_PER_HOUR}; else a private refusal, nothing
+ * posted); then the
  * answer is claimed for this click (the first, by anyone; others are told it was done) and the
  * question is posted once where the team is, and the thread told once. A team that can no longer be
  * reached is said plainly (and the claim given back, so a later click tries again). Once asked, the
@@ -89,9 +109,24 @@ export async function handleAskExperts(
   if (!decision.allowed) return tell(decision.text);
   const experts = await deps.expertsFor(rec.channel);
   if (!experts) return tell(NO_EXPERTS_TEXT);
-  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) return tell(ALREADY_ASKED_TEXT);
+  // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and
+  // given back when nothing reaches the team. A crash between take and save counts one ask too many,
+  // never one too few.
+  const quotaKey = `${p.teamId ?? ''}:${p.user}`;
+  if (!ctx.progress.askTaken) {
+    const taken = await deps.asks.take(quotaKey);
+    if (!taken.ok) return tell(asksUsedText(taken.msBeforeNext));
+    await ctx.save({ askTaken: true });
+  }
+  const giveBack = () =>
+    deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
+  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) {
+    await giveBack();
+    return tell(ALREADY_ASKED_TEXT);
+  }
   const problem = ctx.progress.posted ? undefined : await unreachable(deps, experts);
   if (problem) {
+    await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn(
       { channel: rec.channel, experts: experts.id },
@@ -104,6 +139,7 @@ export async function handleAskExperts(
   } catch (err) {
     // After the team's post, a failure is the thread's: the team was asked, so the claim stays (the intake retries).
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
+    await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
     const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';

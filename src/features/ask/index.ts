@@ -15,8 +15,10 @@ import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/steps.js';
+import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
+import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
@@ -145,7 +147,12 @@ export function createAsk(o: AskOptions): Ask {
   const hasExperts = async (c: string) => (await o.expertsFor?.(c)) !== undefined;
   const actions = { store, signer, access, conversations, start, logger, metrics, hasExperts };
   const expertsFor = o.expertsFor ?? (async () => undefined);
-  const experts = { store, signer, access, expertsFor, slack, logger };
+  const asks = new Quota(redis, {
+    keyPrefix: `${prefix}:ask:experts-asks`,
+    points: EXPERTS_ASKS_PER_HOUR,
+    durationS: 3600,
+  });
+  const experts = { store, signer, access, expertsFor, slack, asks, logger };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
