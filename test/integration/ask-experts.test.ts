@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import {
   ALREADY_ASKED_TEXT,
+  EXPERTS_ASKS_PER_HOUR,
   handleAskExperts,
   NO_EXPERTS_TEXT,
   type ExpertsDeps,
@@ -16,9 +17,10 @@ import {
   REPLY_UNKNOWN_TEXT,
 } from '../../src/features/ask/document-answer.js';
 import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
-import type { Experts } from '../../src/features/settings/index.js';
+import { expertsProblem, type Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { Quota } from '../../src/platform/quota.js';
 import { memorySteps } from '../../src/platform/steps.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
@@ -41,6 +43,21 @@ beforeAll(async () => {
   const channels = [
     ...DEFAULT_CHANNELS,
     { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] },
+    {
+      id: 'C0SHAREDEXP',
+      name: 'docs-team-connect',
+      botIsMember: true,
+      isExtShared: true,
+      members: ['U0ADMIN', '@bot'],
+    },
+    { id: 'G0PRIVQ', name: 'payroll', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
+    {
+      id: 'G0MPIMQ',
+      name: 'mpdm-alice--bob-1',
+      botIsMember: true,
+      isMpim: true,
+      members: ['U0ALICE', 'U0BOB', '@bot'],
+    },
   ];
   slack = await startFakeSlack({ botToken: TOKEN, channels });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
@@ -63,20 +80,21 @@ function deps(experts: Experts | undefined, access: AccessGate = OPEN_GATE): Exp
     access,
     expertsFor: async () => experts,
     slack: web as unknown as ExpertsDeps['slack'],
+    asks: new Quota(redis, { keyPrefix: `${prefix}:ask:experts-asks`, points: EXPERTS_ASKS_PER_HOUR, durationS: 3600 }),
     logger: createLogger('silent'),
   };
 }
 
 let n = 0;
 /** An unanswered answer in #docs: its question posted there (the thread root), its record saved. */
-async function unanswered(question = 'How do I set up <!channel> SCIM?') {
+async function unanswered(question = 'How do I set up <!channel> SCIM?', channel = 'C0DOCS') {
   n += 1;
-  const root = await web.chat.postMessage({ channel: 'C0DOCS', text: question });
+  const root = await web.chat.postMessage({ channel, text: question });
   const answerId = `${n}`.padStart(16, 'a');
   await store.saveAnswer({
     answerId,
     teamId: 'T0TEST',
-    channel: 'C0DOCS',
+    channel,
     threadTs: root.ts!,
     asker: 'U0ALICE',
     question,
@@ -95,11 +113,11 @@ const ctxOf = (jobId: string) => ({
   confirm: async () => undefined,
   log: createLogger('silent'),
 });
-const click = (answerId: string, user = 'U0ALICE') => ({
+const click = (answerId: string, user = 'U0ALICE', channel = 'C0DOCS') => ({
   value: TEST_SIGNER.sign('ask.experts', answerId),
   user,
   teamId: 'T0TEST',
-  channel: 'C0DOCS',
+  channel,
 });
 const tell = async (t: string) => void told.push(t);
 const postsIn = (channel: string) => slack.messages.filter((m) => m.channel === channel && m.bot_id && !m.ephemeralTo);
@@ -126,6 +144,109 @@ describe('Ask the docs team', () => {
     // Noted once for the weekly digest's "Asked in Slack, not answered by the docs".
     const noted = await redis.zrange(`${prefix}:ask:unanswered:C0DOCS`, '0', '-1');
     expect(noted).toEqual([`${answerId}\nHow do I set up <!channel> SCIM?`]);
+  });
+
+  it('the question posted to the docs team is data: no live link, domain, mention or formatting, and no unfurl', async () => {
+    const question =
+      'How do I log in? <!here> *URGENT* see evil.example/login or https://evil.example/reset ```x```\n' +
+      '<https://evil.example|docs.example.com> <@U0BOB> <!subteam^S0ALL> &lt;!channel&gt; `code`';
+    const { answerId } = await unanswered(question);
+    const before = slack.calls.length;
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-h1'), tell);
+    const post = slack.calls
+      .slice(before)
+      .find((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0EXPERTS');
+    expect(String(post?.args.unfurl_links)).toBe('false');
+    expect(String(post?.args.unfurl_media)).toBe('false');
+    const text = String(post?.args.text);
+    const quoted = text
+      .split('\n')
+      .filter((l) => l.startsWith('> '))
+      .map((l) => l.slice(2));
+
+    expect(quoted).toHaveLength(2);
+    for (const line of quoted) {
+      expect(line).not.toMatch(/[<>*`]/); // no <link|label>, <!here>, <@U…>, bold or code
+      expect(line).not.toMatch(/:\/\//);
+      expect(line).not.toMatch(/[\p{L}\p{N}]\.[\p{L}\p{N}]/u); // evil.example is not a domain Slack links
+    }
+    // The only link is the bot's own, back to the thread.
+    expect(text.match(/<https?:[^>]+>/g)).toHaveLength(1);
+    expect(text.replaceAll('\u2060', '')).toContain('&lt;!here&gt; ∗URGENT∗ see evil.example/login');
+  });
+
+  it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {
+    const secret = 'What is the payroll export password rotation for Acme?';
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    // A conversations.info answer without is_private (a field Slack did not send) must not read as public.
+    const partial = {
+      ...d,
+      slack: {
+        ...d.slack,
+        conversations: {
+          ...d.slack.conversations,
+          info: async (a: { channel: string }) => {
+            const res = await web.conversations.info(a);
+            if (a.channel === 'C0DOCS') delete res.channel?.is_private;
+            return res;
+          },
+        },
+      },
+    } as ExpertsDeps;
+    const cases: [string, ExpertsDeps][] = [
+      ['G0PRIVQ', d],
+      ['G0MPIMQ', d],
+      ['C0DOCS', partial],
+    ];
+    for (const [i, [channel, dd]] of cases.entries()) {
+      const { answerId } = await unanswered(secret, channel);
+      const before = postsIn('C0EXPERTS').length;
+      await handleAskExperts(dd, click(answerId, 'U0ALICE', channel), ctxOf(`exp-p${i}`), tell);
+      const posted = postsIn('C0EXPERTS').slice(before);
+      expect(posted, channel).toHaveLength(1);
+      expect(posted[0]!.text, channel).not.toContain('payroll');
+      expect(posted[0]!.text, channel).toContain("a private channel: open it if you're a member");
+      expect(posted[0]!.text, channel).toMatch(/<https?:\/\/[^|>]+\|Open the thread>/);
+    }
+  });
+
+  it('an experts channel shared with another organization is refused, when set and when used: the question is not posted', async () => {
+    const shared: Experts = { kind: 'channel', id: 'C0SHAREDEXP' };
+    const why = await expertsProblem(web as unknown as ExpertsDeps['slack'], shared);
+    expect(why).toContain('shared with another organization (Slack Connect)');
+    expect(why).toContain('name a channel only your organization is in');
+    const { answerId } = await unanswered('How do I set up SSO?');
+    await handleAskExperts(deps(shared), click(answerId), ctxOf('exp-x1'), tell);
+    expect(postsIn('C0SHAREDEXP')).toEqual([]);
+    expect(told.at(-1)).toContain("I couldn't ask the docs team: <#C0SHAREDEXP> is shared with another organization");
+    expect(told.at(-1)).toContain('`/docs-settings experts`');
+  });
+
+  it('one person asks the docs team at most 5 times an hour; the 6th is refused privately and posts nothing; clicks that ask no one do not count', async () => {
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    const first = await unanswered('q0');
+    await handleAskExperts(d, click(first.answerId, 'U0ALICE'), ctxOf('exp-q-alice'), tell);
+    // Bob's click on an answer Alice already asked about asks no one: it does not count.
+    await handleAskExperts(d, click(first.answerId, 'U0BOB'), ctxOf('exp-q-dup'), tell);
+    expect(told.at(-1)).toBe(ALREADY_ASKED_TEXT);
+    const before = postsIn('C0EXPERTS').length;
+    for (let i = 1; i <= EXPERTS_ASKS_PER_HOUR; i++) {
+      const { answerId } = await unanswered(`q${i}`);
+      const c = ctxOf(`exp-q${i}`);
+      await handleAskExperts(d, click(answerId, 'U0BOB'), c, tell);
+      await handleAskExperts(d, click(answerId, 'U0BOB'), c, tell); // a retry of the same click takes nothing more
+    }
+    expect(postsIn('C0EXPERTS').length - before).toBe(EXPERTS_ASKS_PER_HOUR);
+    const { answerId } = await unanswered('q6');
+    const calls = slack.calls.length;
+    await handleAskExperts(d, click(answerId, 'U0BOB'), ctxOf('exp-q6'), tell);
+    expect(slack.calls.length).toBe(calls); // no Slack call at all
+    expect(told.at(-1)).toMatch(
+      /^You have asked the docs team 5 times this hour, the most one person can, so I asked no one\. Try again in (60|59) minutes/,
+    );
+    // Someone else may still ask about it.
+    await handleAskExperts(d, click(answerId, 'U0CAROL'), ctxOf('exp-q6c'), tell);
+    expect(postsIn('C0EXPERTS').length - before).toBe(EXPERTS_ASKS_PER_HOUR + 1);
   });
 
   it('mentions the experts’ user group in the thread, once', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { IncomingMessage } from '../../src/features/agent-jobs/index.js';
 import {
   handleMessage,
@@ -9,8 +9,21 @@ import {
 } from '../../src/features/conversations/handlers.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/steps.js';
+import { TOLD_ONCE_S } from '../../src/features/ask/service.js';
+import { AskStore } from '../../src/features/ask/store.js';
+import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 const BOT = 'U0DOCSBOT';
+// The question channel's hint is told once per person per hour: a note on real Redis (AskStore.markTold).
+const redis = testRedis();
+let prefix: string;
+let store: AskStore;
+beforeEach(() => {
+  prefix = randomPrefix();
+  store = new AskStore(redis, prefix);
+});
+afterEach(() => dropPrefix(redis, prefix));
+afterAll(() => redis.disconnect());
 const msg = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({
   teamId: 'T1',
   channel: 'C1',
@@ -44,6 +57,9 @@ function deps(
       async (_channel: string, _ts: string, user: string) => over.teamAsked === true && user !== 'U0ASKER',
     ),
     handleAnswerReply: vi.fn(async () => undefined),
+    markTold: vi.fn(async (teamId: string, user: string, what: string) =>
+      store.markTold(teamId, user, what, TOLD_ONCE_S),
+    ),
   };
   const postEphemeral = vi.fn(async () => ({ ok: true }));
   const d: RouterDeps = {
@@ -217,6 +233,30 @@ describe('a new message in a question channel', () => {
     });
     expect(jobs.handleMessage).not.toHaveBeenCalled();
     expect(ask.handleMessage).not.toHaveBeenCalled();
+  });
+
+  it('the hint is told at most once per person per hour, however many change-like messages they post', async () => {
+    const { d, postEphemeral } = deps();
+    const at = (ts: string, user = 'U1') => ({
+      ...plain('please add a note about SCIM'),
+      msg: msg({ ts, user, text: 'please add a note about SCIM', viaMention: false, channelType: 'channel' }),
+    });
+    for (let i = 1; i <= 5; i++) await handleQuestionChannelMessage(d, at(`5.00000${i}`), { ...ctx(), jobId: `j${i}` });
+    expect(postEphemeral).toHaveBeenCalledTimes(1);
+    await handleQuestionChannelMessage(d, at('6.000001', 'U2'), { ...ctx(), jobId: 'k1' });
+    expect(postEphemeral).toHaveBeenCalledTimes(2); // someone else is told
+    expect(postEphemeral).toHaveBeenLastCalledWith(expect.objectContaining({ user: 'U2', thread_ts: '6.000001' }));
+    // The note lasts an hour (on Redis' clock), then the person may be told again.
+    const ttl = await redis.ttl(`${prefix}:ask:told:question-channel-hint:T1:U1`);
+    expect(ttl).toBeGreaterThan(3_500);
+    expect(ttl).toBeLessThanOrEqual(3_600);
+  });
+
+  it('a crash after the note and before the hint loses that hint rather than posting it twice', async () => {
+    const { d, postEphemeral } = deps();
+    await store.markTold('T1', 'U1', 'question-channel-hint', TOLD_ONCE_S); // the first try's note, then a crash
+    await handleQuestionChannelMessage(d, plain('please add a note about SCIM'), ctx()); // the retry
+    expect(postEphemeral).not.toHaveBeenCalled();
   });
 
   it('does nothing while asking the docs is off', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeReaderText } from '../../src/platform/slack/markup.js';
+import { escapeReaderText, quoteReaderText } from '../../src/platform/slack/markup.js';
 import { HOSTILE_TEXT } from '../../sandbox/fake-docs-api.js';
 
 // Reader comments and questions are untrusted text from the public internet: what Slack would read
@@ -95,6 +95,81 @@ describe('escapeReaderText', () => {
         // What fits is kept whole: decoding gives back the (one-line, look-alike) text.
         if (max > 0 && !out.endsWith('…')) expect(shown(out)).toBe(shown(escapeReaderText(t, 100_000)));
       }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('quoteReaderText (a question quoted in a post, e.g. to the docs team)', () => {
+  /** Each line of a quote: `> ` and a safe reader line. */
+  function expectSafeQuote(out: string, max: number): void {
+    expect(out.length).toBeLessThanOrEqual(max);
+    for (const line of out ? out.split('\n') : []) {
+      expect(line.startsWith('> ')).toBe(true);
+      expectSafe(line.slice(2), max);
+    }
+  }
+  const hostile = [
+    'https://evil.example/reset',
+    'evil.example/login',
+    'www.evil.example',
+    '<https://evil.example|docs.example.com>',
+    '<https://evil.example>',
+    '*URGENT*',
+    '_it_ ~s~',
+    '`code`',
+    '```x```',
+    '```\nfenced\n```',
+    '<!here>',
+    '<!channel>',
+    '@here',
+    '<@U0ALICE>',
+    '<!subteam^S0DOCS>',
+    '<!subteam^S0DOCS|@docs>',
+    '&lt;!channel&gt;',
+    '<#C0GENERAL>',
+    '#general',
+    '> not a quote',
+    '\n',
+    '\r\n',
+    ' ',
+    'a',
+    '🎉',
+    '\u202e',
+  ];
+
+  it('leaves no link, mention, domain, formatting or code in a question, line by line', () => {
+    const q =
+      'How do I log in? <!here> *URGENT*\nsee evil.example/login or https://evil.example/reset\n```x```\n<https://evil.example|docs.example.com> <@U0ALICE> <!subteam^S0DOCS> &lt;!channel&gt;';
+    const out = quoteReaderText(q, 2_500);
+    expectSafeQuote(out, 2_500);
+    expect(out.split('\n')).toHaveLength(4);
+    expect(shown(out)).toContain('> How do I log in? <!here> ∗URGENT∗');
+    expect(shown(out)).toContain('<@U0ALICE> <!subteam^S0DOCS> &lt;!channel&gt;');
+    expect(quoteReaderText('a\n\n  \nb', 100)).toBe('> a\n> b');
+    expect(quoteReaderText('  \n ', 100)).toBe('');
+  });
+
+  it('keeps the bound: whole lines while they fit, then one line cut with …', () => {
+    const long = `${'word '.repeat(400)}\n${'more '.repeat(400)}\nlast`;
+    const out = quoteReaderText(long, 2_500);
+    expect(out.length).toBeLessThanOrEqual(2_500);
+    expect(out.endsWith('…')).toBe(true);
+    expect(out.split('\n')).toHaveLength(2);
+    expect(quoteReaderText('abc\ndef', 5)).toBe('> abc');
+    expect(quoteReaderText('abcdef', 3)).toBe('');
+    expect(quoteReaderText('abcdef', 4)).toBe('> a…');
+  });
+
+  it('property: hostile shapes in any mix, any max, give safe lines of at most max units in all', () => {
+    const text = fc.oneof(
+      fc.array(fc.constantFrom(...hostile), { maxLength: 40 }).map((a) => a.join('')),
+      fc.string({ unit: 'grapheme', maxLength: 300 }),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.constant('x.example '.repeat(600)),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 3_000 }), (t, max) => expectSafeQuote(quoteReaderText(t, max), max)),
       { numRuns: 1000 },
     );
   });

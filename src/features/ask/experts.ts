@@ -10,8 +10,9 @@ import type { AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
+import type { Quota } from '../../platform/quota.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
-import { quote } from '../../platform/slack/limits.js';
+import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { expertsProblem, type Experts } from '../settings/index.js';
@@ -36,7 +37,24 @@ export interface ExpertsDeps {
     conversations: Pick<WebClient['conversations'], 'info'>;
     usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> };
   };
+  /**
+   * Each person's "Ask the docs team" clicks that reach the team: {@link EXPERTS_ASKS_PER_HOUR} per
+   * person per hour (key `team:user`), so no one can ping the team on every unanswered answer.
+   */
+  asks: Pick<Quota, 'take' | 'give'>;
   logger: Logger;
+}
+
+/** How many times one person may ask the docs team per hour (the `asks` quota's points). */
+export const EXPERTS_ASKS_PER_HOUR = 5;
+
+/** The refusal when a person's asks this hour are used (private; nothing is posted). */
+export function asksUsedText(msBeforeNext: number): string {
+  const minutes = Math.max(1, Math.ceil(msBeforeNext / 60_000));
+  return (
+    `You have asked the docs team ${EXPERTS_ASKS_PER_HOUR} times this hour, the most one person can, so I asked no one. ` +
+    `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or reply in the thread to ask people there.`
+  );
 }
 
 /** Answer to a click in a channel with no docs team set. */
@@ -46,12 +64,16 @@ export const NO_EXPERTS_TEXT =
 export const ALREADY_ASKED_TEXT =
   'The docs team was already asked about this question; their answer will be in this thread.';
 
-/** The message in the experts' channel: the question (quoted, inert) from a public channel, else only the link. */
+/**
+ * The message in the experts' channel: the question from a public channel, else only the link. The
+ * question is data: quoted by the rules of reader text (`quoteReaderText`: no link, domain, mention
+ * or formatting survives), at most 2,500 characters.
+ */
 function expertsMessage(rec: AnswerRecord, link: string | undefined, isPrivate: boolean): string {
   const where = `<@${rec.asker}> asked in <#${rec.channel}> and the docs had no answer`;
   const open = link ? `\n<${link}|Open the thread> and answer there.` : '';
   if (isPrivate) return `${where} (a private channel: open it if you're a member).${open}`;
-  return `${where}:\n${quote(rec.question, 2_500)}${open}`;
+  return `${where}:\n${quoteReaderText(rec.question, 2_500)}${open}`;
 }
 
 /**
@@ -67,7 +89,9 @@ async function unreachable(deps: ExpertsDeps, e: Experts): Promise<string | unde
 
 /**
  * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps, the
- * clicker may ask in the answer's channel (access `ask`), and the channel has a docs team; then the
+ * clicker may ask in the answer's channel (access `ask`), the channel has a docs team, and the
+ * clicker has an ask left this hour ({@link EXPERTS_ASKS_PER_HOUR}; else a private refusal, nothing
+ * posted); then the
  * answer is claimed for this click (the first, by anyone; others are told it was done) and the
  * question is posted once where the team is, and the thread told once. A team that can no longer be
  * reached is said plainly (and the claim given back, so a later click tries again). Once asked, the
@@ -88,9 +112,24 @@ export async function handleAskExperts(
   if (!decision.allowed) return tell(decision.text);
   const experts = await deps.expertsFor(rec.channel);
   if (!experts) return tell(NO_EXPERTS_TEXT);
-  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) return tell(ALREADY_ASKED_TEXT);
+  // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and
+  // given back when nothing reaches the team. A crash between take and save counts one ask too many,
+  // never one too few.
+  const quotaKey = `${p.teamId ?? ''}:${p.user}`;
+  if (!ctx.progress.askTaken) {
+    const taken = await deps.asks.take(quotaKey);
+    if (!taken.ok) return tell(asksUsedText(taken.msBeforeNext));
+    await ctx.save({ askTaken: true });
+  }
+  const giveBack = () =>
+    deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
+  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) {
+    await giveBack();
+    return tell(ALREADY_ASKED_TEXT);
+  }
   const problem = ctx.progress.posted ? undefined : await unreachable(deps, experts);
   if (problem) {
+    await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn(
       { channel: rec.channel, experts: experts.id },
@@ -107,6 +146,7 @@ export async function handleAskExperts(
     // After the team's post, a failure is the thread's: the team was asked, so the claim stays (the intake retries).
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
     await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
+    await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
     deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
     const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';
@@ -116,6 +156,18 @@ export async function handleAskExperts(
   }
   await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
+}
+
+/**
+ * Whether a conversation (conversations.info's `channel`: docs.slack.dev, "Conversation object") is
+ * a public channel, the only kind whose question is quoted to the docs team: `is_channel` true and
+ * `is_private` false, and neither `is_mpim` nor `is_im`. A field missing or anything else reads as
+ * private (fails closed: only the link is posted).
+ */
+function isPublicChannel(
+  c: { is_channel?: boolean; is_private?: boolean; is_mpim?: boolean; is_im?: boolean } | undefined,
+): boolean {
+  return c?.is_channel === true && c.is_private === false && !c.is_mpim && !c.is_im;
 }
 
 /** The posts themselves, each once: in the team's channel and a line in the thread, or the group's mention in the thread. */
@@ -131,7 +183,8 @@ async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, c
     deps.slack.chat.getPermalink({ channel: rec.channel, message_ts: rec.threadTs }).then((r) => r.permalink),
     deps.slack.conversations.info({ channel: rec.channel }),
   ]);
-  const text = expertsMessage(rec, link, info.channel?.is_private === true || info.channel?.is_im === true);
+  const text = expertsMessage(rec, link, !isPublicChannel(info.channel));
+  // postOnce posts with unfurl_links and unfurl_media false: nothing in the question previews.
   await postOnce(deps.slack, ctx, { channel: e.id, text, key: `${ctx.jobId}:experts`, since });
   await ctx.save({ posted: true });
   const told = `I asked the docs team in <#${e.id}>; their answer will come here.`;

@@ -15,12 +15,14 @@ import type { IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/steps.js';
+import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
+import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
-import type { AskDeps } from './service.js';
+import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
@@ -98,6 +100,12 @@ export interface Ask {
    * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
    */
   unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
+  /**
+   * Notes that `user` (of `teamId`) was told `what` (a hint, a refusal): true the first time per
+   * person per `TOLD_ONCE_S` (an hour, a SET NX on Redis' clock shared by every replica), false
+   * while the note lasts. @throws the Redis error.
+   */
+  markTold(teamId: string, user: string, what: string): Promise<boolean>;
   /** Such a reply: offers Document this answer in the thread, once per thread (see `offerDocumentAnswer`). */
   handleAnswerReply(msg: AskMessage, botUserId: string | undefined, ctx: IntakeContext): Promise<void>;
   /**
@@ -139,7 +147,12 @@ export function createAsk(o: AskOptions): Ask {
   const hasExperts = async (c: string) => (await o.expertsFor?.(c)) !== undefined;
   const actions = { store, signer, access, conversations, start, logger, metrics, hasExperts };
   const expertsFor = o.expertsFor ?? (async () => undefined);
-  const experts = { store, signer, access, expertsFor, slack, logger };
+  const asks = new Quota(redis, {
+    keyPrefix: `${prefix}:ask:experts-asks`,
+    points: EXPERTS_ASKS_PER_HOUR,
+    durationS: 3600,
+  });
+  const experts = { store, signer, access, expertsFor, slack, asks, logger };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
@@ -151,6 +164,7 @@ export function createAsk(o: AskOptions): Ask {
     unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
+    markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),
     handleAnswerReply: (msg, botUserId, ctx) =>
       offerDocumentAnswer({ store, signer, slack, names: o.platform.slack.names, logger }, msg, botUserId, ctx),
     handleMessage: (msg, botUserId, steps, receipt, opts) =>

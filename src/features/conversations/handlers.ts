@@ -20,7 +20,10 @@ export interface RouterDeps {
   jobs: Pick<AgentJobs, 'handleMessage'>;
   /** Agent-jobs' thread index (a job's thread, or one still starting). @throws the Redis error. */
   jobThreads: (channel: string, threadTs: string) => Promise<ThreadOwner>;
-  ask: Pick<Ask, 'configured' | 'takesReplyFrom' | 'answerReplyFrom' | 'handleMessage' | 'handleAnswerReply'>;
+  ask: Pick<
+    Ask,
+    'configured' | 'takesReplyFrom' | 'answerReplyFrom' | 'handleMessage' | 'handleAnswerReply' | 'markTold'
+  >;
   /** The channel's `/docs-settings mentions` mode (default `auto`). @throws the Redis error. */
   mentionsModeFor: (channel: string) => Promise<MentionsMode>;
   /** FOLLOWUP_IGNORE_PREFIX: replies starting with it are for the people in the thread, not the bot. */
@@ -105,7 +108,8 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
 /**
  * Handles a new message in a question channel (recorded by the question-channel rule): one that
  * reads as a docs change by the mention rule (`readsAsChangeRequest`: "please …", "can you add …",
- * "add …") gets one private line on how to change the docs, once, and no job; any other is asked
+ * "add …") gets one private line on how to change the docs (at most once per person per hour:
+ * `Ask.markTold`), and no job; any other is asked
  * as a question (the ask feature: access, budgets, streaming, sources, follow-ups), answered in the
  * message's thread. Nothing happens while asking the docs is off.
  * @throws what the ask feature throws (the intake retries).
@@ -122,9 +126,15 @@ export async function handleQuestionChannelMessage(
     return deps.ask.handleMessage(msg, p.botUserId, ctx, receipt, { from: 'question-channel' });
   }
   if (ctx.progress.hintTold) return;
-  await deps.slack.chat
-    .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.ts, text: QUESTION_CHANNEL_HINT_TEXT })
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not give the question channel hint'));
+  // Once per person per hour, whatever they post. The note is made BEFORE the post: the hint is
+  // best-effort, so a crash between the two loses that hour's hint, but no retry or second message
+  // can post it twice. (A Redis error throws: the intake retries the recorded message.)
+  const first = await deps.ask.markTold(msg.teamId, msg.user, 'question-channel-hint');
+  if (first) {
+    await deps.slack.chat
+      .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.ts, text: QUESTION_CHANNEL_HINT_TEXT })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not give the question channel hint'));
+  }
   await ctx.save({ hintTold: true });
 }
 

@@ -3,7 +3,8 @@
  * Slack sends a channel and a user group in a command's text escaped when the command has
  * `should_escape: true` (docs.slack.dev, "Implementing slash commands", escaping: channels as
  * `<#C…|name>`, user groups as `<!subteam^S…|@handle>`). Checked when set (the bot must be in the
- * channel; the user group must exist) and again when used.
+ * channel, which must not be shared with another organization; the user group must exist) and
+ * again when used.
  */
 import type { WebClient } from '@slack/web-api';
 import { slackErrorCode } from '../../platform/slack/errors.js';
@@ -57,7 +58,9 @@ export interface ExpertsSlack {
 }
 
 /**
- * Whether the bot can reach `e`: in the channel (conversations.info `is_member`), or the user group
+ * Whether the bot can reach `e`: in the channel (conversations.info `is_member`), which is not
+ * archived nor shared with another organization (`is_ext_shared`, Slack Connect: the questions posted
+ * there would leave the organization), or the user group
  * exists (usergroups.users.list; `no_such_subteam` otherwise). @returns why not (a sentence for
  * the person), or undefined. @throws other Slack errors (the check could not be made).
  */
@@ -66,6 +69,8 @@ export async function expertsProblem(slack: ExpertsSlack, e: Experts): Promise<s
     if (e.kind === 'channel') {
       const res = await slack.conversations.info({ channel: e.id });
       if (res.channel?.is_archived) return `<#${e.id}> is archived: name another channel.`;
+      if (res.channel?.is_ext_shared)
+        return `<#${e.id}> is shared with another organization (Slack Connect), so questions posted there would leave yours: name a channel only your organization is in.`;
       if (!res.channel?.is_member) return `I'm not in <#${e.id}>: invite me there first (\`/invite @Docs Agent\`).`;
       return undefined;
     }

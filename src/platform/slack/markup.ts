@@ -213,3 +213,29 @@ export function escapeReaderText(text: string, max: number): string {
   }
   return `${out.trimEnd()}…`;
 }
+
+/**
+ * Untrusted text of several lines (a question asked in Slack) shown as a mrkdwn block quote, inert:
+ * each line by the rules of reader text ({@link escapeReaderText}: no mention, link, domain,
+ * formatting or code survives; `&`, `<`, `>` escaped), prefixed `> `; blank lines dropped. The whole
+ * is at most `max` UTF-16 code units: whole lines while they fit, then the next line cut (ending `…`)
+ * into what room is left, never inside an entity or a surrogate pair.
+ * @param max - the most UTF-16 code units returned (≥ 0).
+ * @returns the quote; '' for blank input or a `max` too small for one line.
+ */
+export function quoteReaderText(text: string, max: number): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const raw of text.split(/\r\n|[\n\r\u2028\u2029]/)) {
+    const sep = out.length > 0 ? 1 : 0;
+    const room = max - used - sep - 2;
+    if (room < 2) break;
+    const whole = escapeReaderText(raw, Number.MAX_SAFE_INTEGER);
+    if (!whole) continue;
+    const line = whole.length <= room ? whole : escapeReaderText(raw, room);
+    out.push(`> ${line}`);
+    used += sep + 2 + line.length;
+    if (line !== whole) break;
+  }
+  return out.join('\n');
+}

@@ -29,7 +29,8 @@ export interface PostOnceMessage {
 }
 
 /**
- * Posts a message at most once across retries of resumable work. Before posting it saves
+ * Posts a message at most once across retries of resumable work, with `unfurl_links` and
+ * `unfurl_media` false (nothing in it previews). Before posting it saves
  * `<key>:posting` (and confirms it is on the Redis replicas: `steps.confirm`), and puts `{ key }`
  * in the message's metadata; after posting it saves the ts. A retry that finds `posting` without a
  * ts (the process died in between, or a failover lost the ts) looks for the message by its
@@ -58,7 +59,9 @@ export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceM
     ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
     text: m.text,
     ...(m.blocks ? { blocks: m.blocks } : {}),
+    // No previews of anything in a message the bot posts (quoted text is data; Slack's chat.postMessage args).
     unfurl_links: false,
+    unfurl_media: false,
     metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: m.key } },
   });
   const ts = String(posted.ts);
