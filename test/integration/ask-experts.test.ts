@@ -297,10 +297,31 @@ describe('Ask the docs team', () => {
     const d = { ...deps({ kind: 'channel', id: 'C0EXPERTS' }), slack: watching as unknown as ExpertsDeps['slack'] };
     await handleAskExperts(d, click(answerId), ctxOf('exp-order'), tell);
     expect(seenAtPost).toEqual([answerId]);
-    // A team that can't be posted to takes the mark back with the claim.
-    const other = await unanswered();
-    await handleAskExperts(deps({ kind: 'channel', id: 'C0RANDOM' }), click(other.answerId), ctxOf('exp-o2'), tell);
-    expect(await store.answerAskedIn('C0DOCS', other.threadTs, 'U0ADMIN')).toBeUndefined();
+  });
+
+  it('a post Slack refuses takes the mark back, with an offer claim a reply took meanwhile', async () => {
+    const { answerId, threadTs } = await unanswered();
+    const refusing = {
+      ...web,
+      chat: {
+        ...web.chat,
+        postMessage: async (args: Parameters<typeof web.chat.postMessage>[0]) => {
+          if (args.channel !== 'C0EXPERTS') return web.chat.postMessage(args);
+          // A reply lands between the mark and the refused post, and takes the thread's offer.
+          expect(await store.claimAnswerOffer('C0DOCS', threadTs, 'reply-1')).toBe(true);
+          throw Object.assign(new Error('An API error occurred: not_in_channel'), {
+            code: 'slack_webapi_platform_error',
+            data: { ok: false, error: 'not_in_channel' },
+          });
+        },
+      },
+    };
+    const d = { ...deps({ kind: 'channel', id: 'C0EXPERTS' }), slack: refusing as unknown as ExpertsDeps['slack'] };
+    await handleAskExperts(d, click(answerId), ctxOf('exp-refused'), tell);
+    expect(told.at(-1)).toContain("I couldn't post in <#C0EXPERTS> (not_in_channel)");
+    expect(await store.answerAskedIn('C0DOCS', threadTs, 'U0ADMIN')).toBeUndefined();
+    // The next ask offers again: the claim the reply took went with the mark.
+    expect(await store.claimAnswerOffer('C0DOCS', threadTs, 'reply-2')).toBe(true);
   });
 
   it('a value the bot did not sign does nothing', async () => {
@@ -345,6 +366,8 @@ describe('Document this answer', () => {
     const before = botPostsIn(threadTs).length;
     // The asker's own reply is no answer.
     await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0ALICE', 'anyone?', '2.0'), BOT, ctxOf('msg-a'));
+    // Nor is a reply without text (a file alone): it leaves the offer to the team's answer.
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', '  ', '2.5'), BOT, ctxOf('msg-file'));
     const text = 'Ask <@U0ADMIN>, or <!channel>: set `SCIM_TOKEN` <https://evil.example/x|in the admin page> *first*.';
     const first = ctxOf('msg-1');
     await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0ADMIN', text, '3.0'), BOT, first);

@@ -71,6 +71,8 @@ export async function offerDocumentAnswer(
   const answerId = await deps.store.answerAskedIn(msg.channel, threadTs, msg.user);
   const rec = answerId ? await deps.store.answer(answerId) : undefined;
   if (!rec || rec.asker === msg.user) return;
+  // A reply without text (a file alone) can't be the team's answer: it doesn't take the thread's one offer.
+  if (!msg.text.trim()) return;
   if (!(await deps.store.claimAnswerOffer(msg.channel, threadTs, ctx.jobId))) return;
   const replyId = answerIdOf(ctx.jobId);
   if (!ctx.progress.replyKept) {
@@ -213,7 +215,7 @@ export function documentAnswerForm(deps: DocumentAnswerDeps): JobForm<AnswerTarg
     unverifiedText: 'This form is out of date; click Document this answer again.',
     outcome: async ({ channel, threadTs, replyId }, instruction) => {
       const q = await quotedWithin(deps, replyId);
-      if (!q || q.reply.channel !== channel) return { refuse: REPLY_UNKNOWN_TEXT };
+      if (!q || q.reply.channel !== channel || q.reply.threadTs !== threadTs) return { refuse: REPLY_UNKNOWN_TEXT };
       const quoted = documentAnswerQuote(q.answer, q.reply);
       return { start: { channel, instruction, threadTs, quoted, about: q.answer.question } };
     },

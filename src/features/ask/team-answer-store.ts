@@ -43,6 +43,10 @@ const replySchema = z.object({
  */
 export class TeamAnswerStore extends UnansweredLog {
   /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
+  private answerOfferKey(channel: string, threadTs: string): string {
+    return `${this.prefix}:ask:answer-offer:${channel}:${threadTs}`;
+  }
+
   protected threadKey(channel: string, threadTs: string): string {
     return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
   }
@@ -58,9 +62,17 @@ export class TeamAnswerStore extends UnansweredLog {
     await this.redis.multi().hset(key, 'experts', answerId, 'expertsAsker', asker).expire(key, ASK_TTL_S).exec();
   }
 
-  /** Takes back {@link markExpertsAsked} when the team could not be asked after all. @throws the Redis error. */
+  /**
+   * Takes back {@link markExpertsAsked} when the team could not be asked after all, with the thread's
+   * Document this answer claim a reply may have taken meanwhile (the next ask offers again).
+   * @throws the Redis error.
+   */
   async unmarkExpertsAsked(channel: string, threadTs: string): Promise<void> {
-    await this.redis.hdel(this.threadKey(channel, threadTs), 'experts', 'expertsAsker');
+    await this.redis
+      .multi()
+      .hdel(this.threadKey(channel, threadTs), 'experts', 'expertsAsker')
+      .del(this.answerOfferKey(channel, threadTs))
+      .exec();
   }
 
   /**
@@ -78,7 +90,7 @@ export class TeamAnswerStore extends UnansweredLog {
    * retry), false for any later reply. @throws the Redis error.
    */
   async claimAnswerOffer(channel: string, threadTs: string, key: string): Promise<boolean> {
-    const k = `${this.prefix}:ask:answer-offer:${channel}:${threadTs}`;
+    const k = this.answerOfferKey(channel, threadTs);
     if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
     return (await this.redis.get(k)) === key;
   }
