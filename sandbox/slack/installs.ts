@@ -20,7 +20,7 @@
  */
 import { fail, str, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
-import type { FakeInstallsApi, FakeOAuthApp, TokenIdentity } from './types.js';
+import type { FakeInstallsApi, FakeOAuthApp, InstallConsent, TokenIdentity } from './types.js';
 
 /** How long a `code` can be exchanged, in ms (Slack: the code "expires after ten minutes"). */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -52,15 +52,7 @@ export class FakeInstalls implements FakeInstallsApi {
    * A person (`user`, default U0ALICE) allows the install in workspace `teamId` (or, `orgWide`,
    * the org `enterpriseId`): the `code` Slack appends to the Redirect URL.
    */
-  authorize(p: {
-    teamId: string;
-    teamName?: string;
-    enterpriseId?: string;
-    enterpriseName?: string;
-    orgWide?: boolean;
-    redirectUri?: string;
-    user?: string;
-  }): string {
+  authorize(p: InstallConsent): string {
     this.seq += 1;
     const code = `${this.seq}.${Date.now()}.fakecode${Math.random().toString(16).slice(2)}`;
     const identity: TokenIdentity = {

@@ -367,21 +367,27 @@ export interface TokenIdentity {
   orgWide: boolean;
 }
 
+/**
+ * What a person allows on Slack's install page: workspace `teamId` (or, `orgWide`, the org
+ * `enterpriseId`), by `user` (default U0ALICE), back to `redirectUri`.
+ */
+export interface InstallConsent {
+  teamId: string;
+  teamName?: string;
+  enterpriseId?: string;
+  enterpriseName?: string;
+  orgWide?: boolean;
+  redirectUri?: string;
+  user?: string;
+}
+
 /** The fake's OAuth installs as tests and drivers use them (sandbox/slack/installs.ts). */
 export interface FakeInstallsApi {
   /**
    * A person (`user`, default U0ALICE) allows the install in workspace `teamId` (or, `orgWide`, the
    * org `enterpriseId`): the `code` Slack appends to the Redirect URL.
    */
-  authorize(p: {
-    teamId: string;
-    teamName?: string;
-    enterpriseId?: string;
-    enterpriseName?: string;
-    orgWide?: boolean;
-    redirectUri?: string;
-    user?: string;
-  }): string;
+  authorize(p: InstallConsent): string;
   /** The identity of a token `oauth.v2.access` issued (and not revoked), or undefined. */
   identity(token: string): TokenIdentity | undefined;
   /** The app is uninstalled from workspace (or org) `id`: its tokens are revoked. */
