@@ -122,6 +122,17 @@ describe('the answer text filter', () => {
       'https://docs.acme.test/a<(www.evil.example)',
       `https:${WJ}//docs.${WJ}acme.${WJ}test/a\\<(www.${WJ}evil.${WJ}example)`,
     ],
+    // A character no URL may hold unencoded keeps an autolink to the site from being a link: its
+    // text would show another site's name (found by the property below, CI seed -1722432053).
+    [
+      '<https://docs.acme.test/sso[www.evil.example> ',
+      `https:${WJ}//docs.${WJ}acme.${WJ}test/sso\\[www.${WJ}evil.${WJ}example `,
+    ],
+    [
+      '<https://docs.acme.test/sso*www.evil.example>',
+      `[https:${WJ}//docs.${WJ}acme.${WJ}test/sso\\*www.${WJ}evil.${WJ}example](https://docs.acme.test/sso*www.evil.example)`,
+    ],
+    ['[a](<https://docs.acme.test/a|b>)', `a (https:${WJ}//docs.${WJ}acme.${WJ}test/a\\|b)`],
     // A Markdown-escaped dot is a dot once read: the domain it would make is broken like any other.
     ['SSO\\.data:text/html,x', `SSO\\.${WJ}data:text/html,x`],
     ['see www\\.evil\\.example/login', `see www\\.${WJ}evil\\.${WJ}example/login`],

@@ -39,10 +39,12 @@ export function siteOf(siteUrl: string | undefined): Site | undefined {
 /**
  * `raw` as an absolute link to the docs site, or undefined when it points anywhere else: a
  * `/`-rooted path is made one; any other relative form (`//host`, `page`, `#x`), another origin,
- * another scheme (`javascript:`, `data:`), a path outside the site's base, or an `@` is refused.
+ * another scheme (`javascript:`, `data:`), a path outside the site's base, an `@`, or a character
+ * RFC 3986 never allows unencoded in a URL (`[ ] < > { } | ^ "` and the backtick: shown as the
+ * link's text, `…/sso[www.evil.example` would carry another site's name) is refused.
  */
 export function docsLink(raw: string, site: Site | undefined): string | undefined {
-  if (!site || raw.includes('@') || /[\s\\]/.test(raw)) return undefined;
+  if (!site || raw.includes('@') || /[\s\\[\]<>{}|^"`]/.test(raw)) return undefined;
   let u: URL;
   try {
     if (/^\/(?![/\\])/.test(raw)) u = new URL(site.base + raw);
@@ -136,6 +138,15 @@ function renderChildren(node: Parent, ctx: RenderCtx, from: number, to: number):
   return out + ctx.source.slice(at, to);
 }
 
+/**
+ * A docs-site URL shown as a link's own text: as typed when it is made only of the characters
+ * {@link docsWord} allows in a plain-text URL, else with the word joiners of {@link inert} (a `*`,
+ * `_`, `~` or `(` inside could end one URL and start another in the shown text).
+ */
+function shownUrl(href: string): string {
+  return /^[A-Za-z0-9\-./?#=%+:]*$/.test(href) ? href : inert(href);
+}
+
 /** A link or an image: a link when its destination is the docs site's, else its text and destination as text. */
 function renderLink(node: Nodes & { url: string }, ctx: RenderCtx): string {
   const label =
@@ -150,7 +161,7 @@ function renderLink(node: Nodes & { url: string }, ctx: RenderCtx): string {
   const href = docsLink(node.url, ctx.site);
   const sameAsUrl = !label.trim() || label.replace(/\\(.)|\u2060/g, '$1') === node.url;
   if (href) {
-    const shown = sameAsUrl ? href.replace(/[[\]\\`*_~|<]/g, (c) => `\\${c}`) : label;
+    const shown = sameAsUrl ? shownUrl(href) : label;
     return `[${shown}](${href.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
   }
   return sameAsUrl ? inert(node.url) : `${label} (${inert(node.url)})`;
