@@ -52,6 +52,22 @@ describe('status message', () => {
     expect(JSON.stringify(buildStatusMessage({ ...base, state: 'active' }).blocks)).not.toContain('About:');
   });
 
+  it("quotes the person's instruction and question as data: no link, formatting or code goes live", async () => {
+    const { questionMessage } = await import('../../src/features/ask/blocks.js');
+    const { buildUncertainNotice } = await import('../../src/features/agent-jobs/start/blocks.js');
+    const { TEST_SIGNER } = await import('../helpers/signer.js');
+    const typed = 'Fix *SSO* at https://evil.example and `code`\n<!here> _now_';
+    const shown = [
+      buildStatusMessage({ ...base, state: 'active', instruction: typed }).blocks,
+      questionMessage('U0ALICE', typed).blocks,
+      buildUncertainNotice({ requester: 'U0ALICE', instruction: typed, restartId: 'r1' }, TEST_SIGNER).blocks,
+    ].map((b) => JSON.stringify(b));
+    for (const text of shown) {
+      expect(text).toContain('Fix ');
+      for (const live of ['https://evil', '*SSO*', '`code`', '<!here>', '_now_']) expect(text).not.toContain(live);
+    }
+  });
+
   it('says how long it took once it ended', () => {
     const msg = buildStatusMessage({
       ...base,

@@ -3,8 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
-import { quote } from '../../platform/slack/limits.js';
-import { markupToText } from '../../platform/slack/markup.js';
+import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
@@ -122,7 +121,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   );
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
-  const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quote(res.prompt, 2800)}`;
+  const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quoteReaderText(res.prompt, 2800)}`;
   const key = `${ctx.jobId}:note`;
   const message = { channel: rec.channel, thread_ts: rec.threadTs, text: note, key, since: ctx.receivedAt };
   await postOnce(deps.slack, ctx, message).catch((err: unknown) => {

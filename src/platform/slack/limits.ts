@@ -50,12 +50,6 @@ export function truncate(text: string, max: number): string {
   return `${cut}…`;
 }
 
-/** Quotes text as a mrkdwn block quote (`> ` on every line), escaped, within `max` chars. */
-export function quote(text: string, max: number): string {
-  const lines = escapeMrkdwn(text).split('\n');
-  return truncate(lines.map((l) => `> ${l}`).join('\n'), max);
-}
-
 /** A user's word, safe inside inline code: backticks replaced, &<> escaped, at most 60 chars. */
 export function quoteToken(token: string): string {
   const cut = token.length > 60 ? `${token.slice(0, 59)}…` : token;

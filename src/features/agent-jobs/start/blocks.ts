@@ -1,6 +1,7 @@
 /** Block Kit of a start (pure builders): the notice of a start whose fate is unknown, with "Start it again". */
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, escapeMrkdwn, quote, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, truncate } from '../../../platform/slack/limits.js';
+import { quoteReaderText } from '../../../platform/slack/markup.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 
 /** `action_id` of "Start it again" on the notice of an uncertain start. */
@@ -43,7 +44,7 @@ export function buildUncertainNotice(
     `<@${p.requester}> I lost the answer to the request that starts your docs job (I was stopped, or the docs service did not answer in time), and the docs service can't tell me whether it started. ` +
     `*A job may already be running*: if so, I won't report its end here and it won't be in my App Home. ` +
     `Look on the docs platform for an agent job or a new pull request${where} with this instruction; only if there is none, start it again. Starting again always makes a new job; if the first went through, you'll have two:`;
-  const text = truncate(`${head}\n${quote(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
+  const text = truncate(`${head}\n${quoteReaderText(p.instruction, 2000)}`, SLACK_LIMITS.sectionText);
   const label = { type: 'plain_text' as const, text: RESTART_LABEL };
   const value = signer.sign(RESTART_PURPOSE, p.restartId);
   const again = { type: 'button' as const, text: label, action_id: ACTION_RESTART, value, confirm: RESTART_CONFIRM };

@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, quote, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
-import { escapeReaderText } from '../../../platform/slack/markup.js';
+import { escapeReaderText, quoteReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
 
@@ -122,7 +122,7 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: heading + quote(v.instruction, SLACK_LIMITS.sectionText - heading.length),
+        text: heading + quoteReaderText(v.instruction, SLACK_LIMITS.sectionText - heading.length),
       },
     },
     ...aboutBlock(v.about),
