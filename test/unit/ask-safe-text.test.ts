@@ -132,6 +132,9 @@ describe('the answer text filter', () => {
       '<https://docs.acme.test/sso*www.evil.example>',
       `[https:${WJ}//docs.${WJ}acme.${WJ}test/sso\\*www.${WJ}evil.${WJ}example](https://docs.acme.test/sso*www.evil.example)`,
     ],
+    // Two parts each safe alone must not make a URL or a domain where they meet (CI fuzz, 150,000 runs).
+    ['www.<https://>', `www.${WJ}https:${WJ}//`],
+    ['evil`x`<https://a>.example', `evil\`x\`https:${WJ}//a.${WJ}example`],
     ['[a](<https://docs.acme.test/a|b>)', `a (https:${WJ}//docs.${WJ}acme.${WJ}test/a\\|b)`],
     // A Markdown-escaped dot is a dot once read: the domain it would make is broken like any other.
     ['SSO\\.data:text/html,x', `SSO\\.${WJ}data:text/html,x`],
