@@ -1,14 +1,27 @@
 /**
- * How an answer ends: its last write, saved before it is made (a retry makes it again), and the end
- * of an answer a crash cut (a retry stops it with the cut-off notice, never asks again).
+ * The steps of an answer ({@link answerSteps}) and how it ends: its last write, saved before it is
+ * made (a retry makes it again), and the end of an answer a crash cut (a retry stops it with the
+ * cut-off notice, never asks again).
  */
 import type { KnownBlock } from '@slack/types';
 import { slackErrorCode } from '../../../platform/slack/errors.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
 import { postOnce, postOnceKeys } from '../../../platform/slack/post-once.js';
-import type { Steps } from '../../../platform/steps.js';
+import { stepKeys, type Steps } from '../../../platform/steps.js';
 import { CUT_OFF_TEXT } from '../blocks.js';
-import { answerSteps, type AnswerTarget, type WriterDeps } from './types.js';
+import type { AnswerTarget, WriterDeps } from './types.js';
+
+/**
+ * The steps of one answer (`./stream.ts`, `./final.ts`), each `<target.key>:<name>`: `streaming`
+ * (saved before chat.startStream), `stream` (its ts), `final` (the final write, saved before it is
+ * made), and the keys of the messages posted at most once (postOnce): `post` (the posted
+ * fallback), `cut` (the cut-off notice of a retry), `rest` (the rest of a stream Slack ended).
+ */
+export function answerSteps(
+  target: Pick<AnswerTarget, 'key'>,
+): Record<'streaming' | 'stream' | 'final' | 'post' | 'cut' | 'rest', string> {
+  return stepKeys(target.key, 'streaming', 'stream', 'final', 'post', 'cut', 'rest');
+}
 
 /**
  * The last write of an answer (the stream's stop, the posted answer's final edit, or the one

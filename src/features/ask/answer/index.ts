@@ -4,9 +4,9 @@
  * (`startAnswerWorker`); the worker runs {@link writeAnswer}, the writer's one entry point, with the
  * job's saved steps. Inside: `write.ts` (asking the assistant, the answer's end and its record),
  * `read.ts` (the assistant's events read into the writer, made safe by `safe-text.ts` and
- * `safe-markdown.ts`), `stream.ts` (the one writer of the answer message), `final.ts` (its final
- * write, and a retry's end of an answer a crash cut), `types.ts` (what they share: the target, the
- * writer's deps, the answer's step keys), `worker.ts` (the answers' queue).
+ * `safe-markdown.ts`), `stream.ts` (the one writer of the answer message), `final.ts` (the answer's
+ * step keys, its final write, and a retry's end of an answer a crash cut), `types.ts` (what they
+ * share: the target, the writer's deps), `worker.ts` (the answers' queue).
  */
 export { writeAnswer, type AnswerDeps, type AnswerResult, type Question } from './write.js';
 export type { StreamSlack, WriterDeps } from './types.js';

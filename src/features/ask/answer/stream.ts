@@ -1,5 +1,5 @@
-import { markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
-import { answerSteps, type AnswerEnd, type AnswerTarget, type WriterDeps } from './types.js';
+import { answerSteps, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import type { AnswerEnd, AnswerTarget, WriterDeps } from './types.js';
 import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
 import { postOnce } from '../../../platform/slack/post-once.js';
 import type { Steps } from '../../../platform/steps.js';

@@ -1,8 +1,7 @@
-/** What the answer's writer (`./stream.ts`) and its final write (`./final.ts`) work with, and the names of its steps. */
+/** What the answer's writer (`./stream.ts`) and its final write (`./final.ts`) work with. */
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../../platform/logger.js';
-import { stepKeys } from '../../../platform/steps.js';
 
 /** The Web API methods the writer uses. */
 export type StreamSlack = {
@@ -41,16 +40,4 @@ export interface AnswerTarget {
 export interface AnswerEnd {
   blocks: KnownBlock[];
   notice?: string;
-}
-
-/**
- * The steps of one answer (`./stream.ts`, `./final.ts`), each `<target.key>:<name>`: `streaming`
- * (saved before chat.startStream), `stream` (its ts), `final` (the final write, saved before it is
- * made), and the keys of the messages posted at most once (postOnce): `post` (the posted
- * fallback), `cut` (the cut-off notice of a retry), `rest` (the rest of a stream Slack ended).
- */
-export function answerSteps(
-  target: Pick<AnswerTarget, 'key'>,
-): Record<'streaming' | 'stream' | 'final' | 'post' | 'cut' | 'rest', string> {
-  return stepKeys(target.key, 'streaming', 'stream', 'final', 'post', 'cut', 'rest');
 }

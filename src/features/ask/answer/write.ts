@@ -14,10 +14,10 @@ import { stepKeys, type Steps } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from '../blocks.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from '../store.js';
-import { endCutAnswer } from './final.js';
+import { answerSteps, endCutAnswer } from './final.js';
 import { readAnswer, type Read } from './read.js';
 import { AnswerWriter } from './stream.js';
-import { answerSteps, type WriterDeps } from './types.js';
+import type { WriterDeps } from './types.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
@@ -85,7 +85,7 @@ const NOTHING_FOUND = new RegExp(
 /**
  * The steps of answering the question `key` (`Question.key`), each `<key>:<name>`: `done` (the
  * outcome, once answered), `outcome` (saved before the final write), and `answer`, the key of the
- * answer's own steps (`./types.ts`' answerSteps).
+ * answer's own steps (`./final.ts`' answerSteps).
  */
 const questionSteps = (key: string) => stepKeys(key, 'done', 'outcome', 'answer');
 
