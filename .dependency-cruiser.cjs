@@ -1,7 +1,8 @@
 /**
  * The layering of src/ and the top-level sandbox/ (see docs/architecture.md), checked by `npm run lint`:
  *   features → platform, never platform → features; a feature uses another feature only through
- *   its index.ts; nothing but the sandbox imports the sandbox; production code never imports tests;
+ *   its index.ts (and the rest of ask its answer writer only through answer/index.ts); nothing but
+ *   the sandbox imports the sandbox; production code never imports tests;
  *   no import cycles (type-only imports included).
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -28,6 +29,14 @@ module.exports = {
         "A feature may use another feature only through that feature's index.ts (the one at its root: a sub-area's index.ts is for its own feature).",
       from: { path: '^src/features/([^/]+)/' },
       to: { path: '^src/features/[^/]+/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'ask-answer-writer-through-index',
+      severity: 'error',
+      comment:
+        "ask's answer writer (src/features/ask/answer/) is entered through its index.ts only: the rest of the feature queues answers and starts its worker there.",
+      from: { path: '^src/features/ask/', pathNot: '^src/features/ask/answer/' },
+      to: { path: '^src/features/ask/answer/', pathNot: '^src/features/ask/answer/index\\.ts$' },
     },
     {
       name: 'production-never-imports-the-sandbox',

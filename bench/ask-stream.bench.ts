@@ -6,7 +6,7 @@ import { AskBudget } from '../src/features/ask/budget.js';
 import { register as registerAsk } from '../src/features/ask/listeners.js';
 import { askQuestion, type AskDeps } from '../src/features/ask/service.js';
 import { AskStore } from '../src/features/ask/store.js';
-import type { StreamSlack } from '../src/features/ask/stream.js';
+import type { AnswerJobDeps, StreamSlack } from '../src/features/ask/answer/index.js';
 import { OPEN_GATE } from '../src/platform/access.js';
 import { DiscoveryClient } from '../src/platform/docs-api/discovery-client.js';
 import { InFlight } from '../src/platform/in-flight.js';
@@ -19,6 +19,7 @@ import { signatureHeaders } from '../sandbox/driver/http.js';
 import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi } from '../sandbox/fake-docs-api.js';
 import { startFakeSlack } from '../sandbox/fake-slack.js';
 import { freePort } from '../sandbox/free-port.js';
+import { answersWrittenAtOnce } from '../test/helpers/answers.js';
 import { TEST_SIGNER } from '../test/helpers/signer.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../test/helpers/redis.js';
 import { BENCH_SECRET, BENCH_TOKEN, interleaved, percentile, percentileRow } from './ack-helpers.js';
@@ -58,7 +59,7 @@ const discovery = new DiscoveryClient({
   apiKey: FAKE_ASSISTANT_KEY,
   domain: FAKE_DOCS_DOMAIN,
 });
-const deps: AskDeps = {
+const answerDeps: Omit<AskDeps, 'answers'> & AnswerJobDeps = {
   configured: true,
   discovery,
   store: new AskStore(redis, prefix),
@@ -72,6 +73,8 @@ const deps: AskDeps = {
   logger,
   now: Date.now,
 };
+const unexpected = async (t: string) => void console.error(`unexpected: ${t}`);
+const deps: AskDeps = { ...answerDeps, answers: answersWrittenAtOnce(answerDeps, unexpected) };
 const users = Array.from({ length: AT_ONCE }, (_, i) => `U0B${String(i).padStart(3, '0')}`);
 slack.users.push(...users.map((id) => ({ id, name: id.toLowerCase() })));
 
@@ -95,7 +98,7 @@ async function round(): Promise<number[]> {
       };
       await askQuestion(deps, req, memorySteps(), {
         to: { user, channel: 'C0DOCS' },
-        tell: async (t: string) => void console.error(`unexpected: ${t}`),
+        tell: unexpected,
       });
     }),
   );

@@ -58,7 +58,7 @@ describe('a question: access and budget before the question is read', () => {
       slack: web,
       logger,
       now: Date.now,
-      answers: { enqueue: vi.fn(async () => undefined) },
+      answers: { add: vi.fn(async () => undefined) },
     } as unknown as AskDeps;
     const req = {
       teamId: 'T0SANDBOX',
@@ -85,8 +85,9 @@ describe('a question: access and budget before the question is read', () => {
   it('out of budget: told when the next slot frees, no users.info; admitted, the names are read', async () => {
     const told: string[] = [];
     const first = await ask(OPEN_GATE, 1, told);
-    expect(first.answers!.enqueue).toHaveBeenCalledWith(
-      expect.objectContaining({ question: 'how do @bob and @carol rotate a key?' }),
+    expect(first.answers.add).toHaveBeenCalledWith(
+      'answer',
+      expect.objectContaining({ q: expect.objectContaining({ question: 'how do @bob and @carol rotate a key?' }) }),
       expect.anything(),
     );
     const lookups = reads().length;

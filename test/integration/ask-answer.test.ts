@@ -11,9 +11,9 @@ import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { AskBudget } from '../../src/features/ask/budget.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../src/features/ask/service.js';
-import { answerQuestion } from '../../src/features/ask/answer.js';
+import { writeAnswer, type AnswerJobDeps } from '../../src/features/ask/answer/index.js';
 import { answerIdOf, AskStore } from '../../src/features/ask/store.js';
-import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/stream.js';
+import { ANSWER_MAX_CHARS, type StreamSlack } from '../../src/features/ask/answer/stream.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
@@ -28,7 +28,8 @@ import { memorySteps } from '../../src/platform/steps.js';
 import { INVITE_FIRST } from '../../src/platform/slack/errors.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import { UnreplicatedStepError } from '../../src/platform/replica-guard.js';
-import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../src/features/ask/worker.js';
+import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../src/features/ask/answer/index.js';
+import { answersWrittenAtOnce } from '../helpers/answers.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
 /*
@@ -68,6 +69,15 @@ beforeEach(() => {
 });
 afterEach(() => dropPrefix(redis, prefix));
 
+/** Asking's and the answer worker's deps; `answers` absent: each answer is written at once ({@link withAnswers}). */
+type TestDeps = Omit<AskDeps, 'answers'> & Partial<Pick<AskDeps, 'answers'>> & AnswerJobDeps;
+
+/** `d` with its answers' queue: the one given, else one that writes each answer at once, telling `told`. */
+const withAnswers = (d: TestDeps): AskDeps & AnswerJobDeps => ({
+  ...d,
+  answers: d.answers ?? answersWrittenAtOnce(d, async (t) => void told.push(t)),
+});
+
 function deps(
   over: {
     apiKey?: string;
@@ -77,7 +87,7 @@ function deps(
     store?: AskStore;
     scopeFor?: AskDeps['scopeFor'];
   } = {},
-): AskDeps {
+): TestDeps {
   const discovery = new DiscoveryClient({
     baseUrl: `${docs.url}/discovery`,
     apiKey: over.apiKey ?? FAKE_ASSISTANT_KEY,
@@ -109,7 +119,7 @@ function deps(
 
 let n = 0;
 async function ask(
-  d: AskDeps,
+  d: TestDeps,
   question: string,
   opts: { threadTs?: string; channel?: string; user?: string; claim?: 'asker'; from?: 'question-channel' } = {},
 ) {
@@ -126,7 +136,7 @@ async function ask(
     key: `k${n}-${prefix}`,
     receivedAt: Date.now(),
   };
-  await askQuestion(d, req, memorySteps(), {
+  await askQuestion(withAnswers(d), req, memorySteps(), {
     to: { user: 'U0ALICE', channel: 'C0DOCS' },
     tell: async (t: string) => void told.push(t),
   });
@@ -308,10 +318,10 @@ describe('asking: Slack and Redis', () => {
     const steps = { ...memorySteps(), finalAttempt: false };
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     const before = assistantCalls().length;
-    await expect(answerQuestion(d, q, steps)).rejects.toThrow();
+    await expect(writeAnswer(d, q, steps)).rejects.toThrow();
     const [cut] = replies(root);
     expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('in_progress');
-    expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'failed' });
+    expect(await writeAnswer(d, q, steps)).toEqual({ outcome: 'failed' });
     expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
     expect(replies(root)).toHaveLength(1);
     expect(replies(root)[0]!.text).toContain('cut off; ask again');
@@ -333,7 +343,7 @@ describe('asking: Slack and Redis', () => {
       since: Date.now(),
     };
     slack.failNext('chat.appendStream', { error: 'internal_error' });
-    await expect(answerQuestion(d, q, memorySteps())).rejects.toThrow();
+    await expect(writeAnswer(d, q, memorySteps())).rejects.toThrow();
     const [cut] = replies(root);
     expect(slack.streams.get('C0DOCS', cut!.ts)?.state).toBe('completed');
     expect(replies(root)[0]!.text).toContain('cut off; ask again');
@@ -362,12 +372,12 @@ describe('asking: Slack and Redis', () => {
         if (`${q.key}:done` in patch) left = { ...steps.progress };
         await save(patch);
       };
-      expect(await answerQuestion(d, q, steps)).toEqual({ outcome: 'answered' });
+      expect(await writeAnswer(d, q, steps)).toEqual({ outcome: 'answered' });
       expect(steps.progress[`${q.key}:answer:final`]).toBeUndefined(); // its copy of the answer is dropped once done
       const before = assistantCalls().length;
       const retry = { ...memorySteps(), progress: { ...left } };
       retry.save = async (patch) => void Object.assign(retry.progress, patch);
-      expect(await answerQuestion(d, q, retry)).toEqual({ outcome: 'answered' });
+      expect(await writeAnswer(d, q, retry)).toEqual({ outcome: 'answered' });
       expect(assistantCalls()).toHaveLength(before);
       expect(replies(root)).toHaveLength(1);
       expect(replies(root)[0]!.text).not.toContain('cut off');
@@ -421,7 +431,7 @@ describe('asking: Slack and Redis', () => {
       key: `out-${prefix}`,
       receivedAt: Date.now(),
     };
-    await askQuestion(d, req, memorySteps(), {
+    await askQuestion(withAnswers(d), req, memorySteps(), {
       to: { user: 'U0ALICE', channel: 'C0DOCS' },
       tell: async (t: string) => void told.push(t),
     });
@@ -449,12 +459,12 @@ describe('asking: Slack and Redis', () => {
       };
       const steps = { ...memorySteps(), finalAttempt: false };
       await expect(
-        askQuestion(d, req, steps, {
+        askQuestion(withAnswers(d), req, steps, {
           to: { user: 'U0ALICE', channel: 'C0DOCS' },
           tell: async (t: string) => void told.push(t),
         }),
       ).rejects.toThrow();
-      await askQuestion(d, req, memorySteps(), {
+      await askQuestion(withAnswers(d), req, memorySteps(), {
         to: { user: 'U0ALICE', channel: 'C0DOCS' },
         tell: async (t: string) => void told.push(t),
       });
@@ -489,7 +499,7 @@ describe('asking: which threads the bot takes replies in', () => {
 
   it("/docs-ask's thread (the bot's own question) takes anyone's replies", async () => {
     const store = new AskStore(redis, prefix);
-    const d = { ...deps({ store }), answers: { enqueue: async () => undefined } };
+    const d = withAnswers({ ...deps({ store }), answers: { add: vi.fn() } as unknown as AskDeps['answers'] });
     const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'SSO?', key: `q-${prefix}` };
     await askQuestion(d, { ...req, receivedAt: Date.now() }, memorySteps(), {
       to: { user: 'U0ALICE', channel: 'C0DOCS' },
@@ -539,7 +549,7 @@ describe('asking: at most 3 answers being written per person', () => {
   it('a 4th question while 3 answers are written is told plainly and privately, costs nothing; one done frees a slot', async () => {
     const store = new AskStore(redis, prefix);
     const enqueue = vi.fn(async () => undefined);
-    const d = { ...deps({ store, perUser: 4 }), answers: { enqueue } };
+    const d = { ...deps({ store, perUser: 4 }), answers: { add: enqueue } as unknown as AskDeps['answers'] };
     for (let i = 0; i < 3; i++) await ask(d, `How do I rotate key ${i}?`);
     expect(enqueue).toHaveBeenCalledTimes(3);
     await ask(d, 'Which page covers SSO?');
@@ -549,7 +559,7 @@ describe('asking: at most 3 answers being written per person', () => {
     await ask(d, 'Which page covers SSO?', { user: 'U0BOB' });
     expect(enqueue).toHaveBeenCalledTimes(4);
     // One of Alice's answers done: her next question is taken (her budget of 4 was not spent by the refusal).
-    const first = (enqueue.mock.calls[0] as unknown as [{ key: string }])[0];
+    const first = (enqueue.mock.calls[0] as unknown as [string, { q: { key: string } }])[1].q;
     await store.releaseAnswerSlot('T0TEST', 'U0ALICE', first.key);
     await ask(d, 'Which page covers SSO?');
     expect(enqueue).toHaveBeenCalledTimes(5);

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import type { Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it } from 'vitest';
-import { fallbackText } from '../../src/features/ask/final.js';
-import { parseAnswer } from '../../src/features/ask/safe-markdown.js';
-import { SafeAnswerStream, safeAnswerText } from '../../src/features/ask/safe-text.js';
-import { ANSWER_MAX_CHARS } from '../../src/features/ask/stream.js';
+import { fallbackText } from '../../src/features/ask/answer/final.js';
+import { parseAnswer } from '../../src/features/ask/answer/safe-markdown.js';
+import { SafeAnswerStream, safeAnswerText } from '../../src/features/ask/answer/safe-text.js';
+import { ANSWER_MAX_CHARS } from '../../src/features/ask/answer/stream.js';
 
 /*
  * The assistant's Markdown can echo readers' and pages' text: what reaches Slack must never be a

@@ -1,5 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AnswerWriter, FINAL_EDIT_WAIT_MS, type StreamSlack, type WriterDeps } from '../../src/features/ask/stream.js';
+import {
+  AnswerWriter,
+  FINAL_EDIT_WAIT_MS,
+  type StreamSlack,
+  type WriterDeps,
+} from '../../src/features/ask/answer/stream.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/steps.js';
 

@@ -7,9 +7,9 @@ import {
   MIN_APPEND_CHARS,
   type StreamSlack,
   type WriterDeps,
-} from '../../src/features/ask/stream.js';
-import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/resume.js';
-import { SuggestionsFilter } from '../../src/features/ask/suggestions.js';
+} from '../../src/features/ask/answer/stream.js';
+import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../src/features/ask/answer/final.js';
+import { SuggestionsFilter } from '../../src/features/ask/answer/read.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { memorySteps } from '../../src/platform/steps.js';
 

@@ -26,8 +26,13 @@ import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
-import type { StreamSlack } from './stream.js';
-import { createAnswerQueue, enqueueAnswer, startAnswerWorker, type AnswerJobData } from './worker.js';
+import {
+  createAnswerQueue,
+  startAnswerWorker,
+  type AnswerJobData,
+  type AnswerJobDeps,
+  type StreamSlack,
+} from './answer/index.js';
 
 export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.js';
 export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
@@ -142,7 +147,7 @@ export function createAsk(o: AskOptions): Ask {
   const shutdown = new AbortController();
   const slack = o.platform.slack.web as unknown as StreamSlack & WebClient;
   const answerQueue = createAnswerQueue(queues);
-  const ask = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
+  const { ask, answer } = askDeps(o, { store, slack, logger, signal: shutdown.signal, answerQueue });
   const { access, start } = o;
   const hasExperts = async (c: string) => (await o.expertsFor?.(c)) !== undefined;
   const actions = { store, signer, access, conversations, start, logger, metrics, hasExperts };
@@ -173,7 +178,7 @@ export function createAsk(o: AskOptions): Ask {
     register: (app) => registerListeners(app, listenerDeps),
     startWorkers: () => {
       const guard = intake.guard.enabled ? { guard: intake.guard } : {};
-      worker = startAnswerWorker(queues, { answer: ask, tell: { slack, logger }, work: o.platform.slack, ...guard });
+      worker = startAnswerWorker(queues, { answer, tell: { slack, logger }, work: o.platform.slack, ...guard });
       return [worker];
     },
     abort: () => {
@@ -185,7 +190,7 @@ export function createAsk(o: AskOptions): Ask {
   };
 }
 
-/** What asking needs (`AskDeps`), from the feature's options and its parts. */
+/** What asking needs (`AskDeps`) and what writing an answer needs (`AnswerJobDeps`), from the feature's options and its parts. */
 function askDeps(
   o: AskOptions,
   parts: {
@@ -195,7 +200,7 @@ function askDeps(
     signal: AbortSignal;
     answerQueue: Queue<AnswerJobData>;
   },
-): AskDeps {
+): { ask: AskDeps; answer: AnswerJobDeps } {
   const { store, slack, logger, answerQueue } = parts;
   const { redis, prefix, now, discovery, signer, metrics } = o.platform;
   const { config } = o;
@@ -209,23 +214,30 @@ function askDeps(
     signal: parts.signal,
   };
   const budget = { perUser: config.ASK_CALLS_PER_USER_PER_HOUR, perWorkspace: config.ASK_CALLS_PER_HOUR };
-  return {
-    configured: discovery !== undefined,
+  const answer = {
     discovery: discovery ?? { sendMessage: () => Promise.reject(new Error('asking the docs is not configured')) },
     store,
     writer,
     signer,
     siteUrl: config.DOCS_SITE_URL,
     fingerprint: fingerprinter(config.SLACK_SIGNING_SECRET || config.SLACK_APP_TOKEN || ''),
-    access: o.access,
-    budget: new AskBudget(redis, prefix, budget),
-    slack,
     logger,
     now,
     signal: parts.signal,
-    answers: { enqueue: (q, to) => enqueueAnswer(answerQueue, q, to) },
+    metrics,
+  };
+  const ask = {
+    configured: discovery !== undefined,
+    access: o.access,
+    budget: new AskBudget(redis, prefix, budget),
+    store,
+    slack,
+    logger,
+    now,
+    answers: answerQueue,
     metrics,
     ...(o.scopeFor ? { scopeFor: o.scopeFor } : {}),
     ...(o.expertsFor ? { hasExperts: async (c: string) => (await o.expertsFor!(c)) !== undefined } : {}),
   };
+  return { ask, answer };
 }

@@ -1,12 +1,14 @@
+import type { Queue } from 'bullmq';
 import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import type { Logger } from '../../platform/logger.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
-import type { Steps } from '../../platform/steps.js';
-import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
+import { stepKeys, type Steps } from '../../platform/steps.js';
+import { enqueueAnswer, releaseSlot, type AnswerJobData } from './answer/index.js';
 import type { AskBudget } from './budget.js';
 import { questionMessage } from './blocks.js';
 import type { AskStore } from './store.js';
@@ -17,15 +19,13 @@ import { NOT_CONFIGURED_TEXT, questionTooLongText, TOO_MANY_ANSWERS_TEXT } from 
 export const QUESTION_MAX_CHARS = 4_000;
 
 /** What asking needs. */
-export interface AskDeps extends AnswerDeps {
+export interface AskDeps {
   /** False until DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: every question is answered how to turn asking on. */
   configured: boolean;
   /** The access policy's `ask` (no budget: the question budget is the feature's own). */
   access: Pick<AccessGate, 'authorize'>;
   budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
-  store: AnswerDeps['store'] &
-    Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'> &
-    Partial<Pick<AskStore, 'markTold'>>;
+  store: Pick<AskStore, 'claimThread' | 'holdAnswerSlot' | 'releaseAnswerSlot'> & Partial<Pick<AskStore, 'markTold'>>;
   /** Posts the question of `/docs-ask` (once). */
   slack: PostOnceClient;
   metrics?: Pick<BotMetrics, 'askEnded'>;
@@ -33,8 +33,11 @@ export interface AskDeps extends AnswerDeps {
   scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
   /** Whether the channel names a docs team (`/docs-settings experts`); absent: none. @throws the Redis error. */
   hasExperts?: (channel: string) => Promise<boolean>;
-  /** The answers' queue (`./worker.ts`); absent: the answer is written here and now (tests, benchmarks). */
-  answers?: { enqueue(q: Question, to: TellTarget): Promise<void> };
+  /** The answers' queue (`./answer/worker.ts`): an admitted question's answer is written by its worker. */
+  answers: Pick<Queue<AnswerJobData>, 'add'>;
+  logger: Logger;
+  /** Clock in epoch ms. */
+  now: () => number;
 }
 
 /** A question from `/docs-ask`, a mention or DM, or a reply in an answer's thread. */
@@ -84,7 +87,7 @@ interface AskProgress {
  * markup is turned into text only after; a refusal is told once and counted `refused`); `/docs-ask`'s question is posted first ("@alice asked the docs: …"); a
  * thread the bot started, or the asker's own top-level message, is claimed (replies in it reach the
  * bot: see `AskStore.claimThread`; someone else's thread never is), then the answer is queued for the
- * answers' worker (or, without a queue, written at once with {@link answerQuestion}).
+ * answers' worker (`./answer/`).
  * @param reply - where and how to tell the person privately (`tell` never throws).
  * @throws Redis errors and transient Slack errors (the intake retries; saved steps resume it).
  */
@@ -140,10 +143,7 @@ export async function askQuestion(
     outcome: 'ok',
     questionChars: question.length,
   });
-  if (deps.answers) return deps.answers.enqueue(q, reply.to);
-  const result = await answerQuestion(deps, q, steps);
-  await releaseSlot(deps, { teamId: q.teamId, user: q.asker, key: q.key });
-  if (result.tell) await tell(result.tell);
+  await enqueueAnswer(deps.answers, q, reply.to);
 }
 
 /**
@@ -161,7 +161,7 @@ async function postQuestion(
     return await postOnce(deps.slack, steps, {
       channel: req.channel,
       ...m,
-      key: `${req.key}:question`,
+      key: stepKeys(req.key, 'question').question,
       since: req.receivedAt,
     });
   } catch (err) {
@@ -169,16 +169,6 @@ async function postQuestion(
     await giveBack(deps, req);
     return undefined;
   }
-}
-
-/** Frees the answer slot of a question that will not be answered (best effort: a slot lapses by itself). */
-export async function releaseSlot(
-  deps: { store: Pick<AskStore, 'releaseAnswerSlot'>; logger: AskDeps['logger'] },
-  req: { teamId: string; user: string; key: string },
-): Promise<void> {
-  await deps.store
-    .releaseAnswerSlot(req.teamId, req.user, req.key)
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
 }
 
 /** Gives a question that was never sent back to the budgets (best effort: a failure is one warning). */

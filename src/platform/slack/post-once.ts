@@ -28,6 +28,9 @@ export interface PostOnceMessage {
   lookFirst?: boolean;
 }
 
+/** The steps {@link postOnce} saves for the message `key`: `<key>:posting` before the post, `<key>:ts` after. */
+export const postOnceKeys = (key: string): Record<'ts' | 'posting', string> => stepKeys(key, 'ts', 'posting');
+
 /**
  * Posts a message at most once across retries of resumable work, with `unfurl_links` and
  * `unfurl_media` false (nothing in it previews). Before posting it saves
@@ -42,7 +45,7 @@ export interface PostOnceMessage {
  *   error from `steps.save`, or UnreplicatedStepError from `steps.confirm` (nothing was posted).
  */
 export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceMessage): Promise<string> {
-  const { ts: tsKey, posting: postingKey } = stepKeys(m.key, 'ts', 'posting');
+  const { ts: tsKey, posting: postingKey } = postOnceKeys(m.key);
   const saved = steps.progress[tsKey];
   if (typeof saved === 'string') return saved;
   if (steps.progress[postingKey] || m.lookFirst) {

@@ -1,7 +1,7 @@
 /** What the answer's writer (`./stream.ts`) and its final write (`./final.ts`) work with. */
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../platform/logger.js';
+import type { Logger } from '../../../platform/logger.js';
 
 /** The Web API methods the writer uses. */
 export type StreamSlack = {

@@ -1,29 +1,30 @@
-import { questionMessage as uiQuestion, type DiscoveryClient } from '../../platform/docs-api/discovery-client.js';
-import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.js';
+import { questionMessage as uiQuestion, type DiscoveryClient } from '../../../platform/docs-api/discovery-client.js';
+import type { AssistantFilter } from '../../../platform/docs-api/discovery-schemas.js';
 import {
   AssistantStreamError,
   DocsApiErrorCode,
   isDocsApiError,
   type AssistantKeyRefusedError,
   type DocsApiRateLimitedError,
-} from '../../platform/docs-api/errors.js';
-import { hasCode } from '../../platform/errors.js';
-import type { Logger } from '../../platform/logger.js';
-import type { AskOutcome, BotMetrics } from '../../platform/metrics.js';
-import type { Steps } from '../../platform/steps.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from './blocks.js';
-import { endCutAnswer } from './resume.js';
-import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from './store.js';
-import { AnswerWriter, type WriterDeps } from './stream.js';
-import { readAnswer, type Read } from './read-answer.js';
+} from '../../../platform/docs-api/errors.js';
+import { hasCode } from '../../../platform/errors.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { AskOutcome, BotMetrics } from '../../../platform/metrics.js';
+import { stepKeys, type Steps } from '../../../platform/steps.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from '../blocks.js';
+import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from '../store.js';
+import { answerSteps, endCutAnswer } from './final.js';
+import { readAnswer, type Read } from './read.js';
+import { AnswerWriter } from './stream.js';
+import type { WriterDeps } from './types.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
   rateLimitedText,
   SITE_UNKNOWN_TEXT,
   THREAD_LOST_TEXT,
-} from './texts.js';
+} from '../texts.js';
 
 /** What answering needs. */
 export interface AnswerDeps {
@@ -82,35 +83,42 @@ const NOTHING_FOUND = new RegExp(
 );
 
 /**
- * Answers `q` in its thread, exactly once (see the module docs of `./stream.ts` and `./resume.ts`):
- * asks the assistant (continuing the thread's conversation when it has one), streams the answer,
- * then the sources and buttons. An answer that failed before any text is asked once more when the
- * failure may pass (5xx, timeouts, a cut-off before the first text); after text it ends with the
- * cut-off notice. A retry after a crash mid-answer never asks again: it ends the cut answer with the
- * notice. @throws Slack and Redis errors (the intake retries; the saved steps make it resume).
+ * The steps of answering the question `key` (`Question.key`), each `<key>:<name>`: `done` (the
+ * outcome, once answered), `outcome` (saved before the final write), and `answer`, the key of the
+ * answer's own steps (`./final.ts`' answerSteps).
  */
-export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps): Promise<AnswerResult> {
-  const doneKey = `${q.key}:done`;
-  const done = steps.progress[doneKey];
+const questionSteps = (key: string) => stepKeys(key, 'done', 'outcome', 'answer');
+
+/**
+ * The answer writer's one entry point (the answer worker, `./worker.ts`, runs it): answers `q` in
+ * its thread, exactly once (see the module docs of `./stream.ts` and `./final.ts`): asks the
+ * assistant (continuing the thread's conversation when it has one), streams the answer, then the
+ * sources and buttons. An answer that failed before any text is asked once more when the failure
+ * may pass (5xx, timeouts, a cut-off before the first text); after text it ends with the cut-off
+ * notice. A retry after a crash mid-answer never asks again: it ends the cut answer with the
+ * notice. @throws Slack and Redis errors (the worker retries; the saved steps make it resume).
+ */
+export async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps): Promise<AnswerResult> {
+  const keys = questionSteps(q.key);
+  const done = steps.progress[keys.done];
   if (typeof done === 'string') return { outcome: done as AnswerResult['outcome'] };
   const target = {
     teamId: q.teamId,
     channel: q.channel,
     threadTs: q.threadTs,
     recipientUserId: q.asker,
-    key: `${q.key}:answer`,
+    key: keys.answer,
     since: q.since,
   };
-  const outcomeKey = `${q.key}:outcome`;
   const resumed = await endCutAnswer(deps.writer, target, steps);
   if (resumed !== 'none') {
-    const saved = steps.progress[outcomeKey] as AnswerResult['outcome'] | undefined;
+    const saved = steps.progress[keys.outcome] as AnswerResult['outcome'] | undefined;
     const outcome = resumed === 'finished' ? (saved ?? 'answered') : 'failed';
-    return finish(deps, steps, doneKey, { outcome }, undefined);
+    return finish(deps, steps, q, { outcome }, undefined);
   }
   const writer = new AnswerWriter(deps.writer, target, steps);
   try {
-    return await writeAnswer(deps, q, steps, writer);
+    return await askAndWrite(deps, q, steps, writer);
   } catch (err) {
     // No try comes after the last: a stream it started is stopped here, with the cut-off notice.
     if (steps.finalAttempt) await writer.abandon(CUT_OFF_TEXT);
@@ -118,25 +126,23 @@ export async function answerQuestion(deps: AnswerDeps, q: Question, steps: Steps
   }
 }
 
-/** Asks (once more when it may pass) and writes the answer with `writer`. @throws as {@link answerQuestion}. */
-async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps, writer: AnswerWriter): Promise<AnswerResult> {
-  const doneKey = `${q.key}:done`;
+/** Asks (once more when it may pass) and writes the answer with `writer`. @throws as {@link writeAnswer}. */
+async function askAndWrite(deps: AnswerDeps, q: Question, steps: Steps, writer: AnswerWriter): Promise<AnswerResult> {
   const started = deps.now();
   const conversation = await deps.store.conversation(q.channel, q.threadTs);
   q = { ...q, earlier: conversation?.questions ?? [] };
   let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
   if ('failure' in read && read.failure?.retryable && !writer.started)
     read = await askOnce(deps, q, writer, conversation);
-  if (!('pages' in read)) return finish(deps, steps, doneKey, read, undefined);
+  if (!('pages' in read)) return finish(deps, steps, q, read, undefined);
   const firstText = () => (writer.firstTextAt === undefined ? undefined : (writer.firstTextAt - started) / 1000);
   if (read.failure) {
-    if (!writer.started)
-      return finish(deps, steps, doneKey, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
+    if (!writer.started) return finish(deps, steps, q, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
     await endAnswer(deps, q, writer, read, steps, true);
-    return finish(deps, steps, doneKey, { outcome: 'failed' }, firstText());
+    return finish(deps, steps, q, { outcome: 'failed' }, firstText());
   }
   const outcome = await endAnswer(deps, q, writer, read, steps, false);
-  return finish(deps, steps, doneKey, { outcome }, firstText());
+  return finish(deps, steps, q, { outcome }, firstText());
 }
 
 /**
@@ -168,7 +174,7 @@ async function endAnswer(
   const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
   const notice = cut ? CUT_OFF_TEXT : unanswered ? nothing : writer.truncated ? TOO_LONG_TEXT : undefined;
   const outcome = cut ? 'failed' : unanswered ? 'unanswered' : 'answered';
-  await steps.save({ [`${q.key}:outcome`]: outcome });
+  await steps.save({ [questionSteps(q.key).outcome]: outcome });
   await writer.finish({ blocks, ...(notice ? { notice } : {}) });
   return outcome;
 }
@@ -176,12 +182,13 @@ async function endAnswer(
 async function finish(
   deps: AnswerDeps,
   steps: Steps,
-  doneKey: string,
+  q: Pick<Question, 'key'>,
   r: AnswerResult,
   firstTextSeconds: number | undefined,
 ): Promise<AnswerResult> {
+  const keys = questionSteps(q.key);
   // Done: the copy of the answer's final write (its whole text) is needed no longer; it leaves the steps.
-  await steps.save({ [doneKey]: r.outcome, [doneKey.replace(/:done$/, ':answer:final')]: undefined });
+  await steps.save({ [keys.done]: r.outcome, [answerSteps({ key: keys.answer }).final]: undefined });
   deps.metrics?.askEnded(r.outcome, firstTextSeconds);
   return r;
 }

@@ -1,6 +1,6 @@
 import type { Nodes, Parent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
-import { breakAutolinks } from '../../platform/slack/markup.js';
+import { breakAutolinks } from '../../../platform/slack/markup.js';
 
 /**
  * The rules the answer filter (`./safe-text.ts`) applies to one Markdown document parsed by a

@@ -1,15 +1,15 @@
 import type { Job, Queue, Worker } from 'bullmq';
-import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
-import { currentEnterpriseRef, installationRefOf } from '../../platform/request-context.js';
-import type { SlackClients } from '../../platform/runtime.js';
-import type { ReplicaGuard } from '../../platform/replica-guard.js';
-import { confirmSince, stepsOf } from '../../platform/steps.js';
-import { answerQuestion, type AnswerDeps, type Question } from './answer.js';
-import { releaseSlot } from './service.js';
-import type { AskStore } from './store.js';
-import { tellPrivately, type TellDeps } from '../../platform/slack/tell.js';
-import type { TellTarget } from './intake.js';
-import { COULD_NOT_ANSWER_TEXT } from './texts.js';
+import { createQueue, createWorker, type QueueContext } from '../../../platform/queues.js';
+import { currentEnterpriseRef, installationRefOf } from '../../../platform/request-context.js';
+import type { SlackClients } from '../../../platform/runtime.js';
+import type { ReplicaGuard } from '../../../platform/replica-guard.js';
+import type { Logger } from '../../../platform/logger.js';
+import { confirmSince, stepsOf, type Steps } from '../../../platform/steps.js';
+import { tellPrivately, type TellDeps } from '../../../platform/slack/tell.js';
+import type { TellTarget } from '../intake.js';
+import type { AskStore } from '../store.js';
+import { COULD_NOT_ANSWER_TEXT } from '../texts.js';
+import { writeAnswer, type AnswerDeps, type Question } from './write.js';
 
 /**
  * The answers' own queue: an admitted question (recorded, allowed, within budget, its question
@@ -17,7 +17,7 @@ import { COULD_NOT_ANSWER_TEXT } from './texts.js';
  * replica streams its answer. Answers take seconds to minutes while the assistant writes; they run
  * here, not in the intake worker, so that a burst of questions never keeps commands and clicks
  * waiting. The job carries the answer's saved steps (a retry after a crash resumes from them:
- * `./resume.ts`).
+ * `./final.ts`' endCutAnswer).
  */
 
 /** BullMQ queue of answers being written. */
@@ -29,9 +29,12 @@ export const ANSWER_CONCURRENCY = 50;
 /** Tries of an answer whose writing threw (Slack or Redis trouble), backoff doubling from 1 s. */
 const ATTEMPTS = 5;
 
-/** What the worker needs: answering, the asker's answer slots (freed once written), and telling. */
+/** What writing a queued answer needs: answering, and the asker's answer slots (one freed once written). */
+export type AnswerJobDeps = AnswerDeps & { store: Pick<AskStore, 'releaseAnswerSlot'> };
+
+/** What the worker needs: writing answers, and telling. */
 export interface WorkerDeps {
-  answer: AnswerDeps & { store: Pick<AskStore, 'releaseAnswerSlot'> };
+  answer: AnswerJobDeps;
   tell: TellDeps;
   /**
    * The intake's replica guard (REDIS_WAIT_REPLICAS above 0): before an irreversible step (the
@@ -92,7 +95,9 @@ export async function enqueueAnswer(
 export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
   const run = (job: Job<AnswerJobData>) =>
     deps.work.forWork(installationRefOf({ ...job.data, teamId: job.data.q.teamId }), `answer-${job.id ?? ''}`, () =>
-      writeAnswer(deps, job),
+      answerJob(deps.answer, job.data, stepsOf(job, deps.guard && confirmSince(deps.guard)), (text) =>
+        tellPrivately(deps.tell, job.data.to, text),
+      ),
     );
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, run, {
     concurrency: ANSWER_CONCURRENCY,
@@ -102,20 +107,36 @@ export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<A
   });
 }
 
-async function writeAnswer(deps: WorkerDeps, job: Job<AnswerJobData>): Promise<void> {
-  const steps = stepsOf(job, deps.guard && confirmSince(deps.guard));
-  const tell = (text: string) => tellPrivately(deps.tell, job.data.to, text);
-  const q = job.data.q;
+/**
+ * Writes the answer of one queued question (the worker's processor, with the job's steps):
+ * {@link writeAnswer}, then tells the asker what the answer could not show (`tell`, which never
+ * throws), and frees their answer slot. @throws what `writeAnswer` throws, but on the last try
+ * (`steps.finalAttempt`): then the asker is told "couldn't answer" instead.
+ */
+export async function answerJob(
+  deps: AnswerJobDeps,
+  data: Pick<AnswerJobData, 'q'>,
+  steps: Steps,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  const q = data.q;
   try {
-    const result = await answerQuestion(deps.answer, q, steps);
+    const result = await writeAnswer(deps, q, steps);
     if (result.tell) await tell(result.tell);
   } catch (err) {
     if (!steps.finalAttempt) throw err;
-    deps.answer.logger.error(
-      { err, channel: q.channel },
-      'could not write an answer, even after retries; told the asker',
-    );
+    deps.logger.error({ err, channel: q.channel }, 'could not write an answer, even after retries; told the asker');
     await tell(COULD_NOT_ANSWER_TEXT);
   }
-  await releaseSlot(deps.answer, { teamId: q.teamId, user: q.asker, key: q.key });
+  await releaseSlot(deps, { teamId: q.teamId, user: q.asker, key: q.key });
+}
+
+/** Frees the answer slot of a question that will not be (or was) answered (best effort: a slot lapses by itself). */
+export async function releaseSlot(
+  deps: { store: Pick<AskStore, 'releaseAnswerSlot'>; logger: Logger },
+  req: { teamId: string; user: string; key: string },
+): Promise<void> {
+  await deps.store
+    .releaseAnswerSlot(req.teamId, req.user, req.key)
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
 }

@@ -1,10 +1,10 @@
-import { finalKey, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
-import type { AnswerEnd, AnswerTarget, WriterDeps } from './writer-types.js';
-import { classifySlackError, slackErrorCode } from '../../platform/slack/errors.js';
-import { postOnce } from '../../platform/slack/post-once.js';
-import type { Steps } from '../../platform/steps.js';
+import { answerSteps, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import type { AnswerEnd, AnswerTarget, WriterDeps } from './types.js';
+import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
+import { postOnce } from '../../../platform/slack/post-once.js';
+import type { Steps } from '../../../platform/steps.js';
 
-export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './writer-types.js';
+export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './types.js';
 
 /**
  * The one writer of an answer message. It streams the answer into its thread with Slack's chat
@@ -70,8 +70,8 @@ function retryAfterMs(err: unknown): number | undefined {
 }
 
 /**
- * Writes one answer (see the module doc). Steps saved in `steps` under `target.key`: `:streaming`
- * before chat.startStream, `:stream` its ts, or the posted fallback's (postOnce `:post`). Calls are
+ * Writes one answer (see the module doc). Steps saved in `steps` ({@link answerSteps}): `streaming`
+ * before chat.startStream, `stream` its ts, or the posted fallback's (postOnce `post`). Calls are
  * made one at a time, in order; `append` resolves once Slack has what it must have now.
  */
 export class AnswerWriter {
@@ -142,15 +142,15 @@ export class AnswerWriter {
     if (end.notice) this.pending += `${this.chars > 0 ? '\n\n' : ''}${end.notice}`;
     const t = this.target;
     const blocks = end.blocks;
-    if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: `${t.key}:post` });
+    if (this.mode === 'none') return this.final({ kind: 'post', text: this.pending, blocks, key: answerSteps(t).post });
     if (this.mode === 'stream') return this.final({ kind: 'stop', ts: this.ts ?? '', text: this.pending, blocks });
     // Slack's Retry-After of an earlier 429 first: an edit before it would only be refused again.
     const w: FinalWrite = { kind: 'update', ts: this.ts ?? '', text: this.shown + this.pending, blocks };
     const now = this.deps.now();
     const limited = this.rateLimitedUntil - now;
     if (limited > FINAL_EDIT_WAIT_MS) {
-      // Longer than the final edit waits: saved, not made now; the intake's retry makes it (./resume.ts).
-      await this.steps.save({ [finalKey(t)]: w });
+      // Longer than the final edit waits: saved, not made now; the retry makes it (./final.ts' endCutAnswer).
+      await this.steps.save({ [answerSteps(t).final]: w });
       throw new Error(`Slack rate limited the answer's edits for ${Math.ceil(limited / 1000)} s more; retrying later`);
     }
     const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {
@@ -189,8 +189,9 @@ export class AnswerWriter {
 
   private async start(): Promise<void> {
     const t = this.target;
-    await this.steps.save({ [`${t.key}:streaming`]: true });
-    await this.steps.confirm?.(`${t.key}:streaming`);
+    const keys = answerSteps(t);
+    await this.steps.save({ [keys.streaming]: true });
+    await this.steps.confirm?.(keys.streaming);
     const text = this.pending;
     const args = {
       channel: t.channel,
@@ -211,11 +212,11 @@ export class AnswerWriter {
       this.mode = 'stream';
       this.lastAppend = this.deps.now();
       this.moved(text.slice(0, MARKDOWN_CALL_LIMIT));
-      await this.steps.save({ [`${t.key}:stream`]: this.ts });
+      await this.steps.save({ [keys.stream]: this.ts });
     } catch (err) {
       const info = classifySlackError(err);
       this.deps.logger.info({ slackError: info.code }, 'Slack refused to stream the answer; posting it instead');
-      await this.steps.save({ [`${t.key}:streaming`]: false });
+      await this.steps.save({ [keys.streaming]: false });
       this.mode = 'post';
       await this.editPost();
     }
@@ -274,7 +275,7 @@ export class AnswerWriter {
     const t = this.target;
     const message = markdownMessage(this.shown + this.pending, []);
     if (!this.ts) {
-      const post = { channel: t.channel, thread_ts: t.threadTs, ...message, key: `${t.key}:post`, since: t.since };
+      const post = { channel: t.channel, thread_ts: t.threadTs, ...message, key: answerSteps(t).post, since: t.since };
       this.ts = await postOnce(this.deps.slack, this.steps, post);
     } else {
       const grant = await this.deps.budget.take(t.teamId).catch((err: unknown) => {

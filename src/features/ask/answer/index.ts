@@ -1,0 +1,22 @@
+/**
+ * The answer writer: an admitted question's answer, written once in its thread. The rest of the
+ * feature queues the answer (`enqueueAnswer`) and starts the worker that writes it
+ * (`startAnswerWorker`); the worker runs {@link writeAnswer}, the writer's one entry point, with the
+ * job's saved steps. Inside: `write.ts` (asking the assistant, the answer's end and its record),
+ * `read.ts` (the assistant's events read into the writer, made safe by `safe-text.ts` and
+ * `safe-markdown.ts`), `stream.ts` (the one writer of the answer message), `final.ts` (the answer's
+ * step keys, its final write, and a retry's end of an answer a crash cut), `types.ts` (what they
+ * share: the target, the writer's deps), `worker.ts` (the answers' queue).
+ */
+export { writeAnswer, type AnswerDeps, type AnswerResult, type Question } from './write.js';
+export type { StreamSlack, WriterDeps } from './types.js';
+export {
+  answerJob,
+  createAnswerQueue,
+  enqueueAnswer,
+  releaseSlot,
+  startAnswerWorker,
+  type AnswerJobData,
+  type AnswerJobDeps,
+  type WorkerDeps,
+} from './worker.js';

@@ -1,0 +1,19 @@
+import type { Queue } from 'bullmq';
+import { answerJob, type AnswerJobData, type AnswerJobDeps } from '../../src/features/ask/answer/index.js';
+import { memorySteps } from '../../src/platform/steps.js';
+
+/**
+ * An answers' queue whose `add` writes the answer at once, as the answer worker does (its
+ * processor, `answerJob`: the answer, then `tell` for what it could not show, then the asker's slot
+ * freed), on steps kept in memory (one try): `askQuestion`'s answer is in Slack when it returns.
+ */
+export function answersWrittenAtOnce(
+  deps: AnswerJobDeps,
+  tell: (text: string) => Promise<void>,
+): Pick<Queue<AnswerJobData>, 'add'> {
+  const add = async (_name: string, data: AnswerJobData) => {
+    await answerJob(deps, data, memorySteps(), tell);
+    return undefined;
+  };
+  return { add: add as unknown as Queue<AnswerJobData>['add'] };
+}
