@@ -202,7 +202,9 @@ async function script(sb: Sandbox): Promise<void> {
     ),
   );
   say(`@gus (a guest) in #docs: /docs-edit Rewrite the pricing page`);
-  const requests = sb.docs.requests.length;
+  // Agent requests only: a poll of an earlier job may land in this window on a loaded machine.
+  const agentPosts = () => sb.docs.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/agent/')).length;
+  const requests = agentPosts();
   await sb.driver.slashCommand({
     command: '/docs-edit',
     text: 'Rewrite the pricing page',
@@ -212,7 +214,7 @@ async function script(sb: Sandbox): Promise<void> {
   await sb.slack.waitFor(() => sb.slack.messages.find((m) => m.ephemeralTo === 'U0GUEST'), 10_000);
   say(
     dim(
-      `  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${sb.docs.requests.length - requests} docs API requests, no status message`,
+      `  …refused privately (guests can't start jobs unless ACCESS_ALLOW_GUESTS=true): ${agentPosts() - requests} docs agent requests, no status message`,
     ),
   );
   // Every pull request's preview shows its end before the channel is printed.
