@@ -2,19 +2,27 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccess } from '../../src/features/access/index.js';
+import { createChannelSettings, SettingsStore } from '../../src/features/settings/index.js';
 import type { AccessGate, AgentCall } from '../../src/platform/access.js';
 import { readConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BotMetrics } from '../../src/platform/metrics.js';
-import { currentRequestContext, withRequestContext, type RequestContext } from '../../src/platform/request-context.js';
+import {
+  currentInstallationSlot,
+  currentRequestContext,
+  withRequestContext,
+  type RequestContext,
+} from '../../src/platform/request-context.js';
 import { WorkspaceAccess } from '../../src/platform/workspace-access.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 
 /*
  * OAuth mode: two workspace installs (Alpha, Beta) share the docs project proj_shared, whose hourly
- * budget is 3. The access feature is built as the bot builds it, on the real Redis; Slack answers
- * each installation's auth.test and users.info as its own workspace. Alpha's flood uses up Alpha's
- * budget only; a 429 from the docs API holds the project for both; the audit says whose refusal.
+ * budget is 3, and a Slack Connect channel C0SHARED. Access and the channel settings are built as
+ * the bot builds them, on the real Redis; Slack answers each installation's auth.test and
+ * users.info as its own workspace. Alpha's flood uses up Alpha's budget only; a 429 from the docs
+ * API holds the project for both; the audit says whose refusal; Alpha's settings of the shared
+ * channel are not Beta's.
  */
 
 const ALPHA: RequestContext = { requestId: 'rA', teamId: 'T0ALPHA', enterpriseInstall: false };
@@ -117,5 +125,42 @@ describe('agent budgets per installation (OAuth mode)', () => {
     expect(await redis.keys(`${prefixes.at(-1)}:agent-budget:project:*`)).toEqual([
       `${prefixes.at(-1)}:agent-budget:project:proj_shared`,
     ]);
+  });
+});
+
+describe('channel settings per installation (OAuth mode)', () => {
+  it("Alpha's settings of a channel Beta shares are Alpha's only; single-token mode keeps one set", async () => {
+    const redis = testRedis();
+    const prefix = randomPrefix();
+    const config = readConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_SIGNING_SECRET: 'secret',
+      DOCS_API_KEY: 'mint_test',
+      DOCS_PROJECT_ID: 'proj_shared',
+      DOCS_PROJECT_IDS: 'proj_alpha',
+    });
+    try {
+      const store = new SettingsStore(redis, prefix, currentInstallationSlot);
+      await withRequestContext(ALPHA, () =>
+        store.update('C0SHARED', { projectId: 'proj_alpha', followupPolicy: 'requester' }, 'U1', 1),
+      );
+      const oauth = createChannelSettings({ platform: { redis, prefix, installations: {} as never }, config });
+      const inAlpha = withRequestContext(ALPHA, () =>
+        Promise.all([oauth.projectFor('C0SHARED'), oauth.followupPolicyFor('C0SHARED')]),
+      );
+      expect(await inAlpha).toEqual(['proj_alpha', 'requester']);
+      const inBeta = withRequestContext(BETA, () =>
+        Promise.all([oauth.projectFor('C0SHARED'), oauth.followupPolicyFor('C0SHARED')]),
+      );
+      expect(await inBeta).toEqual(['proj_shared', 'anyone']);
+      // Single-token mode: the channel's one set of settings, under the key it always had.
+      await new SettingsStore(redis, prefix).update('C0SHARED', { followupPolicy: 'requester' }, 'U1', 1);
+      const plain = createChannelSettings({ platform: { redis, prefix }, config });
+      expect(await withRequestContext(BETA, () => plain.followupPolicyFor('C0SHARED'))).toBe('requester');
+      expect(await redis.exists(`${prefix}:settings:channel:C0SHARED`)).toBe(1);
+    } finally {
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
