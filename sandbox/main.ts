@@ -14,9 +14,13 @@
  * `npm run sandbox -- --grid`: the fake Slack is an Enterprise Grid org with the bot installed
  * org-wide; a member of a sibling workspace works in an org-shared channel, a person of another
  * org is refused (grid-script.ts).
+ *
+ * `npm run sandbox -- --oauth`: OAuth mode, one bot for two workspaces: each installed through
+ * /slack/install and /slack/oauth_redirect, each answered with its own token, one uninstalled
+ * (oauth-script.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '../src/platform/config.js';
@@ -34,6 +38,7 @@ import { latestJobStatus, readCommands, REPL_HELP, SandboxRepl } from './repl.js
 import { SlackDriver } from './slack-driver.js';
 import { socketDriverAsHttp, type SandboxDriver } from './socket-as-http.js';
 import { SocketModeDriver } from './socket-driver.js';
+import { oauthEnv, oauthScene, oauthSlackOptions } from './oauth-script.js';
 import { renderBlocks, renderCall } from './transcript.js';
 import { freePort } from './free-port.js';
 
@@ -44,6 +49,8 @@ const APP_TOKEN = `xapp-1-A0DOCSAPP-sandbox-${randomBytes(6).toString('hex')}`;
 const SOCKET_MODE = process.argv.slice(2).includes('--socket-mode');
 /** `--grid`: the fake Slack is an Enterprise Grid org with the bot installed org-wide (grid-script.ts). */
 const GRID = process.argv.slice(2).includes('--grid');
+/** `--oauth`: OAuth mode, two workspaces installed through the bot's install page (oauth-script.ts). */
+const OAUTH = process.argv.slice(2).includes('--oauth');
 const CHANNEL = GRID ? GRID_CHANNEL : 'C0DOCS';
 const color = process.stdout.isTTY === true;
 /** @alice's DM with the bot once the script used the Messages tab (printed after #docs). */
@@ -61,6 +68,7 @@ interface Sandbox {
   redis: SandboxRedis;
   prefix: string;
   logFile: string;
+  port: number;
 }
 
 async function start(): Promise<Sandbox> {
@@ -71,6 +79,7 @@ async function start(): Promise<Sandbox> {
     ...(GRID
       ? { ...gridOptions(), enterprise: { ...GRID_ENTERPRISE, teams: [...GRID_ENTERPRISE.teams], orgWide: true } }
       : {}),
+    ...(OAUTH ? oauthSlackOptions() : {}),
   });
   const docs = await startFakeDocsApi({
     apiKey: API_KEY,
@@ -82,7 +91,7 @@ async function start(): Promise<Sandbox> {
   const prefix = `sandbox-${randomBytes(3).toString('hex')}`;
   const port = await freePort();
   const config = readConfig({
-    SLACK_BOT_TOKEN: BOT_TOKEN,
+    ...(OAUTH ? oauthEnv() : { SLACK_BOT_TOKEN: BOT_TOKEN }),
     ...(SOCKET_MODE ? { SLACK_APP_TOKEN: APP_TOKEN } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: slack.url,
     DOCS_API_URL: docs.url,
@@ -121,7 +130,7 @@ async function start(): Promise<Sandbox> {
     );
   else say(dim(`  bot          http://127.0.0.1:${port}/slack/events  (logs: ${logFile})`));
   say();
-  return { slack, docs, bot, driver, redis, prefix, logFile };
+  return { slack, docs, bot, driver, redis, prefix, logFile, port };
 }
 
 /** The bot's replies in a thread, its preview message left out. */
@@ -137,6 +146,7 @@ function latestStatusMessage(sb: Sandbox): SlackMessage | undefined {
 
 async function script(sb: Sandbox): Promise<void> {
   if (GRID) return gridScene(sb, { say, dim, bold });
+  if (OAUTH) return oauthScene(oauthSandbox(sb), { say, dim, bold });
   say(bold('Scripted conversation'));
   say(`@alice in #docs: /docs-edit Add a quickstart for the Python SDK`);
   await sb.driver.slashCommand({
@@ -308,6 +318,27 @@ async function repl(sb: Sandbox, interactive: boolean): Promise<void> {
   } finally {
     off();
   }
+}
+
+/** What the OAuth scene reads of the sandbox: the bot's origin, the installations in Redis, the bot's log. */
+function oauthSandbox(sb: Sandbox): Parameters<typeof oauthScene>[0] {
+  return {
+    slack: sb.slack,
+    botOrigin: `http://127.0.0.1:${sb.port}`,
+    signingSecret: SIGNING_SECRET,
+    async installations() {
+      const { Redis } = await import('ioredis');
+      const r = new Redis(sb.redis.url);
+      try {
+        const keys = (await r.keys(`${sb.prefix}:installations:*`)).sort();
+        const values = keys.length ? await r.mget(...keys) : [];
+        return keys.map((k, i) => ({ key: k.slice(sb.prefix.length + 1), value: values[i] ?? '' }));
+      } finally {
+        r.disconnect();
+      }
+    },
+    log: () => readFileSync(sb.logFile, 'utf8'),
+  };
 }
 
 async function stop(sb: Sandbox): Promise<void> {

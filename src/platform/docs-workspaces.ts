@@ -6,6 +6,7 @@
  * variable holding its key, so the mapping can be logged or reviewed without secrets.
  */
 import { z } from 'zod';
+import type { DiscoveryClient } from './docs-api/discovery-client.js';
 import { currentRequestContext, installationRefOf, type InstallationRef } from './request-context.js';
 
 const PROJECT_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -72,7 +73,26 @@ export interface DocsWorkspace {
   projects: readonly string[];
   apiKey: string;
   ask?: AskSite;
+  /** The variable its assistant key was read from (`assistantKeyEnv`), for log lines. */
+  askKeyEnv?: string;
 }
+
+/** Where asking's settings of a workspace are given, as log lines name them (names, never values). */
+export interface AskSettingNames {
+  /** e.g. `DOCS_ASSISTANT_API_KEY`, or `DOCS_ASSISTANT_API_KEY_B (DOCS_WORKSPACE_PROJECTS T0B.assistantKeyEnv)`. */
+  key: string;
+  /** e.g. `DOCS_DOMAIN`, or `DOCS_WORKSPACE_PROJECTS T0B.domain`. */
+  domain: string;
+}
+
+/** The defaults' {@link AskSettingNames}. */
+export const DEFAULT_ASK_SETTINGS: AskSettingNames = { key: 'DOCS_ASSISTANT_API_KEY', domain: 'DOCS_DOMAIN' };
+
+/** The discovery client as the bot holds it: asking, and which settings the current workspace's site comes from. */
+export type AskingClient = Pick<DiscoveryClient, 'sendMessage' | 'close'> & {
+  /** The settings naming the current request's (or worker's) site; absent: the defaults'. */
+  settingNames?: () => AskSettingNames;
+};
 
 /** Pairs `[variable, problem]` as readConfig reports them. */
 type Problems = [string, string][];
@@ -119,8 +139,10 @@ export function resolveDocsWorkspaces(
       problems.push([VAR, `${id} needs domain and assistantKeyEnv while asking is on (DOCS_DOMAIN is set)`]);
     else if (!asking && e.domain)
       problems.push([VAR, `${id}: domain and assistantKeyEnv are only used with DOCS_DOMAIN (asking on)`]);
-    else if (e.domain && e.assistantKeyEnv)
+    else if (e.domain && e.assistantKeyEnv) {
       ws.ask = { domain: e.domain, apiKey: keyIn(env, id, e.assistantKeyEnv, 'assistant API key', problems) };
+      ws.askKeyEnv = e.assistantKeyEnv;
+    }
     workspaces.set(id, ws);
   }
   return { workspaces, problems };
@@ -159,12 +181,25 @@ export class DocsWorkspaces {
     return this.workspaces.size > 0;
   }
 
+  /** The id of `ref`'s entry: its workspace's, else its org's, else undefined (the defaults). */
+  private entryId(ref: InstallationRef): string | undefined {
+    if (ref.teamId && this.workspaces.has(ref.teamId)) return ref.teamId;
+    return ref.enterpriseId && this.workspaces.has(ref.enterpriseId) ? ref.enterpriseId : undefined;
+  }
+
   /** The entry of `ref`'s workspace, else its org's, else undefined (the defaults). */
   private entry(ref: InstallationRef): DocsWorkspace | undefined {
-    return (
-      (ref.teamId ? this.workspaces.get(ref.teamId) : undefined) ??
-      (ref.enterpriseId ? this.workspaces.get(ref.enterpriseId) : undefined)
-    );
+    const id = this.entryId(ref);
+    return id === undefined ? undefined : this.workspaces.get(id);
+  }
+
+  /** Where `ref`'s asking site is configured (names only, for log lines): its entry, else the defaults. */
+  askSettingsFor(ref: InstallationRef): AskSettingNames {
+    const id = this.entryId(ref);
+    const env = id === undefined ? undefined : this.workspaces.get(id)?.askKeyEnv;
+    if (id === undefined || env === undefined) return DEFAULT_ASK_SETTINGS;
+    const entry = `${VAR} ${id}`;
+    return { key: `${env} (${entry}.assistantKeyEnv)`, domain: `${entry}.domain` };
   }
 
   /** The projects `ref`'s work may use, its default first. */
@@ -195,4 +230,26 @@ export class DocsWorkspaces {
     for (const a of all) if (a) seen.set(`${a.domain}\u0000${a.apiKey}`, a);
     return [...seen.values()];
   }
+}
+
+/**
+ * `base` asking the docs site of the current request's (or worker's) workspace
+ * ({@link DocsWorkspaces.askFor}: one client per site and key, over `base`'s dispatcher), and
+ * naming where that site's settings are given ({@link DocsWorkspaces.askSettingsFor}).
+ */
+export function workspaceDiscovery(
+  base: Pick<DiscoveryClient, 'forSite' | 'close'>,
+  workspaces: DocsWorkspaces,
+): AskingClient {
+  const current = () => installationRefOf(currentRequestContext());
+  return {
+    sendMessage(body, opts) {
+      const site = workspaces.askFor(current());
+      // Unreachable (the configuration requires a site of every entry while asking is on): refuse, never fall back.
+      if (!site) return Promise.reject(new Error("asking is not configured for this workspace's docs"));
+      return base.forSite(site).sendMessage(body, opts);
+    },
+    close: () => base.close(),
+    settingNames: () => workspaces.askSettingsFor(current()),
+  };
 }

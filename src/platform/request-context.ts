@@ -76,3 +76,16 @@ export function installationTeamId(fallback: string): string {
   const c = currentRequestContext();
   return c?.enterpriseInstall !== undefined && c.teamId ? c.teamId : fallback;
 }
+
+/**
+ * OAuth mode: the installation the current request (or worker's work) runs as, named as the
+ * installation store names it: `enterprise:E…` for an org-wide install, else `team:T…`. Undefined
+ * in single-token mode (no `enterpriseInstall` in the context) and outside a request, so what is
+ * keyed by it there stays as it was.
+ */
+export function currentInstallationSlot(): string | undefined {
+  const c = currentRequestContext();
+  if (c?.enterpriseInstall === undefined) return undefined;
+  if (c.enterpriseInstall && c.enterpriseId) return `enterprise:${c.enterpriseId}`;
+  return c.teamId ? `team:${c.teamId}` : undefined;
+}

@@ -10,8 +10,8 @@ import { Registry } from 'prom-client';
 import { askConfigured, docsProjects, type Config } from './config.js';
 import { DocsApiClient } from './docs-api/client.js';
 import { DiscoveryClient } from './docs-api/discovery-client.js';
-import { DocsWorkspaces } from './docs-workspaces.js';
-import { currentRequestContext, installationRefOf, type InstallationRef } from './request-context.js';
+import { DocsWorkspaces, workspaceDiscovery, type AskingClient } from './docs-workspaces.js';
+import type { InstallationRef } from './request-context.js';
 import { InFlight } from './in-flight.js';
 import { Intake } from './intake.js';
 import type { ReplyTo } from './intake-kind.js';
@@ -90,7 +90,7 @@ export interface Platform {
    * The docs assistant (discovery API), when DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: each
    * question goes to the docs site of the current request's (or worker's) workspace.
    */
-  discovery: Pick<DiscoveryClient, 'sendMessage' | 'close'> | undefined;
+  discovery: AskingClient | undefined;
   slack: SlackClients;
   /**
    * OAuth mode (SLACK_CLIENT_ID): the installations in Redis, sealed with SLACK_INSTALLATION_KEY
@@ -151,7 +151,7 @@ export function discoveryClient(
   config: Config,
   metrics: BotMetrics,
   workspaces: DocsWorkspaces,
-): Pick<DiscoveryClient, 'sendMessage' | 'close'> | undefined {
+): AskingClient | undefined {
   if (!askConfigured(config)) return undefined;
   const base = new DiscoveryClient({
     baseUrl: config.DOCS_DISCOVERY_URL,
@@ -159,16 +159,7 @@ export function discoveryClient(
     domain: config.DOCS_DOMAIN ?? '',
     observer: metrics,
   });
-  if (!workspaces.mapped) return base;
-  return {
-    sendMessage(body, opts) {
-      const site = workspaces.askFor(installationRefOf(currentRequestContext()));
-      // Unreachable (the configuration requires a site of every entry while asking is on): refuse, never fall back.
-      if (!site) return Promise.reject(new Error("asking is not configured for this workspace's docs"));
-      return base.forSite(site).sendMessage(body, opts);
-    },
-    close: () => base.close(),
-  };
+  return workspaces.mapped ? workspaceDiscovery(base, workspaces) : base;
 }
 
 /** The Slack clients of {@link SlackClients}, all reporting their failures to `metrics`. */

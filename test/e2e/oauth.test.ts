@@ -19,7 +19,8 @@ import {
  * T0ORGA (#docs-org-a, orgy). Each is installed through /slack/install → the fake Slack's
  * authorize → /slack/oauth_redirect (state checked) → oauth.v2.access; each starts a job and its
  * status message and announcement are posted with its own token (the fake refuses another
- * workspace's token in a channel with channel_not_found). Uninstalling Second stops only its work.
+ * workspace's token in a channel with channel_not_found). An admin's /docs-settings is kept under
+ * the installation. Uninstalling Second stops only its work.
  * The org's workspaces have a docs project of their own (DOCS_WORKSPACE_PROJECTS: E0ORG → proj_org,
  * with its own key, which the fake docs API requires there), and never reach the default one.
  */
@@ -234,6 +235,27 @@ describe('OAuth mode: one bot, two workspaces', () => {
     const refused = sb.slack.calls.slice(from).filter((c) => (c.response as { ok?: boolean }).ok === false);
     expect(refused).toEqual([]);
     expect(bot.output()).not.toContain('xoxb-fake');
+  });
+
+  it("an admin's /docs-settings is kept as the installation's settings of the channel", async () => {
+    const res = await inA.slashCommand({
+      command: '/docs-settings',
+      text: 'followups requester',
+      user: 'U0ADMIN',
+      channel: 'C0DOCS',
+    });
+    expect(res.status).toBe(200);
+    await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.channel === 'C0DOCS' && m.text.includes('changed this channel')),
+      10_000,
+    );
+    expect(await redis.hget(`${sb.prefix}:settings:team:T0SANDBOX:channel:C0DOCS`, 'followupPolicy')).toBe('requester');
+    expect(await redis.exists(`${sb.prefix}:settings:channel:C0DOCS`)).toBe(0);
+    // Shown back from the same key: /docs-settings reads what it wrote.
+    const seen = ephemeralsTo(sb.slack, 'U0ADMIN').length;
+    await inA.slashCommand({ command: '/docs-settings', text: '', user: 'U0ADMIN', channel: 'C0DOCS' });
+    const shown = await sb.slack.waitFor(() => ephemeralsTo(sb.slack, 'U0ADMIN')[seen], 10_000);
+    expect(JSON.stringify(shown)).toContain('only the person who started a job can continue it');
   });
 
   it('uninstalling Second deletes its installation and stops its work; Sandbox goes on', async () => {

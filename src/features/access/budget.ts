@@ -11,6 +11,12 @@ export const BUDGET_WINDOW_S = 3600;
 export interface AgentBudgetOptions {
   perProject: number;
   perUser: number;
+  /**
+   * OAuth mode: the installation the current request runs as (`team:T…` / `enterprise:E…`,
+   * request-context's currentInstallationSlot): each installation then has its own hourly budget
+   * of a shared project. Absent or undefined: one budget per project (single-token mode).
+   */
+  installationOf?: () => string | undefined;
 }
 
 /** Outcome of {@link AgentBudget.take}: taken, or which budget is used up and when its next slot frees (ms from now). */
@@ -20,6 +26,9 @@ export type BudgetTake = { ok: true } | { ok: false; which: 'user' | 'project'; 
  * The agent budget, shared by every replica through Redis (rate-limiter-flexible's
  * RateLimiterRedis): per docs project and per Slack user, each a one-hour window that opens at its
  * first request. A 429 from the docs API blocks the project's window until its Retry-After.
+ * In OAuth mode the project's count is kept per installation (`<slot>:<project>`), so a flood from
+ * one workspace never uses up another's budget of a shared project; a 429 still holds the project
+ * for every installation (the docs API's limit is the project's).
  */
 export class AgentBudget {
   private readonly project: RateLimiterRedis;
@@ -56,7 +65,8 @@ export class AgentBudget {
   async take(user: string, project: string): Promise<BudgetTake> {
     const u = await consume(this.user, user);
     if (u) return { ok: false, which: 'user', msBeforeNext: u.msBeforeNext };
-    const p = await consume(this.project, project);
+    const key = this.keyOf(project);
+    const p = (key !== project ? await this.held(project) : undefined) ?? (await consume(this.project, key));
     if (p) {
       await this.user.reward(user, 1);
       return { ok: false, which: 'project', msBeforeNext: p.msBeforeNext };
@@ -66,19 +76,36 @@ export class AgentBudget {
 
   /** Gives one request back to both budgets (it was never sent). @throws Redis errors. */
   async give(user: string, project: string): Promise<void> {
-    await Promise.all([this.user.reward(user, 1), this.project.reward(project, 1)]);
+    await Promise.all([this.user.reward(user, 1), this.project.reward(this.keyOf(project), 1)]);
   }
 
-  /** Marks the project's budget as used up for `ms` (a 429 from the docs API). @throws Redis errors. */
+  /** The project's count's key: the project, prefixed by the current installation in OAuth mode. */
+  private keyOf(project: string): string {
+    const slot = this.opts.installationOf?.();
+    return slot ? `${slot}:${project}` : project;
+  }
+
+  /** OAuth mode: a 429's hold on `project` (every installation's), if one is on. @throws Redis errors. */
+  private async held(project: string): Promise<{ msBeforeNext: number } | undefined> {
+    const res = await this.project.get(project);
+    return res && res.remainingPoints <= 0 ? { msBeforeNext: res.msBeforeNext } : undefined;
+  }
+
+  /** Marks the project's budget as used up for `ms` (a 429 from the docs API), for every installation. @throws Redis errors. */
   async block(project: string, ms: number): Promise<void> {
     await this.project.block(project, Math.max(1, Math.ceil(ms / 1000)));
   }
 
   /** Requests left this hour for the project and the user. @throws Redis errors. */
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
-    const [p, u] = await Promise.all([this.project.get(project), this.user.get(user)]);
+    const key = this.keyOf(project);
+    const [p, u, hold] = await Promise.all([
+      this.project.get(key),
+      this.user.get(user),
+      key !== project ? this.held(project) : undefined,
+    ]);
     return {
-      project: Math.max(0, p?.remainingPoints ?? this.opts.perProject),
+      project: hold ? 0 : Math.max(0, p?.remainingPoints ?? this.opts.perProject),
       user: Math.max(0, u?.remainingPoints ?? this.opts.perUser),
     };
   }

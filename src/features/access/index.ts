@@ -2,6 +2,7 @@
 import type { App } from '@slack/bolt';
 import type { AccessGate } from '../../platform/access.js';
 import type { Config } from '../../platform/config.js';
+import { currentInstallationSlot } from '../../platform/request-context.js';
 import type { Platform } from '../../platform/runtime.js';
 import { AgentBudget } from './budget.js';
 import { createAccessDirectory } from './listeners.js';
@@ -64,7 +65,8 @@ export interface Access {
 
 /**
  * Builds the access feature: the directory of people's Slack facts (cached, dropped on
- * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR),
+ * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR;
+ * in OAuth mode each installation has its own budget of a project),
  * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`.
  */
 export function createAccess(o: AccessOptions): Access {
@@ -88,6 +90,7 @@ export function createAccess(o: AccessOptions): Access {
     budget: new AgentBudget(redis, prefix, {
       perProject: config.AGENT_CALLS_PER_HOUR,
       perUser: config.AGENT_CALLS_PER_USER_PER_HOUR,
+      ...(perInstallation ? { installationOf: currentInstallationSlot } : {}),
     }),
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     defaultProject: config.DOCS_PROJECT_ID,

@@ -6,6 +6,7 @@
 import type { App } from '@slack/bolt';
 import type { AccessDecision, Actor } from '../../platform/access.js';
 import { docsProjects, type Config } from '../../platform/config.js';
+import { currentInstallationSlot } from '../../platform/request-context.js';
 import type { Platform } from '../../platform/runtime.js';
 import { settingsUsage } from './command.js';
 import { expertsProblem } from './experts.js';
@@ -41,7 +42,7 @@ export type SettingsConfig = Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS'
 /** What the channel settings lookup is built from (it is built first: access and every feature ask it). */
 export interface ChannelSettingsOptions {
   /** `docsWorkspaces`: each workspace's projects (DOCS_WORKSPACE_PROJECTS); absent, the configured ones. */
-  platform: Pick<Platform, 'redis' | 'prefix'> & Partial<Pick<Platform, 'docsWorkspaces'>>;
+  platform: Pick<Platform, 'redis' | 'prefix'> & Partial<Pick<Platform, 'docsWorkspaces' | 'installations'>>;
   config: SettingsConfig;
 }
 
@@ -53,10 +54,18 @@ export interface ChannelSettingsOptions {
  */
 export function createChannelSettings(o: ChannelSettingsOptions): ChannelSettingsLookup {
   return new ChannelSettingsLookup({
-    store: new SettingsStore(o.platform.redis, o.platform.prefix),
+    store: settingsStore(o.platform),
     projects: workspaceProjects(o.platform, o.config),
     defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
   });
+}
+
+/** The settings store; in OAuth mode (an installation store) keyed by the current installation too. */
+function settingsStore(
+  platform: Pick<Platform, 'redis' | 'prefix'> & Partial<Pick<Platform, 'installations'>>,
+): SettingsStore {
+  const perInstallation = platform.installations !== undefined;
+  return new SettingsStore(platform.redis, platform.prefix, perInstallation ? currentInstallationSlot : undefined);
 }
 
 /**
@@ -75,7 +84,7 @@ function workspaceProjects(
 export interface SettingsOptions {
   /** `slack.web`, the intake, `conversations` (the Edit button and the modal need the person in the channel), the signer. */
   platform: Pick<Platform, 'redis' | 'prefix' | 'intake' | 'slack' | 'conversations' | 'signer' | 'logger' | 'now'> &
-    Partial<Pick<Platform, 'docsWorkspaces'>>;
+    Partial<Pick<Platform, 'docsWorkspaces' | 'installations'>>;
   /** The docs projects, FOLLOWUP_POLICY and ADMIN_USERS. */
   config: SettingsConfig & Pick<Config, 'ADMIN_USERS'>;
   /** Who may change settings; default {@link usersInfoAdminCheck} (ADMIN_USERS, or users.info is_admin/is_owner). */
@@ -103,13 +112,13 @@ export interface Settings {
 
 /** Builds the settings feature and registers its intake handlers. */
 export function createSettings(o: SettingsOptions): Settings {
-  const { redis, prefix, intake, conversations, signer, now } = o.platform;
+  const { intake, conversations, signer, now } = o.platform;
   const slack = o.platform.slack.web;
   const logger = o.platform.logger.child({ feature: 'settings' });
   const projects = docsProjects(o.config);
   const adminUsers = o.config.ADMIN_USERS;
   const service = new SettingsService({
-    store: new SettingsStore(redis, prefix),
+    store: settingsStore(o.platform),
     projects: workspaceProjects(o.platform, o.config),
     defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
     adminUsers,

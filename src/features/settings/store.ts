@@ -77,16 +77,24 @@ export interface SettingsChange {
  * Channel settings in Redis: one hash per channel, `{QUEUE_PREFIX}:settings:channel:{channel}`,
  * kept **without TTL** (they are configuration, not cache: Redis must persist and never evict
  * them — see docs/operations.md). Channel ids are unique within a workspace (and an Enterprise Grid).
+ * OAuth mode: one hash per installation and channel, `{QUEUE_PREFIX}:settings:{installation}:channel:{channel}`,
+ * so a Slack Connect channel two installed workspaces share has each one's own settings.
  */
 export class SettingsStore {
+  /**
+   * @param installationOf - OAuth mode: the current request's installation (`team:T…` /
+   *   `enterprise:E…`, request-context's currentInstallationSlot); absent: single-token keys.
+   */
   constructor(
     private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'>,
     private readonly prefix: string,
+    private readonly installationOf?: () => string | undefined,
   ) {}
 
-  /** The Redis key of `channel`'s settings. */
+  /** The Redis key of `channel`'s settings (of the current installation, in OAuth mode). */
   key(channel: string): string {
-    return `${this.prefix}:settings:channel:${channel}`;
+    const slot = this.installationOf?.();
+    return slot ? `${this.prefix}:settings:${slot}:channel:${channel}` : `${this.prefix}:settings:channel:${channel}`;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { questionMessage as uiQuestion, type DiscoveryClient } from '../../../platform/docs-api/discovery-client.js';
 import type { AssistantFilter } from '../../../platform/docs-api/discovery-schemas.js';
+import { DEFAULT_ASK_SETTINGS, type AskingClient } from '../../../platform/docs-workspaces.js';
 import {
   AssistantStreamError,
   DocsApiErrorCode,
@@ -28,7 +29,8 @@ import {
 
 /** What answering needs. */
 export interface AnswerDeps {
-  discovery: Pick<DiscoveryClient, 'sendMessage'>;
+  /** `settingNames`: where the current workspace's site is configured (DOCS_WORKSPACE_PROJECTS), for the operator's log lines. */
+  discovery: Pick<DiscoveryClient, 'sendMessage'> & Pick<AskingClient, 'settingNames'>;
   store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer' | 'noteUnanswered'>;
   writer: WriterDeps;
   signer: ValueSigner;
@@ -236,10 +238,11 @@ async function askOnce(
  */
 function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResult | Read {
   const log = deps.logger.child({ channel: q.channel });
+  const setting = deps.discovery.settingNames?.() ?? DEFAULT_ASK_SETTINGS;
   if (hasCode<AssistantKeyRefusedError>(err, DocsApiErrorCode.AssistantKeyRefused)) {
     log.error(
       { status: err.status },
-      'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key',
+      `the discovery API refused ${setting.key} (401/403): check the assistant API key`,
     );
     return { outcome: 'failed', tell: KEY_REFUSED_TEXT };
   }
@@ -251,7 +254,7 @@ function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResul
     return { outcome: 'failed', tell: THREAD_LOST_TEXT };
   }
   if (hasCode(err, DocsApiErrorCode.NotFound)) {
-    log.error('the discovery API does not know DOCS_DOMAIN (404): check the docs site domain');
+    log.error(`the discovery API does not know ${setting.domain} (404): check the docs site domain`);
     return { outcome: 'failed', tell: SITE_UNKNOWN_TEXT };
   }
   if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited)) {
