@@ -213,7 +213,8 @@ async function script(sb: Sandbox): Promise<void> {
   );
   say(`@gus (a guest) in #docs: /docs-edit Rewrite the pricing page`);
   // Agent requests only: a poll of an earlier job may land in this window on a loaded machine.
-  const agentPosts = () => sb.docs.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/agent/')).length;
+  const agentPosts = () =>
+    sb.docs.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/agent/')).length;
   const requests = agentPosts();
   await sb.driver.slashCommand({
     command: '/docs-edit',
