@@ -22,6 +22,7 @@ import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
+import { digestAudience, publicWorkspaceOf } from './unanswered-reach.js';
 import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -96,10 +97,17 @@ export interface Ask {
    */
   answerReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /**
-   * The questions asked in `channel` from `fromMs` up to `toMs` (epoch ms) that the docs did not
-   * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
+   * The questions the digest of workspace `teamId` posted in `channel` may show, asked from `fromMs`
+   * up to `toMs` (epoch ms) and not answered by the docs: the channel's own and, unless it is shared
+   * with another organization, the workspace's public channels' (see `unanswered-reach`), grouped,
+   * at most `limit` (see `UnansweredLog.unansweredSeenIn`). @throws the Redis error.
    */
-  unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
+  unansweredIn(
+    where: { teamId: string; channel: string },
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<SlackQuestionGroup[]>;
   /**
    * Notes that `user` (of `teamId`) was told `what` (a hint, a refusal): true the first time per
    * person per `TOLD_ONCE_S` (an hour, a SET NX on Redis' clock shared by every replica), false
@@ -138,7 +146,11 @@ export interface Ask {
 export function createAsk(o: AskOptions): Ask {
   const { redis, prefix, queues, intake, signer, conversations, metrics } = o.platform;
   const logger = o.platform.logger.child({ feature: 'ask' });
-  const store = new AskStore(redis, prefix);
+  const store: AskStore = new AskStore(
+    redis,
+    prefix,
+    publicWorkspaceOf({ answer: (id) => store.answer(id), conversations, logger }),
+  );
   const shutdown = new AbortController();
   const slack = o.platform.slack.web as unknown as StreamSlack & WebClient;
   const answerQueue = createAnswerQueue(queues);
@@ -161,7 +173,8 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
-    unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
+    unansweredIn: async (where, fromMs, toMs, limit) =>
+      store.unansweredSeenIn(await digestAudience(slack, where, logger), fromMs, toMs, limit),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),
