@@ -80,6 +80,8 @@ export interface AskOptions {
   scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
   /** A channel's docs team (the settings' `/docs-settings experts`); absent: none. @throws the Redis error. */
   expertsFor?: (channel: string) => Promise<Experts | undefined>;
+  /** Who last changed a channel's settings (told when its docs team breaks); absent: no one. @throws the Redis error. */
+  settingsOwnerOf?: (channel: string) => Promise<string | undefined>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -164,7 +166,8 @@ export function createAsk(o: AskOptions): Ask {
     points: EXPERTS_ASKS_PER_HOUR,
     durationS: 3600,
   });
-  const experts = { store, signer, access, expertsFor, slack, asks, logger };
+  const owner = o.settingsOwnerOf ? { settingsOwnerOf: o.settingsOwnerOf } : {};
+  const experts = { store, signer, access, expertsFor, slack, asks, logger, ...owner };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
