@@ -177,7 +177,10 @@ export function createAsk(o: AskOptions): Ask {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
     unansweredIn: async (where, fromMs, toMs, limit) =>
-      store.unansweredSeenIn(await digestAudience(slack, where, logger), fromMs, toMs, limit),
+      store.unansweredSeenIn(await digestAudience(slack, where, logger), fromMs, toMs, limit).catch((err: unknown) => {
+        logger.warn({ err, channel: where.channel }, "could not read the digest's questions asked in Slack");
+        throw err;
+      }),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),

@@ -70,7 +70,7 @@ export interface ReaderSignals {
   /** Asked in Slack, not answered by the docs (with the questions part, where asking is set up). */
   slack?: SlackQuestion[];
   /** Parts the API failed, with the reason for people. */
-  failures: { section: Exclude<DigestSection, 'visitors'>; text: string; error: unknown }[];
+  failures: { section: Exclude<DigestSection, 'visitors'> | 'slack'; text: string; error: unknown }[];
 }
 
 type Range = DateRange;
