@@ -16,11 +16,13 @@ import {
   offerDocumentAnswer,
   REPLY_UNKNOWN_TEXT,
 } from '../../src/features/ask/document-answer.js';
+import { expertCheck } from '../../src/features/ask/expert-reply.js';
 import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
 import { expertsProblem, type Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { Quota } from '../../src/platform/quota.js';
+import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import { memorySteps } from '../../src/platform/steps.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
@@ -535,6 +537,88 @@ describe('Document this answer', () => {
     await documentAnswerSubmission(formDeps)({ ack: ack2, body: { ...body, view: forged }, view: forged } as never);
     expect(ack2).toHaveBeenCalledWith(expect.objectContaining({ response_action: 'errors' }));
     expect(record).toHaveBeenCalledTimes(1);
+  });
+
+  it('the docs team’s reply is preferred: a member of the experts’ channel replying after someone else takes the thread’s one offer (the first such reply); no second offer', async () => {
+    const { answerId, threadTs } = await unanswered('How do I set up SCIM?');
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-pref'), tell);
+    const silent = createLogger('silent');
+    const teamOf = (e: Experts) =>
+      expertCheck({
+        expertsFor: async () => e,
+        conversations: new ConversationDirectory({ slack: web }),
+        slack: web,
+        logger: silent,
+      });
+    const isExpert = teamOf({ kind: 'channel', id: 'C0EXPERTS' });
+    const offering = () => ({ ...offerDeps(), isExpert });
+    const before = botPostsIn(threadTs).length;
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0BOB', 'maybe restart it?', '5.0'), BOT, ctxOf('pref-1'));
+    const expertReply = ctxOf('pref-2');
+    await offerDocumentAnswer(
+      offering(),
+      reply(threadTs, 'U0ADMIN', 'Set `SCIM_TOKEN` first.', '6.0'),
+      BOT,
+      expertReply,
+    );
+    await offerDocumentAnswer(
+      offering(),
+      reply(threadTs, 'U0ADMIN', 'Set `SCIM_TOKEN` first.', '6.0'),
+      BOT,
+      expertReply,
+    ); // a retry
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0CAROL', 'I think it is X', '7.0'), BOT, ctxOf('pref-3'));
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0ADMIN', 'Or ask IT.', '8.0'), BOT, ctxOf('pref-4'));
+    const offers = botPostsIn(threadTs).slice(before);
+    expect(offers).toHaveLength(1);
+    // The offer (posted under Bob's reply) opens a form that quotes the team's first reply.
+    const open = vi.fn(async () => ({ ok: true }));
+    const record = vi.fn(async () => undefined);
+    const formDeps = {
+      intake: { record },
+      access: OPEN_GATE,
+      conversations: { isMember: async () => true },
+      slack: { views: { open } } as never,
+      signer: TEST_SIGNER,
+      store,
+      logger: silent,
+    };
+    const value = (offers[0]!.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    const body = {
+      user: { id: 'U0BOB', team_id: 'T0TEST' },
+      team: { id: 'T0TEST' },
+      trigger_id: 't',
+      channel: { id: 'C0DOCS' },
+    };
+    await documentAnswerAction(formDeps)({
+      ack: async () => undefined,
+      body,
+      action: { value },
+      respond: vi.fn(),
+    } as never);
+    const view = (open.mock.calls[0] as unknown as [{ view: ModalView }])[0].view;
+    const quoted = (view.blocks.at(-1) as { text: { text: string } }).text.text;
+    expect(quoted).toContain('A person answered in the thread: Set `SCIM_TOKEN` first.');
+    expect(quoted).not.toMatch(/restart|Or ask IT|I think/);
+    const submitted = {
+      id: 'V8',
+      hash: 'h',
+      private_metadata: view.private_metadata,
+      state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Document it' } } } },
+    };
+    await documentAnswerSubmission(formDeps)({
+      ack: vi.fn(),
+      body: { ...body, view: submitted },
+      view: submitted,
+    } as never);
+    const start = (record.mock.calls[0] as unknown as [unknown, string, string, Record<string, string>])[3];
+    expect(start.quoted).toContain('Set `SCIM_TOKEN` first.');
+    expect(start.quoted).not.toContain('restart');
+    // A user group's members are the team too; someone outside it, or a group Slack can't read, is not.
+    const group = teamOf({ kind: 'usergroup', id: 'S0DOCSWRITERS' });
+    expect([await group('C0DOCS', 'U0ALICE'), await group('C0DOCS', 'U0BOB')]).toEqual([true, false]);
+    slack.failNext('usergroups.users.list', { error: 'no_such_subteam' });
+    expect(await group('C0DOCS', 'U0ALICE')).toBe(false);
   });
 
   it('Slack failing the offer: the intake retries and the thread gets one offer; the reply is kept once', async () => {

@@ -19,6 +19,7 @@ import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
+import { expertCheck } from './expert-reply.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
@@ -172,6 +173,8 @@ export function createAsk(o: AskOptions): Ask {
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
+  const isExpert = expertCheck({ expertsFor, conversations, slack, logger });
+  const offerDeps = { store, signer, slack, names: o.platform.slack.names, logger, isExpert };
   const listenerDeps = { intake, configured, signer, store, access, conversations, slack, logger, metrics };
   return {
     configured,
@@ -184,8 +187,7 @@ export function createAsk(o: AskOptions): Ask {
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),
-    handleAnswerReply: (msg, botUserId, ctx) =>
-      offerDocumentAnswer({ store, signer, slack, names: o.platform.slack.names, logger }, msg, botUserId, ctx),
+    handleAnswerReply: (msg, botUserId, ctx) => offerDocumentAnswer(offerDeps, msg, botUserId, ctx),
     handleMessage: (msg, botUserId, steps, receipt, opts) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt, opts),
     answerQueue,
