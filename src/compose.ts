@@ -80,6 +80,7 @@ export function buildFeatures(p: Platform): Features {
     start: agentJobs.start,
     scopeFor: (channel) => channels.scopeFor(channel),
     expertsFor: (channel) => channels.expertsFor(channel),
+    settingsOwnerOf: async (channel) => (await channels.effective(channel)).updatedBy,
   });
   const conversations = createConversations({
     platform: p,

@@ -1,9 +1,16 @@
+import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_ASSISTANT_KEY } from '../../sandbox/fake-docs-api.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { DEFAULT_CHANNELS, type SlackMessage } from '../../sandbox/fake-slack.js';
+import { AskStore } from '../../src/features/ask/store.js';
+import { publicWorkspaceOf } from '../../src/features/ask/unanswered-reach.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import type { BotProcess } from '../helpers/bot-process.js';
+import { testRedis } from '../helpers/redis.js';
 import {
+  E2E_SECRETS,
   E2E_SITE_URL,
   ephemeralsTo,
   messageText,
@@ -16,7 +23,7 @@ import {
  * Asking the docs end to end: one bot process over signed HTTP, the fake Slack (chat streaming) and
  * the fake discovery API. /docs-ask with sources, a follow-up in the thread with the conversation's
  * thread key, the mention rule both ways, an unanswered question turned into a job by Document this,
- * and the fallback when Slack refuses streaming.
+ * the fallback when Slack refuses streaming, and the digest's questions asked in Slack (what another channel may see).
  */
 describe('asking the docs', () => {
   let sb: Sandbox;
@@ -348,6 +355,38 @@ describe('asking the docs', () => {
       ]);
     },
   );
+
+  it('the digest shows a public channel’s unanswered question of the week, and not a private channel’s, in another channel’s digest', async () => {
+    // The week's questions, noted as the ask feature notes them (its store and visibility check), dated
+    // three days ago: the bot runs on the real clock and a digest's week ends before today.
+    const web = new WebClient(E2E_SECRETS.SLACK_BOT_TOKEN, { slackApiUrl: sb.slack.url, logLevel: LogLevel.ERROR });
+    const conversations = new ConversationDirectory({ slack: web });
+    const logger = createLogger('silent');
+    const redis = testRedis();
+    const store: AskStore = new AskStore(
+      redis,
+      sb.prefix,
+      publicWorkspaceOf({ answer: (id) => store.answer(id), conversations, logger }),
+    );
+    const at = Date.now() - 3 * 86_400_000;
+    const asked = async (answerId: string, channel: string, question: string) => {
+      const where = { teamId: sb.slack.teamId, channel, threadTs: '1700000000.000100', asker: 'U0ALICE' };
+      await store.saveAnswer({ answerId, ...where, question, answer: '', unanswered: true, earlier: [] });
+      await store.noteUnanswered(channel, answerId, question, at);
+    };
+    await asked('e2e0000000000001', 'C0DOCS', 'How do I rotate SCIM tokens?');
+    await asked('e2e0000000000002', 'C0LEADS', 'When is the secret launch?');
+    redis.disconnect();
+    await driver.slashCommand({ command: '/docs-visitors', text: 'digest', user: 'U0ALICE', channel: 'C0ASK' });
+    const digest = await sb.slack.waitFor(
+      () => sb.slack.messages.find((m) => m.channel === 'C0ASK' && m.bot_id && m.text.startsWith('Weekly docs digest')),
+      20_000,
+    );
+    const shown = JSON.stringify(digest.blocks);
+    expect(shown).toContain('Asked in Slack, not answered by the docs');
+    expect(shown).toContain('How do I rotate SCIM tokens?” · asked 1× in <#C0DOCS>');
+    expect(shown).not.toContain('secret launch');
+  });
 
   it('Ask the docs team: an answer without a page offers it; the question is posted once in the experts’ channel; an expert’s reply leads to Document this answer and a job with the reply fenced', async () => {
     await driver.slashCommand({

@@ -585,7 +585,9 @@ describe("asking: what an answer's record keeps", () => {
     expect(none?.answer).toContain("couldn't find");
     // Only the unanswered question is noted for the digest's "Asked in Slack, not answered by the docs".
     const noted = await store.unansweredIn(none!.channel, 0, Number.MAX_SAFE_INTEGER, 5);
-    expect(noted).toEqual([{ question: 'how do I configure a custom domain for the status page?', count: 1 }]);
+    expect(noted).toEqual([
+      { question: 'how do I configure a custom domain for the status page?', count: 1, channels: [none!.channel] },
+    ]);
     // In Slack, the assistant found no page: no guess, said plainly, with the next step.
     const [shown] = replies(uncovered);
     expect(shown?.text).toContain("I found no page about it, so I won't guess");

@@ -16,12 +16,15 @@ import {
   offerDocumentAnswer,
   REPLY_UNKNOWN_TEXT,
 } from '../../src/features/ask/document-answer.js';
+import { expertCheck } from '../../src/features/ask/expert-reply.js';
 import { ASK_TTL_S, AskStore } from '../../src/features/ask/store.js';
 import { expertsProblem, type Experts } from '../../src/features/settings/index.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { Quota } from '../../src/platform/quota.js';
+import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import { memorySteps } from '../../src/platform/steps.js';
+import { arrayLogger } from '../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
@@ -43,6 +46,7 @@ beforeAll(async () => {
   const channels = [
     ...DEFAULT_CHANNELS,
     { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] },
+    { id: 'C0OLDEXP', name: 'docs-team-old', botIsMember: true, isArchived: true, members: ['U0ADMIN', '@bot'] },
     {
       id: 'C0SHAREDEXP',
       name: 'docs-team-connect',
@@ -318,10 +322,108 @@ describe('Ask the docs team', () => {
     };
     const d = { ...deps({ kind: 'channel', id: 'C0EXPERTS' }), slack: refusing as unknown as ExpertsDeps['slack'] };
     await handleAskExperts(d, click(answerId), ctxOf('exp-refused'), tell);
-    expect(told.at(-1)).toContain("I couldn't post in <#C0EXPERTS> (not_in_channel)");
+    expect(told.at(-1)).toContain("I couldn't ask the docs team: I'm no longer in <#C0EXPERTS>");
     expect(await store.answerAskedIn('C0DOCS', threadTs, 'U0ADMIN')).toBeUndefined();
     // The next ask offers again: the claim the reply took went with the mark.
     expect(await store.claimAnswerOffer('C0DOCS', threadTs, 'reply-2')).toBe(true);
+  });
+
+  it('when set, a channel the bot is not in, one it can’t see, an archived one or a deleted user group is refused with what to do', async () => {
+    expect(await expertsProblem(web, { kind: 'channel', id: 'C0RANDOM' })).toBe(
+      "I'm not in <#C0RANDOM>: invite me there first (`/invite @Docs Agent`).",
+    );
+    expect(await expertsProblem(web, { kind: 'channel', id: 'C0NOSUCH' })).toContain("I can't see that channel");
+    slack.failNext('conversations.info', { error: 'channel_not_found' });
+    expect(await expertsProblem(web, { kind: 'channel', id: 'C0EXPERTS' })).toContain("I can't see that channel");
+    expect(await expertsProblem(web, { kind: 'channel', id: 'C0OLDEXP' })).toBe(
+      '<#C0OLDEXP> is archived: name another channel.',
+    );
+    expect(await expertsProblem(web, { kind: 'usergroup', id: 'S0GONE' })).toBe(
+      "That user group doesn't exist any more: name another one.",
+    );
+    expect(await expertsProblem(web, { kind: 'channel', id: 'C0EXPERTS' })).toBeUndefined();
+    expect(await expertsProblem(web, { kind: 'usergroup', id: 'S0DOCSWRITERS' })).toBeUndefined();
+  });
+
+  it('a docs team that broke after it was set: the asker is told what happened and what to do, the settings owner by DM once a day, a warn line; nothing posted', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const owned = (e: Experts) => ({ ...deps(e), settingsOwnerOf: async () => 'U0ADMIN', logger });
+    const ownerDms = () =>
+      slack.messages.filter((m) => m.bot_id && m.text.startsWith('The docs team set for <#C0DOCS>'));
+    const cases: [Experts, string, string, string][] = [
+      [
+        { kind: 'channel', id: 'C0EXPERTS' },
+        'chat.postMessage',
+        'not_in_channel',
+        "I'm no longer in <#C0EXPERTS>: invite me back",
+      ],
+      [
+        { kind: 'channel', id: 'C0EXPERTS' },
+        'chat.postMessage',
+        'channel_not_found',
+        "I can't find <#C0EXPERTS> any more",
+      ],
+      [
+        { kind: 'channel', id: 'C0EXPERTS' },
+        'chat.postMessage',
+        'is_archived',
+        '<#C0EXPERTS> is archived: name another channel.',
+      ],
+      [
+        { kind: 'usergroup', id: 'S0DOCSWRITERS' },
+        'usergroups.users.list',
+        'no_such_subteam',
+        "That user group doesn't exist any more",
+      ],
+    ];
+    for (const [i, [experts, method, error, said]] of cases.entries()) {
+      const { answerId, threadTs } = await unanswered();
+      slack.failNext(method, { error });
+      await handleAskExperts(owned(experts), click(answerId), ctxOf(`exp-broken-${i}`), tell);
+      expect(told.at(-1)).toContain(`I couldn't ask the docs team: ${said}`);
+      expect(told.at(-1)).toContain("An admin can fix it with `/docs-settings experts`. I've told <@U0ADMIN>");
+      expect(slack.messages.filter((m) => m.thread_ts === threadTs && m.bot_id)).toEqual([]);
+    }
+    // The owner heard once (the first breakage), with what to do; later ones that day only in the log.
+    expect(ownerDms().map((m) => m.text)).toEqual([
+      "The docs team set for <#C0DOCS> can't be reached, so Ask the docs team there asks no one: I'm no longer in <#C0EXPERTS>: " +
+        'invite me back (`/invite @Docs Agent`) or name another channel. Fix it with `/docs-settings experts #channel` (or `@group`, ' +
+        "or `off`) in <#C0DOCS>. I'll tell you again tomorrow at the earliest if it's still broken.",
+    ]);
+    const warned = lines.filter((l) => l.msg === 'the docs team set for a channel cannot be reached');
+    expect(warned.map((l) => l.reason)).toEqual(['not_in_channel', 'channel_not_found', 'is_archived', 'check']);
+    expect(JSON.stringify(lines)).not.toContain('SCIM'); // the question is never logged
+    // A day on (the note lapsed), the owner is told again; with no owner known, only the asker and the log.
+    await redis.del(`${prefix}:ask:experts-broken:C0DOCS`);
+    const again = await unanswered();
+    slack.failNext('chat.postMessage', { error: 'is_archived' });
+    await handleAskExperts(
+      owned({ kind: 'channel', id: 'C0EXPERTS' }),
+      click(again.answerId),
+      ctxOf('exp-broken-day2'),
+      tell,
+    );
+    expect(ownerDms()).toHaveLength(2);
+    const nobody = await unanswered();
+    slack.failNext('chat.postMessage', { error: 'is_archived' });
+    await redis.del(`${prefix}:ask:experts-broken:C0DOCS`);
+    await handleAskExperts(
+      deps({ kind: 'channel', id: 'C0EXPERTS' }),
+      click(nobody.answerId),
+      ctxOf('exp-broken-none'),
+      tell,
+    );
+    expect(told.at(-1)).not.toContain("I've told");
+    expect(ownerDms()).toHaveLength(2);
+    // Once fixed, a click asks the team (every failed click gave its claim back).
+    const before = postsIn('C0EXPERTS').length;
+    await handleAskExperts(
+      deps({ kind: 'channel', id: 'C0EXPERTS' }),
+      click(nobody.answerId),
+      ctxOf('exp-broken-fixed'),
+      tell,
+    );
+    expect(postsIn('C0EXPERTS')).toHaveLength(before + 1);
   });
 
   it('a value the bot did not sign does nothing', async () => {
@@ -435,6 +537,88 @@ describe('Document this answer', () => {
     await documentAnswerSubmission(formDeps)({ ack: ack2, body: { ...body, view: forged }, view: forged } as never);
     expect(ack2).toHaveBeenCalledWith(expect.objectContaining({ response_action: 'errors' }));
     expect(record).toHaveBeenCalledTimes(1);
+  });
+
+  it('the docs team’s reply is preferred: a member of the experts’ channel replying after someone else takes the thread’s one offer (the first such reply); no second offer', async () => {
+    const { answerId, threadTs } = await unanswered('How do I set up SCIM?');
+    await handleAskExperts(deps({ kind: 'channel', id: 'C0EXPERTS' }), click(answerId), ctxOf('exp-pref'), tell);
+    const silent = createLogger('silent');
+    const teamOf = (e: Experts) =>
+      expertCheck({
+        expertsFor: async () => e,
+        conversations: new ConversationDirectory({ slack: web }),
+        slack: web,
+        logger: silent,
+      });
+    const isExpert = teamOf({ kind: 'channel', id: 'C0EXPERTS' });
+    const offering = () => ({ ...offerDeps(), isExpert });
+    const before = botPostsIn(threadTs).length;
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0BOB', 'maybe restart it?', '5.0'), BOT, ctxOf('pref-1'));
+    const expertReply = ctxOf('pref-2');
+    await offerDocumentAnswer(
+      offering(),
+      reply(threadTs, 'U0ADMIN', 'Set `SCIM_TOKEN` first.', '6.0'),
+      BOT,
+      expertReply,
+    );
+    await offerDocumentAnswer(
+      offering(),
+      reply(threadTs, 'U0ADMIN', 'Set `SCIM_TOKEN` first.', '6.0'),
+      BOT,
+      expertReply,
+    ); // a retry
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0CAROL', 'I think it is X', '7.0'), BOT, ctxOf('pref-3'));
+    await offerDocumentAnswer(offering(), reply(threadTs, 'U0ADMIN', 'Or ask IT.', '8.0'), BOT, ctxOf('pref-4'));
+    const offers = botPostsIn(threadTs).slice(before);
+    expect(offers).toHaveLength(1);
+    // The offer (posted under Bob's reply) opens a form that quotes the team's first reply.
+    const open = vi.fn(async () => ({ ok: true }));
+    const record = vi.fn(async () => undefined);
+    const formDeps = {
+      intake: { record },
+      access: OPEN_GATE,
+      conversations: { isMember: async () => true },
+      slack: { views: { open } } as never,
+      signer: TEST_SIGNER,
+      store,
+      logger: silent,
+    };
+    const value = (offers[0]!.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    const body = {
+      user: { id: 'U0BOB', team_id: 'T0TEST' },
+      team: { id: 'T0TEST' },
+      trigger_id: 't',
+      channel: { id: 'C0DOCS' },
+    };
+    await documentAnswerAction(formDeps)({
+      ack: async () => undefined,
+      body,
+      action: { value },
+      respond: vi.fn(),
+    } as never);
+    const view = (open.mock.calls[0] as unknown as [{ view: ModalView }])[0].view;
+    const quoted = (view.blocks.at(-1) as { text: { text: string } }).text.text;
+    expect(quoted).toContain('A person answered in the thread: Set `SCIM_TOKEN` first.');
+    expect(quoted).not.toMatch(/restart|Or ask IT|I think/);
+    const submitted = {
+      id: 'V8',
+      hash: 'h',
+      private_metadata: view.private_metadata,
+      state: { values: { instruction: { instruction: { type: 'plain_text_input', value: 'Document it' } } } },
+    };
+    await documentAnswerSubmission(formDeps)({
+      ack: vi.fn(),
+      body: { ...body, view: submitted },
+      view: submitted,
+    } as never);
+    const start = (record.mock.calls[0] as unknown as [unknown, string, string, Record<string, string>])[3];
+    expect(start.quoted).toContain('Set `SCIM_TOKEN` first.');
+    expect(start.quoted).not.toContain('restart');
+    // A user group's members are the team too; someone outside it, or a group Slack can't read, is not.
+    const group = teamOf({ kind: 'usergroup', id: 'S0DOCSWRITERS' });
+    expect([await group('C0DOCS', 'U0ALICE'), await group('C0DOCS', 'U0BOB')]).toEqual([true, false]);
+    slack.failNext('usergroups.users.list', { error: 'no_such_subteam' });
+    expect(await group('C0DOCS', 'U0ALICE')).toBe(false);
   });
 
   it('Slack failing the offer: the intake retries and the thread gets one offer; the reply is kept once', async () => {

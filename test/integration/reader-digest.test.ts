@@ -1,8 +1,12 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
+import { AskStore } from '../../src/features/ask/store.js';
+import { digestAudience } from '../../src/features/ask/unanswered-reach.js';
+import type { SlackQuestions } from '../../src/features/digests/reader-content.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/digests/service.js';
 import { getSubscription, subscribeChannel, type DigestJobData } from '../../src/features/digests/store.js';
 import { queueDigestNow } from '../../src/features/digests/subcommands.js';
@@ -184,6 +188,34 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     const text = shown(latest());
     expect(text).toContain(`not shown (${words}`);
     expect(text).not.toContain('try again in');
+  });
+
+  it('questions asked in Slack show in their channel’s digest; Redis failing to read them leaves that part out with a line saying why, the rest still goes', async () => {
+    const silent = createLogger('silent');
+    const questionsOf =
+      (store: AskStore): SlackQuestions =>
+      async (where, f, t, l) =>
+        store.unansweredSeenIn(await digestAudience(client, where, silent), f, t, l);
+    const store = new AskStore(redis, prefix);
+    await store.noteUnanswered('C0DOCS', 'a'.repeat(16), 'Where is the <!channel> SCIM guide?', clock - 3 * 86_400_000);
+    await runDigest({ ...deps, slackQuestions: questionsOf(store) }, run(['searches', 'questions']));
+    expect(shown(latest())).toContain('“Where is the &lt;!channel&gt; SCIM guide?” · asked 1× here');
+    // Redis refuses every command of the questions' reads (a client that is not connected).
+    const down = new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    const outcome = await runDigest(
+      { ...deps, slackQuestions: questionsOf(new AskStore(down, prefix)) },
+      run(['searches', 'questions']),
+    );
+    expect(outcome).toMatchObject({ status: 'posted' });
+    const text = shown(latest());
+    expect(text).toContain('*Searched often, nothing clicked*');
+    expect(text).toContain('*Asked the docs assistant again and again, unanswered*');
+    expect(text).toContain(
+      'Asked in Slack, not answered by the docs: not shown (Something went wrong on my side; the next digest tries ' +
+        'again, or `/docs-visitors digest` sends one now.)',
+    );
+    expect(text).not.toContain('SCIM guide');
+    down.disconnect();
   });
 
   it('every chosen part failing (and no visitors section): the run throws, to be retried like any digest', async () => {

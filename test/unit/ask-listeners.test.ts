@@ -39,7 +39,11 @@ function deps(over: Partial<AskListenerDeps> = {}) {
     intake: { record },
     configured: true,
     signer: TEST_SIGNER,
-    store: { answer: async (id) => (id === REC.answerId ? REC : undefined), reply: async () => undefined },
+    store: {
+      answer: async (id) => (id === REC.answerId ? REC : undefined),
+      reply: async () => undefined,
+      expertReplyIn: async () => undefined,
+    },
     access: OPEN_GATE,
     conversations: { isMember: async () => true },
     slack: { views: { open } } as never,
@@ -164,7 +168,11 @@ describe("an answer's buttons", () => {
   it('Make this a docs change decides who clicked from its signed value: acked before any read; an older value is recorded for the worker', async () => {
     const order: string[] = [];
     const { d, record, open } = deps({
-      store: { answer: async () => (order.push('read'), REC), reply: async () => undefined },
+      store: {
+        answer: async () => (order.push('read'), REC),
+        reply: async () => undefined,
+        expertReplyIn: async () => undefined,
+      },
     });
     const ack = vi.fn(async () => void order.push('ack'));
     await changeAction(d)({

@@ -37,7 +37,7 @@ function slowDeps() {
     intake: { record: vi.fn(async () => undefined) },
     configured: true,
     signer: TEST_SIGNER,
-    store: { answer: () => after(780, REC), reply: async () => undefined },
+    store: { answer: () => after(780, REC), reply: async () => undefined, expertReplyIn: async () => undefined },
     access: { ...OPEN_GATE, authorize: () => after(1_400, { allowed: true as const }) },
     conversations: { isMember },
     slack: { views: { open } } as never,

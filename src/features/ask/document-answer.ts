@@ -19,7 +19,9 @@ import { answerIdOf, RECORD_REPLY_CHARS, type AnswerRecord, type AskStore, type 
  * "Document this answer": after Ask the docs team was used for a question, the first reply in the
  * question's thread by someone other than the asker gets one offer in the thread (once per thread,
  * whatever the replies and retries: a claim in Redis per thread, the post made with `postOnce` on the
- * intake's steps). Its button opens a job form, a descriptor over agent-jobs' form kit, that quotes
+ * intake's steps). The docs team's reply is preferred: the first reply there by one of the team (a
+ * member of its channel or user group) is the one the offer quotes, even when someone else replied
+ * first and took the offer; no second offer is posted. Its button opens a job form, a descriptor over agent-jobs' form kit, that quotes
  * the question and that reply read-only; at submission they are rebuilt from the stored records and
  * go to the agent fenced, apart from the person's instruction (`StartIntake.quoted`), so nothing in
  * them acts. The reply is kept as text (mentions and links made names and labels), at most
@@ -46,9 +48,11 @@ export const DOCUMENT_ANSWER_INSTRUCTION =
 
 /** What offering needs. */
 export interface AnswerOfferDeps {
-  store: Pick<AskStore, 'answer' | 'answerAskedIn' | 'claimAnswerOffer' | 'saveReply'>;
+  store: Pick<AskStore, 'answer' | 'answerAskedIn' | 'claimAnswerOffer' | 'saveReply' | 'noteExpertReply'>;
   signer: Pick<ValueSigner, 'sign'>;
   slack: PostOnceClient;
+  /** Whether a replier is one of the channel's docs team (see `expertCheck`; never throws); absent: no one is. */
+  isExpert?: (channel: string, user: string) => Promise<boolean>;
   /** People's names for mentions in the reply (users.info, cached). */
   names: Pick<UserNames, 'lookup'>;
   logger: Logger;
@@ -73,7 +77,9 @@ export async function offerDocumentAnswer(
   if (!rec || rec.asker === msg.user) return;
   // A reply without text (a file alone) can't be the team's answer: it doesn't take the thread's one offer.
   if (!msg.text.trim()) return;
-  if (!(await deps.store.claimAnswerOffer(msg.channel, threadTs, ctx.jobId))) return;
+  const expert = (await deps.isExpert?.(msg.channel, msg.user)) ?? false;
+  const offered = await deps.store.claimAnswerOffer(msg.channel, threadTs, ctx.jobId);
+  if (!offered && !expert) return;
   const replyId = answerIdOf(ctx.jobId);
   if (!ctx.progress.replyKept) {
     const text = truncate(await markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId)), RECORD_REPLY_CHARS);
@@ -81,6 +87,9 @@ export async function offerDocumentAnswer(
     await deps.store.saveReply({ replyId, answerId: rec.answerId, ...at, text });
     await ctx.save({ replyKept: true });
   }
+  // The docs team's first reply is the one the thread's offer quotes (after the reply is kept).
+  if (expert) await deps.store.noteExpertReply(msg.channel, threadTs, replyId);
+  if (!offered) return; // the thread's one offer is posted already: it now quotes this reply
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: ANSWER_OFFER_TEXT } },
     {
@@ -162,16 +171,24 @@ export function documentAnswerModal(
 /** What the button and the form need. */
 export interface DocumentAnswerDeps extends JobFormDeps {
   signer: ValueSigner;
-  store: Pick<AskStore, 'answer' | 'reply'>;
+  store: Pick<AskStore, 'answer' | 'reply' | 'expertReplyIn'>;
 }
 
-/** The reply and its question, read within {@link RECORD_WITHIN_MS}; undefined when either can't be had (logged). */
+/**
+ * The reply and its question, read within {@link RECORD_WITHIN_MS}; undefined when either can't be
+ * had (logged). With `preferExpert` (the offer's button), the thread's docs team reply of the same
+ * question, when there is one, instead of `replyId`.
+ */
 async function quotedWithin(
   deps: DocumentAnswerDeps,
   replyId: string,
+  preferExpert = false,
 ): Promise<{ answer: AnswerRecord; reply: ReplyRecord } | undefined> {
   const read = (async () => {
-    const reply = await deps.store.reply(replyId);
+    let reply = await deps.store.reply(replyId);
+    const expertId = reply && preferExpert ? await deps.store.expertReplyIn(reply.channel, reply.threadTs) : undefined;
+    const expert = expertId && expertId !== replyId ? await deps.store.reply(expertId) : undefined;
+    if (expert && expert.answerId === reply?.answerId) reply = expert;
     const answer = reply ? await deps.store.answer(reply.answerId) : undefined;
     return reply && answer ? { answer, reply } : undefined;
   })().catch((err: unknown) => {
@@ -193,7 +210,7 @@ export function documentAnswerAction(deps: DocumentAnswerDeps) {
       const text = unverifiedValueText('ask the docs team again');
       return refuseUnverified(deps, PURPOSE.documentAnswer, opened.reason, body, text);
     }
-    const q = await quotedWithin(deps, opened.payload);
+    const q = await quotedWithin(deps, opened.payload, true);
     if (!q) return { say: REPLY_UNKNOWN_TEXT };
     return { channel: q.reply.channel, view: () => documentAnswerModal(q.answer, q.reply, deps.signer) };
   });

@@ -18,6 +18,7 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { expertsProblem, type Experts } from '../settings/index.js';
 import { answerOf } from './actions.js';
 import { PURPOSE } from './blocks.js';
+import { refusedPostProblem, reportBrokenExperts } from './experts-broken.js';
 import type { ClickIntake } from './intake.js';
 import type { AnswerRecord, AskStore } from './store.js';
 
@@ -25,7 +26,13 @@ import type { AnswerRecord, AskStore } from './store.js';
 export interface ExpertsDeps {
   store: Pick<
     AskStore,
-    'answer' | 'claimExperts' | 'releaseExperts' | 'markExpertsAsked' | 'unmarkExpertsAsked' | 'noteUnanswered'
+    | 'answer'
+    | 'claimExperts'
+    | 'releaseExperts'
+    | 'markExpertsAsked'
+    | 'unmarkExpertsAsked'
+    | 'noteUnanswered'
+    | 'markExpertsBrokenTold'
   >;
   signer: ValueSigner;
   access: Pick<AccessGate, 'authorize'>;
@@ -42,6 +49,8 @@ export interface ExpertsDeps {
    * person per hour (key `team:user`), so no one can ping the team on every unanswered answer.
    */
   asks: Pick<Quota, 'take' | 'give'>;
+  /** Who last changed a channel's settings: told (once a day) when its docs team can't be reached. @throws the Redis error. */
+  settingsOwnerOf?: (channel: string) => Promise<string | undefined>;
   logger: Logger;
 }
 
@@ -77,24 +86,15 @@ function expertsMessage(rec: AnswerRecord, link: string | undefined, isPrivate: 
 }
 
 /**
- * Why the docs team can't be reached now (their channel archived or left, their group deleted),
- * as a sentence naming what to do, or undefined. @throws other Slack errors (the intake retries).
- */
-async function unreachable(deps: ExpertsDeps, e: Experts): Promise<string | undefined> {
-  const problem = await expertsProblem(deps.slack, e);
-  return problem
-    ? `I couldn't ask the docs team: ${problem} An admin can fix it with \`/docs-settings experts\`.`
-    : undefined;
-}
-
-/**
  * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps, the
  * clicker may ask in the answer's channel (access `ask`), the channel has a docs team, and the
  * clicker has an ask left this hour ({@link EXPERTS_ASKS_PER_HOUR}; else a private refusal, nothing
  * posted); then the
  * answer is claimed for this click (the first, by anyone; others are told it was done) and the
  * question is posted once where the team is, and the thread told once. A team that can no longer be
- * reached is said plainly (and the claim given back, so a later click tries again). Once asked, the
+ * reached (found by the check before the post, or by Slack refusing it) is said plainly, its
+ * channel's settings owner told once a day (`reportBrokenExperts`), and the claim given back, so a
+ * later click tries again. Once asked, the
  * thread is marked so a reply by someone else there is offered **Document this answer**.
  * @throws Redis and transient Slack errors (the intake retries; saved steps resume it).
  */
@@ -127,15 +127,12 @@ export async function handleAskExperts(
     await giveBack();
     return tell(ALREADY_ASKED_TEXT);
   }
-  const problem = ctx.progress.posted ? undefined : await unreachable(deps, experts);
+  // Checked before each ask (its channel archived or left, its group deleted since it was set).
+  const problem = ctx.progress.posted ? undefined : await expertsProblem(deps.slack, experts);
   if (problem) {
     await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
-    deps.logger.warn(
-      { channel: rec.channel, experts: experts.id },
-      'the docs team set for a channel cannot be reached',
-    );
-    return tell(problem);
+    return tell(await reportBrokenExperts(deps, rec.channel, experts, problem, 'check'));
   }
   // From now on a reply in the thread by someone other than the asker may be the answer (Document
   // this answer): marked before the thread's "I asked the docs team" line invites replies.
@@ -148,11 +145,9 @@ export async function handleAskExperts(
     await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
     await giveBack();
     await deps.store.releaseExperts(rec.answerId, ctx.jobId);
-    deps.logger.warn({ slackError: slackErrorCode(err), experts: experts.id }, 'could not post to the docs team');
-    const where = experts.kind === 'channel' ? `<#${experts.id}>` : 'this thread';
-    return tell(
-      `I couldn't post in ${where} (${slackErrorCode(err)}). An admin can invite me or change \`/docs-settings experts\`.`,
-    );
+    const code = slackErrorCode(err);
+    const said = await reportBrokenExperts(deps, rec.channel, experts, refusedPostProblem(experts, code), code ?? '');
+    return tell(said);
   }
   await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });

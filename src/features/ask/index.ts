@@ -19,9 +19,11 @@ import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
+import { expertCheck } from './expert-reply.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
+import { digestAudience, publicWorkspaceOf } from './unanswered-reach.js';
 import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -84,6 +86,8 @@ export interface AskOptions {
   scopeFor?: (channel: string) => Promise<AssistantFilter | undefined>;
   /** A channel's docs team (the settings' `/docs-settings experts`); absent: none. @throws the Redis error. */
   expertsFor?: (channel: string) => Promise<Experts | undefined>;
+  /** Who last changed a channel's settings (told when its docs team breaks); absent: no one. @throws the Redis error. */
+  settingsOwnerOf?: (channel: string) => Promise<string | undefined>;
 }
 
 /** The running feature, as the composition root and the conversations feature hold it. */
@@ -101,10 +105,17 @@ export interface Ask {
    */
   answerReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /**
-   * The questions asked in `channel` from `fromMs` up to `toMs` (epoch ms) that the docs did not
-   * answer, grouped, at most `limit` (see `UnansweredLog.unansweredIn`). @throws the Redis error.
+   * The questions the digest of workspace `teamId` posted in `channel` may show, asked from `fromMs`
+   * up to `toMs` (epoch ms) and not answered by the docs: the channel's own and, unless it is shared
+   * with another organization, the workspace's public channels' (see `unanswered-reach`), grouped,
+   * at most `limit` (see `UnansweredLog.unansweredSeenIn`). @throws the Redis error.
    */
-  unansweredIn(channel: string, fromMs: number, toMs: number, limit: number): Promise<SlackQuestionGroup[]>;
+  unansweredIn(
+    where: { teamId: string; channel: string },
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<SlackQuestionGroup[]>;
   /**
    * Notes that `user` (of `teamId`) was told `what` (a hint, a refusal): true the first time per
    * person per `TOLD_ONCE_S` (an hour, a SET NX on Redis' clock shared by every replica), false
@@ -143,7 +154,11 @@ export interface Ask {
 export function createAsk(o: AskOptions): Ask {
   const { redis, prefix, queues, intake, signer, conversations, metrics } = o.platform;
   const logger = o.platform.logger.child({ feature: 'ask' });
-  const store = new AskStore(redis, prefix);
+  const store: AskStore = new AskStore(
+    redis,
+    prefix,
+    publicWorkspaceOf({ answer: (id) => store.answer(id), conversations, logger }),
+  );
   const shutdown = new AbortController();
   const slack = o.platform.slack.web as unknown as StreamSlack & WebClient;
   const answerQueue = createAnswerQueue(queues);
@@ -157,21 +172,27 @@ export function createAsk(o: AskOptions): Ask {
     points: EXPERTS_ASKS_PER_HOUR,
     durationS: 3600,
   });
-  const experts = { store, signer, access, expertsFor, slack, asks, logger };
+  const owner = o.settingsOwnerOf ? { settingsOwnerOf: o.settingsOwnerOf } : {};
+  const experts = { store, signer, access, expertsFor, slack, asks, logger, ...owner };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
+  const isExpert = expertCheck({ expertsFor, conversations, slack, logger });
+  const offerDeps = { store, signer, slack, names: o.platform.slack.names, logger, isExpert };
   const listenerDeps = { intake, configured, signer, store, access, conversations, slack, logger, metrics };
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
-    unansweredIn: (channel, fromMs, toMs, limit) => store.unansweredIn(channel, fromMs, toMs, limit),
+    unansweredIn: async (where, fromMs, toMs, limit) =>
+      store.unansweredSeenIn(await digestAudience(slack, where, logger), fromMs, toMs, limit).catch((err: unknown) => {
+        logger.warn({ err, channel: where.channel }, "could not read the digest's questions asked in Slack");
+        throw err;
+      }),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),
-    handleAnswerReply: (msg, botUserId, ctx) =>
-      offerDocumentAnswer({ store, signer, slack, names: o.platform.slack.names, logger }, msg, botUserId, ctx),
+    handleAnswerReply: (msg, botUserId, ctx) => offerDocumentAnswer(offerDeps, msg, botUserId, ctx),
     handleMessage: (msg, botUserId, steps, receipt, opts) =>
       handleQuestionMessage(handlerDeps, msg, botUserId, steps, receipt, opts),
     answerQueue,

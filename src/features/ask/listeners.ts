@@ -36,7 +36,7 @@ import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 /** What the ask listeners need: they check the input, record each request and ack; workers do the rest. */
 export interface AskListenerDeps extends DocumentFormDeps, DocumentAnswerDeps {
   /** Answers' and replies' records (the forms quote them). */
-  store: Pick<AskStore, 'answer' | 'reply'>;
+  store: Pick<AskStore, 'answer' | 'reply' | 'expertReplyIn'>;
   /** False until DOCS_ASSISTANT_API_KEY and DOCS_DOMAIN are set: `/docs-ask` says how to turn it on, in the ack. */
   configured: boolean;
   /** Counts a question refused in the ack (asking is off) in `docs_bot_ask_total{outcome="refused"}`. */

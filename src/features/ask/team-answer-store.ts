@@ -39,7 +39,9 @@ const replySchema = z.object({
  * of the feature's records; its own base is the log of unanswered questions): on the question's thread hash `{prefix}:ask:thread:{channel}:{threadTs}`
  * the fields `experts` and `expertsAsker` (Ask the docs team was used), then
  * `{prefix}:ask:answer-offer:{channel}:{threadTs}` (the thread's one Document this answer offer) and
- * `{prefix}:ask:reply:{replyId}` (the reply it quotes), {@link ASK_TTL_S} each.
+ * `{prefix}:ask:reply:{replyId}` (the reply it quotes), {@link ASK_TTL_S} each;
+ * `{prefix}:ask:expert-reply:{channel}:{threadTs}` (the first reply there by one of the docs team);
+ * and `{prefix}:ask:experts-broken:{channel}` (its docs team's breakage was reported, a day).
  */
 export class TeamAnswerStore extends UnansweredLog {
   /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
@@ -71,8 +73,26 @@ export class TeamAnswerStore extends UnansweredLog {
     await this.redis
       .multi()
       .hdel(this.threadKey(channel, threadTs), 'experts', 'expertsAsker')
-      .del(this.answerOfferKey(channel, threadTs))
+      .del(this.answerOfferKey(channel, threadTs), this.expertReplyKey(channel, threadTs))
       .exec();
+  }
+
+  private expertReplyKey(channel: string, threadTs: string): string {
+    return `${this.prefix}:ask:expert-reply:${channel}:${threadTs}`;
+  }
+
+  /**
+   * Notes kept reply `replyId` as the thread's expert answer (a reply by one of the docs team), the
+   * first one only (SET NX, kept {@link ASK_TTL_S}): Document this answer quotes it rather than an
+   * earlier reply by someone else. @throws the Redis error.
+   */
+  async noteExpertReply(channel: string, threadTs: string, replyId: string): Promise<void> {
+    await this.redis.set(this.expertReplyKey(channel, threadTs), replyId, 'EX', ASK_TTL_S, 'NX');
+  }
+
+  /** The thread's expert answer ({@link noteExpertReply}), or undefined. @throws the Redis error. */
+  async expertReplyIn(channel: string, threadTs: string): Promise<string | undefined> {
+    return (await this.redis.get(this.expertReplyKey(channel, threadTs))) ?? undefined;
   }
 
   /**
@@ -93,6 +113,16 @@ export class TeamAnswerStore extends UnansweredLog {
     const k = this.answerOfferKey(channel, threadTs);
     if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
     return (await this.redis.get(k)) === key;
+  }
+
+  /**
+   * Notes that the people who look after `channel`'s settings were told its docs team can't be
+   * reached: true the first time per `ttlS` seconds (SET NX EX on
+   * `{prefix}:ask:experts-broken:{channel}`, shared by every replica), false while the note lasts.
+   * @throws the Redis error.
+   */
+  async markExpertsBrokenTold(channel: string, ttlS: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:ask:experts-broken:${channel}`, '1', 'EX', ttlS, 'NX')) === 'OK';
   }
 
   /** Keeps the reply that "Document this answer" quotes for {@link ASK_TTL_S}. @throws the Redis error. */

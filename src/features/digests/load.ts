@@ -11,6 +11,7 @@ import {
 import type { DigestParts } from './blocks.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
 import { loadReaderSignals, READER_ITEMS, type SlackQuestions } from './reader-content.js';
+import { digestPartFailureText } from './part-failure.js';
 import type { DigestSection } from './sections.js';
 
 /**
@@ -75,6 +76,8 @@ export interface RunScope {
   nowMs: number;
   zone: string;
   projectId?: string | undefined;
+  /** The digest's workspace (its channel's "Asked in Slack" may show the workspace's public channels' questions). */
+  teamId?: string | undefined;
   channel: string;
   sections: readonly DigestSection[];
   /** A digest on request: who asked (their hourly share pays, see {@link digestCaller}). */
@@ -85,7 +88,8 @@ export interface RunScope {
  * The sections a run sends (the channel's choice, else all): the visitors section (its failures
  * throw, so the run is retried) and "What readers couldn't find" (a part the API fails is left out
  * with a line saying why), with the questions part "Asked in Slack, not answered by the docs" from
- * `slackQuestions` (this channel's, the digest's week; absent: asking is off). At most 6 analytics
+ * `slackQuestions` (those this channel may see, the digest's week; absent: asking is off; a failure
+ * to read them is left out with a line saying why). At most 6 analytics
  * calls with every section, for sites of up to 250 pages.
  * @throws as {@link loadDigestContent}; when the visitors section is not chosen and every reader part
  *   failed, the first part's error.
@@ -102,12 +106,19 @@ export async function loadDigestParts(
   const wanted = run.sections.filter((s) => s !== 'visitors');
   if (wanted.length === 0) return { week, visitors };
   const signals = await loadReaderSignals(svc.cache, week, who, run.sections);
+  const apiFailures = signals.failures.length;
   if (slackQuestions && run.sections.includes('questions')) {
-    // The digest's week (its days in its time zone, the last one excluded like the API's dateTo), this channel only.
+    // The digest's week (its days in its time zone, the last one excluded like the API's dateTo), what this channel may see.
     const at = (day: string) => parseISO(day, { in: tz(run.zone) }).getTime();
-    signals.slack = await slackQuestions(run.channel, at(week.current.dateFrom), at(week.current.dateTo), READER_ITEMS);
+    const where = { teamId: run.teamId ?? '', channel: run.channel };
+    try {
+      signals.slack = await slackQuestions(where, at(week.current.dateFrom), at(week.current.dateTo), READER_ITEMS);
+    } catch (err) {
+      // Redis failing this part leaves it out with a line saying why, like a part the API fails.
+      signals.failures.push({ section: 'slack', text: digestPartFailureText(err), error: err });
+    }
   }
   const [first] = signals.failures;
-  if (!visitors && first && signals.failures.length === wanted.length && !signals.slack?.length) throw first.error;
+  if (!visitors && first && apiFailures === wanted.length && !signals.slack?.length) throw first.error;
   return { week, visitors, readers: { signals, channel: run.channel, projectId: run.projectId } };
 }

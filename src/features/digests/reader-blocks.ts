@@ -127,12 +127,19 @@ function questionBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => nu
   ];
 }
 
+/** "here", or the channels it was asked in (`<#C…>`; "here" for the digest's own); an id that is not Slack's is left out. */
+function askedWhere(channels: readonly string[] | undefined, own: string): string {
+  const named = (channels ?? []).filter((ch) => /^[A-Z0-9]+$/.test(ch));
+  if (named.length === 0 || (named.length === 1 && named[0] === own)) return 'here';
+  return `in ${named.map((ch) => (ch === own ? 'here' : `<#${ch}>`)).join(', ')}`;
+}
+
 function slackBlocks(r: ReaderSignals, c: ReaderBlocksContext, next: () => number): KnownBlock[] {
   if (!r.slack?.length) return [];
   return [
     title(PART_TITLES.slack),
     ...r.slack.map((q) => {
-      const text = `“${escapeReaderText(q.question, 200)}” · asked ${formatCount(q.count)}× here`;
+      const text = `“${escapeReaderText(q.question, 200)}” · asked ${formatCount(q.count)}× ${askedWhere(q.channels, c.channel)}`;
       const improve: Signal = { kind: 'question', question: q.question, count: q.count, response: '' };
       return section(text, improve, next(), c);
     }),

@@ -41,18 +41,26 @@ export interface RecurringQuestion {
   pct: number | null;
 }
 
-/** A question asked through the bot in the digest's channel that the docs did not answer, and how often. */
+/** A question asked through the bot that the docs did not answer, how often, and in which channels (Slack ids). */
 export interface SlackQuestion {
   question: string;
   count: number;
+  channels: string[];
 }
 
 /**
- * The questions asked through the bot in `channel` from `fromMs` up to `toMs` (epoch ms) whose answer
- * found no page, got 👎 or went to the docs team, grouped when they recur, at most `limit`, most
- * asked first (the ask feature's log, kept 8 days). @throws the Redis error.
+ * The questions asked through the bot from `fromMs` up to `toMs` (epoch ms) whose answer found no
+ * page, got 👎 or went to the docs team, that the digest of workspace `teamId` in `channel` may show
+ * (its own channel's, and its workspace's public channels' unless it is shared with another
+ * organization), grouped when they recur, at most `limit`, most asked first (the ask feature's log,
+ * kept 8 days). @throws the Redis error.
  */
-export type SlackQuestions = (channel: string, fromMs: number, toMs: number, limit: number) => Promise<SlackQuestion[]>;
+export type SlackQuestions = (
+  where: { teamId: string; channel: string },
+  fromMs: number,
+  toMs: number,
+  limit: number,
+) => Promise<SlackQuestion[]>;
 
 /** What the section shows; a part is undefined when the channel did not choose it. */
 export interface ReaderSignals {
@@ -62,7 +70,7 @@ export interface ReaderSignals {
   /** Asked in Slack, not answered by the docs (with the questions part, where asking is set up). */
   slack?: SlackQuestion[];
   /** Parts the API failed, with the reason for people. */
-  failures: { section: Exclude<DigestSection, 'visitors'>; text: string; error: unknown }[];
+  failures: { section: Exclude<DigestSection, 'visitors'> | 'slack'; text: string; error: unknown }[];
 }
 
 type Range = DateRange;

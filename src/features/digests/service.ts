@@ -145,7 +145,8 @@ function runScope(ctx: RunContext): RunScope {
   const { run } = ctx;
   const sections = sectionsOf(run.data.sections);
   const manual = run.data.trigger === 'manual' ? { requestedBy: run.data.requestedBy } : {};
-  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, channel: run.data.channel, sections, ...manual };
+  const { teamId, channel } = run.data;
+  return { nowMs: run.nowMs, zone: ctx.zone, projectId: ctx.projectId, teamId, channel, sections, ...manual };
 }
 
 /** A run whose digest was posted already: finish the chart if a crash cut it short. */

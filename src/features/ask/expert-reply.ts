@@ -1,0 +1,40 @@
+/**
+ * Who of a thread's repliers is one of the channel's docs team (`/docs-settings experts`), so that
+ * Document this answer quotes their reply rather than an earlier one by someone else.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../platform/logger.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
+import { slackErrorCode } from '../../platform/slack/errors.js';
+import type { Experts } from '../settings/index.js';
+
+/** What telling an expert needs. */
+export interface ExpertCheckDeps {
+  /** The channel's docs team. @throws the Redis error. */
+  expertsFor: (channel: string) => Promise<Experts | undefined>;
+  /** Membership of the team's channel (people's conversation lists, cached and budgeted). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
+  /** The team's user group members (usergroups.users.list: `users`, user ids). */
+  slack: { usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> } };
+  logger: Logger;
+}
+
+/**
+ * Whether `user` is one of `channel`'s docs team: a member of its experts channel, or of its user
+ * group. Never throws: no team, or membership Slack or Redis can't tell now, is false (a warn line).
+ */
+export function expertCheck(deps: ExpertCheckDeps): (channel: string, user: string) => Promise<boolean> {
+  return async (channel, user) => {
+    try {
+      const e = await deps.expertsFor(channel);
+      if (!e) return false;
+      if (e.kind === 'channel') return await deps.conversations.isMember(e.id, user);
+      const res = await deps.slack.usergroups.users.list({ usergroup: e.id });
+      return (res.users ?? []).includes(user);
+    } catch (err) {
+      const reason = slackErrorCode(err) ?? (err as { code?: unknown }).code ?? 'error';
+      deps.logger.warn({ channel, reason: String(reason) }, 'could not tell whether a reply is the docs team’s');
+      return false;
+    }
+  };
+}
