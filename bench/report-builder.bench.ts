@@ -1,9 +1,9 @@
 import { bench, describe } from 'vitest';
 import type { VisitorsResponse } from '../src/platform/docs-api/schemas.js';
-import { buildDigestMessage } from '../src/features/digests/blocks.js';
-import { renderDigestChart } from '../src/features/digests/chart.js';
-import { buildDigestContent } from '../src/features/digests/content.js';
-import { buildReportMessage, planWindows } from '../src/features/visitors/blocks.js';
+import { buildDigestMessage } from '../src/features/reports/digests/blocks.js';
+import { renderDigestChart } from '../src/features/reports/digests/chart.js';
+import { buildDigestContent } from '../src/features/reports/digests/content.js';
+import { buildReportMessage, planWindows } from '../src/features/reports/blocks.js';
 import { ValueSigner } from '../src/platform/slack/signed-value.js';
 
 /**

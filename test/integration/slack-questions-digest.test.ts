@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AskStore } from '../../src/features/ask/store.js';
 import { SLACK_QUESTIONS_KEPT_MS } from '../../src/features/ask/unanswered-log.js';
-import { loadDigestParts } from '../../src/features/digests/load.js';
-import { readerBlocks, readerSummary } from '../../src/features/digests/reader-blocks.js';
+import { loadDigestParts } from '../../src/features/reports/digests/load.js';
+import { readerBlocks, readerSummary } from '../../src/features/reports/digests/reader-blocks.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 

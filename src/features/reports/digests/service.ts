@@ -1,18 +1,14 @@
-import type { WorkspaceAccess } from '../../platform/workspace-access.js';
+import type { WorkspaceAccess } from '../../../platform/workspace-access.js';
 import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../platform/logger.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
-import { respondVia } from '../../platform/slack/respond.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import {
-  digestRanges,
-  formatRange,
-  visitorsErrorText,
-  visitorsKeyPrefix,
-  type VisitorsServices,
-} from '../visitors/index.js';
+import type { Logger } from '../../../platform/logger.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
+import { respondVia } from '../../../platform/slack/respond.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import { digestRanges, formatRange } from '../date-range.js';
+import { visitorsErrorText } from '../error-text.js';
+import { visitorsKeyPrefix, type VisitorsServices } from '../service.js';
 import { buildDigest, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
 import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';

@@ -1,18 +1,11 @@
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import { escapeReaderText } from '../../platform/slack/markup.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import {
-  ACTION_SIGNAL_IMPROVE_PREFIX,
-  countOf,
-  docsPathOf,
-  encodeSignalImprove,
-  formatChange,
-  formatCount,
-  inlinePath,
-  isSafeDocsPath,
-  type Signal,
-} from '../visitors/index.js';
+import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import { ACTION_SIGNAL_IMPROVE_PREFIX, encodeSignalImprove, type Signal } from '../signals/improve.js';
+import { countOf, formatChange, formatCount } from '../format.js';
+import { docsPathOf, isSafeDocsPath } from '../safe-path.js';
+import { inlinePath } from '../signals/views.js';
 import { readersEmpty, type ReaderSignals } from './reader-content.js';
 
 /**

@@ -1,5 +1,6 @@
-import type { VisitorsResponse } from '../../platform/docs-api/schemas.js';
-import { formatCount, percentChange, type DateRange } from '../visitors/index.js';
+import type { VisitorsResponse } from '../../../platform/docs-api/schemas.js';
+import { formatCount, percentChange } from '../format.js';
+import { type DateRange } from '../date-range.js';
 
 /**
  * What a weekly digest says, computed from two weeks of visitors (pure; no Slack, no API):

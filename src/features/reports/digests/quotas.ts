@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../platform/logger.js';
-import { Quota } from '../../platform/quota.js';
-import { nextSlotText } from '../../platform/slack/dates.js';
-import type { Respond } from '../../platform/slack/respond.js';
+import type { Logger } from '../../../platform/logger.js';
+import { Quota } from '../../../platform/quota.js';
+import { nextSlotText } from '../../../platform/slack/dates.js';
+import type { Respond } from '../../../platform/slack/respond.js';
 
 /**
  * What the digests' requests may spend, shared by every replica through Redis: digests sent on

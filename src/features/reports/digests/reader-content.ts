@@ -1,22 +1,18 @@
-import type { SearchRow } from '../../platform/docs-api/analytics-schemas.js';
+import type { SearchRow } from '../../../platform/docs-api/analytics-schemas.js';
+import { FEEDBACK_PAGES_LIMIT, SEARCHES_LIMIT } from '../signals/views.js';
 import {
-  FEEDBACK_PAGES_LIMIT,
   groupQuestions,
   isUnclicked,
-  percentChange,
   questionKey,
-  readComments,
-  readFeedbackByPage,
-  readSearches,
-  readUnanswered,
-  SEARCHES_LIMIT,
   pagesByThumbsDown,
-  type AnalyticsCache,
-  type DateRange,
   type PageFeedback,
-  type QueryCaller,
   type QuestionGroup,
-} from '../visitors/index.js';
+} from '../signals/group.js';
+import { percentChange } from '../format.js';
+import { readComments, readUnanswered } from '../signals/data.js';
+import { readFeedbackByPage, readSearches, type QueryCaller } from '../queries.js';
+import { type AnalyticsCache } from '../store.js';
+import { type DateRange } from '../date-range.js';
 import { digestPartFailureText } from './part-failure.js';
 import type { DigestSection } from './sections.js';
 

@@ -1,7 +1,7 @@
-import { DocsApiErrorCode, isDocsApiError } from '../../platform/docs-api/errors.js';
-import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
-import { hasCode } from '../../platform/errors.js';
-import { VisitorsErrorCode, type AnalyticsBudgetError } from '../visitors/index.js';
+import { DocsApiErrorCode, isDocsApiError } from '../../../platform/docs-api/errors.js';
+import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
+import { hasCode } from '../../../platform/errors.js';
+import { VisitorsErrorCode, type AnalyticsBudgetError } from '../budget.js';
 
 /** What to do about a part a digest could not show: nobody can retry a scheduled post by hand. */
 export const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visitors digest` sends one now.';

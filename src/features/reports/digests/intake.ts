@@ -3,7 +3,7 @@
  * schema and version; the handlers take them from the intake, typed from these schemas.
  */
 import { z } from 'zod';
-import { intakeKind } from '../../platform/intake.js';
+import { intakeKind } from '../../../platform/intake.js';
 
 /** Retry on a failed digest, recorded. */
 export interface DigestRetryIntake {

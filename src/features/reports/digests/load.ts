@@ -1,13 +1,10 @@
 import { tz } from '@date-fns/tz';
 import { parseISO } from 'date-fns/parseISO';
-import {
-  digestRanges,
-  LIMIT_MAX,
-  type AnalyticsCache,
-  type DateRange,
-  type QueryCaller,
-  type VisitorsServices,
-} from '../visitors/index.js';
+import { digestRanges, type DateRange } from '../date-range.js';
+import { LIMIT_MAX } from '../query.js';
+import { type AnalyticsCache } from '../store.js';
+import { type QueryCaller } from '../queries.js';
+import { type VisitorsServices } from '../service.js';
 import type { DigestParts } from './blocks.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
 import { loadReaderSignals, READER_ITEMS, type SlackQuestions } from './reader-content.js';

@@ -1,6 +1,6 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { Chart, registerables, type Plugin } from 'chart.js';
-import { formatCount, middleTruncate } from '../visitors/index.js';
+import { formatCount, middleTruncate } from '../format.js';
 
 /**
  * The digest's chart: the top pages as horizontal bars, human vs AI visitors, rendered in-process

@@ -1,4 +1,4 @@
-import { quoteToken } from '../../platform/slack/limits.js';
+import { quoteToken } from '../../../platform/slack/limits.js';
 
 /**
  * The sections of a weekly digest, and the subscription option that picks them

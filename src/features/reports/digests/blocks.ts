@@ -1,19 +1,10 @@
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { MOVER_MIN_CHANGE_PCT, type DigestContent, type PageChange } from './content.js';
-import {
-  codeSafe,
-  formatChange,
-  formatCount,
-  formatRange,
-  formatShare,
-  inlineReaderPath,
-  isSafeDocsPath,
-  pad,
-  readerPath,
-  type DateRange,
-} from '../visitors/index.js';
+import { codeSafe, formatChange, formatCount, formatShare, inlineReaderPath, pad, readerPath } from '../format.js';
+import { formatRange, type DateRange } from '../date-range.js';
+import { isSafeDocsPath } from '../safe-path.js';
 import type { ReaderSignals } from './reader-content.js';
 import { readerBlocks, readerSummary } from './reader-blocks.js';
 import { ACTION_IMPROVE_PREFIX, encodeImproveValue } from './improve-value.js';

@@ -4,22 +4,21 @@
  * `unsubscribe`, `subscriptions`, `digest`) are handled here. Visitors knows nothing of digests.
  */
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import type { AccessGate } from '../../platform/access.js';
-import type { Intake } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
-import { recordCommand, type IntakeEntry } from '../../platform/slack/record-and-ack.js';
-import { respondVia } from '../../platform/slack/respond.js';
+import type { AccessGate } from '../../../platform/access.js';
+import type { Intake } from '../../../platform/intake.js';
+import type { Logger } from '../../../platform/logger.js';
+import { recordCommand, type IntakeEntry } from '../../../platform/slack/record-and-ack.js';
+import { respondVia } from '../../../platform/slack/respond.js';
+import { authorizeOrTell } from '../handlers.js';
+import { helpText, parseVisitorsCommand } from '../query.js';
 import {
-  authorizeOrTell,
-  helpText,
-  parseVisitorsCommand,
-  VISITORS_INTAKE,
+  INTAKE as VISITORS_INTAKE,
   type Caller,
   type ReportIntake,
   type SignalReportIntake,
   type SubcommandIntake,
   type VisitorsSubcommands,
-} from '../visitors/index.js';
+} from '../intake.js';
 
 /** What the command's listener needs: it checks the input, records the request and acks. */
 export interface VisitorsCommandDeps {

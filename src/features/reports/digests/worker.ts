@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
-import { createQueue, createWorker, type QueueContext } from '../../platform/queues.js';
-import { installationRefOf } from '../../platform/request-context.js';
-import type { SlackClients } from '../../platform/runtime.js';
+import { createQueue, createWorker, type QueueContext } from '../../../platform/queues.js';
+import { installationRefOf } from '../../../platform/request-context.js';
+import type { SlackClients } from '../../../platform/runtime.js';
 import { runDigest, type DigestDeps, type DigestOutcome } from './service.js';
 import { DIGEST_JOB_OPTIONS, type DigestJobData } from './store.js';
 

@@ -1,11 +1,11 @@
 import type { WebClient } from '@slack/web-api';
-import type { AccessGate } from '../../platform/access.js';
-import type { Intake, IntakeContext } from '../../platform/intake.js';
-import type { Logger } from '../../platform/logger.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { checkMembership } from '../../platform/slack/member-check.js';
-import { respondVia, type Respond } from '../../platform/slack/respond.js';
-import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import type { AccessGate } from '../../../platform/access.js';
+import type { Intake, IntakeContext } from '../../../platform/intake.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { ConversationDirectory } from '../../../platform/slack/conversations.js';
+import { checkMembership } from '../../../platform/slack/member-check.js';
+import { respondVia, type Respond } from '../../../platform/slack/respond.js';
+import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { INTAKE, type DigestRetryIntake } from './intake.js';
 import { manualDigestSlot, MANUAL_DIGEST_USED, STORAGE_DOWN, takeOrTell, type DigestQuotas } from './quotas.js';
 import { decodeDigestRetry, DIGEST_RETRY_PURPOSE } from './retry.js';

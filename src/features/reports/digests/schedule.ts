@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
-import { canonicalTimeZone, isValidCron } from '../../platform/calendar.js';
-import { quoteToken } from '../../platform/slack/limits.js';
+import { canonicalTimeZone, isValidCron } from '../../../platform/calendar.js';
+import { quoteToken } from '../../../platform/slack/limits.js';
 
 /**
  * The weekly digest's schedule: a BullMQ cron `pattern` (5 fields, or 6 with seconds first, as

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { SLACK_LIMITS } from '../../platform/slack/limits.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { isSafeDocsPath } from '../visitors/index.js';
+import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
+import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../../platform/slack/signed-value.js';
+import { isSafeDocsPath } from '../safe-path.js';
 
 /**
  * What a digest's "Improve with agent" button on a falling page carries (signed: the page and its
@@ -12,7 +12,7 @@ import { isSafeDocsPath } from '../visitors/index.js';
 /** Prefix of the "Improve with agent" buttons' action_ids (`visitors.digest.improve.0`, `.1`, …). */
 export const ACTION_IMPROVE_PREFIX = 'visitors.digest.improve.';
 
-export { isSafeDocsPath, SAFE_DOCS_PATH } from '../visitors/index.js';
+export { isSafeDocsPath, SAFE_DOCS_PATH } from '../safe-path.js';
 
 /**
  * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the

@@ -1,9 +1,9 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
-import { truncate } from '../../platform/slack/limits.js';
-import { escapeReaderText } from '../../platform/slack/markup.js';
-import { channelId, messageTs } from '../../platform/slack/payloads.js';
-import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
+import { truncate } from '../../../platform/slack/limits.js';
+import { escapeReaderText } from '../../../platform/slack/markup.js';
+import { channelId, messageTs } from '../../../platform/slack/payloads.js';
+import { unverifiedValueText, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import {
   INSTRUCTION_MAX,
   instructionInput,
@@ -13,17 +13,15 @@ import {
   refuseUnverified,
   type JobForm,
   type JobFormDeps,
-} from '../agent-jobs/index.js';
+} from '../../agent-jobs/index.js';
+import { countOf, inlineReaderPath, formatCount } from '../format.js';
 import {
-  countOf,
   cutQuoted,
-  inlineReaderPath,
   decodeSignalImprove,
-  formatCount,
   SIGNAL_IMPROVE_PURPOSE,
   signalInstruction,
   type SignalImprove,
-} from '../visitors/index.js';
+} from '../signals/improve.js';
 import { EDIT_HINT } from './improve-modal.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
-import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
-import { channelId, teamId } from '../../platform/slack/payloads.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { channelId, teamId } from '../../../platform/slack/payloads.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 
 /**
  * Retry on a digest that could not be built: the notice posted in the channel after the run's last

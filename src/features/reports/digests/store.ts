@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { currentEnterpriseRef } from '../../platform/request-context.js';
+import { currentEnterpriseRef } from '../../../platform/request-context.js';
 import type { DigestSchedule } from './schedule.js';
 import { sectionsOf, type DigestSection } from './sections.js';
 

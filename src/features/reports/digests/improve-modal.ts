@@ -1,12 +1,12 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
-import { truncate } from '../../platform/slack/limits.js';
-import { channelId, messageTs } from '../../platform/slack/payloads.js';
-import { SIGNATURE_OVERHEAD, unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { INSTRUCTION_MAX, instructionInput, jobModal, openSigned, type JobForm } from '../agent-jobs/index.js';
+import { truncate } from '../../../platform/slack/limits.js';
+import { channelId, messageTs } from '../../../platform/slack/payloads.js';
+import { SIGNATURE_OVERHEAD, unverifiedValueText, type ValueSigner } from '../../../platform/slack/signed-value.js';
+import { INSTRUCTION_MAX, instructionInput, jobModal, openSigned, type JobForm } from '../../agent-jobs/index.js';
 import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
-import { formatCount, inlineReaderPath } from '../visitors/index.js';
+import { formatCount, inlineReaderPath } from '../format.js';
 
 /**
  * The "Improve with agent" modal opened from a falling page of the digest: an editable
@@ -17,7 +17,7 @@ import { formatCount, inlineReaderPath } from '../visitors/index.js';
 /** `callback_id` of the modal (its view_submission is registered in src/listeners/visitors). */
 export const IMPROVE_CALLBACK_ID = 'visitors_improve';
 /** The instruction input's ids and bound (agent-jobs' job form kit). */
-export { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from '../agent-jobs/index.js';
+export { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from '../../agent-jobs/index.js';
 
 /** What the modal remembers in `private_metadata` (Slack: ≤ 3000 chars): where to start the job. */
 export interface ImproveMetadata {

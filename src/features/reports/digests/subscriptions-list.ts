@@ -1,9 +1,9 @@
-import type { Logger } from '../../platform/logger.js';
-import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { slackDateText } from '../../platform/slack/dates.js';
-import { SLACK_LIMITS } from '../../platform/slack/limits.js';
-import type { Respond } from '../../platform/slack/respond.js';
-import type { Caller } from '../visitors/index.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { ConversationDirectory } from '../../../platform/slack/conversations.js';
+import { slackDateText } from '../../../platform/slack/dates.js';
+import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
+import type { Respond } from '../../../platform/slack/respond.js';
+import { type Caller } from '../intake.js';
 import type { DigestQuotas } from './quotas.js';
 import { SUBSCRIPTIONS_COOLDOWN_S, takeOrTell } from './quotas.js';
 import { describeSchedule } from './schedule.js';

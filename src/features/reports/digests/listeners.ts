@@ -1,12 +1,13 @@
 import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { unverifiedValueText } from '../../platform/slack/signed-value.js';
-import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../agent-jobs/index.js';
+import { recordInteraction } from '../../../platform/slack/record-and-ack.js';
+import { unverifiedValueText } from '../../../platform/slack/signed-value.js';
+import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../../agent-jobs/index.js';
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
 import { ACTION_DIGEST_RETRY } from './retry.js';
 import { buildImproveModal, IMPROVE_CALLBACK_ID, IMPROVE_FORM } from './improve-modal.js';
 import { INTAKE, type DigestRetryIntake } from './intake.js';
-import { ACTION_SIGNAL_IMPROVE_PREFIX, type VisitorsSubcommands } from '../visitors/index.js';
+import { ACTION_SIGNAL_IMPROVE_PREFIX } from '../signals/improve.js';
+import { type VisitorsSubcommands } from '../intake.js';
 import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmission } from './improve-signal.js';
 import { docsVisitorsCommand } from './command.js';
 
