@@ -11,6 +11,7 @@ import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed
 import type { DateRange } from './date-range.js';
 import type { ButtonIntake, Caller } from './intake.js';
 import { resolveRange, type RangeSpec } from './query.js';
+import type { OpenedState } from './signed-state.js';
 import { visitorsKeyPrefix, type VisitorsServices } from './service.js';
 import { userTimeZone } from './user-time-zone.js';
 
@@ -160,9 +161,6 @@ export function knownProject(
   if (typeof deps.projects !== 'function') return projectId === undefined || deps.projects.includes(projectId);
   return deps.projects().includes(projectId ?? deps.defaultProject ?? '');
 }
-
-/** What a report button's value opens to: its state, or why not (a value the bot did not sign, or one it cannot read). */
-export type OpenedState<S> = { ok: true; state: S } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /**
  * The state a clicked report button carries, when the bot signed it for that button (one of

@@ -2,7 +2,8 @@ import type { KnownBlock, PlainTextOption } from '@slack/types';
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../platform/slack/limits.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { parseDateArg, type DateRange } from './date-range.js';
+import type { DateRange } from './date-range.js';
+import { apiDate, datesInOrder, stateCodec, type OpenedState } from './signed-state.js';
 
 /**
  * The menu on every report ("Other reports for these dates"): a `static_select` listing the other
@@ -42,17 +43,21 @@ export interface MenuState extends DateRange {
   projectId?: string | undefined;
 }
 
-const apiDate = z
-  .string()
-  .max(40)
-  .refine((s) => parseDateArg(s).ok, 'not an API date');
-const menuSchema = z.object({
-  f: apiDate,
-  t: apiDate,
-  p: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-    .optional(),
+/** The menu's state on the wire ({@link stateCodec}): no version, no channel (it is in the purpose). */
+const menuSchema = z
+  .object({
+    f: apiDate,
+    t: apiDate,
+    p: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+      .optional(),
+  })
+  .refine(datesInOrder, 'dateFrom not before dateTo');
+const codec = stateCodec<MenuState, z.infer<typeof menuSchema>>({
+  schema: menuSchema,
+  toWire: (s) => ({ f: s.dateFrom, t: s.dateTo, ...(s.projectId ? { p: s.projectId } : {}) }),
+  fromWire: (w) => ({ dateFrom: w.f, dateTo: w.t, ...(w.p ? { projectId: w.p } : {}) }),
 });
 
 /** True for one of {@link REPORT_KINDS}. */
@@ -71,9 +76,9 @@ export function reportMenu(
   channel: string,
   signer: Pick<ValueSigner, 'sign'>,
 ): KnownBlock {
-  const wire = { f: state.dateFrom, t: state.dateTo, ...(state.projectId ? { p: state.projectId } : {}) };
-  const blockId = signer.sign(menuPurpose(channel), JSON.stringify(wire));
-  if (blockId.length > SLACK_LIMITS.actionId) throw new Error('menu state too long for a block_id');
+  const blockId = codec.sign(state, menuPurpose(channel), signer);
+  if (blockId === undefined || blockId.length > SLACK_LIMITS.actionId)
+    throw new Error('menu state too long for a block_id');
   const options: PlainTextOption[] = REPORT_KINDS.filter((k) => k !== current).map((k) => ({
     text: { type: 'plain_text', text: REPORT_TITLES[k], emoji: true },
     value: k,
@@ -94,22 +99,12 @@ export function reportMenu(
 /**
  * The state of a menu's `block_id` chosen in `channel`, when the bot signed it for that channel and
  * it validates; else why not (`unsigned`/`tampered`: not the bot's, or another channel's;
- * `malformed`: unreadable).
+ * `malformed`: empty, unreadable).
  */
 export function openMenuState(
   blockId: string | undefined,
   channel: string,
   signer: Pick<ValueSigner, 'open'>,
-): { ok: true; state: MenuState } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  const opened = signer.open(menuPurpose(channel), blockId);
-  if (!opened.ok) return opened;
-  try {
-    const w = menuSchema.parse(JSON.parse(opened.payload));
-    if ((parseDateArg(w.f) as { ms: number }).ms >= (parseDateArg(w.t) as { ms: number }).ms) {
-      return { ok: false, reason: 'malformed' };
-    }
-    return { ok: true, state: { dateFrom: w.f, dateTo: w.t, ...(w.p ? { projectId: w.p } : {}) } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+): OpenedState<MenuState> {
+  return codec.open(blockId, menuPurpose(channel), signer);
 }

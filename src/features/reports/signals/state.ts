@@ -1,9 +1,16 @@
 import { z } from 'zod';
-import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
 import { channelId } from '../../../platform/slack/payloads.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../../platform/slack/signed-value.js';
-import { parseDateArg } from '../date-range.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { SIGNAL_ROWS, type SignalKind } from '../query.js';
+import {
+  commonState,
+  commonWire,
+  datesInOrder,
+  stateCodec,
+  wireFields,
+  type CommonState,
+  type OpenedState,
+} from '../signed-state.js';
 
 /**
  * What the Previous / Next / Retry buttons of the searches, feedback and questions reports carry in
@@ -15,24 +22,14 @@ import { SIGNAL_ROWS, type SignalKind } from '../query.js';
  * channel (a click from any other is refused), and each button is signed for a purpose of its own
  * (its `action_id`: {@link SIGNAL_ACTIONS}), so a Next value is no Retry value.
  */
-export interface SignalState {
+export interface SignalState extends CommonState {
   report: SignalKind;
-  dateFrom: string;
-  dateTo: string;
   /** Rows per window (Slack page), {@link SIGNAL_ROWS}. */
   rows: number;
   /** The `nextCursor`s that led to the API page shown (empty: the first page). */
   cursors: string[];
   /** First row of the API page's rows to show (0-based), or {@link LAST_SIGNAL_WINDOW}. */
   skip: number;
-  /** Who asked for the report (shown on it), a Slack user id. */
-  requester?: string;
-  /** The channel the report is in (or is to be posted in). */
-  channel: string;
-  /** The docs project of the report (the channel's when it was made). */
-  projectId: string;
-  /** Retry only: ts of the report message to edit in place (absent: post a new report). */
-  messageTs?: string;
 }
 
 /** `skip` meaning "the last window of this API page" (Previous from the next API page's first window). */
@@ -49,55 +46,24 @@ export const SIGNAL_ACTIONS = {
 /** One of {@link SIGNAL_ACTIONS}. */
 export type SignalAction = (typeof SIGNAL_ACTIONS)[keyof typeof SIGNAL_ACTIONS];
 
-/** 2: bound to the channel and the project (version 1 values are refused as an older report's). */
-const VERSION = 2;
-const apiDate = z
-  .string()
-  .max(40)
-  .refine((s) => parseDateArg(s).ok, 'not an API date');
-const ms = (d: string) => (parseDateArg(d) as { ms: number }).ms;
-
 /** Wire form: short keys keep the value well within Slack's 2000 chars. */
 const wireSchema = z
   .object({
-    v: z.literal(VERSION),
+    ...wireFields,
     r: z.enum(['searches', 'feedback', 'questions']),
-    f: apiDate,
-    t: apiDate,
     n: z.number().int().min(SIGNAL_ROWS.min).max(SIGNAL_ROWS.max),
     c: z.array(z.string().min(1).max(1000)).max(100),
     s: z.number().int().min(LAST_SIGNAL_WINDOW).max(MAX_SKIP),
-    u: z
-      .string()
-      .regex(/^[UW][A-Z0-9]{1,30}$/)
-      .optional(),
-    m: z
-      .string()
-      .regex(/^\d{1,12}\.\d{1,8}$/)
-      .optional(),
     ch: channelId,
-    p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/),
   })
-  .refine((w) => ms(w.f) < ms(w.t), 'dateFrom not before dateTo');
+  .refine(datesInOrder, 'dateFrom not before dateTo');
 
-/** The JSON payload of a state; undefined when it would not fit a button value with its signature. */
-function encode(s: SignalState): string | undefined {
-  const wire = {
-    v: VERSION,
-    r: s.report,
-    f: s.dateFrom,
-    t: s.dateTo,
-    n: s.rows,
-    c: s.cursors,
-    s: s.skip,
-    ...(s.requester ? { u: s.requester } : {}),
-    ...(s.messageTs ? { m: s.messageTs } : {}),
-    ch: s.channel,
-    p: s.projectId,
-  };
-  const json = JSON.stringify(wire);
-  return json.length <= SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD ? json : undefined;
-}
+/** The signal reports' state on the wire ({@link stateCodec}). */
+const codec = stateCodec<SignalState, z.infer<typeof wireSchema>>({
+  schema: wireSchema,
+  toWire: (s) => ({ ...commonWire(s), r: s.report, n: s.rows, c: s.cursors, s: s.skip, ch: s.channel }),
+  fromWire: (w) => ({ ...commonState(w), report: w.r, rows: w.n, cursors: w.c, skip: w.s, channel: w.ch }),
+});
 
 /**
  * A state as the signed `value` of the button `action` (Slack: ≤ 2000 chars, the signature
@@ -109,46 +75,16 @@ export function signSignalState(
   action: SignalAction,
   signer: Pick<ValueSigner, 'sign'>,
 ): string | undefined {
-  const json = encode(s);
-  return json === undefined ? undefined : signer.sign(action, json);
+  return codec.sign(s, action, signer);
 }
 
-/**
- * The state of the `value` of a clicked button `action`, when the bot signed it for that button and
- * it validates; else why not (`unsigned`/`tampered`: not the bot's, or another button's;
- * `malformed`: unreadable, or of an older version).
- */
+/** The state of the `value` of a clicked button `action` (signed-state.ts: `StateCodec.open`). */
 export function openSignalState(
   value: string | undefined,
   action: SignalAction,
   signer: Pick<ValueSigner, 'open'>,
-): { ok: true; state: SignalState } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
-  const opened = signer.open(action, value);
-  if (!opened.ok) return opened;
-  let json: unknown;
-  try {
-    json = JSON.parse(opened.payload);
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
-  const parsed = wireSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, reason: 'malformed' };
-  const w = parsed.data;
-  const state: SignalState = {
-    report: w.r,
-    dateFrom: w.f,
-    dateTo: w.t,
-    rows: w.n,
-    cursors: w.c,
-    skip: w.s,
-    channel: w.ch,
-    projectId: w.p,
-  };
-  return {
-    ok: true,
-    state: { ...state, ...(w.u ? { requester: w.u } : {}), ...(w.m ? { messageTs: w.m } : {}) },
-  };
+): OpenedState<SignalState> {
+  return codec.open(value, action, signer);
 }
 
 /** The first window's start of the last window of `count` rows shown `rows` at a time (0 for none). */
