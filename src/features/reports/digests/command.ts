@@ -9,7 +9,7 @@ import type { Intake } from '../../../platform/intake.js';
 import type { Logger } from '../../../platform/logger.js';
 import { recordCommand, type IntakeEntry } from '../../../platform/slack/record-and-ack.js';
 import { respondVia } from '../../../platform/slack/respond.js';
-import { authorizeOrTell } from '../handlers.js';
+import { authorizeOrTell } from '../handler-kit.js';
 import { helpText, parseVisitorsCommand } from '../query.js';
 import {
   INTAKE as VISITORS_INTAKE,
