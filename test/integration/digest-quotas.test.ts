@@ -10,7 +10,7 @@ import {
   RETRY_ELSEWHERE_TEXT,
   RETRY_UNVERIFIED_TEXT,
 } from '../../src/features/reports/digests/handlers.js';
-import type { DigestRetryIntake } from '../../src/features/reports/digests/intake.js';
+import type { DigestRetryIntake } from '../../src/features/reports/intake.js';
 import { encodeDigestRetry } from '../../src/features/reports/digests/retry.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import type { IntakeContext } from '../../src/platform/intake.js';

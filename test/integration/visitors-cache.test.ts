@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
 import { tryLock } from '../../src/platform/lock.js';
-import { VisitorsFetchWaitTimeoutError } from '../../src/features/reports/fetch-wait-timeout-error.js';
+import { VisitorsFetchWaitTimeoutError } from '../../src/features/reports/budget.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import {

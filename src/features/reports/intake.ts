@@ -1,5 +1,5 @@
 /**
- * What the visitors listeners record before they ack: the intake kinds, each with its payload's
+ * What the reports listeners record before they ack: the intake kinds, each with its payload's
  * schema and version; the handlers take them from the intake, typed from these schemas.
  */
 import { z } from 'zod';
@@ -86,6 +86,27 @@ export interface SubcommandIntake {
   responseUrl: string;
 }
 
+/** Retry on a failed digest, recorded. */
+export interface DigestRetryIntake {
+  /** The button's signed value: the digest's workspace and channel (absent in version 1 records: refused). */
+  value?: string | undefined;
+  teamId: string;
+  channel: string;
+  user: string;
+  /** The failure notice, edited to say the digest is on its way. */
+  ts?: string;
+  responseUrl?: string;
+}
+
+const retrySchema: z.ZodType<DigestRetryIntake> = z.looseObject({
+  value: z.string().optional(),
+  teamId: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  ts: z.string().optional(),
+  responseUrl: z.string().optional(),
+});
+
 const callerSchema = z.looseObject({
   teamId: z.string(),
   channel: z.string(),
@@ -136,7 +157,7 @@ const menuSchema: z.ZodType<MenuIntake> = z.looseObject({
   responseUrl: z.string().optional(),
 });
 
-/** Kinds of intake the visitors feature handles. */
+/** Kinds of intake the reports feature handles. `digests.retry` is version 2: its `value` must be checked (a replica of version 1 would queue the digest without it). */
 export const INTAKE = {
   report: intakeKind('visitors.report', reportSchema, { awaited: true }),
   page: intakeKind('visitors.page', buttonSchema, { awaited: true }),
@@ -150,4 +171,6 @@ export const INTAKE = {
   signalRetry: intakeKind('visitors.signals-retry', buttonSchema, { awaited: true }),
   /** A report chosen in a report's menu. */
   menu: intakeKind('visitors.menu', menuSchema, { awaited: true }),
+  /** Retry on a failed digest. */
+  digestRetry: intakeKind('digests.retry', retrySchema, { awaited: true, version: 2 }),
 };

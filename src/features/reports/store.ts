@@ -12,8 +12,12 @@ import { hasCode } from '../../platform/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { tryLock } from '../../platform/lock.js';
 import type { Logger } from '../../platform/logger.js';
-import { RATE_LIMITED_BACKOFF_MS, type AnalyticsBudget, type BudgetPurpose } from './budget.js';
-import { VisitorsFetchWaitTimeoutError } from './fetch-wait-timeout-error.js';
+import {
+  RATE_LIMITED_BACKOFF_MS,
+  VisitorsFetchWaitTimeoutError,
+  type AnalyticsBudget,
+  type BudgetPurpose,
+} from './budget.js';
 
 /**
  * Read-through Redis cache of the analytics API (GET /v1/analytics/{projectId}/visitors, …/views,

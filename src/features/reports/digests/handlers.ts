@@ -6,7 +6,7 @@ import type { ConversationDirectory } from '../../../platform/slack/conversation
 import { checkMembership } from '../../../platform/slack/member-check.js';
 import { respondVia, type Respond } from '../../../platform/slack/respond.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../../platform/slack/signed-value.js';
-import { INTAKE, type DigestRetryIntake } from './intake.js';
+import { INTAKE, type DigestRetryIntake } from '../intake.js';
 import { manualDigestSlot, MANUAL_DIGEST_USED, STORAGE_DOWN, takeOrTell, type DigestQuotas } from './quotas.js';
 import { decodeDigestRetry, DIGEST_RETRY_PURPOSE } from './retry.js';
 import { queueDigestNow, type DigestCommandDeps } from './subcommands.js';
@@ -33,7 +33,7 @@ export const RETRY_ELSEWHERE_TEXT =
 
 /** Registers the digests intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandlerDeps): void {
-  intake.on<DigestRetryIntake>(INTAKE.retry, (p, ctx) => retryDigest(deps, p, ctx));
+  intake.on<DigestRetryIntake>(INTAKE.digestRetry, (p, ctx) => retryDigest(deps, p, ctx));
 }
 
 /** Tells the clicker privately (through the click's response_url, when it came with one). Never throws. */

@@ -5,7 +5,7 @@ import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } 
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
 import { ACTION_DIGEST_RETRY } from './retry.js';
 import { buildImproveModal, IMPROVE_CALLBACK_ID, IMPROVE_FORM } from './improve-modal.js';
-import { INTAKE, type DigestRetryIntake } from './intake.js';
+import { INTAKE, type DigestRetryIntake } from '../intake.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX } from '../signals/improve.js';
 import { type VisitorsSubcommands } from '../intake.js';
 import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmission } from './improve-signal.js';
@@ -89,7 +89,7 @@ export function digestRetryAction(deps: DigestListenerDeps) {
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.retry,
+      kind: INTAKE.digestRetry,
       id: `act-${action.action_ts}`,
       requestId: action.action_ts,
       payload,
