@@ -3,7 +3,8 @@ import type { VisitorsResponse } from '../src/platform/docs-api/schemas.js';
 import { buildDigestMessage } from '../src/features/reports/digests/blocks.js';
 import { renderDigestChart } from '../src/features/reports/digests/chart.js';
 import { buildDigestContent } from '../src/features/reports/digests/content.js';
-import { buildReportMessage, planWindows } from '../src/features/reports/blocks.js';
+import { buildReportMessage } from '../src/features/reports/blocks.js';
+import { planWindows } from '../src/features/reports/rows.js';
 import { ValueSigner } from '../src/platform/slack/signed-value.js';
 
 /**

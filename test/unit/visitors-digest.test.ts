@@ -361,7 +361,8 @@ describe('"Improve with agent" only for safe paths the digest itself lists', () 
   const rows = (extra: [string, number, number][]): [string, number, number][] => [['/api', 100, 5], ...extra];
 
   it('a falling page whose path has unsafe characters is listed without a button; safe ones keep theirs', async () => {
-    const { isSafeDocsPath, improvablePaths } = await import('../../src/features/reports/digests/improve-value.js');
+    const { improvablePaths } = await import('../../src/features/reports/digests/improve-value.js');
+    const { isSafeDocsPath } = await import('../../src/features/reports/safe-path.js');
     const m = buildDigestMessage(
       buildDigestContent(
         week(

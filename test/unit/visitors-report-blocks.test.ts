@@ -7,9 +7,9 @@ import {
   ACTION_PREVIOUS,
   buildReportMessage,
   MESSAGE_TEXT_BUDGET,
-  planWindows,
   type ReportMessage,
 } from '../../src/features/reports/blocks.js';
+import { planWindows } from '../../src/features/reports/rows.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

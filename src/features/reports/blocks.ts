@@ -19,7 +19,7 @@ import { codeSections, headingLine, layoutFor, resolveWindow, rowLine, type Row,
  * undocumented cumulative limit behind `msg_blocks_too_long`, observed at about 12,000 characters
  * of text (slackapi/bolt-js#2509,
  * slackapi/bolt-js#2867)). Rows go into code blocks of at most 3000 characters;
- * when one API page's rows would pass {@link ROWS_TEXT_BUDGET}, the page is shown in windows and a
+ * when one API page's rows would pass `ROWS_TEXT_BUDGET` (rows.ts), the page is shown in windows and a
  * "rows continue" note points to Next, which shows the rest of the same (cached) API page first.
  */
 
@@ -29,7 +29,6 @@ export const MESSAGE_TEXT_BUDGET = 9_000;
 export const ACTION_PREVIOUS = PAGE_ACTIONS.previous;
 /** `action_id` of the report's Next button (listeners.ts), and what its value is signed for. */
 export const ACTION_NEXT = PAGE_ACTIONS.next;
-export { planWindows, resolveWindow, ROWS_TEXT_BUDGET } from './rows.js';
 
 /** The views of the report's range (GET …/views), or why they are not shown. */
 export type ReportViews =

@@ -4,7 +4,8 @@ import { truncate } from '../../../platform/slack/limits.js';
 import { channelId, messageTs } from '../../../platform/slack/payloads.js';
 import { SIGNATURE_OVERHEAD, unverifiedValueText, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { INSTRUCTION_MAX, instructionInput, jobModal, openSigned, type JobForm } from '../../agent-jobs/index.js';
-import { fitJson, SAFE_DOCS_PATH, type ImproveValue } from './improve-value.js';
+import { SAFE_DOCS_PATH } from '../safe-path.js';
+import { fitJson, type ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
 import { formatCount, inlineReaderPath } from '../format.js';
 

@@ -12,8 +12,6 @@ import { isSafeDocsPath } from '../safe-path.js';
 /** Prefix of the "Improve with agent" buttons' action_ids (`visitors.digest.improve.0`, `.1`, …). */
 export const ACTION_IMPROVE_PREFIX = 'visitors.digest.improve.';
 
-export { isSafeDocsPath, SAFE_DOCS_PATH } from '../safe-path.js';
-
 /**
  * The pages a digest message offers "Improve with agent" for (its own buttons' paths, signed by the
  * bot), read from the message as Slack sends it back with a click (block_actions `message.blocks`).
