@@ -3,6 +3,8 @@ import { docsApiErrorText } from '../../platform/docs-api/error-text.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { formatDuration } from '../../platform/slack/duration.js';
 import { hasCode } from '../../platform/errors.js';
+import type { KnownBlock } from '@slack/types';
+import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import {
   ANALYTICS_HOURLY_LIMIT,
   RATE_LIMITED_BACKOFF_MS,
@@ -48,4 +50,26 @@ export function isRetryable(err: unknown): boolean {
   if (hasCode(err, VisitorsErrorCode.AnalyticsBudget)) return true;
   if (isDocsApiError(err)) return err.retryable;
   return true;
+}
+
+/**
+ * The ephemeral answer to a report page that could not be loaded ("I couldn't load the `what`.
+ * `text`"), with a Retry button when `retry` is given (its `action_id` and signed value: the whole
+ * query, plus `messageTs` when a report message should be edited). Shared by every report.
+ */
+export function reportFailure(
+  what: string,
+  text: string,
+  retry: { actionId: string; value: string } | undefined,
+): { text: string; blocks: KnownBlock[] } {
+  const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
+  if (retry) {
+    const button = { type: 'plain_text' as const, text: 'Retry' };
+    blocks.push({
+      type: 'actions',
+      elements: [{ type: 'button', text: button, action_id: retry.actionId, value: retry.value }],
+    });
+  }
+  return { text: `I couldn't load the ${what}. ${text}`, blocks };
 }

@@ -210,6 +210,12 @@ export async function reportScope(
   return { ok: true, range: resolved.range, projectId, ...(needsZone ? { tz: zone } : {}) };
 }
 
+/** What to tell the person when Slack would not post a report: invite the bot first, or try again. */
+export function cannotPostText(err: unknown): string {
+  const code = slackErrorCode(err);
+  return code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+}
+
 /** Posts a new report in `channel` (no unfurls); a refusal is told through `respond`. Never throws. */
 export async function postReport(
   deps: VisitorsHandlerDeps,
@@ -227,10 +233,8 @@ export async function postReport(
     });
     return true;
   } catch (err) {
-    const code = slackErrorCode(err);
-    deps.services.logger.warn({ err, slackError: code, channel }, 'could not post a report');
-    const text =
-      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+    deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel }, 'could not post a report');
+    const text = cannotPostText(err);
     await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(warnTellFailed(deps));
     return false;
   }

@@ -1,10 +1,9 @@
 import type { Intake, IntakeKind } from '../../platform/intake.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { respondVia, type Respond } from '../../platform/slack/respond.js';
-import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { warnUnverified } from '../../platform/slack/signed-value.js';
+import { warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
+  cannotPostText,
   clickAllowed,
   clickedState,
   clickerMayRead,
@@ -195,10 +194,7 @@ async function retry<S extends CommonState, I extends CommandIntake>(
   try {
     await postOrEdit(deps, p.channel, messageTs, loaded.message);
   } catch (err) {
-    const code = slackErrorCode(err);
-    const text =
-      code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
-    return respond({ response_type: 'ephemeral', replace_original: true, text });
+    return respond({ response_type: 'ephemeral', replace_original: true, text: cannotPostText(err) });
   }
   await respond({ delete_original: true });
 }

@@ -2,12 +2,11 @@ import type { KnownBlock } from '@slack/types';
 import type { Redis } from 'ioredis';
 import type { DocsApiProjects } from '../../platform/docs-api/client.js';
 import type { Logger } from '../../platform/logger.js';
-import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildReportMessage, type ReportMessage, type ReportViews } from './blocks.js';
 import { AnalyticsBudget } from './budget.js';
 import { formatRange } from './date-range.js';
-import { isRetryable, visitorsErrorText } from './error-text.js';
+import { isRetryable, reportFailure, visitorsErrorText } from './error-text.js';
 import { PAGE_ACTIONS, signPageState, type PageState } from './paging-value.js';
 import { readViews } from './queries.js';
 import { LIMIT_MAX } from './query.js';
@@ -129,14 +128,6 @@ export function buildReportErrorMessage(
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
   const what = `visitors for ${formatRange({ dateFrom: state.dateFrom, dateTo: state.dateTo })}`;
-  const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
-  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
-  if (retryable) {
-    const value = signPageState(state, ACTION_RETRY, signer);
-    blocks.push({
-      type: 'actions',
-      elements: [{ type: 'button', text: { type: 'plain_text', text: 'Retry' }, action_id: ACTION_RETRY, value }],
-    });
-  }
-  return { text: `I couldn't load the ${what}. ${text}`, blocks };
+  const retry = retryable ? { actionId: ACTION_RETRY, value: signPageState(state, ACTION_RETRY, signer) } : undefined;
+  return reportFailure(what, text, retry);
 }

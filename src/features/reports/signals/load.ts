@@ -1,8 +1,7 @@
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { formatRange } from '../date-range.js';
-import { isRetryable, visitorsErrorText } from '../error-text.js';
+import { isRetryable, reportFailure, visitorsErrorText } from '../error-text.js';
 import { readFeedbackByPage, readSearches, type QueryCaller } from '../queries.js';
 import type { LoadedReport, VisitorsServices } from '../service.js';
 import { buildSignalMessage, type SignalPageView } from './blocks.js';
@@ -97,18 +96,7 @@ export function buildSignalErrorMessage(
   retryable: boolean,
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const what = `${REPORT_NOUN[state.report]} for ${formatRange(state)}`;
-  const body = truncate(`:warning: I couldn't load the ${what}. ${text}`, SLACK_LIMITS.sectionText);
-  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: body } }];
   const value = retryable ? signSignalState(state, ACTION_SIGNAL_RETRY, signer) : undefined;
-  if (value) {
-    const retry = {
-      type: 'button' as const,
-      text: { type: 'plain_text' as const, text: 'Retry' },
-      action_id: ACTION_SIGNAL_RETRY,
-      value,
-    };
-    blocks.push({ type: 'actions', elements: [retry] });
-  }
-  return { text: `I couldn't load the ${what}. ${text}`, blocks };
+  const retry = value ? { actionId: ACTION_SIGNAL_RETRY, value } : undefined;
+  return reportFailure(`${REPORT_NOUN[state.report]} for ${formatRange(state)}`, text, retry);
 }
