@@ -1,9 +1,10 @@
 import { bench, describe } from 'vitest';
 import type { VisitorsResponse } from '../src/platform/docs-api/schemas.js';
-import { buildDigestMessage } from '../src/features/digests/blocks.js';
-import { renderDigestChart } from '../src/features/digests/chart.js';
-import { buildDigestContent } from '../src/features/digests/content.js';
-import { buildReportMessage, planWindows } from '../src/features/visitors/blocks.js';
+import { buildDigestMessage } from '../src/features/reports/digests/blocks.js';
+import { renderDigestChart } from '../src/features/reports/digests/chart.js';
+import { buildDigestContent } from '../src/features/reports/digests/content.js';
+import { buildReportMessage } from '../src/features/reports/blocks.js';
+import { planWindows } from '../src/features/reports/rows.js';
 import { ValueSigner } from '../src/platform/slack/signed-value.js';
 
 /**

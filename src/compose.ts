@@ -9,18 +9,16 @@ import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js'
 import { createAgentView, type AgentView } from './features/agent-view/index.js';
 import { createAsk, type Ask } from './features/ask/index.js';
 import { createConversations, type Conversations } from './features/conversations/index.js';
-import { createDigests, type Digests } from './features/digests/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
+import { createReports, type Reports } from './features/reports/index.js';
 import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
-import { createVisitors, type Visitors } from './features/visitors/index.js';
 import type { Platform } from './platform/runtime.js';
 
 /** The built features, as the composition root registers, starts and closes them. */
 export interface Features {
   agentJobs: AgentJobs;
-  digests: Digests;
-  visitors: Visitors;
+  reports: Reports;
   settings: Settings;
   documentThread: DocumentThread;
   agentView: AgentView;
@@ -33,7 +31,7 @@ export interface Features {
  * `/docs-settings`, built last: who may change settings is the access policy's `change_settings`
  * (guests and outsiders never; a check that could not be made throws, so settings says so and
  * changes nothing), who may start jobs is the policy in words, and a channel's digest
- * subscription is the digests feature's description.
+ * subscription is the reports feature's description.
  */
 function buildSettings(
   p: Platform,
@@ -59,8 +57,8 @@ function buildSettings(
  * Builds every feature in dependency order: the channel settings lookup, then access (it asks a
  * channel's project), thread context, the agent view, agent jobs (given thread context's
  * `context`), ask (given agent jobs' `start`), the router of people's messages (given both), the
- * "Document this thread" shortcut, visitors, digests (given visitors' services), and last
- * `/docs-settings` (given access and digests' `describeSubscription`).
+ * "Document this thread" shortcut, reports (`/docs-visitors` and the digests), and last
+ * `/docs-settings` (given access and reports' `describeSubscription`).
  */
 export function buildFeatures(p: Platform): Features {
   const { config } = p;
@@ -92,16 +90,14 @@ export function buildFeatures(p: Platform): Features {
     answersAllIn: (channel) => channels.answersAllIn(channel),
   });
   const documentThread = createDocumentThread({ platform: p, threadContext, access: access.gate, owner: jobThreads });
-  const visitors = createVisitors({ platform: p, config, access: access.gate, projectFor });
   const slackQuestions = ask.configured ? ask.unansweredIn.bind(ask) : undefined;
-  const digests = createDigests({
+  const reports = createReports({
     platform: p,
     config,
-    visitors: visitors.services,
     access: access.gate,
     projectFor,
     ...(slackQuestions ? { slackQuestions } : {}),
   });
-  const settings = buildSettings(p, access, (teamId, channel) => digests.describeSubscription(teamId, channel));
-  return { agentJobs, digests, visitors, settings, documentThread, agentView, ask, conversations, access };
+  const settings = buildSettings(p, access, (teamId, channel) => reports.describeSubscription(teamId, channel));
+  return { agentJobs, reports, settings, documentThread, agentView, ask, conversations, access };
 }

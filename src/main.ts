@@ -3,7 +3,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import type { AgentJobs } from './features/agent-jobs/index.js';
-import type { Digests } from './features/digests/index.js';
+import type { Reports } from './features/reports/index.js';
 import { buildFeatures, type Features } from './compose.js';
 import { readConfig, type Config, type ConfigError } from './platform/config.js';
 import { hasCode, PlatformErrorCode } from './platform/errors.js';
@@ -37,7 +37,7 @@ export interface RunningBot {
   redis: Redis;
   intake: Intake;
   agentJobs: AgentJobs;
-  digests: Digests;
+  reports: Reports;
   /** The bot's Prometheus metrics (its own registry), served on `GET /metrics`. */
   metrics: BotMetrics;
   /** Stops taking work, finishes in-flight calls, closes workers and Redis. Idempotent. */
@@ -65,9 +65,8 @@ function registerListeners(app: App, f: Features): void {
     f.agentJobs,
     f.ask,
     f.conversations,
-    f.visitors,
+    f.reports,
     f.documentThread,
-    f.digests,
     f.settings,
     f.agentView,
     f.access,
@@ -94,7 +93,7 @@ function stopper(
     await p.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
     await Promise.all(run.workers.map((w) => w.close()));
     await f.agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
-    await f.digests.close();
+    await f.reports.close();
     await f.ask.close();
     await Promise.all([p.intake.close(), run.intakeDepth.close()]);
     await p.docsApi.close();
@@ -134,10 +133,10 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   warnPlaintextPasswords(p.connections.target, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const features = buildFeatures(p);
-  const { agentJobs, digests, ask } = features;
+  const { agentJobs, reports, ask } = features;
   // Read on the queue connection: the intake's own one waits out its WAITs.
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {});
-  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, digests.digestQueue, ask.answerQueue]);
+  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, reports.digestQueue, ask.answerQueue]);
   const { app } = createSlackApp({
     config,
     logger,
@@ -155,7 +154,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const workers: Worker[] = [
     p.intake.startWorker(),
     ...agentJobs.startWorkers(),
-    ...digests.startWorkers(),
+    ...reports.startWorkers(),
     ...ask.startWorkers(),
   ];
   watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
@@ -164,7 +163,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const running = { port: config.PORT, mode, redisMode: p.connections.target.mode, queuePrefix: p.prefix };
   logger.info(running, 'docs-agent-slack is running');
   const stop = stopper(p, app, features, { workers, intakeDepth, watch });
-  return { app, redis: p.redis, intake: p.intake, agentJobs, digests, metrics: p.metrics, stop };
+  return { app, redis: p.redis, intake: p.intake, agentJobs, reports, metrics: p.metrics, stop };
 }
 
 async function main(): Promise<void> {

@@ -22,10 +22,9 @@ export type SurfaceOwner =
   | 'agent-view'
   | 'ask'
   | 'conversations'
-  | 'digests'
   | 'document-thread'
+  | 'reports'
   | 'settings'
-  | 'visitors'
   | 'platform';
 
 /** One row of {@link SURFACES}. */
@@ -56,8 +55,8 @@ export const SURFACES: readonly Surface[] = [
   {
     kind: 'command',
     id: '/docs-visitors',
-    owner: 'digests',
-    what: 'visitor and reader-signal reports (handled by visitors), digest subcommands',
+    owner: 'reports',
+    what: 'visitor and reader-signal reports, digest subcommands',
   },
   { kind: 'command', id: '/docs-settings', owner: 'settings', what: "a channel's project and policies" },
 
@@ -76,29 +75,29 @@ export const SURFACES: readonly Surface[] = [
     owner: 'ask',
     what: "Document this answer, in a question's thread after the docs team was asked (opens a form)",
   },
-  { kind: 'action', id: 'visitors.page.previous', owner: 'visitors', what: "a visitor report's previous page" },
-  { kind: 'action', id: 'visitors.page.next', owner: 'visitors', what: "a visitor report's next page" },
-  { kind: 'action', id: 'visitors.report.retry', owner: 'visitors', what: 'Retry, on a visitor report that failed' },
+  { kind: 'action', id: 'visitors.page.previous', owner: 'reports', what: "a visitor report's previous page" },
+  { kind: 'action', id: 'visitors.page.next', owner: 'reports', what: "a visitor report's next page" },
+  { kind: 'action', id: 'visitors.report.retry', owner: 'reports', what: 'Retry, on a visitor report that failed' },
   {
     kind: 'action',
     id: 'visitors.signals.previous',
-    owner: 'visitors',
+    owner: 'reports',
     what: "a reader-signal report's previous page",
   },
-  { kind: 'action', id: 'visitors.signals.next', owner: 'visitors', what: "a reader-signal report's next page" },
-  { kind: 'action', id: 'visitors.signals.retry', owner: 'visitors', what: 'Retry, on a reader-signal report' },
-  { kind: 'action', id: 'visitors.menu', owner: 'visitors', what: "a report's menu (the other reports)" },
+  { kind: 'action', id: 'visitors.signals.next', owner: 'reports', what: "a reader-signal report's next page" },
+  { kind: 'action', id: 'visitors.signals.retry', owner: 'reports', what: 'Retry, on a reader-signal report' },
+  { kind: 'action', id: 'visitors.menu', owner: 'reports', what: "a report's menu (the other reports)" },
   {
     kind: 'action',
     id: 'visitors.digest.improve.*',
-    owner: 'digests',
+    owner: 'reports',
     what: "Improve with agent, on a digest's page (numbered per row; opens a form)",
   },
-  { kind: 'action', id: 'visitors.digest.retry', owner: 'digests', what: "Retry, on a digest's failed part" },
+  { kind: 'action', id: 'visitors.digest.retry', owner: 'reports', what: "Retry, on a digest's failed part" },
   {
     kind: 'action',
     id: 'visitors.signal.improve.*',
-    owner: 'digests',
+    owner: 'reports',
     what: 'Improve with agent, on a reader signal (numbered per row; opens a form)',
   },
   { kind: 'action', id: 'settings.edit', owner: 'settings', what: 'Edit, on the settings (opens a form)' },
@@ -107,8 +106,8 @@ export const SURFACES: readonly Surface[] = [
 
   { kind: 'view', id: 'ask_document', owner: 'ask', what: 'the Document this form' },
   { kind: 'view', id: 'ask_document_answer', owner: 'ask', what: 'the Document this answer form' },
-  { kind: 'view', id: 'visitors_improve', owner: 'digests', what: "the Improve with agent form, a digest's page" },
-  { kind: 'view', id: 'visitors_improve_signal', owner: 'digests', what: 'the Improve with agent form, a signal' },
+  { kind: 'view', id: 'visitors_improve', owner: 'reports', what: "the Improve with agent form, a digest's page" },
+  { kind: 'view', id: 'visitors_improve_signal', owner: 'reports', what: 'the Improve with agent form, a signal' },
   { kind: 'view', id: 'document_thread_modal', owner: 'document-thread', what: 'the Document this thread form' },
   { kind: 'view', id: 'settings_edit', owner: 'settings', what: 'the settings form' },
 
@@ -151,7 +150,7 @@ export const SURFACES: readonly Surface[] = [
   { kind: 'intake', id: 'ask.feedback', owner: 'ask', what: 'feedback on an answer' },
   { kind: 'intake', id: 'ask.change', owner: 'ask', what: 'Make this a docs change' },
   { kind: 'intake', id: 'ask.experts', owner: 'ask', what: 'Ask the docs team' },
-  { kind: 'intake', id: 'digests.retry', owner: 'digests', what: "retry a digest's failed part" },
+  { kind: 'intake', id: 'digests.retry', owner: 'reports', what: "retry a digest's failed part" },
   { kind: 'intake', id: 'settings.command', owner: 'settings', what: '/docs-settings' },
   { kind: 'intake', id: 'settings.save', owner: 'settings', what: 'the settings form, submitted' },
   {
@@ -160,12 +159,12 @@ export const SURFACES: readonly Surface[] = [
     owner: 'document-thread',
     what: "the shortcut's preview (name kept)",
   },
-  { kind: 'intake', id: 'visitors.report', owner: 'visitors', what: 'a visitor report' },
-  { kind: 'intake', id: 'visitors.page', owner: 'visitors', what: "a visitor report's page" },
-  { kind: 'intake', id: 'visitors.retry', owner: 'visitors', what: 'a visitor report again' },
-  { kind: 'intake', id: 'visitors.subcommand', owner: 'digests', what: 'a digest subcommand of /docs-visitors' },
-  { kind: 'intake', id: 'visitors.signals-report', owner: 'visitors', what: 'a reader-signal report' },
-  { kind: 'intake', id: 'visitors.signals-page', owner: 'visitors', what: "a reader-signal report's page" },
-  { kind: 'intake', id: 'visitors.signals-retry', owner: 'visitors', what: 'a reader-signal report again' },
-  { kind: 'intake', id: 'visitors.menu', owner: 'visitors', what: "a report's menu choice" },
+  { kind: 'intake', id: 'visitors.report', owner: 'reports', what: 'a visitor report' },
+  { kind: 'intake', id: 'visitors.page', owner: 'reports', what: "a visitor report's page" },
+  { kind: 'intake', id: 'visitors.retry', owner: 'reports', what: 'a visitor report again' },
+  { kind: 'intake', id: 'visitors.subcommand', owner: 'reports', what: 'a digest subcommand of /docs-visitors' },
+  { kind: 'intake', id: 'visitors.signals-report', owner: 'reports', what: 'a reader-signal report' },
+  { kind: 'intake', id: 'visitors.signals-page', owner: 'reports', what: "a reader-signal report's page" },
+  { kind: 'intake', id: 'visitors.signals-retry', owner: 'reports', what: 'a reader-signal report again' },
+  { kind: 'intake', id: 'visitors.menu', owner: 'reports', what: "a report's menu choice" },
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/digests/improve-modal.js';
+import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/reports/digests/improve-modal.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import {

@@ -1,17 +1,17 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIGEST_QUEUE } from '../../src/features/digests/worker.js';
+import { DIGEST_QUEUE } from '../../src/features/reports/digests/worker.js';
 import type { SlackCall, SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
-import { AnalyticsBudget, INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
-import { shortcutRange } from '../../src/features/visitors/date-range.js';
-import { digestSchedulerId } from '../../src/features/digests/store.js';
+import { AnalyticsBudget, INTERACTIVE_CEILING } from '../../src/features/reports/budget.js';
+import { shortcutRange } from '../../src/features/reports/date-range.js';
+import { digestSchedulerId } from '../../src/features/reports/digests/store.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { E2E_SECRETS, ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
-import { IMPROVE_PURPOSE } from '../../src/features/digests/improve-value.js';
-import { IMPROVE_UNVERIFIED_TEXT } from '../../src/features/digests/listeners.js';
+import { IMPROVE_PURPOSE } from '../../src/features/reports/digests/improve-value.js';
+import { IMPROVE_UNVERIFIED_TEXT } from '../../src/features/reports/digests/listeners.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
 /**

@@ -4,16 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/index.js';
 import { ACTION_RESTART } from '../../src/features/agent-jobs/start/index.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
-import { ACTION_IMPROVE_PREFIX } from '../../src/features/digests/improve-value.js';
-import { ACTION_DIGEST_RETRY } from '../../src/features/digests/retry.js';
+import { ACTION_IMPROVE_PREFIX } from '../../src/features/reports/digests/improve-value.js';
+import { ACTION_DIGEST_RETRY } from '../../src/features/reports/digests/retry.js';
 import {
   IMPROVE_CALLBACK_ID,
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
-} from '../../src/features/digests/improve-modal.js';
+} from '../../src/features/reports/digests/improve-modal.js';
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
-import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/visitors/blocks.js';
-import { ACTION_RETRY } from '../../src/features/visitors/service.js';
+import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/reports/blocks.js';
+import { ACTION_RETRY } from '../../src/features/reports/service.js';
 import {
   ACTION_EDIT,
   EDIT_CALLBACK_ID,

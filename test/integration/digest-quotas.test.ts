@@ -1,21 +1,25 @@
 import type { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDigestQueue } from '../../src/features/digests/worker.js';
-import type { DigestJobData } from '../../src/features/digests/store.js';
+import { createDigestQueue } from '../../src/features/reports/digests/worker.js';
+import type { DigestJobData } from '../../src/features/reports/digests/store.js';
 import { createServer } from 'node:http';
-import { createDigestQuotas } from '../../src/features/digests/quotas.js';
-import { digestSubcommands, type DigestCommandDeps } from '../../src/features/digests/subcommands.js';
-import { registerHandlers, RETRY_ELSEWHERE_TEXT, RETRY_UNVERIFIED_TEXT } from '../../src/features/digests/handlers.js';
-import type { DigestRetryIntake } from '../../src/features/digests/intake.js';
-import { encodeDigestRetry } from '../../src/features/digests/retry.js';
+import { createDigestQuotas } from '../../src/features/reports/digests/quotas.js';
+import { digestSubcommands, type DigestCommandDeps } from '../../src/features/reports/digests/subcommands.js';
+import {
+  registerHandlers,
+  RETRY_ELSEWHERE_TEXT,
+  RETRY_UNVERIFIED_TEXT,
+} from '../../src/features/reports/digests/handlers.js';
+import type { DigestRetryIntake } from '../../src/features/reports/intake.js';
+import { encodeDigestRetry } from '../../src/features/reports/digests/retry.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import type { IntakeContext } from '../../src/platform/intake.js';
 import { ConversationDirectory, memoryReadLimits } from '../../src/platform/slack/conversations.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
-import { subscribeChannel } from '../../src/features/digests/store.js';
-import { AnalyticsBudget, AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
-import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
+import { subscribeChannel } from '../../src/features/reports/digests/store.js';
+import { AnalyticsBudget, AnalyticsBudgetError } from '../../src/features/reports/budget.js';
+import { visitorsErrorText } from '../../src/features/reports/error-text.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { Quota } from '../../src/platform/quota.js';
 import type { ResponseUrlMessage } from '../../src/platform/slack/respond.js';

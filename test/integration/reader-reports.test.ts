@@ -9,36 +9,36 @@ import {
   startFakeDocsApi,
   type FakeDocsApi,
 } from '../../sandbox/fake-docs-api.js';
-import { INTERACTIVE_CEILING } from '../../src/features/visitors/budget.js';
+import { INTERACTIVE_CEILING } from '../../src/features/reports/budget.js';
 import {
   ACTION_RETRY,
   loadReport,
   createVisitorsServices,
   type LoadedReport,
   type VisitorsServices,
-} from '../../src/features/visitors/service.js';
-import { ACTION_SIGNAL_NEXT } from '../../src/features/visitors/signals/blocks.js';
+} from '../../src/features/reports/service.js';
+import { ACTION_SIGNAL_NEXT } from '../../src/features/reports/signals/blocks.js';
 import {
   ACTION_SIGNAL_RETRY,
   buildSignalErrorMessage,
   loadSignalReport,
-} from '../../src/features/visitors/signals/load.js';
+} from '../../src/features/reports/signals/load.js';
 import {
   openSignalState,
   signSignalState,
   type SignalAction,
   type SignalState,
-} from '../../src/features/visitors/signals/state.js';
-import { registerHandlers } from '../../src/features/visitors/handlers.js';
+} from '../../src/features/reports/signals/state.js';
+import { registerHandlers } from '../../src/features/reports/handlers.js';
 import {
   OTHER_CONVERSATION_BUTTON,
   REPORT_CLICKS_PER_MINUTE,
   STALE_BUTTON,
   UNVERIFIED_BUTTON,
-} from '../../src/features/visitors/handler-kit.js';
+} from '../../src/features/reports/handler-kit.js';
 import { Quota } from '../../src/platform/quota.js';
-import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
-import { signPageState, type PageState } from '../../src/features/visitors/paging-value.js';
+import { ACTION_NEXT } from '../../src/features/reports/blocks.js';
+import { signPageState, type PageState } from '../../src/features/reports/paging-value.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';

@@ -4,9 +4,9 @@ import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/
 import { AskStore } from '../../src/features/ask/store.js';
 import { SLACK_QUESTIONS_KEPT_MS } from '../../src/features/ask/unanswered-log.js';
 import { digestAudience, publicWorkspaceOf } from '../../src/features/ask/unanswered-reach.js';
-import { loadDigestParts } from '../../src/features/digests/load.js';
-import { readerBlocks, readerSummary } from '../../src/features/digests/reader-blocks.js';
-import type { SlackQuestions } from '../../src/features/digests/reader-content.js';
+import { loadDigestParts } from '../../src/features/reports/digests/load.js';
+import { readerBlocks, readerSummary } from '../../src/features/reports/digests/reader-blocks.js';
+import type { SlackQuestions } from '../../src/features/reports/digests/reader-content.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../../src/platform/docs-api/errors.js';
 import { tryLock } from '../../src/platform/lock.js';
-import { VisitorsFetchWaitTimeoutError } from '../../src/features/visitors/fetch-wait-timeout-error.js';
+import { VisitorsFetchWaitTimeoutError } from '../../src/features/reports/budget.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import {
@@ -10,10 +10,10 @@ import {
   AnalyticsBudget,
   DIGEST_CEILING,
   INTERACTIVE_CEILING,
-} from '../../src/features/visitors/budget.js';
-import { AnalyticsBudgetError } from '../../src/features/visitors/budget.js';
-import { visitorsErrorText } from '../../src/features/visitors/error-text.js';
-import { AnalyticsCache } from '../../src/features/visitors/store.js';
+} from '../../src/features/reports/budget.js';
+import { AnalyticsBudgetError } from '../../src/features/reports/budget.js';
+import { visitorsErrorText } from '../../src/features/reports/error-text.js';
+import { AnalyticsCache } from '../../src/features/reports/store.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 

@@ -4,13 +4,13 @@ import type { Queue } from 'bullmq';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { DocsApiServerError } from '../../src/platform/docs-api/errors.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { createDigestQueue } from '../../src/features/digests/worker.js';
-import type { DigestJobData } from '../../src/features/digests/store.js';
-import { createVisitorsServices } from '../../src/features/visitors/service.js';
+import { createDigestQueue } from '../../src/features/reports/digests/worker.js';
+import type { DigestJobData } from '../../src/features/reports/digests/store.js';
+import { createVisitorsServices } from '../../src/features/reports/service.js';
 import { FAKE_NEW_PAGES, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
-import { DIGEST_EVENT_TYPE } from '../../src/features/digests/blocks.js';
-import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/digests/service.js';
+import { DIGEST_EVENT_TYPE } from '../../src/features/reports/digests/blocks.js';
+import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/reports/digests/service.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDigestQueue } from '../../src/features/digests/worker.js';
-import { describeSchedule, nextRunAfter } from '../../src/features/digests/schedule.js';
+import { createDigestQueue } from '../../src/features/reports/digests/worker.js';
+import { describeSchedule, nextRunAfter } from '../../src/features/reports/digests/schedule.js';
 import {
   digestSchedulerId,
   getSubscription,
@@ -10,7 +10,7 @@ import {
   subscribeChannel,
   unsubscribeChannel,
   type DigestJobData,
-} from '../../src/features/digests/store.js';
+} from '../../src/features/reports/digests/store.js';
 import { slackDateText } from '../../src/platform/slack/dates.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../helpers/redis.js';

@@ -1,9 +1,9 @@
 import type { Respond } from '../../src/platform/slack/respond.js';
 import { describe, expect, it } from 'vitest';
-import { parseScheduleArgs } from '../../src/features/digests/schedule.js';
-import { digestSubcommands } from '../../src/features/digests/subcommands.js';
-import { describeSections, takeSectionsOption } from '../../src/features/digests/sections.js';
-import { helpText } from '../../src/features/visitors/query.js';
+import { parseScheduleArgs } from '../../src/features/reports/digests/schedule.js';
+import { digestSubcommands } from '../../src/features/reports/digests/subcommands.js';
+import { describeSections, takeSectionsOption } from '../../src/features/reports/digests/sections.js';
+import { helpText } from '../../src/features/reports/query.js';
 import { createLogger } from '../../src/platform/logger.js';
 
 const defaults = { pattern: '0 9 * * 1', tz: 'UTC' };

@@ -2,7 +2,7 @@ import { LogLevel, WebClient, type Logger, type WebAPIPlatformError } from '@sla
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { buildHomeView } from '../../src/features/agent-jobs/home/index.js';
-import { buildImproveModal } from '../../src/features/digests/improve-modal.js';
+import { buildImproveModal } from '../../src/features/reports/digests/improve-modal.js';
 import { buildEditModal } from '../../src/features/settings/blocks.js';
 import { expectSlackTakesView } from '../helpers/block-kit.js';
 import { TEST_SIGNER } from '../helpers/signer.js';

@@ -6,9 +6,9 @@ import type { StartJobDeps } from '../../src/features/agent-jobs/start/start.js'
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
 import { DOCUMENT_INSTRUCTION, documentQuote } from '../../src/features/ask/document.js';
 import type { AnswerRecord } from '../../src/features/ask/store.js';
-import { improveInstruction } from '../../src/features/digests/content.js';
+import { improveInstruction } from '../../src/features/reports/digests/content.js';
 import { findMessageLinks } from '../../src/features/thread-context/links.js';
-import { quoteSignal, signalInstruction } from '../../src/features/visitors/signals/improve.js';
+import { quoteSignal, signalInstruction } from '../../src/features/reports/signals/improve.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { Steps } from '../../src/platform/steps.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedbackByPageResponse } from '../../src/platform/docs-api/analytics-schemas.js';
-import { buildSignalMessage } from '../../src/features/visitors/signals/blocks.js';
-import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
-import type { SignalState } from '../../src/features/visitors/signals/state.js';
-import { feedbackView, questionsView } from '../../src/features/visitors/signals/views.js';
-import { buildDigest } from '../../src/features/digests/blocks.js';
-import { buildDigestContent, type WeekOfVisitors } from '../../src/features/digests/content.js';
-import type { ReaderSignals } from '../../src/features/digests/reader-content.js';
+import { buildSignalMessage } from '../../src/features/reports/signals/blocks.js';
+import type { CommentsPage, UnansweredPage } from '../../src/features/reports/signals/data.js';
+import type { SignalState } from '../../src/features/reports/signals/state.js';
+import { feedbackView, questionsView } from '../../src/features/reports/signals/views.js';
+import { buildDigest } from '../../src/features/reports/digests/blocks.js';
+import { buildDigestContent, type WeekOfVisitors } from '../../src/features/reports/digests/content.js';
+import type { ReaderSignals } from '../../src/features/reports/digests/reader-content.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

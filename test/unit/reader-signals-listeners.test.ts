@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { docsVisitorsCommand } from '../../src/features/digests/command.js';
-import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/digests/improve-modal.js';
+import { docsVisitorsCommand } from '../../src/features/reports/digests/command.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/reports/digests/improve-modal.js';
 import {
   OLDER_SIGNAL_TEXT,
   OTHER_CONVERSATION_TEXT,
@@ -9,10 +9,10 @@ import {
   SIGNAL_UNVERIFIED_TEXT,
   signalImproveAction,
   signalImproveSubmission,
-} from '../../src/features/digests/improve-signal.js';
-import { buttonAction, menuAction } from '../../src/features/visitors/listeners.js';
-import { INTAKE } from '../../src/features/visitors/intake.js';
-import { encodeSignalImprove, type SignalImproveInput } from '../../src/features/visitors/signals/improve.js';
+} from '../../src/features/reports/digests/improve-signal.js';
+import { buttonAction, menuAction } from '../../src/features/reports/listeners.js';
+import { INTAKE } from '../../src/features/reports/intake.js';
+import { encodeSignalImprove, type SignalImproveInput } from '../../src/features/reports/signals/improve.js';
 import { OPEN_GATE, type AccessGate } from '../../src/platform/access.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';

@@ -4,33 +4,33 @@ import { searchesResponseSchema } from '../../src/platform/docs-api/analytics-sc
 import type { FeedbackByPageResponse, SearchesResponse } from '../../src/platform/docs-api/analytics-schemas.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
-import { ACTION_MENU, openMenuState, reportMenu } from '../../src/features/visitors/menu.js';
+import { ACTION_MENU, openMenuState, reportMenu } from '../../src/features/reports/menu.js';
 import {
   ACTION_SIGNAL_NEXT,
   ACTION_SIGNAL_PREVIOUS,
   buildSignalMessage,
-} from '../../src/features/visitors/signals/blocks.js';
-import type { CommentsPage, UnansweredPage } from '../../src/features/visitors/signals/data.js';
+} from '../../src/features/reports/signals/blocks.js';
+import type { CommentsPage, UnansweredPage } from '../../src/features/reports/signals/data.js';
 import {
   groupQuestions,
   isUnclicked,
   pagesByThumbsDown,
   questionKey,
-} from '../../src/features/visitors/signals/group.js';
+} from '../../src/features/reports/signals/group.js';
 import {
   ACTION_SIGNAL_IMPROVE_PREFIX,
   decodeSignalImprove,
   quotedReaderText,
-} from '../../src/features/visitors/signals/improve.js';
+} from '../../src/features/reports/signals/improve.js';
 import {
   openSignalState,
   SIGNAL_ACTIONS,
   signSignalState,
   type SignalAction,
   type SignalState,
-} from '../../src/features/visitors/signals/state.js';
-import { feedbackView, questionsView, searchesView } from '../../src/features/visitors/signals/views.js';
-import * as queries from '../../src/features/visitors/queries.js';
+} from '../../src/features/reports/signals/state.js';
+import { feedbackView, questionsView, searchesView } from '../../src/features/reports/signals/views.js';
+import * as queries from '../../src/features/reports/queries.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

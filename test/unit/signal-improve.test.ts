@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT } from '../../sandbox/fake-docs-api.js';
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
-import { INSTRUCTION_MAX } from '../../src/features/digests/improve-modal.js';
-import { buildSignalImproveModal } from '../../src/features/digests/improve-signal.js';
+import { INSTRUCTION_MAX } from '../../src/features/reports/digests/improve-modal.js';
+import { buildSignalImproveModal } from '../../src/features/reports/digests/improve-signal.js';
 import {
   decodeSignalImprove,
   encodeSignalImprove,
@@ -11,7 +11,7 @@ import {
   signalInstruction,
   type Signal,
   type SignalImproveInput,
-} from '../../src/features/visitors/signals/improve.js';
+} from '../../src/features/reports/signals/improve.js';
 import { findMessageLinks } from '../../src/features/thread-context/links.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
 import { TEST_SIGNER } from '../helpers/signer.js';

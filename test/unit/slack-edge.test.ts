@@ -5,9 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { register as registerAgentJobs } from '../../src/features/agent-jobs/listeners.js';
 import { register as registerConversations } from '../../src/features/conversations/listeners.js';
 import { register as registerAgentView } from '../../src/features/agent-view/listeners.js';
-import { register as registerDigests } from '../../src/features/digests/listeners.js';
-import { ACTION_NEXT } from '../../src/features/visitors/blocks.js';
-import { register as registerVisitors } from '../../src/features/visitors/listeners.js';
+import { register as registerDigests } from '../../src/features/reports/digests/listeners.js';
+import { ACTION_NEXT } from '../../src/features/reports/blocks.js';
+import { register as registerVisitors } from '../../src/features/reports/listeners.js';
 import { InFlight } from '../../src/platform/in-flight.js';
 import { createSlackApp } from '../../src/platform/slack/app.js';
 import { BUSY_TEXT } from '../../src/platform/slack/edge.js';

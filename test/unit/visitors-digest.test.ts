@@ -1,24 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { buildDigest, buildDigestMessage } from '../../src/features/digests/blocks.js';
+import { buildDigest, buildDigestMessage } from '../../src/features/reports/digests/blocks.js';
 import {
   ACTION_IMPROVE_PREFIX,
   decodeImproveValue,
   encodeImproveValue,
   IMPROVE_PURPOSE,
-} from '../../src/features/digests/improve-value.js';
-import { buildDigestFailureMessage, decodeDigestRetry } from '../../src/features/digests/retry.js';
-import type { ReaderSignals } from '../../src/features/digests/reader-content.js';
-import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/digests/chart.js';
-import { buildDigestContent, improveInstruction, type WeekOfVisitors } from '../../src/features/digests/content.js';
-import { formatChange } from '../../src/features/visitors/format.js';
+} from '../../src/features/reports/digests/improve-value.js';
+import { buildDigestFailureMessage, decodeDigestRetry } from '../../src/features/reports/digests/retry.js';
+import type { ReaderSignals } from '../../src/features/reports/digests/reader-content.js';
+import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../src/features/reports/digests/chart.js';
+import {
+  buildDigestContent,
+  improveInstruction,
+  type WeekOfVisitors,
+} from '../../src/features/reports/digests/content.js';
+import { formatChange } from '../../src/features/reports/format.js';
 import {
   buildImproveModal,
   decodeImproveMetadata,
   IMPROVE_MODAL_PURPOSE,
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
-} from '../../src/features/digests/improve-modal.js';
+} from '../../src/features/reports/digests/improve-modal.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 
@@ -333,8 +337,8 @@ describe('digest chart', () => {
 
 describe('Improve values with hostile paths', () => {
   it('keep the button value ≤ 2000 and private_metadata ≤ 3000 even when JSON escaping grows the path', async () => {
-    const { encodeImproveValue } = await import('../../src/features/digests/improve-value.js');
-    const { buildImproveModal } = await import('../../src/features/digests/improve-modal.js');
+    const { encodeImproveValue } = await import('../../src/features/reports/digests/improve-value.js');
+    const { buildImproveModal } = await import('../../src/features/reports/digests/improve-modal.js');
     const path = `/"${'\\"'.repeat(1200)}`;
     const value = encodeImproveValue(
       { path, fellPct: 40, current: 10, previous: 20, rangeLabel: 'Nov 15 – Nov 21, 2026' },
@@ -357,7 +361,8 @@ describe('"Improve with agent" only for safe paths the digest itself lists', () 
   const rows = (extra: [string, number, number][]): [string, number, number][] => [['/api', 100, 5], ...extra];
 
   it('a falling page whose path has unsafe characters is listed without a button; safe ones keep theirs', async () => {
-    const { isSafeDocsPath, improvablePaths } = await import('../../src/features/digests/improve-value.js');
+    const { improvablePaths } = await import('../../src/features/reports/digests/improve-value.js');
+    const { isSafeDocsPath } = await import('../../src/features/reports/safe-path.js');
     const m = buildDigestMessage(
       buildDigestContent(
         week(

@@ -7,7 +7,7 @@ import {
   PAGE_ACTIONS,
   signPageState,
   type PageState,
-} from '../../src/features/visitors/paging-value.js';
+} from '../../src/features/reports/paging-value.js';
 import { SIGNATURE_OVERHEAD } from '../../src/platform/slack/signed-value.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 

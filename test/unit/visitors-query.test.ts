@@ -6,13 +6,13 @@ import {
   rangeDays,
   shortcutRange,
   SHORTCUTS,
-} from '../../src/features/visitors/date-range.js';
+} from '../../src/features/reports/date-range.js';
 import {
   helpText,
   parseVisitorsCommand,
   resolveRange,
   type VisitorsCommand,
-} from '../../src/features/visitors/query.js';
+} from '../../src/features/reports/query.js';
 
 const DIGEST_NAMES = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'];
 const parse = (text: string): VisitorsCommand => parseVisitorsCommand(text, { subcommands: DIGEST_NAMES });

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitorsResponse } from '../../src/platform/docs-api/schemas.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { openPageState, type PageAction, type PageState } from '../../src/features/visitors/paging-value.js';
+import { openPageState, type PageAction, type PageState } from '../../src/features/reports/paging-value.js';
 import {
   ACTION_NEXT,
   ACTION_PREVIOUS,
   buildReportMessage,
   MESSAGE_TEXT_BUDGET,
-  planWindows,
   type ReportMessage,
-} from '../../src/features/visitors/blocks.js';
+} from '../../src/features/reports/blocks.js';
+import { planWindows } from '../../src/features/reports/rows.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

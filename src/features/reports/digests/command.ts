@@ -1,0 +1,85 @@
+/**
+ * `/docs-visitors`, owned by the digests feature because it sits above visitors: reports go to the
+ * visitors feature's intake (through its index.ts), the digest subcommands (`subscribe`,
+ * `unsubscribe`, `subscriptions`, `digest`) are handled here. Visitors knows nothing of digests.
+ */
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AccessGate } from '../../../platform/access.js';
+import type { Intake } from '../../../platform/intake.js';
+import type { Logger } from '../../../platform/logger.js';
+import { recordCommand, type IntakeEntry } from '../../../platform/slack/record-and-ack.js';
+import { respondVia } from '../../../platform/slack/respond.js';
+import { authorizeOrTell } from '../handler-kit.js';
+import { helpText, parseVisitorsCommand } from '../query.js';
+import {
+  INTAKE as VISITORS_INTAKE,
+  type Caller,
+  type ReportIntake,
+  type SignalReportIntake,
+  type SubcommandIntake,
+  type VisitorsSubcommands,
+} from '../intake.js';
+
+/** What the command's listener needs: it checks the input, records the request and acks. */
+export interface VisitorsCommandDeps {
+  intake: Pick<Intake, 'record'>;
+  logger: Logger;
+  subcommands: VisitorsSubcommands;
+}
+
+type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+
+/**
+ * `/docs-visitors …`: help and every input mistake are answered in the ack itself (ephemeral, no
+ * API call); a report (visitors, searches, feedback or questions) or a subcommand is recorded (its
+ * intake), then acked.
+ */
+export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
+  const sub = deps.subcommands;
+  return async ({ command, ack }: CommandArgs): Promise<void> => {
+    const cmd = parseVisitorsCommand(command.text, { subcommands: sub.names });
+    if (cmd.kind === 'invalid' || cmd.kind === 'help') {
+      return void (await ack({
+        response_type: 'ephemeral',
+        text: cmd.kind === 'help' ? helpText(sub.helpLines, sub.examples) : cmd.message,
+      }));
+    }
+    const caller: Caller = { teamId: command.team_id, channel: command.channel_id, user: command.user_id };
+    const base = { id: `cmd-${command.trigger_id}`, requestId: command.trigger_id };
+    if (cmd.kind === 'subcommand') {
+      const prepared = sub.prepare(cmd.name, cmd.args);
+      if (!prepared.ok) return void (await ack({ response_type: 'ephemeral', text: prepared.message }));
+      const payload: SubcommandIntake = { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url };
+      const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload };
+      return recordCommand(deps.intake, deps.logger, ack, entry);
+    }
+    if (cmd.kind === 'signals') {
+      const { report, range, limit } = cmd;
+      const payload: SignalReportIntake = { caller, report, range, limit, responseUrl: command.response_url };
+      const entry: IntakeEntry<SignalReportIntake> = { ...base, kind: VISITORS_INTAKE.signalReport, payload };
+      return recordCommand(deps.intake, deps.logger, ack, entry);
+    }
+    const payload: ReportIntake = { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url };
+    const entry: IntakeEntry<ReportIntake> = { ...base, kind: VISITORS_INTAKE.report, payload };
+    await recordCommand(deps.intake, deps.logger, ack, entry);
+  };
+}
+
+/**
+ * The worker side of a recorded subcommand: its words are checked again, the access gate asked for
+ * the subcommand's own action (a refusal is told through the response_url), then it runs.
+ */
+export function registerSubcommandHandler(
+  intake: Pick<Intake, 'on'>,
+  deps: { subcommands: VisitorsSubcommands; access: Pick<AccessGate, 'authorize'> },
+): void {
+  intake.on<SubcommandIntake>(VISITORS_INTAKE.subcommand, async (p) => {
+    const prepared = deps.subcommands.prepare(p.name, p.args);
+    if (!prepared.ok) return;
+    if (
+      !(await authorizeOrTell(deps, p.caller.user, deps.subcommands.actionOf(p.name), p.caller.channel, p.responseUrl))
+    )
+      return;
+    await prepared.run({ ...p.caller, responseUrl: p.responseUrl }, respondVia(p.responseUrl));
+  });
+}

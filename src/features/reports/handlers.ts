@@ -1,0 +1,251 @@
+import type { Intake, IntakeKind } from '../../platform/intake.js';
+import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import { warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
+import {
+  authorizeOrTell,
+  cannotPostText,
+  clickAllowed,
+  clickedState,
+  clickerMayRead,
+  editReport,
+  knownProject,
+  postOrEdit,
+  postReport,
+  reportScope,
+  respondTo,
+  STALE_BUTTON,
+  tellClicker,
+  UNVERIFIED_BUTTON,
+  type VisitorsHandlerDeps,
+} from './handler-kit.js';
+import { INTAKE, type ButtonIntake, type Caller, type MenuIntake, type SignalReportIntake } from './intake.js';
+import { isReportKind, MENU_PURPOSE, openMenuState, type ReportKind } from './menu.js';
+import { rowBounds, type RangeSpec } from './query.js';
+import { openPageState, PAGE_ACTIONS, type PageAction, type PageState } from './paging-value.js';
+import { buildReportErrorMessage, loadReport, type LoadedReport, type VisitorsServices } from './service.js';
+import type { CommonState, OpenedState } from './signed-state.js';
+import { buildSignalErrorMessage, loadSignalReport } from './signals/load.js';
+import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } from './signals/state.js';
+
+/**
+ * The one handler flow of every paged report: the command (access gate, click quota, the dates in
+ * the person's time zone, the first page posted), Previous / Next (the clicked page edited in place;
+ * a failure told to the clicker with a Retry), Retry (the report edited or posted again) and the
+ * menu (another report for the same dates, in place). A report is a {@link PagedReport}: its state,
+ * its buttons and intake kinds, how it loads a page and how it says it could not.
+ */
+
+/** A message to post or edit. */
+type Message = { text: string; blocks: unknown[] };
+
+/** A report's command, recorded (`report`: which one, for a command that names it). */
+type CommandIntake = { caller: Caller; range: RangeSpec; limit: number; responseUrl: string; report?: ReportKind };
+
+/** What the one flow needs to know of a report (the visitor report, the signal reports). */
+export interface PagedReport<S extends CommonState, I extends CommandIntake = CommandIntake> {
+  /** Its intake kinds: the command, Previous / Next, Retry. */
+  kinds: {
+    report: IntakeKind<I>;
+    page: IntakeKind<ButtonIntake>;
+    retry: IntakeKind<ButtonIntake>;
+  };
+  /** Its buttons (`action_id`s), each also the purpose its value is signed for. */
+  actions: { previous: string; next: string; retry: string };
+  /** The first page's state of `kind` for the dates, requester, channel and project of `base`, `rows` a page. */
+  first(base: CommonState, rows: number, kind: ReportKind): S;
+  /** The state a clicked value carries (signed-state.ts). */
+  open(value: string | undefined, action: string, signer: Pick<ValueSigner, 'open'>): OpenedState<S>;
+  /** A page, ready to post. Never throws for API, budget or Redis failures (`{ok:false}`). */
+  load(
+    svc: VisitorsServices,
+    state: S,
+    who: { user: string; channel: string; tz?: string | undefined },
+  ): Promise<LoadedReport>;
+  /** The ephemeral answer to a page that could not be loaded, with a signed Retry when `retryable`. */
+  failed(text: string, state: S, retryable: boolean, signer: Pick<ValueSigner, 'sign'>): Message;
+}
+
+/** The visitor report (human vs AI per page): API pages by offset, shown in windows. */
+const VISITOR_REPORT: PagedReport<PageState> = {
+  kinds: { report: INTAKE.report, page: INTAKE.page, retry: INTAKE.retry },
+  actions: PAGE_ACTIONS,
+  first: (base, rows) => ({ ...base, limit: rows, offset: 0, skip: 0 }),
+  open: (value, action, signer) => openPageState(value, action as PageAction, signer),
+  load: (svc, state, who) => loadReport(svc, state, who.user, who.tz),
+  failed: buildReportErrorMessage,
+};
+
+/** The searches, feedback and questions reports: API pages by cursor, shown in windows. */
+const SIGNAL_REPORT: PagedReport<SignalState, SignalReportIntake> = {
+  kinds: { report: INTAKE.signalReport, page: INTAKE.signalPage, retry: INTAKE.signalRetry },
+  actions: SIGNAL_ACTIONS,
+  first: (base, rows, kind) => ({
+    ...base,
+    report: kind === 'visitors' ? 'searches' : kind,
+    rows,
+    cursors: [],
+    skip: 0,
+  }),
+  open: (value, action, signer) => openSignalState(value, action as SignalAction, signer),
+  load: loadSignalReport,
+  failed: buildSignalErrorMessage,
+};
+
+/** Registers the reports' intake handlers: the visitor report, the signal reports and the menu. */
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
+  registerPagedReport(intake, deps, VISITOR_REPORT);
+  registerPagedReport(intake, deps, SIGNAL_REPORT);
+  intake.on(INTAKE.menu, async (p) => {
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await switchReport(deps, p);
+  });
+}
+
+/** Registers one report's command, paging and Retry (each asks the access gate first: a refusal costs no API call). */
+function registerPagedReport<S extends CommonState, I extends CommandIntake>(
+  intake: Pick<Intake, 'on'>,
+  deps: VisitorsHandlerDeps,
+  r: PagedReport<S, I>,
+): void {
+  intake.on(r.kinds.report, async (p) => {
+    const { user, channel } = p.caller;
+    if (!(await authorizeOrTell(deps, user, 'read_reports', channel, p.responseUrl))) return;
+    if (await clickAllowed(deps, user, p.responseUrl)) await runReport(deps, r, p);
+  });
+  intake.on(r.kinds.page, async (p) => {
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await page(deps, r, p);
+  });
+  intake.on(r.kinds.retry, async (p) => {
+    if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await retry(deps, r, p);
+  });
+}
+
+/** A report: resolves the range in the person's time zone, loads its first page through the cache, posts it. */
+async function runReport<S extends CommonState, I extends CommandIntake>(
+  deps: VisitorsHandlerDeps,
+  r: PagedReport<S, I>,
+  p: I,
+): Promise<void> {
+  const respond = respondVia(p.responseUrl);
+  const scope = await reportScope(deps, p.caller, p.range);
+  if (!scope.ok) return respond({ response_type: 'ephemeral', text: scope.message });
+  const { user, channel } = p.caller;
+  const base = { ...scope.range, requester: user, channel, projectId: scope.projectId };
+  const state = r.first(base, p.limit, p.report ?? 'visitors');
+  const loaded = await r.load(deps.services, state, { user, channel, tz: scope.tz });
+  if (!loaded.ok) {
+    return respond({
+      response_type: 'ephemeral',
+      ...r.failed(loaded.text, state, loaded.retryable, deps.services.signer),
+    });
+  }
+  await postReport(deps, channel, loaded.message, respond);
+}
+
+/**
+ * Previous / Next: reads the whole query from the button's value (no session: any replica, any
+ * clicker), fetches the neighbouring page through the cache and edits the message in place. On
+ * failure the clicker gets an ephemeral note with a Retry button; the report stays.
+ */
+async function page<S extends CommonState, I extends CommandIntake>(
+  deps: VisitorsHandlerDeps,
+  r: PagedReport<S, I>,
+  p: ButtonIntake,
+) {
+  const respond = respondTo(p.responseUrl);
+  const clicked = clickedState(deps, p, [r.actions.previous, r.actions.next], r.open);
+  if ('refusal' in clicked || !p.channel || !p.messageTs) {
+    const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
+    return respond({ response_type: 'ephemeral', replace_original: false, text });
+  }
+  const { channel, messageTs: ts } = p;
+  const loaded = await r.load(deps.services, clicked.state, { user: p.user, channel });
+  if (!loaded.ok) {
+    const state = { ...clicked.state, messageTs: ts };
+    const msg = r.failed(loaded.text, state, loaded.retryable, deps.services.signer);
+    return tellClicker(deps, { channel, user: p.user }, msg, respond);
+  }
+  await editReport(deps, { channel, ts }, loaded.message, respond);
+}
+
+/**
+ * Retry on a failed report (on an ephemeral message): loads the report again; on success edits the
+ * report it belongs to (`messageTs` in the value) or posts a new one, and removes the ephemeral
+ * note; on failure replaces the note with the new reason.
+ */
+async function retry<S extends CommonState, I extends CommandIntake>(
+  deps: VisitorsHandlerDeps,
+  r: PagedReport<S, I>,
+  p: ButtonIntake,
+) {
+  const respond = respondTo(p.responseUrl);
+  const clicked = clickedState(deps, p, [r.actions.retry], r.open);
+  if ('refusal' in clicked || !p.channel) {
+    const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
+    return respond({ response_type: 'ephemeral', replace_original: true, text });
+  }
+  const { messageTs, ...query } = clicked.state;
+  // A new report is the clicker's; one edited in place keeps whoever asked for it.
+  const state = { ...query, requester: messageTs ? (query.requester ?? p.user) : p.user } as S;
+  const loaded = await r.load(deps.services, state, { user: p.user, channel: p.channel });
+  if (!loaded.ok) {
+    const msg = r.failed(loaded.text, clicked.state, loaded.retryable, deps.services.signer);
+    return respond({ response_type: 'ephemeral', replace_original: true, ...msg });
+  }
+  try {
+    await postOrEdit(deps, p.channel, messageTs, loaded.message);
+  } catch (err) {
+    return respond({ response_type: 'ephemeral', replace_original: true, text: cannotPostText(err) });
+  }
+  await respond({ delete_original: true });
+}
+
+/**
+ * A report chosen in a report's menu: the message is replaced in place by that report's first page
+ * (its default rows per page), for the dates and the docs project of the report the menu sits on
+ * (read from the menu's signed block_id), requested by whoever chose it.
+ */
+async function switchReport(deps: VisitorsHandlerDeps, p: MenuIntake): Promise<void> {
+  const respond = respondTo(p.responseUrl);
+  const c = chosen(deps, p);
+  if ('refusal' in c || !p.channel || !p.messageTs) {
+    const text = 'refusal' in c ? c.refusal : STALE_BUTTON;
+    return respond({ response_type: 'ephemeral', replace_original: false, text });
+  }
+  const { channel, messageTs: ts } = p;
+  const projectId = c.state.projectId ?? deps.services.defaultProjectId;
+  const base = { dateFrom: c.state.dateFrom, dateTo: c.state.dateTo, requester: p.user, channel, projectId };
+  const at = { user: p.user, channel, ts };
+  if (c.report === 'visitors') return showFirst(deps, VISITOR_REPORT, base, c.report, at, respond);
+  return showFirst(deps, SIGNAL_REPORT, base, c.report, at, respond);
+}
+
+/** Replaces the message `at` with the first page of `kind` (its default rows a page), or tells the chooser why not. */
+async function showFirst<S extends CommonState, I extends CommandIntake>(
+  deps: VisitorsHandlerDeps,
+  r: PagedReport<S, I>,
+  base: CommonState,
+  kind: ReportKind,
+  at: { user: string; channel: string; ts: string },
+  respond: Respond,
+): Promise<void> {
+  const state = r.first(base, rowBounds(kind).default, kind);
+  const loaded = await r.load(deps.services, state, { user: at.user, channel: at.channel });
+  if (!loaded.ok) {
+    const msg = r.failed(loaded.text, { ...state, messageTs: at.ts }, loaded.retryable, deps.services.signer);
+    return tellClicker(deps, at, msg, respond);
+  }
+  await editReport(deps, at, loaded.message, respond);
+}
+
+/** The menu's state when the bot signed it, its project is configured and the choice is a report; else the answer. */
+function chosen(deps: VisitorsHandlerDeps, p: MenuIntake) {
+  if (!p.channel) return { refusal: STALE_BUTTON };
+  const opened = openMenuState(p.blockId, p.channel, deps.services.signer);
+  if (!opened.ok && opened.reason !== 'malformed') {
+    warnUnverified(deps.services.logger, MENU_PURPOSE, opened.reason, { user: p.user });
+    return { refusal: UNVERIFIED_BUTTON };
+  }
+  if (!opened.ok || !isReportKind(p.report) || !knownProject(deps, opened.state.projectId))
+    return { refusal: STALE_BUTTON };
+  return { state: opened.state, report: p.report };
+}
