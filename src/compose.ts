@@ -75,6 +75,7 @@ export function buildFeatures(p: Platform): Features {
     platform: p,
     config,
     access: access.gate,
+    people: access.people,
     start: agentJobs.start,
     scopeFor: (channel) => channels.scopeFor(channel),
     expertsFor: (channel) => channels.expertsFor(channel),

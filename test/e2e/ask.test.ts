@@ -14,6 +14,7 @@ import {
   E2E_SITE_URL,
   ephemeralsTo,
   messageText,
+  pollerDone,
   startSandbox,
   statusMessage,
   type Sandbox,
@@ -259,6 +260,10 @@ describe('asking the docs', () => {
         text: '<@U0DOCSBOT> what are the rate limits?',
       });
       await answerIn(own.ts);
+      // The earlier tests' agent jobs end first (each one's poller done, its last Slack calls made),
+      // so that the window below holds only what this test's replies cause.
+      const jobs = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job') && r.status === 201);
+      for (const r of jobs) await pollerDone(sb.pollQueue, (r.responseBody as { id: string }).id);
       const asked = messages().length;
       const calls = sb.slack.calls.length;
       // Replies without a mention by people the threads are not the bot's to take from: ignored, no call.

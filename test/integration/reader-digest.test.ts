@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
+import { SlackDirectory } from '../../src/features/access/directory.js';
 import { AskStore } from '../../src/features/ask/store.js';
 import { digestAudience } from '../../src/features/ask/unanswered-reach.js';
 import type { SlackQuestions } from '../../src/features/reports/digests/reader-content.js';
@@ -195,7 +196,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     const questionsOf =
       (store: AskStore): SlackQuestions =>
       async (where, f, t, l) =>
-        store.unansweredSeenIn(await digestAudience(client, where, silent), f, t, l);
+        store.unansweredSeenIn(await digestAudience(client, new SlackDirectory(client), where, silent), f, t, l);
     const store = new AskStore(redis, prefix);
     await store.noteUnanswered('C0DOCS', 'a'.repeat(16), 'Where is the <!channel> SCIM guide?', clock - 3 * 86_400_000);
     await runDigest({ ...deps, slackQuestions: questionsOf(store) }, run(['searches', 'questions']));

@@ -1,14 +1,21 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { DEFAULT_CHANNELS, DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { SlackDirectory } from '../../src/features/access/directory.js';
 import { AskStore } from '../../src/features/ask/store.js';
 import { SLACK_QUESTIONS_KEPT_MS } from '../../src/features/ask/unanswered-log.js';
-import { digestAudience, publicWorkspaceOf } from '../../src/features/ask/unanswered-reach.js';
+import {
+  digestAudience,
+  DIGEST_MEMBERS_AT_MOST,
+  DIGEST_USERS_INFO_AT_MOST,
+  publicWorkspaceOf,
+} from '../../src/features/ask/unanswered-reach.js';
 import { loadDigestParts } from '../../src/features/reports/digests/load.js';
 import { readerBlocks, readerSummary } from '../../src/features/reports/digests/reader-blocks.js';
 import type { SlackQuestions } from '../../src/features/reports/digests/reader-content.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
+import { arrayLogger } from '../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 
@@ -16,8 +23,9 @@ import { TEST_SIGNER } from '../helpers/signer.js';
  * "Asked in Slack, not answered by the docs" on real Redis and the fake Slack: what the ask feature
  * notes (no page, 👎, the docs team asked), kept 8 days per channel, grouped when it recurs, and
  * shown in the digests of the channels whose members could see it: a public channel's in every
- * channel of its workspace (not one shared with another organization), a private channel's only in
- * its own; never in another workspace's. Each with Improve with agent, its text inert.
+ * channel of its workspace known to have no guest (not one shared with another organization), a
+ * private channel's only in its own; never in another workspace's. Each with Improve with agent, its
+ * text inert.
  */
 
 const TOKEN = 'xoxb-slack-questions';
@@ -28,18 +36,29 @@ let slack: FakeSlack;
 let web: WebClient;
 let prefix: string;
 let store: AskStore;
+let people: SlackDirectory;
+/** Full members of the workspace, enough for a channel over {@link DIGEST_MEMBERS_AT_MOST}. */
+const crowd = Array.from({ length: DIGEST_MEMBERS_AT_MOST + 1 }, (_, i) => `U1${String(i).padStart(5, '0')}`);
 beforeAll(async () => {
   const channels = [
     ...DEFAULT_CHANNELS,
     { id: 'C0ASK', name: 'ask-docs', botIsMember: true, members: ['U0ALICE', '@bot'] },
     { id: 'G0PRIVATE', name: 'roadmap', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
+    // With the bot: one member more than a digest's users.info calls, and exactly as many.
+    { id: 'C0CROWD', name: 'crowd', botIsMember: true, members: crowd.slice(0, DIGEST_USERS_INFO_AT_MOST) },
+    { id: 'C0FEW', name: 'few', botIsMember: true, members: crowd.slice(1, DIGEST_USERS_INFO_AT_MOST) },
+    { id: 'C0ALL', name: 'everyone', botIsMember: true, members: crowd }, // 1,002 with the bot
+    { id: 'C0PARTNER', name: 'partner', botIsMember: true, members: ['U0ALICE', 'U0MULTI', '@bot'] },
   ];
-  slack = await startFakeSlack({ botToken: TOKEN, channels });
+  const multi = { id: 'U0MULTI', name: 'max', isRestricted: true }; // a multi-channel guest
+  const users = [...DEFAULT_USERS, multi, ...crowd.map((id) => ({ id, name: id.toLowerCase() }))];
+  slack = await startFakeSlack({ botToken: TOKEN, channels, users });
   web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
 });
 beforeEach(() => {
   prefix = randomPrefix();
   const conversations = new ConversationDirectory({ slack: web });
+  people = new SlackDirectory(web);
   store = new AskStore(redis, prefix, publicWorkspaceOf({ answer: (id) => store.answer(id), conversations, logger }));
 });
 afterEach(() => dropPrefix(redis, prefix));
@@ -80,9 +99,9 @@ const downCache = new Proxy(
 
 /** As the ask feature hands it to the digests: who the digest's channel is, asked of Slack, then the log. */
 const slackQuestions =
-  (s: AskStore): SlackQuestions =>
+  (s: AskStore, log = logger): SlackQuestions =>
   async (where, f, t, l) =>
-    s.unansweredSeenIn(await digestAudience(web, where, logger), f, t, l);
+    s.unansweredSeenIn(await digestAudience(web, people, where, log), f, t, l);
 const run = (channel: string, teamId = TEAM) => ({
   nowMs: NOW,
   zone: 'UTC',
@@ -141,6 +160,8 @@ describe('Asked in Slack, not answered by the docs', () => {
       { question: scim, count: 2, channels: ['C0DOCS', 'C0ASK'] },
       { question: 'What is the secret roadmap?', count: 1, channels: ['G0PRIVATE'] },
     ]);
+    // #docs has a single-channel guest (gus), who can't see #ask-docs: its own question only.
+    expect((await showing('C0DOCS'))!.slack).toEqual([{ question: scim, count: 1, channels: ['C0DOCS'] }]);
     // A channel whose kind Slack could not tell keeps its question to itself.
     expect((await showing('C0GONE'))!.slack!.map((q) => q.question)).toEqual(['Asked where the bot can no longer see']);
     // A Slack Connect channel's digest: none of the workspace's questions (the other organization can't see its channels).
@@ -160,5 +181,69 @@ describe('Asked in Slack, not answered by the docs', () => {
       slackQuestions(store),
     ).catch(() => undefined);
     expect(none?.readers?.signals.slack).toBeUndefined();
+  });
+
+  /** The week's questions the digest of `channel` shows, and the Slack calls it made to tell. */
+  const digestOf = async (channel: string, log = logger) => {
+    const from = slack.calls.length;
+    const week = [Date.parse('2026-11-16T00:00:00Z'), Date.parse('2026-11-23T00:00:00Z'), 5] as const;
+    const shown = await slackQuestions(store, log)({ teamId: TEAM, channel }, ...week);
+    const calls = slack.calls.slice(from);
+    const count = (method: string) => calls.filter((c) => c.method === method).length;
+    return {
+      shown: shown.map((q) => q.question),
+      usersInfo: count('users.info'),
+      pages: count('conversations.members'),
+    };
+  };
+
+  it('a digest channel with a guest shows only its own questions; one known to have none shows the public ones', async () => {
+    await asked('a'.repeat(16), 'C0ASK', 'Public question?', inWeek);
+    await asked('b'.repeat(16), 'C0PARTNER', 'Partner question?', inWeek + 1000);
+    // #partner has a multi-channel guest (is_restricted only): its own question only.
+    expect((await digestOf('C0PARTNER')).shown).toEqual(['Partner question?']);
+    // #roadmap (private, alice and the bot): #ask-docs' and #partner's public questions too.
+    expect((await digestOf('G0PRIVATE')).shown).toEqual(['Public question?', 'Partner question?']);
+  });
+
+  it('members are read up to 1,000 and users.info called at most 200 times per digest (cached facts are free); beyond, only the channel’s own questions', async () => {
+    await asked('a'.repeat(16), 'C0ASK', 'Public question?', inWeek);
+    // 201 members (the bot too), none known: no users.info at all, own questions only (none).
+    expect(await digestOf('C0CROWD')).toEqual({ shown: [], usersInfo: 0, pages: 2 });
+    // 200 members: each looked up once, all full members.
+    expect(await digestOf('C0FEW')).toEqual({
+      shown: ['Public question?'],
+      usersInfo: DIGEST_USERS_INFO_AT_MOST,
+      pages: 1,
+    });
+    // Now 200 of #crowd's 201 are cached: one call.
+    expect(await digestOf('C0CROWD')).toEqual({ shown: ['Public question?'], usersInfo: 1, pages: 2 });
+    // 1,002 members: five pages of 200 read, then "too large", no users.info.
+    expect(await digestOf('C0ALL')).toEqual({ shown: [], usersInfo: 0, pages: 5 });
+  });
+
+  it('a read failing (conversations.members, users.info) leaves the digest its own questions, with a warn line', async () => {
+    await asked('a'.repeat(16), 'C0DOCS', 'Public question?', inWeek);
+    await asked('b'.repeat(16), 'C0ASK', 'Own question?', inWeek + 1000);
+    const { logger: log, lines } = arrayLogger('warn');
+    slack.failNext('conversations.members', { error: 'internal_error' });
+    expect((await digestOf('C0ASK', log)).shown).toEqual(['Own question?']);
+    slack.failNext('users.info', { error: 'fatal_error' });
+    expect((await digestOf('C0ASK', log)).shown).toEqual(['Own question?']);
+    expect(lines.map((l) => [l.msg, l.channel, l.reason])).toEqual([
+      [
+        'could not tell whether a digest channel has guests; its digest shows only the questions asked in it',
+        'C0ASK',
+        'internal_error',
+      ],
+      [
+        'could not tell whether a digest channel has guests; its digest shows only the questions asked in it',
+        'C0ASK',
+        'fatal_error',
+      ],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('question?');
+    // Slack answering again, the same digest shows the public question.
+    expect((await digestOf('C0ASK')).shown).toEqual(['Public question?', 'Own question?']);
   });
 });

@@ -117,6 +117,14 @@ export class SlackDirectory {
   }
 
   /**
+   * Whether `user`'s facts are cached and fresh (no `users.info` call to tell them, barring a
+   * recorded `user_change` that {@link user} then fetches again). Reads only this process's cache.
+   */
+  knows(user: string): boolean {
+    return this.users.has(this.userKey(user));
+  }
+
+  /**
    * The cache key of `user`'s facts: OAuth mode keys them by the current installation too, since
    * `users.info` answers for the token's workspace (`is_admin`, guest, deactivated are per workspace).
    */

@@ -5,6 +5,7 @@ import type { Config } from '../../platform/config.js';
 import { currentInstallationSlot } from '../../platform/request-context.js';
 import type { Platform } from '../../platform/runtime.js';
 import { AgentBudget } from './budget.js';
+import type { SlackDirectory } from './directory.js';
 import { createAccessDirectory } from './listeners.js';
 import { accessPolicyFromConfig, describeAccess, type AccessPolicyConfig, type AccessPolicyVars } from './policy.js';
 import { createAccessGate } from './service.js';
@@ -59,6 +60,8 @@ export interface Access {
   policy: AccessPolicyConfig;
   /** Who may start jobs in `channel`, in words (for `/docs-settings`). */
   describe(channel: string): string;
+  /** People's Slack facts (users.info, cached ≤ 10 minutes; see {@link SlackDirectory}): e.g. whether a digest channel has guests. */
+  people: Pick<SlackDirectory, 'user' | 'knows'>;
   /** Registers `user_change` (a person's changed facts are fetched again on every replica). */
   register(app: App): void;
 }
@@ -100,5 +103,11 @@ export function createAccess(o: AccessOptions): Access {
     logger,
     now,
   });
-  return { gate, policy, describe: (channel) => describeAccess(policy, channel), register: directory.register };
+  return {
+    gate,
+    policy,
+    describe: (channel) => describeAccess(policy, channel),
+    people: directory.directory,
+    register: directory.register,
+  };
 }

@@ -23,7 +23,7 @@ import { expertCheck } from './expert-reply.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
-import { digestAudience, publicWorkspaceOf } from './unanswered-reach.js';
+import { digestAudience, publicWorkspaceOf, type DigestPeople } from './unanswered-reach.js';
 import { TOLD_ONCE_S, type AskDeps } from './service.js';
 import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
@@ -80,6 +80,8 @@ export interface AskOptions {
    */
   config: AskConfig;
   access: Pick<AccessGate, 'authorize'>;
+  /** People's Slack facts (the access feature's cached users.info): whether a digest channel has guests. */
+  people: DigestPeople;
   /** Agent-jobs' start: Make this a docs change. */
   start: StartJobDeps;
   /** A channel's docs scope (the settings' `/docs-settings scope`); absent: none. @throws the Redis error. */
@@ -106,8 +108,9 @@ export interface Ask {
   answerReplyFrom(channel: string, threadTs: string, user: string): Promise<boolean>;
   /**
    * The questions the digest of workspace `teamId` posted in `channel` may show, asked from `fromMs`
-   * up to `toMs` (epoch ms) and not answered by the docs: the channel's own and, unless it is shared
-   * with another organization, the workspace's public channels' (see `unanswered-reach`), grouped,
+   * up to `toMs` (epoch ms) and not answered by the docs: the channel's own and, when it is known to
+   * have no guest and is not shared with another organization, the workspace's public channels'
+   * (see `unanswered-reach`: conversations.members and at most 200 users.info calls), grouped,
    * at most `limit` (see `UnansweredLog.unansweredSeenIn`). @throws the Redis error.
    */
   unansweredIn(
@@ -150,6 +153,22 @@ export interface Ask {
   close(): Promise<void>;
 }
 
+/** {@link Ask.unansweredIn}: who the digest's channel is (`digestAudience`), then the log; a Redis failure logged and thrown. */
+function unansweredFor(d: {
+  store: AskStore;
+  slack: WebClient;
+  people: DigestPeople;
+  logger: Logger;
+}): Ask['unansweredIn'] {
+  return async (where, fromMs, toMs, limit) =>
+    d.store
+      .unansweredSeenIn(await digestAudience(d.slack, d.people, where, d.logger), fromMs, toMs, limit)
+      .catch((err: unknown) => {
+        d.logger.warn({ err, channel: where.channel }, "could not read the digest's questions asked in Slack");
+        throw err;
+      });
+}
+
 /** Builds the ask feature and registers its intake handlers. */
 export function createAsk(o: AskOptions): Ask {
   const { redis, prefix, queues, intake, signer, conversations, metrics } = o.platform;
@@ -184,11 +203,7 @@ export function createAsk(o: AskOptions): Ask {
   return {
     configured,
     takesReplyFrom: (channel, threadTs, user) => store.takesReplyFrom(channel, threadTs, user),
-    unansweredIn: async (where, fromMs, toMs, limit) =>
-      store.unansweredSeenIn(await digestAudience(slack, where, logger), fromMs, toMs, limit).catch((err: unknown) => {
-        logger.warn({ err, channel: where.channel }, "could not read the digest's questions asked in Slack");
-        throw err;
-      }),
+    unansweredIn: unansweredFor({ store, slack, people: o.people, logger }),
     answerReplyFrom: async (channel, threadTs, user) =>
       (await store.answerAskedIn(channel, threadTs, user)) !== undefined,
     markTold: (teamId, user, what) => store.markTold(teamId, user, what, TOLD_ONCE_S),

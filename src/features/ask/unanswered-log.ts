@@ -9,8 +9,8 @@ import type { Redis } from 'ioredis';
  * {@link SLACK_QUESTIONS_KEPT_MS} (older entries dropped at every note, the key expiring with them).
  * A question asked in a public channel is also noted in its workspace's
  * `{prefix}:ask:unanswered:public:{teamId}` (the answer's id, the channel and the question; kept
- * alike), so the digests of the workspace's other channels may show it: their members can see a
- * public channel. A private channel's, a group DM's or a DM's question stays in its own key, shown
+ * alike), so the digests of the workspace's other channels may show it where every member can see
+ * a public channel (no guest; see `unanswered-reach`). A private channel's, a group DM's or a DM's question stays in its own key, shown
  * only in that conversation's digest; no question crosses workspaces.
  * Nothing else of the conversation is kept here. The base of the ask feature's stores.
  */
@@ -40,7 +40,10 @@ export type PublicWorkspaceOf = (channel: string, answerId: string) => Promise<s
 export interface DigestAudience {
   teamId: string;
   channel: string;
-  /** False for a channel shared with another organization, or one whose kind could not be read. */
+  /**
+   * False for a channel shared with another organization, one with a guest, one whose kind or
+   * members could not be read (see `unanswered-reach`).
+   */
   seesPublic: boolean;
 }
 
