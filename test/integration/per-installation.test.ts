@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentBudget } from '../../src/features/access/budget.js';
 import { createAccess } from '../../src/features/access/index.js';
 import { createChannelSettings, SettingsStore } from '../../src/features/settings/index.js';
 import type { AccessGate, AgentCall } from '../../src/platform/access.js';
@@ -106,6 +107,29 @@ describe('agent budgets per installation (OAuth mode)', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .find((l) => l.audit && l.reason === 'project_budget' && l.actor === 'U4');
     expect(refusal).toMatchObject({ teamId: 'T0ALPHA', enterpriseInstall: false, project: 'proj_shared' });
+  });
+
+  it("all installations together stay within the project's total (the docs API's limit), and a request given back is every budget's again", async () => {
+    const prefix = randomPrefix();
+    prefixes.push(prefix);
+    let slot = 'team:T0ALPHA';
+    const budget = new AgentBudget(redis, prefix, {
+      perProject: 60,
+      perUser: 1_000,
+      perProjectTotal: 100,
+      installationOf: () => slot,
+    });
+    for (let i = 0; i < 60; i++) expect(await budget.take('U1', 'proj_shared')).toEqual({ ok: true });
+    expect(await budget.take('U1', 'proj_shared')).toMatchObject({ ok: false, which: 'project' });
+    slot = 'team:T0BETA';
+    for (let i = 0; i < 40; i++) expect(await budget.take('U2', 'proj_shared')).toEqual({ ok: true });
+    // Beta has 20 of its own left, but the project's 100 are spent: no 101st request, no 429.
+    expect(await budget.remaining('U2', 'proj_shared')).toMatchObject({ project: 0 });
+    expect(await budget.take('U2', 'proj_shared')).toMatchObject({ ok: false, which: 'project' });
+    await budget.give('U2', 'proj_shared');
+    expect(await budget.take('U2', 'proj_shared')).toEqual({ ok: true });
+    slot = 'team:T0ALPHA';
+    expect(await budget.remaining('U1', 'proj_shared')).toMatchObject({ project: 0 });
   });
 
   it('a 429 from the docs API holds the project for every installation until its Retry-After', async () => {

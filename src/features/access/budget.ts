@@ -17,6 +17,12 @@ export interface AgentBudgetOptions {
    * of a shared project. Absent or undefined: one budget per project (single-token mode).
    */
   installationOf?: () => string | undefined;
+  /**
+   * OAuth mode: the most requests all installations together send for one project in an hour
+   * (default {@link VENDOR_AGENT_CALLS_PER_HOUR}, the docs API's own limit), so the installations'
+   * budgets together never earn the project a 429 that would hold it for all.
+   */
+  perProjectTotal?: number;
 }
 
 /** Outcome of {@link AgentBudget.take}: taken, or which budget is used up and when its next slot frees (ms from now). */
@@ -27,12 +33,15 @@ export type BudgetTake = { ok: true } | { ok: false; which: 'user' | 'project'; 
  * RateLimiterRedis): per docs project and per Slack user, each a one-hour window that opens at its
  * first request. A 429 from the docs API blocks the project's window until its Retry-After.
  * In OAuth mode the project's count is kept per installation (`<slot>:<project>`), so a flood from
- * one workspace never uses up another's budget of a shared project; a 429 still holds the project
- * for every installation (the docs API's limit is the project's).
+ * one workspace never uses up another's budget of a shared project; all installations together
+ * are held to the project's total (`perProjectTotal`, the docs API's limit), and a 429 still holds
+ * the project for every installation (the docs API's limit is the project's).
  */
 export class AgentBudget {
   private readonly project: RateLimiterRedis;
   private readonly user: RateLimiterRedis;
+  /** OAuth mode: every installation's requests of a project together. */
+  private readonly total: RateLimiterRedis;
 
   /**
    * @param redis - the state connection (commands must fail rather than queue while Redis is down
@@ -50,6 +59,12 @@ export class AgentBudget {
       points: opts.perProject,
       duration: BUDGET_WINDOW_S,
     });
+    this.total = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${prefix}:agent-budget:project-total`,
+      points: opts.perProjectTotal ?? VENDOR_AGENT_CALLS_PER_HOUR,
+      duration: BUDGET_WINDOW_S,
+    });
     this.user = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:user`,
@@ -59,14 +74,20 @@ export class AgentBudget {
   }
 
   /**
-   * Takes one request from the user's budget, then the project's (giving the user's back when the
-   * project's is used up). @throws Redis errors.
+   * Takes one request from the user's budget, then the project's (in OAuth mode the installation's
+   * share, then the project's total), giving back what was taken when a later one is used up.
+   * @throws Redis errors.
    */
   async take(user: string, project: string): Promise<BudgetTake> {
     const u = await consume(this.user, user);
     if (u) return { ok: false, which: 'user', msBeforeNext: u.msBeforeNext };
     const key = this.keyOf(project);
-    const p = (key !== project ? await this.held(project) : undefined) ?? (await consume(this.project, key));
+    const shared = key !== project;
+    let p = (shared ? await this.held(project) : undefined) ?? (await consume(this.project, key));
+    if (!p && shared) {
+      p = await consume(this.total, project);
+      if (p) await this.project.reward(key, 1);
+    }
     if (p) {
       await this.user.reward(user, 1);
       return { ok: false, which: 'project', msBeforeNext: p.msBeforeNext };
@@ -74,9 +95,14 @@ export class AgentBudget {
     return { ok: true };
   }
 
-  /** Gives one request back to both budgets (it was never sent). @throws Redis errors. */
+  /** Gives one request back to every budget it was taken from (it was never sent). @throws Redis errors. */
   async give(user: string, project: string): Promise<void> {
-    await Promise.all([this.user.reward(user, 1), this.project.reward(this.keyOf(project), 1)]);
+    const key = this.keyOf(project);
+    await Promise.all([
+      this.user.reward(user, 1),
+      this.project.reward(key, 1),
+      key !== project ? this.total.reward(project, 1) : undefined,
+    ]);
   }
 
   /** The project's count's key: the project, prefixed by the current installation in OAuth mode. */
@@ -99,13 +125,19 @@ export class AgentBudget {
   /** Requests left this hour for the project and the user. @throws Redis errors. */
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
     const key = this.keyOf(project);
-    const [p, u, hold] = await Promise.all([
+    const shared = key !== project;
+    const [p, u, hold, t] = await Promise.all([
       this.project.get(key),
       this.user.get(user),
-      key !== project ? this.held(project) : undefined,
+      shared ? this.held(project) : undefined,
+      shared ? this.total.get(project) : undefined,
     ]);
+    const share = Math.max(0, p?.remainingPoints ?? this.opts.perProject);
+    const total = shared
+      ? Math.max(0, t?.remainingPoints ?? this.opts.perProjectTotal ?? VENDOR_AGENT_CALLS_PER_HOUR)
+      : share;
     return {
-      project: hold ? 0 : Math.max(0, p?.remainingPoints ?? this.opts.perProject),
+      project: hold ? 0 : Math.min(share, total),
       user: Math.max(0, u?.remainingPoints ?? this.opts.perUser),
     };
   }
