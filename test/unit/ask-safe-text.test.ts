@@ -159,6 +159,27 @@ describe('the answer text filter', () => {
     },
   );
 
+  it('a dot after a combining mark, a symbol or an invisible character is broken too; invisible format characters go', () => {
+    for (const input of [
+      'evil\u034F.com/login',
+      'evil\u00AD.com',
+      'www\u034F.evil\u034F.com',
+      'c\uFE0F.com',
+      '☃.com/x',
+      'x\u202Emoc.live\u202C',
+    ]) {
+      const out = safe(input);
+      expect(
+        streamed(
+          input,
+          [...input].map((_, i) => i),
+        ),
+      ).toBe(out);
+      expect(out).not.toMatch(/\S\.[\p{L}\p{N}\p{M}]/u);
+      expect(out).not.toMatch(/[\u00AD\u202A-\u202E]/u);
+    }
+  });
+
   it('without DOCS_SITE_URL no link survives', () => {
     const out = safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined);
     expect(out).toBe(`API keys (/api-keys) and https:${WJ}//docs.${WJ}acme.${WJ}test/x`);

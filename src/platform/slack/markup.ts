@@ -153,7 +153,8 @@ export function readerLine(text: string): string {
 
 /**
  * `text` with a WORD JOINER (U+2060, invisible) after every `@`, after a `:` before `/` or
- * `\\`, and after a `.` (or a Markdown-escaped `\\.`) between letters or digits: neither Slack's
+ * `\\`, and after a `.` (or a Markdown-escaped `\\.`) between any visible character and a letter, digit or
+ * combining mark (`evil\u034F.com`, `☃.com` are domains to Slack and to URL parsers too): neither Slack's
  * automatic parsing nor Markdown's autolinks find a mention, a URL (`https://…`, `https:\\…`), an address or a domain
  * (`www.…`, `evil.example`) in it. The one set of these rules, for reader text
  * ({@link escapeReaderText}, which also breaks `#`) and for the answer filter's plain text.
@@ -162,7 +163,7 @@ export function breakAutolinks(text: string): string {
   return text
     .replace(/@/g, `@${WORD_JOINER}`)
     .replace(/:(?=[/\\])/g, `:${WORD_JOINER}`)
-    .replace(/(?<=[\p{L}\p{N}]\\?)\.(?=[\p{L}\p{N}])/gu, `.${WORD_JOINER}`);
+    .replace(/(?<=\S)\.(?=[\p{L}\p{N}\p{M}])/gu, `.${WORD_JOINER}`);
 }
 
 /**

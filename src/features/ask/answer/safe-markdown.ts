@@ -115,7 +115,10 @@ function docsWord(ctx: RenderCtx, at: number): boolean {
   return /^(https?:\/\/|www\.)/i.test(url) && docsLink(url, ctx.site) !== undefined;
 }
 
-function word(w: string, docs: boolean): string {
+function word(raw: string, docs: boolean): string {
+  // Invisible format characters (bidi overrides, soft hyphens, joiners but the emoji's ZWJ) go, as
+  // in reader text: they could hide a dot from the rules below or make `moc.live` show as `evil.com`.
+  const w = raw.replace(/(?!\u200d)\p{Cf}/gu, '');
   const escaped = w.replace(/\\[!-/:-@[-`{-~]|[[\]<`]|&(?=#?[A-Za-z0-9]+;)/g, (c, at: number) => {
     const mention = c.endsWith('<') && /[!@#]/.test(w[at + c.length] ?? '');
     if (c.length === 2 || c === '&') return `${c.length === 2 ? c : '\\&'}${mention ? ZWSP : ''}`;
@@ -132,9 +135,9 @@ const WJ = '\u2060';
  * make a domain or a URL across the seam.
  */
 function glue(a: string, b: string): string {
-  if (/[\p{L}\p{N}]\\?\.$/u.test(a) && /^[\p{L}\p{N}]/u.test(b)) return a + WJ + b;
+  if (/\S\.$/u.test(a) && /^[\p{L}\p{N}\p{M}]/u.test(b)) return a + WJ + b;
   if (/:$/.test(a) && /^[/\\]/.test(b)) return a + WJ + b;
-  if (/[\p{L}\p{N}]\\?$/u.test(a) && /^\.[\p{L}\p{N}]/u.test(b)) return `${a}.${WJ}${b.slice(1)}`;
+  if (/\S$/u.test(a) && /^\.[\p{L}\p{N}\p{M}]/u.test(b)) return `${a}.${WJ}${b.slice(1)}`;
   return a + b;
 }
 
