@@ -2,6 +2,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import type { ModalView } from '@slack/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
+import { SlackDirectory } from '../../src/features/access/directory.js';
 import {
   ALREADY_ASKED_TEXT,
   EXPERTS_ASKS_PER_HOUR,
@@ -547,7 +548,7 @@ describe('Document this answer', () => {
       expertCheck({
         expertsFor: async () => e,
         conversations: new ConversationDirectory({ slack: web }),
-        slack: web,
+        groups: new SlackDirectory(web),
         logger: silent,
       });
     const isExpert = teamOf({ kind: 'channel', id: 'C0EXPERTS' });
@@ -616,9 +617,14 @@ describe('Document this answer', () => {
     expect(start.quoted).not.toContain('restart');
     // A user group's members are the team too; someone outside it, or a group Slack can't read, is not.
     const group = teamOf({ kind: 'usergroup', id: 'S0DOCSWRITERS' });
+    const reads = () => slack.calls.filter((c) => c.method === 'usergroups.users.list').length;
+    const readsBefore = reads();
     expect([await group('C0DOCS', 'U0ALICE'), await group('C0DOCS', 'U0BOB')]).toEqual([true, false]);
+    // 20 more replies in the thread: the group's members are read once (cached), not once a reply.
+    for (let i = 0; i < 20; i++) expect(await group('C0DOCS', 'U0BOB')).toBe(false);
+    expect(reads() - readsBefore).toBe(1);
     slack.failNext('usergroups.users.list', { error: 'no_such_subteam' });
-    expect(await group('C0DOCS', 'U0ALICE')).toBe(false);
+    expect(await teamOf({ kind: 'usergroup', id: 'S0DOCSWRITERS' })('C0DOCS', 'U0ALICE')).toBe(false);
   });
 
   it('Slack failing the offer: the intake retries and the thread gets one offer; the reply is kept once', async () => {

@@ -61,7 +61,7 @@ export interface Access {
   /** Who may start jobs in `channel`, in words (for `/docs-settings`). */
   describe(channel: string): string;
   /** People's Slack facts (users.info, cached ≤ 10 minutes; see {@link SlackDirectory}): e.g. whether a digest channel has guests. */
-  people: Pick<SlackDirectory, 'user' | 'knows'>;
+  people: Pick<SlackDirectory, 'user' | 'knows' | 'inAnyGroup'>;
   /** Registers `user_change` (a person's changed facts are fetched again on every replica). */
   register(app: App): void;
 }

@@ -2,7 +2,6 @@
  * Who of a thread's repliers is one of the channel's docs team (`/docs-settings experts`), so that
  * Document this answer quotes their reply rather than an earlier one by someone else.
  */
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
@@ -14,8 +13,12 @@ export interface ExpertCheckDeps {
   expertsFor: (channel: string) => Promise<Experts | undefined>;
   /** Membership of the team's channel (people's conversation lists, cached and budgeted). */
   conversations: Pick<ConversationDirectory, 'isMember'>;
-  /** The team's user group members (usergroups.users.list: `users`, user ids). */
-  slack: { usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> } };
+  /**
+   * Membership of the team's user group: the access directory's (usergroups.users.list, each
+   * group's answer cached ≤ 5 minutes, so a thread's replies cost at most one call a group per
+   * 5 minutes, not one each). @throws when Slack fails.
+   */
+  groups: { inAnyGroup(user: string, groups: readonly string[]): Promise<boolean> };
   logger: Logger;
 }
 
@@ -29,8 +32,7 @@ export function expertCheck(deps: ExpertCheckDeps): (channel: string, user: stri
       const e = await deps.expertsFor(channel);
       if (!e) return false;
       if (e.kind === 'channel') return await deps.conversations.isMember(e.id, user);
-      const res = await deps.slack.usergroups.users.list({ usergroup: e.id });
-      return (res.users ?? []).includes(user);
+      return await deps.groups.inAnyGroup(user, [e.id]);
     } catch (err) {
       const reason = slackErrorCode(err) ?? (err as { code?: unknown }).code ?? 'error';
       deps.logger.warn({ channel, reason: String(reason) }, 'could not tell whether a reply is the docs team’s');

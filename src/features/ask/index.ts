@@ -19,7 +19,7 @@ import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
 import { AskBudget } from './budget.js';
 import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
-import { expertCheck } from './expert-reply.js';
+import { expertCheck, type ExpertCheckDeps } from './expert-reply.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
@@ -80,8 +80,11 @@ export interface AskOptions {
    */
   config: AskConfig;
   access: Pick<AccessGate, 'authorize'>;
-  /** People's Slack facts (the access feature's cached users.info): whether a digest channel has guests. */
-  people: DigestPeople;
+  /**
+   * People's Slack facts (the access feature's cached users.info and user groups): whether a digest
+   * channel has guests, whether a reply is the docs team's.
+   */
+  people: DigestPeople & ExpertCheckDeps['groups'];
   /** Agent-jobs' start: Make this a docs change. */
   start: StartJobDeps;
   /** A channel's docs scope (the settings' `/docs-settings scope`); absent: none. @throws the Redis error. */
@@ -197,7 +200,7 @@ export function createAsk(o: AskOptions): Ask {
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;
   let worker: Worker<AnswerJobData> | undefined;
-  const isExpert = expertCheck({ expertsFor, conversations, slack, logger });
+  const isExpert = expertCheck({ expertsFor, conversations, groups: o.people, logger });
   const offerDeps = { store, signer, slack, names: o.platform.slack.names, logger, isExpert };
   const listenerDeps = { intake, configured, signer, store, access, conversations, slack, logger, metrics };
   return {
