@@ -138,7 +138,7 @@ export function docsWorkspacesOf(config: Config): DocsWorkspaces {
   const ask = askConfigured(config)
     ? { apiKey: config.DOCS_ASSISTANT_API_KEY ?? '', domain: config.DOCS_DOMAIN ?? '' }
     : undefined;
-  const defaults = { projects: docsProjects(config), apiKey: config.DOCS_API_KEY, ask };
+  const defaults = { projects: docsProjects(config), apiKey: config.DOCS_API_KEY, ask, siteUrl: config.DOCS_SITE_URL };
   return new DocsWorkspaces(defaults, config.docsWorkspaces);
 }
 
