@@ -2,7 +2,7 @@
  * Per-workspace docs projects (DOCS_WORKSPACE_PROJECTS): which docs projects, admin API key and
  * (when asking is on) docs site a workspace (`T…`) or a Grid org (`E…`) uses. Unmapped workspaces
  * use the defaults (DOCS_PROJECT_ID, DOCS_PROJECT_IDS, DOCS_API_KEY, DOCS_DOMAIN,
- * DOCS_ASSISTANT_API_KEY). Keys are never in the mapping itself: an entry names the environment
+ * DOCS_ASSISTANT_API_KEY, DOCS_SITE_URL). Keys are never in the mapping itself: an entry names the environment
  * variable holding its key, so the mapping can be logged or reviewed without secrets.
  */
 import { z } from 'zod';
@@ -29,6 +29,11 @@ const entrySchema = z.strictObject({
     .optional(),
   /** Asking: the variable holding that site's assistant API key (like DOCS_ASSISTANT_API_KEY). */
   assistantKeyEnv: envName.optional(),
+  /** Asking: the site's public URL its answers link to (like DOCS_SITE_URL, which is the default). */
+  siteUrl: z
+    .url({ message: 'must be an https:// URL' })
+    .refine((v) => /^https:\/\//i.test(v), 'must be an https:// URL')
+    .optional(),
 });
 
 /** A mapping entry as written. */
@@ -60,6 +65,7 @@ export interface DocsWorkspaceDefaults {
   DOCS_PROJECT_IDS: readonly string[];
   DOCS_ASSISTANT_API_KEY?: string | undefined;
   DOCS_DOMAIN?: string | undefined;
+  DOCS_SITE_URL?: string | undefined;
 }
 
 /** Asking's settings: the discovery API's key and the docs site's domain. */
@@ -75,6 +81,8 @@ export interface DocsWorkspace {
   ask?: AskSite;
   /** The variable its assistant key was read from (`assistantKeyEnv`), for log lines. */
   askKeyEnv?: string;
+  /** The site its answers link to (`siteUrl`); absent: DOCS_SITE_URL. */
+  siteUrl?: string;
 }
 
 /** Where asking's settings of a workspace are given, as log lines name them (names, never values). */
@@ -143,6 +151,8 @@ export function resolveDocsWorkspaces(
       ws.ask = { domain: e.domain, apiKey: keyIn(env, id, e.assistantKeyEnv, 'assistant API key', problems) };
       ws.askKeyEnv = e.assistantKeyEnv;
     }
+    if (e.siteUrl && !asking) problems.push([VAR, `${id}: siteUrl is only used with DOCS_DOMAIN (asking on)`]);
+    else if (e.siteUrl) ws.siteUrl = e.siteUrl;
     workspaces.set(id, ws);
   }
   return { workspaces, problems };
@@ -158,11 +168,17 @@ export class DocsWorkspaces {
   private readonly defaultProjects: readonly string[];
 
   /**
-   * @param defaults - the default projects (DOCS_PROJECT_ID first), their key and asking's site.
+   * @param defaults - the default projects (DOCS_PROJECT_ID first), their key, asking's site and
+   *   the URL answers link to (DOCS_SITE_URL).
    * @param workspaces - {@link resolveDocsWorkspaces}' map (checked: one key per project).
    */
   constructor(
-    private readonly defaults: { projects: readonly string[]; apiKey: string; ask?: AskSite | undefined },
+    private readonly defaults: {
+      projects: readonly string[];
+      apiKey: string;
+      ask?: AskSite | undefined;
+      siteUrl?: string | undefined;
+    },
     private readonly workspaces: ReadonlyMap<string, DocsWorkspace> = new Map(),
   ) {
     this.defaultProjects = defaults.projects;
@@ -221,6 +237,19 @@ export class DocsWorkspaces {
   askFor(ref: InstallationRef): AskSite | undefined {
     const own = this.entry(ref);
     return own ? own.ask : this.defaults.ask;
+  }
+
+  /**
+   * The docs site URL answers in `ref`'s workspace link to (their sources, and the only site links
+   * in their text may go to): its entry's `siteUrl`, else DOCS_SITE_URL; undefined: no links.
+   */
+  siteUrlFor(ref: InstallationRef): string | undefined {
+    return this.entry(ref)?.siteUrl ?? this.defaults.siteUrl;
+  }
+
+  /** {@link siteUrlFor} the current request's (or worker's) workspace. */
+  currentSiteUrl(): string | undefined {
+    return this.siteUrlFor(installationRefOf(currentRequestContext()));
   }
 
   /** The distinct asking sites (the default first), e.g. to build one client each. Secret. */

@@ -24,7 +24,7 @@ import { ConversationDirectory, redisReadLimits } from './slack/conversations.js
 import { signerFromConfig, type ValueSigner } from './slack/signed-value.js';
 import { tryTelling } from './slack/tell.js';
 import { UserNames } from './slack/user-names.js';
-import { createWebClient, type WebClientOptions } from './slack/web-client.js';
+import { createWebClient, singleTokenRefusals, type WebClientOptions } from './slack/web-client.js';
 import { oauthMode } from './config-oauth.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
 import { RedisInstallationStore } from './installation-store.js';
@@ -138,7 +138,7 @@ export function docsWorkspacesOf(config: Config): DocsWorkspaces {
   const ask = askConfigured(config)
     ? { apiKey: config.DOCS_ASSISTANT_API_KEY ?? '', domain: config.DOCS_DOMAIN ?? '' }
     : undefined;
-  const defaults = { projects: docsProjects(config), apiKey: config.DOCS_API_KEY, ask };
+  const defaults = { projects: docsProjects(config), apiKey: config.DOCS_API_KEY, ask, siteUrl: config.DOCS_SITE_URL };
   return new DocsWorkspaces(defaults, config.docsWorkspaces);
 }
 
@@ -183,7 +183,7 @@ function slackClients(
           credentials: () => tokens.current(),
           onRefusedToken: (creds: BotCredentials, code: string) => tokens.refused(creds, code),
         }
-      : {}),
+      : { onRefusedToken: singleTokenRefusals(logger) }),
   };
   const own = (opts: Pick<WebClientOptions, 'rejectRateLimitedCalls'>) => createWebClient({ ...options, ...opts });
   return {

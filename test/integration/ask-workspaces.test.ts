@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 /** The bot's asking for Beta as configured by `beta` (its entry's overrides), and the log lines it writes. */
-function asking(beta: { key?: string; domain?: string } = {}) {
+function asking(beta: { key?: string; domain?: string; siteUrl?: string } = {}) {
   const config = readConfig({
     SLACK_BOT_TOKEN: TOKEN,
     SLACK_SIGNING_SECRET: 'secret',
@@ -58,6 +58,7 @@ function asking(beta: { key?: string; domain?: string } = {}) {
     DOCS_DISCOVERY_URL: `${docs.url}/discovery`,
     DOCS_ASSISTANT_API_KEY: 'mint_dsc_default_site',
     DOCS_DOMAIN: 'alpha-site',
+    DOCS_SITE_URL: 'https://docs.alpha.test',
     DOCS_API_KEY_BETA: 'mint_beta_admin',
     DOCS_ASSISTANT_API_KEY_BETA: beta.key ?? BETA_ASSIST,
     DOCS_WORKSPACE_PROJECTS: JSON.stringify({
@@ -66,12 +67,14 @@ function asking(beta: { key?: string; domain?: string } = {}) {
         apiKeyEnv: 'DOCS_API_KEY_BETA',
         domain: beta.domain ?? 'beta-site',
         assistantKeyEnv: 'DOCS_ASSISTANT_API_KEY_BETA',
+        ...(beta.siteUrl ? { siteUrl: beta.siteUrl } : {}),
       },
     }),
   });
   const lines: Array<{ level: number; msg: string }> = [];
   const logger = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l)) } as never);
-  const discovery = discoveryClient(config, new BotMetrics({ registry: new Registry() }), docsWorkspacesOf(config))!;
+  const workspaces = docsWorkspacesOf(config);
+  const discovery = discoveryClient(config, new BotMetrics({ registry: new Registry() }), workspaces)!;
   const deps: AnswerDeps = {
     discovery,
     store: new AskStore(redis, prefix),
@@ -82,7 +85,8 @@ function asking(beta: { key?: string; domain?: string } = {}) {
       now: Date.now,
     },
     signer: TEST_SIGNER,
-    siteUrl: 'https://docs.beta.test',
+    // As the ask feature reads it: the current workspace's site (its entry's siteUrl, else DOCS_SITE_URL).
+    siteUrl: () => workspaces.currentSiteUrl(),
     fingerprint: (t, u) => `fp-${t}-${u}`,
     logger,
     now: Date.now,
@@ -98,6 +102,15 @@ async function ask(deps: AnswerDeps, teamId: string, question: string) {
   const q = { teamId, channel: 'C0DOCS', threadTs: root, asker: 'U0ALICE', question, key: `q${n}`, since: Date.now() };
   return withRequestContext({ requestId: `r${n}`, teamId }, () => writeAnswer(deps, q, memorySteps()));
 }
+
+/** What the bot sent Slack since call `from`: the answer's text and blocks, as one string. */
+const sentSince = (from: number) =>
+  JSON.stringify(
+    slack.calls
+      .slice(from)
+      .filter((c) => /^chat\.(startStream|appendStream|stopStream|postMessage|update)$/.test(c.method))
+      .map((c) => [c.args.markdown_text, c.args.text, c.args.blocks]),
+  );
 
 const since = (from: number) => docs.requests.slice(from).map((r) => `${r.method} ${r.path} ${r.status}`);
 
@@ -133,5 +146,37 @@ describe('asking in a workspace with a docs site of its own', () => {
       'the discovery API refused DOCS_ASSISTANT_API_KEY (401/403): check the assistant API key',
     ]);
     await close();
+  });
+
+  it("Beta's answer links Beta's own site (siteUrl): its sources and its text, and a link to the default site is text", async () => {
+    const migrate = {
+      path: '/migrate',
+      title: 'Moving to Beta',
+      keywords: ['migrate'],
+      content: 'Read [the old guide](https://docs.alpha.test/old) and [the new one](https://docs.beta.test/new).',
+    };
+    docs.discovery.pages.push(migrate);
+    try {
+      const { deps, lines, close } = asking({ siteUrl: 'https://docs.beta.test' });
+      const from = slack.calls.length;
+      expect((await ask(deps, 'T0BETA', 'How do I migrate?')).tell).toBeUndefined();
+      const sent = sentSince(from);
+      expect(sent).toContain('[the new one](https://docs.beta.test/new)');
+      expect(sent).toContain('[Moving to Beta](https://docs.beta.test/migrate)');
+      expect(sent).toContain('<https://docs.beta.test/migrate|Moving to Beta>');
+      expect(sent).not.toMatch(/\]\(https:\/\/docs\.alpha|<https:\/\/docs\.alpha/);
+      expect(sent).toContain('the old guide');
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+      await close();
+      // An entry without siteUrl keeps DOCS_SITE_URL: the same answer links the default site.
+      const plain = asking();
+      const before = slack.calls.length;
+      await ask(plain.deps, 'T0BETA', 'How do I migrate?');
+      expect(sentSince(before)).toContain('<https://docs.alpha.test/migrate|Moving to Beta>');
+      expect(sentSince(before)).not.toContain('https://docs.beta.test');
+      await plain.close();
+    } finally {
+      docs.discovery.pages.splice(docs.discovery.pages.indexOf(migrate), 1);
+    }
   });
 });

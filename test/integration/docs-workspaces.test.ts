@@ -105,6 +105,18 @@ describe('DOCS_WORKSPACE_PROJECTS at start', () => {
     expect(problems(env(asking))).toEqual([
       'DOCS_WORKSPACE_PROJECTS: T0BETA needs domain and assistantKeyEnv while asking is on (DOCS_DOMAIN is set)',
     ]);
+    // A site URL of its own (siteUrl): https only, and only while asking is on.
+    const site = (url: string, more = {}) => {
+      const entry = { projects: ['proj_b'], domain: 'beta', assistantKeyEnv: 'DOCS_API_KEY_BETA', siteUrl: url };
+      return problems(env({ ...asking, ...more, DOCS_WORKSPACE_PROJECTS: JSON.stringify({ T0BETA: entry }) }));
+    };
+    expect(site('https://docs.beta.test')).toEqual([]);
+    for (const bad of ['http://docs.beta.test', 'docs.beta.test', 'javascript:alert(1)'])
+      expect(site(bad)).toEqual(['DOCS_WORKSPACE_PROJECTS: T0BETA.siteUrl: must be an https:// URL']);
+    const entryOff = { projects: ['proj_b'], siteUrl: 'https://docs.beta.test' };
+    expect(problems(env({ DOCS_WORKSPACE_PROJECTS: JSON.stringify({ T0BETA: entryOff }) }))).toEqual([
+      'DOCS_WORKSPACE_PROJECTS: T0BETA: siteUrl is only used with DOCS_DOMAIN (asking on)',
+    ]);
     for (const line of [...problems(env({ DOCS_API_KEY_BETA: 'sk_beta_not_mint' })), ...problems(env(asking))])
       expect(line).not.toMatch(/sk_beta_not_mint|mint_dsc_default|mint_beta/);
   });

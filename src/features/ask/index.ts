@@ -72,7 +72,9 @@ export interface AskOptions {
     | 'logger'
     | 'metrics'
     | 'now'
-  >;
+  > &
+    /** Each workspace's docs site (DOCS_WORKSPACE_PROJECTS `siteUrl`); absent: DOCS_SITE_URL everywhere. */
+    Partial<Pick<Platform, 'docsWorkspaces'>>;
   /**
    * DOCS_SITE_URL; ASK_CALLS_PER_USER_PER_HOUR and ASK_CALLS_PER_HOUR; SLACK_UPDATE_BUDGET_PER_MINUTE
    * (the posted fallback's edits share the workspace's budget with status edits);
@@ -241,7 +243,7 @@ function askDeps(
   },
 ): { ask: AskDeps; answer: AnswerJobDeps } {
   const { store, slack, logger, answerQueue } = parts;
-  const { redis, prefix, now, discovery, signer, metrics } = o.platform;
+  const { redis, prefix, now, discovery, signer, metrics, docsWorkspaces } = o.platform;
   const { config } = o;
   const writer = {
     // The answers are written on a client of their own that rejects Slack's 429, so an answer's rate
@@ -258,7 +260,7 @@ function askDeps(
     store,
     writer,
     signer,
-    siteUrl: config.DOCS_SITE_URL,
+    siteUrl: docsWorkspaces?.mapped ? () => docsWorkspaces.currentSiteUrl() : config.DOCS_SITE_URL,
     fingerprint: fingerprinter(config.SLACK_SIGNING_SECRET || config.SLACK_APP_TOKEN || ''),
     logger,
     now,

@@ -40,6 +40,13 @@ export interface BotCredentials {
 export const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
 
 /**
+ * Slack's answers that stop an installation's work ({@link InstallationTokens.refused}):
+ * {@link REVOKED_TOKEN_CODES}, and `invalid_auth` ("some aspect of authentication cannot be
+ * validated": a token Slack no longer knows, but also an IP allowlist or a wrong SLACK_API_URL).
+ */
+export const STOPPING_TOKEN_CODES: ReadonlySet<string> = new Set([...REVOKED_TOKEN_CODES, 'invalid_auth']);
+
+/**
  * Slack's answers refusing a call's token (docs.slack.dev, common errors of every method:
  * `invalid_auth`, `not_authed`, `token_expired` with token rotation, and {@link REVOKED_TOKEN_CODES}):
  * the credentials a request kept are dropped, so its next call reads its installation again.
@@ -86,12 +93,21 @@ function storeError(err: unknown): unknown {
   return errorCode(e)?.startsWith('installation_') ? e : err;
 }
 
+/** The error of work whose installation's token Slack refused ({@link InstallationTokens.refused}). */
+const stoppedError = (ref: InstallationRef) =>
+  new InstallationError(
+    PlatformErrorCode.InstallationNotFound,
+    `${ref.enterpriseId ?? ref.teamId} (token refused by Slack)`,
+  );
+
 const isNotFound = (err: unknown) => errorCode(err) === PlatformErrorCode.InstallationNotFound;
 
 /** The bot tokens of OAuth mode's installations. */
 export class InstallationTokens {
   /** Each request context's credentials (gone with the context). */
   private readonly kept = new WeakMap<object, Kept>();
+  /** Tokens Slack refused with a {@link STOPPING_TOKEN_CODES} code: never used again by this process. */
+  private readonly stopped = new Set<string>();
   private readonly now: () => number;
 
   /** @param now - clock in epoch ms (how long credentials are kept). */
@@ -106,17 +122,28 @@ export class InstallationTokens {
   }
 
   /**
-   * Slack refused `creds`' token for good ({@link REVOKED_TOKEN_CODES}) without an uninstall event
-   * reaching the bot: the installation is deleted, once (only while it still holds that token, so
-   * a reinstall meanwhile is kept), with one warn line; that workspace's later work then finds no
-   * installation, and no other is touched. Never throws (a Redis failure is logged; the next
-   * refusal tries again).
+   * Slack refused `creds`' token ({@link STOPPING_TOKEN_CODES}) without an uninstall event reaching
+   * the bot: the first refusal in this process stops the token (every later call of its
+   * installation's work, kept credentials included, fails as `installation_not_found` without
+   * calling Slack; a reinstall's new token works) and writes one warn line; for good
+   * ({@link REVOKED_TOKEN_CODES}) the installation is also deleted, as `tokens_revoked` does (only
+   * while it still holds that token, so a reinstall meanwhile is kept). `invalid_auth` deletes
+   * nothing (it may be the bot's side: an IP allowlist, SLACK_API_URL): a restart tries the token
+   * again. No other installation is touched. Never throws (a Redis failure is logged).
    */
   async refused(creds: BotCredentials, slackError: string): Promise<void> {
     if (REFUSED_TOKEN_CODES.has(slackError)) this.forget();
+    if (!STOPPING_TOKEN_CODES.has(slackError) || this.stopped.has(creds.token)) return;
+    this.stopped.add(creds.token);
     const query = creds.installation;
-    if (!this.revoked || !query || !REVOKED_TOKEN_CODES.has(slackError)) return;
+    const { teamId, enterpriseId, isEnterpriseInstall } = query ?? {};
+    if (!this.revoked || !query) return;
     const { store, logger } = this.revoked;
+    if (!REVOKED_TOKEN_CODES.has(slackError)) {
+      const msg = "Slack refused this installation's token (invalid_auth); its work stops until a reinstall or restart";
+      logger.warn({ teamId, enterpriseId, isEnterpriseInstall, slackError }, msg);
+      return;
+    }
     try {
       const current = await store.fetchInstallation(query).catch((err: unknown) => {
         // Gone already (an uninstall event came first) or unreadable: nothing of it to delete here.
@@ -125,7 +152,6 @@ export class InstallationTokens {
       });
       if (current?.bot?.token !== creds.token) return;
       await store.deleteInstallation(query);
-      const { teamId, enterpriseId, isEnterpriseInstall } = query;
       logger.warn(
         { teamId, enterpriseId, isEnterpriseInstall, slackError },
         "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
@@ -162,6 +188,7 @@ export class InstallationTokens {
             PlatformErrorCode.InstallationNotFound,
             `${enterpriseId ?? teamId} (no bot token)`,
           );
+        if (this.stopped.has(botToken)) throw stoppedError(ref);
         return {
           token: botToken,
           enterpriseInstall: query.isEnterpriseInstall === true,
@@ -192,7 +219,11 @@ export class InstallationTokens {
     const key = JSON.stringify([ref.teamId, ref.enterpriseId, ref.enterpriseInstall]);
     const now = this.now();
     const hit = this.kept.get(ctx);
-    if (hit && hit.ref === key && hit.until > now) return hit.creds;
+    if (hit && hit.ref === key && hit.until > now) {
+      const creds = await hit.creds;
+      if (this.stopped.has(creds.token)) throw stoppedError(ref);
+      return creds;
+    }
     const kept: Kept = { ref: key, creds: this.forRef(ref), until: now + CREDENTIALS_MAX_AGE_MS };
     this.kept.set(ctx, kept);
     void kept.creds.then(

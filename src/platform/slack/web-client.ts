@@ -2,7 +2,7 @@ import { WebClient, type RetryOptions, type WebAPICallResult } from '@slack/web-
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { classifySlackError, slackErrorCode, type SlackErrorInfo } from './errors.js';
-import type { BotCredentials } from './installation-tokens.js';
+import { STOPPING_TOKEN_CODES, type BotCredentials } from './installation-tokens.js';
 import { withRequestTeam } from './org-wide.js';
 
 /**
@@ -42,8 +42,9 @@ export interface WebClientOptions {
    */
   credentials?: () => Promise<BotCredentials>;
   /**
-   * OAuth mode: told when Slack refuses a call's token (its error code and the credentials it was
-   * made with), after the call failed (InstallationTokens.refused). Awaited; must not throw.
+   * Told when Slack refuses a call's token (its error code and the credentials it was made with),
+   * after the call failed: OAuth mode's InstallationTokens.refused, single-token mode's
+   * {@link singleTokenRefusals} (a call given its own `token` is not reported). Awaited; must not throw.
    */
   onRefusedToken?: (creds: BotCredentials, slackError: string) => Promise<void>;
 }
@@ -67,8 +68,17 @@ class ObservedWebClient extends WebClient {
 
   override async apiCall(method: string, options?: Record<string, unknown>): Promise<WebAPICallResult> {
     try {
-      if (!this.credentials || options?.token !== undefined)
-        return await super.apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options);
+      if (!this.credentials || options?.token !== undefined) {
+        const own = { token: this.token ?? '', enterpriseInstall: this.enterpriseInstall };
+        const report = !this.credentials && options?.token === undefined ? this.onRefusedToken : undefined;
+        return await super
+          .apiCall(method, this.enterpriseInstall ? withRequestTeam(method, options) : options)
+          .catch(async (err: unknown) => {
+            const code = slackErrorCode(err);
+            if (code && report) await report(own, code);
+            throw err;
+          });
+      }
       const creds = await this.credentials();
       const withToken = { ...options, token: creds.token };
       return await super
@@ -102,4 +112,22 @@ export function createWebClient(opts: WebClientOptions): WebClient {
     opts.credentials,
     opts.onRefusedToken,
   );
+}
+
+/**
+ * Single-token mode's {@link WebClientOptions.onRefusedToken}: the first call Slack answers
+ * `token_revoked`, `account_inactive` or `invalid_auth` (STOPPING_TOKEN_CODES) writes one error
+ * line (the operator must reinstall the app or set SLACK_BOT_TOKEN again); nothing is deleted and
+ * later calls go on failing as permanent Slack errors, unlogged here.
+ */
+export function singleTokenRefusals(logger: Logger): (creds: BotCredentials, slackError: string) => Promise<void> {
+  let told = false;
+  return async (_creds, slackError) => {
+    if (told || !STOPPING_TOKEN_CODES.has(slackError)) return;
+    told = true;
+    logger.error(
+      { slackError },
+      'Slack refused SLACK_BOT_TOKEN: the app was uninstalled or its token revoked (or, for invalid_auth, check SLACK_API_URL and IP allowlists); reinstall the app and set SLACK_BOT_TOKEN to its new bot token',
+    );
+  };
 }

@@ -11,8 +11,8 @@ import { ANSWER_MAX_CHARS } from './stream.js';
  *
  * The answer is read by a CommonMark parser (`./safe-markdown.ts`: escapes, code spans, nested
  * brackets and destinations as CommonMark reads them), and:
- * - a link, an image or an autolink stays a link only when its destination is on `DOCS_SITE_URL`
- *   (a path like `/api-keys` is made one); any other destination (another site, `//host`,
+ * - a link, an image or an autolink stays a link only when its destination is on the docs site
+ *   (`DOCS_SITE_URL`, or the workspace's `siteUrl` in DOCS_WORKSPACE_PROJECTS) (a path like `/api-keys` is made one); any other destination (another site, `//host`,
  *   `https:/host`, a relative path, `javascript:`, `data:`, any scheme) is shown after the link's
  *   text as plain text: escaped, with word joiners, so it is neither a link nor hidden behind words;
  * - in text, `[`, `]`, `<` and backticks are backslash-escaped (shown as typed), so no link, code

@@ -34,8 +34,12 @@ export interface AnswerDeps {
   store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer' | 'noteUnanswered'>;
   writer: WriterDeps;
   signer: ValueSigner;
-  /** DOCS_SITE_URL: sources link to it + the page's path. */
-  siteUrl: string | undefined;
+  /**
+   * The docs site sources link to (+ the page's path) and the only site links in the answer's text
+   * may go to: DOCS_SITE_URL, or a function giving the current workspace's (DOCS_WORKSPACE_PROJECTS
+   * `siteUrl`), read at each answer. Undefined: no links.
+   */
+  siteUrl: string | undefined | (() => string | undefined);
   /** `fp` of the discovery API: a stable HMAC of team and user (never the Slack id). */
   fingerprint: (teamId: string, user: string) => string;
   logger: Logger;
@@ -171,7 +175,7 @@ async function endAnswer(
   await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
   // For the weekly digest's "Asked in Slack, not answered by the docs" (a retry notes it once).
   if (unanswered) await deps.store.noteUnanswered(q.channel, answerId, q.question, deps.now());
-  const [{ siteUrl, signer }, { asker, scope, experts }] = [deps, q];
+  const [{ signer }, { asker, scope, experts }, siteUrl] = [deps, q, siteUrlOf(deps)];
   const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope, experts });
   const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
   const notice = cut ? CUT_OFF_TEXT : unanswered ? nothing : writer.truncated ? TOO_LONG_TEXT : undefined;
@@ -229,7 +233,12 @@ async function askOnce(
       Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
     );
   }
-  return readAnswer(answer.events, writer, deps.siteUrl);
+  return readAnswer(answer.events, writer, siteUrlOf(deps));
+}
+
+/** The site this answer links to ({@link AnswerDeps.siteUrl}), for the current workspace. */
+function siteUrlOf(deps: Pick<AnswerDeps, 'siteUrl'>): string | undefined {
+  return typeof deps.siteUrl === 'function' ? deps.siteUrl() : deps.siteUrl;
 }
 
 /**
