@@ -4,11 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { healthHandler, type HealthDeps } from '../../src/platform/health.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
-import { until } from '../helpers/redis-topology.js';
 
 const prefix = randomPrefix();
 const probeKey = `${prefix}:healthz:host:1`;
-const marker = `${prefix}:marker`;
 const redis = testRedis();
 let server: Server | undefined;
 const closers: (() => Promise<unknown> | void)[] = [];
@@ -29,33 +27,31 @@ async function serve(deps: HealthDeps): Promise<string> {
 }
 
 /**
- * Counts the SETs Redis runs on the probe key (MONITOR on a second connection). `settle()` sends a
- * marker GET and waits until MONITOR shows it: every command run before it has then been counted.
+ * Counts the SETs of the probe key the handler sends Redis: `redis` with its `set` counted (a
+ * MONITOR connection shared the Redis of the whole unit project and could lose its place in
+ * ioredis' command queue under load). `settle()` returns the count so far.
  */
-async function watchSets() {
-  const monitor = await redis.monitor();
-  closers.push(() => monitor.disconnect());
-  const seen = { sets: 0, markers: 0 };
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (args[0]?.toLowerCase() === 'set' && args[1] === probeKey) seen.sets++;
-    if (args[0]?.toLowerCase() === 'get' && args[1] === marker) seen.markers++;
-  });
-  return {
-    seen,
-    settle: async () => {
-      const want = seen.markers + 1;
-      await redis.get(marker);
-      await until('MONITOR to show the marker', 5_000, () => seen.markers >= want);
-      return seen.sets;
+function watchSets(client: Redis = redis) {
+  const seen = { sets: 0 };
+  const counted = new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === 'set')
+        return (...args: Parameters<Redis['set']>) => {
+          if (args[0] === probeKey) seen.sets++;
+          return target.set(...args);
+        };
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
-  };
+  });
+  return { seen, counted, settle: () => Promise.resolve(seen.sets) };
 }
 
 describe('GET /healthz', () => {
   it('50 concurrent requests cost Redis one write; they all get its answer', async () => {
     // The clock stands still: on a loaded machine 50 requests can take longer than the answer's 1 s.
-    const url = await serve({ redis, probeKey, perf: { now: () => 1_000_000 } });
-    const { settle } = await watchSets();
+    const { counted, settle } = watchSets();
+    const url = await serve({ redis: counted, probeKey, perf: { now: () => 1_000_000 } });
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => fetch(url).then(async (r) => ({ status: r.status, body: await r.json() }))),
     );
@@ -68,12 +64,14 @@ describe('GET /healthz', () => {
   it('reuses an answer for 1 s, then probes again: 503 while Redis refuses the write, 200 once it takes it', async () => {
     let now = 1_000_000; // lru-cache reads a start time of 0 as "never stale"
     let down = true;
+    const { counted, settle } = watchSets();
     const flaky = {
       set: (...args: Parameters<Redis['set']>) =>
-        down ? Promise.reject(new Error("READONLY You can't write against a read only replica.")) : redis.set(...args),
+        down
+          ? Promise.reject(new Error("READONLY You can't write against a read only replica."))
+          : counted.set(...args),
     } as unknown as Redis;
     const url = await serve({ redis: flaky, probeKey, perf: { now: () => now } });
-    const { settle } = await watchSets();
 
     expect((await fetch(url)).status).toBe(503);
     expect(await (await fetch(url)).json()).toMatchObject({ status: 'unavailable', redis: 'down' });
