@@ -26,7 +26,7 @@ import {
   documentThreadSubmission,
   FORM_UNVERIFIED_TEXT,
 } from '../../src/features/document-thread/listeners.js';
-import { docsVisitorsCommand } from '../../src/features/reports/digests/command.js';
+import { docsVisitorsCommand } from '../../src/features/reports/command.js';
 import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { RecordUnconfirmedError } from '../../src/platform/intake.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { docsVisitorsCommand } from '../../src/features/reports/digests/command.js';
+import { docsVisitorsCommand } from '../../src/features/reports/command.js';
 import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/reports/digests/improve-modal.js';
 import {
   OLDER_SIGNAL_TEXT,

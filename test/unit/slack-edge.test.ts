@@ -76,14 +76,8 @@ beforeAll(async () => {
     promptMaxChars: 12_000,
     threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') },
   });
-  registerVisitors(app, { intake, logger });
-  registerAgentView(app, { intake, logger });
-  registerDigests(app, {
+  registerVisitors(app, {
     intake,
-    slack: { views: { open: async () => ({ ok: true }) } },
-    access: OPEN_GATE,
-    conversations: { isMember: async () => true },
-    signer: TEST_SIGNER,
     logger,
     subcommands: {
       names: ['subscribe'],
@@ -92,6 +86,15 @@ beforeAll(async () => {
       prepare: () => ({ ok: false, message: 'no' }),
       actionOf: () => 'manage_digests',
     },
+  });
+  registerAgentView(app, { intake, logger });
+  registerDigests(app, {
+    intake,
+    slack: { views: { open: async () => ({ ok: true }) } },
+    access: OPEN_GATE,
+    conversations: { isMember: async () => true },
+    signer: TEST_SIGNER,
+    logger,
     projects: ['proj_e2e'],
   });
   await app.start();

@@ -11,7 +11,7 @@ import { docsProjects, type Config } from '../../platform/config.js';
 import { Quota } from '../../platform/quota.js';
 import type { Platform } from '../../platform/runtime.js';
 import { slackDateText } from '../../platform/slack/dates.js';
-import { registerSubcommandHandler } from './digests/command.js';
+import { registerSubcommandHandler } from './command.js';
 import { registerHandlers as registerDigestHandlers } from './digests/handlers.js';
 import { register as registerDigestListeners } from './digests/listeners.js';
 import { createDigestQuotas } from './digests/quotas.js';
@@ -128,8 +128,8 @@ export function createReports(o: ReportsOptions): Reports {
       return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
     register: (app) => {
-      registerListeners(app, { intake, logger: services.logger });
-      registerDigestListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects });
+      registerListeners(app, { intake, logger: services.logger, subcommands });
+      registerDigestListeners(app, { intake, slack, access, conversations, signer, logger, projects });
     },
     startWorkers: () => [
       startDigestWorker(queues, { ...workerDeps, defaultTz: defaultSchedule.tz }, now, o.platform.slack),

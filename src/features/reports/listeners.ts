@@ -10,13 +10,14 @@ import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
+import { docsVisitorsCommand, type VisitorsCommandDeps } from './command.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
 import { ACTION_SIGNAL_NEXT, ACTION_SIGNAL_PREVIOUS } from './signals/blocks.js';
 import { ACTION_SIGNAL_RETRY } from './signals/load.js';
 import { ACTION_RETRY } from './service.js';
 
-/** What the visitors listeners need: they check the input, record the request and ack. */
+/** What the reports' listeners need: they check the input, record the request and ack. */
 export interface VisitorsListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
@@ -67,8 +68,9 @@ export function menuAction(deps: VisitorsListenerDeps) {
   };
 }
 
-/** Registers the reports' paging, Retry and menu (`/docs-visitors` itself is digests', which routes reports here). */
-export function register(app: App, deps: VisitorsListenerDeps): void {
+/** Registers `/docs-visitors` (reports and the digest subcommands) and the reports' paging, Retry and menu. */
+export function register(app: App, deps: VisitorsCommandDeps): void {
+  app.command('/docs-visitors', docsVisitorsCommand(deps));
   app.action<BlockAction<ButtonAction>>(ACTION_PREVIOUS, buttonAction(deps, INTAKE.page));
   app.action<BlockAction<ButtonAction>>(ACTION_NEXT, buttonAction(deps, INTAKE.page));
   app.action<BlockAction<ButtonAction>>(ACTION_RETRY, buttonAction(deps, INTAKE.retry));
