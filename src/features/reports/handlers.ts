@@ -91,6 +91,9 @@ const SIGNAL_REPORT: PagedReport<SignalState, SignalReportIntake> = {
   failed: buildSignalErrorMessage,
 };
 
+/** Every paged report's descriptor: listeners.ts registers their buttons from these. */
+export const PAGED_REPORTS = [VISITOR_REPORT, SIGNAL_REPORT] as const;
+
 /** Registers the reports' intake handlers: the visitor report, the signal reports and the menu. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
   registerPagedReport(intake, deps, VISITOR_REPORT);

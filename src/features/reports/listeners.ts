@@ -9,13 +9,10 @@ import type {
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
 import { docsVisitorsCommand, type VisitorsCommandDeps } from './command.js';
+import { PAGED_REPORTS } from './handlers.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
-import { ACTION_SIGNAL_NEXT, ACTION_SIGNAL_PREVIOUS } from './signals/blocks.js';
-import { ACTION_SIGNAL_RETRY } from './signals/load.js';
-import { ACTION_RETRY } from './service.js';
 
 /** What the reports' listeners need: they check the input, record the request and ack. */
 export interface VisitorsListenerDeps {
@@ -71,11 +68,10 @@ export function menuAction(deps: VisitorsListenerDeps) {
 /** Registers `/docs-visitors` (reports and the digest subcommands) and the reports' paging, Retry and menu. */
 export function register(app: App, deps: VisitorsCommandDeps): void {
   app.command('/docs-visitors', docsVisitorsCommand(deps));
-  app.action<BlockAction<ButtonAction>>(ACTION_PREVIOUS, buttonAction(deps, INTAKE.page));
-  app.action<BlockAction<ButtonAction>>(ACTION_NEXT, buttonAction(deps, INTAKE.page));
-  app.action<BlockAction<ButtonAction>>(ACTION_RETRY, buttonAction(deps, INTAKE.retry));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_PREVIOUS, buttonAction(deps, INTAKE.signalPage));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_NEXT, buttonAction(deps, INTAKE.signalPage));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_RETRY, buttonAction(deps, INTAKE.signalRetry));
+  for (const { actions, kinds } of PAGED_REPORTS) {
+    app.action<BlockAction<ButtonAction>>(actions.previous, buttonAction(deps, kinds.page));
+    app.action<BlockAction<ButtonAction>>(actions.next, buttonAction(deps, kinds.page));
+    app.action<BlockAction<ButtonAction>>(actions.retry, buttonAction(deps, kinds.retry));
+  }
   app.action<BlockAction<StaticSelectAction>>(ACTION_MENU, menuAction(deps));
 }

@@ -12,9 +12,6 @@ import { readViews } from './queries.js';
 import { LIMIT_MAX } from './query.js';
 import { AnalyticsCache, type AnalyticsApiCall } from './store.js';
 
-/** `action_id` of the Retry button on a failed report, and what its value is signed for. */
-export const ACTION_RETRY = PAGE_ACTIONS.retry;
-
 /** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
 export interface VisitorsServices {
   cache: AnalyticsCache;
@@ -128,6 +125,8 @@ export function buildReportErrorMessage(
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
   const what = `visitors for ${formatRange({ dateFrom: state.dateFrom, dateTo: state.dateTo })}`;
-  const retry = retryable ? { actionId: ACTION_RETRY, value: signPageState(state, ACTION_RETRY, signer) } : undefined;
+  const retry = retryable
+    ? { actionId: PAGE_ACTIONS.retry, value: signPageState(state, PAGE_ACTIONS.retry, signer) }
+    : undefined;
   return reportFailure(what, text, retry);
 }

@@ -9,9 +9,6 @@ import { readComments, readUnanswered } from './data.js';
 import { SIGNAL_ACTIONS, signSignalState, type SignalState } from './state.js';
 import { FEEDBACK_PAGES_LIMIT, feedbackView, questionsView, SEARCHES_LIMIT, searchesView } from './views.js';
 
-/** `action_id` of Retry on a searches, feedback or questions report that could not be loaded, and what its value is signed for. */
-export const ACTION_SIGNAL_RETRY = SIGNAL_ACTIONS.retry;
-
 /** What each report is called in sentences ("I couldn't load the searches for …"). */
 const REPORT_NOUN = { searches: 'searches', feedback: 'feedback', questions: 'unanswered questions' } as const;
 
@@ -96,7 +93,7 @@ export function buildSignalErrorMessage(
   retryable: boolean,
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const value = retryable ? signSignalState(state, ACTION_SIGNAL_RETRY, signer) : undefined;
-  const retry = value ? { actionId: ACTION_SIGNAL_RETRY, value } : undefined;
+  const value = retryable ? signSignalState(state, SIGNAL_ACTIONS.retry, signer) : undefined;
+  const retry = value ? { actionId: SIGNAL_ACTIONS.retry, value } : undefined;
   return reportFailure(`${REPORT_NOUN[state.report]} for ${formatRange(state)}`, text, retry);
 }
