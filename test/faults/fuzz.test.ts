@@ -6,11 +6,8 @@ import { ACTION_RESTART } from '../../src/features/agent-jobs/start/index.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_IMPROVE_PREFIX } from '../../src/features/reports/digests/improve-value.js';
 import { ACTION_DIGEST_RETRY } from '../../src/features/reports/digests/retry.js';
-import {
-  IMPROVE_CALLBACK_ID,
-  INSTRUCTION_ACTION,
-  INSTRUCTION_BLOCK,
-} from '../../src/features/reports/digests/improve-modal.js';
+import { IMPROVE_CALLBACK_ID } from '../../src/features/reports/digests/improve-modal.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/agent-jobs/index.js';
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
 import {
   ACTION_EDIT,

@@ -79,13 +79,11 @@ const VISITOR_REPORT: PagedReport<PageState> = {
 const SIGNAL_REPORT: PagedReport<SignalState, SignalReportIntake> = {
   kinds: { report: INTAKE.signalReport, page: INTAKE.signalPage, retry: INTAKE.signalRetry },
   actions: SIGNAL_ACTIONS,
-  first: (base, rows, kind) => ({
-    ...base,
-    report: kind === 'visitors' ? 'searches' : kind,
-    rows,
-    cursors: [],
-    skip: 0,
-  }),
+  first: (base, rows, kind) => {
+    // Only a signal report's command or a menu choice of one comes here.
+    if (kind === 'visitors') throw new Error('the visitor report is no signal report');
+    return { ...base, report: kind, rows, cursors: [], skip: 0 };
+  },
   open: (value, action, signer) => openSignalState(value, action as SignalAction, signer),
   load: loadSignalReport,
   failed: buildSignalErrorMessage,
