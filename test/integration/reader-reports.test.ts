@@ -12,9 +12,9 @@ import {
 import { INTERACTIVE_CEILING } from '../../src/features/reports/budget.js';
 import {
   loadReport,
-  createVisitorsServices,
+  createReportServices,
   type LoadedReport,
-  type VisitorsServices,
+  type ReportServices,
 } from '../../src/features/reports/service.js';
 import { buildSignalErrorMessage, loadSignalReport } from '../../src/features/reports/signals/load.js';
 import {
@@ -53,13 +53,13 @@ const redis = testRedis();
 let fake: FakeDocsApi;
 let docsApi: DocsApiClient;
 let prefix: string;
-let svc: VisitorsServices;
+let svc: ReportServices;
 let docsClock = 0;
 const WEEK = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 
 const analyticsCalls = () => fake.requests.filter((r) => r.path.includes('/v1/analytics/'));
 const services = (api: DocsApiClient, r: Redis = redis) =>
-  createVisitorsServices({
+  createReportServices({
     redis: r,
     prefix,
     docsApi: api,

@@ -21,7 +21,7 @@ import {
 } from './intake.js';
 
 /** What the command's listener needs: it checks the input, records the request and acks. */
-export interface VisitorsCommandDeps {
+export interface ReportCommandDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
   subcommands: DigestSubcommands;
@@ -34,7 +34,7 @@ type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
  * API call); a report (visitors, searches, feedback or questions) or a subcommand is recorded (its
  * intake), then acked.
  */
-export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
+export function docsVisitorsCommand(deps: ReportCommandDeps) {
   const sub = deps.subcommands;
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseVisitorsCommand(command.text, { subcommands: sub.names });

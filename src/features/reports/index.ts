@@ -24,7 +24,7 @@ import { createDigestQueue, startDigestWorker } from './digests/worker.js';
 import { REPORT_CLICKS_PER_MINUTE } from './handler-kit.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
-import { createVisitorsServices, visitorsKeyPrefix } from './service.js';
+import { createReportServices, visitorsKeyPrefix } from './service.js';
 
 /** What the reports feature is built from: the platform, its configuration, and what is built before it. */
 export interface ReportsOptions {
@@ -85,7 +85,7 @@ export function createReports(o: ReportsOptions): Reports {
   const { docsWorkspaces } = o.platform;
   const projects = docsWorkspaces?.mapped ? () => docsWorkspaces.current() : docsProjects(config);
   const analyticsPerUser = config.ANALYTICS_CALLS_PER_USER_PER_HOUR;
-  const services = createVisitorsServices({
+  const services = createReportServices({
     ...{ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser },
     ...{ logger: o.platform.logger, now, signer },
   });

@@ -9,13 +9,13 @@ import type {
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { docsVisitorsCommand, type VisitorsCommandDeps } from './command.js';
+import { docsVisitorsCommand, type ReportCommandDeps } from './command.js';
 import { PAGED_REPORTS } from './handlers.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
 
 /** What the reports' listeners need: they check the input, record the request and ack. */
-export interface VisitorsListenerDeps {
+export interface ReportListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
 }
@@ -35,7 +35,7 @@ function where(body: BlockAction): { channel?: string; messageTs?: string; respo
 }
 
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
-export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<ButtonIntake>) {
+export function buttonAction(deps: ReportListenerDeps, kind: IntakeKind<ButtonIntake>) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const payload: ButtonIntake = {
       actionId: action.action_id,
@@ -52,7 +52,7 @@ export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<Button
  * A report chosen in a report's menu (static_select `visitors.menu`): the choice and the menu's
  * block_id (its signed state) are recorded and acked; the handler checks both.
  */
-export function menuAction(deps: VisitorsListenerDeps) {
+export function menuAction(deps: ReportListenerDeps) {
   return async ({ ack, body, action }: SelectArgs): Promise<void> => {
     const payload: MenuIntake = {
       blockId: action.block_id,
@@ -66,7 +66,7 @@ export function menuAction(deps: VisitorsListenerDeps) {
 }
 
 /** Registers `/docs-visitors` (reports and the digest subcommands) and the reports' paging, Retry and menu. */
-export function register(app: App, deps: VisitorsCommandDeps): void {
+export function register(app: App, deps: ReportCommandDeps): void {
   app.command('/docs-visitors', docsVisitorsCommand(deps));
   for (const { actions, kinds } of PAGED_REPORTS) {
     app.action<BlockAction<ButtonAction>>(actions.previous, buttonAction(deps, kinds.page));

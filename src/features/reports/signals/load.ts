@@ -1,9 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { formatRange } from '../date-range.js';
-import { isRetryable, reportFailure, visitorsErrorText } from '../error-text.js';
+import { isRetryable, reportFailure, analyticsErrorText } from '../error-text.js';
 import { readFeedbackByPage, readSearches, type QueryCaller } from '../queries.js';
-import type { LoadedReport, VisitorsServices } from '../service.js';
+import type { LoadedReport, ReportServices } from '../service.js';
 import { buildSignalMessage, type SignalPageView } from './blocks.js';
 import { readComments, readUnanswered } from './data.js';
 import { SIGNAL_ACTIONS, signSignalState, type SignalState } from './state.js';
@@ -21,7 +21,7 @@ const REPORT_NOUN = { searches: 'searches', feedback: 'feedback', questions: 'un
  * Every further window of the same API page is a cache hit.
  * @throws as AnalyticsCache.read.
  */
-async function loadView(svc: VisitorsServices, state: SignalState, caller: QueryCaller) {
+async function loadView(svc: ReportServices, state: SignalState, caller: QueryCaller) {
   const range = { dateFrom: state.dateFrom, dateTo: state.dateTo };
   const cursor = state.cursors.at(-1);
   let view: SignalPageView;
@@ -61,7 +61,7 @@ async function loadView(svc: VisitorsServices, state: SignalState, caller: Query
  *   cursor says the page expired and the report must be run again, with no Retry).
  */
 export async function loadSignalReport(
-  svc: VisitorsServices,
+  svc: ReportServices,
   state: SignalState,
   who: { user: string; channel: string; tz?: string | undefined },
 ): Promise<LoadedReport> {
@@ -78,7 +78,7 @@ export async function loadSignalReport(
     return { ok: true, message, fromCache };
   } catch (error) {
     svc.logger.warn({ err: error, report: state.report }, 'could not load a report');
-    return { ok: false, text: visitorsErrorText(error, svc.now, who.tz), retryable: isRetryable(error), error };
+    return { ok: false, text: analyticsErrorText(error, svc.now, who.tz), retryable: isRetryable(error), error };
   }
 }
 
