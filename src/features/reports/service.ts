@@ -26,7 +26,7 @@ export interface ReportServices {
 }
 
 /** What {@link createReportServices} needs. */
-export interface VisitorsServicesOptions {
+export interface ReportServicesOptions {
   redis: Redis;
   /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
   prefix: string;
@@ -44,7 +44,7 @@ export interface VisitorsServicesOptions {
 }
 
 /** Builds the reports' services (once, in the composition root). */
-export function createReportServices(o: VisitorsServicesOptions): ReportServices {
+export function createReportServices(o: ReportServicesOptions): ReportServices {
   const keyPrefix = visitorsKeyPrefix(o.prefix);
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
