@@ -6,14 +6,9 @@ import { ACTION_RESTART } from '../../src/features/agent-jobs/start/index.js';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { ACTION_IMPROVE_PREFIX } from '../../src/features/reports/digests/improve-value.js';
 import { ACTION_DIGEST_RETRY } from '../../src/features/reports/digests/retry.js';
-import {
-  IMPROVE_CALLBACK_ID,
-  INSTRUCTION_ACTION,
-  INSTRUCTION_BLOCK,
-} from '../../src/features/reports/digests/improve-modal.js';
+import { IMPROVE_CALLBACK_ID } from '../../src/features/reports/digests/improve-modal.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/agent-jobs/index.js';
 import { DOCUMENT_THREAD_MODAL, DOCUMENT_THREAD_SHORTCUT } from '../../src/features/document-thread/index.js';
-import { ACTION_NEXT, ACTION_PREVIOUS } from '../../src/features/reports/blocks.js';
-import { ACTION_RETRY } from '../../src/features/reports/service.js';
 import {
   ACTION_EDIT,
   EDIT_CALLBACK_ID,
@@ -30,6 +25,7 @@ import type { BotProcess } from '../helpers/bot-process.js';
 import { E2E_SECRETS, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { PAGE_ACTIONS } from '../../src/features/reports/paging-value.js';
 
 /**
  * Hostile but validly signed requests against the running bot (a separate process, as in
@@ -361,9 +357,9 @@ const actionIds = fc.constantFrom(
   ACTION_RESTART,
   ACTION_FEEDBACK,
   ACTION_FEEDBACK,
-  ACTION_NEXT,
-  ACTION_PREVIOUS,
-  ACTION_RETRY,
+  PAGE_ACTIONS.next,
+  PAGE_ACTIONS.previous,
+  PAGE_ACTIONS.retry,
   ACTION_DIGEST_RETRY,
   `${ACTION_IMPROVE_PREFIX}0`,
   `${ACTION_IMPROVE_PREFIX}99`,

@@ -19,7 +19,7 @@ import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { subscribeChannel } from '../../src/features/reports/digests/store.js';
 import { AnalyticsBudget, AnalyticsBudgetError } from '../../src/features/reports/budget.js';
-import { visitorsErrorText } from '../../src/features/reports/error-text.js';
+import { analyticsErrorText } from '../../src/features/reports/error-text.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { Quota } from '../../src/platform/quota.js';
 import type { ResponseUrlMessage } from '../../src/platform/slack/respond.js';
@@ -265,7 +265,7 @@ describe('the analytics budget: a per-person hourly share (ANALYTICS_CALLS_PER_U
     expect(refused).toBeInstanceOf(AnalyticsBudgetError);
     expect((refused as AnalyticsBudgetError).reason).toBe('user_share');
     expect(await budget.used()).toBe(3); // the refusal counted nothing against the organization
-    const text = visitorsErrorText(refused, () => NOW, 'Europe/Berlin');
+    const text = analyticsErrorText(refused, () => NOW, 'Europe/Berlin');
     expect(text).toMatch(
       /^You've used your hourly share of docs analytics requests \(3 requests\/hour; the organization's 100 are shared by everyone\)\./,
     );

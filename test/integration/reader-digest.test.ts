@@ -12,7 +12,7 @@ import { runDigest, type DigestDeps, type DigestRun } from '../../src/features/r
 import { getSubscription, subscribeChannel, type DigestJobData } from '../../src/features/reports/digests/store.js';
 import { queueDigestNow } from '../../src/features/reports/digests/subcommands.js';
 import { createDigestQueue } from '../../src/features/reports/digests/worker.js';
-import { createVisitorsServices, type VisitorsServices } from '../../src/features/reports/service.js';
+import { createReportServices, type ReportServices } from '../../src/features/reports/service.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../src/features/reports/signals/improve.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -92,7 +92,7 @@ beforeEach(() => {
   });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    visitors: createVisitorsServices({
+    visitors: createReportServices({
       redis,
       prefix,
       docsApi,
@@ -227,7 +227,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
 
 describe('who pays for a digest', () => {
   it("on request: the person who asked (their hourly share, the reports' ceiling); on schedule: the digests' budget", async () => {
-    const budget = (deps.visitors as VisitorsServices).budget;
+    const budget = (deps.visitors as ReportServices).budget;
     // Alice has used all but 1 of her hourly share: her digest on request can't make its 6 calls.
     for (let i = 0; i < budget.perUser - 1; i++) await budget.reserve('interactive', 1, 'U0ALICE');
     docs.requests.length = 0;

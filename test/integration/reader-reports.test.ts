@@ -11,20 +11,15 @@ import {
 } from '../../sandbox/fake-docs-api.js';
 import { INTERACTIVE_CEILING } from '../../src/features/reports/budget.js';
 import {
-  ACTION_RETRY,
   loadReport,
-  createVisitorsServices,
+  createReportServices,
   type LoadedReport,
-  type VisitorsServices,
+  type ReportServices,
 } from '../../src/features/reports/service.js';
-import { ACTION_SIGNAL_NEXT } from '../../src/features/reports/signals/blocks.js';
-import {
-  ACTION_SIGNAL_RETRY,
-  buildSignalErrorMessage,
-  loadSignalReport,
-} from '../../src/features/reports/signals/load.js';
+import { buildSignalErrorMessage, loadSignalReport } from '../../src/features/reports/signals/load.js';
 import {
   openSignalState,
+  SIGNAL_ACTIONS,
   signSignalState,
   type SignalAction,
   type SignalState,
@@ -37,8 +32,7 @@ import {
   UNVERIFIED_BUTTON,
 } from '../../src/features/reports/handler-kit.js';
 import { Quota } from '../../src/platform/quota.js';
-import { ACTION_NEXT } from '../../src/features/reports/blocks.js';
-import { signPageState, type PageState } from '../../src/features/reports/paging-value.js';
+import { PAGE_ACTIONS, signPageState, type PageState } from '../../src/features/reports/paging-value.js';
 import { OPEN_GATE } from '../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../src/platform/slack/member-check.js';
 import { DocsApiClient } from '../../src/platform/docs-api/client.js';
@@ -59,13 +53,13 @@ const redis = testRedis();
 let fake: FakeDocsApi;
 let docsApi: DocsApiClient;
 let prefix: string;
-let svc: VisitorsServices;
+let svc: ReportServices;
 let docsClock = 0;
 const WEEK = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 
 const analyticsCalls = () => fake.requests.filter((r) => r.path.includes('/v1/analytics/'));
 const services = (api: DocsApiClient, r: Redis = redis) =>
-  createVisitorsServices({
+  createReportServices({
     redis: r,
     prefix,
     docsApi: api,
@@ -143,10 +137,10 @@ describe('what a report costs', () => {
     expect(analyticsCalls().map((r) => [r.path, r.query])).toEqual([
       ['/v1/analytics/proj_signals/searches', { ...WEEK, limit: '100' }],
     ]);
-    let next = buttonState(first, ACTION_SIGNAL_NEXT);
+    let next = buttonState(first, SIGNAL_ACTIONS.next);
     while (next) {
       const page = await load(next);
-      next = buttonState(page, ACTION_SIGNAL_NEXT);
+      next = buttonState(page, SIGNAL_ACTIONS.next);
     }
     expect(analyticsCalls()).toHaveLength(1);
     expect(await svc.budget.used()).toBe(1);
@@ -162,10 +156,10 @@ describe('what a report costs', () => {
     expect(text(page)).toMatch(/how do i set up sso with okta/i);
     expect(text(page)).toContain('Grouped within one page of 1,000 conversations');
     expect(text(page)).toContain('*Rows 1–10* (conversations 1–1,000)');
-    let next = buttonState(page, ACTION_SIGNAL_NEXT);
+    let next = buttonState(page, SIGNAL_ACTIONS.next);
     while (next && next.cursors.length === 0) {
       page = await load(next);
-      next = buttonState(page, ACTION_SIGNAL_NEXT);
+      next = buttonState(page, SIGNAL_ACTIONS.next);
     }
     expect(next?.cursors).toHaveLength(1);
     const second = await load(next!);
@@ -215,7 +209,7 @@ describe('reader text and refusals', () => {
     const ninety = { dateFrom: '2026-08-24', dateTo: '2026-11-22' };
     const page = await load(state({ report: 'questions', ...ninety, skip: -1 }));
     // The last window of the first API page: Next carries the cursor of the second.
-    const next = buttonState(page, ACTION_SIGNAL_NEXT)!;
+    const next = buttonState(page, SIGNAL_ACTIONS.next)!;
     expect(next.cursors).toHaveLength(1);
     docsClock = 16 * 60_000; // the fake forgets cursors after 15 minutes
     const expired = await load(next);
@@ -234,7 +228,7 @@ describe('reader text and refusals', () => {
       false,
       TEST_SIGNER,
     );
-    expect(JSON.stringify(msg.blocks)).not.toContain(ACTION_SIGNAL_RETRY);
+    expect(JSON.stringify(msg.blocks)).not.toContain(SIGNAL_ACTIONS.retry);
   });
 
   it.each([
@@ -370,17 +364,17 @@ describe('a click re-checks the clicker and the channel', () => {
   });
 
   it('someone not (or no longer) in the channel: told privately, nothing read, nothing edited', async () => {
-    const value = signSignalState(state({ projectId: 'proj_signals' }), ACTION_SIGNAL_NEXT, TEST_SIGNER);
-    const signals = click({ actionId: ACTION_SIGNAL_NEXT, value, channel: 'C0LEADS' });
+    const value = signSignalState(state({ projectId: 'proj_signals' }), SIGNAL_ACTIONS.next, TEST_SIGNER);
+    const signals = click({ actionId: SIGNAL_ACTIONS.next, value, channel: 'C0LEADS' });
     const visitors = click({
-      actionId: ACTION_NEXT,
-      value: signPageState(report('C0LEADS'), ACTION_NEXT, TEST_SIGNER),
+      actionId: PAGE_ACTIONS.next,
+      value: signPageState(report('C0LEADS'), PAGE_ACTIONS.next, TEST_SIGNER),
       channel: 'C0LEADS',
     });
     const retry = {
       ...visitors,
-      actionId: ACTION_RETRY,
-      value: signPageState(report('C0LEADS'), ACTION_RETRY, TEST_SIGNER),
+      actionId: PAGE_ACTIONS.retry,
+      value: signPageState(report('C0LEADS'), PAGE_ACTIONS.retry, TEST_SIGNER),
     };
     await handlers.get('visitors.signals-page')!(signals);
     await handlers.get('visitors.menu')!({ ...signals, blockId: 'x', report: 'feedback' });
@@ -396,10 +390,12 @@ describe('a click re-checks the clicker and the channel', () => {
 
   it("a Retry made for another channel's report, clicked where the clicker is a member: refused, nothing posted", async () => {
     // Alice's report in #leads failed; its Retry value is replayed by Mallory in #docs.
-    const visitors = signPageState({ ...report('C0LEADS'), messageTs: undefined }, ACTION_RETRY, TEST_SIGNER);
-    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: visitors, messageTs: undefined }));
-    const signals = signSignalState(state({ channel: 'C0LEADS' }), ACTION_SIGNAL_RETRY, TEST_SIGNER);
-    await handlers.get('visitors.signals-retry')!(click({ actionId: ACTION_SIGNAL_RETRY, value: signals }));
+    const visitors = signPageState({ ...report('C0LEADS'), messageTs: undefined }, PAGE_ACTIONS.retry, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(
+      click({ actionId: PAGE_ACTIONS.retry, value: visitors, messageTs: undefined }),
+    );
+    const signals = signSignalState(state({ channel: 'C0LEADS' }), SIGNAL_ACTIONS.retry, TEST_SIGNER);
+    await handlers.get('visitors.signals-retry')!(click({ actionId: SIGNAL_ACTIONS.retry, value: signals }));
     expect(said).toEqual([OTHER_CONVERSATION_BUTTON, OTHER_CONVERSATION_BUTTON]);
     expect(chat.postMessage).not.toHaveBeenCalled();
     expect(chat.update).not.toHaveBeenCalled();
@@ -407,12 +403,12 @@ describe('a click re-checks the clicker and the channel', () => {
   });
 
   it('a Previous or Next value sent as a Retry (and the other way round) is not followed', async () => {
-    const next = signPageState(report('C0DOCS'), ACTION_NEXT, TEST_SIGNER);
-    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: next, messageTs: undefined }));
-    const retry = signPageState(report('C0DOCS'), ACTION_RETRY, TEST_SIGNER);
-    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: retry }));
+    const next = signPageState(report('C0DOCS'), PAGE_ACTIONS.next, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(click({ actionId: PAGE_ACTIONS.retry, value: next, messageTs: undefined }));
+    const retry = signPageState(report('C0DOCS'), PAGE_ACTIONS.retry, TEST_SIGNER);
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: retry }));
     // A Retry recorded as a page click (the intake kind and the action disagree): stale.
-    await handlers.get('visitors.page')!(click({ actionId: ACTION_RETRY, value: retry }));
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.retry, value: retry }));
     expect(said).toEqual([UNVERIFIED_BUTTON, UNVERIFIED_BUTTON, STALE_BUTTON]);
     expect(chat.postMessage).not.toHaveBeenCalled();
     expect(chat.update).not.toHaveBeenCalled();
@@ -420,11 +416,11 @@ describe('a click re-checks the clicker and the channel', () => {
   });
 
   it(`a person past ${REPORT_CLICKS_PER_MINUTE} reports and clicks a minute: told when to go on, nothing edited`, async () => {
-    const next = signPageState(report('C0DOCS'), ACTION_NEXT, TEST_SIGNER);
+    const next = signPageState(report('C0DOCS'), PAGE_ACTIONS.next, TEST_SIGNER);
     for (let i = 0; i < REPORT_CLICKS_PER_MINUTE; i++)
-      await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+      await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: next, user: 'U0ALICE' }));
     expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE);
-    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next, user: 'U0ALICE' }));
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: next, user: 'U0ALICE' }));
     await handlers.get('visitors.menu')!(click({ blockId: 'x', report: 'feedback', user: 'U0ALICE' }));
     const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE' };
     const command = { caller, range: { type: 'default' }, limit: 10, responseUrl: url };
@@ -435,13 +431,13 @@ describe('a click re-checks the clicker and the channel', () => {
     for (const text of said)
       expect(text).toMatch(/^You're asking for reports faster than I post them .* Next free slot: /);
     // Someone else still pages.
-    await handlers.get('visitors.page')!(click({ actionId: ACTION_NEXT, value: next }));
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: next }));
     expect(chat.update).toHaveBeenCalledTimes(REPORT_CLICKS_PER_MINUTE + 1);
   });
 
   it("a member's Retry in the report's channel posts the report, attributed to the clicker", async () => {
-    const retry = signPageState(report('C0DOCS'), ACTION_RETRY, TEST_SIGNER);
-    await handlers.get('visitors.retry')!(click({ actionId: ACTION_RETRY, value: retry, messageTs: undefined }));
+    const retry = signPageState(report('C0DOCS'), PAGE_ACTIONS.retry, TEST_SIGNER);
+    await handlers.get('visitors.retry')!(click({ actionId: PAGE_ACTIONS.retry, value: retry, messageTs: undefined }));
     expect(chat.postMessage).toHaveBeenCalledOnce();
     const posted = chat.postMessage.mock.calls[0]![0] as { channel: string; blocks: unknown[] };
     expect(posted.channel).toBe('C0DOCS');

@@ -12,7 +12,7 @@ import {
   INTERACTIVE_CEILING,
 } from '../../src/features/reports/budget.js';
 import { AnalyticsBudgetError } from '../../src/features/reports/budget.js';
-import { visitorsErrorText } from '../../src/features/reports/error-text.js';
+import { analyticsErrorText } from '../../src/features/reports/error-text.js';
 import { AnalyticsCache } from '../../src/features/reports/store.js';
 import { validateRequest, validateResponse } from '../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
@@ -122,7 +122,7 @@ describe('visitors cache on real Redis', () => {
       const err = await waiting.get(q, 'interactive').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(VisitorsFetchWaitTimeoutError);
       expect(err).not.toBeInstanceOf(DocsApiError);
-      expect(visitorsErrorText(err)).toBe(
+      expect(analyticsErrorText(err)).toBe(
         'The same report is already being fetched and is taking a while; try again in a minute.',
       );
       expect(visitorCalls()).toHaveLength(0);
@@ -139,7 +139,7 @@ describe('visitors cache on real Redis', () => {
     expect((err as AnalyticsBudgetError).used).toBe(INTERACTIVE_CEILING);
     expect((err as AnalyticsBudgetError).retryInMs).toBe(ANALYTICS_WINDOW_MS);
     expect(visitorCalls()).toHaveLength(0);
-    expect(visitorsErrorText(err)).toMatch(
+    expect(analyticsErrorText(err)).toMatch(
       /^This bot has used 85 of the 100 analytics requests the docs API allows per hour .* new ones will in 1h\.$/,
     );
 
@@ -158,7 +158,7 @@ describe('visitors cache on real Redis', () => {
     fake.failNext(/\/visitors$/, 429, 1, { error: 'Too many requests' }, { 'retry-after': '120' });
     const err = await cache.get({ ...week, limit: 50, offset: 0 }, 'interactive').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DocsApiRateLimitedError);
-    expect(visitorsErrorText(err)).toBe(
+    expect(analyticsErrorText(err)).toBe(
       'The docs analytics API is rate limiting us (it allows 100 requests per hour for the whole organization); try again in 2m.',
     );
     const blocked = await cache.get({ ...week, limit: 50, offset: 0 }, 'digest').catch((e: unknown) => e);

@@ -6,7 +6,7 @@ import { DocsApiServerError } from '../../src/platform/docs-api/errors.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createDigestQueue } from '../../src/features/reports/digests/worker.js';
 import type { DigestJobData } from '../../src/features/reports/digests/store.js';
-import { createVisitorsServices } from '../../src/features/reports/service.js';
+import { createReportServices } from '../../src/features/reports/service.js';
 import { FAKE_NEW_PAGES, startFakeDocsApi, type FakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../sandbox/fake-slack.js';
 import { DIGEST_EVENT_TYPE } from '../../src/features/reports/digests/blocks.js';
@@ -69,7 +69,7 @@ beforeEach(() => {
   });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
   deps = {
-    visitors: createVisitorsServices({
+    visitors: createReportServices({
       redis,
       prefix,
       docsApi,

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/platform/config.js';
+import { SURFACES } from '../../src/surfaces.js';
 
 /**
  * The documentation's own checks (so the docs keep matching the code): every relative link in README.md,
@@ -222,6 +223,18 @@ const HISTORY_WORDS = [
 
 /** Issue-tracker references: "issue 15", "issues #15", a bare "#22"; an upstream one names its repository (owner/repo#123) and passes, and so does "PR #12". */
 const ISSUE_NUMBER = [/\bissues?\s+#?\d+/i, /(?<![\w/.@-])(?<!\bPR )#\d+\b/];
+
+/** The ids of src/surfaces.ts not in docs/architecture.md's surfaces table (its `| kind | id` header to its last row), in code. */
+function surfacesNotInTable(architecture: string): string[] {
+  const lines = architecture.slice(architecture.indexOf('| kind | id')).split('\n');
+  const table = lines
+    .slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('|')),
+    )
+    .join('\n');
+  return [...new Set(SURFACES.map((s) => s.id))].filter((id) => !table.includes(`\`${id}\``));
+}
 
 /**
  * The folders `features/` holds in the tree of src/ under docs/architecture.md's "Layers": the
@@ -483,6 +496,16 @@ describe('documentation', () => {
     ]);
   });
 
+  it("docs/architecture.md's surfaces table names every surface of src/surfaces.ts", () => {
+    expect(SURFACES.length).toBeGreaterThan(40);
+    expect(surfacesNotInTable(readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8'))).toEqual([]);
+  });
+
+  it('the surfaces check finds an id left out of the table (it can fail)', () => {
+    const text = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8').replace(', `agent_jobs.preview_fix`', '');
+    expect(surfacesNotInTable(text)).toEqual(['agent_jobs.preview_fix']);
+  });
+
   it('docs/architecture.md lists every folder under src/features, and none that is gone', () => {
     const folders = readdirSync(join(ROOT, 'src/features')).filter((f) =>
       statSync(join(ROOT, 'src/features', f)).isDirectory(),
@@ -576,9 +599,12 @@ describe('documentation', () => {
     expect(wrongVendorLimits('x.md', text).map((l) => l.split(':')[1])).toEqual(['1', '2']);
   });
 
-  it('no code cites an issue number', () => {
+  it('no code and no page under docs/ cites an issue number', () => {
     const code = codeFiles().filter((f) => !relative(ROOT, f).startsWith('test/fixtures'));
-    expect(code.flatMap((f) => matchingLines(relative(ROOT, f), readFileSync(f, 'utf8'), ISSUE_NUMBER))).toEqual([]);
+    const pages = markdownFiles().filter((f) => relative(ROOT, f).startsWith('docs/'));
+    expect(pages.length).toBeGreaterThan(5);
+    const files = [...code, ...pages];
+    expect(files.flatMap((f) => matchingLines(relative(ROOT, f), readFileSync(f, 'utf8'), ISSUE_NUMBER))).toEqual([]);
   });
 
   it('the issue-number check finds "issue 12", "issues #15" and a bare "#22", and passes upstream references (it can fail)', () => {

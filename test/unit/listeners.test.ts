@@ -14,19 +14,15 @@ import { Quota } from '../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../helpers/redis.js';
 import { MESSAGE_DEDUPE_WINDOW_MS, messageEvent } from '../../src/features/conversations/listeners.js';
 import { digestRetryAction, improveSubmission } from '../../src/features/reports/digests/listeners.js';
-import {
-  IMPROVE_CALLBACK_ID,
-  IMPROVE_MODAL_PURPOSE,
-  INSTRUCTION_ACTION,
-  INSTRUCTION_BLOCK,
-} from '../../src/features/reports/digests/improve-modal.js';
+import { IMPROVE_CALLBACK_ID, IMPROVE_MODAL_PURPOSE } from '../../src/features/reports/digests/improve-modal.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/agent-jobs/index.js';
 import { MODAL_CALLBACK_ID, THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
 import {
   documentThreadShortcut,
   documentThreadSubmission,
   FORM_UNVERIFIED_TEXT,
 } from '../../src/features/document-thread/listeners.js';
-import { docsVisitorsCommand } from '../../src/features/reports/digests/command.js';
+import { docsVisitorsCommand } from '../../src/features/reports/command.js';
 import { BUSY_TEXT, EventNotRecordedError, UNSURE_TEXT } from '../../src/platform/slack/edge.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { RecordUnconfirmedError } from '../../src/platform/intake.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { docsVisitorsCommand } from '../../src/features/reports/digests/command.js';
-import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/reports/digests/improve-modal.js';
+import { docsVisitorsCommand } from '../../src/features/reports/command.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/agent-jobs/index.js';
 import {
   OLDER_SIGNAL_TEXT,
   OTHER_CONVERSATION_TEXT,

@@ -5,11 +5,7 @@ import type { FeedbackByPageResponse, SearchesResponse } from '../../src/platfor
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 import { ACTION_MENU, openMenuState, reportMenu } from '../../src/features/reports/menu.js';
-import {
-  ACTION_SIGNAL_NEXT,
-  ACTION_SIGNAL_PREVIOUS,
-  buildSignalMessage,
-} from '../../src/features/reports/signals/blocks.js';
+import { buildSignalMessage } from '../../src/features/reports/signals/blocks.js';
 import type { CommentsPage, UnansweredPage } from '../../src/features/reports/signals/data.js';
 import {
   groupQuestions,
@@ -147,18 +143,18 @@ describe('searches report', () => {
       return el ? openSignalState(el.value as string, id as SignalAction, TEST_SIGNER) : undefined;
     };
     const first = buildSignalMessage(view, state(), { channel: 'C0DOCS', signer: TEST_SIGNER });
-    expect(nav(first, ACTION_SIGNAL_PREVIOUS)).toBeUndefined();
-    expect(nav(first, ACTION_SIGNAL_NEXT)).toMatchObject({ ok: true, state: { skip: 10, cursors: [] } });
+    expect(nav(first, SIGNAL_ACTIONS.previous)).toBeUndefined();
+    expect(nav(first, SIGNAL_ACTIONS.next)).toMatchObject({ ok: true, state: { skip: 10, cursors: [] } });
     const last = buildSignalMessage(view, state({ skip: 20 }), { channel: 'C0DOCS', signer: TEST_SIGNER });
-    expect(nav(last, ACTION_SIGNAL_NEXT)).toMatchObject({ ok: true, state: { skip: 0, cursors: ['CURSOR2'] } });
-    expect(nav(last, ACTION_SIGNAL_PREVIOUS)).toMatchObject({ ok: true, state: { skip: 10 } });
+    expect(nav(last, SIGNAL_ACTIONS.next)).toMatchObject({ ok: true, state: { skip: 0, cursors: ['CURSOR2'] } });
+    expect(nav(last, SIGNAL_ACTIONS.previous)).toMatchObject({ ok: true, state: { skip: 10 } });
     const second = buildSignalMessage(searchesView(searches(5), 1), state({ cursors: ['CURSOR2'] }), {
       channel: 'C0DOCS',
       signer: TEST_SIGNER,
     });
     expect(texts(second.blocks).join('\n')).toContain('*Rows 101–105 of 105*');
-    expect(nav(second, ACTION_SIGNAL_NEXT)).toBeUndefined();
-    expect(nav(second, ACTION_SIGNAL_PREVIOUS)).toMatchObject({ ok: true, state: { skip: -1, cursors: [] } });
+    expect(nav(second, SIGNAL_ACTIONS.next)).toBeUndefined();
+    expect(nav(second, SIGNAL_ACTIONS.previous)).toMatchObject({ ok: true, state: { skip: -1, cursors: [] } });
     // The last window of 25 rows in tens starts at 20.
     const back = buildSignalMessage(view, state({ skip: -1 }), { channel: 'C0DOCS', signer: TEST_SIGNER });
     expect(back.window).toEqual({ start: 20, end: 25 });
@@ -308,8 +304,8 @@ describe('questions report', () => {
     expect(
       elements(m.blocks).filter(({ el }) => String(el.action_id).startsWith(ACTION_SIGNAL_IMPROVE_PREFIX)),
     ).toHaveLength(3);
-    const next = elements(m.blocks).find(({ el }) => el.action_id === ACTION_SIGNAL_NEXT)!.el;
-    expect(openSignalState(next.value as string, ACTION_SIGNAL_NEXT, TEST_SIGNER)).toMatchObject({
+    const next = elements(m.blocks).find(({ el }) => el.action_id === SIGNAL_ACTIONS.next)!.el;
+    expect(openSignalState(next.value as string, SIGNAL_ACTIONS.next, TEST_SIGNER)).toMatchObject({
       ok: true,
       state: { cursors: ['01JCURSOR0000000000000000A'], skip: 0 },
     });

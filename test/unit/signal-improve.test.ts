@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT } from '../../sandbox/fake-docs-api.js';
 import { takeProjectOption } from '../../src/features/agent-jobs/start/project-option.js';
-import { INSTRUCTION_MAX } from '../../src/features/reports/digests/improve-modal.js';
+import { INSTRUCTION_MAX } from '../../src/features/agent-jobs/index.js';
 import { buildSignalImproveModal } from '../../src/features/reports/digests/improve-signal.js';
 import {
   decodeSignalImprove,

@@ -6,7 +6,6 @@ import { register as registerAgentJobs } from '../../src/features/agent-jobs/lis
 import { register as registerConversations } from '../../src/features/conversations/listeners.js';
 import { register as registerAgentView } from '../../src/features/agent-view/listeners.js';
 import { register as registerDigests } from '../../src/features/reports/digests/listeners.js';
-import { ACTION_NEXT } from '../../src/features/reports/blocks.js';
 import { register as registerVisitors } from '../../src/features/reports/listeners.js';
 import { InFlight } from '../../src/platform/in-flight.js';
 import { createSlackApp } from '../../src/platform/slack/app.js';
@@ -16,6 +15,7 @@ import { startFakeSlack, type FakeSlack } from '../../sandbox/fake-slack.js';
 import { freePort } from '../../sandbox/free-port.js';
 import { arrayLogger } from '../helpers/logs.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
+import { PAGE_ACTIONS } from '../../src/features/reports/paging-value.js';
 
 /**
  * The bot's own receiver and edge (src/platform/slack/{receiver,edge}.ts) with the real Bolt app
@@ -76,14 +76,8 @@ beforeAll(async () => {
     promptMaxChars: 12_000,
     threads: { findByThread: async () => (redisDown ? Promise.reject(new Error('Connection is closed.')) : 'job_1') },
   });
-  registerVisitors(app, { intake, logger });
-  registerAgentView(app, { intake, logger });
-  registerDigests(app, {
+  registerVisitors(app, {
     intake,
-    slack: { views: { open: async () => ({ ok: true }) } },
-    access: OPEN_GATE,
-    conversations: { isMember: async () => true },
-    signer: TEST_SIGNER,
     logger,
     subcommands: {
       names: ['subscribe'],
@@ -92,6 +86,15 @@ beforeAll(async () => {
       prepare: () => ({ ok: false, message: 'no' }),
       actionOf: () => 'manage_digests',
     },
+  });
+  registerAgentView(app, { intake, logger });
+  registerDigests(app, {
+    intake,
+    slack: { views: { open: async () => ({ ok: true }) } },
+    access: OPEN_GATE,
+    conversations: { isMember: async () => true },
+    signer: TEST_SIGNER,
+    logger,
     projects: ['proj_e2e'],
   });
   await app.start();
@@ -393,7 +396,7 @@ describe('Redis will not take the record: the person is told, nothing is half-cr
   it('a click (Next on a report): acked, then told through its response_url', async () => {
     redisDown = true;
     const before = slack.messages.length;
-    const res = await send(clickForm(ACTION_NEXT), FORM);
+    const res = await send(clickForm(PAGE_ACTIONS.next), FORM);
     expect(res.status).toBe(200);
     const told = await slack.waitFor(() => slack.messages.slice(before).find((m) => m.ephemeralTo === 'U0ALICE'));
     expect(told.text).toBe(BUSY_TEXT);

@@ -20,9 +20,8 @@ import {
   buildImproveModal,
   decodeImproveMetadata,
   IMPROVE_MODAL_PURPOSE,
-  INSTRUCTION_ACTION,
-  INSTRUCTION_BLOCK,
 } from '../../src/features/reports/digests/improve-modal.js';
+import { INSTRUCTION_ACTION, INSTRUCTION_BLOCK } from '../../src/features/agent-jobs/index.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
 

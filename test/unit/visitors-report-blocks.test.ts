@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitorsResponse } from '../../src/platform/docs-api/schemas.js';
 import { SLACK_LIMITS } from '../../src/platform/slack/limits.js';
-import { openPageState, type PageAction, type PageState } from '../../src/features/reports/paging-value.js';
 import {
-  ACTION_NEXT,
-  ACTION_PREVIOUS,
-  buildReportMessage,
-  MESSAGE_TEXT_BUDGET,
-  type ReportMessage,
-} from '../../src/features/reports/blocks.js';
+  openPageState,
+  PAGE_ACTIONS,
+  type PageAction,
+  type PageState,
+} from '../../src/features/reports/paging-value.js';
+import { buildReportMessage, MESSAGE_TEXT_BUDGET, type ReportMessage } from '../../src/features/reports/blocks.js';
 import { planWindows } from '../../src/features/reports/rows.js';
 import { TEST_SIGNER } from '../helpers/signer.js';
 import { expectSlackTakesMessage } from '../helpers/block-kit.js';
@@ -153,7 +152,7 @@ describe('report message within Slack limits', () => {
       lines.forEach((l, k) =>
         expect(l.startsWith(`/guides/section-${String(m.window.start + k).padStart(4, '0')}`)).toBe(true),
       );
-      const next = buttonState(m, ACTION_NEXT);
+      const next = buttonState(m, PAGE_ACTIONS.next);
       expect(next).toBeDefined();
       if (next!.offset !== state.offset) {
         expect(next).toMatchObject({ offset: 250, skip: 0, limit: 250, requester: 'U0ALICE' });
@@ -175,14 +174,14 @@ describe('report message within Slack limits', () => {
     const nextPage = page(longRows(10, 250), false);
     const first = buildReportMessage({ signer: TEST_SIGNER, state: back, page: nextPage });
     expect(first.blocks.some((b) => JSON.stringify(b).includes('Rows 251–260 of 260'))).toBe(true);
-    expect(buttonState(first, ACTION_NEXT)).toBeUndefined();
-    back = buttonState(first, ACTION_PREVIOUS)!;
+    expect(buttonState(first, PAGE_ACTIONS.next)).toBeUndefined();
+    back = buttonState(first, PAGE_ACTIONS.previous)!;
     expect(back).toMatchObject({ offset: 0, skip: -1 });
     const seenBack: { start: number; end: number }[] = [];
     for (let guard = 0; guard < 20; guard++) {
       const m = buildReportMessage({ signer: TEST_SIGNER, state: back, page: apiPage });
       seenBack.push(m.window);
-      const prev = buttonState(m, ACTION_PREVIOUS);
+      const prev = buttonState(m, PAGE_ACTIONS.previous);
       if (!prev) break;
       back = prev;
     }
@@ -214,8 +213,8 @@ describe('report message within Slack limits', () => {
     const width = lines[0]!.length;
     for (const l of lines) expect(l.length).toBe(width);
     expect(lines[5]).toMatch(/\/docs\/page-5\s+100,000\s+5\s+100,005$/);
-    expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, skip: -1 });
-    expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 100, skip: 0 });
+    expect(buttonState(m, PAGE_ACTIONS.previous)).toMatchObject({ offset: 0, skip: -1 });
+    expect(buttonState(m, PAGE_ACTIONS.next)).toMatchObject({ offset: 100, skip: 0 });
     expect(m.text).toBe(
       'Docs visitors, Nov 15 – Nov 21, 2026: 150,000 visitors (123,456 human, 45,678 AI) · rows 51–100',
     );
@@ -235,8 +234,8 @@ describe('report message within Slack limits', () => {
       state: { dateFrom: '2026-11-15', dateTo: '2026-11-22', limit: 50, offset: 100, skip: 0, ...WHERE },
       page: page(rows, false),
     });
-    expect(buttonState(last, ACTION_NEXT)).toBeUndefined();
-    expect(buttonState(last, ACTION_PREVIOUS)).toMatchObject({ offset: 50 });
+    expect(buttonState(last, PAGE_ACTIONS.next)).toBeUndefined();
+    expect(buttonState(last, PAGE_ACTIONS.previous)).toMatchObject({ offset: 50 });
     expect(JSON.stringify(last.blocks)).toContain('*Rows 101–101 of 101*');
   });
 
@@ -252,8 +251,8 @@ describe('report message within Slack limits', () => {
       projectId: 'docs-v2',
     };
     const m = buildReportMessage({ signer: TEST_SIGNER, state, page: page(rows, true), showProject: true });
-    expect(buttonState(m, ACTION_NEXT)).toMatchObject({ offset: 20, projectId: 'docs-v2' });
-    expect(buttonState(m, ACTION_PREVIOUS)).toMatchObject({ offset: 0, projectId: 'docs-v2' });
+    expect(buttonState(m, PAGE_ACTIONS.next)).toMatchObject({ offset: 20, projectId: 'docs-v2' });
+    expect(buttonState(m, PAGE_ACTIONS.previous)).toMatchObject({ offset: 0, projectId: 'docs-v2' });
   });
 
   it('views beside unique visitors: a column and a total; a page the views did not cover shows –', () => {
@@ -304,7 +303,7 @@ describe('report message within Slack limits', () => {
       page: page([], false),
     });
     expect(JSON.stringify(past.blocks)).toContain('There are no more rows here');
-    expect(buttonState(past, ACTION_PREVIOUS)).toMatchObject({ offset: 150 });
+    expect(buttonState(past, PAGE_ACTIONS.previous)).toMatchObject({ offset: 150 });
   });
 
   it('mentions the budget once 60 or more requests were used this hour', () => {

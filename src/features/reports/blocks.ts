@@ -25,10 +25,6 @@ import { codeSections, headingLine, layoutFor, resolveWindow, rowLine, type Row,
 
 /** Characters of text, all blocks together, a report never passes (Slack fails near 12,000). */
 export const MESSAGE_TEXT_BUDGET = 9_000;
-/** `action_id` of the report's Previous button (listeners.ts), and what its value is signed for. */
-export const ACTION_PREVIOUS = PAGE_ACTIONS.previous;
-/** `action_id` of the report's Next button (listeners.ts), and what its value is signed for. */
-export const ACTION_NEXT = PAGE_ACTIONS.next;
 
 /** The views of the report's range (GET …/views), or why they are not shown. */
 export type ReportViews =
@@ -210,8 +206,9 @@ function navButtons(
   const value = (action: PageAction, offset: number, skip: number) =>
     signPageState({ ...base, offset, skip }, action, signer);
   const previous = (offset: number, skip: number) =>
-    button('← Previous', ACTION_PREVIOUS, value(ACTION_PREVIOUS, offset, skip));
-  const next = (offset: number, skip: number) => button('Next →', ACTION_NEXT, value(ACTION_NEXT, offset, skip));
+    button('← Previous', PAGE_ACTIONS.previous, value(PAGE_ACTIONS.previous, offset, skip));
+  const next = (offset: number, skip: number) =>
+    button('Next →', PAGE_ACTIONS.next, value(PAGE_ACTIONS.next, offset, skip));
   const nav: Button[] = [];
   if (index > 0) nav.push(previous(state.offset, starts[index - 1]!));
   else if (state.offset > 0) nav.push(previous(Math.max(0, state.offset - state.limit), LAST_WINDOW));

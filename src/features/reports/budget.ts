@@ -159,8 +159,8 @@ export class AnalyticsBudget {
   }
 }
 
-/** The codes of the visitors feature's errors (decided on with `hasCode`, platform/errors.ts). */
-export const VisitorsErrorCode = {
+/** The codes of the reports feature's errors (decided on with `hasCode`, platform/errors.ts). */
+export const ReportErrorCode = {
   /** No analytics request was sent: the budget, the person's share, or a recent 429 ({@link AnalyticsBudgetError}). */
   AnalyticsBudget: 'analytics_budget',
   /** Another caller's fetch of the same query took longer than the wait ({@link VisitorsFetchWaitTimeoutError}). */
@@ -173,7 +173,7 @@ export const VisitorsErrorCode = {
  * 429. No request was sent.
  */
 export class AnalyticsBudgetError extends Error {
-  readonly code = VisitorsErrorCode.AnalyticsBudget;
+  readonly code = ReportErrorCode.AnalyticsBudget;
   /**
    * @param reason - `budget`: our own count reached its ceiling; `user_share`: the person's hourly
    *   share is used up; `rate_limited`: a recent 429.
@@ -206,7 +206,7 @@ export class AnalyticsBudgetError extends Error {
  * other caller's fetch may still succeed. Trying again in a moment is the right move.
  */
 export class VisitorsFetchWaitTimeoutError extends Error {
-  readonly code = VisitorsErrorCode.FetchWaitTimeout;
+  readonly code = ReportErrorCode.FetchWaitTimeout;
   /**
    * @param waitedMs - how long the caller waited for the other fetch, in ms.
    */

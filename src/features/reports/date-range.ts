@@ -12,7 +12,7 @@ import { startOfWeek } from 'date-fns/startOfWeek';
 import { subDays } from 'date-fns/subDays';
 
 /**
- * Date ranges of the visitors report and the digest. All calendar math goes through date-fns and
+ * Date ranges of the reports and the digest. All calendar math goes through date-fns and
  * @date-fns/tz (no hand-rolled day arithmetic), so weeks that cross a DST change are still 7
  * calendar days.
  *

@@ -8,12 +8,12 @@ import { SLACK_LIMITS, truncate } from '../../platform/slack/limits.js';
 import {
   ANALYTICS_HOURLY_LIMIT,
   RATE_LIMITED_BACKOFF_MS,
-  VisitorsErrorCode,
+  ReportErrorCode,
   type AnalyticsBudgetError,
 } from './budget.js';
 
 /**
- * One sentence a person can act on for a failed visitors fetch: the budget or the person's share
+ * One sentence a person can act on for a failed analytics fetch (any report's, a digest's): the budget or the person's share
  * (nothing was sent; the share's answer ends with the next free slot, like the agent budget's), a
  * 429, a local wait for another caller's fetch, a 5xx, or any other docs API failure (via
  * docsApiErrorText). Never includes secrets.
@@ -21,10 +21,10 @@ import {
  * @param now - clock, epoch ms (for the next free slot).
  * @param tz - the person's IANA zone (the slot's fallback text); default UTC.
  */
-export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz?: string): string {
+export function analyticsErrorText(err: unknown, now: () => number = Date.now, tz?: string): string {
   const rateLimited = (waitMs: number) =>
     `The docs analytics API is rate limiting us (it allows ${ANALYTICS_HOURLY_LIMIT} requests per hour for the whole organization); try again in ${formatDuration(waitMs)}.`;
-  if (hasCode<AnalyticsBudgetError>(err, VisitorsErrorCode.AnalyticsBudget)) {
+  if (hasCode<AnalyticsBudgetError>(err, ReportErrorCode.AnalyticsBudget)) {
     if (err.reason === 'rate_limited') return rateLimited(err.retryInMs);
     if (err.reason === 'user_share') {
       return (
@@ -40,14 +40,14 @@ export function visitorsErrorText(err: unknown, now: () => number = Date.now, tz
   }
   if (hasCode<DocsApiRateLimitedError>(err, DocsApiErrorCode.RateLimited))
     return rateLimited(err.retryAfterMs ?? RATE_LIMITED_BACKOFF_MS);
-  if (hasCode(err, VisitorsErrorCode.FetchWaitTimeout))
+  if (hasCode(err, ReportErrorCode.FetchWaitTimeout))
     return 'The same report is already being fetched and is taking a while; try again in a minute.';
   return docsApiErrorText(err);
 }
 
 /** True when trying the same request later may succeed (a Retry button makes sense). */
 export function isRetryable(err: unknown): boolean {
-  if (hasCode(err, VisitorsErrorCode.AnalyticsBudget)) return true;
+  if (hasCode(err, ReportErrorCode.AnalyticsBudget)) return true;
   if (isDocsApiError(err)) return err.retryable;
   return true;
 }

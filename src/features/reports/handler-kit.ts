@@ -12,7 +12,7 @@ import type { DateRange } from './date-range.js';
 import type { ButtonIntake, Caller } from './intake.js';
 import { resolveRange, type RangeSpec } from './query.js';
 import type { OpenedState } from './signed-state.js';
-import { visitorsKeyPrefix, type VisitorsServices } from './service.js';
+import { visitorsKeyPrefix, type ReportServices } from './service.js';
 import { userTimeZone } from './user-time-zone.js';
 
 /**
@@ -20,9 +20,9 @@ import { userTimeZone } from './user-time-zone.js';
  * posting a new report and editing one in place, and the answers to buttons that can't be read.
  */
 
-/** What the visitors handlers need. */
-export interface VisitorsHandlerDeps {
-  services: VisitorsServices;
+/** What the reports' handlers need. */
+export interface ReportHandlerDeps {
+  services: ReportServices;
   /** Posts and edits reports; users.info for the person's time zone. */
   slack: {
     chat: Pick<WebClient['chat'], 'postMessage' | 'update' | 'postEphemeral'>;
@@ -78,7 +78,7 @@ export const CANNOT_EDIT = 'Slack would not let me edit the report; run `/docs-v
 
 /** Asks the access gate; a refusal is told to the person only (through the response_url) and nothing else happens. */
 export async function authorizeOrTell(
-  deps: Pick<VisitorsHandlerDeps, 'access'>,
+  deps: Pick<ReportHandlerDeps, 'access'>,
   user: string,
   action: AccessAction,
   channel: string,
@@ -95,7 +95,7 @@ export async function authorizeOrTell(
 }
 
 /** A catch that logs at warn: telling the person failed (an expired or used response_url), nothing else to do. */
-function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
+function warnTellFailed(deps: ReportHandlerDeps): (err: unknown) => void {
   return (err) => deps.services.logger.warn({ err }, 'could not tell the person about a report');
 }
 
@@ -106,7 +106,7 @@ function warnTellFailed(deps: VisitorsHandlerDeps): (err: unknown) => void {
  * audit line per refusal). A refusal is told to the clicker only, and nothing is read.
  */
 export async function clickerMayRead(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   user: string,
   channel: string | undefined,
   responseUrl: string | undefined,
@@ -129,7 +129,7 @@ export async function clickerMayRead(
  * them (or when Redis fails: fail closed) tells them why, privately, and returns false.
  */
 export async function clickAllowed(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   user: string,
   responseUrl: string | undefined,
 ): Promise<boolean> {
@@ -155,7 +155,7 @@ export function respondTo(responseUrl: string | undefined): Respond {
 
 /** True when `projectId` (a clicked value's) is absent or one the bot may use. */
 export function knownProject(
-  deps: Pick<VisitorsHandlerDeps, 'projects' | 'defaultProject'>,
+  deps: Pick<ReportHandlerDeps, 'projects' | 'defaultProject'>,
   projectId: string | undefined,
 ): boolean {
   if (typeof deps.projects !== 'function') return projectId === undefined || deps.projects.includes(projectId);
@@ -171,10 +171,10 @@ export function knownProject(
  * @param open the report's opener of a signed value (e.g. `openPageState`, `openSignalState`).
  */
 export function clickedState<A extends string, S extends { channel: string; projectId?: string | undefined }>(
-  deps: Pick<VisitorsHandlerDeps, 'services' | 'projects' | 'defaultProject'>,
+  deps: Pick<ReportHandlerDeps, 'services' | 'projects' | 'defaultProject'>,
   p: ButtonIntake,
   actions: readonly A[],
-  open: (value: string | undefined, action: A, signer: VisitorsServices['signer']) => OpenedState<S>,
+  open: (value: string | undefined, action: A, signer: ReportServices['signer']) => OpenedState<S>,
 ): { state: S } | { refusal: string } {
   const action = actions.find((a) => a === p.actionId);
   if (!action) return { refusal: STALE_BUTTON };
@@ -195,7 +195,7 @@ export function clickedState<A extends string, S extends { channel: string; proj
  * @throws the Redis error of the project lookup.
  */
 export async function reportScope(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   caller: Caller,
   range: RangeSpec,
 ): Promise<{ ok: true; range: DateRange; projectId: string; tz?: string } | { ok: false; message: string }> {
@@ -218,7 +218,7 @@ export function cannotPostText(err: unknown): string {
 
 /** Posts a new report in `channel` (no unfurls); a refusal is told through `respond`. Never throws. */
 export async function postReport(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   channel: string,
   message: { text: string; blocks: unknown[] },
   respond: Respond,
@@ -242,7 +242,7 @@ export async function postReport(
 
 /** Edits a report in place (chat.update); a refusal is told through `respond`. Never throws. */
 export async function editReport(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   at: { channel: string; ts: string },
   message: { text: string; blocks: unknown[] },
   respond: Respond,
@@ -266,7 +266,7 @@ export async function editReport(
 
 /** Tells the clicker privately (an ephemeral in the channel, else through the response_url). Never throws. */
 export async function tellClicker(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   at: { channel: string; user: string },
   message: { text: string; blocks?: unknown[] },
   respond: Respond,
@@ -284,7 +284,7 @@ export async function tellClicker(
 
 /** Edits the report `messageTs` in place, or posts a new one (no unfurls). @throws Slack's error. */
 export async function postOrEdit(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   channel: string,
   messageTs: string | undefined,
   message: { text: string; blocks: unknown[] },

@@ -16,13 +16,13 @@ import {
   STALE_BUTTON,
   tellClicker,
   UNVERIFIED_BUTTON,
-  type VisitorsHandlerDeps,
+  type ReportHandlerDeps,
 } from './handler-kit.js';
 import { INTAKE, type ButtonIntake, type Caller, type MenuIntake, type SignalReportIntake } from './intake.js';
 import { isReportKind, MENU_PURPOSE, openMenuState, type ReportKind } from './menu.js';
 import { rowBounds, type RangeSpec } from './query.js';
 import { openPageState, PAGE_ACTIONS, type PageAction, type PageState } from './paging-value.js';
-import { buildReportErrorMessage, loadReport, type LoadedReport, type VisitorsServices } from './service.js';
+import { buildReportErrorMessage, loadReport, type LoadedReport, type ReportServices } from './service.js';
 import type { CommonState, OpenedState } from './signed-state.js';
 import { buildSignalErrorMessage, loadSignalReport } from './signals/load.js';
 import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } from './signals/state.js';
@@ -57,7 +57,7 @@ export interface PagedReport<S extends CommonState, I extends CommandIntake = Co
   open(value: string | undefined, action: string, signer: Pick<ValueSigner, 'open'>): OpenedState<S>;
   /** A page, ready to post. Never throws for API, budget or Redis failures (`{ok:false}`). */
   load(
-    svc: VisitorsServices,
+    svc: ReportServices,
     state: S,
     who: { user: string; channel: string; tz?: string | undefined },
   ): Promise<LoadedReport>;
@@ -79,20 +79,21 @@ const VISITOR_REPORT: PagedReport<PageState> = {
 const SIGNAL_REPORT: PagedReport<SignalState, SignalReportIntake> = {
   kinds: { report: INTAKE.signalReport, page: INTAKE.signalPage, retry: INTAKE.signalRetry },
   actions: SIGNAL_ACTIONS,
-  first: (base, rows, kind) => ({
-    ...base,
-    report: kind === 'visitors' ? 'searches' : kind,
-    rows,
-    cursors: [],
-    skip: 0,
-  }),
+  first: (base, rows, kind) => {
+    // Only a signal report's command or a menu choice of one comes here.
+    if (kind === 'visitors') throw new Error('the visitor report is no signal report');
+    return { ...base, report: kind, rows, cursors: [], skip: 0 };
+  },
   open: (value, action, signer) => openSignalState(value, action as SignalAction, signer),
   load: loadSignalReport,
   failed: buildSignalErrorMessage,
 };
 
+/** Every paged report's descriptor: listeners.ts registers their buttons from these. */
+export const PAGED_REPORTS = [VISITOR_REPORT, SIGNAL_REPORT] as const;
+
 /** Registers the reports' intake handlers: the visitor report, the signal reports and the menu. */
-export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandlerDeps): void {
+export function registerHandlers(intake: Pick<Intake, 'on'>, deps: ReportHandlerDeps): void {
   registerPagedReport(intake, deps, VISITOR_REPORT);
   registerPagedReport(intake, deps, SIGNAL_REPORT);
   intake.on(INTAKE.menu, async (p) => {
@@ -103,7 +104,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: VisitorsHandl
 /** Registers one report's command, paging and Retry (each asks the access gate first: a refusal costs no API call). */
 function registerPagedReport<S extends CommonState, I extends CommandIntake>(
   intake: Pick<Intake, 'on'>,
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   r: PagedReport<S, I>,
 ): void {
   intake.on(r.kinds.report, async (p) => {
@@ -121,7 +122,7 @@ function registerPagedReport<S extends CommonState, I extends CommandIntake>(
 
 /** A report: resolves the range in the person's time zone, loads its first page through the cache, posts it. */
 async function runReport<S extends CommonState, I extends CommandIntake>(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   r: PagedReport<S, I>,
   p: I,
 ): Promise<void> {
@@ -147,7 +148,7 @@ async function runReport<S extends CommonState, I extends CommandIntake>(
  * failure the clicker gets an ephemeral note with a Retry button; the report stays.
  */
 async function page<S extends CommonState, I extends CommandIntake>(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   r: PagedReport<S, I>,
   p: ButtonIntake,
 ) {
@@ -173,7 +174,7 @@ async function page<S extends CommonState, I extends CommandIntake>(
  * note; on failure replaces the note with the new reason.
  */
 async function retry<S extends CommonState, I extends CommandIntake>(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   r: PagedReport<S, I>,
   p: ButtonIntake,
 ) {
@@ -204,7 +205,7 @@ async function retry<S extends CommonState, I extends CommandIntake>(
  * (its default rows per page), for the dates and the docs project of the report the menu sits on
  * (read from the menu's signed block_id), requested by whoever chose it.
  */
-async function switchReport(deps: VisitorsHandlerDeps, p: MenuIntake): Promise<void> {
+async function switchReport(deps: ReportHandlerDeps, p: MenuIntake): Promise<void> {
   const respond = respondTo(p.responseUrl);
   const c = chosen(deps, p);
   if ('refusal' in c || !p.channel || !p.messageTs) {
@@ -221,7 +222,7 @@ async function switchReport(deps: VisitorsHandlerDeps, p: MenuIntake): Promise<v
 
 /** Replaces the message `at` with the first page of `kind` (its default rows a page), or tells the chooser why not. */
 async function showFirst<S extends CommonState, I extends CommandIntake>(
-  deps: VisitorsHandlerDeps,
+  deps: ReportHandlerDeps,
   r: PagedReport<S, I>,
   base: CommonState,
   kind: ReportKind,
@@ -238,7 +239,7 @@ async function showFirst<S extends CommonState, I extends CommandIntake>(
 }
 
 /** The menu's state when the bot signed it, its project is configured and the choice is a report; else the answer. */
-function chosen(deps: VisitorsHandlerDeps, p: MenuIntake) {
+function chosen(deps: ReportHandlerDeps, p: MenuIntake) {
   if (!p.channel) return { refusal: STALE_BUTTON };
   const opened = openMenuState(p.blockId, p.channel, deps.services.signer);
   if (!opened.ok && opened.reason !== 'malformed') {

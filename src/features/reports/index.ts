@@ -11,7 +11,7 @@ import { docsProjects, type Config } from '../../platform/config.js';
 import { Quota } from '../../platform/quota.js';
 import type { Platform } from '../../platform/runtime.js';
 import { slackDateText } from '../../platform/slack/dates.js';
-import { registerSubcommandHandler } from './digests/command.js';
+import { registerSubcommandHandler } from './command.js';
 import { registerHandlers as registerDigestHandlers } from './digests/handlers.js';
 import { register as registerDigestListeners } from './digests/listeners.js';
 import { createDigestQuotas } from './digests/quotas.js';
@@ -24,7 +24,7 @@ import { createDigestQueue, startDigestWorker } from './digests/worker.js';
 import { REPORT_CLICKS_PER_MINUTE } from './handler-kit.js';
 import { registerHandlers } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
-import { createVisitorsServices, visitorsKeyPrefix } from './service.js';
+import { createReportServices, visitorsKeyPrefix } from './service.js';
 
 /** What the reports feature is built from: the platform, its configuration, and what is built before it. */
 export interface ReportsOptions {
@@ -85,7 +85,7 @@ export function createReports(o: ReportsOptions): Reports {
   const { docsWorkspaces } = o.platform;
   const projects = docsWorkspaces?.mapped ? () => docsWorkspaces.current() : docsProjects(config);
   const analyticsPerUser = config.ANALYTICS_CALLS_PER_USER_PER_HOUR;
-  const services = createVisitorsServices({
+  const services = createReportServices({
     ...{ redis, prefix, docsApi, projectId: config.DOCS_PROJECT_ID, analyticsPerUser },
     ...{ logger: o.platform.logger, now, signer },
   });
@@ -128,8 +128,8 @@ export function createReports(o: ReportsOptions): Reports {
       return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
     register: (app) => {
-      registerListeners(app, { intake, logger: services.logger });
-      registerDigestListeners(app, { intake, slack, access, conversations, signer, logger, subcommands, projects });
+      registerListeners(app, { intake, logger: services.logger, subcommands });
+      registerDigestListeners(app, { intake, slack, access, conversations, signer, logger, projects });
     },
     startWorkers: () => [
       startDigestWorker(queues, { ...workerDeps, defaultTz: defaultSchedule.tz }, now, o.platform.slack),

@@ -3,9 +3,7 @@
  * schema and version; the handlers take them from the intake, typed from these schemas.
  */
 import { z } from 'zod';
-import type { AccessAction } from '../../platform/access.js';
 import { intakeKind } from '../../platform/intake.js';
-import type { Respond } from '../../platform/slack/respond.js';
 import { SHORTCUTS } from './date-range.js';
 import { REPORT_KINDS } from './menu.js';
 import type { RangeSpec, SignalKind } from './query.js';
@@ -17,28 +15,6 @@ export interface Caller {
   user: string;
   /** The command's response_url (a subcommand's later answers, e.g. a digest that could not be posted). */
   responseUrl?: string;
-}
-
-/**
- * `/docs-visitors <name> …` subcommands that the feature above provides (digests: `subscribe`, …);
- * digests owns the `/docs-visitors` command and routes reports here.
- */
-export interface VisitorsSubcommands {
-  /** Names handled, lower case. */
-  names: readonly string[];
-  /** Lines of `/docs-visitors help` (mrkdwn bullets) and examples (inline code). */
-  helpLines: readonly string[];
-  examples: readonly string[];
-  /**
-   * Checks the words after the name (pure: no network), in the listener before the ack and again
-   * in the worker. @returns what to run, or the ephemeral answer for a mistake.
-   */
-  prepare(
-    name: string,
-    args: string[],
-  ): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
-  /** What running `name` amounts to, for the access gate (e.g. `subscribe` → `manage_digests`). */
-  actionOf(name: string): AccessAction;
 }
 
 /** `/docs-visitors [FROM] [TO] [limit=N]`, recorded. */

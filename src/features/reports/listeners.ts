@@ -9,15 +9,13 @@ import type {
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
-import { ACTION_NEXT, ACTION_PREVIOUS } from './blocks.js';
+import { docsVisitorsCommand, type ReportCommandDeps } from './command.js';
+import { PAGED_REPORTS } from './handlers.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
-import { ACTION_SIGNAL_NEXT, ACTION_SIGNAL_PREVIOUS } from './signals/blocks.js';
-import { ACTION_SIGNAL_RETRY } from './signals/load.js';
-import { ACTION_RETRY } from './service.js';
 
-/** What the visitors listeners need: they check the input, record the request and ack. */
-export interface VisitorsListenerDeps {
+/** What the reports' listeners need: they check the input, record the request and ack. */
+export interface ReportListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
 }
@@ -37,7 +35,7 @@ function where(body: BlockAction): { channel?: string; messageTs?: string; respo
 }
 
 /** A report's button (Previous / Next / Retry): recorded (id from the `action_ts`) and acked. */
-export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<ButtonIntake>) {
+export function buttonAction(deps: ReportListenerDeps, kind: IntakeKind<ButtonIntake>) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const payload: ButtonIntake = {
       actionId: action.action_id,
@@ -54,7 +52,7 @@ export function buttonAction(deps: VisitorsListenerDeps, kind: IntakeKind<Button
  * A report chosen in a report's menu (static_select `visitors.menu`): the choice and the menu's
  * block_id (its signed state) are recorded and acked; the handler checks both.
  */
-export function menuAction(deps: VisitorsListenerDeps) {
+export function menuAction(deps: ReportListenerDeps) {
   return async ({ ack, body, action }: SelectArgs): Promise<void> => {
     const payload: MenuIntake = {
       blockId: action.block_id,
@@ -67,13 +65,13 @@ export function menuAction(deps: VisitorsListenerDeps) {
   };
 }
 
-/** Registers the reports' paging, Retry and menu (`/docs-visitors` itself is digests', which routes reports here). */
-export function register(app: App, deps: VisitorsListenerDeps): void {
-  app.action<BlockAction<ButtonAction>>(ACTION_PREVIOUS, buttonAction(deps, INTAKE.page));
-  app.action<BlockAction<ButtonAction>>(ACTION_NEXT, buttonAction(deps, INTAKE.page));
-  app.action<BlockAction<ButtonAction>>(ACTION_RETRY, buttonAction(deps, INTAKE.retry));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_PREVIOUS, buttonAction(deps, INTAKE.signalPage));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_NEXT, buttonAction(deps, INTAKE.signalPage));
-  app.action<BlockAction<ButtonAction>>(ACTION_SIGNAL_RETRY, buttonAction(deps, INTAKE.signalRetry));
+/** Registers `/docs-visitors` (reports and the digest subcommands) and the reports' paging, Retry and menu. */
+export function register(app: App, deps: ReportCommandDeps): void {
+  app.command('/docs-visitors', docsVisitorsCommand(deps));
+  for (const { actions, kinds } of PAGED_REPORTS) {
+    app.action<BlockAction<ButtonAction>>(actions.previous, buttonAction(deps, kinds.page));
+    app.action<BlockAction<ButtonAction>>(actions.next, buttonAction(deps, kinds.page));
+    app.action<BlockAction<ButtonAction>>(actions.retry, buttonAction(deps, kinds.retry));
+  }
   app.action<BlockAction<StaticSelectAction>>(ACTION_MENU, menuAction(deps));
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SLACK_LIMITS } from '../../platform/slack/limits.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { DateRange } from './date-range.js';
-import { apiDate, datesInOrder, stateCodec, type OpenedState } from './signed-state.js';
+import { apiDate, datesInOrder, stateCodec, wireFields, type OpenedState } from './signed-state.js';
 
 /**
  * The menu on every report ("Other reports for these dates"): a `static_select` listing the other
@@ -48,10 +48,7 @@ const menuSchema = z
   .object({
     f: apiDate,
     t: apiDate,
-    p: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-      .optional(),
+    p: wireFields.p.optional(),
   })
   .refine(datesInOrder, 'dateFrom not before dateTo');
 const codec = stateCodec<MenuState, z.infer<typeof menuSchema>>({
@@ -77,7 +74,7 @@ export function reportMenu(
   signer: Pick<ValueSigner, 'sign'>,
 ): KnownBlock {
   const blockId = codec.sign(state, menuPurpose(channel), signer);
-  if (blockId === undefined || blockId.length > SLACK_LIMITS.actionId)
+  if (blockId === undefined || blockId.length > SLACK_LIMITS.blockId)
     throw new Error('menu state too long for a block_id');
   const options: PlainTextOption[] = REPORT_KINDS.filter((k) => k !== current).map((k) => ({
     text: { type: 'plain_text', text: REPORT_TITLES[k], emoji: true },

@@ -6,17 +6,14 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildReportMessage, type ReportMessage, type ReportViews } from './blocks.js';
 import { AnalyticsBudget } from './budget.js';
 import { formatRange } from './date-range.js';
-import { isRetryable, reportFailure, visitorsErrorText } from './error-text.js';
+import { isRetryable, reportFailure, analyticsErrorText } from './error-text.js';
 import { PAGE_ACTIONS, signPageState, type PageState } from './paging-value.js';
 import { readViews } from './queries.js';
 import { LIMIT_MAX } from './query.js';
 import { AnalyticsCache, type AnalyticsApiCall } from './store.js';
 
-/** `action_id` of the Retry button on a failed report, and what its value is signed for. */
-export const ACTION_RETRY = PAGE_ACTIONS.retry;
-
-/** The visitors services of one process: cache (with single flight) and budget, over the state Redis. */
-export interface VisitorsServices {
+/** The reports' services of one process: cache (with single flight) and budget, over the state Redis. */
+export interface ReportServices {
   cache: AnalyticsCache;
   /** DOCS_PROJECT_ID: reports of other projects name theirs. */
   defaultProjectId: string;
@@ -28,8 +25,8 @@ export interface VisitorsServices {
   signer: Pick<ValueSigner, 'sign' | 'open'>;
 }
 
-/** What {@link createVisitorsServices} needs. */
-export interface VisitorsServicesOptions {
+/** What {@link createReportServices} needs. */
+export interface ReportServicesOptions {
   redis: Redis;
   /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
   prefix: string;
@@ -46,8 +43,8 @@ export interface VisitorsServicesOptions {
   signer: Pick<ValueSigner, 'sign' | 'open'>;
 }
 
-/** Builds the visitors services (once, in the composition root). */
-export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServices {
+/** Builds the reports' services (once, in the composition root). */
+export function createReportServices(o: ReportServicesOptions): ReportServices {
   const keyPrefix = visitorsKeyPrefix(o.prefix);
   const budget = new AnalyticsBudget(o.redis, keyPrefix, o.now, o.analyticsPerUser);
   const logger = o.logger.child({ feature: 'visitors' });
@@ -56,7 +53,7 @@ export function createVisitorsServices(o: VisitorsServicesOptions): VisitorsServ
   return { cache, budget, logger, defaultProjectId: o.projectId, now: o.now, signer: o.signer };
 }
 
-/** Prefix of the visitors feature's Redis keys: `${QUEUE_PREFIX}:visitors`. */
+/** Prefix of the reports feature's Redis keys: `${QUEUE_PREFIX}:visitors` (the name they were made with). */
 export function visitorsKeyPrefix(prefix: string): string {
   return `${prefix}:visitors`;
 }
@@ -79,7 +76,7 @@ export const VIEWS_LIMIT = LIMIT_MAX;
  * @returns never throws for API, budget or Redis failures; they come back as `{ok:false}`.
  */
 export async function loadReport(
-  svc: VisitorsServices,
+  svc: ReportServices,
   state: PageState,
   user: string,
   tz?: string,
@@ -95,13 +92,13 @@ export async function loadReport(
     return { ok: true, message, fromCache: got.fromCache };
   } catch (error) {
     svc.logger.warn({ err: error }, 'could not load a visitors report');
-    return { ok: false, text: visitorsErrorText(error, svc.now, tz), retryable: isRetryable(error), error };
+    return { ok: false, text: analyticsErrorText(error, svc.now, tz), retryable: isRetryable(error), error };
   }
 }
 
 /** The views of the report's range by path, or why they are missing (never throws). */
 async function loadViews(
-  svc: VisitorsServices,
+  svc: ReportServices,
   state: PageState,
   user: string,
   tz: string | undefined,
@@ -113,7 +110,7 @@ async function loadViews(
     return { views: { ok: true, byPath, totals: got.page.totals }, budgetUsed: got.budgetUsed };
   } catch (err) {
     svc.logger.warn({ err }, 'could not load the views of a visitors report; shown without them');
-    return { views: { ok: false, reason: visitorsErrorText(err, svc.now, tz) } };
+    return { views: { ok: false, reason: analyticsErrorText(err, svc.now, tz) } };
   }
 }
 
@@ -128,6 +125,8 @@ export function buildReportErrorMessage(
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
   const what = `visitors for ${formatRange({ dateFrom: state.dateFrom, dateTo: state.dateTo })}`;
-  const retry = retryable ? { actionId: ACTION_RETRY, value: signPageState(state, ACTION_RETRY, signer) } : undefined;
+  const retry = retryable
+    ? { actionId: PAGE_ACTIONS.retry, value: signPageState(state, PAGE_ACTIONS.retry, signer) }
+    : undefined;
   return reportFailure(what, text, retry);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../platform/slack/limits.js';
 import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../platform/slack/signed-value.js';
-import { parseDateArg } from './date-range.js';
+import { dateMs, parseDateArg } from './date-range.js';
 
 /**
  * The one codec of a report's state as a signed button value (or block_id): the whole query in
@@ -76,11 +76,9 @@ export function commonState(w: { f: string; t: string; u?: string | undefined; m
   };
 }
 
-const ms = (d: string) => (parseDateArg(d) as { ms: number }).ms;
-
 /** A refinement of a wire schema: FROM before TO. */
 export function datesInOrder(w: { f: string; t: string }): boolean {
-  return ms(w.f) < ms(w.t);
+  return dateMs(w.f) < dateMs(w.t);
 }
 
 /** A report state's codec (see the module comment). */

@@ -23,7 +23,7 @@ export interface SettingsHandlerDeps {
   usage: string | (() => string);
   /** Who may start jobs in `channel`, in words (the access policy's; default "every full member"). */
   describeAccess: (channel: string) => Promise<string>;
-  /** `channel`'s digest subscription, in words (the digests feature's). */
+  /** `channel`'s digest subscription, in words (the reports feature's). */
   describeDigest: (teamId: string, channel: string) => Promise<string>;
   /**
    * Why the bot can't reach a docs team (not in its channel, an unknown user group), or undefined

@@ -93,7 +93,7 @@ export interface SettingsOptions {
   authorizeView: (actor: Actor, channel: string) => Promise<AccessDecision>;
   /** Who may start jobs in a channel, in words; default "every full member". */
   describeAccess?: (channel: string) => Promise<string>;
-  /** A channel's digest subscription, in words (the digests feature, built before this one). */
+  /** A channel's digest subscription, in words (the reports feature's, built before this one). */
   describeDigest: SettingsHandlerDeps['describeDigest'];
 }
 

@@ -20,7 +20,7 @@ import { escapeMrkdwn, truncate } from '../slack/limits.js';
  * @param defaultRetryMs - wait suggested on a 429 without `Retry-After`, in ms. The vendor documents
  *   no `Retry-After`. Its limits (test/fixtures/mintlify/SOURCE.md): the agent endpoints (create job,
  *   send message) allow 100 uses per project per hour; analytics allow 100 requests per organization
- *   per hour, shared by all analytics endpoints (their 429s are worded by the visitors feature).
+ *   per hour, shared by all analytics endpoints (their 429s are worded by the reports feature).
  */
 export function docsApiErrorText(err: unknown, defaultRetryMs = 60_000): string {
   if (!isDocsApiError(err)) return 'Something went wrong on my side. Please try again.';

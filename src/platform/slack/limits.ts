@@ -18,8 +18,10 @@ export const SLACK_LIMITS = {
   buttonValue: 2000,
   /** Button `url`. */
   buttonUrl: 3000,
-  /** `action_id` and `block_id`. */
+  /** `action_id` of an interactive element. */
   actionId: 255,
+  /** `block_id` of a block. */
+  blockId: 255,
   /** `value` of an option of a select or overflow menu (Block Kit: option object). */
   optionValue: 150,
   /** Rows of a table block (columns: 20). */

@@ -8,7 +8,7 @@
  * step keys, its final write, and a retry's end of an answer a crash cut), `types.ts` (what they
  * share: the target, the writer's deps), `worker.ts` (the answers' queue).
  */
-export { writeAnswer, type AnswerDeps, type AnswerResult, type Question } from './write.js';
+export { writeAnswer, type AnswerDeps, type Question } from './write.js';
 export type { StreamSlack, WriterDeps } from './types.js';
 export {
   answerJob,
@@ -18,5 +18,4 @@ export {
   startAnswerWorker,
   type AnswerJobData,
   type AnswerJobDeps,
-  type WorkerDeps,
 } from './worker.js';

@@ -15,10 +15,8 @@ import { formatCount, inlineReaderPath } from '../format.js';
  * the digest's thread.
  */
 
-/** `callback_id` of the modal (its view_submission is registered in src/listeners/visitors). */
+/** `callback_id` of the modal (its view_submission is registered in digests/listeners.ts). */
 export const IMPROVE_CALLBACK_ID = 'visitors_improve';
-/** The instruction input's ids and bound (agent-jobs' job form kit). */
-export { INSTRUCTION_ACTION, INSTRUCTION_BLOCK, INSTRUCTION_MAX } from '../../agent-jobs/index.js';
 
 /** What the modal remembers in `private_metadata` (Slack: ≤ 3000 chars): where to start the job. */
 export interface ImproveMetadata {

@@ -7,9 +7,7 @@ import { ACTION_DIGEST_RETRY } from './retry.js';
 import { buildImproveModal, IMPROVE_CALLBACK_ID, IMPROVE_FORM } from './improve-modal.js';
 import { INTAKE, type DigestRetryIntake } from '../intake.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX } from '../signals/improve.js';
-import { type VisitorsSubcommands } from '../intake.js';
 import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmission } from './improve-signal.js';
-import { docsVisitorsCommand } from './command.js';
 
 /**
  * What the digest buttons and the "Improve with agent" modals need (agent-jobs' job form kit: the
@@ -17,8 +15,6 @@ import { docsVisitorsCommand } from './command.js';
  * asks a third time, with the budget).
  */
 export interface DigestListenerDeps extends JobFormDeps {
-  /** The digest subcommands of `/docs-visitors` (this feature registers the command; reports go to visitors). */
-  subcommands: VisitorsSubcommands;
   /** The configured docs projects (a function: the current workspace's): an Improve on a signal of another one is not followed. */
   projects: readonly string[] | (() => readonly string[]);
 }
@@ -101,7 +97,6 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Registers the digest's buttons and the "Improve with agent" modal. */
 export function register(app: App, deps: DigestListenerDeps): void {
-  app.command('/docs-visitors', docsVisitorsCommand(deps));
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^${escapeRegExp(ACTION_IMPROVE_PREFIX)}\\d+$`),
     improveAction(deps),

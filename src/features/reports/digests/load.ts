@@ -4,7 +4,7 @@ import { digestRanges, type DateRange } from '../date-range.js';
 import { LIMIT_MAX } from '../query.js';
 import { type AnalyticsCache } from '../store.js';
 import { type QueryCaller } from '../queries.js';
-import { type VisitorsServices } from '../service.js';
+import { type ReportServices } from '../service.js';
 import type { DigestParts } from './blocks.js';
 import { buildDigestContent, type DigestContent, type WeekOfVisitors } from './content.js';
 import { loadReaderSignals, READER_ITEMS, type SlackQuestions } from './reader-content.js';
@@ -56,7 +56,7 @@ export async function fetchWeek(
  * minutes; paid by `who` (default: the digests' budget).
  */
 export async function loadDigestContent(
-  svc: Pick<VisitorsServices, 'cache'>,
+  svc: Pick<ReportServices, 'cache'>,
   nowMs: number,
   zone: string,
   who: QueryCaller = { purpose: 'digest' },
@@ -92,7 +92,7 @@ export interface RunScope {
  *   failed, the first part's error.
  */
 export async function loadDigestParts(
-  svc: Pick<VisitorsServices, 'cache'>,
+  svc: Pick<ReportServices, 'cache'>,
   run: RunScope,
   slackQuestions?: SlackQuestions,
 ): Promise<DigestParts> {

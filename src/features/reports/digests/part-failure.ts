@@ -1,7 +1,7 @@
 import { DocsApiErrorCode, isDocsApiError } from '../../../platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../../platform/docs-api/error-text.js';
 import { hasCode } from '../../../platform/errors.js';
-import { VisitorsErrorCode, type AnalyticsBudgetError } from '../budget.js';
+import { ReportErrorCode, type AnalyticsBudgetError } from '../budget.js';
 
 /** What to do about a part a digest could not show: nobody can retry a scheduled post by hand. */
 export const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visitors digest` sends one now.';
@@ -30,7 +30,7 @@ const WORDED_AS_FOR_A_REPORT: ReadonlySet<string> = new Set([
 ]);
 
 function digestFailureReason(err: unknown): string {
-  if (hasCode<AnalyticsBudgetError>(err, VisitorsErrorCode.AnalyticsBudget)) {
+  if (hasCode<AnalyticsBudgetError>(err, ReportErrorCode.AnalyticsBudget)) {
     return err.reason === 'rate_limited'
       ? 'The docs analytics API was rate limiting us'
       : 'The bot had used the docs analytics requests it may make this hour';

@@ -7,8 +7,8 @@ import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/sla
 import { respondVia } from '../../../platform/slack/respond.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { digestRanges, formatRange } from '../date-range.js';
-import { visitorsErrorText } from '../error-text.js';
-import { visitorsKeyPrefix, type VisitorsServices } from '../service.js';
+import { analyticsErrorText } from '../error-text.js';
+import { visitorsKeyPrefix, type ReportServices } from '../service.js';
 import { buildDigest, DIGEST_EVENT_TYPE, type DigestParts, type DigestTrigger } from './blocks.js';
 import { buildDigestFailureMessage } from './retry.js';
 import { renderDigestChart } from './chart.js';
@@ -32,7 +32,7 @@ const DELIVERY_LEASE_S = 60;
 
 /** What a digest run needs. */
 export interface DigestDeps {
-  visitors: Pick<VisitorsServices, 'cache'>;
+  visitors: Pick<ReportServices, 'cache'>;
   /** The state Redis (delivery records) and QUEUE_PREFIX. */
   redis: Pick<Redis, 'get' | 'set' | 'del'>;
   prefix: string;
@@ -266,7 +266,7 @@ async function announceFailure(ctx: RunContext, err: unknown): Promise<void> {
   if (!(await deps.redis.set(key, '1', 'EX', DELIVERY_RECORD_TTL_S, 'NX'))) return;
   const week = formatRange(digestRanges(run.nowMs, ctx.zone).current);
   const where = { teamId: run.data.teamId, channel: run.data.channel };
-  const message = buildDigestFailureMessage(visitorsErrorText(err), week, { value: where, signer: deps.signer });
+  const message = buildDigestFailureMessage(analyticsErrorText(err), week, { value: where, signer: deps.signer });
   await deps.slack.chat
     .postMessage({ channel: run.data.channel, text: message.text, blocks: message.blocks, unfurl_links: false })
     .catch((e: unknown) => log.warn({ err: e, slackError: slackErrorCode(e) }, 'could not announce the failed digest'));

@@ -6,7 +6,8 @@ import { slackDateText } from '../../../platform/slack/dates.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
 import type { Respond } from '../../../platform/slack/respond.js';
-import { type Caller, type VisitorsSubcommands } from '../intake.js';
+import type { AccessAction } from '../../../platform/access.js';
+import { type Caller } from '../intake.js';
 import { describeSchedule, parseScheduleArgs, type DigestSchedule } from './schedule.js';
 import { manualDigestSlot, MANUAL_DIGEST_USED, STORAGE_DOWN, takeOrTell, type DigestQuotas } from './quotas.js';
 import { describeSections, SECTIONS_USAGE, takeSectionsOption, type DigestSection } from './sections.js';
@@ -26,15 +27,37 @@ export interface DigestCommandDeps extends SubscriptionsListDeps {
   now: () => number;
 }
 
+/**
+ * The digest subcommands of `/docs-visitors` (`subscribe`, …), as the command (command.ts) checks
+ * them before the ack and the subcommand handler runs them from the intake.
+ */
+export interface DigestSubcommands {
+  /** Names handled, lower case. */
+  names: readonly string[];
+  /** Lines of `/docs-visitors help` (mrkdwn bullets) and examples (inline code). */
+  helpLines: readonly string[];
+  examples: readonly string[];
+  /**
+   * Checks the words after the name (pure: no network), in the listener before the ack and again
+   * in the worker. @returns what to run, or the ephemeral answer for a mistake.
+   */
+  prepare(
+    name: string,
+    args: string[],
+  ): { ok: true; run(caller: Caller, respond: Respond): Promise<void> } | { ok: false; message: string };
+  /** What running `name` amounts to, for the access gate (e.g. `subscribe` → `manage_digests`). */
+  actionOf(name: string): AccessAction;
+}
+
 /** Names of the digest subcommands, as typed after `/docs-visitors`. */
 export const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
 
 /**
- * The digests feature's `/docs-visitors` subcommands: `subscribe [DAY] [HH:MM] [TIME_ZONE]`,
- * `unsubscribe`, `subscriptions` and `digest` (send one now), plugged into the visitors command.
+ * The digest subcommands of `/docs-visitors`: `subscribe [DAY] [HH:MM] [TIME_ZONE]`,
+ * `unsubscribe`, `subscriptions` and `digest` (send one now), as the command (command.ts) takes them.
  * Mistakes are found before the ack (no network) and answered in it.
  */
-export function digestSubcommands(deps: DigestCommandDeps): VisitorsSubcommands {
+export function digestSubcommands(deps: DigestCommandDeps): DigestSubcommands {
   return {
     names: DIGEST_SUBCOMMANDS,
     helpLines: [

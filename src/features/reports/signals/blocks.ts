@@ -25,10 +25,6 @@ import {
  * {@link ROWS_TEXT_BUDGET}.
  */
 
-/** `action_id` of Previous on these reports, and what its value is signed for. */
-export const ACTION_SIGNAL_PREVIOUS = SIGNAL_ACTIONS.previous;
-/** `action_id` of Next on these reports, and what its value is signed for. */
-export const ACTION_SIGNAL_NEXT = SIGNAL_ACTIONS.next;
 /** Characters of row text one message carries at most (all rows of a window together). */
 export const ROWS_TEXT_BUDGET = 7_000;
 
@@ -160,17 +156,17 @@ function navButtons(
     const value = signSignalState(s, actionId, signer);
     if (value) nav.push(button(text, actionId, value));
   };
-  if (w.start > 0) add('← Previous', ACTION_SIGNAL_PREVIOUS, { ...base, skip: Math.max(0, w.start - state.rows) });
+  if (w.start > 0) add('← Previous', SIGNAL_ACTIONS.previous, { ...base, skip: Math.max(0, w.start - state.rows) });
   else if (state.cursors.length > 0) {
-    add('← Previous', ACTION_SIGNAL_PREVIOUS, {
+    add('← Previous', SIGNAL_ACTIONS.previous, {
       ...base,
       cursors: state.cursors.slice(0, -1),
       skip: LAST_SIGNAL_WINDOW,
     });
   }
-  if (w.end < view.rows.length) add('Next →', ACTION_SIGNAL_NEXT, { ...base, skip: w.end });
+  if (w.end < view.rows.length) add('Next →', SIGNAL_ACTIONS.next, { ...base, skip: w.end });
   else if (view.nextCursor !== null) {
-    add('Next →', ACTION_SIGNAL_NEXT, { ...base, cursors: [...state.cursors, view.nextCursor], skip: 0 });
+    add('Next →', SIGNAL_ACTIONS.next, { ...base, cursors: [...state.cursors, view.nextCursor], skip: 0 });
   }
   return nav;
 }

@@ -1,16 +1,13 @@
 import type { KnownBlock } from '@slack/types';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { formatRange } from '../date-range.js';
-import { isRetryable, reportFailure, visitorsErrorText } from '../error-text.js';
+import { isRetryable, reportFailure, analyticsErrorText } from '../error-text.js';
 import { readFeedbackByPage, readSearches, type QueryCaller } from '../queries.js';
-import type { LoadedReport, VisitorsServices } from '../service.js';
+import type { LoadedReport, ReportServices } from '../service.js';
 import { buildSignalMessage, type SignalPageView } from './blocks.js';
 import { readComments, readUnanswered } from './data.js';
 import { SIGNAL_ACTIONS, signSignalState, type SignalState } from './state.js';
 import { FEEDBACK_PAGES_LIMIT, feedbackView, questionsView, SEARCHES_LIMIT, searchesView } from './views.js';
-
-/** `action_id` of Retry on a searches, feedback or questions report that could not be loaded, and what its value is signed for. */
-export const ACTION_SIGNAL_RETRY = SIGNAL_ACTIONS.retry;
 
 /** What each report is called in sentences ("I couldn't load the searches for …"). */
 const REPORT_NOUN = { searches: 'searches', feedback: 'feedback', questions: 'unanswered questions' } as const;
@@ -24,7 +21,7 @@ const REPORT_NOUN = { searches: 'searches', feedback: 'feedback', questions: 'un
  * Every further window of the same API page is a cache hit.
  * @throws as AnalyticsCache.read.
  */
-async function loadView(svc: VisitorsServices, state: SignalState, caller: QueryCaller) {
+async function loadView(svc: ReportServices, state: SignalState, caller: QueryCaller) {
   const range = { dateFrom: state.dateFrom, dateTo: state.dateTo };
   const cursor = state.cursors.at(-1);
   let view: SignalPageView;
@@ -64,7 +61,7 @@ async function loadView(svc: VisitorsServices, state: SignalState, caller: Query
  *   cursor says the page expired and the report must be run again, with no Retry).
  */
 export async function loadSignalReport(
-  svc: VisitorsServices,
+  svc: ReportServices,
   state: SignalState,
   who: { user: string; channel: string; tz?: string | undefined },
 ): Promise<LoadedReport> {
@@ -81,7 +78,7 @@ export async function loadSignalReport(
     return { ok: true, message, fromCache };
   } catch (error) {
     svc.logger.warn({ err: error, report: state.report }, 'could not load a report');
-    return { ok: false, text: visitorsErrorText(error, svc.now, who.tz), retryable: isRetryable(error), error };
+    return { ok: false, text: analyticsErrorText(error, svc.now, who.tz), retryable: isRetryable(error), error };
   }
 }
 
@@ -96,7 +93,7 @@ export function buildSignalErrorMessage(
   retryable: boolean,
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const value = retryable ? signSignalState(state, ACTION_SIGNAL_RETRY, signer) : undefined;
-  const retry = value ? { actionId: ACTION_SIGNAL_RETRY, value } : undefined;
+  const value = retryable ? signSignalState(state, SIGNAL_ACTIONS.retry, signer) : undefined;
+  const retry = value ? { actionId: SIGNAL_ACTIONS.retry, value } : undefined;
   return reportFailure(`${REPORT_NOUN[state.report]} for ${formatRange(state)}`, text, retry);
 }

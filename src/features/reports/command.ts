@@ -1,30 +1,30 @@
 /**
- * `/docs-visitors`, owned by the digests feature because it sits above visitors: reports go to the
- * visitors feature's intake (through its index.ts), the digest subcommands (`subscribe`,
- * `unsubscribe`, `subscriptions`, `digest`) are handled here. Visitors knows nothing of digests.
+ * `/docs-visitors`: every report (visitors, searches, feedback, questions) and the digest
+ * subcommands (`subscribe`, `unsubscribe`, `subscriptions`, `digest`, from digests/subcommands.ts)
+ * are checked and recorded here; the handlers run them from the intake.
  */
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import type { AccessGate } from '../../../platform/access.js';
-import type { Intake } from '../../../platform/intake.js';
-import type { Logger } from '../../../platform/logger.js';
-import { recordCommand, type IntakeEntry } from '../../../platform/slack/record-and-ack.js';
-import { respondVia } from '../../../platform/slack/respond.js';
-import { authorizeOrTell } from '../handler-kit.js';
-import { helpText, parseVisitorsCommand } from '../query.js';
+import type { AccessGate } from '../../platform/access.js';
+import type { Intake } from '../../platform/intake.js';
+import type { Logger } from '../../platform/logger.js';
+import { recordCommand, type IntakeEntry } from '../../platform/slack/record-and-ack.js';
+import { respondVia } from '../../platform/slack/respond.js';
+import { authorizeOrTell } from './handler-kit.js';
+import { helpText, parseVisitorsCommand } from './query.js';
+import type { DigestSubcommands } from './digests/subcommands.js';
 import {
   INTAKE as VISITORS_INTAKE,
   type Caller,
   type ReportIntake,
   type SignalReportIntake,
   type SubcommandIntake,
-  type VisitorsSubcommands,
-} from '../intake.js';
+} from './intake.js';
 
 /** What the command's listener needs: it checks the input, records the request and acks. */
-export interface VisitorsCommandDeps {
+export interface ReportCommandDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
-  subcommands: VisitorsSubcommands;
+  subcommands: DigestSubcommands;
 }
 
 type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
@@ -34,7 +34,7 @@ type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
  * API call); a report (visitors, searches, feedback or questions) or a subcommand is recorded (its
  * intake), then acked.
  */
-export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
+export function docsVisitorsCommand(deps: ReportCommandDeps) {
   const sub = deps.subcommands;
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseVisitorsCommand(command.text, { subcommands: sub.names });
@@ -71,7 +71,7 @@ export function docsVisitorsCommand(deps: VisitorsCommandDeps) {
  */
 export function registerSubcommandHandler(
   intake: Pick<Intake, 'on'>,
-  deps: { subcommands: VisitorsSubcommands; access: Pick<AccessGate, 'authorize'> },
+  deps: { subcommands: DigestSubcommands; access: Pick<AccessGate, 'authorize'> },
 ): void {
   intake.on<SubcommandIntake>(VISITORS_INTAKE.subcommand, async (p) => {
     const prepared = deps.subcommands.prepare(p.name, p.args);
