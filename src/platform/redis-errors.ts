@@ -5,7 +5,7 @@
  * serialization protocol specification", Simple errors): READONLY, NOPERM, ERR, … . ioredis'
  * `commandTimeout` rejects with a plain `Error('Command timed out')` (ioredis Command.setTimeout),
  * the one failure it gives neither a class nor a code; this module is the one place that reads it,
- * and test/integration/redis-errors.test.ts checks both against the installed ioredis.
+ * and test/integration/platform/redis-errors.test.ts checks both against the installed ioredis.
  */
 import { ReplyError } from 'ioredis';
 

@@ -35,7 +35,7 @@ import { withRequestContext } from '../../src/platform/request-context.js';
 /**
  * The features' listeners in isolation, with a fake `ack`, a fake intake and a fake client: each
  * input check and each Redis failure in milliseconds. (The same listeners behind the real receiver
- * and Bolt: test/unit/slack-edge.test.ts; the flows: test/e2e.)
+ * and Bolt: test/unit/platform/slack/slack-edge.test.ts; the flows: test/e2e.)
  */
 
 interface LogLine {

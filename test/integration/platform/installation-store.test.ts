@@ -1,0 +1,135 @@
+import type { Installation } from '@slack/bolt';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PlatformErrorCode } from '../../../src/platform/errors.js';
+import { InstallationError, RedisInstallationStore } from '../../../src/platform/installation-store.js';
+import { KeyRing, keyId } from '../../../src/platform/sealed-box.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../helpers/redis.js';
+
+const redis = testRedis();
+const KEY = Buffer.alloc(32, 1).toString('base64');
+const OTHER_KEY = Buffer.alloc(32, 2).toString('hex');
+let prefix: string;
+
+beforeEach(() => {
+  prefix = randomPrefix();
+});
+afterEach(async () => {
+  await dropPrefix(redis, prefix);
+});
+afterAll(() => redis.disconnect());
+
+/** A workspace install as Bolt's InstallProvider stores it (oauth.v2.access), on a Grid org. */
+const workspaceInstall: Installation<'v2', false> = {
+  team: { id: 'T0A', name: 'Team A' },
+  enterprise: { id: 'E0ORG', name: 'Org' },
+  user: { id: 'U0ADMIN', token: 'xoxp-user-secret-1', scopes: ['chat:write'] },
+  bot: { token: 'xoxb-bot-secret-A', scopes: ['chat:write', 'commands'], id: 'B0BOT', userId: 'U0BOT' },
+  tokenType: 'bot',
+  isEnterpriseInstall: false,
+  appId: 'A0APP',
+  authVersion: 'v2',
+};
+
+/** An org-wide install: no team, the enterprise id is the key. */
+const orgInstall: Installation<'v2', true> = {
+  team: undefined,
+  enterprise: { id: 'E0ORG', name: 'Org' },
+  user: { id: 'U0ADMIN', token: undefined, scopes: undefined },
+  bot: { token: 'xoxb-bot-secret-ORG', scopes: ['chat:write'], id: 'B0BOT', userId: 'U0BOT' },
+  tokenType: 'bot',
+  isEnterpriseInstall: true,
+  appId: 'A0APP',
+  authVersion: 'v2',
+};
+
+const store = (ring = new KeyRing(KEY)) => new RedisInstallationStore(redis, prefix, ring);
+const teamQuery = { teamId: 'T0A', enterpriseId: 'E0ORG', isEnterpriseInstall: false } as const;
+const orgQuery = { teamId: undefined, enterpriseId: 'E0ORG', isEnterpriseInstall: true } as const;
+
+async function failure(p: Promise<unknown>): Promise<InstallationError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(InstallationError);
+  return err as InstallationError;
+}
+
+describe('RedisInstallationStore on real Redis', () => {
+  it('round-trips a workspace install (by team) and an org-wide install (by enterprise), side by side', async () => {
+    const s = store();
+    await s.storeInstallation(workspaceInstall);
+    await s.storeInstallation(orgInstall);
+    expect(await s.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    expect(await s.fetchInstallation(orgQuery)).toEqual(orgInstall);
+    expect((await redis.keys(`${prefix}:*`)).sort()).toEqual([
+      `${prefix}:installations:enterprise:E0ORG`,
+      `${prefix}:installations:team:T0A`,
+    ]);
+  });
+
+  it('keeps no token (nor any of the installation in clear) in Redis', async () => {
+    await store().storeInstallation(workspaceInstall);
+    await store().storeInstallation(orgInstall);
+    for (const k of await redis.keys(`${prefix}:*`)) {
+      const raw = (await redis.get(k)) ?? '';
+      expect(raw).toMatch(/"kid":"[0-9a-f]{8}"/);
+      for (const text of ['xoxb-', 'xoxp-', 'secret', 'Team A', 'U0BOT', 'token']) expect(raw).not.toContain(text);
+    }
+  });
+
+  it('seals each write with a fresh IV: the same installation twice is stored differently', async () => {
+    await store().storeInstallation(workspaceInstall);
+    const first = await redis.get(`${prefix}:installations:team:T0A`);
+    await store().storeInstallation(workspaceInstall);
+    expect(await redis.get(`${prefix}:installations:team:T0A`)).not.toBe(first);
+  });
+
+  it('a bot without the key cannot read it: installation_key_unknown, naming no token or key', async () => {
+    await store().storeInstallation(workspaceInstall);
+    const err = await failure(store(new KeyRing(OTHER_KEY)).fetchInstallation(teamQuery));
+    expect(err.code).toBe(PlatformErrorCode.InstallationKeyUnknown);
+    expect(err.message).toContain('team:T0A');
+    for (const secret of ['xoxb-', KEY, OTHER_KEY]) expect(err.message).not.toContain(secret);
+  });
+
+  it('refuses a tampered record, and a record moved to another workspace: installation_unreadable', async () => {
+    await store().storeInstallation(workspaceInstall);
+    const key = `${prefix}:installations:team:T0A`;
+    const sealed = JSON.parse((await redis.get(key)) ?? '{}') as { data: string };
+    const bytes = Buffer.from(sealed.data, 'base64');
+    bytes[0] = bytes[0]! ^ 1;
+    await redis.set(key, JSON.stringify({ ...sealed, data: bytes.toString('base64') }));
+    expect((await failure(store().fetchInstallation(teamQuery))).code).toBe(PlatformErrorCode.InstallationUnreadable);
+
+    await store().storeInstallation(workspaceInstall);
+    await redis.copy(key, `${prefix}:installations:team:T0B`);
+    const moved = await failure(
+      store().fetchInstallation({ teamId: 'T0B', enterpriseId: undefined, isEnterpriseInstall: false }),
+    );
+    expect(moved.code).toBe(PlatformErrorCode.InstallationUnreadable);
+
+    await redis.set(key, 'not json');
+    expect((await failure(store().fetchInstallation(teamQuery))).code).toBe(PlatformErrorCode.InstallationUnreadable);
+  });
+
+  it('rotation: the previous key still opens old records; storing again seals with the new key', async () => {
+    await store(new KeyRing(KEY)).storeInstallation(workspaceInstall);
+    const rotated = store(new KeyRing(OTHER_KEY, KEY));
+    expect(await rotated.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    await rotated.storeInstallation(workspaceInstall);
+    const raw = (await redis.get(`${prefix}:installations:team:T0A`)) ?? '';
+    expect(JSON.parse(raw)).toMatchObject({ kid: keyId(Buffer.from(OTHER_KEY, 'hex')) });
+    expect(await store(new KeyRing(OTHER_KEY)).fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+  });
+
+  it('deletes one installation, leaving the other; a missing one is installation_not_found', async () => {
+    const s = store();
+    await s.storeInstallation(workspaceInstall);
+    await s.storeInstallation(orgInstall);
+    await s.deleteInstallation(teamQuery);
+    expect((await failure(s.fetchInstallation(teamQuery))).code).toBe(PlatformErrorCode.InstallationNotFound);
+    expect(await s.fetchInstallation(orgQuery)).toEqual(orgInstall);
+    await s.deleteInstallation(teamQuery);
+  });
+});

@@ -1,0 +1,155 @@
+import type { Installation } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import { RedisInstallationStore } from '../../../../src/platform/installation-store.js';
+import { KeyRing } from '../../../../src/platform/sealed-box.js';
+import { InstallationTokens, withInstallation } from '../../../../src/platform/slack/installation-tokens.js';
+import { createInstaller } from '../../../../src/platform/slack/oauth.js';
+import { createWebClient, singleTokenRefusals } from '../../../../src/platform/slack/web-client.js';
+import { arrayLogger } from '../../../helpers/logs.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+
+/*
+ * A token Slack stops taking while no uninstall event reaches the bot, on the fake Slack (which
+ * answers an uninstalled app's token `{"ok":false,"error":"token_revoked"}` and a token it never
+ * issued `invalid_auth`, as Slack does) and the sealed installation store on real Redis: the
+ * installation is noticed once (one warn line), its work stops without further calls with that
+ * token, and the other installations go on. In single-token mode: one error line, nothing deleted.
+ */
+const redis = testRedis();
+const prefix = randomPrefix();
+const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 7).toString('base64')));
+const { logger: quiet } = arrayLogger('error');
+const OAUTH = { clientId: '1.2', clientSecret: 'revoked-test-secret' };
+let slack: FakeSlack;
+
+/** Stores an installation of `teamId` with `token` as Bolt would (the token from the fake's oauth.v2.access unless given). */
+async function install(teamId: string, token?: string): Promise<string> {
+  let botToken = token;
+  if (!botToken) {
+    const body = new URLSearchParams({
+      client_id: OAUTH.clientId,
+      client_secret: OAUTH.clientSecret,
+      code: slack.installs.authorize({ teamId }),
+    });
+    const res = (await (await fetch(`${slack.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
+      access_token: string;
+    };
+    botToken = res.access_token;
+  }
+  await store.storeInstallation({
+    team: { id: teamId },
+    enterprise: undefined,
+    user: { id: 'U0ALICE', token: undefined, scopes: undefined },
+    bot: { token: botToken, scopes: ['chat:write'], id: 'B0DOCSBOT', userId: 'U0DOCSBOT' },
+    isEnterpriseInstall: false,
+    authVersion: 'v2',
+  } as Installation<'v2', false>);
+  return botToken;
+}
+
+/** The platform's client in OAuth mode over `tokens`, as runtime.ts builds it, and its warn lines. */
+function oauthClient() {
+  const { logger, lines } = arrayLogger('warn');
+  const oauth = { ...OAUTH, stateSecret: 'revoked-test-state-secret', installationKey: '' };
+  const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+  const tokens = new InstallationTokens(installer, { store, logger });
+  const web = createWebClient({
+    token: '',
+    slackApiUrl: slack.url,
+    logger: quiet,
+    credentials: () => tokens.current(),
+    onRefusedToken: (creds, code) => tokens.refused(creds, code),
+  });
+  /** auth.test as work of `teamId` in a request of its own (`id`). */
+  const as = (teamId: string, id: string) => withInstallation({ teamId }, id, () => web.auth.test());
+  return { web, lines, as };
+}
+
+const authTests = () => slack.calls.filter((c) => c.method === 'auth.test').length;
+
+beforeAll(async () => {
+  slack = await startFakeSlack({ botToken: 'xoxb-single', oauth: OAUTH });
+  await install('T0A');
+});
+afterAll(async () => {
+  await slack.close();
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+describe("OAuth mode: Slack stops taking one installation's token", () => {
+  it('token_revoked: noticed once though three calls are refused at once; deleted; no further call; others go on', async () => {
+    const { web, lines, as } = oauthClient();
+    await install('T0REV');
+    // A request that read its credentials before the revocation keeps them.
+    await withInstallation({ teamId: 'T0REV' }, 'req-early', async () => {
+      await web.auth.test();
+      slack.installs.uninstall('T0REV'); // the app_uninstalled event never reaches the bot
+      const refused = await Promise.allSettled([as('T0REV', 'r1'), as('T0REV', 'r2'), as('T0REV', 'r3')]);
+      // Each is refused: by Slack, or (once a first refusal stopped the token) before calling Slack.
+      const why = refused.map((r) => {
+        const err = (r.status === 'rejected' ? r.reason : {}) as { code?: string; data?: { error?: string } };
+        return err.data?.error ?? err.code;
+      });
+      expect(why[0]).toBe('token_revoked');
+      for (const w of why) expect(['token_revoked', 'installation_not_found']).toContain(w);
+      const calls = authTests();
+      // The early request's kept token is not used again, nor is it by later work.
+      await expect(web.auth.test()).rejects.toMatchObject({ code: 'installation_not_found' });
+      await expect(as('T0REV', 'r4')).rejects.toMatchObject({ code: 'installation_not_found' });
+      expect(authTests()).toBe(calls);
+    });
+    expect(await redis.exists(`${prefix}:installations:team:T0REV`)).toBe(0);
+    expect(lines.map((l) => [l.msg, (l as { teamId?: string }).teamId])).toEqual([
+      [
+        "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
+        'T0REV',
+      ],
+    ]);
+    expect((await as('T0A', 'req-a')).team_id).toBe('T0A');
+    // A reinstall's new token works again.
+    await install('T0REV');
+    expect((await as('T0REV', 'r5')).team_id).toBe('T0REV');
+  });
+
+  it('invalid_auth: noticed once, its work stops without calling Slack, the installation kept; others go on', async () => {
+    const { lines, as } = oauthClient();
+    await install('T0BAD', 'xoxb-never-issued-by-slack');
+    const refused = await Promise.allSettled([as('T0BAD', 'b1'), as('T0BAD', 'b2')]);
+    expect(
+      refused.map((r) => r.status === 'rejected' && (r.reason as { data?: { error?: string } }).data?.error),
+    ).toEqual(['invalid_auth', 'invalid_auth']);
+    const calls = authTests();
+    await expect(as('T0BAD', 'b3')).rejects.toMatchObject({ code: 'installation_not_found' });
+    expect(authTests()).toBe(calls);
+    expect(await redis.exists(`${prefix}:installations:team:T0BAD`)).toBe(1);
+    expect(
+      lines.map((l) => [l.msg, (l as { teamId?: string }).teamId, (l as { slackError?: string }).slackError]),
+    ).toEqual([
+      [
+        "Slack refused this installation's token (invalid_auth); its work stops until a reinstall or restart",
+        'T0BAD',
+        'invalid_auth',
+      ],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('xoxb-');
+    expect((await as('T0A', 'req-a2')).team_id).toBe('T0A');
+  });
+});
+
+describe('single-token mode: Slack stops taking SLACK_BOT_TOKEN', () => {
+  it('one error line for the operator, however many calls fail; a working token writes none', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const client = (token: string) =>
+      createWebClient({ token, slackApiUrl: slack.url, logger: quiet, onRefusedToken: singleTokenRefusals(logger) });
+    await client('xoxb-single').auth.test();
+    expect(lines).toEqual([]);
+    const revoked = client('xoxb-revoked-single');
+    for (let i = 0; i < 3; i++)
+      await expect(revoked.auth.test()).rejects.toMatchObject({ data: { error: 'invalid_auth' } });
+    expect(lines.map((l) => [l.level, (l as { slackError?: string }).slackError])).toEqual([[50, 'invalid_auth']]);
+    expect(lines[0]!.msg).toMatch(/SLACK_BOT_TOKEN/);
+    expect(JSON.stringify(lines)).not.toContain('xoxb-');
+  });
+});

@@ -1,0 +1,288 @@
+import { describe, expect, it, vi } from 'vitest';
+import { buildSettingsMessage, EDIT_MODAL_PURPOSE } from '../../../../src/features/settings/blocks.js';
+import { editAction, editSubmission } from '../../../../src/features/settings/listeners.js';
+import type { EffectiveSettings } from '../../../../src/features/settings/service.js';
+import type { AccessDecision } from '../../../../src/platform/access.js';
+import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
+import { arrayLogger } from '../../../helpers/logs.js';
+import { TEST_SIGNER } from '../../../helpers/signer.js';
+
+const SETTINGS: EffectiveSettings = {
+  projectId: 'proj_b',
+  projectIsDefault: false,
+  followupPolicy: 'requester',
+  followupIsDefault: false,
+  answerAll: false,
+  mentions: 'auto',
+  updatedBy: 'U0ADMIN',
+};
+const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
+
+/** Members of each channel, as conversations.members would list them. */
+const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ADMIN', 'U0ALICE'], C0LEADS: ['U0ALICE'] };
+
+function deps(
+  over: {
+    effective?: () => Promise<EffectiveSettings>;
+    record?: () => Promise<void>;
+    open?: () => Promise<{ ok: boolean }>;
+    authorizeView?: () => Promise<AccessDecision>;
+  } = {},
+) {
+  const { logger, lines } = arrayLogger();
+  return {
+    intake: { record: vi.fn(over.record ?? (async () => undefined)) },
+    service: { effective: vi.fn(over.effective ?? (async () => SETTINGS)), projects: ['proj_a', 'proj_b'] },
+    slack: { views: { open: vi.fn(over.open ?? (async () => ({ ok: true }))) } },
+    authorizeView: vi.fn(over.authorizeView ?? (async (): Promise<AccessDecision> => ({ allowed: true }))),
+    conversations: {
+      isMember: vi.fn(async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user)),
+    },
+    signer: TEST_SIGNER,
+    logger,
+    lines,
+  };
+}
+
+/** The value of the Edit button the bot shows on `channel`'s settings message. */
+function editValue(channel: string): string {
+  const blocks = buildSettingsMessage(SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
+    .blocks as unknown as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
+  return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'settings.edit')!.value!;
+}
+
+/** A click on Edit by `user`, on the settings message in `channel`, carrying `value`. */
+const click = (value: string, user = 'U0ADMIN', channel = 'C0DOCS') => ({
+  body: { trigger_id: 'trig', user: { id: user }, channel: { id: channel } },
+  action: { value },
+});
+
+const submission = (
+  values: Record<string, string | undefined>,
+  metadata = TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, JSON.stringify({ c: 'C0DOCS' })),
+  user = 'U0ADMIN',
+) => ({
+  body: { user: { id: user }, team: { id: 'T1' } },
+  view: {
+    id: 'V1',
+    hash: 'h1',
+    private_metadata: metadata,
+    state: {
+      values: {
+        project: { project: { selected_option: values.project ? { value: values.project } : null } },
+        followups: { followups: { selected_option: values.followups ? { value: values.followups } : null } },
+        ...(values.answerAll ? { answer_all: { answer_all: { selected_option: { value: values.answerAll } } } } : {}),
+      },
+    },
+  },
+});
+
+describe('the settings message', () => {
+  it('shows Edit only to an admin, and says so when admin status could not be checked', () => {
+    const admin = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: true }, TEST_SIGNER).blocks);
+    expect(admin).toContain('"action_id":"settings.edit"');
+    expect(admin).toContain('*Docs project:* `proj_b`');
+    expect(admin).toContain('only the person who started a job can continue it');
+    expect(admin).toContain('Last changed by <@U0ADMIN>.');
+    const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(member).not.toContain('settings.edit');
+    expect(member).toContain("Workspace admins and the bot's settings admins can change them.");
+    const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
+    expect(unknown).not.toContain('settings.edit');
+    expect(unknown).toContain("I couldn't check whether you may change them.");
+    const stale = JSON.stringify(
+      buildSettingsMessage(
+        { ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
+        { ...ctx, canEdit: false },
+        TEST_SIGNER,
+      ).blocks,
+    );
+    expect(stale).toContain('`proj_gone`, which is no longer configured; the default is used');
+  });
+
+  it('says whether the channel is a question channel and which docs scope it answers from (values inert)', () => {
+    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(plain).toContain('*Questions:* only mentions, DMs and `/docs-ask` are answered');
+    expect(plain).toContain('*Docs scope:* all the docs');
+    const scoped = { ...SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
+    const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    expect(text).toContain('*Questions:* every new message from a person is taken as a question');
+    expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
+  });
+});
+
+describe('Edit and the settings modal', () => {
+  it('Edit acks, then opens the modal with the channel (signed) and its settings', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editAction(d)({ ack, ...click(editValue('C0DOCS')), respond: vi.fn() } as never);
+    expect(ack).toHaveBeenCalled();
+    const view = d.slack.views.open.mock.calls[0] as unknown as [
+      { trigger_id: string; view: { private_metadata: string; callback_id: string } },
+    ];
+    expect(view[0]).toMatchObject({
+      trigger_id: 'trig',
+      view: { callback_id: 'settings_edit', private_metadata: TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0DOCS"}') },
+    });
+    expect(d.authorizeView).toHaveBeenCalledWith({ user: 'U0ADMIN' }, 'C0DOCS');
+  });
+
+  it('Edit tells the person when the settings cannot be read or Slack will not open the form', async () => {
+    for (const d of [
+      deps({ effective: async () => Promise.reject(new Error('ECONNREFUSED')) }),
+      deps({ open: async () => Promise.reject(new Error('expired_trigger_id')) }),
+    ]) {
+      const respond = vi.fn(async () => undefined);
+      await editAction(d)({ ack: vi.fn(async () => undefined), ...click(editValue('C0DOCS')), respond } as never);
+      expect(respond).toHaveBeenCalledWith(
+        expect.objectContaining({
+          response_type: 'ephemeral',
+          text: "I couldn't open the settings form; click Edit again.",
+        }),
+      );
+    }
+    const respond = vi.fn(async () => undefined);
+    await editAction(deps())({
+      ack: vi.fn(async () => undefined),
+      ...click(TEST_SIGNER.sign('settings.edit', 'not a channel')),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: expect.stringMatching(/older message/) }));
+  });
+
+  it('an Edit click for a channel the person may not view, or is not in, shows nothing of it', async () => {
+    const guest = deps({
+      authorizeView: async () => ({
+        allowed: false,
+        reason: 'guest',
+        text: "Guests can't see the docs bot's settings.",
+      }),
+    });
+    const respond = vi.fn(async () => undefined);
+    await editAction(guest)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0GUEST', 'C0LEADS'),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenCalledWith(
+      expect.objectContaining({ response_type: 'ephemeral', text: "Guests can't see the docs bot's settings." }),
+    );
+    expect(guest.service.effective).not.toHaveBeenCalled();
+    expect(guest.slack.views.open).not.toHaveBeenCalled();
+
+    const outsider = deps();
+    const told = vi.fn(async () => undefined);
+    await editAction(outsider)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0ADMIN', 'C0LEADS'),
+      respond: told,
+    } as never);
+    expect(told).toHaveBeenCalledWith(expect.objectContaining({ text: NOT_A_MEMBER_TEXT }));
+    expect(outsider.service.effective).not.toHaveBeenCalled();
+    expect(outsider.slack.views.open).not.toHaveBeenCalled();
+  });
+
+  it("an Edit value the bot did not sign, or signed for another channel than the message's, shows nothing (and a forged one logs a warning)", async () => {
+    const d = deps();
+    const respond = vi.fn(async () => undefined);
+    await editAction(d)({
+      ack: vi.fn(async () => undefined),
+      ...click('C0LEADS', 'U0ALICE', 'C0DOCS'),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenLastCalledWith(
+      expect.objectContaining({
+        text: expect.stringMatching(/^I couldn't verify that button or form.*run `\/docs-settings` again/),
+      }),
+    );
+    expect(d.lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({ purpose: 'settings.edit', reason: 'unsigned' }),
+    ]);
+    await editAction(d)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0LEADS'), 'U0ALICE', 'C0DOCS'),
+      respond,
+    } as never);
+    expect(respond).toHaveBeenLastCalledWith(expect.objectContaining({ text: expect.stringMatching(/older message/) }));
+    expect(d.service.effective).not.toHaveBeenCalled();
+    expect(d.slack.views.open).not.toHaveBeenCalled();
+  });
+
+  it('a submission with a project or policy that is not configured, metadata the bot did not sign, or by someone not in the channel gets errors in the modal and records nothing', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({ ack, ...submission({ project: 'proj_gone', followups: 'everyone' }) } as never);
+    expect(ack).toHaveBeenCalledWith({
+      response_action: 'errors',
+      errors: { project: 'Choose one of proj_a (default), proj_b.', followups: 'Choose who may continue a job.' },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone' }, '{"c":"C0LEADS"}'),
+    } as never);
+    expect(ack).toHaveBeenLastCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone' }, TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"../x"}')),
+    } as never);
+    expect(ack).toHaveBeenLastCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/^I couldn't verify that button or form/) },
+    });
+    await editSubmission(d)({
+      ack,
+      ...submission(
+        { project: 'proj_a', followups: 'anyone' },
+        TEST_SIGNER.sign(EDIT_MODAL_PURPOSE, '{"c":"C0LEADS"}'),
+      ),
+    } as never);
+    expect(ack).toHaveBeenLastCalledWith({ response_action: 'errors', errors: { project: NOT_A_MEMBER_TEXT } });
+    expect(d.intake.record).not.toHaveBeenCalled();
+  });
+
+  it('a valid submission is recorded before the modal closes; if Redis will not take it, the modal says so', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({ ack, ...submission({ project: 'proj_a', followups: 'anyone' }) } as never);
+    expect(d.intake.record).toHaveBeenCalledWith(
+      expect.objectContaining({ name: 'settings.save' }),
+      'view-V1-h1',
+      'V1-h1',
+      { teamId: 'T1', channel: 'C0DOCS', user: 'U0ADMIN', change: { projectId: 'proj_a', followupPolicy: 'anyone' } },
+    );
+    expect(ack).toHaveBeenCalledWith();
+
+    const down = deps({ record: async () => Promise.reject(new Error('ECONNREFUSED')) });
+    const ack2 = vi.fn(async () => undefined);
+    await editSubmission(down)({ ack: ack2, ...submission({ project: 'proj_a', followups: 'anyone' }) } as never);
+    expect(ack2).toHaveBeenCalledWith({
+      response_action: 'errors',
+      errors: { project: expect.stringMatching(/database|try again/i) },
+    });
+  });
+
+  it('the form turns a question channel on or off; a value it never offered is refused in the modal', async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'on' }),
+    } as never);
+    expect(d.intake.record).toHaveBeenCalledWith(expect.anything(), 'view-V1-h1', 'V1-h1', {
+      teamId: 'T1',
+      channel: 'C0DOCS',
+      user: 'U0ADMIN',
+      change: { projectId: 'proj_a', followupPolicy: 'anyone', answerAll: true },
+    });
+    const ack2 = vi.fn(async () => undefined);
+    await editSubmission(d)({
+      ack: ack2,
+      ...submission({ project: 'proj_a', followups: 'anyone', answerAll: 'always' }),
+    } as never);
+    expect(ack2).toHaveBeenCalledWith({ response_action: 'errors', errors: { answer_all: expect.any(String) } });
+    expect(d.intake.record).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,223 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/platform/logger.js';
+import { BotMetrics, type QueueDepthSource } from '../../../src/platform/metrics.js';
+import { bearerTokenMatches, metricsHandler } from '../../../src/platform/metrics-route.js';
+import { Scrape } from '../../helpers/prometheus.js';
+
+const TOKEN = 'metrics-token-0123456789abcdef';
+
+async function scrape(m: BotMetrics): Promise<Scrape> {
+  return new Scrape(await m.registry.metrics());
+}
+
+function queue(name: string, counts: Record<string, number> | Error | 'hang'): QueueDepthSource {
+  return {
+    name,
+    getJobCounts: () =>
+      counts === 'hang'
+        ? new Promise(() => undefined)
+        : counts instanceof Error
+          ? Promise.reject(counts)
+          : Promise.resolve(counts),
+  };
+}
+
+describe('bearerTokenMatches (METRICS_TOKEN)', () => {
+  it.each([
+    [`Bearer ${TOKEN}`, true],
+    [`bearer ${TOKEN}`, true], // the scheme is case-insensitive (RFC 7235)
+    [`Bearer   ${TOKEN}  `, true],
+    [undefined, false],
+    ['', false],
+    ['Bearer', false],
+    ['Bearer ', false],
+    [TOKEN, false],
+    [`Basic ${TOKEN}`, false],
+    [`Bearer ${TOKEN.slice(0, -1)}`, false],
+    [`Bearer ${TOKEN}x`, false],
+    [`Bearer ${TOKEN.toUpperCase()}`, false],
+    [`Bearer ${TOKEN} ${TOKEN}`, false],
+  ])('%j → %s', (header, ok) => {
+    expect(bearerTokenMatches(header, TOKEN)).toBe(ok);
+  });
+});
+
+describe('GET /metrics handler', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  async function serve(token: string | undefined, registry = new Registry()): Promise<{ url: string; logs: string[] }> {
+    const logs: string[] = [];
+    const logger = createLogger('info', {
+      write: (s: string) => void logs.push(s),
+    } as unknown as NodeJS.WritableStream);
+    const m = new BotMetrics({ registry, defaultMetrics: false });
+    m.agentJobStarted('new');
+    const handler = metricsHandler({ registry, logger, ...(token ? { token } : {}) });
+    server = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, logs };
+  }
+
+  it('without METRICS_TOKEN anyone may scrape: 200, text format 0.0.4', async () => {
+    const { url } = await serve(undefined);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(new Scrape(await res.text()).value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(1);
+  });
+
+  it('with METRICS_TOKEN, a scrape without the right bearer token gets 401 and a warning that never holds the token', async () => {
+    const { url, logs } = await serve(TOKEN);
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-wrong-token' },
+      { authorization: `Basic ${TOKEN}` },
+    ] as Array<Record<string, string>>) {
+      const res = await fetch(url, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(await res.text()).not.toContain('docs_bot');
+    }
+    expect(logs.filter((l) => l.includes('refused a /metrics scrape'))).toHaveLength(3);
+    expect(logs.join('\n')).not.toContain('wrong-token');
+    expect(logs.join('\n')).not.toContain(TOKEN);
+
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('docs_bot_agent_jobs_started_total{kind="new"} 1');
+  });
+
+  it('a registry that fails to collect answers 500 and logs why', async () => {
+    const registry = new Registry();
+    const { url, logs } = await serve(undefined, registry);
+    registry.registerMetric({
+      name: 'broken',
+      help: 'x',
+      type: 'gauge',
+      get: () => Promise.reject(new Error('boom')),
+      reset: () => undefined,
+      aggregator: 'sum',
+    } as never);
+    const res = await fetch(url);
+    expect(res.status).toBe(500);
+    expect(logs.join('\n')).toContain('could not collect metrics');
+  });
+});
+
+describe('BotMetrics (the registry-backed recorder)', () => {
+  it('counts Slack requests by type and outcome, and times each answer', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    m.onReply('command', 'acked', 0.004);
+    m.onReply('command', 'acked', 0.2);
+    m.onReply('event', 'busy', 2.6);
+    m.onReply(undefined, 'rejected', 0.001);
+    const s = await scrape(m);
+    expect(s.value('docs_bot_slack_requests_total', { type: 'command', outcome: 'acked' })).toBe(2);
+    expect(s.value('docs_bot_slack_requests_total', { type: 'event', outcome: 'busy' })).toBe(1);
+    expect(s.value('docs_bot_slack_requests_total', { type: 'unknown', outcome: 'rejected' })).toBe(1);
+    const ack = s.histogram('docs_bot_ack_seconds', { type: 'command' })!;
+    expect(ack.count).toBe(2);
+    expect(ack.buckets.get(0.005)).toBe(1);
+    expect(ack.buckets.get(3)).toBe(2);
+    expect(s.histogram('docs_bot_ack_seconds', { type: 'event' })!.buckets.get(2)).toBe(0);
+  });
+
+  it('starts every job status at 0, and counts ends with their lateness (a timeout has none)', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    let s = await scrape(m);
+    expect(s.series('docs_bot_agent_jobs_finished_total').map((l) => l.status)).toEqual([
+      'completed',
+      'no_change',
+      'failed',
+      'archived',
+      'timed_out',
+    ]);
+    expect(s.sum('docs_bot_agent_jobs_finished_total')).toBe(0);
+    m.agentJobStarted('new');
+    m.agentJobStarted('follow_up');
+    m.agentJobFinished('completed', 12);
+    m.agentJobFinished('failed', 31);
+    m.agentJobFinished('timed_out');
+    s = await scrape(m);
+    expect(s.value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(1);
+    expect(s.value('docs_bot_agent_jobs_started_total', { kind: 'follow_up' })).toBe(1);
+    expect(s.value('docs_bot_agent_jobs_finished_total', { status: 'completed' })).toBe(1);
+    expect(s.value('docs_bot_agent_jobs_finished_total', { status: 'timed_out' })).toBe(1);
+    const late = s.histogram('docs_bot_announcement_lateness_seconds')!;
+    expect(late).toMatchObject({ count: 2, sum: 43 });
+    expect(late.buckets.get(20)).toBe(1);
+    expect(late.buckets.get(45)).toBe(2);
+  });
+
+  it('docs API requests by operation and status; no response counts as network_error', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    m.docsApiRequest('create_job', 201, 0.12);
+    m.docsApiRequest('get_job', 500, 0.03);
+    m.docsApiRequest('get_job', undefined, 10);
+    const s = await scrape(m);
+    expect(s.value('docs_bot_docs_api_requests_total', { operation: 'create_job', status_code: '201' })).toBe(1);
+    expect(s.value('docs_bot_docs_api_requests_total', { operation: 'get_job', status_code: '500' })).toBe(1);
+    expect(s.value('docs_bot_docs_api_requests_total', { operation: 'get_job', status_code: 'network_error' })).toBe(1);
+    expect(s.histogram('docs_bot_docs_api_request_seconds', { operation: 'get_job' })!.count).toBe(2);
+  });
+
+  it('Slack API errors keep their series few: odd codes become other, and so does anything past the cap', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxSlackErrorSeries: 3 });
+    m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
+    m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
+    m.slackApiError({ method: 'chat.update', code: 'ratelimited' });
+    m.slackApiError({ method: 'chat.update', code: 'Weird <b>error</b> from a proxy' });
+    m.slackApiError({ method: 'reactions.add', code: 'already_reacted' }); // past the cap of 3 pairs
+    const s = await scrape(m);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.postMessage', error: 'not_in_channel' })).toBe(2);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.update', error: 'ratelimited' })).toBe(1);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.update', error: 'other' })).toBe(1);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'other', error: 'other' })).toBe(1);
+    expect(s.series('docs_bot_slack_api_errors_total')).toHaveLength(4);
+  });
+
+  it('reads queue depths at scrape time; a queue that fails or hangs is left out of that scrape, without delaying it', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, queueTimeoutMs: 100 });
+    m.watchQueues([
+      queue('poll-agent-job', { waiting: 1, active: 2, delayed: 30, failed: 0 }),
+      queue('intake', new Error('Redis down')),
+      queue('send-digest', 'hang'),
+    ]);
+    const started = Date.now();
+    const s = await scrape(m);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(s.type('docs_bot_queue_jobs')).toBe('GAUGE');
+    expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state: 'delayed' })).toBe(30);
+    expect(s.value('docs_bot_queue_jobs', { queue: 'poll-agent-job', state: 'active' })).toBe(2);
+    expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual([
+      'poll-agent-job',
+      'poll-agent-job',
+      'poll-agent-job',
+      'poll-agent-job',
+    ]);
+  });
+
+  it('the agent budget gauge is set per project, for the budget code to call', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    m.agentBudgetRemaining.set({ project: 'proj_1' }, 87);
+    expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(87);
+  });
+
+  it('two bots in one process keep apart (one registry each), each with the default process metrics', async () => {
+    const a = new BotMetrics({ registry: new Registry() });
+    const b = new BotMetrics({ registry: new Registry() });
+    a.agentJobStarted('new');
+    const [sa, sb] = [await scrape(a), await scrape(b)];
+    expect(sa.value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(1);
+    expect(sb.value('docs_bot_agent_jobs_started_total', { kind: 'new' })).toBe(0);
+    expect(sa.type('process_cpu_seconds_total')).toBe('COUNTER');
+    expect(sb.type('nodejs_heap_size_used_bytes')).toBe('GAUGE');
+  });
+});
