@@ -82,8 +82,12 @@ export interface RenderCtx {
 const start = (n: Nodes): number => n.position?.start.offset ?? 0;
 const end = (n: Nodes): number => n.position?.end.offset ?? 0;
 
-/** Code as typed; only a `<` before `!`, `@` or `#` gets a zero-width space (no Slack mention forms). */
-const codeText = (s: string): string => s.replace(/<(?=[!@#])/g, `<${ZWSP}`);
+/**
+ * Code as typed (commands stay copyable); only a `<` before `!`, `@`, `#` or a URL scheme gets a
+ * zero-width space, so neither a Slack mention form nor a `<https://…|label>` link is made should
+ * Slack not read the block as code (an unclosed fence, `~~~`, indented code).
+ */
+const codeText = (s: string): string => s.replace(/<(?=[!@#]|[a-z][a-z0-9+.-]*:)/gi, `<${ZWSP}`);
 
 /**
  * Plain text (a text node's source, container markers of its lines included): what could start or

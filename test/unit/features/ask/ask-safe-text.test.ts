@@ -180,6 +180,26 @@ describe('the answer text filter', () => {
     }
   });
 
+  it('code stays as typed but for Slack link and mention forms, fenced, indented or left open', () => {
+    for (const input of [
+      'Intro\n\n```\ncurl <https://evil.example|Reset password> <!here>',
+      '~~~\n<https://evil.example|x>\n~~~',
+      '    <mailto:a@evil.example|mail>',
+    ]) {
+      const out = safe(input);
+      expect(out).not.toMatch(/<(?:[!@#]|[a-z]+:)/i);
+      expect(
+        streamed(
+          input,
+          [...input].map((_, i) => i),
+        ),
+      ).toBe(out);
+    }
+    expect(safe('```\ncurl -H "x" https://api.acme.test/v1\n```')).toBe(
+      '```\ncurl -H "x" https://api.acme.test/v1\n```',
+    );
+  });
+
   it('without DOCS_SITE_URL no link survives', () => {
     const out = safeAnswerText('[API keys](/api-keys) and https://docs.acme.test/x', undefined);
     expect(out).toBe(`API keys (/api-keys) and https:${WJ}//docs.${WJ}acme.${WJ}test/x`);
