@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-transcript() { sed -n '/^Scripted conversation/,$p' "$1" | sed -E 's/job_[a-z0-9]+/job_…/g; s#mintlify/agent-[a-z0-9]+#mintlify/agent-…#g; s#mintlify-agent-[a-z0-9]+#mintlify-agent-…#g; s/st_[0-9a-f]{16}/st_…/g; s/took [0-9]+(ms|s|m [0-9]+s|m)/took …/g; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}/YYYY-MM-DD HH:MM/g; s#/archives/([A-Z0-9]+)/p[0-9]+#/archives/\1/p…#g; s/(slack_[a-z_]+|reader_[a-z_]+|build_log)_[0-9a-f]{16}/\1_…/g'; }
+transcript() { sed -n '/^Scripted conversation/,$p' "$1" | sed -E 's/job_[a-z0-9]+/job_…/g; s#mintlify/agent-[a-z0-9]+#mintlify/agent-…#g; s#mintlify-agent-[a-z0-9]+#mintlify-agent-…#g; s/st_[0-9a-f]{16}/st_…/g; s/took [0-9]+(ms|s|m [0-9]+s|m)/took …/g; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}/YYYY-MM-DD HH:MM/g; s#/archives/([A-Z0-9]+)/p[0-9]+#/archives/\1/p…#g; s/(slack_[a-z_]+|reader_[a-z_]+|build_log)_[0-9a-f]{16}/\1_…/g; s/(slackˍ[a-zˍ]+|readerˍ[a-zˍ]+|buildˍlog)ˍ[0-9a-f]{16}/\1ˍ…/g'; }
 npm run -s sandbox </dev/null >"$out/http.txt" 2>&1 || { cat "$out/http.txt"; echo "sandbox (HTTP) failed" >&2; exit 1; }
 npm run -s sandbox -- --socket-mode </dev/null >"$out/socket.txt" 2>&1 || { cat "$out/socket.txt"; echo "sandbox (Socket Mode) failed" >&2; exit 1; }
 grep -q 'Socket Mode over ws://' "$out/socket.txt" || { cat "$out/socket.txt"; echo "the Socket Mode sandbox did not say it used the socket" >&2; exit 1; }
