@@ -20,6 +20,7 @@ import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
 import { exitAfterStop } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
+import { OrgWorkspaces } from './platform/slack/org-workspaces.js';
 import type { InstallProvider } from '@slack/oauth';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
@@ -146,6 +147,15 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     observer: p.metrics,
     ...(identity ? { identity } : {}),
     ...oauthInstaller(p),
+    ...(p.docsWorkspaces.mapped
+      ? {
+          orgWorkspaces: {
+            workspaces: new OrgWorkspaces(),
+            hasOwnEntry: (teamId: string) => p.docsWorkspaces.hasOwnEntry(teamId),
+            singleTokenOrgWide: install.enterpriseInstall,
+          },
+        }
+      : {}),
   });
   registerListeners(app, features);
   await p.intake.checkReplication();

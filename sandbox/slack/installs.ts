@@ -60,6 +60,7 @@ export class FakeInstalls implements FakeInstallsApi {
       teamName: p.teamName ?? p.teamId,
       ...(p.enterpriseId ? { enterpriseId: p.enterpriseId, enterpriseName: p.enterpriseName ?? p.enterpriseId } : {}),
       orgWide: p.orgWide === true,
+      ...(p.orgWide && p.teams ? { teams: p.teams.map((t) => ({ ...t })) } : {}),
     };
     this.codes.set(code, {
       identity,

@@ -59,18 +59,44 @@ export function checkTeamArgument(state: SlackState, method: string, args: Json)
   if (!org.teams.some((t) => t.id === team)) fail('team_access_not_granted');
 }
 
-/** `auth.teams.list`: the workspaces the token may reach (all of the org's granted ones, or the bot's own). */
+/** Slack's largest `limit` of `auth.teams.list` (its default is 100). */
+const TEAMS_LIST_MAX_LIMIT = 1_000;
+
+/**
+ * `auth.teams.list` (Slack docs: "Obtain a full list of workspaces your org-wide app has been
+ * approved for"; `limit` a positive integer ≤ 1000, default 100; `cursor` from `next_cursor`):
+ * for an org-wide token the org's workspaces the app was added to, for a workspace token its own
+ * workspace. A cursor the fake did not give answers `invalid_cursor`, a bad limit `invalid_limit`.
+ */
 export function orgWideMethods(state: SlackState): MethodTable {
   return {
-    'auth.teams.list': () => {
-      const teams = state.enterprise?.orgWide
-        ? state.enterprise.teams
-        : [{ id: state.teamId, name: state.enterprise?.teams.find((t) => t.id === state.teamId)?.name ?? 'Sandbox' }];
+    'auth.teams.list': (args) => {
+      const limit = args.limit === undefined ? 100 : Number(args.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > TEAMS_LIST_MAX_LIMIT) fail('invalid_limit');
+      const cursor = str(args.cursor);
+      const start = cursor ? Number(/^teams:(\d+)$/.exec(cursor)?.[1] ?? NaN) : 0;
+      if (!Number.isInteger(start)) fail('invalid_cursor');
+      const teams = teamsOf(state);
+      const page = teams.slice(start, start + limit);
+      const next = start + limit < teams.length ? `teams:${start + limit}` : '';
       return {
         ok: true,
-        teams: teams.map((t) => ({ id: t.id, name: t.name })),
-        response_metadata: { next_cursor: '' },
+        teams: page.map((t) => ({ id: t.id, name: t.name })),
+        response_metadata: { next_cursor: next },
       };
     },
   };
+}
+
+/** The workspaces the calling token reaches: an OAuth install's (its own, or its org's), else the bot token's. */
+function teamsOf(state: SlackState): ReadonlyArray<{ id: string; name: string }> {
+  const who = state.caller;
+  const org = state.enterprise;
+  if (who) {
+    if (!who.orgWide) return [{ id: who.teamId, name: who.teamName }];
+    if (org && who.enterpriseId === org.id) return org.teams;
+    return who.teams ?? [];
+  }
+  if (org?.orgWide) return org.teams;
+  return [{ id: state.teamId, name: org?.teams.find((t) => t.id === state.teamId)?.name ?? 'Sandbox' }];
 }

@@ -365,6 +365,11 @@ export interface TokenIdentity {
   enterpriseName?: string;
   /** An org-wide install: reaches every workspace of `enterpriseId` the app was added to. */
   orgWide: boolean;
+  /**
+   * An org-wide install of an org other than the fake's own `enterprise`: the workspaces it was
+   * added to (`auth.teams.list`). The fake's own org's are `enterprise.teams`.
+   */
+  teams?: Array<{ id: string; name: string }>;
 }
 
 /**
@@ -377,6 +382,8 @@ export interface InstallConsent {
   enterpriseId?: string;
   enterpriseName?: string;
   orgWide?: boolean;
+  /** `orgWide` in an org other than the fake's own `enterprise`: the workspaces the app was added to. */
+  teams?: Array<{ id: string; name: string }>;
   redirectUri?: string;
   user?: string;
 }

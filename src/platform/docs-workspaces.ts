@@ -197,6 +197,11 @@ export class DocsWorkspaces {
     return this.workspaces.size > 0;
   }
 
+  /** Whether workspace (or org) `id` has an entry of its own in DOCS_WORKSPACE_PROJECTS. */
+  hasOwnEntry(id: string): boolean {
+    return this.workspaces.has(id);
+  }
+
   /** The id of `ref`'s entry: its workspace's, else its org's, else undefined (the defaults). */
   private entryId(ref: InstallationRef): string | undefined {
     if (ref.teamId && this.workspaces.has(ref.teamId)) return ref.teamId;

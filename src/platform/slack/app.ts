@@ -10,6 +10,7 @@ import { droppedForInstallation, installRoutes, registerInstallationEvents } fro
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
 import { installationContext } from './installation-tokens.js';
+import { orgWorkspaceGuard, type OrgWorkspaceGuardOptions } from './org-workspaces.js';
 import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
@@ -35,6 +36,11 @@ export interface SlackAppOptions {
    * `authorize` picks each request's installation from its store; `SLACK_BOT_TOKEN` is not used.
    */
   installer?: InstallProvider;
+  /**
+   * With DOCS_WORKSPACE_PROJECTS: a request through an org-wide install is checked to come from one
+   * of the install's workspaces before its workspace's own docs projects are used (org-workspaces.ts).
+   */
+  orgWorkspaces?: Omit<OrgWorkspaceGuardOptions, 'logger'>;
 }
 
 /**
@@ -79,6 +85,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   // OAuth mode: the rest runs as work of the installation Bolt's authorize found (its token, recorded with the intake).
   if (opts.installer) installationContext(app, logger);
+  if (opts.orgWorkspaces) orgWorkspaceGuard(app, { ...opts.orgWorkspaces, logger });
   app.error(async (err) => {
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;

@@ -219,3 +219,25 @@ describe('usergroups', () => {
     expect(full.usergroups?.[0]).toMatchObject({ user_count: '1', users: ['U0ALICE'] }); // a string, as in Slack's example;
   });
 });
+
+describe('auth.teams.list', () => {
+  it("lists an org-wide token's workspaces in pages, refusing a bad limit or cursor as Slack does", async () => {
+    await slack.close();
+    const teams = [1, 2, 3].map((i) => ({ id: `T0W${i}`, name: `W${i}` }));
+    await start({ enterprise: { id: 'E0ORG', name: 'Org', teams, orgWide: true } });
+    const first = await web.auth.teams.list({ limit: 2 });
+    expect(first.teams).toEqual(teams.slice(0, 2));
+    const cursor = first.response_metadata?.next_cursor ?? '';
+    expect(cursor).not.toBe('');
+    const second = await web.auth.teams.list({ limit: 2, cursor });
+    expect(second.teams).toEqual(teams.slice(2));
+    expect(second.response_metadata?.next_cursor).toBe('');
+    expect(await platformError(web.auth.teams.list({ limit: 1_001 }))).toBe('invalid_limit');
+    expect(await platformError(web.auth.teams.list({ limit: 0 }))).toBe('invalid_limit');
+    expect(await platformError(web.auth.teams.list({ cursor: 'not-ours' }))).toBe('invalid_cursor');
+  });
+
+  it("lists a workspace token's own workspace", async () => {
+    expect((await web.auth.teams.list({})).teams).toEqual([{ id: 'T0SANDBOX', name: 'Sandbox' }]);
+  });
+});

@@ -13,6 +13,7 @@ import {
   withInstallation,
 } from '../../../../src/platform/slack/installation-tokens.js';
 import { requestTeamId } from '../../../../src/platform/slack/org-wide.js';
+import { OrgWorkspaces, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspaces.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
 import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
@@ -32,10 +33,16 @@ const { logger: quiet } = arrayLogger('error');
 let tokens: InstallationTokens;
 let installer: InstallationSource;
 let slack: FakeSlack;
+const orgWorkspaces = new OrgWorkspaces();
 const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
 
 /** Installs the app in `teamId` (or org-wide in `enterpriseId`) through the fake's oauth.v2.access, stored as Bolt would. */
-async function install(p: { teamId: string; enterpriseId?: string; orgWide?: boolean }): Promise<string> {
+async function install(p: {
+  teamId: string;
+  enterpriseId?: string;
+  orgWide?: boolean;
+  teams?: { id: string; name: string }[];
+}): Promise<string> {
   const code = slack.installs.authorize(p);
   const body = new URLSearchParams({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret, code });
   const res = (await (await fetch(`${slack.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
@@ -63,7 +70,15 @@ beforeAll(async () => {
   tokens = new InstallationTokens(installer);
   await install({ teamId: 'T0A' });
   await install({ teamId: 'T0B', enterpriseId: 'E0ORG' });
-  await install({ teamId: 'T0C', enterpriseId: 'E0GRID', orgWide: true });
+  await install({
+    teamId: 'T0C',
+    enterpriseId: 'E0GRID',
+    orgWide: true,
+    teams: [
+      { id: 'T0C7', name: 'Grid C7' },
+      { id: 'T0C8', name: 'Grid C8' },
+    ],
+  });
 });
 afterAll(async () => {
   await slack.close();
@@ -153,15 +168,17 @@ describe("the platform's WebClient in OAuth mode", () => {
  * edge's request context and {@link installationContext}: the token and request context its
  * listener works with, and the warn lines.
  */
-async function throughBolt(body: Record<string, unknown>) {
+async function throughBolt(body: Record<string, unknown>, guard?: { hasOwnEntry: (teamId: string) => boolean }) {
   const { logger, lines } = arrayLogger('warn');
   const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
   const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
   const app = new App({
     authorize: (source) => installer.authorize(source),
+    clientOptions: { slackApiUrl: slack.url },
     receiver: { init: () => undefined, start: () => Promise.resolve(), stop: () => Promise.resolve() },
   });
   installationContext(app, logger);
+  if (guard) orgWorkspaceGuard(app, { ...guard, workspaces: orgWorkspaces, singleTokenOrgWide: false, logger });
   const seen: { token?: string; teamId?: string }[] = [];
   const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
     await ack?.();
@@ -236,6 +253,48 @@ describe('a request from the other side of a Slack Connect channel', () => {
     });
     expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['E0GRID', 'T0C7']]);
     expect(warns).toEqual([]);
+  });
+});
+
+describe("an org-wide install's request from a workspace that is not the org's", () => {
+  // A Slack Connect channel of the org-wide install E0GRID (added to T0C7 and T0C8): a body naming
+  // another organization's workspace must not pick that workspace's own docs projects.
+  const orgEvent = (teamId: string, id: string) => ({
+    type: 'event_callback',
+    event_id: id,
+    api_app_id: 'A0DOCS',
+    team_id: teamId,
+    enterprise_id: 'E0GRID',
+    is_ext_shared_channel: true,
+    authorizations: [
+      { team_id: null, enterprise_id: 'E0GRID', user_id: 'U0DOCSBOT', is_bot: true, is_enterprise_install: true },
+    ],
+    event: { type: 'message', user: 'U0EVE', text: 'hi', channel: 'C0GRID', channel_type: 'channel', ts: `1.${id}` },
+  });
+  const teamsLists = () => slack.calls.filter((c) => c.method === 'auth.teams.list').length;
+  const mapped = new Set(['T0C7', 'T0EXT']);
+  const guard = { hasOwnEntry: (t: string) => mapped.has(t) };
+
+  it("runs without that workspace (so never with its docs projects), with one warn line; the org's own keep theirs", async () => {
+    const before = teamsLists();
+    const outsider = await throughBolt(orgEvent('T0EXT', '000301'), guard);
+    expect(outsider.seen.map((s) => s.teamId)).toEqual([undefined]);
+    expect(outsider.warns.map((l) => [l.msg, l.teamId, l.enterpriseId])).toEqual([
+      [expect.stringContaining('not one the org-wide install was added to'), 'T0EXT', 'E0GRID'],
+    ]);
+    const insider = await throughBolt(orgEvent('T0C7', '000302'), guard);
+    expect(insider.seen.map((s) => s.teamId)).toEqual(['T0C7']);
+    expect(insider.warns).toEqual([]);
+    // One auth.teams.list for both (the list is kept per org), with the org's token.
+    expect(teamsLists() - before).toBe(1);
+  });
+
+  it('costs no auth.teams.list when the workspace has no docs projects of its own', async () => {
+    const before = teamsLists();
+    const { seen, warns } = await throughBolt(orgEvent('T0C8', '000303'), guard);
+    expect(seen.map((s) => s.teamId)).toEqual(['T0C8']);
+    expect(warns).toEqual([]);
+    expect(teamsLists()).toBe(before);
   });
 });
 
