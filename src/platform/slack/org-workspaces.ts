@@ -14,12 +14,18 @@ import type { App } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
 import { currentRequestContext, withRequestContext } from '../request-context.js';
+import { withinTime } from '../time-limit.js';
 import { slackErrorCode } from './errors.js';
 
 /** How long a list of an org's workspaces is used, in ms (10 minutes). */
 export const ORG_WORKSPACES_MAX_AGE_MS = 10 * 60_000;
 /** A workspace missing from a list older than this (ms) reads the list again: one added since (1 minute). */
 export const ORG_WORKSPACES_MISS_REFRESH_MS = 60_000;
+/**
+ * How long a request waits for the list, in ms (1.5 s, half of Slack's 3 s to acknowledge); past it
+ * the request runs as the org's while the read goes on and fills the list for the next ones.
+ */
+export const ORG_WORKSPACES_WAIT_MS = 1_500;
 /** Pages of `auth.teams.list` read at most (1,000 workspaces each, Slack's largest `limit`). */
 export const ORG_WORKSPACES_MAX_PAGES = 10;
 
@@ -108,6 +114,8 @@ export interface OrgWorkspaceGuardOptions {
   /** Single-token mode: SLACK_BOT_TOKEN is org-wide (start-up `auth.test`). OAuth mode reads each request's install. */
   singleTokenOrgWide: boolean;
   logger: Logger;
+  /** How long a request waits for the list, in ms. @defaultValue {@link ORG_WORKSPACES_WAIT_MS} */
+  waitMs?: number;
 }
 
 /**
@@ -116,7 +124,8 @@ export interface OrgWorkspaceGuardOptions {
  * when it is not (another organization's, in a Slack Connect channel) the rest of the request runs
  * as the org's, without a workspace (the org's entry or the defaults; the methods that need
  * `team_id` are then refused by Slack, so its reads fail closed), with one warn line (ids only).
- * When Slack's list cannot be read, the request runs without a workspace too (one warn line).
+ * When Slack's list cannot be read within {@link ORG_WORKSPACES_WAIT_MS}, the request runs without
+ * a workspace too (one warn line).
  * Registered after `installationContext` in OAuth mode.
  */
 export function orgWorkspaceGuard(app: App, opts: OrgWorkspaceGuardOptions): void {
@@ -129,7 +138,11 @@ export function orgWorkspaceGuard(app: App, opts: OrgWorkspaceGuardOptions): voi
     const org = ctx.enterpriseId ?? 'own';
     const list: ListTeams = (args) => client.auth.teams.list(args);
     try {
-      if (await opts.workspaces.includes(org, teamId, list)) return next();
+      const read = opts.workspaces.includes(org, teamId, list);
+      const late = () => {
+        throw Object.assign(new Error('auth.teams.list did not answer in time'), { code: 'timed_out' });
+      };
+      if (await withinTime(read, opts.waitMs ?? ORG_WORKSPACES_WAIT_MS, late)) return next();
       opts.logger.warn(
         { teamId, enterpriseId: org },
         "a request's workspace is not one the org-wide install was added to (another organization's, in a Slack Connect channel?); it runs as the org's, without that workspace's docs projects",

@@ -1,5 +1,5 @@
 import { App, type Installation } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { RedisInstallationStore } from '../../../../src/platform/installation-store.js';
 import { KeyRing } from '../../../../src/platform/sealed-box.js';
@@ -168,7 +168,10 @@ describe("the platform's WebClient in OAuth mode", () => {
  * edge's request context and {@link installationContext}: the token and request context its
  * listener works with, and the warn lines.
  */
-async function throughBolt(body: Record<string, unknown>, guard?: { hasOwnEntry: (teamId: string) => boolean }) {
+async function throughBolt(
+  body: Record<string, unknown>,
+  guard?: { hasOwnEntry: (teamId: string) => boolean; workspaces?: OrgWorkspaces; waitMs?: number },
+) {
   const { logger, lines } = arrayLogger('warn');
   const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
   const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
@@ -178,7 +181,7 @@ async function throughBolt(body: Record<string, unknown>, guard?: { hasOwnEntry:
     receiver: { init: () => undefined, start: () => Promise.resolve(), stop: () => Promise.resolve() },
   });
   installationContext(app, logger);
-  if (guard) orgWorkspaceGuard(app, { ...guard, workspaces: orgWorkspaces, singleTokenOrgWide: false, logger });
+  if (guard) orgWorkspaceGuard(app, { workspaces: orgWorkspaces, ...guard, singleTokenOrgWide: false, logger });
   const seen: { token?: string; teamId?: string }[] = [];
   const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
     await ack?.();
@@ -287,6 +290,28 @@ describe("an org-wide install's request from a workspace that is not the org's",
     expect(insider.warns).toEqual([]);
     // One auth.teams.list for both (the list is kept per org), with the org's token.
     expect(teamsLists() - before).toBe(1);
+  });
+
+  it("runs as the org's when Slack's list fails or is slow, and a slow list still serves the next requests", async () => {
+    const fresh = { ...guard, workspaces: new OrgWorkspaces(), waitMs: 200 };
+    slack.failNext('auth.teams.list', { error: 'internal_error' });
+    const failed = await throughBolt(orgEvent('T0C7', '000304'), fresh);
+    expect(failed.seen.map((s) => s.teamId)).toEqual([undefined]);
+    expect(failed.warns.map((l) => [l.msg, l.slackError])).toEqual([
+      [expect.stringContaining('could not read'), 'internal_error'],
+    ]);
+    const held = slack.hold('auth.teams.list');
+    const slow = throughBolt(orgEvent('T0C7', '000305'), fresh);
+    await held.reached;
+    const late = await slow;
+    expect(late.seen.map((s) => s.teamId)).toEqual([undefined]);
+    expect(late.warns.map((l) => l.slackError)).toEqual(['timed_out']);
+    const before = teamsLists();
+    held.release();
+    await vi.waitFor(() => expect(teamsLists()).toBe(before + 1));
+    const after = await throughBolt(orgEvent('T0C7', '000306'), fresh);
+    expect(after.seen.map((s) => s.teamId)).toEqual(['T0C7']);
+    expect(teamsLists()).toBe(before + 1);
   });
 
   it('costs no auth.teams.list when the workspace has no docs projects of its own', async () => {
