@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentBudget } from '../../../../src/features/access/budget.js';
 import { createAccess } from '../../../../src/features/access/index.js';
 import { createChannelSettings, SettingsStore } from '../../../../src/features/settings/index.js';
@@ -16,6 +16,7 @@ import {
 } from '../../../../src/platform/request-context.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { Scrape } from '../../../helpers/prometheus.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 
 /*
@@ -54,7 +55,10 @@ describe('agent budgets per installation (OAuth mode)', () => {
   });
 
   /** The access gate as createAccess builds it; `oauth` gives it an installation store (OAuth mode). */
-  function gateOf(oauth: boolean): AccessGate {
+  function gateOf(
+    oauth: boolean,
+    metrics = new BotMetrics({ registry: new Registry(), defaultMetrics: false }),
+  ): AccessGate {
     const prefix = randomPrefix();
     prefixes.push(prefix);
     const config = readConfig({
@@ -70,7 +74,7 @@ describe('agent budgets per installation (OAuth mode)', () => {
         redis,
         prefix,
         slack: { web: slackWeb } as never,
-        metrics: new BotMetrics({ registry: new Registry(), defaultMetrics: false }),
+        metrics,
         logger,
         now: Date.now,
         workspaces: new WorkspaceAccess(redis, prefix),
@@ -133,6 +137,29 @@ describe('agent budgets per installation (OAuth mode)', () => {
     expect(await budget.remaining('U1', 'proj_shared')).toMatchObject({ project: 0 });
   });
 
+  it('the budget gauge has one series per installation, labelled with it; single-token mode keeps the project label only', async () => {
+    const scrape = async (m: BotMetrics) => new Scrape(await m.registry.metrics());
+    const oauth = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    const gate = gateOf(true, oauth);
+    for (const u of ['U1', 'U2']) await admit(ALPHA, gate, u);
+    await admit(BETA, gate, 'U9');
+    // The gauge is set after each admitted call (not awaited by it): wait for the scrape to show it.
+    await vi.waitFor(async () => {
+      const s = await scrape(oauth);
+      expect(s.series('docs_bot_agent_budget_remaining')).toEqual([
+        { project: 'proj_shared', installation: 'team:T0ALPHA' },
+        { project: 'proj_shared', installation: 'team:T0BETA' },
+      ]);
+      expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
+      expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0BETA' })).toBe(2);
+    });
+    const plain = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    await admit({ requestId: 'r1', teamId: 'T0ALPHA' }, gateOf(false, plain), 'U1');
+    await vi.waitFor(async () =>
+      expect((await scrape(plain)).series('docs_bot_agent_budget_remaining')).toEqual([{ project: 'proj_shared' }]),
+    );
+  });
+
   it('a 429 from the docs API holds the project for every installation until its Retry-After', async () => {
     const gate = gateOf(true);
     await withRequestContext(ALPHA, () => gate.noteRateLimited(call('U1'), 90_000));
@@ -172,7 +199,11 @@ describe('OAuth mode with no installation in the request context: refused, never
 
   it('the agent budget refuses (installation_missing) before taking anything; single-token mode is as before', async () => {
     prefix = randomPrefix();
-    const budget = new AgentBudget(redis, prefix, { perProject: 3, perUser: 3, installationOf: currentInstallationSlot });
+    const budget = new AgentBudget(redis, prefix, {
+      perProject: 3,
+      perUser: 3,
+      installationOf: currentInstallationSlot,
+    });
     for (const run of noInstallation) {
       await expect(run(() => budget.take('U1', 'proj_shared'))).rejects.toMatchObject({
         code: 'installation_missing',
@@ -252,7 +283,9 @@ describe('OAuth mode with no installation in the request context: refused, never
     const oauth = createChannelSettings({ platform: { redis, prefix, installations: {} as never }, config });
     const missing = { code: 'installation_missing' };
     for (const run of noInstallation) {
-      await expect(run(() => store.update('C0SHARED', { projectId: 'proj_x' }, 'U1', 2))).rejects.toMatchObject(missing);
+      await expect(run(() => store.update('C0SHARED', { projectId: 'proj_x' }, 'U1', 2))).rejects.toMatchObject(
+        missing,
+      );
       await expect(run(() => store.get('C0SHARED'))).rejects.toMatchObject(missing);
       await expect(run(() => store.answerAll('C0SHARED'))).rejects.toMatchObject(missing);
       await expect(run(() => oauth.followupPolicyFor('C0SHARED'))).rejects.toMatchObject(missing);
