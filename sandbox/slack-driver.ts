@@ -211,6 +211,14 @@ export class SlackDriver {
     return this.postJson(appUninstalledEnvelope(this.ctx, this.ctx.newEventId()));
   }
 
+  /**
+   * The driver's workspace is deleted, the app not uninstalled first: no event reaches the bot, and
+   * every method answers the workspace's tokens `account_inactive` (FakeInstallsApi.deleteWorkspace).
+   */
+  workspaceDeleted(): void {
+    this.ctx.slack.installs.deleteWorkspace(this.ctx.teamId);
+  }
+
   /** A person clicks an interactive element on a message: form field `payload` holding a `block_actions` payload. */
   async blockAction(p: BlockActionInput): Promise<DriverResponse> {
     return this.postPayload(blockActionsPayload(this.ctx, p));

@@ -14,13 +14,16 @@
  *   and `expires_in`, expires (`token_expired`), and `grant_type=refresh_token` gives a new pair
  *   (`invalid_refresh_token` for an unknown or spent one, `invalid_grant_type` for another grant);
  * - every token it issued has its own identity: `auth.test` answers it, a call naming a channel of
- *   another workspace answers `channel_not_found` (server.ts), and an uninstall
- *   ({@link FakeInstalls.uninstall}) revokes it (`token_revoked`).
+ *   another workspace answers `channel_not_found` (server.ts), an uninstall
+ *   ({@link FakeInstalls.uninstall}) revokes it (`token_revoked`), and a deleted workspace or org
+ *   ({@link FakeInstalls.deleteWorkspace}) has every method answer its tokens `account_inactive`
+ *   (Slack's method references, e.g. chat.postMessage's errors: "Authentication token is for a
+ *   deleted user or workspace when using a bot token").
  * The fake keeps one bot user and bot id for every install (real Slack has one per workspace).
  */
 import { fail, str, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
-import type { FakeInstallsApi, FakeOAuthApp, InstallConsent, TokenIdentity } from './types.js';
+import type { FakeInstallsApi, FakeOAuthApp, InstallConsent, TokenIdentity, TokenRefusal } from './types.js';
 
 /** How long a `code` can be exchanged, in ms (Slack: the code "expires after ten minutes"). */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -33,6 +36,8 @@ export class FakeInstalls implements FakeInstallsApi {
   >();
   private readonly tokens = new Map<string, TokenIdentity>();
   private readonly revokedTokens = new Set<string>();
+  /** Workspaces (or orgs) deleted: their tokens answer `account_inactive`. */
+  private readonly deleted = new Set<string>();
   /** Token rotation: when each access token expires (epoch ms), and the live refresh tokens. */
   private readonly expiry = new Map<string, number>();
   private readonly refreshTokens = new Map<string, TokenIdentity>();
@@ -77,9 +82,14 @@ export class FakeInstalls implements FakeInstallsApi {
     return this.refusal(token) ? undefined : this.tokens.get(token);
   }
 
-  /** Why an issued token is refused: revoked by an uninstall, or past its expiry (token rotation). */
-  refusal(token: string): 'token_revoked' | 'token_expired' | undefined {
+  /**
+   * Why an issued token is refused: revoked by an uninstall, its workspace (or org) deleted, or past
+   * its expiry (token rotation).
+   */
+  refusal(token: string): TokenRefusal | undefined {
     if (this.revokedTokens.has(token)) return 'token_revoked';
+    const who = this.tokens.get(token);
+    if (who && this.deleted.has(who.teamId)) return 'account_inactive';
     const expires = this.expiry.get(token);
     return expires !== undefined && this.state.now() >= expires ? 'token_expired' : undefined;
   }
@@ -92,6 +102,21 @@ export class FakeInstalls implements FakeInstallsApi {
         this.revokedTokens.add(token);
       }
     for (const [refresh, who] of this.refreshTokens) if (who.teamId === id) this.refreshTokens.delete(refresh);
+  }
+
+  /**
+   * Workspace (or org) `id` is deleted, the app not uninstalled first (no event is sent): every
+   * token issued for it, and any issued later (a refresh), is answered `account_inactive` by every
+   * method; so is the single-token bot token when `id` is the fake's own workspace
+   * ({@link isDeleted}). A deleted workspace is not restored.
+   */
+  deleteWorkspace(id: string): void {
+    this.deleted.add(id);
+  }
+
+  /** Whether workspace (or org) `id` was deleted ({@link deleteWorkspace}). */
+  isDeleted(id: string): boolean {
+    return this.deleted.has(id);
   }
 
   /** The tokens issued so far and still valid, with who they act for (tests). */

@@ -304,6 +304,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   /** Why `token` may not call `method`, or undefined when it may. */
   private tokenError(method: string, token: string | undefined, inHeader: boolean): string | undefined {
     if (!token) return 'not_authed';
+    if (token === this.opts.botToken && this.installs.isDeleted(this.teamId)) return 'account_inactive';
     const isApp = this.opts.appToken !== undefined && token === this.opts.appToken;
     if (!isApp && token !== this.opts.botToken && !this.installs.identity(token))
       return this.installs.refusal(token) ?? 'invalid_auth';

@@ -388,6 +388,9 @@ export interface InstallConsent {
   user?: string;
 }
 
+/** Slack's answers to a token it issued and no longer takes (FakeInstallsApi.refusal). */
+export type TokenRefusal = 'token_revoked' | 'account_inactive' | 'token_expired';
+
 /** The fake's OAuth installs as tests and drivers use them (sandbox/slack/installs.ts). */
 export interface FakeInstallsApi {
   /**
@@ -399,8 +402,19 @@ export interface FakeInstallsApi {
   identity(token: string): TokenIdentity | undefined;
   /** The app is uninstalled from workspace (or org) `id`: its tokens are revoked. */
   uninstall(id: string): void;
-  /** Why a token the fake issued is refused: `token_revoked` (uninstalled), `token_expired` (rotation), else undefined. */
-  refusal(token: string): 'token_revoked' | 'token_expired' | undefined;
+  /**
+   * Why a token the fake issued is refused: `token_revoked` (uninstalled), `account_inactive` (its
+   * workspace or org deleted), `token_expired` (rotation), else undefined.
+   */
+  refusal(token: string): TokenRefusal | undefined;
+  /**
+   * Workspace (or org) `id` is deleted without an uninstall: every method answers its tokens (and,
+   * for the fake's own workspace, the single-token bot token) `account_inactive` (Slack's method
+   * references: "Authentication token is for a deleted user or workspace when using a bot token").
+   */
+  deleteWorkspace(id: string): void;
+  /** Whether workspace (or org) `id` was deleted. */
+  isDeleted(id: string): boolean;
   /** The tokens issued so far and still valid, with who they act for (tests). */
   issued(): Array<{ token: string } & TokenIdentity>;
 }

@@ -36,6 +36,12 @@ export const PlatformErrorCode = {
   InstallationKeyUnknown: 'installation_key_unknown',
   /** OAuth mode: a stored installation does not open with its key: tampered, moved or malformed (InstallationError). */
   InstallationUnreadable: 'installation_unreadable',
+  /**
+   * OAuth mode: state kept per installation (the agent budget, channel settings) was asked for
+   * with no installation in the request context; refused rather than fall back to the
+   * single-token keys every installation would share (NoInstallationError).
+   */
+  InstallationMissing: 'installation_missing',
 } as const;
 
 /** One of {@link PlatformErrorCode}. */

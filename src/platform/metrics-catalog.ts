@@ -78,8 +78,9 @@ export const METRICS = {
     name: 'docs_bot_agent_budget_remaining',
     help:
       'Agent requests (creates and follow-ups) the project may still make in the current hour of the ' +
-      "vendor's limit.",
-    labelNames: ['project'],
+      "vendor's limit; in OAuth mode per installation too (installation: team:T… or enterprise:E…, " +
+      "'other' past the first 100).",
+    labelNames: ['project', 'installation'],
   },
   agentFeedbackTotal: {
     name: 'docs_bot_agent_feedback_total',

@@ -5,6 +5,7 @@ import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
 import { METRICS } from './metrics-catalog.js';
+import { INSTALLATION_SLOT, SeriesBound } from './metric-series.js';
 import { withinTime } from './time-limit.js';
 
 /**
@@ -61,6 +62,8 @@ export interface BotMetricsOptions {
   queueTimeoutMs?: number;
   /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
   maxSlackErrorSeries?: number;
+  /** Most distinct installations of `docs_bot_agent_budget_remaining`; later ones are `other`. @defaultValue 100 */
+  maxBudgetInstallations?: number;
 }
 
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
@@ -73,7 +76,7 @@ const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
  * feature); its public metric objects can be set directly, e.g. the agent budget:
  *
  * ```ts
- * metrics.agentBudgetRemaining.set({ project: config.DOCS_PROJECT_ID }, remaining);
+ * metrics.agentBudget(config.DOCS_PROJECT_ID, remaining);
  * ```
  */
 export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver, IntakeObserver {
@@ -96,12 +99,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly slackApiErrors: Counter<'method' | 'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
-  /**
-   * `docs_bot_agent_budget_remaining{project}`: agent requests (creates and follow-ups) the project
-   * may still make in the vendor's hourly window. Set it with
-   * `metrics.agentBudgetRemaining.set({ project }, n)` whenever the budget changes.
-   */
-  readonly agentBudgetRemaining: Gauge<'project'>;
+  /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: set by {@link agentBudget}. */
+  readonly agentBudgetRemaining: Gauge<'project' | 'installation'>;
   /** `docs_bot_redis_reconnects_total{connection}`. */
   readonly redisReconnects: Counter<'connection'>;
   /** `docs_bot_intake_unreplicated_total`. */
@@ -124,7 +123,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly previews: { requested: Counter; finished: Counter<'outcome'>; readySeconds: Histogram };
 
   private queues: QueueDepthSource[] = [];
-  private readonly slackErrorSeries = new Set<string>();
+  private readonly slackErrorSeries = new SeriesBound(() => this.opts.maxSlackErrorSeries ?? 200);
+  private readonly budgetInstallations = new SeriesBound(() => this.opts.maxBudgetInstallations ?? 100);
 
   constructor(private readonly opts: BotMetricsOptions) {
     const registers = [opts.registry];
@@ -213,12 +213,15 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   slackApiError(info: { method: string; code: string }): void {
     let method = SLACK_METHOD.test(info.method) ? info.method : 'other';
     let error = SLACK_ERROR.test(info.code) ? info.code : 'other';
-    const key = `${method} ${error}`;
-    if (!this.slackErrorSeries.has(key)) {
-      if (this.slackErrorSeries.size >= (this.opts.maxSlackErrorSeries ?? 200)) [method, error] = ['other', 'other'];
-      else this.slackErrorSeries.add(key);
-    }
+    if (!this.slackErrorSeries.admits(`${method} ${error}`)) [method, error] = ['other', 'other'];
     this.slackApiErrors.inc({ method, error });
+  }
+
+  /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */
+  agentBudget(project: string, remaining: number, installation?: string): void {
+    if (installation === undefined) return void this.agentBudgetRemaining.set({ project }, remaining);
+    const own = INSTALLATION_SLOT.test(installation) && this.budgetInstallations.admits(installation);
+    this.agentBudgetRemaining.set({ project, installation: own ? installation : 'other' }, remaining);
   }
 
   /** A run of an agent job started at the docs API. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { PlatformErrorCode, type CodedError } from './errors.js';
 
 /** What every log line caused by one Slack request (or its intake job) carries. */
 export interface RequestContext {
@@ -88,4 +89,32 @@ export function currentInstallationSlot(): string | undefined {
   if (c?.enterpriseInstall === undefined) return undefined;
   if (c.enterpriseInstall && c.enterpriseId) return `enterprise:${c.enterpriseId}`;
   return c.teamId ? `team:${c.teamId}` : undefined;
+}
+
+/**
+ * OAuth mode: `what` (state kept per installation: the agent budget, channel settings) was asked
+ * for with no installation in the request context (outside a request, or work recorded without
+ * its installation). Refused rather than read or write the single-token keys every installation
+ * would share; callers treat it as they treat a Redis error ("I couldn't check…"). The message
+ * names what was refused, never a token or an id.
+ */
+export class NoInstallationError extends Error implements CodedError<typeof PlatformErrorCode.InstallationMissing> {
+  readonly code = PlatformErrorCode.InstallationMissing;
+  constructor(readonly what: string) {
+    super(`no installation in the request context for ${what} (OAuth mode); refused rather than use shared keys`);
+    this.name = 'NoInstallationError';
+  }
+}
+
+/**
+ * The installation `what` is kept under: `installationOf()` (OAuth mode, e.g.
+ * {@link currentInstallationSlot}), or undefined when there is no `installationOf` (single-token
+ * mode: the keys stay as they were).
+ * @throws NoInstallationError (`installation_missing`) in OAuth mode when `installationOf()` gives none.
+ */
+export function requiredSlot(installationOf: (() => string | undefined) | undefined, what: string): string | undefined {
+  if (!installationOf) return undefined;
+  const slot = installationOf();
+  if (!slot) throw new NoInstallationError(what);
+  return slot;
 }

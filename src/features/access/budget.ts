@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { consumeOne as consume } from '../../platform/quota.js';
+import { requiredSlot } from '../../platform/request-context.js';
 
 /** Vendor: agent requests (job create + follow-up message) per project per hour (docs/using.md "Who can use it"). */
 export const VENDOR_AGENT_CALLS_PER_HOUR = 100;
@@ -14,7 +15,9 @@ export interface AgentBudgetOptions {
   /**
    * OAuth mode: the installation the current request runs as (`team:T…` / `enterprise:E…`,
    * request-context's currentInstallationSlot): each installation then has its own hourly budget
-   * of a shared project. Absent or undefined: one budget per project (single-token mode).
+   * of a shared project, and a request with no installation (undefined) is refused
+   * (NoInstallationError, `installation_missing`) rather than counted against a budget every
+   * installation would share. Absent: one budget per project (single-token mode).
    */
   installationOf?: () => string | undefined;
   /**
@@ -35,7 +38,9 @@ export type BudgetTake = { ok: true } | { ok: false; which: 'user' | 'project'; 
  * In OAuth mode the project's count is kept per installation (`<slot>:<project>`), so a flood from
  * one workspace never uses up another's budget of a shared project; all installations together
  * are held to the project's total (`perProjectTotal`, the docs API's limit), and a 429 still holds
- * the project for every installation (the docs API's limit is the project's).
+ * the project for every installation (the docs API's limit is the project's). A request with no
+ * installation in its context is refused there (fails closed: `installation_missing`), never
+ * counted against a per-project budget all installations would share.
  */
 export class AgentBudget {
   private readonly project: RateLimiterRedis;
@@ -76,12 +81,13 @@ export class AgentBudget {
   /**
    * Takes one request from the user's budget, then the project's (in OAuth mode the installation's
    * share, then the project's total), giving back what was taken when a later one is used up.
-   * @throws Redis errors.
+   * @throws Redis errors; in OAuth mode NoInstallationError (`installation_missing`) when the
+   *   request has no installation, before anything is taken.
    */
   async take(user: string, project: string): Promise<BudgetTake> {
+    const key = this.keyOf(project);
     const u = await consume(this.user, user);
     if (u) return { ok: false, which: 'user', msBeforeNext: u.msBeforeNext };
-    const key = this.keyOf(project);
     const shared = key !== project;
     let p = (shared ? await this.held(project) : undefined) ?? (await consume(this.project, key));
     if (!p && shared) {
@@ -95,7 +101,10 @@ export class AgentBudget {
     return { ok: true };
   }
 
-  /** Gives one request back to every budget it was taken from (it was never sent). @throws Redis errors. */
+  /**
+   * Gives one request back to every budget it was taken from (it was never sent).
+   * @throws Redis errors; NoInstallationError as {@link take} (nothing given back).
+   */
   async give(user: string, project: string): Promise<void> {
     const key = this.keyOf(project);
     await Promise.all([
@@ -105,9 +114,12 @@ export class AgentBudget {
     ]);
   }
 
-  /** The project's count's key: the project, prefixed by the current installation in OAuth mode. */
+  /**
+   * The project's count's key: the project, prefixed by the current installation in OAuth mode.
+   * @throws NoInstallationError in OAuth mode when the request has no installation.
+   */
   private keyOf(project: string): string {
-    const slot = this.opts.installationOf?.();
+    const slot = requiredSlot(this.opts.installationOf, 'the agent budget');
     return slot ? `${slot}:${project}` : project;
   }
 
@@ -122,7 +134,7 @@ export class AgentBudget {
     await this.project.block(project, Math.max(1, Math.ceil(ms / 1000)));
   }
 
-  /** Requests left this hour for the project and the user. @throws Redis errors. */
+  /** Requests left this hour for the project and the user. @throws Redis errors; NoInstallationError as {@link take}. */
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
     const key = this.keyOf(project);
     const shared = key !== project;

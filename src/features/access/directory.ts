@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { currentRequestContext } from '../../platform/request-context.js';
+import { currentInstallationSlot, requiredSlot } from '../../platform/request-context.js';
 import { LRUCache } from 'lru-cache';
 import type { HomeOrg, UserFacts } from './policy.js';
 
@@ -42,10 +42,14 @@ export interface DirectoryOptions {
   perInstallation?: boolean;
 }
 
-/** The current request's installation (OAuth mode): its org for an org-wide install, else its workspace. */
+/**
+ * The current request's installation (OAuth mode, `team:T…` / `enterprise:E…`): its org for an
+ * org-wide install, else its workspace.
+ * @throws NoInstallationError (`installation_missing`) when the request has none: nothing is asked
+ *   or cached under a key every installation would share.
+ */
 function installationKey(): string {
-  const c = currentRequestContext();
-  return c?.enterpriseInstall && c.enterpriseId ? `E:${c.enterpriseId}` : `T:${c?.teamId ?? ''}`;
+  return requiredSlot(currentInstallationSlot, "people's Slack facts") as string;
 }
 
 /** The user id of a users cache key (`<installation>|<user>` in OAuth mode, else the id itself). */
@@ -100,7 +104,8 @@ export class SlackDirectory {
   /**
    * The person's facts: cached, unless a `user_change` was recorded after they were fetched (or
    * whether one was cannot be read: then Slack is asked). @throws when Slack fails (e.g.
-   * `user_not_found`, a network error).
+   * `user_not_found`, a network error); in OAuth mode NoInstallationError when the request has no
+   * installation.
    */
   async user(user: string): Promise<UserFacts> {
     const key = this.userKey(user);
@@ -119,14 +124,17 @@ export class SlackDirectory {
   /**
    * Whether `user`'s facts are cached and fresh (no `users.info` call to tell them, barring a
    * recorded `user_change` that {@link user} then fetches again). Reads only this process's cache.
+   * False in OAuth mode when the request has no installation.
    */
   knows(user: string): boolean {
+    if (this.perInstallation && !currentInstallationSlot()) return false;
     return this.users.has(this.userKey(user));
   }
 
   /**
    * The cache key of `user`'s facts: OAuth mode keys them by the current installation too, since
    * `users.info` answers for the token's workspace (`is_admin`, guest, deactivated are per workspace).
+   * @throws NoInstallationError in OAuth mode when the request has no installation.
    */
   private userKey(user: string): string {
     return this.perInstallation ? `${installationKey()}|${user}` : user;
@@ -153,10 +161,16 @@ export class SlackDirectory {
   /**
    * The bot's own workspace and, on Enterprise Grid, organization (`auth.test` `team_id` and
    * `enterprise_id`; for an org-wide install both are the enterprise id), fetched once.
-   * @throws when Slack fails (and asks again next time).
+   * @throws when Slack fails (and asks again next time); in OAuth mode NoInstallationError when
+   *   the request has no installation (rejects; nothing asked).
    */
   home(): Promise<HomeOrg> {
-    const key = this.perInstallation ? installationKey() : '';
+    let key = '';
+    try {
+      if (this.perInstallation) key = installationKey();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     let home = this.homeOrgs.get(key);
     if (home) return home;
     home = this.slack.auth.test().then((r) => {

@@ -70,7 +70,8 @@ export interface Access {
  * Builds the access feature: the directory of people's Slack facts (cached, dropped on
  * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR;
  * in OAuth mode each installation has its own budget of a project),
- * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`.
+ * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`
+ * (labelled by installation too in OAuth mode).
  */
 export function createAccess(o: AccessOptions): Access {
   const { redis, prefix, slack, metrics, now, workspaces, docsWorkspaces } = o.platform;
@@ -99,7 +100,8 @@ export function createAccess(o: AccessOptions): Access {
     defaultProject: config.DOCS_PROJECT_ID,
     projectFor: (channel) => o.projectFor(channel),
     ...(docsWorkspaces?.mapped ? { workspaceProjects: () => docsWorkspaces.current() } : {}),
-    onBudget: (project, remaining) => metrics.agentBudgetRemaining.set({ project }, remaining),
+    onBudget: (project, remaining) =>
+      metrics.agentBudget(project, remaining, perInstallation ? currentInstallationSlot() : undefined),
     logger,
     now,
   });

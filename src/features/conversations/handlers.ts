@@ -85,12 +85,20 @@ export async function routeMessage(
 /**
  * Handles a recorded message: routes it once (the route is saved, so a retry goes the same way
  * even if the channel's mode changed meanwhile) and hands it to agent-jobs or ask. A job started
- * from a message taken as a change is followed by one private line on how to ask instead.
- * @throws what the feature handling it throws (the intake retries).
+ * from a message taken as a change is followed by one private line on how to ask instead. A route
+ * that can't be told on the last try (Redis, or OAuth mode's `installation_missing`) is told to the
+ * person ({@link ROUTE_FAILED_TEXT}).
+ * @throws what the feature handling it throws (the intake retries); a routing failure before the last try.
  */
 export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: IntakeContext): Promise<void> {
   const saved = ctx.progress.route as Route | undefined;
-  const route = saved ?? (await routeMessage(deps, p.msg, p.botUserId));
+  let route: Route;
+  try {
+    route = saved ?? (await routeMessage(deps, p.msg, p.botUserId));
+  } catch (err) {
+    if (!ctx.finalAttempt) throw err;
+    return routeFailed(deps, p.msg, err);
+  }
   if (!saved) await ctx.save({ route });
   const receipt = { key: ctx.jobId, receivedAt: ctx.receivedAt };
   if (route === 'ignore') return deps.logger.debug({ channel: p.msg.channel }, 'aside in an answer thread ignored');
@@ -103,6 +111,27 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
     .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text: ASK_INSTEAD_TEXT })
     .catch((err: unknown) => deps.logger.warn({ err }, 'could not tell the person how to ask instead'));
   await ctx.save({ askHintTold: true });
+}
+
+/**
+ * What the person is told (privately, in the message's thread) when the last try could not route
+ * their message: the thread index or the channel's settings could not be read (Redis, or in OAuth
+ * mode no installation for them: `installation_missing`).
+ */
+export const ROUTE_FAILED_TEXT =
+  "I couldn't check this channel's settings, so I didn't do anything with your message. Try again in a moment.";
+
+/** The last try could not route `msg`: one warn line (ids and the error's code, never the text) and {@link ROUTE_FAILED_TEXT}. */
+async function routeFailed(deps: RouterDeps, msg: IncomingMessage, err: unknown): Promise<void> {
+  deps.logger.warn({ err, channel: msg.channel, user: msg.user }, 'could not route a message; told the person');
+  await deps.slack.chat
+    .postEphemeral({
+      channel: msg.channel,
+      user: msg.user,
+      thread_ts: msg.thread_ts ?? msg.ts,
+      text: ROUTE_FAILED_TEXT,
+    })
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person their message was not routed'));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { requiredSlot } from '../../platform/request-context.js';
 import { readExperts, type Experts } from './experts.js';
 
 /** Who may continue a job from its thread: anyone in the channel, or only the person who started it. */
@@ -78,12 +79,16 @@ export interface SettingsChange {
  * kept **without TTL** (they are configuration, not cache: Redis must persist and never evict
  * them — see docs/operations.md). Channel ids are unique within a workspace (and an Enterprise Grid).
  * OAuth mode: one hash per installation and channel, `{QUEUE_PREFIX}:settings:{installation}:channel:{channel}`,
- * so a Slack Connect channel two installed workspaces share has each one's own settings.
+ * so a Slack Connect channel two installed workspaces share has each one's own settings; a read or
+ * write with no installation in the request context is refused (NoInstallationError,
+ * `installation_missing`: callers answer as for a Redis error), never served from or written to
+ * the single-token keys.
  */
 export class SettingsStore {
   /**
    * @param installationOf - OAuth mode: the current request's installation (`team:T…` /
-   *   `enterprise:E…`, request-context's currentInstallationSlot); absent: single-token keys.
+   *   `enterprise:E…`, request-context's currentInstallationSlot; undefined from it refuses);
+   *   absent: single-token keys.
    */
   constructor(
     private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'>,
@@ -91,16 +96,19 @@ export class SettingsStore {
     private readonly installationOf?: () => string | undefined,
   ) {}
 
-  /** The Redis key of `channel`'s settings (of the current installation, in OAuth mode). */
+  /**
+   * The Redis key of `channel`'s settings (of the current installation, in OAuth mode).
+   * @throws NoInstallationError (`installation_missing`) in OAuth mode with no installation.
+   */
   key(channel: string): string {
-    const slot = this.installationOf?.();
+    const slot = requiredSlot(this.installationOf, 'channel settings');
     return slot ? `${this.prefix}:settings:${slot}:channel:${channel}` : `${this.prefix}:settings:channel:${channel}`;
   }
 
   /**
    * @returns the channel's own settings ({} when it has none); a stored follow-up policy that is not
    *   one of {@link FOLLOWUP_POLICIES} reads as absent.
-   * @throws the Redis error.
+   * @throws the Redis error; NoInstallationError as {@link key}.
    */
   async get(channel: string): Promise<ChannelSettings> {
     const h = await this.redis.hgetall(this.key(channel));
@@ -120,7 +128,10 @@ export class SettingsStore {
     return out;
   }
 
-  /** Whether `channel` is a question channel (one HGET: asked for every new message the rule takes). @throws the Redis error. */
+  /**
+   * Whether `channel` is a question channel (one HGET: asked for every new message the rule takes).
+   * @throws the Redis error; NoInstallationError as {@link key}.
+   */
   async answerAll(channel: string): Promise<boolean> {
     return (await this.redis.hget(this.key(channel), 'answerAll')) === 'on';
   }
@@ -128,7 +139,7 @@ export class SettingsStore {
   /**
    * Applies `change` atomically (MULTI) and notes who made it, when (epoch ms). No TTL is set.
    * @returns the settings after the change.
-   * @throws the Redis error (nothing was changed).
+   * @throws the Redis error, or NoInstallationError as {@link key} (nothing was changed).
    */
   async update(channel: string, change: SettingsChange, by: string, atMs: number): Promise<ChannelSettings> {
     const key = this.key(channel);

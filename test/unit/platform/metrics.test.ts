@@ -210,6 +210,26 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(87);
   });
 
+  it('the agent budget gauge: project only in single-token mode; project and installation in OAuth mode, at most maxBudgetInstallations of them', async () => {
+    const plain = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    plain.agentBudget('proj_1', 87);
+    expect((await scrape(plain)).series('docs_bot_agent_budget_remaining')).toEqual([{ project: 'proj_1' }]);
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxBudgetInstallations: 2 });
+    m.agentBudget('proj_1', 3, 'team:T0ALPHA');
+    m.agentBudget('proj_1', 2, 'enterprise:E0GRID');
+    m.agentBudget('proj_1', 1, 'team:T0THIRD'); // past the bound
+    m.agentBudget('proj_1', 0, 'team:t0 "odd"'); // not a slot
+    m.agentBudget('proj_1', 1, 'team:T0ALPHA'); // a known one keeps its own series
+    const s = await scrape(m);
+    expect(s.series('docs_bot_agent_budget_remaining')).toEqual([
+      { project: 'proj_1', installation: 'team:T0ALPHA' },
+      { project: 'proj_1', installation: 'enterprise:E0GRID' },
+      { project: 'proj_1', installation: 'other' },
+    ]);
+    expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
+    expect(s.value('docs_bot_agent_budget_remaining', { installation: 'enterprise:E0GRID' })).toBe(2);
+  });
+
   it('two bots in one process keep apart (one registry each), each with the default process metrics', async () => {
     const a = new BotMetrics({ registry: new Registry() });
     const b = new BotMetrics({ registry: new Registry() });

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentBudget } from '../../../../src/features/access/budget.js';
 import { createAccess } from '../../../../src/features/access/index.js';
 import { createChannelSettings, SettingsStore } from '../../../../src/features/settings/index.js';
-import type { AccessGate, AgentCall } from '../../../../src/platform/access.js';
+import { ACCESS_CHECK_FAILED_TEXT, type AccessGate, type AgentCall } from '../../../../src/platform/access.js';
 import { readConfig } from '../../../../src/platform/config.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { BotMetrics } from '../../../../src/platform/metrics.js';
@@ -15,6 +15,8 @@ import {
   type RequestContext,
 } from '../../../../src/platform/request-context.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
+import { arrayLogger } from '../../../helpers/logs.js';
+import { Scrape } from '../../../helpers/prometheus.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 
 /*
@@ -53,7 +55,10 @@ describe('agent budgets per installation (OAuth mode)', () => {
   });
 
   /** The access gate as createAccess builds it; `oauth` gives it an installation store (OAuth mode). */
-  function gateOf(oauth: boolean): AccessGate {
+  function gateOf(
+    oauth: boolean,
+    metrics = new BotMetrics({ registry: new Registry(), defaultMetrics: false }),
+  ): AccessGate {
     const prefix = randomPrefix();
     prefixes.push(prefix);
     const config = readConfig({
@@ -69,7 +74,7 @@ describe('agent budgets per installation (OAuth mode)', () => {
         redis,
         prefix,
         slack: { web: slackWeb } as never,
-        metrics: new BotMetrics({ registry: new Registry(), defaultMetrics: false }),
+        metrics,
         logger,
         now: Date.now,
         workspaces: new WorkspaceAccess(redis, prefix),
@@ -132,6 +137,29 @@ describe('agent budgets per installation (OAuth mode)', () => {
     expect(await budget.remaining('U1', 'proj_shared')).toMatchObject({ project: 0 });
   });
 
+  it('the budget gauge has one series per installation, labelled with it; single-token mode keeps the project label only', async () => {
+    const scrape = async (m: BotMetrics) => new Scrape(await m.registry.metrics());
+    const oauth = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    const gate = gateOf(true, oauth);
+    for (const u of ['U1', 'U2']) await admit(ALPHA, gate, u);
+    await admit(BETA, gate, 'U9');
+    // The gauge is set after each admitted call (not awaited by it): wait for the scrape to show it.
+    await vi.waitFor(async () => {
+      const s = await scrape(oauth);
+      expect(s.series('docs_bot_agent_budget_remaining')).toEqual([
+        { project: 'proj_shared', installation: 'team:T0ALPHA' },
+        { project: 'proj_shared', installation: 'team:T0BETA' },
+      ]);
+      expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
+      expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0BETA' })).toBe(2);
+    });
+    const plain = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    await admit({ requestId: 'r1', teamId: 'T0ALPHA' }, gateOf(false, plain), 'U1');
+    await vi.waitFor(async () =>
+      expect((await scrape(plain)).series('docs_bot_agent_budget_remaining')).toEqual([{ project: 'proj_shared' }]),
+    );
+  });
+
   it('a 429 from the docs API holds the project for every installation until its Retry-After', async () => {
     const gate = gateOf(true);
     await withRequestContext(ALPHA, () => gate.noteRateLimited(call('U1'), 90_000));
@@ -149,6 +177,125 @@ describe('agent budgets per installation (OAuth mode)', () => {
     expect(await redis.keys(`${prefixes.at(-1)}:agent-budget:project:*`)).toEqual([
       `${prefixes.at(-1)}:agent-budget:project:proj_shared`,
     ]);
+  });
+});
+
+describe('OAuth mode with no installation in the request context: refused, never the shared keys', () => {
+  let redis: Redis;
+  let prefix: string;
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterEach(async () => {
+    await dropPrefix(redis, prefix);
+  });
+  afterAll(() => redis.disconnect());
+  const keys = () => redis.keys(`${prefix}:*`);
+  /** Work outside a request, and work recorded before its installation was (no `enterpriseInstall`). */
+  const noInstallation = [
+    <T>(fn: () => T) => fn(),
+    <T>(fn: () => T) => withRequestContext({ requestId: 'r-old', teamId: 'T0ALPHA' }, fn),
+  ];
+
+  it('the agent budget refuses (installation_missing) before taking anything; single-token mode is as before', async () => {
+    prefix = randomPrefix();
+    const budget = new AgentBudget(redis, prefix, {
+      perProject: 3,
+      perUser: 3,
+      installationOf: currentInstallationSlot,
+    });
+    for (const run of noInstallation) {
+      await expect(run(() => budget.take('U1', 'proj_shared'))).rejects.toMatchObject({
+        code: 'installation_missing',
+      });
+      await expect(run(() => budget.give('U1', 'proj_shared'))).rejects.toMatchObject({ code: 'installation_missing' });
+      await expect(run(() => budget.remaining('U1', 'proj_shared'))).rejects.toMatchObject({
+        code: 'installation_missing',
+      });
+    }
+    // Nothing was counted: not the person's budget, not a project key every installation would share.
+    expect(await keys()).toEqual([]);
+    // With its installation the same request is counted under that installation only.
+    expect(await withRequestContext(ALPHA, () => budget.take('U1', 'proj_shared'))).toEqual({ ok: true });
+    expect((await redis.keys(`${prefix}:agent-budget:project*`)).sort()).toEqual([
+      `${prefix}:agent-budget:project-total:proj_shared`,
+      `${prefix}:agent-budget:project:team:T0ALPHA:proj_shared`,
+    ]);
+    // Single-token mode: no installation is needed, the project's own key as always.
+    const plain = new AgentBudget(redis, prefix, { perProject: 3, perUser: 3 });
+    expect(await plain.take('U2', 'proj_plain')).toEqual({ ok: true });
+    expect(await redis.exists(`${prefix}:agent-budget:project:proj_plain`)).toBe(1);
+  });
+
+  it('the access gate answers "I couldn\'t check your access", with one warn line and nothing counted', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const gate = createAccess({
+      platform: {
+        redis,
+        prefix,
+        slack: { web: slackWeb } as never,
+        metrics: new BotMetrics({ registry: new Registry(), defaultMetrics: false }),
+        logger,
+        now: Date.now,
+        workspaces: new WorkspaceAccess(redis, prefix),
+        installations: {} as never,
+      },
+      config: readConfig({
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: 'secret',
+        DOCS_API_KEY: 'mint_test',
+        DOCS_PROJECT_ID: 'proj_shared',
+      }),
+      projectFor: async () => 'proj_shared',
+    }).gate;
+    const call: AgentCall = { actor: { user: 'U1', teamId: '' }, channel: 'C1', action: 'start_job', promptChars: 10 };
+    expect(await gate.admitAgentCall(call)).toEqual({
+      allowed: false,
+      reason: 'check_failed',
+      text: ACCESS_CHECK_FAILED_TEXT,
+    });
+    expect(await gate.authorize(call.actor, 'view_settings', 'C1')).toMatchObject({ reason: 'check_failed' });
+    expect(await gate.budgetLeft('U1')).toBeUndefined(); // App Home shows no budget line
+    await gate.refund(call); // gives nothing back to a shared key, and does not throw
+    expect(await keys()).toEqual([]);
+    const warns = lines.filter((l) => l.level === 40);
+    expect(warns.map((l) => [l.msg, (l.err as { code?: string } | undefined)?.code])).toEqual([
+      ['could not check access; refused (fail closed)', 'installation_missing'],
+      ['could not check access; refused (fail closed)', 'installation_missing'],
+      ['could not give back an agent request', 'installation_missing'],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('xoxb-');
+  });
+
+  it('channel settings: reads and writes refused (installation_missing), nothing written; single-token mode is as before', async () => {
+    prefix = randomPrefix();
+    const config = readConfig({
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_SIGNING_SECRET: 'secret',
+      DOCS_API_KEY: 'mint_test',
+      DOCS_PROJECT_ID: 'proj_shared',
+    });
+    // A channel's single-token settings exist: OAuth mode must not read them for a request of no installation.
+    await new SettingsStore(redis, prefix).update('C0SHARED', { followupPolicy: 'requester' }, 'U1', 1);
+    const before = await keys();
+    const store = new SettingsStore(redis, prefix, currentInstallationSlot);
+    const oauth = createChannelSettings({ platform: { redis, prefix, installations: {} as never }, config });
+    const missing = { code: 'installation_missing' };
+    for (const run of noInstallation) {
+      await expect(run(() => store.update('C0SHARED', { projectId: 'proj_x' }, 'U1', 2))).rejects.toMatchObject(
+        missing,
+      );
+      await expect(run(() => store.get('C0SHARED'))).rejects.toMatchObject(missing);
+      await expect(run(() => store.answerAll('C0SHARED'))).rejects.toMatchObject(missing);
+      await expect(run(() => oauth.followupPolicyFor('C0SHARED'))).rejects.toMatchObject(missing);
+      await expect(run(() => oauth.projectFor('C0SHARED'))).rejects.toMatchObject(missing);
+    }
+    expect(await keys()).toEqual(before);
+    expect(await redis.hget(`${prefix}:settings:channel:C0SHARED`, 'projectId')).toBeNull();
+    // Single-token mode reads its settings outside a request as it always did.
+    const plain = createChannelSettings({ platform: { redis, prefix }, config });
+    expect(await plain.followupPolicyFor('C0SHARED')).toBe('requester');
   });
 });
 

@@ -113,6 +113,35 @@ describe("OAuth mode: Slack stops taking one installation's token", () => {
     expect((await as('T0REV', 'r5')).team_id).toBe('T0REV');
   });
 
+  it('account_inactive (its workspace deleted, no event): noticed once; deleted; no further call; others go on', async () => {
+    const { lines, as } = oauthClient();
+    await install('T0DEL');
+    expect((await as('T0DEL', 'd0')).team_id).toBe('T0DEL');
+    slack.installs.deleteWorkspace('T0DEL'); // Slack sends the bot no event for it
+    const refused = await Promise.allSettled([as('T0DEL', 'd1'), as('T0DEL', 'd2'), as('T0DEL', 'd3')]);
+    const why = refused.map((r) => {
+      const err = (r.status === 'rejected' ? r.reason : {}) as { code?: string; data?: { error?: string } };
+      return err.data?.error ?? err.code;
+    });
+    expect(why[0]).toBe('account_inactive');
+    for (const w of why) expect(['account_inactive', 'installation_not_found']).toContain(w);
+    const calls = authTests();
+    await expect(as('T0DEL', 'd4')).rejects.toMatchObject({ code: 'installation_not_found' });
+    expect(authTests()).toBe(calls);
+    expect(await redis.exists(`${prefix}:installations:team:T0DEL`)).toBe(0);
+    expect(
+      lines.map((l) => [l.msg, (l as { teamId?: string }).teamId, (l as { slackError?: string }).slackError]),
+    ).toEqual([
+      [
+        "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",
+        'T0DEL',
+        'account_inactive',
+      ],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('xoxb-');
+    expect((await as('T0A', 'req-a3')).team_id).toBe('T0A');
+  });
+
   it('invalid_auth: noticed once, its work stops without calling Slack, the installation kept; others go on', async () => {
     const { lines, as } = oauthClient();
     await install('T0BAD', 'xoxb-never-issued-by-slack');
@@ -135,6 +164,45 @@ describe("OAuth mode: Slack stops taking one installation's token", () => {
     ]);
     expect(JSON.stringify(lines)).not.toContain('xoxb-');
     expect((await as('T0A', 'req-a2')).team_id).toBe('T0A');
+  });
+});
+
+describe("the fake Slack: a deleted workspace's tokens", () => {
+  /** `method` called with `token` on the fake, as the Web API is called (form body, bearer token). */
+  const call = async (method: string, token: string, args: Record<string, string> = {}) =>
+    (await (
+      await fetch(`${slack.url}${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: new URLSearchParams(args),
+      })
+    ).json()) as { ok: boolean; error?: string };
+
+  it('every method answers account_inactive (Slack: "token is for a deleted user or workspace"); other workspaces unaffected', async () => {
+    const fake = await startFakeSlack({ botToken: 'xoxb-sandbox-single', oauth: OAUTH });
+    const own = slack;
+    slack = fake;
+    try {
+      const gone = await install('T0GONE');
+      const kept = await install('T0KEPT');
+      fake.installs.deleteWorkspace('T0GONE');
+      for (const [method, args] of [
+        ['auth.test', {}],
+        ['chat.postMessage', { channel: 'C0GENERAL', text: 'hi' }],
+        ['users.info', { user: 'U0ALICE' }],
+      ] as const)
+        expect(await call(method, gone, args)).toMatchObject({ ok: false, error: 'account_inactive' });
+      expect(fake.installs.refusal(gone)).toBe('account_inactive');
+      expect(await call('auth.test', kept)).toMatchObject({ ok: true, team_id: 'T0KEPT' });
+      expect(await call('auth.test', 'xoxb-sandbox-single')).toMatchObject({ ok: true });
+      // The single-token bot token of the fake's own workspace, that workspace deleted.
+      fake.installs.deleteWorkspace('T0SANDBOX');
+      expect(await call('auth.test', 'xoxb-sandbox-single')).toMatchObject({ ok: false, error: 'account_inactive' });
+      expect(await call('auth.test', kept)).toMatchObject({ ok: true });
+    } finally {
+      slack = own;
+      await fake.close();
+    }
   });
 });
 

@@ -3,12 +3,14 @@ import type { IncomingMessage } from '../../../../src/features/agent-jobs/index.
 import {
   handleMessage,
   handleQuestionChannelMessage,
+  ROUTE_FAILED_TEXT,
   routeMessage,
   type MentionsMode,
   type RouterDeps,
 } from '../../../../src/features/conversations/handlers.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { memorySteps } from '../../../../src/platform/steps.js';
+import { NoInstallationError } from '../../../../src/platform/request-context.js';
+import { memorySteps, stepsOver } from '../../../../src/platform/steps.js';
 import { TOLD_ONCE_S } from '../../../../src/features/ask/service.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
@@ -177,6 +179,29 @@ describe("routing people's messages", () => {
       );
     },
   );
+
+  it("a channel's settings that can't be read (OAuth mode: no installation) are retried, and on the last try the person is told", async () => {
+    const { d, jobs, ask, postEphemeral } = deps();
+    const missing = new NoInstallationError('channel settings');
+    const refusing = { ...d, mentionsModeFor: async () => Promise.reject(missing) };
+    const ctx = (finalAttempt: boolean) => ({
+      ...stepsOver({}, async () => undefined, { finalAttempt }),
+      jobId: 'j1',
+      requestId: 'Ev1',
+      receivedAt: 0,
+      confirm: async () => undefined,
+      log: createLogger('silent'),
+    });
+    const p = { msg: msg({ text: `<@${BOT}> how do I rotate a key?` }), botUserId: BOT };
+    await expect(handleMessage(refusing, p, ctx(false))).rejects.toBe(missing);
+    expect(postEphemeral).not.toHaveBeenCalled();
+    await handleMessage(refusing, p, ctx(true));
+    expect(postEphemeral.mock.calls).toEqual([
+      [{ channel: 'C1', user: 'U1', thread_ts: '5.000001', text: ROUTE_FAILED_TEXT }],
+    ]);
+    expect(jobs.handleMessage).not.toHaveBeenCalled();
+    expect(ask.handleMessage).not.toHaveBeenCalled();
+  });
 
   it('no line on how to ask when no job started (refused, help)', async () => {
     const { d, postEphemeral } = deps({ started: false });
