@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRID_ENTERPRISE, gridOptions } from '../../sandbox/fake-slack.js';
+import { OTHER_ORG_TEAM_ID } from '../../sandbox/slack/grid.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { E2E_SECRETS, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
@@ -20,7 +21,15 @@ describe('an org-wide install (Enterprise Grid) with SLACK_BOT_TOKEN', () => {
   beforeAll(async () => {
     sb = await startSandbox({
       slack: { ...gridOptions(), enterprise: { ...GRID_ENTERPRISE, orgWide: true } },
-      env: { ACCESS_ALLOWED_USERGROUPS: 'S0DOCSWRITERS', ACCESS_ALLOWED_USERS: 'W0BEA' },
+      env: {
+        ACCESS_ALLOWED_USERGROUPS: 'S0DOCSWRITERS',
+        ACCESS_ALLOWED_USERS: 'W0BEA',
+        // Another organization's workspace with docs of its own, served by this deployment too.
+        DOCS_API_KEY_OTHER: 'mint_e2e_other_org_key',
+        DOCS_WORKSPACE_PROJECTS: JSON.stringify({
+          [OTHER_ORG_TEAM_ID]: { projects: ['proj_other'], apiKeyEnv: 'DOCS_API_KEY_OTHER' },
+        }),
+      },
     });
     ({ bot, driver: inA } = await sb.startBot());
     inB = new SlackDriver({
@@ -99,5 +108,31 @@ describe('an org-wide install (Enterprise Grid) with SLACK_BOT_TOKEN', () => {
     await expect.poll(() => bot.output().includes('team_access_granted'), { timeout: 5_000 }).toBe(true);
     await inB.appHomeOpened('W0BEA');
     await sb.slack.waitFor(() => homes('W0BEA').length === 1, 10_000);
+  });
+
+  it("another organization's member whose workspace has docs of its own is refused in a Slack Connect channel: not its projects, no docs API call", async () => {
+    const fromOther = new SlackDriver({
+      botUrl: `${bot.url}/slack/events`,
+      signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
+      slack: sb.slack,
+      teamId: OTHER_ORG_TEAM_ID,
+    });
+    const [docsRequests, lists] = [sb.docs.requests.length, callsOf('auth.teams.list').length];
+    const res = await fromOther.slashCommand({
+      command: '/docs-edit',
+      text: 'Fix the FAQ',
+      user: 'W0XAVI',
+      channel: 'C0CONNECT',
+    });
+    // The command's own answer, ephemeral.
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/^I can't act for you here/),
+    });
+    expect(sb.docs.requests.slice(docsRequests)).toEqual([]);
+    // The org's workspaces were read once, with the org's token.
+    expect(callsOf('auth.teams.list').length - lists).toBe(1);
+    expect(bot.output()).toContain("that is not the install's");
   });
 });

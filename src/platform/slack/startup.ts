@@ -75,6 +75,8 @@ export interface BotInstall {
   enterpriseInstall: boolean;
   /** `auth.test` `enterprise_id`, on Grid. */
   enterpriseId?: string;
+  /** `auth.test` `team_id`: the token's workspace (for an org-wide install, the org's id). */
+  teamId?: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export async function checkBotInstall(opts: {
       ...(res.user_id && res.bot_id ? { identity: { botUserId: res.user_id, botId: res.bot_id } } : {}),
       enterpriseInstall: res.is_enterprise_install === true,
       ...(res.enterprise_id ? { enterpriseId: res.enterprise_id } : {}),
+      ...(res.team_id ? { teamId: res.team_id } : {}),
     };
   } catch (err) {
     throw toStartupError('SLACK_BOT_TOKEN', err, opts.slackApiUrl) ?? err;

@@ -13,7 +13,7 @@ import {
   withInstallation,
 } from '../../../../src/platform/slack/installation-tokens.js';
 import { requestTeamId } from '../../../../src/platform/slack/org-wide.js';
-import { OrgWorkspaces, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspaces.js';
+import { OTHER_ORG_TEXT, OrgWorkspaces, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspaces.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
 import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
@@ -33,7 +33,6 @@ const { logger: quiet } = arrayLogger('error');
 let tokens: InstallationTokens;
 let installer: InstallationSource;
 let slack: FakeSlack;
-const orgWorkspaces = new OrgWorkspaces();
 const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
 
 /** Installs the app in `teamId` (or org-wide in `enterpriseId`) through the fake's oauth.v2.access, stored as Bolt would. */
@@ -170,7 +169,7 @@ describe("the platform's WebClient in OAuth mode", () => {
  */
 async function throughBolt(
   body: Record<string, unknown>,
-  guard?: { hasOwnEntry: (teamId: string) => boolean; workspaces?: OrgWorkspaces; waitMs?: number },
+  guard?: { hasOwnEntry: (teamId: string) => boolean; workspaces: OrgWorkspaces; waitMs?: number },
 ) {
   const { logger, lines } = arrayLogger('warn');
   const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
@@ -181,7 +180,16 @@ async function throughBolt(
     receiver: { init: () => undefined, start: () => Promise.resolve(), stop: () => Promise.resolve() },
   });
   installationContext(app, logger);
-  if (guard) orgWorkspaceGuard(app, { workspaces: orgWorkspaces, ...guard, singleTokenOrgWide: false, logger });
+  // auth.teams.list as main.ts gives it: the platform's reads client, with the request's installation's token.
+  const reads = createWebClient({
+    token: '',
+    slackApiUrl: slack.url,
+    logger: quiet,
+    rejectRateLimitedCalls: true,
+    credentials: () => tokens.current(),
+  });
+  const listTeams = (a: { limit: number; cursor?: string }) => reads.auth.teams.list(a);
+  if (guard) orgWorkspaceGuard(app, { ...guard, listTeams, singleTokenOrgWide: false, logger });
   const seen: { token?: string; teamId?: string }[] = [];
   const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
     await ack?.();
@@ -189,6 +197,7 @@ async function throughBolt(
   };
   app.event('message', listener);
   app.view('sc_form', listener);
+  app.action('ext_click', listener);
   const teamId = requestTeamId(body);
   await withRequestContext({ requestId: 'req-sc', ...(teamId ? { teamId } : {}) }, () =>
     app.processEvent({ body, ack: () => Promise.resolve() }),
@@ -259,12 +268,13 @@ describe('a request from the other side of a Slack Connect channel', () => {
   });
 });
 
-describe("an org-wide install's request from a workspace that is not the org's", () => {
+describe("an org-wide install's request naming a workspace that is not the org's", () => {
   // A Slack Connect channel of the org-wide install E0GRID (added to T0C7 and T0C8): a body naming
-  // another organization's workspace must not pick that workspace's own docs projects.
+  // another organization's workspace that has docs projects of its own (T0EXT) is refused before
+  // any listener runs, so nothing of that workspace's projects, keys or site is used.
   const orgEvent = (teamId: string, id: string) => ({
     type: 'event_callback',
-    event_id: id,
+    event_id: `Ev${id}`,
     api_app_id: 'A0DOCS',
     team_id: teamId,
     enterprise_id: 'E0GRID',
@@ -276,47 +286,80 @@ describe("an org-wide install's request from a workspace that is not the org's",
   });
   const teamsLists = () => slack.calls.filter((c) => c.method === 'auth.teams.list').length;
   const mapped = new Set(['T0C7', 'T0EXT']);
-  const guard = { hasOwnEntry: (t: string) => mapped.has(t) };
+  const guarded = () => ({ hasOwnEntry: (t: string) => mapped.has(t), workspaces: new OrgWorkspaces() });
 
-  it("runs without that workspace (so never with its docs projects), with one warn line; the org's own keep theirs", async () => {
+  it("refuses it with one warn line; the org's own mapped workspace goes on; one auth.teams.list for both", async () => {
+    const guard = guarded();
     const before = teamsLists();
     const outsider = await throughBolt(orgEvent('T0EXT', '000301'), guard);
-    expect(outsider.seen.map((s) => s.teamId)).toEqual([undefined]);
+    expect(outsider.seen).toEqual([]);
     expect(outsider.warns.map((l) => [l.msg, l.teamId, l.enterpriseId])).toEqual([
-      [expect.stringContaining('not one the org-wide install was added to'), 'T0EXT', 'E0GRID'],
+      [expect.stringContaining("that is not the install's"), 'T0EXT', 'E0GRID'],
     ]);
     const insider = await throughBolt(orgEvent('T0C7', '000302'), guard);
     expect(insider.seen.map((s) => s.teamId)).toEqual(['T0C7']);
     expect(insider.warns).toEqual([]);
-    // One auth.teams.list for both (the list is kept per org), with the org's token.
     expect(teamsLists() - before).toBe(1);
   });
 
-  it("runs as the org's when Slack's list fails or is slow, and a slow list still serves the next requests", async () => {
-    const fresh = { ...guard, workspaces: new OrgWorkspaces(), waitMs: 200 };
+  it("refuses a click whose clicker's own workspace is the other organization's mapped one, telling them why", async () => {
+    const guard = guarded();
+    const responseUrl = slack.responseUrl(undefined, { user: 'U0EVE', channel: 'C0GRID' });
+    const { seen } = await throughBolt(
+      {
+        type: 'block_actions',
+        api_app_id: 'A0DOCS',
+        // Org-wide install: `team` is null, so the clicker's own workspace is the one named.
+        team: null,
+        enterprise: { id: 'E0GRID', name: 'Grid' },
+        is_enterprise_install: true,
+        user: { id: 'U0EVE', team_id: 'T0EXT' },
+        trigger_id: '1.2.ext',
+        response_url: responseUrl,
+        channel: { id: 'C0GRID' },
+        actions: [{ type: 'button', action_id: 'ext_click', block_id: 'b', action_ts: '1.000400' }],
+      },
+      guard,
+    );
+    expect(seen).toEqual([]);
+    const told = await slack.waitFor(() =>
+      slack.calls.find((c) => c.method === 'response_url' && String(c.args.text ?? '').includes('Nothing was done')),
+    );
+    expect(told.args.text).toBe(OTHER_ORG_TEXT);
+  });
+
+  it("refuses while Slack's list can't be read (no call per request meanwhile); a slow list still serves the next requests", async () => {
+    const guard = { ...guarded(), waitMs: 2_000 };
     slack.failNext('auth.teams.list', { error: 'internal_error' });
-    const failed = await throughBolt(orgEvent('T0C7', '000304'), fresh);
-    expect(failed.seen.map((s) => s.teamId)).toEqual([undefined]);
+    const before = teamsLists();
+    const failed = await throughBolt(orgEvent('T0C7', '000304'), guard);
+    const again = await throughBolt(orgEvent('T0C7', '000305'), guard);
+    expect([...failed.seen, ...again.seen]).toEqual([]);
     expect(failed.warns.map((l) => [l.msg, l.slackError])).toEqual([
       [expect.stringContaining('could not read'), 'internal_error'],
     ]);
+    // The failure is remembered (30 s): the second request made no call.
+    expect(teamsLists() - before).toBe(1);
+    expect(again.warns.map((l) => l.slackError)).toEqual(['internal_error']);
+
+    const slow = { ...guarded(), waitMs: 200 };
     const held = slack.hold('auth.teams.list');
-    const slow = throughBolt(orgEvent('T0C7', '000305'), fresh);
+    const pending = throughBolt(orgEvent('T0C7', '000306'), slow);
     await held.reached;
-    const late = await slow;
-    expect(late.seen.map((s) => s.teamId)).toEqual([undefined]);
-    expect(late.warns.map((l) => l.slackError)).toEqual(['timed_out']);
-    const before = teamsLists();
+    const late = await pending;
+    expect(late.seen).toEqual([]);
+    expect(late.warns.map((l) => l.msg)).toEqual([expect.stringContaining('did not come in time')]);
+    const calls = teamsLists();
     held.release();
-    await vi.waitFor(() => expect(teamsLists()).toBe(before + 1));
-    const after = await throughBolt(orgEvent('T0C7', '000306'), fresh);
+    await vi.waitFor(() => expect(teamsLists()).toBe(calls + 1));
+    const after = await throughBolt(orgEvent('T0C7', '000307'), slow);
     expect(after.seen.map((s) => s.teamId)).toEqual(['T0C7']);
-    expect(teamsLists()).toBe(before + 1);
+    expect(teamsLists()).toBe(calls + 1);
   });
 
-  it('costs no auth.teams.list when the workspace has no docs projects of its own', async () => {
+  it('costs no auth.teams.list when no workspace named has docs projects of its own', async () => {
     const before = teamsLists();
-    const { seen, warns } = await throughBolt(orgEvent('T0C8', '000303'), guard);
+    const { seen, warns } = await throughBolt(orgEvent('T0C8', '000303'), guarded());
     expect(seen.map((s) => s.teamId)).toEqual(['T0C8']);
     expect(warns).toEqual([]);
     expect(teamsLists()).toBe(before);

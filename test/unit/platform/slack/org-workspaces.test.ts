@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
+  ORG_WORKSPACES_FAILURE_MS,
   ORG_WORKSPACES_MAX_AGE_MS,
   ORG_WORKSPACES_MAX_PAGES,
   ORG_WORKSPACES_MISS_REFRESH_MS,
@@ -71,14 +72,38 @@ describe("an org-wide install's workspaces (auth.teams.list)", () => {
     expect(pages).toBe(ORG_WORKSPACES_MAX_PAGES);
   });
 
-  it("throws Slack's error when no list was ever read, and keeps the last list when a later read fails", async () => {
+  it("throws Slack's error when no list was ever read, asks again only after 30 s, and keeps the last list when later reads fail", async () => {
     let now = 1_000_000;
     const orgs = new OrgWorkspaces({ perf: { now: () => now } });
     const refused = Object.assign(new Error('An API error occurred: ratelimited'), { data: { error: 'ratelimited' } });
-    const failing: ListTeams = () => Promise.reject(refused);
+    let failedCalls = 0;
+    const failing: ListTeams = () => ((failedCalls += 1), Promise.reject(refused));
     await expect(orgs.includes('E0ORG', 'T0A', failing)).rejects.toBe(refused);
+    await expect(orgs.includes('E0ORG', 'T0A', failing)).rejects.toBe(refused);
+    expect(failedCalls).toBe(1);
+    now += ORG_WORKSPACES_FAILURE_MS + 1;
     expect(await orgs.includes('E0ORG', 'T0A', lister(() => ['T0A']).list)).toBe(true);
+    // Expired, then Slack fails twice in a row: the last list is still used each time.
     now += ORG_WORKSPACES_MAX_AGE_MS + 1;
     expect(await orgs.includes('E0ORG', 'T0A', failing)).toBe(true);
+    await vi.waitFor(() => expect(failedCalls).toBe(2));
+    expect(await orgs.includes('E0ORG', 'T0A', failing)).toBe(true);
+    now += ORG_WORKSPACES_FAILURE_MS + 1;
+    expect(await orgs.includes('E0ORG', 'T0A', failing)).toBe(true);
+  });
+
+  it('answers from an expired list at once while it is read again in the background', async () => {
+    let now = 1_000_000;
+    const orgs = new OrgWorkspaces({ perf: { now: () => now } });
+    const teams = ['T0A'];
+    const { list, calls } = lister(() => teams);
+    expect(await orgs.includes('E0ORG', 'T0A', list)).toBe(true);
+    now += ORG_WORKSPACES_MAX_AGE_MS + 1;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: ListTeams = async (a) => (await gate, list(a));
+    expect(await orgs.includes('E0ORG', 'T0A', slow)).toBe(true);
+    release();
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
   });
 });
