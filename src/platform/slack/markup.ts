@@ -152,10 +152,8 @@ export function readerLine(text: string): string {
 }
 
 /**
- * The rules of {@link breakAutolinks}: a WORD JOINER goes after `char` where the code point before
- * it matches `before` and the one after it matches `after` (each a class of one code point; absent:
- * anything, or nothing; `char` one code point other than `]`, `\\`, `^`). {@link breakAutolinksAcross}
- * reads the same rules at a seam.
+ * The rules of {@link breakAutolinks} and {@link breakAutolinksAcross}: a WORD JOINER after `char`
+ * (one code point, not `]` `\\` `^`) between code points matching `before` and `after` (absent: any).
  */
 const AUTOLINK_RULES: readonly { char: string; before?: RegExp; after?: RegExp }[] = [
   { char: '@' },
@@ -180,10 +178,8 @@ export function breakAutolinks(text: string): string {
 }
 
 /**
- * `a` then `b`, each already made safe alone, with the WORD JOINER {@link breakAutolinks} would put
- * where they meet and neither part alone has: after a rule's character ending `a` whose `after`
- * (and `before`) is met across the seam (`www.` then `example`, `https:` then `//…`), or after one
- * starting `b` whose `before` is `a`'s last character (`evil` then `.example`). So
+ * `a` then `b`, each made safe alone, with the word joiners {@link breakAutolinks} puts where a rule
+ * spans their seam (`www.` then `example`, `https:` then `//…`, `evil` then `.example`): so
  * `breakAutolinksAcross(breakAutolinks(x), breakAutolinks(y))` is `breakAutolinks(x + y)`.
  */
 export function breakAutolinksAcross(a: string, b: string): string {

@@ -29,10 +29,7 @@ const codec = stateCodec<DigestRetryValue, { t: string; c: string }>({
   fromWire: (w) => ({ teamId: w.t, channel: w.c }),
 });
 
-/**
- * The signed value of a Retry (≤ 100 chars for Slack's ids; Slack: button value ≤ 2000).
- * @throws Error if it would exceed Slack's limit (ids thousands of characters long).
- */
+/** The signed value of a Retry (≤ 100 chars; Slack: button value ≤ 2000). @throws Error past 2000 (never for Slack's ids). */
 export function encodeDigestRetry(v: DigestRetryValue, signer: Pick<ValueSigner, 'sign'>): string {
   const value = codec.sign(v, DIGEST_RETRY_PURPOSE, signer);
   if (value === undefined) throw new Error('digest retry value too long for a button value');
@@ -41,9 +38,8 @@ export function encodeDigestRetry(v: DigestRetryValue, signer: Pick<ValueSigner,
 
 /**
  * Where a clicked Retry's digest goes, when the bot signed its value; else why not
- * (`unsigned`/`tampered`: not the bot's, e.g. a notice from before Retry values were signed, whose
- * record has no value; `malformed`: unreadable). The signature is checked before the payload, so
- * an empty value is unsigned here.
+ * (`unsigned`/`tampered`: not the bot's, e.g. a notice from before Retry values were signed, its
+ * record with no value: the signature is checked first; `malformed`: unreadable).
  */
 export function decodeDigestRetry(
   value: string | undefined,

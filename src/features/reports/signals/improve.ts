@@ -5,7 +5,7 @@ import { channelId } from '../../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { countOf } from '../format.js';
 import { isSafeDocsPath } from '../safe-path.js';
-import { stateCodec } from '../signed-state.js';
+import { stateCodec, wireFields } from '../signed-state.js';
 
 /**
  * "Improve with agent" on a reader signal (a search nobody clicked through, a page with 👎 and its
@@ -96,10 +96,7 @@ const codec = stateCodec({
     s: signalSchema,
     r: z.string().max(120),
     c: channelId,
-    p: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-      .optional(),
+    p: wireFields.p.optional(),
   }),
   toWire: (v: SignalImprove) => ({
     v: WIRE_VERSION,
