@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { LIMIT_MAX, LIMIT_MIN } from './query.js';
-import { LAST_WINDOW, pagedStateCodec, type CommonState, type OpenedState } from './signed-state.js';
+import { LAST_WINDOW, pagedStateCodec, type CommonState, type StateCodec } from './signed-state.js';
 
 /**
  * What a report's Previous/Next/Retry button carries in its `value`: the whole query, so any
@@ -82,11 +82,5 @@ export function signPageState(s: PageState, action: PageAction, signer: Pick<Val
   return signer.sign(action, encodePageState(s));
 }
 
-/** The page state of the `value` of a clicked button `action` (signed-state.ts: `StateCodec.open`). */
-export function openPageState(
-  value: string | undefined,
-  action: PageAction,
-  signer: Pick<ValueSigner, 'open'>,
-): OpenedState<PageState> {
-  return codec.open(value, action, signer);
-}
+/** The page state of the `value` of a clicked button, signed for its `action_id` (signed-state.ts: `StateCodec.open`). */
+export const openPageState: StateCodec<PageState>['open'] = codec.open;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { channelId } from '../../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { SIGNAL_ROWS, type SignalKind } from '../query.js';
-import { LAST_WINDOW, pagedStateCodec, type CommonState, type OpenedState } from '../signed-state.js';
+import { LAST_WINDOW, pagedStateCodec, type CommonState, type StateCodec } from '../signed-state.js';
 
 /**
  * What the Previous / Next / Retry buttons of the searches, feedback and questions reports carry in
@@ -62,14 +62,8 @@ export function signSignalState(
   return codec.sign(s, action, signer);
 }
 
-/** The state of the `value` of a clicked button `action` (signed-state.ts: `StateCodec.open`). */
-export function openSignalState(
-  value: string | undefined,
-  action: SignalAction,
-  signer: Pick<ValueSigner, 'open'>,
-): OpenedState<SignalState> {
-  return codec.open(value, action, signer);
-}
+/** The state of the `value` of a clicked button, signed for its `action_id` (signed-state.ts: `StateCodec.open`). */
+export const openSignalState: StateCodec<SignalState>['open'] = codec.open;
 
 /** The first window's start of the last window of `count` rows shown `rows` at a time (0 for none). */
 export function lastWindowStart(count: number, rows: number): number {
