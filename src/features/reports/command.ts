@@ -12,6 +12,7 @@ import { respondVia } from '../../platform/slack/respond.js';
 import { authorizeOrTell } from './handler-kit.js';
 import { helpText, parseVisitorsCommand } from './query.js';
 import type { DigestSubcommands } from './digests/subcommands.js';
+import { PAGED_REPORTS } from './handlers.js';
 import {
   INTAKE as VISITORS_INTAKE,
   type Caller,
@@ -53,14 +54,16 @@ export function docsVisitorsCommand(deps: ReportCommandDeps) {
       const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload };
       return recordCommand(deps.intake, deps.logger, ack, entry);
     }
-    if (cmd.kind === 'signals') {
-      const { report, range, limit } = cmd;
-      const payload: SignalReportIntake = { caller, report, range, limit, responseUrl: command.response_url };
-      const entry: IntakeEntry<SignalReportIntake> = { ...base, kind: VISITORS_INTAKE.signalReport, payload };
-      return recordCommand(deps.intake, deps.logger, ack, entry);
-    }
-    const payload: ReportIntake = { caller, range: cmd.range, limit: cmd.limit, responseUrl: command.response_url };
-    const entry: IntakeEntry<ReportIntake> = { ...base, kind: VISITORS_INTAKE.report, payload };
+    // The report's row of PAGED_REPORTS names its intake kind; a report other than visitors is named in it.
+    const report = cmd.kind === 'signals' ? { report: cmd.report } : {};
+    const payload: ReportIntake | SignalReportIntake = {
+      caller,
+      ...report,
+      range: cmd.range,
+      limit: cmd.limit,
+      responseUrl: command.response_url,
+    };
+    const entry = { ...base, kind: PAGED_REPORTS[report.report ?? 'visitors'].kinds.report, payload };
     await recordCommand(deps.intake, deps.logger, ack, entry);
   };
 }

@@ -21,11 +21,11 @@ import {
 import { INTAKE, type ButtonIntake, type Caller, type MenuIntake, type SignalReportIntake } from './intake.js';
 import { isReportKind, MENU_PURPOSE, openMenuState, type ReportKind } from './menu.js';
 import { rowBounds, type RangeSpec } from './query.js';
-import { openPageState, PAGE_ACTIONS, type PageAction, type PageState } from './paging-value.js';
+import { openPageState, PAGE_ACTIONS, type PageState } from './paging-value.js';
 import { buildReportErrorMessage, loadReport, type LoadedReport, type ReportServices } from './service.js';
 import type { CommonState, OpenedState } from './signed-state.js';
 import { buildSignalErrorMessage, loadSignalReport } from './signals/load.js';
-import { openSignalState, SIGNAL_ACTIONS, type SignalAction, type SignalState } from './signals/state.js';
+import { openSignalState, SIGNAL_ACTIONS, type SignalState } from './signals/state.js';
 
 /**
  * The one handler flow of every paged report: the command (access gate, click quota, the dates in
@@ -70,7 +70,7 @@ const VISITOR_REPORT: PagedReport<PageState> = {
   kinds: { report: INTAKE.report, page: INTAKE.page, retry: INTAKE.retry },
   actions: PAGE_ACTIONS,
   first: (base, rows) => ({ ...base, limit: rows, offset: 0, skip: 0 }),
-  open: (value, action, signer) => openPageState(value, action as PageAction, signer),
+  open: openPageState,
   load: (svc, state, who) => loadReport(svc, state, who.user, who.tz),
   failed: buildReportErrorMessage,
 };
@@ -84,18 +84,27 @@ const SIGNAL_REPORT: PagedReport<SignalState, SignalReportIntake> = {
     if (kind === 'visitors') throw new Error('the visitor report is no signal report');
     return { ...base, report: kind, rows, cursors: [], skip: 0 };
   },
-  open: (value, action, signer) => openSignalState(value, action as SignalAction, signer),
+  open: openSignalState,
   load: loadSignalReport,
   failed: buildSignalErrorMessage,
 };
 
-/** Every paged report's descriptor: listeners.ts registers their buttons from these. */
-export const PAGED_REPORTS = [VISITOR_REPORT, SIGNAL_REPORT] as const;
+/**
+ * Every report and its descriptor (one may serve several): the command records the row's intake
+ * kind, the menu opens its first page; each descriptor is registered once (here and in listeners.ts).
+ * A row's command intake has its own type (`any`): the flow reads only what every command has.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const PAGED_REPORTS: Readonly<Record<ReportKind, PagedReport<CommonState, any>>> = {
+  visitors: VISITOR_REPORT,
+  searches: SIGNAL_REPORT,
+  feedback: SIGNAL_REPORT,
+  questions: SIGNAL_REPORT,
+};
 
-/** Registers the reports' intake handlers: the visitor report, the signal reports and the menu. */
+/** Registers the reports' intake handlers: each paged report's, and the menu's. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: ReportHandlerDeps): void {
-  registerPagedReport(intake, deps, VISITOR_REPORT);
-  registerPagedReport(intake, deps, SIGNAL_REPORT);
+  for (const r of new Set(Object.values(PAGED_REPORTS))) registerPagedReport(intake, deps, r);
   intake.on(INTAKE.menu, async (p) => {
     if (await clickerMayRead(deps, p.user, p.channel, p.responseUrl)) await switchReport(deps, p);
   });
@@ -216,8 +225,7 @@ async function switchReport(deps: ReportHandlerDeps, p: MenuIntake): Promise<voi
   const projectId = c.state.projectId ?? deps.services.defaultProjectId;
   const base = { dateFrom: c.state.dateFrom, dateTo: c.state.dateTo, requester: p.user, channel, projectId };
   const at = { user: p.user, channel, ts };
-  if (c.report === 'visitors') return showFirst(deps, VISITOR_REPORT, base, c.report, at, respond);
-  return showFirst(deps, SIGNAL_REPORT, base, c.report, at, respond);
+  return showFirst(deps, PAGED_REPORTS[c.report], base, c.report, at, respond);
 }
 
 /** Replaces the message `at` with the first page of `kind` (its default rows a page), or tells the chooser why not. */

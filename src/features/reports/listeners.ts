@@ -68,7 +68,7 @@ export function menuAction(deps: ReportListenerDeps) {
 /** Registers `/docs-visitors` (reports and the digest subcommands) and the reports' paging, Retry and menu. */
 export function register(app: App, deps: ReportCommandDeps): void {
   app.command('/docs-visitors', docsVisitorsCommand(deps));
-  for (const { actions, kinds } of PAGED_REPORTS) {
+  for (const { actions, kinds } of new Set(Object.values(PAGED_REPORTS))) {
     app.action<BlockAction<ButtonAction>>(actions.previous, buttonAction(deps, kinds.page));
     app.action<BlockAction<ButtonAction>>(actions.next, buttonAction(deps, kinds.page));
     app.action<BlockAction<ButtonAction>>(actions.retry, buttonAction(deps, kinds.retry));

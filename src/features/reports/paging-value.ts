@@ -2,15 +2,7 @@ import { z } from 'zod';
 import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { LIMIT_MAX, LIMIT_MIN } from './query.js';
-import {
-  commonState,
-  commonWire,
-  datesInOrder,
-  stateCodec,
-  wireFields,
-  type CommonState,
-  type OpenedState,
-} from './signed-state.js';
+import { LAST_WINDOW, pagedStateCodec, type CommonState, type StateCodec } from './signed-state.js';
 
 /**
  * What a report's Previous/Next/Retry button carries in its `value`: the whole query, so any
@@ -43,15 +35,13 @@ export const PAGE_ACTIONS = {
 /** One of {@link PAGE_ACTIONS}. */
 export type PageAction = (typeof PAGE_ACTIONS)[keyof typeof PAGE_ACTIONS];
 
-/** `skip` value meaning "the last window of this API page" (Previous from a page's first window). */
-export const LAST_WINDOW = -1;
+export { LAST_WINDOW };
 /** Highest offset a value may carry (far beyond any real docs site; refuses forged giants). */
 export const MAX_OFFSET = 1_000_000;
 
-/** Wire form: short keys keep the value far below Slack's 2000 chars. */
-const wireSchema = z
-  .object({
-    ...wireFields,
+/** The visitor report's state on the wire ({@link pagedStateCodec}): short keys keep it far below Slack's 2000 chars. */
+const codec = pagedStateCodec({
+  keys: {
     l: z.number().int().min(LIMIT_MIN).max(LIMIT_MAX),
     o: z.number().int().min(0).max(MAX_OFFSET),
     s: z
@@ -60,14 +50,9 @@ const wireSchema = z
       .min(LAST_WINDOW)
       .max(LIMIT_MAX - 1),
     c: channelId,
-  })
-  .refine(datesInOrder, 'dateFrom not before dateTo');
-
-/** The visitor report's state on the wire ({@link stateCodec}). */
-const codec = stateCodec<PageState, z.infer<typeof wireSchema>>({
-  schema: wireSchema,
-  toWire: (s) => ({ ...commonWire(s), l: s.limit, o: s.offset, s: s.skip, c: s.channel }),
-  fromWire: (w) => ({ ...commonState(w), limit: w.l, offset: w.o, skip: w.s, channel: w.c }),
+  },
+  toWire: (s: PageState) => ({ l: s.limit, o: s.offset, s: s.skip, c: s.channel }),
+  fromWire: (w) => ({ limit: w.l, offset: w.o, skip: w.s, channel: w.c }),
 });
 
 /**
@@ -97,11 +82,5 @@ export function signPageState(s: PageState, action: PageAction, signer: Pick<Val
   return signer.sign(action, encodePageState(s));
 }
 
-/** The page state of the `value` of a clicked button `action` (signed-state.ts: `StateCodec.open`). */
-export function openPageState(
-  value: string | undefined,
-  action: PageAction,
-  signer: Pick<ValueSigner, 'open'>,
-): OpenedState<PageState> {
-  return codec.open(value, action, signer);
-}
+/** The page state of the `value` of a clicked button, signed for its `action_id` (signed-state.ts: `StateCodec.open`). */
+export const openPageState: StateCodec<PageState>['open'] = codec.open;

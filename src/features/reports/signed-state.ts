@@ -39,6 +39,9 @@ export const wireFields = {
   p: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/),
 };
 
+/** `skip` meaning "the last window of this API page" (Previous from the next API page's first window). */
+export const LAST_WINDOW = -1;
+
 /** The state fields of {@link wireFields}. */
 export interface CommonState {
   dateFrom: string;
@@ -54,7 +57,7 @@ export interface CommonState {
 }
 
 /** {@link CommonState} on the wire but its channel (each report names its key), absent optional fields left out. */
-export function commonWire(s: CommonState) {
+function commonWire(s: CommonState) {
   return {
     v: STATE_VERSION,
     f: s.dateFrom,
@@ -66,7 +69,7 @@ export function commonWire(s: CommonState) {
 }
 
 /** {@link CommonState} but its channel, from a validated wire form. */
-export function commonState(w: { f: string; t: string; u?: string | undefined; m?: string | undefined; p: string }) {
+function commonState(w: { f: string; t: string; u?: string | undefined; m?: string | undefined; p: string }) {
   return {
     dateFrom: w.f,
     dateTo: w.t,
@@ -133,4 +136,24 @@ export function stateCodec<S, W>(o: {
     },
   };
   return codec;
+}
+
+/**
+ * The codec of a paged report's state `S`: the fields every report has ({@link wireFields}, FROM
+ * before TO) then the report's own `keys` (its paging fields, and its channel under a key of its
+ * choosing), in that order on the wire; `toWire` and `fromWire` map only the report's own keys.
+ */
+export function pagedStateCodec<S extends CommonState, K extends z.ZodRawShape>(o: {
+  keys: K;
+  toWire: (s: S) => z.infer<z.ZodObject<K>>;
+  fromWire: (w: z.infer<z.ZodObject<K>>) => Omit<S, Exclude<keyof CommonState, 'channel'>>;
+}): StateCodec<S> {
+  type Wire = z.infer<z.ZodObject<typeof wireFields>> & z.infer<z.ZodObject<K>>;
+  // The shape of the merged object, which TypeScript cannot work out for a generic K.
+  const object = z.object({ ...wireFields, ...o.keys }) as unknown as z.ZodType<Wire>;
+  return stateCodec<S, Wire>({
+    schema: object.refine(datesInOrder, 'dateFrom not before dateTo'),
+    toWire: (s) => ({ ...commonWire(s), ...o.toWire(s) }),
+    fromWire: (w) => ({ ...commonState(w), ...o.fromWire(w) }) as S,
+  });
 }

@@ -152,18 +152,44 @@ export function readerLine(text: string): string {
 }
 
 /**
+ * The rules of {@link breakAutolinks} and {@link breakAutolinksAcross}: a WORD JOINER after `char`
+ * (one code point, not `]` `\\` `^`) between code points matching `before` and `after` (absent: any).
+ */
+const AUTOLINK_RULES: readonly { char: string; before?: RegExp; after?: RegExp }[] = [
+  { char: '@' },
+  { char: ':', after: /[/\\]/u },
+  { char: '.', before: /\S/u, after: /[\p{L}\p{N}\p{M}]/u },
+];
+
+const AUTOLINK_PATTERNS = AUTOLINK_RULES.map(({ char, before: b, after: a }) => {
+  return new RegExp(`${b ? `(?<=${b.source})` : ''}[${char}]${a ? `(?=${a.source})` : ''}`, 'gu');
+});
+
+/**
  * `text` with a WORD JOINER (U+2060, invisible) after every `@`, after a `:` before `/` or
  * `\\`, and after a `.` (or a Markdown-escaped `\\.`) between any visible character and a letter, digit or
  * combining mark (`evil\u034F.com`, `☃.com` are domains to Slack and to URL parsers too): neither Slack's
  * automatic parsing nor Markdown's autolinks find a mention, a URL (`https://…`, `https:\\…`), an address or a domain
- * (`www.…`, `evil.example`) in it. The one set of these rules, for reader text
+ * (`www.…`, `evil.example`) in it. The one set of these rules ({@link AUTOLINK_RULES}), for reader text
  * ({@link escapeReaderText}, which also breaks `#`) and for the answer filter's plain text.
  */
 export function breakAutolinks(text: string): string {
-  return text
-    .replace(/@/g, `@${WORD_JOINER}`)
-    .replace(/:(?=[/\\])/g, `:${WORD_JOINER}`)
-    .replace(/(?<=\S)\.(?=[\p{L}\p{N}\p{M}])/gu, `.${WORD_JOINER}`);
+  return AUTOLINK_PATTERNS.reduce((out, pattern) => out.replace(pattern, `$&${WORD_JOINER}`), text);
+}
+
+/**
+ * `a` then `b`, each made safe alone, with the word joiners {@link breakAutolinks} puts where a rule
+ * spans their seam (`www.` then `example`, `https:` then `//…`, `evil` then `.example`): so
+ * `breakAutolinksAcross(breakAutolinks(x), breakAutolinks(y))` is `breakAutolinks(x + y)`.
+ */
+export function breakAutolinksAcross(a: string, b: string): string {
+  const [last = '', beforeLast = ''] = [...a.slice(-4)].reverse();
+  const [first = '', second = ''] = [...b.slice(0, 4)];
+  const fits = (cls: RegExp | undefined, cp: string): boolean => cls === undefined || cls.test(cp);
+  const atEnd = AUTOLINK_RULES.some((r) => r.after?.test(first) && last === r.char && fits(r.before, beforeLast));
+  const atStart = AUTOLINK_RULES.some((r) => r.before?.test(last) && first === r.char && fits(r.after, second));
+  const head = atEnd ? a + WORD_JOINER : a;
+  return atStart ? `${head}${first}${WORD_JOINER}${b.slice(first.length)}` : head + b;
 }
 
 /**

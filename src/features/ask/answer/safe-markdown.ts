@@ -1,6 +1,6 @@
 import type { Nodes, Parent, Root } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
-import { breakAutolinks } from '../../../platform/slack/markup.js';
+import { breakAutolinks, breakAutolinksAcross } from '../../../platform/slack/markup.js';
 
 /**
  * The rules the answer filter (`./safe-text.ts`) applies to one Markdown document parsed by a
@@ -131,20 +131,6 @@ function word(raw: string, docs: boolean): string {
   return docs ? escaped : breakAutolinks(escaped);
 }
 
-const WJ = '\u2060';
-
-/**
- * `a` then `b`, with the word joiner `breakAutolinks` would put where they meet: each part is made
- * safe alone, and `www.` then a link's text `https:…`, or `evil` then `.example`, would otherwise
- * make a domain or a URL across the seam.
- */
-function glue(a: string, b: string): string {
-  if (/\S\.$/u.test(a) && /^[\p{L}\p{N}\p{M}]/u.test(b)) return a + WJ + b;
-  if (/:$/.test(a) && /^[/\\]/.test(b)) return a + WJ + b;
-  if (/\S$/u.test(a) && /^\.[\p{L}\p{N}\p{M}]/u.test(b)) return `${a}.${WJ}${b.slice(1)}`;
-  return a + b;
-}
-
 /** The children of `node` and the source between them, rendered; `from`..`to` bound the source. */
 function renderChildren(node: Parent, ctx: RenderCtx, from: number, to: number): string {
   let out = '';
@@ -152,11 +138,11 @@ function renderChildren(node: Parent, ctx: RenderCtx, from: number, to: number):
   for (const child of node.children) {
     if (end(child) <= at) continue;
     if (start(child) >= to) break;
-    out = glue(out, ctx.source.slice(at, start(child)));
-    out = glue(out, renderNode(child, ctx, Math.max(at, start(child)), Math.min(to, end(child))));
+    out = breakAutolinksAcross(out, ctx.source.slice(at, start(child)));
+    out = breakAutolinksAcross(out, renderNode(child, ctx, Math.max(at, start(child)), Math.min(to, end(child))));
     at = Math.min(to, end(child));
   }
-  return glue(out, ctx.source.slice(at, to));
+  return breakAutolinksAcross(out, ctx.source.slice(at, to));
 }
 
 /**

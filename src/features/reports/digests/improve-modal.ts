@@ -5,7 +5,7 @@ import { channelId, messageTs } from '../../../platform/slack/payloads.js';
 import { SIGNATURE_OVERHEAD, unverifiedValueText, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { INSTRUCTION_MAX, instructionInput, jobModal, openSigned, type JobForm } from '../../agent-jobs/index.js';
 import { SAFE_DOCS_PATH } from '../safe-path.js';
-import { fitJson, type ImproveValue } from './improve-value.js';
+import type { ImproveValue } from './improve-value.js';
 import { improveInstruction } from './content.js';
 import { formatCount, inlineReaderPath } from '../format.js';
 
@@ -99,3 +99,16 @@ export const IMPROVE_FORM: JobForm<ImproveMetadata> = {
     start: { channel: meta.channel, instruction, threadTs: meta.threadTs, reactOnStatusMessage: true },
   }),
 };
+
+/**
+ * JSON of `build(path cut to some length)`, cutting the path (from `startCut` chars, by a fifth
+ * each time) until the JSON is at most `max` chars long.
+ */
+function fitJson(path: string, startCut: number, max: number, build: (path: string) => unknown): string {
+  let cut = Math.min(path.length, startCut);
+  for (;;) {
+    const json = JSON.stringify(build(path.slice(0, cut)));
+    if (json.length <= max || cut === 0) return json;
+    cut = Math.floor(cut * 0.8);
+  }
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../../platform/slack/signed-value.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { isSafeDocsPath } from '../safe-path.js';
+import { stateCodec } from '../signed-state.js';
 
 /**
  * What a digest's "Improve with agent" button on a falling page carries (signed: the page and its
@@ -44,12 +44,19 @@ export interface ImproveValue {
   rangeLabel: string;
 }
 
-const improveSchema = z.object({
-  p: z.string().min(1).max(1500),
-  n: z.number().int().min(0).max(100),
-  c: z.number().min(0),
-  v: z.number().min(0),
-  r: z.string().max(120),
+/** An Improve value on the wire ({@link stateCodec}); a path that is not plain is refused. */
+const codec = stateCodec<ImproveValue, { p: string; n: number; c: number; v: number; r: string }>({
+  schema: z
+    .object({
+      p: z.string().min(1).max(1500),
+      n: z.number().int().min(0).max(100),
+      c: z.number().min(0),
+      v: z.number().min(0),
+      r: z.string().max(120),
+    })
+    .refine((w) => isSafeDocsPath(w.p)),
+  toWire: (v) => ({ p: v.path, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) }),
+  fromWire: (w) => ({ path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r }),
 });
 
 /** What "Improve with agent" values are signed for (src/platform/slack/signed-value.ts). */
@@ -57,25 +64,14 @@ export const IMPROVE_PURPOSE = 'digests.improve';
 
 /**
  * Encodes an {@link ImproveValue} as a signed button value, within Slack's 2000 chars (Block Kit:
- * button `value` ≤ 2000): the path is cut until the *encoded* JSON fits with the signature (quotes
- * and backslashes in a path grow when JSON-escaped).
+ * button `value` ≤ 2000): the path is cut (from 1500 chars, by a fifth each time) until the
+ * *encoded* JSON fits with the signature (quotes and backslashes in a path grow when JSON-escaped).
  */
 export function encodeImproveValue(v: ImproveValue, signer: Pick<ValueSigner, 'sign'>): string {
-  const wire = (p: string) => ({ p, n: v.fellPct, c: v.current, v: v.previous, r: v.rangeLabel.slice(0, 120) });
-  const json = fitJson(v.path, 1500, SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD, wire);
-  return signer.sign(IMPROVE_PURPOSE, json);
-}
-
-/**
- * JSON of `build(path cut to some length)`, cutting the path (from `startCut` chars, by a fifth
- * each time) until the JSON is at most `max` chars long.
- */
-export function fitJson(path: string, startCut: number, max: number, build: (path: string) => unknown): string {
-  let cut = Math.min(path.length, startCut);
-  for (;;) {
-    const json = JSON.stringify(build(path.slice(0, cut)));
-    if (json.length <= max || cut === 0) return json;
-    cut = Math.floor(cut * 0.8);
+  for (let cut = Math.min(v.path.length, 1500); ; cut = Math.floor(cut * 0.8)) {
+    const value = codec.sign({ ...v, path: v.path.slice(0, cut) }, IMPROVE_PURPOSE, signer);
+    if (value !== undefined) return value;
+    if (cut === 0) throw new Error('improve value too long for a button value'); // never: ≤ 120 chars + numbers
   }
 }
 
@@ -87,14 +83,6 @@ export function decodeImproveValue(
   value: string | undefined,
   signer: Pick<ValueSigner, 'open'>,
 ): { ok: true; page: ImproveValue } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
-  const opened = signer.open(IMPROVE_PURPOSE, value);
-  if (!opened.ok) return opened;
-  try {
-    const w = improveSchema.parse(JSON.parse(opened.payload));
-    if (!isSafeDocsPath(w.p)) return { ok: false, reason: 'malformed' };
-    return { ok: true, page: { path: w.p, fellPct: w.n, current: w.c, previous: w.v, rangeLabel: w.r } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  const opened = codec.open(value, IMPROVE_PURPOSE, signer);
+  return opened.ok ? { ok: true, page: opened.state } : opened;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
 import { channelId, teamId } from '../../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
+import { stateCodec } from '../signed-state.js';
 
 /**
  * Retry on a digest that could not be built: the notice posted in the channel after the run's last
@@ -21,17 +22,24 @@ export interface DigestRetryValue {
   channel: string;
 }
 
-const wireSchema = z.object({ t: teamId, c: channelId });
+/** A Retry's value on the wire ({@link stateCodec}). */
+const codec = stateCodec<DigestRetryValue, { t: string; c: string }>({
+  schema: z.object({ t: teamId, c: channelId }),
+  toWire: (v) => ({ t: v.teamId, c: v.channel }),
+  fromWire: (w) => ({ teamId: w.t, channel: w.c }),
+});
 
-/** The signed value of a Retry (≤ 100 chars; Slack: button value ≤ 2000). */
+/** The signed value of a Retry (≤ 100 chars; Slack: button value ≤ 2000). @throws Error past 2000 (never for Slack's ids). */
 export function encodeDigestRetry(v: DigestRetryValue, signer: Pick<ValueSigner, 'sign'>): string {
-  return signer.sign(DIGEST_RETRY_PURPOSE, JSON.stringify({ t: v.teamId, c: v.channel }));
+  const value = codec.sign(v, DIGEST_RETRY_PURPOSE, signer);
+  if (value === undefined) throw new Error('digest retry value too long for a button value');
+  return value;
 }
 
 /**
  * Where a clicked Retry's digest goes, when the bot signed its value; else why not
- * (`unsigned`/`tampered`: not the bot's, e.g. a notice from before Retry values were signed;
- * `malformed`: unreadable).
+ * (`unsigned`/`tampered`: not the bot's, e.g. a notice from before Retry values were signed, its
+ * record with no value: the signature is checked first; `malformed`: unreadable).
  */
 export function decodeDigestRetry(
   value: string | undefined,
@@ -39,12 +47,8 @@ export function decodeDigestRetry(
 ): { ok: true; retry: DigestRetryValue } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
   const opened = signer.open(DIGEST_RETRY_PURPOSE, value);
   if (!opened.ok) return opened;
-  try {
-    const w = wireSchema.parse(JSON.parse(opened.payload));
-    return { ok: true, retry: { teamId: w.t, channel: w.c } };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  const retry = codec.decode(opened.payload);
+  return retry ? { ok: true, retry } : { ok: false, reason: 'malformed' };
 }
 
 /**

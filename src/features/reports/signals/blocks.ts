@@ -7,14 +7,8 @@ import { formatCount } from '../format.js';
 import { reportMenu } from '../menu.js';
 import type { SignalKind } from '../query.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, encodeSignalImprove, type Signal } from './improve.js';
-import {
-  LAST_SIGNAL_WINDOW,
-  lastWindowStart,
-  SIGNAL_ACTIONS,
-  signSignalState,
-  type SignalAction,
-  type SignalState,
-} from './state.js';
+import { LAST_WINDOW } from '../signed-state.js';
+import { lastWindowStart, SIGNAL_ACTIONS, signSignalState, type SignalAction, type SignalState } from './state.js';
 
 /**
  * The searches, feedback and questions reports (one layout): a header with the range, summary
@@ -73,7 +67,7 @@ function button(text: string, actionId: string, value: string): Button {
 
 /** The window `state` shows of `count` rows. */
 export function signalWindow(state: SignalState, count: number): { start: number; end: number } {
-  const start = state.skip === LAST_SIGNAL_WINDOW ? lastWindowStart(count, state.rows) : Math.min(state.skip, count);
+  const start = state.skip === LAST_WINDOW ? lastWindowStart(count, state.rows) : Math.min(state.skip, count);
   return { start, end: Math.min(count, start + state.rows) };
 }
 
@@ -161,7 +155,7 @@ function navButtons(
     add('← Previous', SIGNAL_ACTIONS.previous, {
       ...base,
       cursors: state.cursors.slice(0, -1),
-      skip: LAST_SIGNAL_WINDOW,
+      skip: LAST_WINDOW,
     });
   }
   if (w.end < view.rows.length) add('Next →', SIGNAL_ACTIONS.next, { ...base, skip: w.end });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { fence, type FenceOptions } from '../../../platform/prompt-fence.js';
-import { SLACK_LIMITS } from '../../../platform/slack/limits.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
 import { channelId } from '../../../platform/slack/payloads.js';
-import { SIGNATURE_OVERHEAD, type ValueSigner } from '../../../platform/slack/signed-value.js';
+import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { countOf } from '../format.js';
 import { isSafeDocsPath } from '../safe-path.js';
+import { stateCodec, wireFields } from '../signed-state.js';
 
 /**
  * "Improve with agent" on a reader signal (a search nobody clicked through, a page with 👎 and its
@@ -89,15 +89,28 @@ const signalSchema = z.discriminatedUnion('kind', [
     pageUrl: text(KEEP.url).optional(),
   }),
 ]);
-const wireSchema = z.object({
-  v: z.literal(WIRE_VERSION),
-  s: signalSchema,
-  r: z.string().max(120),
-  c: channelId,
-  p: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
-    .optional(),
+/** An Improve on the wire ({@link stateCodec}). */
+const codec = stateCodec({
+  schema: z.object({
+    v: z.literal(WIRE_VERSION),
+    s: signalSchema,
+    r: z.string().max(120),
+    c: channelId,
+    p: wireFields.p.optional(),
+  }),
+  toWire: (v: SignalImprove) => ({
+    v: WIRE_VERSION,
+    s: v.signal,
+    r: v.rangeLabel.slice(0, 120),
+    c: v.channel,
+    ...(v.projectId ? { p: v.projectId } : {}),
+  }),
+  fromWire: (w): SignalImprove => ({
+    signal: w.s as QuotedSignal,
+    rangeLabel: w.r,
+    channel: w.c,
+    ...(w.p ? { projectId: w.p } : {}),
+  }),
 });
 
 /**
@@ -134,19 +147,11 @@ export function quoteSignal(s: Signal, scale = 1): QuotedSignal {
  */
 export function encodeSignalImprove(v: SignalImproveInput, signer: Pick<ValueSigner, 'sign'>): string | undefined {
   if (v.signal.kind === 'feedback' && !isSafeDocsPath(v.signal.path)) return undefined;
-  const max = SLACK_LIMITS.buttonValue - SIGNATURE_OVERHEAD;
   for (const scale of [1, 0.6, 0.3, 0.1]) {
     const s = quoteSignal(v.signal, scale);
     if ((s.kind === 'search' && !s.term) || (s.kind === 'question' && !s.question)) return undefined;
-    const wire = {
-      v: WIRE_VERSION,
-      s,
-      r: v.rangeLabel.slice(0, 120),
-      c: v.channel,
-      ...(v.projectId ? { p: v.projectId } : {}),
-    };
-    const json = JSON.stringify(wire);
-    if (json.length <= max) return signer.sign(SIGNAL_IMPROVE_PURPOSE, json);
+    const value = codec.sign({ ...v, signal: s }, SIGNAL_IMPROVE_PURPOSE, signer);
+    if (value !== undefined) return value;
   }
   return undefined;
 }
@@ -160,18 +165,8 @@ export function decodeSignalImprove(
   value: string | undefined,
   signer: Pick<ValueSigner, 'open'>,
 ): { ok: true; improve: SignalImprove } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' } {
-  if (!value || value.length > SLACK_LIMITS.buttonValue) return { ok: false, reason: 'malformed' };
-  const opened = signer.open(SIGNAL_IMPROVE_PURPOSE, value);
-  if (!opened.ok) return opened;
-  try {
-    const w = wireSchema.parse(JSON.parse(opened.payload));
-    return {
-      ok: true,
-      improve: { signal: w.s as QuotedSignal, rangeLabel: w.r, channel: w.c, ...(w.p ? { projectId: w.p } : {}) },
-    };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  const opened = codec.open(value, SIGNAL_IMPROVE_PURPOSE, signer);
+  return opened.ok ? { ok: true, improve: opened.state } : opened;
 }
 
 /**

@@ -2,15 +2,7 @@ import { z } from 'zod';
 import { channelId } from '../../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { SIGNAL_ROWS, type SignalKind } from '../query.js';
-import {
-  commonState,
-  commonWire,
-  datesInOrder,
-  stateCodec,
-  wireFields,
-  type CommonState,
-  type OpenedState,
-} from '../signed-state.js';
+import { LAST_WINDOW, pagedStateCodec, type CommonState, type StateCodec } from '../signed-state.js';
 
 /**
  * What the Previous / Next / Retry buttons of the searches, feedback and questions reports carry in
@@ -28,12 +20,10 @@ export interface SignalState extends CommonState {
   rows: number;
   /** The `nextCursor`s that led to the API page shown (empty: the first page). */
   cursors: string[];
-  /** First row of the API page's rows to show (0-based), or {@link LAST_SIGNAL_WINDOW}. */
+  /** First row of the API page's rows to show (0-based), or {@link LAST_WINDOW}. */
   skip: number;
 }
 
-/** `skip` meaning "the last window of this API page" (Previous from the next API page's first window). */
-export const LAST_SIGNAL_WINDOW = -1;
 /** Highest row index a value may carry (far beyond any API page: assistant pages hold ≤ 1000). */
 const MAX_SKIP = 10_000;
 
@@ -46,23 +36,17 @@ export const SIGNAL_ACTIONS = {
 /** One of {@link SIGNAL_ACTIONS}. */
 export type SignalAction = (typeof SIGNAL_ACTIONS)[keyof typeof SIGNAL_ACTIONS];
 
-/** Wire form: short keys keep the value well within Slack's 2000 chars. */
-const wireSchema = z
-  .object({
-    ...wireFields,
+/** The signal reports' state on the wire ({@link pagedStateCodec}): short keys keep it well within Slack's 2000 chars. */
+const codec = pagedStateCodec({
+  keys: {
     r: z.enum(['searches', 'feedback', 'questions']),
     n: z.number().int().min(SIGNAL_ROWS.min).max(SIGNAL_ROWS.max),
     c: z.array(z.string().min(1).max(1000)).max(100),
-    s: z.number().int().min(LAST_SIGNAL_WINDOW).max(MAX_SKIP),
+    s: z.number().int().min(LAST_WINDOW).max(MAX_SKIP),
     ch: channelId,
-  })
-  .refine(datesInOrder, 'dateFrom not before dateTo');
-
-/** The signal reports' state on the wire ({@link stateCodec}). */
-const codec = stateCodec<SignalState, z.infer<typeof wireSchema>>({
-  schema: wireSchema,
-  toWire: (s) => ({ ...commonWire(s), r: s.report, n: s.rows, c: s.cursors, s: s.skip, ch: s.channel }),
-  fromWire: (w) => ({ ...commonState(w), report: w.r, rows: w.n, cursors: w.c, skip: w.s, channel: w.ch }),
+  },
+  toWire: (s: SignalState) => ({ r: s.report, n: s.rows, c: s.cursors, s: s.skip, ch: s.channel }),
+  fromWire: (w) => ({ report: w.r, rows: w.n, cursors: w.c, skip: w.s, channel: w.ch }),
 });
 
 /**
@@ -78,14 +62,8 @@ export function signSignalState(
   return codec.sign(s, action, signer);
 }
 
-/** The state of the `value` of a clicked button `action` (signed-state.ts: `StateCodec.open`). */
-export function openSignalState(
-  value: string | undefined,
-  action: SignalAction,
-  signer: Pick<ValueSigner, 'open'>,
-): OpenedState<SignalState> {
-  return codec.open(value, action, signer);
-}
+/** The state of the `value` of a clicked button, signed for its `action_id` (signed-state.ts: `StateCodec.open`). */
+export const openSignalState: StateCodec<SignalState>['open'] = codec.open;
 
 /** The first window's start of the last window of `count` rows shown `rows` at a time (0 for none). */
 export function lastWindowStart(count: number, rows: number): number {
