@@ -22,15 +22,8 @@ import { hasCode, PlatformErrorCode } from './errors.js';
 /** BullMQ queue where every entry point records what a request asks for, before the ack. */
 export const INTAKE_QUEUE = 'intake';
 
-export {
-  intakeKind,
-  type IntakeContext,
-  type IntakeData,
-  type IntakeHandler,
-  type IntakeKind,
-  type IntakePayload,
-  type ReplyTo,
-} from './intake-kind.js';
+export { intakeKind, type IntakeData, type IntakeKind, type IntakePayload, type ReplyTo } from './intake-kind.js';
+export type { IntakeContext, IntakeHandler } from './intake-kind.js';
 
 /**
  * Written, but no `WAIT` could tell whether a replica has it (the primary may have died with it): a

@@ -29,10 +29,7 @@ export interface AdmissionDeps {
   now: () => number;
 }
 
-/**
- * Who asks where, and the question's key (its answer slot's); `question-channel`: a new message in
- * a question channel (see the handlers' `AskRequest`).
- */
+/** Who asks where, and the question's key (its answer slot's): a part of the handlers' `AskRequest`. */
 export interface Asker {
   teamId: string;
   channel: string;

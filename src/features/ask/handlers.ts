@@ -1,8 +1,6 @@
 /**
- * The ask feature's intake handlers: the work a recorded question or click asks for, resumable from
- * its saved steps. A question (`/docs-ask`'s, or a message's routed here by the conversations
- * feature) is admitted, posted (`/docs-ask`) and its answer queued ({@link askQuestion}); the answer
- * is written by `./answer/`. The clicks are `./actions.ts`' and `./experts.ts`'.
+ * The ask intake handlers: a question (`/docs-ask`'s, or a message the conversations feature routes
+ * here) is admitted, posted and its answer queued ({@link askQuestion}; `./answer/` writes it).
  */
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
