@@ -114,8 +114,8 @@ export interface Refusal {
 
 /**
  * The access policy, then one of the person's answer slots, then the budget; the refusal, or
- * undefined when admitted. A check that can't be made refuses on the last try (fail closed).
- * @throws Redis errors before the last try (the intake retries).
+ * undefined when admitted. A slot or budget that can't be read refuses on the last try (fail closed).
+ * @throws the slot's and the budget's Redis errors before the last try (the intake retries).
  */
 export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Promise<Refusal | undefined> {
   const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
