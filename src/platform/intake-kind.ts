@@ -3,9 +3,12 @@
  * replica knows, and where the person behind a record can be told something. A feature lists its
  * kinds in its `intake.ts` (one object, kind by kind); `Intake.record` and `Intake.on` take a kind,
  * so a payload is typed from its schema on both sides, and the worker checks it against the schema
- * before the handler sees it (records stay in Redis across deploys).
+ * before the handler sees it (records stay in Redis across deploys); a handler gets the payload and
+ * an {@link IntakeContext}.
  */
 import { z } from 'zod';
+import type { Logger } from './logger.js';
+import type { Steps } from './steps.js';
 
 /**
  * Where the person behind a record can be told privately: a `response_url` (a command's or
@@ -164,3 +167,26 @@ export interface IntakeObserver {
   /** A record given up (`docs_bot_intake_rejected_total{reason}`). */
   intakeRejected(reason: RejectReason): void;
 }
+
+/** What a handler gets besides its payload: the request's ids, and its steps (platform/steps.ts). */
+export interface IntakeContext extends Steps {
+  requestId: string;
+  /** The intake's BullMQ job id: unique per request, the same on every retry (keys what is done at most once). */
+  jobId: string;
+  /** Epoch ms when the request was recorded. */
+  receivedAt: number;
+  /** Steps saved by earlier runs of this intake (empty on the first); `save` adds more, durably, before the step they guard. */
+  progress: Record<string, unknown>;
+  /**
+   * Before an irreversible step (REDIS_WAIT_REPLICAS above 0): the steps saved so far are on the
+   * replicas, so a failover now cannot make a retry repeat it. No-op without replication.
+   * @throws UnreplicatedStepError when they can't be confirmed (BullMQ retries the handler).
+   */
+  confirm(what: string): Promise<void>;
+  /** True on the last attempt BullMQ will make: a handler tells the person before giving up. */
+  finalAttempt: boolean;
+  log: Logger;
+}
+
+/** Handles one kind of recorded request; throwing makes BullMQ retry it (with backoff). */
+export type IntakeHandler<T> = (payload: T, ctx: IntakeContext) => Promise<void>;

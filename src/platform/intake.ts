@@ -7,9 +7,8 @@ import {
   type AdmissionOptions,
   type DeferralPolicy,
 } from './intake-admission.js';
-import { handlerContext, type IntakeHandler } from './intake-context.js';
-import { confirmSince } from './steps.js';
-import type { IntakeData, IntakeKind } from './intake-kind.js';
+import { confirmSince, stepsOf } from './steps.js';
+import type { IntakeContext, IntakeData, IntakeHandler, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
 import {
@@ -24,7 +23,7 @@ import { hasCode, PlatformErrorCode } from './errors.js';
 export const INTAKE_QUEUE = 'intake';
 
 export { intakeKind, type IntakeData, type IntakeKind, type IntakePayload, type ReplyTo } from './intake-kind.js';
-export type { IntakeContext, IntakeHandler } from './intake-context.js';
+export type { IntakeContext, IntakeHandler } from './intake-kind.js';
 
 /**
  * Written, but no `WAIT` could tell whether a replica has it (the primary may have died with it): a
@@ -253,7 +252,10 @@ export class Intake {
     const parsed = registered.kind.schema.safeParse(data.payload);
     if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error), registered.kind);
     const log = this.ctx.logger.child({ intake: data.kind });
-    const context = handlerContext(job, log, confirmSince(this.guard));
+    // What the handler gets: its steps, kept on the job's data (a retry resumes them), confirmed on the replicas.
+    const confirm = confirmSince(this.guard);
+    const ids = { requestId: data.requestId, jobId: String(job.id), receivedAt: data.receivedAt };
+    const context: IntakeContext = { ...stepsOf(job, confirm), confirm, ...ids, log };
     try {
       const request = { requestId: data.requestId, ...installationRefOf(data) };
       await withRequestContext(request, () => registered.handler(parsed.data, context));

@@ -1,7 +1,7 @@
 import type { ActionsBlock, ContextActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { AssistantFilter, DocsPage } from '../../platform/docs-api/discovery-schemas.js';
 import { safeUrl } from '../../platform/slack/limits.js';
-import { escapeReaderText, quoteReaderText } from '../../platform/slack/markup.js';
+import { escapeReaderText } from '../../platform/slack/markup.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { scopeText } from '../settings/index.js';
 
@@ -160,12 +160,6 @@ export function answerBlocks(a: {
     ],
   };
   return [...(sources ? [sources] : []), ...scope, actions, feedback];
-}
-
-/** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */
-export function questionMessage(asker: string, question: string): { text: string; blocks: KnownBlock[] } {
-  const text = `<@${asker}> asked the docs:\n${quoteReaderText(question, 2_800)}`;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
 
 /** Usage of `/docs-ask` (an empty question). */

@@ -17,15 +17,14 @@ import type { Platform } from '../../platform/runtime.js';
 import type { Steps } from '../../platform/steps.js';
 import { Quota } from '../../platform/quota.js';
 import { EditBudget, type StartJobDeps } from '../agent-jobs/index.js';
-import { AskBudget } from './budget.js';
+import { AskBudget, TOLD_ONCE_S } from './admission.js';
 import { EXPERTS_ASKS_PER_HOUR } from './experts.js';
 import { expertCheck, type ExpertCheckDeps } from './expert-reply.js';
 import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
 import { digestAudience, publicWorkspaceOf, type DigestPeople } from './unanswered-reach.js';
-import { TOLD_ONCE_S, type AskDeps } from './service.js';
-import { handleQuestionMessage, registerHandlers, type AskMessage } from './handlers.js';
+import { handleQuestionMessage, registerHandlers, type AskDeps, type AskMessage } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
 import {

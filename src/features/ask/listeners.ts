@@ -30,7 +30,7 @@ import {
 import type { AskStore } from './store.js';
 import { changeByOther, documentAction, documentSubmission, type DocumentFormDeps } from './document-form.js';
 import { INTAKE, type ClickIntake, type QuestionIntake } from './intake.js';
-import { QUESTION_MAX_CHARS } from './service.js';
+import { QUESTION_MAX_CHARS } from './handlers.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask listeners need: they check the input, record each request and ack; workers do the rest. */

@@ -3,7 +3,7 @@
  * feature queues the answer (`enqueueAnswer`) and starts the worker that writes it
  * (`startAnswerWorker`); the worker runs {@link writeAnswer}, the writer's one entry point, with the
  * job's saved steps. Inside: `write.ts` (asking the assistant, the answer's end and its record),
- * `read.ts` (the assistant's events read into the writer, made safe by `safe-text.ts` and
+ * `safe-text.ts` (the assistant's events read into the writer, made safe with
  * `safe-markdown.ts`), `stream.ts` (the one writer of the answer message), `final.ts` (the answer's
  * step keys, its final write, and a retry's end of an answer a crash cut), `types.ts` (what they
  * share: the target, the writer's deps), `worker.ts` (the answers' queue).

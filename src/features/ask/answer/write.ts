@@ -16,7 +16,7 @@ import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from '../blocks.js';
 import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from '../store.js';
 import { answerSteps, endCutAnswer } from './final.js';
-import { readAnswer, type Read } from './read.js';
+import { readAnswer, type Read } from './safe-text.js';
 import { AnswerWriter } from './stream.js';
 import type { WriterDeps } from './types.js';
 import {

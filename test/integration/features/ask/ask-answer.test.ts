@@ -8,9 +8,9 @@ import {
   type FakeDocsApi,
 } from '../../../../sandbox/fake-docs-api.js';
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
-import { AskBudget } from '../../../../src/features/ask/budget.js';
+import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
-import { askQuestion, type AskDeps } from '../../../../src/features/ask/service.js';
+import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
 import { writeAnswer, type AnswerJobDeps } from '../../../../src/features/ask/answer/index.js';
 import { answerIdOf, AskStore } from '../../../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../../../src/features/ask/answer/stream.js';

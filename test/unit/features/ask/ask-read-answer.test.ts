@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAnswer } from '../../../../src/features/ask/answer/read.js';
+import { readAnswer } from '../../../../src/features/ask/answer/safe-text.js';
 import type { AssistantEvent } from '../../../../src/platform/docs-api/ui-message-stream.js';
 
 const page = { path: '/sso', title: 'SSO', content: 'SAML', metadata: {} };

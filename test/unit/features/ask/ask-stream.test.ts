@@ -9,7 +9,7 @@ import {
   type WriterDeps,
 } from '../../../../src/features/ask/answer/stream.js';
 import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../../../src/features/ask/answer/final.js';
-import { SuggestionsFilter } from '../../../../src/features/ask/answer/read.js';
+import { SuggestionsFilter } from '../../../../src/features/ask/answer/safe-text.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 

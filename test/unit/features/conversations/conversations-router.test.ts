@@ -11,7 +11,7 @@ import {
 import { createLogger } from '../../../../src/platform/logger.js';
 import { NoInstallationError } from '../../../../src/platform/request-context.js';
 import { memorySteps, stepsOver } from '../../../../src/platform/steps.js';
-import { TOLD_ONCE_S } from '../../../../src/features/ask/service.js';
+import { TOLD_ONCE_S } from '../../../../src/features/ask/admission.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 

@@ -1,0 +1,143 @@
+/**
+ * Who may ask now (a question's admission, before any API call or Slack read): the access policy's
+ * `ask`, one of the person's answer slots (`AskStore.holdAnswerSlot`) and the hourly question
+ * budgets ({@link AskBudget}); a refusal's sentence and kind, told once an hour in a question
+ * channel ({@link TOLD_ONCE_S}).
+ */
+import type { Redis } from 'ioredis';
+import { ACCESS_CHECK_FAILED_TEXT, type AccessGate } from '../../platform/access.js';
+import { audit } from '../../platform/audit.js';
+import type { Logger } from '../../platform/logger.js';
+import { Quota } from '../../platform/quota.js';
+import { nextSlotText } from '../../platform/slack/dates.js';
+import type { Steps } from '../../platform/steps.js';
+import { releaseSlot } from './answer/index.js';
+import type { AskStore } from './store.js';
+import { TOO_MANY_ANSWERS_TEXT } from './texts.js';
+
+/** How long a question channel's refusal of one kind is told only once to a person, in seconds. */
+export const TOLD_ONCE_S = 3_600;
+
+/** What admitting a question needs (a part of the handlers' `AskDeps`). */
+export interface AdmissionDeps {
+  /** The access policy's `ask` (no budget: the question budget is the feature's own). */
+  access: Pick<AccessGate, 'authorize'>;
+  budget: Pick<AskBudget, 'take' | 'give' | 'opts'>;
+  store: Pick<AskStore, 'holdAnswerSlot' | 'releaseAnswerSlot'> & Partial<Pick<AskStore, 'markTold'>>;
+  logger: Logger;
+  /** Clock in epoch ms. */
+  now: () => number;
+}
+
+/** Who asks where, and the question's key (its answer slot's): a part of the handlers' `AskRequest`. */
+export interface Asker {
+  teamId: string;
+  channel: string;
+  user: string;
+  key: string;
+  from?: 'question-channel';
+}
+
+/** Budget sizes: ASK_CALLS_PER_USER_PER_HOUR and ASK_CALLS_PER_HOUR (per workspace). */
+export interface AskBudgetOptions {
+  perUser: number;
+  perWorkspace: number;
+}
+
+/** Outcome of {@link AskBudget.take}: taken, or which budget is spent and when its next slot frees (ms from now). */
+export type AskBudgetTake = { ok: true } | { ok: false; which: 'user' | 'workspace'; msBeforeNext: number };
+
+/**
+ * The question budget, shared by every replica through Redis (rate-limiter-flexible, like the agent
+ * budget): questions per person per hour and per workspace per hour, each a one-hour window that
+ * opens at its first question. A refused question costs nothing (its point is given back) and is
+ * refused before any API call.
+ */
+export class AskBudget {
+  private readonly user: Quota;
+  private readonly workspace: Quota;
+
+  /** @param redis - the state connection (commands fail rather than queue while Redis is down). */
+  constructor(
+    redis: Redis,
+    prefix: string,
+    readonly opts: AskBudgetOptions,
+  ) {
+    this.user = new Quota(redis, { keyPrefix: `${prefix}:ask-budget:user`, points: opts.perUser, durationS: 3600 });
+    this.workspace = new Quota(redis, {
+      keyPrefix: `${prefix}:ask-budget:team`,
+      points: opts.perWorkspace,
+      durationS: 3600,
+    });
+  }
+
+  /**
+   * Takes one question from the person's budget, then the workspace's (giving the person's back
+   * when the workspace's is spent). @throws Redis errors.
+   */
+  async take(teamId: string, user: string): Promise<AskBudgetTake> {
+    const u = await this.user.take(`${teamId}:${user}`);
+    if (!u.ok) return { ok: false, which: 'user', msBeforeNext: u.msBeforeNext };
+    const w = await this.workspace.take(teamId || 'unknown-team');
+    if (!w.ok) {
+      await this.user.give(`${teamId}:${user}`);
+      return { ok: false, which: 'workspace', msBeforeNext: w.msBeforeNext };
+    }
+    return { ok: true };
+  }
+
+  /** Gives one question back to both budgets (it was never sent). @throws Redis errors. */
+  async give(teamId: string, user: string): Promise<void> {
+    await Promise.all([this.user.give(`${teamId}:${user}`), this.workspace.give(teamId || 'unknown-team')]);
+  }
+}
+
+/**
+ * Whether to tell this refusal: always, but for a question channel's message only the first of its
+ * kind per person per {@link TOLD_ONCE_S} (a note in Redis; when it cannot be read, told).
+ */
+export async function tellThisOne(deps: AdmissionDeps, req: Asker, kind: string): Promise<boolean> {
+  if (req.from !== 'question-channel' || !deps.store.markTold) return true;
+  try {
+    return await deps.store.markTold(req.teamId, req.user, kind, TOLD_ONCE_S);
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not read whether a refusal was told this hour; told');
+    return true;
+  }
+}
+
+/** A refusal at admission: its sentence, and its kind (a question channel tells each kind once an hour). */
+export interface Refusal {
+  text: string;
+  kind: 'access' | 'answers' | 'budget' | 'check';
+}
+
+/**
+ * The access policy, then one of the person's answer slots, then the budget; the refusal, or
+ * undefined when admitted. A slot or budget that can't be read refuses on the last try (fail closed).
+ * @throws the slot's and the budget's Redis errors before the last try (the intake retries).
+ */
+export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Promise<Refusal | undefined> {
+  const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
+  if (!decision.allowed) return { text: decision.text, kind: 'access' };
+  let taken;
+  try {
+    if (!(await deps.store.holdAnswerSlot(req.teamId, req.user, req.key, deps.now())))
+      return { text: TOO_MANY_ANSWERS_TEXT, kind: 'answers' };
+    taken = await deps.budget.take(req.teamId, req.user);
+    if (!taken.ok) await releaseSlot(deps, req);
+  } catch (err) {
+    if (!steps.finalAttempt) throw err;
+    deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');
+    return { text: ACCESS_CHECK_FAILED_TEXT, kind: 'check' };
+  }
+  if (taken.ok) return undefined;
+  const reason = taken.which === 'user' ? 'user_budget' : 'workspace_budget';
+  audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'refused', reason });
+  const slot = nextSlotText(deps.now(), taken.msBeforeNext, undefined);
+  const text =
+    taken.which === 'user'
+      ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
+      : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
+  return { text, kind: 'budget' };
+}
