@@ -89,7 +89,9 @@ export class FakeInstalls implements FakeInstallsApi {
   refusal(token: string): TokenRefusal | undefined {
     if (this.revokedTokens.has(token)) return 'token_revoked';
     const who = this.tokens.get(token);
-    if (who && this.deleted.has(who.teamId)) return 'account_inactive';
+    // A deleted org takes its workspaces' installs with it.
+    if (who && (this.deleted.has(who.teamId) || (who.enterpriseId && this.deleted.has(who.enterpriseId))))
+      return 'account_inactive';
     const expires = this.expiry.get(token);
     return expires !== undefined && this.state.now() >= expires ? 'token_expired' : undefined;
   }

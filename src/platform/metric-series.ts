@@ -25,7 +25,7 @@ export class SeriesBound {
  * `enterprise:E…` (ids, not secrets). `docs_bot_agent_budget_remaining` is labelled with it in
  * OAuth mode (so an operator sees which installation ran out; single-token mode keeps the one label
  * `project`); installations are few (one per workspace or org the app is in), so past
- * `maxBudgetInstallations` (default 100) distinct ones, or for a value not of this shape, the
- * series is `installation="other"`.
+ * `maxBudgetInstallations` (default 100) distinct ones, or for a value not of this shape, no series
+ * is set (a gauge shared by several installations would show whichever set it last).
  */
 export const INSTALLATION_SLOT = /^(team:T|enterprise:E)[A-Z0-9]{1,32}$/;

@@ -62,7 +62,7 @@ export interface BotMetricsOptions {
   queueTimeoutMs?: number;
   /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
   maxSlackErrorSeries?: number;
-  /** Most distinct installations of `docs_bot_agent_budget_remaining`; later ones are `other`. @defaultValue 100 */
+  /** Most distinct installations of `docs_bot_agent_budget_remaining`; later ones get no series. @defaultValue 100 */
   maxBudgetInstallations?: number;
 }
 
@@ -220,8 +220,9 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */
   agentBudget(project: string, remaining: number, installation?: string): void {
     if (installation === undefined) return void this.agentBudgetRemaining.set({ project }, remaining);
-    const own = INSTALLATION_SLOT.test(installation) && this.budgetInstallations.admits(installation);
-    this.agentBudgetRemaining.set({ project, installation: own ? installation : 'other' }, remaining);
+    // Past the bound no series: one shared by several installations would show whichever set it last.
+    if (INSTALLATION_SLOT.test(installation) && this.budgetInstallations.admits(installation))
+      this.agentBudgetRemaining.set({ project, installation }, remaining);
   }
 
   /** A run of an agent job started at the docs API. */

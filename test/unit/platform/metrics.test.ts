@@ -224,7 +224,6 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect(s.series('docs_bot_agent_budget_remaining')).toEqual([
       { project: 'proj_1', installation: 'team:T0ALPHA' },
       { project: 'proj_1', installation: 'enterprise:E0GRID' },
-      { project: 'proj_1', installation: 'other' },
     ]);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'enterprise:E0GRID' })).toBe(2);
