@@ -152,6 +152,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
           orgWorkspaces: {
             workspaces: new OrgWorkspaces(),
             listTeams: (args: { limit: number; cursor?: string }) => p.slack.reads.auth.teams.list(args),
+            tokenOrg: async () => (await p.slack.reads.auth.test()).enterprise_id || undefined,
             hasOwnEntry: (teamId: string) => p.docsWorkspaces.hasOwnEntry(teamId),
             singleTokenOrgWide: install.enterpriseInstall,
             singleTokenTeamId: install.enterpriseInstall ? undefined : install.teamId,

@@ -10,7 +10,7 @@ import { droppedForInstallation, installRoutes, registerInstallationEvents } fro
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
 import { installationContext } from './installation-tokens.js';
-import { orgWorkspaceGuard, type OrgWorkspaceGuardOptions } from './org-workspaces.js';
+import { orgWorkspaceGuard, type OrgWorkspaceGuardOptions } from './org-workspace-guard.js';
 import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
@@ -38,7 +38,7 @@ export interface SlackAppOptions {
   installer?: InstallProvider;
   /**
    * With DOCS_WORKSPACE_PROJECTS: a request through an org-wide install is checked to come from one
-   * of the install's workspaces before its workspace's own docs projects are used (org-workspaces.ts).
+   * of the install's workspaces before its workspace's own docs projects are used (org-workspace-guard.ts).
    */
   orgWorkspaces?: Omit<OrgWorkspaceGuardOptions, 'logger'>;
 }

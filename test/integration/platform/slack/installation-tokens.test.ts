@@ -13,7 +13,8 @@ import {
   withInstallation,
 } from '../../../../src/platform/slack/installation-tokens.js';
 import { requestTeamId } from '../../../../src/platform/slack/org-wide.js';
-import { OTHER_ORG_TEXT, OrgWorkspaces, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspaces.js';
+import { OTHER_ORG_TEXT, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspace-guard.js';
+import { OrgWorkspaces } from '../../../../src/platform/slack/org-workspaces.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
 import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
@@ -189,7 +190,8 @@ async function throughBolt(
     credentials: () => tokens.current(),
   });
   const listTeams = (a: { limit: number; cursor?: string }) => reads.auth.teams.list(a);
-  if (guard) orgWorkspaceGuard(app, { ...guard, listTeams, singleTokenOrgWide: false, logger });
+  const tokenOrg = async () => (await reads.auth.test()).enterprise_id || undefined;
+  if (guard) orgWorkspaceGuard(app, { ...guard, listTeams, tokenOrg, singleTokenOrgWide: false, logger });
   const seen: { token?: string; teamId?: string }[] = [];
   const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
     await ack?.();
@@ -355,6 +357,47 @@ describe("an org-wide install's request naming a workspace that is not the org's
     const after = await throughBolt(orgEvent('T0C7', '000307'), slow);
     expect(after.seen.map((s) => s.teamId)).toEqual(['T0C7']);
     expect(teamsLists()).toBe(calls + 1);
+  });
+
+  it("refuses a workspace install's form naming another organization with docs of its own; the install's own org goes on", async () => {
+    const guard = { hasOwnEntry: (id: string) => id === 'E0BETA' || id === 'E0ORG', workspaces: new OrgWorkspaces() };
+    const tests = () => slack.calls.filter((c) => c.method === 'auth.test').length;
+    const before = tests();
+    // T0A is not on Grid; the submitter is of Grid org E0BETA, which has docs projects of its own.
+    const foreign = await throughBolt(
+      {
+        type: 'view_submission',
+        api_app_id: 'A0DOCS',
+        team: { id: 'T0BETA1', domain: 'beta', enterprise_id: 'E0BETA' },
+        enterprise: { id: 'E0BETA', name: 'Beta' },
+        user: { id: 'W0BETA', team_id: 'T0BETA1' },
+        trigger_id: '1.2.beta',
+        view: { id: 'V0B', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0A', state: { values: {} } },
+      },
+      guard,
+    );
+    expect(foreign.seen).toEqual([]);
+    // installationContext's line (the body's workspace is not the installation's), then the guard's.
+    expect(foreign.warns.map((l) => [l.msg, l.teamId, l.enterpriseId]).at(-1)).toEqual([
+      expect.stringContaining("not the workspace install's"),
+      'T0A',
+      'E0BETA',
+    ]);
+    // T0B's own org, E0ORG: its auth.test says so, and the form goes on.
+    const own = await throughBolt(
+      {
+        type: 'view_submission',
+        api_app_id: 'A0DOCS',
+        team: { id: 'T0B', domain: 'b', enterprise_id: 'E0ORG' },
+        enterprise: { id: 'E0ORG', name: 'Org' },
+        user: { id: 'W0BOB', team_id: 'T0B' },
+        trigger_id: '1.2.own',
+        view: { id: 'V0O', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0B', state: { values: {} } },
+      },
+      guard,
+    );
+    expect(own.seen.map((x) => x.teamId)).toEqual(['T0B']);
+    expect(tests() - before).toBe(2);
   });
 
   it('costs no auth.teams.list when no workspace named has docs projects of its own', async () => {
