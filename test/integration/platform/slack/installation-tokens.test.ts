@@ -86,6 +86,28 @@ afterAll(async () => {
   redis.disconnect();
 });
 
+/**
+ * A view_submission body as Slack sends it (Slack: view_submission payload): submitted by `user` of
+ * `team` (of Grid org `team.enterprise`, when given), in a modal of the app installed in `installedTeam`.
+ */
+function viewSubmission(o: { team: { id: string; enterprise?: string }; user: string; installedTeam: string }) {
+  const { id, enterprise } = o.team;
+  return {
+    type: 'view_submission',
+    api_app_id: 'A0DOCS',
+    team: { id, domain: id.toLowerCase(), ...(enterprise ? { enterprise_id: enterprise } : {}) },
+    ...(enterprise ? { enterprise: { id: enterprise, name: enterprise } } : {}),
+    user: { id: o.user, team_id: id },
+    trigger_id: `1.2.${o.user}`,
+    view: {
+      id: `V${o.user}`,
+      type: 'modal',
+      callback_id: 'sc_form',
+      app_installed_team_id: o.installedTeam,
+      state: { values: {} },
+    },
+  };
+}
 describe('InstallationTokens', () => {
   it("finds a workspace install by team, an org-wide one by org, and an old record's by trying both", async () => {
     const tokenTeam = (t: string) => slack.installs.identity(t)?.teamId;
@@ -242,14 +264,9 @@ describe('a request from the other side of a Slack Connect channel', () => {
 
   it("runs a view submission with view.app_installed_team_id's token, not the submitter team's", async () => {
     await install({ teamId: 'T0OTHER' });
-    const { seen } = await throughBolt({
-      type: 'view_submission',
-      api_app_id: 'A0DOCS',
-      team: { id: 'T0OTHER', domain: 'other' },
-      user: { id: 'U0BOB', team_id: 'T0OTHER' },
-      trigger_id: '1.2.sc',
-      view: { id: 'V0SC', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0A', state: { values: {} } },
-    });
+    const { seen } = await throughBolt(
+      viewSubmission({ team: { id: 'T0OTHER' }, user: 'U0BOB', installedTeam: 'T0A' }),
+    );
     expect(seen.map((s) => [teamOf(s.token), s.teamId])).toEqual([['T0A', 'T0A']]);
   });
 
@@ -365,15 +382,7 @@ describe("an org-wide install's request naming a workspace that is not the org's
     const before = tests();
     // T0A is not on Grid; the submitter is of Grid org E0BETA, which has docs projects of its own.
     const foreign = await throughBolt(
-      {
-        type: 'view_submission',
-        api_app_id: 'A0DOCS',
-        team: { id: 'T0BETA1', domain: 'beta', enterprise_id: 'E0BETA' },
-        enterprise: { id: 'E0BETA', name: 'Beta' },
-        user: { id: 'W0BETA', team_id: 'T0BETA1' },
-        trigger_id: '1.2.beta',
-        view: { id: 'V0B', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0A', state: { values: {} } },
-      },
+      viewSubmission({ team: { id: 'T0BETA1', enterprise: 'E0BETA' }, user: 'W0BETA', installedTeam: 'T0A' }),
       guard,
     );
     expect(foreign.seen).toEqual([]);
@@ -385,15 +394,7 @@ describe("an org-wide install's request naming a workspace that is not the org's
     ]);
     // T0B's own org, E0ORG: its auth.test says so, and the form goes on.
     const own = await throughBolt(
-      {
-        type: 'view_submission',
-        api_app_id: 'A0DOCS',
-        team: { id: 'T0B', domain: 'b', enterprise_id: 'E0ORG' },
-        enterprise: { id: 'E0ORG', name: 'Org' },
-        user: { id: 'W0BOB', team_id: 'T0B' },
-        trigger_id: '1.2.own',
-        view: { id: 'V0O', type: 'modal', callback_id: 'sc_form', app_installed_team_id: 'T0B', state: { values: {} } },
-      },
+      viewSubmission({ team: { id: 'T0B', enterprise: 'E0ORG' }, user: 'W0BOB', installedTeam: 'T0B' }),
       guard,
     );
     expect(own.seen.map((x) => x.teamId)).toEqual(['T0B']);
