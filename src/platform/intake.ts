@@ -7,7 +7,7 @@ import {
   type AdmissionOptions,
   type DeferralPolicy,
 } from './intake-admission.js';
-import { confirmSince, stepsOf } from './steps.js';
+import { stepsOf } from './steps.js';
 import type { IntakeContext, IntakeData, IntakeHandler, IntakeKind } from './intake-kind.js';
 import { createWorker, type QueueContext } from './queues.js';
 import { ReplicaGuard, type GuardMark, type UnreplicatedStepError } from './replica-guard.js';
@@ -253,9 +253,8 @@ export class Intake {
     if (!parsed.success) return this.admission.reject(data, 'invalid', schemaIssues(parsed.error), registered.kind);
     const log = this.ctx.logger.child({ intake: data.kind });
     // What the handler gets: its steps, kept on the job's data (a retry resumes them), confirmed on the replicas.
-    const confirm = confirmSince(this.guard);
     const ids = { requestId: data.requestId, jobId: String(job.id), receivedAt: data.receivedAt };
-    const context: IntakeContext = { ...stepsOf(job, confirm), confirm, ...ids, log };
+    const context: IntakeContext = { ...stepsOf(job, this.guard), ...ids, log };
     try {
       const request = { requestId: data.requestId, ...installationRefOf(data) };
       await withRequestContext(request, () => registered.handler(parsed.data, context));

@@ -2,8 +2,8 @@
  * Resumable work: the steps a piece of work (an intake's handler, an answer, an announcement) saved
  * durably before the step they guard, so a retry on any replica resumes it and never repeats an
  * irreversible step. One home for their shape ({@link Steps}), where they are kept (a BullMQ job's
- * data: {@link stepsOf}; elsewhere: {@link stepsOver}; nowhere: {@link memorySteps}) and how their
- * keys are named ({@link stepKeys}). CONTRIBUTING.md, "Adding a resumable step", says how to use it.
+ * data: {@link stepsOf}; elsewhere: {@link stepsOver}; nowhere: {@link memorySteps}), what confirms
+ * them on the Redis replicas (a {@link StepGuard}) and how their keys are named ({@link stepKeys}). CONTRIBUTING.md, "Adding a resumable step", says how to use it.
  */
 import type { Job } from 'bullmq';
 import type { Logger } from './logger.js';
@@ -26,14 +26,22 @@ export interface Steps {
 }
 
 /**
+ * What confirms saved steps on the Redis replicas (REDIS_WAIT_REPLICAS): a {@link ReplicaGuard}, or
+ * one whose mark was taken earlier ({@link guardSince}).
+ */
+export type StepGuard = Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+
+/**
  * Steps over `progress` (what earlier tries saved; merged into by each save), made durable by
- * `write(progress, patch)` after the merge.
+ * `write(progress, patch)` after the merge. With `guard`, `confirm` waits for the replicas to hold
+ * what was written since the steps were made (the guard's mark, taken now); without, there is none.
  */
 export function stepsOver(
   progress: Record<string, unknown>,
   write: (progress: Record<string, unknown>, patch: Record<string, unknown>) => Promise<void>,
-  o: { finalAttempt: boolean; confirm?: ((what: string) => Promise<void>) | undefined },
+  o: { finalAttempt: boolean; guard?: StepGuard | undefined },
 ): Steps {
+  const confirm = o.guard && confirmSince(o.guard);
   return {
     progress,
     save: async (patch) => {
@@ -41,7 +49,7 @@ export function stepsOver(
       await write(progress, patch);
     },
     finalAttempt: o.finalAttempt,
-    ...(o.confirm ? { confirm: o.confirm } : {}),
+    ...(confirm ? { confirm } : {}),
   };
 }
 
@@ -50,20 +58,28 @@ export function memorySteps(): Steps {
   return stepsOver({}, async () => undefined, { finalAttempt: true });
 }
 
+/** What {@link stepsOf} reads of a BullMQ job: its data (with the steps on `progress`) and its tries. */
+type StepsJob<D> = Pick<Job<D>, 'data' | 'updateData' | 'attemptsMade' | 'opts'>;
+type StepsData = { progress?: Record<string, unknown> | undefined };
+
 /**
  * The steps of the BullMQ job `job`: kept on its data's `progress` (`job.updateData`, so a retry on
- * any replica resumes from them), the last try when BullMQ will make no other, `confirm` as given.
+ * any replica resumes from them), the last try when BullMQ will make no other. With `guard`,
+ * `confirm` covers what was written since the steps were made (the guard's mark, taken now);
+ * without, there is nothing to confirm.
  * @throws from `save`: the Redis error of `job.updateData`.
  */
-export function stepsOf<D extends { progress?: Record<string, unknown> | undefined }>(
-  job: Pick<Job<D>, 'data' | 'updateData' | 'attemptsMade' | 'opts'>,
-  confirm?: (what: string) => Promise<void>,
-): Steps {
+export function stepsOf<D extends StepsData>(
+  job: StepsJob<D>,
+  guard: StepGuard,
+): Steps & Required<Pick<Steps, 'confirm'>>;
+export function stepsOf<D extends StepsData>(job: StepsJob<D>, guard?: StepGuard): Steps;
+export function stepsOf<D extends StepsData>(job: StepsJob<D>, guard?: StepGuard): Steps {
   const data = job.data;
   const write = (progress: Record<string, unknown>) => job.updateData({ ...data, progress });
   return stepsOver({ ...data.progress }, write, {
     finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-    confirm,
+    guard,
   });
 }
 
@@ -71,9 +87,18 @@ export function stepsOf<D extends { progress?: Record<string, unknown> | undefin
  * `Steps.confirm` for the steps saved from now on: `guard`'s mark taken now, and each confirm waits
  * for the Redis replicas to hold what was written up to it (REDIS_WAIT_REPLICAS).
  */
-export function confirmSince(guard: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>): (what: string) => Promise<void> {
+function confirmSince(guard: StepGuard): (what: string) => Promise<void> {
   const mark = guard.mark();
   return (what) => guard.confirmSteps(mark, what);
+}
+
+/**
+ * `guard` with its mark taken now, for steps made later that must also cover what was written
+ * before them (the poller's announcement: the claim it wrote before its steps were read).
+ */
+export function guardSince(guard: StepGuard): StepGuard {
+  const mark = guard.mark();
+  return { mark: () => mark, confirmSteps: (m, what) => guard.confirmSteps(m, what) };
 }
 
 /**

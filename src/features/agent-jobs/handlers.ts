@@ -7,6 +7,7 @@ import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
+import { stepKeys } from '../../platform/steps.js';
 import { tellPrivately as tellText } from '../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { publishHome, type HomeDefaults, type HomeDeps } from './home/index.js';
@@ -122,7 +123,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   if (!res.ok) return tellPrivately(deps, p, res.message);
   const rec = res.rec;
   const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quoteReaderText(res.prompt, 2800)}`;
-  const key = `${ctx.jobId}:note`;
+  const key = stepKeys(ctx.jobId, 'note').note;
   const message = { channel: rec.channel, thread_ts: rec.threadTs, text: note, key, since: ctx.receivedAt };
   await postOnce(deps.slack, ctx, message).catch((err: unknown) => {
     // Not posted: the intake tries again (the follow-up is not sent twice).

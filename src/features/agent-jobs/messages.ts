@@ -4,7 +4,7 @@ import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
-import type { Steps } from '../../platform/steps.js';
+import { stepKeys, type Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up/index.js';
 import {
@@ -154,7 +154,7 @@ export async function handleIncomingMessage(
         channel: msg.channel,
         thread_ts: decision.threadTs,
         text: MENTION_HELP,
-        key: `${receipt.key}:help`,
+        key: stepKeys(receipt.key, 'help').help,
         since: receipt.receivedAt,
       });
       return none;

@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { fence } from '../../platform/prompt-fence.js';
 import { markupToText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
+import { stepKeys } from '../../platform/steps.js';
 import { truncate } from '../../platform/slack/limits.js';
 import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
@@ -106,7 +107,8 @@ export async function offerDocumentAnswer(
     },
   ];
   const offer = { channel: msg.channel, thread_ts: threadTs, text: ANSWER_OFFER_TEXT, blocks };
-  await postOnce(deps.slack, ctx, { ...offer, key: `${ctx.jobId}:answer-offer`, since: ctx.receivedAt });
+  const key = stepKeys(ctx.jobId, 'answer-offer')['answer-offer'];
+  await postOnce(deps.slack, ctx, { ...offer, key, since: ctx.receivedAt });
 }
 
 /** The quoted lines: the question, then the reply, cut to {@link QUOTE_MAX} in all. */

@@ -14,6 +14,7 @@ import type { Quota } from '../../platform/quota.js';
 import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
+import { stepKeys } from '../../platform/steps.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { expertsProblem, type Experts } from '../settings/index.js';
 import { answerOf } from './actions.js';
@@ -168,10 +169,11 @@ function isPublicChannel(
 /** The posts themselves, each once: in the team's channel and a line in the thread, or the group's mention in the thread. */
 async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, ctx: IntakeContext): Promise<void> {
   const since = ctx.receivedAt;
+  const keys = stepKeys(ctx.jobId, 'experts', 'experts-told');
   const inThread = { channel: rec.channel, thread_ts: rec.threadTs, since };
   if (e.kind === 'usergroup') {
     const text = `<!subteam^${e.id}> the docs had no answer to <@${rec.asker}>'s question above: can you answer it here?`;
-    await postOnce(deps.slack, ctx, { ...inThread, text, key: `${ctx.jobId}:experts` });
+    await postOnce(deps.slack, ctx, { ...inThread, text, key: keys.experts });
     return void (await ctx.save({ posted: true }));
   }
   const [link, info] = await Promise.all([
@@ -180,8 +182,8 @@ async function postToExperts(deps: ExpertsDeps, rec: AnswerRecord, e: Experts, c
   ]);
   const text = expertsMessage(rec, link, !isPublicChannel(info.channel));
   // postOnce posts with unfurl_links and unfurl_media false: nothing in the question previews.
-  await postOnce(deps.slack, ctx, { channel: e.id, text, key: `${ctx.jobId}:experts`, since });
+  await postOnce(deps.slack, ctx, { channel: e.id, text, key: keys.experts, since });
   await ctx.save({ posted: true });
   const told = `I asked the docs team in <#${e.id}>; their answer will come here.`;
-  await postOnce(deps.slack, ctx, { ...inThread, text: told, key: `${ctx.jobId}:experts-told` });
+  await postOnce(deps.slack, ctx, { ...inThread, text: told, key: keys['experts-told'] });
 }

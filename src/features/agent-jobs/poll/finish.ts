@@ -95,7 +95,7 @@ export async function finish(
  */
 async function postAnnouncement(ctx: StepContext, msg: { text: string; blocks: KnownBlock[] }): Promise<void> {
   const { deps, rec, cycle, log } = ctx;
-  const steps = await deps.store.announcementSteps(rec.jobId, cycle, ctx.confirm);
+  const steps = await deps.store.announcementSteps(rec.jobId, cycle, ctx.guard);
   const post = (m: { text: string; blocks?: KnownBlock[] }, key: string) =>
     postOnce(deps.slack, steps, {
       channel: rec.channel,

@@ -7,9 +7,9 @@ import type { Job } from 'bullmq';
 import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BotMetrics } from '../../../platform/metrics.js';
-import type { ReplicaGuard } from '../../../platform/replica-guard.js';
 import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
 import type { PostOnceClient } from '../../../platform/slack/post-once.js';
+import type { StepGuard } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import type { StatusPresenter } from '../status/index.js';
 import type { JobRecord, JobStore } from '../store.js';
@@ -63,7 +63,7 @@ export interface PollStepDeps {
    * Replica acknowledgement (REDIS_WAIT_REPLICAS): the claim and the posting mark are on the
    * replicas before the announcement is posted.
    */
-  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+  guard?: StepGuard;
   /**
    * Previews a completed run's pull request (added once the announcement is posted, before it is
    * marked: a crash in between adds it again, which the queue ignores). Absent: previews are off.
@@ -119,6 +119,9 @@ export interface StepContext {
   nextDelayMs: () => Promise<number>;
   /** When the previous poll ran (epoch ms), if known. */
   lastPollAt?: number;
-  /** Confirms what this run saved is on the replicas, before the announcement (see {@link PollStepDeps.guard}). */
-  confirm: ((what: string) => Promise<void>) | undefined;
+  /**
+   * Confirms what this run saved since it began (the claim, the posting mark) is on the replicas,
+   * before the announcement: the guard with its mark taken when the run began (see {@link PollStepDeps.guard}).
+   */
+  guard: StepGuard | undefined;
 }

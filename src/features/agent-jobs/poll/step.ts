@@ -4,7 +4,7 @@ import { DocsApiErrorCode } from '../../../platform/docs-api/errors.js';
 import { isTerminal, type AgentJob } from '../../../platform/docs-api/schemas.js';
 import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
-import { confirmSince } from '../../../platform/steps.js';
+import { guardSince } from '../../../platform/steps.js';
 import type { JobRecord } from '../store.js';
 import { finish, finishEnded } from './finish.js';
 import { recordedOutcome } from './outcome.js';
@@ -71,7 +71,7 @@ function stepContext(
     log,
     lastPollAt,
     // Confirms, before the announcement, what this run saved since it began (see PollStepDeps.guard).
-    confirm: deps.guard ? confirmSince(deps.guard) : undefined,
+    guard: deps.guard && guardSince(deps.guard),
     reschedule: (delayMs, activeAt = lastActiveAt) => rescheduleJob(job, deps, token, delayMs, activeAt),
     retryEdit: (delayMs) => rescheduleJob(job, deps, token, editRetryDelay(delayMs), lastActiveAt, false),
     nextDelayMs: async () => {

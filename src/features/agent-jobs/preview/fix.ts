@@ -11,6 +11,7 @@ import type { Logger } from '../../../platform/logger.js';
 import { fence, fenceOverhead } from '../../../platform/prompt-fence.js';
 import { truncate } from '../../../platform/slack/limits.js';
 import { postOnce, type PostOnceClient } from '../../../platform/slack/post-once.js';
+import { stepKeys } from '../../../platform/steps.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { continueAgentJob, type ContinueJobDeps } from '../follow-up/index.js';
 import type { JobStore } from '../store.js';
@@ -149,7 +150,7 @@ export async function handlePreviewFix(
     channel: res.rec.channel,
     thread_ts: res.rec.threadTs,
     text: note,
-    key: `${ctx.jobId}:note`,
+    key: stepKeys(ctx.jobId, 'note').note,
     since: ctx.receivedAt,
   };
   await postOnce(deps.slack, ctx, message).catch((err: unknown) => {

@@ -4,7 +4,7 @@
  * placeholder removed after a failure for sure, the "starting" marks cleared.
  */
 import { postOnce } from '../../../platform/slack/post-once.js';
-import type { Steps } from '../../../platform/steps.js';
+import { stepKeys, type Steps } from '../../../platform/steps.js';
 import { buildStatusMessage, type StatusChange, type StatusTarget } from '../status/index.js';
 import { buildUncertainNotice } from './blocks.js';
 import type { StartFailure, StartJobDeps, StartJobRequest } from './request.js';
@@ -87,7 +87,7 @@ export async function uncertain(
     channel: req.channel,
     thread_ts: at.threadTs,
     ...notice,
-    key: `${at.key}:uncertain`,
+    key: stepKeys(at.key, 'uncertain').uncertain,
     since: req.receivedAt,
   });
   await clearPending(deps, req.channel, at.threads);

@@ -11,7 +11,7 @@ import {
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { postOnce } from '../../../platform/slack/post-once.js';
-import { confirmStep, memorySteps, type Steps } from '../../../platform/steps.js';
+import { confirmStep, memorySteps, stepKeys, type Steps } from '../../../platform/steps.js';
 import { newJobRecord } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import { buildStatusMessage } from '../status/index.js';
@@ -203,7 +203,7 @@ async function postStatus(deps: StartJobDeps, req: StartJobRequest, steps: Steps
   };
   const placeholder = buildStatusMessage(starting);
   try {
-    const key = `${at.key}:status`;
+    const key = stepKeys(at.key, 'status').status;
     const where = { channel: req.channel, thread_ts: req.threadTs };
     return { ts: await postOnce(deps.slack, steps, { ...where, ...placeholder, key, since: req.receivedAt }) };
   } catch (err) {

@@ -2,9 +2,8 @@ import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../../platform/queues.js';
 import { currentEnterpriseRef, installationRefOf } from '../../../platform/request-context.js';
 import type { SlackClients } from '../../../platform/runtime.js';
-import type { ReplicaGuard } from '../../../platform/replica-guard.js';
 import type { Logger } from '../../../platform/logger.js';
-import { confirmSince, stepsOf, type Steps } from '../../../platform/steps.js';
+import { stepsOf, type StepGuard, type Steps } from '../../../platform/steps.js';
 import { tellPrivately, type TellDeps } from '../../../platform/slack/tell.js';
 import type { TellTarget } from '../intake.js';
 import type { AskStore } from '../store.js';
@@ -41,7 +40,7 @@ export interface WorkerDeps {
    * stream started, a message posted) the steps saved since the job began are confirmed on the
    * replicas, so a retry after a failover can't repeat it. Absent: nothing to confirm.
    */
-  guard?: Pick<ReplicaGuard, 'mark' | 'confirmSteps'>;
+  guard?: StepGuard;
   /**
    * Runs each answer as work of the asker's installation (`SlackClients.forWork`: OAuth mode writes
    * it with that workspace's token; single-token mode just runs it).
@@ -95,9 +94,7 @@ export async function enqueueAnswer(
 export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
   const run = (job: Job<AnswerJobData>) =>
     deps.work.forWork(installationRefOf({ ...job.data, teamId: job.data.q.teamId }), `answer-${job.id ?? ''}`, () =>
-      answerJob(deps.answer, job.data, stepsOf(job, deps.guard && confirmSince(deps.guard)), (text) =>
-        tellPrivately(deps.tell, job.data.to, text),
-      ),
+      answerJob(deps.answer, job.data, stepsOf(job, deps.guard), (text) => tellPrivately(deps.tell, job.data.to, text)),
     );
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, run, {
     concurrency: ANSWER_CONCURRENCY,

@@ -26,6 +26,7 @@ import type { AgentJob } from '../../../../src/platform/docs-api/schemas.js';
 import type { BotMetrics } from '../../../../src/platform/metrics.js';
 import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
 import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../../../src/platform/slack/post-once.js';
+import { stepsOver } from '../../../../src/platform/steps.js';
 import { jobRecord } from '../../../helpers/job-record.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
@@ -87,11 +88,10 @@ class FakeJobStore {
   });
   /** The announcement's steps, kept across runs like the Redis hash is. */
   readonly steps = new Map<string, Record<string, unknown>>();
-  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle, confirm) => {
+  announcementSteps = vi.fn<JobStore['announcementSteps']>(async (jobId, cycle, guard) => {
     const key = `${jobId}:${cycle}`;
     const saved = { ...this.steps.get(key) };
-    const save = async (patch: Record<string, unknown>) => void this.steps.set(key, Object.assign(saved, patch));
-    return { progress: saved, finalAttempt: false, save, ...(confirm ? { confirm } : {}) };
+    return stepsOver(saved, async (all) => void this.steps.set(key, all), { finalAttempt: false, guard });
   });
 }
 
