@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { currentRequestContext, type RequestContext } from '../request-context.js';
 import { withinTime } from '../time-limit.js';
 import { slackErrorCode } from './errors.js';
-import { workspaceId } from './org-wide.js';
+import { bodyTeamIds } from './org-wide.js';
 import {
   ORG_WORKSPACES_MAX_AGE_MS,
   ORG_WORKSPACES_WAIT_MS,
@@ -53,14 +53,6 @@ export const OTHER_ORG_TEXT =
 /** Said when the install's workspaces could not be read. */
 export const ORG_CHECK_FAILED_TEXT =
   "I couldn't check which organization your workspace belongs to, so I did nothing. Try again in a minute.";
-
-/** Every workspace id (`T…`) a request's body names where a listener may read one. */
-function bodyTeamIds(body: Record<string, unknown>): string[] {
-  const team = body.team as { id?: unknown } | null | undefined;
-  const user = body.user as { team_id?: unknown } | null | undefined;
-  const ids = [body.context_team_id, body.team_id, team?.id, user?.team_id].map(workspaceId);
-  return [...new Set(ids.filter((id): id is string => id !== undefined))];
-}
 
 /**
  * A Bolt global middleware (registered after `installationContext` in OAuth mode): a request whose
