@@ -266,7 +266,8 @@ export function buildPlatform(config: Config, logger: Logger, install: { enterpr
   );
   // The person behind a record the intake gives up on: its response_url, else an ephemeral.
   const notHandled = 'could not tell the person that their request was not handled';
-  const tell = (to: ReplyTo, text: string) => tryTelling({ slack: slack.web, logger }, to, text, notHandled);
+  const tell = (to: ReplyTo, text: string) =>
+    tryTelling({ slack: slack.web, logger }, to, text, { failure: notHandled });
   const intakeOptions = { observer: metrics, tell };
   const limits = redisReadLimits(redis, prefix);
   return {

@@ -8,7 +8,7 @@ import type { ConversationDirectory } from '../../platform/slack/conversations.j
 import { checkMembership } from '../../platform/slack/member-check.js';
 import { postOnce } from '../../platform/slack/post-once.js';
 import { stepKeys } from '../../platform/steps.js';
-import { tellPrivately as tellText } from '../../platform/slack/tell.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { publishHome, type HomeDefaults, type HomeDeps } from './home/index.js';
 import { handleFeedback, type FeedbackDeps, type FeedbackIntake } from './feedback.js';
@@ -19,14 +19,7 @@ import type { MessageDeps } from './messages.js';
 import { RESTART_PURPOSE, startAgentJob, startWithContext, type ContextStartDeps } from './start/index.js';
 import { threadPermalink } from './permalink.js';
 import type { JobStore } from './store.js';
-import {
-  INTAKE,
-  type Reply,
-  type StartIntake,
-  type ReplyIntake,
-  type HomeIntake,
-  type RestartIntake,
-} from './intake.js';
+import { INTAKE, type StartIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
 import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 
 /** What the handlers need. */
@@ -55,21 +48,17 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   promptMaxChars: number;
 }
 
-/** Tells the person of a request privately (platform's `tellPrivately`; `ephemeralThreadTs` is the thread of an ephemeral). */
-function tellPrivately(
-  deps: Pick<AgentJobsHandlerDeps, 'slack' | 'logger'>,
-  to: { user: string; channel: string } & Reply,
-  text: string,
-): Promise<void> {
-  const { user, channel, responseUrl, ephemeralThreadTs: threadTs } = to;
-  return tellText(deps, { user, channel, responseUrl, threadTs }, text);
-}
-
 /** Registers the agent-jobs intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentJobsHandlerDeps): void {
   intake.on<StartIntake>(INTAKE.start, async (p, ctx) => {
-    const tell = (text: string) =>
-      tellPrivately(deps, { ...p, user: p.requester, ephemeralThreadTs: p.ephemeralThreadTs ?? p.threadTs }, text);
+    // An ephemeral (no response_url) goes to the requester in the job's thread.
+    const to = {
+      user: p.requester,
+      channel: p.channel,
+      responseUrl: p.responseUrl,
+      threadTs: p.ephemeralThreadTs ?? p.threadTs,
+    };
+    const tell = (text: string) => tellPrivately(deps, to, text);
     const { responseUrl: _r, ephemeralThreadTs: _e, ...req } = p;
     await startWithContext(deps, { ...req, requestKey: ctx.jobId, receivedAt: ctx.receivedAt }, ctx, tell);
   });
@@ -120,7 +109,8 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   const res = await deps.followups.run(p.jobId, () =>
     continueAgentJob(deps.continue, { jobId: p.jobId, author: p.user, prompt, fromChannel: p.channel }, ctx),
   );
-  if (!res.ok) return tellPrivately(deps, p, res.message);
+  const to = { user: p.user, channel: p.channel, responseUrl: p.responseUrl, threadTs: p.ephemeralThreadTs };
+  if (!res.ok) return tellPrivately(deps, to, res.message);
   const rec = res.rec;
   const note = `<@${p.user}> continued this job ${p.via === 'form' ? 'with Document this thread' : 'from the channel'}:\n${quoteReaderText(res.prompt, 2800)}`;
   const key = stepKeys(ctx.jobId, 'note').note;
@@ -133,7 +123,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   const link = await threadPermalink(deps.slack, deps.store, rec);
   await tellPrivately(
     deps,
-    p,
+    to,
     `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
 }

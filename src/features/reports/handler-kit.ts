@@ -6,7 +6,8 @@ import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/
 import type { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
-import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import { respondVia } from '../../platform/slack/respond.js';
+import { tellPrivately, type TellDeps } from '../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed-value.js';
 import type { DateRange } from './date-range.js';
 import type { ButtonIntake, Caller } from './intake.js';
@@ -94,9 +95,15 @@ export async function authorizeOrTell(
   return false;
 }
 
-/** A catch that logs at warn: telling the person failed (an expired or used response_url), nothing else to do. */
-function warnTellFailed(deps: ReportHandlerDeps): (err: unknown) => void {
-  return (err) => deps.services.logger.warn({ err }, 'could not tell the person about a report');
+/**
+ * How the reports tell a person privately (the platform's `tellPrivately`): the warn line when that
+ * failed (an expired or used response_url).
+ */
+export const TOLD = { failure: 'could not tell the person about a report' };
+
+/** The platform's {@link TellDeps} of the reports' handlers: their Slack client (ephemerals) and logger. */
+export function tellDeps(deps: ReportHandlerDeps): TellDeps {
+  return { slack: deps.slack, logger: deps.services.logger };
 }
 
 /**
@@ -117,10 +124,7 @@ export async function clickerMayRead(
   const asked = { channel, user, action: 'read_reports' as const };
   const member = await checkMembership(deps.conversations, deps.services.logger, asked);
   if (member.ok) return true;
-  const text = member.text;
-  await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
-    warnTellFailed(deps),
-  );
+  await tellPrivately(tellDeps(deps), { responseUrl }, member.text, TOLD);
   return false;
 }
 
@@ -142,15 +146,8 @@ export async function clickAllowed(
     deps.services.logger.warn({ err }, 'could not count a report click; refused');
     text = "I couldn't reach my database, so I did nothing; try again in a moment.";
   }
-  await respondTo(responseUrl)({ response_type: 'ephemeral', replace_original: false, text }).catch(
-    warnTellFailed(deps),
-  );
+  await tellPrivately(tellDeps(deps), { responseUrl }, text, TOLD);
   return false;
-}
-
-/** A {@link Respond} over a click's response_url, or one that does nothing when there is none. */
-export function respondTo(responseUrl: string | undefined): Respond {
-  return responseUrl ? respondVia(responseUrl) : async () => undefined;
 }
 
 /** True when `projectId` (a clicked value's) is absent or one the bot may use. */
@@ -216,12 +213,12 @@ export function cannotPostText(err: unknown): string {
   return code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
 }
 
-/** Posts a new report in `channel` (no unfurls); a refusal is told through `respond`. Never throws. */
+/** Posts a new report in `channel` (no unfurls); a refusal is told privately through `responseUrl`. Never throws. */
 export async function postReport(
   deps: ReportHandlerDeps,
   channel: string,
   message: { text: string; blocks: unknown[] },
-  respond: Respond,
+  responseUrl: string | undefined,
 ): Promise<boolean> {
   try {
     await deps.slack.chat.postMessage({
@@ -234,18 +231,17 @@ export async function postReport(
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel }, 'could not post a report');
-    const text = cannotPostText(err);
-    await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(warnTellFailed(deps));
+    await tellPrivately(tellDeps(deps), { responseUrl }, cannotPostText(err), TOLD);
     return false;
   }
 }
 
-/** Edits a report in place (chat.update); a refusal is told through `respond`. Never throws. */
+/** Edits a report in place (chat.update); a refusal is told privately through `responseUrl`. Never throws. */
 export async function editReport(
   deps: ReportHandlerDeps,
   at: { channel: string; ts: string },
   message: { text: string; blocks: unknown[] },
-  respond: Respond,
+  responseUrl: string | undefined,
 ): Promise<boolean> {
   try {
     await deps.slack.chat.update({
@@ -257,29 +253,9 @@ export async function editReport(
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel: at.channel }, 'could not edit a report');
-    await respond({ response_type: 'ephemeral', replace_original: false, text: CANNOT_EDIT }).catch(
-      warnTellFailed(deps),
-    );
+    await tellPrivately(tellDeps(deps), { responseUrl }, CANNOT_EDIT, TOLD);
     return false;
   }
-}
-
-/** Tells the clicker privately (an ephemeral in the channel, else through the response_url). Never throws. */
-export async function tellClicker(
-  deps: ReportHandlerDeps,
-  at: { channel: string; user: string },
-  message: { text: string; blocks?: unknown[] },
-  respond: Respond,
-): Promise<void> {
-  await deps.slack.chat
-    .postEphemeral({
-      channel: at.channel,
-      user: at.user,
-      text: message.text,
-      ...(message.blocks ? { blocks: message.blocks as never } : {}),
-    })
-    .catch(() => respond({ response_type: 'ephemeral', replace_original: false, ...message }))
-    .catch(warnTellFailed(deps));
 }
 
 /** Edits the report `messageTs` in place, or posts a new one (no unfurls). @throws Slack's error. */

@@ -1,5 +1,6 @@
 import type { Intake, IntakeKind } from '../../platform/intake.js';
-import { respondVia, type Respond } from '../../platform/slack/respond.js';
+import { respondVia } from '../../platform/slack/respond.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
@@ -12,9 +13,9 @@ import {
   postOrEdit,
   postReport,
   reportScope,
-  respondTo,
   STALE_BUTTON,
-  tellClicker,
+  tellDeps,
+  TOLD,
   UNVERIFIED_BUTTON,
   type ReportHandlerDeps,
 } from './handler-kit.js';
@@ -148,7 +149,7 @@ async function runReport<S extends CommonState, I extends CommandIntake>(
       ...r.failed(loaded.text, state, loaded.retryable, deps.services.signer),
     });
   }
-  await postReport(deps, channel, loaded.message, respond);
+  await postReport(deps, channel, loaded.message, p.responseUrl);
 }
 
 /**
@@ -161,7 +162,7 @@ async function page<S extends CommonState, I extends CommandIntake>(
   r: PagedReport<S, I>,
   p: ButtonIntake,
 ) {
-  const respond = respondTo(p.responseUrl);
+  const respond = respondVia(p.responseUrl);
   const clicked = clickedState(deps, p, [r.actions.previous, r.actions.next], r.open);
   if ('refusal' in clicked || !p.channel || !p.messageTs) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
@@ -172,9 +173,10 @@ async function page<S extends CommonState, I extends CommandIntake>(
   if (!loaded.ok) {
     const state = { ...clicked.state, messageTs: ts };
     const msg = r.failed(loaded.text, state, loaded.retryable, deps.services.signer);
-    return tellClicker(deps, { channel, user: p.user }, msg, respond);
+    const to = { channel, user: p.user, responseUrl: p.responseUrl };
+    return tellPrivately(tellDeps(deps), to, msg, { ...TOLD, first: 'ephemeral' });
   }
-  await editReport(deps, { channel, ts }, loaded.message, respond);
+  await editReport(deps, { channel, ts }, loaded.message, p.responseUrl);
 }
 
 /**
@@ -187,7 +189,7 @@ async function retry<S extends CommonState, I extends CommandIntake>(
   r: PagedReport<S, I>,
   p: ButtonIntake,
 ) {
-  const respond = respondTo(p.responseUrl);
+  const respond = respondVia(p.responseUrl);
   const clicked = clickedState(deps, p, [r.actions.retry], r.open);
   if ('refusal' in clicked || !p.channel) {
     const text = 'refusal' in clicked ? clicked.refusal : STALE_BUTTON;
@@ -215,7 +217,7 @@ async function retry<S extends CommonState, I extends CommandIntake>(
  * (read from the menu's signed block_id), requested by whoever chose it.
  */
 async function switchReport(deps: ReportHandlerDeps, p: MenuIntake): Promise<void> {
-  const respond = respondTo(p.responseUrl);
+  const respond = respondVia(p.responseUrl);
   const c = chosen(deps, p);
   if ('refusal' in c || !p.channel || !p.messageTs) {
     const text = 'refusal' in c ? c.refusal : STALE_BUTTON;
@@ -224,8 +226,8 @@ async function switchReport(deps: ReportHandlerDeps, p: MenuIntake): Promise<voi
   const { channel, messageTs: ts } = p;
   const projectId = c.state.projectId ?? deps.services.defaultProjectId;
   const base = { dateFrom: c.state.dateFrom, dateTo: c.state.dateTo, requester: p.user, channel, projectId };
-  const at = { user: p.user, channel, ts };
-  return showFirst(deps, PAGED_REPORTS[c.report], base, c.report, at, respond);
+  const at = { user: p.user, channel, ts, responseUrl: p.responseUrl };
+  return showFirst(deps, PAGED_REPORTS[c.report], base, c.report, at);
 }
 
 /** Replaces the message `at` with the first page of `kind` (its default rows a page), or tells the chooser why not. */
@@ -234,16 +236,15 @@ async function showFirst<S extends CommonState, I extends CommandIntake>(
   r: PagedReport<S, I>,
   base: CommonState,
   kind: ReportKind,
-  at: { user: string; channel: string; ts: string },
-  respond: Respond,
+  at: { user: string; channel: string; ts: string; responseUrl: string | undefined },
 ): Promise<void> {
   const state = r.first(base, rowBounds(kind).default, kind);
   const loaded = await r.load(deps.services, state, { user: at.user, channel: at.channel });
   if (!loaded.ok) {
     const msg = r.failed(loaded.text, { ...state, messageTs: at.ts }, loaded.retryable, deps.services.signer);
-    return tellClicker(deps, at, msg, respond);
+    return tellPrivately(tellDeps(deps), at, msg, { ...TOLD, first: 'ephemeral' });
   }
-  await editReport(deps, at, loaded.message, respond);
+  await editReport(deps, at, loaded.message, at.responseUrl);
 }
 
 /** The menu's state when the bot signed it, its project is configured and the choice is a report; else the answer. */

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
 import { requestTeamId } from './org-wide.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
-import { postToResponseUrl } from './respond.js';
+import { refuseUnheard } from './refuse.js';
 import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
 import { RedisErrorCode, redisErrorCode } from '../redis-errors.js';
 
@@ -196,21 +196,14 @@ export class SlackEdge {
     if (kind === 'event') return send('acked', { status: 200 });
     const what = describe(body, kind);
     this.opts.logger.warn({ kind, what }, 'no listener for this request; answered politely');
-    if (kind === 'command') {
-      const text = `I don't know \`${what}\`. I answer ${this.opts.commands.map((c) => `\`${c}\``).join(', ')}.`;
-      return send('unhandled', { status: 200, body: { response_type: 'ephemeral', text } });
-    }
-    send('unhandled', { status: 200 });
-    const responseUrl = typeof body.response_url === 'string' ? body.response_url : undefined;
-    if (responseUrl) {
-      const text =
-        kind === 'action'
+    const text =
+      kind === 'command'
+        ? `I don't know \`${what}\`. I answer ${this.opts.commands.map((c) => `\`${c}\``).join(', ')}.`
+        : kind === 'action'
           ? "That button belongs to something I don't do any more; nothing happened."
           : "I don't know that shortcut; nothing happened.";
-      await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch(
-        (err: unknown) => this.opts.logger.warn({ err }, 'could not answer an unknown action'),
-      );
-    }
+    const ack = (response?: unknown) => send('unhandled', ackReply(response));
+    await refuseUnheard(ack, body, text, { logger: this.opts.logger, failure: 'could not answer an unknown action' });
   }
 }
 

@@ -53,19 +53,27 @@ export function workspaceId(v: unknown): string | undefined {
 }
 
 /**
- * The workspace a Slack request happened in: the Events API's `context_team_id` or `team_id`, a
- * command's `team_id`, an interaction's `team.id` (or its `user.team_id`). Undefined when the body
- * names none (e.g. `team_access_granted`, whose `team_id` is null).
+ * Every workspace id (`T…`) a Slack request's body names, without repeats, in this order: the
+ * Events API's `context_team_id`, then `team_id` (the Events API's, a command's), an interaction's
+ * `team.id`, then its `user.team_id`. The first is {@link requestTeamId}'s; the workspace guard
+ * (org-workspace-guard.ts) checks them all. Empty when the body names none (e.g.
+ * `team_access_granted`, whose `team_id` is null).
  */
-export function requestTeamId(body: Record<string, unknown>): string | undefined {
+export function bodyTeamIds(body: Record<string, unknown>): string[] {
   const team = body.team as { id?: unknown } | null | undefined;
   const user = body.user as { team_id?: unknown } | null | undefined;
-  return (
-    workspaceId(body.context_team_id) ??
-    workspaceId(body.team_id) ??
-    workspaceId(team?.id) ??
-    workspaceId(user?.team_id)
-  );
+  const ids = [body.context_team_id, body.team_id, team?.id, user?.team_id].map(workspaceId);
+  return [...new Set(ids.filter((id): id is string => id !== undefined))];
+}
+
+/**
+ * The workspace a Slack request happened in: the first of {@link bodyTeamIds} (the Events API's
+ * `context_team_id` or `team_id`, a command's `team_id`, an interaction's `team.id` or its
+ * `user.team_id`). Undefined when the body names none (e.g. `team_access_granted`, whose `team_id`
+ * is null).
+ */
+export function requestTeamId(body: Record<string, unknown>): string | undefined {
+  return bodyTeamIds(body)[0];
 }
 
 /**

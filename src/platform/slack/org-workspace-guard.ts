@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { currentRequestContext, type RequestContext } from '../request-context.js';
 import { withinTime } from '../time-limit.js';
 import { slackErrorCode } from './errors.js';
-import { workspaceId } from './org-wide.js';
+import { bodyTeamIds } from './org-wide.js';
 import {
   ORG_WORKSPACES_MAX_AGE_MS,
   ORG_WORKSPACES_WAIT_MS,
@@ -16,7 +16,7 @@ import {
   type ListTeams,
   type OrgWorkspaces,
 } from './org-workspaces.js';
-import { postToResponseUrl } from './respond.js';
+import { refuseUnheard } from './refuse.js';
 
 /** What {@link orgWorkspaceGuard} needs. */
 export interface OrgWorkspaceGuardOptions {
@@ -54,14 +54,6 @@ export const OTHER_ORG_TEXT =
 export const ORG_CHECK_FAILED_TEXT =
   "I couldn't check which organization your workspace belongs to, so I did nothing. Try again in a minute.";
 
-/** Every workspace id (`T…`) a request's body names where a listener may read one. */
-function bodyTeamIds(body: Record<string, unknown>): string[] {
-  const team = body.team as { id?: unknown } | null | undefined;
-  const user = body.user as { team_id?: unknown } | null | undefined;
-  const ids = [body.context_team_id, body.team_id, team?.id, user?.team_id].map(workspaceId);
-  return [...new Set(ids.filter((id): id is string => id !== undefined))];
-}
-
 /**
  * A Bolt global middleware (registered after `installationContext` in OAuth mode): a request whose
  * body or context names a workspace with docs projects of its own is let through only when every
@@ -80,7 +72,8 @@ export function orgWorkspaceGuard(app: App, opts: OrgWorkspaceGuardOptions): voi
     const body = args.body as unknown as Record<string, unknown>;
     const refusal = await guard.refusal(currentRequestContext(), body);
     if (refusal === undefined) return args.next();
-    await refuse(args as unknown as RefusedArgs, body, refusal, opts.logger);
+    const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;
+    await refuseUnheard(ack, body, refusal, { logger: opts.logger, failure: REFUSAL_UNTOLD_LINE });
   });
 }
 
@@ -176,21 +169,6 @@ const TOKEN_ORG_FAILED_LINE =
   "could not read a workspace install's org (auth.test); refused a request naming an org with docs projects of its own";
 const LATE_LINE =
   "the org-wide install's workspaces (auth.teams.list) did not come in time; refused a request naming a workspace with docs projects of its own (the read goes on)";
+const REFUSAL_UNTOLD_LINE = 'could not tell the person why their request was refused';
 const CHECK_FAILED_LINE =
   "could not read the org-wide install's workspaces (auth.teams.list); refused requests naming a workspace with docs projects of its own";
-
-/** The parts of Bolt's middleware arguments a refusal uses. */
-interface RefusedArgs {
-  ack?: (r?: unknown) => Promise<void>;
-}
-
-/** Answers a refused request as its kind allows (see {@link orgWorkspaceGuard}); never throws. */
-async function refuse(args: RefusedArgs, body: Record<string, unknown>, text: string, logger: Logger): Promise<void> {
-  const isCommand = typeof body.command === 'string';
-  if (args.ack) await args.ack(isCommand ? { response_type: 'ephemeral', text } : undefined);
-  const responseUrl = typeof body.response_url === 'string' ? body.response_url : undefined;
-  if (isCommand || !responseUrl) return;
-  await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch(
-    (err: unknown) => logger.warn({ err }, 'could not tell the person why their request was refused'),
-  );
-}

@@ -56,7 +56,11 @@ export async function postToResponseUrl(url: string, message: ResponseUrlMessage
 /** Answers the person who ran a command or clicked (through its `response_url`). */
 export type Respond = (message: ResponseUrlMessage) => Promise<void>;
 
-/** A {@link Respond} over `url`. */
-export function respondVia(url: string): Respond {
-  return (message) => postToResponseUrl(url, message);
+/**
+ * A {@link Respond} over `url`; one that does nothing when there is none (a click that came without
+ * a response_url). Its errors are {@link postToResponseUrl}'s: to tell a person privately without
+ * them, see tell.ts.
+ */
+export function respondVia(url: string | undefined): Respond {
+  return url ? (message) => postToResponseUrl(url, message) : async () => undefined;
 }

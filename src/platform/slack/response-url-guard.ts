@@ -1,5 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { refuseUnheard } from './refuse.js';
 
 /**
  * Slack's host for `response_url`s (Slack docs, "Handling user interaction": slash commands and
@@ -46,7 +47,8 @@ function responseUrlsOf(body: unknown): unknown[] {
  * Bolt global middleware: a request whose `response_url` (or any of `response_urls`) is not one
  * the bot may post to ({@link responseUrlAllowed}) is acked and dropped before any listener runs,
  * so nothing is recorded and nothing is ever sent there; a command gets
- * {@link FOREIGN_RESPONSE_URL_TEXT} in its ack. One warning names the URL's host only.
+ * {@link FOREIGN_RESPONSE_URL_TEXT} in its ack (refuse.ts's `refuseUnheard`, told without the
+ * response_url). One warning names the URL's host only.
  */
 export function responseUrlGuard(slackApiUrl: string, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
@@ -56,8 +58,8 @@ export function responseUrlGuard(slackApiUrl: string, logger: Logger): Middlewar
     if (foreign.length === 0) return args.next();
     logger.warn({ responseUrlHost: hostOf(foreign[0]) }, "refused a request whose response_url is not Slack's");
     const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;
-    const isCommand = typeof (args.body as { command?: unknown }).command === 'string';
-    if (ack) await ack(isCommand ? { response_type: 'ephemeral', text: FOREIGN_RESPONSE_URL_TEXT } : undefined);
+    // Never told through the response_url: it is not Slack's.
+    await refuseUnheard(ack, args.body as unknown as Record<string, unknown>, FOREIGN_RESPONSE_URL_TEXT);
   };
 }
 

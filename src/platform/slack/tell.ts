@@ -8,7 +8,7 @@ import { postToResponseUrl } from './respond.js';
  * being handled (when the key is there: Bolt leaves the function out when the payload has no
  * response_url), else a `response_url` (works where the bot is not a member; Slack: 5 uses within
  * 30 minutes), else an ephemeral message to `user` in `channel` (`chat.postEphemeral`, in
- * `threadTs` when given).
+ * `threadTs` when given). {@link TellOptions.first} can put the ephemeral message first.
  */
 export interface PrivateTarget {
   respond?: RespondFn | undefined;
@@ -24,23 +24,57 @@ export interface TellDeps {
   logger: Logger;
 }
 
+/** What is said privately: its text, and Block Kit blocks when it has some (the text is then the notification's). */
+export interface PrivateMessage {
+  text: string;
+  blocks?: unknown[] | undefined;
+}
+
+/** How {@link tryTelling} tells. */
+export interface TellOptions {
+  /** The warn line when telling failed. @defaultValue 'could not answer the person privately' */
+  failure?: string;
+  /**
+   * `'best'` (the default): the best way the target offers ({@link PrivateTarget}), tried once.
+   * `'ephemeral'`: `chat.postEphemeral` to `user` in `channel` first (when both are there); when
+   * Slack refuses it, the `response_url` instead (that failure is the one logged; with no
+   * response_url nobody is told and nothing is logged). A report's answers, which carry a Retry
+   * button, go this way.
+   */
+  first?: 'best' | 'ephemeral';
+}
+
 /** The warning when a click came without a response_url (Slack sends one with every message button). */
 export const NO_RESPONSE_URL_LOG = 'a click came without a response_url; the person could not be answered';
 
 /**
- * Tells one person privately, the best way `to` offers ({@link PrivateTarget}). Resolves true when
- * told; false when it failed (one warning: `failure`, or for a click's `respond` "could not answer
- * through the response_url") or `to` names nowhere (a click without a response_url is a warning
- * too; a target without user and channel is not). Never throws. The one way the bot answers one
- * person privately (the intake's `TellPerson` too); {@link tellPrivately} and {@link clickReply} are its faces.
+ * Tells one person privately ({@link PrivateTarget}, {@link TellOptions}): a new ephemeral message
+ * (through a response_url, `replace_original: false`: the message clicked stays). Resolves true
+ * when told; false when it failed (one warning: `how.failure`, or for a click's `respond` "could
+ * not answer through the response_url") or `to` names nowhere (a click without a response_url is
+ * a warning too; a target without user and channel is not). Never throws. The one way the bot
+ * answers one person privately (the intake's `TellPerson` too); {@link tellPrivately} and
+ * {@link clickReply} are its faces.
  */
 export async function tryTelling(
   deps: TellDeps,
   to: PrivateTarget,
-  text: string,
-  failure = 'could not answer the person privately',
+  said: string | PrivateMessage,
+  how: TellOptions = {},
 ): Promise<boolean> {
-  const message = { response_type: 'ephemeral', replace_original: false, text } as const;
+  const msg = typeof said === 'string' ? { text: said } : said;
+  const failure = how.failure ?? 'could not answer the person privately';
+  if (how.first === 'ephemeral' && to.user && to.channel && deps.slack) {
+    try {
+      await postEphemeral(deps.slack, { ...to, user: to.user, channel: to.channel }, msg);
+      return true;
+    } catch {
+      // Slack would not post it: the response_url instead, whose failure is the one logged.
+      return tryTelling(deps, { responseUrl: to.responseUrl }, msg, { failure });
+    }
+  }
+  const blocks = msg.blocks ? { blocks: msg.blocks } : {};
+  const message = { response_type: 'ephemeral', replace_original: false, text: msg.text, ...blocks } as const;
   const viaClick = 'respond' in to;
   try {
     if (viaClick) {
@@ -50,10 +84,9 @@ export async function tryTelling(
       }
       await to.respond(message);
     } else if (to.responseUrl) await postToResponseUrl(to.responseUrl, message);
-    else if (to.user && to.channel && deps.slack) {
-      const thread = to.threadTs ? { thread_ts: to.threadTs } : {};
-      await deps.slack.chat.postEphemeral({ channel: to.channel, user: to.user, text, ...thread });
-    } else return false;
+    else if (to.user && to.channel && deps.slack)
+      await postEphemeral(deps.slack, { ...to, user: to.user, channel: to.channel }, msg);
+    else return false;
     return true;
   } catch (err) {
     deps.logger.warn({ err }, viaClick ? 'could not answer through the response_url' : failure);
@@ -61,9 +94,25 @@ export async function tryTelling(
   }
 }
 
+/** `chat.postEphemeral` of `msg` to `to.user` in `to.channel` (in `to.threadTs` when given). @throws Slack's error. */
+async function postEphemeral(
+  slack: NonNullable<TellDeps['slack']>,
+  to: PrivateTarget & { user: string; channel: string },
+  msg: PrivateMessage,
+): Promise<void> {
+  const thread = to.threadTs ? { thread_ts: to.threadTs } : {};
+  const blocks = msg.blocks ? { blocks: msg.blocks as never } : {};
+  await slack.chat.postEphemeral({ channel: to.channel, user: to.user, text: msg.text, ...blocks, ...thread });
+}
+
 /** {@link tryTelling}, for callers that don't ask whether it worked. Never throws. */
-export async function tellPrivately(deps: TellDeps, to: PrivateTarget, text: string): Promise<void> {
-  await tryTelling(deps, to, text);
+export async function tellPrivately(
+  deps: TellDeps,
+  to: PrivateTarget,
+  said: string | PrivateMessage,
+  how?: TellOptions,
+): Promise<void> {
+  await tryTelling(deps, to, said, how);
 }
 
 /** The private answer to whoever clicked, through the click's response_url (Bolt's `respond`). Never throws. */

@@ -4,7 +4,7 @@ import type { Intake, IntakeContext } from '../../../platform/intake.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { ConversationDirectory } from '../../../platform/slack/conversations.js';
 import { checkMembership } from '../../../platform/slack/member-check.js';
-import { respondVia, type Respond } from '../../../platform/slack/respond.js';
+import { tellPrivately } from '../../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import { INTAKE, type DigestRetryIntake } from '../intake.js';
 import { manualDigestSlot, MANUAL_DIGEST_USED, STORAGE_DOWN, takeOrTell, type DigestQuotas } from './quotas.js';
@@ -36,15 +36,8 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandler
   intake.on<DigestRetryIntake>(INTAKE.digestRetry, (p, ctx) => retryDigest(deps, p, ctx));
 }
 
-/** Tells the clicker privately (through the click's response_url, when it came with one). Never throws. */
-function tellVia(p: DigestRetryIntake, log: Logger): Respond {
-  return async (m) => {
-    if (!p.responseUrl) return;
-    await respondVia(p.responseUrl)({ replace_original: false, ...m }).catch((err: unknown) =>
-      log.warn({ err }, 'could not tell the person about a digest Retry'),
-    );
-  };
-}
+/** The warn line when the clicker of Retry could not be told (an expired or used response_url). */
+const TOLD = { failure: 'could not tell the person about a digest Retry' };
 
 /**
  * Retry on a failed digest: only a value the bot signed for this channel, then the access gate
@@ -53,25 +46,26 @@ function tellVia(p: DigestRetryIntake, log: Logger): Respond {
  * the notice says it is on its way. Every refusal is told privately and costs nothing more.
  */
 async function retryDigest(deps: DigestHandlerDeps, p: DigestRetryIntake, ctx: IntakeContext): Promise<void> {
-  const tell = tellVia(p, ctx.log);
+  // Told privately through the click's response_url, when it came with one.
+  const tell = (text: string) => tellPrivately({ logger: ctx.log }, { responseUrl: p.responseUrl }, text, TOLD);
   const decoded = decodeDigestRetry(p.value, deps.signer);
   if (!decoded.ok && decoded.reason !== 'malformed') {
     warnUnverified(deps.logger, DIGEST_RETRY_PURPOSE, decoded.reason, { user: p.user });
-    return tell({ response_type: 'ephemeral', text: RETRY_UNVERIFIED_TEXT });
+    return tell(RETRY_UNVERIFIED_TEXT);
   }
   if (!decoded.ok || decoded.retry.channel !== p.channel || decoded.retry.teamId !== p.teamId)
-    return tell({ response_type: 'ephemeral', text: RETRY_ELSEWHERE_TEXT });
+    return tell(RETRY_ELSEWHERE_TEXT);
   const decision = await deps.access.authorize({ user: p.user, teamId: p.teamId }, 'manage_digests', p.channel);
-  if (!decision.allowed) return tell({ response_type: 'ephemeral', text: decision.text });
+  if (!decision.allowed) return tell(decision.text);
   const asked = { channel: p.channel, user: p.user, action: 'manage_digests' as const };
   const member = await checkMembership(deps.conversations, deps.logger, asked);
-  if (!member.ok) return tell({ response_type: 'ephemeral', text: member.text });
+  if (!member.ok) return tell(member.text);
   const slot = manualDigestSlot(p.teamId, p.channel);
   if (!ctx.progress.slotTaken) {
     if (!(await takeOrTell(deps, tell, deps.quotas.manualDigest, slot, MANUAL_DIGEST_USED))) return;
     await ctx.save({ slotTaken: true });
   }
-  if (!(await queued(deps, p, ctx, slot))) return;
+  if (!(await queued(deps, p, ctx, slot, tell))) return;
   if (p.ts) {
     const text = `:hourglass_flowing_sand: <@${p.user}> asked to try the weekly digest again; it is on its way.`;
     await deps.slack.chat
@@ -82,13 +76,15 @@ async function retryDigest(deps: DigestHandlerDeps, p: DigestRetryIntake, ctx: I
 
 /**
  * Queues the channel's digest. @returns false when it could not be on the last attempt (the slot is
- * given back and the person told). @throws the queue's error before the last attempt (retried).
+ * given back and the person told through `tell`). @throws the queue's error before the last attempt
+ * (retried).
  */
 async function queued(
   deps: DigestHandlerDeps,
   p: DigestRetryIntake,
   ctx: IntakeContext,
   slot: string,
+  tell: (text: string) => Promise<void>,
 ): Promise<boolean> {
   try {
     const responseUrl = p.responseUrl ? { responseUrl: p.responseUrl } : {};
@@ -100,7 +96,7 @@ async function queued(
     await deps.quotas.manualDigest
       .give(slot)
       .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a manual digest slot'));
-    await tellVia(p, ctx.log)({ response_type: 'ephemeral', text: `I couldn't queue the digest ${STORAGE_DOWN}` });
+    await tell(`I couldn't queue the digest ${STORAGE_DOWN}`);
     return false;
   }
 }

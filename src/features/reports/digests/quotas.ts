@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../../platform/logger.js';
 import { Quota } from '../../../platform/quota.js';
 import { nextSlotText } from '../../../platform/slack/dates.js';
-import type { Respond } from '../../../platform/slack/respond.js';
 
 /**
  * What the digests' requests may spend, shared by every replica through Redis: digests sent on
@@ -53,12 +52,13 @@ export const MANUAL_DIGEST_USED =
 export const STORAGE_DOWN = "(the bot's storage did not answer); try again in a moment.";
 
 /**
- * Takes one use of `quota` for `key`; when it is used up, tells the person (ephemeral, with the next
- * free slot) and returns false. A quota that cannot be read refuses too (fail closed).
+ * Takes one use of `quota` for `key`; when it is used up, tells the person through `tell` (an
+ * ephemeral text, with the next free slot) and returns false. A quota that cannot be read refuses
+ * too (fail closed).
  */
 export async function takeOrTell(
   deps: { logger: Logger; now: () => number },
-  respond: Respond,
+  tell: (text: string) => Promise<void>,
   quota: Pick<Quota, 'take'>,
   key: string,
   refusal: string,
@@ -68,13 +68,10 @@ export async function takeOrTell(
     taken = await quota.take(key);
   } catch (err) {
     deps.logger.warn({ err }, 'could not read a digest quota; refused');
-    await respond({ response_type: 'ephemeral', text: `I couldn't check how often this was asked ${STORAGE_DOWN}` });
+    await tell(`I couldn't check how often this was asked ${STORAGE_DOWN}`);
     return false;
   }
   if (taken.ok) return true;
-  await respond({
-    response_type: 'ephemeral',
-    text: `${refusal} ${nextSlotText(deps.now(), taken.msBeforeNext, undefined)}`,
-  });
+  await tell(`${refusal} ${nextSlotText(deps.now(), taken.msBeforeNext, undefined)}`);
   return false;
 }

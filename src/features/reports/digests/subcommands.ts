@@ -163,7 +163,8 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller:
 
 async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: Caller): Promise<void> {
   const slot = manualDigestSlot(caller.teamId, caller.channel);
-  if (!(await takeOrTell(deps, respond, deps.quotas.manualDigest, slot, MANUAL_DIGEST_USED))) return;
+  const tell = (text: string) => respond({ response_type: 'ephemeral', text });
+  if (!(await takeOrTell(deps, tell, deps.quotas.manualDigest, slot, MANUAL_DIGEST_USED))) return;
   try {
     await queueDigestNow(deps, {
       teamId: caller.teamId,

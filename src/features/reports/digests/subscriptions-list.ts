@@ -32,7 +32,8 @@ export interface SubscriptionsListDeps {
 /** Lists the subscriptions `caller` may see, privately (see the module's comment). */
 export async function runSubscriptions(deps: SubscriptionsListDeps, respond: Respond, caller: Caller): Promise<void> {
   const cooldown = `You asked for the list moments ago (one list a person every ${SUBSCRIPTIONS_COOLDOWN_S} seconds).`;
-  if (!(await takeOrTell(deps, respond, deps.quotas.subscriptions, caller.user, cooldown))) return;
+  const tell = (text: string) => respond({ response_type: 'ephemeral', text });
+  if (!(await takeOrTell(deps, tell, deps.quotas.subscriptions, caller.user, cooldown))) return;
   let subs: Awaited<ReturnType<typeof listSubscriptions>>;
   let unchecked: number;
   try {
