@@ -14,7 +14,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { commandEntry, recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { ACTION_PREVIEW_FIX } from './preview/blocks.js';
@@ -73,12 +73,7 @@ export function docsEditCommand(deps: AgentJobsListenerDeps) {
       instruction,
       responseUrl: command.response_url,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.start,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.start, payload));
   };
 }
 
@@ -105,12 +100,7 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
       responseUrl: command.response_url,
       botUserId: context.botUserId,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.reply,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.reply, payload));
   };
 }
 

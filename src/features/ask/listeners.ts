@@ -10,7 +10,7 @@ import type {
 } from '@slack/bolt';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { commandEntry, recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_ASK_CHANGE,
   ACTION_ASK_DOCUMENT,
@@ -71,12 +71,7 @@ export function docsAskCommand(deps: AskListenerDeps) {
       raw,
       responseUrl: command.response_url,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.question,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.question, payload));
   };
 }
 

@@ -21,7 +21,7 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { channelId } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
-import { recordCommand } from '../../platform/slack/record-and-ack.js';
+import { commandEntry, recordCommand } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_EDIT,
   ANSWER_ALL_BLOCK,
@@ -99,12 +99,7 @@ export function docsSettingsCommand(deps: SettingsListenerDeps) {
       responseUrl: command.response_url,
       command: cmd,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.command,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.command, payload));
   };
 }
 

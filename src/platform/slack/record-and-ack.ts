@@ -15,6 +15,14 @@ export interface IntakeEntry<T> {
 }
 
 /**
+ * The entry of a slash command's request: its id is `cmd-{trigger_id}` and its request id the
+ * `trigger_id` (Slack: one per invocation of a command), so a redelivered command is the same request.
+ */
+export function commandEntry<T>(command: { trigger_id: string }, kind: IntakeKind<T>, payload: T): IntakeEntry<T> {
+  return { kind, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload };
+}
+
+/**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
  * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed
