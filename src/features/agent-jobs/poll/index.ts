@@ -3,7 +3,7 @@
  * a schedule learnt from finished jobs' durations, and announces the end once in the job's thread.
  */
 export { createPollStep, type PollJob, type PollJobData, type PollStepDeps, type PollStepResult } from './step.js';
-export { createPollQueue, POLL_QUEUE, POLL_STEP_ATTEMPTS, pollJobId, watchAgentJob } from './queue.js';
+export { createPollQueue, POLL_QUEUE, pollJobId, watchAgentJob } from './queue.js';
 export { startPollWorker } from './worker.js';
 export { DurationHistory } from './durations.js';
 export type { PollBounds } from './schedule.js';
