@@ -11,6 +11,7 @@ import {
 import { hasCode } from '../../platform/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { tryLock } from '../../platform/lock.js';
+import { readStoredJson } from '../../platform/stored-json.js';
 import type { Logger } from '../../platform/logger.js';
 import {
   RATE_LIMITED_BACKOFF_MS,
@@ -164,13 +165,13 @@ export class AnalyticsCache {
     const waitMs = this.deps.lockWaitMs ?? FETCH_LOCK_TTL_MS + 5_000;
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const hit = await this.stored(key, query.schema);
+      const hit = await readStoredJson(this.deps.redis, key, query.schema);
       if (hit) return { page: hit, fromCache: true, budgetUsed: await this.deps.budget.used() };
       if (purpose === 'digest') await this.rethrowRecentFailure(failKey);
       const release = await tryLock(this.deps.redis, lockKey, FETCH_LOCK_TTL_MS, this.deps.logger);
       if (release) {
         try {
-          const again = await this.stored(key, query.schema);
+          const again = await readStoredJson(this.deps.redis, key, query.schema);
           if (again) return { page: again, fromCache: true, budgetUsed: await this.deps.budget.used() };
           return await this.fetch(query, { projectId, user, purpose }, key, failKey);
         } finally {
@@ -179,17 +180,6 @@ export class AnalyticsCache {
       }
       if (Date.now() > deadline) throw new VisitorsFetchWaitTimeoutError(waitMs);
       await sleep(WAIT_POLL_MS);
-    }
-  }
-
-  private async stored<T>(key: string, schema: z.ZodType<T, unknown>): Promise<T | undefined> {
-    const raw = await this.deps.redis.get(key);
-    if (!raw) return undefined;
-    try {
-      const parsed = schema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
     }
   }
 
