@@ -47,7 +47,7 @@ export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
 
-export type { PromptContext, PromptContextRequest, PromptContextResult } from './start/index.js';
+export type { PromptContext, PromptContextResult } from './start/index.js';
 
 /** The configuration the feature reads (docs/configuration.md). */
 export type AgentJobsConfig = Pick<

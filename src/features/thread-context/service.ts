@@ -64,19 +64,21 @@ function unreadNote(read: ThreadRead): string | undefined {
   return unread > 0 ? unreadLine(unread) : undefined;
 }
 
-/** A request whose instruction may get Slack context. */
+/** A request whose instruction may get Slack context (a thread, message links in it); agent-jobs' prompts are built from it. */
 export interface ContextRequest {
   /** The requester's workspace (names are looked up per team); omitted: the bot's own. */
   teamId?: string;
   channel: string;
   requester: string;
-  /** Plain text (Slack markup already converted), trimmed. */
+  /** Plain text (Slack markup already converted), trimmed, non-empty. */
   instruction: string;
-  /** The thread the request was made in or pointed at; `excludeTs` is the request's own message in it. */
+  /** The thread the request was made in or pointed at (same channel); `excludeTs` is the request's own message in it. */
   thread?: { ts: string; excludeTs?: string };
   /**
-   * Text the bot quotes (already fenced): it follows the instruction in the prompt, and its links are
-   * never read (the person is told they were not).
+   * Text the bot quotes for the agent (a question, an answer, reader text), already fenced
+   * (platform/prompt-fence.ts) under a line saying it is information: it follows the instruction in
+   * the prompt, and nothing in it acts (no `project=`; its links are never read, and the person is
+   * told they were not).
    */
   quoted?: string;
 }

@@ -19,7 +19,6 @@ export {
   type ContextStartDeps,
   type ContextStartRequest,
   type PromptContext,
-  type PromptContextRequest,
   type PromptContextResult,
 } from './context.js';
 export { ACTION_RESTART, buildUncertainNotice, RESTART_PURPOSE } from './blocks.js';
