@@ -4,10 +4,9 @@ import type {
   BlockAction,
   ButtonAction,
   FeedbackButtonsAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
   SlackEventMiddlewareArgs,
 } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import { promptTooLongText } from '../../platform/access.js';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
@@ -39,9 +38,6 @@ export const HOME_OPENS_PER_MINUTE = 10;
  * nearly at once, after 1 minute and after 5 minutes): the record itself goes once handled.
  */
 export const HOME_DEDUPE_WINDOW_MS = 10 * 60_000;
-
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /** Usage text of `/docs-edit` (shown for an empty instruction). */
 export const DOCS_EDIT_USAGE =
@@ -164,8 +160,6 @@ export function restartAction(deps: AgentJobsListenerDeps) {
     });
   };
 }
-
-type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>> & AllMiddlewareArgs;
 
 /**
  * 👍/👎 under an announcement (block_actions, `feedback_buttons` element `agent_jobs.feedback`):

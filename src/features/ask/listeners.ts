@@ -1,13 +1,6 @@
 import { createHash } from 'node:crypto';
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  FeedbackButtonsAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, FeedbackButtonsAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { commandEntry, recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
@@ -42,10 +35,6 @@ export interface AskListenerDeps extends DocumentFormDeps, DocumentAnswerDeps {
   /** Counts a question refused in the ack (asking is off) in `docs_bot_ask_total{outcome="refused"}`. */
   metrics?: Pick<BotMetrics, 'askEnded'>;
 }
-
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>> & AllMiddlewareArgs;
 
 /**
  * `/docs-ask <question>`: an empty question gets the usage, a feature that is off how to turn it

@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import type { App, MessageShortcut } from '@slack/bolt';
+import type { ShortcutArgs } from '../../platform/slack/listener-args.js';
 import { notRecordedText } from '../../platform/slack/edge.js';
 import { unverifiedValueText } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
@@ -13,8 +14,6 @@ import { INTAKE, type PreviewIntake } from './intake.js';
  * form (the worker's gate asks a third time, with the budget).
  */
 export type ThreadContextListenerDeps = JobFormDeps;
-
-type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 
 /** external_id of the modal opened by a trigger (Slack: unique per workspace, ≤ 255 chars). */
 export const modalExternalId = (triggerId: string): string => `document-thread-${triggerId}`.slice(0, 255);

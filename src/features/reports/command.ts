@@ -3,7 +3,7 @@
  * subcommands (`subscribe`, `unsubscribe`, `subscriptions`, `digest`, from digests/subcommands.ts)
  * are checked and recorded here; the handlers run them from the intake.
  */
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { CommandArgs } from '../../platform/slack/listener-args.js';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
@@ -27,8 +27,6 @@ export interface ReportCommandDeps {
   logger: Logger;
   subcommands: DigestSubcommands;
 }
-
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
 
 /**
  * `/docs-visitors …`: help and every input mistake are answered in the ack itself (ephemeral, no

@@ -1,11 +1,5 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  StaticSelectAction,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/bolt';
+import type { ButtonArgs, SelectArgs } from '../../platform/slack/listener-args.js';
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordInteraction } from '../../platform/slack/record-and-ack.js';
@@ -19,9 +13,6 @@ export interface ReportListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
 /** Where a click happened: the channel and the message, when Slack says. */
 function where(body: BlockAction): { channel?: string; messageTs?: string; responseUrl?: string } {

@@ -1,13 +1,5 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, SubmissionArgs } from '../../platform/slack/listener-args.js';
 import type { WebClient } from '@slack/web-api';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
@@ -78,10 +70,6 @@ async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: st
   return member.ok ? undefined : member.text;
 }
 
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
-
 /**
  * `/docs-settings [project <id> | followups anyone|requester | mentions auto|ask|edit | help]`: every form is recorded
  * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
@@ -147,7 +135,7 @@ export function editAction(deps: SettingsListenerDeps) {
  */
 async function formChannel(
   deps: SettingsListenerDeps,
-  view: ViewArgs['view'],
+  view: SubmissionArgs['view'],
   user: string,
 ): Promise<{ channel: string } | { errors: Record<string, string> }> {
   const decoded = decodeEditMetadata(view.private_metadata, deps.signer);
@@ -169,7 +157,7 @@ async function formChannel(
  * it cannot be recorded, the modal says so.
  */
 export function editSubmission(deps: SettingsListenerDeps) {
-  return async ({ ack, body, view }: ViewArgs): Promise<void> => {
+  return async ({ ack, body, view }: SubmissionArgs): Promise<void> => {
     const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId))

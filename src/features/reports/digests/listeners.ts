@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { ButtonArgs } from '../../../platform/slack/listener-args.js';
 import { recordInteraction } from '../../../platform/slack/record-and-ack.js';
 import { unverifiedValueText } from '../../../platform/slack/signed-value.js';
 import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../../agent-jobs/index.js';
@@ -18,8 +19,6 @@ export interface DigestListenerDeps extends JobFormDeps {
   /** The configured docs projects (a function: the current workspace's): an Improve on a signal of another one is not followed. */
   projects: readonly string[] | (() => readonly string[]);
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 function where(body: BlockAction): { channel?: string; ts?: string; teamId?: string } {
   return {
