@@ -13,6 +13,7 @@ import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
+import { clickOf } from '../../platform/slack/click.js';
 import { commandEntry, recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
@@ -170,16 +171,9 @@ export function restartAction(deps: AgentJobsListenerDeps) {
 export function feedbackAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
     const a = action as Partial<FeedbackButtonsAction>;
-    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    const payload: FeedbackIntake = clickOf(body, a.value, 200);
+    const { user } = payload;
     if (!user) return void (await ack());
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const payload: FeedbackIntake = {
-      value: typeof a.value === 'string' ? a.value.slice(0, 200) : '',
-      user,
-      ...(body.team?.id ? { teamId: body.team.id } : {}),
-      ...(typeof channel === 'string' ? { channel } : {}),
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-    };
     // Intake ids are BullMQ job ids: only characters that cannot clash (no ':').
     const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id)
       .replace(/[^0-9A-Za-z._-]/g, '')
@@ -201,16 +195,9 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
  */
 export function previewFixAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    const payload: PreviewFixIntake = clickOf(body, action.value, 300);
+    const { user } = payload;
     if (!user) return void (await ack());
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const payload: PreviewFixIntake = {
-      value: typeof action.value === 'string' ? action.value.slice(0, 300) : '',
-      user,
-      ...(body.team?.id ? { teamId: body.team.id } : {}),
-      ...(typeof channel === 'string' ? { channel } : {}),
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-    };
     const at = String(action.action_ts)
       .replace(/[^0-9A-Za-z._-]/g, '')
       .slice(0, 40);

@@ -3,6 +3,7 @@ import type { App, BlockAction, ButtonAction, FeedbackButtonsAction } from '@sla
 import type { ButtonArgs, CommandArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
+import { clickOf } from '../../platform/slack/click.js';
 import { commandEntry, recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_ASK_CHANGE,
@@ -64,17 +65,8 @@ export function docsAskCommand(deps: AskListenerDeps) {
   };
 }
 
-/** A click's payload, bounded whatever Slack sent. */
-function clickOf(body: BlockAction, value: unknown): ClickIntake {
-  const channel = body.channel?.id ?? body.container?.channel_id;
-  return {
-    value: typeof value === 'string' ? value.slice(0, 300) : '',
-    user: String(body.user?.id ?? '').slice(0, 40),
-    ...(body.team?.id ? { teamId: body.team.id } : {}),
-    ...(typeof channel === 'string' ? { channel } : {}),
-    ...(body.response_url ? { responseUrl: body.response_url } : {}),
-  };
-}
+/** Most characters of a button's value recorded (an answer's values are far shorter). */
+const CLICK_VALUE_MAX = 300;
 
 /**
  * A record id from a click: the clicker and what was clicked, so a second click on the same button
@@ -91,7 +83,7 @@ function clickId(kind: string, p: ClickIntake): string {
  */
 export function feedbackAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
-    const p = clickOf(body, (action as { value?: unknown }).value);
+    const p = clickOf(body, (action as { value?: unknown }).value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
       kind: INTAKE.feedback,
@@ -113,7 +105,7 @@ export function feedbackAction(deps: AskListenerDeps) {
  */
 export function changeAction(deps: AskListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
-    const p = clickOf(body, action.value);
+    const p = clickOf(body, action.value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     const click = changeClick(deps.signer, action.value, p.user);
     if (click.kind === 'other') return changeByOther(deps, { ack, body, respond }, click.answerId);
@@ -132,7 +124,7 @@ export function changeAction(deps: AskListenerDeps) {
  */
 export function expertsAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const p = clickOf(body, action.value);
+    const p = clickOf(body, action.value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
       kind: INTAKE.experts,
