@@ -22,7 +22,7 @@ import type { PreviewFixIntake } from './preview/fix.js';
 import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
-export interface AgentJobsListenerDeps {
+interface AgentJobsListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` or `/docs-reply` instruction is answered in the ack (nothing sent). */
@@ -193,7 +193,7 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
  * recorded (`agent-jobs.preview-fix`, id from the clicker and the `action_ts`) and acked; the worker
  * checks the value and who may, then sends the follow-up. Only a bounded string goes on.
  */
-export function previewFixAction(deps: AgentJobsListenerDeps) {
+function previewFixAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const payload: PreviewFixIntake = clickOf(body, action.value, 300);
     const { user } = payload;

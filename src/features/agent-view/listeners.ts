@@ -7,7 +7,7 @@ import { INTAKE, type PromptsIntake } from './intake.js';
 import { recordEvent } from '../../platform/slack/record-and-ack.js';
 
 /** What the listeners need: they check the event's shape, record it and let Bolt ack. */
-export interface AgentViewListenerDeps {
+interface AgentViewListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
   /** Each person's agent-view events ({@link AGENT_VIEW_EVENTS_PER_MINUTE} a minute, key `team:user`, shared in Redis); none: no limit. */

@@ -89,7 +89,7 @@ export function documentAction(deps: DocumentFormDeps) {
  * the instruction (`quoted`), so nothing in it acts whatever was typed in the form; the job starts
  * in the answer's thread.
  */
-export function documentForm(deps: DocumentFormDeps): JobForm<DocumentTarget> {
+function documentForm(deps: DocumentFormDeps): JobForm<DocumentTarget> {
   return {
     formName: 'the Document this form',
     purpose: PURPOSE.modal,

@@ -122,7 +122,7 @@ export function changeAction(deps: AskListenerDeps) {
  * "Ask the docs team" (`ask.experts`): recorded (`ask.experts`, one per person and answer) and
  * acked; the worker checks the value, who may, and that the question goes to the team only once.
  */
-export function expertsAction(deps: AskListenerDeps) {
+function expertsAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
     const p = clickOf(body, action.value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());

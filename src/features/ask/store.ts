@@ -22,14 +22,14 @@ export interface AskConversation {
 }
 
 /** Earlier questions a conversation keeps (for Document this), and the characters kept of each. */
-export const EARLIER_KEPT = 5;
-export const EARLIER_CHARS = 300;
+const EARLIER_KEPT = 5;
+const EARLIER_CHARS = 300;
 
 /**
  * A thread the bot answers in and takes replies from (see {@link AskStore.claimThread}): `anyone`
  * in the bot's own thread, `asker` in the asker's own top-level message or DM.
  */
-export interface ThreadClaim {
+interface ThreadClaim {
   asker: string;
   teamId: string;
   follow: 'anyone' | 'asker';
@@ -70,9 +70,9 @@ const answerSchema = z.object({
 });
 
 /** Answers one person may have being written at once. */
-export const ANSWERS_PER_PERSON = 3;
+const ANSWERS_PER_PERSON = 3;
 /** How long a held answer slot lasts at most (an answer a crash left unreleased frees itself), in ms. */
-export const ANSWER_SLOT_MS = 10 * 60_000;
+const ANSWER_SLOT_MS = 10 * 60_000;
 
 /**
  * Holds a slot for answer `ARGV[1]` in the person's set `KEYS[1]` (scores: when each slot lapses)

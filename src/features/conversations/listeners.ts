@@ -38,7 +38,7 @@ export interface ConversationListenerDeps {
 export const MESSAGE_DEDUPE_WINDOW_MS = 3_600_000;
 
 /** Message subtypes written by people (Slack: message subtypes); every other subtype is ignored. */
-export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
+const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
 
 /**
  * Records a person's message for the worker when it may be for the bot: a mention, a DM, or a

@@ -9,7 +9,7 @@ import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
 
 /** What the reports' listeners need: they check the input, record the request and ack. */
-export interface ReportListenerDeps {
+interface ReportListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
 }

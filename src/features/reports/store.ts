@@ -34,13 +34,13 @@ import {
  */
 
 /** How long a response is reused, in ms (10 minutes). */
-export const CACHE_TTL_MS = 600_000;
+const CACHE_TTL_MS = 600_000;
 /** Lock lifetime, in ms: longer than a GET with its retries (3 × 10 s timeout + backoff). */
-export const FETCH_LOCK_TTL_MS = 45_000;
+const FETCH_LOCK_TTL_MS = 45_000;
 /** How often a waiting caller looks for the other caller's answer, in ms. */
-export const WAIT_POLL_MS = 100;
+const WAIT_POLL_MS = 100;
 /** A digest fetch that failed with a 5xx or network error is not repeated by other digests for this long, in ms. */
-export const FAILURE_MEMORY_MS = 15_000;
+const FAILURE_MEMORY_MS = 15_000;
 
 /** The analytics calls of the docs API client the cache makes. */
 export type AnalyticsApiCall =
@@ -50,7 +50,7 @@ export type AnalyticsApiCall =
 export type AnalyticsApi = Pick<DocsApiClient, AnalyticsApiCall>;
 
 /** What {@link AnalyticsCache} needs. */
-export interface AnalyticsCacheDeps {
+interface AnalyticsCacheDeps {
   /** The analytics calls (tests may give only those they use). */
   docsApi: DocsApiProjects<AnalyticsApiCall> | DocsApiProjects<'getVisitors'>;
   redis: Redis;
@@ -77,7 +77,7 @@ export interface Cached<T> {
 }
 
 /** One page of visitors and where it came from. */
-export type CachedVisitors = Cached<VisitorsResponse>;
+type CachedVisitors = Cached<VisitorsResponse>;
 
 /**
  * One analytics query as the cache reads it: its key, the schema its stored answer is read back

@@ -32,7 +32,7 @@ import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** What the settings listeners need. */
-export interface SettingsListenerDeps {
+interface SettingsListenerDeps {
   intake: Pick<Intake, 'record'>;
   service: Pick<SettingsService, 'effective' | 'projects'>;
   /** Opens the modal (within the trigger_id's 3 s). */
@@ -50,7 +50,7 @@ export interface SettingsListenerDeps {
  * How long the Edit click's and the save's checks may take, in ms (Slack: 3 s for a trigger_id
  * and a view_submission).
  */
-export const SETTINGS_CHECK_WITHIN_MS = 1_500;
+const SETTINGS_CHECK_WITHIN_MS = 1_500;
 
 /** Answer to an Edit button or settings form the bot did not sign. */
 const UNVERIFIED_TEXT = unverifiedValueText('run `/docs-settings` again');
@@ -75,7 +75,7 @@ async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: st
  * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
  * (help and mistakes too: they name the projects), then checks who may change what.
  */
-export function docsSettingsCommand(deps: SettingsListenerDeps) {
+function docsSettingsCommand(deps: SettingsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseSettingsCommand(command.text, deps.service.projects);
     if (cmd.kind === 'invalid')

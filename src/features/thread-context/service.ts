@@ -33,7 +33,7 @@ import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 export { botSelf, ThreadUnreadableError, unreadable };
 
 /** The Web API methods the context is read with (scopes: *:history, *:read). */
-export type ThreadContextSlack = ThreadReadSlack;
+type ThreadContextSlack = ThreadReadSlack;
 
 /** What reading and building context needs. */
 export interface ThreadContextDeps {
@@ -97,7 +97,7 @@ export type ContextResult =
   | { ok: false; reason: 'bot_cannot_read' | 'not_found'; message: string };
 
 /** The person's sentence when the thread a request is about can't be read. */
-export const CANNOT_READ_TEXT = {
+const CANNOT_READ_TEXT = {
   bot_cannot_read:
     "I can't read that conversation: I'm not in it. Invite me with `/invite @Docs Agent` (in a DM, use the shortcut in a channel I'm in instead), then try again. Nothing was started.",
   not_found: 'That message no longer exists, so there is no thread to read. Nothing was started.',
@@ -142,7 +142,7 @@ async function visibility(deps: ThreadContextDeps, channel: string): Promise<Vis
  * The line telling the requester that text from private conversations other than the job's own
  * went to the agent (it may end up in the pull request), or undefined when none did.
  */
-export async function privateSourcesLine(
+async function privateSourcesLine(
   deps: ThreadContextDeps,
   jobChannel: string,
   sources: string[],

@@ -73,7 +73,7 @@ export async function recordInteraction<T>(
 }
 
 /** Slack retries an Events API delivery that was not acked up to 3 times (nearly at once, after 1 minute, after 5 minutes; Slack docs: Events API, "Retries"). */
-export const SLACK_EVENT_RETRIES = 3;
+const SLACK_EVENT_RETRIES = 3;
 
 /**
  * An event's listener: records the intake (the edge acks once the listener returns). When Redis

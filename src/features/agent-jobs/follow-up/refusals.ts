@@ -45,7 +45,7 @@ export const EMPTY_FOLLOWUP_TEXT = 'That reply has no instruction in it, so I di
  * (its requester always may): undefined when so, else the refusal. Fails closed: an answer Slack
  * can't give refuses.
  */
-export async function readersRefusal(
+async function readersRefusal(
   deps: ContinueJobDeps,
   rec: JobRecord,
   author: string,

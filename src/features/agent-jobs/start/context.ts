@@ -7,7 +7,7 @@ import { withQuoted } from '../../../platform/prompt-fence.js';
 import type { ContextRequest } from '../../thread-context/index.js';
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
-export type PromptContextResult =
+type PromptContextResult =
   | { ok: true; prompt: string; notice?: string; sources?: string[]; stats?: { messages: number } }
   | { ok: false; message: string };
 
@@ -28,7 +28,7 @@ export interface ContextStartDeps {
  * A start request with the thread its context comes from, and the text the bot quotes for the agent
  * (`quoted`: see thread-context's `ContextRequest`). Only `instruction` (what the person typed) acts.
  */
-export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
+type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
 
 interface ContextProgress {
   prompt?: string;

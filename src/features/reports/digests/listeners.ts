@@ -15,7 +15,7 @@ import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmissio
  * access policy and membership are asked at the click and again at submission; the worker's gate
  * asks a third time, with the budget).
  */
-export interface DigestListenerDeps extends JobFormDeps {
+interface DigestListenerDeps extends JobFormDeps {
   /** The configured docs projects (a function: the current workspace's): an Improve on a signal of another one is not followed. */
   projects: readonly string[] | (() => readonly string[]);
 }
@@ -44,7 +44,7 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
  * `jobFormButton`). The digest's channel and ts ride in the modal's signed private_metadata, so the
  * job starts in the digest's thread.
  */
-export function improveAction(deps: DigestListenerDeps) {
+function improveAction(deps: DigestListenerDeps) {
   return jobFormButton(deps, 'the Improve with agent modal', (body, value) => {
     const decoded = decodeImproveValue(value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed')
