@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import type { EventArgs } from '../../platform/slack/listener-args.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import type { WorkspaceAccess } from '../../platform/workspace-access.js';
@@ -74,7 +75,7 @@ function teamAccessEvent(deps: AccessListenerDeps, change: 'granted' | 'revoked'
  * sends it again.
  */
 export function userChangeEvent(deps: AccessListenerDeps) {
-  return async ({ event }: SlackEventMiddlewareArgs<'user_change'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event }: EventArgs<'user_change'>): Promise<void> => {
     const user = (event.user as { id?: unknown } | undefined)?.id;
     if (typeof user !== 'string' || !/^[UW][A-Z0-9]{2,30}$/.test(user)) {
       deps.logger.warn('a user_change event without a user id; ignored');

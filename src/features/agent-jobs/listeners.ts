@@ -1,12 +1,5 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  FeedbackButtonsAction,
-  SlackEventMiddlewareArgs,
-} from '@slack/bolt';
-import type { ButtonArgs, CommandArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
+import type { App, BlockAction, ButtonAction, FeedbackButtonsAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, EventArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import { promptTooLongText } from '../../platform/access.js';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
@@ -108,11 +101,7 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
  * Not recorded (Redis down): not acked, so Slack redelivers it.
  */
 export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
-  return async ({
-    event,
-    body,
-    context,
-  }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'app_home_opened'>): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
     if (!(await withinHomeLimit(deps, b.team_id, event.user))) return;

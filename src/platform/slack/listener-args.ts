@@ -1,6 +1,6 @@
 /**
  * The arguments Bolt gives a feature's listeners (`app.command`, `app.action`, `app.view`,
- * `app.shortcut`), one name each, so every listener file types them alike.
+ * `app.shortcut`, `app.event`), one name each, so every listener file types them alike.
  */
 import type {
   AllMiddlewareArgs,
@@ -10,6 +10,7 @@ import type {
   MessageShortcut,
   SlackActionMiddlewareArgs,
   SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
   SlackShortcutMiddlewareArgs,
   SlackViewMiddlewareArgs,
   StaticSelectAction,
@@ -28,3 +29,5 @@ export type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectActio
 export type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
 /** A modal submission's listener arguments. */
 export type SubmissionArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+/** An Events API event's listener arguments (`E`: the event's `type`). */
+export type EventArgs<E extends string> = SlackEventMiddlewareArgs<E> & AllMiddlewareArgs;
