@@ -7,7 +7,13 @@ import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { clickOf } from '../../platform/slack/click.js';
-import { commandEntry, recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import {
+  actionEntry,
+  commandEntry,
+  recordCommand,
+  recordEvent,
+  recordInteraction,
+} from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { ACTION_PREVIEW_FIX } from './preview/blocks.js';
@@ -142,12 +148,13 @@ export function restartAction(deps: AgentJobsListenerDeps) {
       ...(channel ? { channel } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.restart,
-      id: `act-${action.action_ts}`,
-      requestId: action.action_ts,
-      payload,
-    });
+    await recordInteraction(
+      deps.intake,
+      deps.logger,
+      ack,
+      body.response_url,
+      actionEntry(action, INTAKE.restart, payload),
+    );
   };
 }
 

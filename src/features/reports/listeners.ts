@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/
 import type { ButtonArgs, SelectArgs } from '../../platform/slack/listener-args.js';
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { actionEntry, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { docsVisitorsCommand, type ReportCommandDeps } from './command.js';
 import { PAGED_REPORTS } from './handlers.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
@@ -34,8 +34,7 @@ export function buttonAction(deps: ReportListenerDeps, kind: IntakeKind<ButtonIn
       user: body.user.id,
       ...where(body),
     };
-    const entry = { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, actionEntry(action, kind, payload));
   };
 }
 
@@ -51,7 +50,7 @@ export function menuAction(deps: ReportListenerDeps) {
       user: body.user.id,
       ...where(body),
     };
-    const entry = { kind: INTAKE.menu, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+    const entry = actionEntry(action, INTAKE.menu, payload);
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }

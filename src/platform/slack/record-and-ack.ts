@@ -23,6 +23,14 @@ export function commandEntry<T>(command: { trigger_id: string }, kind: IntakeKin
 }
 
 /**
+ * The entry of a click whose every press is its own request: its id is `act-{action_ts}` and its
+ * request id the `action_ts` (Slack: the time of that press), so only a redelivery is the same request.
+ */
+export function actionEntry<T>(action: { action_ts: string }, kind: IntakeKind<T>, payload: T): IntakeEntry<T> {
+  return { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+}
+
+/**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
  * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed

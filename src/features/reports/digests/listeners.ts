@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { ButtonArgs } from '../../../platform/slack/listener-args.js';
-import { recordInteraction } from '../../../platform/slack/record-and-ack.js';
+import { actionEntry, recordInteraction } from '../../../platform/slack/record-and-ack.js';
 import { unverifiedValueText } from '../../../platform/slack/signed-value.js';
 import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../../agent-jobs/index.js';
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
@@ -83,12 +83,13 @@ export function digestRetryAction(deps: DigestListenerDeps) {
       ...(ts ? { ts } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.digestRetry,
-      id: `act-${action.action_ts}`,
-      requestId: action.action_ts,
-      payload,
-    });
+    await recordInteraction(
+      deps.intake,
+      deps.logger,
+      ack,
+      body.response_url,
+      actionEntry(action, INTAKE.digestRetry, payload),
+    );
   };
 }
 
