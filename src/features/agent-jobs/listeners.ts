@@ -148,13 +148,8 @@ export function restartAction(deps: AgentJobsListenerDeps) {
       ...(channel ? { channel } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(
-      deps.intake,
-      deps.logger,
-      ack,
-      body.response_url,
-      actionEntry(action, INTAKE.restart, payload),
-    );
+    const entry = actionEntry(action, INTAKE.restart, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 

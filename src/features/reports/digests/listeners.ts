@@ -83,13 +83,8 @@ export function digestRetryAction(deps: DigestListenerDeps) {
       ...(ts ? { ts } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(
-      deps.intake,
-      deps.logger,
-      ack,
-      body.response_url,
-      actionEntry(action, INTAKE.digestRetry, payload),
-    );
+    const entry = actionEntry(action, INTAKE.digestRetry, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 
