@@ -19,13 +19,7 @@ import { withinTime } from './time-limit.js';
 /** How an agent job's run ended, as counted by `docs_bot_agent_jobs_finished_total{status}`. */
 export type FinishedStatus = 'completed' | 'no_change' | 'failed' | 'archived' | 'timed_out';
 /** Every {@link FinishedStatus} (their series start at 0). */
-const FINISHED_STATUSES: readonly FinishedStatus[] = [
-  'completed',
-  'no_change',
-  'failed',
-  'archived',
-  'timed_out',
-];
+const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_change', 'failed', 'archived', 'timed_out'];
 
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';

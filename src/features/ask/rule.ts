@@ -126,8 +126,7 @@ function words(text: string): string[] {
 }
 
 /** Which step of the mention rule decided (see {@link classifyMention}). */
-type MentionRuleStep =
-  'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
+type MentionRuleStep = 'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
 
 /** The mention rule's verdict and the step that gave it (the steps of {@link classifyMention}). */
 function mentionRuleStep(text: string): { kind: MessageKind; step: MentionRuleStep } {

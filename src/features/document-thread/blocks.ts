@@ -70,8 +70,7 @@ function noticeModal(at: ModalAt, text: string): ModalView {
 }
 
 /** What {@link decodeThreadRef} found. */
-type DecodedThreadRef =
-  { ok: true; ref: ThreadRef } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+type DecodedThreadRef = { ok: true; ref: ThreadRef } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /**
  * Decodes the modal's `private_metadata`: the ref when the bot signed it and it has Slack's id

@@ -29,8 +29,7 @@ export function responseUrlAllowed(url: string, slackApiUrl: string): boolean {
 }
 
 /** Answer to a command that came with a reply address that is not Slack's. */
-const FOREIGN_RESPONSE_URL_TEXT =
-  "This request came with a reply address that isn't Slack's, so I didn't act on it.";
+const FOREIGN_RESPONSE_URL_TEXT = "This request came with a reply address that isn't Slack's, so I didn't act on it.";
 
 /** Every `response_url` a payload carries: `response_url`, and `response_urls[].response_url` (view submissions). */
 function responseUrlsOf(body: unknown): unknown[] {
