@@ -67,7 +67,7 @@ export const AUDIT_REASONS = [
 export type AuditReason = (typeof AUDIT_REASONS)[number];
 
 /** One audit event: who did what where, and how it ended. */
-export interface AuditEvent {
+interface AuditEvent {
   /** Slack user id of the person acting. */
   actor: string;
   /** Channel id (or DM id) it happened in. */

@@ -36,7 +36,7 @@ export const idList = (item: RegExp, message: string) =>
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** True when `url` is https://, or http:// to a loopback host (127.0.0.0/8, ::1, localhost). */
-export function isSecureOrLoopback(url: string): boolean {
+function isSecureOrLoopback(url: string): boolean {
   const u = new URL(url);
   if (u.protocol === 'https:') return true;
   if (u.protocol !== 'http:') return false;

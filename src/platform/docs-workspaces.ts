@@ -37,7 +37,7 @@ const entrySchema = z.strictObject({
 });
 
 /** A mapping entry as written. */
-export type DocsWorkspaceEntry = z.output<typeof entrySchema>;
+type DocsWorkspaceEntry = z.output<typeof entrySchema>;
 
 /**
  * DOCS_WORKSPACE_PROJECTS: a JSON object from a workspace id (`T…`) or Grid org id (`E…`) to its
@@ -59,7 +59,7 @@ export const workspaceProjectsField = z
   );
 
 /** What the mapping is checked against: the defaults and the raw environment the keys are read from. */
-export interface DocsWorkspaceDefaults {
+interface DocsWorkspaceDefaults {
   DOCS_API_KEY: string;
   DOCS_PROJECT_ID: string;
   DOCS_PROJECT_IDS: readonly string[];

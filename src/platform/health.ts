@@ -4,10 +4,10 @@ import { LRUCache } from 'lru-cache';
 import { withinTime } from './time-limit.js';
 
 /** Milliseconds `/healthz` waits for Redis to take its write before answering 503. */
-export const HEALTH_TIMEOUT_MS = 1_000;
+const HEALTH_TIMEOUT_MS = 1_000;
 
 /** Milliseconds a write probe's answer is reused by later `/healthz` requests. */
-export const HEALTH_PROBE_REUSE_MS = 1_000;
+const HEALTH_PROBE_REUSE_MS = 1_000;
 
 /** What `/healthz` needs: a Redis write probe and the queues whose worker is stuck. */
 export interface HealthDeps {
@@ -24,7 +24,7 @@ export interface HealthDeps {
  * @returns true when Redis took a write (`SET probeKey … PX 60000`) within `timeoutMs` (ms): a
  *   PING would pass on a demoted primary that refuses writes (READONLY); never throws.
  */
-export async function redisWritable(redis: Pick<Redis, 'set'>, key: string, timeoutMs: number): Promise<boolean> {
+async function redisWritable(redis: Pick<Redis, 'set'>, key: string, timeoutMs: number): Promise<boolean> {
   try {
     const ok = await withinTime(redis.set(key, String(Date.now()), 'PX', 60_000), timeoutMs, () => 'timed out');
     return ok === 'OK';

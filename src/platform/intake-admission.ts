@@ -37,7 +37,7 @@ export interface DeferralPolicy {
 }
 
 /** The defaults of {@link DeferralPolicy}. */
-export const DEFAULT_DEFERRAL: DeferralPolicy = { firstDelayMs: 1_000, maxDelayMs: 10_000, giveUpAfterMs: 15 * 60_000 };
+const DEFAULT_DEFERRAL: DeferralPolicy = { firstDelayMs: 1_000, maxDelayMs: 10_000, giveUpAfterMs: 15 * 60_000 };
 
 /**
  * Tells the person behind a record something privately; resolves false when the record names

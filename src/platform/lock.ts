@@ -3,7 +3,7 @@ import { Mutex } from 'redis-semaphore';
 import type { Logger } from './logger.js';
 
 /** Timing of a {@link withLock} lock, in ms. */
-export interface LockTiming {
+interface LockTiming {
   /** How long the lock lives if its holder dies (it is refreshed while held). */
   lockTimeoutMs: number;
   /** How long to wait for it. */

@@ -5,7 +5,7 @@ import { currentRequestContext } from './request-context.js';
  * Paths pino censors in every log line, so secrets (`DOCS_API_KEY`, Slack tokens, the signing
  * secret) never reach the logs even when an object holding them is logged by mistake.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'authorization',
   'Authorization',
   '*.authorization',
@@ -56,7 +56,7 @@ export const REDACT_PATHS = [
  * (a BullMQ `add` refused with READONLY or NOREPLICAS carries the job's data: people's text).
  * Only `command.name` is kept, in `err` and in the errors it wraps (`cause`, Bolt's `original(s)`, …).
  */
-export function serializeError(err: unknown): unknown {
+function serializeError(err: unknown): unknown {
   const out = pino.stdSerializers.err(err as Error) as unknown;
   scrubCommands(out, 0);
   return out;

@@ -18,7 +18,7 @@ export function bearerTokenMatches(header: string | undefined, token: string): b
 }
 
 /** Options of {@link metricsHandler}. */
-export interface MetricsHandlerOptions {
+interface MetricsHandlerOptions {
   registry: Registry;
   /** METRICS_TOKEN: when set, a scrape must send `Authorization: Bearer <token>`, else 401. Never logged. */
   token?: string;

@@ -19,27 +19,21 @@ import { withinTime } from './time-limit.js';
 /** How an agent job's run ended, as counted by `docs_bot_agent_jobs_finished_total{status}`. */
 export type FinishedStatus = 'completed' | 'no_change' | 'failed' | 'archived' | 'timed_out';
 /** Every {@link FinishedStatus} (their series start at 0). */
-export const FINISHED_STATUSES: readonly FinishedStatus[] = [
-  'completed',
-  'no_change',
-  'failed',
-  'archived',
-  'timed_out',
-];
+const FINISHED_STATUSES: readonly FinishedStatus[] = ['completed', 'no_change', 'failed', 'archived', 'timed_out'];
 
 /** A person's rating of a job's result (the feedback buttons), as counted by `docs_bot_agent_feedback_total{project,rating}`. */
 export type AgentRating = 'positive' | 'negative';
 /** How a preview ended (`docs_bot_previews_finished_total{outcome}`). */
-export type PreviewOutcome = 'built' | 'failed' | 'slow' | 'not_started' | 'uncertain';
+type PreviewOutcome = 'built' | 'failed' | 'slow' | 'not_started' | 'uncertain';
 const PREVIEW_OUTCOMES: readonly PreviewOutcome[] = ['built', 'failed', 'slow', 'not_started', 'uncertain'];
 
 /** How a question to the docs ended, as counted by `docs_bot_ask_total{outcome}`. */
 export type AskOutcome = 'answered' | 'unanswered' | 'failed' | 'refused';
 /** Every {@link AskOutcome} (their series start at 0). */
-export const ASK_OUTCOMES: readonly AskOutcome[] = ['answered', 'unanswered', 'failed', 'refused'];
+const ASK_OUTCOMES: readonly AskOutcome[] = ['answered', 'unanswered', 'failed', 'refused'];
 
 /** What started a run of an agent job: a new job (`POST …/job`) or a follow-up (`POST …/message`). */
-export type RunKind = 'new' | 'follow_up';
+type RunKind = 'new' | 'follow_up';
 
 /** What {@link BotMetrics} reads a queue's depth from (a BullMQ `Queue`). */
 export interface QueueDepthSource {
@@ -48,12 +42,12 @@ export interface QueueDepthSource {
 }
 
 /** Queue states reported by `docs_bot_queue_jobs{queue,state}`. */
-export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** One of {@link QUEUE_STATES}. */
 export type QueueState = (typeof QUEUE_STATES)[number];
 
 /** Options of {@link BotMetrics}. */
-export interface BotMetricsOptions {
+interface BotMetricsOptions {
   /** The registry every metric is registered on (one per bot). */
   registry: Registry;
   /** Also collect prom-client's default process and Node.js metrics. @defaultValue true */

@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 export const FENCE_ID_LENGTH = 16;
 
 /** The two markers of one fence, and the id they carry. */
-export interface Fence {
+interface Fence {
   id: string;
   /** `<name_id>` */
   open: string;

@@ -2,10 +2,10 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Outcome of {@link Quota.take}: taken, or refused with the ms until its next slot frees. */
-export type QuotaTake = { ok: true } | { ok: false; msBeforeNext: number };
+type QuotaTake = { ok: true } | { ok: false; msBeforeNext: number };
 
 /** What a {@link Quota} counts: `points` per `durationS` seconds per key. */
-export interface QuotaOptions {
+interface QuotaOptions {
   /** Redis key prefix, e.g. `${QUEUE_PREFIX}:visitors:share`. */
   keyPrefix: string;
   /** Uses per window (≥ 1). */

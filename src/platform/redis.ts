@@ -38,10 +38,10 @@ export function isReadOnlyError(err: Error): boolean {
  * after {@link READONLY_RESENDS} the refused commands are no longer sent again but fail, so a
  * write does not hang for as long as the endpoint takes to move.
  */
-export const READONLY_STREAK_MS = 5_000;
+const READONLY_STREAK_MS = 5_000;
 
 /** Reconnects of a READONLY streak after which the refused command is no longer resent (about 3 s of backoff). */
-export const READONLY_RESENDS = 5;
+const READONLY_RESENDS = 5;
 
 /** ms before reconnect attempt `times` (1, 2, …): 100 ms, then up to 2 s apart. */
 export function reconnectDelayMs(times: number): number {
@@ -259,7 +259,7 @@ export class RedisConnections {
 }
 
 /** What {@link checkEvictionPolicy} found: Redis' `maxmemory-policy`, or why it could not be read. */
-export type EvictionCheck = { policy: string; evicts: boolean } | { policy: undefined; error: string };
+type EvictionCheck = { policy: string; evicts: boolean } | { policy: undefined; error: string };
 
 /**
  * Start-up check of Redis' `maxmemory-policy` (`CONFIG GET`; on a Cluster, of whichever node the

@@ -27,7 +27,7 @@ import { redisReplyCode } from './redis-errors.js';
  * confirmed is on whichever one Sentinel promotes (it promotes by a replication offset that may be
  * seconds old); a write counts as confirmed once `replicas` have it.
  */
-export interface ReplicaGuardOptions {
+interface ReplicaGuardOptions {
   /** REDIS_WAIT_REPLICAS: 0 turns the guard off (everything is confirmed at once). */
   replicas: number;
   /** REDIS_WAIT_TIMEOUT_MS: how long one WAIT may take. */
@@ -51,7 +51,7 @@ export interface GuardMark {
 }
 
 /** What a check found (`required`: the replicas the WAIT asked for; `confirmed`: how many had the writes). */
-export type GuardVerdict =
+type GuardVerdict =
   | { kind: 'confirmed'; confirmed: number; required: number }
   /** Fewer than REDIS_WAIT_REPLICAS had them: replicas lagging or gone, not a failover under way. */
   | { kind: 'short'; confirmed: number; required: number }

@@ -19,7 +19,7 @@ interface Sealed {
 }
 
 /** Why a record does not open: its key is not in the ring, or it fails authentication / is malformed. */
-export type OpenFailure = 'key_unknown' | 'unreadable';
+type OpenFailure = 'key_unknown' | 'unreadable';
 
 /** The id a record names its key by: the first 8 hex digits of SHA-256(key). */
 export function keyId(key: Buffer): string {

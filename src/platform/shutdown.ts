@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js';
 
 /** What {@link exitAfterStop} needs. */
-export interface ExitAfterStopOptions {
+interface ExitAfterStopOptions {
   /** How long the graceful stop may take before the process exits anyway, in ms. */
   budgetMs: number;
   logger: Logger;

@@ -6,7 +6,7 @@ import { withinTime } from './time-limit.js';
 export const WORKER_WATCH_SAMPLE_MS = 5_000;
 
 /** What the watch reads of a BullMQ (6) `Worker`. */
-export interface WatchableWorker {
+interface WatchableWorker {
   /** How many jobs it runs at once (BullMQ's `opts.concurrency`, default 1). */
   readonly concurrency: number;
   /** False when its main loop is not running (it stopped, or was closed): it takes no job. */
@@ -16,7 +16,7 @@ export interface WatchableWorker {
 }
 
 /** A worker and the Redis keys of the queue it takes from (BullMQ's `queue.keys`). */
-export interface WatchedWorker {
+interface WatchedWorker {
   /** The queue's name (`intake`, `poll-agent-job`, …). */
   name: string;
   keys: Record<string, string>;

@@ -4,12 +4,12 @@ import { consumeOne as consume } from '../../platform/quota.js';
 import { requiredSlot } from '../../platform/request-context.js';
 
 /** Vendor: agent requests (job create + follow-up message) per project per hour (docs/using.md "Who can use it"). */
-export const VENDOR_AGENT_CALLS_PER_HOUR = 100;
+const VENDOR_AGENT_CALLS_PER_HOUR = 100;
 /** Length of a budget window, in seconds. */
-export const BUDGET_WINDOW_S = 3600;
+const BUDGET_WINDOW_S = 3600;
 
 /** Budget sizes: AGENT_CALLS_PER_HOUR (per project) and AGENT_CALLS_PER_USER_PER_HOUR. */
-export interface AgentBudgetOptions {
+interface AgentBudgetOptions {
   perProject: number;
   perUser: number;
   /**
@@ -29,7 +29,7 @@ export interface AgentBudgetOptions {
 }
 
 /** Outcome of {@link AgentBudget.take}: taken, or which budget is used up and when its next slot frees (ms from now). */
-export type BudgetTake = { ok: true } | { ok: false; which: 'user' | 'project'; msBeforeNext: number };
+type BudgetTake = { ok: true } | { ok: false; which: 'user' | 'project'; msBeforeNext: number };
 
 /**
  * The agent budget, shared by every replica through Redis (rate-limiter-flexible's

@@ -23,7 +23,7 @@ export interface UserChanges {
 }
 
 /** Cache lifetimes, in ms. */
-export interface DirectoryOptions {
+interface DirectoryOptions {
   /** users.info answers: ≤ {@link USER_FACTS_MAX_TTL_MS} (10 minutes). Default 10 min. */
   userTtlMs?: number;
   /** usergroups.users.list answers: ≤ 5 minutes. Default 5 min. */

@@ -10,29 +10,8 @@ import { createAccessDirectory } from './listeners.js';
 import { accessPolicyFromConfig, describeAccess, type AccessPolicyConfig, type AccessPolicyVars } from './policy.js';
 import { createAccessGate } from './service.js';
 
-export { AgentBudget, VENDOR_AGENT_CALLS_PER_HOUR, type AgentBudgetOptions } from './budget.js';
-export {
-  SlackDirectory,
-  USER_FACTS_MAX_TTL_MS,
-  type DirectoryOptions,
-  type DirectorySlack,
-  type UserChanges,
-} from './directory.js';
-export {
-  createAccessDirectory,
-  RedisUserChanges,
-  register as registerAccessListeners,
-  type AccessListenerDeps,
-} from './listeners.js';
-export {
-  accessPolicyFromConfig,
-  CHECK_FAILED_TEXT,
-  decideAccess,
-  describeAccess,
-  type AccessPolicyConfig,
-  type UserFacts,
-} from './policy.js';
-export { budgetText, createAccessGate, type AccessDeps } from './service.js';
+export { SlackDirectory } from './directory.js';
+export type { AccessPolicyConfig } from './policy.js';
 
 /** The configuration access reads: the access policy, the agent budget, the prompt cap, the default project. */
 export type AccessConfig = AccessPolicyVars &

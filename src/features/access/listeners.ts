@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import type { EventArgs } from '../../platform/slack/listener-args.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../platform/logger.js';
 import type { WorkspaceAccess } from '../../platform/workspace-access.js';
@@ -9,7 +10,7 @@ import { SlackDirectory, USER_FACTS_MAX_TTL_MS, type DirectorySlack, type UserCh
  * ms, kept as long as a cached answer can live), so every replica's directory drops an answer
  * fetched before the change, whichever replica Slack sent the event to.
  */
-export class RedisUserChanges implements UserChanges {
+class RedisUserChanges implements UserChanges {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -33,7 +34,7 @@ export class RedisUserChanges implements UserChanges {
 }
 
 /** What the access listeners need. */
-export interface AccessListenerDeps {
+interface AccessListenerDeps {
   directory: Pick<SlackDirectory, 'forget'>;
   changes: Pick<RedisUserChanges, 'mark'>;
   /** The workspaces an org-wide install was removed from. */
@@ -54,7 +55,7 @@ function teamIds(event: unknown): string[] {
  * deleted, and granting access again resumes them. When Redis won't take it the listener throws,
  * so the event is not acked and Slack sends it again.
  */
-export function teamAccessEvent(deps: AccessListenerDeps, change: 'granted' | 'revoked') {
+function teamAccessEvent(deps: AccessListenerDeps, change: 'granted' | 'revoked') {
   return async ({ event }: { event: unknown }): Promise<void> => {
     const teams = teamIds(event);
     if (teams.length === 0 || !deps.workspaces) {
@@ -74,7 +75,7 @@ export function teamAccessEvent(deps: AccessListenerDeps, change: 'granted' | 'r
  * sends it again.
  */
 export function userChangeEvent(deps: AccessListenerDeps) {
-  return async ({ event }: SlackEventMiddlewareArgs<'user_change'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event }: EventArgs<'user_change'>): Promise<void> => {
     const user = (event.user as { id?: unknown } | undefined)?.id;
     if (typeof user !== 'string' || !/^[UW][A-Z0-9]{2,30}$/.test(user)) {
       deps.logger.warn('a user_change event without a user id; ignored');

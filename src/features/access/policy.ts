@@ -76,7 +76,7 @@ export interface UserFacts {
 }
 
 /** One question to the policy. */
-export interface PolicyQuestion {
+interface PolicyQuestion {
   facts: UserFacts;
   /** The bot's own workspace (`auth.test` `team_id`; the enterprise id for an org-wide install). */
   homeTeamId: string;
@@ -120,7 +120,7 @@ export function affiliationOf(
 }
 
 /** Whether an {@link Affiliation} makes the person an outsider (held to ACCESS_ALLOW_EXTERNAL). */
-export function isOutsider(a: Affiliation): boolean {
+function isOutsider(a: Affiliation): boolean {
   return a === 'other_organization' || a === 'other_workspace' || a === 'stranger';
 }
 

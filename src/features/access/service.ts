@@ -23,7 +23,7 @@ import {
 } from './policy.js';
 
 /** What the access service needs. */
-export interface AccessDeps {
+interface AccessDeps {
   policy: AccessPolicyConfig;
   directory: Pick<SlackDirectory, 'user' | 'inAnyGroup' | 'home'>;
   budget: Pick<AgentBudget, 'take' | 'give' | 'block' | 'remaining' | 'opts'>;
@@ -46,7 +46,7 @@ export interface AccessDeps {
 }
 
 /** Back-off after a 429 without Retry-After (the vendor documents none), in ms. */
-export const RATE_LIMITED_DEFAULT_MS = 60_000;
+const RATE_LIMITED_DEFAULT_MS = 60_000;
 
 /** A decision that refuses. */
 type Refusal = Extract<AccessDecision, { allowed: false }>;
@@ -120,7 +120,7 @@ async function projectOf(deps: AccessDeps, call: AgentCall): Promise<string | un
  * The refusal of a docs project this workspace may not use (DOCS_WORKSPACE_PROJECTS): the id is
  * quoted inert (backticks replaced, cut at 100), the workspace's own projects listed.
  */
-export function projectNotAllowedText(project: string, allowed: readonly string[]): string {
+function projectNotAllowedText(project: string, allowed: readonly string[]): string {
   const shown = `\`${project.slice(0, 100).replace(/`/g, "'")}\``;
   const list = allowed.map((p) => `\`${p}\``).join(', ');
   return `The docs project ${shown} isn't one of this workspace's. Use one of: ${list} (an operator maps projects to workspaces). Nothing was sent to the docs agent.`;

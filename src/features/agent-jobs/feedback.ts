@@ -4,6 +4,7 @@ import type { AccessGate } from '../../platform/access.js';
 import { audit } from '../../platform/audit.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentRating, BotMetrics } from '../../platform/metrics.js';
+import type { ClickIntake } from '../../platform/slack/click.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
 import type { Steps } from '../../platform/steps.js';
@@ -60,16 +61,8 @@ export function parseFeedbackValue(value: unknown): { rating: AgentRating; jobId
   return { rating: rating as AgentRating, jobId };
 }
 
-/** A recorded click on the feedback buttons (`agent-jobs.feedback`). */
-export interface FeedbackIntake {
-  /** The clicked button's `value`, as Slack sent it (checked by the handler). */
-  value: string;
-  user: string;
-  teamId?: string;
-  /** Where the button was clicked (Slack's `channel`/`container`): it must be the job's own channel. */
-  channel?: string;
-  responseUrl?: string;
-}
+/** A recorded click on the feedback buttons (`agent-jobs.feedback`): where it was clicked must be the job's own channel. */
+export type FeedbackIntake = ClickIntake;
 
 /** What a feedback click needs. */
 export interface FeedbackDeps {

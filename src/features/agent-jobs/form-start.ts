@@ -52,7 +52,7 @@ export async function formRefusal(
 }
 
 /** The submission, as the listener has it, and the form's input block (where errors show). */
-export interface FormSubmission {
+interface FormSubmission {
   ack: AckFn<ViewResponseAction>;
   body: ViewSubmitAction;
   /** block_id of the instruction input. */

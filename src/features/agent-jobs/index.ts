@@ -23,8 +23,7 @@ import { asWorkOf } from './work-of.js';
 import { EditBudget, StatusPresenter } from './status/index.js';
 import { JobStore, PENDING_THREAD } from './store.js';
 
-export { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start/index.js';
-export { INTAKE as AGENT_JOBS_INTAKE, type StartIntake } from './intake.js';
+export { startAgentJob, type StartJobDeps } from './start/index.js';
 export {
   INSTRUCTION_ACTION,
   INSTRUCTION_BLOCK,
@@ -41,13 +40,11 @@ export {
   type JobFormDeps,
   type JobModal,
 } from './job-form.js';
-export { EditBudget, type BudgetGrant } from './status/index.js';
-export { decide, type IncomingMessage, type MessageDecision, type MessageReceipt } from './messages.js';
+export { EditBudget } from './status/index.js';
+export type { IncomingMessage, MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */
 export type ThreadOwner = { kind: 'job'; jobId: string } | { kind: 'starting' } | undefined;
-
-export type { PromptContext, PromptContextRequest, PromptContextResult } from './start/index.js';
 
 /** The configuration the feature reads (docs/configuration.md). */
 export type AgentJobsConfig = Pick<

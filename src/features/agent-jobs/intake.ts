@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
+import { clickSchema } from '../../platform/slack/click.js';
 import type { FeedbackIntake } from './feedback.js';
 import type { PreviewFixIntake } from './preview/fix.js';
 import type { StartJobRequest } from './start/index.js';
@@ -79,13 +80,7 @@ const replySchema: z.ZodType<ReplyIntake> = z.looseObject({
   ...reply,
 });
 
-const feedbackSchema: z.ZodType<FeedbackIntake> = z.looseObject({
-  value: z.string(),
-  user: z.string(),
-  teamId: z.string().optional(),
-  channel: z.string().optional(),
-  responseUrl: z.string().optional(),
-});
+const feedbackSchema: z.ZodType<FeedbackIntake> = clickSchema;
 
 const homeSchema: z.ZodType<HomeIntake> = z.looseObject({ teamId: z.string(), user: z.string() });
 

@@ -1,11 +1,5 @@
-import type {
-  AllMiddlewareArgs,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
+import type { BlockAction } from '@slack/bolt';
+import type { ButtonArgs, SubmissionArgs } from '../../platform/slack/listener-args.js';
 import type { InputBlock, KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { slackErrorCode } from '../../platform/slack/errors.js';
@@ -157,9 +151,6 @@ export function refuseUnverified(
   warnUnverified(deps.logger, purpose, reason, { user: body.user.id });
   return { say: text };
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type SubmissionArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** What a button that opens a job form decides from its click: the form to open and its channel, or what to say instead. */
 type FormTarget = { channel: string; view: () => ModalView } | { say: string };

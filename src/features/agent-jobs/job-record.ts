@@ -155,7 +155,7 @@ export function fromHash(h: Record<string, string>, defaultProjectId = ''): JobR
 }
 
 /** What a new record takes from the start request (agent-jobs' StartJobRequest). */
-export interface NewJobRequest {
+interface NewJobRequest {
   teamId: string;
   channel: string;
   requester: string;

@@ -1,20 +1,19 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  FeedbackButtonsAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-  SlackEventMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, FeedbackButtonsAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, EventArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import { promptTooLongText } from '../../platform/access.js';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Quota } from '../../platform/quota.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordEvent, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { clickOf } from '../../platform/slack/click.js';
+import {
+  actionEntry,
+  commandEntry,
+  recordCommand,
+  recordEvent,
+  recordInteraction,
+} from '../../platform/slack/record-and-ack.js';
 import { ACTION_RESTART } from './start/index.js';
 import { ACTION_FEEDBACK, type FeedbackIntake } from './feedback.js';
 import { ACTION_PREVIEW_FIX } from './preview/blocks.js';
@@ -22,7 +21,7 @@ import type { PreviewFixIntake } from './preview/fix.js';
 import { INTAKE, type HomeIntake, type ReplyIntake, type RestartIntake, type StartIntake } from './intake.js';
 
 /** What the agent-jobs listeners need: they record each request and ack; workers do the rest. */
-export interface AgentJobsListenerDeps {
+interface AgentJobsListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
   /** AGENT_PROMPT_MAX_CHARS: a longer `/docs-edit` or `/docs-reply` instruction is answered in the ack (nothing sent). */
@@ -39,9 +38,6 @@ export const HOME_OPENS_PER_MINUTE = 10;
  * nearly at once, after 1 minute and after 5 minutes): the record itself goes once handled.
  */
 export const HOME_DEDUPE_WINDOW_MS = 10 * 60_000;
-
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /** Usage text of `/docs-edit` (shown for an empty instruction). */
 export const DOCS_EDIT_USAGE =
@@ -73,12 +69,7 @@ export function docsEditCommand(deps: AgentJobsListenerDeps) {
       instruction,
       responseUrl: command.response_url,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.start,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.start, payload));
   };
 }
 
@@ -105,12 +96,7 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
       responseUrl: command.response_url,
       botUserId: context.botUserId,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.reply,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.reply, payload));
   };
 }
 
@@ -121,11 +107,7 @@ export function docsReplyCommand(deps: AgentJobsListenerDeps) {
  * Not recorded (Redis down): not acked, so Slack redelivers it.
  */
 export function appHomeOpenedEvent(deps: AgentJobsListenerDeps) {
-  return async ({
-    event,
-    body,
-    context,
-  }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'app_home_opened'>): Promise<void> => {
     if (event.tab && event.tab !== 'home') return;
     const b = body as { team_id: string; event_id: string };
     if (!(await withinHomeLimit(deps, b.team_id, event.user))) return;
@@ -166,16 +148,10 @@ export function restartAction(deps: AgentJobsListenerDeps) {
       ...(channel ? { channel } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.restart,
-      id: `act-${action.action_ts}`,
-      requestId: action.action_ts,
-      payload,
-    });
+    const entry = actionEntry(action, INTAKE.restart, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
-
-type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>> & AllMiddlewareArgs;
 
 /**
  * 👍/👎 under an announcement (block_actions, `feedback_buttons` element `agent_jobs.feedback`):
@@ -186,16 +162,9 @@ type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>
 export function feedbackAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
     const a = action as Partial<FeedbackButtonsAction>;
-    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    const payload: FeedbackIntake = clickOf(body, a.value, 200);
+    const { user } = payload;
     if (!user) return void (await ack());
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const payload: FeedbackIntake = {
-      value: typeof a.value === 'string' ? a.value.slice(0, 200) : '',
-      user,
-      ...(body.team?.id ? { teamId: body.team.id } : {}),
-      ...(typeof channel === 'string' ? { channel } : {}),
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-    };
     // Intake ids are BullMQ job ids: only characters that cannot clash (no ':').
     const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id)
       .replace(/[^0-9A-Za-z._-]/g, '')
@@ -215,18 +184,11 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
  * recorded (`agent-jobs.preview-fix`, id from the clicker and the `action_ts`) and acked; the worker
  * checks the value and who may, then sends the follow-up. Only a bounded string goes on.
  */
-export function previewFixAction(deps: AgentJobsListenerDeps) {
+function previewFixAction(deps: AgentJobsListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const user = typeof body.user?.id === 'string' ? body.user.id.slice(0, 40) : '';
+    const payload: PreviewFixIntake = clickOf(body, action.value, 300);
+    const { user } = payload;
     if (!user) return void (await ack());
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const payload: PreviewFixIntake = {
-      value: typeof action.value === 'string' ? action.value.slice(0, 300) : '',
-      user,
-      ...(body.team?.id ? { teamId: body.team.id } : {}),
-      ...(typeof channel === 'string' ? { channel } : {}),
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-    };
     const at = String(action.action_ts)
       .replace(/[^0-9A-Za-z._-]/g, '')
       .slice(0, 40);

@@ -6,7 +6,7 @@ import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type Job
 export type { JobRecord, PreviewStage, StatusState } from './job-record.js';
 
 /** What "Start it again" needs to start a job whose first start was uncertain. */
-export interface RestartRecord {
+interface RestartRecord {
   teamId: string;
   channel: string;
   requester: string;

@@ -2,10 +2,11 @@
  * Which installation an agent job's background work (its poller, status edits, previews) belongs
  * to: OAuth mode reads it from the job's record (`teamId`, `enterpriseId`, `enterpriseInstall`,
  * recorded when the job started), so that work posts with that workspace's token only. Also the
- * worker settings the agent jobs' two step-job queues (poll, preview) share.
+ * queue, job id and worker settings the agent jobs' two step-job queues (poll, preview) share.
  */
+import type { Job, Queue, Worker } from 'bullmq';
 import { installationRefOf } from '../../platform/request-context.js';
-import type { WorkerSettings } from '../../platform/queues.js';
+import { createQueue, createWorker, type QueueContext, type WorkerSettings } from '../../platform/queues.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { JobStore } from './store.js';
 
@@ -26,6 +27,50 @@ export function asWorkOf(platform: Pick<Platform, 'slack' | 'installations'>, st
   };
 }
 
+/**
+ * Attempts of a step job that throws (Redis trouble: an API or Slack failure reschedules instead),
+ * with a backoff doubling from 1 s to at most 1 minute: about 16 hours of retries, so a Redis
+ * outage delays an announcement or a preview but never drops it.
+ */
+export const STEP_JOB_ATTEMPTS = 1_000;
+
+/**
+ * BullMQ job id of the step job of `(agentJobId, cycle)` on one step queue (`kind`: `agent` for the
+ * poller, `preview`). Derived, so adding it twice (a retry, a second replica) adds nothing twice.
+ * BullMQ job ids may not contain `:`.
+ */
+export function stepJobId(kind: 'agent' | 'preview', agentJobId: string, cycle: number): string {
+  return `${kind}-${agentJobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${cycle}`;
+}
+
+/**
+ * Creates the step queue `name` under QUEUE_PREFIX. Only what a job must carry is in its options
+ * ({@link STEP_JOB_ATTEMPTS}, the worker's capped backoff; each job keeps them in its BullMQ hash
+ * for hours): how long finished jobs are kept is the worker's setting.
+ */
+export function createStepJobQueue<T>(ctx: QueueContext, name: string): Queue<T> {
+  return createQueue<T>(ctx, name, { attempts: STEP_JOB_ATTEMPTS, backoff: { type: 'capped' } });
+}
+
+/**
+ * Starts the worker of step queue `name` ({@link stepJobWorkerOptions} with `maxStartedAttempts`):
+ * each step runs as work of its agent job's installation (`asWorkOf`: {@link asWorkOf}).
+ */
+export function startStepJobWorker<T extends { agentJobId: string }, R>(
+  ctx: QueueContext,
+  name: string,
+  step: (job: Job<T>, token?: string) => Promise<R>,
+  asWorkOf: AsWorkOf,
+  maxStartedAttempts: number,
+): Worker<T, R> {
+  return createWorker<T, R>(
+    ctx,
+    name,
+    (job, token) => asWorkOf(job.data.agentJobId, () => step(job, token)),
+    stepJobWorkerOptions(maxStartedAttempts),
+  );
+}
+
 /** Longest wait between two tries of a step that threw, in ms. */
 const STEP_RETRY_CAP_MS = 60_000;
 
@@ -35,7 +80,7 @@ const STEP_RETRY_CAP_MS = 60_000;
  * 1 s up to a minute. `maxStartedAttempts` counts every start of a step job, each poll or wait and
  * each retry (BullMQ guide "Process step jobs"): the caller gives the most its job can take.
  */
-export function stepJobWorkerOptions(maxStartedAttempts: number): WorkerSettings {
+function stepJobWorkerOptions(maxStartedAttempts: number): WorkerSettings {
   return {
     concurrency: 10,
     removeOnComplete: { age: 24 * 3600, count: 1000 },

@@ -44,7 +44,7 @@ export interface AgentViewDeps {
 export type Discussion = { name: string; permalink: string } | { none: true };
 
 /** How long a channel's latest discussion, or Slack's refusal to show it, is kept (ms). */
-export const DISCUSSION_TTL_MS = 60_000;
+const DISCUSSION_TTL_MS = 60_000;
 /** How long a channel is not read after Slack rate limited a read of it (ms; the client does not wait out Retry-After). */
 export const RATE_LIMITED_TTL_MS = 30_000;
 
@@ -54,7 +54,7 @@ export function discussionCache(): LRUCache<string, Discussion> {
 }
 
 /** Messages of a channel looked through for its latest thread (one page of conversations.history). */
-export const HISTORY_PAGE = 50;
+const HISTORY_PAGE = 50;
 
 /** Registers the agent-view intake handler. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AgentViewDeps): void {

@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import type { EventArgs } from '../../platform/slack/listener-args.js';
 import type { Intake } from '../../platform/intake.js';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Logger } from '../../platform/logger.js';
@@ -7,7 +8,7 @@ import { INTAKE, type PromptsIntake } from './intake.js';
 import { recordEvent } from '../../platform/slack/record-and-ack.js';
 
 /** What the listeners need: they check the event's shape, record it and let Bolt ack. */
-export interface AgentViewListenerDeps {
+interface AgentViewListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
   /** Each person's agent-view events ({@link AGENT_VIEW_EVENTS_PER_MINUTE} a minute, key `team:user`, shared in Redis); none: no limit. */
@@ -122,11 +123,7 @@ async function withinPersonLimit(
 
 /** `app_home_opened` with `tab: "messages"`: the person opened the app's Messages tab (the agent's conversation). */
 export function messagesTabOpened(deps: AgentViewListenerDeps) {
-  return async ({
-    event,
-    body,
-    context,
-  }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'app_home_opened'>): Promise<void> => {
     if (event.tab !== 'messages') return;
     await recordPrompts(deps, body, event, 'app_home_opened', context?.retryNum);
   };
@@ -134,11 +131,7 @@ export function messagesTabOpened(deps: AgentViewListenerDeps) {
 
 /** `app_context_changed` (agent view only): what the person looks at beside the app changed. */
 export function appContextChanged(deps: AgentViewListenerDeps) {
-  return async ({
-    event,
-    body,
-    context,
-  }: SlackEventMiddlewareArgs<'app_context_changed'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'app_context_changed'>): Promise<void> => {
     await recordPrompts(deps, body, event, 'app_context_changed', context?.retryNum);
   };
 }

@@ -30,7 +30,7 @@ export interface AdmissionDeps {
 }
 
 /** Who asks where, and the question's key (its answer slot's): a part of the handlers' `AskRequest`. */
-export interface Asker {
+interface Asker {
   teamId: string;
   channel: string;
   user: string;
@@ -39,13 +39,13 @@ export interface Asker {
 }
 
 /** Budget sizes: ASK_CALLS_PER_USER_PER_HOUR and ASK_CALLS_PER_HOUR (per workspace). */
-export interface AskBudgetOptions {
+interface AskBudgetOptions {
   perUser: number;
   perWorkspace: number;
 }
 
 /** Outcome of {@link AskBudget.take}: taken, or which budget is spent and when its next slot frees (ms from now). */
-export type AskBudgetTake = { ok: true } | { ok: false; which: 'user' | 'workspace'; msBeforeNext: number };
+type AskBudgetTake = { ok: true } | { ok: false; which: 'user' | 'workspace'; msBeforeNext: number };
 
 /**
  * The question budget, shared by every replica through Redis (rate-limiter-flexible, like the agent

@@ -31,7 +31,7 @@ export const PURPOSE = {
  * asker's own (the job starts from the question), someone else's (the Document this form opens for
  * them), or a value the bot did not sign or an older version wrote (`malformed`: no asker in it).
  */
-export type ChangeClick =
+type ChangeClick =
   { kind: 'asker' | 'other'; answerId: string } | { kind: 'unverified'; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 const CHANGE_PAYLOAD = /^([A-Z0-9]{2,40}):([0-9a-f]{16})$/;
@@ -54,7 +54,7 @@ export function changeClick(signer: Pick<ValueSigner, 'open'>, value: unknown, u
 }
 
 /** Most sources listed under an answer. */
-export const MAX_SOURCES = 5;
+const MAX_SOURCES = 5;
 
 /** The sentence under an answer the docs could not give. */
 export const UNANSWERED_TEXT =

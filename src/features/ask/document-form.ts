@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { ButtonArgs } from '../../platform/slack/listener-args.js';
 import { unverifiedValueText, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
 import { withinTime } from '../../platform/time-limit.js';
@@ -22,8 +22,6 @@ export interface DocumentFormDeps extends JobFormDeps {
   /** Answers' records (the form quotes one). */
   store: Pick<AskStore, 'answer'>;
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 /** How long reading an answer's record may take in a listener, in ms (the trigger_id lasts 3 s). */
 const RECORD_WITHIN_MS = 800;
@@ -91,7 +89,7 @@ export function documentAction(deps: DocumentFormDeps) {
  * the instruction (`quoted`), so nothing in it acts whatever was typed in the form; the job starts
  * in the answer's thread.
  */
-export function documentForm(deps: DocumentFormDeps): JobForm<DocumentTarget> {
+function documentForm(deps: DocumentFormDeps): JobForm<DocumentTarget> {
   return {
     formName: 'the Document this form',
     purpose: PURPOSE.modal,

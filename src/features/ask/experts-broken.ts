@@ -12,10 +12,10 @@ import type { Experts } from '../settings/index.js';
 import type { AskStore } from './store.js';
 
 /** How long after telling a channel's settings owner that its docs team broke they are not told again: a day, in s. */
-export const EXPERTS_BROKEN_TOLD_S = 86_400;
+const EXPERTS_BROKEN_TOLD_S = 86_400;
 
 /** What reporting a broken docs team needs. */
-export interface ExpertsBrokenDeps {
+interface ExpertsBrokenDeps {
   store: Pick<AskStore, 'markExpertsBrokenTold'>;
   slack: { chat: Pick<WebClient['chat'], 'postMessage'> };
   /** Who last changed `channel`'s settings (the settings' `updatedBy`), or undefined. @throws the Redis error. */

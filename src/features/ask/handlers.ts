@@ -26,7 +26,7 @@ import type { AskStore } from './store.js';
 import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask handlers need. */
-export interface AskHandlerDeps {
+interface AskHandlerDeps {
   ask: AskDeps;
   actions: ActionDeps;
   /** Ephemeral answers where there is no response_url. */

@@ -35,11 +35,10 @@ import {
   type StreamSlack,
 } from './answer/index.js';
 
-export { classifyMention, readsAsChangeRequest, type MessageKind } from './rule.js';
+export { classifyMention, readsAsChangeRequest } from './rule.js';
 export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
-export { fingerprinter } from './fingerprint.js';
 export type { AskMessage } from './handlers.js';
-export { SLACK_QUESTIONS_KEPT_MS, type SlackQuestionGroup } from './unanswered-log.js';
+export type { SlackQuestionGroup } from './unanswered-log.js';
 
 /** The configuration the feature reads (docs/configuration.md). */
 export type AskConfig = Pick<

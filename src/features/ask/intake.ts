@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { intakeKind } from '../../platform/intake.js';
+import { clickSchema, type ClickIntake } from '../../platform/slack/click.js';
 import type { PrivateTarget } from '../../platform/slack/tell.js';
 
 /** Where one asker is told privately: always a user and a conversation (a `response_url` when there is one). */
@@ -21,17 +22,8 @@ export interface QuestionIntake {
   responseUrl: string;
 }
 
-/**
- * A click on an answer's button (👍/👎, Make this a docs change): its value as Slack sent it (checked
- * by the handler).
- */
-export interface ClickIntake {
-  value: string;
-  user: string;
-  teamId?: string;
-  channel?: string;
-  responseUrl?: string;
-}
+/** A click on an answer's button (👍/👎, Make this a docs change, Ask the docs team). */
+export type { ClickIntake };
 
 const questionSchema: z.ZodType<QuestionIntake> = z.looseObject({
   teamId: z.string(),
@@ -40,14 +32,6 @@ const questionSchema: z.ZodType<QuestionIntake> = z.looseObject({
   raw: z.string(),
   textChars: z.number().optional(),
   responseUrl: z.string(),
-});
-
-const clickSchema: z.ZodType<ClickIntake> = z.looseObject({
-  value: z.string(),
-  user: z.string(),
-  teamId: z.string().optional(),
-  channel: z.string().optional(),
-  responseUrl: z.string().optional(),
 });
 
 /** Kinds of intake the ask feature handles. */

@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto';
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  FeedbackButtonsAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, FeedbackButtonsAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, FeedbackArgs } from '../../platform/slack/listener-args.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { unescapeSlackText } from '../../platform/slack/markup.js';
-import { recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { clickOf } from '../../platform/slack/click.js';
+import { commandEntry, recordCommand, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_ASK_CHANGE,
   ACTION_ASK_DOCUMENT,
@@ -43,10 +37,6 @@ export interface AskListenerDeps extends DocumentFormDeps, DocumentAnswerDeps {
   metrics?: Pick<BotMetrics, 'askEnded'>;
 }
 
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type FeedbackArgs = SlackActionMiddlewareArgs<BlockAction<FeedbackButtonsAction>> & AllMiddlewareArgs;
-
 /**
  * `/docs-ask <question>`: an empty question gets the usage, a feature that is off how to turn it
  * on, and a question over {@link QUESTION_MAX_CHARS} its length, all in the ack (nothing recorded);
@@ -71,26 +61,12 @@ export function docsAskCommand(deps: AskListenerDeps) {
       raw,
       responseUrl: command.response_url,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.question,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.question, payload));
   };
 }
 
-/** A click's payload, bounded whatever Slack sent. */
-function clickOf(body: BlockAction, value: unknown): ClickIntake {
-  const channel = body.channel?.id ?? body.container?.channel_id;
-  return {
-    value: typeof value === 'string' ? value.slice(0, 300) : '',
-    user: String(body.user?.id ?? '').slice(0, 40),
-    ...(body.team?.id ? { teamId: body.team.id } : {}),
-    ...(typeof channel === 'string' ? { channel } : {}),
-    ...(body.response_url ? { responseUrl: body.response_url } : {}),
-  };
-}
+/** Most characters of a button's value recorded (an answer's values are far shorter). */
+const CLICK_VALUE_MAX = 300;
 
 /**
  * A record id from a click: the clicker and what was clicked, so a second click on the same button
@@ -107,7 +83,7 @@ function clickId(kind: string, p: ClickIntake): string {
  */
 export function feedbackAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: FeedbackArgs): Promise<void> => {
-    const p = clickOf(body, (action as { value?: unknown }).value);
+    const p = clickOf(body, (action as { value?: unknown }).value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
       kind: INTAKE.feedback,
@@ -129,7 +105,7 @@ export function feedbackAction(deps: AskListenerDeps) {
  */
 export function changeAction(deps: AskListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
-    const p = clickOf(body, action.value);
+    const p = clickOf(body, action.value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     const click = changeClick(deps.signer, action.value, p.user);
     if (click.kind === 'other') return changeByOther(deps, { ack, body, respond }, click.answerId);
@@ -146,9 +122,9 @@ export function changeAction(deps: AskListenerDeps) {
  * "Ask the docs team" (`ask.experts`): recorded (`ask.experts`, one per person and answer) and
  * acked; the worker checks the value, who may, and that the question goes to the team only once.
  */
-export function expertsAction(deps: AskListenerDeps) {
+function expertsAction(deps: AskListenerDeps) {
   return async ({ ack, body, action }: ButtonArgs): Promise<void> => {
-    const p = clickOf(body, action.value);
+    const p = clickOf(body, action.value, CLICK_VALUE_MAX);
     if (!p.user) return void (await ack());
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
       kind: INTAKE.experts,

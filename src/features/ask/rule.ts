@@ -6,10 +6,10 @@
  */
 
 /** What a mention or DM is taken for. */
-export type MessageKind = 'question' | 'change';
+type MessageKind = 'question' | 'change';
 
 /** First words that make a question (English interrogatives and auxiliaries that open a yes/no question). */
-export const INTERROGATIVES: ReadonlySet<string> = new Set([
+const INTERROGATIVES: ReadonlySet<string> = new Set([
   'how',
   'what',
   "what's",
@@ -59,7 +59,7 @@ export const INTERROGATIVES: ReadonlySet<string> = new Set([
 ]);
 
 /** First words that make a change (imperative verbs of editing). */
-export const IMPERATIVES: ReadonlySet<string> = new Set([
+const IMPERATIVES: ReadonlySet<string> = new Set([
   'add',
   'update',
   'fix',
@@ -126,11 +126,10 @@ function words(text: string): string[] {
 }
 
 /** Which step of the mention rule decided (see {@link classifyMention}). */
-export type MentionRuleStep =
-  'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
+type MentionRuleStep = 'please' | 'can-you-verb' | 'interrogative' | 'imperative' | 'question-mark' | 'otherwise';
 
 /** The mention rule's verdict and the step that gave it (the steps of {@link classifyMention}). */
-export function mentionRuleStep(text: string): { kind: MessageKind; step: MentionRuleStep } {
+function mentionRuleStep(text: string): { kind: MessageKind; step: MentionRuleStep } {
   let w = words(text);
   while (w.length > 1 && OPENERS.has(w[0]!)) w = w.slice(1);
   const [first = '', second = '', third = '', fourth = ''] = w;

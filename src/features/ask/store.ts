@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { readStoredJson } from '../../platform/stored-json.js';
 import { ASK_TTL_S, TeamAnswerStore } from './team-answer-store.js';
 
 export { ASK_TTL_S, RECORD_REPLY_CHARS, type ReplyRecord } from './team-answer-store.js';
@@ -21,14 +22,14 @@ export interface AskConversation {
 }
 
 /** Earlier questions a conversation keeps (for Document this), and the characters kept of each. */
-export const EARLIER_KEPT = 5;
-export const EARLIER_CHARS = 300;
+const EARLIER_KEPT = 5;
+const EARLIER_CHARS = 300;
 
 /**
  * A thread the bot answers in and takes replies from (see {@link AskStore.claimThread}): `anyone`
  * in the bot's own thread, `asker` in the asker's own top-level message or DM.
  */
-export interface ThreadClaim {
+interface ThreadClaim {
   asker: string;
   teamId: string;
   follow: 'anyone' | 'asker';
@@ -69,9 +70,9 @@ const answerSchema = z.object({
 });
 
 /** Answers one person may have being written at once. */
-export const ANSWERS_PER_PERSON = 3;
+const ANSWERS_PER_PERSON = 3;
 /** How long a held answer slot lasts at most (an answer a crash left unreleased frees itself), in ms. */
-export const ANSWER_SLOT_MS = 10 * 60_000;
+const ANSWER_SLOT_MS = 10 * 60_000;
 
 /**
  * Holds a slot for answer `ARGV[1]` in the person's set `KEYS[1]` (scores: when each slot lapses)
@@ -208,9 +209,7 @@ export class AskStore extends TeamAnswerStore {
    * click again (a retry), false for any other click. @throws the Redis error.
    */
   async claimExperts(answerId: string, key: string): Promise<boolean> {
-    const k = `${this.prefix}:ask:experts:${answerId}`;
-    if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
-    return (await this.redis.get(k)) === key;
+    return this.claim(`${this.prefix}:ask:experts:${answerId}`, key);
   }
 
   /** Gives a claim back (the docs team could not be reached), when it is still `key`'s. @throws the Redis error. */
@@ -227,14 +226,7 @@ export class AskStore extends TeamAnswerStore {
   /** An answer's record, or undefined (unknown, expired, or unreadable). @throws the Redis error. */
   async answer(answerId: string): Promise<AnswerRecord | undefined> {
     if (!/^[0-9a-f]{16}$/.test(answerId)) return undefined;
-    const raw = await this.redis.get(`${this.prefix}:ask:answer:${answerId}`);
-    if (!raw) return undefined;
-    try {
-      const parsed = answerSchema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    return readStoredJson(this.redis, `${this.prefix}:ask:answer:${answerId}`, answerSchema);
   }
 
   /**

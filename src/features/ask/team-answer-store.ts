@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readStoredJson } from '../../platform/stored-json.js';
 import { UnansweredLog } from './unanswered-log.js';
 
 /** How long an answer's conversation and its record are kept after their last use: 7 days, in s. */
@@ -110,7 +111,14 @@ export class TeamAnswerStore extends UnansweredLog {
    * retry), false for any later reply. @throws the Redis error.
    */
   async claimAnswerOffer(channel: string, threadTs: string, key: string): Promise<boolean> {
-    const k = this.answerOfferKey(channel, threadTs);
+    return this.claim(this.answerOfferKey(channel, threadTs), key);
+  }
+
+  /**
+   * Claims Redis key `k` for `key` (SET NX, kept {@link ASK_TTL_S}): true for the first claim and for
+   * the same `key` again (a retry), false while another holds it. @throws the Redis error.
+   */
+  protected async claim(k: string, key: string): Promise<boolean> {
     if ((await this.redis.set(k, key, 'EX', ASK_TTL_S, 'NX')) === 'OK') return true;
     return (await this.redis.get(k)) === key;
   }
@@ -133,13 +141,6 @@ export class TeamAnswerStore extends UnansweredLog {
   /** A kept reply, or undefined (unknown, expired, or unreadable). @throws the Redis error. */
   async reply(replyId: string): Promise<ReplyRecord | undefined> {
     if (!/^[0-9a-f]{16}$/.test(replyId)) return undefined;
-    const raw = await this.redis.get(`${this.prefix}:ask:reply:${replyId}`);
-    if (!raw) return undefined;
-    try {
-      const parsed = replySchema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    return readStoredJson(this.redis, `${this.prefix}:ask:reply:${replyId}`, replySchema);
   }
 }

@@ -29,7 +29,7 @@ export interface DigestPeople {
 }
 
 /** What a digest channel's members are: all full members of the workspace, someone who isn't, or not known. */
-export type ChannelGuests = 'none' | 'guests' | 'unknown';
+type ChannelGuests = 'none' | 'guests' | 'unknown';
 
 /**
  * The members of `channel` (conversations.members, pages of 200), or undefined when there are more

@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 /** How long a noted question is kept: 8 days (a digest's week and a day's margin), in ms. */
 export const SLACK_QUESTIONS_KEPT_MS = 8 * 24 * 3_600_000;
 /** Characters of a question kept. */
-export const SLACK_QUESTION_CHARS = 300;
+const SLACK_QUESTION_CHARS = 300;
 
 /** Questions of a week that read the same (case, punctuation and spacing aside), and how many answers asked them. */
 export interface SlackQuestionGroup {
@@ -51,7 +51,7 @@ export interface DigestAudience {
 const READ_AT_MOST = 2_000;
 
 /** What makes two questions "the same" for grouping: lower case, letters and digits, single spaces. */
-export function slackQuestionKey(q: string): string {
+function slackQuestionKey(q: string): string {
   return q
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')

@@ -10,9 +10,6 @@ import type { Platform } from '../../platform/runtime.js';
 import { registerHandlers, type RouterDeps } from './handlers.js';
 import { register as registerListeners } from './listeners.js';
 
-export { routeMessage, type MentionsMode, type Route } from './handlers.js';
-export { INTAKE as CONVERSATIONS_INTAKE, type MessageIntake } from './intake.js';
-
 /** What the feature is built from: the platform, its configuration, and the features it routes to. */
 export interface ConversationsOptions extends Omit<RouterDeps, 'logger' | 'slack' | 'ignorePrefix'> {
   /** Whether `channel` is a question channel (`/docs-settings answer-all on`). @throws the Redis error. */

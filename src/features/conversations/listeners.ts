@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import type { EventArgs } from '../../platform/slack/listener-args.js';
 import type { WebClient } from '@slack/web-api';
 import type { Intake } from '../../platform/intake.js';
 import { installationTeamId } from '../../platform/request-context.js';
@@ -38,7 +39,7 @@ export interface ConversationListenerDeps {
 export const MESSAGE_DEDUPE_WINDOW_MS = 3_600_000;
 
 /** Message subtypes written by people (Slack: message subtypes); every other subtype is ignored. */
-export const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
+const HUMAN_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
 
 /**
  * Records a person's message for the worker when it may be for the bot: a mention, a DM, or a
@@ -133,7 +134,7 @@ async function recordQuestionChannelMessage(
  * top-level message in a question channel goes its own way ({@link recordQuestionChannelMessage}).
  */
 export function messageEvent(deps: ConversationListenerDeps) {
-  return async ({ event, body, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'message'>): Promise<void> => {
     const e = event as unknown as Record<string, unknown>;
     const b = body as { team_id: string; event_id: string };
     if (await recordQuestionChannelMessage(deps, event, b, context)) return;
@@ -160,11 +161,7 @@ export function messageEvent(deps: ConversationListenerDeps) {
 
 /** `app_mention`: starts a job in the mention's thread, or continues the job whose thread it is in. */
 export function appMentionEvent(deps: ConversationListenerDeps) {
-  return async ({
-    event,
-    body,
-    context,
-  }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, context }: EventArgs<'app_mention'>): Promise<void> => {
     if (event.bot_id || !event.user) return;
     const b = body as { team_id: string; event_id: string };
     const msg: IncomingMessage = {

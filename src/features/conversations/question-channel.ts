@@ -14,11 +14,11 @@
 import { mentionsUser } from '../../platform/slack/markup.js';
 
 /** Why a message in a question channel is not answered (for the debug log and the tests). */
-export type QuestionChannelSkip =
+type QuestionChannelSkip =
   'bot' | 'subtype' | 'thread_reply' | 'not_a_channel' | 'no_author' | 'mentions_bot' | 'no_words';
 
 /** The rule's verdict: a question (the fields the listener records), or why not. */
-export type QuestionChannelVerdict =
+type QuestionChannelVerdict =
   { take: true; channel: string; user: string; text: string; ts: string } | { take: false; why: QuestionChannelSkip };
 
 /** Subtypes written by a person as a new top-level message: none, or `file_share` (a file with a comment). */

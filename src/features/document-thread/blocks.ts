@@ -17,7 +17,7 @@ export const SHORTCUT_CALLBACK_ID = 'document_thread';
 /** `callback_id` of the modal (its view_submission). */
 export const MODAL_CALLBACK_ID = 'document_thread_modal';
 /** The instruction the input starts with. */
-export const DEFAULT_INSTRUCTION = 'Update the docs with what was decided in this thread.';
+const DEFAULT_INSTRUCTION = 'Update the docs with what was decided in this thread.';
 
 /**
  * Where the job goes: the conversation and the thread's root ts (kept in `private_metadata`);
@@ -48,7 +48,7 @@ export function encodeThreadRef(ref: ThreadRef, signer: Pick<ValueSigner, 'sign'
 }
 
 /** Which modal a builder makes: its `external_id`, and its signed `private_metadata` ({@link modalAt}). */
-export interface ModalAt {
+interface ModalAt {
   externalId: string;
   metadata: string;
 }
@@ -70,8 +70,7 @@ function noticeModal(at: ModalAt, text: string): ModalView {
 }
 
 /** What {@link decodeThreadRef} found. */
-export type DecodedThreadRef =
-  { ok: true; ref: ThreadRef } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
+type DecodedThreadRef = { ok: true; ref: ThreadRef } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /**
  * Decodes the modal's `private_metadata`: the ref when the bot signed it and it has Slack's id
@@ -144,7 +143,7 @@ export function refusedModal(at: ModalAt, text: string): ModalView {
 }
 
 /** The instruction a follow-up form starts with. */
-export const DEFAULT_FOLLOW_UP = 'Also update the docs with what was said in this thread since.';
+const DEFAULT_FOLLOW_UP = 'Also update the docs with what was said in this thread since.';
 
 /**
  * The modal when the thread already belongs to a job (a thread belongs to its first job): it

@@ -1,4 +1,5 @@
-import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import type { App, MessageShortcut } from '@slack/bolt';
+import type { ShortcutArgs } from '../../platform/slack/listener-args.js';
 import { notRecordedText } from '../../platform/slack/edge.js';
 import { unverifiedValueText } from '../../platform/slack/signed-value.js';
 import { clickReply } from '../../platform/slack/tell.js';
@@ -12,12 +13,10 @@ import { INTAKE, type PreviewIntake } from './intake.js';
  * workers do the rest. Access and membership are asked again at submission, for the channel in the
  * form (the worker's gate asks a third time, with the budget).
  */
-export type ThreadContextListenerDeps = JobFormDeps;
-
-type ShortcutArgs = SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs;
+type ThreadContextListenerDeps = JobFormDeps;
 
 /** external_id of the modal opened by a trigger (Slack: unique per workspace, ≤ 255 chars). */
-export const modalExternalId = (triggerId: string): string => `document-thread-${triggerId}`.slice(0, 255);
+const modalExternalId = (triggerId: string): string => `document-thread-${triggerId}`.slice(0, 255);
 
 /**
  * The "Document this thread" message shortcut (`message_action`, callback_id `document_thread`):

@@ -32,7 +32,7 @@ export type ReportViews =
   | { ok: false; reason: string };
 
 /** Input of {@link buildReportMessage}. */
-export interface ReportInput {
+interface ReportInput {
   /** The query and window being shown (`skip` may be {@link LAST_WINDOW}). */
   state: PageState;
   /** The API's answer for `state`'s query. */

@@ -20,7 +20,7 @@ import { defineScript, type RedisScript } from '../../platform/scripts.js';
  */
 
 /** ANALYTICS_CALLS_PER_USER_PER_HOUR's default. */
-export const ANALYTICS_USER_SHARE_DEFAULT = 20;
+const ANALYTICS_USER_SHARE_DEFAULT = 20;
 
 /** Vendor: analytics requests per organization per hour. */
 export const ANALYTICS_HOURLY_LIMIT = 100;

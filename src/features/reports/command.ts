@@ -3,11 +3,11 @@
  * subcommands (`subscribe`, `unsubscribe`, `subscriptions`, `digest`, from digests/subcommands.ts)
  * are checked and recorded here; the handlers run them from the intake.
  */
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { CommandArgs } from '../../platform/slack/listener-args.js';
 import type { AccessGate } from '../../platform/access.js';
 import type { Intake } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { recordCommand, type IntakeEntry } from '../../platform/slack/record-and-ack.js';
+import { commandEntry, recordCommand } from '../../platform/slack/record-and-ack.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import { authorizeOrTell } from './handler-kit.js';
 import { helpText, parseVisitorsCommand } from './query.js';
@@ -28,8 +28,6 @@ export interface ReportCommandDeps {
   subcommands: DigestSubcommands;
 }
 
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-
 /**
  * `/docs-visitors …`: help and every input mistake are answered in the ack itself (ephemeral, no
  * API call); a report (visitors, searches, feedback or questions) or a subcommand is recorded (its
@@ -46,13 +44,11 @@ export function docsVisitorsCommand(deps: ReportCommandDeps) {
       }));
     }
     const caller: Caller = { teamId: command.team_id, channel: command.channel_id, user: command.user_id };
-    const base = { id: `cmd-${command.trigger_id}`, requestId: command.trigger_id };
     if (cmd.kind === 'subcommand') {
       const prepared = sub.prepare(cmd.name, cmd.args);
       if (!prepared.ok) return void (await ack({ response_type: 'ephemeral', text: prepared.message }));
       const payload: SubcommandIntake = { name: cmd.name, args: cmd.args, caller, responseUrl: command.response_url };
-      const entry: IntakeEntry<SubcommandIntake> = { ...base, kind: VISITORS_INTAKE.subcommand, payload };
-      return recordCommand(deps.intake, deps.logger, ack, entry);
+      return recordCommand(deps.intake, deps.logger, ack, commandEntry(command, VISITORS_INTAKE.subcommand, payload));
     }
     // The report's row of PAGED_REPORTS names its intake kind; a report other than visitors is named in it.
     const report = cmd.kind === 'signals' ? { report: cmd.report } : {};
@@ -63,8 +59,8 @@ export function docsVisitorsCommand(deps: ReportCommandDeps) {
       limit: cmd.limit,
       responseUrl: command.response_url,
     };
-    const entry = { ...base, kind: PAGED_REPORTS[report.report ?? 'visitors'].kinds.report, payload };
-    await recordCommand(deps.intake, deps.logger, ack, entry);
+    const kind = PAGED_REPORTS[report.report ?? 'visitors'].kinds.report;
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, kind, payload));
   };
 }
 

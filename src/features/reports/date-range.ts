@@ -44,7 +44,7 @@ export interface ParsedDate {
 }
 
 /** Outcome of {@link parseDateArg}; `reason` completes a sentence quoting the argument. */
-export type DateParse = ({ ok: true } & ParsedDate) | { ok: false; reason: string };
+type DateParse = ({ ok: true } & ParsedDate) | { ok: false; reason: string };
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/;

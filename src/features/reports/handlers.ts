@@ -43,7 +43,7 @@ type Message = { text: string; blocks: unknown[] };
 type CommandIntake = { caller: Caller; range: RangeSpec; limit: number; responseUrl: string; report?: ReportKind };
 
 /** What the one flow needs to know of a report (the visitor report, the signal reports). */
-export interface PagedReport<S extends CommonState, I extends CommandIntake = CommandIntake> {
+interface PagedReport<S extends CommonState, I extends CommandIntake = CommandIntake> {
   /** Its intake kinds: the command, Previous / Next, Retry. */
   kinds: {
     report: IntakeKind<I>;

@@ -1,27 +1,18 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  StaticSelectAction,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/bolt';
+import type { ButtonArgs, SelectArgs } from '../../platform/slack/listener-args.js';
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
-import { recordInteraction } from '../../platform/slack/record-and-ack.js';
+import { actionEntry, recordInteraction } from '../../platform/slack/record-and-ack.js';
 import { docsVisitorsCommand, type ReportCommandDeps } from './command.js';
 import { PAGED_REPORTS } from './handlers.js';
 import { INTAKE, type ButtonIntake, type MenuIntake } from './intake.js';
 import { ACTION_MENU } from './menu.js';
 
 /** What the reports' listeners need: they check the input, record the request and ack. */
-export interface ReportListenerDeps {
+interface ReportListenerDeps {
   intake: Pick<Intake, 'record'>;
   logger: Logger;
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
 /** Where a click happened: the channel and the message, when Slack says. */
 function where(body: BlockAction): { channel?: string; messageTs?: string; responseUrl?: string } {
@@ -43,8 +34,7 @@ export function buttonAction(deps: ReportListenerDeps, kind: IntakeKind<ButtonIn
       user: body.user.id,
       ...where(body),
     };
-    const entry = { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, actionEntry(action, kind, payload));
   };
 }
 
@@ -60,7 +50,7 @@ export function menuAction(deps: ReportListenerDeps) {
       user: body.user.id,
       ...where(body),
     };
-    const entry = { kind: INTAKE.menu, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+    const entry = actionEntry(action, INTAKE.menu, payload);
     await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }

@@ -26,12 +26,12 @@ export const ACTION_MENU = 'visitors.menu';
 export const MENU_PURPOSE = 'visitors.menu';
 
 /** The purpose a menu in `channel` is signed for: a block_id made for one channel does not open in another. */
-export function menuPurpose(channel: string): string {
+function menuPurpose(channel: string): string {
   return `${MENU_PURPOSE}:${channel}`;
 }
 
 /** What each report is called in the menu and in help. */
-export const REPORT_TITLES: Readonly<Record<ReportKind, string>> = {
+const REPORT_TITLES: Readonly<Record<ReportKind, string>> = {
   visitors: 'Visitors and views',
   searches: 'Searches',
   feedback: 'Feedback (👍/👎 and comments)',
@@ -39,7 +39,7 @@ export const REPORT_TITLES: Readonly<Record<ReportKind, string>> = {
 };
 
 /** What the menu remembers: the dates and the docs project of the report it sits on. */
-export interface MenuState extends DateRange {
+interface MenuState extends DateRange {
   projectId?: string | undefined;
 }
 

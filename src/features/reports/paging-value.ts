@@ -37,7 +37,7 @@ export type PageAction = (typeof PAGE_ACTIONS)[keyof typeof PAGE_ACTIONS];
 
 export { LAST_WINDOW };
 /** Highest offset a value may carry (far beyond any real docs site; refuses forged giants). */
-export const MAX_OFFSET = 1_000_000;
+const MAX_OFFSET = 1_000_000;
 
 /** The visitor report's state on the wire ({@link pagedStateCodec}): short keys keep it far below Slack's 2000 chars. */
 const codec = pagedStateCodec({

@@ -22,17 +22,17 @@ export const LIMIT_MIN = 1;
 /** Most rows per page (spec: analytics.openapi.json, `limit` maximum 250). */
 export const LIMIT_MAX = 250;
 /** Rows per page when `limit=N` is not given (spec: analytics.openapi.json, `limit` default 50). */
-export const LIMIT_DEFAULT = 50;
+const LIMIT_DEFAULT = 50;
 
 /** Rows per page `limit=N` may ask of a report: the visitor report's are the API's bounds. */
-export interface RowBounds {
+interface RowBounds {
   min: number;
   max: number;
   default: number;
 }
 
 /** The visitor report's `limit` (the API's own bounds). */
-export const VISITORS_ROWS: RowBounds = { min: LIMIT_MIN, max: LIMIT_MAX, default: LIMIT_DEFAULT };
+const VISITORS_ROWS: RowBounds = { min: LIMIT_MIN, max: LIMIT_MAX, default: LIMIT_DEFAULT };
 /**
  * The other reports' rows per page: at most 20 (each row may carry an Improve button: a section of
  * its own, within Slack's 50 blocks), 10 by default. They are read from the API in pages of its own
@@ -65,13 +65,13 @@ export type VisitorsCommand =
   | { kind: 'invalid'; message: string };
 
 /** Options of {@link parseVisitorsCommand}. */
-export interface ParseOptions {
+interface ParseOptions {
   /** Names of the subcommands other features provide (lower case), e.g. `subscribe`. */
   subcommands: readonly string[];
 }
 
 /** The one-line syntax shown with every mistake. */
-export const REPORT_USAGE =
+const REPORT_USAGE =
   '*Usage:* `/docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N]`: ' +
   'FROM and TO as `YYYY-MM-DD` or ISO 8601, TO exclusive; ' +
   `or one of ${SHORTCUTS.map((s) => `\`${s}\``).join(' ')}; \`limit\` is rows per page ` +
@@ -197,7 +197,7 @@ function parseReport(tokens: string[], bounds: RowBounds): VisitorsCommand {
 }
 
 /** Outcome of {@link resolveRange}. */
-export type RangeResolution = { ok: true; range: DateRange } | { ok: false; message: string };
+type RangeResolution = { ok: true; range: DateRange } | { ok: false; message: string };
 
 /**
  * Turns a {@link RangeSpec} into API dates at `nowMs` (epoch ms) in the person's IANA time zone

@@ -12,7 +12,7 @@ import { LAST_WINDOW } from './paging-value.js';
 /** Characters of row text (code blocks) one message may carry. */
 export const ROWS_TEXT_BUDGET = 6_500;
 /** Widest the path column gets, in code points; longer paths are cut in the middle. */
-export const PATH_COLUMN_MAX = 48;
+const PATH_COLUMN_MAX = 48;
 /** Widest the views column is assumed to be when windows are planned (`999,999,999`). */
 const VIEWS_WIDTH_MAX = 11;
 
@@ -30,7 +30,7 @@ export type Row = VisitorsResponse['visitors'][number];
 export type ViewsByPath = ReadonlyMap<string, number>;
 
 /** Column widths of one API page (code points), shared by all its windows. */
-export interface RowLayout {
+interface RowLayout {
   path: number;
   human: number;
   ai: number;

@@ -26,7 +26,7 @@ export interface ReportServices {
 }
 
 /** What {@link createReportServices} needs. */
-export interface ReportServicesOptions {
+interface ReportServicesOptions {
   redis: Redis;
   /** QUEUE_PREFIX; the feature's keys live under `${prefix}:visitors:`. */
   prefix: string;
@@ -64,7 +64,7 @@ export type LoadedReport =
   | { ok: false; text: string; retryable: boolean; error: unknown };
 
 /** Views are read for the report's whole range at once (the API's largest page), shared by every page of the report. */
-export const VIEWS_LIMIT = LIMIT_MAX;
+const VIEWS_LIMIT = LIMIT_MAX;
 
 /**
  * Fetches the API page of `state` (of its project; through the cache, interactive budget), and the

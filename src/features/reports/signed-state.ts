@@ -15,7 +15,7 @@ import { dateMs, parseDateArg } from './date-range.js';
 export type OpenedState<S> = { ok: true; state: S } | { ok: false; reason: 'unsigned' | 'tampered' | 'malformed' };
 
 /** The wire version of the report states: 2 binds them to a channel and a project (version 1 values are refused). */
-export const STATE_VERSION = 2 as const;
+const STATE_VERSION = 2 as const;
 
 /** An API date (`YYYY-MM-DD` or an ISO datetime) on the wire. */
 export const apiDate = z

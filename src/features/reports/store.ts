@@ -11,6 +11,7 @@ import {
 import { hasCode } from '../../platform/errors.js';
 import { visitorsResponseSchema, type VisitorsResponse } from '../../platform/docs-api/schemas.js';
 import { tryLock } from '../../platform/lock.js';
+import { readStoredJson } from '../../platform/stored-json.js';
 import type { Logger } from '../../platform/logger.js';
 import {
   RATE_LIMITED_BACKOFF_MS,
@@ -33,13 +34,13 @@ import {
  */
 
 /** How long a response is reused, in ms (10 minutes). */
-export const CACHE_TTL_MS = 600_000;
+const CACHE_TTL_MS = 600_000;
 /** Lock lifetime, in ms: longer than a GET with its retries (3 × 10 s timeout + backoff). */
-export const FETCH_LOCK_TTL_MS = 45_000;
+const FETCH_LOCK_TTL_MS = 45_000;
 /** How often a waiting caller looks for the other caller's answer, in ms. */
-export const WAIT_POLL_MS = 100;
+const WAIT_POLL_MS = 100;
 /** A digest fetch that failed with a 5xx or network error is not repeated by other digests for this long, in ms. */
-export const FAILURE_MEMORY_MS = 15_000;
+const FAILURE_MEMORY_MS = 15_000;
 
 /** The analytics calls of the docs API client the cache makes. */
 export type AnalyticsApiCall =
@@ -49,7 +50,7 @@ export type AnalyticsApiCall =
 export type AnalyticsApi = Pick<DocsApiClient, AnalyticsApiCall>;
 
 /** What {@link AnalyticsCache} needs. */
-export interface AnalyticsCacheDeps {
+interface AnalyticsCacheDeps {
   /** The analytics calls (tests may give only those they use). */
   docsApi: DocsApiProjects<AnalyticsApiCall> | DocsApiProjects<'getVisitors'>;
   redis: Redis;
@@ -76,7 +77,7 @@ export interface Cached<T> {
 }
 
 /** One page of visitors and where it came from. */
-export type CachedVisitors = Cached<VisitorsResponse>;
+type CachedVisitors = Cached<VisitorsResponse>;
 
 /**
  * One analytics query as the cache reads it: its key, the schema its stored answer is read back
@@ -164,13 +165,13 @@ export class AnalyticsCache {
     const waitMs = this.deps.lockWaitMs ?? FETCH_LOCK_TTL_MS + 5_000;
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const hit = await this.stored(key, query.schema);
+      const hit = await readStoredJson(this.deps.redis, key, query.schema);
       if (hit) return { page: hit, fromCache: true, budgetUsed: await this.deps.budget.used() };
       if (purpose === 'digest') await this.rethrowRecentFailure(failKey);
       const release = await tryLock(this.deps.redis, lockKey, FETCH_LOCK_TTL_MS, this.deps.logger);
       if (release) {
         try {
-          const again = await this.stored(key, query.schema);
+          const again = await readStoredJson(this.deps.redis, key, query.schema);
           if (again) return { page: again, fromCache: true, budgetUsed: await this.deps.budget.used() };
           return await this.fetch(query, { projectId, user, purpose }, key, failKey);
         } finally {
@@ -179,17 +180,6 @@ export class AnalyticsCache {
       }
       if (Date.now() > deadline) throw new VisitorsFetchWaitTimeoutError(waitMs);
       await sleep(WAIT_POLL_MS);
-    }
-  }
-
-  private async stored<T>(key: string, schema: z.ZodType<T, unknown>): Promise<T | undefined> {
-    const raw = await this.deps.redis.get(key);
-    if (!raw) return undefined;
-    try {
-      const parsed = schema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
     }
   }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger.js';
 import { canonicalTimeZone } from '../../platform/calendar.js';
 
 /** How long a person's time zone is remembered, in seconds (a day). */
-export const USER_TZ_TTL_S = 86_400;
+const USER_TZ_TTL_S = 86_400;
 
 /**
  * A person's IANA time zone for date shortcuts: Slack users.info `user.tz` (scope `users:read`),

@@ -18,9 +18,9 @@ export const PROJECT_ACTION = 'project';
 export const FOLLOWUPS_BLOCK = 'followups';
 export const FOLLOWUPS_ACTION = 'followups';
 export const MENTIONS_BLOCK = 'mentions';
-export const MENTIONS_ACTION = 'mentions';
+const MENTIONS_ACTION = 'mentions';
 export const ANSWER_ALL_BLOCK = 'answer_all';
-export const ANSWER_ALL_ACTION = 'answer_all';
+const ANSWER_ALL_ACTION = 'answer_all';
 
 /** The answer-all setting in words (the settings message and the modal). */
 const ANSWER_ALL_WORDS = {
@@ -29,14 +29,14 @@ const ANSWER_ALL_WORDS = {
 };
 
 /** A mentions mode in words (the settings message and the modal). */
-export const MENTIONS_WORDS: Record<MentionsMode, string> = {
+const MENTIONS_WORDS: Record<MentionsMode, string> = {
   auto: 'a question or a docs change, by how it is phrased',
   ask: 'always a question to the docs',
   edit: 'always a docs change',
 };
 
 /** What the settings message shows besides the settings themselves (from other features). */
-export interface SettingsContext {
+interface SettingsContext {
   channel: string;
   /** Who may start jobs here, in words (the access policy's; default "every full member"). */
   access: string;
@@ -240,7 +240,7 @@ export function buildEditModal(
 }
 
 /** The modal's answers, read from a view_submission's `state.values`. */
-export interface EditValues {
+interface EditValues {
   projectId: string | undefined;
   followupPolicy: string | undefined;
   /** Absent in forms opened before the mentions input existed. */

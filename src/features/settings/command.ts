@@ -42,7 +42,7 @@ export function projectList(projects: readonly string[]): string {
 }
 
 /** Answer to a project id that is not configured: lists the valid ones. */
-export function unknownProjectText(id: string, projects: readonly string[]): string {
+function unknownProjectText(id: string, projects: readonly string[]): string {
   return `:warning: \`${quoteToken(id)}\` is not one of the docs projects I can use. Choose one of ${projectList(projects)} (set by DOCS_PROJECT_ID and DOCS_PROJECT_IDS).`;
 }
 

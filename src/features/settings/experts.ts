@@ -52,7 +52,7 @@ export function expertsText(e: Experts | undefined): string | undefined {
 }
 
 /** What checking experts needs: conversations.info (is the bot in the channel) and usergroups.users.list. */
-export interface ExpertsSlack {
+interface ExpertsSlack {
   conversations: Pick<WebClient['conversations'], 'info'>;
   usergroups: { users: Pick<WebClient['usergroups']['users'], 'list'> };
 }

@@ -15,26 +15,10 @@ import { register as registerListeners } from './listeners.js';
 import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSettingsAdmin } from './service.js';
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
-export { parseSettingsCommand, type SettingsCommand } from './command.js';
 export { scopeText } from './scope.js';
-export { expertsProblem, expertsText, type Experts } from './experts.js';
-export {
-  ChannelSettingsLookup,
-  SettingsService,
-  usersInfoAdminCheck,
-  type EffectiveSettings,
-  type IsSettingsAdmin,
-} from './service.js';
-export {
-  SettingsStore,
-  type DocsScope,
-  FOLLOWUP_POLICIES,
-  MENTIONS_MODES,
-  type ChannelSettings,
-  type FollowupPolicy,
-  type MentionsMode,
-  type SettingsChange,
-} from './store.js';
+export { expertsProblem, type Experts } from './experts.js';
+export { SettingsService, usersInfoAdminCheck } from './service.js';
+export { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** The configuration the settings read: the configured docs projects (the default first) and the default policy. */
 export type SettingsConfig = Pick<Config, 'DOCS_PROJECT_ID' | 'DOCS_PROJECT_IDS' | 'FOLLOWUP_POLICY'>;

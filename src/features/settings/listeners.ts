@@ -1,13 +1,5 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackCommandMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { ButtonArgs, CommandArgs, SubmissionArgs } from '../../platform/slack/listener-args.js';
 import type { WebClient } from '@slack/web-api';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Intake } from '../../platform/intake.js';
@@ -21,7 +13,7 @@ import { checkMembership } from '../../platform/slack/member-check.js';
 import { channelId } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
-import { recordCommand } from '../../platform/slack/record-and-ack.js';
+import { commandEntry, recordCommand } from '../../platform/slack/record-and-ack.js';
 import {
   ACTION_EDIT,
   ANSWER_ALL_BLOCK,
@@ -40,7 +32,7 @@ import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** What the settings listeners need. */
-export interface SettingsListenerDeps {
+interface SettingsListenerDeps {
   intake: Pick<Intake, 'record'>;
   service: Pick<SettingsService, 'effective' | 'projects'>;
   /** Opens the modal (within the trigger_id's 3 s). */
@@ -58,7 +50,7 @@ export interface SettingsListenerDeps {
  * How long the Edit click's and the save's checks may take, in ms (Slack: 3 s for a trigger_id
  * and a view_submission).
  */
-export const SETTINGS_CHECK_WITHIN_MS = 1_500;
+const SETTINGS_CHECK_WITHIN_MS = 1_500;
 
 /** Answer to an Edit button or settings form the bot did not sign. */
 const UNVERIFIED_TEXT = unverifiedValueText('run `/docs-settings` again');
@@ -78,16 +70,12 @@ async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: st
   return member.ok ? undefined : member.text;
 }
 
-type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
-
 /**
  * `/docs-settings [project <id> | followups anyone|requester | mentions auto|ask|edit | help]`: every form is recorded
  * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
  * (help and mistakes too: they name the projects), then checks who may change what.
  */
-export function docsSettingsCommand(deps: SettingsListenerDeps) {
+function docsSettingsCommand(deps: SettingsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
     const cmd = parseSettingsCommand(command.text, deps.service.projects);
     if (cmd.kind === 'invalid')
@@ -99,12 +87,7 @@ export function docsSettingsCommand(deps: SettingsListenerDeps) {
       responseUrl: command.response_url,
       command: cmd,
     };
-    await recordCommand(deps.intake, deps.logger, ack, {
-      kind: INTAKE.command,
-      id: `cmd-${command.trigger_id}`,
-      requestId: command.trigger_id,
-      payload,
-    });
+    await recordCommand(deps.intake, deps.logger, ack, commandEntry(command, INTAKE.command, payload));
   };
 }
 
@@ -152,7 +135,7 @@ export function editAction(deps: SettingsListenerDeps) {
  */
 async function formChannel(
   deps: SettingsListenerDeps,
-  view: ViewArgs['view'],
+  view: SubmissionArgs['view'],
   user: string,
 ): Promise<{ channel: string } | { errors: Record<string, string> }> {
   const decoded = decodeEditMetadata(view.private_metadata, deps.signer);
@@ -174,7 +157,7 @@ async function formChannel(
  * it cannot be recorded, the modal says so.
  */
 export function editSubmission(deps: SettingsListenerDeps) {
-  return async ({ ack, body, view }: ViewArgs): Promise<void> => {
+  return async ({ ack, body, view }: SubmissionArgs): Promise<void> => {
     const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
     if (!values.projectId || !deps.service.projects.includes(values.projectId))

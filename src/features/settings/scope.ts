@@ -9,7 +9,7 @@ import type { DocsScope } from './store.js';
 /** What a scope value may be: letters, digits, `.`, `_`, `-`, `/`, at most 64 characters. */
 const VALUE = /^[\p{L}\p{N}._/-]{1,64}$/u;
 /** Most groups in a scope. */
-export const SCOPE_MAX_GROUPS = 20;
+const SCOPE_MAX_GROUPS = 20;
 
 /** How a scope is typed, for the usage. */
 export const SCOPE_USAGE = 'scope version=V language=L groups=A,B|off';

@@ -75,7 +75,7 @@ export interface ChannelSettingsOptions {
 }
 
 /** What the settings service is built from. */
-export interface SettingsServiceOptions extends ChannelSettingsOptions {
+interface SettingsServiceOptions extends ChannelSettingsOptions {
   /** ADMIN_USERS, named in the refusal. */
   adminUsers: readonly string[];
   isSettingsAdmin: IsSettingsAdmin;
@@ -88,7 +88,7 @@ export interface SettingsServiceOptions extends ChannelSettingsOptions {
 export const CHECK_FAILED_TEXT = "I couldn't check your access, try again. Nothing was changed.";
 
 /** The refusal for someone who may not change settings. */
-export function notAdminText(adminUsers: readonly string[]): string {
+function notAdminText(adminUsers: readonly string[]): string {
   const who = adminUsers.length
     ? `workspace admins and ${adminUsers.map((u) => `<@${u}>`).join(', ')}`
     : 'workspace admins';
@@ -108,7 +108,7 @@ export type SettingsAuditAction = Extract<
 >;
 
 /** One audit line (`audit: true`) per settings change or refused change; no secrets, no message text. */
-export interface SettingsAudit {
+interface SettingsAudit {
   actor: string;
   channel: string;
   action: SettingsAuditAction;

@@ -26,7 +26,7 @@ export interface DocsScope {
 }
 
 /** A stored scope read back: the fields of {@link DocsScope} that are strings (groups: strings), or undefined. */
-export function readScope(raw: string | undefined): DocsScope | undefined {
+function readScope(raw: string | undefined): DocsScope | undefined {
   if (!raw) return undefined;
   let v: unknown;
   try {

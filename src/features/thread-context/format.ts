@@ -41,13 +41,13 @@ export function isContext(m: ThreadMessage, self: BotSelf): boolean {
 }
 
 /** `YYYY-MM-DD HH:MM` (UTC) of a Slack ts. */
-export function utcMinute(ts: string): string {
+function utcMinute(ts: string): string {
   const d = new Date(Math.floor(Number(ts)) * 1000);
   return Number.isNaN(d.getTime()) ? ts : d.toISOString().slice(0, 16).replace('T', ' ');
 }
 
 /** What follows an app's name: its text was not written by the team (webhooks, integrations, other bots). */
-export const APP_LABEL = '[app, not written by the team]';
+const APP_LABEL = '[app, not written by the team]';
 
 /**
  * The author's name: a person's display name (users.info), else their id; an app's name followed
@@ -69,7 +69,7 @@ async function authorName(m: ThreadMessage, lookup: UserNameLookup): Promise<str
  * (mentions → `@name`, channels → `#name`, links → `label (url)`, escapes undone; the bot's own
  * mention removed), then each file as `[file: name permalink]`.
  */
-export async function formatMessage(m: ThreadMessage, self: BotSelf, lookup: UserNameLookup): Promise<string> {
+async function formatMessage(m: ThreadMessage, self: BotSelf, lookup: UserNameLookup): Promise<string> {
   // The author first: when a request's name lookups run out, who said it matters more than whom it mentions.
   const author = await authorName(m, lookup);
   const text = await markupToText(m.text ?? '', self.userId, lookup);

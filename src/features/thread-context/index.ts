@@ -11,12 +11,10 @@ import { ThreadReader } from './read.js';
 import { buildPrompt, type ContextRequest, type ContextResult, type ThreadContextDeps } from './service.js';
 
 export {
-  CANNOT_READ_TEXT,
   previewThread,
   type ContextRequest,
   type ContextResult,
   type ThreadContextDeps,
-  type ThreadContextSlack,
   type ThreadPreview,
 } from './service.js';
 export type { ThreadReader } from './read.js';

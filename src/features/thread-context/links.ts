@@ -54,7 +54,7 @@ export type LinkRefusal =
   | 'slack_error';
 
 /** The person's sentence for each refusal. */
-export const LINK_REFUSAL_TEXT: Record<LinkRefusal, string> = {
+const LINK_REFUSAL_TEXT: Record<LinkRefusal, string> = {
   not_member: "you're not a member of that conversation",
   not_allowed_channel: "docs jobs aren't enabled in that conversation",
   members_unknown: "you're in more conversations than I can look through, so I couldn't check that you're in that one",

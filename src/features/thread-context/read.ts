@@ -16,9 +16,9 @@ const NO_ACCESS = new Set(['not_in_channel', 'channel_not_found', 'missing_scope
 /** Pages of `conversations.replies` read at most for a job's context (× the page size, 200: 1,000 messages). */
 export const CONTEXT_PAGE_CAP = 5;
 /** `limit` of each conversations.replies page (Slack recommends no more than 200). */
-export const THREAD_PAGE_SIZE = 200;
+const THREAD_PAGE_SIZE = 200;
 /** How long a thread read is kept, so a preview and the start right after it read Slack once, in ms. */
-export const THREAD_CACHE_TTL_MS = 60_000;
+const THREAD_CACHE_TTL_MS = 60_000;
 /** Characters a message costs in the prompt besides its text (author, date), for the read cap. */
 const LINE_OVERHEAD = 30;
 
@@ -67,7 +67,7 @@ export const unreadCount = (r: ThreadRead): number => (r.next ? Math.max(0, r.to
 type RepliesPage = { messages?: ThreadMessage[]; has_more?: boolean; response_metadata?: { next_cursor?: string } };
 
 /** Options of {@link ThreadReader}. */
-export interface ThreadReaderOptions {
+interface ThreadReaderOptions {
   slack: Pick<ThreadReadSlack, 'paginate'>;
   /** `limit` per page. @defaultValue {@link THREAD_PAGE_SIZE} */
   pageSize?: number;

@@ -33,7 +33,7 @@ import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
 export { botSelf, ThreadUnreadableError, unreadable };
 
 /** The Web API methods the context is read with (scopes: *:history, *:read). */
-export type ThreadContextSlack = ThreadReadSlack;
+type ThreadContextSlack = ThreadReadSlack;
 
 /** What reading and building context needs. */
 export interface ThreadContextDeps {
@@ -64,19 +64,21 @@ function unreadNote(read: ThreadRead): string | undefined {
   return unread > 0 ? unreadLine(unread) : undefined;
 }
 
-/** A request whose instruction may get Slack context. */
+/** A request whose instruction may get Slack context (a thread, message links in it); agent-jobs' prompts are built from it. */
 export interface ContextRequest {
   /** The requester's workspace (names are looked up per team); omitted: the bot's own. */
   teamId?: string;
   channel: string;
   requester: string;
-  /** Plain text (Slack markup already converted), trimmed. */
+  /** Plain text (Slack markup already converted), trimmed, non-empty. */
   instruction: string;
-  /** The thread the request was made in or pointed at; `excludeTs` is the request's own message in it. */
+  /** The thread the request was made in or pointed at (same channel); `excludeTs` is the request's own message in it. */
   thread?: { ts: string; excludeTs?: string };
   /**
-   * Text the bot quotes (already fenced): it follows the instruction in the prompt, and its links are
-   * never read (the person is told they were not).
+   * Text the bot quotes for the agent (a question, an answer, reader text), already fenced
+   * (platform/prompt-fence.ts) under a line saying it is information: it follows the instruction in
+   * the prompt, and nothing in it acts (no `project=`; its links are never read, and the person is
+   * told they were not).
    */
   quoted?: string;
 }
@@ -95,7 +97,7 @@ export type ContextResult =
   | { ok: false; reason: 'bot_cannot_read' | 'not_found'; message: string };
 
 /** The person's sentence when the thread a request is about can't be read. */
-export const CANNOT_READ_TEXT = {
+const CANNOT_READ_TEXT = {
   bot_cannot_read:
     "I can't read that conversation: I'm not in it. Invite me with `/invite @Docs Agent` (in a DM, use the shortcut in a channel I'm in instead), then try again. Nothing was started.",
   not_found: 'That message no longer exists, so there is no thread to read. Nothing was started.',
@@ -140,7 +142,7 @@ async function visibility(deps: ThreadContextDeps, channel: string): Promise<Vis
  * The line telling the requester that text from private conversations other than the job's own
  * went to the agent (it may end up in the pull request), or undefined when none did.
  */
-export async function privateSourcesLine(
+async function privateSourcesLine(
   deps: ThreadContextDeps,
   jobChannel: string,
   sources: string[],

@@ -46,7 +46,7 @@ export interface SearchesQuery extends AnalyticsDateRange {
 }
 
 /** Filters the two feedback endpoints share. */
-export interface FeedbackFilters {
+interface FeedbackFilters {
   /** Only feedback of this origin (spec enum); absent: all. */
   source?: FeedbackSource | undefined;
   /** Only feedback in these review statuses (sent comma-separated, as the spec asks); absent or empty: all. */

@@ -18,17 +18,17 @@ export const FEEDBACK_STATUSES = ['pending', 'in_progress', 'resolved', 'dismiss
 export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
 
 /** spec: AssistantConversationsResponse.conversations[].resolutionStatus. */
-export const RESOLUTION_STATUSES = ['answered', 'unanswered'] as const;
+const RESOLUTION_STATUSES = ['answered', 'unanswered'] as const;
 /** `unanswered`: the assistant marked the question as not covered by the docs (spec). */
 export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
 /** spec: AssistantConversationsResponse.conversations[].responseType ("Defaults to `answer` when not present"). */
-export const RESPONSE_TYPES = ['answer', 'clarifying_question'] as const;
+const RESPONSE_TYPES = ['answer', 'clarifying_question'] as const;
 /** `clarifying_question`: the assistant asked back instead of answering; `response` is its question. */
-export type ResponseType = (typeof RESPONSE_TYPES)[number];
+type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /** A value the spec enumerates, or `'other'` for anything else the API sends (a newer value, null, a number…). */
-export type Tolerant<T extends string> = T | 'other';
+type Tolerant<T extends string> = T | 'other';
 
 /** Reads any value: one of `values` stays itself, anything else (missing included) becomes `'other'`. */
 function tolerantEnum<const T extends readonly string[]>(values: T) {

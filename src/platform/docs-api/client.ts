@@ -41,7 +41,7 @@ import {
 export type { DocsApiObserver, DocsApiOperation } from './observer.js';
 
 /** Options of {@link DocsApiClient}. */
-export interface DocsApiClientOptions {
+interface DocsApiClientOptions {
   /** The API's base_url, e.g. `https://api.mintlify.com` (spec: servers[0].url). */
   baseUrl: string;
   /** Admin API key (`mint_…`), sent as `Authorization: Bearer`. Never logged or put in errors. */
@@ -72,7 +72,7 @@ export interface DocsApiClientOptions {
 }
 
 /** An agent job as returned by create: the spec makes `id` optional, we require it. */
-export type CreatedAgentJob = AgentJob & { id: string };
+type CreatedAgentJob = AgentJob & { id: string };
 
 /** Query of GET /v1/analytics/{projectId}/visitors. Dates are `YYYY-MM-DD` or ISO 8601; `dateTo` is exclusive. */
 export interface VisitorsQuery {

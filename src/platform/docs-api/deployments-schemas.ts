@@ -15,7 +15,7 @@ export const previewResponseSchema = z.object({
 export type PreviewResponse = z.output<typeof previewResponseSchema>;
 
 /** Update statuses (spec: GET /project/update-status/{statusId} → `status` enum). */
-export const UPDATE_STATUSES = ['queued', 'in_progress', 'success', 'failure'] as const;
+const UPDATE_STATUSES = ['queued', 'in_progress', 'success', 'failure'] as const;
 /** One of {@link UPDATE_STATUSES}. */
 export type UpdateStatusName = (typeof UPDATE_STATUSES)[number];
 

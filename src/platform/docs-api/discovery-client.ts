@@ -36,10 +36,10 @@ import { DocsApiTransport, retryTransient, type RefineError, type StreamedRespon
 import { readAssistantStream, type AssistantEvent } from './ui-message-stream.js';
 
 /** The vendor's discovery API base (spec: servers[0].url). */
-export const DEFAULT_DISCOVERY_URL = 'https://api.mintlify.com/discovery';
+const DEFAULT_DISCOVERY_URL = 'https://api.mintlify.com/discovery';
 
 /** Options of {@link DiscoveryClient}. */
-export interface DiscoveryClientOptions {
+interface DiscoveryClientOptions {
   /** @defaultValue {@link DEFAULT_DISCOVERY_URL} */
   baseUrl?: string;
   /** Assistant API key (`mint_dsc_…`, not the admin key), sent as `Authorization: Bearer`; never logged. */

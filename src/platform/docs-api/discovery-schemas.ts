@@ -90,7 +90,7 @@ const searchResultSchema = z.object({
 });
 
 /** A {@link DocsPage} from one search result, or undefined when it has no usable `path` (tolerant: skipped). */
-export function toDocsPage(raw: unknown): DocsPage | undefined {
+function toDocsPage(raw: unknown): DocsPage | undefined {
   const parsed = searchResultSchema.safeParse(raw);
   if (!parsed.success) return undefined;
   const metadata = parsed.data.metadata ?? {};

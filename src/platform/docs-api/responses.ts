@@ -19,7 +19,7 @@ import { apiErrorSchema } from './schemas.js';
  */
 
 /** What the transport read of one HTTP answer. */
-export interface RawResponse {
+interface RawResponse {
   status: number;
   text: string;
   /** The `Retry-After` header as undici gives it. */
@@ -57,7 +57,7 @@ function oneLine(text: string): string {
  * [{message}]}`; the discovery API's `{message}`), each on one line; empty when the body is not of
  * that shape.
  */
-export function apiErrorWords(text: string): { error: string | undefined; details: string[] } {
+function apiErrorWords(text: string): { error: string | undefined; details: string[] } {
   try {
     const parsed = apiErrorSchema.safeParse(JSON.parse(text));
     if (parsed.success) {

@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 
 /** Agent job statuses (spec: AgentJob.status). `active` is the only non-terminal one. */
-export const AGENT_JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+const AGENT_JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 /** One of {@link AGENT_JOB_STATUSES}. */
 export type AgentJobStatus = (typeof AGENT_JOB_STATUSES)[number];
 /** A status after which the job will not change again (completed, archived, failed). */
@@ -42,7 +42,7 @@ export const apiErrorSchema = z.object({
 });
 
 /** spec: VisitorsTrafficTotals — `total` is deduplicated, so it is not human + ai. */
-export const visitorsTotalsSchema = z.object({ human: z.number(), ai: z.number(), total: z.number() });
+const visitorsTotalsSchema = z.object({ human: z.number(), ai: z.number(), total: z.number() });
 
 /** spec: VisitorsByPageResponse (GET /v1/analytics/{projectId}/visitors → 200). */
 export const visitorsResponseSchema = z.object({

@@ -18,7 +18,7 @@ import type { DocsApiObserver, DocsApiOperation } from './observer.js';
 import { errorFor, parseResponse, readCapped } from './responses.js';
 
 /** Options of {@link DocsApiTransport}. */
-export interface DocsApiTransportOptions {
+interface DocsApiTransportOptions {
   /** The API's base_url, e.g. `https://api.mintlify.com` (spec: servers[0].url). */
   baseUrl: string;
   /** The key (`mint_…`), sent as `Authorization: Bearer`. Never logged or put in errors. */
@@ -201,7 +201,7 @@ export function retryTransient<T>(fn: () => Promise<T>, retries: number, minDela
  * @param phase - 'maybe' while sending (sent unless the error shows no connection was ever made),
  *   'arrived' once a response had begun (sent for certain).
  */
-export function networkError(err: unknown, phase: 'maybe' | 'arrived'): DocsApiNetworkError {
+function networkError(err: unknown, phase: 'maybe' | 'arrived'): DocsApiNetworkError {
   return new DocsApiNetworkError(describeNetworkError(err), {
     sent: phase === 'arrived' || !neverConnected(err),
     cause: err,
@@ -213,7 +213,7 @@ export function networkError(err: unknown, phase: 'maybe' | 'arrived'): DocsApiN
  * Node's happy-eyeballs connect throws) carries a code of {@link NOT_SENT_CODES}: no connection
  * was made, so no request left.
  */
-export function neverConnected(err: unknown, depth = 0): boolean {
+function neverConnected(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;

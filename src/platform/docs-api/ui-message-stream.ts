@@ -32,7 +32,7 @@ export type AssistantEvent =
   | { type: 'finish'; threadId: string | undefined };
 
 /** Limits and hooks of {@link readAssistantStream}. */
-export interface ReadAssistantStreamOptions {
+interface ReadAssistantStreamOptions {
   /** Most answer text (sum of `text-delta` lengths, in UTF-16 code units) before `too_long`. */
   maxAnswerChars: number;
   /** Most characters the whole stream may carry (chunks, tool outputs) before `too_long`. */

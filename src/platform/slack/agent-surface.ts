@@ -16,7 +16,7 @@ import { createWebClient, type WebClientOptions } from './web-client.js';
  *   tab; needs `assistant:write`. For an app with `agent_view`, `thread_ts` must be left out (Slack:
  *   "including it in a call for an agent app will cause the call to silently fail").
  */
-export type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';
+type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';
 
 /** A suggested prompt: `title` is what the button shows, `message` what it sends as the person. */
 export interface SuggestedPrompt {
@@ -25,7 +25,7 @@ export interface SuggestedPrompt {
 }
 
 /** Slack: at most 4 suggested prompts; a session title of at most 200 characters. */
-export const AGENT_LIMITS = { prompts: 4, sessionTitle: 200 } as const;
+const AGENT_LIMITS = { prompts: 4, sessionTitle: 200 } as const;
 
 /** The calls the surface makes. */
 export type AgentSurfaceClient = {
@@ -138,7 +138,7 @@ export class AgentSurface {
  * switch the method off for the process. `access_denied`, `no_permission`, `not_allowed` and
  * `method_not_supported_for_channel_type` can be about one conversation, so they never do.
  */
-export const APP_WIDE_ERRORS: ReadonlySet<string> = new Set([
+const APP_WIDE_ERRORS: ReadonlySet<string> = new Set([
   'unknown_method',
   'method_deprecated',
   'missing_scope',

@@ -15,7 +15,7 @@ import { responseUrlGuard } from './response-url-guard.js';
 import { webClientRetries } from './web-client.js';
 
 /** What {@link createSlackApp} needs. */
-export interface SlackAppOptions {
+interface SlackAppOptions {
   config: Pick<Config, 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL' | 'PORT'>;
   logger: Logger;
   inFlight: InFlight;

@@ -37,7 +37,7 @@ export function toBoltLogger(logger: Logger): BoltLogger {
  * Replaces what looks like a secret in free text: Slack tokens (`xoxb-…`, `xoxp-…`, `xapp-…`),
  * docs API keys (`mint_…`), `Bearer …` credentials and `token=`/`"token":` values.
  */
-export function redactSecrets(text: string): string {
+function redactSecrets(text: string): string {
   return text
     .replace(/\bxox[a-z]-[A-Za-z0-9-]+/g, '[redacted]')
     .replace(/\bxapp-[A-Za-z0-9-]+/g, '[redacted]')

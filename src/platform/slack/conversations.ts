@@ -36,29 +36,29 @@ import { hasCode, PlatformErrorCode } from '../errors.js';
  */
 
 /** The Web API methods used (scopes: channels:read, groups:read, im:read, mpim:read). */
-export interface ConversationsSlack {
+interface ConversationsSlack {
   users: Pick<WebClient['users'], 'conversations'>;
   conversations: Pick<WebClient['conversations'], 'info'>;
 }
 
 /** The conversation types a person's list is read with (users.conversations `types`). */
-export const CONVERSATION_TYPES = 'public_channel,private_channel,mpim,im';
+const CONVERSATION_TYPES = 'public_channel,private_channel,mpim,im';
 /** `limit` of each users.conversations page (Slack: "Must be an integer with a max value of 999"). */
-export const PERSON_PAGE_SIZE = 999;
+const PERSON_PAGE_SIZE = 999;
 /** Pages of one person's list read at most (× {@link PERSON_PAGE_SIZE}: 9,990 conversations). */
-export const PERSON_PAGE_CAP = 10;
+const PERSON_PAGE_CAP = 10;
 /** How long a person's list or a conversation's description is kept, in ms (5 min). */
-export const CONVERSATION_CACHE_TTL_MS = 5 * 60_000;
+const CONVERSATION_CACHE_TTL_MS = 5 * 60_000;
 /** A "no" from a list read longer ago than this (ms) reads the list again first (they may just have joined). */
-export const REREAD_NO_AFTER_MS = 60_000;
+const REREAD_NO_AFTER_MS = 60_000;
 /** How long Slack's "the bot can't see this conversation" (a `gone` error of conversations.info) is kept, in ms. */
-export const UNSEEN_TTL_MS = 60_000;
+const UNSEEN_TTL_MS = 60_000;
 
 /** How public a conversation is (Slack: conversations.info `is_private`, `is_im`, `is_mpim`). */
 export type Visibility = 'public' | 'private' | 'im';
 
 /** Options of {@link ConversationDirectory}. */
-export interface ConversationDirectoryOptions {
+interface ConversationDirectoryOptions {
   /** A client used for nothing else, rejecting 429s (`createWebClient({ …, rejectRateLimitedCalls: true })`). */
   slack: ConversationsSlack;
   /** Cache lifetime in ms. @defaultValue {@link CONVERSATION_CACHE_TTL_MS} */

@@ -37,7 +37,7 @@ export interface BotCredentials {
  * errors: `token_revoked` "the app has been removed", `account_inactive` "the workspace or user
  * was deleted"). `invalid_auth` is not among them: it can mean a misconfigured API URL.
  */
-export const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
+const REVOKED_TOKEN_CODES: ReadonlySet<string> = new Set(['token_revoked', 'account_inactive']);
 
 /**
  * Slack's answers that stop an installation's work ({@link InstallationTokens.refused}):
@@ -65,7 +65,7 @@ export const CREDENTIALS_MAX_AGE_MS = 60_000;
 const EXPIRY_MARGIN_MS = 5 * 60_000;
 
 /** What {@link InstallationTokens} forgets a revoked installation with, and logs it to. */
-export interface RevokedInstallations {
+interface RevokedInstallations {
   store: {
     fetchInstallation(query: InstallationQuery<boolean>): Promise<{ bot?: { token?: string } | undefined }>;
     deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;

@@ -19,7 +19,7 @@ import { hasCode, PlatformErrorCode } from '../errors.js';
  * `channel_not_found` (a private conversation or DM the bot is not in), so nothing there can be
  * read by the bot either.
  */
-export type MembershipCheck =
+type MembershipCheck =
   | { ok: true }
   | {
       ok: false;
@@ -53,7 +53,7 @@ export const MEMBERSHIP_CHECK_FAILED_TEXT =
   "I couldn't check that you're in that conversation, so I did nothing. Try again in a moment.";
 
 /** Where the check runs: whose, for which audited action, and how long it may take. */
-export interface MembershipRequest {
+interface MembershipRequest {
   channel: string;
   user: string;
   /** The audit line's action when refused. */

@@ -10,9 +10,9 @@ import { PlatformErrorCode } from '../errors.js';
  */
 
 /** Slack reads (pages of users.conversations, conversations.info calls) asked for one person per minute. */
-export const MEMBERSHIP_READS_PER_PERSON_PER_MINUTE = 5;
+const MEMBERSHIP_READS_PER_PERSON_PER_MINUTE = 5;
 /** Slack reads for membership per minute in all, whoever asks (Slack: Tier 3, 50+ per minute and method). */
-export const MEMBERSHIP_READS_PER_MINUTE = 40;
+const MEMBERSHIP_READS_PER_MINUTE = 40;
 
 /** Why membership is unknown: Slack can't be asked now (budgets, rate limits), or the person's list is too long to read. */
 export type MembersUnknownReason = 'busy' | 'too_large';

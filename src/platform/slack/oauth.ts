@@ -17,9 +17,9 @@ import { toBoltLogger } from './bolt-logger.js';
 import type { HttpRoute } from './receiver.js';
 
 /** Where Slack's users start an install (Bolt's default installPath). */
-export const INSTALL_PATH = '/slack/install';
+const INSTALL_PATH = '/slack/install';
 /** Where Slack sends them back with `code` and `state` (Bolt's default redirectUriPath; the app's Redirect URL). */
-export const REDIRECT_URI_PATH = '/slack/oauth_redirect';
+const REDIRECT_URI_PATH = '/slack/oauth_redirect';
 
 /** The bot scopes an install asks for: manifest.yml's `oauth_config.scopes.bot` (test/unit/oauth.test.ts checks them). */
 export const BOT_SCOPES: readonly string[] = Object.freeze([

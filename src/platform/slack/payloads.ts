@@ -22,7 +22,7 @@ const url = z
   .regex(/^https:\/\/|^http:\/\/(127\.0\.0\.1|localhost)[:/]/);
 
 /** A slash command (form fields, all strings). */
-export const commandPayload = z.looseObject({
+const commandPayload = z.looseObject({
   command: z.string().regex(/^\/[a-z0-9_-]{1,32}$/i),
   text: z.string().max(40_000),
   user_id: userId,
@@ -83,7 +83,7 @@ const anyEvent = z.looseObject({
  * An Events API envelope. `team_id` is null only in an org-level event, which names its
  * `enterprise_id` (Slack's `team_access_granted` / `team_access_revoked`).
  */
-export const eventCallbackPayload = z
+const eventCallbackPayload = z
   .looseObject({
     type: z.literal('event_callback'),
     team_id: teamId.nullable(),
@@ -144,7 +144,7 @@ export const viewSubmissionPayload = z.looseObject({
 });
 
 /** A modal closed with "Cancel" (`view_closed`, only when notify_on_close). */
-export const viewClosedPayload = z.looseObject({
+const viewClosedPayload = z.looseObject({
   type: z.literal('view_closed'),
   user: actor,
   team,
@@ -164,7 +164,7 @@ export const messageActionPayload = z.looseObject({
 });
 
 /** A global shortcut (`shortcut`). */
-export const shortcutPayload = z.looseObject({
+const shortcutPayload = z.looseObject({
   type: z.literal('shortcut'),
   callback_id: opaque,
   trigger_id: opaque,
@@ -176,7 +176,7 @@ export const shortcutPayload = z.looseObject({
 export type SlackRequestKind = 'command' | 'event' | 'action' | 'view' | 'shortcut';
 
 /** Outcome of {@link classifyPayload}. */
-export type ClassifiedPayload = { ok: true; kind: SlackRequestKind; requestId: string } | { ok: false; reason: string };
+type ClassifiedPayload = { ok: true; kind: SlackRequestKind; requestId: string } | { ok: false; reason: string };
 
 /**
  * Says what a parsed body is and whether it has the shape the bot reads.

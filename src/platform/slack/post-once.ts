@@ -12,7 +12,7 @@ export type PostOnceClient = {
 };
 
 /** Where and what {@link postOnce} posts. */
-export interface PostOnceMessage {
+interface PostOnceMessage {
   channel: string;
   thread_ts?: string;
   text: string;

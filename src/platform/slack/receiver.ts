@@ -16,7 +16,7 @@ export interface HttpRoute {
 }
 
 /** Options of {@link SlackReceiver}. */
-export interface SlackReceiverOptions {
+interface SlackReceiverOptions {
   edge: SlackEdge;
   logger: Logger;
   port: number;
@@ -42,7 +42,7 @@ export interface SlackReceiverOptions {
 }
 
 /** Slack's replay window: a request's timestamp may differ from our clock by at most 5 minutes, either way. */
-export const MAX_CLOCK_SKEW_S = 300;
+const MAX_CLOCK_SKEW_S = 300;
 
 /**
  * The bot's Bolt receiver. One HTTP server on PORT serves the routes (`/healthz`, `/metrics`) in

@@ -15,6 +15,22 @@ export interface IntakeEntry<T> {
 }
 
 /**
+ * The entry of a slash command's request: its id is `cmd-{trigger_id}` and its request id the
+ * `trigger_id` (Slack: one per invocation of a command), so a redelivered command is the same request.
+ */
+export function commandEntry<T>(command: { trigger_id: string }, kind: IntakeKind<T>, payload: T): IntakeEntry<T> {
+  return { kind, id: `cmd-${command.trigger_id}`, requestId: command.trigger_id, payload };
+}
+
+/**
+ * The entry of a click whose every press is its own request: its id is `act-{action_ts}` and its
+ * request id the `action_ts` (Slack: the time of that press), so only a redelivery is the same request.
+ */
+export function actionEntry<T>(action: { action_ts: string }, kind: IntakeKind<T>, payload: T): IntakeEntry<T> {
+  return { kind, id: `act-${action.action_ts}`, requestId: action.action_ts, payload };
+}
+
+/**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
  * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed
@@ -65,7 +81,7 @@ export async function recordInteraction<T>(
 }
 
 /** Slack retries an Events API delivery that was not acked up to 3 times (nearly at once, after 1 minute, after 5 minutes; Slack docs: Events API, "Retries"). */
-export const SLACK_EVENT_RETRIES = 3;
+const SLACK_EVENT_RETRIES = 3;
 
 /**
  * An event's listener: records the intake (the edge acks once the listener returns). When Redis

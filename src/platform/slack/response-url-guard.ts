@@ -6,7 +6,7 @@ import { refuseUnheard } from './refuse.js';
  * Slack's host for `response_url`s (Slack docs, "Handling user interaction": slash commands and
  * interactions carry `https://hooks.slack.com/commands/…` or `…/actions/…`).
  */
-export const SLACK_RESPONSE_URL_HOST = 'hooks.slack.com';
+const SLACK_RESPONSE_URL_HOST = 'hooks.slack.com';
 
 /**
  * True when the bot may post to `url`: https on {@link SLACK_RESPONSE_URL_HOST} (default port), or
@@ -30,8 +30,7 @@ export function responseUrlAllowed(url: string, slackApiUrl: string): boolean {
 }
 
 /** Answer to a command that came with a reply address that is not Slack's. */
-export const FOREIGN_RESPONSE_URL_TEXT =
-  "This request came with a reply address that isn't Slack's, so I didn't act on it.";
+const FOREIGN_RESPONSE_URL_TEXT = "This request came with a reply address that isn't Slack's, so I didn't act on it.";
 
 /** Every `response_url` a payload carries: `response_url`, and `response_urls[].response_url` (view submissions). */
 function responseUrlsOf(body: unknown): unknown[] {

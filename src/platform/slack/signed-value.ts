@@ -27,7 +27,7 @@ const HKDF_SALT = 'docs-agent-slack';
 const HKDF_INFO = 'signed-values/v1';
 
 /** What {@link ValueSigner.open} found: the payload, or why the value is not the bot's. */
-export type OpenedValue =
+type OpenedValue =
   | { ok: true; payload: string }
   /** `unsigned`: no signature (a message from before signing, or forged); `tampered`: one that does not match. */
   | { ok: false; reason: 'unsigned' | 'tampered' };
@@ -70,7 +70,7 @@ export class ValueSigner {
 }
 
 /** What the key may come from (the config's SLACK_SIGNING_SECRET and SLACK_APP_TOKEN). */
-export interface SignerSecrets {
+interface SignerSecrets {
   SLACK_SIGNING_SECRET?: string | undefined;
   SLACK_APP_TOKEN?: string | undefined;
 }
@@ -97,7 +97,7 @@ export function unverifiedValueText(again: string): string {
 }
 
 /** The warning logged for a value the bot did not sign (operators can search for it). */
-export const UNVERIFIED_LOG = 'refused a button or form value the bot did not sign';
+const UNVERIFIED_LOG = 'refused a button or form value the bot did not sign';
 
 /**
  * Logs a refused value at warn: where, and why (never the value: it may carry a channel's query).

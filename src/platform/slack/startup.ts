@@ -7,7 +7,7 @@ import { createWebClient } from './web-client.js';
 export { logStartFailure, StartupError } from '../startup-error.js';
 
 /** The token variables a start-up failure can name. */
-export type TokenVariable = 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN';
+type TokenVariable = 'SLACK_BOT_TOKEN' | 'SLACK_APP_TOKEN';
 
 /** What to do when Slack refuses each token (Slack app settings pages). */
 const WHAT_TO_DO: Record<TokenVariable, string> = {

@@ -12,7 +12,7 @@ import type { UserNameLookup } from './markup.js';
 export const NAME_LOOKUPS_PER_REQUEST = 100;
 
 /** Options of {@link UserNames}. */
-export interface UserNamesOptions {
+interface UserNamesOptions {
   logger: Logger;
   /** How long a name is kept, in ms. @defaultValue 1 hour */
   ttlMs?: number;

@@ -3,18 +3,6 @@
  * to the agent once (one at a time per job, across replicas) after the follow-up policy, access
  * and the context's readers are checked, and a new cycle is watched.
  */
-export {
-  continueAgentJob,
-  FollowUpUnrecordedError,
-  type ContinueJobDeps,
-  type ContinueJobRequest,
-  type ContinueJobResult,
-} from './continue.js';
-export {
-  EMPTY_FOLLOWUP_TEXT,
-  NOT_A_READER_TEXT,
-  READERS_CHECK_FAILED_TEXT,
-  UNCERTAIN_FOLLOWUP_TEXT,
-  unknownJobText,
-} from './refusals.js';
-export { JOB_LOCK_TTL_MS, withJobLock } from './job-lock.js';
+export { continueAgentJob, FollowUpUnrecordedError, type ContinueJobDeps } from './continue.js';
+export { NOT_A_READER_TEXT, READERS_CHECK_FAILED_TEXT, UNCERTAIN_FOLLOWUP_TEXT, unknownJobText } from './refusals.js';
+export { withJobLock } from './job-lock.js';

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { withLock } from '../../../platform/lock.js';
 
 /** How long a follow-up lock is held at most, in ms (a crashed holder's lock lapses after this). */
-export const JOB_LOCK_TTL_MS = 30_000;
+const JOB_LOCK_TTL_MS = 30_000;
 
 /**
  * Runs `fn` while holding the lock of job `jobId` (a Redis mutex under `{prefix}:job-lock:`), so

@@ -45,11 +45,7 @@ export const EMPTY_FOLLOWUP_TEXT = 'That reply has no instruction in it, so I di
  * (its requester always may): undefined when so, else the refusal. Fails closed: an answer Slack
  * can't give refuses.
  */
-export async function readersRefusal(
-  deps: ContinueJobDeps,
-  rec: JobRecord,
-  author: string,
-): Promise<Refused | undefined> {
+async function readersRefusal(deps: ContinueJobDeps, rec: JobRecord, author: string): Promise<Refused | undefined> {
   // The job's own conversation is not asked: every way to continue a job comes from inside it (a
   // reply or mention in its thread, /docs-reply there, the shortcut on its thread), so asking
   // would only spend Slack reads.

@@ -8,7 +8,7 @@ import type { StatusState } from '../store.js';
 /** The App Home tab of the agent-jobs feature (a pure builder; the handler publishes it). */
 
 /** One job as the App Home lists it. */
-export interface HomeJob {
+interface HomeJob {
   jobId: string;
   instruction: string;
   /** What the quoted text that went with it is about (one line, reader text). */

@@ -2,8 +2,7 @@
  * Watching a job to its end: one BullMQ step job per run (`poll-agent-job`) polls the docs API on
  * a schedule learnt from finished jobs' durations, and announces the end once in the job's thread.
  */
-export { createPollStep, type PollJob, type PollJobData, type PollStepDeps, type PollStepResult } from './step.js';
-export { createPollQueue, POLL_QUEUE, POLL_STEP_ATTEMPTS, pollJobId, watchAgentJob } from './queue.js';
+export type { PollJobData } from './step.js';
+export { createPollQueue, watchAgentJob } from './queue.js';
 export { startPollWorker } from './worker.js';
 export { DurationHistory } from './durations.js';
-export type { PollBounds } from './schedule.js';

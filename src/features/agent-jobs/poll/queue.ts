@@ -3,7 +3,8 @@
  * (`watchAgentJob`); the worker (worker.ts) takes from it.
  */
 import type { Queue } from 'bullmq';
-import { createQueue, type QueueContext } from '../../../platform/queues.js';
+import type { QueueContext } from '../../../platform/queues.js';
+import { createStepJobQueue, stepJobId } from '../work-of.js';
 import type { PollJobData } from './step.js';
 
 /** BullMQ queue that holds one step job per watched agent job (and follow-up). */
@@ -11,31 +12,14 @@ export const POLL_QUEUE = 'poll-agent-job';
 
 export type { PollJobData };
 
-/**
- * BullMQ job id of the poller of `(agentJobId, cycle)`. Derived, so adding it twice (a retry, a
- * second replica) tracks nothing twice. BullMQ job ids may not contain `:`.
- */
+/** BullMQ job id of the poller of `(agentJobId, cycle)` (work-of.ts: `stepJobId`). */
 export function pollJobId(agentJobId: string, cycle: number): string {
-  return `agent-${agentJobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${cycle}`;
+  return stepJobId('agent', agentJobId, cycle);
 }
 
-/**
- * Attempts of a poll step that throws (Redis trouble: an API or Slack failure reschedules instead),
- * with a backoff doubling from 1 s to at most 1 minute: about 16 hours of retries, so a Redis
- * outage delays an announcement but never drops it.
- */
-export const POLL_STEP_ATTEMPTS = 1_000;
-
-/**
- * Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX. Only what a job must carry is in
- * its options (each tracked job keeps them in its BullMQ hash for hours): how long finished jobs
- * are kept is the worker's setting.
- */
+/** Creates the poll queue (`poll-agent-job`) under QUEUE_PREFIX (work-of.ts: `createStepJobQueue`). */
 export function createPollQueue(ctx: QueueContext): Queue<PollJobData> {
-  return createQueue<PollJobData>(ctx, POLL_QUEUE, {
-    attempts: POLL_STEP_ATTEMPTS,
-    backoff: { type: 'capped' },
-  });
+  return createStepJobQueue<PollJobData>(ctx, POLL_QUEUE);
 }
 
 /**

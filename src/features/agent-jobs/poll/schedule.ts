@@ -18,7 +18,7 @@ export interface PollBounds {
 }
 
 /** Share of a backoff delay that jitter may take off (so replicas' polls spread out). */
-export const POLL_JITTER = 0.2;
+const POLL_JITTER = 0.2;
 /** Gap between polls where jobs tend to end, in ms: keeps the lateness of most announcements under 20 s. */
 export const DENSE_GAP_MS = 19_000;
 /** Gap wherever a job may still end, in ms: the worst lateness (also the cap of the backoff without history). */
@@ -28,9 +28,9 @@ export const MIN_HISTORY = 20;
 /** Finished-job durations kept per project (the newest). */
 export const HISTORY_SIZE = 200;
 /** Share of job ends that the dense stretches must cover (the rest wait up to {@link SPARSE_GAP_MS}). */
-export const COVERED_MASS = 0.88;
+const COVERED_MASS = 0.88;
 /** A gap longer than {@link SPARSE_GAP_MS} may span at most this probability of the job ending. */
-export const QUIET_MASS = 1e-4;
+const QUIET_MASS = 1e-4;
 
 /**
  * What the schedule learned from finished jobs: on a grid of `cellMs` cells from 0, the
@@ -128,7 +128,7 @@ function plannedGapMs(plan: PollPlan, elapsedMs: number, maxMs: number): number 
 }
 
 /** Input of {@link nextPollDelayMs}. */
-export interface PollTiming {
+interface PollTiming {
   /** Polls done so far in this cycle (0 = none yet: the delay is then POLL_MIN_INTERVAL_MS). */
   attempt: number;
   /** Time since the cycle started, in ms (the schedule's clock). */
@@ -167,7 +167,7 @@ export function maxPollsFor(timeoutMs: number, bounds: PollBounds): number {
  * Least wait (ms) before a status edit is tried again: a taken slot or lock can free within
  * milliseconds, but each reschedule is a BullMQ start, which `maxStartedAttempts` counts.
  */
-export const EDIT_RETRY_MIN_MS = 1_000;
+const EDIT_RETRY_MIN_MS = 1_000;
 
 /** The delay (ms) of a reschedule that only retries a status edit: `ms`, at least {@link EDIT_RETRY_MIN_MS}. */
 export function editRetryDelay(ms: number): number {

@@ -16,10 +16,10 @@ const PLAN_CODES: ReadonlySet<string> = new Set(['unauthorized', 'forbidden', 'n
  * 429s in a row after which the thread says the preview could not be started: each takes a new
  * place in line (a window, ~1 minute), so 20 is about the build ceiling's 20 minutes.
  */
-export const MAX_RATE_LIMITED = 20;
+const MAX_RATE_LIMITED = 20;
 
 /** Backoff of a request the API failed (5xx, no answer), in ms: 5 s doubling, at most 2 minutes. */
-export function askRetryDelayMs(tries: number): number {
+function askRetryDelayMs(tries: number): number {
   return Math.min(120_000, 5_000 * 2 ** Math.max(0, tries - 1));
 }
 

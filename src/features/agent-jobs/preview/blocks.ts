@@ -19,7 +19,7 @@ export const PREVIEW_FIX_PURPOSE = 'agent-jobs.preview-fix';
 /** Where people follow a deployment when the bot stops watching it (the vendor's dashboard). */
 export const DASHBOARD_URL = 'https://dashboard.mintlify.com';
 /** Log lines a failed build shows (the last ones), each cut to {@link LOG_LINE_CHARS}. */
-export const LOG_LINES_SHOWN = 12;
+const LOG_LINES_SHOWN = 12;
 const LOG_LINE_CHARS = 200;
 const LOG_BLOCK_CHARS = 2_400;
 

@@ -16,14 +16,14 @@ export interface FilesChanged {
 export type Change = 'added' | 'modified' | 'removed';
 
 /** One changed file as listed: its path, how it changed, and its page on the preview (when linkable). */
-export interface ChangedFile {
+interface ChangedFile {
   path: string;
   change: Change;
   url?: string;
 }
 
 /** Files listed in a preview message; the rest are counted ("and 12 more"). */
-export const MAX_FILES_LISTED = 15;
+const MAX_FILES_LISTED = 15;
 
 /** A path the bot links: letters, digits, `. _ - /`, no `..`, not absolute, at most 200 characters. */
 const PLAIN_PATH = /^(?!\/)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;

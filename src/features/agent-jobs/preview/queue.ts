@@ -4,7 +4,8 @@
  * (worker.ts) takes from it.
  */
 import type { Queue } from 'bullmq';
-import { createQueue, type QueueContext } from '../../../platform/queues.js';
+import type { QueueContext } from '../../../platform/queues.js';
+import { createStepJobQueue, stepJobId } from '../work-of.js';
 import type { PreviewJobData } from './context.js';
 
 /** BullMQ queue that holds one step job per previewed run. */
@@ -12,18 +13,12 @@ export const PREVIEW_QUEUE = 'preview-deployment';
 
 /** BullMQ job id of the preview of `(agentJobId, cycle)`: derived, so adding it twice previews once. */
 export function previewJobId(agentJobId: string, cycle: number): string {
-  return `preview-${agentJobId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${cycle}`;
+  return stepJobId('preview', agentJobId, cycle);
 }
 
-/** Attempts of a step that throws (Redis trouble), with the worker's capped backoff: hours, like the poller's. */
-export const PREVIEW_STEP_ATTEMPTS = 1_000;
-
-/** Creates the preview queue (`preview-deployment`) under QUEUE_PREFIX. */
+/** Creates the preview queue (`preview-deployment`) under QUEUE_PREFIX (work-of.ts: `createStepJobQueue`). */
 export function createPreviewQueue(ctx: QueueContext): Queue<PreviewJobData> {
-  return createQueue<PreviewJobData>(ctx, PREVIEW_QUEUE, {
-    attempts: PREVIEW_STEP_ATTEMPTS,
-    backoff: { type: 'capped' },
-  });
+  return createStepJobQueue<PreviewJobData>(ctx, PREVIEW_QUEUE);
 }
 
 /**

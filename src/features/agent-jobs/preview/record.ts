@@ -39,12 +39,12 @@ export interface PreviewRecord {
 /** How long a request's claim is held before a crashed claimant's lease lapses (its request is then uncertain), in ms: well above the docs API client's 10 s timeout. */
 export const ASK_LEASE_MS = 60_000;
 /** How long a project stays without previews after the API refused them (401/403/404), in s: a day. */
-export const PREVIEWS_OFF_TTL_S = 24 * 3600;
+const PREVIEWS_OFF_TTL_S = 24 * 3600;
 /** Log lines kept of a failed build. */
 const LOGS_KEPT = 40;
 
 /** What {@link PreviewStore.claimAsk} found: ask now, another run is asking, asked already, or a request lost in a crash. */
-export type AskClaim = 'go' | 'busy' | 'asked' | 'uncertain';
+type AskClaim = 'go' | 'busy' | 'asked' | 'uncertain';
 
 // KEYS[1] = the request's state ('sending' | 'asked', kept for the record's TTL), KEYS[2] = the
 // lease of the run that is sending it; ARGV = state TTL (s), lease (ms).

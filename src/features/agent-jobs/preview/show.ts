@@ -16,7 +16,7 @@ import type { JobRecord } from '../store.js';
 export type Shown = { ok: true } | { ok: false; retryInMs: number } | { ok: false; gone: true };
 
 /** The metadata key of a job's preview message (postOnce): one message per job, across its runs. */
-export function previewMessageKey(jobId: string): string {
+function previewMessageKey(jobId: string): string {
   return `preview:${jobId}`;
 }
 

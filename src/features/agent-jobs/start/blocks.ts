@@ -11,7 +11,7 @@ export const ACTION_RESTART = 'agent_jobs.restart';
 export const RESTART_PURPOSE = 'agent-jobs.restart';
 
 /** The label of the button and of its confirmation's confirm button (one name for the one act). */
-export const RESTART_LABEL = 'Start it again';
+const RESTART_LABEL = 'Start it again';
 
 /**
  * The confirmation Slack shows before "Start it again" acts (Block Kit confirmation dialog object:

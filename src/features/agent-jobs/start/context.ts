@@ -4,27 +4,10 @@ import { takeProjectOption } from './project-option.js';
 import { projectsNow } from './request.js';
 import { startAgentJob, type StartJobDeps, type StartJobRequest, type StartJobResult } from './start.js';
 import { withQuoted } from '../../../platform/prompt-fence.js';
-
-/** A request whose instruction may get Slack context (a thread, message links in it). */
-export interface PromptContextRequest {
-  /** The requester's workspace. */
-  teamId?: string;
-  channel: string;
-  requester: string;
-  /** Plain text, trimmed, non-empty. */
-  instruction: string;
-  /** The thread the request was made in or pointed at (same channel); `excludeTs` is the request's own message. */
-  thread?: { ts: string; excludeTs?: string };
-  /**
-   * Text the bot quotes for the agent (a question, an answer, reader text), already fenced
-   * (platform/prompt-fence.ts) under a line saying it is information: it goes into the prompt after
-   * the instruction, and nothing in it acts (no `project=`, no message link is read).
-   */
-  quoted?: string;
-}
+import type { ContextRequest } from '../../thread-context/index.js';
 
 /** What a {@link PromptContext} answers: the prompt (and a line for the person), or why nothing may start. */
-export type PromptContextResult =
+type PromptContextResult =
   | { ok: true; prompt: string; notice?: string; sources?: string[]; stats?: { messages: number } }
   | { ok: false; message: string };
 
@@ -33,7 +16,7 @@ export type PromptContextResult =
  * thread-context feature (the composition root wires it in); without one, the prompt is the
  * instruction. @throws transient errors (the intake retries).
  */
-export type PromptContext = (req: PromptContextRequest) => Promise<PromptContextResult>;
+export type PromptContext = (req: ContextRequest) => Promise<PromptContextResult>;
 
 /** What {@link startWithContext} needs. */
 export interface ContextStartDeps {
@@ -43,9 +26,9 @@ export interface ContextStartDeps {
 
 /**
  * A start request with the thread its context comes from, and the text the bot quotes for the agent
- * (`quoted`: see {@link PromptContextRequest}). Only `instruction` (what the person typed) acts.
+ * (`quoted`: see thread-context's `ContextRequest`). Only `instruction` (what the person typed) acts.
  */
-export type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
+type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
 
 interface ContextProgress {
   prompt?: string;

@@ -9,19 +9,9 @@ export {
   startAgentJob,
   type StartJobDeps,
   type StartJobRequest,
-  type StartJobResult,
 } from './start.js';
 export { StatusChangeDeferredError } from './failures.js';
-export {
-  CONTEXT_FAILED_TEXT,
-  PROJECT_ONLY_TEXT,
-  startWithContext,
-  type ContextStartDeps,
-  type ContextStartRequest,
-  type PromptContext,
-  type PromptContextRequest,
-  type PromptContextResult,
-} from './context.js';
-export { ACTION_RESTART, buildUncertainNotice, RESTART_PURPOSE } from './blocks.js';
+export { startWithContext, type ContextStartDeps, type PromptContext } from './context.js';
+export { ACTION_RESTART, RESTART_PURPOSE } from './blocks.js';
 export { takeProjectOption } from './project-option.js';
 export { projectsNow } from './request.js';

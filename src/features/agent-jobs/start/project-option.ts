@@ -3,7 +3,7 @@
  */
 
 /** What {@link takeProjectOption} found. */
-export type ProjectOption =
+type ProjectOption =
   /** No option: the channel's project applies. `instruction` is unchanged. */
   | { ok: true; instruction: string; project?: undefined }
   /** A configured project; `instruction` is the text without the option (spaces tidied). */

@@ -156,7 +156,7 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
  * "`org/docs` on `main`": the repository (its URL shortened to owner/name when it is GitHub's, a
  * link when it is a safe https URL) and the branch, from the API's `source`; undefined when neither is known.
  */
-export function sourceText(v: { repository?: string; branch?: string }): string | undefined {
+function sourceText(v: { repository?: string; branch?: string }): string | undefined {
   const url = safeUrl(v.repository);
   const name = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
   const repo = name

@@ -2,10 +2,10 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Outcome of asking the budget for one chat.update: go ahead, or wait `retryMs` (ms). */
-export type BudgetGrant = { ok: true } | { ok: false; retryMs: number };
+type BudgetGrant = { ok: true } | { ok: false; retryMs: number };
 
 /** Options of {@link EditBudget}. */
-export interface EditBudgetOptions {
+interface EditBudgetOptions {
   /** The state connection; each window's budget lives under `{prefix}:slack-update-budget:{teamId}:{window}`. */
   redis: Redis;
   /** QUEUE_PREFIX. */

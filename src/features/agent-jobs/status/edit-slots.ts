@@ -10,7 +10,7 @@ import { classifySlackError, slackErrorCode } from '../../../platform/slack/erro
 const EDIT_LOCK_MS = 10_000;
 
 /** A status message, as Slack names it. */
-export interface MessageRef {
+interface MessageRef {
   channel: string;
   statusTs: string;
 }

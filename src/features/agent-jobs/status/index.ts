@@ -3,15 +3,6 @@
  * the state reaction on its thread root. {@link StatusPresenter} is their one writer: throttled
  * per message across replicas, within the workspace's edit budget, never waiting.
  */
-export {
-  RENDER_RETRY_MAX_MS,
-  RENDER_RETRY_MS,
-  STATE_REACTION,
-  StatusPresenter,
-  type ShowOutcome,
-  type StatusChange,
-  type StatusPresenterOptions,
-  type StatusTarget,
-} from './presenter.js';
-export { ACTION_OPEN_PR, buildStatusMessage, prLinkActions, slackDate, sourceText, type StatusView } from './blocks.js';
-export { EditBudget, type BudgetGrant, type EditBudgetOptions } from './edit-budget.js';
+export { StatusPresenter, type StatusChange, type StatusTarget } from './presenter.js';
+export { ACTION_OPEN_PR, buildStatusMessage, prLinkActions } from './blocks.js';
+export { EditBudget } from './edit-budget.js';

@@ -11,7 +11,7 @@ import type { PreviewStage, StatusState } from '../job-record.js';
  */
 
 /** Input of {@link buildPlan}: what the status message knows of the job. */
-export interface PlanView {
+interface PlanView {
   state: StatusState;
   /** Absent while the job is being created. */
   jobId?: string;

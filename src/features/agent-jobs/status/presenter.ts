@@ -11,7 +11,7 @@ import type { JobRecord, JobStore, StatusState } from '../store.js';
 export { STATE_REACTION } from './view.js';
 
 /** Options of {@link StatusPresenter}. */
-export interface StatusPresenterOptions {
+interface StatusPresenterOptions {
   /** The state connection: the per-message throttle slot and the edit lock. */
   redis: Redis;
   /** QUEUE_PREFIX. */

@@ -36,13 +36,13 @@ export type FinalWrite =
   | { kind: 'post'; text: string; blocks: KnownBlock[]; key: string };
 
 /** Event type of the metadata on a finished streamed answer (Slack: message metadata). */
-export const ANSWER_EVENT_TYPE = 'docs_agent_answer';
+const ANSWER_EVENT_TYPE = 'docs_agent_answer';
 
 /** Slack: `markdown_text` "Limit this field to 12,000 characters" (per call); the markdown block holds 12,000 too. */
 export const MARKDOWN_CALL_LIMIT = 12_000;
 
 /** Streams end with these when the app can no longer write to them (stopped by the reader, expired, gone). */
-export const STREAM_OVER = new Set(['message_not_in_streaming_state', 'stopped_by_user', 'message_not_found']);
+const STREAM_OVER = new Set(['message_not_in_streaming_state', 'stopped_by_user', 'message_not_found']);
 
 /**
  * Plain words of the (filtered) Markdown for a notification's fallback `text`: Markdown's escapes
@@ -73,7 +73,7 @@ export async function writeFinal(deps: WriterDeps, target: AnswerTarget, steps: 
 }
 
 /** Makes the final write `w` (again). See {@link writeFinal}. */
-export async function replayFinal(deps: WriterDeps, target: AnswerTarget, steps: Steps, w: FinalWrite): Promise<void> {
+async function replayFinal(deps: WriterDeps, target: AnswerTarget, steps: Steps, w: FinalWrite): Promise<void> {
   const post = (key: string) =>
     postOnce(deps.slack, steps, {
       channel: target.channel,

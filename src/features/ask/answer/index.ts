@@ -8,8 +8,8 @@
  * step keys, its final write, and a retry's end of an answer a crash cut), `types.ts` (what they
  * share: the target, the writer's deps), `worker.ts` (the answers' queue).
  */
-export { writeAnswer, type AnswerDeps, type Question } from './write.js';
-export type { StreamSlack, WriterDeps } from './types.js';
+export { writeAnswer, type AnswerDeps } from './write.js';
+export type { StreamSlack } from './types.js';
 export {
   answerJob,
   createAnswerQueue,

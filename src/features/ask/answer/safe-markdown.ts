@@ -43,7 +43,7 @@ export function siteOf(siteUrl: string | undefined): Site | undefined {
  * RFC 3986 never allows unencoded in a URL (`[ ] < > { } | ^ "` and the backtick: shown as the
  * link's text, `…/sso[www.evil.example` would carry another site's name) is refused.
  */
-export function docsLink(raw: string, site: Site | undefined): string | undefined {
+function docsLink(raw: string, site: Site | undefined): string | undefined {
   if (!site || raw.includes('@') || /[\s\\[\]<>{}|^"`]/.test(raw)) return undefined;
   let u: URL;
   try {
@@ -74,7 +74,7 @@ export function inert(text: string): string {
 }
 
 /** What {@link render} needs: the whole source and the docs site. */
-export interface RenderCtx {
+interface RenderCtx {
   source: string;
   site: Site | undefined;
 }

@@ -183,7 +183,7 @@ const REPARSE_CHARS = 64;
 const REPARSE_FRACTION = 4;
 
 /** Options of {@link SafeAnswerStream}. */
-export interface SafeAnswerStreamOptions {
+interface SafeAnswerStreamOptions {
   /** Most characters of answer read; later text is dropped ({@link SafeAnswerStream.truncated}). Default {@link ANSWER_MAX_CHARS}. */
   maxChars?: number;
   /** The CommonMark parse (tests count the characters it reads). Default {@link parseAnswer}. */

@@ -30,9 +30,9 @@ export const MIN_APPEND_CHARS = 160;
  * At most one chat.appendStream per this many ms per stream: with {@link MIN_APPEND_CHARS}, an
  * answer costs start + at most one append a second + stop, however fast the assistant writes.
  */
-export const APPEND_EVERY_MS = 1_000;
+const APPEND_EVERY_MS = 1_000;
 /** Longest wait for Slack's `Retry-After` on chat.startStream before the answer is posted instead, in ms. */
-export const START_RETRY_MAX_MS = 10_000;
+const START_RETRY_MAX_MS = 10_000;
 /**
  * In the posted fallback, the first edit comes this many ms after the post, and the gap doubles
  * after each edit (1.5 s, 3 s, 6 s, 12 s): chat.update is Tier 3, and its budget per workspace

@@ -73,7 +73,7 @@ export interface Question {
  * How answering ended: the outcome for the metric, and a private sentence for the asker when
  * nothing (more) was shown.
  */
-export interface AnswerResult {
+interface AnswerResult {
   outcome: Exclude<AskOutcome, 'refused'>;
   tell?: string;
 }

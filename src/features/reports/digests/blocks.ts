@@ -16,9 +16,9 @@ import { ACTION_IMPROVE_PREFIX, encodeImproveValue } from './improve-value.js';
  */
 
 /** Longest path shown in the digest's text, in code points. */
-export const DIGEST_PATH_MAX = 60;
+const DIGEST_PATH_MAX = 60;
 /** New pages listed by name (the rest are counted). */
-export const NEW_PAGES_LISTED = 10;
+const NEW_PAGES_LISTED = 10;
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 

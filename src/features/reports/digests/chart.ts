@@ -19,7 +19,7 @@ const FONT = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif";
 const COLORS = { human: '#2563eb', ai: '#f59e0b', text: '#1f2937', grid: '#e5e7eb' };
 
 /** One bar pair of the chart. */
-export interface ChartPage {
+interface ChartPage {
   path: string;
   human: number;
   ai: number;

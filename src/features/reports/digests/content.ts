@@ -9,11 +9,11 @@ import { type DateRange } from '../date-range.js';
  */
 
 /** Pages in the top list (the issue: "the top 10 pages"). */
-export const TOP_PAGES = 10;
+const TOP_PAGES = 10;
 /** Risers and fallers shown, each. */
-export const MOVERS = 5;
+const MOVERS = 5;
 /** A page needs this many human readers last week to count as rising or falling (fewer is noise). */
-export const MOVER_MIN_BASE = 20;
+const MOVER_MIN_BASE = 20;
 /** …and a change of at least this many percent. */
 export const MOVER_MIN_CHANGE_PCT = 10;
 

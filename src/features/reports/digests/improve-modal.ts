@@ -19,7 +19,7 @@ import { formatCount, inlineReaderPath } from '../format.js';
 export const IMPROVE_CALLBACK_ID = 'visitors_improve';
 
 /** What the modal remembers in `private_metadata` (Slack: ≤ 3000 chars): where to start the job. */
-export interface ImproveMetadata {
+interface ImproveMetadata {
   channel: string;
   /** ts of the digest message: the job's status message goes in its thread. */
   threadTs: string;

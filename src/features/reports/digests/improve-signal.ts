@@ -49,7 +49,7 @@ export const SIGNAL_UNVERIFIED_TEXT = unverifiedValueText(
 );
 
 /** What the button and the modal need (the digests listeners' deps have it all). */
-export interface SignalImproveDeps extends JobFormDeps {
+interface SignalImproveDeps extends JobFormDeps {
   /**
    * The configured docs projects: an Improve on a signal of another one is not followed (a
    * function: the current workspace's, DOCS_WORKSPACE_PROJECTS).
@@ -58,7 +58,7 @@ export interface SignalImproveDeps extends JobFormDeps {
 }
 
 /** Where the job starts: the message's channel and thread, and the signal's docs project. */
-export interface SignalModalMetadata {
+interface SignalModalMetadata {
   channel: string;
   threadTs: string;
   projectId?: string | undefined;
@@ -152,7 +152,7 @@ export function signalImproveAction(deps: SignalImproveDeps) {
 }
 
 /** The modal as its submission reads it: the job starts in the message's thread, on the signal's project. */
-export const SIGNAL_IMPROVE_FORM: JobForm<SignalModalMetadata> = {
+const SIGNAL_IMPROVE_FORM: JobForm<SignalModalMetadata> = {
   formName: 'the Improve with agent form',
   purpose: SIGNAL_MODAL_PURPOSE,
   read: readMetadata,

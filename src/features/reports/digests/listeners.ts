@@ -1,5 +1,6 @@
-import type { AllMiddlewareArgs, App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { recordInteraction } from '../../../platform/slack/record-and-ack.js';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { ButtonArgs } from '../../../platform/slack/listener-args.js';
+import { actionEntry, recordInteraction } from '../../../platform/slack/record-and-ack.js';
 import { unverifiedValueText } from '../../../platform/slack/signed-value.js';
 import { jobFormButton, jobFormSubmission, refuseUnverified, type JobFormDeps } from '../../agent-jobs/index.js';
 import { ACTION_IMPROVE_PREFIX, decodeImproveValue, improvablePaths, IMPROVE_PURPOSE } from './improve-value.js';
@@ -14,12 +15,10 @@ import { SIGNAL_IMPROVE_CALLBACK_ID, signalImproveAction, signalImproveSubmissio
  * access policy and membership are asked at the click and again at submission; the worker's gate
  * asks a third time, with the budget).
  */
-export interface DigestListenerDeps extends JobFormDeps {
+interface DigestListenerDeps extends JobFormDeps {
   /** The configured docs projects (a function: the current workspace's): an Improve on a signal of another one is not followed. */
   projects: readonly string[] | (() => readonly string[]);
 }
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 
 function where(body: BlockAction): { channel?: string; ts?: string; teamId?: string } {
   return {
@@ -45,7 +44,7 @@ const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read a
  * `jobFormButton`). The digest's channel and ts ride in the modal's signed private_metadata, so the
  * job starts in the digest's thread.
  */
-export function improveAction(deps: DigestListenerDeps) {
+function improveAction(deps: DigestListenerDeps) {
   return jobFormButton(deps, 'the Improve with agent modal', (body, value) => {
     const decoded = decodeImproveValue(value, deps.signer);
     if (!decoded.ok && decoded.reason !== 'malformed')
@@ -84,12 +83,8 @@ export function digestRetryAction(deps: DigestListenerDeps) {
       ...(ts ? { ts } : {}),
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
     };
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.digestRetry,
-      id: `act-${action.action_ts}`,
-      requestId: action.action_ts,
-      payload,
-    });
+    const entry = actionEntry(action, INTAKE.digestRetry, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 

@@ -26,13 +26,13 @@ export function digestCaller(run: Pick<RunScope, 'projectId' | 'requestedBy'>): 
 }
 
 /** API pages fetched per week at most (250 rows each): 1000 pages compared; a cap on budget use. */
-export const MAX_DIGEST_API_PAGES = 4;
+const MAX_DIGEST_API_PAGES = 4;
 /**
  * Every page of visitors of docs project `who.projectId` for `range` (API pages of 250, at most
  * {@link MAX_DIGEST_API_PAGES}), through the cache, paid by `who` (default: the digests' budget).
  * @throws {AnalyticsBudgetError} or {DocsApiError} subclasses, as AnalyticsCache.get.
  */
-export async function fetchWeek(
+async function fetchWeek(
   cache: AnalyticsCache,
   range: DateRange,
   who: QueryCaller = { purpose: 'digest' },

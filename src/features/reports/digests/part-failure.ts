@@ -4,7 +4,7 @@ import { hasCode } from '../../../platform/errors.js';
 import { ReportErrorCode, type AnalyticsBudgetError } from '../budget.js';
 
 /** What to do about a part a digest could not show: nobody can retry a scheduled post by hand. */
-export const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visitors digest` sends one now.';
+const DIGEST_TRIES_AGAIN = 'the next digest tries again, or `/docs-visitors digest` sends one now.';
 
 /**
  * Why a reader part of a digest is not shown, in the digest's words: the reason, then

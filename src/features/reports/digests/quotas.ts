@@ -10,7 +10,7 @@ import { nextSlotText } from '../../../platform/slack/dates.js';
  */
 
 /** Digests on request per channel per hour (`/docs-visitors digest`, Retry on a failed digest). */
-export const MANUAL_DIGESTS_PER_CHANNEL_PER_HOUR = 1;
+const MANUAL_DIGESTS_PER_CHANNEL_PER_HOUR = 1;
 /** One `/docs-visitors subscriptions` per person per this many seconds. */
 export const SUBSCRIPTIONS_COOLDOWN_S = 60;
 

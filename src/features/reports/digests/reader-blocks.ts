@@ -16,7 +16,7 @@ import { readersEmpty, type ReaderSignals } from './reader-content.js';
  */
 
 /** Where the buttons go: the digest's channel (bound into each value) and docs project. */
-export interface ReaderBlocksContext {
+interface ReaderBlocksContext {
   channel: string;
   projectId?: string | undefined;
   /** The digest's week in words. */

@@ -17,7 +17,7 @@ export const ACTION_DIGEST_RETRY = 'visitors.digest.retry';
 export const DIGEST_RETRY_PURPOSE = 'digests.retry';
 
 /** Where the digest to try again goes. */
-export interface DigestRetryValue {
+interface DigestRetryValue {
   teamId: string;
   channel: string;
 }

@@ -12,7 +12,7 @@ export interface DigestSchedule {
 }
 
 /** Outcome of {@link parseScheduleArgs}; `message` says what was wrong (mrkdwn). */
-export type ScheduleParse = { ok: true; schedule: DigestSchedule } | { ok: false; message: string };
+type ScheduleParse = { ok: true; schedule: DigestSchedule } | { ok: false; message: string };
 
 /** Day names people may type (`mon`, `monday`, `tues`…), by cron day-of-week (0 = Sunday). */
 const DAY_NAMES: Record<string, number> = {
@@ -47,7 +47,7 @@ const PLURAL_DAYS = ['Sundays', 'Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays'
 const FALLBACK = { minute: 0, hour: 9, dow: 1 };
 
 /** Usage line of `subscribe` (shown with errors). */
-export const SUBSCRIBE_USAGE =
+const SUBSCRIBE_USAGE =
   '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`';
 
 interface WeeklyParts {

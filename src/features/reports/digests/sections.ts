@@ -11,7 +11,7 @@ export const DIGEST_SECTIONS = ['visitors', 'searches', 'feedback', 'questions']
 export type DigestSection = (typeof DIGEST_SECTIONS)[number];
 
 /** What each section is, in help and in the subscription's description. */
-export const SECTION_TITLES: Readonly<Record<DigestSection, string>> = {
+const SECTION_TITLES: Readonly<Record<DigestSection, string>> = {
   visitors: 'visitors and the chart',
   searches: 'searches nobody clicked through',
   feedback: 'pages with the most 👎',
@@ -19,7 +19,7 @@ export const SECTION_TITLES: Readonly<Record<DigestSection, string>> = {
 };
 
 /** True for one of {@link DIGEST_SECTIONS}. */
-export function isDigestSection(s: unknown): s is DigestSection {
+function isDigestSection(s: unknown): s is DigestSection {
   return typeof s === 'string' && (DIGEST_SECTIONS as readonly string[]).includes(s);
 }
 

@@ -40,7 +40,7 @@ export const DIGEST_JOB_OPTIONS = {
 } as const;
 
 /** A channel's digest subscription as read back from BullMQ. */
-export interface Subscription {
+interface Subscription {
   schedulerId: string;
   teamId: string;
   channel: string;
@@ -164,7 +164,7 @@ export async function listSubscriptions(queue: Queue<DigestJobData>, teamId: str
 }
 
 /** Width of the window in which repeated "send now" requests for one channel count as one, in ms. */
-export const MANUAL_DEDUPE_MS = 30_000;
+const MANUAL_DEDUPE_MS = 30_000;
 
 /**
  * Queues a digest for `channel` now (`/docs-visitors digest`, or Retry after a failed run). Two

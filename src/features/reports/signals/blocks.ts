@@ -52,7 +52,7 @@ export interface SignalPageView {
 }
 
 /** How the message is built: where it is posted, who signs, what the footer says. */
-export interface SignalMessageOptions {
+interface SignalMessageOptions {
   /** The channel the message is (or will be) in: bound into every Improve button. */
   channel: string;
   signer: Pick<ValueSigner, 'sign'>;
@@ -66,7 +66,7 @@ function button(text: string, actionId: string, value: string): Button {
 }
 
 /** The window `state` shows of `count` rows. */
-export function signalWindow(state: SignalState, count: number): { start: number; end: number } {
+function signalWindow(state: SignalState, count: number): { start: number; end: number } {
   const start = state.skip === LAST_WINDOW ? lastWindowStart(count, state.rows) : Math.min(state.skip, count);
   return { start, end: Math.min(count, start + state.rows) };
 }

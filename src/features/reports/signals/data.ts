@@ -15,13 +15,13 @@ import { keyParts, type AnalyticsCache, type Cached, type CachedQuery } from '..
  * (improve.ts: 300 of a comment, 500 of a question; Slack shows less). The cache holds no more, so an
  * assistant page of 1,000 unanswered turns stays under about 1 MB in Redis for its 10 minutes.
  */
-export const READER_TEXT_KEEP = 500;
+const READER_TEXT_KEEP = 500;
 /** Most characters of the assistant's answer kept (a button carries 300). */
-export const ANSWER_KEEP = 300;
+const ANSWER_KEEP = 300;
 /** Most characters of a page path or URL kept (a button carries 300; longer ones are never offered). */
-export const PATH_KEEP = 1_000;
+const PATH_KEEP = 1_000;
 /** Feedback entries read for comments (spec: `limit` 1–100 on GET …/feedback). */
-export const COMMENTS_LIMIT = 100;
+const COMMENTS_LIMIT = 100;
 /** Assistant turns read per API page (spec: `limit` 1–1000 on GET …/assistant). */
 export const ASSISTANT_LIMIT = 1_000;
 

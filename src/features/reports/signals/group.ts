@@ -8,10 +8,10 @@ import type { Comment, UnansweredTurn } from './data.js';
  */
 
 /** Comments shown or passed on per page. */
-export const COMMENTS_PER_PAGE = 3;
+const COMMENTS_PER_PAGE = 3;
 
 /** Fewest searches of a term for "Searched often, nothing clicked": one search is not often. */
-export const UNCLICKED_MIN_HITS = 2;
+const UNCLICKED_MIN_HITS = 2;
 
 /**
  * A term searched often that the docs answered with nothing anyone clicked (spec: `ctr` 0 and no

@@ -33,7 +33,7 @@ export type Signal = SignalOf<string>;
 
 declare const quoted: unique symbol;
 /** Reader text made harmless by {@link quotedReaderText} (and only by it: the brand says so). */
-export type QuotedText = string & { readonly [quoted]: true };
+type QuotedText = string & { readonly [quoted]: true };
 /** A signal whose reader text is {@link QuotedText}: what a button carries and an instruction is built from. */
 export type QuotedSignal = SignalOf<QuotedText>;
 
@@ -61,7 +61,7 @@ export type SignalImproveInput = Omit<SignalImprove, 'signal'> & { signal: Signa
  * True for text {@link quotedReaderText} could have returned: one line with no `<`, `>`, no `&` but
  * Slack's three escapes, no mrkdwn formatting character, and a word joiner after every `@` and `#`.
  */
-export function isQuotedText(s: string): s is QuotedText {
+function isQuotedText(s: string): s is QuotedText {
   return !/[<>*_~`\p{Cc}\u2028\u2029]/u.test(s) && !/&(?!amp;|lt;|gt;)/.test(s) && !/[@#](?!\u2060)/.test(s);
 }
 

@@ -19,7 +19,7 @@ export const FEEDBACK_PAGES_LIMIT = 100;
 const UNCLICKED_NAMED = 8;
 
 /** `MMM d` (UTC) of an ISO timestamp, or '' when it does not parse. */
-export function shortDay(iso: string | null | undefined): string {
+function shortDay(iso: string | null | undefined): string {
   const ms = iso ? Date.parse(iso) : NaN;
   if (Number.isNaN(ms)) return '';
   return new Date(ms).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
@@ -31,7 +31,7 @@ export function inlinePath(path: string, max = 70): string {
 }
 
 /** `ctr` as a percentage: the spec gives no unit; the vendor's dashboard shows a fraction. */
-export function ctrPercent(ctr: number): string {
+function ctrPercent(ctr: number): string {
   const pct = ctr <= 1 ? ctr * 100 : ctr;
   return `${pct.toFixed(pct > 0 && pct < 10 ? 1 : 0)}%`;
 }
