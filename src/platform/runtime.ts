@@ -55,7 +55,9 @@ export interface SlackClients {
    * Runs a worker's `fn` as work of the installation recorded with it (OAuth mode: every client
    * above then calls with that installation's token; `requestId` names the work in log lines when
    * no request is current; with DOCS_WORKSPACE_PROJECTS, in either mode, the work's docs projects
-   * and site are that workspace's). Single-token mode without it: just runs `fn`.
+   * and site are that workspace's). Single-token mode without it: just runs `fn`. Only `ref`'s
+   * installation fields (`teamId`, `enterpriseId`, `enterpriseInstall`) are read: a work's record
+   * or a queued job's data can be given as it is.
    */
   forWork<T>(ref: InstallationRef, requestId: string, fn: () => Promise<T>): Promise<T>;
   /**

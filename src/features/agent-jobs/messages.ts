@@ -3,8 +3,7 @@ import { promptTooLongText } from '../../platform/access.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
-import { postOnce, type PostOnceClient } from '../../platform/slack/post-once.js';
-import { stepKeys, type Steps } from '../../platform/steps.js';
+import { postOnce, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up/index.js';
 import {

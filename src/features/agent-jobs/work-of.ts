@@ -5,7 +5,6 @@
  * queue, job id and worker settings the agent jobs' two step-job queues (poll, preview) share.
  */
 import type { Job, Queue, Worker } from 'bullmq';
-import { installationRefOf } from '../../platform/request-context.js';
 import { createQueue, createWorker, type QueueContext, type WorkerSettings } from '../../platform/queues.js';
 import type { Platform } from '../../platform/runtime.js';
 import type { JobStore } from './store.js';
@@ -23,7 +22,7 @@ export function asWorkOf(platform: Pick<Platform, 'slack' | 'installations'>, st
   if (!platform.installations) return (_id, fn) => fn();
   return async (agentJobId, fn) => {
     const rec = await store.get(agentJobId);
-    return platform.slack.forWork(installationRefOf(rec), `agent-job-${agentJobId}`, fn);
+    return platform.slack.forWork(rec ?? {}, `agent-job-${agentJobId}`, fn);
   };
 }
 

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { GuardMark } from '../../../src/platform/replica-guard.js';
-import { postOnceKeys } from '../../../src/platform/slack/post-once.js';
-import { guardSince, stepKeys, stepsOf } from '../../../src/platform/steps.js';
+import { postOnceKeys, guardSince, stepKeys, stepsOf } from '../../../src/platform/steps.js';
 
 /** A replica guard whose epoch moves when the test says (a reconnect), recording what each confirm covered. */
 function fakeGuard() {

@@ -9,7 +9,7 @@ import type { FinishedStatus } from '../../../platform/metrics.js';
 import type { UnreplicatedStepError } from '../../../platform/replica-guard.js';
 import { classifySlackError, CONTENT_CODES, slackErrorCode } from '../../../platform/slack/errors.js';
 import { SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
-import { postOnce } from '../../../platform/slack/post-once.js';
+import { postOnce } from '../../../platform/steps.js';
 import { ANNOUNCE_LEASE_MS, type StatusState } from '../store.js';
 import { buildAnnouncement } from './blocks.js';
 import { finishedStatus, type JobOutcome } from './outcome.js';

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BotMetrics } from '../../../platform/metrics.js';
-import type { PostOnceClient } from '../../../platform/slack/post-once.js';
+import type { PostOnceClient } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import type { WebClient } from '@slack/web-api';
 import type { DurationHistory } from '../poll/durations.js';

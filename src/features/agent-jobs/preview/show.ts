@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatPostMessageArguments } from '@slack/web-api';
 import { classifySlackError } from '../../../platform/slack/errors.js';
-import { postOnce } from '../../../platform/slack/post-once.js';
+import { postOnce } from '../../../platform/steps.js';
 import { editRetryDelay } from '../poll/schedule.js';
 import { previewMessage } from './blocks.js';
 import type { PreviewContext } from './context.js';

@@ -3,8 +3,7 @@
  * (untracked), a create whose answer was lost (uncertain: one notice with "Start it again"), a
  * placeholder removed after a failure for sure, the "starting" marks cleared.
  */
-import { postOnce } from '../../../platform/slack/post-once.js';
-import { stepKeys, type Steps } from '../../../platform/steps.js';
+import { postOnce, stepKeys, type Steps } from '../../../platform/steps.js';
 import { buildStatusMessage, type StatusChange, type StatusTarget } from '../status/index.js';
 import { buildUncertainNotice } from './blocks.js';
 import type { StartFailure, StartJobDeps, StartJobRequest } from './request.js';

@@ -5,7 +5,7 @@ import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BotMetrics } from '../../../platform/metrics.js';
 import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
-import type { PostOnceClient } from '../../../platform/slack/post-once.js';
+import type { PostOnceClient } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import type { PollJobData } from '../poll/index.js';
 import type { StatusPresenter } from '../status/index.js';

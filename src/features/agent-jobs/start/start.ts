@@ -10,8 +10,7 @@ import {
 } from '../../../platform/docs-api/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
-import { postOnce } from '../../../platform/slack/post-once.js';
-import { confirmStep, memorySteps, stepKeys, type Steps } from '../../../platform/steps.js';
+import { postOnce, confirmStep, memorySteps, stepKeys, type Steps } from '../../../platform/steps.js';
 import { newJobRecord } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import { buildStatusMessage } from '../status/index.js';

@@ -6,8 +6,7 @@
 import type { KnownBlock } from '@slack/types';
 import { slackErrorCode } from '../../../platform/slack/errors.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
-import { postOnce, postOnceKeys } from '../../../platform/slack/post-once.js';
-import { stepKeys, type Steps } from '../../../platform/steps.js';
+import { postOnce, postOnceKeys, stepKeys, type Steps } from '../../../platform/steps.js';
 import { CUT_OFF_TEXT } from '../blocks.js';
 import type { AnswerTarget, WriterDeps } from './types.js';
 

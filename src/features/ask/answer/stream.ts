@@ -1,8 +1,7 @@
 import { answerSteps, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
 import type { AnswerEnd, AnswerTarget, WriterDeps } from './types.js';
 import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
-import { postOnce } from '../../../platform/slack/post-once.js';
-import type { Steps } from '../../../platform/steps.js';
+import { postOnce, type Steps } from '../../../platform/steps.js';
 
 export type { AnswerEnd, AnswerTarget, StreamSlack, WriterDeps } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { Job, Queue, Worker } from 'bullmq';
 import { createQueue, createWorker, type QueueContext } from '../../../platform/queues.js';
-import { currentEnterpriseRef, installationRefOf } from '../../../platform/request-context.js';
+import { currentEnterpriseRef } from '../../../platform/request-context.js';
 import type { SlackClients } from '../../../platform/runtime.js';
 import type { Logger } from '../../../platform/logger.js';
 import { stepsOf, type StepGuard, type Steps } from '../../../platform/steps.js';
@@ -93,7 +93,7 @@ export async function enqueueAnswer(
  */
 export function startAnswerWorker(ctx: QueueContext, deps: WorkerDeps): Worker<AnswerJobData> {
   const run = (job: Job<AnswerJobData>) =>
-    deps.work.forWork(installationRefOf({ ...job.data, teamId: job.data.q.teamId }), `answer-${job.id ?? ''}`, () =>
+    deps.work.forWork({ ...job.data, teamId: job.data.q.teamId }, `answer-${job.id ?? ''}`, () =>
       answerJob(deps.answer, job.data, stepsOf(job, deps.guard), (text) => tellPrivately(deps.tell, job.data.to, text)),
     );
   return createWorker<AnswerJobData, void>(ctx, ANSWER_QUEUE, run, {

@@ -25,8 +25,7 @@ import {
 import type { AgentJob } from '../../../../src/platform/docs-api/schemas.js';
 import type { BotMetrics } from '../../../../src/platform/metrics.js';
 import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
-import { POST_ONCE_EVENT_TYPE, type PostOnceClient } from '../../../../src/platform/slack/post-once.js';
-import { stepsOver } from '../../../../src/platform/steps.js';
+import { POST_ONCE_EVENT_TYPE, type PostOnceClient, stepsOver } from '../../../../src/platform/steps.js';
 import { jobRecord } from '../../../helpers/job-record.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';

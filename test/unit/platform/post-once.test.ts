@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { handleIncomingMessage, MENTION_HELP, type MessageDeps } from '../../../../src/features/agent-jobs/messages.js';
-import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
-import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient } from '../../../../src/platform/slack/post-once.js';
-import type { Steps } from '../../../../src/platform/steps.js';
-import { arrayLogger } from '../../../helpers/logs.js';
+import { handleIncomingMessage, MENTION_HELP, type MessageDeps } from '../../../src/features/agent-jobs/messages.js';
+import { UnreplicatedStepError } from '../../../src/platform/replica-guard.js';
+import { POST_ONCE_EVENT_TYPE, postOnce, type PostOnceClient, type Steps } from '../../../src/platform/steps.js';
+import { arrayLogger } from '../../helpers/logs.js';
 
 /**
  * postOnce is given the request's receipt time everywhere (so a late retry never posts twice): a late retry of
