@@ -23,7 +23,8 @@ export interface Steps {
   /**
    * Before an irreversible step (`what` names it in logs): the steps saved so far would survive a
    * Redis failover (on the replicas, REDIS_WAIT_REPLICAS), so a retry after one cannot repeat the
-   * step. Absent: nothing to confirm (no replication, or steps kept in memory).
+   * step. Absent: the steps were made without a replica guard (kept in memory, or by work that
+   * has none); with one but no replication (REDIS_WAIT_REPLICAS 0), it returns at once.
    * @throws UnreplicatedStepError when they can't be confirmed: act later, not now.
    */
   confirm?(what: string): Promise<void>;
@@ -108,7 +109,7 @@ export function guardSince(guard: StepGuard): StepGuard {
 /**
  * The keys of the steps `names` of the work `scope` (an intake's job id, a message's key): each
  * `<scope>:<name>`, typed by name, so a step is named in one place and read and written by the same
- * key (`stepKeys(q.key, 'done', 'answer:final')['answer:final']`).
+ * key (`stepKeys(ctx.jobId, 'experts', 'experts-told')['experts-told']`).
  */
 export function stepKeys<const N extends string>(scope: string, ...names: N[]): Record<N, string> {
   return Object.fromEntries(names.map((n) => [n, `${scope}:${n}`])) as Record<N, string>;

@@ -28,7 +28,7 @@ export interface ContextStartDeps {
  * A start request with the thread its context comes from, and the text the bot quotes for the agent
  * (`quoted`: see thread-context's `ContextRequest`). Only `instruction` (what the person typed) acts.
  */
-type ContextStartRequest = StartJobRequest & { thread?: { ts: string; excludeTs?: string }; quoted?: string };
+type ContextStartRequest = StartJobRequest & Pick<ContextRequest, 'thread' | 'quoted'>;
 
 interface ContextProgress {
   prompt?: string;
