@@ -97,13 +97,17 @@ function confirmSince(guard: StepGuard): (what: string) => Promise<void> {
   return (what) => guard.confirmSteps(mark, what);
 }
 
+/** A {@link StepGuard} whose mark was taken earlier ({@link guardSince}): steps made with it cover what came before them. */
+export type PinnedStepGuard = StepGuard & { readonly pinned: true };
+
 /**
  * `guard` with its mark taken now, for steps made later that must also cover what was written
- * before them (the poller's announcement: the claim it wrote before its steps were read).
+ * before them (the poller's announcement: the claim it wrote before its steps were read). Its own
+ * type, so work that needs the earlier mark can't be given a guard that would take it later.
  */
-export function guardSince(guard: StepGuard): StepGuard {
+export function guardSince(guard: StepGuard): PinnedStepGuard {
   const mark = guard.mark();
-  return { mark: () => mark, confirmSteps: (m, what) => guard.confirmSteps(m, what) };
+  return { mark: () => mark, confirmSteps: (m, what) => guard.confirmSteps(m, what), pinned: true };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { defineScript, type RedisScript } from '../../platform/scripts.js';
-import { stepsOver, type StepGuard, type Steps } from '../../platform/steps.js';
+import { stepsOver, type PinnedStepGuard, type Steps } from '../../platform/steps.js';
 import { BEGIN_CYCLE, CLAIM_THREAD, CREATE_IF_ABSENT, fromHash, toHash, type JobRecord } from './job-record.js';
 
 export type { JobRecord, PreviewStage, StatusState } from './job-record.js';
@@ -269,10 +269,10 @@ export class JobStore {
    * The steps of announcing `(jobId, cycle)`, kept in Redis (hash `{prefix}:announce-steps:…`),
    * so that posting the announcement survives a crash between "posted" and "recorded": a retry
    * finds the message instead of posting it twice (see postOnce). With `guard` (replica
-   * acknowledgement), their `confirm` runs before the post: the claim and the posting mark are on
-   * the replicas (what was written since the guard's mark).
+   * acknowledgement, its mark taken before the claim: `guardSince`), their `confirm` runs before
+   * the post: the claim and the posting mark are on the replicas.
    */
-  async announcementSteps(jobId: string, cycle: number, guard?: StepGuard): Promise<Steps> {
+  async announcementSteps(jobId: string, cycle: number, guard?: PinnedStepGuard): Promise<Steps> {
     const key = this.key('announce-steps', jobId, String(cycle));
     const progress: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(await this.redis.hgetall(key))) progress[k] = JSON.parse(v) as unknown;

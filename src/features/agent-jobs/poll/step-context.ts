@@ -8,7 +8,7 @@ import type { DocsApiProjects } from '../../../platform/docs-api/client.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { BotMetrics } from '../../../platform/metrics.js';
 import type { AgentSurface } from '../../../platform/slack/agent-surface.js';
-import type { PostOnceClient, StepGuard } from '../../../platform/steps.js';
+import type { PinnedStepGuard, PostOnceClient, StepGuard } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import type { StatusPresenter } from '../status/index.js';
 import type { JobRecord, JobStore } from '../store.js';
@@ -122,5 +122,5 @@ export interface StepContext {
    * Confirms what this run saved since it began (the claim, the posting mark) is on the replicas,
    * before the announcement: the guard with its mark taken when the run began (see {@link PollStepDeps.guard}).
    */
-  guard: StepGuard | undefined;
+  guard: PinnedStepGuard | undefined;
 }
