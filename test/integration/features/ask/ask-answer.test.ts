@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAKE_ASSISTANT_KEY,
@@ -31,6 +31,7 @@ import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../../../src/features/ask/answer/index.js';
 import { answersWrittenAtOnce } from '../../../helpers/answers.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * Asking, from the access check to the last Slack call, on real Redis, the fake Slack (real HTTP,
@@ -52,7 +53,7 @@ let logger: Logger;
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
   docs = await startFakeDocsApi({ apiKey: 'mint_admin', projectId: 'proj' });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

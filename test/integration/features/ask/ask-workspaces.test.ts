@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
@@ -14,6 +14,7 @@ import { discoveryClient, docsWorkspacesOf } from '../../../../src/platform/runt
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * Asking in a workspace mapped to a docs site of its own (DOCS_WORKSPACE_PROJECTS T0BETA →
@@ -38,7 +39,7 @@ beforeAll(async () => {
     projectId: 'proj_a',
     discovery: { apiKey: BETA_ASSIST, domain: 'beta-site' },
   });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { ModalView } from '@slack/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
@@ -28,6 +28,7 @@ import { memorySteps } from '../../../../src/platform/steps.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * Ask the docs team on real Redis and the fake Slack: the question reaches the experts once,
@@ -65,7 +66,7 @@ beforeAll(async () => {
     },
   ];
   slack = await startFakeSlack({ botToken: TOKEN, channels });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /**
  * The weekly digest's "What readers couldn't find" over real Redis, the fake Slack and the fake docs
@@ -77,7 +78,7 @@ const improveValues = (m: SlackMessage): string[] =>
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
   docs = await startFakeDocsApi({ apiKey: 'mint_reader_digest', projectId: 'proj_digest' });
-  client = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  client = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

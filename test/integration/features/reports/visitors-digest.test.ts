@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Queue } from 'bullmq';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
@@ -13,6 +13,7 @@ import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/bloc
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
@@ -47,7 +48,7 @@ const digests = (): SlackMessage[] =>
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
   docs = await startFakeDocsApi({ apiKey: 'mint_digest_test', projectId: 'proj_digest', projectIds: ['proj_other'] });
-  client = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  client = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

@@ -1,5 +1,5 @@
 import { OPEN_GATE } from '../../../../src/platform/access.js';
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatThread, linesOf, type ThreadMessage } from '../../../../src/features/thread-context/format.js';
 import { assemblePrompt, fitLines, omissionLine } from '../../../../src/features/thread-context/prompt.js';
@@ -36,6 +36,7 @@ import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.j
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { ValueSigner } from '../../../../src/platform/slack/signed-value.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
@@ -52,7 +53,7 @@ let deps: ThreadContextDeps;
 
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
   deps = {
     slack: web,
     names: new UserNames(web, { logger }),
