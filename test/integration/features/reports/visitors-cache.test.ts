@@ -4,7 +4,7 @@ import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../..
 import { tryLock } from '../../../../src/platform/lock.js';
 import { VisitorsFetchWaitTimeoutError } from '../../../../src/features/reports/budget.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import {
   ANALYTICS_WINDOW_MS,
   AnalyticsBudget,
@@ -16,6 +16,7 @@ import { analyticsErrorText } from '../../../../src/features/reports/error-text.
 import { AnalyticsCache } from '../../../../src/features/reports/store.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 const redis = testRedis();
 let fake: FakeDocsApi;
@@ -29,17 +30,13 @@ const week = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 const visitorCalls = () => fake.requests.filter((r) => r.path.endsWith('/visitors'));
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({ apiKey: 'mint_cache_test', projectId: 'proj_cache' });
-  docsApi = new DocsApiClient({
-    baseUrl: fake.url,
-    apiKey: 'mint_cache_test',
-    projectId: 'proj_cache',
-    retryMinDelayMs: 1,
-  });
+  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
+    { apiKey: 'mint_cache_test', projectId: 'proj_cache' },
+    { retryMinDelayMs: 1 },
+  ));
 });
 afterAll(async () => {
-  await docsApi.close();
-  await fake.close();
+  await closeFakeDocsApiWithClient({ fake, client: docsApi });
   redis.disconnect();
 });
 beforeEach(() => {

@@ -4,7 +4,7 @@ import { docsApiErrorText } from '../../../../src/platform/docs-api/error-text.j
 import { DocsApiBadRequestError, DocsApiCursorRejectedError } from '../../../../src/platform/docs-api/errors.js';
 import { CURSOR_REJECTED_DETAIL, DEFAULT_CURSOR_TTL_MS, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
-import { closeContractDocsApi, startContractDocsApi } from '../../../helpers/contract-docs-api.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 // The client's analytics requests over real HTTP to the fake, and the fake's answers, checked against
 // the vendor's spec (analytics.openapi.json); paging forward and back through each cursor-paged endpoint.
@@ -15,9 +15,12 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  ({ fake, client } = await startContractDocsApi({ now: () => clock }, { retryMinDelayMs: 1 }));
+  ({ fake, client } = await startFakeDocsApiWithClient(
+    { apiKey: 'mint_contract', projectId: 'proj_1', now: () => clock },
+    { retryMinDelayMs: 1 },
+  ));
 });
-afterAll(() => closeContractDocsApi({ fake, client }));
+afterAll(() => closeFakeDocsApiWithClient({ fake, client }));
 beforeEach(() => {
   clock = T0;
   fake.requests.length = 0;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import type { FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
-import { closeContractDocsApi, startContractDocsApi } from '../../../helpers/contract-docs-api.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 // The client's real requests, over real HTTP, checked against the vendor's OpenAPI documents.
 let clock = 0;
@@ -10,9 +10,14 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  ({ fake, client } = await startContractDocsApi({ jobDurationMs: 1_000, now: () => clock }));
+  ({ fake, client } = await startFakeDocsApiWithClient({
+    apiKey: 'mint_contract',
+    projectId: 'proj_1',
+    jobDurationMs: 1_000,
+    now: () => clock,
+  }));
 });
-afterAll(() => closeContractDocsApi({ fake, client }));
+afterAll(() => closeFakeDocsApiWithClient({ fake, client }));
 
 describe('client ↔ spec contract', () => {
   it('every request the client sends, and every answer it parses, is what the spec describes', async () => {
