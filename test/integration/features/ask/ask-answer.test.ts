@@ -4,10 +4,9 @@ import {
   FAKE_ASSISTANT_KEY,
   FAKE_DISCOVERY_PAGES,
   FAKE_DOCS_DOMAIN,
-  startFakeDocsApi,
   type FakeDocsApi,
 } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
@@ -31,7 +30,7 @@ import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../../../src/features/ask/answer/index.js';
 import { answersWrittenAtOnce } from '../../../helpers/answers.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
 
 /*
  * Asking, from the access check to the last Slack call, on real Redis, the fake Slack (real HTTP,
@@ -51,13 +50,10 @@ let lines: Array<{ level: number; msg: string; [k: string]: unknown }>;
 let logger: Logger;
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_admin', projectId: 'proj' });
-  web = fakeSlackClient(slack, TOKEN);
+  ({ slack, docs, web } = await startSlackAndDocsFakes(TOKEN, { apiKey: 'mint_admin', projectId: 'proj' }));
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   redis.disconnect();
 });
 beforeEach(() => {

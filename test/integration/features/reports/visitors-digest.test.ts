@@ -6,14 +6,14 @@ import { DocsApiServerError } from '../../../../src/platform/docs-api/errors.js'
 import { createLogger } from '../../../../src/platform/logger.js';
 import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
 import type { DigestJobData } from '../../../../src/features/reports/digests/store.js';
-import { createReportServices } from '../../../../src/features/reports/service.js';
-import { FAKE_NEW_PAGES, startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../../../sandbox/fake-slack.js';
+import { FAKE_NEW_PAGES, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/blocks.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
-import { TEST_SIGNER } from '../../../helpers/signer.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
+import { fakeDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
+import { digestDeps } from '../../../helpers/digest-deps.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
@@ -46,13 +46,15 @@ const digests = (): SlackMessage[] =>
   slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'));
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_digest_test', projectId: 'proj_digest', projectIds: ['proj_other'] });
-  client = fakeSlackClient(slack, TOKEN);
+  const fakes = await startSlackAndDocsFakes(TOKEN, {
+    apiKey: 'mint_digest_test',
+    projectId: 'proj_digest',
+    projectIds: ['proj_other'],
+  });
+  ({ slack, docs, web: client } = fakes);
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   redis.disconnect();
 });
 beforeEach(() => {
@@ -62,33 +64,20 @@ beforeEach(() => {
   slack.calls.length = 0;
   docs.requests.length = 0;
   const logger = createLogger('silent');
-  docsApi = new DocsApiClient({
-    baseUrl: docs.url,
-    apiKey: 'mint_digest_test',
-    projectId: 'proj_digest',
-    retryMinDelayMs: 1,
-  });
+  docsApi = fakeDocsApiClient(docs, { apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 });
   digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
-  deps = {
-    visitors: createReportServices({
-      redis,
-      prefix,
-      docsApi,
-      projectId: 'proj_digest',
-      logger,
-      now: () => clock,
-      signer: TEST_SIGNER,
-    }),
-    signer: TEST_SIGNER,
+  deps = digestDeps({
     redis,
     prefix,
+    docsApi,
+    projectId: 'proj_digest',
+    logger,
+    now: () => clock,
     digestQueue,
     slack: client,
-    defaultTz: 'UTC',
     // Channel settings: C0OTHER uses another docs project.
     projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
-    logger,
-  };
+  });
 });
 afterEach(async () => {
   await digestQueue.close();
