@@ -15,7 +15,6 @@ import {
   type DigestJobData,
 } from '../../../../src/features/reports/digests/store.js';
 import { queueDigestNow } from '../../../../src/features/reports/digests/subcommands.js';
-import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
 import type { ReportServices } from '../../../../src/features/reports/service.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../../../src/features/reports/signals/improve.js';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
@@ -23,8 +22,7 @@ import { createLogger } from '../../../../src/platform/logger.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
-import { fakeDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
-import { digestDeps } from '../../../helpers/digest-deps.js';
+import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
 
 /**
  * The weekly digest's "What readers couldn't find" over real Redis, the fake Slack and the fake docs
@@ -88,23 +86,19 @@ afterAll(async () => {
 beforeEach(() => {
   prefix = randomPrefix();
   docs.requests.length = 0;
-  const logger = createLogger('silent');
-  docsApi = fakeDocsApiClient(docs, { apiKey: 'mint_reader_digest', projectId: 'proj_digest', retryMinDelayMs: 1 });
-  digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
-  deps = digestDeps({
+  ({ docsApi, digestQueue, deps } = digestRig({
+    docs,
+    apiKey: 'mint_reader_digest',
+    projectId: 'proj_digest',
     redis,
     prefix,
-    docsApi,
-    projectId: 'proj_digest',
-    logger,
-    now: () => clock,
-    digestQueue,
     slack: client,
-  });
+    now: () => clock,
+    logger: createLogger('silent'),
+  }));
 });
 afterEach(async () => {
-  await digestQueue.close();
-  await docsApi.close();
+  await closeDigestRig({ digestQueue, docsApi });
   await dropPrefix(redis, prefix);
 });
 

@@ -4,16 +4,14 @@ import type { Queue } from 'bullmq';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { DocsApiServerError } from '../../../../src/platform/docs-api/errors.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
 import type { DigestJobData } from '../../../../src/features/reports/digests/store.js';
 import { FAKE_NEW_PAGES, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/blocks.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
-import { fakeDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
-import { digestDeps } from '../../../helpers/digest-deps.js';
+import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
@@ -63,25 +61,21 @@ beforeEach(() => {
   slack.messages.length = 0;
   slack.calls.length = 0;
   docs.requests.length = 0;
-  const logger = createLogger('silent');
-  docsApi = fakeDocsApiClient(docs, { apiKey: 'mint_digest_test', projectId: 'proj_digest', retryMinDelayMs: 1 });
-  digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
-  deps = digestDeps({
+  ({ docsApi, digestQueue, deps } = digestRig({
+    docs,
+    apiKey: 'mint_digest_test',
+    projectId: 'proj_digest',
     redis,
     prefix,
-    docsApi,
-    projectId: 'proj_digest',
-    logger,
-    now: () => clock,
-    digestQueue,
     slack: client,
+    now: () => clock,
+    logger: createLogger('silent'),
     // Channel settings: C0OTHER uses another docs project.
     projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
-  });
+  }));
 });
 afterEach(async () => {
-  await digestQueue.close();
-  await docsApi.close();
+  await closeDigestRig({ digestQueue, docsApi });
   await dropPrefix(redis, prefix);
 });
 
