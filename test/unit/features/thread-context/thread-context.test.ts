@@ -18,6 +18,7 @@ import {
   ModalNotOpenYetError,
   PREVIEWS_PER_MINUTE,
   showPreview,
+  type ThreadContextHandlerDeps,
 } from '../../../../src/features/document-thread/handlers.js';
 import { Quota } from '../../../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
@@ -76,6 +77,18 @@ function thread(root: string, replies: [string, string][], channel = 'C0DOCS') {
   const rs = replies.map(([user, text]) => slack.addUserMessage({ channel, user, text, thread_ts: r.ts }));
   return { root: r, replies: rs };
 }
+
+/** The shortcut handler's dependencies over this test's fake Slack and `deps`, the open gate; `over` replaces any. */
+const previewDeps = (over: Partial<ThreadContextHandlerDeps> = {}): ThreadContextHandlerDeps => ({
+  slack: web,
+  names: deps.names,
+  logger,
+  conversations: deps.conversations,
+  signer: TEST_SIGNER,
+  access: OPEN_GATE,
+  reader: deps.reader,
+  ...over,
+});
 
 describe('the context of a thread', () => {
   it('lists every message oldest first as "Name (date UTC): text", markup made plain, files by name and permalink', async () => {
@@ -576,15 +589,7 @@ describe('the preview of the shortcut (intake handler)', () => {
   it('waits for the modal the listener opens (retried while it is not open), then updates it by external_id', async () => {
     const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-t1' };
-    const hDeps = {
-      slack: web,
-      names: deps.names,
-      logger,
-      conversations: deps.conversations,
-      signer: TEST_SIGNER,
-      access: OPEN_GATE,
-      reader: deps.reader,
-    };
+    const hDeps = previewDeps();
     await expect(showPreview(hDeps, p, { finalAttempt: false })).rejects.toBeInstanceOf(ModalNotOpenYetError);
     await expect(showPreview(hDeps, p, { finalAttempt: true })).resolves.toBeUndefined(); // gives up quietly on the last try
     await web.views.open({
@@ -611,20 +616,9 @@ describe('the preview of the shortcut (intake handler)', () => {
     const access = {
       authorize: async (_a: unknown, action: string) => (asked.push(action), { allowed: true as const }),
     };
-    await showPreview(
-      {
-        slack: web,
-        names: deps.names,
-        logger,
-        conversations: deps.conversations,
-        signer: TEST_SIGNER,
-        access,
-        reader: deps.reader,
-        owner: async () => ({ kind: 'job', jobId: 'job_abc' }),
-      },
-      p,
-      { finalAttempt: false },
-    );
+    await showPreview(previewDeps({ access, owner: async () => ({ kind: 'job', jobId: 'job_abc' }) }), p, {
+      finalAttempt: false,
+    });
     const form = slack.views.at(-1)!;
     expect(form.view.submit).toMatchObject({ text: 'Send follow-up' });
     expect(decodeThreadRef(form.view.private_metadata as string, TEST_SIGNER)).toEqual({
@@ -633,20 +627,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     });
     expect(asked).toEqual(['continue_job']);
     expect(slack.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(0);
-    await showPreview(
-      {
-        slack: web,
-        names: deps.names,
-        logger,
-        conversations: deps.conversations,
-        signer: TEST_SIGNER,
-        access,
-        reader: deps.reader,
-        owner: async () => ({ kind: 'starting' }),
-      },
-      p,
-      { finalAttempt: false },
-    );
+    await showPreview(previewDeps({ access, owner: async () => ({ kind: 'starting' }) }), p, { finalAttempt: false });
     expect(slack.views.at(-1)!.view.submit).toBeUndefined();
     expect(
       decodeThreadRef(
@@ -667,19 +648,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     const reads = () =>
       slack.calls.filter((c) => c.method === 'conversations.replies' || c.method === 'conversations.history').length;
     const before = reads();
-    await showPreview(
-      {
-        slack: web,
-        names: deps.names,
-        logger,
-        conversations: deps.conversations,
-        signer: TEST_SIGNER,
-        access: OPEN_GATE,
-        reader: deps.reader,
-      },
-      p,
-      { finalAttempt: false },
-    );
+    await showPreview(previewDeps(), p, { finalAttempt: false });
     const refused = slack.views.at(-1)!;
     expect(JSON.stringify(refused.view.blocks)).toContain(NOT_A_MEMBER_TEXT);
     expect(JSON.stringify(refused.view.blocks)).not.toContain('pricing');
@@ -696,19 +665,7 @@ describe('the preview of the shortcut (intake handler)', () => {
       trigger_id: slack.triggerId('U0ALICE'),
       view: loadingModal(modalAt(q.externalId, { channel: 'C0LEADS', threadTs: q.threadTs }, TEST_SIGNER)),
     });
-    await showPreview(
-      {
-        slack: web,
-        names: deps.names,
-        logger,
-        conversations: deps.conversations,
-        signer: TEST_SIGNER,
-        access: OPEN_GATE,
-        reader: deps.reader,
-      },
-      q,
-      { finalAttempt: false },
-    );
+    await showPreview(previewDeps(), q, { finalAttempt: false });
     expect(JSON.stringify(slack.views.at(-1)!.view.blocks)).toContain('/invite @Docs Agent');
   });
 
@@ -728,16 +685,11 @@ describe('the preview of the shortcut (intake handler)', () => {
         durationS: 60,
       });
       const membership = { isMember: vi.fn((c: string, u: string) => deps.conversations.isMember(c, u)) };
-      const hDeps = {
-        slack: web,
-        names: deps.names,
-        logger,
+      const hDeps = previewDeps({
         conversations: membership,
-        signer: TEST_SIGNER,
-        access: OPEN_GATE,
         reader: new ThreadReader({ slack: web, ttlMs: 1 }),
         previews,
-      };
+      });
       for (let i = 0; i < PREVIEWS_PER_MINUTE; i += 1) await showPreview(hDeps, p, { finalAttempt: false });
       const reads = slack.calls.filter((c) => c.method === 'conversations.replies').length;
       membership.isMember.mockClear();
@@ -767,16 +719,7 @@ describe('the preview of the shortcut (intake handler)', () => {
     const { root } = thread('Never opened', [['U0ALICE', 'x']]);
     const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-never' };
     const receivedAt = 1_800_000_000_000;
-    const at = (ms: number) => ({
-      slack: web,
-      names: deps.names,
-      logger,
-      conversations: deps.conversations,
-      signer: TEST_SIGNER,
-      access: OPEN_GATE,
-      reader: deps.reader,
-      now: () => receivedAt + ms,
-    });
+    const at = (ms: number) => previewDeps({ now: () => receivedAt + ms });
     await expect(showPreview(at(15_000), p, { finalAttempt: false, receivedAt })).rejects.toBeInstanceOf(
       ModalNotOpenYetError,
     );
