@@ -114,6 +114,21 @@ function deps(
   };
 }
 
+/** alice's question in a new thread of #docs (its root posted) as the answer job gets it, keyed `${key}-${prefix}`. */
+async function newQuestion(key: string) {
+  const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+  const q = {
+    teamId: 'T0TEST',
+    channel: 'C0DOCS',
+    threadTs: root,
+    asker: 'U0ALICE',
+    question: 'How do I rotate a key?',
+    key: `${key}-${prefix}`,
+    since: Date.now(),
+  };
+  return { root, q };
+}
+
 let n = 0;
 async function ask(
   d: TestDeps,
@@ -302,16 +317,7 @@ describe('asking: Slack and Redis', () => {
     // A clock that runs 2 s a reading: every batch of text is due for its chat.appendStream.
     let tick = 0;
     d.writer.now = () => Date.now() + 2_000 * tick++;
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const q = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      threadTs: root,
-      asker: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `mid-${prefix}`,
-      since: Date.now(),
-    };
+    const { root, q } = await newQuestion('mid');
     const steps = { ...memorySteps(), finalAttempt: false };
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     const before = assistantCalls().length;
@@ -329,16 +335,7 @@ describe('asking: Slack and Redis', () => {
     const d = deps();
     let tick = 0;
     d.writer.now = () => Date.now() + 2_000 * tick++;
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const q = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      threadTs: root,
-      asker: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `last-${prefix}`,
-      since: Date.now(),
-    };
+    const { root, q } = await newQuestion('last');
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     await expect(writeAnswer(d, q, memorySteps())).rejects.toThrow();
     const [cut] = replies(root);
@@ -351,16 +348,7 @@ describe('asking: Slack and Redis', () => {
       'repeats the write safely, no notice, no second answer',
     async () => {
       const d = deps();
-      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-      const q = {
-        teamId: 'T0TEST',
-        channel: 'C0DOCS',
-        threadTs: root,
-        asker: 'U0ALICE',
-        question: 'How do I rotate a key?',
-        key: `fin-${prefix}`,
-        since: Date.now(),
-      };
+      const { root, q } = await newQuestion('fin');
       const steps = memorySteps();
       // The steps as they were when the process died: everything saved before "done".
       let left: Record<string, unknown> = {};
@@ -615,16 +603,7 @@ describe('asking: the answer worker and the replica guard', () => {
       work: { forWork: (_ref, _id, fn) => fn() },
     });
     try {
-      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-      const q = {
-        teamId: 'T0TEST',
-        channel: 'C0DOCS',
-        threadTs: root,
-        asker: 'U0ALICE',
-        question: 'How do I rotate a key?',
-        key: `guard-${prefix}`,
-        since: Date.now(),
-      };
+      const { root, q } = await newQuestion('guard');
       const starts = () => slack.calls.filter((c) => c.method === 'chat.startStream' && c.args.thread_ts === root);
       await enqueueAnswer(queue, q, { user: 'U0ALICE', channel: 'C0DOCS' });
       await slack.waitFor(
