@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { answerJob, type AnswerJobData, type AnswerJobDeps } from '../../src/features/ask/answer/index.js';
+import type { AnswerTarget } from '../../src/features/ask/answer/types.js';
 import { memorySteps } from '../../src/platform/steps.js';
 
 /**
@@ -16,4 +17,16 @@ export function answersWrittenAtOnce(
     return undefined;
   };
   return { add: add as unknown as Queue<AnswerJobData>['add'] };
+}
+
+/** The answer the writer tests stream: to U1 of T1 in C1, thread `1.000001`, keyed `k:answer`, since 0. */
+export function answerTarget(): AnswerTarget {
+  return {
+    teamId: 'T1',
+    channel: 'C1',
+    threadTs: '1.000001',
+    recipientUserId: 'U1',
+    key: 'k:answer',
+    since: 0,
+  };
 }
