@@ -19,18 +19,14 @@ import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { BUSY_TEXT } from '../../../../src/platform/slack/edge.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { answerRecord } from '../../../helpers/answers.js';
 
-const REC: AnswerRecord = {
-  answerId: '0123456789abcdef',
-  teamId: 'T1',
-  channel: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  asker: 'U0ALICE',
+const REC: AnswerRecord = answerRecord({
   question: 'How do I export audit logs?',
   answer: "I couldn't find anything about that in the docs.",
   unanswered: true,
   earlier: ['Where are logs kept?'],
-};
+});
 
 function deps(over: Partial<AskListenerDeps> = {}) {
   const record = vi.fn(async () => undefined);
