@@ -40,6 +40,7 @@ import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
+import { signalState } from '../../../helpers/signal-state.js';
 
 /**
  * The searches, feedback and questions reports over real Redis and the fake docs API (requests and
@@ -68,17 +69,7 @@ const services = (api: DocsApiClient, r: Redis = redis) =>
     now: () => Date.parse('2026-11-22T20:00:00Z'),
     signer: TEST_SIGNER,
   });
-const state = (over: Partial<SignalState>): SignalState => ({
-  report: 'searches',
-  ...WEEK,
-  rows: 10,
-  cursors: [],
-  skip: 0,
-  requester: 'U0ALICE',
-  channel: 'C0DOCS',
-  projectId: 'proj_signals',
-  ...over,
-});
+const state = (over: Partial<SignalState>): SignalState => signalState({ projectId: 'proj_signals', ...over });
 const load = (s: SignalState) => loadSignalReport(svc, s, { user: 'U0ALICE', channel: 'C0DOCS' });
 /** What Slack shows of a report: every `text` of its blocks (button values are not shown). */
 function shownTexts(v: unknown): string[] {
