@@ -20,6 +20,7 @@ import { createLogger } from '../../../../src/platform/logger.js';
 import { BUSY_TEXT } from '../../../../src/platform/slack/edge.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { answerRecord } from '../../../helpers/answers.js';
+import { slashCommandArgs } from '../../../helpers/slash-command.js';
 
 const REC: AnswerRecord = answerRecord({
   question: 'How do I export audit logs?',
@@ -49,16 +50,7 @@ function deps(over: Partial<AskListenerDeps> = {}) {
   return { d, record, open };
 }
 
-const command = (text: string) => ({
-  command: {
-    text,
-    team_id: 'T1',
-    channel_id: 'C0DOCS',
-    user_id: 'U0ALICE',
-    response_url: 'https://hooks.slack.com/commands/x',
-    trigger_id: 'tr1',
-  },
-});
+const command = (text: string) => slashCommandArgs(text, 'tr1');
 
 describe('/docs-ask', () => {
   it(
