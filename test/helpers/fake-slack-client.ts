@@ -1,6 +1,6 @@
 import { LogLevel, WebClient, type WebAPIPlatformError, type WebClientOptions } from '@slack/web-api';
-import { expect } from 'vitest';
 import type { FakeSlack } from '../../sandbox/fake-slack.js';
+import { rejectionOf } from './rejection.js';
 
 /**
  * A real WebClient pointed at the fake Slack: only errors logged, no retries (a refusal or a 429
@@ -21,12 +21,7 @@ export function fakeSlackClient(
 
 /** The error a Slack call settles with; it must reject with an Error (asserted). */
 export async function platformError(p: Promise<unknown>): Promise<WebAPIPlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return err as WebAPIPlatformError;
+  return (await rejectionOf(p, Error)) as WebAPIPlatformError;
 }
 
 /** The code a Slack call is refused with (`data.error`, e.g. `invalid_arguments`); it must reject. */

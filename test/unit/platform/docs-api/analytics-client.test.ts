@@ -14,6 +14,7 @@ import {
   DocsApiUnauthorizedError,
 } from '../../../../src/platform/docs-api/errors.js';
 import { MOCKED_DOCS_API_URL, mockedDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 // The analytics calls beyond visitors (views, searches, feedback by page, feedback, assistant),
 // against undici's MockAgent: what each sends, how tolerantly it reads, and each failure.
@@ -43,11 +44,7 @@ afterEach(async () => {
 const pool = () => agent.get(BASE);
 
 async function rejection<T extends DocsApiError>(p: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(type);
+  const err = await rejectionOf(p, type);
   expect(String((err as Error).message)).not.toContain(KEY);
   return err as T;
 }

@@ -14,6 +14,7 @@ import {
 } from '../../../../src/platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../../../src/platform/docs-api/error-text.js';
 import { MOCKED_DOCS_API_URL, mockedDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 const BASE = MOCKED_DOCS_API_URL;
 const KEY = 'mint_secret_key_123';
@@ -50,11 +51,7 @@ const hurried = (opts: Partial<ConstructorParameters<typeof DocsApiClient>[0]> =
   mockedDocsApiClient(agent, KEY, { timeoutMs: 20, ...opts });
 
 async function expectError<T extends DocsApiError>(p: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(type);
+  const err = await rejectionOf(p, type);
   expect(String((err as Error).message)).not.toContain(KEY);
   expect(JSON.stringify(err)).not.toContain(KEY);
   return err as T;
