@@ -12,6 +12,7 @@ import { BotMetrics } from '../../../src/platform/metrics.js';
 import { withRequestContext } from '../../../src/platform/request-context.js';
 import { buildPlatform, discoveryClient, docsWorkspacesOf } from '../../../src/platform/runtime.js';
 import { randomPrefix, TEST_REDIS_URL } from '../../helpers/redis.js';
+import { grantingBudget, OPEN_POLICY } from '../../helpers/access.js';
 
 /*
  * Per-workspace docs projects (DOCS_WORKSPACE_PROJECTS) against the fake docs API, which serves
@@ -190,13 +191,7 @@ describe('the access gate: a project of another workspace', () => {
   it('is refused with the workspace projects, audited, and takes no budget', async () => {
     const logs: string[] = [];
     const logger = createLogger('info', { write: (l: string) => void logs.push(l) } as never);
-    const budget = {
-      take: vi.fn(async () => ({ ok: true as const })),
-      give: vi.fn(async () => undefined),
-      block: vi.fn(async () => undefined),
-      remaining: vi.fn(async () => ({ project: 5, user: 2 })),
-      opts: { perProject: 100, perUser: 20 },
-    };
+    const budget = grantingBudget();
     const slack = {
       users: { info: vi.fn(async () => ({ ok: true, user: { id: 'U1', team_id: 'T0BETA', tz: 'UTC' } })) },
       team: { info: vi.fn(async () => ({ ok: true, team: { id: 'T0BETA' } })) },
@@ -204,14 +199,7 @@ describe('the access gate: a project of another workspace', () => {
     };
     const ws = docsWorkspacesOf(readConfig(env()));
     const gate = createAccessGate({
-      policy: {
-        allowedUsers: [],
-        allowedUsergroups: [],
-        allowedChannels: [],
-        allowGuests: false,
-        allowExternal: false,
-        adminUsers: [],
-      },
+      policy: OPEN_POLICY,
       directory: new SlackDirectory(slack as never),
       budget,
       promptMaxChars: 1000,

@@ -4,6 +4,7 @@ import { PlatformErrorCode } from '../../../src/platform/errors.js';
 import { InstallationError, RedisInstallationStore } from '../../../src/platform/installation-store.js';
 import { KeyRing, keyId } from '../../../src/platform/sealed-box.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../helpers/redis.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const redis = testRedis();
 const KEY = Buffer.alloc(32, 1).toString('base64');
@@ -47,12 +48,7 @@ const teamQuery = { teamId: 'T0A', enterpriseId: 'E0ORG', isEnterpriseInstall: f
 const orgQuery = { teamId: undefined, enterpriseId: 'E0ORG', isEnterpriseInstall: true } as const;
 
 async function failure(p: Promise<unknown>): Promise<InstallationError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(InstallationError);
-  return err as InstallationError;
+  return rejectionOf(p, InstallationError);
 }
 
 describe('RedisInstallationStore on real Redis', () => {

@@ -9,6 +9,7 @@ import { HELD_TOO_LONG_TEXT, HOLD_LIMIT_MS } from '../../../src/platform/intake-
 import { ResponseUrlError } from '../../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../helpers/redis.js';
 import { arrayLogger } from '../../helpers/logs.js';
+import { closeTestIntake, testIntake } from '../../helpers/test-intake.js';
 
 /**
  * The durable intake on real Redis: what is recorded is handled once, by whichever worker, and a
@@ -31,15 +32,13 @@ beforeEach(() => {
   prefix = randomPrefix();
   logs.length = 0;
   const { logger } = arrayLogger('info', logs);
-  conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
-  intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
+  ({ conns, intake } = testIntake(prefix, logger));
 });
 
 afterEach(async () => {
   await worker?.close();
   worker = undefined;
-  await intake.close();
-  await conns.close();
+  await closeTestIntake({ conns, intake });
   const redis = testRedis();
   await dropPrefix(redis, prefix);
   redis.disconnect();

@@ -26,6 +26,13 @@ function observer() {
   return { counts, redisReconnect: (r: RedisRole) => void (counts[r] = (counts[r] ?? 0) + 1) };
 }
 
+/** The bot's connections to the Redis on 127.0.0.1:`port` (closed after the test). */
+function connectTo(port: number, logger = arrayLogger().logger, obs = observer()): RedisConnections {
+  const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${port}` }, logger, obs);
+  closers.push(() => conns.close());
+  return conns;
+}
+
 /** Promotes `replica` and demotes `primary` under it, as a managed service's failover does. */
 async function failover(primaryPort: number, replicaPort: number): Promise<void> {
   await command(replicaPort, 'REPLICAOF', 'NO', 'ONE');
@@ -46,8 +53,7 @@ describe('failover behind one endpoint', () => {
     const proxy = await topo.proxy(primary.port);
     const { logger, lines } = arrayLogger();
     const obs = observer();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${proxy.port}` }, logger, obs);
-    closers.push(() => conns.close());
+    const conns = connectTo(proxy.port, logger, obs);
     const redis = conns.state;
     await redis.set('before', '1');
     expect(await health(redis, 'probe')).toBe(200);
@@ -73,12 +79,7 @@ describe('failover behind one endpoint', () => {
     async () => {
       const topo = topology();
       const { replica } = await primaryWithReplica(topo);
-      const conns = new RedisConnections(
-        { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
-        arrayLogger().logger,
-        observer(),
-      );
-      closers.push(() => conns.close());
+      const conns = connectTo(replica.port);
       await conns.state.ping();
       const connectionsSoFar = async () =>
         Number(/total_connections_received:(\d+)/.exec(String(await command(replica.port, 'INFO', 'stats')))?.[1]);
@@ -105,12 +106,7 @@ describe('failover behind one endpoint', () => {
     async () => {
       const topo = topology();
       const { replica } = await primaryWithReplica(topo);
-      const conns = new RedisConnections(
-        { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
-        arrayLogger().logger,
-        observer(),
-      );
-      closers.push(() => conns.close());
+      const conns = connectTo(replica.port);
       // BullMQ makes every client of a queue or worker from these options (its own copy of them each).
       const { url, ...opts } = conns.bull('worker') as RedisOptions & { url: string };
       const clients = [0, 1, 2].map(() => new Redis(url, opts));
@@ -134,12 +130,7 @@ describe('failover behind one endpoint', () => {
   it('a connection to a replica answers /healthz 503 (PING would pass: writes are refused)', async () => {
     const topo = topology();
     const { replica } = await primaryWithReplica(topo);
-    const conns = new RedisConnections(
-      { mode: 'url', url: `redis://127.0.0.1:${replica.port}` },
-      arrayLogger().logger,
-      observer(),
-    );
-    closers.push(() => conns.close());
+    const conns = connectTo(replica.port);
     expect(await conns.state.ping()).toBe('PONG');
     expect(await health(conns.state, 'probe')).toBe(503);
   });
@@ -150,8 +141,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
-    closers.push(() => conns.close());
+    const conns = connectTo(primary.port, logger);
     let unreplicated = 0;
     let now = Date.parse('2026-11-26T10:00:00Z');
     const replication = { replicas: 1, timeoutMs: 300, onUnreplicated: () => unreplicated++ };
@@ -184,8 +174,7 @@ describe('REDIS_WAIT_REPLICAS', () => {
     const topo = topology();
     const { primary } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
-    closers.push(() => conns.close());
+    const conns = connectTo(primary.port, logger);
     let unreplicated = 0;
     const writer = conns.intake();
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, writer, {
@@ -221,8 +210,7 @@ describe('REDIS_WAIT_REPLICAS through a graceful failover with two replicas (or 
     const { primary, replicas } = await primaryWithReplicas(topo, 2);
     const [promoted, kept] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
     const { logger, lines } = arrayLogger();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
-    closers.push(() => conns.close());
+    const conns = connectTo(primary.port, logger);
     const counts = { unreplicated: 0, held: 0 };
     let now = Date.parse('2026-11-26T10:00:00Z');
     const intake = new Intake(
@@ -289,8 +277,7 @@ describe('REDIS_WAIT_REPLICAS at start-up', () => {
     expect((err as Error).message).not.toContain('secret-pass');
 
     // The default user may WAIT, but no replica is connected: the bot starts, with one warning.
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
-    closers.push(() => conns.close());
+    const conns = connectTo(primary.port, logger);
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
       replicas: 1,
       timeoutMs: 200,
@@ -312,8 +299,7 @@ describe('REDIS_WAIT_REPLICAS with concurrent records', () => {
     const topo = topology();
     const { primary, replica } = await primaryWithReplica(topo);
     const { logger, lines } = arrayLogger();
-    const conns = new RedisConnections({ mode: 'url', url: `redis://127.0.0.1:${primary.port}` }, logger, observer());
-    closers.push(() => conns.close());
+    const conns = connectTo(primary.port, logger);
     const counts = { unreplicated: 0 };
     const intake = new Intake({ connection: conns.bull('queue'), prefix: 'w', logger }, conns.intake(), {
       replicas: 1,

@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { NOT_HANDLED_TEXT, UNREADABLE_OLDER_TEXT, UNREADABLE_TEXT } from '../../../src/platform/intake-admission.js';
 import { Intake, intakeJobId, intakeKind, type IntakeKind, type ReplyTo } from '../../../src/platform/intake.js';
-import { RedisConnections } from '../../../src/platform/redis.js';
 import { arrayLogger, type LogLine } from '../../helpers/logs.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../helpers/redis.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../helpers/redis.js';
+import { testRedisConnections } from '../../helpers/test-intake.js';
 
 /**
  * A rolling upgrade on one Redis: an old and a new version of the bot's intake worker side by
@@ -28,7 +28,7 @@ const FAST = { firstDelayMs: 50, maxDelayMs: 100 };
 function replica(prefix: string, opts: { now?: () => number } = {}) {
   const lines: LogLine[] = [];
   const { logger } = arrayLogger('info', lines);
-  const conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
+  const conns = testRedisConnections(logger);
   const told: { to: ReplyTo; text: string }[] = [];
   const counts = { deferred: 0, rejected: [] as string[] };
   const observer = {

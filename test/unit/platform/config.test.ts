@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, docsProjects, readConfig } from '../../../src/platform/config.js';
+import { docsProjects, readConfig } from '../../../src/platform/config.js';
 import { oauthMode } from '../../../src/platform/config-oauth.js';
-
-const valid = {
-  SLACK_BOT_TOKEN: 'xoxb-1',
-  SLACK_SIGNING_SECRET: 'sig',
-  DOCS_API_KEY: 'mint_abc',
-  DOCS_PROJECT_ID: 'proj',
-};
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    readConfig(env);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configProblems as problems, VALID_ENV as valid } from '../../helpers/config-env.js';
 
 describe('readConfig', () => {
   it('applies the documented defaults', () => {

@@ -1,24 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../../../src/platform/config.js';
+import { readConfig } from '../../../src/platform/config.js';
 import { keyPrefix, reconnectDelayMs, redisTarget, warnPlaintextPasswords } from '../../../src/platform/redis.js';
 import { arrayLogger } from '../../helpers/logs.js';
-
-const valid = {
-  SLACK_BOT_TOKEN: 'xoxb-1',
-  SLACK_SIGNING_SECRET: 'sig',
-  DOCS_API_KEY: 'mint_abc',
-  DOCS_PROJECT_ID: 'proj',
-};
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    readConfig(env);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return (e as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configProblems as problems, VALID_ENV as valid } from '../../helpers/config-env.js';
 
 describe('Redis connection modes', () => {
   it('defaults to one endpoint on 127.0.0.1:6379, no replica acknowledgement', () => {

@@ -1,8 +1,9 @@
-import { LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import type { KnownBlock } from '@slack/types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { renderTranscript } from '../../../sandbox/transcript.js';
+import { fakeSlackClient } from '../../helpers/fake-slack-client.js';
 
 /*
  * The fake Slack's checks of plan, task_card, context_actions and feedback_buttons (Slack's Block Kit
@@ -15,7 +16,7 @@ let web: WebClient;
 
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => 1_700_000_000_000 });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterEach(() => slack.close());
 

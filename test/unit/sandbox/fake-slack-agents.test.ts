@@ -1,23 +1,15 @@
-import { LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
+import { fakeSlackClient, platformErrorCode as platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 let slack: FakeSlack;
 let web: WebClient;
 
-async function platformError(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return (err as WebAPIPlatformError).data.error;
-}
-
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterEach(() => slack.close());
 

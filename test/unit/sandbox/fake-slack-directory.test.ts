@@ -1,6 +1,7 @@
-import { LogLevel, WebClient, type ConversationsMembersResponse, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient, type ConversationsMembersResponse } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_USERS, startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../../sandbox/fake-slack.js';
+import { fakeSlackClient, platformErrorCode as platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 
@@ -9,16 +10,7 @@ let web: WebClient;
 
 async function start(opts: Partial<FakeSlackOptions> = {}): Promise<void> {
   slack = await startFakeSlack({ botToken: TOKEN, ...opts });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
-}
-
-async function platformError(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return (err as WebAPIPlatformError).data.error;
+  web = fakeSlackClient(slack, TOKEN);
 }
 
 beforeEach(async () => {

@@ -1,11 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel as BoltLogLevel, isValidSlackRequest, verifySlackRequest } from '@slack/bolt';
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { startRecordingBot, type RecordedRequest, type RecordingBot } from '../../../sandbox/recording-bot.js';
 import { SlackDriver } from '../../../sandbox/slack-driver.js';
+import { fakeSlackClient } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const SECRET = 'sandbox-signing-secret';
@@ -14,7 +15,7 @@ const T0 = 1_700_000_000_000; // ms
 let slack: FakeSlack;
 
 function client(): WebClient {
-  return new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  return fakeSlackClient(slack, TOKEN);
 }
 
 beforeEach(async () => {

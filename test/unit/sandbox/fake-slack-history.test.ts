@@ -1,21 +1,13 @@
-import { LogLevel, WebClient, type ConversationsHistoryResponse, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient, type ConversationsHistoryResponse } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
+import { fakeSlackClient, platformErrorCode as platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = 1_700_000_000_000; // ms; with the clock standing still, ts goes up by 1 µs per message
 
 let slack: FakeSlack;
 let web: WebClient;
-
-async function platformError(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return (err as WebAPIPlatformError).data.error;
-}
 
 /** `n` people's messages in #docs, oldest first; returns their ts. */
 function say(n: number, thread_ts?: string): string[] {
@@ -28,7 +20,7 @@ function say(n: number, thread_ts?: string): string[] {
 
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 
 afterEach(async () => {

@@ -1,9 +1,10 @@
 import { LogLevel, SocketModeClient } from '@slack/socket-mode';
-import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { SocketModeDriver } from '../../../sandbox/socket-driver.js';
+import { platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const APP_TOKEN = 'xapp-1-A0DOCSAPP-sandbox';
@@ -35,15 +36,6 @@ function socketClient(appToken = APP_TOKEN, clientPingTimeout = 300): SocketMode
   client.on('connected', () => (client.connected += 1));
   clients.push(client);
   return client;
-}
-
-async function platformError(p: Promise<unknown>): Promise<WebAPIPlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return err as WebAPIPlatformError;
 }
 
 beforeEach(async () => {

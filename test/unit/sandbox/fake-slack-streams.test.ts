@@ -1,7 +1,8 @@
-import { LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../../sandbox/fake-slack.js';
 import { renderCall, renderTranscript } from '../../../sandbox/transcript.js';
+import { fakeSlackClient, platformErrorCode as platformError } from '../../helpers/fake-slack-client.js';
 
 // The fake Slack's chat streaming, driven through @slack/web-api 8's WebClient (form-encoded, as
 // Bolt sends it) and its chatStream() helper: each rule of Slack's reference pages accepted and
@@ -12,18 +13,9 @@ let slack: FakeSlack;
 let web: WebClient;
 let root: SlackMessage;
 
-async function platformError(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return (err as WebAPIPlatformError).data.error;
-}
-
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
   root = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'How do I rotate a key?' });
 });
 afterEach(() => slack.close());

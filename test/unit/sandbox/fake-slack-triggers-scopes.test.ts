@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import { WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
+import { fakeSlackClient } from '../../helpers/fake-slack-client.js';
 
 /*
  * trigger_ids and OAuth scopes as Slack enforces them, on the fake's own clock (no waiting):
@@ -18,7 +19,7 @@ let clock = T0;
 async function start(scopes?: string[]): Promise<WebClient> {
   clock = T0;
   slack = await startFakeSlack({ botToken: TOKEN, now: () => clock, ...(scopes ? { scopes } : {}) });
-  return new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  return fakeSlackClient(slack, TOKEN);
 }
 afterEach(() => slack.close());
 

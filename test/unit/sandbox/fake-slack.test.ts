@@ -1,14 +1,8 @@
-import {
-  ErrorCode,
-  LogLevel,
-  WebClient,
-  WebClientEvent,
-  type WebAPIPlatformError,
-  type WebAPIRateLimitedError,
-} from '@slack/web-api';
+import { ErrorCode, WebClient, WebClientEvent, type WebAPIRateLimitedError } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack, type SlackCall } from '../../../sandbox/fake-slack.js';
 import { renderCall, renderTranscript } from '../../../sandbox/transcript.js';
+import { fakeSlackClient, platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = 1_700_000_000_000; // ms
@@ -16,23 +10,8 @@ const T0 = 1_700_000_000_000; // ms
 let slack: FakeSlack;
 let clock: number;
 
-function client(options: ConstructorParameters<typeof WebClient>[1] = {}, token = TOKEN): WebClient {
-  return new WebClient(token, {
-    slackApiUrl: slack.url,
-    logLevel: LogLevel.ERROR,
-    retryConfig: { retries: 0 },
-    ...options,
-  });
-}
-
-async function platformError(p: Promise<unknown>): Promise<WebAPIPlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return err as WebAPIPlatformError;
-}
+const client = (options: ConstructorParameters<typeof WebClient>[1] = {}, token = TOKEN): WebClient =>
+  fakeSlackClient(slack, token, options);
 
 beforeEach(async () => {
   clock = T0;

@@ -2,11 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { verifySlackRequest } from '@slack/bolt';
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { readCommands, REPL_HELP, SandboxRepl } from '../../../sandbox/repl.js';
 import { SlackDriver } from '../../../sandbox/slack-driver.js';
+import { fakeSlackClient } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-repl-test';
 const SECRET = 'repl-signing-secret';
@@ -83,7 +84,7 @@ const out = (): string => printed.join('\n');
 
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
   bot = await stubBot();
   printed = [];
   const driver = new SlackDriver({ botUrl: bot.url, signingSecret: SECRET, slack });

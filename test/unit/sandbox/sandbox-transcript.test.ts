@@ -1,7 +1,8 @@
-import { LogLevel, WebClient, type Button } from '@slack/web-api';
+import { WebClient, type Button } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { renderBlocks, renderTranscript, renderTranscriptWithButtons } from '../../../sandbox/transcript.js';
+import { fakeSlackClient } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-transcript-test';
 let slack: FakeSlack;
@@ -17,7 +18,7 @@ const button = (text: string, extra: Partial<Button> = {}): Button => ({
 beforeEach(async () => {
   clock = 1_700_000_000_000;
   slack = await startFakeSlack({ botToken: TOKEN, now: () => clock });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 
 afterEach(async () => {

@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { handleIncomingMessage, type IncomingMessage } from '../../../../src/features/agent-jobs/messages.js';
@@ -11,6 +11,7 @@ import { markupToText } from '../../../../src/platform/slack/markup.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { UserNames } from '../../../../src/platform/slack/user-names.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * Who may ask, and the budget, come before any Slack read: a person refused by the access policy
@@ -30,7 +31,7 @@ const reads = () => slack.calls.filter((c) => c.method === 'users.info' || c.met
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();

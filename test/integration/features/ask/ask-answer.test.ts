@@ -1,13 +1,12 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAKE_ASSISTANT_KEY,
   FAKE_DISCOVERY_PAGES,
   FAKE_DOCS_DOMAIN,
-  startFakeDocsApi,
   type FakeDocsApi,
 } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
@@ -31,6 +30,7 @@ import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../../../src/features/ask/answer/index.js';
 import { answersWrittenAtOnce } from '../../../helpers/answers.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
 
 /*
  * Asking, from the access check to the last Slack call, on real Redis, the fake Slack (real HTTP,
@@ -50,13 +50,10 @@ let lines: Array<{ level: number; msg: string; [k: string]: unknown }>;
 let logger: Logger;
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_admin', projectId: 'proj' });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  ({ slack, docs, web } = await startSlackAndDocsFakes(TOKEN, { apiKey: 'mint_admin', projectId: 'proj' }));
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   redis.disconnect();
 });
 beforeEach(() => {
@@ -115,6 +112,21 @@ function deps(
     now: Date.now,
     ...(over.scopeFor ? { scopeFor: over.scopeFor } : {}),
   };
+}
+
+/** alice's question in a new thread of #docs (its root posted) as the answer job gets it, keyed `${key}-${prefix}`. */
+async function newQuestion(key: string) {
+  const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+  const q = {
+    teamId: 'T0TEST',
+    channel: 'C0DOCS',
+    threadTs: root,
+    asker: 'U0ALICE',
+    question: 'How do I rotate a key?',
+    key: `${key}-${prefix}`,
+    since: Date.now(),
+  };
+  return { root, q };
 }
 
 let n = 0;
@@ -305,16 +317,7 @@ describe('asking: Slack and Redis', () => {
     // A clock that runs 2 s a reading: every batch of text is due for its chat.appendStream.
     let tick = 0;
     d.writer.now = () => Date.now() + 2_000 * tick++;
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const q = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      threadTs: root,
-      asker: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `mid-${prefix}`,
-      since: Date.now(),
-    };
+    const { root, q } = await newQuestion('mid');
     const steps = { ...memorySteps(), finalAttempt: false };
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     const before = assistantCalls().length;
@@ -332,16 +335,7 @@ describe('asking: Slack and Redis', () => {
     const d = deps();
     let tick = 0;
     d.writer.now = () => Date.now() + 2_000 * tick++;
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const q = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      threadTs: root,
-      asker: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `last-${prefix}`,
-      since: Date.now(),
-    };
+    const { root, q } = await newQuestion('last');
     slack.failNext('chat.appendStream', { error: 'internal_error' });
     await expect(writeAnswer(d, q, memorySteps())).rejects.toThrow();
     const [cut] = replies(root);
@@ -354,16 +348,7 @@ describe('asking: Slack and Redis', () => {
       'repeats the write safely, no notice, no second answer',
     async () => {
       const d = deps();
-      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-      const q = {
-        teamId: 'T0TEST',
-        channel: 'C0DOCS',
-        threadTs: root,
-        asker: 'U0ALICE',
-        question: 'How do I rotate a key?',
-        key: `fin-${prefix}`,
-        since: Date.now(),
-      };
+      const { root, q } = await newQuestion('fin');
       const steps = memorySteps();
       // The steps as they were when the process died: everything saved before "done".
       let left: Record<string, unknown> = {};
@@ -618,16 +603,7 @@ describe('asking: the answer worker and the replica guard', () => {
       work: { forWork: (_ref, _id, fn) => fn() },
     });
     try {
-      const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-      const q = {
-        teamId: 'T0TEST',
-        channel: 'C0DOCS',
-        threadTs: root,
-        asker: 'U0ALICE',
-        question: 'How do I rotate a key?',
-        key: `guard-${prefix}`,
-        since: Date.now(),
-      };
+      const { root, q } = await newQuestion('guard');
       const starts = () => slack.calls.filter((c) => c.method === 'chat.startStream' && c.args.thread_ts === root);
       await enqueueAnswer(queue, q, { user: 'U0ALICE', channel: 'C0DOCS' });
       await slack.waitFor(

@@ -1,8 +1,8 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import type { FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { writeAnswer, type AnswerDeps, type StreamSlack } from '../../../../src/features/ask/answer/index.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { KEY_REFUSED_TEXT } from '../../../../src/features/ask/texts.js';
@@ -14,6 +14,7 @@ import { discoveryClient, docsWorkspacesOf } from '../../../../src/platform/runt
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
 
 /*
  * Asking in a workspace mapped to a docs site of its own (DOCS_WORKSPACE_PROJECTS T0BETA →
@@ -32,17 +33,14 @@ let docs: FakeDocsApi;
 let web: WebClient;
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({
+  ({ slack, docs, web } = await startSlackAndDocsFakes(TOKEN, {
     apiKey: 'mint_admin',
     projectId: 'proj_a',
     discovery: { apiKey: BETA_ASSIST, domain: 'beta-site' },
-  });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  }));
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   await dropPrefix(redis, prefix);
   redis.disconnect();
 });

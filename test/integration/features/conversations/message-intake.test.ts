@@ -12,7 +12,8 @@ import { JobStore } from '../../../../src/features/agent-jobs/store.js';
 import { Intake, intakeJobId } from '../../../../src/platform/intake.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { RedisConnections } from '../../../../src/platform/redis.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { closeTestIntake, testIntake } from '../../../helpers/test-intake.js';
 
 /**
  * What people's messages cost in Redis (bounded, whoever writes them): a reply in a thread that is no job's is dropped
@@ -31,15 +32,13 @@ beforeEach(() => {
   prefix = randomPrefix();
   redis = testRedis();
   const logger = createLogger('silent');
-  conns = new RedisConnections({ mode: 'url', url: TEST_REDIS_URL }, logger, { redisReconnect: () => undefined });
-  intake = new Intake({ connection: conns.bull('queue'), prefix, logger }, conns.intake());
+  ({ conns, intake } = testIntake(prefix, logger));
 });
 
 afterEach(async () => {
   await worker?.close();
   worker = undefined;
-  await intake.close();
-  await conns.close();
+  await closeTestIntake({ conns, intake });
   await dropPrefix(redis, prefix);
   redis.disconnect();
 });

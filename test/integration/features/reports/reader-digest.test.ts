@@ -1,9 +1,9 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HOSTILE_TEXT, startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../../../sandbox/fake-slack.js';
+import { HOSTILE_TEXT, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { SlackDirectory } from '../../../../src/features/access/directory.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { digestAudience } from '../../../../src/features/ask/unanswered-reach.js';
@@ -15,13 +15,14 @@ import {
   type DigestJobData,
 } from '../../../../src/features/reports/digests/store.js';
 import { queueDigestNow } from '../../../../src/features/reports/digests/subcommands.js';
-import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
-import { createReportServices, type ReportServices } from '../../../../src/features/reports/service.js';
+import type { ReportServices } from '../../../../src/features/reports/service.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../../../src/features/reports/signals/improve.js';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
+import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
 
 /**
  * The weekly digest's "What readers couldn't find" over real Redis, the fake Slack and the fake docs
@@ -75,49 +76,29 @@ const improveValues = (m: SlackMessage): string[] =>
     .map((b) => b.accessory!.value!);
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_reader_digest', projectId: 'proj_digest' });
-  client = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  const fakes = await startSlackAndDocsFakes(TOKEN, { apiKey: 'mint_reader_digest', projectId: 'proj_digest' });
+  ({ slack, docs, web: client } = fakes);
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   redis.disconnect();
 });
 beforeEach(() => {
   prefix = randomPrefix();
   docs.requests.length = 0;
-  const logger = createLogger('silent');
-  docsApi = new DocsApiClient({
-    baseUrl: docs.url,
+  ({ docsApi, digestQueue, deps } = digestRig({
+    docs,
     apiKey: 'mint_reader_digest',
     projectId: 'proj_digest',
-    retryMinDelayMs: 1,
-  });
-  digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
-  deps = {
-    visitors: createReportServices({
-      redis,
-      prefix,
-      docsApi,
-      projectId: 'proj_digest',
-      logger,
-      now: () => clock,
-      signer: TEST_SIGNER,
-    }),
-    signer: TEST_SIGNER,
     redis,
     prefix,
-    digestQueue,
     slack: client,
-    defaultTz: 'UTC',
-    projectFor: async () => 'proj_digest',
-    logger,
-  };
+    now: () => clock,
+    logger: createLogger('silent'),
+  }));
 });
 afterEach(async () => {
-  await digestQueue.close();
-  await docsApi.close();
+  await closeDigestRig({ digestQueue, docsApi });
   await dropPrefix(redis, prefix);
 });
 

@@ -6,7 +6,6 @@ import {
   CURSOR_REJECTED_DETAIL,
   FAKE_RECURRING_UNANSWERED,
   HOSTILE_TEXT,
-  startFakeDocsApi,
   type FakeDocsApi,
 } from '../../../../sandbox/fake-docs-api.js';
 import { INTERACTIVE_CEILING } from '../../../../src/features/reports/budget.js';
@@ -40,6 +39,8 @@ import { createLogger } from '../../../../src/platform/logger.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
+import { signalState } from '../../../helpers/signal-state.js';
 
 /**
  * The searches, feedback and questions reports over real Redis and the fake docs API (requests and
@@ -68,17 +69,7 @@ const services = (api: DocsApiClient, r: Redis = redis) =>
     now: () => Date.parse('2026-11-22T20:00:00Z'),
     signer: TEST_SIGNER,
   });
-const state = (over: Partial<SignalState>): SignalState => ({
-  report: 'searches',
-  ...WEEK,
-  rows: 10,
-  cursors: [],
-  skip: 0,
-  requester: 'U0ALICE',
-  channel: 'C0DOCS',
-  projectId: 'proj_signals',
-  ...over,
-});
+const state = (over: Partial<SignalState>): SignalState => signalState({ projectId: 'proj_signals', ...over });
 const load = (s: SignalState) => loadSignalReport(svc, s, { user: 'U0ALICE', channel: 'C0DOCS' });
 /** What Slack shows of a report: every `text` of its blocks (button values are not shown). */
 function shownTexts(v: unknown): string[] {
@@ -103,21 +94,13 @@ function buttonState(l: LoadedReport, actionId: string): SignalState | undefined
 }
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({
-    apiKey: 'mint_signals',
-    projectId: 'proj_signals',
-    now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock,
-  });
-  docsApi = new DocsApiClient({
-    baseUrl: fake.url,
-    apiKey: 'mint_signals',
-    projectId: 'proj_signals',
-    retryMinDelayMs: 1,
-  });
+  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
+    { apiKey: 'mint_signals', projectId: 'proj_signals', now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock },
+    { retryMinDelayMs: 1 },
+  ));
 });
 afterAll(async () => {
-  await docsApi.close();
-  await fake.close();
+  await closeFakeDocsApiWithClient({ fake, client: docsApi });
   redis.disconnect();
 });
 beforeEach(() => {

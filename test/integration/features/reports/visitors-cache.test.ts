@@ -4,7 +4,7 @@ import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../..
 import { tryLock } from '../../../../src/platform/lock.js';
 import { VisitorsFetchWaitTimeoutError } from '../../../../src/features/reports/budget.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import {
   ANALYTICS_WINDOW_MS,
   AnalyticsBudget,
@@ -13,9 +13,10 @@ import {
 } from '../../../../src/features/reports/budget.js';
 import { AnalyticsBudgetError } from '../../../../src/features/reports/budget.js';
 import { analyticsErrorText } from '../../../../src/features/reports/error-text.js';
-import { AnalyticsCache } from '../../../../src/features/reports/store.js';
+import { AnalyticsCache, type AnalyticsCacheDeps } from '../../../../src/features/reports/store.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 const redis = testRedis();
 let fake: FakeDocsApi;
@@ -27,19 +28,26 @@ let cache: AnalyticsCache;
 
 const week = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 const visitorCalls = () => fake.requests.filter((r) => r.path.endsWith('/visitors'));
+/** An analytics cache of proj_cache over this test's Redis keys, docs client and budget; `over` replaces any. */
+const visitorsCache = (over: Partial<AnalyticsCacheDeps> = {}) =>
+  new AnalyticsCache({
+    docsApi,
+    redis,
+    keyPrefix: `${prefix}:visitors`,
+    projectId: 'proj_cache',
+    budget,
+    logger: createLogger('silent'),
+    ...over,
+  });
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({ apiKey: 'mint_cache_test', projectId: 'proj_cache' });
-  docsApi = new DocsApiClient({
-    baseUrl: fake.url,
-    apiKey: 'mint_cache_test',
-    projectId: 'proj_cache',
-    retryMinDelayMs: 1,
-  });
+  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
+    { apiKey: 'mint_cache_test', projectId: 'proj_cache' },
+    { retryMinDelayMs: 1 },
+  ));
 });
 afterAll(async () => {
-  await docsApi.close();
-  await fake.close();
+  await closeFakeDocsApiWithClient({ fake, client: docsApi });
   redis.disconnect();
 });
 beforeEach(() => {
@@ -47,14 +55,7 @@ beforeEach(() => {
   clock = Date.parse('2026-11-22T20:00:00Z');
   fake.requests.length = 0;
   budget = new AnalyticsBudget(redis, `${prefix}:visitors`, () => clock);
-  cache = new AnalyticsCache({
-    docsApi,
-    redis,
-    keyPrefix: `${prefix}:visitors`,
-    projectId: 'proj_cache',
-    budget,
-    logger: createLogger('silent'),
-  });
+  cache = visitorsCache();
 });
 afterEach(async () => {
   await dropPrefix(redis, prefix);
@@ -90,14 +91,7 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('single flight: ten concurrent identical queries (two "replicas") make one API call', async () => {
-    const other = new AnalyticsCache({
-      docsApi,
-      redis,
-      keyPrefix: `${prefix}:visitors`,
-      projectId: 'proj_cache',
-      budget,
-      logger: createLogger('silent'),
-    });
+    const other = visitorsCache();
     const q = { ...week, limit: 250, offset: 0 };
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : cache).get(q, 'digest')));
     expect(visitorCalls()).toHaveLength(1);
@@ -106,15 +100,7 @@ describe('visitors cache on real Redis', () => {
   });
 
   it('a wait for another caller\'s fetch that runs out is a local timeout, not "the docs service is unreachable"', async () => {
-    const waiting = new AnalyticsCache({
-      docsApi,
-      redis,
-      keyPrefix: `${prefix}:visitors`,
-      projectId: 'proj_cache',
-      budget,
-      logger: createLogger('silent'),
-      lockWaitMs: 300,
-    });
+    const waiting = visitorsCache({ lockWaitMs: 300 });
     const q = { ...week, limit: 250, offset: 0 };
     // Another replica holds the query's fetch lock and never answers.
     const release = await tryLock(redis, `${waiting.cacheKey(q)}:lock`, 10_000);

@@ -1,18 +1,17 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Queue } from 'bullmq';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { DocsApiServerError } from '../../../../src/platform/docs-api/errors.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
 import type { DigestJobData } from '../../../../src/features/reports/digests/store.js';
-import { createReportServices } from '../../../../src/features/reports/service.js';
-import { FAKE_NEW_PAGES, startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
-import { startFakeSlack, type FakeSlack, type SlackMessage } from '../../../../sandbox/fake-slack.js';
+import { FAKE_NEW_PAGES, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/blocks.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
-import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
+import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
@@ -45,13 +44,15 @@ const digests = (): SlackMessage[] =>
   slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'));
 
 beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  docs = await startFakeDocsApi({ apiKey: 'mint_digest_test', projectId: 'proj_digest', projectIds: ['proj_other'] });
-  client = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  const fakes = await startSlackAndDocsFakes(TOKEN, {
+    apiKey: 'mint_digest_test',
+    projectId: 'proj_digest',
+    projectIds: ['proj_other'],
+  });
+  ({ slack, docs, web: client } = fakes);
 });
 afterAll(async () => {
-  await slack.close();
-  await docs.close();
+  await closeSlackAndDocsFakes({ slack, docs });
   redis.disconnect();
 });
 beforeEach(() => {
@@ -60,38 +61,21 @@ beforeEach(() => {
   slack.messages.length = 0;
   slack.calls.length = 0;
   docs.requests.length = 0;
-  const logger = createLogger('silent');
-  docsApi = new DocsApiClient({
-    baseUrl: docs.url,
+  ({ docsApi, digestQueue, deps } = digestRig({
+    docs,
     apiKey: 'mint_digest_test',
     projectId: 'proj_digest',
-    retryMinDelayMs: 1,
-  });
-  digestQueue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger });
-  deps = {
-    visitors: createReportServices({
-      redis,
-      prefix,
-      docsApi,
-      projectId: 'proj_digest',
-      logger,
-      now: () => clock,
-      signer: TEST_SIGNER,
-    }),
-    signer: TEST_SIGNER,
     redis,
     prefix,
-    digestQueue,
     slack: client,
-    defaultTz: 'UTC',
+    now: () => clock,
+    logger: createLogger('silent'),
     // Channel settings: C0OTHER uses another docs project.
     projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
-    logger,
-  };
+  }));
 });
 afterEach(async () => {
-  await digestQueue.close();
-  await docsApi.close();
+  await closeDigestRig({ digestQueue, docsApi });
   await dropPrefix(redis, prefix);
 });
 

@@ -20,6 +20,7 @@ import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { tokensWebClient } from '../../../helpers/oauth-client.js';
 
 /*
  * OAuth mode's per-call tokens: the platform's WebClient asks InstallationTokens for the token of
@@ -35,6 +36,14 @@ let tokens: InstallationTokens;
 let installer: InstallationSource;
 let slack: FakeSlack;
 const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
+/** The OAuth installer over `installationStore` (default this file's store) at the fake Slack `slackApiUrl`. */
+const installerAt = (slackApiUrl: string, installationStore: RedisInstallationStore = store) =>
+  createInstaller({
+    oauth: { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' },
+    installationStore,
+    slackApiUrl,
+    logger: quiet,
+  });
 
 /** Installs the app in `teamId` (or org-wide in `enterpriseId`) through the fake's oauth.v2.access, stored as Bolt would. */
 async function install(p: {
@@ -65,8 +74,7 @@ async function install(p: {
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: 'xoxb-unused', oauth: OAUTH });
-  const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-  installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+  installer = installerAt(slack.url);
   tokens = new InstallationTokens(installer);
   await install({ teamId: 'T0A' });
   await install({ teamId: 'T0B', enterpriseId: 'E0ORG' });
@@ -195,8 +203,7 @@ async function throughBolt(
   guard?: { hasOwnEntry: (teamId: string) => boolean; workspaces: OrgWorkspaces; waitMs?: number },
 ) {
   const { logger, lines } = arrayLogger('warn');
-  const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-  const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+  const installer = installerAt(slack.url);
   const app = new App({
     authorize: (source) => installer.authorize(source),
     clientOptions: { slackApiUrl: slack.url },
@@ -412,8 +419,7 @@ describe("an org-wide install's request naming a workspace that is not the org's
 
 describe('credentials kept per request', () => {
   it('reads an installation once per request context; again after max age, a refused token, or near its expiry', async () => {
-    const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-    const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+    const installer = installerAt(slack.url);
     const reads: string[] = [];
     let expiresAt: number | undefined;
     const source = {
@@ -425,13 +431,7 @@ describe('credentials kept per request', () => {
     };
     let now = 1_000_000;
     const counted = new InstallationTokens(source, { store, logger: quiet }, undefined, () => now);
-    const web = createWebClient({
-      token: '',
-      slackApiUrl: slack.url,
-      logger: quiet,
-      credentials: () => counted.current(),
-      onRefusedToken: (creds, code) => counted.refused(creds, code),
-    });
+    const web = tokensWebClient(counted, slack.url, quiet);
     // One request, five calls (three at once): one read. Another request reads its own.
     await withInstallation({ teamId: 'T0A' }, 'req-kept', async () => {
       await web.auth.test();
@@ -479,16 +479,9 @@ describe('credentials kept per request', () => {
 describe('a token Slack revoked without telling the bot', () => {
   it('deletes that installation once, with one warn line; its later work finds none, others go on', async () => {
     const { logger, lines } = arrayLogger('warn');
-    const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-    const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
+    const installer = installerAt(slack.url);
     const revoking = new InstallationTokens(installer, { store, logger });
-    const web = createWebClient({
-      token: '',
-      slackApiUrl: slack.url,
-      logger: quiet,
-      credentials: () => revoking.current(),
-      onRefusedToken: (creds, code) => revoking.refused(creds, code),
-    });
+    const web = tokensWebClient(revoking, slack.url, quiet);
     await install({ teamId: 'T0REV' });
     slack.installs.uninstall('T0REV'); // the app_uninstalled event never reaches the bot
     const asRev = () => withInstallation({ teamId: 'T0REV' }, 'req-rev', () => web.auth.test());
@@ -534,13 +527,7 @@ describe('token rotation', () => {
         isEnterpriseInstall: false,
         authVersion: 'v2',
       });
-      const oauth = { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' };
-      const installer = createInstaller({
-        oauth,
-        installationStore: rotStore,
-        slackApiUrl: rotating.url,
-        logger: quiet,
-      });
+      const installer = installerAt(rotating.url, rotStore);
       const rotTokens = new InstallationTokens(installer);
       const web = createWebClient({
         token: '',

@@ -8,6 +8,7 @@ import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { createWebClient, singleTokenRefusals } from '../../../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { tokensWebClient } from '../../../helpers/oauth-client.js';
 
 /*
  * A token Slack stops taking while no uninstall event reaches the bot, on the fake Slack (which
@@ -54,13 +55,7 @@ function oauthClient() {
   const oauth = { ...OAUTH, stateSecret: 'revoked-test-state-secret', installationKey: '' };
   const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
   const tokens = new InstallationTokens(installer, { store, logger });
-  const web = createWebClient({
-    token: '',
-    slackApiUrl: slack.url,
-    logger: quiet,
-    credentials: () => tokens.current(),
-    onRefusedToken: (creds, code) => tokens.refused(creds, code),
-  });
+  const web = tokensWebClient(tokens, slack.url, quiet);
   /** auth.test as work of `teamId` in a request of its own (`id`). */
   const as = (teamId: string, id: string) => withInstallation({ teamId }, id, () => web.auth.test());
   return { web, lines, as };

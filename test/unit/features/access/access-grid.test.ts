@@ -9,20 +9,13 @@ import {
 import { createAccessGate } from '../../../../src/features/access/service.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { currentRequestContext, withRequestContext } from '../../../../src/platform/request-context.js';
+import { OPEN_POLICY as OPEN, grantingBudget } from '../../../helpers/access.js';
 
 /*
  * Who is an insider on Enterprise Grid: the bot lives in workspace T0A of enterprise E0ORG; T0B is a
  * sibling workspace of the same org, T0X a workspace of another org E0OTHER, T0SOLO a workspace
  * outside Grid (Slack Connect).
  */
-const OPEN: AccessPolicyConfig = {
-  allowedUsers: [],
-  allowedUsergroups: [],
-  allowedChannels: [],
-  allowGuests: false,
-  allowExternal: false,
-  adminUsers: [],
-};
 const HOME = { teamId: 'T0A', enterpriseId: 'E0ORG' };
 const person = (over: Partial<UserFacts> = {}): UserFacts => ({
   id: 'W1',
@@ -121,13 +114,7 @@ describe('the directory and the gate on Grid', () => {
     const gate = createAccessGate({
       policy: OPEN,
       directory: new SlackDirectory(slack as never),
-      budget: {
-        take: vi.fn(async () => ({ ok: true as const })),
-        give: vi.fn(async () => undefined),
-        block: vi.fn(async () => undefined),
-        remaining: vi.fn(async () => ({ project: 5, user: 2 })),
-        opts: { perProject: 100, perUser: 20 },
-      },
+      budget: grantingBudget(),
       promptMaxChars: 100,
       defaultProject: 'p1',
       projectFor: async () => 'p1',

@@ -9,15 +9,8 @@ import {
 import { budgetText, createAccessGate } from '../../../../src/features/access/service.js';
 import type { AccessAction } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
+import { OPEN_POLICY as OPEN, grantingBudget } from '../../../helpers/access.js';
 
-const OPEN: AccessPolicyConfig = {
-  allowedUsers: [],
-  allowedUsergroups: [],
-  allowedChannels: [],
-  allowGuests: false,
-  allowExternal: false,
-  adminUsers: [],
-};
 const HOME = 'T0HOME';
 const member = (over: Partial<UserFacts> = {}): UserFacts => ({
   id: 'U1',
@@ -211,13 +204,7 @@ describe('the Slack directory', () => {
 describe('the access gate', () => {
   const logs: string[] = [];
   const logger = createLogger('info', { write: (l: string) => void logs.push(l) } as never);
-  const budget = {
-    take: vi.fn(async () => ({ ok: true as const })),
-    give: vi.fn(async () => undefined),
-    block: vi.fn(async () => undefined),
-    remaining: vi.fn(async () => ({ project: 5, user: 2 })),
-    opts: { perProject: 100, perUser: 20 },
-  };
+  const budget = grantingBudget();
   const gate = (slack: ReturnType<typeof fakeSlack>, policy: Partial<AccessPolicyConfig> = {}) =>
     createAccessGate({
       policy: { ...OPEN, ...policy },

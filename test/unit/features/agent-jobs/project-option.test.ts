@@ -1,12 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { WebClient } from '@slack/web-api';
 import { OPEN_GATE, type AccessGate } from '../../../../src/platform/access.js';
 import { PROJECT_ONLY_TEXT, startWithContext } from '../../../../src/features/agent-jobs/start/context.js';
 import { takeProjectOption } from '../../../../src/features/agent-jobs/start/project-option.js';
 import type { StartJobDeps } from '../../../../src/features/agent-jobs/start/start.js';
-import { createLogger } from '../../../../src/platform/logger.js';
 import type { Steps } from '../../../../src/platform/steps.js';
-import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeStartJobDeps } from '../../../helpers/start-job-deps.js';
 
 const ALLOWED = ['docs-main', 'docs-api'];
 
@@ -75,33 +73,12 @@ function harness(access: AccessGate = OPEN_GATE) {
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_p', status: 'active' as const }));
   const forProject = vi.fn((_p: string) => ({ createJob }));
   const admitted: (string | undefined)[] = [];
-  const deps: StartJobDeps = {
-    signer: TEST_SIGNER,
-    store: {
-      create: vi.fn(async () => undefined),
-      markThreadsPending: vi.fn(async () => undefined),
-      clearPendingThreads: vi.fn(async () => undefined),
-      saveRestart: vi.fn(async () => undefined),
-    },
+  const deps: StartJobDeps = fakeStartJobDeps({
     docsApi: { forProject },
     projectFor: async () => 'docs-main',
     projects: ALLOWED,
-    slack: {
-      chat: {
-        postMessage: vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000100.000200' })),
-      },
-      conversations: {
-        history: vi.fn<WebClient['conversations']['history']>(async () => ({ ok: true, messages: [] })),
-        replies: vi.fn<WebClient['conversations']['replies']>(async () => ({ ok: true, messages: [] })),
-      },
-    },
-    pollQueue: { add: vi.fn(async () => ({}) as never) },
-    status: { show: vi.fn(async () => ({})), settleUnrecorded: vi.fn(async () => ({})) },
     access: { ...access, admitAgentCall: async (call) => (admitted.push(call.project), access.admitAgentCall(call)) },
-    logger: createLogger('silent'),
-    firstPollDelayMs: 10_000,
-    now: () => 1_700_000_000_000,
-  };
+  });
   const told: string[] = [];
   const progress: Record<string, unknown> = {};
   const steps: Steps = { progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt: true };

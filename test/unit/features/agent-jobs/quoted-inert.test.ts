@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import type { WebClient } from '@slack/web-api';
 import { describe, expect, it, vi } from 'vitest';
 import { startWithContext, type PromptContext } from '../../../../src/features/agent-jobs/start/context.js';
 import type { StartJobDeps } from '../../../../src/features/agent-jobs/start/start.js';
@@ -9,10 +8,8 @@ import type { AnswerRecord } from '../../../../src/features/ask/store.js';
 import { improveInstruction } from '../../../../src/features/reports/digests/content.js';
 import { findMessageLinks } from '../../../../src/features/thread-context/links.js';
 import { quoteSignal, signalInstruction } from '../../../../src/features/reports/signals/improve.js';
-import { OPEN_GATE } from '../../../../src/platform/access.js';
-import { createLogger } from '../../../../src/platform/logger.js';
 import type { Steps } from '../../../../src/platform/steps.js';
-import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeStartJobDeps } from '../../../helpers/start-job-deps.js';
 
 /*
  * Quoted text is data: whatever a question, an earlier question, an assistant's answer or
@@ -56,14 +53,7 @@ const REC: AnswerRecord = {
 function harness(context?: PromptContext) {
   const projects: string[] = [];
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_q', status: 'active' as const }));
-  const start: StartJobDeps = {
-    signer: TEST_SIGNER,
-    store: {
-      create: vi.fn(async () => undefined),
-      markThreadsPending: vi.fn(async () => undefined),
-      clearPendingThreads: vi.fn(async () => undefined),
-      saveRestart: vi.fn(async () => undefined),
-    },
+  const start: StartJobDeps = fakeStartJobDeps({
     docsApi: {
       forProject: (p: string) => {
         projects.push(p);
@@ -72,22 +62,7 @@ function harness(context?: PromptContext) {
     },
     projectFor: async () => 'proj_a',
     projects: ['proj_a', 'proj_b'],
-    slack: {
-      chat: {
-        postMessage: vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000100.000200' })),
-      },
-      conversations: {
-        history: vi.fn<WebClient['conversations']['history']>(async () => ({ ok: true, messages: [] })),
-        replies: vi.fn<WebClient['conversations']['replies']>(async () => ({ ok: true, messages: [] })),
-      },
-    },
-    pollQueue: { add: vi.fn(async () => ({}) as never) },
-    status: { show: vi.fn(async () => ({})), settleUnrecorded: vi.fn(async () => ({})) },
-    access: OPEN_GATE,
-    logger: createLogger('silent'),
-    firstPollDelayMs: 10_000,
-    now: () => 1_700_000_000_000,
-  };
+  });
   const progress: Record<string, unknown> = {};
   const steps: Steps = { progress, save: async (patch) => void Object.assign(progress, patch), finalAttempt: true };
   const told: string[] = [];

@@ -1,5 +1,4 @@
 import { OPEN_GATE } from '../../../../src/platform/access.js';
-import type { WebClient } from '@slack/web-api';
 import { describe, expect, it, vi } from 'vitest';
 import {
   CONTEXT_FAILED_TEXT,
@@ -7,9 +6,8 @@ import {
   type PromptContext,
 } from '../../../../src/features/agent-jobs/start/context.js';
 import type { StartJobDeps } from '../../../../src/features/agent-jobs/start/start.js';
-import { createLogger } from '../../../../src/platform/logger.js';
 import type { Steps } from '../../../../src/platform/steps.js';
-import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeStartJobDeps } from '../../../helpers/start-job-deps.js';
 
 /*
  * startWithContext at its seams: the prompt context (what the thread-context feature provides) and
@@ -18,32 +16,10 @@ import { TEST_SIGNER } from '../../../helpers/signer.js';
 
 function harness(context: PromptContext) {
   const createJob = vi.fn(async (_prompt: string) => ({ id: 'job_ctx', status: 'active' as const }));
-  const deps: StartJobDeps = {
-    signer: TEST_SIGNER,
-    store: {
-      create: vi.fn(async () => undefined),
-      markThreadsPending: vi.fn(async () => undefined),
-      clearPendingThreads: vi.fn(async () => undefined),
-      saveRestart: vi.fn(async () => undefined),
-    },
+  const deps: StartJobDeps = fakeStartJobDeps({
     docsApi: { forProject: () => ({ createJob }) },
     projectFor: async () => 'proj_a',
-    slack: {
-      chat: {
-        postMessage: vi.fn<WebClient['chat']['postMessage']>(async () => ({ ok: true, ts: '1700000100.000200' })),
-      },
-      conversations: {
-        history: vi.fn<WebClient['conversations']['history']>(async () => ({ ok: true, messages: [] })),
-        replies: vi.fn<WebClient['conversations']['replies']>(async () => ({ ok: true, messages: [] })),
-      },
-    },
-    pollQueue: { add: vi.fn(async () => ({}) as never) },
-    status: { show: vi.fn(async () => ({})), settleUnrecorded: vi.fn(async () => ({})) },
-    access: OPEN_GATE,
-    logger: createLogger('silent'),
-    firstPollDelayMs: 10_000,
-    now: () => 1_700_000_000_000,
-  };
+  });
   const told: string[] = [];
   const progress: Record<string, unknown> = {};
   const steps = (finalAttempt = true): Steps => ({

@@ -14,18 +14,13 @@ import { memorySteps } from '../../../../src/platform/steps.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { expectSlackTakesMessage } from '../../../helpers/block-kit.js';
+import { answerRecord } from '../../../helpers/answers.js';
 
-const REC: AnswerRecord = {
-  answerId: '0123456789abcdef',
-  teamId: 'T1',
-  channel: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  asker: 'U0ALICE',
+const REC: AnswerRecord = answerRecord({
   question: 'How do I rotate a key?',
   answer: 'Click Rotate.',
   unanswered: false,
-  earlier: [],
-};
+});
 
 function deps(over: Partial<ActionDeps> = {}) {
   const ratings = new Map<string, string>();

@@ -19,18 +19,15 @@ import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { BUSY_TEXT } from '../../../../src/platform/slack/edge.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { answerRecord } from '../../../helpers/answers.js';
+import { slashCommandArgs } from '../../../helpers/slash-command.js';
 
-const REC: AnswerRecord = {
-  answerId: '0123456789abcdef',
-  teamId: 'T1',
-  channel: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  asker: 'U0ALICE',
+const REC: AnswerRecord = answerRecord({
   question: 'How do I export audit logs?',
   answer: "I couldn't find anything about that in the docs.",
   unanswered: true,
   earlier: ['Where are logs kept?'],
-};
+});
 
 function deps(over: Partial<AskListenerDeps> = {}) {
   const record = vi.fn(async () => undefined);
@@ -53,16 +50,7 @@ function deps(over: Partial<AskListenerDeps> = {}) {
   return { d, record, open };
 }
 
-const command = (text: string) => ({
-  command: {
-    text,
-    team_id: 'T1',
-    channel_id: 'C0DOCS',
-    user_id: 'U0ALICE',
-    response_url: 'https://hooks.slack.com/commands/x',
-    trigger_id: 'tr1',
-  },
-});
+const command = (text: string) => slashCommandArgs(text, 'tr1');
 
 describe('/docs-ask', () => {
   it(

@@ -7,6 +7,7 @@ import {
 } from '../../../../src/features/ask/answer/stream.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
+import { answerTarget } from '../../../helpers/answers.js';
 
 /**
  * The posted fallback's final edit: how long it waits (the longer of the edit budget's wait and
@@ -55,14 +56,7 @@ function fallback(o: {
     ...(o.real ? {} : { sleep }),
     ...(o.signal ? { signal: o.signal } : {}),
   };
-  const target = {
-    teamId: 'T1',
-    channel: 'C1',
-    threadTs: '1.000001',
-    recipientUserId: 'U1',
-    key: 'k:answer',
-    since: 0,
-  };
+  const target = answerTarget();
   const w = new AnswerWriter(deps, target, steps);
   return { w, updates, sleep, steps, advance: (ms: number) => void (now += ms) };
 }

@@ -12,6 +12,7 @@ import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../../../src/features/
 import { SuggestionsFilter } from '../../../../src/features/ask/answer/safe-text.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
+import { answerTarget } from '../../../helpers/answers.js';
 
 /**
  * A Slack stand-in that records the calls of the writer (the fake Slack's rules are tested against
@@ -51,14 +52,7 @@ function writer(slack: StreamSlack, over: Partial<WriterDeps> = {}) {
     now: () => (t += 100),
     ...over,
   };
-  const target = {
-    teamId: 'T1',
-    channel: 'C1',
-    threadTs: '1.000001',
-    recipientUserId: 'U1',
-    key: 'k:answer',
-    since: 0,
-  };
+  const target = answerTarget();
   return new AnswerWriter(deps, target, memorySteps());
 }
 
@@ -292,14 +286,7 @@ describe('a cut answer found after a crash', () => {
       logger: createLogger('silent'),
       now: () => 0,
     };
-    const target = {
-      teamId: 'T1',
-      channel: 'C1',
-      threadTs: '1.000001',
-      recipientUserId: 'U1',
-      key: 'k:answer',
-      since: 0,
-    };
+    const target = answerTarget();
     const steps = memorySteps();
     steps.progress['k:answer:streaming'] = true;
     expect(await endCutAnswer(deps, target, steps)).toBe('cut');

@@ -9,6 +9,7 @@ import { buildDigestContent, type WeekOfVisitors } from '../../../../src/feature
 import type { ReaderSignals } from '../../../../src/features/reports/digests/reader-content.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { expectSlackTakesMessage } from '../../../helpers/block-kit.js';
+import { signalState } from '../../../helpers/signal-state.js';
 
 /*
  * A page path is reader-supplied (the feedback widget's path, an assistant conversation's
@@ -38,17 +39,7 @@ function expectInertPath(blocks: unknown[]): void {
   expect(all).not.toMatch(/[\u2028\u202e\r\t]/);
 }
 
-const state: SignalState = {
-  report: 'feedback',
-  dateFrom: '2026-11-15',
-  dateTo: '2026-11-22',
-  rows: 10,
-  cursors: [],
-  skip: 0,
-  requester: 'U0ALICE',
-  channel: 'C0DOCS',
-  projectId: 'proj_docs',
-};
+const state: SignalState = signalState({ report: 'feedback' });
 
 describe('a reader-supplied page path with line breaks', () => {
   it('is one inert line in the feedback report', () => {

@@ -18,6 +18,7 @@ import { BUSY_TEXT } from '../../../../src/platform/slack/edge.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { slashCommandArgs } from '../../../helpers/slash-command.js';
 
 /**
  * The new entry points in isolation (fake ack, intake and client): `/docs-visitors searches|feedback|
@@ -226,16 +227,7 @@ describe('Improve with agent on a signal: the modal', () => {
 });
 
 describe("the reports' command, buttons and menu", () => {
-  const command = (text: string) => ({
-    command: {
-      text,
-      team_id: 'T1',
-      channel_id: 'C0DOCS',
-      user_id: 'U0ALICE',
-      trigger_id: 'trig-9',
-      response_url: 'https://hooks.slack.com/commands/x',
-    },
-  });
+  const command = (text: string) => slashCommandArgs(text, 'trig-9');
 
   it('/docs-visitors questions 30d: recorded as its own kind; a mistake answered in the ack; Redis down', async () => {
     const h = harness();

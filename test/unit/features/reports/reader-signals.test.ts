@@ -23,12 +23,12 @@ import {
   SIGNAL_ACTIONS,
   signSignalState,
   type SignalAction,
-  type SignalState,
 } from '../../../../src/features/reports/signals/state.js';
 import { feedbackView, questionsView, searchesView } from '../../../../src/features/reports/signals/views.js';
 import * as queries from '../../../../src/features/reports/queries.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { expectSlackTakesMessage } from '../../../helpers/block-kit.js';
+import { signalState as state } from '../../../helpers/signal-state.js';
 
 /**
  * The searches, feedback and questions reports as Slack receives them (pure builders): ranking and
@@ -37,20 +37,7 @@ import { expectSlackTakesMessage } from '../../../helpers/block-kit.js';
  */
 
 type Json = Record<string, unknown>;
-const RANGE = { dateFrom: '2026-11-15', dateTo: '2026-11-22' };
 const HOSTILE = Object.values(HOSTILE_TEXT);
-
-const state = (over: Partial<SignalState> = {}): SignalState => ({
-  report: 'searches',
-  ...RANGE,
-  rows: 10,
-  cursors: [],
-  skip: 0,
-  requester: 'U0ALICE',
-  channel: 'C0DOCS',
-  projectId: 'proj_docs',
-  ...over,
-});
 
 function searches(n: number, nextCursor: string | null = null): SearchesResponse {
   const rows = Array.from({ length: n }, (_, i) => ({

@@ -13,10 +13,12 @@ import {
   DocsApiServerError,
   DocsApiUnauthorizedError,
 } from '../../../../src/platform/docs-api/errors.js';
+import { MOCKED_DOCS_API_URL, mockedDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 // The analytics calls beyond visitors (views, searches, feedback by page, feedback, assistant),
 // against undici's MockAgent: what each sends, how tolerantly it reads, and each failure.
-const BASE = 'https://api.mintlify.test';
+const BASE = MOCKED_DOCS_API_URL;
 const KEY = 'mint_secret_key_456';
 const RANGE = { dateFrom: '2026-11-16', dateTo: '2026-11-23' };
 const A = '/v1/analytics/proj%201';
@@ -31,13 +33,7 @@ beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
   ops = [];
-  client = new DocsApiClient({
-    baseUrl: BASE,
-    apiKey: KEY,
-    projectId: 'proj 1',
-    dispatcher: agent,
-    timeoutMs: 200,
-    retryMinDelayMs: 1,
+  client = mockedDocsApiClient(agent, KEY, {
     observer: { docsApiRequest: (op, status) => void ops.push([op, status]) },
   });
 });
@@ -48,11 +44,7 @@ afterEach(async () => {
 const pool = () => agent.get(BASE);
 
 async function rejection<T extends DocsApiError>(p: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(type);
+  const err = await rejectionOf(p, type);
   expect(String((err as Error).message)).not.toContain(KEY);
   return err as T;
 }
@@ -411,13 +403,8 @@ describe('analytics calls: errors', () => {
 
   it('a timeout is retried once, then is a network error', async () => {
     // The answer comes after 1 s, long past a 20-ms timeout (20 ms: the test waits for two of them, no more).
-    const hurried = new DocsApiClient({
-      baseUrl: BASE,
-      apiKey: KEY,
-      projectId: 'proj 1',
-      dispatcher: agent,
+    const hurried = mockedDocsApiClient(agent, KEY, {
       timeoutMs: 20,
-      retryMinDelayMs: 1,
       observer: { docsApiRequest: (op, status) => void ops.push([op, status]) },
     });
     pool().intercept({ path: viewsPath, method: 'GET' }).reply(200, {}).delay(1_000).times(2);

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
+import type { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { docsApiErrorText } from '../../../../src/platform/docs-api/error-text.js';
 import { DocsApiBadRequestError, DocsApiCursorRejectedError } from '../../../../src/platform/docs-api/errors.js';
-import {
-  CURSOR_REJECTED_DETAIL,
-  DEFAULT_CURSOR_TTL_MS,
-  startFakeDocsApi,
-  type FakeDocsApi,
-} from '../../../../sandbox/fake-docs-api.js';
+import { CURSOR_REJECTED_DETAIL, DEFAULT_CURSOR_TTL_MS, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 // The client's analytics requests over real HTTP to the fake, and the fake's answers, checked against
 // the vendor's spec (analytics.openapi.json); paging forward and back through each cursor-paged endpoint.
@@ -19,13 +15,12 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({ apiKey: 'mint_contract', projectId: 'proj_1', now: () => clock });
-  client = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_contract', projectId: 'proj_1', retryMinDelayMs: 1 });
+  ({ fake, client } = await startFakeDocsApiWithClient(
+    { apiKey: 'mint_contract', projectId: 'proj_1', now: () => clock },
+    { retryMinDelayMs: 1 },
+  ));
 });
-afterAll(async () => {
-  await client.close();
-  await fake.close();
-});
+afterAll(() => closeFakeDocsApiWithClient({ fake, client }));
 beforeEach(() => {
   clock = T0;
   fake.requests.length = 0;

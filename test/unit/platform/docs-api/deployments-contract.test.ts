@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
+import type { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { DocsApiForbiddenError, DocsApiRateLimitedError } from '../../../../src/platform/docs-api/errors.js';
-import { FAKE_BUILD_ERROR, startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import { FAKE_BUILD_ERROR, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 // The preview calls over real HTTP, checked against deployments-openapi.json (test/fixtures/mintlify).
 let clock = 0;
@@ -10,19 +11,18 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({
-    apiKey: 'mint_contract',
-    projectId: 'proj_1',
-    jobDurationMs: 1_000,
-    now: () => clock,
-    previews: { buildMs: 4_000 },
-  });
-  client = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_contract', projectId: 'proj_1', retryMinDelayMs: 1 });
+  ({ fake, client } = await startFakeDocsApiWithClient(
+    {
+      apiKey: 'mint_contract',
+      projectId: 'proj_1',
+      jobDurationMs: 1_000,
+      now: () => clock,
+      previews: { buildMs: 4_000 },
+    },
+    { retryMinDelayMs: 1 },
+  ));
 });
-afterAll(async () => {
-  await client.close();
-  await fake.close();
-});
+afterAll(() => closeFakeDocsApiWithClient({ fake, client }));
 
 describe('preview deployments ↔ spec contract', () => {
   it('asks for a preview of a job branch and reads it queued, in progress, then built, as the spec describes', async () => {

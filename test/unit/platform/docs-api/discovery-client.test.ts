@@ -19,6 +19,7 @@ import {
 import { docsApiErrorText } from '../../../../src/platform/docs-api/error-text.js';
 import type { AssistantEvent } from '../../../../src/platform/docs-api/ui-message-stream.js';
 import { answerChunks, sse } from '../../../helpers/sse.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 // The discovery client against undici's MockAgent: requests as the spec describes them, every
 // error typed, and answer streams good and bad. test/unit/platform/docs-api/discovery-stream.test.ts covers streams
@@ -75,11 +76,7 @@ async function collect(answer: AssistantAnswer): Promise<{ events: AssistantEven
 
 /** The error `p` rejects with, checked to be of `type` and free of the keys. */
 async function rejection<T extends Error>(p: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(type);
+  const err = await rejectionOf(p, type);
   for (const text of [String((err as Error).message), JSON.stringify(err), inspect(err, { depth: 5 })]) {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(THREAD_KEY);

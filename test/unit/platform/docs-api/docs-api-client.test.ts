@@ -13,8 +13,10 @@ import {
   DocsApiUnauthorizedError,
 } from '../../../../src/platform/docs-api/errors.js';
 import { docsApiErrorText } from '../../../../src/platform/docs-api/error-text.js';
+import { MOCKED_DOCS_API_URL, mockedDocsApiClient } from '../../../helpers/fake-docs-api-client.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
-const BASE = 'https://api.mintlify.test';
+const BASE = MOCKED_DOCS_API_URL;
 const KEY = 'mint_secret_key_123';
 const JOB = {
   id: 'job_abc',
@@ -33,14 +35,7 @@ let client: DocsApiClient;
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
-  client = new DocsApiClient({
-    baseUrl: `${BASE}/`,
-    apiKey: KEY,
-    projectId: 'proj 1',
-    dispatcher: agent,
-    timeoutMs: 200,
-    retryMinDelayMs: 1,
-  });
+  client = mockedDocsApiClient(agent, KEY, { baseUrl: `${BASE}/` });
 });
 afterEach(async () => {
   await agent.close();
@@ -53,22 +48,10 @@ const pool = () => agent.get(BASE);
  * time (their mocked answer comes after 1 s): each such test waits 20 ms, not the usual 200.
  */
 const hurried = (opts: Partial<ConstructorParameters<typeof DocsApiClient>[0]> = {}) =>
-  new DocsApiClient({
-    baseUrl: BASE,
-    apiKey: KEY,
-    projectId: 'proj 1',
-    dispatcher: agent,
-    timeoutMs: 20,
-    retryMinDelayMs: 1,
-    ...opts,
-  });
+  mockedDocsApiClient(agent, KEY, { timeoutMs: 20, ...opts });
 
 async function expectError<T extends DocsApiError>(p: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(type);
+  const err = await rejectionOf(p, type);
   expect(String((err as Error).message)).not.toContain(KEY);
   expect(JSON.stringify(err)).not.toContain(KEY);
   return err as T;

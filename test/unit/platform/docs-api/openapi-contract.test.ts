@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
-import { startFakeDocsApi, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
+import type { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
+import type { FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
+import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 
 // The client's real requests, over real HTTP, checked against the vendor's OpenAPI documents.
 let clock = 0;
@@ -9,18 +10,14 @@ let fake: FakeDocsApi;
 let client: DocsApiClient;
 
 beforeAll(async () => {
-  fake = await startFakeDocsApi({
+  ({ fake, client } = await startFakeDocsApiWithClient({
     apiKey: 'mint_contract',
     projectId: 'proj_1',
     jobDurationMs: 1_000,
     now: () => clock,
-  });
-  client = new DocsApiClient({ baseUrl: fake.url, apiKey: 'mint_contract', projectId: 'proj_1' });
+  }));
 });
-afterAll(async () => {
-  await client.close();
-  await fake.close();
-});
+afterAll(() => closeFakeDocsApiWithClient({ fake, client }));
 
 describe('client ↔ spec contract', () => {
   it('every request the client sends, and every answer it parses, is what the spec describes', async () => {

@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
@@ -6,6 +6,7 @@ import { ConversationDirectory, MembersUnknownError } from '../../../../src/plat
 import { checkMembership, MEMBERSHIP_BUSY_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * ConversationDirectory against the fake Slack: "is U a member of C" is answered from U's own
@@ -26,7 +27,7 @@ const ACTION = 'job.feedback' as const;
 
 beforeEach(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, users: [...DEFAULT_USERS, MALLORY] });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
   slack.channels.push({
     id: 'C0GENERAL',
     name: 'general',

@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CHANNELS, DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { SlackDirectory } from '../../../../src/features/access/directory.js';
@@ -18,6 +18,7 @@ import { ConversationDirectory } from '../../../../src/platform/slack/conversati
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * "Asked in Slack, not answered by the docs" on real Redis and the fake Slack: what the ask feature
@@ -53,7 +54,7 @@ beforeAll(async () => {
   const multi = { id: 'U0MULTI', name: 'max', isRestricted: true }; // a multi-channel guest
   const users = [...DEFAULT_USERS, multi, ...crowd.map((id) => ({ id, name: id.toLowerCase() }))];
   slack = await startFakeSlack({ botToken: TOKEN, channels, users });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 beforeEach(() => {
   prefix = randomPrefix();

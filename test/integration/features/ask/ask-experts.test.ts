@@ -1,4 +1,4 @@
-import { LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { ModalView } from '@slack/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
@@ -28,6 +28,7 @@ import { memorySteps } from '../../../../src/platform/steps.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
 /*
  * Ask the docs team on real Redis and the fake Slack: the question reaches the experts once,
@@ -65,7 +66,7 @@ beforeAll(async () => {
     },
   ];
   slack = await startFakeSlack({ botToken: TOKEN, channels });
-  web = new WebClient(TOKEN, { slackApiUrl: slack.url, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  web = fakeSlackClient(slack, TOKEN);
 });
 afterAll(async () => {
   await slack.close();
@@ -125,6 +126,28 @@ const click = (answerId: string, user = 'U0ALICE', channel = 'C0DOCS') => ({
   channel,
 });
 const tell = async (t: string) => void told.push(t);
+/** The Document this answer form's deps (open gate, a member everywhere) and its spies: views.open and the intake's record. */
+function documentAnswerForm(logger = createLogger('silent')) {
+  const open = vi.fn(async () => ({ ok: true }));
+  const record = vi.fn(async () => undefined);
+  const formDeps = {
+    intake: { record },
+    access: OPEN_GATE,
+    conversations: { isMember: async () => true },
+    slack: { views: { open } } as never,
+    signer: TEST_SIGNER,
+    store,
+    logger,
+  };
+  return { open, record, formDeps };
+}
+/** Bob's click in #docs as an action's body carries it. */
+const bobsClick = (trigger_id: string) => ({
+  user: { id: 'U0BOB', team_id: 'T0TEST' },
+  team: { id: 'T0TEST' },
+  trigger_id,
+  channel: { id: 'C0DOCS' },
+});
 const postsIn = (channel: string) => slack.messages.filter((m) => m.channel === channel && m.bot_id && !m.ephemeralTo);
 
 describe('Ask the docs team', () => {
@@ -484,24 +507,9 @@ describe('Document this answer', () => {
     expect(blocks).not.toContain('SCIM_TOKEN'); // the reply is in the thread already: the offer doesn't repeat it
 
     // The button opens the form: the question and the reply read-only, as plain text.
-    const open = vi.fn(async () => ({ ok: true }));
-    const record = vi.fn(async () => undefined);
-    const formDeps = {
-      intake: { record },
-      access: OPEN_GATE,
-      conversations: { isMember: async () => true },
-      slack: { views: { open } } as never,
-      signer: TEST_SIGNER,
-      store,
-      logger: createLogger('silent'),
-    };
+    const { open, record, formDeps } = documentAnswerForm();
     const value = (JSON.parse(blocks) as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
-    const body = {
-      user: { id: 'U0BOB', team_id: 'T0TEST' },
-      team: { id: 'T0TEST' },
-      trigger_id: 'tr1',
-      channel: { id: 'C0DOCS' },
-    };
+    const body = bobsClick('tr1');
     const respond = vi.fn(async () => undefined);
     await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
     expect(respond).not.toHaveBeenCalled();
@@ -573,24 +581,9 @@ describe('Document this answer', () => {
     const offers = botPostsIn(threadTs).slice(before);
     expect(offers).toHaveLength(1);
     // The offer (posted under Bob's reply) opens a form that quotes the team's first reply.
-    const open = vi.fn(async () => ({ ok: true }));
-    const record = vi.fn(async () => undefined);
-    const formDeps = {
-      intake: { record },
-      access: OPEN_GATE,
-      conversations: { isMember: async () => true },
-      slack: { views: { open } } as never,
-      signer: TEST_SIGNER,
-      store,
-      logger: silent,
-    };
+    const { open, record, formDeps } = documentAnswerForm(silent);
     const value = (offers[0]!.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
-    const body = {
-      user: { id: 'U0BOB', team_id: 'T0TEST' },
-      team: { id: 'T0TEST' },
-      trigger_id: 't',
-      channel: { id: 'C0DOCS' },
-    };
+    const body = bobsClick('t');
     await documentAnswerAction(formDeps)({
       ack: async () => undefined,
       body,
@@ -666,25 +659,11 @@ describe('Document this answer', () => {
     expect(ttl).toBeGreaterThan(ASK_TTL_S - 60);
     expect(ttl).toBeLessThanOrEqual(ASK_TTL_S);
     await redis.del(keys[0]!);
-    const open = vi.fn(async () => ({ ok: true }));
     const respond = vi.fn(async () => undefined);
-    const formDeps = {
-      intake: { record: vi.fn(async () => undefined) },
-      access: OPEN_GATE,
-      conversations: { isMember: async () => true },
-      slack: { views: { open } } as never,
-      signer: TEST_SIGNER,
-      store,
-      logger: createLogger('silent'),
-    };
+    const { open, formDeps } = documentAnswerForm();
     const offer = botPostsIn(threadTs).at(-1)!;
     const value = (offer.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
-    const body = {
-      user: { id: 'U0BOB', team_id: 'T0TEST' },
-      team: { id: 'T0TEST' },
-      trigger_id: 'tr2',
-      channel: { id: 'C0DOCS' },
-    };
+    const body = bobsClick('tr2');
     await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
     expect(open).not.toHaveBeenCalled();
     expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNKNOWN_TEXT }));

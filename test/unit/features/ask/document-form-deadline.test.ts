@@ -8,6 +8,7 @@ import type { AnswerRecord } from '../../../../src/features/ask/store.js';
 import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { answerRecord } from '../../../helpers/answers.js';
 
 /**
  * The Document this form's checks against Slack's 3 s (the ack of a view_submission; the trigger_id
@@ -16,17 +17,11 @@ import { TEST_SIGNER } from '../../../helpers/signer.js';
  * 1.5 s: refused). Real time: these are the listener's own time limits, measured.
  */
 
-const REC: AnswerRecord = {
-  answerId: '0123456789abcdef',
-  teamId: 'T1',
-  channel: 'C0DOCS',
-  threadTs: '1700000000.000100',
-  asker: 'U0ALICE',
+const REC: AnswerRecord = answerRecord({
   question: 'How do I export audit logs?',
   answer: '',
   unanswered: true,
-  earlier: [],
-};
+});
 
 const after = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(() => r(value), ms));
 
