@@ -15,7 +15,7 @@ import { previewThread, type ThreadContextDeps } from '../thread-context/index.j
 import { INTAKE, type PreviewIntake } from './intake.js';
 
 /** What the handlers need. */
-interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'names' | 'logger' | 'reader'> {
+export interface ThreadContextHandlerDeps extends Pick<ThreadContextDeps, 'slack' | 'names' | 'logger' | 'reader'> {
   slack: ThreadContextDeps['slack'] & { views: Pick<WebClient['views'], 'update'> };
   /** Asked before the thread is read: a person who may not start jobs there sees why, and nothing is read. */
   access: Pick<AccessGate, 'authorize'>;

@@ -50,7 +50,7 @@ export type AnalyticsApiCall =
 export type AnalyticsApi = Pick<DocsApiClient, AnalyticsApiCall>;
 
 /** What {@link AnalyticsCache} needs. */
-interface AnalyticsCacheDeps {
+export interface AnalyticsCacheDeps {
   /** The analytics calls (tests may give only those they use). */
   docsApi: DocsApiProjects<AnalyticsApiCall> | DocsApiProjects<'getVisitors'>;
   redis: Redis;

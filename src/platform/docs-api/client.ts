@@ -41,7 +41,7 @@ import {
 export type { DocsApiObserver, DocsApiOperation } from './observer.js';
 
 /** Options of {@link DocsApiClient}. */
-interface DocsApiClientOptions {
+export interface DocsApiClientOptions {
   /** The API's base_url, e.g. `https://api.mintlify.com` (spec: servers[0].url). */
   baseUrl: string;
   /** Admin API key (`mint_…`), sent as `Authorization: Bearer`. Never logged or put in errors. */
