@@ -12,6 +12,7 @@ import {
   statusMessage,
   threadReplies,
   type Sandbox,
+  waitForReplies,
 } from '../helpers/sandbox.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
@@ -202,10 +203,7 @@ describe('access policy and agent budget at every entry point', () => {
     // alice used 1 of her 2 requests above; one more is allowed and ends in its PR link.
     const jobId = await docsEdit(sb, driver, 'Add a changelog page');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      15_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 15_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
     expect(
       await refused('U0ALICE', () =>

@@ -15,6 +15,7 @@ import {
   statusMessage,
   threadReplies,
   type Sandbox,
+  waitForReplies,
 } from '../helpers/sandbox.js';
 
 function assertNoSecrets(text: string): void {
@@ -58,10 +59,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(messageText(status)).toContain('<@U0ALICE> asked the docs agent');
     expect(messageText(status)).toContain('Add a quickstart for the Python SDK');
 
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toMatch(/^<@U0ALICE> .*https:\/\/github\.com\/acme\/docs\/pull\/\d+/);
     expect(JSON.stringify(reply!.blocks)).toContain('View pull request');
     await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
@@ -99,10 +97,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('a failed job is announced with the job id and what to do next', async () => {
     const jobId = await docsEdit(sb, driver, 'Rewrite everything [fail]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toContain(`<@U0ALICE> job \`${jobId}\` failed`);
     expect(reply!.text).toMatch(/Reply in this thread/);
     await sb.slack.waitFor(() => messageText(status).includes('Failed'));
@@ -113,10 +108,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('a job that changed nothing says so, without a PR button', async () => {
     const jobId = await docsEdit(sb, driver, 'Check the typos [no-changes]', 'U0BOB');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toMatch(/^<@U0BOB> .*no files were changed/);
     expect(JSON.stringify(reply!.blocks)).not.toContain('"type":"button"');
   });
@@ -124,10 +116,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('an archived job is announced as archived', async () => {
     const jobId = await docsEdit(sb, driver, 'Old request [archive]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toContain(`job \`${jobId}\` was archived`);
   });
 
@@ -219,12 +208,20 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const jobId = await docsEdit(sb, driver, 'Survive an outage');
     sb.docs.failNext(new RegExp(`/job/${jobId}$`), 503, 6);
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      20_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 20_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
     expect(sb.docs.requests.filter((r) => r.path.endsWith(`/job/${jobId}`) && r.status === 503).length).toBe(6);
+  });
+
+  it('/healthz answers 503 while Redis does not answer, and 200 when it does', async () => {
+    const down = await startBotProcess({ ...sb.env, REDIS_URL: 'redis://127.0.0.1:1' }, 20_000, 503);
+    try {
+      expect((await fetch(`${down.url}/healthz`)).status).toBe(503);
+    } finally {
+      await down.kill9();
+    }
+    // This file's bot, on the same env but a Redis that answers.
+    expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
   });
 
   it('never prints or posts a secret', () => {
@@ -234,10 +231,11 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   });
 });
 
-describe('restarts and replicas', () => {
+describe('a restart', () => {
   let sb: Sandbox;
   let queue: Queue;
   beforeAll(async () => {
+    // Jobs run 2.5 s, so the kill lands while the job is still active.
     sb = await startSandbox({ jobDurationMs: 2_500 });
     queue = sb.pollQueue;
   });
@@ -253,14 +251,21 @@ describe('restarts and replicas', () => {
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(0);
 
     await sb.startBot();
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      30_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 30_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
     await pollerDone(queue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
   }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
+});
+
+describe('replicas', () => {
+  let sb: Sandbox;
+  let queue: Queue;
+  beforeAll(async () => {
+    sb = await startSandbox();
+    queue = sb.pollQueue;
+  });
+  afterAll(() => sb?.close());
 
   it('two bot processes sharing Redis announce each job exactly once', async () => {
     const a = await sb.startBot();
@@ -336,10 +341,7 @@ describe('timeout', () => {
       const { driver } = await sb.startBot();
       const jobId = await docsEdit(sb, driver, 'A job that never ends');
       const status = await statusMessage(sb.slack, jobId);
-      const [reply] = await sb.slack.waitFor(
-        () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-        15_000,
-      );
+      const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 15_000);
       expect(reply!.text).toMatch(new RegExp(`^<@U0ALICE> I stopped watching job \`${jobId}\` after \\d+s`));
       await sb.slack.waitFor(() => messageText(status).includes('Stopped watching'));
     } finally {
@@ -360,18 +362,5 @@ describe('operations', () => {
     expect(output).toMatch(/^config error: DOCS_PROJECT_ID: /m);
     expect(output).toMatch(/^config error: PORT: /m);
     expect(output).not.toContain('not-a-mint-key');
-  });
-
-  it('/healthz answers 503 while Redis does not answer, and 200 when it does', async () => {
-    const sb = await startSandbox();
-    try {
-      const down = await startBotProcess({ ...sb.env, REDIS_URL: 'redis://127.0.0.1:1' }, 20_000, 503);
-      expect((await fetch(`${down.url}/healthz`)).status).toBe(503);
-      await down.kill9();
-      const { bot } = await sb.startBot();
-      expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
-    } finally {
-      await sb.close();
-    }
   });
 });

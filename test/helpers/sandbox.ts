@@ -151,6 +151,23 @@ export function threadReplies(slack: FakeSlack, channel: string, threadTs: strin
   );
 }
 
+/**
+ * Waits (up to `timeoutMs`, ms) until the thread rooted at `threadTs` holds at least `n` of the
+ * bot's replies ({@link threadReplies}); @returns them.
+ */
+export function waitForReplies(
+  slack: FakeSlack,
+  channel: string,
+  threadTs: string,
+  n = 1,
+  timeoutMs = 10_000,
+): Promise<SlackMessage[]> {
+  return slack.waitFor(() => {
+    const replies = threadReplies(slack, channel, threadTs);
+    return replies.length >= n && replies;
+  }, timeoutMs);
+}
+
 /** Ephemeral messages shown to `user`. */
 export function ephemeralsTo(slack: FakeSlack, user: string): SlackMessage[] {
   return slack.messages.filter((m) => m.ephemeralTo === user);
