@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/reports/digests/improve-modal.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -8,9 +8,8 @@ import {
   ephemeralsTo,
   isStatusMessage,
   messageText,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
-  threadReplies,
   type Sandbox,
   waitForReplies,
 } from '../helpers/sandbox.js';
@@ -43,8 +42,8 @@ describe('access policy and agent budget at every entry point', () => {
     return note.text;
   }
 
-  beforeAll(async () => {
-    sb = await startSandbox({
+  sandboxWithBot(
+    {
       env: {
         ACCESS_ALLOWED_USERGROUPS: 'S0DOCSWRITERS',
         ACCESS_ALLOWED_USERS: 'U0ADMIN',
@@ -53,10 +52,9 @@ describe('access policy and agent budget at every entry point', () => {
         AGENT_CALLS_PER_USER_PER_HOUR: '2',
         AGENT_CALLS_PER_HOUR: '3',
       },
-    });
-    ({ bot, driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+    },
+    (s) => ({ sb, bot, driver } = s),
+  );
 
   it('a guest is refused at /docs-edit, an @mention and /docs-visitors', async () => {
     expect(

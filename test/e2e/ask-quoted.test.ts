@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
-import { ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { ephemeralsTo, messageText, sandboxWithBot, type Sandbox } from '../helpers/sandbox.js';
 
 /*
  * Quoted text stays data: the Document this form quotes a conversation's questions and
@@ -25,11 +25,7 @@ describe('Document this: the quoted question acts on nothing', () => {
       return done.length >= n ? done[n - 1] : undefined;
     }, 15_000);
 
-  beforeAll(async () => {
-    sb = await startSandbox({ ask: true, env: { DOCS_PROJECT_IDS: 'proj_other' } });
-    ({ driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({ ask: true, env: { DOCS_PROJECT_IDS: 'proj_other' } }, (s) => ({ sb, driver } = s));
 
   it(
     'an earlier question with a permalink into #payroll (which the asker is not in) and project=<other>, ' +

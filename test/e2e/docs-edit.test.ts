@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/blocks.js';
@@ -11,6 +10,7 @@ import {
   ephemeralsTo,
   messageText,
   pollerDone,
+  sandboxWithBot,
   startSandbox,
   statusMessage,
   threadReplies,
@@ -26,14 +26,8 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   let sb: Sandbox;
   let bot: BotProcess;
   let driver: SlackDriver;
-  let queue: Queue;
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-    ({ bot, driver } = await sb.startBot());
-    queue = sb.pollQueue;
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({}, (s) => ({ sb, bot, driver } = s));
 
   it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
     // The job's status post is held at the fake Slack until after the ack: Slack waits 3 s for an
@@ -72,7 +66,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(plan!.tasks!.every((t) => t.status === 'complete')).toBe(true);
     expect(plan!.tasks!.at(-1)!.sources?.[0]?.url).toMatch(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/);
 
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     // The status line was edited in place, never re-posted.
     expect(sb.slack.messages.filter((m) => m.bot_id && !m.thread_ts && messageText(m).includes(jobId))).toHaveLength(1);
@@ -101,7 +95,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(reply!.text).toContain(`<@U0ALICE> job \`${jobId}\` failed`);
     expect(reply!.text).toMatch(/Reply in this thread/);
     await sb.slack.waitFor(() => messageText(status).includes('Failed'));
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
   });
 
@@ -233,11 +227,9 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
 
 describe('a restart', () => {
   let sb: Sandbox;
-  let queue: Queue;
   beforeAll(async () => {
     // Jobs run 2.5 s, so the kill lands while the job is still active.
     sb = await startSandbox({ jobDurationMs: 2_500 });
-    queue = sb.pollQueue;
   });
   afterAll(() => sb?.close());
 
@@ -253,17 +245,15 @@ describe('a restart', () => {
     await sb.startBot();
     const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 30_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
   }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
 });
 
 describe('replicas', () => {
   let sb: Sandbox;
-  let queue: Queue;
   beforeAll(async () => {
     sb = await startSandbox();
-    queue = sb.pollQueue;
   });
   afterAll(() => sb?.close());
 
@@ -278,7 +268,7 @@ describe('replicas', () => {
     for (const id of ids) {
       const status = await statusMessage(sb.slack, id);
       await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0, 20_000);
-      await pollerDone(queue, id);
+      await pollerDone(sb.pollQueue, id);
       expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     }
   }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)

@@ -31,7 +31,7 @@ function previewMessages(sb: Sandbox, threadTs: string, jobId: string): SlackMes
  * A sandbox with previews on and one bot, and the bot's preview queue, for the enclosing describe;
  * `previewDone(jobId, cycle)` waits for that run's preview step to end and @returns how it ended.
  */
-function previewsSandbox(opts: SandboxOptions, use: (s: SandboxBot) => void) {
+function previewsSandbox(opts: SandboxOptions, use: (s: SandboxBot) => unknown) {
   let previews: Queue | undefined;
   sandboxWithBot({ ...opts, env: { DOCS_PREVIEWS: 'auto', ...opts.env } }, (s) => {
     use(s);

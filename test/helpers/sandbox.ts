@@ -134,7 +134,7 @@ export interface SandboxBot {
  */
 export function sandboxWithBot(
   opts: SandboxOptions,
-  use: (s: SandboxBot) => void | Promise<void>,
+  use: (s: SandboxBot) => unknown,
   prepare?: (sb: Sandbox) => void,
 ): void {
   let sb: Sandbox | undefined;
