@@ -15,10 +15,27 @@ import {
   ephemeralsTo,
   messageText,
   pollerDone,
+  sandboxWithBot,
   startSandbox,
   statusMessage,
   type Sandbox,
+  type SandboxOptions,
 } from '../helpers/sandbox.js';
+
+/**
+ * Asking on, with #ask-docs (a question channel, set by /docs-settings answer-all on in its test)
+ * and #docs-team (the experts' channel) beside the fake's channels.
+ */
+function askSandbox(): SandboxOptions {
+  const askDocs = {
+    id: 'C0ASK',
+    name: 'ask-docs',
+    botIsMember: true,
+    members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
+  };
+  const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+  return { ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } };
+}
 
 /*
  * Asking the docs end to end: one bot process over signed HTTP, the fake Slack (chat streaming) and
@@ -52,19 +69,7 @@ describe('asking the docs', () => {
       return done.length >= n ? done[n - 1] : undefined;
     }, 15_000);
 
-  beforeAll(async () => {
-    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
-    const askDocs = {
-      id: 'C0ASK',
-      name: 'ask-docs',
-      botIsMember: true,
-      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
-    };
-    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot(askSandbox(), (s) => ({ sb, driver, bot } = s));
 
   it(
     '/docs-ask posts the question, streams the answer into its thread with sources ' +
@@ -498,15 +503,7 @@ describe('asking the docs: a crash mid-answer', () => {
   let sb: Sandbox;
 
   beforeAll(async () => {
-    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
-    const askDocs = {
-      id: 'C0ASK',
-      name: 'ask-docs',
-      botIsMember: true,
-      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
-    };
-    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
+    sb = await startSandbox(askSandbox());
   });
   afterAll(() => sb?.close());
 

@@ -135,7 +135,7 @@ export interface SandboxBot {
 export function sandboxWithBot(
   opts: SandboxOptions,
   use: (s: SandboxBot) => unknown,
-  prepare?: (sb: Sandbox) => void,
+  prepare?: (sb: Sandbox) => unknown,
 ): void {
   let sb: Sandbox | undefined;
   beforeAll(async () => {
