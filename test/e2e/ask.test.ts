@@ -10,6 +10,7 @@ import { ConversationDirectory } from '../../src/platform/slack/conversations.js
 import type { BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
 import {
+  answerOf,
   E2E_SECRETS,
   E2E_SITE_URL,
   ephemeralsTo,
@@ -57,17 +58,7 @@ describe('asking the docs', () => {
         (ts === undefined || c.args.ts === ts || (c.response as { ts?: string } | undefined)?.ts === ts),
     );
   /** The bot's answer in thread `threadTs` (the streamed or posted reply that ends with the buttons). */
-  const answerIn = (threadTs: string, n = 1) =>
-    sb.slack.waitFor(() => {
-      const done = sb.slack.messages.filter(
-        (m) =>
-          m.thread_ts === threadTs &&
-          m.bot_id &&
-          !m.ephemeralTo &&
-          JSON.stringify(m.blocks ?? []).includes('ask.change'),
-      );
-      return done.length >= n ? done[n - 1] : undefined;
-    }, 15_000);
+  const answerIn = (threadTs: string, n = 1) => answerOf(sb.slack, threadTs, n);
 
   sandboxWithBot(askSandbox(), (s) => ({ sb, driver, bot } = s));
 

@@ -5,6 +5,7 @@ import {
   docsEdit,
   E2E_SECRETS,
   ephemeralsTo,
+  payrollMessage,
   sandboxWithBot,
   statusMessage,
   type Sandbox,
@@ -227,19 +228,7 @@ describe('thread context: mentions in threads, the Document this thread shortcut
 
   it('context follows its readers: a job that read private #payroll takes follow-ups from its requester, not from someone in #docs only (nothing sent for them)', async () => {
     // A private channel the bot is in, with alice but not bob.
-    sb.slack.channels.push({
-      id: 'C0PAYROLL',
-      name: 'payroll',
-      botIsMember: true,
-      isPrivate: true,
-      members: ['U0ALICE', sb.slack.botUserId],
-    });
-    const secret = sb.slack.addUserMessage({
-      channel: 'C0PAYROLL',
-      user: 'U0ALICE',
-      text: 'we decided: payslips move to the 25th',
-    });
-    const link = `https://sandbox.slack.com/archives/C0PAYROLL/p${secret.ts.replace('.', '')}`;
+    const link = payrollMessage(sb.slack, 'we decided: payslips move to the 25th');
     const n = creates().length;
     await driver.slashCommand({
       command: '/docs-edit',

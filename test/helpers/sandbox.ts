@@ -200,6 +200,36 @@ export function waitForReplies(
   }, timeoutMs);
 }
 
+/**
+ * Waits (up to 15 s) for the `n`-th (1-based) finished answer of the bot in the thread of `threadTs`:
+ * a reply (streamed or posted, not ephemeral) that ends with the answer's buttons (`ask.change`).
+ */
+export function answerOf(slack: FakeSlack, threadTs: string, n = 1): Promise<SlackMessage> {
+  return slack.waitFor(() => {
+    const done = slack.messages.filter(
+      (m) =>
+        m.thread_ts === threadTs && m.bot_id && !m.ephemeralTo && JSON.stringify(m.blocks ?? []).includes('ask.change'),
+    );
+    return done.length >= n ? done[n - 1] : undefined;
+  }, 15_000);
+}
+
+/**
+ * Adds a private #payroll (C0PAYROLL) that the bot and alice are in and bob is not, holding alice's
+ * message `text`. @returns that message's permalink (the fake's sandbox.slack.com form).
+ */
+export function payrollMessage(slack: FakeSlack, text: string): string {
+  slack.channels.push({
+    id: 'C0PAYROLL',
+    name: 'payroll',
+    botIsMember: true,
+    isPrivate: true,
+    members: ['U0ALICE', slack.botUserId],
+  });
+  const secret = slack.addUserMessage({ channel: 'C0PAYROLL', user: 'U0ALICE', text });
+  return `https://sandbox.slack.com/archives/C0PAYROLL/p${secret.ts.replace('.', '')}`;
+}
+
 /** Ephemeral messages shown to `user`. */
 export function ephemeralsTo(slack: FakeSlack, user: string): SlackMessage[] {
   return slack.messages.filter((m) => m.ephemeralTo === user);
