@@ -129,8 +129,10 @@ export interface SandboxBot {
 /**
  * The set-up most e2e files share: registers a `beforeAll` that starts a sandbox with `opts`, lets
  * `prepare` add to its fakes (channels, refusals) before the bot reads them, starts one bot on it
- * and hands the three to `use` (awaited: it may wait for more, such as a socket); and an `afterAll` that closes the sandbox (and its bots). Called in
- * a `describe`, it serves that describe's tests; at the top of a file, the whole file's.
+ * and hands the three to `use` (awaited: it may wait for more, such as a socket's hello); and an
+ * `afterAll` that closes the sandbox (and its bots). Called in a `describe`, it serves that
+ * describe's tests; at the top of a file, the whole file's. A start-up that fails fails the hook
+ * (`hookTimeout` 30 s; a bot's start-up is bounded at 20 s).
  */
 export function sandboxWithBot(
   opts: SandboxOptions,
