@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildImproveModal, IMPROVE_CALLBACK_ID } from '../../src/features/reports/digests/improve-modal.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -8,10 +8,10 @@ import {
   ephemeralsTo,
   isStatusMessage,
   messageText,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
-  threadReplies,
   type Sandbox,
+  waitForReplies,
 } from '../helpers/sandbox.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
 
@@ -42,8 +42,8 @@ describe('access policy and agent budget at every entry point', () => {
     return note.text;
   }
 
-  beforeAll(async () => {
-    sb = await startSandbox({
+  sandboxWithBot(
+    {
       env: {
         ACCESS_ALLOWED_USERGROUPS: 'S0DOCSWRITERS',
         ACCESS_ALLOWED_USERS: 'U0ADMIN',
@@ -52,10 +52,9 @@ describe('access policy and agent budget at every entry point', () => {
         AGENT_CALLS_PER_USER_PER_HOUR: '2',
         AGENT_CALLS_PER_HOUR: '3',
       },
-    });
-    ({ bot, driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+    },
+    (s) => ({ sb, bot, driver } = s),
+  );
 
   it('a guest is refused at /docs-edit, an @mention and /docs-visitors', async () => {
     expect(
@@ -202,10 +201,7 @@ describe('access policy and agent budget at every entry point', () => {
     // alice used 1 of her 2 requests above; one more is allowed and ends in its PR link.
     const jobId = await docsEdit(sb, driver, 'Add a changelog page');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      15_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 15_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
     expect(
       await refused('U0ALICE', () =>

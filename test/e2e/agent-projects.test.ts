@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTION_FEEDBACK } from '../../src/features/agent-jobs/feedback.js';
 import { Scrape } from '../helpers/prometheus.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
@@ -9,7 +9,7 @@ import {
   isStatusMessage,
   messageText,
   pollerDone,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   threadReplies,
   type Sandbox,
@@ -28,16 +28,13 @@ let sb: Sandbox;
 let bot: BotProcess;
 let driver: SlackDriver;
 
-beforeAll(async () => {
-  sb = await startSandbox({
+sandboxWithBot(
+  {
     docs: { projectIds: ['proj_other'] },
     env: { DOCS_PROJECT_IDS: 'proj_other', METRICS_TOKEN },
-  });
-  ({ bot, driver } = await sb.startBot());
-});
-afterAll(async () => {
-  await sb?.close();
-});
+  },
+  (s) => ({ sb, bot, driver } = s),
+);
 
 describe('project=<id> (bot as a separate process)', () => {
   it('/docs-edit project=proj_other sends that job (create and polls) to that project, without the option in the prompt, and the status shows the project, repository and branch', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -6,7 +6,7 @@ import { testRedis } from '../helpers/redis.js';
 import {
   docsEdit,
   isStatusMessage,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   threadReplies,
   type Sandbox,
@@ -41,13 +41,12 @@ describe('agent view: Messages tab suggestions, the latest discussion of a chann
   const jobIdOf = (i: number) => (creates()[i]?.responseBody as { id: string }).id;
   const promptCalls = () => sb.slack.calls.filter((c) => c.method === 'assistant.threads.setSuggestedPrompts');
 
-  beforeAll(async () => {
-    sb = await startSandbox();
+  sandboxWithBot(
+    {},
+    (s) => ({ sb, driver, bot } = s),
     // #design: the bot is in it, alice is not.
-    sb.slack.channels.push({ id: 'C0DESIGN', name: 'design', botIsMember: true, members: ['U0BOB', '@bot'] });
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+    (s) => s.slack.channels.push({ id: 'C0DESIGN', name: 'design', botIsMember: true, members: ['U0BOB', '@bot'] }),
+  );
 
   it('opening the Messages tab sets the suggested prompts of that DM (no thread_ts: an agent app)', async () => {
     const res = await driver.appHomeOpened('U0ALICE', { tab: 'messages' });
@@ -149,12 +148,11 @@ describe('agent view refused by Slack (not an agent, an older workspace, a missi
   let driver: SlackDriver;
   let bot: BotProcess;
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-    sb.slack.agent.refuseWith = 'missing_scope';
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot(
+    {},
+    (s) => ({ sb, driver, bot } = s),
+    (s) => (s.slack.agent.refuseWith = 'missing_scope'),
+  );
 
   it('every refused method is one warning per process, and jobs still complete', async () => {
     await driver.appHomeOpened('U0ALICE', { tab: 'messages' });
@@ -189,24 +187,21 @@ describe('agent view: flipping between big channels', () => {
   let driver: SlackDriver;
   const big = (prefix: string) => Array.from({ length: 5_000 }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-    sb.slack.channels.push({ id: 'C0ALLHANDS', name: 'all-hands', botIsMember: true, members: [...big('UA'), '@bot'] });
-    sb.slack.channels.push({
-      id: 'C0ANNOUNCE',
-      name: 'announcements',
-      botIsMember: true,
-      members: [...big('UB'), '@bot'],
-    });
-    sb.slack.channels.push({
-      id: 'C0ENG',
-      name: 'engineering',
-      botIsMember: true,
-      members: [...big('UE').slice(0, 1_000), 'U0CAROL', '@bot'],
-    });
-    ({ driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot(
+    {},
+    (s) => ({ sb, driver } = s),
+    (s) =>
+      s.slack.channels.push(
+        { id: 'C0ALLHANDS', name: 'all-hands', botIsMember: true, members: [...big('UA'), '@bot'] },
+        { id: 'C0ANNOUNCE', name: 'announcements', botIsMember: true, members: [...big('UB'), '@bot'] },
+        {
+          id: 'C0ENG',
+          name: 'engineering',
+          botIsMember: true,
+          members: [...big('UE').slice(0, 1_000), 'U0CAROL', '@bot'],
+        },
+      ),
+  );
 
   it('30 flips in a minute between two 5,000-member channels: one read of her conversations, 10 handled, and a /docs-edit meanwhile is not held up by a 429', async () => {
     // Slack rate limits the agent view's read of #engineering's history (Retry-After 20 s), met by

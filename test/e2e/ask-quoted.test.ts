@@ -1,6 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
-import { ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
+import {
+  answerOf,
+  ephemeralsTo,
+  messageText,
+  payrollMessage,
+  sandboxWithBot,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 
 /*
  * Quoted text stays data: the Document this form quotes a conversation's questions and
@@ -13,23 +20,9 @@ describe('Document this: the quoted question acts on nothing', () => {
 
   const creates = (project: string) =>
     sb.docs.requests.filter((r) => r.method === 'POST' && r.path === `/v2/agent/${project}/job`);
-  const answerIn = (threadTs: string, n: number) =>
-    sb.slack.waitFor(() => {
-      const done = sb.slack.messages.filter(
-        (m) =>
-          m.thread_ts === threadTs &&
-          m.bot_id &&
-          !m.ephemeralTo &&
-          JSON.stringify(m.blocks ?? []).includes('ask.change'),
-      );
-      return done.length >= n ? done[n - 1] : undefined;
-    }, 15_000);
+  const answerIn = (threadTs: string, n: number) => answerOf(sb.slack, threadTs, n);
 
-  beforeAll(async () => {
-    sb = await startSandbox({ ask: true, env: { DOCS_PROJECT_IDS: 'proj_other' } });
-    ({ driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({ ask: true, env: { DOCS_PROJECT_IDS: 'proj_other' } }, (s) => ({ sb, driver } = s));
 
   it(
     'an earlier question with a permalink into #payroll (which the asker is not in) and project=<other>, ' +
@@ -37,19 +30,7 @@ describe('Document this: the quoted question acts on nothing', () => {
       "the prompt carries none of the payroll thread, and the submitter is told the quoted link wasn't read",
     async () => {
       // A private channel the bot is in, with alice but not bob.
-      sb.slack.channels.push({
-        id: 'C0PAYROLL',
-        name: 'payroll',
-        botIsMember: true,
-        isPrivate: true,
-        members: ['U0ALICE', sb.slack.botUserId],
-      });
-      const secret = sb.slack.addUserMessage({
-        channel: 'C0PAYROLL',
-        user: 'U0ALICE',
-        text: 'salary bands for 2027 are attached',
-      });
-      const link = `https://sandbox.slack.com/archives/C0PAYROLL/p${secret.ts.replace('.', '')}`;
+      const link = payrollMessage(sb.slack, 'salary bands for 2027 are attached');
       // The docs cover nothing here, so every answer offers Document this.
       sb.docs.discovery.pages = [];
       // Bob asks in his own thread: first the question carrying the link and the option, then one the docs don't cover.

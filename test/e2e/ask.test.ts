@@ -10,15 +10,33 @@ import { ConversationDirectory } from '../../src/platform/slack/conversations.js
 import type { BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
 import {
+  answerOf,
   E2E_SECRETS,
   E2E_SITE_URL,
   ephemeralsTo,
   messageText,
   pollerDone,
+  sandboxWithBot,
   startSandbox,
   statusMessage,
   type Sandbox,
+  type SandboxOptions,
 } from '../helpers/sandbox.js';
+
+/**
+ * Asking on, with #ask-docs (a question channel, set by /docs-settings answer-all on in its test)
+ * and #docs-team (the experts' channel) beside the fake's channels.
+ */
+function askSandbox(): SandboxOptions {
+  const askDocs = {
+    id: 'C0ASK',
+    name: 'ask-docs',
+    botIsMember: true,
+    members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
+  };
+  const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
+  return { ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } };
+}
 
 /*
  * Asking the docs end to end: one bot process over signed HTTP, the fake Slack (chat streaming) and
@@ -40,31 +58,9 @@ describe('asking the docs', () => {
         (ts === undefined || c.args.ts === ts || (c.response as { ts?: string } | undefined)?.ts === ts),
     );
   /** The bot's answer in thread `threadTs` (the streamed or posted reply that ends with the buttons). */
-  const answerIn = (threadTs: string, n = 1) =>
-    sb.slack.waitFor(() => {
-      const done = sb.slack.messages.filter(
-        (m) =>
-          m.thread_ts === threadTs &&
-          m.bot_id &&
-          !m.ephemeralTo &&
-          JSON.stringify(m.blocks ?? []).includes('ask.change'),
-      );
-      return done.length >= n ? done[n - 1] : undefined;
-    }, 15_000);
+  const answerIn = (threadTs: string, n = 1) => answerOf(sb.slack, threadTs, n);
 
-  beforeAll(async () => {
-    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
-    const askDocs = {
-      id: 'C0ASK',
-      name: 'ask-docs',
-      botIsMember: true,
-      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
-    };
-    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot(askSandbox(), (s) => ({ sb, driver, bot } = s));
 
   it(
     '/docs-ask posts the question, streams the answer into its thread with sources ' +
@@ -498,15 +494,7 @@ describe('asking the docs: a crash mid-answer', () => {
   let sb: Sandbox;
 
   beforeAll(async () => {
-    // #ask-docs: a question channel (set by /docs-settings answer-all on in its test).
-    const askDocs = {
-      id: 'C0ASK',
-      name: 'ask-docs',
-      botIsMember: true,
-      members: ['U0ALICE', 'U0BOB', 'U0ADMIN', '@bot'],
-    };
-    const team = { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] };
-    sb = await startSandbox({ ask: true, slack: { channels: [...DEFAULT_CHANNELS, askDocs, team] } });
+    sb = await startSandbox(askSandbox());
   });
   afterAll(() => sb?.close());
 

@@ -1,15 +1,15 @@
-import type { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import {
   docsEdit,
   ephemeralsTo,
   messageText,
   pollerDone,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   threadReplies,
   type Sandbox,
+  waitForReplies,
 } from '../helpers/sandbox.js';
 
 const BOT = 'U0DOCSBOT';
@@ -17,30 +17,24 @@ const BOT = 'U0DOCSBOT';
 describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a separate process)', () => {
   let sb: Sandbox;
   let driver: SlackDriver;
-  let queue: Queue;
 
   const followups = (jobId: string) =>
     sb.docs.requests.filter((r) => r.method === 'POST' && r.path === `/v2/agent/proj_e2e/job/${jobId}/message`);
   const creates = () => sb.docs.requests.filter((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job');
   const replies = (threadTs: string, channel = 'C0DOCS') => threadReplies(sb.slack, channel, threadTs);
   const waitReplies = (threadTs: string, n: number, channel = 'C0DOCS') =>
-    sb.slack.waitFor(() => replies(threadTs, channel).length >= n && replies(threadTs, channel), 15_000);
+    waitForReplies(sb.slack, channel, threadTs, n, 15_000);
 
   /** Starts a /docs-edit job and waits for its first announcement. */
   async function finishedJob(text: string, user = 'U0ALICE') {
     const jobId = await docsEdit(sb, driver, text, user);
     const status = await statusMessage(sb.slack, jobId);
     await waitReplies(status.ts, 1);
-    await pollerDone(queue, jobId, 0);
+    await pollerDone(sb.pollQueue, jobId, 0);
     return { jobId, status };
   }
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-    ({ driver } = await sb.startBot());
-    queue = sb.pollQueue;
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({}, (s) => ({ sb, driver } = s));
 
   it('a reply in the thread continues the job: plain-text prompt, working again, one announcement per cycle mentioning its author', async () => {
     const { jobId, status } = await finishedJob('Add a quickstart for the Python SDK');
@@ -57,7 +51,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     await sb.slack.waitFor(() => messageText(status).includes('1 follow-up'));
     const all = await waitReplies(status.ts, 2);
     expect(all[1]!.text).toMatch(/^<@U0BOB> .*pull\/\d+/);
-    await pollerDone(queue, jobId, 1);
+    await pollerDone(sb.pollQueue, jobId, 1);
     expect(replies(status.ts)).toHaveLength(2);
     await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
   });
@@ -79,7 +73,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
       { ts: first.ts },
     );
     await waitReplies(status.ts, 2);
-    await pollerDone(queue, jobId, 1);
+    await pollerDone(sb.pollQueue, jobId, 1);
     expect(followups(jobId)).toHaveLength(1);
     expect(replies(status.ts)).toHaveLength(2);
   });
@@ -157,7 +151,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     ]);
     // Both the app_mention and the message event arrived for the mention: still one job.
     expect(creates().length).toBe(n + 1);
-    await pollerDone(queue, jobId, 0);
+    await pollerDone(sb.pollQueue, jobId, 0);
 
     // An @mention inside the job thread is a follow-up, not a new job.
     await driver.appMention({
@@ -195,7 +189,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     await sb.slack.waitFor(() => creates().length > n);
     const jobId = (creates().at(-1)!.responseBody as { id: string }).id;
     await waitReplies(dm.ts, 1, 'D0ALICE');
-    await pollerDone(queue, jobId, 0);
+    await pollerDone(sb.pollQueue, jobId, 0);
     await driver.message({
       channel: 'D0ALICE',
       user: 'U0ALICE',
@@ -297,7 +291,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     const [only] = await waitReplies(status.ts, 1);
     // Bob's follow-up ended the run; Alice's interrupted request is mentioned too.
     expect(only!.text).toMatch(/^<@U0BOB> <@U0ALICE> /);
-    await pollerDone(queue, jobId, 1);
+    await pollerDone(sb.pollQueue, jobId, 1);
     expect(replies(status.ts)).toHaveLength(1); // the interrupted run is not announced separately
     // The finished job's status shows how it ended, not the note about the interruption.
     await sb.slack.waitFor(
@@ -325,7 +319,8 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     // Earlier tests' jobs may still be ending: let their status edits settle, so the 429 hits this job's.
     await expect
       .poll(
-        async () => Object.values(await queue.getJobCounts('active', 'delayed', 'waiting')).reduce((a, b) => a + b, 0),
+        async () =>
+          Object.values(await sb.pollQueue.getJobCounts('active', 'delayed', 'waiting')).reduce((a, b) => a + b, 0),
         { timeout: 15_000, interval: 100 },
       )
       .toBe(0);
@@ -384,7 +379,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
     expect(lookups()).toBeLessThanOrEqual(25);
     // People past the bound stay as their ids.
     expect((sent!.body as { prompt: string }).prompt).toContain(`@${mentioned[299]!}`);
-    await pollerDone(queue, jobId, 1);
+    await pollerDone(sb.pollQueue, jobId, 1);
   });
 
   it('App Home lists the person’s recent jobs with state, PR and thread links, and the defaults', async () => {
@@ -405,11 +400,7 @@ describe('conversations: thread replies, mentions, DMs and /docs-reply (bot as a
 describe('FOLLOWUP_POLICY=requester', () => {
   let sb: Sandbox;
   let driver: SlackDriver;
-  beforeAll(async () => {
-    sb = await startSandbox({ env: { FOLLOWUP_POLICY: 'requester' } });
-    ({ driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({ env: { FOLLOWUP_POLICY: 'requester' } }, (s) => ({ sb, driver } = s));
 
   it('only the requester can continue; others get an ephemeral explanation and no API call', async () => {
     const jobId = await docsEdit(sb, driver, 'Requester-only job');

@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/blocks.js';
@@ -11,10 +10,12 @@ import {
   ephemeralsTo,
   messageText,
   pollerDone,
+  sandboxWithBot,
   startSandbox,
   statusMessage,
   threadReplies,
   type Sandbox,
+  waitForReplies,
 } from '../helpers/sandbox.js';
 
 function assertNoSecrets(text: string): void {
@@ -25,14 +26,8 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   let sb: Sandbox;
   let bot: BotProcess;
   let driver: SlackDriver;
-  let queue: Queue;
 
-  beforeAll(async () => {
-    sb = await startSandbox();
-    ({ bot, driver } = await sb.startBot());
-    queue = sb.pollQueue;
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({}, (s) => ({ sb, bot, driver } = s));
 
   it('starts a job, shows and edits a status message, and announces the PR once in the thread', async () => {
     // The job's status post is held at the fake Slack until after the ack: Slack waits 3 s for an
@@ -58,10 +53,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(messageText(status)).toContain('<@U0ALICE> asked the docs agent');
     expect(messageText(status)).toContain('Add a quickstart for the Python SDK');
 
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toMatch(/^<@U0ALICE> .*https:\/\/github\.com\/acme\/docs\/pull\/\d+/);
     expect(JSON.stringify(reply!.blocks)).toContain('View pull request');
     await sb.slack.waitFor(() => messageText(status).includes('Pull request ready'));
@@ -74,7 +66,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     expect(plan!.tasks!.every((t) => t.status === 'complete')).toBe(true);
     expect(plan!.tasks!.at(-1)!.sources?.[0]?.url).toMatch(/^https:\/\/github\.com\/acme\/docs\/pull\/\d+$/);
 
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     // The status line was edited in place, never re-posted.
     expect(sb.slack.messages.filter((m) => m.bot_id && !m.thread_ts && messageText(m).includes(jobId))).toHaveLength(1);
@@ -99,24 +91,18 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('a failed job is announced with the job id and what to do next', async () => {
     const jobId = await docsEdit(sb, driver, 'Rewrite everything [fail]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toContain(`<@U0ALICE> job \`${jobId}\` failed`);
     expect(reply!.text).toMatch(/Reply in this thread/);
     await sb.slack.waitFor(() => messageText(status).includes('Failed'));
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
   });
 
   it('a job that changed nothing says so, without a PR button', async () => {
     const jobId = await docsEdit(sb, driver, 'Check the typos [no-changes]', 'U0BOB');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toMatch(/^<@U0BOB> .*no files were changed/);
     expect(JSON.stringify(reply!.blocks)).not.toContain('"type":"button"');
   });
@@ -124,10 +110,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   it('an archived job is announced as archived', async () => {
     const jobId = await docsEdit(sb, driver, 'Old request [archive]');
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      10_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts);
     expect(reply!.text).toContain(`job \`${jobId}\` was archived`);
   });
 
@@ -219,12 +202,20 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
     const jobId = await docsEdit(sb, driver, 'Survive an outage');
     sb.docs.failNext(new RegExp(`/job/${jobId}$`), 503, 6);
     const status = await statusMessage(sb.slack, jobId);
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      20_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 20_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
     expect(sb.docs.requests.filter((r) => r.path.endsWith(`/job/${jobId}`) && r.status === 503).length).toBe(6);
+  });
+
+  it('/healthz answers 503 while Redis does not answer, and 200 when it does', async () => {
+    const down = await startBotProcess({ ...sb.env, REDIS_URL: 'redis://127.0.0.1:1' }, 20_000, 503);
+    try {
+      expect((await fetch(`${down.url}/healthz`)).status).toBe(503);
+    } finally {
+      await down.kill9();
+    }
+    // This file's bot, on the same env but a Redis that answers.
+    expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
   });
 
   it('never prints or posts a secret', () => {
@@ -234,12 +225,11 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
   });
 });
 
-describe('restarts and replicas', () => {
+describe('a restart', () => {
   let sb: Sandbox;
-  let queue: Queue;
   beforeAll(async () => {
+    // Jobs run 2.5 s, so the kill lands while the job is still active.
     sb = await startSandbox({ jobDurationMs: 2_500 });
-    queue = sb.pollQueue;
   });
   afterAll(() => sb?.close());
 
@@ -253,14 +243,19 @@ describe('restarts and replicas', () => {
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(0);
 
     await sb.startBot();
-    const [reply] = await sb.slack.waitFor(
-      () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-      30_000,
-    );
+    const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 30_000);
     expect(reply!.text).toMatch(/pull\/\d+/);
-    await pollerDone(queue, jobId);
+    await pollerDone(sb.pollQueue, jobId);
     expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
   }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
+});
+
+describe('replicas', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await startSandbox();
+  });
+  afterAll(() => sb?.close());
 
   it('two bot processes sharing Redis announce each job exactly once', async () => {
     const a = await sb.startBot();
@@ -273,7 +268,7 @@ describe('restarts and replicas', () => {
     for (const id of ids) {
       const status = await statusMessage(sb.slack, id);
       await sb.slack.waitFor(() => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0, 20_000);
-      await pollerDone(queue, id);
+      await pollerDone(sb.pollQueue, id);
       expect(threadReplies(sb.slack, 'C0DOCS', status.ts)).toHaveLength(1);
     }
   }, 60_000); // two bot processes start (~6 s each on a loaded 2-core machine)
@@ -336,10 +331,7 @@ describe('timeout', () => {
       const { driver } = await sb.startBot();
       const jobId = await docsEdit(sb, driver, 'A job that never ends');
       const status = await statusMessage(sb.slack, jobId);
-      const [reply] = await sb.slack.waitFor(
-        () => threadReplies(sb.slack, 'C0DOCS', status.ts).length > 0 && threadReplies(sb.slack, 'C0DOCS', status.ts),
-        15_000,
-      );
+      const [reply] = await waitForReplies(sb.slack, 'C0DOCS', status.ts, 1, 15_000);
       expect(reply!.text).toMatch(new RegExp(`^<@U0ALICE> I stopped watching job \`${jobId}\` after \\d+s`));
       await sb.slack.waitFor(() => messageText(status).includes('Stopped watching'));
     } finally {
@@ -360,18 +352,5 @@ describe('operations', () => {
     expect(output).toMatch(/^config error: DOCS_PROJECT_ID: /m);
     expect(output).toMatch(/^config error: PORT: /m);
     expect(output).not.toContain('not-a-mint-key');
-  });
-
-  it('/healthz answers 503 while Redis does not answer, and 200 when it does', async () => {
-    const sb = await startSandbox();
-    try {
-      const down = await startBotProcess({ ...sb.env, REDIS_URL: 'redis://127.0.0.1:1' }, 20_000, 503);
-      expect((await fetch(`${down.url}/healthz`)).status).toBe(503);
-      await down.kill9();
-      const { bot } = await sb.startBot();
-      expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
-    } finally {
-      await sb.close();
-    }
   });
 });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GRID_ENTERPRISE, gridOptions } from '../../sandbox/fake-slack.js';
 import { OTHER_ORG_TEAM_ID } from '../../sandbox/slack/grid.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { E2E_SECRETS, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import { E2E_SECRETS, sandboxWithBot, statusMessage, type Sandbox } from '../helpers/sandbox.js';
 
 /*
  * An org-wide install in the single-token mode: SLACK_BOT_TOKEN is an org-level token of the org
@@ -18,8 +18,8 @@ describe('an org-wide install (Enterprise Grid) with SLACK_BOT_TOKEN', () => {
   let inB: SlackDriver;
   const callsOf = (method: string) => sb.slack.calls.filter((c) => c.method === method);
 
-  beforeAll(async () => {
-    sb = await startSandbox({
+  sandboxWithBot(
+    {
       slack: { ...gridOptions(), enterprise: { ...GRID_ENTERPRISE, orgWide: true } },
       env: {
         ACCESS_ALLOWED_USERGROUPS: 'S0DOCSWRITERS',
@@ -30,16 +30,17 @@ describe('an org-wide install (Enterprise Grid) with SLACK_BOT_TOKEN', () => {
           [OTHER_ORG_TEAM_ID]: { projects: ['proj_other'], apiKeyEnv: 'DOCS_API_KEY_OTHER' },
         }),
       },
-    });
-    ({ bot, driver: inA } = await sb.startBot());
-    inB = new SlackDriver({
-      botUrl: `${bot.url}/slack/events`,
-      signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
-      slack: sb.slack,
-      teamId: 'T0SANDBOXB',
-    });
-  });
-  afterAll(() => sb?.close());
+    },
+    (s) => {
+      ({ sb, bot, driver: inA } = s);
+      inB = new SlackDriver({
+        botUrl: `${bot.url}/slack/events`,
+        signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
+        slack: sb.slack,
+        teamId: 'T0SANDBOXB',
+      });
+    },
+  );
 
   it('the fake refuses a workspace-scoped call without team_id on the org token, as Slack does', async () => {
     const headers = { authorization: `Bearer ${E2E_SECRETS.SLACK_BOT_TOKEN}` };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gridOptions } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -6,7 +6,7 @@ import {
   E2E_SECRETS,
   ephemeralsTo,
   isStatusMessage,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   type Sandbox,
 } from '../helpers/sandbox.js';
@@ -27,11 +27,7 @@ describe('one bot for a whole organization (Enterprise Grid)', () => {
   const followups = (jobId: string) =>
     sb.docs.requests.filter((r) => r.method === 'POST' && r.path === `/v2/agent/proj_e2e/job/${jobId}/message`);
 
-  beforeAll(async () => {
-    sb = await startSandbox({ slack: gridOptions(), ask: true });
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({ slack: gridOptions(), ask: true }, (s) => ({ sb, driver, bot } = s));
 
   it("auth.test and users.info speak Grid: the bot's enterprise_id, the person's enterprise_user", async () => {
     const headers = { authorization: `Bearer ${E2E_SECRETS.SLACK_BOT_TOKEN}` };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { Scrape } from '../helpers/prometheus.js';
@@ -7,7 +7,7 @@ import {
   E2E_SECRETS,
   ephemeralsTo,
   pollerDone,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   threadReplies,
   type Sandbox,
@@ -26,11 +26,7 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
   let bot: BotProcess;
   let driver: SlackDriver;
 
-  beforeAll(async () => {
-    sb = await startSandbox({ env: { METRICS_TOKEN } });
-    ({ bot, driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  sandboxWithBot({ env: { METRICS_TOKEN } }, (s) => ({ sb, bot, driver } = s));
 
   const scrape = (authorization?: string) =>
     fetch(`${bot.url}/metrics`, { headers: authorization ? { authorization } : {} });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
-import { E2E_SECRETS, ephemeralsTo, startSandbox, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { E2E_SECRETS, ephemeralsTo, sandboxWithBot, threadReplies, type Sandbox } from '../helpers/sandbox.js';
 
 /**
  * What readers couldn't find, end to end: the real bot process against the fake Slack and the fake
@@ -63,13 +63,7 @@ function firstImprove(m: SlackMessage): string {
   return b!.accessory!.action_id!;
 }
 
-beforeAll(async () => {
-  sb = await startSandbox({ docs: { now: () => Date.now() + docsSkew } });
-  ({ bot, driver } = await sb.startBot());
-});
-afterAll(async () => {
-  await sb?.close();
-});
+sandboxWithBot({ docs: { now: () => Date.now() + docsSkew } }, (s) => ({ sb, bot, driver } = s));
 
 describe('the reports', () => {
   it('searches: no unfurls, reader text escaped; paged in place at no cost; the menu opens feedback', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -9,7 +9,7 @@ import {
   ephemeralsTo,
   messageText,
   pollerDone,
-  startSandbox,
+  sandboxWithBot,
   threadReplies,
   statusMessage,
   type Sandbox,
@@ -39,13 +39,10 @@ async function nextEphemeral(user: string, after: number): Promise<SlackMessage>
   return sb.slack.waitFor(() => ephemeralsTo(sb.slack, user)[after], 10_000);
 }
 
-beforeAll(async () => {
-  sb = await startSandbox({ docs: { projectIds: ['proj_other'] }, env: { DOCS_PROJECT_IDS: 'proj_other' } });
-  ({ bot, driver } = await sb.startBot());
-});
-afterAll(async () => {
-  await sb?.close();
-});
+sandboxWithBot(
+  { docs: { projectIds: ['proj_other'] }, env: { DOCS_PROJECT_IDS: 'proj_other' } },
+  (s) => ({ sb, bot, driver } = s),
+);
 
 describe('/docs-settings (bot as a separate process)', () => {
   it('a non-admin is refused and changes nothing: the next job still goes to the default project', async () => {

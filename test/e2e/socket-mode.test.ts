@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import { SocketModeDriver } from '../../sandbox/socket-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
@@ -7,7 +7,7 @@ import {
   E2E_SECRETS,
   messageText,
   pollerDone,
-  startSandbox,
+  sandboxWithBot,
   statusMessage,
   threadReplies,
   type Sandbox,
@@ -31,13 +31,11 @@ describe("Socket Mode end to end (bot as a separate process, the fake Slack's We
   let bot: BotProcess;
   let driver: SocketModeDriver;
 
-  beforeAll(async () => {
-    sb = await startSandbox({ socketMode: true });
-    ({ bot } = await sb.startBot());
+  sandboxWithBot({ socketMode: true }, async (s) => {
+    ({ sb, bot } = s);
     await sb.slack.socket.waitForConnection({ nth: 1, timeoutMs: 10_000 }); // /healthz may answer before the socket's hello
     driver = new SocketModeDriver({ slack: sb.slack });
   });
-  afterAll(() => sb?.close());
 
   it('connects over the socket and serves no Slack endpoint over HTTP', async () => {
     const conn = await sb.slack.socket.waitForConnection();

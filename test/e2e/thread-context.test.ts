@@ -1,7 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
-import { docsEdit, E2E_SECRETS, ephemeralsTo, startSandbox, statusMessage, type Sandbox } from '../helpers/sandbox.js';
+import {
+  docsEdit,
+  E2E_SECRETS,
+  ephemeralsTo,
+  payrollMessage,
+  sandboxWithBot,
+  statusMessage,
+  type Sandbox,
+} from '../helpers/sandbox.js';
 import { THREAD_REF_PURPOSE } from '../../src/features/document-thread/blocks.js';
 import { FORM_UNVERIFIED_TEXT } from '../../src/features/document-thread/listeners.js';
 import { plainTextOf } from '../../src/platform/slack/markup.js';
@@ -41,12 +49,8 @@ describe('thread context: mentions in threads, the Document this thread shortcut
   const prompt = (i: number) => (creates()[i]?.body as { prompt: string }).prompt;
   const jobIdOf = (i: number) => (creates()[i]?.responseBody as { id: string }).id;
 
-  beforeAll(async () => {
-    // Guests may use the bot here: gus (a guest in #docs, not in #random) is the requester whose link is not expanded.
-    sb = await startSandbox({ env: { ACCESS_ALLOW_GUESTS: 'true' } });
-    ({ driver, bot } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  // Guests may use the bot here: gus (a guest in #docs, not in #random) is the requester whose link is not expanded.
+  sandboxWithBot({ env: { ACCESS_ALLOW_GUESTS: 'true' } }, (s) => ({ sb, driver, bot } = s));
 
   it('an @mention in a discussion thread sends the instruction, the root and the replies; the status goes in that thread', async () => {
     const root = await driver.message({
@@ -224,19 +228,7 @@ describe('thread context: mentions in threads, the Document this thread shortcut
 
   it('context follows its readers: a job that read private #payroll takes follow-ups from its requester, not from someone in #docs only (nothing sent for them)', async () => {
     // A private channel the bot is in, with alice but not bob.
-    sb.slack.channels.push({
-      id: 'C0PAYROLL',
-      name: 'payroll',
-      botIsMember: true,
-      isPrivate: true,
-      members: ['U0ALICE', sb.slack.botUserId],
-    });
-    const secret = sb.slack.addUserMessage({
-      channel: 'C0PAYROLL',
-      user: 'U0ALICE',
-      text: 'we decided: payslips move to the 25th',
-    });
-    const link = `https://sandbox.slack.com/archives/C0PAYROLL/p${secret.ts.replace('.', '')}`;
+    const link = payrollMessage(sb.slack, 'we decided: payslips move to the 25th');
     const n = creates().length;
     await driver.slashCommand({
       command: '/docs-edit',
@@ -448,12 +440,8 @@ describe('thread context: what one request may cost Slack', () => {
     return root;
   }
 
-  beforeAll(async () => {
-    // One agent request per person per hour: alice's second request is refused by the budget.
-    sb = await startSandbox({ env: { AGENT_CALLS_PER_USER_PER_HOUR: '1' } });
-    ({ driver } = await sb.startBot());
-  });
-  afterAll(() => sb?.close());
+  // One agent request per person per hour: alice's second request is refused by the budget.
+  sandboxWithBot({ env: { AGENT_CALLS_PER_USER_PER_HOUR: '1' } }, (s) => ({ sb, driver } = s));
 
   it('a 200-message thread with 25 distinct mentions per message costs at most 100 users.info calls', async () => {
     const root = crowdedThread(1);

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DIGEST_QUEUE } from '../../src/features/reports/digests/worker.js';
 import type { SlackCall, SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
@@ -9,7 +9,7 @@ import { digestSchedulerId } from '../../src/features/reports/digests/store.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
 import { testRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { E2E_SECRETS, ephemeralsTo, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { E2E_SECRETS, ephemeralsTo, messageText, sandboxWithBot, type Sandbox } from '../helpers/sandbox.js';
 import { IMPROVE_PURPOSE } from '../../src/features/reports/digests/improve-value.js';
 import { IMPROVE_UNVERIFIED_TEXT } from '../../src/features/reports/digests/listeners.js';
 import { ValueSigner } from '../../src/platform/slack/signed-value.js';
@@ -83,14 +83,12 @@ async function digestQueueIdle(): Promise<void> {
     .toBe(0);
 }
 
-beforeAll(async () => {
-  sb = await startSandbox({ env: { DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'UTC' } });
-  ({ bot, driver } = await sb.startBot());
+sandboxWithBot({ env: { DIGEST_CRON: '*/2 * * * * *', DIGEST_TZ: 'UTC' } }, (s) => {
+  ({ sb, bot, driver } = s);
   digestQueue = new Queue(DIGEST_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: sb.prefix });
 });
 afterAll(async () => {
   await digestQueue?.close();
-  await sb?.close();
   redis.disconnect();
 });
 

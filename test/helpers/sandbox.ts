@@ -1,7 +1,7 @@
 import { FAKE_ASSISTANT_KEY, FAKE_DOCS_DOMAIN, startFakeDocsApi } from '../../sandbox/fake-docs-api.js';
 import type { FakeDocsApi, FakeDocsApiOptions } from '../../sandbox/fake-docs-api.js';
 import { Queue } from 'bullmq';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { POLL_QUEUE, pollJobId } from '../../src/features/agent-jobs/poll/worker.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type SlackMessage } from '../../sandbox/fake-slack.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
@@ -32,23 +32,27 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** How long each agent job run stays active at the fake docs API, in ms. @defaultValue 800 */
+  jobDurationMs?: number;
+  docs?: Partial<FakeDocsApiOptions>;
+  /** Variables of the bots, over the sandbox's own. */
+  env?: Record<string, string>;
+  socketMode?: boolean;
+  /** Turn asking the docs on ({@link askEnv}). */
+  ask?: boolean;
+  /** More options of the fake Slack (e.g. `gridOptions()` for Enterprise Grid). */
+  slack?: Omit<FakeSlackOptions, 'botToken' | 'appToken'>;
+}
+
 /**
  * Starts the fakes and returns a sandbox whose bots poll fast (POLL_MIN_INTERVAL_MS 150 ms, cap
  * 600 ms) so that a whole job cycle takes about a second. With `socketMode` the fake Slack accepts
  * {@link E2E_APP_TOKEN} and the bots get SLACK_APP_TOKEN (and no signing secret): they connect to
  * the fake's Socket Mode server; drive them with a SocketModeDriver.
  */
-export async function startSandbox(
-  opts: {
-    jobDurationMs?: number;
-    docs?: Partial<FakeDocsApiOptions>;
-    env?: Record<string, string>;
-    socketMode?: boolean;
-    ask?: boolean;
-    /** More options of the fake Slack (e.g. `gridOptions()` for Enterprise Grid). */
-    slack?: Omit<FakeSlackOptions, 'botToken' | 'appToken'>;
-  } = {},
-): Promise<Sandbox> {
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const slack = await startFakeSlack({
     ...opts.slack,
     botToken: E2E_SECRETS.SLACK_BOT_TOKEN,
@@ -114,6 +118,36 @@ export async function startSandbox(
   };
 }
 
+/** A sandbox and the one bot process {@link sandboxWithBot} started on it. */
+export interface SandboxBot {
+  sb: Sandbox;
+  bot: BotProcess;
+  /** Signed HTTP to that bot (a Socket Mode sandbox's bot is driven with a SocketModeDriver instead). */
+  driver: SlackDriver;
+}
+
+/**
+ * The set-up most e2e files share: registers a `beforeAll` that starts a sandbox with `opts`, lets
+ * `prepare` add to its fakes (channels, refusals) before the bot reads them, starts one bot on it
+ * and hands the three to `use` (awaited: it may wait for more, such as a socket's hello); and an
+ * `afterAll` that closes the sandbox (and its bots). Called in a `describe`, it serves that
+ * describe's tests; at the top of a file, the whole file's. A start-up that fails fails the hook
+ * (`hookTimeout` 30 s; a bot's start-up is bounded at 20 s).
+ */
+export function sandboxWithBot(
+  opts: SandboxOptions,
+  use: (s: SandboxBot) => unknown,
+  prepare?: (sb: Sandbox) => unknown,
+): void {
+  let sb: Sandbox | undefined;
+  beforeAll(async () => {
+    sb = await startSandbox(opts);
+    prepare?.(sb);
+    await use({ sb, ...(await sb.startBot()) });
+  });
+  afterAll(() => sb?.close());
+}
+
 /** The site answers' sources link to in sandboxes with `ask`. */
 export const E2E_SITE_URL = 'https://docs.acme.test';
 
@@ -149,6 +183,53 @@ export function threadReplies(slack: FakeSlack, channel: string, threadTs: strin
       !m.deleted &&
       !isStatusMessage(m),
   );
+}
+
+/**
+ * Waits (up to `timeoutMs`, ms) until the thread rooted at `threadTs` holds at least `n` of the
+ * bot's replies ({@link threadReplies}); @returns them.
+ */
+export function waitForReplies(
+  slack: FakeSlack,
+  channel: string,
+  threadTs: string,
+  n = 1,
+  timeoutMs = 10_000,
+): Promise<SlackMessage[]> {
+  return slack.waitFor(() => {
+    const replies = threadReplies(slack, channel, threadTs);
+    return replies.length >= n && replies;
+  }, timeoutMs);
+}
+
+/**
+ * Waits (up to 15 s) for the `n`-th (1-based) finished answer of the bot in the thread of `threadTs`:
+ * a reply (streamed or posted, not ephemeral) that ends with the answer's buttons (`ask.change`).
+ */
+export function answerOf(slack: FakeSlack, threadTs: string, n = 1): Promise<SlackMessage> {
+  return slack.waitFor(() => {
+    const done = slack.messages.filter(
+      (m) =>
+        m.thread_ts === threadTs && m.bot_id && !m.ephemeralTo && JSON.stringify(m.blocks ?? []).includes('ask.change'),
+    );
+    return done.length >= n ? done[n - 1] : undefined;
+  }, 15_000);
+}
+
+/**
+ * Adds a private #payroll (C0PAYROLL) that the bot and alice are in and bob is not, holding alice's
+ * message `text`. @returns that message's permalink (the fake's sandbox.slack.com form).
+ */
+export function payrollMessage(slack: FakeSlack, text: string): string {
+  slack.channels.push({
+    id: 'C0PAYROLL',
+    name: 'payroll',
+    botIsMember: true,
+    isPrivate: true,
+    members: ['U0ALICE', slack.botUserId],
+  });
+  const secret = slack.addUserMessage({ channel: 'C0PAYROLL', user: 'U0ALICE', text });
+  return `https://sandbox.slack.com/archives/C0PAYROLL/p${secret.ts.replace('.', '')}`;
 }
 
 /** Ephemeral messages shown to `user`. */
