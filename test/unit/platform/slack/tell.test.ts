@@ -34,7 +34,7 @@ describe('tryTelling, ephemeral first', () => {
 
   const blocks = [{ type: 'actions', elements: [] }];
   const message = { text: 'The report failed.', blocks };
-  const how = { failure: 'could not tell the person about a report', first: 'ephemeral' } as const;
+  const how = { failure: 'could not tell the person about a report', prefer: 'ephemeral' } as const;
 
   it('an ephemeral to the clicker in the channel, blocks and all; the response_url is left alone', async () => {
     const postEphemeral = vi.fn(async (_a: unknown) => ({ ok: true }));
