@@ -17,14 +17,15 @@ import { postToResponseUrl } from './respond.js';
  * Where one person can be told something privately, best first: Bolt's `respond` of the click
  * being handled, else a `response_url` (works where the bot is not a member; Slack: 5 uses within
  * 30 minutes), else an ephemeral message to `user` in `channel` (`chat.postEphemeral`, in
- * `threadTs` when given). {@link TellOptions.prefer} can put the ephemeral message first.
+ * `threadTs` when given). {@link TellOptions.prefer} can put the ephemeral message first. The
+ * intake's `ReplyTo` (what a record keeps) is this without `respond`.
  */
 export interface PrivateTarget {
   /**
    * Bolt's `respond` of the click being handled. The key's presence, even with the value
    * undefined, chooses the click's way and no other: Bolt leaves the function out when the payload
    * has no response_url, and that is then a warning ("a click came without a response_url"), not
-   * a fall back to the other fields ({@link clickReply} relies on it).
+   * a fallback to the other fields ({@link clickReply} relies on it).
    */
   respond?: RespondFn | undefined;
   responseUrl?: string | undefined;
