@@ -79,7 +79,8 @@ export const CANNOT_EDIT = 'Slack would not let me edit the report; run `/docs-v
 /**
  * Asks the access gate; a refusal is told to the person only (through the response_url, with the
  * platform's `tellPrivately`: a failure is the warn line {@link REPORT_TELL_FAILURE}) and nothing
- * else happens. `deps` carries the logger (and Slack client) of the telling: {@link tellDeps}'s.
+ * else happens. `deps` carries the logger (and Slack client) of the telling too (the handlers'
+ * {@link tellDeps}).
  */
 export async function authorizeOrTell(
   deps: Pick<ReportHandlerDeps, 'access'> & TellDeps,
@@ -101,9 +102,12 @@ export async function authorizeOrTell(
  */
 export const REPORT_TELL_FAILURE = { failure: 'could not tell the person about a report' };
 
-/** The platform's {@link TellDeps} of the reports' handlers: their Slack client (ephemerals) and logger. */
-export function tellDeps(deps: ReportHandlerDeps): TellDeps {
-  return { slack: deps.slack, logger: deps.services.logger };
+/**
+ * The platform's {@link TellDeps} of the reports' handlers: their Slack client (ephemerals) and
+ * logger; with their access gate, what {@link authorizeOrTell} needs.
+ */
+export function tellDeps(deps: ReportHandlerDeps): TellDeps & Pick<ReportHandlerDeps, 'access'> {
+  return { slack: deps.slack, logger: deps.services.logger, access: deps.access };
 }
 
 /**
@@ -118,16 +122,7 @@ export async function clickerMayRead(
   channel: string | undefined,
   responseUrl: string | undefined,
 ): Promise<boolean> {
-  if (
-    !(await authorizeOrTell(
-      { ...tellDeps(deps), access: deps.access },
-      user,
-      'read_reports',
-      channel ?? '',
-      responseUrl,
-    ))
-  )
-    return false;
+  if (!(await authorizeOrTell(tellDeps(deps), user, 'read_reports', channel ?? '', responseUrl))) return false;
   if (!(await clickAllowed(deps, user, responseUrl))) return false;
   if (!channel) return true; // no channel: the handler answers that the button is stale
   const asked = { channel, user, action: 'read_reports' as const };

@@ -119,10 +119,7 @@ function registerPagedReport<S extends CommonState, I extends CommandIntake>(
 ): void {
   intake.on(r.kinds.report, async (p) => {
     const { user, channel } = p.caller;
-    if (
-      !(await authorizeOrTell({ ...tellDeps(deps), access: deps.access }, user, 'read_reports', channel, p.responseUrl))
-    )
-      return;
+    if (!(await authorizeOrTell(tellDeps(deps), user, 'read_reports', channel, p.responseUrl))) return;
     if (await clickAllowed(deps, user, p.responseUrl)) await runReport(deps, r, p);
   });
   intake.on(r.kinds.page, async (p) => {
