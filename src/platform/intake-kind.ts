@@ -8,18 +8,15 @@
  */
 import { z } from 'zod';
 import type { Logger } from './logger.js';
+import type { PrivateTarget } from './slack/tell.js';
 import type { Steps } from './steps.js';
 
 /**
  * Where the person behind a record can be told privately: a `response_url` (a command's or
  * click's), else an ephemeral message to `user` in `channel` (in the thread `threadTs`, if any).
+ * The platform's {@link PrivateTarget} without a click's `respond` (a record outlives the request).
  */
-export interface ReplyTo {
-  responseUrl?: string;
-  user?: string;
-  channel?: string;
-  threadTs?: string;
-}
+export type ReplyTo = Omit<PrivateTarget, 'respond'>;
 
 /** One kind of intake record (see {@link intakeKind}). */
 export interface IntakeKind<T> {

@@ -3,6 +3,7 @@ import { promptTooLongText } from '../../platform/access.js';
 import type { KeyedSerial } from '../../platform/keyed-serial.js';
 import type { Logger } from '../../platform/logger.js';
 import { markupToText, mentionsUser } from '../../platform/slack/markup.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { postOnce, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { continueAgentJob, type ContinueJobDeps } from './follow-up/index.js';
@@ -135,10 +136,9 @@ export async function handleIncomingMessage(
 ): Promise<{ started: boolean }> {
   const decision = await decide(deps, msg, botUserId);
   const log = deps.logger.child({ channel: msg.channel, ts: msg.ts, action: decision.action });
+  const to = { user: msg.user, channel: msg.channel, threadTs: msg.thread_ts ?? msg.ts };
   const tellAuthor = (text: string) =>
-    deps.slack.chat
-      .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text })
-      .catch((err: unknown) => log.warn({ err }, 'could not post an ephemeral answer'));
+    tellPrivately({ slack: deps.slack, logger: log }, to, text, { failure: 'could not post an ephemeral answer' });
   const none = { started: false };
   switch (decision.action) {
     case 'ignore':

@@ -13,7 +13,6 @@ import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
-import { postToResponseUrl } from '../../platform/slack/respond.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
@@ -102,21 +101,13 @@ async function docsAsk(deps: AskHandlerDeps, p: QuestionIntake, ctx: IntakeConte
   await askQuestion(deps.ask, req, ctx, { to, tell });
 }
 
-/**
- * A private answer with a button (the thanks for a 👎 with Ask the docs team), through the click's
- * `response_url`; `text` is its fallback. Never throws (a failure is one warning).
- */
-async function tellWithBlocks(deps: AskHandlerDeps, responseUrl: string, text: string, blocks: KnownBlock[]) {
-  await postToResponseUrl(responseUrl, { response_type: 'ephemeral', replace_original: false, text, blocks }).catch(
-    (err: unknown) => deps.logger.warn({ err }, 'could not answer the person privately'),
-  );
-}
-
 /** Registers the ask intake handlers (run by the intake worker of any replica). */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: AskHandlerDeps): void {
+  // A clicker is told through the click's response_url, else ephemerally; a button (the thanks for a
+  // 👎 with Ask the docs team) goes only through a response_url: without one, the text alone.
   const clickTell = (p: ClickIntake) => (text: string, blocks?: KnownBlock[]) => {
     const to = { user: p.user, channel: p.channel ?? '', ...(p.responseUrl ? { responseUrl: p.responseUrl } : {}) };
-    return blocks && p.responseUrl ? tellWithBlocks(deps, p.responseUrl, text, blocks) : tellPrivately(deps, to, text);
+    return tellPrivately(deps, to, blocks && p.responseUrl ? { text, blocks } : text);
   };
   intake.on<QuestionIntake>(INTAKE.question, (p, ctx) => docsAsk(deps, p, ctx));
   intake.on<ClickIntake>(INTAKE.feedback, (p, ctx) => handleFeedback(deps.actions, p, ctx, clickTell(p)));

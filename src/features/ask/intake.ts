@@ -4,12 +4,11 @@
  * mentions, DMs and answer threads arrive as messages: the conversations feature records those.)
  */
 import { z } from 'zod';
-import { intakeKind } from '../../platform/intake.js';
+import { intakeKind, type ReplyTo } from '../../platform/intake.js';
 import { clickSchema, type ClickIntake } from '../../platform/slack/click.js';
-import type { PrivateTarget } from '../../platform/slack/tell.js';
 
 /** Where one asker is told privately: always a user and a conversation (a `response_url` when there is one). */
-export type TellTarget = Omit<PrivateTarget, 'respond'> & { user: string; channel: string };
+export type TellTarget = ReplyTo & { user: string; channel: string };
 
 /** `/docs-ask <question>`. */
 export interface QuestionIntake {

@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import type { AgentJobs, IncomingMessage, ThreadOwner } from '../agent-jobs/index.js';
 import {
   ASK_INSTEAD_TEXT,
@@ -106,10 +107,9 @@ export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: Int
   if (route === 'answer') return deps.ask.handleAnswerReply(p.msg, p.botUserId, ctx);
   const { started } = await deps.jobs.handleMessage(p.msg, p.botUserId, ctx, receipt);
   if (route !== 'change' || !started || ctx.progress.askHintTold) return;
-  const msg = p.msg;
-  await deps.slack.chat
-    .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text: ASK_INSTEAD_TEXT })
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not tell the person how to ask instead'));
+  await tellPrivately(deps, inThread(p.msg), ASK_INSTEAD_TEXT, {
+    failure: 'could not tell the person how to ask instead',
+  });
   await ctx.save({ askHintTold: true });
 }
 
@@ -124,14 +124,14 @@ export const ROUTE_FAILED_TEXT =
 /** The last try could not route `msg`: one warn line (ids and the error's code, never the text) and {@link ROUTE_FAILED_TEXT}. */
 async function routeFailed(deps: RouterDeps, msg: IncomingMessage, err: unknown): Promise<void> {
   deps.logger.warn({ err, channel: msg.channel, user: msg.user }, 'could not route a message; told the person');
-  await deps.slack.chat
-    .postEphemeral({
-      channel: msg.channel,
-      user: msg.user,
-      thread_ts: msg.thread_ts ?? msg.ts,
-      text: ROUTE_FAILED_TEXT,
-    })
-    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not tell the person their message was not routed'));
+  await tellPrivately(deps, inThread(msg), ROUTE_FAILED_TEXT, {
+    failure: 'could not tell the person their message was not routed',
+  });
+}
+
+/** The author of `msg`, told ephemerally in its thread (its own ts when top level). */
+function inThread(msg: IncomingMessage): { user: string; channel: string; threadTs: string } {
+  return { user: msg.user, channel: msg.channel, threadTs: msg.thread_ts ?? msg.ts };
 }
 
 /**
@@ -160,9 +160,8 @@ export async function handleQuestionChannelMessage(
   // can post it twice. (A Redis error throws: the intake retries the recorded message.)
   const first = await deps.ask.markTold(msg.teamId, msg.user, 'question-channel-hint');
   if (first) {
-    await deps.slack.chat
-      .postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.ts, text: QUESTION_CHANNEL_HINT_TEXT })
-      .catch((err: unknown) => deps.logger.warn({ err }, 'could not give the question channel hint'));
+    const to = { user: msg.user, channel: msg.channel, threadTs: msg.ts };
+    await tellPrivately(deps, to, QUESTION_CHANNEL_HINT_TEXT, { failure: 'could not give the question channel hint' });
   }
   await ctx.save({ hintTold: true });
 }

@@ -5,6 +5,7 @@ import type { Intake } from '../../platform/intake.js';
 import { installationTeamId } from '../../platform/request-context.js';
 import type { Logger } from '../../platform/logger.js';
 import { mentionsUser } from '../../platform/slack/markup.js';
+import { tellPrivately } from '../../platform/slack/tell.js';
 import { eventNotRecorded, recordEvent } from '../../platform/slack/record-and-ack.js';
 import type { IncomingMessage } from '../agent-jobs/index.js';
 import { INTAKE, type MessageIntake } from './intake.js';
@@ -61,8 +62,7 @@ async function recordMessage(
   const botUserId = context.botUserId;
   const mentioned = msg.viaMention || mentionsUser(msg.text, botUserId);
   if (!mentioned && msg.channelType !== 'im' && msg.thread_ts === undefined) return;
-  const tell = (text: string) =>
-    deps.slack.chat.postEphemeral({ channel: msg.channel, user: msg.user, thread_ts: msg.thread_ts ?? msg.ts, text });
+  const tell = tellAuthor(deps, { user: msg.user, channel: msg.channel, threadTs: msg.thread_ts ?? msg.ts });
   const entry = {
     kind: INTAKE.message,
     id: `msg-${msg.channel}-${msg.ts}`,
@@ -100,7 +100,7 @@ async function recordQuestionChannelMessage(
   const verdict = questionChannelMessage(event, context.botUserId);
   if (!verdict.take) return false;
   const { channel, user, ts } = verdict;
-  const tell = (text: string) => deps.slack.chat.postEphemeral({ channel, user, thread_ts: ts, text });
+  const tell = tellAuthor(deps, { user, channel, threadTs: ts });
   const entry = {
     kind: INTAKE.questionChannel,
     id: `msg-${channel}-${ts}`,
@@ -127,6 +127,15 @@ async function recordQuestionChannelMessage(
   const payload: MessageIntake = { msg, botUserId: context.botUserId };
   await recordEvent(deps.intake, deps.logger, { ...entry, payload }, tell);
   return true;
+}
+
+/**
+ * How the author of a message that could not be recorded is told, on Slack's last retry: ephemerally
+ * in its thread; a failure is one warn line.
+ */
+function tellAuthor(deps: ConversationListenerDeps, to: { user: string; channel: string; threadTs: string }) {
+  return (text: string) =>
+    tellPrivately(deps, to, text, { failure: 'could not tell the person their message was not taken' });
 }
 
 /**

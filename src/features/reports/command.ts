@@ -66,11 +66,12 @@ export function docsVisitorsCommand(deps: ReportCommandDeps) {
 
 /**
  * The worker side of a recorded subcommand: its words are checked again, the access gate asked for
- * the subcommand's own action (a refusal is told through the response_url), then it runs.
+ * the subcommand's own action (a refusal is told through the response_url; `logger` warns when
+ * that fails), then it runs.
  */
 export function registerSubcommandHandler(
   intake: Pick<Intake, 'on'>,
-  deps: { subcommands: DigestSubcommands; access: Pick<AccessGate, 'authorize'> },
+  deps: { subcommands: DigestSubcommands; access: Pick<AccessGate, 'authorize'>; logger: Logger },
 ): void {
   intake.on<SubcommandIntake>(VISITORS_INTAKE.subcommand, async (p) => {
     const prepared = deps.subcommands.prepare(p.name, p.args);

@@ -6,7 +6,6 @@ import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/
 import type { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
-import { respondVia } from '../../platform/slack/respond.js';
 import { tellPrivately, type TellDeps } from '../../platform/slack/tell.js';
 import { unverifiedValueText, warnUnverified } from '../../platform/slack/signed-value.js';
 import type { DateRange } from './date-range.js';
@@ -77,9 +76,14 @@ export const UNVERIFIED_BUTTON = unverifiedValueText('run `/docs-visitors` again
 /** Answer when Slack would not edit a report in place. */
 export const CANNOT_EDIT = 'Slack would not let me edit the report; run `/docs-visitors` again.';
 
-/** Asks the access gate; a refusal is told to the person only (through the response_url) and nothing else happens. */
+/**
+ * Asks the access gate; a refusal is told to the person only (through the response_url, with the
+ * platform's `tellPrivately`: a failure is the warn line {@link REPORT_TELL_FAILURE}) and nothing
+ * else happens. `deps` carries the logger (and Slack client) of the telling too (the handlers'
+ * {@link tellDeps}).
+ */
 export async function authorizeOrTell(
-  deps: Pick<ReportHandlerDeps, 'access'>,
+  deps: Pick<ReportHandlerDeps, 'access'> & TellDeps,
   user: string,
   action: AccessAction,
   channel: string,
@@ -88,22 +92,22 @@ export async function authorizeOrTell(
   const decision = await deps.access.authorize({ user }, action, channel);
   if (decision.allowed) return true;
   // The response_url is the only way to tell them; a refusal logs its own audit line.
-  if (responseUrl)
-    await respondVia(responseUrl)({ response_type: 'ephemeral', replace_original: false, text: decision.text }).catch(
-      () => undefined,
-    );
+  await tellPrivately(deps, { responseUrl }, decision.text, REPORT_TELL_FAILURE);
   return false;
 }
 
 /**
- * How the reports tell a person privately (the platform's `tellPrivately`): the warn line when that
- * failed (an expired or used response_url).
+ * How the reports tell a person privately (the platform's `tellPrivately`'s options): the warn
+ * line when that failed (an expired or used response_url).
  */
-export const TOLD = { failure: 'could not tell the person about a report' };
+export const REPORT_TELL_FAILURE = { failure: 'could not tell the person about a report' };
 
-/** The platform's {@link TellDeps} of the reports' handlers: their Slack client (ephemerals) and logger. */
-export function tellDeps(deps: ReportHandlerDeps): TellDeps {
-  return { slack: deps.slack, logger: deps.services.logger };
+/**
+ * The platform's {@link TellDeps} of the reports' handlers: their Slack client (ephemerals) and
+ * logger; with their access gate, what {@link authorizeOrTell} needs.
+ */
+export function tellDeps(deps: ReportHandlerDeps): TellDeps & Pick<ReportHandlerDeps, 'access'> {
+  return { slack: deps.slack, logger: deps.services.logger, access: deps.access };
 }
 
 /**
@@ -118,13 +122,13 @@ export async function clickerMayRead(
   channel: string | undefined,
   responseUrl: string | undefined,
 ): Promise<boolean> {
-  if (!(await authorizeOrTell(deps, user, 'read_reports', channel ?? '', responseUrl))) return false;
+  if (!(await authorizeOrTell(tellDeps(deps), user, 'read_reports', channel ?? '', responseUrl))) return false;
   if (!(await clickAllowed(deps, user, responseUrl))) return false;
   if (!channel) return true; // no channel: the handler answers that the button is stale
   const asked = { channel, user, action: 'read_reports' as const };
   const member = await checkMembership(deps.conversations, deps.services.logger, asked);
   if (member.ok) return true;
-  await tellPrivately(tellDeps(deps), { responseUrl }, member.text, TOLD);
+  await tellPrivately(tellDeps(deps), { responseUrl }, member.text, REPORT_TELL_FAILURE);
   return false;
 }
 
@@ -146,7 +150,7 @@ export async function clickAllowed(
     deps.services.logger.warn({ err }, 'could not count a report click; refused');
     text = "I couldn't reach my database, so I did nothing; try again in a moment.";
   }
-  await tellPrivately(tellDeps(deps), { responseUrl }, text, TOLD);
+  await tellPrivately(tellDeps(deps), { responseUrl }, text, REPORT_TELL_FAILURE);
   return false;
 }
 
@@ -231,7 +235,7 @@ export async function postReport(
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel }, 'could not post a report');
-    await tellPrivately(tellDeps(deps), { responseUrl }, cannotPostText(err), TOLD);
+    await tellPrivately(tellDeps(deps), { responseUrl }, cannotPostText(err), REPORT_TELL_FAILURE);
     return false;
   }
 }
@@ -253,7 +257,7 @@ export async function editReport(
     return true;
   } catch (err) {
     deps.services.logger.warn({ err, slackError: slackErrorCode(err), channel: at.channel }, 'could not edit a report');
-    await tellPrivately(tellDeps(deps), { responseUrl }, CANNOT_EDIT, TOLD);
+    await tellPrivately(tellDeps(deps), { responseUrl }, CANNOT_EDIT, REPORT_TELL_FAILURE);
     return false;
   }
 }

@@ -15,7 +15,7 @@ import {
   reportScope,
   STALE_BUTTON,
   tellDeps,
-  TOLD,
+  REPORT_TELL_FAILURE,
   UNVERIFIED_BUTTON,
   type ReportHandlerDeps,
 } from './handler-kit.js';
@@ -119,7 +119,7 @@ function registerPagedReport<S extends CommonState, I extends CommandIntake>(
 ): void {
   intake.on(r.kinds.report, async (p) => {
     const { user, channel } = p.caller;
-    if (!(await authorizeOrTell(deps, user, 'read_reports', channel, p.responseUrl))) return;
+    if (!(await authorizeOrTell(tellDeps(deps), user, 'read_reports', channel, p.responseUrl))) return;
     if (await clickAllowed(deps, user, p.responseUrl)) await runReport(deps, r, p);
   });
   intake.on(r.kinds.page, async (p) => {
@@ -174,7 +174,7 @@ async function page<S extends CommonState, I extends CommandIntake>(
     const state = { ...clicked.state, messageTs: ts };
     const msg = r.failed(loaded.text, state, loaded.retryable, deps.services.signer);
     const to = { channel, user: p.user, responseUrl: p.responseUrl };
-    return tellPrivately(tellDeps(deps), to, msg, { ...TOLD, first: 'ephemeral' });
+    return tellPrivately(tellDeps(deps), to, msg, { ...REPORT_TELL_FAILURE, prefer: 'ephemeral' });
   }
   await editReport(deps, { channel, ts }, loaded.message, p.responseUrl);
 }
@@ -242,7 +242,7 @@ async function showFirst<S extends CommonState, I extends CommandIntake>(
   const loaded = await r.load(deps.services, state, { user: at.user, channel: at.channel });
   if (!loaded.ok) {
     const msg = r.failed(loaded.text, { ...state, messageTs: at.ts }, loaded.retryable, deps.services.signer);
-    return tellPrivately(tellDeps(deps), at, msg, { ...TOLD, first: 'ephemeral' });
+    return tellPrivately(tellDeps(deps), at, msg, { ...REPORT_TELL_FAILURE, prefer: 'ephemeral' });
   }
   await editReport(deps, at, loaded.message, at.responseUrl);
 }

@@ -113,7 +113,7 @@ export function createReports(o: ReportsOptions): Reports {
   const quotas = createDigestQuotas(redis, prefix);
   registerDigestHandlers(intake, { ...common, slack, access, conversations, signer, quotas });
   const subcommands = digestSubcommands({ ...common, slack, conversations, quotas });
-  registerSubcommandHandler(intake, { subcommands, access });
+  registerSubcommandHandler(intake, { subcommands, access, logger });
   const workerDeps = {
     ...{ visitors: services, redis, prefix, digestQueue, slack, projectFor, signer, workspaces, logger },
     ...(o.slackQuestions ? { slackQuestions: o.slackQuestions } : {}),

@@ -141,6 +141,7 @@ async function save(deps: SettingsHandlerDeps, p: SaveIntake, ctx: IntakeContext
   const outcome = await changeOrGiveUp(deps, p, p.change, 'settings.edit', ctx);
   const text = outcome?.text ?? SAVE_FAILED;
   const chat = deps.slack.chat;
+  // Not tellPrivately: a modal has no response_url, and the fallback here is a DM.
   const dm = () => chat.postMessage({ channel: p.user, text });
   try {
     if (outcome?.outcome === 'changed') await chat.postMessage({ channel: p.channel, text }).catch(dm);

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
 import { requestTeamId } from './org-wide.js';
 import { classifyPayload, type SlackRequestKind } from './payloads.js';
-import { refuseUnheard } from './refuse.js';
+import { refuseBeforeListeners } from './refuse.js';
 import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
 import { RedisErrorCode, redisErrorCode } from '../redis-errors.js';
 
@@ -203,7 +203,9 @@ export class SlackEdge {
           ? "That button belongs to something I don't do any more; nothing happened."
           : "I don't know that shortcut; nothing happened.";
     const ack = (response?: unknown) => send('unhandled', ackReply(response));
-    await refuseUnheard(ack, body, text, { logger: this.opts.logger, failure: 'could not answer an unknown action' });
+    const isCommand = kind === 'command';
+    const how = { isCommand, logger: this.opts.logger, failure: 'could not answer an unknown action' };
+    await refuseBeforeListeners(ack, body, text, how);
   }
 }
 

@@ -16,7 +16,7 @@ import {
   type ListTeams,
   type OrgWorkspaces,
 } from './org-workspaces.js';
-import { refuseUnheard } from './refuse.js';
+import { refuseBeforeListeners } from './refuse.js';
 
 /** What {@link orgWorkspaceGuard} needs. */
 export interface OrgWorkspaceGuardOptions {
@@ -73,7 +73,7 @@ export function orgWorkspaceGuard(app: App, opts: OrgWorkspaceGuardOptions): voi
     const refusal = await guard.refusal(currentRequestContext(), body);
     if (refusal === undefined) return args.next();
     const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;
-    await refuseUnheard(ack, body, refusal, { logger: opts.logger, failure: REFUSAL_UNTOLD_LINE });
+    await refuseBeforeListeners(ack, body, refusal, { logger: opts.logger, failure: REFUSAL_UNTOLD_LINE });
   });
 }
 

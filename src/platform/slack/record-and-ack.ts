@@ -2,7 +2,7 @@ import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { Intake, IntakeKind } from '../intake.js';
 import type { Logger } from '../logger.js';
 import { EventNotRecordedError, notRecordedText } from './edge.js';
-import { postToResponseUrl } from './respond.js';
+import { tellPrivately } from './tell.js';
 
 /** One request to record: its intake kind, the id derived from the request, the request's id for logs, what the handler gets. */
 export interface IntakeEntry<T> {
@@ -69,12 +69,9 @@ export async function recordInteraction<T>(
   } catch (err) {
     logger.warn({ err, intake: e.kind.name }, 'could not record a click; told the person to try again');
     await ack();
-    if (responseUrl)
-      await postToResponseUrl(responseUrl, {
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: notRecordedText(err),
-      }).catch((err: unknown) => logger.warn({ err }, 'could not tell the person to try again'));
+    await tellPrivately({ logger }, { responseUrl }, notRecordedText(err), {
+      failure: 'could not tell the person to try again',
+    });
     return;
   }
   await ack();

@@ -1,6 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from '../logger.js';
-import { refuseUnheard } from './refuse.js';
+import { refuseBeforeListeners } from './refuse.js';
 
 /**
  * Slack's host for `response_url`s (Slack docs, "Handling user interaction": slash commands and
@@ -46,8 +46,8 @@ function responseUrlsOf(body: unknown): unknown[] {
  * Bolt global middleware: a request whose `response_url` (or any of `response_urls`) is not one
  * the bot may post to ({@link responseUrlAllowed}) is acked and dropped before any listener runs,
  * so nothing is recorded and nothing is ever sent there; a command gets
- * {@link FOREIGN_RESPONSE_URL_TEXT} in its ack (refuse.ts's `refuseUnheard`, told without the
- * response_url). One warning names the URL's host only.
+ * {@link FOREIGN_RESPONSE_URL_TEXT} in its ack (refuse.ts's `refuseBeforeListeners`, with
+ * `responseUrl: 'never'`). One warning names the URL's host only.
  */
 export function responseUrlGuard(slackApiUrl: string, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
@@ -57,8 +57,9 @@ export function responseUrlGuard(slackApiUrl: string, logger: Logger): Middlewar
     if (foreign.length === 0) return args.next();
     logger.warn({ responseUrlHost: hostOf(foreign[0]) }, "refused a request whose response_url is not Slack's");
     const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;
+    const body = args.body as unknown as Record<string, unknown>;
     // Never told through the response_url: it is not Slack's.
-    await refuseUnheard(ack, args.body as unknown as Record<string, unknown>, FOREIGN_RESPONSE_URL_TEXT);
+    await refuseBeforeListeners(ack, body, FOREIGN_RESPONSE_URL_TEXT, { responseUrl: 'never' });
   };
 }
 

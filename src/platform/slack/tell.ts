@@ -1,3 +1,13 @@
+/**
+ * Telling one person something privately: the one way the bot does it (a click's `respond`, a
+ * `response_url`, else `chat.postEphemeral`; or the ephemeral message first). Which to reach for:
+ * - {@link tellPrivately}: most callers (a failure is one warn line, and nothing else happens);
+ * - {@link tryTelling}: when the caller needs to know whether the person was told (it resolves
+ *   false when not), e.g. the intake's `TellPerson`;
+ * - {@link clickReply}: a listener answering the click it handles (Bolt's `respond`), as a
+ *   `(text) => Promise<void>`.
+ * None throws.
+ */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
@@ -5,12 +15,18 @@ import { postToResponseUrl } from './respond.js';
 
 /**
  * Where one person can be told something privately, best first: Bolt's `respond` of the click
- * being handled (when the key is there: Bolt leaves the function out when the payload has no
- * response_url), else a `response_url` (works where the bot is not a member; Slack: 5 uses within
+ * being handled, else a `response_url` (works where the bot is not a member; Slack: 5 uses within
  * 30 minutes), else an ephemeral message to `user` in `channel` (`chat.postEphemeral`, in
- * `threadTs` when given). {@link TellOptions.first} can put the ephemeral message first.
+ * `threadTs` when given). {@link TellOptions.prefer} can put the ephemeral message first. The
+ * intake's `ReplyTo` (what a record keeps) is this without `respond`.
  */
 export interface PrivateTarget {
+  /**
+   * Bolt's `respond` of the click being handled. The key's presence, even with the value
+   * undefined, chooses the click's way and no other: Bolt leaves the function out when the payload
+   * has no response_url, and that is then a warning ("a click came without a response_url"), not
+   * a fallback to the other fields ({@link clickReply} relies on it).
+   */
   respond?: RespondFn | undefined;
   responseUrl?: string | undefined;
   user?: string | undefined;
@@ -35,17 +51,17 @@ export interface TellOptions {
   /** The warn line when telling failed. @defaultValue 'could not answer the person privately' */
   failure?: string;
   /**
-   * `'best'` (the default): the best way the target offers ({@link PrivateTarget}), tried once.
+   * Absent (the default): the best way the target offers ({@link PrivateTarget}), tried once.
    * `'ephemeral'`: `chat.postEphemeral` to `user` in `channel` first (when both are there); when
    * Slack refuses it, the `response_url` instead (that failure is the one logged; with no
    * response_url nobody is told and nothing is logged). A report's answers, which carry a Retry
    * button, go this way.
    */
-  first?: 'best' | 'ephemeral';
+  prefer?: 'ephemeral';
 }
 
 /** The warning when a click came without a response_url (Slack sends one with every message button). */
-export const NO_RESPONSE_URL_LOG = 'a click came without a response_url; the person could not be answered';
+const NO_RESPONSE_URL_LOG = 'a click came without a response_url; the person could not be answered';
 
 /**
  * Tells one person privately ({@link PrivateTarget}, {@link TellOptions}): a new ephemeral message
@@ -54,7 +70,7 @@ export const NO_RESPONSE_URL_LOG = 'a click came without a response_url; the per
  * not answer through the response_url") or `to` names nowhere (a click without a response_url is
  * a warning too; a target without user and channel is not). Never throws. The one way the bot
  * answers one person privately (the intake's `TellPerson` too); {@link tellPrivately} and
- * {@link clickReply} are its faces.
+ * {@link clickReply} are its faces (see the file's header for which to reach for).
  */
 export async function tryTelling(
   deps: TellDeps,
@@ -64,7 +80,7 @@ export async function tryTelling(
 ): Promise<boolean> {
   const msg = typeof said === 'string' ? { text: said } : said;
   const failure = how.failure ?? 'could not answer the person privately';
-  if (how.first === 'ephemeral' && to.user && to.channel && deps.slack) {
+  if (how.prefer === 'ephemeral' && to.user && to.channel && deps.slack) {
     try {
       await postEphemeral(deps.slack, { ...to, user: to.user, channel: to.channel }, msg);
       return true;

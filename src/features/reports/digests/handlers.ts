@@ -37,7 +37,7 @@ export function registerHandlers(intake: Pick<Intake, 'on'>, deps: DigestHandler
 }
 
 /** The warn line when the clicker of Retry could not be told (an expired or used response_url). */
-const TOLD = { failure: 'could not tell the person about a digest Retry' };
+const DIGEST_RETRY_TELL_FAILURE = { failure: 'could not tell the person about a digest Retry' };
 
 /**
  * Retry on a failed digest: only a value the bot signed for this channel, then the access gate
@@ -47,7 +47,8 @@ const TOLD = { failure: 'could not tell the person about a digest Retry' };
  */
 async function retryDigest(deps: DigestHandlerDeps, p: DigestRetryIntake, ctx: IntakeContext): Promise<void> {
   // Told privately through the click's response_url, when it came with one.
-  const tell = (text: string) => tellPrivately({ logger: ctx.log }, { responseUrl: p.responseUrl }, text, TOLD);
+  const tell = (text: string) =>
+    tellPrivately({ logger: ctx.log }, { responseUrl: p.responseUrl }, text, DIGEST_RETRY_TELL_FAILURE);
   const decoded = decodeDigestRetry(p.value, deps.signer);
   if (!decoded.ok && decoded.reason !== 'malformed') {
     warnUnverified(deps.logger, DIGEST_RETRY_PURPOSE, decoded.reason, { user: p.user });

@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tryTelling } from '../../../../src/platform/slack/tell.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { startResponseUrlHook, type ResponseUrlHook } from '../../../helpers/response-url-hook.js';
 
 /**
  * The platform's one private reply, in the order the reports use for a failed page (its Retry
@@ -9,32 +9,18 @@ import { arrayLogger } from '../../../helpers/logs.js';
  * refuses it. The default order (response_url first) is covered through the features' tests.
  */
 describe('tryTelling, ephemeral first', () => {
-  let hook: Server;
+  let hook: ResponseUrlHook;
   let url: string;
   let received: Record<string, unknown>[];
-  let status: number;
   beforeEach(async () => {
-    received = [];
-    status = 200;
-    hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push(JSON.parse(body) as Record<string, unknown>);
-        res.statusCode = status;
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+    hook = await startResponseUrlHook();
+    ({ url, received } = hook);
   });
-  afterEach(async () => {
-    await new Promise<void>((r) => hook.close(() => r()));
-  });
+  afterEach(() => hook.close());
 
   const blocks = [{ type: 'actions', elements: [] }];
   const message = { text: 'The report failed.', blocks };
-  const how = { failure: 'could not tell the person about a report', first: 'ephemeral' } as const;
+  const how = { failure: 'could not tell the person about a report', prefer: 'ephemeral' } as const;
 
   it('an ephemeral to the clicker in the channel, blocks and all; the response_url is left alone', async () => {
     const postEphemeral = vi.fn(async (_a: unknown) => ({ ok: true }));
@@ -54,7 +40,7 @@ describe('tryTelling, ephemeral first', () => {
     expect(await tryTelling(deps, to, message, how)).toBe(true);
     expect(received).toEqual([{ response_type: 'ephemeral', replace_original: false, ...message }]);
     expect(lines).toEqual([]);
-    status = 404;
+    hook.status = 404;
     expect(await tryTelling(deps, to, message, how)).toBe(false);
     expect(lines.map((l) => l.msg)).toEqual(['could not tell the person about a report']);
   });
