@@ -4,6 +4,9 @@
  */
 import { currentEnterpriseRef } from '../../platform/request-context.js';
 
+/** Most characters of a job's `about` line that are kept (the record) and shown (status message, App Home). */
+export const ABOUT_MAX = 150;
+
 /** Where a preview deployment stands, as the status message's plan shows it. */
 export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started', 'uncertain'] as const;
 /** One of {@link PREVIEW_STAGES}. */
@@ -195,6 +198,6 @@ export function newJobRecord(
     alsoMention: '',
     contextFrom: (req.contextFrom ?? []).join(','),
     ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
-    ...(req.about ? { about: req.about.replace(/\s+/g, ' ').slice(0, 150) } : {}),
+    ...(req.about ? { about: req.about.replace(/\s+/g, ' ').slice(0, ABOUT_MAX) } : {}),
   };
 }

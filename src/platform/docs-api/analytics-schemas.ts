@@ -17,10 +17,11 @@ export const FEEDBACK_STATUSES = ['pending', 'in_progress', 'resolved', 'dismiss
 /** One of {@link FEEDBACK_STATUSES}: the review status the docs team set on the dashboard. */
 export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
 
-/** spec: AssistantConversationsResponse.conversations[].resolutionStatus. */
+/**
+ * spec: AssistantConversationsResponse.conversations[].resolutionStatus; `unanswered`: the
+ * assistant marked the question as not covered by the docs.
+ */
 const RESOLUTION_STATUSES = ['answered', 'unanswered'] as const;
-/** `unanswered`: the assistant marked the question as not covered by the docs (spec). */
-export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
 /** spec: AssistantConversationsResponse.conversations[].responseType ("Defaults to `answer` when not present"). */
 const RESPONSE_TYPES = ['answer', 'clarifying_question'] as const;

@@ -16,8 +16,6 @@ export type PreviewResponse = z.output<typeof previewResponseSchema>;
 
 /** Update statuses (spec: GET /project/update-status/{statusId} → `status` enum). */
 const UPDATE_STATUSES = ['queued', 'in_progress', 'success', 'failure'] as const;
-/** One of {@link UPDATE_STATUSES}. */
-export type UpdateStatusName = (typeof UPDATE_STATUSES)[number];
 
 const files = z.array(z.string()).optional();
 

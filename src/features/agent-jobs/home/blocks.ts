@@ -4,6 +4,7 @@ import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { StatusState } from '../store.js';
+import { ABOUT_MAX } from '../job-record.js';
 
 /** The App Home tab of the agent-jobs feature (a pure builder; the handler publishes it). */
 
@@ -45,7 +46,7 @@ const STATE_LABEL: Record<StatusState, string> = {
 /** The job's `About:` line (its quoted text's subject), as reader text; none without one. */
 function aboutLine(about: string | undefined): KnownBlock[] {
   if (!about) return [];
-  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${escapeReaderText(about, 150)}` }] }];
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${escapeReaderText(about, ABOUT_MAX)}` }] }];
 }
 
 /**

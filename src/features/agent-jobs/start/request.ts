@@ -55,9 +55,6 @@ export interface StartJobDeps {
 /** Creates in flight at once per process ({@link StartJobDeps.createSlots}). */
 export const JOB_CREATE_CONCURRENCY = 2;
 
-/** Most characters of a request's `about` line that are kept. */
-export const ABOUT_MAX = 150;
-
 /** A request to start a job from Slack. */
 export interface StartJobRequest {
   teamId: string;
@@ -70,7 +67,7 @@ export interface StartJobRequest {
   /**
    * One line saying what the quoted text is about (e.g. Document this: the question), shown under
    * the instruction on the status message and in App Home by the rules of reader text
-   * (`escapeReaderText`: quoted text is data). At most {@link ABOUT_MAX} characters are kept.
+   * (`escapeReaderText`: quoted text is data). At most `ABOUT_MAX` (job-record.ts) characters are kept.
    */
   about?: string;
   /** Post the status message in this thread (mentions, DMs); default: a new top-level message. */

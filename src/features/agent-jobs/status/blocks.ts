@@ -5,6 +5,7 @@ import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
 import { escapeReaderText, quoteReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
+import { ABOUT_MAX } from '../job-record.js';
 
 /**
  * Block Kit of the status message (pure builders): the job's message edited in place as its state
@@ -96,7 +97,7 @@ const STATE_LINE: Record<StatusState, (v: StatusView) => string> = {
  * markup, mention or link); none without one.
  */
 function aboutBlock(about: string | undefined): KnownBlock[] {
-  const line = about ? escapeReaderText(about, 150) : '';
+  const line = about ? escapeReaderText(about, ABOUT_MAX) : '';
   return line ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${line}` }] }] : [];
 }
 
