@@ -9,6 +9,7 @@ import { unescapeSlackText } from '../../platform/slack/markup.js';
 import { clickOf } from '../../platform/slack/click.js';
 import {
   actionEntry,
+  clickerEntry,
   commandEntry,
   recordCommand,
   recordEvent,
@@ -165,17 +166,9 @@ export function feedbackAction(deps: AgentJobsListenerDeps) {
     const payload: FeedbackIntake = clickOf(body, a.value, 200);
     const { user } = payload;
     if (!user) return void (await ack());
-    // Intake ids are BullMQ job ids: only characters that cannot clash (no ':').
-    const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id)
-      .replace(/[^0-9A-Za-z._-]/g, '')
-      .slice(0, 40);
-    const id = `fb-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`;
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.feedback,
-      id,
-      requestId: at,
-      payload,
-    });
+    const at = String(typeof a.action_ts === 'string' ? a.action_ts : body.trigger_id);
+    const entry = clickerEntry('fb', user, at, INTAKE.feedback, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 
@@ -189,15 +182,8 @@ function previewFixAction(deps: AgentJobsListenerDeps) {
     const payload: PreviewFixIntake = clickOf(body, action.value, 300);
     const { user } = payload;
     if (!user) return void (await ack());
-    const at = String(action.action_ts)
-      .replace(/[^0-9A-Za-z._-]/g, '')
-      .slice(0, 40);
-    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, {
-      kind: INTAKE.previewFix,
-      id: `fix-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`,
-      requestId: at,
-      payload,
-    });
+    const entry = clickerEntry('fix', user, String(action.action_ts), INTAKE.previewFix, payload);
+    await recordInteraction(deps.intake, deps.logger, ack, body.response_url, entry);
   };
 }
 

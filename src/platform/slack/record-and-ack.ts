@@ -31,6 +31,22 @@ export function actionEntry<T>(action: { action_ts: string }, kind: IntakeKind<T
 }
 
 /**
+ * The entry of a click recorded once per person and press: its id is `{prefix}-{user}-{at}` and its
+ * request id `at` (the press's `action_ts`, cut to the characters a BullMQ job id can hold, ≤ 40; no
+ * `:`), so a redelivery is the same request and two people's presses are two.
+ */
+export function clickerEntry<T>(
+  prefix: string,
+  user: string,
+  actionTs: string,
+  kind: IntakeKind<T>,
+  payload: T,
+): IntakeEntry<T> {
+  const at = actionTs.replace(/[^0-9A-Za-z._-]/g, '').slice(0, 40);
+  return { kind, id: `${prefix}-${user.replace(/[^0-9A-Za-z]/g, '')}-${at}`, requestId: at, payload };
+}
+
+/**
  * A command's listener, after the input checks: records the intake, then acks (Slack: within 3 s).
  * When Redis would not take it, the ack says "I couldn't reach my database … try again" (nothing
  * was recorded, so nothing will happen), or, when it may have been kept after all (the write timed
