@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { currentInstallationSlot } from '../../platform/request-context.js';
 import { readStoredJson } from '../../platform/stored-json.js';
 import { UnansweredLog } from './unanswered-log.js';
 
@@ -127,10 +128,15 @@ export class TeamAnswerStore extends UnansweredLog {
    * Notes that the people who look after `channel`'s settings were told its docs team can't be
    * reached: true the first time per `ttlS` seconds (SET NX EX on
    * `{prefix}:ask:experts-broken:{channel}`, shared by every replica), false while the note lasts.
+   * OAuth mode: per installation too (`…:experts-broken:{installation}:{channel}`, the current one:
+   * request-context's currentInstallationSlot), as the settings and their owner are; a Slack Connect
+   * channel has both sides' settings.
    * @throws the Redis error.
    */
   async markExpertsBrokenTold(channel: string, ttlS: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}:ask:experts-broken:${channel}`, '1', 'EX', ttlS, 'NX')) === 'OK';
+    const slot = currentInstallationSlot();
+    const key = `${this.prefix}:ask:experts-broken:${slot ? `${slot}:` : ''}${channel}`;
+    return (await this.redis.set(key, '1', 'EX', ttlS, 'NX')) === 'OK';
   }
 
   /** Keeps the reply that "Document this answer" quotes for {@link ASK_TTL_S}. @throws the Redis error. */

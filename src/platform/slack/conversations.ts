@@ -74,12 +74,17 @@ interface ConversationDirectoryOptions {
 }
 
 /**
- * The key of a person's list: the user id, after the request's workspace when it names one (an
- * org-wide token's users.conversations lists one workspace's conversations, per its `team_id`).
+ * The key of what is kept of `id` (a person's list, a conversation's info, a method's 429 pause):
+ * `id` after the request's workspace when it names one. An org-wide token's users.conversations
+ * lists one workspace's conversations, per its `team_id`; and a Slack Connect channel is the same
+ * id for each organization in it while converting it to public or private applies only to the
+ * workspace where it was made (Slack help: "Slack Connect: Manage channel invitation settings and
+ * permissions"), so two installations see it as each sees it. Slack's rate limits are per method
+ * and workspace.
  */
-function listKey(user: string): string {
+function teamKey(id: string): string {
   const team = currentRequestContext()?.teamId;
-  return team ? `${team}/${user}` : user;
+  return team ? `${team}/${id}` : id;
 }
 
 /** What is known of one person's conversations. */
@@ -108,7 +113,7 @@ export class ConversationDirectory {
   private readonly serial = new KeyedSerial();
   private readonly limits: MembershipReadLimits;
   private readonly now: () => number;
-  /** Per method (Slack's rate limits are per method and workspace): epoch ms until which it is not called. */
+  /** Per method and workspace (Slack's rate limits are; {@link teamKey}): epoch ms until which it is not called. */
   private readonly pausedUntil = new Map<string, number>();
 
   constructor(private readonly o: ConversationDirectoryOptions) {
@@ -136,8 +141,8 @@ export class ConversationDirectory {
    *   (`channel_not_found` when the bot can't see the conversation; `user_not_found`).
    */
   isMember(channel: string, user: string): Promise<boolean> {
-    if (this.lists.get(listKey(user))?.channels.has(channel)) return Promise.resolve(true);
-    return this.serial.run(listKey(user), () => this.answer(channel, user));
+    if (this.lists.get(teamKey(user))?.channels.has(channel)) return Promise.resolve(true);
+    return this.serial.run(teamKey(user), () => this.answer(channel, user));
   }
 
   /**
@@ -150,8 +155,8 @@ export class ConversationDirectory {
    * @throws Slack's errors other than a rate limit (`user_not_found`, …).
    */
   membershipsOf(user: string, channels: readonly string[]): Promise<Map<string, boolean | 'unknown'>> {
-    return this.serial.run(listKey(user), async () => {
-      const known = this.lists.get(listKey(user));
+    return this.serial.run(teamKey(user), async () => {
+      const known = this.lists.get(teamKey(user));
       const probe = channels.find((c) => !known?.channels.has(c));
       const answers = new Map<string, boolean | 'unknown'>(channels.map((c) => [c, true]));
       if (probe === undefined) return answers;
@@ -170,7 +175,7 @@ export class ConversationDirectory {
   }
 
   /**
-   * How public `channel` is (conversations.info, kept per conversation).
+   * How public `channel` is (conversations.info, kept per conversation and workspace: {@link teamKey}).
    * @throws {MembersUnknownError} `busy` while the budget is spent or Slack rate limits the reads;
    *   Slack's errors as thrown.
    */
@@ -194,7 +199,7 @@ export class ConversationDirectory {
    * that now (then the older list answers).
    */
   private async listFor(channel: string, user: string): Promise<PersonList> {
-    const known = this.lists.get(listKey(user));
+    const known = this.lists.get(teamKey(user));
     if (
       known &&
       (known.channels.has(channel) || known.verdict !== 'complete' || this.now() - known.readAt < REREAD_NO_AFTER_MS)
@@ -225,7 +230,7 @@ export class ConversationDirectory {
     const res = await this.call('users.conversations', channel, () => this.o.slack.users.conversations(args)).catch(
       (err: unknown) => {
         // A cursor Slack no longer takes: the next question reads the list from its start.
-        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(listKey(user));
+        if (slackErrorCode(err) === 'invalid_cursor') this.lists.delete(teamKey(user));
         throw err;
       },
     );
@@ -237,7 +242,7 @@ export class ConversationDirectory {
     else delete list.next;
     if (!next) list.verdict = 'complete';
     else if (list.pages >= PERSON_PAGE_CAP) list.verdict = 'too_large';
-    this.lists.set(listKey(user), list); // re-sized, and kept for the TTL from the last page
+    this.lists.set(teamKey(user), list); // re-sized, and kept for the TTL from the last page
   }
 
   /**
@@ -245,7 +250,8 @@ export class ConversationDirectory {
    * `gone` error (the bot can't see it) is kept {@link UNSEEN_TTL_MS}, other failures not at all.
    */
   private info(channel: string, user: string | undefined): Promise<ConversationInfo> {
-    const hit = this.infos.get(channel);
+    const key = teamKey(channel);
+    const hit = this.infos.get(key);
     if (hit) return hit;
     const p = takeRead(this.limits, channel, user)
       .then(() => this.call('conversations.info', channel, () => this.o.slack.conversations.info({ channel })))
@@ -253,23 +259,24 @@ export class ConversationDirectory {
         const c = res.channel;
         return { visibility: c?.is_im ? 'im' : c?.is_private || c?.is_mpim ? 'private' : 'public' };
       });
-    this.infos.set(channel, p);
+    this.infos.set(key, p);
     p.catch((err: unknown) => {
-      if (classifySlackError(err).kind === 'gone') this.infos.set(channel, p, { ttl: UNSEEN_TTL_MS });
-      else this.infos.delete(channel);
+      if (classifySlackError(err).kind === 'gone') this.infos.set(key, p, { ttl: UNSEEN_TTL_MS });
+      else this.infos.delete(key);
     });
     return p;
   }
 
   /** A call of `method`, unless its 429 is being waited out; a 429 starts that wait. @throws {MembersUnknownError} `busy`; Slack's errors. */
   private async call<T>(method: string, channel: string, fn: () => Promise<T>): Promise<T> {
-    if (this.now() < (this.pausedUntil.get(method) ?? 0)) throw new MembersUnknownError(channel, 'busy');
+    const paused = teamKey(method);
+    if (this.now() < (this.pausedUntil.get(paused) ?? 0)) throw new MembersUnknownError(channel, 'busy');
     try {
       return await fn();
     } catch (err) {
       if ((err as { code?: unknown }).code !== ErrorCode.RateLimitedError) throw err;
       const retryAfterS = Number((err as { retryAfter?: unknown }).retryAfter) || 60;
-      this.pausedUntil.set(method, Math.max(this.pausedUntil.get(method) ?? 0, this.now() + retryAfterS * 1000));
+      this.pausedUntil.set(paused, Math.max(this.pausedUntil.get(paused) ?? 0, this.now() + retryAfterS * 1000));
       const msg =
         'Slack is rate limiting membership reads; membership is unknown meanwhile (the client that posts is not paused)';
       this.o.logger?.warn({ retryAfterS, slackMethod: method }, msg);

@@ -24,6 +24,7 @@ import { OPEN_GATE, type AccessGate } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { Quota } from '../../../../src/platform/quota.js';
 import { ConversationDirectory } from '../../../../src/platform/slack/conversations.js';
+import { withRequestContext } from '../../../../src/platform/request-context.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
@@ -459,6 +460,22 @@ describe('Ask the docs team', () => {
       tell,
     );
     expect(told.at(-1)).toMatch(/sign|verify|didn't come from me|ask your question again/i);
+  });
+});
+
+describe("a broken docs team's notice to the settings owner, per installation", () => {
+  // OAuth mode: each installation has its own channel settings and owner; in a Slack Connect channel
+  // both sides can have a docs team set, so one side's note must not silence the other's owner.
+  const as = <T>(teamId: string, fn: () => Promise<T>) =>
+    withRequestContext({ requestId: 'r', teamId, enterpriseInstall: false }, fn);
+
+  it('notes it once a day per installation and channel; single-token mode per channel as before', async () => {
+    expect(await as('T0A', () => store.markExpertsBrokenTold('C0SHARED', 60))).toBe(true);
+    expect(await as('T0A', () => store.markExpertsBrokenTold('C0SHARED', 60))).toBe(false);
+    expect(await as('T0B', () => store.markExpertsBrokenTold('C0SHARED', 60))).toBe(true);
+    expect(await redis.exists(`${prefix}:ask:experts-broken:team:T0A:C0SHARED`)).toBe(1);
+    expect(await store.markExpertsBrokenTold('C0SHARED', 60)).toBe(true);
+    expect(await redis.exists(`${prefix}:ask:experts-broken:C0SHARED`)).toBe(1);
   });
 });
 

@@ -1,10 +1,11 @@
-import { WebClient } from '@slack/web-api';
+import { ErrorCode, WebClient } from '@slack/web-api';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { ConversationDirectory, MembersUnknownError } from '../../../../src/platform/slack/conversations.js';
 import { checkMembership, MEMBERSHIP_BUSY_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
+import { currentRequestContext, withRequestContext } from '../../../../src/platform/request-context.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 
@@ -184,5 +185,49 @@ describe('read budgets and rate limits', () => {
     ]);
     now.t += 30_001;
     expect(await dir.isMember('C0DOCS', 'U0ALICE')).toBe(true);
+  });
+});
+
+describe('a Slack Connect channel seen by two installations', () => {
+  // One channel id, two organizations: each decides whether it is public or private on its side
+  // (Slack help: converting a Slack Connect channel applies to the workspace where it was made), and
+  // each installation's token answers conversations.info as its side sees it.
+  const sides = { T0PUBLIC: false, T0PRIVATE: true } as Record<string, boolean>;
+  const infoCalls: string[] = [];
+  const twoSided = {
+    users: { conversations: async () => ({ ok: true, channels: [] }) },
+    conversations: {
+      info: async () => {
+        const team = currentRequestContext()?.teamId ?? '';
+        infoCalls.push(team);
+        return { ok: true, channel: { id: 'C0SHARED', is_private: sides[team] } };
+      },
+    },
+  } as unknown as ConstructorParameters<typeof ConversationDirectory>[0]['slack'];
+  const as = <T>(teamId: string, fn: () => Promise<T>) => withRequestContext({ requestId: 'r', teamId }, fn);
+
+  it("answers each installation with its own side's visibility, one conversations.info per side", async () => {
+    infoCalls.length = 0;
+    const dir = new ConversationDirectory({ slack: twoSided });
+    expect(await as('T0PRIVATE', () => dir.visibilityOf('C0SHARED'))).toBe('private');
+    expect(await as('T0PUBLIC', () => dir.visibilityOf('C0SHARED'))).toBe('public');
+    expect(await as('T0PRIVATE', () => dir.visibilityOf('C0SHARED'))).toBe('private');
+    expect(infoCalls).toEqual(['T0PRIVATE', 'T0PUBLIC']);
+  });
+
+  it("a 429 in one workspace pauses that workspace's reads, not the other's", async () => {
+    const limited = {
+      ...twoSided,
+      conversations: {
+        info: async () => {
+          if (currentRequestContext()?.teamId === 'T0PRIVATE')
+            throw Object.assign(new Error('rate limited'), { code: ErrorCode.RateLimitedError, retryAfter: 30 });
+          return { ok: true, channel: { id: 'C0SHARED', is_private: false } };
+        },
+      },
+    } as typeof twoSided;
+    const dir = new ConversationDirectory({ slack: limited, logger: arrayLogger().logger });
+    await expect(as('T0PRIVATE', () => dir.visibilityOf('C0SHARED'))).rejects.toMatchObject({ reason: 'busy' });
+    expect(await as('T0PUBLIC', () => dir.visibilityOf('C0SHARED'))).toBe('public');
   });
 });
