@@ -6,7 +6,7 @@
 import type { App } from '@slack/bolt';
 import { createAccess, type Access } from './features/access/index.js';
 import { createAgentJobs, type AgentJobs } from './features/agent-jobs/index.js';
-import { createAgentView, type AgentView } from './features/agent-view/index.js';
+import { createAgentView, suggestionKind, type AgentView } from './features/agent-view/index.js';
 import { createAsk, type Ask } from './features/ask/index.js';
 import { createConversations, type Conversations } from './features/conversations/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
@@ -89,6 +89,7 @@ export function buildFeatures(p: Platform): Features {
     ask,
     mentionsModeFor: (channel) => channels.mentionsModeFor(channel),
     answersAllIn: (channel) => channels.answersAllIn(channel),
+    suggestionKind,
   });
   const documentThread = createDocumentThread({ platform: p, threadContext, access: access.gate, owner: jobThreads });
   const slackQuestions = ask.configured ? ask.unansweredIn.bind(ask) : undefined;

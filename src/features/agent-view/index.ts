@@ -12,7 +12,7 @@ import type { Platform } from '../../platform/runtime.js';
 import { discussionCache, registerHandlers } from './handlers.js';
 import { AGENT_VIEW_EVENTS_PER_MINUTE, register as registerListeners } from './listeners.js';
 
-export { STANDING_PROMPTS } from './prompts.js';
+export { STANDING_PROMPTS, suggestionKind } from './prompts.js';
 
 /** What the feature is built from: the platform, its configuration, and the access gate. */
 export interface AgentViewOptions {

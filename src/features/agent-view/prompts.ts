@@ -49,3 +49,19 @@ export function latestDiscussionPrompt(channelName: string, permalink: string): 
 export function promptsFor(offer: SuggestedPrompt | undefined, askEnabled = false): SuggestedPrompt[] {
   return [...(offer ? [offer] : []), ...(askEnabled ? [QUESTION_PROMPT] : []), ...STANDING_PROMPTS].slice(0, 4);
 }
+
+/** A latest-discussion suggestion as Slack delivers it when clicked (its permalink may come as `<url>`). */
+const LATEST_DISCUSSION = /^Document the latest discussion in #[^\s:]{1,80}: <?https:\/\/\S+>?$/;
+
+/**
+ * What a DM's text is when it is one of the bot's own suggestions, sent by a click in the Messages
+ * tab (or typed the same): `job` for a docs change it offers (the standing prompts, a channel's
+ * latest discussion), `question` for {@link QUESTION_PROMPT}; undefined for anything else. Routing
+ * takes the suggestion at its word instead of guessing from its phrasing.
+ */
+export function suggestionKind(text: string): 'job' | 'question' | undefined {
+  const t = text.trim();
+  if (t === QUESTION_PROMPT.message) return 'question';
+  if (STANDING_PROMPTS.some((p) => p.message === t) || LATEST_DISCUSSION.test(t)) return 'job';
+  return undefined;
+}

@@ -27,6 +27,12 @@ export interface RouterDeps {
   >;
   /** The channel's `/docs-settings mentions` mode (default `auto`). @throws the Redis error. */
   mentionsModeFor: (channel: string) => Promise<MentionsMode>;
+  /**
+   * Whether a DM's text is one of the bot's own suggestions in the Messages tab (agent-view's
+   * `suggestionKind`): it is taken at its word, whatever the mode, and with no line on how to ask
+   * instead. Absent: none are.
+   */
+  suggestionKind?: (text: string) => 'job' | 'question' | undefined;
   /** FOLLOWUP_IGNORE_PREFIX: replies starting with it are for the people in the thread, not the bot. */
   ignorePrefix: string;
   slack: { chat: Pick<WebClient['chat'], 'postEphemeral'> };
@@ -77,6 +83,8 @@ export async function routeMessage(
   if (!deps.ask.configured) return 'jobs';
   const bare = msg.text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, (m) => (mentionsUser(m, botUserId) ? '' : m)).trim();
   if (!bare) return 'jobs';
+  const suggested = msg.channelType === 'im' && !msg.thread_ts ? deps.suggestionKind?.(bare) : undefined;
+  if (suggested) return suggested === 'question' ? 'ask' : 'jobs';
   const mode = await deps.mentionsModeFor(msg.channel);
   if (mode === 'ask') return 'ask';
   if (mode === 'edit') return 'change';

@@ -36,6 +36,7 @@ export function createConversations(o: ConversationsOptions): Conversations {
     jobThreads: o.jobThreads,
     ask: o.ask,
     mentionsModeFor: o.mentionsModeFor,
+    ...(o.suggestionKind ? { suggestionKind: o.suggestionKind } : {}),
     ignorePrefix: o.config.FOLLOWUP_IGNORE_PREFIX,
     slack,
     logger,

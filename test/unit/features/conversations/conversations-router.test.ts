@@ -8,6 +8,7 @@ import {
   type MentionsMode,
   type RouterDeps,
 } from '../../../../src/features/conversations/handlers.js';
+import { STANDING_PROMPTS, suggestionKind } from '../../../../src/features/agent-view/index.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { NoInstallationError } from '../../../../src/platform/request-context.js';
 import { memorySteps, stepsOver } from '../../../../src/platform/steps.js';
@@ -148,6 +149,43 @@ describe("routing people's messages", () => {
       ),
     ).toBe('ask');
     expect(await routeMessage(deps().d, msg({ text: 'how are you all?', viaMention: false }), BOT)).toBe('jobs');
+  });
+
+  it("the Messages tab's own suggestions are taken at their word in the DM, whatever the mode, with no line on how to ask", async () => {
+    const { d, jobs, postEphemeral } = deps({ started: true, mode: 'ask' });
+    const withSuggestions = { ...d, suggestionKind };
+    const dm = (text: string) => msg({ channel: 'D1', channelType: 'im', text, viaMention: false });
+    const latest =
+      'Document the latest discussion in #docs: <https://acme.slack.com/archives/C0DOCS/p1795925180588000>';
+    expect(await routeMessage(withSuggestions, dm(latest), BOT)).toBe('jobs');
+    expect(await routeMessage(withSuggestions, dm(STANDING_PROMPTS[0]!.message), BOT)).toBe('jobs');
+    expect(
+      await routeMessage(
+        { ...withSuggestions, mentionsModeFor: async () => 'edit' },
+        dm('What do the docs cover, and where should I start?'),
+        BOT,
+      ),
+    ).toBe('ask');
+    // Anything else in the DM goes by the mode as before; a suggestion's words in a channel mention too.
+    expect(await routeMessage(withSuggestions, dm('Document the latest discussion in #docs, please'), BOT)).toBe('ask');
+    expect(await routeMessage(withSuggestions, msg({ text: `<@${BOT}> ${STANDING_PROMPTS[0]!.message}` }), BOT)).toBe(
+      'ask',
+    );
+    const ctx = {
+      ...memorySteps(),
+      jobId: 'j1',
+      requestId: 'Ev1',
+      receivedAt: 0,
+      confirm: async () => undefined,
+      log: createLogger('silent'),
+    };
+    await handleMessage(
+      { ...withSuggestions, mentionsModeFor: async () => 'auto' },
+      { msg: dm(latest), botUserId: BOT },
+      ctx,
+    );
+    expect(jobs.handleMessage).toHaveBeenCalledTimes(1);
+    expect(postEphemeral).not.toHaveBeenCalled();
   });
 
   it('with asking off, every mention goes to agent-jobs as before', async () => {
