@@ -11,7 +11,7 @@ import {
 import { STANDING_PROMPTS, suggestionKind } from '../../../../src/features/agent-view/index.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { NoInstallationError } from '../../../../src/platform/request-context.js';
-import { memorySteps, stepsOver } from '../../../../src/platform/steps.js';
+import { stepsOver } from '../../../../src/platform/steps.js';
 import { TOLD_ONCE_S } from '../../../../src/features/ask/admission.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
@@ -35,6 +35,16 @@ const msg = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({
   ts: '5.000001',
   viaMention: true,
   ...over,
+});
+
+/** A handler's intake context over steps in memory (`finalAttempt`: whether this is the last try). */
+const intakeCtx = (o: { jobId?: string; requestId?: string; receivedAt?: number; finalAttempt?: boolean } = {}) => ({
+  ...stepsOver({}, async () => undefined, { finalAttempt: o.finalAttempt ?? true }),
+  jobId: o.jobId ?? 'j1',
+  requestId: o.requestId ?? 'Ev1',
+  receivedAt: o.receivedAt ?? 0,
+  confirm: async () => undefined,
+  log: createLogger('silent'),
 });
 
 function deps(
@@ -118,14 +128,7 @@ describe("routing people's messages", () => {
     expect(await routeMessage(d, { ...expert, text: `<@${BOT}> how do I add SCIM?`, viaMention: true }, BOT)).toBe(
       'ask',
     );
-    const ctx = {
-      ...memorySteps(),
-      jobId: 'j9',
-      requestId: 'Ev9',
-      receivedAt: 0,
-      confirm: async () => undefined,
-      log: createLogger('silent'),
-    };
+    const ctx = intakeCtx({ jobId: 'j9', requestId: 'Ev9' });
     await handleMessage(d, { msg: expert, botUserId: BOT }, ctx);
     expect(ask.handleAnswerReply).toHaveBeenCalledWith(expert, BOT, ctx);
     expect(ask.handleMessage).not.toHaveBeenCalled();
@@ -171,14 +174,7 @@ describe("routing people's messages", () => {
     expect(await routeMessage(withSuggestions, msg({ text: `<@${BOT}> ${STANDING_PROMPTS[0]!.message}` }), BOT)).toBe(
       'ask',
     );
-    const ctx = {
-      ...memorySteps(),
-      jobId: 'j1',
-      requestId: 'Ev1',
-      receivedAt: 0,
-      confirm: async () => undefined,
-      log: createLogger('silent'),
-    };
+    const ctx = intakeCtx();
     await handleMessage(
       { ...withSuggestions, mentionsModeFor: async () => 'auto' },
       { msg: dm(latest), botUserId: BOT },
@@ -197,15 +193,7 @@ describe("routing people's messages", () => {
       'on how to ask instead; the route is kept across retries',
     async () => {
       const { d, jobs, ask, postEphemeral } = deps({ started: true });
-      const steps = memorySteps();
-      const ctx = {
-        ...steps,
-        jobId: 'j1',
-        requestId: 'Ev1',
-        receivedAt: 0,
-        confirm: async () => undefined,
-        log: createLogger('silent'),
-      };
+      const ctx = intakeCtx();
       const p = { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT };
       await handleMessage(d, p, ctx);
       await handleMessage({ ...d, mentionsModeFor: async () => 'ask' }, p, ctx);
@@ -222,14 +210,7 @@ describe("routing people's messages", () => {
     const { d, jobs, ask, postEphemeral } = deps();
     const missing = new NoInstallationError('channel settings');
     const refusing = { ...d, mentionsModeFor: async () => Promise.reject(missing) };
-    const ctx = (finalAttempt: boolean) => ({
-      ...stepsOver({}, async () => undefined, { finalAttempt }),
-      jobId: 'j1',
-      requestId: 'Ev1',
-      receivedAt: 0,
-      confirm: async () => undefined,
-      log: createLogger('silent'),
-    });
+    const ctx = (finalAttempt: boolean) => intakeCtx({ finalAttempt });
     const p = { msg: msg({ text: `<@${BOT}> how do I rotate a key?` }), botUserId: BOT };
     await expect(handleMessage(refusing, p, ctx(false))).rejects.toBe(missing);
     expect(postEphemeral).not.toHaveBeenCalled();
@@ -243,28 +224,14 @@ describe("routing people's messages", () => {
 
   it('no line on how to ask when no job started (refused, help)', async () => {
     const { d, postEphemeral } = deps({ started: false });
-    const ctx = {
-      ...memorySteps(),
-      jobId: 'j1',
-      requestId: 'Ev1',
-      receivedAt: 0,
-      confirm: async () => undefined,
-      log: createLogger('silent'),
-    };
+    const ctx = intakeCtx();
     await handleMessage(d, { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT }, ctx);
     expect(postEphemeral).not.toHaveBeenCalled();
   });
 });
 
 describe('a new message in a question channel', () => {
-  const ctx = () => ({
-    ...memorySteps(),
-    jobId: 'j1',
-    requestId: 'Ev1',
-    receivedAt: 7,
-    confirm: async () => undefined,
-    log: createLogger('silent'),
-  });
+  const ctx = () => intakeCtx({ receivedAt: 7 });
   const plain = (text: string) => ({ msg: msg({ text, viaMention: false, channelType: 'channel' }), botUserId: BOT });
 
   it('is asked through the ask path (its receipt and the question-channel origin), never a job', async () => {
