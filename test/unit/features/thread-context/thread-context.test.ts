@@ -15,6 +15,7 @@ import { ConversationDirectory, MembersUnknownError } from '../../../../src/plat
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 import { addThread, threadContextDeps } from '../../../helpers/thread-context-fixture.js';
+import { payrollMessage } from '../../../helpers/sandbox.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
@@ -471,19 +472,12 @@ describe('context follows its readers', () => {
   });
 
   it('names the conversations that supplied context; private text from another conversation gets one heads-up line', async () => {
-    slack.channels.push({
-      id: 'C0PAYROLL',
-      name: 'payroll',
-      botIsMember: true,
-      isPrivate: true,
-      members: ['U0ALICE', slack.botUserId],
-    });
-    const secret = slack.addUserMessage({ channel: 'C0PAYROLL', user: 'U0ALICE', text: 'payslips move to the 25th' });
+    const secret = payrollMessage(slack, 'payslips move to the 25th');
     const { root } = thread('the payslip page', [['U0ALICE', '<@U0DOCSBOT> update it']]);
     const res = await buildPrompt(deps, {
       channel: 'C0DOCS',
       requester: 'U0ALICE',
-      instruction: `Update it as in ${link(secret)}`,
+      instruction: `Update it as in ${secret}`,
       thread: { ts: root.ts },
     });
     expect(res).toMatchObject({ ok: true, sources: ['C0DOCS', 'C0PAYROLL'] });
