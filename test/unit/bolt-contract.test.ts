@@ -46,7 +46,11 @@ const MENTION = {
 /** A Bolt app built as createSlackApp builds it (own receiver, `app.error` rethrows), with `listeners` app_mention listeners. */
 function boltApp(listeners: Array<() => Promise<void>>): { app: App; edge: SlackEdge; logs: LogLine[] } {
   const logs: LogLine[] = [];
-  const edge = new SlackEdge({ logger: arrayLogger('warn', logs).logger, commands: [] });
+  const edge = new SlackEdge({
+    logger: arrayLogger('warn', logs).logger,
+    commands: [],
+    slackApiUrl: 'https://slack.com/api/',
+  });
   const receiver: Receiver = { init: (a) => edge.init(a), start: async () => undefined, stop: async () => undefined };
   const app = new App({
     token: 'xoxb-contract',

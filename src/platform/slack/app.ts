@@ -40,7 +40,7 @@ interface SlackAppOptions {
    * With DOCS_WORKSPACE_PROJECTS: a request through an org-wide install is checked to come from one
    * of the install's workspaces before its workspace's own docs projects are used (org-workspace-guard.ts).
    */
-  orgWorkspaces?: Omit<OrgWorkspaceGuardOptions, 'logger'>;
+  orgWorkspaces?: Omit<OrgWorkspaceGuardOptions, 'logger' | 'slackApiUrl'>;
 }
 
 /**
@@ -56,6 +56,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   const edge = new SlackEdge({
     logger,
     commands: opts.commands,
+    slackApiUrl: config.SLACK_API_URL,
     ...(opts.observer ? { observer: opts.observer } : {}),
   });
   const receiver = new SlackReceiver({
@@ -85,7 +86,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
   app.use(responseUrlGuard(config.SLACK_API_URL, logger));
   // OAuth mode: the rest runs as work of the installation Bolt's authorize found (its token, recorded with the intake).
   if (opts.installer) installationContext(app, logger);
-  if (opts.orgWorkspaces) orgWorkspaceGuard(app, { ...opts.orgWorkspaces, logger });
+  if (opts.orgWorkspaces) orgWorkspaceGuard(app, { ...opts.orgWorkspaces, slackApiUrl: config.SLACK_API_URL, logger });
   app.error(async (err) => {
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;

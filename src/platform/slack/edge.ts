@@ -34,6 +34,8 @@ export interface SlackEdgeOptions {
   observer?: EdgeObserver;
   /** Slash commands the bot has, named in the answer to an unknown one. */
   commands: readonly string[];
+  /** SLACK_API_URL: the answer to an unknown click goes to its response_url only when it is Slack's (refuse.ts). */
+  slackApiUrl: string;
   /** Milliseconds a listener may take to ack before the edge answers for it (Slack waits 3 s). @defaultValue 2500 */
   ackTimeoutMs?: number;
 }
@@ -204,7 +206,8 @@ export class SlackEdge {
           : "I don't know that shortcut; nothing happened.";
     const ack = (response?: unknown) => send('unhandled', ackReply(response));
     const isCommand = kind === 'command';
-    const how = { isCommand, logger: this.opts.logger, failure: 'could not answer an unknown action' };
+    const failure = 'could not answer an unknown action';
+    const how = { isCommand, logger: this.opts.logger, failure, slackApiUrl: this.opts.slackApiUrl };
     await refuseBeforeListeners(ack, body, text, how);
   }
 }

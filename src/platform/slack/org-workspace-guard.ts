@@ -21,6 +21,8 @@ import { refuseBeforeListeners } from './refuse.js';
 /** What {@link orgWorkspaceGuard} needs. */
 export interface OrgWorkspaceGuardOptions {
   workspaces: OrgWorkspaces;
+  /** SLACK_API_URL: a refusal is told through a response_url only when it is Slack's (refuse.ts). */
+  slackApiUrl: string;
   /**
    * `auth.teams.list` with the current request's installation's token: the platform's `reads`
    * client (a 429 rejected at once, refused tokens noticed, errors counted). Not Bolt's per-request
@@ -73,7 +75,11 @@ export function orgWorkspaceGuard(app: App, opts: OrgWorkspaceGuardOptions): voi
     const refusal = await guard.refusal(currentRequestContext(), body);
     if (refusal === undefined) return args.next();
     const ack = (args as { ack?: (r?: unknown) => Promise<void> }).ack;
-    await refuseBeforeListeners(ack, body, refusal, { logger: opts.logger, failure: REFUSAL_UNTOLD_LINE });
+    await refuseBeforeListeners(ack, body, refusal, {
+      logger: opts.logger,
+      failure: REFUSAL_UNTOLD_LINE,
+      slackApiUrl: opts.slackApiUrl,
+    });
   });
 }
 

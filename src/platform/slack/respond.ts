@@ -31,6 +31,33 @@ export class ResponseUrlError extends Error {
   }
 }
 
+/**
+ * Slack's host for `response_url`s (Slack docs, "Handling user interaction": slash commands and
+ * interactions carry `https://hooks.slack.com/commands/…` or `…/actions/…`).
+ */
+const SLACK_RESPONSE_URL_HOST = 'hooks.slack.com';
+
+/**
+ * True when the bot may post to `url`: https on {@link SLACK_RESPONSE_URL_HOST} (default port), or
+ * the origin of the configured SLACK_API_URL (a proxy in front of Slack, or the sandbox's fakes).
+ * Anything else (another host, another port, http to Slack's host, not a URL) is refused.
+ */
+export function responseUrlAllowed(url: string, slackApiUrl: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol === 'https:' && u.hostname === SLACK_RESPONSE_URL_HOST && u.port === '' && !u.username && !u.password)
+    return true;
+  try {
+    return u.origin === new URL(slackApiUrl).origin && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
 /** Milliseconds a response_url POST may take. */
 const TIMEOUT_MS = 10_000;
 

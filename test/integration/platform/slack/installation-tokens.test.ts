@@ -220,7 +220,15 @@ async function throughBolt(
   });
   const listTeams = (a: { limit: number; cursor?: string }) => reads.auth.teams.list(a);
   const tokenOrg = async () => (await reads.auth.test()).enterprise_id || undefined;
-  if (guard) orgWorkspaceGuard(app, { ...guard, listTeams, tokenOrg, singleTokenOrgWide: false, logger });
+  if (guard)
+    orgWorkspaceGuard(app, {
+      ...guard,
+      listTeams,
+      tokenOrg,
+      singleTokenOrgWide: false,
+      slackApiUrl: slack.url,
+      logger,
+    });
   const seen: { token?: string; teamId?: string }[] = [];
   const listener = async ({ ack }: { ack?: () => Promise<void> }) => {
     await ack?.();

@@ -11,7 +11,12 @@ import { arrayLogger } from '../../../helpers/logs.js';
 describe('the edge answering for a slow listener', () => {
   it("a /docs-edit not acked within the budget is answered 'I can't tell whether I took it', once", async () => {
     const { logger, lines } = arrayLogger();
-    const edge = new SlackEdge({ logger, commands: ['/docs-edit'], ackTimeoutMs: 20 });
+    const edge = new SlackEdge({
+      logger,
+      commands: ['/docs-edit'],
+      ackTimeoutMs: 20,
+      slackApiUrl: 'https://slack.com/api/',
+    });
     let finish!: () => void;
     const listenerDone = new Promise<void>((r) => (finish = r));
     let answered!: (r: EdgeResponse) => void;

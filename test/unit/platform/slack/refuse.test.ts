@@ -18,10 +18,15 @@ describe('refuseBeforeListeners', () => {
     const ack = vi.fn(async (_r?: unknown) => undefined);
     const { logger, lines } = arrayLogger('warn');
     const body = { command: '/docs-ask', response_url: hook.url };
-    await refuseBeforeListeners(ack, body, text, { logger, failure });
+    await refuseBeforeListeners(ack, body, text, { logger, failure, slackApiUrl: hook.url });
     expect(ack).toHaveBeenCalledExactlyOnceWith({ response_type: 'ephemeral', text });
     // The edge knows the kind: its word wins over the body's shape.
-    await refuseBeforeListeners(ack, { response_url: hook.url }, text, { isCommand: true, logger, failure });
+    await refuseBeforeListeners(ack, { response_url: hook.url }, text, {
+      isCommand: true,
+      logger,
+      failure,
+      slackApiUrl: hook.url,
+    });
     expect(ack).toHaveBeenLastCalledWith({ response_type: 'ephemeral', text });
     expect(hook.received).toEqual([]);
     expect(lines).toEqual([]);
@@ -30,7 +35,11 @@ describe('refuseBeforeListeners', () => {
   it('a click: an empty ack, then one new ephemeral message through its response_url', async () => {
     const ack = vi.fn(async (_r?: unknown) => undefined);
     const { logger, lines } = arrayLogger('warn');
-    await refuseBeforeListeners(ack, { type: 'block_actions', response_url: hook.url }, text, { logger, failure });
+    await refuseBeforeListeners(ack, { type: 'block_actions', response_url: hook.url }, text, {
+      logger,
+      failure,
+      slackApiUrl: hook.url,
+    });
     expect(ack).toHaveBeenCalledExactlyOnceWith(undefined);
     expect(hook.received).toEqual([{ response_type: 'ephemeral', replace_original: false, text }]);
     expect(lines).toEqual([]);
@@ -48,8 +57,20 @@ describe('refuseBeforeListeners', () => {
     const ack = vi.fn(async (_r?: unknown) => undefined);
     const { logger, lines } = arrayLogger('warn');
     const body = { type: 'block_actions', response_url: hook.url };
-    await expect(refuseBeforeListeners(ack, body, text, { logger, failure })).resolves.toBeUndefined();
+    await expect(
+      refuseBeforeListeners(ack, body, text, { logger, failure, slackApiUrl: hook.url }),
+    ).resolves.toBeUndefined();
     expect(hook.received).toHaveLength(1);
     expect(lines.map((l) => l.msg)).toEqual([failure]);
+  });
+
+  it("never posts to a response_url that isn't Slack's, whatever guard ran before (defence in depth)", async () => {
+    const ack = vi.fn(async (_r?: unknown) => undefined);
+    const { logger, lines } = arrayLogger('warn');
+    const body = { type: 'block_actions', response_url: hook.url };
+    await refuseBeforeListeners(ack, body, text, { logger, failure, slackApiUrl: 'https://slack.com/api/' });
+    expect(ack).toHaveBeenCalledExactlyOnceWith(undefined);
+    expect(hook.received).toEqual([]);
+    expect(lines).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { responseUrlAllowed } from '../../../../src/platform/slack/response-url-guard.js';
+import { responseUrlAllowed } from '../../../../src/platform/slack/respond.js';
 
 describe('responseUrlAllowed: the bot posts only to Slack or to the configured Slack API origin', () => {
   const slackApi = 'https://slack.com/api/';
