@@ -32,26 +32,54 @@ export interface ActionDeps {
 export const ANSWER_UNKNOWN_TEXT =
   'I no longer have that answer (answers are kept for 7 days), so I did nothing. Ask again to get a fresh one.';
 
-/** The answer a signed value names, or the sentence to tell (a value the bot did not sign, or an answer it forgot). */
+/**
+ * The answer a click's signed value names, or the sentence to tell: a value the bot did not sign
+ * (unverified), an answer it forgot, or one of another conversation than the click's (as unknown,
+ * with a warn line: a value carried out of its thread names nothing, and nobody learns the answer
+ * exists).
+ */
 export async function answerOf(
   deps: Pick<ActionDeps, 'signer' | 'logger'> & { store: Pick<AskStore, 'answer'> },
   purpose: string,
-  value: string,
-  user: string,
+  p: Pick<ClickIntake, 'value' | 'user' | 'channel'>,
 ): Promise<{ rec: AnswerRecord; payload: string } | { text: string }> {
-  const opened = deps.signer.open(purpose, value);
+  const opened = deps.signer.open(purpose, p.value);
   if (!opened.ok) {
-    warnUnverified(deps.logger, purpose, opened.reason, { user });
+    warnUnverified(deps.logger, purpose, opened.reason, { user: p.user });
     return { text: unverifiedValueText('ask your question again') };
   }
   const answerId = opened.payload.slice(opened.payload.indexOf(':') + 1);
   const rec = await deps.store.answer(answerId);
   if (!rec) return { text: ANSWER_UNKNOWN_TEXT };
+  if (rec.channel !== p.channel) {
+    deps.logger.warn({ user: p.user, purpose }, 'a click named an answer of another conversation; ignored');
+    return { text: ANSWER_UNKNOWN_TEXT };
+  }
   return { rec, payload: opened.payload };
 }
 
 /**
- * 👍/👎 under an answer: checks the value (signed), who may (the `ask` policy where the answer is),
+ * Whether `p`'s clicker may act on the answer `rec` with `action`: the access policy of asking in
+ * the answer's conversation, then membership of it (re-checked now, fail closed: a former member
+ * or a removed Slack Connect partner holding the button is refused). @returns the refusal's
+ * sentence, or undefined when they may.
+ */
+export async function clickerRefusal(
+  deps: Pick<ActionDeps, 'access' | 'conversations' | 'logger'>,
+  p: Pick<ClickIntake, 'user' | 'teamId'>,
+  rec: Pick<AnswerRecord, 'channel'>,
+  action: 'ask.feedback' | 'ask.experts',
+): Promise<string | undefined> {
+  const actor = { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) };
+  const decision = await deps.access.authorize(actor, 'ask', rec.channel);
+  if (!decision.allowed) return decision.text;
+  const member = await checkMembership(deps.conversations, deps.logger, { channel: rec.channel, user: p.user, action });
+  return member.ok ? undefined : member.text;
+}
+
+/**
+ * 👍/👎 under an answer: checks the value (signed, naming an answer of the conversation clicked in), who
+ * may ({@link clickerRefusal}: the `ask` policy where the answer is, and membership of it),
  * keeps the person's rating (7 days), counts `docs_bot_ask_feedback_total{rating}` for a person's
  * first rating of it, writes one audit line, thanks once. @throws Redis errors (the intake retries).
  */
@@ -61,17 +89,13 @@ export async function handleFeedback(
   ctx: IntakeContext,
   tell: (text: string, blocks?: KnownBlock[]) => Promise<void>,
 ): Promise<void> {
-  const found = await answerOf(deps, PURPOSE.feedback, p.value, p.user);
+  const found = await answerOf(deps, PURPOSE.feedback, p);
   if ('text' in found) return tell(found.text);
   const { rec, payload } = found;
   const rating = payload.slice(0, payload.indexOf(':')) as AgentRating;
   if (rating !== 'positive' && rating !== 'negative') return tell(ANSWER_UNKNOWN_TEXT);
-  const decision = await deps.access.authorize(
-    { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) },
-    'ask',
-    rec.channel,
-  );
-  if (!decision.allowed) return tell(decision.text);
+  const refusal = await clickerRefusal(deps, p, rec, 'ask.feedback');
+  if (refusal) return tell(refusal);
   const progress = ctx.progress as { previous?: string; told?: boolean };
   if (progress.previous === undefined) {
     const previous = await deps.store.rate(rec.answerId, p.user, rating);

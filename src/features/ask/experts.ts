@@ -15,8 +15,9 @@ import { CANNOT_POST, slackErrorCode } from '../../platform/slack/errors.js';
 import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, stepKeys } from '../../platform/steps.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
+import type { ConversationDirectory } from '../../platform/slack/conversations.js';
 import { expertsProblem, type Experts } from '../settings/index.js';
-import { answerOf } from './actions.js';
+import { answerOf, clickerRefusal } from './actions.js';
 import { PURPOSE } from './blocks.js';
 import { refusedPostProblem, reportBrokenExperts } from './experts-broken.js';
 import type { ClickIntake } from './intake.js';
@@ -36,6 +37,8 @@ export interface ExpertsDeps {
   >;
   signer: ValueSigner;
   access: Pick<AccessGate, 'authorize'>;
+  /** Membership of conversations: the clicker must be in the answer's (re-checked at each click, fail closed). */
+  conversations: Pick<ConversationDirectory, 'isMember'>;
   /** The channel's docs team (`/docs-settings experts`). @throws the Redis error. */
   expertsFor: (channel: string) => Promise<Experts | undefined>;
   /** Posts (once), the permalink back, the checks of the experts' channel or group. */
@@ -86,8 +89,9 @@ function expertsMessage(rec: AnswerRecord, link: string | undefined, isPrivate: 
 }
 
 /**
- * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps, the
- * clicker may ask in the answer's channel (access `ask`), the channel has a docs team, and the
+ * "Ask the docs team" (`ask.experts`): the value must be the bot's and name an answer it keeps of
+ * the conversation clicked in, the clicker may ask there (access `ask`) and is a member of it, the
+ * channel has a docs team, and the
  * clicker has an ask left this hour ({@link EXPERTS_ASKS_PER_HOUR}; else a private refusal, nothing
  * posted); then the
  * answer is claimed for this click (the first, by anyone; others are told it was done) and the
@@ -104,12 +108,11 @@ export async function handleAskExperts(
   ctx: IntakeContext,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
-  const found = await answerOf(deps, PURPOSE.experts, p.value, p.user);
+  const found = await answerOf(deps, PURPOSE.experts, p);
   if ('text' in found) return tell(found.text);
   const rec = found.rec;
-  const actor = { user: p.user, ...(p.teamId ? { teamId: p.teamId } : {}) };
-  const decision = await deps.access.authorize(actor, 'ask', rec.channel);
-  if (!decision.allowed) return tell(decision.text);
+  const refusal = await clickerRefusal(deps, p, rec, 'ask.experts');
+  if (refusal) return tell(refusal);
   const experts = await deps.expertsFor(rec.channel);
   if (!experts) return tell(NO_EXPERTS_TEXT);
   // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and

@@ -195,7 +195,7 @@ export function createAsk(o: AskOptions): Ask {
     durationS: 3600,
   });
   const owner = o.settingsOwnerOf ? { settingsOwnerOf: o.settingsOwnerOf } : {};
-  const experts = { store, signer, access, expertsFor, slack, asks, logger, ...owner };
+  const experts = { store, signer, access, conversations, expertsFor, slack, asks, logger, ...owner };
   const handlerDeps = { ask, actions, slack, names: o.platform.slack.names, experts, logger };
   registerHandlers(intake, handlerDeps);
   const configured = ask.configured;

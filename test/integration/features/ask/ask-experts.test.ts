@@ -17,6 +17,7 @@ import {
   offerDocumentAnswer,
   REPLY_UNKNOWN_TEXT,
 } from '../../../../src/features/ask/document-answer.js';
+import { ANSWER_UNKNOWN_TEXT } from '../../../../src/features/ask/actions.js';
 import { expertCheck } from '../../../../src/features/ask/expert-reply.js';
 import { ASK_TTL_S, AskStore } from '../../../../src/features/ask/store.js';
 import { expertsProblem, type Experts } from '../../../../src/features/settings/index.js';
@@ -24,6 +25,7 @@ import { OPEN_GATE, type AccessGate } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { Quota } from '../../../../src/platform/quota.js';
 import { ConversationDirectory } from '../../../../src/platform/slack/conversations.js';
+import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { withRequestContext } from '../../../../src/platform/request-context.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { arrayLogger } from '../../../helpers/logs.js';
@@ -85,6 +87,7 @@ function deps(experts: Experts | undefined, access: AccessGate = OPEN_GATE): Exp
     store,
     signer: TEST_SIGNER,
     access,
+    conversations: new ConversationDirectory({ slack: web }),
     expertsFor: async () => experts,
     slack: web as unknown as ExpertsDeps['slack'],
     asks: new Quota(redis, { keyPrefix: `${prefix}:ask:experts-asks`, points: EXPERTS_ASKS_PER_HOUR, durationS: 3600 }),
@@ -202,6 +205,25 @@ describe('Ask the docs team', () => {
     // The only link is the bot's own, back to the thread.
     expect(text.match(/<https?:[^>]+>/g)).toHaveLength(1);
     expect(text.replaceAll('\u2060', '')).toContain('&lt;!here&gt; ∗URGENT∗ see evil.example/login');
+  });
+
+  it('a button carried out of a private channel, or clicked by someone no longer in it: refused, nothing posted, no ask spent, the answer still unclaimed', async () => {
+    const { answerId, threadTs } = await unanswered(
+      'What is the payroll export password rotation for Acme?',
+      'G0PRIVQ',
+    );
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    const before = postsIn('C0EXPERTS').length;
+    // Bob was never in #payroll: its button replayed from #docs, then as if clicked in #payroll.
+    await handleAskExperts(d, click(answerId, 'U0BOB', 'C0DOCS'), ctxOf('exp-replay-1'), tell);
+    await handleAskExperts(d, click(answerId, 'U0BOB', 'G0PRIVQ'), ctxOf('exp-replay-2'), tell);
+    expect(told).toEqual([ANSWER_UNKNOWN_TEXT, NOT_A_MEMBER_TEXT]);
+    expect(postsIn('C0EXPERTS').length).toBe(before);
+    expect(slack.messages.filter((m) => m.thread_ts === threadTs && m.bot_id)).toEqual([]);
+    expect(await redis.keys(`${prefix}:ask:experts-asks*`)).toEqual([]);
+    // Alice, who is in it, still asks the team with one click.
+    await handleAskExperts(d, click(answerId, 'U0ALICE', 'G0PRIVQ'), ctxOf('exp-replay-3'), tell);
+    expect(postsIn('C0EXPERTS').length).toBe(before + 1);
   });
 
   it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {

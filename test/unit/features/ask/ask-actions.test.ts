@@ -64,6 +64,7 @@ describe("an answer's 👍/👎", () => {
     const click = (rating: string) => ({
       value: TEST_SIGNER.sign(PURPOSE.feedback, `${rating}:${REC.answerId}`),
       user: 'U0BOB',
+      channel: REC.channel,
     });
     await handleFeedback(d, click('positive'), ctx(), tell);
     await handleFeedback(d, click('negative'), ctx(), tell);
@@ -78,6 +79,7 @@ describe("an answer's 👍/👎", () => {
     const rate = (rating: string, user: string) => ({
       value: TEST_SIGNER.sign(PURPOSE.feedback, `${rating}:${REC.answerId}`),
       user,
+      channel: REC.channel,
     });
     const { d, noted } = deps({ hasExperts: async (c) => c === 'C0DOCS' });
     await handleFeedback(d, rate('negative', 'U0BOB'), ctx(), tell);
@@ -95,6 +97,22 @@ describe("an answer's 👍/👎", () => {
     const button = blocks[1]!.elements![0]!;
     expect(button.action_id).toBe('ask.experts');
     expect(TEST_SIGNER.open(PURPOSE.experts, button.value)).toEqual({ ok: true, payload: REC.answerId });
+  });
+
+  it("a rating carried out of the answer's conversation, or by someone no longer in it: refused, not counted, the question not noted", async () => {
+    const told: string[] = [];
+    const tell = async (t: string) => void told.push(t);
+    const value = TEST_SIGNER.sign(PURPOSE.feedback, `negative:${REC.answerId}`);
+    const elsewhere = deps({ hasExperts: async () => true });
+    await handleFeedback(elsewhere.d, { value, user: 'U0BOB', channel: 'C0ELSEWHERE' }, ctx(), tell);
+    await handleFeedback(elsewhere.d, { value, user: 'U0BOB' }, ctx(), tell);
+    const left = deps({ conversations: { isMember: async () => false }, hasExperts: async () => true });
+    await handleFeedback(left.d, { value, user: 'U0BOB', channel: REC.channel }, ctx(), tell);
+    expect(told).toEqual([ANSWER_UNKNOWN_TEXT, ANSWER_UNKNOWN_TEXT, NOT_A_MEMBER_TEXT]);
+    for (const { askFeedback, noted } of [elsewhere, left]) {
+      expect(askFeedback).not.toHaveBeenCalled();
+      expect(noted).toEqual([]);
+    }
   });
 
   it('a value not signed by the bot, or for another purpose, or a forgotten answer: told, not counted', async () => {
