@@ -1,6 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import { z } from 'zod';
-import { escapeMrkdwn, truncate } from '../../platform/slack/limits.js';
+import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { instructionInput, jobModal, openSigned, type JobModal } from '../agent-jobs/index.js';
@@ -106,7 +106,7 @@ function authorsText(authors: string[]): string {
 export function previewText(p: Extract<ThreadPreview, { ok: true }>): string {
   if (p.messages === 0) return 'No one has written in this thread yet, so the agent will get only your instruction.';
   const count = `*${p.messages} ${p.messages === 1 ? 'message' : 'messages'}* from ${authorsText(p.authors)}`;
-  const first = p.firstLine ? `, starting with:\n> ${truncate(escapeMrkdwn(p.firstLine), 200)}` : '';
+  const first = p.firstLine ? `, starting with:\n> ${escapeReaderText(p.firstLine, 200)}` : '';
   return `${count}${first}`;
 }
 

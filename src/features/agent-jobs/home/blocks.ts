@@ -83,7 +83,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
     blocks.push(
       {
         type: 'section',
-        text: { type: 'mrkdwn', text: truncate(`*${escapeMrkdwn(j.instruction.replace(/\s+/g, ' '))}*`, 300) },
+        text: { type: 'mrkdwn', text: `*${escapeReaderText(j.instruction.replace(/\s+/g, ' '), 298)}*` },
       },
       ...aboutLine(j.about),
       { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(meta.join(' · '), SLACK_LIMITS.sectionText) }] },

@@ -33,7 +33,7 @@ describe('status message', () => {
     const status = JSON.stringify(buildStatusMessage({ ...base, state: 'active', about }).blocks);
     const job = {
       jobId: 'job_1',
-      instruction: 'Add it',
+      instruction: 'Add *it* now',
       about,
       state: 'active' as const,
       prLink: null,
@@ -49,6 +49,8 @@ describe('status message', () => {
       expect(shown).not.toContain('*fail*');
       expect(shown).not.toContain('\\nsecond');
     }
+    // The instruction is shown in bold in App Home: a `*` of its own neither ends nor opens it.
+    expect(home).toContain('"*Add ∗it∗ now*"');
     expect(JSON.stringify(buildStatusMessage({ ...base, state: 'active' }).blocks)).not.toContain('About:');
   });
 

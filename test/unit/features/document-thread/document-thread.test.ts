@@ -74,6 +74,15 @@ describe('the Document this thread modal', () => {
     expect(
       previewText({ ok: true, messages: 12, authors: ['U1', 'U2', 'U3', 'U4', 'U5'], firstLine: 'use <Tabs> & co' }),
     ).toBe('*12 messages* from <@U1>, <@U2>, <@U3> and 2 others, starting with:\n> use &lt;Tabs&gt; &amp; co');
+    // The first line is someone's message, quoted inert: no formatting, link, domain or @here goes live.
+    const hostile = previewText({
+      ok: true,
+      messages: 2,
+      authors: ['U1'],
+      firstLine: '*Urgent* see https://evil.example/x @here',
+    });
+    expect(hostile).not.toMatch(/\*Urgent\*|https:\/\/evil\.example|evil\.example|@here/);
+    expect(hostile).toContain('starting with:\n> ∗Urgent∗ see');
     expect(previewText({ ok: true, messages: 1, authors: ['U1'], firstLine: '' })).toBe('*1 message* from <@U1>');
     expect(previewText({ ok: true, messages: 0, authors: [], firstLine: '' })).toMatch(/only your instruction/);
     const ref = { channel: 'C0DOCS', threadTs: '1700000000.000100' };
