@@ -102,6 +102,17 @@ export function answerIdOf(requestKey: string): string {
   return createHash('sha256').update(requestKey).digest('hex').slice(0, 16);
 }
 
+/** One answer's state in Redis ({@link AskStore.answerKeep}); each call @throws the Redis error. */
+export interface AnswerKeep {
+  answerId: string;
+  conversation(): Promise<AskConversation | undefined>;
+  saveConversation(c: AskConversation): Promise<void>;
+  forgetConversation(): Promise<void>;
+  saveAnswer(rec: Pick<AnswerRecord, 'question' | 'answer' | 'unanswered' | 'earlier'>): Promise<void>;
+  noteUnanswered(question: string, nowMs: number): Promise<void>;
+  releaseSlot(): Promise<void>;
+}
+
 /**
  * The ask feature's Redis records: `{prefix}:ask:thread:{channel}:{threadTs}` (a hash: the
  * conversation and who may continue it without a mention, 7 days from its last question), `{prefix}:ask:answer:{answerId}` (JSON, 7 days) and
@@ -216,6 +227,26 @@ export class AskStore extends TeamAnswerStore {
   async releaseExperts(answerId: string, key: string): Promise<void> {
     const k = `${this.prefix}:ask:experts:${answerId}`;
     if ((await this.redis.get(k)) === key) await this.redis.del(k);
+  }
+
+  /**
+   * What the answer to question `q` keeps in Redis, in the order the answer uses it: the thread's
+   * conversation (read before the assistant is asked, saved once it answers, forgotten when it lost
+   * the thread), the answer's record and the digest's note (before the buttons that read them), and
+   * the asker's answer slot (freed once written). No Redis call is made here: each is the method below.
+   */
+  answerKeep(q: { teamId: string; channel: string; threadTs: string; asker: string; key: string }): AnswerKeep {
+    const { channel, threadTs } = q;
+    const answerId = answerIdOf(q.key);
+    return {
+      answerId,
+      conversation: () => this.conversation(channel, threadTs),
+      saveConversation: (c) => this.saveConversation(channel, threadTs, c),
+      forgetConversation: () => this.forgetConversation(channel, threadTs),
+      saveAnswer: (rec) => this.saveAnswer({ answerId, teamId: q.teamId, channel, threadTs, asker: q.asker, ...rec }),
+      noteUnanswered: (question, nowMs) => this.noteUnanswered(channel, answerId, question, nowMs),
+      releaseSlot: () => this.releaseAnswerSlot(q.teamId, q.asker, q.key),
+    };
   }
 
   /** Keeps an answer's record for {@link ASK_TTL_S}. @throws the Redis error. */

@@ -61,18 +61,12 @@ export function markdownMessage(text: string, blocks: KnownBlock[]): { text: str
 }
 
 /**
- * Saves `w` as the answer's final write, then makes it. A stream Slack already ended (the reader
- * pressed Stop, or it expired) gets the rest as a reply in the thread, unless the stream carries the
- * answer's metadata (an earlier try stopped it).
- * @throws Slack errors other than a stream already over; Redis errors.
+ * Makes the final write `w` (saved before, in the answer's steps: the writer's `final`, or a retry's
+ * {@link endCutAnswer}). A stream Slack already ended (the reader pressed Stop, or it expired) gets
+ * the rest as a reply in the thread, unless the stream carries the answer's metadata (an earlier try
+ * stopped it). @throws Slack errors other than a stream already over; Redis errors.
  */
-export async function writeFinal(deps: WriterDeps, target: AnswerTarget, steps: Steps, w: FinalWrite): Promise<void> {
-  await steps.save({ [answerSteps(target).final]: w });
-  await replayFinal(deps, target, steps, w);
-}
-
-/** Makes the final write `w` (again). See {@link writeFinal}. */
-async function replayFinal(deps: WriterDeps, target: AnswerTarget, steps: Steps, w: FinalWrite): Promise<void> {
+export async function replayFinal(deps: WriterDeps, target: AnswerTarget, steps: Steps, w: FinalWrite): Promise<void> {
   const post = (key: string) =>
     postOnce(deps.slack, steps, {
       channel: target.channel,
@@ -132,7 +126,7 @@ async function finished(deps: WriterDeps, target: AnswerTarget, ts: string): Pro
  *   newest reply in the thread since the question, if any, is taken for it; none means nothing was
  *   shown, and the question is asked as if for the first time;
  * - a posted fallback (`<key>:post:posting`, postOnce's mark): the notice as a reply.
- * An answer whose final write was saved ({@link writeFinal}) was not cut: the write is made again (each is
+ * An answer whose final write was saved (the writer's `final`) was not cut: the write is made again (each is
  * safe to repeat) and the answer is finished.
  * @returns `finished` (its final write made again), `cut` (ended with the notice), or `none` (nothing
  *   was shown yet: ask as if for the first time).

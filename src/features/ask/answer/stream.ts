@@ -1,4 +1,4 @@
-import { answerSteps, markdownMessage, MARKDOWN_CALL_LIMIT, writeFinal, type FinalWrite } from './final.js';
+import { answerSteps, markdownMessage, MARKDOWN_CALL_LIMIT, replayFinal, type FinalWrite } from './final.js';
 import type { AnswerEnd, AnswerTarget, WriterDeps } from './types.js';
 import { classifySlackError, slackErrorCode } from '../../../platform/slack/errors.js';
 import { postOnce, type Steps } from '../../../platform/steps.js';
@@ -182,7 +182,8 @@ export class AnswerWriter {
   }
 
   private async final(w: FinalWrite): Promise<void> {
-    await writeFinal(this.deps, this.target, this.steps, w);
+    await this.steps.save({ [answerSteps(this.target).final]: w }); // first: a retry makes it again
+    await replayFinal(this.deps, this.target, this.steps, w);
     this.moved(this.pending);
   }
 

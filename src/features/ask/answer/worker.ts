@@ -28,8 +28,8 @@ export const ANSWER_CONCURRENCY = 50;
 /** Tries of an answer whose writing threw (Slack or Redis trouble), backoff doubling from 1 s. */
 const ATTEMPTS = 5;
 
-/** What writing a queued answer needs: answering, and the asker's answer slots (one freed once written). */
-export type AnswerJobDeps = AnswerDeps & { store: Pick<AskStore, 'releaseAnswerSlot'> };
+/** What writing a queued answer needs: answering (its store also frees the asker's answer slot once written: `answerKeep`). */
+export type AnswerJobDeps = AnswerDeps;
 
 /** What the worker needs: writing answers, and telling. */
 export interface WorkerDeps {
@@ -125,7 +125,10 @@ export async function answerJob(
     deps.logger.error({ err, channel: q.channel }, 'could not write an answer, even after retries; told the asker');
     await tell(COULD_NOT_ANSWER_TEXT);
   }
-  await releaseSlot(deps, { teamId: q.teamId, user: q.asker, key: q.key });
+  await deps.store
+    .answerKeep(q)
+    .releaseSlot()
+    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
 }
 
 /** Frees the answer slot of a question that will not be (or was) answered (best effort: a slot lapses by itself). */

@@ -14,7 +14,7 @@ import type { AskOutcome, BotMetrics } from '../../../platform/metrics.js';
 import { stepKeys, type Steps } from '../../../platform/steps.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { answerBlocks, CUT_OFF_TEXT, NO_PAGE_TEXT, TOO_LONG_TEXT, UNANSWERED_TEXT } from '../blocks.js';
-import { answerIdOf, RECORD_ANSWER_CHARS, type AskConversation, type AskStore } from '../store.js';
+import { RECORD_ANSWER_CHARS, type AnswerKeep, type AskConversation, type AskStore } from '../store.js';
 import { answerSteps, endCutAnswer } from './final.js';
 import { readAnswer, type Read } from './safe-text.js';
 import { AnswerWriter } from './stream.js';
@@ -31,7 +31,7 @@ import {
 export interface AnswerDeps {
   /** `settingNames`: where the current workspace's site is configured (DOCS_WORKSPACE_PROJECTS), for the operator's log lines. */
   discovery: Pick<DiscoveryClient, 'sendMessage'> & Pick<AskingClient, 'settingNames'>;
-  store: Pick<AskStore, 'conversation' | 'saveConversation' | 'forgetConversation' | 'saveAnswer' | 'noteUnanswered'>;
+  store: Pick<AskStore, 'answerKeep'>;
   writer: WriterDeps;
   signer: ValueSigner;
   /**
@@ -124,7 +124,7 @@ export async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps): 
   }
   const writer = new AnswerWriter(deps.writer, target, steps);
   try {
-    return await askAndWrite(deps, q, steps, writer);
+    return await askAndWrite(deps, q, steps, writer, deps.store.answerKeep(q));
   } catch (err) {
     // No try comes after the last: a stream it started is stopped here, with the cut-off notice.
     if (steps.finalAttempt) await writer.abandon(CUT_OFF_TEXT);
@@ -133,21 +133,27 @@ export async function writeAnswer(deps: AnswerDeps, q: Question, steps: Steps): 
 }
 
 /** Asks (once more when it may pass) and writes the answer with `writer`. @throws as {@link writeAnswer}. */
-async function askAndWrite(deps: AnswerDeps, q: Question, steps: Steps, writer: AnswerWriter): Promise<AnswerResult> {
+async function askAndWrite(
+  deps: AnswerDeps,
+  q: Question,
+  steps: Steps,
+  writer: AnswerWriter,
+  kept: AnswerKeep,
+): Promise<AnswerResult> {
   const started = deps.now();
-  const conversation = await deps.store.conversation(q.channel, q.threadTs);
+  const conversation = await kept.conversation();
   q = { ...q, earlier: conversation?.questions ?? [] };
-  let read: Read | AnswerResult = await askOnce(deps, q, writer, conversation);
+  let read: Read | AnswerResult = await askOnce(deps, q, writer, kept, conversation);
   if ('failure' in read && read.failure?.retryable && !writer.started)
-    read = await askOnce(deps, q, writer, conversation);
+    read = await askOnce(deps, q, writer, kept, conversation);
   if (!('pages' in read)) return finish(deps, steps, q, read, undefined);
   const firstText = () => (writer.firstTextAt === undefined ? undefined : (writer.firstTextAt - started) / 1000);
   if (read.failure) {
     if (!writer.started) return finish(deps, steps, q, { outcome: 'failed', tell: COULD_NOT_ANSWER_TEXT }, undefined);
-    await endAnswer(deps, q, writer, read, steps, true);
+    await endAnswer(deps, q, { writer, kept }, read, steps, true);
     return finish(deps, steps, q, { outcome: 'failed' }, firstText());
   }
-  const outcome = await endAnswer(deps, q, writer, read, steps, false);
+  const outcome = await endAnswer(deps, q, { writer, kept }, read, steps, false);
   return finish(deps, steps, q, { outcome }, firstText());
 }
 
@@ -162,19 +168,18 @@ async function askAndWrite(deps: AnswerDeps, q: Question, steps: Steps, writer: 
 async function endAnswer(
   deps: AnswerDeps,
   q: Question,
-  writer: AnswerWriter,
+  { writer, kept }: { writer: AnswerWriter; kept: AnswerKeep },
   read: Read,
   steps: Steps,
   cut: boolean,
 ): Promise<'answered' | 'unanswered' | 'failed'> {
   const unanswered = !cut && (read.pages.length === 0 || read.text.trim() === '' || NOTHING_FOUND.test(read.text));
-  const answerId = answerIdOf(q.key);
+  const { answerId } = kept;
   const answer = unanswered ? read.text.slice(0, RECORD_ANSWER_CHARS) : '';
   const earlier = (q.earlier ?? []).slice(-5);
-  const where = { teamId: q.teamId, channel: q.channel, threadTs: q.threadTs, asker: q.asker };
-  await deps.store.saveAnswer({ answerId, ...where, question: q.question, answer, unanswered, earlier });
+  await kept.saveAnswer({ question: q.question, answer, unanswered, earlier });
   // For the weekly digest's "Asked in Slack, not answered by the docs" (a retry notes it once).
-  if (unanswered) await deps.store.noteUnanswered(q.channel, answerId, q.question, deps.now());
+  if (unanswered) await kept.noteUnanswered(q.question, deps.now());
   const [{ signer }, { asker, scope, experts }, siteUrl] = [deps, q, siteUrlOf(deps)];
   const blocks = answerBlocks({ answerId, asker, pages: read.pages, siteUrl, unanswered, signer, scope, experts });
   const nothing = read.held ? NO_PAGE_TEXT : UNANSWERED_TEXT;
@@ -204,6 +209,7 @@ async function askOnce(
   deps: AnswerDeps,
   q: Question,
   writer: AnswerWriter,
+  kept: AnswerKeep,
   conversation: AskConversation | undefined,
 ): Promise<Read | AnswerResult> {
   const thread = conversation ? { threadId: conversation.threadId, threadKey: conversation.threadKey } : {};
@@ -218,7 +224,7 @@ async function askOnce(
   try {
     answer = await deps.discovery.sendMessage(body, deps.signal ? { signal: deps.signal } : {});
   } catch (err) {
-    return refusedAnswer(deps, q, err);
+    return refusedAnswer(deps, q, kept, err);
   }
   const turns = (conversation?.turns ?? 0) + 1;
   const questions = [...(conversation?.questions ?? []), q.question];
@@ -227,11 +233,7 @@ async function askOnce(
   if (threadId && threadKey) {
     const asker = conversation?.asker ?? q.asker;
     const saved = { threadId, threadKey: '', asker, teamId: q.teamId, turns, questions };
-    await deps.store.saveConversation(
-      q.channel,
-      q.threadTs,
-      Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }),
-    );
+    await kept.saveConversation(Object.defineProperty(saved, 'threadKey', { value: threadKey, enumerable: false }));
   }
   return readAnswer(answer.events, writer, siteUrlOf(deps));
 }
@@ -245,7 +247,7 @@ function siteUrlOf(deps: Pick<AnswerDeps, 'siteUrl'>): string | undefined {
  * The result of an answer that never began (an HTTP error): what to tell the asker, and the log
  * line for the operator.
  */
-function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResult | Read {
+function refusedAnswer(deps: AnswerDeps, q: Question, kept: AnswerKeep, err: unknown): AnswerResult | Read {
   const log = deps.logger.child({ channel: q.channel });
   const setting = deps.discovery.settingNames?.() ?? DEFAULT_ASK_SETTINGS;
   if (hasCode<AssistantKeyRefusedError>(err, DocsApiErrorCode.AssistantKeyRefused)) {
@@ -257,9 +259,7 @@ function refusedAnswer(deps: AnswerDeps, q: Question, err: unknown): AnswerResul
   }
   if (hasCode(err, DocsApiErrorCode.AssistantThreadNotFound)) {
     log.warn('the docs assistant no longer knows this thread (404); the conversation is forgotten');
-    void deps.store
-      .forgetConversation(q.channel, q.threadTs)
-      .catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
+    void kept.forgetConversation().catch((e: unknown) => log.warn({ err: e }, 'could not forget a lost conversation'));
     return { outcome: 'failed', tell: THREAD_LOST_TEXT };
   }
   if (hasCode(err, DocsApiErrorCode.NotFound)) {
