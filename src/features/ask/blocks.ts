@@ -98,8 +98,9 @@ export function sourcesBlock(pages: DocsPage[], siteUrl: string | undefined): Se
 
 /**
  * The blocks that end an answer: the sources (when any), 👍/👎 (`feedback_buttons`, values
- * `<rating>` signed with the answer id), **Make this a docs change** (the asker and the answer id,
- * {@link changeValue}), and **Document this** when the docs had nothing. Values carry ids only
+ * `<rating>` signed with the answer id), and either **Make this a docs change** (the asker and the
+ * answer id, {@link changeValue}) under an answer, or **Document this** (a form) when the docs had
+ * nothing: one way to a docs change under each, so the asker need not choose between two. Values carry ids only
  * (the answer's record is in Redis), signed.
  * Slack: ≤ 50 blocks, button text ≤ 75, value ≤ 2000.
  */
@@ -151,12 +152,17 @@ export function answerBlocks(a: {
     elements: [
       ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
       ...(a.unanswered && a.experts ? [button('Ask the docs team', ACTION_ASK_EXPERTS, PURPOSE.experts)] : []),
-      {
-        type: 'button' as const,
-        text: { type: 'plain_text' as const, text: 'Make this a docs change' },
-        action_id: ACTION_ASK_CHANGE,
-        value: changeValue(a.signer, a.asker, a.answerId),
-      },
+      // Under an answer the docs did not have, Document this is the one way to a docs change.
+      ...(a.unanswered
+        ? []
+        : [
+            {
+              type: 'button' as const,
+              text: { type: 'plain_text' as const, text: 'Make this a docs change' },
+              action_id: ACTION_ASK_CHANGE,
+              value: changeValue(a.signer, a.asker, a.answerId),
+            },
+          ]),
     ],
   };
   return [...(sources ? [sources] : []), ...scope, actions, feedback];

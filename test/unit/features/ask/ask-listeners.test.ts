@@ -315,7 +315,8 @@ describe('answer blocks', () => {
     const doc = (blocks[0] as { elements: Array<{ value: string }> }).elements[0]!.value;
     expect(TEST_SIGNER.open(PURPOSE.document, doc)).toEqual({ ok: true, payload: REC.answerId });
     expect(TEST_SIGNER.open(PURPOSE.change, doc).ok).toBe(false);
-    const change = (blocks[0] as { elements: Array<{ value: string }> }).elements[1]!.value;
+    const answered = answerBlocks({ ...REC, pages: [], siteUrl: undefined, unanswered: false, signer: TEST_SIGNER });
+    const change = (answered[0] as { elements: Array<{ value: string }> }).elements[0]!.value;
     expect(changeClick(TEST_SIGNER, change, REC.asker)).toEqual({ kind: 'asker', answerId: REC.answerId });
     expect(changeClick(TEST_SIGNER, change, 'U0BOB')).toEqual({ kind: 'other', answerId: REC.answerId });
   });
