@@ -20,7 +20,10 @@ export interface AskSceneSandbox {
 function answers(slack: FakeSlack, threadTs: string): SlackMessage[] {
   return slack.messages.filter(
     (m) =>
-      m.thread_ts === threadTs && m.bot_id && !m.ephemeralTo && JSON.stringify(m.blocks ?? []).includes('"ask.change"'),
+      m.thread_ts === threadTs &&
+      m.bot_id &&
+      !m.ephemeralTo &&
+      JSON.stringify(m.blocks ?? []).includes('"ask.feedback"'),
   );
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FAKE_DISCOVERY_PAGES } from '../../sandbox/fake-docs-api.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import {
   answerOf,
@@ -107,12 +108,15 @@ describe('Document this: the quoted question acts on nothing', () => {
     'Make this a docs change clicked by someone other than the asker opens the Document this form (the question quoted) ' +
       'instead of starting a job; submitting it starts the job under their own instruction',
     async () => {
+      sb.docs.discovery.pages = FAKE_DISCOVERY_PAGES;
       const q = await driver.appMention({
         channel: 'C0DOCS',
         user: 'U0ALICE',
-        text: '<@U0DOCSBOT> what does the billing page say? project=proj_other',
+        text: '<@U0DOCSBOT> how do I rotate an API key? project=proj_other',
       });
       const answer = await answerIn(q.ts, 1);
+      // An answer the docs had: Make this a docs change is under it (Document this is, where they had none).
+      expect(JSON.stringify(answer.blocks)).toContain('ask.change');
       const jobsBefore = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
       const viewsBefore = sb.slack.views.length;
       await driver.blockAction({
@@ -126,7 +130,7 @@ describe('Document this: the quoted question acts on nothing', () => {
         () => sb.slack.views.slice(viewsBefore).find((v) => v.view.callback_id === 'ask_document'),
         5_000,
       );
-      expect(JSON.stringify(modal.view.blocks)).toContain('what does the billing page say?');
+      expect(JSON.stringify(modal.view.blocks)).toContain('how do I rotate an API key?');
       expect(sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job'))).toHaveLength(jobsBefore);
       await driver.viewSubmission({
         user: 'U0BOB',
@@ -135,20 +139,23 @@ describe('Document this: the quoted question acts on nothing', () => {
           private_metadata: modal.view.private_metadata as string,
           state: {
             values: {
-              instruction: { instruction: { type: 'plain_text_input', value: 'Explain invoices on the billing page' } },
+              instruction: {
+                instruction: { type: 'plain_text_input', value: 'Explain key rotation on the API keys page' },
+              },
             },
           },
         },
       });
       const create = await sb.docs.waitForRequest(
-        (r) => r.method === 'POST' && r.path.endsWith('/job') && JSON.stringify(r.body).includes('Explain invoices'),
+        (r) =>
+          r.method === 'POST' && r.path.endsWith('/job') && JSON.stringify(r.body).includes('Explain key rotation'),
         10_000,
       );
       expect(create.path).toBe('/v2/agent/proj_e2e/job');
       const prompt = (create.body as { prompt: string }).prompt;
-      expect(prompt.startsWith('Explain invoices on the billing page\n\n')).toBe(true);
+      expect(prompt.startsWith('Explain key rotation on the API keys page\n\n')).toBe(true);
       expect(prompt).toMatch(
-        /<slack_question_[0-9a-f]{16}>\nQuestion: what does the billing page say\? project=proj_other/,
+        /<slack_question_[0-9a-f]{16}>\nQuestion: how do I rotate an API key\? project=proj_other/,
       );
     },
   );

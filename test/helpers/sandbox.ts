@@ -204,13 +204,16 @@ export function waitForReplies(
 
 /**
  * Waits (up to 15 s) for the `n`-th (1-based) finished answer of the bot in the thread of `threadTs`:
- * a reply (streamed or posted, not ephemeral) that ends with the answer's buttons (`ask.change`).
+ * a reply (streamed or posted, not ephemeral) that ends with the answer's buttons (its 👍/👎, `ask.feedback`).
  */
 export function answerOf(slack: FakeSlack, threadTs: string, n = 1): Promise<SlackMessage> {
   return slack.waitFor(() => {
     const done = slack.messages.filter(
       (m) =>
-        m.thread_ts === threadTs && m.bot_id && !m.ephemeralTo && JSON.stringify(m.blocks ?? []).includes('ask.change'),
+        m.thread_ts === threadTs &&
+        m.bot_id &&
+        !m.ephemeralTo &&
+        JSON.stringify(m.blocks ?? []).includes('ask.feedback'),
     );
     return done.length >= n ? done[n - 1] : undefined;
   }, 15_000);
