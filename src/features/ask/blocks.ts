@@ -147,24 +147,20 @@ export function answerBlocks(a: {
     value: a.signer.sign(purpose, a.answerId),
     ...(style ? { style } : {}),
   });
-  const actions: ActionsBlock = {
-    type: 'actions',
-    elements: [
-      ...(a.unanswered ? [button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary')] : []),
-      ...(a.unanswered && a.experts ? [button('Ask the docs team', ACTION_ASK_EXPERTS, PURPOSE.experts)] : []),
-      // Under an answer the docs did not have, Document this is the one way to a docs change.
-      ...(a.unanswered
-        ? []
-        : [
-            {
-              type: 'button' as const,
-              text: { type: 'plain_text' as const, text: 'Make this a docs change' },
-              action_id: ACTION_ASK_CHANGE,
-              value: changeValue(a.signer, a.asker, a.answerId),
-            },
-          ]),
-    ],
+  const change = {
+    type: 'button' as const,
+    text: { type: 'plain_text' as const, text: 'Make this a docs change' },
+    action_id: ACTION_ASK_CHANGE,
+    value: changeValue(a.signer, a.asker, a.answerId),
   };
+  // Under an answer the docs did not have, Document this is the one way to a docs change.
+  const elements = a.unanswered
+    ? [
+        button('Document this', ACTION_ASK_DOCUMENT, PURPOSE.document, 'primary'),
+        ...(a.experts ? [button('Ask the docs team', ACTION_ASK_EXPERTS, PURPOSE.experts)] : []),
+      ]
+    : [change];
+  const actions: ActionsBlock = { type: 'actions', elements };
   return [...(sources ? [sources] : []), ...scope, actions, feedback];
 }
 
