@@ -6,6 +6,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
+import { REPORT_KINDS } from '../../src/features/reports/menu.js';
+import { DIGEST_SUBCOMMANDS } from '../../src/features/reports/digests/subcommands.js';
+import { parseVisitorsCommand } from '../../src/features/reports/query.js';
+import { parseSettingsCommand, type SettingsCommand } from '../../src/features/settings/command.js';
 
 // Slack's JSON Schema for v1 app manifests, copied to test/fixtures/slack (see SOURCE.md there).
 const schema = JSON.parse(
@@ -105,6 +109,34 @@ describe('manifest.yml', () => {
       ['/docs-visitors', '/slack/events'],
       ['/docs-settings', '/slack/events'],
     ]);
+  });
+
+  it("usage hints name every report, subcommand and setting the commands' parsers take, within Slack's 1000 characters", () => {
+    const hint = (command: string): string =>
+      manifest.features.slash_commands.find((c: { command: string }) => c.command === command).usage_hint;
+    for (const c of manifest.features.slash_commands) expect(c.usage_hint.length).toBeLessThanOrEqual(1000); // Slack: "Maximum length is 1000 characters"
+    const visitors = hint('/docs-visitors');
+    const words = [...REPORT_KINDS.filter((k) => k !== 'visitors'), ...DIGEST_SUBCOMMANDS, 'help'];
+    for (const word of words) {
+      expect(visitors.split(/[\s[\]|]+/)).toContain(word);
+      expect(parseVisitorsCommand(word, { subcommands: DIGEST_SUBCOMMANDS }).kind).not.toBe('invalid');
+    }
+    // Every kind of /docs-settings command but `show` (no words), with the keyword that asks for it
+    // (a new kind fails tsc here until it is added, and then this test until the hint names it).
+    const keywords: Record<Exclude<SettingsCommand['kind'], 'show' | 'invalid'>, string> = {
+      help: 'help',
+      project: 'project proj_a',
+      followups: 'followups anyone',
+      mentions: 'mentions ask',
+      'answer-all': 'answer-all on',
+      scope: 'scope version=v2',
+      experts: 'experts off',
+    };
+    const settings = hint('/docs-settings');
+    for (const [kind, text] of Object.entries(keywords)) {
+      expect(parseSettingsCommand(text, ['proj_a']).kind).toBe(kind);
+      expect(settings.split(/[\s[\]|]+/)).toContain(text.split(' ')[0]);
+    }
   });
 
   it('subscribes to the events the bot listens to, with the scopes they need', () => {

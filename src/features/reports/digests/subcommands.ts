@@ -50,7 +50,7 @@ export interface DigestSubcommands {
 }
 
 /** Names of the digest subcommands, as typed after `/docs-visitors`. */
-const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
+export const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
 
 /**
  * The digest subcommands of `/docs-visitors`: `subscribe [DAY] [HH:MM] [TIME_ZONE]`,
