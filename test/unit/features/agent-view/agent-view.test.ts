@@ -409,7 +409,7 @@ describe('AgentSurface: best effort, one warning per refused method per process'
 
   it("the tab's order, cut at Slack's four: the channel's offer, the question, the standing ones; with both, the last standing one is left out (docs/using.md)", () => {
     const offer = latestDiscussionPrompt('docs', 'https://sandbox.slack.com/archives/C0DOCS/p1');
-    const titles = (p: { title: string }[]) => p.map((x) => x.title);
+    const titles = (p: readonly { title: string }[]) => p.map((x) => x.title);
     const standing = titles(STANDING_PROMPTS);
     expect(standing).toEqual(['Fix typos and broken links', 'Make the quickstart clearer', 'Add missing API examples']);
     expect(titles(promptsFor(undefined))).toEqual(standing);
