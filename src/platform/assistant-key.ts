@@ -23,7 +23,9 @@ export function warnAssistantKeyPrefix(
   const keys: [string, string | undefined][] = [['DOCS_ASSISTANT_API_KEY', config.DOCS_ASSISTANT_API_KEY]];
   for (const [id, w] of config.docsWorkspaces ?? [])
     keys.push([`${w.askKeyEnv ?? 'assistantKeyEnv'} (DOCS_WORKSPACE_PROJECTS ${id})`, w.ask?.apiKey]);
-  const variables = keys.filter(([, key]) => key !== undefined && !key.startsWith(ASSISTANT_KEY_PREFIX)).map(([n]) => n);
+  const variables = keys
+    .filter(([, key]) => key !== undefined && !key.startsWith(ASSISTANT_KEY_PREFIX))
+    .map(([n]) => n);
   if (variables.length > 0)
     logger.warn(
       { variables },

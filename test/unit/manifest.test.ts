@@ -239,7 +239,10 @@ describe('manifest.yml', () => {
 
   it('lists each scope once (one comment says what it is for), and each event once', () => {
     const text = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
-    for (const list of [manifest.oauth_config.scopes.bot, manifest.settings.event_subscriptions.bot_events] as string[][])
+    for (const list of [
+      manifest.oauth_config.scopes.bot,
+      manifest.settings.event_subscriptions.bot_events,
+    ] as string[][])
       expect(list.filter((s, i) => list.indexOf(s) !== i)).toEqual([]);
     // The read scopes' comments name the methods the code calls with them.
     const comment = (scope: string) => text.match(new RegExp(`- ${scope} +#(.*)`))?.[1] ?? '';

@@ -35,10 +35,18 @@ describe('the assistant key prefix (vendor: "Assistant API keys begin with the m
       DOCS_API_KEY_BETA: 'mint_beta_admin',
       DOCS_ASSISTANT_API_KEY_BETA: 'mint_beta_admin',
       DOCS_WORKSPACE_PROJECTS: JSON.stringify({
-        T0BETA: { projects: ['proj_b'], apiKeyEnv: 'DOCS_API_KEY_BETA', domain: 'beta', assistantKeyEnv: 'DOCS_ASSISTANT_API_KEY_BETA' },
+        T0BETA: {
+          projects: ['proj_b'],
+          apiKeyEnv: 'DOCS_API_KEY_BETA',
+          domain: 'beta',
+          assistantKeyEnv: 'DOCS_ASSISTANT_API_KEY_BETA',
+        },
       }),
     });
-    expect(w.variables).toEqual(['DOCS_ASSISTANT_API_KEY', 'DOCS_ASSISTANT_API_KEY_BETA (DOCS_WORKSPACE_PROJECTS T0BETA)']);
+    expect(w.variables).toEqual([
+      'DOCS_ASSISTANT_API_KEY',
+      'DOCS_ASSISTANT_API_KEY_BETA (DOCS_WORKSPACE_PROJECTS T0BETA)',
+    ]);
     expect(w.lines).toHaveLength(1);
     expect(w.raw).not.toContain('pasted_by_mistake');
     expect(w.raw).not.toContain('mint_beta_admin');

@@ -81,7 +81,11 @@ describe('fake Slack: the agent methods check their arguments as Slack documents
     const report = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'the report' });
     const other = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'another thread' });
     slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'a reply there', thread_ts: other.ts });
-    await web.assistant.threads.setStatus({ channel_id: 'C0DOCS', thread_ts: report.ts, status: 'is starting the job…' });
+    await web.assistant.threads.setStatus({
+      channel_id: 'C0DOCS',
+      thread_ts: report.ts,
+      status: 'is starting the job…',
+    });
     expect(slack.agent.loadingLines.at(-1)).toMatchObject({ threadTs: report.ts, afterTs: report.ts });
     await web.chat.postMessage({ channel: 'C0DOCS', thread_ts: report.ts, text: 'job started' });
     expect(renderTranscript(slack, { channel: 'C0DOCS' }).split('\n').slice(0, 4)).toEqual([

@@ -27,8 +27,7 @@ export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
  * digest (`subscribed`; absent when it could not be read).
  */
 export type DigestTrigger =
-  | { kind: 'scheduled'; scheduleText?: string }
-  | { kind: 'manual'; requestedBy: string; subscribed?: boolean };
+  { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string; subscribed?: boolean };
 
 function inlinePath(path: string): string {
   return inlineReaderPath(path, DIGEST_PATH_MAX);

@@ -233,7 +233,11 @@ async function triggerOf(deps: DigestDeps, data: DigestJobData): Promise<DigestT
     deps.logger.warn({ err }, "could not read the channel's digest subscription for the footer");
   }
   if (data.trigger === 'manual') {
-    return { kind: 'manual', requestedBy: data.requestedBy, ...(sub === null ? {} : { subscribed: sub !== undefined }) };
+    return {
+      kind: 'manual',
+      requestedBy: data.requestedBy,
+      ...(sub === null ? {} : { subscribed: sub !== undefined }),
+    };
   }
   return { kind: 'scheduled', ...(sub ? { scheduleText: describeSchedule(sub.schedule) } : {}) };
 }
