@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { AgentJobs } from './features/agent-jobs/index.js';
 import type { Reports } from './features/reports/index.js';
 import { buildFeatures, type Features } from './compose.js';
+import { warnAssistantKeyPrefix } from './platform/assistant-key.js';
 import { readConfig, type Config, type ConfigError } from './platform/config.js';
 import { hasCode, PlatformErrorCode } from './platform/errors.js';
 import { isEntryPoint } from './platform/entry-point.js';
@@ -132,6 +133,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     logger.info({ enterpriseId: install.enterpriseId }, 'SLACK_BOT_TOKEN is an org-wide install (Enterprise Grid)');
   const p = buildPlatform(config, logger, { enterpriseInstall: install.enterpriseInstall });
   warnPlaintextPasswords(p.connections.target, logger);
+  warnAssistantKeyPrefix(config, logger);
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const features = buildFeatures(p);
   const { agentJobs, reports, ask } = features;

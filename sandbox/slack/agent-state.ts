@@ -8,7 +8,7 @@ export interface FakePrompts {
   prompts: Array<{ title: string; message: string }>;
 }
 
-/** A loading line as it was set: `afterTs` is the newest message of the conversation at the time (for transcripts). */
+/** A loading line as it was set: `afterTs` is the newest message of its thread at the time (for transcripts). */
 export interface FakeLoadingLine {
   channel: string;
   threadTs: string;

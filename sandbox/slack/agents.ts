@@ -6,7 +6,8 @@
  * - setSuggestedPrompts: `channel_id` and `prompts` required, at most 4, each with `title` and
  *   `message`; for an agent_view app a call with `thread_ts` "silently fails" (answered ok, no effect).
  * - setStatus: `channel_id`, `thread_ts` and `status` required ('' clears); `loading_messages` ≤ 10;
- *   the status clears when the bot posts in the thread (the server calls {@link FakeAgentState.botPosted}).
+ *   shown in that thread, under its newest message; the status clears when the bot posts in the
+ *   thread (the server calls {@link FakeAgentState.botPosted}).
  * - agents.sessions.setStatus: `status` one of active, processing, suspended, closed; `channel_id`
  *   and `thread_ts` (thread-based sessions, the only kind here) required; `title` ≤ 200 characters,
  *   kept from the call that creates the session; while the app is not subscribed to
@@ -69,7 +70,11 @@ export function agentMethods(state: SlackState, agent: FakeAgentState): MethodTa
       if (status === '') agent.loading.delete(key);
       else {
         agent.loading.set(key, status);
-        const newest = state.messages.filter((m) => m.channel === ch.id && !m.ephemeralTo).at(-1);
+        // Slack shows the status in the thread (`thread_ts`: "the thread of where to set the status"),
+        // under its newest message: the transcript prints it there, not under the channel's newest.
+        const newest = state.messages
+          .filter((m) => m.channel === ch.id && !m.ephemeralTo && !m.deleted && (m.ts === ts || m.thread_ts === ts))
+          .at(-1);
         agent.loadingLines.push({ channel: ch.id, threadTs: ts, status, ...(newest ? { afterTs: newest.ts } : {}) });
       }
       return { ok: true };

@@ -6,6 +6,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { STANDING_PROMPTS } from '../../src/features/agent-view/index.js';
+import { REPORT_KINDS } from '../../src/features/reports/menu.js';
+import { DIGEST_SUBCOMMANDS } from '../../src/features/reports/digests/subcommands.js';
+import { parseVisitorsCommand } from '../../src/features/reports/query.js';
+import { parseSettingsCommand, type SettingsCommand } from '../../src/features/settings/command.js';
 
 // Slack's JSON Schema for v1 app manifests, copied to test/fixtures/slack (see SOURCE.md there).
 const schema = JSON.parse(
@@ -107,6 +111,34 @@ describe('manifest.yml', () => {
     ]);
   });
 
+  it("usage hints name every report, subcommand and setting the commands' parsers take, within Slack's 1000 characters", () => {
+    const hint = (command: string): string =>
+      manifest.features.slash_commands.find((c: { command: string }) => c.command === command).usage_hint;
+    for (const c of manifest.features.slash_commands) expect(c.usage_hint.length).toBeLessThanOrEqual(1000); // Slack: "Maximum length is 1000 characters"
+    const visitors = hint('/docs-visitors');
+    const words = [...REPORT_KINDS.filter((k) => k !== 'visitors'), ...DIGEST_SUBCOMMANDS, 'help'];
+    for (const word of words) {
+      expect(visitors.split(/[\s[\]|]+/)).toContain(word);
+      expect(parseVisitorsCommand(word, { subcommands: DIGEST_SUBCOMMANDS }).kind).not.toBe('invalid');
+    }
+    // Every kind of /docs-settings command but `show` (no words), with the keyword that asks for it
+    // (a new kind fails tsc here until it is added, and then this test until the hint names it).
+    const keywords: Record<Exclude<SettingsCommand['kind'], 'show' | 'invalid'>, string> = {
+      help: 'help',
+      project: 'project proj_a',
+      followups: 'followups anyone',
+      mentions: 'mentions ask',
+      'answer-all': 'answer-all on',
+      scope: 'scope version=v2',
+      experts: 'experts off',
+    };
+    const settings = hint('/docs-settings');
+    for (const [kind, text] of Object.entries(keywords)) {
+      expect(parseSettingsCommand(text, ['proj_a']).kind).toBe(kind);
+      expect(settings.split(/[\s[\]|]+/)).toContain(text.split(' ')[0]);
+    }
+  });
+
   it('subscribes to the events the bot listens to, with the scopes they need', () => {
     const events: string[] = manifest.settings.event_subscriptions.bot_events;
     const scopes: string[] = manifest.oauth_config.scopes.bot;
@@ -203,5 +235,18 @@ describe('manifest.yml', () => {
         'mpim:read',
       ]),
     );
+  });
+
+  it('lists each scope once (one comment says what it is for), and each event once', () => {
+    const text = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
+    for (const list of [
+      manifest.oauth_config.scopes.bot,
+      manifest.settings.event_subscriptions.bot_events,
+    ] as string[][])
+      expect(list.filter((s, i) => list.indexOf(s) !== i)).toEqual([]);
+    // The read scopes' comments name the methods the code calls with them.
+    const comment = (scope: string) => text.match(new RegExp(`- ${scope} +#(.*)`))?.[1] ?? '';
+    for (const method of ['users.conversations', 'conversations.info', 'conversations.members'])
+      expect(comment('channels:read')).toContain(method);
   });
 });

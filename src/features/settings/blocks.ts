@@ -95,7 +95,9 @@ export function buildSettingsMessage(
       elements: [
         {
           type: 'mrkdwn',
-          text: `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · \`/docs-settings mentions auto|ask|edit\`.`,
+          text:
+            `${footer}Or type \`/docs-settings project PROJECT_ID\` · \`/docs-settings followups anyone|requester\` · ` +
+            `\`/docs-settings mentions auto|ask|edit\`; \`/docs-settings help\` lists every setting and how to change it.`,
         },
       ],
     });

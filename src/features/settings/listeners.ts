@@ -71,7 +71,7 @@ async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: st
 }
 
 /**
- * `/docs-settings [project <id> | followups anyone|requester | mentions auto|ask|edit | help]`: every form is recorded
+ * `/docs-settings [project <id> | followups … | mentions … | answer-all … | scope … | experts … | help]`: every form is recorded
  * (`settings.command`, id from the trigger_id) and acked; the worker answers only full members
  * (help and mistakes too: they name the projects), then checks who may change what.
  */

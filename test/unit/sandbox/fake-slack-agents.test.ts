@@ -1,6 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
+import { renderTranscript } from '../../../sandbox/transcript.js';
 import { fakeSlackClient, platformErrorCode as platformError } from '../../helpers/fake-slack-client.js';
 
 const TOKEN = 'xoxb-sandbox-token';
@@ -74,6 +75,25 @@ describe('fake Slack: the agent methods check their arguments as Slack documents
         web.assistant.threads.setStatus({ ...at, status: 'x', loading_messages: Array.from({ length: 11 }, String) }),
       ),
     ).toBe('invalid_arguments');
+  });
+
+  it("assistant.threads.setStatus shows in its thread, under the thread's newest message, whatever was posted elsewhere in the channel since", async () => {
+    const report = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0ALICE', text: 'the report' });
+    const other = slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'another thread' });
+    slack.addUserMessage({ channel: 'C0DOCS', user: 'U0BOB', text: 'a reply there', thread_ts: other.ts });
+    await web.assistant.threads.setStatus({
+      channel_id: 'C0DOCS',
+      thread_ts: report.ts,
+      status: 'is starting the job…',
+    });
+    expect(slack.agent.loadingLines.at(-1)).toMatchObject({ threadTs: report.ts, afterTs: report.ts });
+    await web.chat.postMessage({ channel: 'C0DOCS', thread_ts: report.ts, text: 'job started' });
+    expect(renderTranscript(slack, { channel: 'C0DOCS' }).split('\n').slice(0, 4)).toEqual([
+      '── #docs ──',
+      'alice: the report',
+      '  └ ⋯ Docs Agent is starting the job…',
+      '  └ Docs Agent: job started',
+    ]);
   });
 
   it('agents.sessions.setStatus: the four statuses only, a thread, a title of at most 200 kept from creation; processing warns about the missing stop subscription', async () => {

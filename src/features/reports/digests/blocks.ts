@@ -22,8 +22,12 @@ const NEW_PAGES_LISTED = 10;
 /** Slack message metadata `event_type` of digest messages (lets tools and tests find them). */
 export const DIGEST_EVENT_TYPE = 'docs_visitors_digest';
 
-/** How the digest was triggered, for its footer. */
-export type DigestTrigger = { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string };
+/**
+ * How the digest was triggered, for its footer. A manual one knows whether the channel has a weekly
+ * digest (`subscribed`; absent when it could not be read).
+ */
+export type DigestTrigger =
+  { kind: 'scheduled'; scheduleText?: string } | { kind: 'manual'; requestedBy: string; subscribed?: boolean };
 
 function inlinePath(path: string): string {
   return inlineReaderPath(path, DIGEST_PATH_MAX);
@@ -92,16 +96,24 @@ export function buildDigest(
   if (blocks.length === 1) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: '_Nothing to report this week._' } });
   }
-  const schedule = trigger.kind === 'scheduled' && trigger.scheduleText ? `, ${trigger.scheduleText}` : '';
-  const footer =
-    trigger.kind === 'manual'
-      ? `Sent now at the request of <@${trigger.requestedBy}> (the schedule is unchanged)`
-      : `This channel's weekly digest${schedule} · \`/docs-visitors unsubscribe\` stops it`;
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: footer }] });
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: digestFooter(trigger) }] });
   const t = parts.visitors?.totals;
   const change = t ? `${formatChange(t.total.pct)} vs the week before` : '';
   const traffic = t ? `: ${formatCount(t.total.current)} visitors (${change})` : '';
   return { text: `Weekly docs digest, ${week}${traffic}${readerSummary(readers?.signals)}`, blocks };
+}
+
+/** The footer: the channel's schedule, or who asked for this one and whether the channel has a weekly digest. */
+function digestFooter(trigger: DigestTrigger): string {
+  if (trigger.kind === 'scheduled') {
+    const schedule = trigger.scheduleText ? `, ${trigger.scheduleText}` : '';
+    return `This channel's weekly digest${schedule} · \`/docs-visitors unsubscribe\` stops it`;
+  }
+  const asked = `Sent now at the request of <@${trigger.requestedBy}>`;
+  if (trigger.subscribed === undefined) return asked;
+  return trigger.subscribed
+    ? `${asked} (this channel's weekly schedule is unchanged)`
+    : `${asked} · this channel has no weekly digest: \`/docs-visitors subscribe\` starts one`;
 }
 
 /** The visitors section: summary, top pages, risers, falling pages (with Improve), new pages. */

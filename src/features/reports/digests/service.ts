@@ -120,10 +120,7 @@ export async function runDigest(deps: DigestDeps, run: DigestRun): Promise<Diges
     if (run.finalAttempt) await announceFailure(ctx, err);
     throw err;
   }
-  const trigger: DigestTrigger =
-    run.data.trigger === 'manual'
-      ? { kind: 'manual', requestedBy: run.data.requestedBy }
-      : { kind: 'scheduled', scheduleText: await scheduleText(deps, run.data) };
+  const trigger = await triggerOf(deps, run.data);
   if (!(await deps.redis.set(ctx.recordKey, 'posting', 'EX', DELIVERY_LEASE_S, 'NX'))) {
     // Another attempt holds the lease: if it posts, the next attempt finds "posted"; if it died,
     // the lease lapses first. Either way, try again later rather than risk a second post.
@@ -224,13 +221,25 @@ async function tellCannotPost(ctx: RunContext): Promise<void> {
   );
 }
 
-async function scheduleText(deps: DigestDeps, data: DigestJobData): Promise<string | undefined> {
+/**
+ * The footer's trigger: a scheduled run names its schedule, a manual one says whether the channel
+ * has a weekly digest. A subscription that cannot be read leaves that out (the footer says less).
+ */
+async function triggerOf(deps: DigestDeps, data: DigestJobData): Promise<DigestTrigger> {
+  let sub: Awaited<ReturnType<typeof getSubscription>> | null = null;
   try {
-    const sub = await getSubscription(deps.digestQueue, data.teamId, data.channel);
-    return sub ? describeSchedule(sub.schedule) : undefined;
-  } catch {
-    return undefined;
+    sub = await getSubscription(deps.digestQueue, data.teamId, data.channel);
+  } catch (err) {
+    deps.logger.warn({ err }, "could not read the channel's digest subscription for the footer");
   }
+  if (data.trigger === 'manual') {
+    return {
+      kind: 'manual',
+      requestedBy: data.requestedBy,
+      ...(sub === null ? {} : { subscribed: sub !== undefined }),
+    };
+  }
+  return { kind: 'scheduled', ...(sub ? { scheduleText: describeSchedule(sub.schedule) } : {}) };
 }
 
 /**

@@ -50,7 +50,7 @@ export interface DigestSubcommands {
 }
 
 /** Names of the digest subcommands, as typed after `/docs-visitors`. */
-const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
+export const DIGEST_SUBCOMMANDS = ['subscribe', 'unsubscribe', 'subscriptions', 'digest'] as const;
 
 /**
  * The digest subcommands of `/docs-visitors`: `subscribe [DAY] [HH:MM] [TIME_ZONE]`,
@@ -165,13 +165,14 @@ async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: C
   const slot = manualDigestSlot(caller.teamId, caller.channel);
   const tell = (text: string) => respond({ response_type: 'ephemeral', text });
   if (!(await takeOrTell(deps, tell, deps.quotas.manualDigest, slot, MANUAL_DIGEST_USED))) return;
+  let subscribed: boolean;
   try {
-    await queueDigestNow(deps, {
+    ({ subscribed } = await queueDigestNow(deps, {
       teamId: caller.teamId,
       channel: caller.channel,
       requestedBy: caller.user,
       ...(caller.responseUrl ? { responseUrl: caller.responseUrl } : {}),
-    });
+    }));
   } catch (err) {
     deps.logger.warn({ err }, 'could not queue a digest on request');
     await deps.quotas.manualDigest
@@ -180,22 +181,29 @@ async function runDigestNow(deps: DigestCommandDeps, respond: Respond, caller: C
     await respond({ response_type: 'ephemeral', text: `I couldn't queue the digest ${STORAGE_DOWN}` });
     return;
   }
-  await respond({
-    response_type: 'ephemeral',
-    text: ":hourglass_flowing_sand: Sending this channel's digest now (a test delivery: the schedule doesn't change).",
-  });
+  await respond({ response_type: 'ephemeral', text: digestNowText(subscribed, deps.defaultSchedule) });
+}
+
+/** The ack of `/docs-visitors digest`: an extra delivery of a subscribed channel, or a one-off and how to subscribe. */
+export function digestNowText(subscribed: boolean, defaultSchedule: DigestSchedule): string {
+  return subscribed
+    ? ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change)."
+    : ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
+        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]\` starts one (default ${describeSchedule(defaultSchedule)}).`;
 }
 
 /**
  * Queues one digest for a channel now, in the time zone of its subscription (else DIGEST_TZ).
+ * @returns whether the channel has a weekly digest (a subscription).
  * @throws the BullMQ/Redis error when it cannot be queued.
  */
 export async function queueDigestNow(
   deps: Pick<DigestCommandDeps, 'digestQueue' | 'defaultSchedule' | 'now'>,
   req: { teamId: string; channel: string; requestedBy: string; responseUrl?: string },
-): Promise<void> {
+): Promise<{ subscribed: boolean }> {
   const sub = await getSubscription(deps.digestQueue, req.teamId, req.channel);
   const sections = sub ? { sections: sub.sections } : {};
   const tz = sub?.schedule.tz ?? deps.defaultSchedule.tz;
   await sendDigestNow(deps.digestQueue, { ...req, tz, ...sections }, deps.now());
+  return { subscribed: sub !== undefined };
 }

@@ -14,7 +14,12 @@ import {
 } from '../../../../src/features/agent-view/listeners.js';
 import { Quota } from '../../../../src/platform/quota.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
-import { QUESTION_PROMPT, STANDING_PROMPTS } from '../../../../src/features/agent-view/prompts.js';
+import {
+  latestDiscussionPrompt,
+  promptsFor,
+  QUESTION_PROMPT,
+  STANDING_PROMPTS,
+} from '../../../../src/features/agent-view/prompts.js';
 import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { AgentSurface, type AgentSurfaceClient } from '../../../../src/platform/slack/agent-surface.js';
 import { EventNotRecordedError } from '../../../../src/platform/slack/edge.js';
@@ -400,6 +405,22 @@ describe('AgentSurface: best effort, one warning per refused method per process'
     expect(h.calls).toHaveLength(3);
     expect(h.lines.filter((l) => l.level === 20 && l.msg.includes('gone'))).toHaveLength(1);
     expect(h.lines.filter((l) => l.level === 40)).toHaveLength(2);
+  });
+
+  it("the tab's order, cut at Slack's four: the channel's offer, the question, the standing ones; with both, the last standing one is left out (docs/using.md)", () => {
+    const offer = latestDiscussionPrompt('docs', 'https://sandbox.slack.com/archives/C0DOCS/p1');
+    const titles = (p: readonly { title: string }[]) => p.map((x) => x.title);
+    const standing = titles(STANDING_PROMPTS);
+    expect(standing).toEqual(['Fix typos and broken links', 'Make the quickstart clearer', 'Add missing API examples']);
+    expect(titles(promptsFor(undefined))).toEqual(standing);
+    expect(titles(promptsFor(offer))).toEqual([offer.title, ...standing]);
+    expect(titles(promptsFor(undefined, true))).toEqual([QUESTION_PROMPT.title, ...standing]);
+    expect(titles(promptsFor(offer, true))).toEqual([
+      'Document the latest discussion in #docs',
+      'Ask the docs a question',
+      'Fix typos and broken links',
+      'Make the quickstart clearer',
+    ]);
   });
 
   it('cuts a session title to 200 characters and sends at most 4 prompts (Slack limits)', async () => {

@@ -7,19 +7,19 @@ import { helpText } from '../../../../src/features/reports/query.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 
 const defaults = { pattern: '0 9 * * 1', tz: 'UTC' };
-const sub = (schedule = defaults) =>
-  digestSubcommands({
-    digestQueue: undefined as never,
-    slack: { chat: { postMessage: async () => ({ ok: true }) } } as never,
-    defaultSchedule: schedule,
-    quotas: {
-      manualDigest: { take: async () => ({ ok: true }), give: async () => undefined },
-      subscriptions: { take: async () => ({ ok: true }) },
-    },
-    conversations: { membershipsOf: async () => new Map() },
-    logger: createLogger('silent'),
-    now: () => 0,
-  });
+const deps = (schedule = defaults) => ({
+  digestQueue: undefined as never,
+  slack: { chat: { postMessage: async () => ({ ok: true }) } } as never,
+  defaultSchedule: schedule,
+  quotas: {
+    manualDigest: { take: async () => ({ ok: true as const }), give: async () => undefined },
+    subscriptions: { take: async () => ({ ok: true as const }) },
+  },
+  conversations: { membershipsOf: async () => new Map() },
+  logger: createLogger('silent'),
+  now: () => 0,
+});
+const sub = (schedule = defaults) => digestSubcommands(deps(schedule));
 const prepare = (words: string) => {
   const [name = '', ...args] = words.split(/\s+/);
   return sub().prepare(name, args);
@@ -95,6 +95,34 @@ describe('the digests subcommands of /docs-visitors', () => {
     }
     expect(describeSections(['questions'])).toBe('only unanswered questions that recur');
     expect(describeSections(undefined)).toBe('all sections');
+  });
+
+  it('digest (send one now) says whether the channel has a weekly digest; without one, how to start one', async () => {
+    const said: string[] = [];
+    const respond = (async (m: { text?: string }) => void said.push(String(m.text))) as Respond;
+    const added: unknown[] = [];
+    const queueWith = (scheduler: unknown) => ({
+      getJobScheduler: async () => scheduler,
+      add: async (_name: string, data: unknown) => void added.push(data),
+    });
+    const subscribed = {
+      key: 'k',
+      pattern: '0 9 * * 1',
+      tz: 'Europe/Berlin',
+      template: { data: { teamId: 'T1', channel: 'C1', requestedBy: 'U0DANA' } },
+    };
+    for (const scheduler of [undefined, subscribed]) {
+      const s = digestSubcommands({ ...deps(), digestQueue: queueWith(scheduler) as never });
+      const res = s.prepare('digest', []);
+      if (!res.ok) throw new Error('expected ok');
+      await res.run({ teamId: 'T1', channel: 'C1', user: 'U1' }, respond);
+    }
+    expect(said).toEqual([
+      ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
+        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]` starts one (default Mondays at 09:00 UTC).',
+      ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change).",
+    ]);
+    expect(added).toHaveLength(2);
   });
 
   it('a prepared subcommand runs only when called (after the ack)', async () => {

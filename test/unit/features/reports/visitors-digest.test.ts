@@ -169,6 +169,22 @@ describe('digest message', () => {
     expect(JSON.stringify(m.blocks)).toContain('Sent now at the request of <@U0ALICE>');
   });
 
+  it("a digest sent on request says whether the channel has a weekly digest, and how to start one when it hasn't", () => {
+    const content = buildDigestContent(thisWeek, lastWeek);
+    const footer = (trigger: Parameters<typeof buildDigestMessage>[1]) => {
+      const last = buildDigestMessage(content, trigger, TEST_SIGNER).blocks.at(-1) as unknown as Json;
+      return ((last.elements as Json[])[0] as Json).text as string;
+    };
+    expect(footer({ kind: 'manual', requestedBy: 'U0ALICE', subscribed: false })).toBe(
+      'Sent now at the request of <@U0ALICE> · this channel has no weekly digest: `/docs-visitors subscribe` starts one',
+    );
+    expect(footer({ kind: 'manual', requestedBy: 'U0ALICE', subscribed: true })).toBe(
+      "Sent now at the request of <@U0ALICE> (this channel's weekly schedule is unchanged)",
+    );
+    // The subscription could not be read: no claim either way.
+    expect(footer({ kind: 'manual', requestedBy: 'U0ALICE' })).toBe('Sent now at the request of <@U0ALICE>');
+  });
+
   it('says so when nothing fell or rose', () => {
     const same = week(current, [['/a', 100, 1]]);
     const m = buildDigestMessage(

@@ -84,6 +84,8 @@ describe('the settings message', () => {
     expect(admin).toContain('*Docs project:* `proj_b`');
     expect(admin).toContain('only the person who started a job can continue it');
     expect(admin).toContain('Last changed by <@U0ADMIN>.');
+    // The footer names three settings to type; it ends with where all of them are.
+    expect(admin).toMatch(/`\/docs-settings help` lists every setting and how to change it\."\}\]\}\]$/);
     const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(member).not.toContain('settings.edit');
     expect(member).toContain("Workspace admins and the bot's settings admins can change them.");
