@@ -5,9 +5,9 @@ import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
 import { METRICS } from './metrics-catalog.js';
-import { INSTALLATION_SLOT, SeriesBound } from './metric-series.js';
+import { SeriesBound } from './metric-series.js';
+import { BudgetSeries, type BudgetReader, type BudgetSeriesOptions } from './budget-series.js';
 import { withinTime } from './time-limit.js';
-import type { Logger } from './logger.js';
 
 /**
  * The bot's Prometheus metrics (prom-client), all on one {@link Registry} that the composition root
@@ -47,17 +47,8 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** One of {@link QUEUE_STATES}. */
 export type QueueState = (typeof QUEUE_STATES)[number];
 
-/**
- * Reads what is left of a project's hourly agent budget now (in OAuth mode, of `installation`'s
- * budget of it): the access feature's AgentBudget. @throws Redis errors.
- */
-export type BudgetReader = (project: string, installation: string | undefined) => Promise<number>;
-
-/** How often at most {@link BotMetrics} warns that the budget could not be read at a scrape, in ms. */
-const BUDGET_WARN_EVERY_MS = 60_000;
-
-/** Options of {@link BotMetrics}. */
-interface BotMetricsOptions {
+/** Options of {@link BotMetrics} (the agent budget's: budget-series.ts). */
+interface BotMetricsOptions extends BudgetSeriesOptions {
   /** The registry every metric is registered on (one per bot). */
   registry: Registry;
   /** Also collect prom-client's default process and Node.js metrics. @defaultValue true */
@@ -66,12 +57,6 @@ interface BotMetricsOptions {
   queueTimeoutMs?: number;
   /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
   maxSlackErrorSeries?: number;
-  /** Most distinct installations of `docs_bot_agent_budget_remaining`; later ones get no series. @defaultValue 100 */
-  maxBudgetInstallations?: number;
-  /** Where a budget that could not be read at a scrape is warned of (at most once a minute). */
-  logger?: Pick<Logger, 'warn'>;
-  /** Clock, epoch ms (the warnings' once a minute). @defaultValue Date.now */
-  now?: () => number;
 }
 
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
@@ -107,11 +92,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly slackApiErrors: Counter<'method' | 'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
-  /**
-   * `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: a label set
-   * gets its series from {@link agentBudget}, and is read again from Redis at every scrape
-   * ({@link watchBudget}), so it shows the budget refilled once the window has passed.
-   */
+  /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: budget-series.ts. */
   readonly agentBudgetRemaining: Gauge<'project' | 'installation'>;
   /** `docs_bot_redis_reconnects_total{connection}`. */
   readonly redisReconnects: Counter<'connection'>;
@@ -135,12 +116,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly previews: { requested: Counter; finished: Counter<'outcome'>; readySeconds: Histogram };
 
   private queues: QueueDepthSource[] = [];
-  private budgetReader: BudgetReader | undefined;
-  /** The label sets of `docs_bot_agent_budget_remaining` that have a series (bounded as {@link agentBudget} says). */
-  private readonly budgetSeries = new Map<string, { project: string; installation?: string }>();
-  private budgetWarnedAt = -Infinity;
+  private readonly budget: BudgetSeries;
   private readonly slackErrorSeries = new SeriesBound(() => this.opts.maxSlackErrorSeries ?? 200);
-  private readonly budgetInstallations = new SeriesBound(() => this.opts.maxBudgetInstallations ?? 100);
 
   constructor(private readonly opts: BotMetricsOptions) {
     const registers = [opts.registry];
@@ -154,11 +131,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.docsApiRequests = new Counter({ ...METRICS.docsApiRequests, registers });
     this.docsApiRequestSeconds = new Histogram({ ...METRICS.docsApiRequestSeconds, registers });
     this.slackApiErrors = new Counter({ ...METRICS.slackApiErrors, registers });
-    this.agentBudgetRemaining = new Gauge({
-      ...METRICS.agentBudgetRemaining,
-      registers,
-      collect: () => this.collectBudget(this.agentBudgetRemaining),
-    });
+    this.budget = new BudgetSeries(opts);
+    this.agentBudgetRemaining = this.budget.gauge;
     this.agentFeedbackTotal = new Counter({ ...METRICS.agentFeedbackTotal, registers });
     this.queueJobs = new Gauge({
       ...METRICS.queueJobs,
@@ -206,12 +180,9 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.queues = [...queues];
   }
 
-  /**
-   * Reads the budget of every label set of `docs_bot_agent_budget_remaining` at each scrape
-   * (replaces any earlier reader): without it the gauge shows the last value {@link agentBudget} set.
-   */
+  /** Reads every budget with a series at each scrape (else the gauge keeps what {@link agentBudget} set). */
   watchBudget(read: BudgetReader): void {
-    this.budgetReader = read;
+    this.budget.watch(read);
   }
 
   /** {@link EdgeObserver}: one Slack request answered; `kind` undefined when it could not be classified. */
@@ -247,15 +218,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
 
   /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */
   agentBudget(project: string, remaining: number, installation?: string): void {
-    if (installation === undefined) {
-      this.budgetSeries.set(JSON.stringify([project]), { project });
-      return void this.agentBudgetRemaining.set({ project }, remaining);
-    }
-    // Past the bound no series: one shared by several installations would show whichever set it last.
-    if (INSTALLATION_SLOT.test(installation) && this.budgetInstallations.admits(installation)) {
-      this.budgetSeries.set(JSON.stringify([project, installation]), { project, installation });
-      this.agentBudgetRemaining.set({ project, installation }, remaining);
-    }
+    this.budget.set(project, remaining, installation);
   }
 
   /** A run of an agent job started at the docs API. */
@@ -311,40 +274,6 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   /** A person rated an answer for the first time. */
   askFeedback(rating: AgentRating): void {
     this.askFeedbackTotal.inc({ rating });
-  }
-
-  /**
-   * Reads the budget left of every label set that has a series (at most `maxBudgetInstallations`
-   * installations × the configured projects), bounded by `queueTimeoutMs`. A label set that can't be
-   * read (or not in time) keeps its last value, and a warning says so at most once a minute: a
-   * Redis error never fails the scrape.
-   */
-  private async collectBudget(gauge: Gauge<'project' | 'installation'>): Promise<void> {
-    const read = this.budgetReader;
-    if (!read) return;
-    const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
-    const failures: unknown[] = [];
-    await Promise.all(
-      [...this.budgetSeries.values()].map(async (labels) => {
-        try {
-          const late = () => {
-            throw new Error(`no answer from Redis within ${timeoutMs} ms`);
-          };
-          const left = await withinTime(read(labels.project, labels.installation), timeoutMs, late);
-          gauge.set(labels, left);
-        } catch (err) {
-          failures.push(err);
-        }
-      }),
-    );
-    if (!failures.length) return;
-    const now = (this.opts.now ?? Date.now)();
-    if (now - this.budgetWarnedAt < BUDGET_WARN_EVERY_MS) return;
-    this.budgetWarnedAt = now;
-    this.opts.logger?.warn(
-      { err: failures[0], series: failures.length },
-      'could not read the agent budget for /metrics; docs_bot_agent_budget_remaining keeps its last value',
-    );
   }
 
   /** Reads every watched queue's counts (bounded by `queueTimeoutMs`); a queue that can't be read is left out of this scrape. */
