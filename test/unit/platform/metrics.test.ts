@@ -228,6 +228,10 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     ]);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'enterprise:E0GRID' })).toBe(2);
+    // The HELP line says what happens past the bound: no series (not a shared `other` one).
+    const help = s.families.get('docs_bot_agent_budget_remaining')?.help;
+    expect(help).toContain('later ones get no series');
+    expect(help).not.toContain('other');
   });
 
   it('the agent budget gauge is read again at each scrape, for exactly the label sets that have a series', async () => {
