@@ -117,8 +117,14 @@ describe("docs/operations.md's metrics and alert rules", () => {
   it('finds a rule with a metric, a label or a value that does not exist, and a metric with no row', async () => {
     const page2 = page
       .replace('docs_bot_ask_total{outcome="failed"}[15m])) >= 3', 'docs_bot_ask_total{outcome="failure"}[15m])) >= 3')
-      .replace('sum by (instance) (increase(docs_bot_redis_reconnects_total', 'sum by (role) (increase(docs_bot_redis_reconnects_total')
-      .replace('expr: min by (project) (docs_bot_agent_budget_remaining)', 'expr: min by (project) (docs_bot_agent_budget_left)')
+      .replace(
+        'sum by (instance) (increase(docs_bot_redis_reconnects_total',
+        'sum by (role) (increase(docs_bot_redis_reconnects_total',
+      )
+      .replace(
+        'expr: min by (project) (docs_bot_agent_budget_remaining)',
+        'expr: min by (project) (docs_bot_agent_budget_left)',
+      )
       .replace(/^\| `docs_bot_ask_feedback_total` \|.*\n/m, '');
     expect(await problems(page2)).toEqual([
       'docs_bot_agent_budget_left: mentioned but not served',
