@@ -139,7 +139,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const { agentJobs, reports, ask } = features;
   // Read on the queue connection: the intake's own one waits out its WAITs.
   const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {});
-  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, reports.digestQueue, ask.answerQueue]);
+  const preview = agentJobs.previewQueue ? [agentJobs.previewQueue] : [];
+  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, ...preview, reports.digestQueue, ask.answerQueue]);
   const { app } = createSlackApp({
     config,
     logger,

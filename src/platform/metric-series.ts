@@ -1,7 +1,8 @@
 /**
  * Bounds on the label values of the bot's metrics (metrics.ts): Prometheus keeps one series per
  * label set, so a label whose values come from outside (Slack's error codes, installations) keeps
- * at most a fixed number of distinct values; later ones count as `other`.
+ * at most a fixed number of distinct values; later ones count as `other` (Slack's errors) or get no
+ * series (installations, see {@link INSTALLATION_SLOT}).
  */
 
 /** At most `max` distinct keys (a label value, or a label set joined) get a series of their own. */
@@ -11,7 +12,7 @@ export class SeriesBound {
   /** @param max - how many distinct keys are admitted (read at each new key). */
   constructor(private readonly max: () => number) {}
 
-  /** Whether `key` has, or now gets, a series of its own (false past `max` distinct keys: count it as `other`). */
+  /** Whether `key` has, or now gets, a series of its own (false past `max` distinct keys: `other`, or no series). */
   admits(key: string): boolean {
     if (this.seen.has(key)) return true;
     if (this.seen.size >= this.max()) return false;

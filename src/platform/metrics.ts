@@ -5,7 +5,8 @@ import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
 import { METRICS } from './metrics-catalog.js';
-import { INSTALLATION_SLOT, SeriesBound } from './metric-series.js';
+import { SeriesBound } from './metric-series.js';
+import { BudgetSeries, type BudgetReader, type BudgetSeriesOptions } from './budget-series.js';
 import { withinTime } from './time-limit.js';
 
 /**
@@ -46,18 +47,16 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** One of {@link QUEUE_STATES}. */
 export type QueueState = (typeof QUEUE_STATES)[number];
 
-/** Options of {@link BotMetrics}. */
-interface BotMetricsOptions {
+/** Options of {@link BotMetrics} (the agent budget's: budget-series.ts). */
+interface BotMetricsOptions extends BudgetSeriesOptions {
   /** The registry every metric is registered on (one per bot). */
   registry: Registry;
   /** Also collect prom-client's default process and Node.js metrics. @defaultValue true */
   defaultMetrics?: boolean;
-  /** Longest wait for Redis when reading queue depths during a scrape, in ms. @defaultValue 1000 */
+  /** Longest wait for Redis when reading queue depths and agent budgets during a scrape, in ms. @defaultValue 1000 */
   queueTimeoutMs?: number;
   /** Most distinct `{method,error}` pairs of Slack errors; later pairs count as `other`. @defaultValue 200 */
   maxSlackErrorSeries?: number;
-  /** Most distinct installations of `docs_bot_agent_budget_remaining`; later ones get no series. @defaultValue 100 */
-  maxBudgetInstallations?: number;
 }
 
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
@@ -93,7 +92,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly slackApiErrors: Counter<'method' | 'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
-  /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: set by {@link agentBudget}. */
+  /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: budget-series.ts. */
   readonly agentBudgetRemaining: Gauge<'project' | 'installation'>;
   /** `docs_bot_redis_reconnects_total{connection}`. */
   readonly redisReconnects: Counter<'connection'>;
@@ -117,8 +116,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly previews: { requested: Counter; finished: Counter<'outcome'>; readySeconds: Histogram };
 
   private queues: QueueDepthSource[] = [];
+  private readonly budget: BudgetSeries;
   private readonly slackErrorSeries = new SeriesBound(() => this.opts.maxSlackErrorSeries ?? 200);
-  private readonly budgetInstallations = new SeriesBound(() => this.opts.maxBudgetInstallations ?? 100);
 
   constructor(private readonly opts: BotMetricsOptions) {
     const registers = [opts.registry];
@@ -132,7 +131,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.docsApiRequests = new Counter({ ...METRICS.docsApiRequests, registers });
     this.docsApiRequestSeconds = new Histogram({ ...METRICS.docsApiRequestSeconds, registers });
     this.slackApiErrors = new Counter({ ...METRICS.slackApiErrors, registers });
-    this.agentBudgetRemaining = new Gauge({ ...METRICS.agentBudgetRemaining, registers });
+    this.budget = new BudgetSeries(opts);
+    this.agentBudgetRemaining = this.budget.gauge;
     this.agentFeedbackTotal = new Counter({ ...METRICS.agentFeedbackTotal, registers });
     this.queueJobs = new Gauge({
       ...METRICS.queueJobs,
@@ -180,6 +180,11 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.queues = [...queues];
   }
 
+  /** Reads every budget with a series at each scrape (else the gauge keeps what {@link agentBudget} set). */
+  watchBudget(read: BudgetReader): void {
+    this.budget.watch(read);
+  }
+
   /** {@link EdgeObserver}: one Slack request answered; `kind` undefined when it could not be classified. */
   onReply(kind: SlackRequestKind | undefined, outcome: EdgeOutcome, seconds: number): void {
     const type = kind ?? 'unknown';
@@ -213,10 +218,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
 
   /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */
   agentBudget(project: string, remaining: number, installation?: string): void {
-    if (installation === undefined) return void this.agentBudgetRemaining.set({ project }, remaining);
-    // Past the bound no series: one shared by several installations would show whichever set it last.
-    if (INSTALLATION_SLOT.test(installation) && this.budgetInstallations.admits(installation))
-      this.agentBudgetRemaining.set({ project, installation }, remaining);
+    this.budget.set(project, remaining, installation);
   }
 
   /** A run of an agent job started at the docs API. */

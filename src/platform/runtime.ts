@@ -240,7 +240,7 @@ function oauthParts(config: Config, redis: Redis, prefix: string, logger: Logger
  */
 export function buildPlatform(config: Config, logger: Logger, install: { enterpriseInstall?: boolean } = {}): Platform {
   // One registry per bot, not prom-client's global one: several bots (tests) can share a process.
-  const metrics = new BotMetrics({ registry: new Registry() });
+  const metrics = new BotMetrics({ registry: new Registry(), logger });
   const connections = new RedisConnections(redisTarget(config), logger, metrics);
   const redis = connections.state;
   const prefix = keyPrefix(config);

@@ -26,6 +26,8 @@ interface AgentBudgetOptions {
    * budgets together never earn the project a 429 that would hold it for all.
    */
   perProjectTotal?: number;
+  /** Length of a budget window, in seconds (tests shorten it). @defaultValue {@link BUDGET_WINDOW_S} (an hour, the vendor's) */
+  windowS?: number;
 }
 
 /** Outcome of {@link AgentBudget.take}: taken, or which budget is used up and when its next slot frees (ms from now). */
@@ -62,19 +64,19 @@ export class AgentBudget {
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:project`,
       points: opts.perProject,
-      duration: BUDGET_WINDOW_S,
+      duration: opts.windowS ?? BUDGET_WINDOW_S,
     });
     this.total = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:project-total`,
       points: opts.perProjectTotal ?? VENDOR_AGENT_CALLS_PER_HOUR,
-      duration: BUDGET_WINDOW_S,
+      duration: opts.windowS ?? BUDGET_WINDOW_S,
     });
     this.user = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:user`,
       points: opts.perUser,
-      duration: BUDGET_WINDOW_S,
+      duration: opts.windowS ?? BUDGET_WINDOW_S,
     });
   }
 
@@ -137,10 +139,26 @@ export class AgentBudget {
   /** Requests left this hour for the project and the user. @throws Redis errors; NoInstallationError as {@link take}. */
   async remaining(user: string, project: string): Promise<{ project: number; user: number }> {
     const key = this.keyOf(project);
+    const [p, u] = await Promise.all([this.projectLeftAt(project, key), this.user.get(user)]);
+    return { project: p, user: Math.max(0, u?.remainingPoints ?? this.opts.perUser) };
+  }
+
+  /**
+   * Requests left this hour for `project`, read outside any request (the metrics gauge at a scrape):
+   * in OAuth mode of `installation`'s budget of it (`team:T…` / `enterprise:E…`), as
+   * {@link remaining} says it inside that installation's request.
+   * @throws Redis errors; in OAuth mode NoInstallationError when `installation` is undefined.
+   */
+  async projectLeft(project: string, installation: string | undefined): Promise<number> {
+    const slot = requiredSlot(this.opts.installationOf && (() => installation), 'the agent budget');
+    return this.projectLeftAt(project, slot ? `${slot}:${project}` : project);
+  }
+
+  /** What is left of the project's count under `key` (OAuth mode: the share, the total and a 429's hold). @throws Redis errors. */
+  private async projectLeftAt(project: string, key: string): Promise<number> {
     const shared = key !== project;
-    const [p, u, hold, t] = await Promise.all([
+    const [p, hold, t] = await Promise.all([
       this.project.get(key),
-      this.user.get(user),
       shared ? this.held(project) : undefined,
       shared ? this.total.get(project) : undefined,
     ]);
@@ -148,9 +166,6 @@ export class AgentBudget {
     const total = shared
       ? Math.max(0, t?.remainingPoints ?? this.opts.perProjectTotal ?? VENDOR_AGENT_CALLS_PER_HOUR)
       : share;
-    return {
-      project: hold ? 0 : Math.min(share, total),
-      user: Math.max(0, u?.remainingPoints ?? this.opts.perUser),
-    };
+    return hold ? 0 : Math.min(share, total);
   }
 }

@@ -29,6 +29,8 @@ export interface AccessOptions {
   config: AccessConfig;
   /** The docs project a channel uses (the settings feature). @throws the Redis error. */
   projectFor(channel: string): Promise<string>;
+  /** Length of the agent budget's window, in seconds (tests shorten it). @defaultValue 3600, the vendor's hour */
+  budgetWindowS?: number;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -50,7 +52,8 @@ export interface Access {
  * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR;
  * in OAuth mode each installation has its own budget of a project),
  * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`
- * (labelled by installation too in OAuth mode).
+ * (labelled by installation too in OAuth mode) when a request takes from it, and read again at
+ * every scrape.
  */
 export function createAccess(o: AccessOptions): Access {
   const { redis, prefix, slack, metrics, now, workspaces, docsWorkspaces } = o.platform;
@@ -67,14 +70,18 @@ export function createAccess(o: AccessOptions): Access {
     workspaces,
     perInstallation,
   });
+  const budget = new AgentBudget(redis, prefix, {
+    perProject: config.AGENT_CALLS_PER_HOUR,
+    perUser: config.AGENT_CALLS_PER_USER_PER_HOUR,
+    ...(perInstallation ? { installationOf: currentInstallationSlot } : {}),
+    ...(o.budgetWindowS !== undefined ? { windowS: o.budgetWindowS } : {}),
+  });
+  // Each scrape reads the budget again, so the gauge shows it refilled once its window has passed.
+  metrics.watchBudget((project, installation) => budget.projectLeft(project, installation));
   const gate = createAccessGate({
     policy,
     directory: directory.directory,
-    budget: new AgentBudget(redis, prefix, {
-      perProject: config.AGENT_CALLS_PER_HOUR,
-      perUser: config.AGENT_CALLS_PER_USER_PER_HOUR,
-      ...(perInstallation ? { installationOf: currentInstallationSlot } : {}),
-    }),
+    budget,
     promptMaxChars: config.AGENT_PROMPT_MAX_CHARS,
     defaultProject: config.DOCS_PROJECT_ID,
     projectFor: (channel) => o.projectFor(channel),

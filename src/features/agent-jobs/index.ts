@@ -106,6 +106,8 @@ export interface AgentJobs {
    */
   owner(channel: string, ts: string): Promise<ThreadOwner>;
   pollQueue: Queue<PollJobData>;
+  /** The previews' queue (`preview-deployment`); absent when DOCS_PREVIEWS is off. */
+  previewQueue?: NonNullable<Previews['queue']>;
   presenter: StatusPresenter;
   /**
    * Acts on a person's message the conversations feature routed here (a job's thread, or a
@@ -253,6 +255,7 @@ export function createAgentJobs(o: AgentJobsOptions): AgentJobs {
     start,
     owner: threadOwner(store),
     pollQueue,
+    ...(previews.queue ? { previewQueue: previews.queue } : {}),
     presenter,
     handleMessage: (msg, botUserId, steps, receipt) =>
       handleIncomingMessage(handlerDeps, msg, botUserId, steps, receipt),

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/platform/logger.js';
 import { BotMetrics, type QueueDepthSource } from '../../../src/platform/metrics.js';
 import { bearerTokenMatches, metricsHandler } from '../../../src/platform/metrics-route.js';
+import { arrayLogger } from '../../helpers/logs.js';
 import { Scrape } from '../../helpers/prometheus.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -227,6 +228,74 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     ]);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(1);
     expect(s.value('docs_bot_agent_budget_remaining', { installation: 'enterprise:E0GRID' })).toBe(2);
+    // The HELP line says what happens past the bound: no series (not a shared `other` one).
+    const help = s.families.get('docs_bot_agent_budget_remaining')?.help;
+    expect(help).toContain('later ones get no series');
+    expect(help).not.toContain('other');
+  });
+
+  it('the agent budget gauge is read again at each scrape, for exactly the label sets that have a series', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxBudgetInstallations: 1 });
+    const asked: string[] = [];
+    let left = 100;
+    m.watchBudget(async (project, installation) => {
+      asked.push(`${project} ${installation}`);
+      return left;
+    });
+    expect((await scrape(m)).series('docs_bot_agent_budget_remaining')).toEqual([]); // none seen yet: nothing read
+    expect(asked).toEqual([]);
+    m.agentBudget('proj_1', 3, 'team:T0ALPHA');
+    m.agentBudget('proj_2', 5, 'team:T0ALPHA');
+    m.agentBudget('proj_1', 4, 'team:T0BETA'); // past the bound: no series, never read
+    const s = await scrape(m);
+    expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_1', installation: 'team:T0ALPHA' })).toBe(100);
+    expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_2', installation: 'team:T0ALPHA' })).toBe(100);
+    expect(asked.sort()).toEqual(['proj_1 team:T0ALPHA', 'proj_2 team:T0ALPHA']);
+    left = 7;
+    expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_2' })).toBe(7);
+  });
+
+  it('a budget Redis cannot read (error or no answer) keeps its last value, never fails the scrape, and is warned of at most once a minute', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    let now = 1_000_000;
+    const m = new BotMetrics({
+      registry: new Registry(),
+      defaultMetrics: false,
+      queueTimeoutMs: 100,
+      logger,
+      now: () => now,
+    });
+    let mode: 'ok' | 'error' | 'hang' = 'ok';
+    m.watchBudget((project) =>
+      mode === 'hang'
+        ? new Promise<number>(() => undefined)
+        : mode === 'error'
+          ? Promise.reject(new Error('Connection is closed.'))
+          : Promise.resolve(project === 'proj_1' ? 60 : 80),
+    );
+    m.agentBudget('proj_1', 10);
+    m.agentBudget('proj_2', 20);
+    expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(60);
+    mode = 'error';
+    for (let i = 0; i < 4; i++) {
+      const s = await scrape(m);
+      expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(60);
+      expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_2' })).toBe(80);
+      now += 20_000;
+    }
+    expect(lines.map((l) => l.msg)).toEqual([
+      'could not read the agent budget for /metrics; docs_bot_agent_budget_remaining keeps its last value',
+      'could not read the agent budget for /metrics; docs_bot_agent_budget_remaining keeps its last value',
+    ]); // at 0 s and 60 s, not at 20 s or 40 s
+    expect(lines[0]).toMatchObject({ series: 2, err: { message: 'Connection is closed.' } });
+    mode = 'hang';
+    now += 40_000; // 60 s after the last warning
+    const started = Date.now();
+    const s = await scrape(m);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_2' })).toBe(80);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]!.err).toMatchObject({ message: 'no answer from Redis within 100 ms' });
   });
 
   it('two bots in one process keep apart (one registry each), each with the default process metrics', async () => {

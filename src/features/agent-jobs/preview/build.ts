@@ -18,6 +18,8 @@ export interface Previews {
   store: PreviewStore;
   /** Absent when DOCS_PREVIEWS is off. */
   watch?: (agentJobId: string, cycle: number, completedAt: number) => Promise<void>;
+  /** The `preview-deployment` queue (its depth is a metric); absent when DOCS_PREVIEWS is off. */
+  queue?: Queue<PreviewJobData>;
   startWorker(): Worker | undefined;
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export function buildPreviews(
   };
   return {
     store,
+    queue,
     watch: (agentJobId, cycle, completedAt) => watchPreview(queue, agentJobId, cycle, completedAt),
     startWorker: () =>
       startPreviewWorker(
