@@ -95,7 +95,11 @@ async function improveSearch(
     () => sb.slack.views.slice(views).find((v) => v.view.callback_id === 'visitors_improve_signal'),
     10_000,
   );
-  p.say(p.dim('  …the Improve form opens, the instruction built from the search (the term fenced as quoted data):'));
+  p.say(
+    p.dim(
+      "  …the Improve form opens: a short instruction to edit, and the search under it, read-only (the readers' words go to the agent fenced as quoted data):",
+    ),
+  );
   renderBlocks(sb.slack, modal.view.blocks as unknown[])
     .split('\n')
     .forEach((line) => p.say(p.dim(`    │ ${line}`)));
@@ -115,5 +119,9 @@ async function improveSearch(
     sb.slack.messages.some((m) => m.thread_ts === searches.ts && m.reactions.includes('white_check_mark'));
   // The state reaction lands with the throttled status edit; the transcript is right without it too.
   await sb.slack.waitFor(done, 10_000).catch(() => undefined);
-  p.say(p.dim("  …the job ran in the report's thread, and its pull request was announced there"));
+  p.say(
+    p.dim(
+      "  …the job ran in the report's thread, its status message saying what it is about (the search), and its pull request was announced there",
+    ),
+  );
 }

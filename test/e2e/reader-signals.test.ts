@@ -165,17 +165,33 @@ describe('the reports', () => {
 
 describe('Improve with agent on a signal, through to a pull request', () => {
   it.each([
-    ['searches', 'Docs searches', 'reader_search_term', 'Readers searched the docs for the term quoted below'],
-    ['feedback', 'Docs feedback', 'reader_comments', 'Readers rated /guides/custom-domain 👎'],
+    [
+      'searches',
+      'Docs searches',
+      'reader_search_term',
+      'Find out what readers searching the docs for the term below were looking for.',
+      'Readers searched the docs for the term quoted below',
+      /^"[^"]+" · [\d,]+ searches$/,
+    ],
+    [
+      'feedback',
+      'Docs feedback',
+      'reader_comments',
+      "Read the readers' comments on the page below",
+      'Readers rated /guides/custom-domain 👎',
+      /^\/guides\/custom-domain · 👎 [\d,]+, 👍 [\d,]+ · \d+ comments?$/,
+    ],
     [
       'questions',
       'Unanswered questions',
       'reader_question',
+      'Add or extend the docs so that the question below is answered',
       'Readers asked the docs assistant the question quoted below',
+      /^"[^"]+" · asked [\d,]+ times?$/,
     ],
   ])(
-    "%s: the modal is pre-filled; submitting starts a job in the report's thread; its PR is announced there",
-    async (kind, title, fence, opening) => {
+    "%s: the form holds plain guidance and shows the readers' words read-only; the job gets them fenced, and an About line",
+    async (kind, title, fence, guidance, facts, about) => {
       const m = await report(`${kind} ${WEEK}`, title);
       const views = sb.slack.views.length;
       await driver.blockAction({ user: 'U0BOB', channel: CHANNEL, messageTs: m.ts, actionId: firstImprove(m) });
@@ -186,12 +202,15 @@ describe('Improve with agent on a signal, through to a pull request', () => {
             .find((v) => v.view.callback_id === 'visitors_improve_signal' && v.userId === 'U0BOB'),
         10_000,
       );
-      const input = (modal.view.blocks as { type: string; element?: { initial_value?: string } }[]).find(
-        (b) => b.type === 'input',
-      )!;
+      const blocks = modal.view.blocks as { type: string; element?: { initial_value?: string } }[];
+      const input = blocks.find((b) => b.type === 'input')!;
       const instruction = input.element!.initial_value!;
-      expect(instruction.startsWith(opening)).toBe(true);
-      expect(instruction).toMatch(new RegExp(`<${fence}_[0-9a-f]{16}>\\n[^]*\\n</${fence}_[0-9a-f]{16}>$`));
+      // The editable instruction: the bot's guidance, no fence, no reader text, count or date.
+      expect(instruction.startsWith(guidance)).toBe(true);
+      expect(instruction).not.toMatch(/reader_|[<>]|\d|Nov/);
+      // The readers' words, read-only under it.
+      // (The page shows as inline code there.)
+      expect(JSON.stringify(blocks.slice(blocks.indexOf(input) + 1)).replace(/`/g, '')).toContain(facts);
       const jobs = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
       const res = await driver.viewSubmission({
         user: 'U0BOB',
@@ -208,12 +227,24 @@ describe('Improve with agent on a signal, through to a pull request', () => {
           sb.docs.requests.filter((x) => x.method === 'POST' && x.path.endsWith('/job')).indexOf(r) >= jobs,
         10_000,
       );
-      expect(create.body).toEqual({ prompt: instruction });
+      // The agent gets the instruction, then the signal with the readers' words fenced as data.
+      const prompt = (create.body as { prompt: string }).prompt;
+      expect(prompt.startsWith(`${instruction}\n\n${facts}`)).toBe(true);
+      expect(prompt).toMatch(new RegExp(`\\n<${fence}_([0-9a-f]{16})>\\n[^]*\\n</${fence}_\\1>$`));
       const status = await sb.slack.waitFor(
         () => sb.slack.messages.find((x) => x.thread_ts === m.ts && x.bot_id && x.text.startsWith('Docs agent job')),
         10_000,
       );
       expect(status.text).toContain('for <@U0BOB>');
+      // The status message quotes the instruction and says what it is about; no fence, no prompt.
+      const shownStatus = shown(status);
+      expect(shownStatus).toContain(`> ${instruction.slice(0, 40)}`);
+      const aboutLine = shownStatus.split('\n').find((l) => l.startsWith('About: '));
+      expect(aboutLine?.slice('About: '.length).replace(/\u2060/g, '')).toMatch(about);
+      expect(shownStatus).not.toMatch(/reader_|ˍ/);
+      // The agent session is titled by the About line, not the prompt.
+      const session = await sb.slack.waitFor(() => sb.slack.agent.sessions.get(`${CHANNEL}:${m.ts}`), 10_000);
+      expect(session.title?.replace(/\u2060/g, '')).toMatch(about);
       await sb.slack.waitFor(
         () =>
           threadReplies(sb.slack, CHANNEL, m.ts).find((r) =>
@@ -221,6 +252,15 @@ describe('Improve with agent on a signal, through to a pull request', () => {
           ),
         20_000,
       );
+      // App Home (Bob's) lists the job with its About line.
+      const homes = sb.slack.views.length;
+      await driver.appHomeOpened('U0BOB');
+      const home = await sb.slack.waitFor(
+        () => sb.slack.views.slice(homes).find((v) => v.kind === 'home' && v.userId === 'U0BOB'),
+        10_000,
+      );
+      expect(JSON.stringify(home.view)).toContain('About: ');
+      expect(JSON.stringify(home.view)).not.toMatch(/reader_/);
     },
   );
 

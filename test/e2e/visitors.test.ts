@@ -353,9 +353,10 @@ describe('/docs-visitors digests', () => {
     const input = (modal.view.blocks as { type: string; element?: { initial_value?: string } }[]).find(
       (b) => b.type === 'input',
     );
-    expect(input?.element?.initial_value).toMatch(
-      new RegExp(`^Review ${value.p.replace(/[/.]/g, '\\$&')}: readers fell ${value.n}% this week`),
-    );
+    // The instruction is plain guidance; the page and its numbers are shown under it, read-only.
+    expect(input?.element?.initial_value).toMatch(/^Check whether the page named below is outdated/);
+    expect(input?.element?.initial_value).not.toContain(value.p);
+    expect(JSON.stringify(modal.view.blocks)).toContain(`The page: \`${value.p}\`. Its human readers fell ${value.n}%`);
 
     const blank = await driver.viewSubmission({
       user: 'U0BOB',
@@ -379,7 +380,14 @@ describe('/docs-visitors digests', () => {
       (r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job',
       10_000,
     );
-    expect(create.body).toEqual({ prompt: edited });
+    // The agent gets the instruction as edited, then the page and its numbers (from the signed form).
+    expect(create.body).toEqual({
+      prompt: expect.stringMatching(
+        new RegExp(
+          `^${edited.replace(/[.()]/g, '\\$&')}\n\nThe page: ${value.p.replace(/[/.]/g, '\\$&')}\\. Its human readers fell ${value.n}%`,
+        ),
+      ),
+    });
     const status = await sb.slack.waitFor(
       () =>
         sb.slack.messages.find(
@@ -388,6 +396,7 @@ describe('/docs-visitors digests', () => {
       10_000,
     );
     expect(status.channel).toBe(CHANNEL);
+    expect(messageText(status).replace(/\u2060/g, '')).toContain(`About: ${value.p} · readers fell ${value.n}%`);
   });
 
   it('"Improve with agent" carrying a page the digest does not list (or an unsafe path) opens nothing', async () => {

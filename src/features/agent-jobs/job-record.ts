@@ -201,3 +201,12 @@ export function newJobRecord(
     ...(req.about ? { about: req.about.replace(/\s+/g, ' ').slice(0, ABOUT_MAX) } : {}),
   };
 }
+
+/**
+ * The title of a job's agent session: what the quoted text that went with it is about (its About
+ * line, one line: a search term and its count, a question), else the instruction; never the prompt.
+ */
+export function sessionTitle(job: { instruction: string; about?: string | undefined }): string {
+  const about = job.about?.replace(/\s+/g, ' ').trim().slice(0, ABOUT_MAX);
+  return about || job.instruction;
+}

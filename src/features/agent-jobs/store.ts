@@ -20,6 +20,8 @@ interface RestartRecord {
   contextFrom?: string[];
   /** The docs project named with `project=<id>` (absent: the channel's). */
   project?: string;
+  /** What the quoted text in `prompt` is about (the job's About line), when it had one. */
+  about?: string;
 }
 
 /** Value of a thread index key while its job is being created (replies get "still starting"). */

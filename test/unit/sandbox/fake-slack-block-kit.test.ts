@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../../sandbox/fake-slack.js';
 import { buildHomeView } from '../../../src/features/agent-jobs/home/index.js';
 import { buildImproveModal } from '../../../src/features/reports/digests/improve-modal.js';
+import { buildSignalImproveModal } from '../../../src/features/reports/digests/improve-signal.js';
+import { decodeSignalImprove, encodeSignalImprove } from '../../../src/features/reports/signals/improve.js';
 import { buildEditModal } from '../../../src/features/settings/blocks.js';
 import { expectSlackTakesView } from '../../helpers/block-kit.js';
 import { TEST_SIGNER } from '../../helpers/signer.js';
@@ -252,6 +254,33 @@ describe("the bot's largest views pass the same checks", () => {
       TEST_SIGNER,
     );
     expectSlackTakesView(view, 'modal');
+  });
+
+  it("the Improve modal of a signal for the longest readers' words a button carries", () => {
+    const long = '<!channel> *x* https://evil.example '.repeat(40);
+    for (const signal of [
+      { kind: 'search' as const, term: long, hits: 1e9 },
+      {
+        kind: 'feedback' as const,
+        path: `/${'a'.repeat(300)}`,
+        thumbsDown: 1e9,
+        thumbsUp: 1e9,
+        comments: [long, long, long],
+      },
+      {
+        kind: 'question' as const,
+        question: long,
+        count: 1e9,
+        response: long,
+        pageUrl: `https://x.test/${'a'.repeat(280)}`,
+      },
+    ]) {
+      const input = { signal, rangeLabel: 'Nov 16 – Nov 22, 2026', channel: 'C0DOCS', projectId: 'proj_docs' };
+      const back = decodeSignalImprove(encodeSignalImprove(input, TEST_SIGNER), TEST_SIGNER);
+      if (!back.ok) throw new Error('the value does not round-trip');
+      const meta = { channel: 'C0DOCS', threadTs: '1763888400.000100', projectId: 'proj_docs' };
+      expectSlackTakesView(buildSignalImproveModal(back.improve, meta, TEST_SIGNER), 'modal');
+    }
   });
 
   it('the settings modal with 100 configured projects of the longest ids', () => {

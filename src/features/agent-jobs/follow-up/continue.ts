@@ -11,6 +11,7 @@ import {
 import { hasCode } from '../../../platform/errors.js';
 import type { Logger } from '../../../platform/logger.js';
 import { confirmStep, memorySteps, type Steps } from '../../../platform/steps.js';
+import { sessionTitle } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import type { JobRecord } from '../store.js';
 import { withJobLock } from './job-lock.js';
@@ -142,7 +143,7 @@ async function sendFollowUp(deps: ContinueJobDeps, req: ContinueJobRequest, step
   // Both never throw; awaited so that a quick end's `active` can't be overtaken by this `processing`.
   await deps.status.show(req.jobId);
   await deps.agent?.session({ channel: rec.channel, threadTs: rec.threadTs }, 'processing', {
-    title: rec.instruction,
+    title: sessionTitle(rec),
     initiator: rec.requester,
   });
   audit(deps.logger, {

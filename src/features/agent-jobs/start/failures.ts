@@ -61,10 +61,12 @@ export async function uncertain(
     ...(req.reactOnStatusMessage ? { reactOnStatusMessage: true } : {}),
     ...(req.contextFrom?.length ? { contextFrom: req.contextFrom } : {}),
     ...(req.project ? { project: req.project } : {}),
+    ...(req.about ? { about: req.about } : {}),
   });
   const status = buildStatusMessage({
     requester: req.requester,
     instruction: req.instruction,
+    ...(req.about ? { about: req.about } : {}),
     projectId: at.projectId,
     state: 'uncertain',
     elapsedMs: 0,

@@ -11,7 +11,7 @@ import {
 import type { Logger } from '../../../platform/logger.js';
 import { CANNOT_POST, slackErrorCode } from '../../../platform/slack/errors.js';
 import { postOnce, confirmStep, memorySteps, stepKeys, type Steps } from '../../../platform/steps.js';
-import { newJobRecord } from '../job-record.js';
+import { newJobRecord, sessionTitle } from '../job-record.js';
 import { watchAgentJob } from '../poll/index.js';
 import { buildStatusMessage } from '../status/index.js';
 import { clearPending, retirePlaceholder, uncertain, untracked } from './failures.js';
@@ -240,7 +240,7 @@ async function record(
   }
   await deps.status.show(ids.jobId);
   await deps.agent?.session({ channel: req.channel, threadTs: ids.threadTs }, 'processing', {
-    title: req.instruction,
+    title: sessionTitle(req),
     initiator: req.requester,
   });
   audit(deps.logger, {

@@ -1,5 +1,5 @@
 import type { VisitorsResponse } from '../../../platform/docs-api/schemas.js';
-import { formatCount, percentChange } from '../format.js';
+import { percentChange } from '../format.js';
 import { type DateRange } from '../date-range.js';
 
 /**
@@ -140,19 +140,9 @@ export function buildDigestContent(current: WeekOfVisitors, previous: WeekOfVisi
 }
 
 /**
- * The instruction pre-filled in the "Improve with agent" modal for a falling page:
- * `Review {path}: readers fell {n}% this week …` (editable by the person before it starts a job).
+ * The instruction Improve with agent on a falling page pre-fills (editable): plain guidance, with
+ * the page and its numbers left out (they go with it as quoted data and show under it).
  */
-export function improveInstruction(p: {
-  path: string;
-  fellPct: number;
-  current: number;
-  previous: number;
-  rangeLabel: string;
-}): string {
-  return (
-    `Review ${p.path}: readers fell ${p.fellPct}% this week (${formatCount(p.previous)} → ${formatCount(p.current)} human readers, ${p.rangeLabel}, compared with the week before). ` +
-    'Check whether the page is outdated, unclear, incomplete or hard to find (title, description, navigation, links from related pages), ' +
-    'and improve it. Keep its URL unchanged.'
-  );
-}
+export const IMPROVE_GUIDANCE =
+  'Check whether the page named below is outdated, unclear, incomplete or hard to find (title, description, ' +
+  'navigation, links from related pages), and improve it. Keep its URL unchanged.';

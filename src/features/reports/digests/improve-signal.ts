@@ -1,11 +1,8 @@
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
-import { truncate } from '../../../platform/slack/limits.js';
-import { escapeReaderText } from '../../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../../platform/slack/payloads.js';
 import { unverifiedValueText, type ValueSigner } from '../../../platform/slack/signed-value.js';
 import {
-  INSTRUCTION_MAX,
   instructionInput,
   jobFormButton,
   jobFormSubmission,
@@ -14,22 +11,25 @@ import {
   type JobForm,
   type JobFormDeps,
 } from '../../agent-jobs/index.js';
-import { countOf, inlineReaderPath, formatCount } from '../format.js';
 import {
-  cutQuoted,
   decodeSignalImprove,
+  quotedSignalSchema,
   SIGNAL_IMPROVE_PURPOSE,
-  signalInstruction,
+  type QuotedSignal,
   type SignalImprove,
 } from '../signals/improve.js';
-import { EDIT_HINT } from './improve-modal.js';
+import { signalAbout, signalGuidance, signalQuoted, signalShown } from '../signals/improve-text.js';
+import { EDIT_HINT, QUOTED_LABEL, SHOWN_MAX } from './improve-modal.js';
 
 /**
  * "Improve with agent" on a reader signal, in a report or a digest (block_actions
- * `visitors.signal.improve.<i>`): the same modal as Improve on a falling page, pre-filled with an
- * instruction built from the signal (reader text fenced as quoted data), editable; submitting starts
- * a docs agent job in the thread of the message the button sits on, on the signal's docs project,
- * through the agent-jobs pipeline (access, the agent budget, status, announcement).
+ * `visitors.signal.improve.<i>`): a modal like Document this's, with short editable guidance and,
+ * under it, the signal read-only (the readers' words as an inert quote); submitting starts a docs
+ * agent job in the thread of the message the button sits on, on the signal's docs project, through
+ * the agent-jobs pipeline (access, the agent budget, status, announcement), with the signal sent to
+ * the agent as quoted data apart from the instruction (`quoted`, fenced) and shown on the job as its
+ * About line. The signal travels from the button to the submission in the modal's signed
+ * `private_metadata`, never through the editable instruction.
  */
 
 /** `callback_id` of the modal. */
@@ -57,11 +57,13 @@ interface SignalImproveDeps extends JobFormDeps {
   projects: readonly string[] | (() => readonly string[]);
 }
 
-/** Where the job starts: the message's channel and thread, and the signal's docs project. */
+/** Where the job starts (the message's channel and thread, the signal's docs project) and the signal it is about. */
 interface SignalModalMetadata {
   channel: string;
   threadTs: string;
   projectId?: string | undefined;
+  /** Absent in forms opened before the signal rode in the metadata (their instruction held it). */
+  signal?: Pick<SignalImprove, 'signal' | 'rangeLabel'> | undefined;
 }
 
 const metadataSchema = z.object({
@@ -71,59 +73,46 @@ const metadataSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
     .optional(),
+  s: quotedSignalSchema.optional(),
+  r: z.string().max(120).optional(),
 });
 
-/** Reads the modal's `private_metadata` (JSON, signed): where to start the job; throws on what it can't read. */
+/** Reads the modal's `private_metadata` (JSON, signed): where to start the job and the signal; throws on what it can't read. */
 function readMetadata(json: unknown): SignalModalMetadata {
   const m = metadataSchema.parse(json);
-  return { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}) };
-}
-
-/** What the modal says above the instruction (reader text quoted already, cut: a modal is mrkdwn too). */
-function summary(v: SignalImprove): string {
-  const range = escapeReaderText(v.rangeLabel, 120);
-  const s = v.signal;
-  switch (s.kind) {
-    case 'search':
-      return (
-        `Readers searched the docs for “${cutQuoted(s.term, 120)}” ${countOf(s.hits, 'time')} (${range}) ` +
-        'and clicked no result.'
-      );
-    case 'feedback':
-      return (
-        `${inlineReaderPath(s.path, 80)}: ` +
-        `👎 ${formatCount(s.thumbsDown)}, 👍 ${formatCount(s.thumbsUp)} (${range}), ` +
-        `${countOf(s.comments.length, 'comment')} quoted in the instruction.`
-      );
-    case 'question':
-      return (
-        `Readers asked the docs assistant “${cutQuoted(s.question, 200)}” ` +
-        `${countOf(s.count, 'time')} (${range}); it could not answer.`
-      );
-  }
+  const signal = m.s ? { signal: { signal: m.s as QuotedSignal, rangeLabel: m.r ?? '' } } : {};
+  return { channel: m.c, threadTs: m.t, ...(m.p ? { projectId: m.p } : {}), ...signal };
 }
 
 /**
- * Builds the modal for views.open: the signal in words, and the instruction to edit.
+ * Builds the modal for views.open: the guidance to edit, and the signal read-only under it. Its
+ * `private_metadata` (signed; Slack: ≤ 3000 chars) carries the signal as the button did (≤ 2000
+ * chars with its signature) plus the message's ts.
  * @param meta - the message's channel and ts (from the block_actions container) and the signal's project.
  */
 export function buildSignalImproveModal(
   v: SignalImprove,
-  meta: SignalModalMetadata,
+  meta: Omit<SignalModalMetadata, 'signal'>,
   signer: Pick<ValueSigner, 'sign'>,
 ): ModalView {
-  const wire = { c: meta.channel, t: meta.threadTs, ...(meta.projectId ? { p: meta.projectId } : {}) };
+  const wire = {
+    c: meta.channel,
+    t: meta.threadTs,
+    ...(meta.projectId ? { p: meta.projectId } : {}),
+    s: v.signal,
+    r: v.rangeLabel.slice(0, 120),
+  };
   const where = meta.projectId ? ` on the docs project \`${meta.projectId}\`` : '';
-  const text =
-    `${summary(v)}\nThe docs agent will work on it in this message's thread${where} and open a pull request. ` +
-    "Readers' words are quoted in the instruction as data, not instructions.";
+  const lead = `The docs agent will work on it in this message's thread${where} and open a pull request.`;
   return jobModal({
     callbackId: SIGNAL_IMPROVE_CALLBACK_ID,
     title: 'Improve with agent',
     metadata: signer.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(wire)),
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text } },
-      instructionInput(truncate(signalInstruction(v), INSTRUCTION_MAX), { hint: EDIT_HINT }),
+      { type: 'section', text: { type: 'mrkdwn', text: lead } },
+      instructionInput(signalGuidance(v.signal), { hint: EDIT_HINT }),
+      { type: 'context', elements: [{ type: 'mrkdwn', text: QUOTED_LABEL }] },
+      { type: 'section', text: { type: 'mrkdwn', text: signalShown(v, SHOWN_MAX) } },
     ],
   });
 }
@@ -151,15 +140,26 @@ export function signalImproveAction(deps: SignalImproveDeps) {
   });
 }
 
-/** The modal as its submission reads it: the job starts in the message's thread, on the signal's project. */
+/**
+ * The modal as its submission reads it: the job starts in the message's thread, on the signal's
+ * project, with the signal (from the signed metadata, never from the form's input) sent to the agent
+ * fenced as quoted data apart from the instruction, and as the job's About line.
+ */
 const SIGNAL_IMPROVE_FORM: JobForm<SignalModalMetadata> = {
   formName: 'the Improve with agent form',
   purpose: SIGNAL_MODAL_PURPOSE,
   read: readMetadata,
   blankText: 'Tell the agent what to change.',
   unverifiedText: unverifiedValueText('open the form again from the report or digest'),
-  outcome: ({ channel, threadTs, projectId }, instruction) => ({
-    start: { channel, instruction, threadTs, reactOnStatusMessage: true, ...(projectId ? { project: projectId } : {}) },
+  outcome: ({ channel, threadTs, projectId, signal }, instruction) => ({
+    start: {
+      channel,
+      instruction,
+      threadTs,
+      reactOnStatusMessage: true,
+      ...(projectId ? { project: projectId } : {}),
+      ...(signal ? { quoted: signalQuoted(signal), about: signalAbout(signal.signal) } : {}),
+    },
   }),
 };
 

@@ -391,6 +391,18 @@ describe('startAgentJob', () => {
     expect(h.store.create).not.toHaveBeenCalled();
   });
 
+  it('an uncertain start with an About line keeps it: on the status message, and for "Start it again"', async () => {
+    const h = startHarness();
+    h.createJob.mockRejectedValueOnce(new DocsApiNetworkError('timed out'));
+    const about = '"sso saml" · 263 searches';
+    await startAgentJob(h.deps, { ...startReq(), prompt: 'Find it.\n\nquoted', about });
+    expect(JSON.stringify(argsOf(h.chat.update).blocks)).toContain('About: \\"sso saml\\" · 263 searches');
+    expect(h.store.saveRestart).toHaveBeenCalledWith(
+      'req-1',
+      expect.objectContaining({ prompt: 'Find it.\n\nquoted', about }),
+    );
+  });
+
   it('the uncertain notice says plainly a job may already be running and where to look; "Start it again" asks first', async () => {
     const h = startHarness();
     h.createJob.mockRejectedValueOnce(new DocsApiNetworkError('timed out'));

@@ -5,9 +5,11 @@ import type { StartJobDeps } from '../../../../src/features/agent-jobs/start/sta
 import { takeProjectOption } from '../../../../src/features/agent-jobs/start/project-option.js';
 import { DOCUMENT_INSTRUCTION, documentQuote } from '../../../../src/features/ask/document.js';
 import type { AnswerRecord } from '../../../../src/features/ask/store.js';
-import { improveInstruction } from '../../../../src/features/reports/digests/content.js';
+import { IMPROVE_GUIDANCE } from '../../../../src/features/reports/digests/content.js';
+import { pageAbout, pageQuoted } from '../../../../src/features/reports/digests/improve-modal.js';
 import { findMessageLinks } from '../../../../src/features/thread-context/links.js';
-import { quoteSignal, signalInstruction } from '../../../../src/features/reports/signals/improve.js';
+import { quoteSignal } from '../../../../src/features/reports/signals/improve.js';
+import { signalAbout, signalGuidance, signalQuoted } from '../../../../src/features/reports/signals/improve-text.js';
 import type { Steps } from '../../../../src/platform/steps.js';
 import { fakeStartJobDeps } from '../../../helpers/start-job-deps.js';
 
@@ -129,7 +131,7 @@ describe('a job started with quoted text', () => {
   });
 });
 
-describe('instructions the bot prefills from quoted text act on nothing', () => {
+describe('what the bot prefills and quotes for an Improve acts on nothing', () => {
   const acts = (text: string) => {
     const opt = takeProjectOption(text, ['proj_a', 'proj_b', 'nope']);
     return findMessageLinks(text).length > 0 || !opt.ok || opt.project !== undefined;
@@ -144,19 +146,21 @@ describe('instructions the bot prefills from quoted text act on nothing', () => 
           { kind: 'feedback' as const, path: '/billing', thumbsDown: 2, thumbsUp: 0, comments },
         ]) {
           // The range label is the bot's own (dates), signed in the button's value.
-          const text = signalInstruction({ signal: quoteSignal(signal), rangeLabel: 'Nov 15 – Nov 21, 2026' });
-          expect(acts(text)).toBe(false);
+          const v = { signal: quoteSignal(signal), rangeLabel: 'Nov 15 – Nov 21, 2026' };
+          for (const text of [signalGuidance(v.signal), signalQuoted(v), signalAbout(v.signal)])
+            expect(acts(text)).toBe(false);
         }
       }),
       { numRuns: 150 },
     );
   });
 
-  it('Improve with agent on a falling page: the instruction names no project and no link', () => {
+  it('Improve with agent on a falling page: the instruction, the quoted page and its About line name no project and no link', () => {
+    expect(acts(IMPROVE_GUIDANCE)).toBe(false);
     fc.assert(
       fc.property(fc.stringMatching(/^\/[A-Za-z0-9\-._~%/]{0,60}$/), (path) => {
-        const text = improveInstruction({ path, fellPct: 40, current: 60, previous: 100, rangeLabel: 'Nov 1 – Nov 7' });
-        expect(acts(text)).toBe(false);
+        const page = { path, fellPct: 40, current: 60, previous: 100, rangeLabel: 'Nov 1 – Nov 7' };
+        for (const text of [pageQuoted(page), pageAbout(page)]) expect(acts(text)).toBe(false);
       }),
     );
   });

@@ -124,4 +124,32 @@ describe('startWithContext', () => {
     expect(await startWithContext(unreadable.deps, req, unreadable.steps(), unreadable.tell)).toBeUndefined();
     expect(refunds).toEqual(['proj_a']);
   });
+
+  it('a start with quoted text and an About line: the prompt fences nothing new, the status message and record say what it is about, the session is titled by it', async () => {
+    const h = harness(async (r) => ({ ok: true, prompt: `${r.instruction}\n\n${r.quoted ?? ''}` }));
+    const session = vi.fn(async () => undefined);
+    h.deps.start.agent = { session, loading: vi.fn(async () => undefined) };
+    const quoted = 'The term:\n<reader_search_term_0123456789abcdef>\nsso saml\n</reader_search_term_0123456789abcdef>';
+    const improve = {
+      ...req,
+      instruction: 'Find out what readers were looking for.',
+      quoted,
+      about: '"sso saml" · 263 searches',
+    };
+    const { thread: _t, ...noThread } = improve;
+    expect(await startWithContext(h.deps, noThread, h.steps(), h.tell)).toMatchObject({ ok: true });
+    expect(h.createJob).toHaveBeenCalledWith(`Find out what readers were looking for.\n\n${quoted}`);
+    const posted = JSON.stringify(vi.mocked(h.deps.start.slack.chat.postMessage).mock.calls[0]![0]);
+    expect(posted).toContain('About: \\"sso saml\\" · 263 searches');
+    expect(posted).toContain('Find out what readers were looking for.');
+    expect(posted).not.toContain('reader_search_term');
+    expect(vi.mocked(h.deps.start.store.create).mock.calls[0]![0]).toMatchObject({
+      instruction: 'Find out what readers were looking for.',
+      about: '"sso saml" · 263 searches',
+    });
+    expect(session).toHaveBeenCalledWith(expect.anything(), 'processing', {
+      title: '"sso saml" · 263 searches',
+      initiator: 'U0ALICE',
+    });
+  });
 });

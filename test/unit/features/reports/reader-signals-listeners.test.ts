@@ -109,15 +109,19 @@ describe('Improve with agent on a signal: the click', () => {
       blocks: { element?: { initial_value?: string } }[];
     };
     expect(view.callback_id).toBe(SIGNAL_IMPROVE_CALLBACK_ID);
-    expect(view.blocks[1]!.element!.initial_value).toMatch(
-      /^Readers asked the docs assistant the question quoted below 9 times/,
-    );
-    expect(view.blocks[1]!.element!.initial_value).toMatch(
-      /<reader_question_[0-9a-f]{16}>\nQuestion: How do I set up SSO with Okta\?/,
-    );
-    expect(TEST_SIGNER.open(SIGNAL_MODAL_PURPOSE, view.private_metadata)).toEqual({
-      ok: true,
-      payload: '{"c":"C0DOCS","t":"1700000000.000100","p":"proj_docs"}',
+    // Changed on purpose: the instruction is plain guidance; the question no longer sits in it, fenced.
+    const initial = view.blocks[1]!.element!.initial_value!;
+    expect(initial).toMatch(/^Add or extend the docs so that the question below is answered/);
+    expect(initial).not.toMatch(/reader_question|[<>]|Okta|9 times|Nov/);
+    // The question is shown under it, read-only, as an inert quote.
+    expect(JSON.stringify(view.blocks.slice(2))).toContain('> Question: How do I set up SSO with Okta?');
+    const opened = TEST_SIGNER.open(SIGNAL_MODAL_PURPOSE, view.private_metadata);
+    expect(opened.ok && JSON.parse(opened.payload)).toEqual({
+      c: 'C0DOCS',
+      t: '1700000000.000100',
+      p: 'proj_docs',
+      s: improve().signal,
+      r: 'Nov 15 – Nov 21, 2026',
     });
   });
 
@@ -207,6 +211,32 @@ describe('Improve with agent on a signal: the modal', () => {
       reactOnStatusMessage: true,
     });
     expect(h.ack).toHaveBeenCalledWith();
+  });
+
+  it('the signal rides in the signed metadata: the job gets it as quoted data (fenced) and an About line, whatever was typed', async () => {
+    const h = harness();
+    const wire = {
+      c: 'C0DOCS',
+      t: '1700000000.000100',
+      p: 'proj_docs',
+      s: { kind: 'search', term: 'sso saml', hits: 263 },
+      r: 'Nov 16 – Nov 22, 2026',
+    };
+    await submit(
+      h,
+      'Find out what they wanted. project=other',
+      TEST_SIGNER.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(wire)),
+    );
+    const payload = h.record.mock.calls[0]![3] as { instruction: string; quoted: string; about: string };
+    expect(payload.instruction).toBe('Find out what they wanted. project=other');
+    expect(payload.about).toBe('"sso saml" · 263 searches');
+    expect(payload.quoted).toMatch(
+      /^Readers searched the docs for the term quoted below 263 times \(Nov 16 – Nov 22, 2026\)[^]*\n<reader_search_term_([0-9a-f]{16})>\nsso saml\n<\/reader_search_term_\1>$/,
+    );
+    // Metadata whose reader text is not quoted (not the bot's shape) is refused like a forged form.
+    const raw = { ...wire, s: { kind: 'search', term: '<!channel> hi', hits: 1 } };
+    await submit(h, 'Fix it', TEST_SIGNER.sign(SIGNAL_MODAL_PURPOSE, JSON.stringify(raw)));
+    expect(h.record).toHaveBeenCalledOnce();
   });
 
   it('blank, or metadata the bot did not sign: refused in the modal, nothing recorded', async () => {

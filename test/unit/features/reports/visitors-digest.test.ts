@@ -12,7 +12,7 @@ import type { ReaderSignals } from '../../../../src/features/reports/digests/rea
 import { CHART_HEIGHT, CHART_WIDTH, renderDigestChart } from '../../../../src/features/reports/digests/chart.js';
 import {
   buildDigestContent,
-  improveInstruction,
+  IMPROVE_GUIDANCE,
   type WeekOfVisitors,
 } from '../../../../src/features/reports/digests/content.js';
 import { formatChange } from '../../../../src/features/reports/format.js';
@@ -103,15 +103,9 @@ describe('digest content', () => {
     expect(content.pageCount).toBe(6);
   });
 
-  it('the instruction for the agent starts as the issue asks', () => {
-    const text = improveInstruction({
-      path: '/api',
-      fellPct: 50,
-      current: 100,
-      previous: 200,
-      rangeLabel: 'Nov 16 – Nov 22, 2026',
-    });
-    expect(text).toMatch(/^Review \/api: readers fell 50% this week \(200 → 100 human readers, Nov 16 – Nov 22, 2026/);
+  it('the instruction for the agent is plain guidance, with no page, number or date in it (they go with it quoted)', () => {
+    expect(IMPROVE_GUIDANCE).toMatch(/^Check whether the page named below is outdated/);
+    expect(IMPROVE_GUIDANCE).not.toMatch(/\/|\d/);
   });
 });
 
@@ -313,23 +307,59 @@ describe('"What readers couldn\'t find" in the digest message', () => {
 });
 
 describe('"Improve with agent" modal', () => {
-  it('is pre-filled, editable, and remembers where to start the job', () => {
+  const page = { path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' };
+
+  it('is pre-filled with plain guidance, shows the page read-only, and remembers where to start the job and the numbers', () => {
     const view = buildImproveModal(
-      { path: '/api', fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' },
+      page,
       { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' },
       TEST_SIGNER,
     );
     expect(view.callback_id).toBe('visitors_improve');
     expect(view.title.text).toBe('Improve with agent');
-    const input = (view.blocks as unknown as Json[]).find((b) => b.type === 'input')!;
+    const blocks = view.blocks as unknown as Json[];
+    const input = blocks.find((b) => b.type === 'input')!;
     expect(input.block_id).toBe(INSTRUCTION_BLOCK);
     const element = input.element as Json;
     expect(element.action_id).toBe(INSTRUCTION_ACTION);
     expect(element.multiline).toBe(true);
-    expect(element.initial_value).toMatch(/^Review \/api: readers fell 50% this week/);
+    // Changed on purpose: the page and its numbers no longer sit in the editable instruction.
+    expect(element.initial_value).toBe(IMPROVE_GUIDANCE);
+    expect(element.initial_value).not.toContain('/api');
+    const shown = JSON.stringify(blocks.slice(blocks.indexOf(input) + 1));
+    expect(shown).toContain('Quoted for the agent (not editable):');
+    expect(shown).toContain('The page: `/api`. Its human readers fell 50% this week (200 → 100, Nov 16 – Nov 22, 2026');
     expect(decodeImproveMetadata(view.private_metadata, TEST_SIGNER)).toEqual({
       ok: true,
-      meta: { channel: 'C0DOCS', threadTs: '1763888400.000100', path: '/api' },
+      meta: {
+        channel: 'C0DOCS',
+        threadTs: '1763888400.000100',
+        path: '/api',
+        numbers: { fellPct: 50, current: 100, previous: 200, rangeLabel: 'Nov 16 – Nov 22, 2026' },
+      },
+    });
+  });
+
+  it('its submission starts the job with the page quoted apart from the instruction, and an About line', async () => {
+    const { IMPROVE_FORM } = await import('../../../../src/features/reports/digests/improve-modal.js');
+    const { path, ...numbers } = page;
+    const meta = { channel: 'C0DOCS', threadTs: '1.2', path, numbers };
+    const out = await IMPROVE_FORM.outcome(meta, 'Check the page.');
+    expect(out).toEqual({
+      start: {
+        channel: 'C0DOCS',
+        instruction: 'Check the page.',
+        threadTs: '1.2',
+        reactOnStatusMessage: true,
+        quoted:
+          'The page: /api. Its human readers fell 50% this week (200 → 100, Nov 16 – Nov 22, 2026, compared with the week before).',
+        about: '/api · readers fell 50% (200 → 100)',
+      },
+    });
+    // A form opened before the numbers rode in the metadata: its instruction held them; nothing is added.
+    const old = await IMPROVE_FORM.outcome({ channel: 'C0DOCS', threadTs: '1.2', path: '/api' }, 'Review /api');
+    expect(old).toEqual({
+      start: { channel: 'C0DOCS', instruction: 'Review /api', threadTs: '1.2', reactOnStatusMessage: true },
     });
   });
 });
