@@ -3,6 +3,7 @@
  * that change it atomically.
  */
 import { currentEnterpriseRef } from '../../platform/request-context.js';
+import { readerTitle } from '../../platform/slack/markup.js';
 
 /** Most characters of a job's `about` line that are kept (the record) and shown (status message, App Home). */
 export const ABOUT_MAX = 150;
@@ -204,9 +205,10 @@ export function newJobRecord(
 
 /**
  * The title of a job's agent session: what the quoted text that went with it is about (its About
- * line, one line: a search term and its count, a question), else the instruction; never the prompt.
+ * line: a search term and its count, a question), else the instruction; never the prompt. Either
+ * may be someone else's words, so it is made inert ({@link readerTitle}: no mention, link or
+ * formatting can form, whether Slack shows titles plain or as mrkdwn), within {@link ABOUT_MAX}.
  */
 export function sessionTitle(job: { instruction: string; about?: string | undefined }): string {
-  const about = job.about?.replace(/\s+/g, ' ').trim().slice(0, ABOUT_MAX);
-  return about || job.instruction;
+  return readerTitle(job.about?.trim() ? job.about : job.instruction, ABOUT_MAX);
 }

@@ -220,6 +220,27 @@ export function breakAutolinksAcross(a: string, b: string): string {
  * @returns the escaped line; '' for blank input.
  */
 export function escapeReaderText(text: string, max: number): string {
+  return inertLine(text, max, escapeMrkdwn);
+}
+
+/** Look-alikes of `<` and `>` (‹ ›) for {@link readerTitle}: no manual parsing string can form with them. */
+const ANGLE_LOOKALIKES: Readonly<Record<string, string>> = { '<': '\u2039', '>': '\u203a' };
+
+/**
+ * Untrusted text for a Slack field documented only as a string, whose rendering Slack does not
+ * say (an agent session's `title`: Slack, agents.sessions.setStatus, "Title for the agent session
+ * (max 200 characters)"): the rules of reader text ({@link escapeReaderText}: one line, autolinks
+ * and `#` broken, formatting look-alikes, cut to `max` with `…`), but `<` and `>` become ‹ and ›
+ * instead of entities, so the text reads right whether Slack shows it plain or as mrkdwn, and no
+ * `<!channel>`, `<@U…>` or `<https://…|label>` can form either way.
+ * @param max - the most UTF-16 code units returned (≥ 0); 0 gives ''.
+ */
+export function readerTitle(text: string, max: number): string {
+  return inertLine(text, max, (cp) => ANGLE_LOOKALIKES[cp] ?? cp);
+}
+
+/** {@link escapeReaderText}'s rules, with `escape` for each code point (a word joiner stays with what it guards). */
+function inertLine(text: string, max: number, escape: (cp: string) => string): string {
   const line = breakAutolinks(readerLine(text).replace(/[*_~`]/g, (c) => FORMATTING_LOOKALIKES[c] ?? c))
     .replace(/#/g, `#${WORD_JOINER}`)
     .replace(/^>/, `${WORD_JOINER}>`);
@@ -228,7 +249,7 @@ export function escapeReaderText(text: string, max: number): string {
   const units: string[] = [];
   for (const cp of line) {
     if (cp === WORD_JOINER && units.length > 0) units[units.length - 1] += cp;
-    else units.push(escapeMrkdwn(cp));
+    else units.push(escape(cp));
   }
   const whole = units.join('');
   if (whole.length <= max) return whole;
