@@ -94,9 +94,12 @@ export async function handleFeedback(
   const { rec, payload } = found;
   const rating = payload.slice(0, payload.indexOf(':')) as AgentRating;
   if (rating !== 'positive' && rating !== 'negative') return tell(ANSWER_UNKNOWN_TEXT);
-  const refusal = await clickerRefusal(deps, p, rec, 'ask.feedback');
-  if (refusal) return tell(refusal);
   const progress = ctx.progress as { previous?: string; told?: boolean };
+  // Checked until the rating is kept: a retry after that thanks, whatever a membership read says now.
+  if (progress.previous === undefined) {
+    const refusal = await clickerRefusal(deps, p, rec, 'ask.feedback');
+    if (refusal) return tell(refusal);
+  }
   if (progress.previous === undefined) {
     const previous = await deps.store.rate(rec.answerId, p.user, rating);
     // A 👎: the question counts as not answered by the docs in the weekly digest (once per answer).

@@ -111,8 +111,13 @@ export async function handleAskExperts(
   const found = await answerOf(deps, PURPOSE.experts, p);
   if ('text' in found) return tell(found.text);
   const rec = found.rec;
-  const refusal = await clickerRefusal(deps, p, rec, 'ask.experts');
-  if (refusal) return tell(refusal);
+  // Checked once per click: a retry after the ask was taken, the answer claimed or the thread
+  // marked must finish what it began, not be refused by a membership read that fails this time.
+  if (!ctx.progress.cleared) {
+    const refusal = await clickerRefusal(deps, p, rec, 'ask.experts');
+    if (refusal) return tell(refusal);
+    await ctx.save({ cleared: true });
+  }
   const experts = await deps.expertsFor(rec.channel);
   if (!experts) return tell(NO_EXPERTS_TEXT);
   // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and

@@ -233,7 +233,8 @@ export class AskStore extends TeamAnswerStore {
    * What the answer to question `q` keeps in Redis, in the order the answer uses it: the thread's
    * conversation (read before the assistant is asked, saved once it answers, forgotten when it lost
    * the thread), the answer's record and the digest's note (before the buttons that read them), and
-   * the asker's answer slot (freed once written). No Redis call is made here: each is the method below.
+   * the asker's answer slot (freed once written). No Redis call is made here: each is the AskStore
+   * method of that name (`noteUnanswered`: UnansweredLog's; the slot: `releaseAnswerSlot`).
    */
   answerKeep(q: { teamId: string; channel: string; threadTs: string; asker: string; key: string }): AnswerKeep {
     const { channel, threadTs } = q;

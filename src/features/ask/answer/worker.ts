@@ -128,8 +128,11 @@ export async function answerJob(
   await deps.store
     .answerKeep(q)
     .releaseSlot()
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
+    .catch((err: unknown) => deps.logger.warn({ err }, SLOT_NOT_FREED));
 }
+
+/** The warn line when an answer slot could not be freed (it lapses by itself). */
+const SLOT_NOT_FREED = 'could not free an answer slot; it lapses in 10 minutes';
 
 /** Frees the answer slot of a question that will not be (or was) answered (best effort: a slot lapses by itself). */
 export async function releaseSlot(
@@ -138,5 +141,5 @@ export async function releaseSlot(
 ): Promise<void> {
   await deps.store
     .releaseAnswerSlot(req.teamId, req.user, req.key)
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not free an answer slot; it lapses in 10 minutes'));
+    .catch((err: unknown) => deps.logger.warn({ err }, SLOT_NOT_FREED));
 }

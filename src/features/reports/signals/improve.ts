@@ -34,7 +34,7 @@ export type Signal = SignalOf<string>;
 declare const quoted: unique symbol;
 /** Reader text made harmless by {@link quotedReaderText} (and only by it: the brand says so). */
 export type QuotedText = string & { readonly [quoted]: true };
-/** A signal whose reader text is {@link QuotedText}: what a button carries and an instruction is built from. */
+/** A signal whose reader text is {@link QuotedText}: what a button and the form's metadata carry, quoted to the agent and shown read-only. */
 export type QuotedSignal = SignalOf<QuotedText>;
 
 /** The shape of a signal, over the type of its reader text. */
@@ -171,10 +171,10 @@ export function decodeSignalImprove(
 }
 
 /**
- * Reader text made harmless for an agent instruction that Slack may show too (the job's status
- * message quotes it): one line, escaped and defused as {@link escapeReaderText} does (no mention,
- * link, formatting or `<`/`>` survives), and no `project=` option a reader could use to send the
- * job to another docs project.
+ * Reader text made harmless wherever it travels (a button's value, the form's metadata, the form and
+ * the About line that show it, the prompt that fences it): one line, escaped and defused as
+ * {@link escapeReaderText} does (no mention, link, formatting or `<`/`>` survives), and no
+ * `project=` (belt and braces: only the typed instruction is read for options).
  */
 export function quotedReaderText(raw: string, max: number): QuotedText {
   return escapeReaderText(raw, max).replace(/(project)=/gi, '$1 =') as QuotedText;

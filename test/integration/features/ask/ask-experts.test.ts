@@ -226,6 +226,29 @@ describe('Ask the docs team', () => {
     expect(postsIn('C0EXPERTS').length).toBe(before + 1);
   });
 
+  it('a retry after the team was claimed finishes the ask even when the membership read fails then: the team is asked once, nobody is told "already asked"', async () => {
+    const { answerId } = await unanswered();
+    let membershipFails = false;
+    const d = {
+      ...deps({ kind: 'channel', id: 'C0EXPERTS' }),
+      conversations: {
+        isMember: async () => {
+          if (membershipFails) throw new Error('Slack failed the membership read');
+          return true;
+        },
+      },
+    };
+    const before = postsIn('C0EXPERTS').length;
+    const ctx = ctxOf('exp-retry-1');
+    // The first try claims the answer, then Slack fails the team's post (the intake retries).
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    await expect(handleAskExperts(d, click(answerId), ctx, tell)).rejects.toThrow();
+    membershipFails = true;
+    await handleAskExperts(d, click(answerId), ctx, tell);
+    expect(postsIn('C0EXPERTS').length).toBe(before + 1);
+    expect(told).toEqual([]);
+  });
+
   it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {
     const secret = 'What is the payroll export password rotation for Acme?';
     const d = deps({ kind: 'channel', id: 'C0EXPERTS' });

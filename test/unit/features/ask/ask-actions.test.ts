@@ -115,6 +115,29 @@ describe("an answer's 👍/👎", () => {
     }
   });
 
+  it('a retry after the rating was kept thanks the person, whatever the membership read says then', async () => {
+    let member = true;
+    const { d, askFeedback } = deps({ conversations: { isMember: async () => member } });
+    const told: string[] = [];
+    const steps = ctx();
+    const click = {
+      value: TEST_SIGNER.sign(PURPOSE.feedback, `positive:${REC.answerId}`),
+      user: 'U0BOB',
+      channel: REC.channel,
+    };
+    // The first try keeps the rating, then telling fails (the intake retries).
+    await expect(
+      handleFeedback(d, click, steps, async () => {
+        throw new Error('Slack failed the ephemeral');
+      }),
+    ).rejects.toThrow();
+    member = false;
+    await handleFeedback(d, click, steps, async (t) => void told.push(t));
+    expect(askFeedback).toHaveBeenCalledExactlyOnceWith('positive');
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^Thanks for rating that answer 👍/);
+  });
+
   it('a value not signed by the bot, or for another purpose, or a forgotten answer: told, not counted', async () => {
     const { d, askFeedback } = deps();
     const told: string[] = [];
