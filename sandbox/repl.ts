@@ -39,7 +39,7 @@ export const REPL_HELP: readonly string[] = [
   '  reply <text>                  reply in the thread of the latest job (a follow-up; start with !aside to talk past the bot)',
   "  @bot <instruction>            mention the bot in the channel: a job in that message's thread",
   '  /docs-reply <job-id> <text>   continue a job from the channel',
-  '  /docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N] | subscribe | subscriptions | digest | help',
+  '  /docs-visitors [searches|feedback|questions] [FROM] [TO] [limit=N] | subscribe | unsubscribe | subscriptions | digest | help',
   '  dm <text>                     send the bot a direct message (in your DM with it)',
   '  click N                       press button [N: …] of the last transcript shown (link buttons too)',
   "  home                          open the bot's App Home tab and print it",

@@ -291,7 +291,7 @@ describe('/docs-visitors report (bot as a separate process)', () => {
 });
 
 describe('/docs-visitors digests', () => {
-  it('"digest" sends a test delivery now; if the chart upload fails the text digest is still complete', async () => {
+  it('"digest" sends the digest now; if the chart upload fails the text digest is still complete', async () => {
     sb.slack.failNext('files.completeUploadExternal', { error: 'internal_error' });
     const res = await visitors('digest');
     expect(res.status).toBe(200);

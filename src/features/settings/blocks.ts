@@ -105,7 +105,7 @@ export function buildSettingsMessage(
     const why =
       ctx.canEdit === 'unknown'
         ? "I couldn't check whether you may change them."
-        : "Workspace admins and the bot's settings admins can change them.";
+        : "Workspace admins and the bot's settings admins can change them; `/docs-settings help` explains each.";
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });
   }
   const text = `Docs Agent settings for this channel: docs project ${s.projectId}; follow-ups: ${s.followupPolicy}.`;

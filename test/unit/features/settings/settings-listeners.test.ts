@@ -88,7 +88,9 @@ describe('the settings message', () => {
     expect(admin).toMatch(/`\/docs-settings help` lists every setting and how to change it\."\}\]\}\]$/);
     const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(member).not.toContain('settings.edit');
-    expect(member).toContain("Workspace admins and the bot's settings admins can change them.");
+    expect(member).toContain(
+      "Workspace admins and the bot's settings admins can change them; `/docs-settings help` explains each.",
+    );
     const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
     expect(unknown).not.toContain('settings.edit');
     expect(unknown).toContain("I couldn't check whether you may change them.");
