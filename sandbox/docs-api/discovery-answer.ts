@@ -41,14 +41,10 @@ export function planAnswer(
   }
   if (found.length === 0) return { query: question, pages: [], text: NOT_FOUND_TEXT };
   const [first, second] = found;
-  const lines = [`From **${first!.title}**: ${first!.content}`];
-  if (second) lines.push(`See also **${second.title}**: ${second.content}`);
-  lines.push(
-    `Sources: ${found
-      .slice(0, 2)
-      .map((p) => `[${p.title}](${p.path})`)
-      .join(', ')}`,
-  );
+  // Cited inline (a relative link to the page); the pages themselves go out as search results,
+  // which the bot lists under Sources: the text carries no list of its own to show twice.
+  const lines = [`From [${first!.title}](${first!.path}): ${first!.content}`];
+  if (second) lines.push(`See also [${second.title}](${second.path}): ${second.content}`);
   return { query, pages: found, text: lines.join('\n\n') };
 }
 
