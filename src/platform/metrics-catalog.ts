@@ -74,6 +74,13 @@ export const METRICS = {
     help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.",
     labelNames: ['method', 'error'],
   },
+  slackAuthErrors: {
+    name: 'docs_bot_slack_auth_errors_total',
+    help:
+      "Slack Web API calls refused for the bot's token or a scope (invalid_auth, not_authed, token_revoked, " +
+      'token_expired, account_inactive, missing_scope), by error code; each series starts at 0.',
+    labelNames: ['error'],
+  },
   agentBudgetRemaining: {
     name: 'docs_bot_agent_budget_remaining',
     help:

@@ -1,6 +1,7 @@
 import { REDIS_ROLES, type RedisObserver, type RedisRole } from './redis.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
+import { DOCS_API_OPERATIONS } from './docs-api/observer.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
@@ -59,6 +60,24 @@ interface BotMetricsOptions extends BudgetSeriesOptions {
   maxSlackErrorSeries?: number;
 }
 
+/**
+ * Slack's codes refusing the bot's token or a scope (docs.slack.dev, common errors of every method),
+ * counted again by `docs_bot_slack_auth_errors_total{error}`: one series each, started at 0, so an
+ * alert's `increase()` sees the first refusal after a restart (a `{method,error}` series of
+ * `docs_bot_slack_api_errors_total` only exists from its first error on).
+ */
+const SLACK_AUTH_ERRORS = [
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+] as const;
+
+/** Docs API statuses refusing a key: their `{operation,status_code}` series start at 0 (DocsBotDocsApiKeyRefused). */
+const REFUSED_KEY_STATUSES = ['401', '403'] as const;
+
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
 const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
 
@@ -90,6 +109,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly docsApiRequestSeconds: Histogram<'operation'>;
   /** `docs_bot_slack_api_errors_total{method,error}`. */
   readonly slackApiErrors: Counter<'method' | 'error'>;
+  /** `docs_bot_slack_auth_errors_total{error}`. */
+  readonly slackAuthErrors: Counter<'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
   /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: budget-series.ts. */
@@ -131,6 +152,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.docsApiRequests = new Counter({ ...METRICS.docsApiRequests, registers });
     this.docsApiRequestSeconds = new Histogram({ ...METRICS.docsApiRequestSeconds, registers });
     this.slackApiErrors = new Counter({ ...METRICS.slackApiErrors, registers });
+    this.slackAuthErrors = new Counter({ ...METRICS.slackAuthErrors, registers });
     this.budget = new BudgetSeries(opts);
     this.agentBudgetRemaining = this.budget.gauge;
     this.agentFeedbackTotal = new Counter({ ...METRICS.agentFeedbackTotal, registers });
@@ -168,6 +190,10 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
     for (const outcome of PREVIEW_OUTCOMES) this.previews.finished.inc({ outcome }, 0);
+    // The label sets the key and token alerts read (docs/operations.md): 14 × 2 and 6 series.
+    for (const operation of DOCS_API_OPERATIONS)
+      for (const status_code of REFUSED_KEY_STATUSES) this.docsApiRequests.inc({ operation, status_code }, 0);
+    for (const error of SLACK_AUTH_ERRORS) this.slackAuthErrors.inc({ error }, 0);
   }
 
   /** {@link RedisObserver}: a connection lost its server. */
@@ -214,6 +240,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     let error = SLACK_ERROR.test(info.code) ? info.code : 'other';
     if (!this.slackErrorSeries.admits(`${method} ${error}`)) [method, error] = ['other', 'other'];
     this.slackApiErrors.inc({ method, error });
+    if ((SLACK_AUTH_ERRORS as readonly string[]).includes(info.code)) this.slackAuthErrors.inc({ error: info.code });
   }
 
   /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */

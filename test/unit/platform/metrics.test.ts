@@ -169,6 +169,29 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect(s.histogram('docs_bot_docs_api_request_seconds', { operation: 'get_job' })!.count).toBe(2);
   });
 
+  it('before any call, the series the key and token alerts read are at 0 (so increase() sees the first refusal after a restart); few of them', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    let s = await scrape(m);
+    const docs = s.series('docs_bot_docs_api_requests_total');
+    expect(docs).toHaveLength(14 * 2);
+    for (const operation of ['create_job', 'send_message', 'assistant_message', 'get_update_status'])
+      for (const status_code of ['401', '403'])
+        expect(s.value('docs_bot_docs_api_requests_total', { operation, status_code })).toBe(0);
+    const auth = ['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'missing_scope'];
+    expect(s.series('docs_bot_slack_auth_errors_total').map((l) => l.error)).toEqual(auth);
+    for (const error of auth) expect(s.value('docs_bot_slack_auth_errors_total', { error })).toBe(0);
+    expect(s.series('docs_bot_slack_api_errors_total')).toHaveLength(0);
+
+    m.docsApiRequest('create_job', 401, 0.1);
+    m.slackApiError({ method: 'chat.postMessage', code: 'token_revoked' });
+    m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
+    s = await scrape(m);
+    expect(s.value('docs_bot_docs_api_requests_total', { operation: 'create_job', status_code: '401' })).toBe(1);
+    expect(s.value('docs_bot_slack_auth_errors_total', { error: 'token_revoked' })).toBe(1);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.postMessage', error: 'token_revoked' })).toBe(1);
+    expect(s.series('docs_bot_slack_auth_errors_total')).toHaveLength(6);
+  });
+
   it('Slack API errors keep their series few: odd codes become other, and so does anything past the cap', async () => {
     const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxSlackErrorSeries: 3 });
     m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
