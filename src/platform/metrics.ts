@@ -1,11 +1,10 @@
 import { REDIS_ROLES, type RedisObserver, type RedisRole } from './redis.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
-import { DOCS_API_OPERATIONS } from './docs-api/observer.js';
+import { DOCS_API_OPERATIONS, type DocsApiObserver, type DocsApiOperation } from './docs-api/observer.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
-import { METRICS } from './metrics-catalog.js';
+import { METRICS, REFUSED_KEY_STATUSES, SLACK_AUTH_ERRORS } from './metrics-catalog.js';
 import { SeriesBound } from './metric-series.js';
 import { BudgetSeries, type BudgetReader, type BudgetSeriesOptions } from './budget-series.js';
 import { withinTime } from './time-limit.js';
@@ -60,24 +59,6 @@ interface BotMetricsOptions extends BudgetSeriesOptions {
   maxSlackErrorSeries?: number;
 }
 
-/**
- * Slack's codes refusing the bot's token or a scope (docs.slack.dev, common errors of every method),
- * counted again by `docs_bot_slack_auth_errors_total{error}`: one series each, started at 0, so an
- * alert's `increase()` sees the first refusal after a restart (a `{method,error}` series of
- * `docs_bot_slack_api_errors_total` only exists from its first error on).
- */
-const SLACK_AUTH_ERRORS = [
-  'invalid_auth',
-  'not_authed',
-  'token_revoked',
-  'token_expired',
-  'account_inactive',
-  'missing_scope',
-] as const;
-
-/** Docs API statuses refusing a key: their `{operation,status_code}` series start at 0 (DocsBotDocsApiKeyRefused). */
-const REFUSED_KEY_STATUSES = ['401', '403'] as const;
-
 const SLACK_METHOD = /^[a-z]+(\.[A-Za-z]+){1,3}$/;
 const SLACK_ERROR = /^[a-z0-9_]{1,64}$/;
 
@@ -107,9 +88,8 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly docsApiRequests: Counter<'operation' | 'status_code'>;
   /** `docs_bot_docs_api_request_seconds{operation}`. */
   readonly docsApiRequestSeconds: Histogram<'operation'>;
-  /** `docs_bot_slack_api_errors_total{method,error}`. */
+  /** `docs_bot_slack_api_errors_total{method,error}`, and its token refusals by code alone: `docs_bot_slack_auth_errors_total{error}`. */
   readonly slackApiErrors: Counter<'method' | 'error'>;
-  /** `docs_bot_slack_auth_errors_total{error}`. */
   readonly slackAuthErrors: Counter<'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
@@ -190,7 +170,6 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
     for (const outcome of PREVIEW_OUTCOMES) this.previews.finished.inc({ outcome }, 0);
-    // The label sets the key and token alerts read (docs/operations.md): 14 × 2 and 6 series.
     for (const operation of DOCS_API_OPERATIONS)
       for (const status_code of REFUSED_KEY_STATUSES) this.docsApiRequests.inc({ operation, status_code }, 0);
     for (const error of SLACK_AUTH_ERRORS) this.slackAuthErrors.inc({ error }, 0);
@@ -309,8 +288,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
     await Promise.all(
       this.queues.map(async (q) => {
-        // A queue that can't be read (or not in time) is left out of this scrape: no series beats a wrong one.
-        // A failed read is a missing series in this scrape (the scrape itself is the alarm); nothing to log per scrape.
+        // Not read (or not in time): no series this scrape beats a wrong one; nothing to log per scrape.
         const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(
           () => undefined,
         );
