@@ -26,15 +26,21 @@ export interface BudgetSeriesOptions {
   queueTimeoutMs?: number;
   /** Where a budget that could not be read at a scrape is warned of (at most once a minute). */
   logger?: Pick<Logger, 'warn'>;
-  /** Clock, epoch ms (the warnings' once a minute). @defaultValue Date.now */
+  /** Clock, epoch ms (the warnings' once a minute, {@link budgetCacheMs}). @defaultValue Date.now */
   now?: () => number;
+  /**
+   * How long the budgets read at a scrape serve later scrapes, in ms: a scrape reads every label
+   * set (in OAuth mode about 12 Redis commands each), so scrapes close together (two Prometheus
+   * servers, or anyone who can reach `/metrics` without METRICS_TOKEN) read once. @defaultValue 5000
+   */
+  budgetCacheMs?: number;
 }
 
 /**
  * The series of `docs_bot_agent_budget_remaining` (metrics.ts): which label sets have one (a label
  * set gets it when a request takes from its budget, within the installation bound), and their
- * values read again from Redis at every scrape ({@link collect}), so a window that refilled shows
- * full although nobody asked since.
+ * values read again from Redis at scrapes ({@link collect}; at most once per `budgetCacheMs`), so a
+ * window that refilled shows full although nobody asked since.
  */
 export class BudgetSeries {
   /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`. */
@@ -43,6 +49,10 @@ export class BudgetSeries {
   private readonly seen = new Map<string, BudgetLabels>();
   private readonly installations: SeriesBound;
   private warnedAt = -Infinity;
+  /** The read under way, which concurrent scrapes share. */
+  private reading: Promise<void> | undefined;
+  /** When the last read started (epoch ms, the options' clock). */
+  private readAt = -Infinity;
 
   constructor(private readonly opts: BudgetSeriesOptions) {
     this.gauge = new Gauge({
@@ -75,11 +85,21 @@ export class BudgetSeries {
    * The gauge's `collect`: reads the budget left of every label set that has a series (at most
    * `maxBudgetInstallations` installations × the configured projects), each read bounded by `queueTimeoutMs`.
    * A label set that can't be read (or not in time) keeps its last value, and a warning says so at
-   * most once a minute: a Redis error never fails the scrape.
+   * most once a minute: a Redis error never fails the scrape. Scrapes while a read is under way
+   * wait for that read, and within `budgetCacheMs` of its start they read nothing: the gauge keeps
+   * what that read (or a request taking from a budget since) set.
    */
-  async collect(): Promise<void> {
-    const read = this.reader;
-    if (!read) return;
+  collect(): Promise<void> {
+    if (this.reading) return this.reading;
+    const now = (this.opts.now ?? Date.now)();
+    const fresh = now - this.readAt < (this.opts.budgetCacheMs ?? 5_000);
+    if (!this.reader || !this.seen.size || fresh) return Promise.resolve();
+    this.readAt = now;
+    this.reading = this.readAll(this.reader).finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  private async readAll(read: BudgetReader): Promise<void> {
     const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
     const late = () => {
       throw new Error(`no answer from Redis within ${timeoutMs} ms`);

@@ -107,6 +107,11 @@ type Problems = [string, string][];
 
 const VAR = 'DOCS_WORKSPACE_PROJECTS';
 
+/** How log lines name an entry's assistant key variable: `X (DOCS_WORKSPACE_PROJECTS id.assistantKeyEnv)`. */
+export function askKeyVariable(id: string, env: string): string {
+  return `${env} (${VAR} ${id}.assistantKeyEnv)`;
+}
+
 /** The key `name` holds, or a problem (never the value itself). */
 function keyIn(env: Record<string, string>, id: string, name: string, what: string, out: Problems): string {
   const value = env[name];
@@ -219,8 +224,7 @@ export class DocsWorkspaces {
     const id = this.entryId(ref);
     const env = id === undefined ? undefined : this.workspaces.get(id)?.askKeyEnv;
     if (id === undefined || env === undefined) return DEFAULT_ASK_SETTINGS;
-    const entry = `${VAR} ${id}`;
-    return { key: `${env} (${entry}.assistantKeyEnv)`, domain: `${entry}.domain` };
+    return { key: askKeyVariable(id, env), domain: `${VAR} ${id}.domain` };
   }
 
   /** The projects `ref`'s work may use, its default first. */

@@ -17,6 +17,24 @@ const PREVIEW_BUCKETS = [10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200];
 const DOCS_API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
+ * Slack's codes refusing the bot's token or a scope (docs.slack.dev, common errors of every method),
+ * counted again by `docs_bot_slack_auth_errors_total{error}`: one series each, started at 0, so an
+ * alert's `increase()` sees the first refusal after a restart (a `{method,error}` series of
+ * `docs_bot_slack_api_errors_total` only exists from its first error on).
+ */
+export const SLACK_AUTH_ERRORS = [
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+] as const;
+
+/** Docs API statuses refusing a key: their `{operation,status_code}` series start at 0 (DocsBotDocsApiKeyRefused). */
+export const REFUSED_KEY_STATUSES = ['401', '403'] as const;
+
+/**
  * Every metric of the bot, keyed by the {@link BotMetrics} field that holds it. `labelNames` are
  * tuples (`as const`), so each metric's label names are typed.
  */
@@ -73,6 +91,13 @@ export const METRICS = {
     name: 'docs_bot_slack_api_errors_total',
     help: "Slack Web API calls that failed after the client's retries, by method and Slack's error code.",
     labelNames: ['method', 'error'],
+  },
+  slackAuthErrors: {
+    name: 'docs_bot_slack_auth_errors_total',
+    help:
+      "Slack Web API calls refused for the bot's token or a scope (invalid_auth, not_authed, token_revoked, " +
+      'token_expired, account_inactive, missing_scope), by error code; each series starts at 0.',
+    labelNames: ['error'],
   },
   agentBudgetRemaining: {
     name: 'docs_bot_agent_budget_remaining',

@@ -1,10 +1,10 @@
 import { REDIS_ROLES, type RedisObserver, type RedisRole } from './redis.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DocsApiObserver, DocsApiOperation } from './docs-api/client.js';
+import { DOCS_API_OPERATIONS, type DocsApiObserver, type DocsApiOperation } from './docs-api/observer.js';
 import type { EdgeObserver, EdgeOutcome } from './slack/edge.js';
 import type { SlackRequestKind } from './slack/payloads.js';
 import type { DeferReason, IntakeObserver, RejectReason } from './intake-kind.js';
-import { METRICS } from './metrics-catalog.js';
+import { METRICS, REFUSED_KEY_STATUSES, SLACK_AUTH_ERRORS } from './metrics-catalog.js';
 import { SeriesBound } from './metric-series.js';
 import { BudgetSeries, type BudgetReader, type BudgetSeriesOptions } from './budget-series.js';
 import { withinTime } from './time-limit.js';
@@ -88,8 +88,9 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
   readonly docsApiRequests: Counter<'operation' | 'status_code'>;
   /** `docs_bot_docs_api_request_seconds{operation}`. */
   readonly docsApiRequestSeconds: Histogram<'operation'>;
-  /** `docs_bot_slack_api_errors_total{method,error}`. */
+  /** `docs_bot_slack_api_errors_total{method,error}`, and its token refusals by code alone: `docs_bot_slack_auth_errors_total{error}`. */
   readonly slackApiErrors: Counter<'method' | 'error'>;
+  readonly slackAuthErrors: Counter<'error'>;
   /** `docs_bot_queue_jobs{queue,state}`, read from Redis at each scrape. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
   /** `docs_bot_agent_budget_remaining{project}`, in OAuth mode `{project,installation}`: budget-series.ts. */
@@ -131,6 +132,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.docsApiRequests = new Counter({ ...METRICS.docsApiRequests, registers });
     this.docsApiRequestSeconds = new Histogram({ ...METRICS.docsApiRequestSeconds, registers });
     this.slackApiErrors = new Counter({ ...METRICS.slackApiErrors, registers });
+    this.slackAuthErrors = new Counter({ ...METRICS.slackAuthErrors, registers });
     this.budget = new BudgetSeries(opts);
     this.agentBudgetRemaining = this.budget.gauge;
     this.agentFeedbackTotal = new Counter({ ...METRICS.agentFeedbackTotal, registers });
@@ -168,6 +170,9 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     for (const status of FINISHED_STATUSES) this.agentJobsFinished.inc({ status }, 0);
     for (const kind of ['new', 'follow_up'] as const) this.agentJobsStarted.inc({ kind }, 0);
     for (const outcome of PREVIEW_OUTCOMES) this.previews.finished.inc({ outcome }, 0);
+    for (const operation of DOCS_API_OPERATIONS)
+      for (const status_code of REFUSED_KEY_STATUSES) this.docsApiRequests.inc({ operation, status_code }, 0);
+    for (const error of SLACK_AUTH_ERRORS) this.slackAuthErrors.inc({ error }, 0);
   }
 
   /** {@link RedisObserver}: a connection lost its server. */
@@ -214,6 +219,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     let error = SLACK_ERROR.test(info.code) ? info.code : 'other';
     if (!this.slackErrorSeries.admits(`${method} ${error}`)) [method, error] = ['other', 'other'];
     this.slackApiErrors.inc({ method, error });
+    if ((SLACK_AUTH_ERRORS as readonly string[]).includes(info.code)) this.slackAuthErrors.inc({ error: info.code });
   }
 
   /** Agent requests `project` may still make this hour: label `project`, and in OAuth mode `installation` (metric-series.ts). */
@@ -282,8 +288,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     const timeoutMs = this.opts.queueTimeoutMs ?? 1_000;
     await Promise.all(
       this.queues.map(async (q) => {
-        // A queue that can't be read (or not in time) is left out of this scrape: no series beats a wrong one.
-        // A failed read is a missing series in this scrape (the scrape itself is the alarm); nothing to log per scrape.
+        // Not read (or not in time): no series this scrape beats a wrong one; nothing to log per scrape.
         const counts = await withinTime(q.getJobCounts(...QUEUE_STATES), timeoutMs, () => undefined).catch(
           () => undefined,
         );

@@ -13,81 +13,16 @@ export {
   type RedisTarget,
   type RedisVars,
 } from './redis-target.js';
-import { RedisErrorCode, redisReplyCode } from './redis-errors.js';
 
-/** Which of the bot's Redis connections: labels `docs_bot_redis_reconnects_total`. */
-export const REDIS_ROLES = ['state', 'intake', 'queue', 'worker'] as const;
-
-/** One of {@link REDIS_ROLES}. */
-export type RedisRole = (typeof REDIS_ROLES)[number];
-
-/** Told when a connection lost its server (once per outage, at the first reconnect attempt). */
-export interface RedisObserver {
-  redisReconnect(role: RedisRole): void;
-}
-
-/** Whether a Redis error says the server is a replica now (a failover demoted it): `READONLY You can't write against a read only replica.` */
-export function isReadOnlyError(err: Error): boolean {
-  return redisReplyCode(err) === RedisErrorCode.ReadOnly;
-}
-
-/**
- * READONLY reconnects of one connection within this many ms of each other are one streak: the
- * endpoint keeps leading to the demoted primary (its DNS not moved yet, or moving). Each
- * reconnect of a streak waits longer ({@link reconnectDelayMs} of its place in the streak), and
- * after {@link READONLY_RESENDS} the refused commands are no longer sent again but fail, so a
- * write does not hang for as long as the endpoint takes to move.
- */
-const READONLY_STREAK_MS = 5_000;
-
-/** Reconnects of a READONLY streak after which the refused command is no longer resent (about 3 s of backoff). */
-const READONLY_RESENDS = 5;
-
-/** ms before reconnect attempt `times` (1, 2, …): 100 ms, then up to 2 s apart. */
-export function reconnectDelayMs(times: number): number {
-  return Math.min(100 * 2 ** (times - 1), 2_000);
-}
-
-/**
- * ioredis options every connection of `role` shares: a write refused with READONLY (the server was
- * demoted by a failover, but this connection still reaches it) drops the connection and reconnects,
- * which asks the Sentinels again or resolves the endpoint's new address (ioredis
- * `reconnectOnError`); the refused command is sent again after the reconnect (`2`), except on the
- * intake connection, which fails fast instead (the listener answers "try again" within Slack's 3 s),
- * and after {@link READONLY_RESENDS} reconnects in a streak (see {@link READONLY_STREAK_MS}).
- */
-function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly?: () => void): RedisOptions {
-  // One streak per connection: ioredis calls these on the client's own copy of the options (`this`),
-  // while BullMQ makes many clients from one options object.
-  const streaks = new WeakMap<object, { streak: number; last: number }>();
-  const streakOf = (client: object | undefined) => {
-    const key = client ?? streaks;
-    let s = streaks.get(key);
-    if (!s) streaks.set(key, (s = { streak: 0, last: -Infinity }));
-    return s;
-  };
-  return {
-    connectionName: `docs-agent-${role}`,
-    reconnectOnError(this: object | undefined, err: Error) {
-      if (!isReadOnlyError(err)) return false;
-      onReadOnly?.();
-      const s = streakOf(this);
-      const now = Date.now();
-      // Commands refused together (one pipeline) are one reconnect of the streak.
-      if (now - s.last >= 100) s.streak = now - s.last < READONLY_STREAK_MS ? s.streak + 1 : 1;
-      s.last = now;
-      return role === 'intake' || s.streak > READONLY_RESENDS ? 1 : 2;
-    },
-    retryStrategy(this: object | undefined, times: number) {
-      if (times === 1) observer.redisReconnect(role);
-      const s = streakOf(this);
-      return Math.max(
-        reconnectDelayMs(times),
-        Date.now() - s.last < READONLY_STREAK_MS ? reconnectDelayMs(s.streak) : 0,
-      );
-    },
-  };
-}
+export {
+  isReadOnlyError,
+  READONLY_FAILOVER_MS,
+  reconnectDelayMs,
+  REDIS_ROLES,
+  type RedisObserver,
+  type RedisRole,
+} from './redis-reconnect.js';
+import { reconnectDelayMs, roleOptions, type RedisObserver, type RedisRole } from './redis-reconnect.js';
 
 /** ioredis options of the mode (Sentinel or a single endpoint), without the role's. */
 function modeOptions(target: Exclude<RedisTarget, { mode: 'cluster' }>): RedisOptions {

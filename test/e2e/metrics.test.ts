@@ -129,46 +129,53 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
       expect(text).not.toContain(id);
   });
 
-  it('with previews on (the default): the preview queue has its depth series, and one Redis outage counts 17 reconnects', async () => {
-    // A second bot (previews on) on the same sandbox, the first one's jobs done, its Redis behind a
-    // proxy whose connections the test cuts: an outage of this bot's Redis only.
-    const proxy = await TcpProxy.start(Number(new URL(TEST_REDIS_URL).port || 6379));
-    const { bot: withPreviews } = await sb.startBot({
-      DOCS_PREVIEWS: 'auto',
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-    });
-    const metrics = async () =>
-      new Scrape(
-        await (
-          await fetch(`${withPreviews.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-        ).text(),
-      );
-    try {
-      let s = await metrics();
-      for (const state of ['waiting', 'active', 'delayed', 'failed'])
-        expect(s.value('docs_bot_queue_jobs', { queue: 'preview-deployment', state })).toBe(0);
-      expect(new Set(s.series('docs_bot_queue_jobs').map((l) => l.queue))).toEqual(
-        new Set(['intake', 'poll-agent-job', 'preview-deployment', 'send-digest', 'ask-answer']),
-      );
-      // Every connection open (five queues, five workers with their blocking connections), then all cut.
-      await expect.poll(() => proxy.sockets.size / 2, { timeout: 10_000 }).toBe(17);
-      for (const socket of proxy.sockets) socket.destroy();
-      // docs/operations.md ("Alert rules", DocsBotRedisReconnecting): what one outage counts.
-      const perOutage = { state: 1, intake: 1, queue: 5, worker: 10 };
-      await expect
-        .poll(
-          async () => {
-            s = await metrics();
-            return Object.fromEntries(
-              Object.keys(perOutage).map((c) => [c, s.value('docs_bot_redis_reconnects_total', { connection: c })]),
-            );
-          },
-          { timeout: 15_000 },
-        )
-        .toEqual(perOutage);
-    } finally {
-      await withPreviews.kill9();
-      await proxy.close();
-    }
-  });
+  it(
+    'with previews on (the default): the preview queue has its depth series, and one Redis outage counts 17 reconnects',
+    { timeout: 60_000 },
+    async () => {
+      // A second bot (previews on) on the same sandbox, the first one's jobs done, its Redis behind a
+      // proxy whose connections the test cuts: an outage of this bot's Redis only.
+      const proxy = await TcpProxy.start(Number(new URL(TEST_REDIS_URL).port || 6379));
+      const { bot: withPreviews } = await sb.startBot({
+        DOCS_PREVIEWS: 'auto',
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      });
+      const metrics = async () =>
+        new Scrape(
+          await (
+            await fetch(`${withPreviews.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+          ).text(),
+        );
+      try {
+        const s = await metrics();
+        for (const state of ['waiting', 'active', 'delayed', 'failed'])
+          expect(s.value('docs_bot_queue_jobs', { queue: 'preview-deployment', state })).toBe(0);
+        expect(new Set(s.series('docs_bot_queue_jobs').map((l) => l.queue))).toEqual(
+          new Set(['intake', 'poll-agent-job', 'preview-deployment', 'send-digest', 'ask-answer']),
+        );
+        // Every connection open (five queues, five workers with their blocking connections), then all cut.
+        await expect.poll(() => proxy.sockets.size / 2, { timeout: 10_000 }).toBe(17);
+        // docs/operations.md ("Alert rules", DocsBotRedisReconnecting): what one outage counts.
+        const perOutage = { state: 1, intake: 1, queue: 5, worker: 10 };
+        const reconnects = (scraped: Scrape) =>
+          Object.fromEntries(
+            Object.keys(perOutage).map((c) => [c, scraped.value('docs_bot_redis_reconnects_total', { connection: c })]),
+          );
+        const before = reconnects(await metrics());
+        for (const socket of proxy.sockets) socket.destroy();
+        await expect
+          .poll(
+            async () => {
+              const after = reconnects(await metrics());
+              return Object.fromEntries(Object.keys(perOutage).map((c) => [c, (after[c] ?? NaN) - (before[c] ?? NaN)]));
+            },
+            { timeout: 20_000 },
+          )
+          .toEqual(perOutage);
+      } finally {
+        await withPreviews.kill9();
+        await proxy.close();
+      }
+    },
+  );
 });

@@ -2,21 +2,25 @@
  * The calls of the docs API clients (client.ts and the discovery client), as named to a
  * {@link DocsApiObserver} (and in the `operation` label of the request metrics).
  */
-export type DocsApiOperation =
-  | 'create_job'
-  | 'get_job'
-  | 'send_message'
-  | 'get_visitors'
-  | 'assistant_message'
-  | 'search_docs'
-  | 'get_page'
-  | 'get_views'
-  | 'get_searches'
-  | 'get_feedback_by_page'
-  | 'get_feedback'
-  | 'get_assistant_conversations'
-  | 'request_preview'
-  | 'get_update_status';
+export const DOCS_API_OPERATIONS = [
+  'create_job',
+  'get_job',
+  'send_message',
+  'get_visitors',
+  'assistant_message',
+  'search_docs',
+  'get_page',
+  'get_views',
+  'get_searches',
+  'get_feedback_by_page',
+  'get_feedback',
+  'get_assistant_conversations',
+  'request_preview',
+  'get_update_status',
+] as const;
+
+/** One of {@link DOCS_API_OPERATIONS}. */
+export type DocsApiOperation = (typeof DOCS_API_OPERATIONS)[number];
 
 /** What a docs API client reports about each HTTP request it makes. */
 export interface DocsApiObserver {

@@ -67,11 +67,43 @@ describe('failover behind one endpoint', () => {
     await until('a write through the endpoint to land', 10_000, async () => (await redis.set('after', '2')) === 'OK');
     expect(await command(replica.port, 'GET', 'after')).toBe('2');
     expect(await health(redis, 'probe')).toBe(200);
-    expect(obs.counts.state).toBeGreaterThanOrEqual(1);
+    expect(obs.counts.state).toBe(1);
     const restored = lines.filter((l) => l.msg.startsWith('Redis connection restored'));
     expect(restored.length).toBeGreaterThanOrEqual(1);
     expect(restored[0]).toMatchObject({ cause: 'READONLY (the server was demoted)', mode: 'url' });
   });
+
+  it(
+    'an endpoint that still leads to the demoted primary for a while: each reconnect meets READONLY again, yet the failover counts 1 reconnect (docs/operations.md, DocsBotRedisReconnecting); a later cut counts 1 more',
+    { timeout: 30_000 },
+    async () => {
+      const topo = topology();
+      const { primary, replica } = await primaryWithReplica(topo);
+      const proxy = await topo.proxy(primary.port);
+      const obs = observer();
+      const conns = connectTo(proxy.port, arrayLogger().logger, obs);
+      const redis = conns.state;
+      await redis.set('before', '1');
+      const connectionsSoFar = async () =>
+        Number(/total_connections_received:(\d+)/.exec(String(await command(primary.port, 'INFO', 'stats')))?.[1]);
+      const before = await connectionsSoFar();
+
+      await failover(primary.port, replica.port);
+      // Each write is refused, reconnects through the endpoint to the demoted primary and is refused again.
+      for (let i = 0; i < 3; i++) await expect(redis.set(`k${i}`, '1')).rejects.toThrow(/^READONLY/);
+      // Several connections were made to the demoted primary (our own INFO connection is one).
+      expect((await connectionsSoFar()) - before - 1).toBeGreaterThanOrEqual(5);
+
+      proxy.repoint(replica.port);
+      await until('a write through the endpoint to land', 10_000, async () => (await redis.set('after', '2')) === 'OK');
+      expect(obs.counts.state).toBe(1);
+
+      // A later outage of its own (the connection cut, no READONLY) is counted again.
+      for (const socket of proxy.sockets) socket.destroy();
+      await until('the cut connection to be back', 10_000, async () => (await redis.set('cut', '3')) === 'OK');
+      expect(obs.counts.state).toBe(2);
+    },
+  );
 
   it(
     'an endpoint that still leads to the demoted primary (a DNS cache): reconnects back off, and a write fails after a few seconds instead of hanging',

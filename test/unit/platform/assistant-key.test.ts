@@ -45,7 +45,8 @@ describe('the assistant key prefix (vendor: "Assistant API keys begin with the m
     });
     expect(w.variables).toEqual([
       'DOCS_ASSISTANT_API_KEY',
-      'DOCS_ASSISTANT_API_KEY_BETA (DOCS_WORKSPACE_PROJECTS T0BETA)',
+      // Named as every log line names it (docs-workspaces.ts askSettingsFor).
+      'DOCS_ASSISTANT_API_KEY_BETA (DOCS_WORKSPACE_PROJECTS T0BETA.assistantKeyEnv)',
     ]);
     expect(w.lines).toHaveLength(1);
     expect(w.raw).not.toContain('pasted_by_mistake');

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/platform/logger.js';
 import { BotMetrics, type QueueDepthSource } from '../../../src/platform/metrics.js';
 import { bearerTokenMatches, metricsHandler } from '../../../src/platform/metrics-route.js';
@@ -169,6 +169,29 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect(s.histogram('docs_bot_docs_api_request_seconds', { operation: 'get_job' })!.count).toBe(2);
   });
 
+  it('before any call, the series the key and token alerts read are at 0 (so increase() sees the first refusal after a restart); few of them', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    let s = await scrape(m);
+    const docs = s.series('docs_bot_docs_api_requests_total');
+    expect(docs).toHaveLength(14 * 2);
+    for (const operation of ['create_job', 'send_message', 'assistant_message', 'get_update_status'])
+      for (const status_code of ['401', '403'])
+        expect(s.value('docs_bot_docs_api_requests_total', { operation, status_code })).toBe(0);
+    const auth = ['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'missing_scope'];
+    expect(s.series('docs_bot_slack_auth_errors_total').map((l) => l.error)).toEqual(auth);
+    for (const error of auth) expect(s.value('docs_bot_slack_auth_errors_total', { error })).toBe(0);
+    expect(s.series('docs_bot_slack_api_errors_total')).toHaveLength(0);
+
+    m.docsApiRequest('create_job', 401, 0.1);
+    m.slackApiError({ method: 'chat.postMessage', code: 'token_revoked' });
+    m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
+    s = await scrape(m);
+    expect(s.value('docs_bot_docs_api_requests_total', { operation: 'create_job', status_code: '401' })).toBe(1);
+    expect(s.value('docs_bot_slack_auth_errors_total', { error: 'token_revoked' })).toBe(1);
+    expect(s.value('docs_bot_slack_api_errors_total', { method: 'chat.postMessage', error: 'token_revoked' })).toBe(1);
+    expect(s.series('docs_bot_slack_auth_errors_total')).toHaveLength(6);
+  });
+
   it('Slack API errors keep their series few: odd codes become other, and so does anything past the cap', async () => {
     const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxSlackErrorSeries: 3 });
     m.slackApiError({ method: 'chat.postMessage', code: 'not_in_channel' });
@@ -234,8 +257,14 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect(help).not.toContain('other');
   });
 
-  it('the agent budget gauge is read again at each scrape, for exactly the label sets that have a series', async () => {
-    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, maxBudgetInstallations: 1 });
+  it('the agent budget gauge is read again at each scrape (past budgetCacheMs), for exactly the label sets that have a series', async () => {
+    let now = 1_000_000;
+    const m = new BotMetrics({
+      registry: new Registry(),
+      defaultMetrics: false,
+      maxBudgetInstallations: 1,
+      now: () => now,
+    });
     const asked: string[] = [];
     let left = 100;
     m.watchBudget(async (project, installation) => {
@@ -252,7 +281,50 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_2', installation: 'team:T0ALPHA' })).toBe(100);
     expect(asked.sort()).toEqual(['proj_1 team:T0ALPHA', 'proj_2 team:T0ALPHA']);
     left = 7;
+    now += 5_000;
     expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_2' })).toBe(7);
+  });
+
+  it('scrapes share one budget read: concurrent ones wait for the read under way, later ones within budgetCacheMs read nothing', async () => {
+    let now = 1_000_000;
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false, now: () => now });
+    let reads = 0;
+    let left = 50;
+    const pending: (() => void)[] = [];
+    m.watchBudget(
+      () =>
+        new Promise<number>((resolve) => {
+          reads++;
+          const value = left;
+          pending.push(() => resolve(value));
+        }),
+    );
+    m.agentBudget('proj_1', 10, 'team:T0ALPHA');
+    m.agentBudget('proj_1', 20, 'team:T0BETA');
+    const scrapes = [scrape(m), scrape(m), scrape(m)];
+    await vi.waitFor(() => expect(pending).toHaveLength(2));
+    expect(reads).toBe(2); // one read of each label set, not one per scrape
+    pending.splice(0).forEach((release) => release());
+    for (const s of await Promise.all(scrapes))
+      expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0BETA' })).toBe(50);
+
+    // Within the cache time: no read; the gauge keeps the read's values, and what a request set since.
+    left = 40;
+    now += 4_999;
+    m.agentBudget('proj_1', 49, 'team:T0ALPHA');
+    let s = await scrape(m);
+    expect(reads).toBe(2);
+    expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(49);
+    expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0BETA' })).toBe(50);
+
+    // 5 s after the read started: read again.
+    now += 1;
+    const next = scrape(m);
+    await vi.waitFor(() => expect(pending).toHaveLength(2));
+    pending.splice(0).forEach((release) => release());
+    s = await next;
+    expect(reads).toBe(4);
+    expect(s.value('docs_bot_agent_budget_remaining', { installation: 'team:T0ALPHA' })).toBe(40);
   });
 
   it('a budget Redis cannot read (error or no answer) keeps its last value, never fails the scrape, and is warned of at most once a minute', async () => {
@@ -277,6 +349,7 @@ describe('BotMetrics (the registry-backed recorder)', () => {
     m.agentBudget('proj_2', 20);
     expect((await scrape(m)).value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(60);
     mode = 'error';
+    now += 5_000; // past the budgets' cache time
     for (let i = 0; i < 4; i++) {
       const s = await scrape(m);
       expect(s.value('docs_bot_agent_budget_remaining', { project: 'proj_1' })).toBe(60);
