@@ -63,7 +63,10 @@ export class BudgetSeries {
     this.installations = new SeriesBound(() => opts.maxBudgetInstallations ?? 100);
   }
 
-  /** Reads every label set's budget at each scrape from now on (replaces any earlier reader). */
+  /**
+   * Reads every label set's budget when scraped from now on, at most once per `budgetCacheMs` (5 s;
+   * scrapes meanwhile share the last read), replacing any earlier reader.
+   */
   watch(read: BudgetReader): void {
     this.reader = read;
   }

@@ -103,7 +103,7 @@ export const METRICS = {
     name: 'docs_bot_agent_budget_remaining',
     help:
       'Agent requests (creates and follow-ups) the project may still make in the current hour of the ' +
-      "vendor's limit, read from Redis at each scrape; in OAuth mode per installation too (installation: " +
+      "vendor's limit, read from Redis when scraped (at most every 5 s); in OAuth mode per installation too (installation: " +
       'team:T… or enterprise:E…; the first 100 installations only, later ones get no series).',
     labelNames: ['project', 'installation'],
   },

@@ -185,7 +185,7 @@ export class BotMetrics implements EdgeObserver, DocsApiObserver, RedisObserver,
     this.queues = [...queues];
   }
 
-  /** Reads every budget with a series at each scrape (else the gauge keeps what {@link agentBudget} set). */
+  /** Reads every budget with a series when scraped, at most every 5 s (else the gauge keeps what {@link agentBudget} set). */
   watchBudget(read: BudgetReader): void {
     this.budget.watch(read);
   }

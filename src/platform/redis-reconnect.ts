@@ -15,8 +15,8 @@ export type RedisRole = (typeof REDIS_ROLES)[number];
 
 /**
  * Told when a connection lost its server: once per outage (at the first reconnect attempt), and
- * once per failover met with READONLY however many times the endpoint still leads the connection
- * back to the demoted primary (see {@link READONLY_FAILOVER_MS}).
+ * for a failover met with READONLY once a minute at most, however many times the endpoint still
+ * leads the connection back to the demoted primary (see {@link READONLY_FAILOVER_MS}).
  */
 export interface RedisObserver {
   redisReconnect(role: RedisRole): void;
@@ -40,10 +40,11 @@ const READONLY_STREAK_MS = 5_000;
 const READONLY_RESENDS = 5;
 
 /**
- * A READONLY reconnect is counted ({@link RedisObserver}) only when the connection was neither
- * refused with READONLY nor counted a reconnect in this many ms before: while a managed endpoint
- * still leads to the demoted primary, each reconnect reaches it, is refused again and reconnects
- * (ioredis restarts `times` at 1 after each connection made), which is still the one failover.
+ * A READONLY reconnect is counted ({@link RedisObserver}) only when the connection counted no
+ * reconnect in this many ms before: while a managed endpoint still leads to the demoted primary,
+ * each reconnect reaches it, is refused again and reconnects (ioredis restarts `times` at 1 after
+ * each connection made), which is still the one failover; READONLY that persists counts once per
+ * this many ms, so an alert on the count still hears of it.
  */
 export const READONLY_FAILOVER_MS = 60_000;
 
@@ -89,8 +90,9 @@ export function roleOptions(role: RedisRole, observer: RedisObserver, onReadOnly
       onReadOnly?.();
       const s = streakOf(this);
       const now = Date.now();
-      // The first refusal before the reconnect decides whether it counts (the others of a pipeline follow it).
-      s.readOnly ??= { at: now, again: now - Math.max(s.last, s.counted) < READONLY_FAILOVER_MS };
+      // The first refusal before the reconnect decides whether it counts (the others of a pipeline follow it):
+      // not within a minute of this connection's last counted reconnect, so READONLY that persists counts once a minute.
+      s.readOnly ??= { at: now, again: now - s.counted < READONLY_FAILOVER_MS };
       // Commands refused together (one pipeline) are one reconnect of the streak.
       if (now - s.last >= 100) s.streak = now - s.last < READONLY_STREAK_MS ? s.streak + 1 : 1;
       s.last = now;

@@ -84,9 +84,17 @@ function ruleProblems(
         out.push(`${rule.alert}: ${sample} has no label ${label}`);
         continue;
       }
-      const fixed = OPEN_LABELS[found.entry.name]?.includes(label!) ? undefined : values(found.entry.name, label!);
-      if (!fixed) continue;
       const alternatives = op === '=~' || op === '!~' ? value!.split('|') : [value!];
+      if (OPEN_LABELS[found.entry.name]?.includes(label!)) {
+        // An open label's values are not listed, but still have a shape: an HTTP status (or a class
+        // of them) or network_error.
+        for (const v of alternatives)
+          if (!/^(?:\d{3}|\d(?:xx|\.\.)|network_error)$/.test(v))
+            out.push(`${rule.alert}: ${sample}{${label}} is never "${v}" (an HTTP status or network_error)`);
+        continue;
+      }
+      const fixed = values(found.entry.name, label!);
+      if (!fixed) continue;
       for (const v of alternatives)
         if (!fixed.some((f) => new RegExp(`^(?:${v})$`).test(f)))
           out.push(`${rule.alert}: ${sample}{${label}} is never "${v}" (it is one of ${fixed.join(', ')})`);

@@ -4,6 +4,7 @@
  */
 import { currentEnterpriseRef } from '../../platform/request-context.js';
 import { readerTitle } from '../../platform/slack/markup.js';
+import { truncate } from '../../platform/slack/limits.js';
 
 /** Most characters of a job's `about` line that are kept (the record) and shown (status message, App Home). */
 export const ABOUT_MAX = 150;
@@ -199,16 +200,26 @@ export function newJobRecord(
     alsoMention: '',
     contextFrom: (req.contextFrom ?? []).join(','),
     ...(req.contextMessages ? { contextMessages: req.contextMessages } : {}),
-    ...(req.about ? { about: req.about.replace(/\s+/g, ' ').slice(0, ABOUT_MAX) } : {}),
+    ...(req.about ? { about: aboutLine(req.about) } : {}),
   };
 }
 
+/** A job's `about` as its record keeps it: one line, at most {@link ABOUT_MAX} (cut with `…`, never inside a surrogate pair). */
+function aboutLine(about: string): string {
+  return truncate(about.replace(/\s+/g, ' ').trim(), ABOUT_MAX);
+}
+
+/** Slack: agents.sessions.setStatus `title`, "max 200 characters". */
+const SESSION_TITLE_MAX = 200;
+
 /**
  * The title of a job's agent session: what the quoted text that went with it is about (its About
- * line: a search term and its count, a question), else the instruction; never the prompt. Either
- * may be someone else's words, so it is made inert ({@link readerTitle}: no mention, link or
- * formatting can form, whether Slack shows titles plain or as mrkdwn), within {@link ABOUT_MAX}.
+ * line as the record keeps it: a search term and its count, a question), else the instruction;
+ * never the prompt. Either may be someone else's words, so it is made inert ({@link readerTitle}:
+ * no mention, link or formatting can form, whether Slack shows titles plain or as mrkdwn). The same
+ * from a start request and from its record (a follow-up sends it again).
  */
 export function sessionTitle(job: { instruction: string; about?: string | undefined }): string {
-  return readerTitle(job.about?.trim() ? job.about : job.instruction, ABOUT_MAX);
+  const about = job.about ? readerTitle(aboutLine(job.about), SESSION_TITLE_MAX) : '';
+  return about || readerTitle(job.instruction, SESSION_TITLE_MAX);
 }

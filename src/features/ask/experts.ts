@@ -111,19 +111,20 @@ export async function handleAskExperts(
   const found = await answerOf(deps, PURPOSE.experts, p);
   if ('text' in found) return tell(found.text);
   const rec = found.rec;
-  // Checked once per click: a retry after the ask was taken, the answer claimed or the thread
-  // marked must finish what it began, not be refused by a membership read that fails this time.
-  if (!ctx.progress.cleared) {
-    const refusal = await clickerRefusal(deps, p, rec, 'ask.experts');
-    if (refusal) return tell(refusal);
-    await ctx.save({ cleared: true });
-  }
+  const refusal = await refusalOnce(deps, p, rec, ctx);
+  if (refusal) return tell(refusal);
+  // The claim is this click's: its intake record (a new click after the record's 24 h is a new claim).
+  const claim = `${ctx.jobId}@${ctx.receivedAt}`;
   const experts = await deps.expertsFor(rec.channel);
-  if (!experts) return tell(NO_EXPERTS_TEXT);
+  if (!experts) {
+    // The team was removed after an earlier try of this click claimed the answer: nothing reached it.
+    if (ctx.progress.askTaken && !ctx.progress.posted) await undoAsk(deps, rec, quotaKeyOf(p), claim);
+    return tell(NO_EXPERTS_TEXT);
+  }
   // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and
   // given back when nothing reaches the team. A crash between take and save counts one ask too many,
   // never one too few.
-  const quotaKey = `${p.teamId ?? ''}:${p.user}`;
+  const quotaKey = quotaKeyOf(p);
   if (!ctx.progress.askTaken) {
     const taken = await deps.asks.take(quotaKey);
     if (!taken.ok) return tell(asksUsedText(taken.msBeforeNext));
@@ -131,7 +132,7 @@ export async function handleAskExperts(
   }
   const giveBack = () =>
     deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
-  if (!(await deps.store.claimExperts(rec.answerId, ctx.jobId))) {
+  if (!(await deps.store.claimExperts(rec.answerId, claim))) {
     await giveBack();
     return tell(ALREADY_ASKED_TEXT);
   }
@@ -139,7 +140,7 @@ export async function handleAskExperts(
   const problem = ctx.progress.posted ? undefined : await expertsProblem(deps.slack, experts);
   if (problem) {
     await giveBack();
-    await deps.store.releaseExperts(rec.answerId, ctx.jobId);
+    await deps.store.releaseExperts(rec.answerId, claim);
     return tell(await reportBrokenExperts(deps, rec.channel, experts, problem, 'check'));
   }
   // From now on a reply in the thread by someone other than the asker may be the answer (Document
@@ -152,13 +153,48 @@ export async function handleAskExperts(
     if (!CANNOT_POST.has(slackErrorCode(err) ?? '') || ctx.progress.posted) throw err;
     await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
     await giveBack();
-    await deps.store.releaseExperts(rec.answerId, ctx.jobId);
+    await deps.store.releaseExperts(rec.answerId, claim);
     const code = slackErrorCode(err);
     const said = await reportBrokenExperts(deps, rec.channel, experts, refusedPostProblem(experts, code), code ?? '');
     return tell(said);
   }
   await deps.store.noteUnanswered(rec.channel, rec.answerId, rec.question, ctx.receivedAt);
   audit(deps.logger, { actor: p.user, channel: rec.channel, action: 'ask.experts', outcome: 'ok' });
+}
+
+/**
+ * {@link clickerRefusal} for this click, checked once: a retry after the ask was taken, the answer
+ * claimed or the thread marked must finish what it began, not be refused by a membership read that
+ * fails this time (`cleared` in the click's steps). @throws the Redis error of saving the step.
+ */
+async function refusalOnce(
+  deps: ExpertsDeps,
+  p: ClickIntake,
+  rec: AnswerRecord,
+  ctx: IntakeContext,
+): Promise<string | undefined> {
+  if (ctx.progress.cleared) return undefined;
+  const refusal = await clickerRefusal(deps, p, rec, 'ask.experts');
+  if (!refusal) await ctx.save({ cleared: true });
+  return refusal;
+}
+
+/** The key of a person's asks of the docs team ({@link EXPERTS_ASKS_PER_HOUR}): `team:user`. */
+function quotaKeyOf(p: Pick<ClickIntake, 'teamId' | 'user'>): string {
+  return `${p.teamId ?? ''}:${p.user}`;
+}
+
+/**
+ * Takes back what an earlier try of a click took when nothing reached the team: the thread's mark
+ * and the answer's claim (only when the claim is this click's), and the person's ask. Best effort
+ * for the ask (a warn line). @throws the Redis error of the claim or the mark.
+ */
+async function undoAsk(deps: ExpertsDeps, rec: AnswerRecord, quotaKey: string, claim: string): Promise<void> {
+  if (await deps.store.claimExperts(rec.answerId, claim)) {
+    await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
+    await deps.store.releaseExperts(rec.answerId, claim);
+  }
+  await deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
 }
 
 /**

@@ -231,8 +231,9 @@ const ANGLE_LOOKALIKES: Readonly<Record<string, string>> = { '<': '\u2039', '>':
  * say (an agent session's `title`: Slack, agents.sessions.setStatus, "Title for the agent session
  * (max 200 characters)"): the rules of reader text ({@link escapeReaderText}: one line, autolinks
  * and `#` broken, formatting look-alikes, cut to `max` with `…`), but `<` and `>` become ‹ and ›
- * instead of entities, so the text reads right whether Slack shows it plain or as mrkdwn, and no
- * `<!channel>`, `<@U…>` or `<https://…|label>` can form either way.
+ * instead of entities, so no `<!channel>`, `<@U…>` or `<https://…|label>` can form whether Slack
+ * shows it plain or as mrkdwn (text that itself holds `&lt;` or `&amp;` would read as `<` or `&`
+ * under mrkdwn: a difference of display, never anything live).
  * @param max - the most UTF-16 code units returned (≥ 0); 0 gives ''.
  */
 export function readerTitle(text: string, max: number): string {

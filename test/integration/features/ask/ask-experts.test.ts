@@ -249,6 +249,33 @@ describe('Ask the docs team', () => {
     expect(told).toEqual([]);
   });
 
+  it('a docs team removed between a try that claimed and its retry: the claim, the mark and the ask are given back, so the next click can ask again', async () => {
+    const { answerId } = await unanswered();
+    let team: Experts | undefined = { kind: 'channel', id: 'C0EXPERTS' };
+    const d = { ...deps(team), expertsFor: async () => team };
+    const ctx = ctxOf('exp-gone-1');
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    await expect(handleAskExperts(d, click(answerId), ctx, tell)).rejects.toThrow();
+    team = undefined;
+    await handleAskExperts(d, click(answerId), ctx, tell);
+    expect(told).toEqual([NO_EXPERTS_TEXT]);
+    team = { kind: 'channel', id: 'C0EXPERTS' };
+    const before = postsIn('C0EXPERTS').length;
+    await handleAskExperts(d, click(answerId), ctxOf('exp-gone-2'), tell);
+    expect(postsIn('C0EXPERTS').length).toBe(before + 1);
+    expect(told).toEqual([NO_EXPERTS_TEXT]);
+  });
+
+  it('the same click recorded again after its record lapsed (same job id, a new record) is a new click: "already asked", the team asked once', async () => {
+    const { answerId } = await unanswered();
+    const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    const before = postsIn('C0EXPERTS').length;
+    await handleAskExperts(d, click(answerId), { ...ctxOf('exp-same'), receivedAt: 1_000 }, tell);
+    await handleAskExperts(d, click(answerId), { ...ctxOf('exp-same'), receivedAt: 1_000 + 25 * 3600_000 }, tell);
+    expect(postsIn('C0EXPERTS').length).toBe(before + 1);
+    expect(told).toEqual([ALREADY_ASKED_TEXT]);
+  });
+
   it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {
     const secret = 'What is the payroll export password rotation for Acme?';
     const d = deps({ kind: 'channel', id: 'C0EXPERTS' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionTitle } from '../../../../src/features/agent-jobs/job-record.js';
+import { newJobRecord, sessionTitle } from '../../../../src/features/agent-jobs/job-record.js';
 
 /** An agent session's title (Slack: agents.sessions.setStatus `title`, a string of at most 200 characters). */
 describe("a job's agent session title", () => {
@@ -19,9 +19,21 @@ describe("a job's agent session title", () => {
     expect(title).not.toMatch(/[<>*]/);
     expect(title).not.toContain('evil.example');
     expect(title).toContain('‹!channel›');
-    expect(title.length).toBeLessThanOrEqual(150);
     expect(sessionTitle({ instruction: 'Ping <!everyone> about https://evil.example' })).not.toMatch(
       /<!everyone>|https:\/\/evil/,
     );
+  });
+
+  it('is the same from the start request and from the record a follow-up reads, never half an emoji; words no one can see leave the instruction', () => {
+    const about = `"${'z'.repeat(146)}🚀🚀" · 5 searches`;
+    const req = { instruction: 'Find out', about };
+    const rec = newJobRecord(
+      { teamId: 'T0TEST', channel: 'C0DOCS', requester: 'U0ALICE', ...req },
+      { jobId: 'job_1', projectId: 'proj', threadTs: '1.1', statusTs: '1.2', now: 0 },
+    );
+    expect(sessionTitle(rec)).toBe(sessionTitle(req));
+    expect(sessionTitle(req)).not.toContain('\uFFFD');
+    expect(sessionTitle(req).length).toBeLessThanOrEqual(200);
+    expect(sessionTitle({ instruction: 'Put the steps in tabs', about: '\u200b\u200e' })).toBe('Put the steps in tabs');
   });
 });
