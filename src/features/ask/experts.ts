@@ -118,7 +118,7 @@ export async function handleAskExperts(
   const experts = await deps.expertsFor(rec.channel);
   if (!experts) {
     // The team was removed after an earlier try of this click claimed the answer: nothing reached it.
-    if (ctx.progress.askTaken && !ctx.progress.posted) await undoAsk(deps, rec, quotaKeyOf(p), claim);
+    if (ctx.progress.askTaken && !ctx.progress.posted) await undoAsk(deps, rec, ctx, quotaKeyOf(p), claim);
     return tell(NO_EXPERTS_TEXT);
   }
   // One of the clicker's asks this hour, taken once per click (a retry finds it in its steps) and
@@ -130,8 +130,7 @@ export async function handleAskExperts(
     if (!taken.ok) return tell(asksUsedText(taken.msBeforeNext));
     await ctx.save({ askTaken: true });
   }
-  const giveBack = () =>
-    deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
+  const giveBack = () => giveBackAsk(deps, quotaKey);
   if (!(await deps.store.claimExperts(rec.answerId, claim))) {
     await giveBack();
     return tell(ALREADY_ASKED_TEXT);
@@ -144,7 +143,9 @@ export async function handleAskExperts(
     return tell(await reportBrokenExperts(deps, rec.channel, experts, problem, 'check'));
   }
   // From now on a reply in the thread by someone other than the asker may be the answer (Document
-  // this answer): marked before the thread's "I asked the docs team" line invites replies.
+  // this answer): marked before the thread's "I asked the docs team" line invites replies (and
+  // noted in the steps first, so only a try that may have marked takes a mark back).
+  if (!ctx.progress.marked) await ctx.save({ marked: true });
   await deps.store.markExpertsAsked(rec.channel, rec.threadTs, rec.answerId, rec.asker);
   try {
     await postToExperts(deps, rec, experts, ctx);
@@ -185,15 +186,27 @@ function quotaKeyOf(p: Pick<ClickIntake, 'teamId' | 'user'>): string {
 }
 
 /**
- * Takes back what an earlier try of a click took when nothing reached the team: the thread's mark
- * and the answer's claim (only when the claim is this click's), and the person's ask. Best effort
- * for the ask (a warn line). @throws the Redis error of the claim or the mark.
+ * Takes back what an earlier try of a click took when nothing reached the team: the answer's claim
+ * (only when it is this click's) with the thread's mark (only when a try of this click may have
+ * made it: `marked` in its steps; the mark is the thread's, and may be an earlier answer's), and
+ * the person's ask. @throws the Redis error of the claim or the mark.
  */
-async function undoAsk(deps: ExpertsDeps, rec: AnswerRecord, quotaKey: string, claim: string): Promise<void> {
+async function undoAsk(
+  deps: ExpertsDeps,
+  rec: AnswerRecord,
+  ctx: IntakeContext,
+  quotaKey: string,
+  claim: string,
+): Promise<void> {
   if (await deps.store.claimExperts(rec.answerId, claim)) {
-    await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
+    if (ctx.progress.marked) await deps.store.unmarkExpertsAsked(rec.channel, rec.threadTs);
     await deps.store.releaseExperts(rec.answerId, claim);
   }
+  await giveBackAsk(deps, quotaKey);
+}
+
+/** Gives back one of a person's asks of the docs team (best effort: a warn line). */
+async function giveBackAsk(deps: Pick<ExpertsDeps, 'asks' | 'logger'>, quotaKey: string): Promise<void> {
   await deps.asks.give(quotaKey).catch((err: unknown) => deps.logger.warn({ err }, 'could not give back an ask'));
 }
 

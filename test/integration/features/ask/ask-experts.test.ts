@@ -276,6 +276,32 @@ describe('Ask the docs team', () => {
     expect(told).toEqual([ALREADY_ASKED_TEXT]);
   });
 
+  it("giving back a retry's ask keeps the thread's mark of an earlier answer whose team was asked", async () => {
+    const first = await unanswered();
+    const d0 = deps({ kind: 'channel', id: 'C0EXPERTS' });
+    await handleAskExperts(d0, click(first.answerId), ctxOf('exp-mark-1'), tell);
+    expect(await store.answerAskedIn('C0DOCS', first.threadTs, 'U0BOB')).toBe(first.answerId);
+    // A second unanswered answer in the same thread: its first try fails before it marks (Slack fails the check).
+    const secondId = 'b'.repeat(16);
+    const rec = { teamId: 'T0TEST', channel: 'C0DOCS', threadTs: first.threadTs, asker: 'U0ALICE' };
+    await store.saveAnswer({
+      answerId: secondId,
+      ...rec,
+      question: 'And SSO?',
+      answer: 'no',
+      unanswered: true,
+      earlier: [],
+    });
+    let team: Experts | undefined = { kind: 'channel', id: 'C0EXPERTS' };
+    const d = { ...d0, expertsFor: async () => team };
+    const ctx = ctxOf('exp-mark-2');
+    slack.failNext('conversations.info', { error: 'internal_error' });
+    await expect(handleAskExperts(d, click(secondId), ctx, tell)).rejects.toThrow();
+    team = undefined;
+    await handleAskExperts(d, click(secondId), ctx, tell);
+    expect(await store.answerAskedIn('C0DOCS', first.threadTs, 'U0BOB')).toBe(first.answerId);
+  });
+
   it('the question is quoted only from a public channel: a private channel, a group DM or an answer missing a field gets only the link', async () => {
     const secret = 'What is the payroll export password rotation for Acme?';
     const d = deps({ kind: 'channel', id: 'C0EXPERTS' });
