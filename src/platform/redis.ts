@@ -16,7 +16,6 @@ export {
 
 export {
   isReadOnlyError,
-  READONLY_FAILOVER_MS,
   reconnectDelayMs,
   REDIS_ROLES,
   type RedisObserver,

@@ -60,23 +60,24 @@ export class AgentBudget {
     prefix: string,
     readonly opts: AgentBudgetOptions,
   ) {
+    const duration = opts.windowS ?? BUDGET_WINDOW_S;
     this.project = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:project`,
       points: opts.perProject,
-      duration: opts.windowS ?? BUDGET_WINDOW_S,
+      duration,
     });
     this.total = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:project-total`,
       points: opts.perProjectTotal ?? VENDOR_AGENT_CALLS_PER_HOUR,
-      duration: opts.windowS ?? BUDGET_WINDOW_S,
+      duration,
     });
     this.user = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: `${prefix}:agent-budget:user`,
       points: opts.perUser,
-      duration: opts.windowS ?? BUDGET_WINDOW_S,
+      duration,
     });
   }
 

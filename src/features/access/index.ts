@@ -52,8 +52,8 @@ export interface Access {
  * `user_change`), the workspaces an org-wide install was removed from (`team_access_*`), the agent budget in Redis (AGENT_CALLS_PER_HOUR, AGENT_CALLS_PER_USER_PER_HOUR;
  * in OAuth mode each installation has its own budget of a project),
  * and the gate over them; the budget left is reported to `docs_bot_agent_budget_remaining`
- * (labelled by installation too in OAuth mode) when a request takes from it, and read again at
- * every scrape.
+ * (labelled by installation too in OAuth mode) when a request takes from it, and read again when
+ * scraped (at most every 5 s: platform/budget-series.ts).
  */
 export function createAccess(o: AccessOptions): Access {
   const { redis, prefix, slack, metrics, now, workspaces, docsWorkspaces } = o.platform;
@@ -76,7 +76,7 @@ export function createAccess(o: AccessOptions): Access {
     ...(perInstallation ? { installationOf: currentInstallationSlot } : {}),
     ...(o.budgetWindowS !== undefined ? { windowS: o.budgetWindowS } : {}),
   });
-  // Each scrape reads the budget again, so the gauge shows it refilled once its window has passed.
+  // Scrapes read the budget again, so the gauge shows it refilled once its window has passed.
   metrics.watchBudget((project, installation) => budget.projectLeft(project, installation));
   const gate = createAccessGate({
     policy,
