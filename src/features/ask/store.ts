@@ -120,6 +120,11 @@ export interface AnswerKeep {
  * records are its base's ({@link TeamAnswerStore}).
  */
 export class AskStore extends TeamAnswerStore {
+  /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
+  protected threadKey(channel: string, threadTs: string): string {
+    return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
+  }
+
   /**
    * Whether a reply by `user` in the thread rooted at `(channel, threadTs)` that mentions no one
    * continues its conversation: in a thread the bot claimed for `anyone` (the bot's own `/docs-ask`

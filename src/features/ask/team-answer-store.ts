@@ -45,15 +45,14 @@ const replySchema = z.object({
  * `{prefix}:ask:expert-reply:{channel}:{threadTs}` (the first reply there by one of the docs team);
  * and `{prefix}:ask:experts-broken:{channel}` (its docs team's breakage was reported, a day).
  */
-export class TeamAnswerStore extends UnansweredLog {
-  /** The key of the hash of the thread rooted at `(channel, threadTs)`. */
+export abstract class TeamAnswerStore extends UnansweredLog {
+  /** The key of the Document this answer offer of the thread rooted at `(channel, threadTs)`. */
   private answerOfferKey(channel: string, threadTs: string): string {
     return `${this.prefix}:ask:answer-offer:${channel}:${threadTs}`;
   }
 
-  protected threadKey(channel: string, threadTs: string): string {
-    return `${this.prefix}:ask:thread:${channel}:${threadTs}`;
-  }
+  /** The key of the question's thread hash, which `AskStore` keeps (the thread's conversation). */
+  protected abstract threadKey(channel: string, threadTs: string): string;
 
   /**
    * Notes on the question's thread that its docs team was asked about answer `answerId`, asked by

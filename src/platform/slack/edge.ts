@@ -1,8 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 import { withRequestContext } from '../request-context.js';
-import { requestTeamId } from './org-wide.js';
-import { classifyPayload, type SlackRequestKind } from './payloads.js';
+import { classifyPayload, requestTeamId, type SlackRequestKind } from './payloads.js';
 import { refuseBeforeListeners } from './refuse.js';
 import { errorCode, hasCode, PlatformErrorCode } from '../errors.js';
 import { RedisErrorCode, redisErrorCode } from '../redis-errors.js';

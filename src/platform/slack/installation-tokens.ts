@@ -14,7 +14,7 @@ import { errorCode, PlatformErrorCode } from '../errors.js';
 import { InstallationError } from '../installation-store.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceAccess } from '../workspace-access.js';
-import { workspaceId } from './org-wide.js';
+import { workspaceId } from './payloads.js';
 import {
   currentRequestContext,
   installationRefOf,

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { currentRequestContext, type RequestContext } from '../request-context.js';
 import { withinTime } from '../time-limit.js';
 import { slackErrorCode } from './errors.js';
-import { bodyTeamIds } from './org-wide.js';
+import { bodyTeamIds } from './payloads.js';
 import {
   ORG_WORKSPACES_MAX_AGE_MS,
   ORG_WORKSPACES_WAIT_MS,

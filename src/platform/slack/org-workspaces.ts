@@ -1,7 +1,7 @@
 /**
  * Which workspaces an org-wide install reaches, and the guard that keeps a request's workspaces to
  * them. Through an org-wide install (Enterprise Grid) a request's workspace comes from its body
- * (org-wide.ts `requestTeamId`, and the listeners' `team_id`, `team.id`, `user.team_id`); in a
+ * (payloads.ts `requestTeamId`, and the listeners' `team_id`, `team.id`, `user.team_id`); in a
  * Slack Connect channel the body can name the other organization's workspace (an org-wide
  * interaction's `team` is null, so `user.team_id`, the clicker's own workspace, is used). Where
  * such a workspace has docs projects of its own (DOCS_WORKSPACE_PROJECTS: another tenant of the

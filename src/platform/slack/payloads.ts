@@ -223,3 +223,35 @@ export function classifyPayload(body: Record<string, unknown>): ClassifiedPayloa
       };
   }
 }
+
+/** A workspace id (`T…`); enterprise ids (`E…`) are not workspaces. */
+const WORKSPACE_ID = /^T[A-Z0-9]{2,30}$/;
+
+/** `v` when it is a workspace id (`T…`), else undefined (e.g. an enterprise id `E…`, null). */
+export function workspaceId(v: unknown): string | undefined {
+  return typeof v === 'string' && WORKSPACE_ID.test(v) ? v : undefined;
+}
+
+/**
+ * Every workspace id (`T…`) a Slack request's body names, without repeats, in this order: the
+ * Events API's `context_team_id`, then `team_id` (the Events API's, a command's), an interaction's
+ * `team.id`, then its `user.team_id`. The first is {@link requestTeamId}'s; the workspace guard
+ * (org-workspace-guard.ts) checks them all. Empty when the body names none (e.g.
+ * `team_access_granted`, whose `team_id` is null).
+ */
+export function bodyTeamIds(body: Record<string, unknown>): string[] {
+  const team = body.team as { id?: unknown } | null | undefined;
+  const user = body.user as { team_id?: unknown } | null | undefined;
+  const ids = [body.context_team_id, body.team_id, team?.id, user?.team_id].map(workspaceId);
+  return [...new Set(ids.filter((id): id is string => id !== undefined))];
+}
+
+/**
+ * The workspace a Slack request happened in: the first of {@link bodyTeamIds} (the Events API's
+ * `context_team_id` or `team_id`, a command's `team_id`, an interaction's `team.id` or its
+ * `user.team_id`). Undefined when the body names none (e.g. `team_access_granted`, whose `team_id`
+ * is null).
+ */
+export function requestTeamId(body: Record<string, unknown>): string | undefined {
+  return bodyTeamIds(body)[0];
+}

@@ -12,7 +12,7 @@ import {
   type InstallationSource,
   withInstallation,
 } from '../../../../src/platform/slack/installation-tokens.js';
-import { requestTeamId } from '../../../../src/platform/slack/org-wide.js';
+import { requestTeamId } from '../../../../src/platform/slack/payloads.js';
 import { OTHER_ORG_TEXT, orgWorkspaceGuard } from '../../../../src/platform/slack/org-workspace-guard.js';
 import { OrgWorkspaces } from '../../../../src/platform/slack/org-workspaces.js';
 import { WorkspaceAccess } from '../../../../src/platform/workspace-access.js';
