@@ -154,18 +154,23 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
 }
 
 /**
+ * The inside of an inline code span for text from the docs API (a branch: git allows backticks in
+ * one, and the agent names it): backticks replaced, so nothing closes the span early and what
+ * follows stays code, not a link or formatting; `&<>` escaped; at most 200 characters.
+ */
+function inertCode(text: string): string {
+  return escapeMrkdwn(truncate(text.replace(/`/g, "'"), 200));
+}
+
+/**
  * "`org/docs` on `main`": the repository (its URL shortened to owner/name when it is GitHub's, a
  * link when it is a safe https URL) and the branch, from the API's `source`; undefined when neither is known.
  */
 function sourceText(v: { repository?: string; branch?: string }): string | undefined {
   const url = safeUrl(v.repository);
   const name = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
-  const repo = name
-    ? url
-      ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>`
-      : `\`${escapeMrkdwn(truncate(name, 200))}\``
-    : undefined;
-  const branch = v.branch ? `\`${escapeMrkdwn(truncate(v.branch, 200))}\`` : undefined;
+  const repo = name ? (url ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>` : `\`${inertCode(name)}\``) : undefined;
+  const branch = v.branch ? `\`${inertCode(v.branch)}\`` : undefined;
   if (repo && branch) return `${repo} on ${branch}`;
   return repo ?? (branch ? `branch ${branch}` : undefined);
 }
