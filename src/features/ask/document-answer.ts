@@ -44,7 +44,7 @@ export const REPLY_UNKNOWN_TEXT =
   "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote.";
 /** The instruction the modal starts with (editable; nothing of the quote is in it). */
 export const DOCUMENT_ANSWER_INSTRUCTION =
-  'Add to the docs the answer a person gave in Slack to the question that comes with this instruction, which the docs do not cover yet.';
+  "Add to the docs the answer a person gave in Slack to the question quoted below: the docs don't cover it yet.";
 
 /** What offering needs. */
 export interface AnswerOfferDeps {

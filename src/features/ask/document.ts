@@ -43,7 +43,7 @@ const FENCE_NAME = 'slack_question';
 
 /** The instruction the modal starts with (editable; nothing of the question is in it). */
 export const DOCUMENT_INSTRUCTION =
-  "Add to the docs what they need to answer the question from Slack that comes with this instruction, which they don't answer yet.";
+  "Add to the docs what readers need to answer the question quoted below: the docs don't answer it yet.";
 
 /** The quoted lines: the question, the earlier questions, the answer, cut to {@link QUOTE_MAX} in all. */
 function quotedLines(rec: AnswerRecord): string[] {
