@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, quoteToken, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
 import { escapeReaderText, quoteReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
@@ -112,8 +112,8 @@ function aboutBlock(about: string | undefined): KnownBlock[] {
 export function buildStatusMessage(v: StatusView): { text: string; blocks: KnownBlock[] } {
   const stateLine = STATE_LINE[v.state](v);
   const meta = [
-    v.jobId ? `Job \`${escapeMrkdwn(v.jobId)}\`` : undefined,
-    v.projectId ? `Project \`${escapeMrkdwn(v.projectId)}\`` : undefined,
+    v.jobId ? `Job \`${quoteToken(v.jobId, 80)}\`` : undefined,
+    v.projectId ? `Project \`${quoteToken(v.projectId, 100)}\`` : undefined,
     sourceText(v),
     v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,
   ].filter(Boolean);
@@ -154,23 +154,18 @@ export function buildStatusMessage(v: StatusView): { text: string; blocks: Known
 }
 
 /**
- * The inside of an inline code span for text from the docs API (a branch: git allows backticks in
- * one, and the agent names it): backticks replaced, so nothing closes the span early and what
- * follows stays code, not a link or formatting; `&<>` escaped; at most 200 characters.
- */
-function inertCode(text: string): string {
-  return escapeMrkdwn(truncate(text.replace(/`/g, "'"), 200));
-}
-
-/**
  * "`org/docs` on `main`": the repository (its URL shortened to owner/name when it is GitHub's, a
  * link when it is a safe https URL) and the branch, from the API's `source`; undefined when neither is known.
  */
 function sourceText(v: { repository?: string; branch?: string }): string | undefined {
   const url = safeUrl(v.repository);
   const name = v.repository ? v.repository.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '') : '';
-  const repo = name ? (url ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>` : `\`${inertCode(name)}\``) : undefined;
-  const branch = v.branch ? `\`${inertCode(v.branch)}\`` : undefined;
+  const repo = name
+    ? url
+      ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>`
+      : `\`${quoteToken(name, 200)}\``
+    : undefined;
+  const branch = v.branch ? `\`${quoteToken(v.branch, 200)}\`` : undefined;
   if (repo && branch) return `${repo} on ${branch}`;
   return repo ?? (branch ? `branch ${branch}` : undefined);
 }
