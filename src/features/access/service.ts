@@ -21,6 +21,7 @@ import {
   type Affiliation,
   type UserFacts,
 } from './policy.js';
+import { quoteToken } from '../../platform/slack/limits.js';
 
 /** What the access service needs. */
 interface AccessDeps {
@@ -121,7 +122,7 @@ async function projectOf(deps: AccessDeps, call: AgentCall): Promise<string | un
  * quoted inert (backticks replaced, cut at 100), the workspace's own projects listed.
  */
 function projectNotAllowedText(project: string, allowed: readonly string[]): string {
-  const shown = `\`${project.slice(0, 100).replace(/`/g, "'")}\``;
+  const shown = `\`${quoteToken(project, 100)}\``;
   const list = allowed.map((p) => `\`${p}\``).join(', ');
   return `The docs project ${shown} isn't one of this workspace's. Use one of: ${list} (an operator maps projects to workspaces). Nothing was sent to the docs agent.`;
 }

@@ -20,6 +20,7 @@ import { threadPermalink } from './permalink.js';
 import type { JobStore } from './store.js';
 import { INTAKE, type StartIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
 import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
+import { quoteToken } from '../../platform/slack/limits.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
@@ -123,7 +124,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   await tellPrivately(
     deps,
     to,
-    `Sent your follow-up to job \`${p.jobId}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
+    `Sent your follow-up to job \`${quoteToken(p.jobId, 80)}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
 }
 

@@ -52,10 +52,13 @@ export function truncate(text: string, max: number): string {
   return `${cut}…`;
 }
 
-/** A user's word, safe inside inline code: backticks replaced, &<> escaped, at most 60 chars. */
-export function quoteToken(token: string): string {
-  const cut = token.length > 60 ? `${token.slice(0, 59)}…` : token;
-  return escapeMrkdwn(cut.replace(/`/g, "'"));
+/**
+ * Text from outside (a person's word, an id or a branch from the docs API), safe inside inline
+ * code: backticks replaced, so nothing closes the span early and what follows stays code (git allows
+ * a backtick in a branch name); `&<>` escaped; at most `max` characters (default 60), `…` when cut.
+ */
+export function quoteToken(token: string, max = 60): string {
+  return escapeMrkdwn(truncate(token.replace(/`/g, "'"), max));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { BudgetLeft } from '../../../platform/access.js';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate, quoteToken } from '../../../platform/slack/limits.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { StatusState } from '../store.js';
 import { ABOUT_MAX } from '../job-record.js';
@@ -77,7 +77,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
       `${formatDuration(nowMs - j.createdAt)} ago`,
       j.followups ? `${j.followups} follow-up${j.followups === 1 ? '' : 's'}` : undefined,
       j.rating ? `rated ${j.rating === 'positive' ? '👍' : '👎'}` : undefined,
-      `\`${escapeMrkdwn(j.jobId)}\``,
+      `\`${quoteToken(j.jobId, 80)}\``,
       ...links,
     ].filter(Boolean);
     blocks.push(

@@ -1,7 +1,7 @@
 /** Block Kit of a job's end (pure builders): the one announcement in its thread. */
 import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate, quoteToken } from '../../../platform/slack/limits.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { feedbackBlock } from '../feedback.js';
 import { prLinkActions } from '../status/index.js';
@@ -22,7 +22,7 @@ export function buildAnnouncement(
     .flat()
     .map((u) => `<@${u}>`)
     .join(' ');
-  const job = `\`${escapeMrkdwn(p.jobId)}\``;
+  const job = `\`${quoteToken(p.jobId, 80)}\``;
   const o = p.outcome;
   let text: string;
   switch (o.kind) {

@@ -3,7 +3,7 @@
  * text; a page (`.mdx`/`.md`) added or modified linked on the preview, when its path is plain and the
  * preview is on https. Source of the shape: deployments-openapi.json, `commit.filesChanged`.
  */
-import { escapeMrkdwn, safeUrl, SLACK_LIMITS, truncate } from '../../../platform/slack/limits.js';
+import { safeUrl, SLACK_LIMITS, truncate, quoteToken } from '../../../platform/slack/limits.js';
 
 /** The files of a commit, by change (spec: `commit.filesChanged`). */
 export interface FilesChanged {
@@ -62,7 +62,7 @@ export function changedFiles(files: FilesChanged | undefined, previewUrl: string
 
 /** A path as inert text inside inline code: backticks replaced, `&<>` escaped, at most 120 characters. */
 export function inertPath(path: string): string {
-  return `\`${escapeMrkdwn(truncate(path.replace(/`/g, "'").replace(/\s+/g, ' '), 120))}\``;
+  return `\`${quoteToken(path.replace(/\s+/g, ' '), 120)}\``;
 }
 
 /** The mrkdwn list of changed files (≤ {@link MAX_FILES_LISTED} lines, then a count), within a section's limit. */

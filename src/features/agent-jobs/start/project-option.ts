@@ -1,3 +1,5 @@
+import { quoteToken } from '../../../platform/slack/limits.js';
+
 /**
  * `project=<id>` in an instruction: which docs project a job goes to. Pure.
  */
@@ -35,7 +37,7 @@ export function takeProjectOption(instruction: string, allowed: readonly string[
     };
   const project = distinct[0] ?? '';
   if (!allowed.includes(project)) {
-    const shown = project ? `\`${project.slice(0, 100).replace(/`/g, "'")}\`` : 'an empty project id';
+    const shown = project ? `\`${quoteToken(project, 100)}\`` : 'an empty project id';
     return {
       ok: false,
       message: `I don't know the docs project ${shown}. Use \`project=<id>\` with one of: ${list}. Nothing was started.`,

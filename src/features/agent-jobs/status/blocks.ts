@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, quoteToken, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
 import { escapeReaderText, quoteReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
@@ -112,8 +112,8 @@ function aboutBlock(about: string | undefined): KnownBlock[] {
 export function buildStatusMessage(v: StatusView): { text: string; blocks: KnownBlock[] } {
   const stateLine = STATE_LINE[v.state](v);
   const meta = [
-    v.jobId ? `Job \`${escapeMrkdwn(v.jobId)}\`` : undefined,
-    v.projectId ? `Project \`${escapeMrkdwn(v.projectId)}\`` : undefined,
+    v.jobId ? `Job \`${quoteToken(v.jobId, 80)}\`` : undefined,
+    v.projectId ? `Project \`${quoteToken(v.projectId, 100)}\`` : undefined,
     sourceText(v),
     v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,
   ].filter(Boolean);
@@ -163,9 +163,9 @@ function sourceText(v: { repository?: string; branch?: string }): string | undef
   const repo = name
     ? url
       ? `<${url}|${escapeMrkdwn(truncate(name, 200))}>`
-      : `\`${escapeMrkdwn(truncate(name, 200))}\``
+      : `\`${quoteToken(name, 200)}\``
     : undefined;
-  const branch = v.branch ? `\`${escapeMrkdwn(truncate(v.branch, 200))}\`` : undefined;
+  const branch = v.branch ? `\`${quoteToken(v.branch, 200)}\`` : undefined;
   if (repo && branch) return `${repo} on ${branch}`;
   return repo ?? (branch ? `branch ${branch}` : undefined);
 }

@@ -91,6 +91,22 @@ describe('announcement', () => {
     const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'failed' } }, TEST_SIGNER);
     expect(a.text).toMatch(/<@U1> job `job_1` failed.*Reply in this thread/);
   });
+  it('keeps a job id from the docs API inside its inline code: a backtick in it closes nothing', () => {
+    const a = buildAnnouncement(
+      { mention: 'U1', jobId: 'job_1`<!here>_x_`', outcome: { kind: 'failed' } },
+      TEST_SIGNER,
+    );
+    expect(a.text).toContain("job `job_1'&lt;!here&gt;_x_'` failed");
+    const status = buildStatusMessage({
+      state: 'active',
+      requester: 'U1',
+      instruction: 'x',
+      jobId: 'job_1`*bold*`',
+      elapsedMs: 0,
+      startedAt: 0,
+    });
+    expect(JSON.stringify(status.blocks)).toContain("Job `job_1'*bold*'`");
+  });
   it('archived and timeout name the job', () => {
     expect(
       buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'archived' } }, TEST_SIGNER).text,

@@ -80,6 +80,21 @@ describe('status message', () => {
     expect(msg.text).toContain('Pull request ready · took 11m');
   });
 
+  it("keeps the docs API's branch and repository inside their inline code: a backtick in them closes nothing", () => {
+    // Git allows a backtick in a branch name; the agent picks its branch, so the name is quoted text.
+    const branch = 'fix`_evil.example/go_`';
+    const repository = 'acme/docs`#general`';
+    const meta = buildStatusMessage({ ...base, state: 'active', branch, repository }).blocks[1] as {
+      elements: { text: string }[];
+    };
+    const line = meta.elements[0]!.text;
+    // Each value is one code span, with no backtick of its own inside.
+    expect(line.match(/`[^`]*`/g)).toEqual(
+      expect.arrayContaining(["`fix'_evil.example/go_'`", "`acme/docs'#general'`"]),
+    );
+    expect(line).not.toContain('`_evil.example/go_`');
+  });
+
   describe('plan', () => {
     const plan = (v: Partial<StatusView>) => {
       const msg = buildStatusMessage({ ...base, state: 'active', projectId: 'proj_1', ...v });
