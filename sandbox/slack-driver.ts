@@ -22,6 +22,7 @@ import {
   messageDeletedEvent,
   teamAccessEnvelope,
   appUninstalledEnvelope,
+  tokensRevokedEnvelope,
   urlVerification,
 } from './driver/events.js';
 import { postRaw, signatureHeaders, SLACK_USER_AGENT, type DriverResponse } from './driver/http.js';
@@ -209,6 +210,14 @@ export class SlackDriver {
   /** The app is uninstalled from the driver's workspace (see {@link appUninstalledEnvelope}): its OAuth tokens are revoked. */
   async appUninstalled(): Promise<DriverResponse> {
     return this.postJson(appUninstalledEnvelope(this.ctx, this.ctx.newEventId()));
+  }
+
+  /**
+   * The bot token of the driver's workspace is revoked (see {@link tokensRevokedEnvelope}); Slack
+   * sends this beside `app_uninstalled` on an uninstall, in either order.
+   */
+  async tokensRevoked(): Promise<DriverResponse> {
+    return this.postJson(tokensRevokedEnvelope(this.ctx, this.ctx.newEventId()));
   }
 
   /**

@@ -266,3 +266,15 @@ export function appUninstalledEnvelope(ctx: DriverContext, eventId: string): Jso
   ctx.slack.installs.uninstall(ctx.teamId);
   return eventCallback(ctx, { type: 'app_uninstalled', event_ts: ctx.eventTs() }, eventId);
 }
+
+/**
+ * The app's bot token for the driver's workspace is revoked (Slack docs, docs.slack.dev/reference/events/tokens_revoked:
+ * `event.tokens` is "a hash keyed with the types of revoked tokens", each "an array of user IDs, not
+ * the actual token strings": here `bot: [<bot user id>]`; the app_uninstalled page: "You should also
+ * receive tokens_revoked events for revoked tokens", in no guaranteed order): revokes the tokens the
+ * fake's OAuth installs issued for the workspace first, then returns the envelope.
+ */
+export function tokensRevokedEnvelope(ctx: DriverContext, eventId: string): Json {
+  ctx.slack.installs.uninstall(ctx.teamId);
+  return eventCallback(ctx, { type: 'tokens_revoked', tokens: { bot: [ctx.slack.botUserId] } }, eventId);
+}

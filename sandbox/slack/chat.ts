@@ -78,9 +78,16 @@ function deleteMessage(state: SlackState, args: Json): Json {
   return { ok: true, channel: msg.channel, ts: msg.ts };
 }
 
+/**
+ * chat.postEphemeral (Slack's reference page, api.slack.com/methods/chat.postEphemeral: `user` "should
+ * be in the channel specified by the channel argument"; errors `user_not_in_channel` "Intended
+ * recipient is not in the specified channel", and `user_not_found`, which the page does not list but
+ * the fake keeps for an id it does not know).
+ */
 function postEphemeral(state: SlackState, args: Json): Json {
   const ch = state.requireChannel(args.channel);
   const u = state.user(args.user) ?? fail('user_not_found');
+  if (!state.members(ch).includes(u.id)) fail('user_not_in_channel');
   requireContent(args);
   const msg = state.botMessage(ch, args, 'api');
   msg.ephemeralTo = u.id;
@@ -94,7 +101,7 @@ function getPermalink(state: SlackState, args: Json): Json {
   return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
 }
 
-/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks_format`, `invalid_blocks`, `msg_blocks_too_long` (Block Kit: see block-kit/index.ts), `msg_too_long` (chat.update text over 4,000), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`. */
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks_format`, `invalid_blocks`, `msg_blocks_too_long` (Block Kit: see block-kit/index.ts), `msg_too_long` (chat.update text over 4,000), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`, `user_not_in_channel`. */
 export function chatMethods(state: SlackState): MethodTable {
   return {
     'chat.postMessage': (args) => postMessage(state, args),

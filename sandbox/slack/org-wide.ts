@@ -8,6 +8,7 @@
  */
 import { fail, str, type Json, type MethodTable } from './method.js';
 import type { SlackState } from './state.js';
+import type { TokenIdentity } from './types.js';
 
 /** Slack's list of methods needing `team_id` with an org-level token (as @slack/web-api 8 types it). */
 export const NEEDS_TEAM_ID: ReadonlySet<string> = new Set([
@@ -45,18 +46,23 @@ export const NEEDS_TEAM_ID: ReadonlySet<string> = new Set([
 /**
  * Refuses `method` as Slack does for an org-level token: `missing_argument` without `team_id` where
  * Slack needs one, `team_access_not_granted` for a workspace the app was not added to. Nothing for
- * a workspace-level token.
+ * a workspace-level token: Slack ("Changes to APIs for org-wide apps",
+ * api.slack.com/enterprise/apps/changes-apis): "The team_id is only relevant when using an
+ * org-level token. This field will be ignored if the API call is sent using a workspace-level token."
+ * Which token is org-level is the calling token's own: an OAuth install's (`who`, its `orgWide`;
+ * the workspaces it reaches are its org's, {@link teamsOf}), else the fake's bot token's
+ * (`enterprise.orgWide`).
  * @throws the Slack error.
  */
-export function checkTeamArgument(state: SlackState, method: string, args: Json): void {
-  const org = state.enterprise;
-  if (!org?.orgWide) return;
+export function checkTeamArgument(state: SlackState, method: string, args: Json, who?: TokenIdentity): void {
+  const orgLevel = who ? who.orgWide : state.enterprise?.orgWide === true;
+  if (!orgLevel) return;
   const team = str(args.team_id);
   if (team === undefined) {
     if (NEEDS_TEAM_ID.has(method)) fail('missing_argument');
     return;
   }
-  if (!org.teams.some((t) => t.id === team)) fail('team_access_not_granted');
+  if (!grantedTeams(state, who).some((t) => t.id === team)) fail('team_access_not_granted');
 }
 
 /** Slack's largest `limit` of `auth.teams.list` (its default is 100). */
@@ -91,12 +97,20 @@ export function orgWideMethods(state: SlackState): MethodTable {
 /** The workspaces the calling token reaches: an OAuth install's (its own, or its org's), else the bot token's. */
 function teamsOf(state: SlackState): ReadonlyArray<{ id: string; name: string }> {
   const who = state.caller;
+  if (who) return grantedTeams(state, who);
   const org = state.enterprise;
-  if (who) {
-    if (!who.orgWide) return [{ id: who.teamId, name: who.teamName }];
-    if (org && who.enterpriseId === org.id) return org.teams;
-    return who.teams ?? [];
-  }
   if (org?.orgWide) return org.teams;
   return [{ id: state.teamId, name: org?.teams.find((t) => t.id === state.teamId)?.name ?? 'Sandbox' }];
+}
+
+/**
+ * The workspaces token identity `who` reaches (its own workspace; for an org-wide install, the
+ * workspaces of its org the app was added to), or, without `who`, the fake's bot token's org's.
+ */
+function grantedTeams(state: SlackState, who: TokenIdentity | undefined): ReadonlyArray<{ id: string; name: string }> {
+  const org = state.enterprise;
+  if (!who) return org?.teams ?? [];
+  if (!who.orgWide) return [{ id: who.teamId, name: who.teamName }];
+  if (org && who.enterpriseId === org.id) return org.teams;
+  return who.teams ?? [];
 }

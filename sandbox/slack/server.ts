@@ -279,7 +279,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const handler = this.methods[method];
     if (!handler) return slackError('unknown_method');
     try {
-      checkTeamArgument(this, method, args);
+      checkTeamArgument(this, method, args, who);
       if (who && typeof args.channel === 'string' && !this.channelVisible(who, args.channel))
         return slackError('channel_not_found');
       this.caller = who;

@@ -233,3 +233,48 @@ describe('auth.teams.list', () => {
     expect((await web.auth.teams.list({})).teams).toEqual([{ id: 'T0SANDBOX', name: 'Sandbox' }]);
   });
 });
+
+describe('team_id with an OAuth install token (Slack, "Changes to APIs for org-wide apps")', () => {
+  const OAUTH = { clientId: '1.2', clientSecret: 'directory-test-secret' };
+
+  /** A bot token the fake's oauth.v2.access issues for `consent`. */
+  async function tokenFor(consent: Parameters<FakeSlack['installs']['authorize']>[0]): Promise<string> {
+    const code = slack.installs.authorize(consent);
+    const body = new URLSearchParams({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret, code });
+    const res = (await (await fetch(`${slack.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
+      access_token: string;
+    };
+    return res.access_token;
+  }
+
+  it("needs team_id from an org-wide install's token and ignores it from a workspace install's, whatever the bot token is", async () => {
+    await slack.close();
+    // The fake's own bot token is a workspace-level one: what counts is the calling token.
+    await start({ oauth: OAUTH, enterprise: { id: 'E0ORG', name: 'Org', teams: [{ id: 'T0ORGA', name: 'Org A' }] } });
+    const org = fakeSlackClient(slack, await tokenFor({ teamId: 'T0ORGA', enterpriseId: 'E0ORG', orgWide: true }));
+    expect(await platformError(org.users.conversations({ user: 'U0ALICE' }))).toBe('missing_argument');
+    expect(await platformError(org.usergroups.users.list({ usergroup: 'S0DOCSWRITERS' }))).toBe('missing_argument');
+    expect(await platformError(org.users.conversations({ user: 'U0ALICE', team_id: 'T0SANDBOX' }))).toBe(
+      'team_access_not_granted',
+    );
+    expect((await org.usergroups.users.list({ usergroup: 'S0DOCSWRITERS', team_id: 'T0ORGA' })).ok).toBe(true);
+    // A method Slack does not list needs no team_id.
+    expect((await org.users.info({ user: 'U0ALICE' })).ok).toBe(true);
+
+    const workspace = fakeSlackClient(slack, await tokenFor({ teamId: 'T0SECOND' }));
+    expect((await workspace.users.conversations({ user: 'U0ALICE' })).ok).toBe(true);
+    expect((await workspace.users.conversations({ user: 'U0ALICE', team_id: 'T0ELSEWHERE' })).ok).toBe(true);
+  });
+
+  it("ignores team_id from a workspace install's token when the fake's bot token is org-level", async () => {
+    await slack.close();
+    await start({
+      oauth: OAUTH,
+      enterprise: { id: 'E0ORG', name: 'Org', teams: [{ id: 'T0SANDBOX', name: 'A' }], orgWide: true },
+    });
+    expect(await platformError(web.users.conversations({ user: 'U0ALICE' }))).toBe('missing_argument');
+    const workspace = fakeSlackClient(slack, await tokenFor({ teamId: 'T0SANDBOX', enterpriseId: 'E0ORG' }));
+    expect((await workspace.users.conversations({ user: 'U0ALICE' })).ok).toBe(true);
+    expect((await workspace.usergroups.users.list({ usergroup: 'S0DOCSWRITERS', team_id: 'T0NOPE' })).ok).toBe(true);
+  });
+});

@@ -131,6 +131,29 @@ describe('SlackDriver: Events API deliveries', () => {
     });
     expect(slack.messages).toHaveLength(1); // a redelivery does not post again
   });
+
+  it("sends tokens_revoked as Slack documents it (the bot user's id under tokens.bot) and revokes the workspace's tokens", async () => {
+    await slack.close();
+    const oauth = { clientId: '1.2', clientSecret: 'driver-test-secret' };
+    slack = await startFakeSlack({ botToken: TOKEN, now: () => T0, oauth });
+    driver = new SlackDriver({ botUrl: bot.url, signingSecret: SECRET, slack });
+    const code = slack.installs.authorize({ teamId: 'T0SANDBOX' });
+    const body = new URLSearchParams({ client_id: oauth.clientId, client_secret: oauth.clientSecret, code });
+    const { access_token } = (await (await fetch(`${slack.url}oauth.v2.access`, { method: 'POST', body })).json()) as {
+      access_token: string;
+    };
+    expect((await driver.tokensRevoked()).status).toBe(200);
+    expect(JSON.parse(bot.requests.at(-1)?.body ?? '{}')).toMatchObject({
+      type: 'event_callback',
+      team_id: 'T0SANDBOX',
+      event: { type: 'tokens_revoked', tokens: { bot: ['U0DOCSBOT'] } },
+    });
+    const auth = await fetch(`${slack.url}auth.test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(await auth.json()).toEqual({ ok: false, error: 'token_revoked' });
+  });
 });
 
 describe('SlackDriver: other events and interactivity', () => {

@@ -81,6 +81,17 @@ describe('fake Slack Web API: ephemerals, directory, views and files', () => {
     expect(slack.messages.at(-1)).toMatchObject({ ephemeralTo: 'U0ALICE', text: 'only you', ts: res.message_ts });
   });
 
+  it('refuses an ephemeral to someone who is not in the channel (Slack: user_not_in_channel)', async () => {
+    const web = client();
+    const before = slack.messages.length;
+    // #docs-connect's members are alice, an external user and the bot; bob is not one of them.
+    const refused = platformError(web.chat.postEphemeral({ channel: 'C0CONNECT', user: 'U0BOB', text: 'psst' }));
+    expect((await refused).data.error).toBe('user_not_in_channel');
+    expect(slack.messages.length).toBe(before);
+    const told = await web.chat.postEphemeral({ channel: 'C0CONNECT', user: 'U0ALICE', text: 'psst' });
+    expect(told.ok).toBe(true);
+  });
+
   it('answers users.info and conversations.info', async () => {
     const web = client();
     const { user } = await web.users.info({ user: 'U0ALICE' });
