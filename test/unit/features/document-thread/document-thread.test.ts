@@ -5,6 +5,7 @@ import {
   cannotReadModal,
   decodeThreadRef,
   encodeThreadRef,
+  followUpModal,
   loadingModal,
   modalAt,
   previewModal,
@@ -133,6 +134,12 @@ describe('the preview of the shortcut (intake handler)', () => {
       view: { external_id: p.externalId, submit: { text: 'Start job' } },
     });
     expect(JSON.stringify(updated.view.blocks)).toContain('*2 messages* from <@U0BOB> and <@U0ALICE>');
+  });
+
+  it("the follow-up form keeps the job's id inside its inline code: a backtick in it closes nothing", () => {
+    const at = modalAt('x', { channel: 'C0DOCS', threadTs: '1.2' }, TEST_SIGNER);
+    const text = JSON.stringify(followUpModal(at, 'job_1`*x*`<!here>').blocks);
+    expect(text).toContain("docs agent job `job_1'*x*'&lt;!here&gt;`, so");
   });
 
   it("on a job's thread: the follow-up form for that job (asked as continue_job, the thread not read); while a job starts there, nothing to submit", async () => {
