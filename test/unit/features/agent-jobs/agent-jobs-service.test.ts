@@ -529,6 +529,34 @@ describe('startAgentJob', () => {
     expect(h.chat.postMessage).toHaveBeenCalledTimes(1); // one status message, no "may or may not have started" notice
   });
 
+  it('the status message\'s "posting" mark not yet on the replicas: thrown, nothing posted or created; the retry posts one', async () => {
+    const h = startHarness();
+    const failing = new Set(['req-1:status']);
+    const steps = replicatedSteps({}, failing);
+    await expect(startAgentJob(h.deps, startReq(), steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(h.chat.postMessage).not.toHaveBeenCalled();
+    expect(h.createJob).not.toHaveBeenCalled();
+    failing.clear();
+    expect(await startAgentJob(h.deps, startReq(), steps)).toMatchObject({ ok: true, jobId: 'job_new' });
+    expect(h.chat.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed start whose "starting" marks Redis cannot clear: the person still gets the failure, one warn line (the marks lapse)', async () => {
+    const h = startHarness();
+    h.createJob.mockRejectedValueOnce(new DocsApiNetworkError('ENOTFOUND', { sent: false }));
+    h.store.clearPendingThreads.mockRejectedValueOnce(redisDown());
+    const res = await startAgentJob(h.deps, startReq());
+    expect(res).toMatchObject({ ok: false, reason: 'docs_api' });
+    expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
+    expect(h.log.lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not clear the "starting" marks; they expire on their own',
+        channel: 'C1',
+        level: 40,
+      }),
+    );
+  });
+
   it('Redis down before the job is created: thrown for a retry, and no job is created at the vendor', async () => {
     const h = startHarness();
     h.store.markThreadsPending.mockRejectedValueOnce(redisDown());
