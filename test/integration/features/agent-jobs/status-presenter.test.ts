@@ -9,6 +9,7 @@ import {
 } from '../../../../src/features/agent-jobs/status/presenter.js';
 import type { PollJobData, PollStepResult } from '../../../../src/features/agent-jobs/poll/step.js';
 import { JobStore } from '../../../../src/features/agent-jobs/store.js';
+import { EditBudget } from '../../../../src/features/agent-jobs/status/edit-budget.js';
 import {
   createPollQueue,
   pollJobId,
@@ -216,8 +217,12 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
 
 describe('status presenter: Redis and Slack failures leave the message in a true state', () => {
   /** A client of the same Redis whose every command is refused at once (Redis unreachable). */
-  const downRedis = () =>
-    new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  const downRedis = () => {
+    // Closed for good (no reconnect): every command rejects with "Connection is closed.".
+    const down = new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    down.disconnect();
+    return down;
+  };
 
   it('an unrecorded status message whose slot Redis cannot take asks to be tried again; the last try changes it anyway', async () => {
     const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Docs agent job for <@U0ALICE>: Starting…' });
@@ -240,12 +245,14 @@ describe('status presenter: Redis and Slack failures leave the message in a true
     // The last try (or a start that could not be recorded because storage fails): sent without slot or lock.
     expect(await p.settleUnrecorded(target, change, { force: true })).toEqual({});
     expect(slack.findMessage('C0DOCS', posted.ts!)?.text).toContain('could not start');
-    down.disconnect();
   });
 
   it('an edit budget Redis cannot read lets the final edit go (the end is shown) and says so in a warn line', async () => {
     const ts = await endedJob('job_budget_down');
-    const budget = { take: () => Promise.reject(new Error('Connection is closed.')) };
+    // The workspace's real edit budget, on a Redis that refuses every command: take() throws (no grant, no refusal).
+    const down = downRedis();
+    const budget = new EditBudget({ redis: down, prefix, perMinute: 40 });
+    await expect(budget.take('T0SANDBOX')).rejects.toThrow('Connection is closed.');
     const p = new StatusPresenter({
       redis,
       prefix,
