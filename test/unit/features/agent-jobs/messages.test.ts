@@ -153,6 +153,7 @@ describe('a reply while its job is still being created', () => {
       text: 'also the Go SDK',
       ts: '2.000001',
       thread_ts: '1.000001',
+      viaMention: false,
     };
     const run = (finalAttempt: boolean) =>
       handleIncomingMessage(
