@@ -17,6 +17,7 @@ import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
   NOT_CONFIGURED_TEXT,
+  QUESTION_NOT_POSTED_TEXT,
   THREAD_LOST_TEXT,
   TOO_MANY_ANSWERS_TEXT,
 } from '../../../../src/features/ask/texts.js';
@@ -211,6 +212,19 @@ describe('asking in a question channel', () => {
     await redis.del(note);
     await ask(d, 'And webhooks?', { from: 'question-channel' });
     expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(5);
+  });
+
+  it('a refusal whose "told this hour" note Redis cannot read is told (better twice than never), with one warn line', async () => {
+    const store = new AskStore(redis, prefix);
+    store.markTold = () => Promise.reject(new Error('Connection is closed.'));
+    const d = deps({ perUser: 1, store });
+    await ask(d, 'How do I rotate a key?', { from: 'question-channel' });
+    await ask(d, 'Which page covers SSO?', { from: 'question-channel' });
+    await ask(d, 'And webhooks?', { from: 'question-channel' });
+    expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(2);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not read whether a refusal was told this hour; told', level: 40 }),
+    );
   });
 
   it("a channel's docs scope goes to the assistant as its filter and is named under the answer", async () => {
@@ -498,6 +512,72 @@ describe('asking: Slack and Redis', () => {
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
     expect(told).toEqual([INVITE_FIRST]);
+  });
+
+  it('/docs-ask whose question Slack fails to post (5xx): thrown for the intake to retry, nothing told, the budget not given back', async () => {
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `5xx-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await expect(askQuestion(withAnswers(d), req, { ...memorySteps(), finalAttempt: false }, reply)).rejects.toThrow(
+      /internal_error/,
+    );
+    expect(told).toEqual([]);
+    expect(give).not.toHaveBeenCalled();
+  });
+
+  it('/docs-ask whose question Slack fails to post on the last try: the person is told privately, the question given back to the budget', async () => {
+    const d = deps({ perUser: 1 });
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `5xx-last-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, memorySteps(), reply);
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not post a question, even after retries; told the asker',
+        slackError: 'internal_error',
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain('rotate a key');
+    // The budget of 1 is whole again: the next question is answered.
+    await ask(d, 'How do I rotate a key?');
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+  });
+
+  it('/docs-ask in a channel the bot is not in, with Redis failing to give the question back: still told to invite it, one warn line', async () => {
+    slack.channels.push({ id: 'C0OUTSIDE2', name: 'outside2', botIsMember: false, members: ['U0ALICE'] });
+    const d = deps();
+    vi.spyOn(d.budget, 'give').mockRejectedValueOnce(new Error('Connection is closed.'));
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0OUTSIDE2',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `out2-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    await askQuestion(withAnswers(d), req, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
+    expect(told).toEqual([INVITE_FIRST]);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not give back a question', level: 40 }));
   });
 
   it(
