@@ -66,3 +66,6 @@ export const ASK_INSTEAD_TEXT =
 export const QUESTION_CHANNEL_HINT_TEXT =
   "This channel answers questions, and your message reads as a docs change, so I didn't start one: " +
   'mention me or use `/docs-edit …` to change the docs, or rephrase it as a question.';
+
+/** A button's answer record could not be read just now (Redis failing, or too slow for Slack's 3 s): nothing was done. */
+export const ANSWER_UNREADABLE_TEXT = "I couldn't read that answer just now, so I did nothing. Try again in a moment.";
