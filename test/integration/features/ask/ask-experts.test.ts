@@ -16,6 +16,7 @@ import {
   documentAnswerSubmission,
   offerDocumentAnswer,
   REPLY_UNKNOWN_TEXT,
+  REPLY_UNREADABLE_TEXT,
 } from '../../../../src/features/ask/document-answer.js';
 import { ANSWER_UNKNOWN_TEXT } from '../../../../src/features/ask/actions.js';
 import { expertCheck } from '../../../../src/features/ask/expert-reply.js';
@@ -782,5 +783,27 @@ describe('Document this answer', () => {
     await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
     expect(open).not.toHaveBeenCalled();
     expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNKNOWN_TEXT }));
+  });
+
+  it("a reply Redis can't read at the click is said to be unreadable just now (not gone), with one warn line; no form", async () => {
+    const { answerId, threadTs } = await unanswered('How do I export traces?');
+    await handleAskExperts(deps({ kind: 'usergroup', id: 'S0DOCSWRITERS' }), click(answerId), ctxOf('exp-d3'), tell);
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', 'Use the traces tab.', '7.0'), BOT, ctxOf('msg-4'));
+    const { logger, lines } = arrayLogger('warn');
+    const { open, formDeps } = documentAnswerForm(logger);
+    const failing = Object.create(store) as AskStore;
+    failing.reply = () => Promise.reject(new Error('Connection is closed.'));
+    const respond = vi.fn(async () => undefined);
+    const offer = botPostsIn(threadTs).at(-1)!;
+    const value = (offer.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    await documentAnswerAction({ ...formDeps, store: failing })({
+      ack: async () => undefined,
+      body: bobsClick('tr3'),
+      action: { value },
+      respond,
+    } as never);
+    expect(open).not.toHaveBeenCalled();
+    expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNREADABLE_TEXT }));
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not read a reply for Document this answer' }));
   });
 });
