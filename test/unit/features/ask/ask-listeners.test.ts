@@ -397,4 +397,8 @@ describe('fp', () => {
     expect(fp('T1', 'U0ALICE')).not.toContain('U0ALICE');
     expect(fingerprinter('other')('T1', 'U0ALICE')).not.toBe(fp('T1', 'U0ALICE'));
   });
+
+  it('refuses an empty secret at startup (a key anyone could guess would make the fingerprints reversible)', () => {
+    expect(() => fingerprinter('')).toThrow('a fingerprint key needs a non-empty secret');
+  });
 });
