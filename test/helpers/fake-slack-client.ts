@@ -1,4 +1,4 @@
-import { LogLevel, WebClient, type WebAPIPlatformError, type WebClientOptions } from '@slack/web-api';
+import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError, type WebClientOptions } from '@slack/web-api';
 import type { FakeSlack } from '../../sandbox/fake-slack.js';
 import { rejectionOf } from './rejection.js';
 
@@ -27,4 +27,15 @@ export async function platformError(p: Promise<unknown>): Promise<WebAPIPlatform
 /** The code a Slack call is refused with (`data.error`, e.g. `invalid_arguments`); it must reject. */
 export async function platformErrorCode(p: Promise<unknown>): Promise<string> {
   return (await platformError(p)).data.error;
+}
+
+/**
+ * The error @slack/web-api rejects with when Slack answers `{ ok: false, error: code }` (its
+ * platform error shape: `code` ErrorCode.PlatformError, `data.error` Slack's code).
+ */
+export function slackPlatformError(code: string): WebAPIPlatformError {
+  return Object.assign(new Error(`An API error occurred: ${code}`), {
+    code: ErrorCode.PlatformError,
+    data: { ok: false as const, error: code },
+  }) as WebAPIPlatformError;
 }

@@ -209,6 +209,19 @@ describe('agent-jobs listeners', () => {
     }
   });
 
+  it('App Home when Redis cannot count the opens: this open is ignored (the tab shows what it showed), one warn line, no throw', async () => {
+    const h = harness();
+    const homeOpens = { take: vi.fn(async () => Promise.reject(new Error('Connection is closed.'))) };
+    const deps = { ...(h.deps as object), homeOpens } as never;
+    await appHomeOpenedEvent(deps)({
+      event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' },
+      body: { team_id: 'T0SANDBOX', event_id: 'Ev3' },
+      context: {},
+    } as never);
+    expect(h.record).not.toHaveBeenCalled();
+    expect(h.warnings()).toEqual(['could not count Home tab opens; ignored this one']);
+  });
+
   it('/docs-reply when Redis fails: the busy answer', async () => {
     const h = harness({ recordFails: true });
     await docsReplyCommand(h.deps)({

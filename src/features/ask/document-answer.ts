@@ -42,6 +42,8 @@ export const ANSWER_OFFER_TEXT =
 /** What a click on an offer, or a submission, hears when the reply or its question is no longer kept. */
 export const REPLY_UNKNOWN_TEXT =
   "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote.";
+/** The reply or its question could not be read just now (Redis failing, or too slow for Slack's 3 s): nothing was done. */
+export const REPLY_UNREADABLE_TEXT = "I couldn't read that reply just now, so I did nothing. Try again in a moment.";
 /** The instruction the modal starts with (editable; nothing of the quote is in it). */
 export const DOCUMENT_ANSWER_INSTRUCTION =
   "Add to the docs the answer a person gave in Slack to the question quoted below: the docs don't cover it yet.";
@@ -175,16 +177,20 @@ export interface DocumentAnswerDeps extends JobFormDeps {
   store: Pick<AskStore, 'answer' | 'reply' | 'expertReplyIn'>;
 }
 
+/** The reply and its question, as {@link quotedWithin} reads them. */
+type Quoted = { answer: AnswerRecord; reply: ReplyRecord };
+
 /**
- * The reply and its question, read within {@link RECORD_WITHIN_MS}; undefined when either can't be
- * had (logged). With `preferExpert` (the offer's button), the thread's docs team reply of the same
- * question, when there is one, instead of `replyId`.
+ * The reply and its question, read within {@link RECORD_WITHIN_MS}; undefined when either is not
+ * kept; `unreadable` when Redis failed (logged) or did not answer in time. With `preferExpert` (the
+ * offer's button), the thread's docs team reply of the same question, when there is one, instead
+ * of `replyId`.
  */
 async function quotedWithin(
   deps: DocumentAnswerDeps,
   replyId: string,
   preferExpert = false,
-): Promise<{ answer: AnswerRecord; reply: ReplyRecord } | undefined> {
+): Promise<Quoted | undefined | 'unreadable'> {
   const read = (async () => {
     let reply = await deps.store.reply(replyId);
     const expertId = reply && preferExpert ? await deps.store.expertReplyIn(reply.channel, reply.threadTs) : undefined;
@@ -192,11 +198,11 @@ async function quotedWithin(
     if (expert && expert.answerId === reply?.answerId) reply = expert;
     const answer = reply ? await deps.store.answer(reply.answerId) : undefined;
     return reply && answer ? { answer, reply } : undefined;
-  })().catch((err: unknown) => {
+  })().catch((err: unknown): 'unreadable' => {
     deps.logger.warn({ err }, 'could not read a reply for Document this answer');
-    return undefined;
+    return 'unreadable';
   });
-  return withinTime(read, RECORD_WITHIN_MS, () => undefined);
+  return withinTime<Quoted | undefined | 'unreadable'>(read, RECORD_WITHIN_MS, () => 'unreadable');
 }
 
 /**
@@ -212,6 +218,7 @@ export function documentAnswerAction(deps: DocumentAnswerDeps) {
       return refuseUnverified(deps, PURPOSE.documentAnswer, opened.reason, body, text);
     }
     const q = await quotedWithin(deps, opened.payload, true);
+    if (q === 'unreadable') return { say: REPLY_UNREADABLE_TEXT };
     if (!q) return { say: REPLY_UNKNOWN_TEXT };
     return { channel: q.reply.channel, view: () => documentAnswerModal(q.answer, q.reply, deps.signer) };
   });
@@ -233,6 +240,7 @@ export function documentAnswerForm(deps: DocumentAnswerDeps): JobForm<AnswerTarg
     unverifiedText: 'This form is out of date; click Document this answer again.',
     outcome: async ({ channel, threadTs, replyId }, instruction) => {
       const q = await quotedWithin(deps, replyId);
+      if (q === 'unreadable') return { refuse: REPLY_UNREADABLE_TEXT };
       if (!q || q.reply.channel !== channel || q.reply.threadTs !== threadTs) return { refuse: REPLY_UNKNOWN_TEXT };
       const quoted = documentAnswerQuote(q.answer, q.reply);
       return { start: { channel, instruction, threadTs, quoted, about: q.answer.question } };

@@ -5,6 +5,7 @@ import { withinTime } from '../../platform/time-limit.js';
 import { jobFormButton, jobFormSubmission, openJobForm, refuseUnverified } from '../agent-jobs/index.js';
 import type { JobForm, JobFormDeps } from '../agent-jobs/index.js';
 import { ANSWER_UNKNOWN_TEXT } from './actions.js';
+import { ANSWER_UNREADABLE_TEXT } from './texts.js';
 import { PURPOSE } from './blocks.js';
 import { documentModal, documentQuote, readDocumentTarget, type DocumentTarget } from './document.js';
 import type { AnswerRecord, AskStore } from './store.js';
@@ -43,14 +44,24 @@ const formOn = (deps: DocumentFormDeps, rec: AnswerRecord) => ({
   view: () => documentModal(rec, deps.signer),
 });
 
-/** The answer a signed value names, read within {@link RECORD_WITHIN_MS}; undefined when it can't be had (logged). */
-async function answerWithin(deps: DocumentFormDeps, answerId: string): Promise<AnswerRecord | undefined> {
-  const read = deps.store.answer(answerId).catch((err: unknown) => {
+/**
+ * The answer a signed value names, read within {@link RECORD_WITHIN_MS}: the record; undefined when
+ * it is not kept (expired, unknown); `unreadable` when Redis failed (logged) or did not answer in time.
+ */
+async function answerWithin(
+  deps: DocumentFormDeps,
+  answerId: string,
+): Promise<AnswerRecord | undefined | 'unreadable'> {
+  const read = deps.store.answer(answerId).catch((err: unknown): 'unreadable' => {
     deps.logger.warn({ err }, 'could not read an answer for its button');
-    return undefined;
+    return 'unreadable';
   });
-  return withinTime(read, RECORD_WITHIN_MS, () => undefined);
+  return withinTime<AnswerRecord | undefined | 'unreadable'>(read, RECORD_WITHIN_MS, () => 'unreadable');
 }
+
+/** What to tell when an answer's record is not to be had: gone, or not readable just now. */
+const noAnswerText = (rec: undefined | 'unreadable'): string =>
+  rec === 'unreadable' ? ANSWER_UNREADABLE_TEXT : ANSWER_UNKNOWN_TEXT;
 
 /**
  * "Make this a docs change" by someone other than the asker (decided from the signed value, before
@@ -65,7 +76,7 @@ export async function changeByOther(
   await args.ack();
   const tell = clickReply(args.respond, deps.logger);
   const rec = await answerWithin(deps, answerId);
-  if (!rec) return tell(ANSWER_UNKNOWN_TEXT);
+  if (!rec || rec === 'unreadable') return tell(noAnswerText(rec));
   await openJobForm(deps, args.body, { ...formOn(deps, rec), name: MODAL_NAME, tell });
 }
 
@@ -79,7 +90,7 @@ export function documentAction(deps: DocumentFormDeps) {
     const opened = deps.signer.open(PURPOSE.document, value);
     if (!opened.ok) return refuseUnverified(deps, PURPOSE.document, opened.reason, body, UNVERIFIED_TEXT);
     const rec = await answerWithin(deps, opened.payload);
-    return rec ? formOn(deps, rec) : { say: ANSWER_UNKNOWN_TEXT };
+    return rec && rec !== 'unreadable' ? formOn(deps, rec) : { say: noAnswerText(rec) };
   });
 }
 
@@ -98,6 +109,7 @@ function documentForm(deps: DocumentFormDeps): JobForm<DocumentTarget> {
     unverifiedText: 'This form is out of date; click Document this again.',
     outcome: async ({ channel, threadTs, answerId }, instruction) => {
       const rec = await answerWithin(deps, answerId);
+      if (rec === 'unreadable') return { refuse: ANSWER_UNREADABLE_TEXT };
       if (!rec || rec.channel !== channel) return { refuse: ANSWER_UNKNOWN_TEXT };
       return { start: { channel, instruction, threadTs, quoted: documentQuote(rec), about: rec.question } };
     },

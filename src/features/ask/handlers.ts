@@ -21,7 +21,7 @@ import { admit, tellThisOne, type AdmissionDeps } from './admission.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 import { INTAKE, type ClickIntake, type QuestionIntake, type TellTarget } from './intake.js';
 import type { AskStore } from './store.js';
-import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
+import { NOT_CONFIGURED_TEXT, QUESTION_NOT_POSTED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask handlers need. */
 interface AskHandlerDeps {
@@ -210,8 +210,9 @@ export async function askQuestion(
     await giveBack(deps, req);
     return refuse(questionTooLongText(question.length, QUESTION_MAX_CHARS));
   }
-  const threadTs = req.threadTs ?? (await postQuestion(deps, { ...req, question }, steps));
-  if (!threadTs) return refuse(INVITE_FIRST);
+  const posted = req.threadTs ? { ts: req.threadTs } : await postQuestion(deps, { ...req, question }, steps);
+  if ('refusal' in posted) return refuse(posted.refusal);
+  const threadTs = posted.ts;
   const scope = await deps.scopeFor?.(req.channel);
   const experts = (await deps.hasExperts?.(req.channel)) === true;
   const follow = req.threadTs === undefined ? 'anyone' : req.claim;
@@ -239,26 +240,39 @@ export async function askQuestion(
 
 /**
  * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
- * @returns undefined when the bot cannot post there (the question is given back to the budget).
- * @throws other Slack errors and Redis errors.
+ * @returns `{ ts }`; or the sentence for the person, the question given back to the budget, when
+ *   the bot cannot post there ({@link INVITE_FIRST}) or Slack still fails on the last try
+ *   ({@link QUESTION_NOT_POSTED_TEXT}: logged with Slack's error code, never the question).
+ * @throws other Slack errors and Redis errors before the last try (the intake retries).
  */
 async function postQuestion(
   deps: AskDeps,
   req: AskRequest & { question: string },
   steps: Steps,
-): Promise<string | undefined> {
+): Promise<{ ts: string } | { refusal: string }> {
   try {
     const m = questionMessage(req.user, req.question);
-    return await postOnce(deps.slack, steps, {
+    const ts = await postOnce(deps.slack, steps, {
       channel: req.channel,
       ...m,
       key: stepKeys(req.key, 'question').question,
       since: req.receivedAt,
     });
+    return { ts };
   } catch (err) {
-    if (!CANNOT_POST.has(slackErrorCode(err) ?? '')) throw err;
+    const code = slackErrorCode(err);
+    if (CANNOT_POST.has(code ?? '')) {
+      await giveBack(deps, req);
+      return { refusal: INVITE_FIRST };
+    }
+    if (!steps.finalAttempt) throw err;
+    // No try comes after this one: the person is told, and the question is not counted.
+    deps.logger.warn(
+      { slackError: code, channel: req.channel },
+      'could not post a question, even after retries; told the asker',
+    );
     await giveBack(deps, req);
-    return undefined;
+    return { refusal: QUESTION_NOT_POSTED_TEXT };
   }
 }
 

@@ -26,6 +26,10 @@ export const SITE_UNKNOWN_TEXT =
 export const COULD_NOT_ANSWER_TEXT =
   "I couldn't answer that: the docs assistant didn't respond properly, even on a second try. Ask again in a moment.";
 
+/** `/docs-ask`'s question could not be posted in its channel, even on the last try (Slack failing): nothing was asked. */
+export const QUESTION_NOT_POSTED_TEXT =
+  "Slack wouldn't take your question, so I couldn't post it or answer it. It doesn't count against your questions; ask again in a moment.";
+
 /** The assistant no longer knows the thread (404 with a thread id): the conversation cannot go on. */
 export const THREAD_LOST_TEXT =
   "I can't continue this conversation: the docs assistant no longer knows it (conversations are kept about a " +
@@ -62,3 +66,6 @@ export const ASK_INSTEAD_TEXT =
 export const QUESTION_CHANNEL_HINT_TEXT =
   "This channel answers questions, and your message reads as a docs change, so I didn't start one: " +
   'mention me or use `/docs-edit …` to change the docs, or rephrase it as a question.';
+
+/** A button's answer record could not be read just now (Redis failing, or too slow for Slack's 3 s): nothing was done. */
+export const ANSWER_UNREADABLE_TEXT = "I couldn't read that answer just now, so I did nothing. Try again in a moment.";

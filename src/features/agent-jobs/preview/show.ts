@@ -88,8 +88,9 @@ async function showPlan(ctx: PreviewContext, next: PreviewRecord): Promise<Shown
 /**
  * Takes back a preview that only ever said "queued" (the plan turned out to have no previews:
  * nothing about them stays in Slack): deletes its message unless a build of the job was shown
- * ready (that message stays), and clears the plan's preview step of the run. Never throws (a
- * failure is one warning).
+ * ready (that message stays), and clears the plan's preview step of the run. A failure is one
+ * warning; a message that is gone or refused for good is left be.
+ * @throws a transient Slack error or a Redis error (the step is run again, and takes it back then).
  */
 export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' | 'preview' | 'log'>): Promise<void> {
   const { deps, job, preview, log } = ctx;
@@ -104,6 +105,8 @@ export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' |
     const cleared = { preview: null, previewUrl: null } as unknown as Partial<JobRecord>;
     if (await deps.jobs.updateIfCycle(job.jobId, preview.cycle, cleared)) await deps.status.show(job.jobId);
   } catch (err) {
+    // Slack or Redis trouble: the step fails and BullMQ runs it again (the message must not stay "queued").
     log.warn({ err }, 'could not take back the queued preview');
+    if (classifySlackError(err).kind === 'transient') throw err;
   }
 }

@@ -27,7 +27,9 @@ export class EditSlots {
 
   /**
    * Runs `fn` holding the message's edit slot and lock, or says when to try again. `force` takes
-   * no slot and runs even when the lock is held elsewhere (a caller's last try).
+   * no slot and runs even when the lock is held elsewhere or Redis cannot be asked for it (a
+   * caller's last try).
+   * @throws the Redis error when the slot or lock cannot be read (not with `force`), or what `fn` throws.
    */
   async run<T>(
     target: MessageRef,
@@ -40,12 +42,17 @@ export class EditSlots {
       const got = await redis.set(this.slotKey(target), '1', 'PX', minIntervalMs, 'NX');
       if (got !== 'OK') return { retryInMs: Math.max(20, (await redis.pttl(this.slotKey(target))) + 10) };
     }
+    // A last try is not held back by Redis: with the lock unreadable, it edits without it.
     const release = await tryLock(
       redis,
       `${prefix}:status-edit:${target.channel}:${target.statusTs}`,
       EDIT_LOCK_MS,
       log,
-    );
+    ).catch((err: unknown) => {
+      if (!force) throw err;
+      log.warn({ err }, "could not take the status message's edit lock; the last try edits without it");
+      return undefined;
+    });
     if (!release && !force) return { retryInMs: minIntervalMs };
     try {
       return await fn();

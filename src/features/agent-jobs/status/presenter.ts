@@ -152,8 +152,8 @@ export class StatusPresenter {
    * message's slot and lock, within the budget (edits), like {@link show}.
    *
    * @param opts.force - on a caller's last try: take no slot, budget or lock turn, send now.
-   * @returns `retryInMs` when the change must wait (ask again then); a Slack failure is logged.
-   *   Never throws.
+   * @returns `retryInMs` when the change must wait (ask again then), with `renderFailed` when Redis
+   *   failed the slot or lock (a forced try sends without them); a Slack failure is logged. Never throws.
    */
   async settleUnrecorded(
     target: StatusTarget,
@@ -179,8 +179,9 @@ export class StatusPresenter {
         return (await this.slots.call(target, log, call, opts.force ?? false)).retry ?? {};
       });
     } catch (err) {
+      // Redis failed the slot or lock: not "done" (the message would keep saying Starting…); a last try is forced.
       log.warn({ err }, 'could not change the status message');
-      return {};
+      return opts.force ? {} : { retryInMs: RENDER_RETRY_MS, renderFailed: true };
     }
   }
 

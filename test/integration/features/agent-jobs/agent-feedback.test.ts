@@ -167,6 +167,18 @@ describe('feedback buttons', () => {
     expect(h.lines.filter((l) => l.audit && l.jobId === 'job_fb5' && l.previous === undefined)).toHaveLength(1);
   });
 
+  it("a rating Redis answers with an error inside the transaction: thrown for the intake's retry; nothing counted, shown or thanked", async () => {
+    const h = harness();
+    await h.store.create(jobRecord({ jobId: 'job_fb6', projectId: 'proj_d' }));
+    // The ratings' key holds a string: HGET answers WRONGTYPE within the MULTI.
+    await redis.set(`${prefix}:agent-feedback:job_fb6`, 'x');
+    await expect(h.click('positive', 'job_fb6')).rejects.toThrow(/WRONGTYPE/);
+    expect(await h.count('positive', 'proj_d')).toBe(0);
+    expect((await h.store.get('job_fb6'))?.rating ?? '').toBe('');
+    expect(h.told).toEqual([]);
+    expect(h.lines.filter((l) => l.audit && l.jobId === 'job_fb6')).toEqual([]);
+  });
+
   it("a job of another conversation: nothing changes, and the answer is the unknown job's (nobody learns the id exists)", async () => {
     const h = harness();
     await h.store.create(jobRecord({ jobId: 'job_c1', channel: 'C1' }));

@@ -96,4 +96,18 @@ describe('JobStore on real Redis', () => {
     await expect.poll(() => redis.exists(key), { timeout: 2_000 }).toBe(0);
     expect(await store.claimAnnouncement('job_1', 0)).toBe(true);
   });
+
+  it('a record Redis answers with an error (a key of the wrong type) is thrown, not taken for "no such job"', async () => {
+    await store.create(rec);
+    // The instruction's own key holds a hash: GET answers WRONGTYPE inside the pipeline.
+    const textKey = `${prefix}:agent-job-text:job_1`;
+    await redis.del(textKey);
+    await redis.hset(textKey, 'x', '1');
+    await expect(store.get('job_1')).rejects.toThrow(/WRONGTYPE/);
+  });
+
+  it('a "Start it again" record that is not JSON reads as unknown (the person is told it is no longer kept)', async () => {
+    await redis.set(`${prefix}:restart:req-9`, '{not json');
+    expect(await store.getRestart('req-9')).toBeUndefined();
+  });
 });

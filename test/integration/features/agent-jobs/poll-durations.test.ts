@@ -52,4 +52,25 @@ describe('DurationHistory on real Redis', () => {
     expect(plan).not.toBeUndefined();
     expect(plan).toEqual(buildPollPlan(durations));
   });
+
+  it('Redis failing at a re-read keeps the plan it had; with none yet, the failure reaches the poller (which backs off)', async () => {
+    let down = false;
+    const flaky = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'lrange' && down) return () => Promise.reject(new Error('Connection is closed.'));
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const h = new DurationHistory(flaky, prefix, 'proj_1', () => clock);
+    down = true;
+    await expect(h.plan()).rejects.toThrow('Connection is closed.');
+    down = false;
+    for (let i = 0; i < MIN_HISTORY; i++) await h.record(600_000 + i * 1_000);
+    const plan = await h.plan();
+    expect(plan).not.toBeUndefined();
+    clock += PLAN_TTL_MS;
+    down = true;
+    expect(await h.plan()).toEqual(plan);
+  });
 });

@@ -13,6 +13,7 @@ import { KeyedSerial } from '../../../../src/platform/keyed-serial.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
+import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
 import { jobRecord } from '../../../helpers/job-record.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
@@ -167,5 +168,42 @@ describe('Ask the agent to fix the build', () => {
     expect(s.sent[0]!.length).toBeLessThanOrEqual(12_000);
     expect(s.sent[0]).toContain('summary: Build failed');
     expect(s.sent[0]).toContain('Error: yyy');
+  });
+
+  it('a fix note Slack refuses: the follow-up stands (sent once), nothing told, one warn line; an unreplicated note mark is thrown for the retry', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const s = setup(OPEN_GATE, 'job_fix000000004', logger);
+    await s.previews.save({ jobId: s.rec.jobId, cycle: 0, stage: 'failed', summary: 'Build failed', logs: ['x'] });
+    const d = s.deps();
+    d.slack.chat.postMessage = (async () =>
+      Promise.reject(
+        Object.assign(new Error('An API error occurred: is_archived'), {
+          code: 'slack_webapi_platform_error',
+          data: { ok: false, error: 'is_archived' },
+        }),
+      )) as never;
+    const value = TEST_SIGNER.sign(PREVIEW_FIX_PURPOSE, `${s.rec.jobId}:0`);
+    const ctx = { ...memorySteps(), requestId: 'r9', jobId: 'intake-9', receivedAt: Date.now() };
+    await handlePreviewFix(d, { value, user: 'U2', channel: 'C1' }, ctx as never, async (t) => void s.told.push(t));
+    expect(s.sent).toHaveLength(1);
+    expect(s.told).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not post the fix note' }));
+
+    // A note whose "posting" mark is not confirmed on the replicas: thrown (the intake retries), nothing sent again.
+    await s.previews.save({ jobId: s.rec.jobId, cycle: 1, stage: 'failed', summary: 'Build failed', logs: ['y'] });
+    const again = {
+      ...memorySteps(),
+      requestId: 'r10',
+      jobId: 'intake-10',
+      receivedAt: Date.now(),
+      confirm: async (what: string) => {
+        if (what.endsWith(':note')) throw new UnreplicatedStepError('a replica left the primary a moment ago');
+      },
+    };
+    const value1 = TEST_SIGNER.sign(PREVIEW_FIX_PURPOSE, `${s.rec.jobId}:1`);
+    await expect(
+      handlePreviewFix(s.deps(), { value: value1, user: 'U2', channel: 'C1' }, again as never, async () => undefined),
+    ).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(s.sent).toHaveLength(2);
   });
 });

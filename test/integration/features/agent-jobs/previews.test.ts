@@ -5,6 +5,8 @@ import { PREVIEW_CEILING_MS, type PreviewJobData } from '../../../../src/feature
 import { DASHBOARD_URL } from '../../../../src/features/agent-jobs/preview/blocks.js';
 import { PreviewSlots, SLOT_MARGIN_MS, SLOT_WINDOW_MS } from '../../../../src/features/agent-jobs/preview/slots.js';
 import { BotMetrics } from '../../../../src/platform/metrics.js';
+import { slackPlatformError } from '../../../helpers/fake-slack-client.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { previewHarness, type HarnessMessage } from '../../../helpers/preview-harness.js';
 import { Scrape } from '../../../helpers/prometheus.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
@@ -206,6 +208,42 @@ describe('preview step: limits, failures and the ceiling', () => {
     expect(previewMessages(h.messages, 'job_rrrrrrrrrrrr')[0]!.text).toBe('Preview ready');
   });
 
+  it('a build status the docs API fails to answer is read again later, and the preview still ends ready', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 }, logger });
+    h.addJob('job_ssssssssssss');
+    const data = { agentJobId: 'job_ssssssssssss', cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 };
+    expect(await h.run(data)).toEqual({ delayMs: 10_000 }); // asked; the build is being watched
+    h.clock.t += 10_000;
+    h.failNext(503, 1);
+    h.failNext(0, 1);
+    // Each failed read reschedules the watch (a poll counted); nothing is shown as failed meanwhile.
+    expect(await h.run(data)).toMatchObject({ delayMs: expect.any(Number) });
+    expect(data.polls).toBe(1);
+    expect(previewMessages(h.messages, 'job_ssssssssssss')[0]!.text).toContain('Building a preview');
+    expect((await h.runToEnd('job_ssssssssssss')).result).toBe('ready');
+    expect(previewMessages(h.messages, 'job_ssssssssssss')[0]!.text).toBe('Preview ready');
+    expect(lines.filter((l) => l.msg === 'could not read the preview build; will try again')).toHaveLength(2);
+  });
+
+  it('build durations Redis cannot read or record: the watch falls back to backoff and the preview still ends ready', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const down = new Error('Connection is closed.');
+    const learn = () => ({ plan: () => Promise.reject(down), record: () => Promise.reject(down) });
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 30_000 }, logger, learn });
+    h.addJob('job_uuuuuuuuuuuu');
+    expect((await h.runToEnd('job_uuuuuuuuuuuu')).result).toBe('ready');
+    expect(previewMessages(h.messages, 'job_uuuuuuuuuuuu')[0]!.text).toBe('Preview ready');
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining([
+        'could not read the build durations; backoff only',
+        'could not record the build duration',
+      ]),
+    );
+  });
+
   it('a build still going at the ceiling is "taking longer than usual" with the dashboard link', async () => {
     prefix = randomPrefix();
     const h = previewHarness({ redis, prefix, previews: { buildMs: 2 * PREVIEW_CEILING_MS } });
@@ -238,6 +276,95 @@ describe('preview step: limits, failures and the ceiling', () => {
     h.addJob('job_latelatelate');
     expect((await h.runToEnd('job_latelatelate')).result).toBe('off');
     expect(h.messages.filter((m) => !m.deleted)).toHaveLength(0);
+  });
+});
+
+describe('preview step: Slack failures', () => {
+  it('a preview message Slack refuses for good (the channel is archived) ends the step: one error line by code, nothing posted, no retry', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, previews: { buildMs: 20_000 }, logger });
+    h.addJob('job_gggggggggggg');
+    h.deps.slack.chat.postMessage = (async () => Promise.reject(slackPlatformError('is_archived'))) as never;
+    expect(await h.runToEnd('job_gggggggggggg')).toMatchObject({ result: 'cannot-post', runs: 1 });
+    expect(h.messages).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'Slack refused the preview message for good; the preview is not shown',
+        slackError: 'is_archived',
+      }),
+    );
+  });
+
+  it('a request answered without a statusId shows its link as ready, with a warning, without watching a build', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, logger });
+    h.addJob('job_nnnnnnnnnnnn');
+    const real = h.deps.docsApi.forProject('proj_1');
+    h.deps.docsApi.forProject = () => ({
+      ...real,
+      requestPreview: async () => ({ previewUrl: 'https://acme-preview.example.com' }) as never,
+    });
+    expect(await h.runToEnd('job_nnnnnnnnnnnn')).toMatchObject({ result: 'ready', runs: 1 });
+    const [msg] = previewMessages(h.messages, 'job_nnnnnnnnnnnn');
+    expect(msg!.text).toBe('Preview ready');
+    expect(JSON.stringify(msg!.blocks)).toContain('https://acme-preview.example.com');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'the preview request was answered without a statusId; showing its link without watching the build',
+      }),
+    );
+  });
+
+  /** A job whose preview showed "Preview queued" (its message posted) before the plan turned out to have none. */
+  async function queuedThenOff(h: Harness, jobId: string): Promise<string> {
+    const job = h.addJob(jobId);
+    const posted = (await h.deps.slack.chat.postMessage({
+      channel: job.channel,
+      thread_ts: job.threadTs,
+      text: 'Preview queued',
+    } as never)) as { ts: string };
+    await h.store.save({
+      jobId,
+      cycle: 0,
+      stage: 'queued',
+      branch: job.branch!,
+      ts: posted.ts,
+      completedAt: h.clock.t,
+    });
+    job.preview = 'queued';
+    await h.store.turnOff('proj_1', 'plan');
+    return posted.ts;
+  }
+  const run0 = (h: Harness, jobId: string) =>
+    h.run({ agentJobId: jobId, cycle: 0, completedAt: h.clock.t, polls: 0, tries: 0 });
+
+  it('a queued message Slack fails to delete (5xx) is taken back on the retry, not left saying "queued"', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, logger });
+    const ts = await queuedThenOff(h, 'job_hhhhhhhhhhhh');
+    const del = h.deps.slack.chat.delete;
+    h.deps.slack.chat.delete = (async () => Promise.reject(slackPlatformError('internal_error'))) as never;
+    // The step fails, so BullMQ runs it again (its capped backoff).
+    await expect(run0(h, 'job_hhhhhhhhhhhh')).rejects.toThrow('internal_error');
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not take back the queued preview' }));
+    expect(h.messages.find((m) => m.ts === ts)!.deleted).toBeUndefined();
+    h.deps.slack.chat.delete = del;
+    expect(await run0(h, 'job_hhhhhhhhhhhh')).toEqual({ result: 'off' });
+    expect(h.messages.find((m) => m.ts === ts)!.deleted).toBe(true);
+    expect(h.records.get('job_hhhhhhhhhhhh')!.preview ?? null).toBeNull();
+  });
+
+  it('a queued message that is already gone (message_not_found) is one warning; the step ends "off"', async () => {
+    prefix = randomPrefix();
+    const { logger, lines } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, logger });
+    await queuedThenOff(h, 'job_iiiiiiiiiiii');
+    h.deps.slack.chat.delete = (async () => Promise.reject(slackPlatformError('message_not_found'))) as never;
+    expect(await run0(h, 'job_iiiiiiiiiiii')).toEqual({ result: 'off' });
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not take back the queued preview' }));
   });
 });
 

@@ -1,5 +1,6 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import type { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   RENDER_RETRY_MAX_MS,
@@ -8,6 +9,7 @@ import {
 } from '../../../../src/features/agent-jobs/status/presenter.js';
 import type { PollJobData, PollStepResult } from '../../../../src/features/agent-jobs/poll/step.js';
 import { JobStore } from '../../../../src/features/agent-jobs/store.js';
+import { EditBudget } from '../../../../src/features/agent-jobs/status/edit-budget.js';
 import {
   createPollQueue,
   pollJobId,
@@ -211,4 +213,85 @@ describe('poll worker: a burst of 429s does not park its slots', () => {
     const announcements = slack.messages.filter((m) => m.thread_ts && m.text.includes('pull/7'));
     expect(announcements).toHaveLength(limited.length + 1);
   }, 150_000);
+});
+
+describe('status presenter: Redis and Slack failures leave the message in a true state', () => {
+  /** A client of the same Redis whose every command is refused at once (Redis unreachable). */
+  const downRedis = () => {
+    // Closed for good (no reconnect): every command rejects with "Connection is closed.".
+    const down = new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    down.disconnect();
+    return down;
+  };
+
+  it('an unrecorded status message whose slot Redis cannot take asks to be tried again; the last try changes it anyway', async () => {
+    const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Docs agent job for <@U0ALICE>: Starting…' });
+    const target = { teamId: 'T0SANDBOX', channel: 'C0DOCS', statusTs: posted.ts! };
+    const down = downRedis();
+    const p = new StatusPresenter({
+      redis: down,
+      prefix,
+      store,
+      slack: web,
+      logger,
+      now: Date.now,
+      minIntervalMs: 100,
+    });
+    const change = { text: 'Docs agent job for <@U0ALICE>: could not start', blocks: [] };
+    // Not the last try: the intake is told to come back (not "done" with the message still saying Starting…).
+    expect(await p.settleUnrecorded(target, change)).toEqual({ retryInMs: RENDER_RETRY_MS, renderFailed: true });
+    expect(slack.findMessage('C0DOCS', posted.ts!)?.text).toContain('Starting…');
+    expect(warnings).toContainEqual(expect.objectContaining({ msg: 'could not change the status message' }));
+    // The last try (or a start that could not be recorded because storage fails): sent without slot or lock.
+    expect(await p.settleUnrecorded(target, change, { force: true })).toEqual({});
+    expect(slack.findMessage('C0DOCS', posted.ts!)?.text).toContain('could not start');
+  });
+
+  it('an edit budget Redis cannot read lets the final edit go (the end is shown) and says so in a warn line', async () => {
+    const ts = await endedJob('job_budget_down');
+    // The workspace's real edit budget, on a Redis that refuses every command: take() throws (no grant, no refusal).
+    const down = downRedis();
+    const budget = new EditBudget({ redis: down, prefix, perMinute: 40 });
+    await expect(budget.take('T0SANDBOX')).rejects.toThrow('Connection is closed.');
+    const p = new StatusPresenter({
+      redis,
+      prefix,
+      store,
+      slack: web,
+      logger,
+      now: Date.now,
+      minIntervalMs: 100,
+      budget,
+    });
+    expect(await p.show('job_budget_down')).toEqual({});
+    expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready');
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ msg: 'could not read the edit budget; editing anyway', jobId: 'job_budget_down' }),
+    );
+  });
+
+  it('a reaction Slack refuses (remove, then add) is logged by its error code and set on the next render', async () => {
+    const ts = await endedJob('job_react');
+    await store.update('job_react', { reaction: 'hourglass_flowing_sand' });
+    slack.failNext('reactions.remove', { error: 'internal_error' });
+    expect(await presenter().show('job_react')).toEqual({});
+    expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready'); // the edit itself went
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ msg: 'could not set the status reaction', slackError: 'internal_error' }),
+    );
+    // Not recorded as shown: the next render tries again, and this time add fails.
+    expect((await store.get('job_react'))?.reaction).toBe('hourglass_flowing_sand');
+    slack.failNext('reactions.add', { error: 'fatal_error' });
+    await redis.del(`${prefix}:status-slot:C0DOCS:${ts}`);
+    expect(await presenter().show('job_react')).toEqual({});
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ msg: 'could not set the status reaction', slackError: 'fatal_error' }),
+    );
+    expect((await store.get('job_react'))?.reaction).toBe('hourglass_flowing_sand');
+    // Slack answers again: the end's reaction lands and is recorded.
+    await redis.del(`${prefix}:status-slot:C0DOCS:${ts}`);
+    expect(await presenter().show('job_react')).toEqual({});
+    expect((await store.get('job_react'))?.reaction).toBe('white_check_mark');
+    expect(JSON.stringify(warnings)).not.toContain('Pull request ready');
+  });
 });

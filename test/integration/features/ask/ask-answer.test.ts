@@ -10,13 +10,14 @@ import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
 import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
-import { writeAnswer, type AnswerJobDeps } from '../../../../src/features/ask/answer/index.js';
+import { answerJob, writeAnswer, type AnswerJobDeps } from '../../../../src/features/ask/answer/index.js';
 import { answerIdOf, AskStore } from '../../../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../../../src/features/ask/answer/stream.js';
 import {
   COULD_NOT_ANSWER_TEXT,
   KEY_REFUSED_TEXT,
   NOT_CONFIGURED_TEXT,
+  QUESTION_NOT_POSTED_TEXT,
   THREAD_LOST_TEXT,
   TOO_MANY_ANSWERS_TEXT,
 } from '../../../../src/features/ask/texts.js';
@@ -213,6 +214,19 @@ describe('asking in a question channel', () => {
     expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(5);
   });
 
+  it('a refusal whose "told this hour" note Redis cannot read is told (better twice than never), with one warn line', async () => {
+    const store = new AskStore(redis, prefix);
+    store.markTold = () => Promise.reject(new Error('Connection is closed.'));
+    const d = deps({ perUser: 1, store });
+    await ask(d, 'How do I rotate a key?', { from: 'question-channel' });
+    await ask(d, 'Which page covers SSO?', { from: 'question-channel' });
+    await ask(d, 'And webhooks?', { from: 'question-channel' });
+    expect(told.filter((t) => t.startsWith("You've asked the docs 1 times"))).toHaveLength(2);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not read whether a refusal was told this hour; told', level: 40 }),
+    );
+  });
+
   it("a channel's docs scope goes to the assistant as its filter and is named under the answer", async () => {
     const scopeFor = vi.fn(async () => ({ version: 'v2' }));
     const root = await ask(deps({ scopeFor }), 'How do workspaces work?');
@@ -309,6 +323,19 @@ describe('asking: errors of the discovery API', () => {
       expect(await store.conversation('C0DOCS', root)).toBeUndefined();
     },
   );
+
+  it('a lost conversation (404) Redis cannot forget is still said plainly, with one warn line', async () => {
+    const store = new AskStore(redis, prefix);
+    const d = deps({ store });
+    const root = await ask(d, 'How do I rotate a key?');
+    await ask(d, 'and how long does the old one keep working?', { threadTs: root });
+    const follow = assistantCalls().at(-1)!.body as { threadId?: string };
+    docs.discovery.threads.delete(follow.threadId!);
+    store.forgetConversation = () => Promise.reject(new Error('Connection is closed.'));
+    await ask(d, 'and can I revoke it?', { threadTs: root });
+    expect(told).toEqual([THREAD_LOST_TEXT]);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not forget a lost conversation' }));
+  });
 });
 
 describe('asking: Slack and Redis', () => {
@@ -329,6 +356,67 @@ describe('asking: Slack and Redis', () => {
     expect(replies(root)).toHaveLength(1);
     expect(replies(root)[0]!.text).toContain('cut off; ask again');
     expect(assistantCalls()).toHaveLength(before + 1);
+  });
+
+  it(
+    'Slack fails mid-answer on the last try and refuses to stop the stream too: the asker is told privately, ' +
+      'one warn line by code (no answer text), and their answer slot is freed',
+    async () => {
+      const store = new AskStore(redis, prefix);
+      const d = deps({ store });
+      let tick = 0;
+      d.writer.now = () => Date.now() + 2_000 * tick++;
+      const { root, q } = await newQuestion('stop');
+      const freed: string[] = [];
+      const release = store.releaseAnswerSlot.bind(store);
+      store.releaseAnswerSlot = async (t, u, k) => {
+        freed.push(k);
+        await release(t, u, k);
+      };
+      slack.failNext('chat.appendStream', { error: 'internal_error' });
+      slack.failNext('chat.stopStream', { error: 'internal_error' });
+      await answerJob(d, { q }, memorySteps(), async (t) => void told.push(t));
+      expect(told).toEqual([COULD_NOT_ANSWER_TEXT]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'could not stop an answer stream that failed', slackError: 'internal_error' }),
+      );
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'could not write an answer, even after retries; told the asker' }),
+      );
+      expect(freed).toEqual([q.key]);
+      // Nothing of the question or the answer in the logs.
+      const [cut] = replies(root);
+      expect(JSON.stringify(lines)).not.toContain(q.question);
+      expect(JSON.stringify(lines)).not.toContain(cut!.text.slice(0, 20));
+    },
+  );
+
+  it('a try before the last that fails is thrown back for the intake to retry: nothing told, the slot kept', async () => {
+    const store = new AskStore(redis, prefix);
+    const d = deps({ store });
+    let tick = 0;
+    d.writer.now = () => Date.now() + 2_000 * tick++;
+    const { q } = await newQuestion('retry');
+    let freed = 0;
+    store.releaseAnswerSlot = async () => void (freed += 1);
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    const steps = { ...memorySteps(), finalAttempt: false };
+    await expect(answerJob(d, { q }, steps, async (t) => void told.push(t))).rejects.toThrow();
+    expect(told).toEqual([]);
+    expect(freed).toBe(0);
+  });
+
+  it('an answer slot Redis cannot free is one warn line; the answer stands and the job ends', async () => {
+    const store = new AskStore(redis, prefix);
+    const d = deps({ store });
+    const { root, q } = await newQuestion('slot');
+    store.releaseAnswerSlot = () => Promise.reject(new Error('Connection is closed.'));
+    await answerJob(d, { q }, memorySteps(), async (t) => void told.push(t));
+    expect(replies(root)).toHaveLength(1);
+    expect(told).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not free an answer slot; it lapses in 10 minutes' }),
+    );
   });
 
   it('Slack fails mid-answer on the last try: the stream is still stopped, with the notice', async () => {
@@ -424,6 +512,72 @@ describe('asking: Slack and Redis', () => {
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
     expect(told).toEqual([INVITE_FIRST]);
+  });
+
+  it('/docs-ask whose question Slack fails to post (5xx): thrown for the intake to retry, nothing told, the budget not given back', async () => {
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `5xx-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await expect(askQuestion(withAnswers(d), req, { ...memorySteps(), finalAttempt: false }, reply)).rejects.toThrow(
+      /internal_error/,
+    );
+    expect(told).toEqual([]);
+    expect(give).not.toHaveBeenCalled();
+  });
+
+  it('/docs-ask whose question Slack fails to post on the last try: the person is told privately, the question given back to the budget', async () => {
+    const d = deps({ perUser: 1 });
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `5xx-last-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, memorySteps(), reply);
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not post a question, even after retries; told the asker',
+        slackError: 'internal_error',
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain('rotate a key');
+    // The budget of 1 is whole again: the next question is answered.
+    await ask(d, 'How do I rotate a key?');
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+  });
+
+  it('/docs-ask in a channel the bot is not in, with Redis failing to give the question back: still told to invite it, one warn line', async () => {
+    slack.channels.push({ id: 'C0OUTSIDE2', name: 'outside2', botIsMember: false, members: ['U0ALICE'] });
+    const d = deps();
+    vi.spyOn(d.budget, 'give').mockRejectedValueOnce(new Error('Connection is closed.'));
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0OUTSIDE2',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `out2-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    await askQuestion(withAnswers(d), req, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0DOCS' },
+      tell: async (t: string) => void told.push(t),
+    });
+    expect(told).toEqual([INVITE_FIRST]);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not give back a question', level: 40 }));
   });
 
   it(

@@ -16,6 +16,7 @@ import {
   documentAnswerSubmission,
   offerDocumentAnswer,
   REPLY_UNKNOWN_TEXT,
+  REPLY_UNREADABLE_TEXT,
 } from '../../../../src/features/ask/document-answer.js';
 import { ANSWER_UNKNOWN_TEXT } from '../../../../src/features/ask/actions.js';
 import { expertCheck } from '../../../../src/features/ask/expert-reply.js';
@@ -468,6 +469,39 @@ describe('Ask the docs team', () => {
     expect(await expertsProblem(web, { kind: 'usergroup', id: 'S0DOCSWRITERS' })).toBeUndefined();
   });
 
+  it("a docs team that broke, with the owner's DM and the ask's give-back failing too: the asker is still told what to do (without 'I've told'), warn lines by code", async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const asks = new Quota(redis, {
+      keyPrefix: `${prefix}:ask:experts-asks`,
+      points: EXPERTS_ASKS_PER_HOUR,
+      durationS: 3600,
+    });
+    asks.give = () => Promise.reject(new Error('Connection is closed.'));
+    const d = {
+      ...deps({ kind: 'channel', id: 'C0EXPERTS' }),
+      asks,
+      settingsOwnerOf: async () => 'U0ADMIN',
+      logger,
+    };
+    const { answerId, threadTs } = await unanswered('How do I rotate SAML certificates?');
+    slack.failNext('chat.postMessage', { error: 'not_in_channel' }); // the docs team's post
+    slack.failNext('chat.postMessage', { error: 'internal_error' }); // the owner's DM
+    await handleAskExperts(d, click(answerId), ctxOf('exp-broken-dm'), tell);
+    expect(told.at(-1)).toContain("I couldn't ask the docs team: I'm no longer in <#C0EXPERTS>");
+    expect(told.at(-1)).toContain('An admin can fix it with `/docs-settings experts`.');
+    expect(told.at(-1)).not.toContain("I've told");
+    expect(slack.messages.filter((m) => m.thread_ts === threadTs && m.bot_id)).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not tell the settings owner that the docs team is unreachable',
+        slackError: 'internal_error',
+        channel: 'C0DOCS',
+      }),
+    );
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not give back an ask' }));
+    expect(JSON.stringify(lines)).not.toContain('SAML');
+  });
+
   it('a docs team that broke after it was set: the asker is told what happened and what to do, the settings owner by DM once a day, a warn line; nothing posted', async () => {
     const { logger, lines } = arrayLogger('warn');
     const owned = (e: Experts) => ({ ...deps(e), settingsOwnerOf: async () => 'U0ADMIN', logger });
@@ -782,5 +816,27 @@ describe('Document this answer', () => {
     await documentAnswerAction(formDeps)({ ack: async () => undefined, body, action: { value }, respond } as never);
     expect(open).not.toHaveBeenCalled();
     expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNKNOWN_TEXT }));
+  });
+
+  it("a reply Redis can't read at the click is said to be unreadable just now (not gone), with one warn line; no form", async () => {
+    const { answerId, threadTs } = await unanswered('How do I export traces?');
+    await handleAskExperts(deps({ kind: 'usergroup', id: 'S0DOCSWRITERS' }), click(answerId), ctxOf('exp-d3'), tell);
+    await offerDocumentAnswer(offerDeps(), reply(threadTs, 'U0BOB', 'Use the traces tab.', '7.0'), BOT, ctxOf('msg-4'));
+    const { logger, lines } = arrayLogger('warn');
+    const { open, formDeps } = documentAnswerForm(logger);
+    const failing = Object.create(store) as AskStore;
+    failing.reply = () => Promise.reject(new Error('Connection is closed.'));
+    const respond = vi.fn(async () => undefined);
+    const offer = botPostsIn(threadTs).at(-1)!;
+    const value = (offer.blocks as [unknown, { elements: [{ value: string }] }])[1].elements[0].value;
+    await documentAnswerAction({ ...formDeps, store: failing })({
+      ack: async () => undefined,
+      body: bobsClick('tr3'),
+      action: { value },
+      respond,
+    } as never);
+    expect(open).not.toHaveBeenCalled();
+    expect(respond).toHaveBeenCalledWith(expect.objectContaining({ text: REPLY_UNREADABLE_TEXT }));
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not read a reply for Document this answer' }));
   });
 });

@@ -254,6 +254,22 @@ afterEach(() => {
 // ---- tests -------------------------------------------------------------------------------------
 
 describe('poll step: the agent job is still running', () => {
+  it('a repository and branch Redis cannot keep: the poll goes on (only the display waits), one warn line', async () => {
+    const h = harness({
+      api: { id: 'job_1', status: 'active', source: { repository: 'acme/docs', ref: 'agent/fix-1' } } as AgentJob,
+    });
+    h.store.update.mockRejectedValueOnce(new Error('Connection is closed.'));
+    const job = fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 0 });
+    await expectRescheduled(h, job, 20_000, 'lock-token', h.now());
+    expect(h.store.records.get('job_1')?.branch ?? '').toBe('');
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({ msg: "could not keep the job's repository and branch", level: 40 }),
+    );
+    // The next poll keeps them.
+    await expectRescheduled(h, job, 29_000, 'lock-token', h.now());
+    expect(h.store.records.get('job_1')).toMatchObject({ repository: 'acme/docs', branch: 'agent/fix-1' });
+  });
+
   it.each([
     { poll: 'the first poll', attempt: 0, delay: 20_000 },
     { poll: 'poll 3', attempt: 2, delay: 29_000 },
@@ -341,6 +357,17 @@ describe('poll step: the schedule learned from finished jobs', () => {
       expect(recorded).toHaveLength(1);
     },
   );
+
+  it('a duration Redis cannot record: the end is still announced once, with one warn line', async () => {
+    const durations = {
+      plan: vi.fn(async () => undefined),
+      record: vi.fn(async () => Promise.reject(new Error('Connection is closed.'))),
+    };
+    const h = harness({ durations, api: { status: 'completed', prLink: PR } });
+    await expect(h.step(fakeJob({ agentJobId: 'job_1', cycle: 0, attempt: 7 }))).resolves.toBe('announced');
+    expect(h.postMessage).toHaveBeenCalledTimes(1);
+    expect(h.logs).toContainEqual(expect.objectContaining({ msg: 'could not record the job duration', level: 40 }));
+  });
 
   it('an archived job, or one the bot stopped watching, teaches nothing about how long jobs take', async () => {
     const { durations, recorded } = learned();

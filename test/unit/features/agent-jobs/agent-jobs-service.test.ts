@@ -36,6 +36,9 @@ import {
 import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
 import type { Steps } from '../../../../src/platform/steps.js';
 import pLimit from 'p-limit';
+import { registerHandlers, type AgentJobsHandlerDeps } from '../../../../src/features/agent-jobs/handlers.js';
+import { INTAKE } from '../../../../src/features/agent-jobs/intake.js';
+import type { IntakeContext } from '../../../../src/platform/intake.js';
 import { checkMessageBlocks } from '../../../../sandbox/slack/block-kit/index.js';
 import { RESTART_CONFIRM } from '../../../../src/features/agent-jobs/start/blocks.js';
 import { jobRecord } from '../../../helpers/job-record.js';
@@ -524,6 +527,34 @@ describe('startAgentJob', () => {
     expect(res).toMatchObject({ ok: true, jobId: 'job_new' });
     expect(h.createJob).toHaveBeenCalledTimes(1);
     expect(h.chat.postMessage).toHaveBeenCalledTimes(1); // one status message, no "may or may not have started" notice
+  });
+
+  it('the status message\'s "posting" mark not yet on the replicas: thrown, nothing posted or created; the retry posts one', async () => {
+    const h = startHarness();
+    const failing = new Set(['req-1:status']);
+    const steps = replicatedSteps({}, failing);
+    await expect(startAgentJob(h.deps, startReq(), steps)).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(h.chat.postMessage).not.toHaveBeenCalled();
+    expect(h.createJob).not.toHaveBeenCalled();
+    failing.clear();
+    expect(await startAgentJob(h.deps, startReq(), steps)).toMatchObject({ ok: true, jobId: 'job_new' });
+    expect(h.chat.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed start whose "starting" marks Redis cannot clear: the person still gets the failure, one warn line (the marks lapse)', async () => {
+    const h = startHarness();
+    h.createJob.mockRejectedValueOnce(new DocsApiNetworkError('ENOTFOUND', { sent: false }));
+    h.store.clearPendingThreads.mockRejectedValueOnce(redisDown());
+    const res = await startAgentJob(h.deps, startReq());
+    expect(res).toMatchObject({ ok: false, reason: 'docs_api' });
+    expect(h.chat.delete).toHaveBeenCalledWith({ channel: 'C1', ts: STATUS_TS });
+    expect(h.log.lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not clear the "starting" marks; they expire on their own',
+        channel: 'C1',
+        level: 40,
+      }),
+    );
   });
 
   it('Redis down before the job is created: thrown for a retry, and no job is created at the vendor', async () => {
@@ -1056,4 +1087,81 @@ describe('continueAgentJob', () => {
       expect(h.log.errors()).toMatchObject([{ msg: 'sent a follow-up but could not record it', jobId: 'job_1' }]);
     },
   );
+});
+
+// ---- /docs-reply's handler: the note in the job's thread and the answer to the person ---------
+
+describe('/docs-reply: the note and the answer when Slack fails', () => {
+  /** The agent-jobs handlers over a continue harness; `note` answers the note's chat.postMessage. */
+  function replyHarness(note: () => Promise<unknown>, permalink: () => Promise<unknown>) {
+    const h = continueHarness(ended({ cycle: 1, channel: 'C0DOCS', threadTs: '1700000000.000100' }));
+    const handlers = new Map<string, (p: unknown, ctx: IntakeContext) => Promise<void>>();
+    const intake = {
+      on: (kind: { name: string }, fn: (p: unknown, ctx: IntakeContext) => Promise<void>) =>
+        void handlers.set(kind.name, fn),
+    };
+    const postMessage = vi.fn(note);
+    const postEphemeral = vi.fn(async (_a: { text: string }) => ({ ok: true }));
+    const update = vi.fn(async () => undefined);
+    const deps = {
+      continue: h.deps,
+      followups: { run: (_id: string, fn: () => Promise<unknown>) => fn() },
+      store: { update },
+      slack: {
+        chat: { postMessage, postEphemeral, getPermalink: vi.fn(permalink) },
+        conversations: { replies: vi.fn(async () => ({ ok: true, messages: [] })) },
+      },
+      logger: h.log.logger,
+    } as unknown as AgentJobsHandlerDeps;
+    registerHandlers(intake as never, deps);
+    const steps = fakeSteps({}, false);
+    const ctx = Object.assign(steps, {
+      jobId: 'act-1',
+      requestId: 'r',
+      receivedAt: NOW,
+      log: h.log.logger,
+    }) as unknown as IntakeContext;
+    const reply = () =>
+      handlers.get(INTAKE.reply.name)!(
+        { jobId: 'job_1', raw: 'Also add a Go example', user: 'U2', channel: 'C0DOCS', via: 'form' },
+        ctx,
+      );
+    const told = () => postEphemeral.mock.calls.map(([a]) => a.text);
+    return { h, reply, told, postMessage, steps };
+  }
+
+  it('a note Slack refuses and a permalink it will not give: the follow-up stands, sent once; the person is told it went, one warn line', async () => {
+    const r = replyHarness(
+      async () => Promise.reject(slackPlatformError('is_archived')),
+      async () => Promise.reject(slackPlatformError('internal_error')),
+    );
+    await r.reply();
+    expect(r.h.sendMessage).toHaveBeenCalledTimes(1);
+    expect(r.told()).toEqual(["Sent your follow-up to job `job_1`. I'll reply in its thread when the agent is done."]);
+    expect(r.h.log.lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not post the /docs-reply note', level: 40 }),
+    );
+    expect(JSON.stringify(r.h.log.lines)).not.toContain('Go example');
+  });
+
+  it("a note whose 'posting' mark is not on the replicas: thrown, so the intake tries again; the retry does not send the follow-up twice", async () => {
+    const r = replyHarness(
+      async () => ({ ok: true, ts: '1700000200.000300' }),
+      async () => ({ ok: true, permalink: 'https://acme.slack.com/archives/C0DOCS/p1700000000000100' }),
+    );
+    const confirm = vi.fn(async (what: string) => {
+      if (what.endsWith(':note')) throw new UnreplicatedStepError('a replica left the primary a moment ago');
+    });
+    Object.assign(r.steps, { confirm });
+    await expect(r.reply()).rejects.toBeInstanceOf(UnreplicatedStepError);
+    expect(r.postMessage).not.toHaveBeenCalled();
+    expect(r.told()).toEqual([]);
+    confirm.mockImplementation(async () => undefined);
+    await r.reply();
+    expect(r.h.sendMessage).toHaveBeenCalledTimes(1);
+    expect(r.postMessage).toHaveBeenCalledTimes(1);
+    expect(r.told()).toEqual([
+      "Sent your follow-up to job `job_1`. I'll reply in <https://acme.slack.com/archives/C0DOCS/p1700000000000100|its thread> when the agent is done.",
+    ]);
+  });
 });

@@ -1,5 +1,13 @@
 import type { KnownBlock } from '@slack/types';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  handleIncomingMessage,
+  JobStillStartingError,
+  STILL_STARTING_TEXT,
+  type MessageDeps,
+} from '../../../../src/features/agent-jobs/messages.js';
+import { PENDING_THREAD } from '../../../../src/features/agent-jobs/store.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { buildAnnouncement } from '../../../../src/features/agent-jobs/poll/blocks.js';
 import { SLACK_LIMITS, truncate } from '../../../../src/platform/slack/limits.js';
 import { buildStatusMessage } from '../../../../src/features/agent-jobs/status/blocks.js';
@@ -124,5 +132,54 @@ describe('truncate', () => {
   it('never splits a surrogate pair', () => {
     expect(truncate('ab😀cd', 4)).toBe('ab…');
     expect(truncate('short', 10)).toBe('short');
+  });
+});
+
+describe('a reply while its job is still being created', () => {
+  function setup() {
+    const postEphemeral = vi.fn(async (_a: { channel: string; user: string; text: string; thread_ts?: string }) => ({
+      ok: true,
+    }));
+    const deps = {
+      store: { findByThread: async () => PENDING_THREAD },
+      slack: { chat: { postEphemeral } },
+      logger: arrayLogger().logger,
+      now: () => 0,
+    } as unknown as MessageDeps;
+    const msg = {
+      teamId: 'T1',
+      channel: 'C1',
+      user: 'U0ALICE',
+      text: 'also the Go SDK',
+      ts: '2.000001',
+      thread_ts: '1.000001',
+      viaMention: false,
+    };
+    const run = (finalAttempt: boolean) =>
+      handleIncomingMessage(
+        deps,
+        msg,
+        'U0BOT',
+        { progress: {}, save: async () => undefined, finalAttempt },
+        {
+          key: 'intake-1',
+          receivedAt: 0,
+        },
+      );
+    return { run, postEphemeral };
+  }
+
+  it('before the last try: thrown so the intake tries again, nobody told yet', async () => {
+    const s = setup();
+    await expect(s.run(false)).rejects.toBeInstanceOf(JobStillStartingError);
+    expect(s.postEphemeral).not.toHaveBeenCalled();
+  });
+
+  it('on the last try: the author is told privately, in the thread, to send it again', async () => {
+    const s = setup();
+    expect(await s.run(true)).toEqual({ started: false });
+    expect(s.postEphemeral).toHaveBeenCalledWith(
+      expect.objectContaining({ channel: 'C1', user: 'U0ALICE', thread_ts: '1.000001', text: STILL_STARTING_TEXT }),
+    );
   });
 });

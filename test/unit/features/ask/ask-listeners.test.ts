@@ -14,7 +14,8 @@ import { findMessageLinks } from '../../../../src/features/thread-context/links.
 import { fingerprinter } from '../../../../src/features/ask/fingerprint.js';
 import { changeAction, docsAskCommand, type AskListenerDeps } from '../../../../src/features/ask/listeners.js';
 import type { AnswerRecord } from '../../../../src/features/ask/store.js';
-import { NOT_CONFIGURED_TEXT } from '../../../../src/features/ask/texts.js';
+import { ANSWER_UNREADABLE_TEXT, NOT_CONFIGURED_TEXT } from '../../../../src/features/ask/texts.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { BUSY_TEXT } from '../../../../src/platform/slack/edge.js';
@@ -215,6 +216,28 @@ describe("an answer's buttons", () => {
     },
   );
 
+  it("Document this when Redis can't read the answer: told it could not be read just now (not that it is gone), one warn line, no form", async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const { d, open } = deps({
+      store: {
+        answer: async () => Promise.reject(new Error('Connection is closed.')),
+        reply: async () => undefined,
+        expertReplyIn: async () => undefined,
+      },
+      logger,
+    });
+    const respond = vi.fn(async (_m: unknown) => undefined);
+    await documentAction(d)({
+      ack: vi.fn(async () => undefined),
+      body,
+      action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
+      respond,
+    } as never);
+    expect(open).not.toHaveBeenCalled();
+    expect(JSON.stringify(respond.mock.calls)).toContain(ANSWER_UNREADABLE_TEXT);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not read an answer for its button' }));
+  });
+
   it(
     'the Document this form: blank or forged is refused in the modal; ' +
       "valid records a job start in the answer's thread",
@@ -373,5 +396,9 @@ describe('fp', () => {
     expect(fp('T1', 'U0ALICE')).not.toBe(fp('T1', 'U0BOB'));
     expect(fp('T1', 'U0ALICE')).not.toContain('U0ALICE');
     expect(fingerprinter('other')('T1', 'U0ALICE')).not.toBe(fp('T1', 'U0ALICE'));
+  });
+
+  it('refuses an empty secret at startup (a key anyone could guess would make the fingerprints reversible)', () => {
+    expect(() => fingerprinter('')).toThrow('a fingerprint key needs a non-empty secret');
   });
 });

@@ -12,7 +12,9 @@ import { endCutAnswer, FIND_STREAMED_MAX_PAGES } from '../../../../src/features/
 import { SuggestionsFilter } from '../../../../src/features/ask/answer/safe-text.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
+import { CUT_OFF_TEXT } from '../../../../src/features/ask/blocks.js';
 import { answerTarget } from '../../../helpers/answers.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 
 /**
  * A Slack stand-in that records the calls of the writer (the fake Slack's rules are tested against
@@ -255,6 +257,44 @@ describe("the posted fallback: what it may spend of the workspace's chat.update 
     expect(updates[1]!.at - updates[0]!.at).toBeGreaterThanOrEqual(30_000);
   });
 
+  it('an edit budget Redis cannot read: the posted answer is edited anyway, to its complete final text, with a warn line', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const { slack, calls } = slackStub({ refuseStart: 'channel_type_not_supported' });
+    const take = vi.fn(() => Promise.reject(new Error('Connection is closed.')));
+    let now = 1_000_000;
+    const w = writer(slack, { now: () => now, budget: { take }, logger });
+    for (const c of chunks) {
+      now += 100;
+      await w.append(c);
+    }
+    await w.finish({ blocks: [], notice: '_done_' });
+    const updates = calls.filter((c) => c.method === 'chat.update');
+    expect(updates.length).toBeGreaterThanOrEqual(2); // an intermediate edit and the final one
+    const last = (updates.at(-1)!.args.blocks as Array<{ type: string; text?: string }>).find(
+      (b) => b.type === 'markdown',
+    );
+    expect(last?.text).toBe(`${chunks.join('')}\n\n_done_`);
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining([
+        'could not read the edit budget; editing the answer anyway',
+        'could not read the edit budget; making the final edit anyway',
+      ]),
+    );
+    expect(JSON.stringify(lines)).not.toContain('w1 ');
+  });
+
+  it('an edit Slack refuses (not a 429) reaches the caller, who ends the answer; nothing is held back silently', async () => {
+    const { w, advance } = fallback(() => {
+      throw Object.assign(new Error('An API error occurred: internal_error'), {
+        code: 'slack_webapi_platform_error',
+        data: { ok: false, error: 'internal_error' },
+      });
+    });
+    await w.append('Hello ');
+    advance(FALLBACK_EDIT_MS);
+    await expect(w.append('world')).rejects.toThrow('internal_error');
+  });
+
   it(`a slow answer (5,000 chunks over 10 minutes): at most ${FALLBACK_MAX_EDITS} edits with growing gaps, then the complete final edit`, async () => {
     const { w, updates, advance } = fallback(() => undefined);
     const slow = Array.from({ length: 5_000 }, (_, i) => `s${i} `);
@@ -293,6 +333,66 @@ describe('a cut answer found after a crash', () => {
     expect(pages).toBe(FIND_STREAMED_MAX_PAGES);
     expect(calls).toEqual([
       expect.objectContaining({ method: 'chat.stopStream', args: expect.objectContaining({ ts: '7.000001' }) }),
+    ]);
+  });
+});
+
+describe('the end of an answer when Slack fails', () => {
+  const deps = (slack: StreamSlack, logger = createLogger('silent')): WriterDeps => ({
+    slack,
+    budget: { take: async () => ({ ok: true }) },
+    logger,
+    now: () => 0,
+  });
+
+  it('a stop Slack fails (5xx) is thrown for the retry, with the final write saved: the retry makes it, not a cut-off notice', async () => {
+    const { slack, calls } = slackStub({ refuseStop: 'internal_error' });
+    const steps = memorySteps();
+    const w = new AnswerWriter(deps(slack), answerTarget(), steps);
+    await w.append('Rotate it in Settings.');
+    await expect(w.finish({ blocks: [{ type: 'divider' }], notice: 'the end' })).rejects.toThrow('internal_error');
+    // The retry: the saved stop is made again (Slack answers now); nothing else is posted.
+    (slack.chat.stopStream as unknown as ReturnType<typeof vi.fn>).mockImplementation(async (args) => {
+      calls.push({ method: 'chat.stopStream', args: args as Record<string, unknown> });
+      return { ok: true };
+    });
+    expect(await endCutAnswer(deps(slack), answerTarget(), steps)).toBe('finished');
+    const stops = calls.filter((c) => c.method === 'chat.stopStream');
+    expect(stops).toHaveLength(2);
+    expect(stops[1]!.args).toMatchObject({ markdown_text: '\n\nthe end', blocks: [{ type: 'divider' }] });
+    expect(calls.filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+  });
+
+  it('a cut stream Slack fails to stop (5xx) is thrown for the next retry; nothing is posted meanwhile', async () => {
+    const { slack, calls } = slackStub({ refuseStop: 'internal_error' });
+    const steps = memorySteps();
+    steps.progress['k:answer:stream'] = '2.000001';
+    await expect(endCutAnswer(deps(slack), answerTarget(), steps)).rejects.toThrow('internal_error');
+    expect(calls.map((c) => c.method)).toEqual(['chat.stopStream']);
+  });
+
+  it('a cut stream Slack already ended gets the cut-off notice as one reply in the thread (once, across retries)', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const { slack, calls } = slackStub({ refuseStop: 'message_not_in_streaming_state' });
+    const steps = memorySteps();
+    steps.progress['k:answer:stream'] = '2.000001';
+    expect(await endCutAnswer(deps(slack, logger), answerTarget(), steps)).toBe('cut');
+    expect(await endCutAnswer(deps(slack, logger), answerTarget(), steps)).toBe('cut');
+    const posts = calls.filter((c) => c.method === 'chat.postMessage');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.args).toMatchObject({ channel: 'C1', thread_ts: '1.000001', text: CUT_OFF_TEXT });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'posted the cut-off notice of an answer cut by a crash', channel: 'C1' }),
+    );
+  });
+
+  it('a posted answer cut by a crash (its post begun) gets the cut-off notice as a reply', async () => {
+    const { slack, calls } = slackStub();
+    const steps = memorySteps();
+    steps.progress['k:answer:post:posting'] = true;
+    expect(await endCutAnswer(deps(slack), answerTarget(), steps)).toBe('cut');
+    expect(calls.filter((c) => c.method === 'chat.postMessage')).toEqual([
+      expect.objectContaining({ args: expect.objectContaining({ text: CUT_OFF_TEXT }) }),
     ]);
   });
 });

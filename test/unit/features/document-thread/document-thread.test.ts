@@ -250,6 +250,21 @@ describe('the preview of the shortcut (intake handler)', () => {
     }
   });
 
+  it('an update Slack fails (5xx) is thrown for the retry, not taken for a modal that is not open; the retry shows the preview', async () => {
+    const { root } = thread('How do I rotate keys?', [['U0ALICE', 'Settings → API']]);
+    const p = { channel: 'C0DOCS', threadTs: root.ts, user: 'U0ALICE', externalId: 'document-thread-5xx' };
+    await web.views.open({
+      trigger_id: slack.triggerId('U0ALICE'),
+      view: loadingModal(modalAt(p.externalId, { channel: 'C0DOCS', threadTs: root.ts }, TEST_SIGNER)),
+    });
+    slack.failNext('views.update', { error: 'internal_error' });
+    const err = await showPreview(previewDeps(), p, { finalAttempt: false }).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(ModalNotOpenYetError);
+    expect(err).toMatchObject({ data: { error: 'internal_error' } });
+    await showPreview(previewDeps(), p, { finalAttempt: false });
+    expect(slack.views.at(-1)).toMatchObject({ method: 'views.update', view: { submit: { text: 'Start job' } } });
+  });
+
   // Found by the fuzz test (test/faults/fuzz.test.ts): a shortcut whose modal never opened (a trigger_id
   // Slack did not issue) was retried for about four minutes.
   it('a modal still not open 30 s after the shortcut never will be: dropped with a warning, not retried', async () => {

@@ -16,6 +16,7 @@ import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.j
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 import { addThread, threadContextDeps } from '../../../helpers/thread-context-fixture.js';
 import { payrollMessage } from '../../../helpers/sandbox.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 
 const TOKEN = 'xoxb-sandbox-token';
 const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
@@ -432,6 +433,91 @@ describe('quoted text stays data', () => {
     expect(res.sources).toEqual(['C0DOCS']);
     expect(res.stats).toMatchObject({ links: 0 });
     expect(slack.calls.filter((c) => c.args.channel === 'C0RANDOM')).toEqual([]);
+  });
+});
+
+describe('Slack failing while building a prompt', () => {
+  const link = (m: { channel: string; ts: string }) =>
+    `https://sandbox.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+
+  it('a linked thread Slack refuses to read for good is not expanded: the person is told why, one warn line by code and channel, no message text', async () => {
+    const { logger: warnLog, lines } = arrayLogger('warn');
+    const { root } = thread('Rate limits are 100/h', []);
+    slack.failNext('conversations.replies', { error: 'invalid_cursor' });
+    const res = await buildPrompt(
+      { ...deps, logger: warnLog },
+      { channel: 'C0RANDOM', requester: 'U0ALICE', instruction: `Document ${link(root)}` },
+    );
+    expect(res.ok && res.prompt).toBe(`Document ${link(root)}`);
+    expect(res.ok && res.notice).toContain("Slack wouldn't let me read it just now");
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not read a linked thread',
+        slackError: 'invalid_cursor',
+        channel: 'C0DOCS',
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain('Rate limits');
+  });
+
+  it('a linked thread Slack fails to read just now (5xx) throws, so the intake retries', async () => {
+    const { root } = thread('Rate limits are 100/h', []);
+    slack.failNext('conversations.replies', { error: 'internal_error' });
+    await expect(
+      buildPrompt(deps, { channel: 'C0RANDOM', requester: 'U0ALICE', instruction: `Document ${link(root)}` }),
+    ).rejects.toThrow(/internal_error/);
+  });
+
+  it("the request's own thread or its preview Slack fails to read just now (5xx) throws, so it is tried again", async () => {
+    const { root } = thread('the quickstart fails on step 3', [['U0ALICE', 'x']]);
+    slack.failNext('conversations.replies', { error: 'internal_error' });
+    await expect(
+      buildPrompt(deps, { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'x', thread: { ts: root.ts } }),
+    ).rejects.toThrow(/internal_error/);
+    slack.failNext('conversations.replies', { error: 'internal_error' });
+    await expect(previewThread(deps, 'C0DOCS', root.ts)).rejects.toThrow(/internal_error/);
+    expect(await previewThread(deps, 'C0DOCS', root.ts)).toMatchObject({ ok: true, messages: 2 });
+  });
+
+  it("a linked conversation Slack won't describe is taken as private: the heads-up line is given, with a warn line", async () => {
+    const { logger: warnLog, lines } = arrayLogger('warn');
+    const { root } = thread('Rate limits are 100/h', []);
+    slack.failNext('conversations.info', { error: 'internal_error' });
+    const res = await buildPrompt(
+      { ...deps, logger: warnLog },
+      { channel: 'C0RANDOM', requester: 'U0ALICE', instruction: `Document ${link(root)}` },
+    );
+    expect(res).toMatchObject({ ok: true, sources: ['C0DOCS'] });
+    expect(res.ok && res.notice).toMatch(/^Heads-up: messages from a private conversation \(<#C0DOCS>\)/);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'could not tell how public a conversation is; taken as private',
+        slackError: 'internal_error',
+        channel: 'C0DOCS',
+      }),
+    );
+  });
+
+  it("the bot's own ids (auth.test) Slack fails to give are not kept: the request throws, the next one asks again", async () => {
+    const { root } = thread('root', [['U0ALICE', 'x']]);
+    const fresh = threadContextDeps(fakeSlackClient(slack, TOKEN), logger, fenceId);
+    slack.failNext('auth.test', { error: 'internal_error' });
+    const req = { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'x', thread: { ts: root.ts } };
+    await expect(buildPrompt(fresh, req)).rejects.toThrow(/internal_error/);
+    expect(await buildPrompt(fresh, req)).toMatchObject({ ok: true });
+    expect(slack.calls.filter((c) => c.method === 'auth.test')).toHaveLength(2);
+  });
+
+  it("a name Slack won't look up stands as the person's id, for people and for apps posting as someone", async () => {
+    const lookup = () => Promise.reject(new Error('users.info failed'));
+    const msgs: ThreadMessage[] = [
+      { ts: '1.000001', user: 'U0BOB', text: 'root' },
+      { ts: '1.000002', user: 'U0APPUSER', bot_id: 'B0OTHER', text: 'deployed' },
+    ];
+    expect(await formatThread(msgs, { userId: 'U0DOCSBOT', botId: 'B0DOCSBOT' }, lookup)).toEqual([
+      'U0BOB (1970-01-01 00:00 UTC): root',
+      'U0APPUSER [app, not written by the team] (1970-01-01 00:00 UTC): deployed',
+    ]);
   });
 });
 
