@@ -204,7 +204,7 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
       digestQueue: o.digestQueue ?? queue,
       defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' },
       now: () => NOW,
-      slack: { chat: { update } },
+      slack: { chat: { update: update as never } },
       access: OPEN_GATE,
       conversations: { isMember: async (channel, user) => (CHANNELS_OF[user] ?? []).includes(channel) },
       signer: TEST_SIGNER,

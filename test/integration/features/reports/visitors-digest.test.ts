@@ -248,4 +248,3 @@ describe('a digest run when Redis or Slack fails', () => {
     expect(warns()).toEqual([expect.objectContaining({ msg: 'could not finish the chart of a posted digest' })]);
   });
 });
-

@@ -175,7 +175,14 @@ describe('the digests subcommands when Redis or Slack fails', () => {
       add: call('add', () => ({ id: 'j1' })),
     };
   }
-  function rig(o: { fail?: string[]; postMessage?: () => Promise<unknown>; give?: () => Promise<void> } = {}) {
+  function rig(
+    o: {
+      fail?: string[];
+      postMessage?: () => Promise<unknown>;
+      give?: () => Promise<void>;
+      take?: () => Promise<{ ok: true }>;
+    } = {},
+  ) {
     const queue = queueOf(o.fail);
     const { logger, lines } = arrayLogger();
     const said: string[] = [];
@@ -195,7 +202,7 @@ describe('the digests subcommands when Redis or Slack fails', () => {
       } as never,
       quotas: {
         manualDigest: {
-          take: async () => ({ ok: true as const }),
+          take: o.take ?? (async () => ({ ok: true as const })),
           give: async (slot: string) => {
             gave.push(slot);
             if (o.give) await o.give();
@@ -295,5 +302,14 @@ describe('the digests subcommands when Redis or Slack fails', () => {
       );
     }
   });
-});
 
+  it('digest now when its hourly slot cannot be read: refused (fail closed), nothing queued, the person told, a warning logged', async () => {
+    const r = rig({ take: async () => Promise.reject(redisDown()) });
+    await r.run('digest');
+    expect(r.said).toEqual([
+      "I couldn't check how often this was asked (the bot's storage did not answer); try again in a moment.",
+    ]);
+    expect(r.queue.calls).toEqual([]);
+    expect(r.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['could not read a digest quota; refused']);
+  });
+});

@@ -134,14 +134,18 @@ describe('/docs-settings <change> when storage fails', () => {
 
   it('throws on an early attempt (the intake retries) and tells the person nothing yet', async () => {
     hook.received.length = 0;
-    const r = rig({ service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) } });
+    const r = rig({
+      service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) },
+    });
     await expect(r.command(change(), false)).rejects.toThrow(/ECONNREFUSED/);
     expect(hook.received).toEqual([]);
   });
 
   it('on the last attempt tells the person, privately, that nothing was saved, and logs an error naming the channel', async () => {
     hook.received.length = 0;
-    const r = rig({ service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) } });
+    const r = rig({
+      service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) },
+    });
     await r.command(change(), true);
     expect(hook.received).toEqual([{ response_type: 'ephemeral', text: SAVE_FAILED }]);
     expect(r.lines.filter((l) => l.level === 50)).toEqual([
@@ -152,7 +156,9 @@ describe('/docs-settings <change> when storage fails', () => {
 
 describe('the settings modal’s save when storage or Slack fails', () => {
   it('storage failing on the last attempt: the person is told privately; nothing goes to the channel', async () => {
-    const r = rig({ service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) } });
+    const r = rig({
+      service: { effective: vi.fn(), isAdmin: vi.fn(), change: async () => Promise.reject(redisDown()) },
+    });
     await expect(r.save(SAVE, false)).rejects.toThrow(/ECONNREFUSED/);
     expect(r.chat.postEphemeral).not.toHaveBeenCalled();
     await r.save(SAVE, true);
