@@ -48,4 +48,3 @@ describe('checkEvictionPolicy (start-up)', () => {
     ]);
   });
 });
-

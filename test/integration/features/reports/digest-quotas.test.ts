@@ -196,7 +196,13 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
     await new Promise<void>((r) => hook.close(() => r()));
   });
 
-  function retryHandler(o: { digestQueue?: Queue<DigestJobData>; update?: () => Promise<unknown> } = {}) {
+  function retryHandler(
+    o: {
+      digestQueue?: Queue<DigestJobData>;
+      update?: () => Promise<unknown>;
+      quotas?: ReturnType<typeof createDigestQuotas>;
+    } = {},
+  ) {
     let handler: ((p: DigestRetryIntake, ctx: IntakeContext) => Promise<void>) | undefined;
     const update = vi.fn(o.update ?? (async () => ({ ok: true })));
     const { logger, lines } = arrayLogger('warn');
@@ -208,7 +214,7 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
       access: OPEN_GATE,
       conversations: { isMember: async (channel, user) => (CHANNELS_OF[user] ?? []).includes(channel) },
       signer: TEST_SIGNER,
-      quotas: createDigestQuotas(redis, prefix),
+      quotas: o.quotas ?? createDigestQuotas(redis, prefix),
       logger,
     });
     /** One run of the click's intake; pass the same `progress` for the attempts of one click. */
@@ -279,6 +285,17 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
     const { sub } = subcommands();
     const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0BOB' };
     expect((await run(sub, 'digest', caller))[0]?.text).toContain("Sending this channel's digest now");
+  });
+
+  it('on the last attempt, when the slot cannot be given back either, the clicker is still told, with a second warning', async () => {
+    const closed = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') });
+    await closed.close();
+    const quotas = createDigestQuotas(redis, prefix);
+    quotas.manualDigest.give = async () => Promise.reject(new Error('Connection is closed.'));
+    const { click, warns } = retryHandler({ digestQueue: closed, quotas });
+    await click({}, { finalAttempt: true });
+    expect(said).toEqual(["I couldn't queue the digest (the bot's storage did not answer); try again in a moment."]);
+    expect(warns()).toEqual(['could not queue a digest retry', 'could not give back a manual digest slot']);
   });
 
   it('the failed-digest notice cannot be edited (deleted meanwhile): the digest is still queued and a warning says so', async () => {
