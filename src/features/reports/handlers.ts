@@ -1,6 +1,7 @@
 import type { Intake, IntakeKind } from '../../platform/intake.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
+import { slackErrorCode } from '../../platform/slack/errors.js';
 import { warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import {
   authorizeOrTell,
@@ -206,6 +207,8 @@ async function retry<S extends CommonState, I extends CommandIntake>(
   try {
     await postOrEdit(deps, p.channel, messageTs, loaded.message);
   } catch (err) {
+    const where = { slackError: slackErrorCode(err), channel: p.channel };
+    deps.services.logger.warn({ err, ...where }, messageTs ? 'could not edit a report' : 'could not post a report');
     return respond({ response_type: 'ephemeral', replace_original: true, text: cannotPostText(err) });
   }
   await respond({ delete_original: true });

@@ -40,6 +40,8 @@ export interface SettingsHandlerDeps {
 const SAVE_FAILED =
   "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
 
+const READ_FAILED = "I couldn't read the settings (my storage did not answer); try again in a moment.";
+
 /** Registers the settings intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandlerDeps): void {
   intake.on<CommandIntake>(INTAKE.command, (p, ctx) => runCommand(deps, p, ctx));
@@ -63,8 +65,8 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   if (p.command.kind === 'invalid')
     return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
   if (p.command.kind === 'show') {
-    const message = await settingsMessage(deps, p);
-    await respond({ response_type: 'ephemeral', ...message });
+    const message = await settingsMessageOrGiveUp(deps, p, ctx);
+    await respond({ response_type: 'ephemeral', ...(message ?? { text: READ_FAILED }) });
     return;
   }
   const c = p.command;
@@ -113,6 +115,24 @@ async function settingsMessage(
     }),
   ]);
   return buildSettingsMessage(settings, { channel: p.channel, access, digest, canEdit }, deps.signer);
+}
+
+/**
+ * The settings message, or undefined when the settings could not be read on the last attempt
+ * (earlier attempts throw, so the intake retries).
+ */
+async function settingsMessageOrGiveUp(
+  deps: SettingsHandlerDeps,
+  p: { teamId: string; channel: string; user: string },
+  ctx: IntakeContext,
+): Promise<ReturnType<typeof buildSettingsMessage> | undefined> {
+  try {
+    return await settingsMessage(deps, p);
+  } catch (err) {
+    if (!ctx.finalAttempt) throw err;
+    deps.logger.error({ err, channel: p.channel }, 'could not read channel settings');
+    return undefined;
+  }
 }
 
 /**

@@ -109,6 +109,22 @@ describe('RedisInstallationStore on real Redis', () => {
     expect((await failure(store().fetchInstallation(teamQuery))).code).toBe(PlatformErrorCode.InstallationUnreadable);
   });
 
+  it('a key that is not 32 bytes (current or previous) is refused, and the message names neither key', () => {
+    for (const ring of [() => new KeyRing('c2hvcnQta2V5'), () => new KeyRing(KEY, 'deadbeef')]) {
+      const err = (() => {
+        try {
+          ring();
+        } catch (e) {
+          return e as Error;
+        }
+        return undefined;
+      })();
+      expect(err?.message).toBe('an installation key must be 32 bytes as hex or base64');
+      expect(err?.message).not.toContain('c2hvcnQta2V5');
+      expect(err?.message).not.toContain('deadbeef');
+    }
+  });
+
   it('rotation: the previous key still opens old records; storing again seals with the new key', async () => {
     await store(new KeyRing(KEY)).storeInstallation(workspaceInstall);
     const rotated = store(new KeyRing(OTHER_KEY, KEY));

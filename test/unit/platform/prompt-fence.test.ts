@@ -57,6 +57,7 @@ describe('fence(lines)', () => {
   it('refuses a marker name that is not lower-case letters and _, and a generator that keeps drawing a leaked id', () => {
     expect(() => fence(['x'], { name: 'slack messages' })).toThrow(/lower-case/);
     expect(() => drawFence([KNOWN], { name: 'slack_messages', randomId: () => KNOWN })).toThrow(/could not draw/);
+    expect(() => drawFence(['x'], { name: 'slack_messages', randomId: () => 'not-hex!' })).toThrow(/hex digits/);
     expect(fence(['a', 'b'], { name: 'reader_comments', randomId: () => KNOWN })).toBe(
       `<reader_comments_${KNOWN}>\na\nb\n</reader_comments_${KNOWN}>`,
     );

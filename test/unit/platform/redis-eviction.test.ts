@@ -38,4 +38,13 @@ describe('checkEvictionPolicy (start-up)', () => {
     expect(lines.map((l) => l.level)).toEqual([30]);
     expect(lines[0]?.msg).toMatch(/could not read Redis maxmemory-policy/);
   });
+
+  it('an empty CONFIG GET reply (a proxy that hides the setting) is "could not read", not "never evicts"', async () => {
+    const { logger, lines } = arrayLogger();
+    const res = await checkEvictionPolicy(redisWith([]), logger);
+    expect(res).toEqual({ policy: undefined, error: 'no maxmemory-policy in the CONFIG GET reply' });
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      [30, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction'],
+    ]);
+  });
 });

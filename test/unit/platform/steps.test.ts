@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { GuardMark } from '../../../src/platform/replica-guard.js';
-import { postOnceKeys, guardSince, stepKeys, stepsOf } from '../../../src/platform/steps.js';
+import { UnreplicatedStepError, type GuardMark } from '../../../src/platform/replica-guard.js';
+import { confirmStep, postOnceKeys, guardSince, stepKeys, stepsOf } from '../../../src/platform/steps.js';
+import { arrayLogger } from '../../helpers/logs.js';
 
 /** A replica guard whose epoch moves when the test says (a reconnect), recording what each confirm covered. */
 function fakeGuard() {
@@ -48,5 +49,26 @@ describe('steps', () => {
     guard.reconnect(); // between the run's first write and its steps
     await stepsOf(job(), sinceRunBegan).confirm('announce');
     expect(guard.confirmSteps).toHaveBeenCalledWith({ epoch: 0 }, 'announce');
+  });
+
+  it('a step mark the replicas cannot confirm is taken back and the step not taken (the error is thrown for a retry); when even that fails, one warning says so', async () => {
+    const unconfirmed = new UnreplicatedStepError('1 of 2 replicas in 500 ms');
+    const saved: Record<string, unknown>[] = [];
+    const steps = {
+      progress: { posting: true },
+      save: vi.fn(async (patch: Record<string, unknown>) => void saved.push(patch)),
+      confirm: vi.fn(async () => Promise.reject(unconfirmed)),
+      finalAttempt: false,
+    };
+    const { logger, lines } = arrayLogger('warn');
+    await expect(confirmStep(steps, 'post', { posting: null }, logger)).rejects.toBe(unconfirmed);
+    expect(saved).toEqual([{ posting: null }]);
+    expect(lines).toEqual([]);
+
+    steps.save.mockRejectedValueOnce(new Error('Connection is closed.'));
+    await expect(confirmStep(steps, 'post', { posting: null }, logger)).rejects.toBe(unconfirmed);
+    expect(lines).toEqual([
+      expect.objectContaining({ step: 'post', msg: 'could not take back a step mark that was not confirmed' }),
+    ]);
   });
 });

@@ -1,8 +1,9 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { EventEmitter } from 'node:events';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/platform/logger.js';
-import { runningJobs, WorkerWatch } from '../../../src/platform/worker-watch.js';
+import { runningJobs, WORKER_WATCH_SAMPLE_MS, WorkerWatch } from '../../../src/platform/worker-watch.js';
+import { arrayLogger } from '../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../helpers/redis.js';
 import { until } from '../../helpers/redis-topology.js';
 
@@ -11,6 +12,8 @@ interface QueueState {
   prioritized: number;
   delayedDueAt?: number;
   down?: boolean;
+  /** When set, exec waits for this promise first (Redis slow to answer). */
+  hang?: Promise<void>;
 }
 
 /** A fake pipeline answering LLEN wait, ZCARD prioritized, ZRANGE delayed 0 0 WITHSCORES from `state`; `down` makes exec fail as ioredis does when Redis is away. */
@@ -22,6 +25,7 @@ function fakeRedis(state: QueueState) {
         zcard: () => p,
         zrange: () => p,
         exec: async () => {
+          if (state.hang) await state.hang;
           if (state.down) throw new Error('Connection is closed.');
           return [
             [null, state.waiting],
@@ -52,13 +56,13 @@ class FakeWorker extends EventEmitter {
   }
 }
 
-function setup(state: QueueState, concurrency = 1) {
+function setup(state: QueueState, concurrency = 1, logger = createLogger('silent')) {
   let now = 1_000_000;
   const worker = new FakeWorker(concurrency);
   const watch = new WorkerWatch(
     fakeRedis(state) as never,
     [{ name: 'intake', keys: { wait: 'w', prioritized: 'p', delayed: 'd' }, worker }],
-    { maxWaitMs: 60_000, now: () => now, logger: createLogger('silent') },
+    { maxWaitMs: 60_000, now: () => now, logger },
   );
   return { watch, worker, tick: (ms: number) => (now += ms), now: () => now };
 }
@@ -143,6 +147,52 @@ describe('WorkerWatch', () => {
     expect(s.watch.stuck()).toEqual([]);
     await sampleFor(s, 10_000);
     expect(s.watch.stuck()).toEqual(['intake']);
+  });
+});
+
+describe('WorkerWatch when Redis is slow or down', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('a sample still waiting for Redis is not doubled: the next one fails at once, judging nothing; the late answer frees it', async () => {
+    let answer!: () => void;
+    const state: QueueState = { waiting: 1, prioritized: 0, hang: new Promise<void>((r) => (answer = r)) };
+    const s = setup(state);
+    const first = s.watch.sample();
+    await expect(s.watch.sample()).rejects.toThrow('the previous sample is still waiting for Redis');
+    expect(s.watch.stuck()).toEqual([]);
+    delete state.hang;
+    answer();
+    await first;
+    await expect(s.watch.sample()).resolves.toBeUndefined();
+  });
+
+  it('running on its timer: a stuck worker is an error line naming the queue; a sample Redis refuses is a debug line, never a crash', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const { logger, lines } = arrayLogger('debug');
+    const state: QueueState = { waiting: 1, prioritized: 0 };
+    const s = setup(state, 1, logger);
+    s.watch.start();
+    try {
+      for (let t = 0; t <= 65_000; t += WORKER_WATCH_SAMPLE_MS) {
+        s.tick(WORKER_WATCH_SAMPLE_MS);
+        await vi.advanceTimersByTimeAsync(WORKER_WATCH_SAMPLE_MS);
+      }
+      expect(lines.filter((l) => l.level === 50)).toContainEqual(
+        expect.objectContaining({ queues: ['intake'], msg: expect.stringMatching(/^a worker with a free slot/) }),
+      );
+      state.down = true;
+      lines.length = 0;
+      await vi.advanceTimersByTimeAsync(WORKER_WATCH_SAMPLE_MS);
+      expect(lines).toEqual([expect.objectContaining({ level: 20, msg: 'worker watch could not sample its queues' })]);
+    } finally {
+      s.watch.stop();
+    }
+  });
+
+  it("a BullMQ whose worker no longer tells how many jobs it runs is named (check BullMQ's upgrade), not read as idle", () => {
+    expect(() => runningJobs({ concurrency: 1 } as never)).toThrow(
+      /getActiveJobCount\(\) is gone: check BullMQ's upgrade/,
+    );
   });
 });
 

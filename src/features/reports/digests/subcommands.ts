@@ -143,7 +143,8 @@ async function runUnsubscribe(deps: DigestCommandDeps, respond: Respond, caller:
   let removed: boolean;
   try {
     removed = await unsubscribeChannel(deps.digestQueue, caller.teamId, caller.channel);
-  } catch {
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not remove a digest subscription');
     await respond({ response_type: 'ephemeral', text: `I couldn't remove the subscription ${STORAGE_DOWN}` });
     return;
   }

@@ -21,6 +21,7 @@ import { subscribeChannel } from '../../../../src/features/reports/digests/store
 import { AnalyticsBudget, AnalyticsBudgetError } from '../../../../src/features/reports/budget.js';
 import { analyticsErrorText } from '../../../../src/features/reports/error-text.js';
 import { createLogger } from '../../../../src/platform/logger.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { Quota } from '../../../../src/platform/quota.js';
 import type { ResponseUrlMessage } from '../../../../src/platform/slack/respond.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
@@ -195,26 +196,37 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
     await new Promise<void>((r) => hook.close(() => r()));
   });
 
-  function retryHandler() {
+  function retryHandler(
+    o: {
+      digestQueue?: Queue<DigestJobData>;
+      update?: () => Promise<unknown>;
+      quotas?: ReturnType<typeof createDigestQuotas>;
+    } = {},
+  ) {
     let handler: ((p: DigestRetryIntake, ctx: IntakeContext) => Promise<void>) | undefined;
-    const update = vi.fn(async () => ({ ok: true }));
+    const update = vi.fn(o.update ?? (async () => ({ ok: true })));
+    const { logger, lines } = arrayLogger('warn');
     registerHandlers({ on: (_kind: unknown, h: typeof handler) => void (handler = h) } as never, {
-      digestQueue: queue,
+      digestQueue: o.digestQueue ?? queue,
       defaultSchedule: { pattern: '0 9 * * 1', tz: 'UTC' },
       now: () => NOW,
-      slack: { chat: { update } },
+      slack: { chat: { update: update as never } },
       access: OPEN_GATE,
       conversations: { isMember: async (channel, user) => (CHANNELS_OF[user] ?? []).includes(channel) },
       signer: TEST_SIGNER,
-      quotas: createDigestQuotas(redis, prefix),
-      logger: createLogger('silent'),
+      quotas: o.quotas ?? createDigestQuotas(redis, prefix),
+      logger,
     });
-    const click = async (over: Partial<DigestRetryIntake>) => {
-      const progress: Record<string, unknown> = {};
+    /** One run of the click's intake; pass the same `progress` for the attempts of one click. */
+    const click = async (
+      over: Partial<DigestRetryIntake>,
+      attempt: { finalAttempt?: boolean; progress?: Record<string, unknown> } = {},
+    ) => {
+      const progress = attempt.progress ?? {};
       const ctx = {
         progress,
         save: async (patch: Record<string, unknown>) => void Object.assign(progress, patch),
-        finalAttempt: false,
+        finalAttempt: attempt.finalAttempt ?? false,
         log: createLogger('silent'),
       } as unknown as IntakeContext;
       const value = encodeDigestRetry({ teamId: 'T0TEAM', channel: 'C0DOCS' }, TEST_SIGNER);
@@ -223,8 +235,9 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
         ctx,
       );
     };
+    const warns = () => lines.filter((l) => l.level === 40).map((l) => l.msg);
     const queued = async () => (await queue.getJobs(['delayed', 'waiting'])).length;
-    return { click, update, queued };
+    return { click, update, queued, warns };
   }
 
   it("queues the channel's digest once an hour, sharing the slot of /docs-visitors digest", async () => {
@@ -254,6 +267,46 @@ describe('Retry on a failed digest: signed, bound to its channel, the clicker a 
     // None of them spent the channel's slot.
     await click({});
     expect(await queued()).toBe(1);
+  });
+
+  it('the digest cannot be queued: earlier attempts throw (retried) keeping the slot; the last gives it back and tells the clicker', async () => {
+    const closed = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') });
+    await closed.close();
+    const { click, update, warns } = retryHandler({ digestQueue: closed });
+    const progress: Record<string, unknown> = {};
+    await expect(click({}, { progress })).rejects.toThrow();
+    expect(progress).toEqual({ slotTaken: true });
+    expect(said).toEqual([]);
+    await click({}, { progress, finalAttempt: true });
+    expect(said).toEqual(["I couldn't queue the digest (the bot's storage did not answer); try again in a moment."]);
+    expect(update).not.toHaveBeenCalled(); // the notice does not claim the digest is on its way
+    expect(warns()).toEqual(['could not queue a digest retry']);
+    // The slot was given back: the channel can still ask for its digest this hour.
+    const { sub } = subcommands();
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0BOB' };
+    expect((await run(sub, 'digest', caller))[0]?.text).toContain("Sending this channel's digest now");
+  });
+
+  it('on the last attempt, when the slot cannot be given back either, the clicker is still told, with a second warning', async () => {
+    const closed = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') });
+    await closed.close();
+    const quotas = createDigestQuotas(redis, prefix);
+    quotas.manualDigest.give = async () => Promise.reject(new Error('Connection is closed.'));
+    const { click, warns } = retryHandler({ digestQueue: closed, quotas });
+    await click({}, { finalAttempt: true });
+    expect(said).toEqual(["I couldn't queue the digest (the bot's storage did not answer); try again in a moment."]);
+    expect(warns()).toEqual(['could not queue a digest retry', 'could not give back a manual digest slot']);
+  });
+
+  it('the failed-digest notice cannot be edited (deleted meanwhile): the digest is still queued and a warning says so', async () => {
+    const slackError = Object.assign(new Error('An API error occurred: message_not_found'), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: 'message_not_found' },
+    });
+    const { click, queued, warns } = retryHandler({ update: async () => Promise.reject(slackError) });
+    await expect(click({})).resolves.toBeUndefined();
+    expect(await queued()).toBe(1);
+    expect(warns()).toEqual(['could not edit the digest notice']);
   });
 });
 

@@ -25,6 +25,7 @@ import {
 } from '../../../../src/features/reports/signals/state.js';
 import { registerHandlers } from '../../../../src/features/reports/handlers.js';
 import {
+  CANNOT_EDIT,
   OTHER_CONVERSATION_BUTTON,
   REPORT_CLICKS_PER_MINUTE,
   STALE_BUTTON,
@@ -39,6 +40,7 @@ import { createLogger } from '../../../../src/platform/logger.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
 import { signalState } from '../../../helpers/signal-state.js';
 
@@ -290,6 +292,13 @@ describe('a click re-checks the clicker and the channel', () => {
     postEphemeral: ReturnType<typeof vi.fn>;
   };
   let url: string;
+  let deps: Record<string, unknown>;
+  let intake: { on: (kind: { name: string }, h: (p: unknown) => Promise<void>) => void };
+  /** Registers the handlers again over the same rig, with `over` replacing some of their dependencies. */
+  const rewire = (over: Record<string, unknown>) => {
+    handlers = new Map();
+    registerHandlers(intake as never, { ...deps, ...over } as never);
+  };
   beforeEach(async () => {
     said = [];
     hook = createHttpServer((req, res) => {
@@ -303,11 +312,11 @@ describe('a click re-checks the clicker and the channel', () => {
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
     handlers = new Map();
-    const intake = {
+    intake = {
       on: (kind: { name: string }, h: (p: unknown) => Promise<void>) => void handlers.set(kind.name, h),
     };
     chat = { postMessage: vi.fn(async () => ({ ok: true, ts: '1.2' })), update: vi.fn(), postEphemeral: vi.fn() };
-    const deps = {
+    deps = {
       services: svc,
       slack: { chat, users: { info: vi.fn() } },
       redis,
@@ -426,6 +435,88 @@ describe('a click re-checks the clicker and the channel', () => {
     expect(posted.channel).toBe('C0DOCS');
     expect(JSON.stringify(posted.blocks)).toContain('Requested by <@U0MALLORY>');
   });
+
+  /** An error as @slack/web-api throws it for a Slack `error` answer. */
+  const slackError = (code: string) =>
+    Object.assign(new Error(`An API error occurred: ${code}`), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: code },
+    });
+  /** A Redis client that refuses every command at once (as when Redis is down). */
+  const downRedis = () =>
+    new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  const logged = () => {
+    const { logger, lines } = arrayLogger('warn');
+    return { logger, warns: () => lines.filter((l) => l.level === 40) };
+  };
+
+  it('Redis down when a click is counted: the click is refused (fail closed), the person is told, nothing is read or edited', async () => {
+    const down = downRedis();
+    const { logger, warns } = logged();
+    rewire({
+      services: { ...svc, logger },
+      clicks: new Quota(down, { keyPrefix: `${prefix}:visitors:clicks`, points: 5, durationS: 60 }),
+    });
+    const next = signPageState(report('C0DOCS'), PAGE_ACTIONS.next, TEST_SIGNER);
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: next }));
+    expect(said).toEqual(["I couldn't reach my database, so I did nothing; try again in a moment."]);
+    expect(chat.update).not.toHaveBeenCalled();
+    expect(analyticsCalls()).toHaveLength(0);
+    expect(warns().map((l) => l.msg)).toEqual(['could not count a report click; refused']);
+    down.disconnect();
+  });
+
+  it('a report Slack will not post (command or Retry): the person is told privately why (invite the bot, or try again), with a warning', async () => {
+    const { logger, warns } = logged();
+    rewire({ services: { ...svc, logger }, slack: { chat, users: { info: async () => ({ ok: true, user: {} }) } } });
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE' };
+    const command = { caller, range: { type: 'default' }, limit: 10, responseUrl: url, report: 'searches' };
+    chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackError('not_in_channel')));
+    await handlers.get('visitors.signals-report')!(command);
+    const retry = signPageState(report('C0DOCS'), PAGE_ACTIONS.retry, TEST_SIGNER);
+    chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackError('internal_error')));
+    await handlers.get('visitors.retry')!(click({ actionId: PAGE_ACTIONS.retry, value: retry, messageTs: undefined }));
+    expect(said).toEqual([
+      "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again.",
+      'Slack would not take the report; try again in a moment.',
+    ]);
+    expect(warns()).toEqual([
+      expect.objectContaining({ msg: 'could not post a report', slackError: 'not_in_channel', channel: 'C0DOCS' }),
+      expect.objectContaining({ msg: 'could not post a report', slackError: 'internal_error', channel: 'C0DOCS' }),
+    ]);
+  });
+
+  it('Next on a report Slack will not let the bot edit (deleted meanwhile): the clicker is told privately, with a warning', async () => {
+    const { logger, warns } = logged();
+    rewire({ services: { ...svc, logger } });
+    chat.update.mockImplementationOnce(async () => Promise.reject(slackError('message_not_found')));
+    const next = signPageState(report('C0DOCS'), PAGE_ACTIONS.next, TEST_SIGNER);
+    await handlers.get('visitors.page')!(click({ actionId: PAGE_ACTIONS.next, value: next }));
+    expect(said).toEqual([CANNOT_EDIT]);
+    expect(warns()).toEqual([
+      expect.objectContaining({ msg: 'could not edit a report', slackError: 'message_not_found', channel: 'C0DOCS' }),
+    ]);
+  });
+
+  it("the person's time zone: Redis down is not a failure (Slack's zone is used); users.info failing falls back to UTC with a warning", async () => {
+    const down = downRedis();
+    const clock = () => Date.parse('2026-11-22T20:00:00Z'); // already Nov 23 in Tokyo
+    const caller = { teamId: 'T0TEAM', channel: 'C0DOCS', user: 'U0ALICE' };
+    const command = { caller, range: { type: 'default' }, limit: 10, responseUrl: url, report: 'searches' };
+    const users = { info: vi.fn(async () => ({ ok: true, user: { tz: 'Asia/Tokyo' } })) };
+    const { logger, warns } = logged();
+    rewire({ services: { ...svc, logger }, redis: down, now: clock, slack: { chat, users } });
+    await handlers.get('visitors.signals-report')!(command);
+    users.info.mockImplementationOnce(async () => Promise.reject(slackError('ratelimited')));
+    await handlers.get('visitors.signals-report')!(command);
+    expect(chat.postMessage).toHaveBeenCalledTimes(2);
+    const [tokyo, utc] = chat.postMessage.mock.calls.map((c) => (c[0] as { text: string }).text);
+    // The last 7 days before today: today is Nov 23 in Tokyo, Nov 22 in UTC.
+    expect(tokyo).toBe('Docs searches, Nov 16 – Nov 22, 2026 · rows 1–10');
+    expect(utc).toBe('Docs searches, Nov 15 – Nov 21, 2026 · rows 1–10');
+    expect(warns()).toEqual([expect.objectContaining({ msg: 'users.info failed; using UTC', user: 'U0ALICE' })]);
+    down.disconnect();
+  });
 });
 
 describe('answers outside the spec', () => {
@@ -521,5 +612,27 @@ describe('failures below the API', () => {
     expect(l).toMatchObject({ ok: false, text: 'Something went wrong on my side. Please try again.', retryable: true });
     expect(analyticsCalls()).toHaveLength(0);
     down.disconnect();
+  });
+
+  it('a visitor report: Redis down says something went wrong, with Retry, and a warning; views failing still shows the visitors, saying why views are missing', async () => {
+    const page: PageState = { ...WEEK, limit: 10, offset: 0, skip: 0, projectId: 'proj_signals', channel: 'C0DOCS' };
+    const { logger, lines } = arrayLogger('warn');
+    const down = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const broken = await loadReport({ ...services(docsApi, down), logger }, page, 'U0ALICE');
+    expect(broken).toMatchObject({
+      ok: false,
+      text: 'Something went wrong on my side. Please try again.',
+      retryable: true,
+    });
+    down.disconnect();
+
+    fake.failNext(/\/views$/, 500, 2);
+    const shown = await loadReport({ ...svc, logger }, page, 'U0ALICE');
+    expect(shown.ok).toBe(true);
+    expect(text(shown)).toContain('Views not shown: The docs service failed; try again in a minute.');
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'could not load a visitors report',
+      'could not load the views of a visitors report; shown without them',
+    ]);
   });
 });

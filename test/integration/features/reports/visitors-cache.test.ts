@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
-import { DocsApiError, DocsApiRateLimitedError, DocsApiServerError } from '../../../../src/platform/docs-api/errors.js';
+import {
+  DocsApiError,
+  DocsApiNetworkError,
+  DocsApiRateLimitedError,
+  DocsApiServerError,
+} from '../../../../src/platform/docs-api/errors.js';
 import { tryLock } from '../../../../src/platform/lock.js';
 import { VisitorsFetchWaitTimeoutError } from '../../../../src/features/reports/budget.js';
 import { createLogger } from '../../../../src/platform/logger.js';
@@ -166,6 +171,32 @@ describe('visitors cache on real Redis', () => {
     const retried = await cache.get({ ...week, limit: 250, offset: 0 }, 'interactive');
     expect(retried.fromCache).toBe(false);
     expect(visitorCalls()).toHaveLength(4);
+  });
+
+  it('the docs API unreachable: other digests in the next moment are told so too, without trying (nothing spent)', async () => {
+    // Nothing listens on port 1: every connection is refused at once.
+    const unreachable = new DocsApiClient({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'mint_cache_test',
+      projectId: 'proj_cache',
+      retryMinDelayMs: 1,
+    });
+    try {
+      const c = visitorsCache({ docsApi: unreachable });
+      const q = { ...week, limit: 250, offset: 0 };
+      const first = await c.get(q, 'digest').catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(DocsApiNetworkError);
+      const spent = await budget.used();
+      expect(spent).toBeGreaterThan(0);
+      const second = await c.get(q, 'digest').catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(DocsApiNetworkError);
+      expect(analyticsErrorText(second, () => clock)).toBe(
+        'The docs service could not be reached; try again in a minute.',
+      );
+      expect(await budget.used()).toBe(spent);
+    } finally {
+      await unreachable.close();
+    }
   });
 
   it('a 5xx that a client retry recovers from still counts both requests against the budget', async () => {

@@ -9,6 +9,8 @@ import { FAKE_NEW_PAGES, type FakeDocsApi } from '../../../../sandbox/fake-docs-
 import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/blocks.js';
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
+import { visitorsKeyPrefix } from '../../../../src/features/reports/service.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
 import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
@@ -169,5 +171,80 @@ describe('a digest run (real Redis, fake Slack and docs API)', () => {
     expect(outcome).toEqual({ status: 'cannot_post', error: 'not_in_channel' });
     const dm = slack.messages.find((m) => m.channel === 'D0ALICE');
     expect(dm?.text).toContain("I couldn't post the docs digest in <#C0RANDOM>");
+  });
+});
+
+describe('a digest run when Redis or Slack fails', () => {
+  const recordKey = (runKey: string) => `${visitorsKeyPrefix(prefix)}:digest-run:${runKey}`;
+  /** The run's deps with a logger whose lines the test reads. */
+  const logged = () => {
+    const { logger, lines } = arrayLogger('warn');
+    return { d: { ...deps, logger }, warns: () => lines.filter((l) => l.level === 40) };
+  };
+
+  it('Slack failing the post (not a channel problem) throws for a retry, frees the run, and the retry posts it once', async () => {
+    slack.failNext('chat.postMessage', { error: 'internal_error' });
+    await expect(runDigest(deps, run('run-5xx'))).rejects.toMatchObject({ data: { error: 'internal_error' } });
+    expect(digests()).toHaveLength(0);
+    expect(await redis.get(recordKey('run-5xx'))).toBeNull(); // no lease left behind to block the retry
+    expect(await runDigest(deps, run('run-5xx'))).toMatchObject({ status: 'posted' });
+    expect(await runDigest(deps, run('run-5xx'))).toMatchObject({ status: 'already_posted' });
+    expect(digests()).toHaveLength(1);
+  });
+
+  it('another attempt holding the run (its lease) makes this one throw without posting, so nothing is posted twice', async () => {
+    await redis.set(recordKey('run-held'), 'posting', 'EX', 60);
+    await expect(runDigest(deps, run('run-held'))).rejects.toThrow(/another attempt is delivering this digest/);
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(0);
+  });
+
+  it('on the last attempt, when even the failure notice cannot be posted, the run still fails (not lost silently) and a warning names the Slack error', async () => {
+    const { d, warns } = logged();
+    slack.failNext('chat.postMessage', { error: 'internal_error' }, 2);
+    await expect(runDigest(d, run('run-last', { finalAttempt: true }))).rejects.toMatchObject({
+      data: { error: 'internal_error' },
+    });
+    expect(slack.messages).toHaveLength(0);
+    expect(warns()).toEqual([
+      expect.objectContaining({ msg: 'could not announce the failed digest', slackError: 'internal_error' }),
+    ]);
+  });
+
+  it('a digest asked for in a channel the bot cannot post in, whose asker cannot be told either: the run ends (no retry) and a warning says so', async () => {
+    const { d, warns } = logged();
+    slack.failNext('chat.postMessage', { error: 'channel_not_found' });
+    slack.failNext('chat.postMessage', { error: 'user_disabled' });
+    const outcome = await runDigest(d, run('run-nobody', { data: data('C0DOCS', 'manual') }));
+    expect(outcome).toEqual({ status: 'cannot_post', error: 'channel_not_found' });
+    expect(slack.messages).toHaveLength(0);
+    expect(warns().map((l) => l.msg)).toEqual([
+      'cannot post the digest in this channel; skipping this run',
+      'could not tell why the digest was not posted',
+    ]);
+  });
+
+  it("the channel's subscription unreadable: the digest is still posted, its footer without the schedule, and a warning says so", async () => {
+    const { d, warns } = logged();
+    const broken = Object.create(digestQueue) as Queue<DigestJobData>;
+    broken.getJobScheduler = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    const outcome = await runDigest({ ...d, digestQueue: broken }, run('run-nosub'));
+    expect(outcome).toMatchObject({ status: 'posted' });
+    expect(JSON.stringify(digests()[0]?.blocks)).toContain(
+      "This channel's weekly digest · `/docs-visitors unsubscribe` stops it",
+    );
+    expect(warns()).toEqual([
+      expect.objectContaining({ msg: "could not read the channel's digest subscription for the footer" }),
+    ]);
+  });
+
+  it('a run found already posted whose chart cannot be rebuilt (docs API down) is not posted again; the chart is reported failed', async () => {
+    const { d, warns } = logged();
+    await redis.set(recordKey('run-crashed'), 'posted:1700000000.000100', 'EX', 60);
+    docs.failNext(/\/visitors$/, 500, 3);
+    const outcome = await runDigest(d, run('run-crashed'));
+    expect(outcome).toEqual({ status: 'already_posted', ts: '1700000000.000100', chart: 'failed' });
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' || c.method.startsWith('files.'))).toEqual([]);
+    expect(await redis.get(recordKey('run-crashed'))).toBe('done:1700000000.000100');
+    expect(warns()).toEqual([expect.objectContaining({ msg: 'could not finish the chart of a posted digest' })]);
   });
 });

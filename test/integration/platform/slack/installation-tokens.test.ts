@@ -133,6 +133,18 @@ describe('InstallationTokens', () => {
   it('refuses work of a workspace it has no installation for, and work that names none', async () => {
     await expect(tokens.forRef({ teamId: 'T0GONE' })).rejects.toMatchObject({ code: 'installation_not_found' });
     await expect(tokens.forRef({})).rejects.toMatchObject({ code: 'installation_not_found' });
+    // An installation without a bot token (a user-token-only install) is no installation the bot can work in.
+    await store.storeInstallation({
+      team: { id: 'T0USERONLY' },
+      enterprise: undefined,
+      user: { id: 'U0ALICE', token: 'xoxp-user-only', scopes: ['search:read'] },
+      isEnterpriseInstall: false,
+      authVersion: 'v2',
+    } as Installation<'v2', false>);
+    const noBot = await tokens.forRef({ teamId: 'T0USERONLY' }).catch((e: unknown) => e);
+    expect(noBot).toMatchObject({ code: 'installation_not_found' });
+    expect((noBot as Error).message).toContain('no bot token');
+    expect((noBot as Error).message).not.toContain('xoxp-');
     await expect(
       tokens.forRef({ teamId: 'T0C3', enterpriseId: 'E0GRID', enterpriseInstall: false }),
     ).rejects.toMatchObject({

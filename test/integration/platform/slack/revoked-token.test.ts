@@ -49,12 +49,15 @@ async function install(teamId: string, token?: string): Promise<string> {
   return botToken;
 }
 
-/** The platform's client in OAuth mode over `tokens`, as runtime.ts builds it, and its warn lines. */
-function oauthClient() {
+/**
+ * The platform's client in OAuth mode over `tokens`, as runtime.ts builds it, and its warn lines;
+ * `revokedStore` replaces the store the refused-token deletion uses.
+ */
+function oauthClient(revokedStore: typeof store = store) {
   const { logger, lines } = arrayLogger('warn');
   const oauth = { ...OAUTH, stateSecret: 'revoked-test-state-secret', installationKey: '' };
   const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
-  const tokens = new InstallationTokens(installer, { store, logger });
+  const tokens = new InstallationTokens(installer, { store: revokedStore, logger });
   const web = tokensWebClient(tokens, slack.url, quiet);
   /** auth.test as work of `teamId` in a request of its own (`id`). */
   const as = (teamId: string, id: string) => withInstallation({ teamId }, id, () => web.auth.test());
@@ -159,6 +162,35 @@ describe("OAuth mode: Slack stops taking one installation's token", () => {
     ]);
     expect(JSON.stringify(lines)).not.toContain('xoxb-');
     expect((await as('T0A', 'req-a2')).team_id).toBe('T0A');
+  });
+
+  it('token_revoked while Redis cannot read the installation to delete it: its work still stops, and a warning names the failure (no token)', async () => {
+    const broken = Object.create(store) as typeof store;
+    broken.fetchInstallation = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    const { lines, as } = oauthClient(broken);
+    await install('T0RDN');
+    slack.installs.uninstall('T0RDN');
+    await expect(as('T0RDN', 'x1')).rejects.toMatchObject({ data: { error: 'token_revoked' } });
+    const calls = authTests();
+    await expect(as('T0RDN', 'x2')).rejects.toMatchObject({ code: 'installation_not_found' });
+    expect(authTests()).toBe(calls);
+    expect(lines.map((l) => [l.msg, (l as { slackError?: string }).slackError])).toEqual([
+      ['could not delete an installation whose token Slack refused', 'token_revoked'],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('xoxb-');
+    await store.deleteInstallation({ teamId: 'T0RDN', enterpriseId: undefined, isEnterpriseInstall: false });
+  });
+
+  it('token_revoked after the uninstall event already deleted the installation: nothing more to delete, no warning', async () => {
+    const { web, lines } = oauthClient();
+    await install('T0GONE');
+    await withInstallation({ teamId: 'T0GONE' }, 'req-kept', async () => {
+      await web.auth.test(); // this request keeps its credentials
+      slack.installs.uninstall('T0GONE');
+      await store.deleteInstallation({ teamId: 'T0GONE', enterpriseId: undefined, isEnterpriseInstall: false });
+      await expect(web.auth.test()).rejects.toMatchObject({ data: { error: 'token_revoked' } });
+    });
+    expect(lines).toEqual([]);
   });
 });
 

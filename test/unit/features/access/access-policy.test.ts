@@ -8,7 +8,9 @@ import {
 } from '../../../../src/features/access/policy.js';
 import { budgetText, createAccessGate } from '../../../../src/features/access/service.js';
 import type { AccessAction } from '../../../../src/platform/access.js';
+import { register, userChangeEvent } from '../../../../src/features/access/listeners.js';
 import { createLogger } from '../../../../src/platform/logger.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { OPEN_POLICY as OPEN, grantingBudget } from '../../../helpers/access.js';
 
 const HOME = 'T0HOME';
@@ -201,6 +203,69 @@ describe('the Slack directory', () => {
   });
 });
 
+describe('the Slack directory when Redis or Slack fails', () => {
+  it("a person's change record that cannot be read (Redis down) asks Slack again rather than trust the cache", async () => {
+    const readable = fakeSlack({ U1: { team_id: HOME } });
+    const none = new SlackDirectory(readable as never, { changes: { changedAt: async () => undefined } });
+    await none.user('U1');
+    await none.user('U1');
+    expect(readable.users.info).toHaveBeenCalledTimes(1); // the record says nothing changed: cached
+    const slack = fakeSlack({ U1: { team_id: HOME } });
+    const changes = { changedAt: vi.fn(async () => Promise.reject(new Error('Connection is closed.'))) };
+    const dir = new SlackDirectory(slack as never, { changes });
+    await dir.user('U1');
+    expect(await dir.user('U1')).toMatchObject({ id: 'U1', teamId: HOME });
+    // Each lookup finds the record unreadable, so the cached facts are fetched again.
+    expect(changes.changedAt).toHaveBeenCalledTimes(2);
+    expect(slack.users.info).toHaveBeenCalledTimes(3);
+  });
+
+  it('users.info answering without a user fails the check (the gate refuses: check_failed)', async () => {
+    const slack = fakeSlack({});
+    slack.users.info.mockResolvedValueOnce({ ok: true } as never);
+    await expect(new SlackDirectory(slack as never).user('U1')).rejects.toThrow('users.info returned no user');
+  });
+
+  it("the bot's own workspace: a failed or empty auth.test is not remembered; the next check asks again", async () => {
+    const slack = fakeSlack({});
+    const platform = Object.assign(new Error('An API error occurred: ratelimited'), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: 'ratelimited' },
+    });
+    slack.auth.test.mockRejectedValueOnce(platform).mockResolvedValueOnce({ ok: true } as never);
+    const dir = new SlackDirectory(slack as never);
+    await expect(dir.homeTeamId()).rejects.toBe(platform);
+    await expect(dir.homeTeamId()).rejects.toThrow('auth.test returned no team_id');
+    expect(await dir.homeTeamId()).toBe(HOME);
+    expect(await dir.homeTeamId()).toBe(HOME);
+    expect(slack.auth.test).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe('the access events', () => {
+  it('a user_change or team_access event without ids is ignored with a warning (acked, nothing recorded)', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const deps = {
+      directory: { forget: vi.fn() },
+      changes: { mark: vi.fn(async () => undefined) },
+      workspaces: { grant: vi.fn(async () => undefined), remove: vi.fn(async () => undefined) },
+      logger,
+    };
+    const events = new Map<string, (a: { event: unknown }) => Promise<void>>();
+    register({ event: (name: string, l: never) => void events.set(name, l) } as never, deps as never);
+    await userChangeEvent(deps as never)({ event: { type: 'user_change', user: { id: '<!here>' } } } as never);
+    await events.get('team_access_revoked')!({ event: { type: 'team_access_revoked', team_ids: ['not a team'] } });
+    expect(deps.directory.forget).not.toHaveBeenCalled();
+    expect(deps.changes.mark).not.toHaveBeenCalled();
+    expect(deps.workspaces.remove).not.toHaveBeenCalled();
+    expect(lines.map((l) => l.msg)).toEqual([
+      'a user_change event without a user id; ignored',
+      'a team_access event without workspace ids; ignored',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('<!here>');
+  });
+});
+
 describe('the access gate', () => {
   const logs: string[] = [];
   const logger = createLogger('info', { write: (l: string) => void logs.push(l) } as never);
@@ -303,6 +368,18 @@ describe('the access gate', () => {
     expect(warns.filter((l) => l.level === 40 && l.err?.message === 'Connection is closed.')).toEqual([
       expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
       expect.objectContaining({ msg: "could not read the channel's docs project; budget left as it is" }),
+    ]);
+  });
+
+  it("a docs API 429 that cannot be recorded (Redis down) is said at warn; the caller's request is not failed by it", async () => {
+    logs.length = 0;
+    budget.block.mockRejectedValueOnce(new Error('Connection is closed.'));
+    const call = { actor: { user: 'U1' }, channel: 'C1', action: 'start_job' as const, promptChars: 10 };
+    await expect(gate(fakeSlack({ U1: { team_id: HOME } })).noteRateLimited(call, 30_000)).resolves.toBeUndefined();
+    const warns = logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40);
+    expect(warns.map((l) => l.msg)).toEqual([
+      'the docs API is rate limiting agent requests; holding new ones until it frees',
+      'could not record the docs API rate limit',
     ]);
   });
 });

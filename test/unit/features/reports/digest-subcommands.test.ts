@@ -2,9 +2,11 @@ import type { Respond } from '../../../../src/platform/slack/respond.js';
 import { describe, expect, it } from 'vitest';
 import { parseScheduleArgs } from '../../../../src/features/reports/digests/schedule.js';
 import { digestSubcommands } from '../../../../src/features/reports/digests/subcommands.js';
+import { digestSchedulerId } from '../../../../src/features/reports/digests/store.js';
 import { describeSections, takeSectionsOption } from '../../../../src/features/reports/digests/sections.js';
 import { helpText } from '../../../../src/features/reports/query.js';
 import { createLogger } from '../../../../src/platform/logger.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 
 const defaults = { pattern: '0 9 * * 1', tz: 'UTC' };
 const deps = (schedule = defaults) => ({
@@ -134,5 +136,180 @@ describe('the digests subcommands of /docs-visitors', () => {
     // digestQueue is missing here: the run fails like a storage outage, and says so.
     await res.run({ teamId: 'T1', channel: 'C1', user: 'U1' }, respond);
     expect(said[0]).toContain("I couldn't read the subscriptions (my storage or Slack did not answer)");
+  });
+});
+
+/** An error as @slack/web-api throws it for a Slack `error` answer. */
+const slackError = (code: string) =>
+  Object.assign(new Error(`An API error occurred: ${code}`), {
+    code: 'slack_webapi_platform_error',
+    data: { ok: false, error: code },
+  });
+/** Redis refusing a command, as ioredis rejects. */
+const redisDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+
+describe('the digests subcommands when Redis or Slack fails', () => {
+  /** A digest queue (BullMQ's scheduler calls) over a map; `fail` names the calls that reject as Redis down. */
+  function queueOf(fail: string[] = []) {
+    const schedulers = new Map<string, unknown>();
+    const calls: string[] = [];
+    const call =
+      <A extends unknown[], R>(name: string, f: (...a: A) => R) =>
+      async (...a: A): Promise<Awaited<R>> => {
+        calls.push(name);
+        if (fail.includes(name)) throw redisDown();
+        return f(...a) as Awaited<R>;
+      };
+    return {
+      schedulers,
+      calls,
+      getJobScheduler: call('getJobScheduler', (id: string) => schedulers.get(id)),
+      upsertJobScheduler: call(
+        'upsertJobScheduler',
+        (id: string, repeat: { pattern: string; tz: string }, t: { data: unknown }) => {
+          schedulers.set(id, { key: id, pattern: repeat.pattern, tz: repeat.tz, template: { data: t.data } });
+          return undefined;
+        },
+      ),
+      removeJobScheduler: call('removeJobScheduler', (id: string) => schedulers.delete(id)),
+      add: call('add', () => ({ id: 'j1' })),
+    };
+  }
+  function rig(
+    o: {
+      fail?: string[];
+      postMessage?: () => Promise<unknown>;
+      give?: () => Promise<void>;
+      take?: () => Promise<{ ok: true }>;
+    } = {},
+  ) {
+    const queue = queueOf(o.fail);
+    const { logger, lines } = arrayLogger();
+    const said: string[] = [];
+    const respond = (async (m: { text?: string }) => void said.push(String(m.text))) as Respond;
+    const posted: unknown[] = [];
+    const gave: string[] = [];
+    const d = {
+      ...deps(),
+      digestQueue: queue as never,
+      slack: {
+        chat: {
+          postMessage: async (a: unknown) => {
+            posted.push(a);
+            return o.postMessage ? o.postMessage() : { ok: true };
+          },
+        },
+      } as never,
+      quotas: {
+        manualDigest: {
+          take: o.take ?? (async () => ({ ok: true as const })),
+          give: async (slot: string) => {
+            gave.push(slot);
+            if (o.give) await o.give();
+          },
+        },
+        subscriptions: { take: async () => ({ ok: true as const }) },
+      },
+      logger,
+    };
+    const run = async (words: string) => {
+      const [name = '', ...args] = words.split(' ');
+      const res = digestSubcommands(d).prepare(name, args);
+      if (!res.ok) throw new Error(res.message);
+      await res.run({ teamId: 'T1', channel: 'C1', user: 'U0DANA' }, respond);
+    };
+    return { queue, lines, said, posted, gave, run };
+  }
+
+  it('subscribe when Redis does not answer: the person is told nothing was saved; an error is logged; nothing is posted', async () => {
+    for (const fail of ['getJobScheduler', 'upsertJobScheduler']) {
+      const r = rig({ fail: [fail] });
+      await r.run('subscribe mon 09:00');
+      expect(r.said).toEqual([
+        "I couldn't save the subscription (the bot's storage did not answer); try again in a moment.",
+      ]);
+      expect(r.posted).toEqual([]);
+      expect(r.lines.filter((l) => l.level === 50)).toEqual([
+        expect.objectContaining({ msg: 'could not save a digest subscription' }),
+      ]);
+    }
+  });
+
+  it('subscribe in a channel the bot cannot post in: the subscription is removed again and the person is told to invite the bot', async () => {
+    const r = rig({ postMessage: async () => Promise.reject(slackError('not_in_channel')) });
+    await r.run('subscribe mon 09:00');
+    expect(r.queue.calls).toContain('removeJobScheduler');
+    expect(r.queue.schedulers.size).toBe(0);
+    expect(r.said).toEqual([
+      "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again. No digest was scheduled.",
+    ]);
+  });
+
+  it('…and when that removal fails too, the person is still told, and a warning names the channel', async () => {
+    const r = rig({
+      fail: ['removeJobScheduler'],
+      postMessage: async () => Promise.reject(slackError('channel_not_found')),
+    });
+    await r.run('subscribe mon 09:00');
+    expect(r.said).toEqual([expect.stringMatching(/^I can't post in this channel yet\..*No digest was scheduled\.$/)]);
+    expect(r.lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({
+        channel: 'C1',
+        msg: 'could not remove the subscription of a channel the bot cannot post in',
+      }),
+    ]);
+  });
+
+  it('subscribe whose channel notice Slack refuses for another reason keeps the subscription and tells the person privately', async () => {
+    const r = rig({ postMessage: async () => Promise.reject(slackError('ratelimited')) });
+    await r.run('subscribe mon 09:00');
+    expect(r.queue.schedulers.size).toBe(1);
+    expect(r.said).toEqual([expect.stringMatching(/^Subscribed: Mondays at 09:00 UTC, all sections\./)]);
+  });
+
+  it('unsubscribe when Redis does not answer: the person is told nothing was removed; a warning names the failure', async () => {
+    const r = rig({ fail: ['removeJobScheduler'] });
+    await r.run('unsubscribe');
+    expect(r.said).toEqual([
+      "I couldn't remove the subscription (the bot's storage did not answer); try again in a moment.",
+    ]);
+    expect(r.posted).toEqual([]);
+    expect(r.lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({ msg: 'could not remove a digest subscription', err: expect.anything() }),
+    ]);
+  });
+
+  it('unsubscribe whose channel notice Slack refuses: the person is told privately that it is done', async () => {
+    const r = rig({ postMessage: async () => Promise.reject(slackError('is_archived')) });
+    r.queue.schedulers.set(digestSchedulerId('T1', 'C1'), {});
+    await r.run('unsubscribe');
+    expect(r.queue.schedulers.size).toBe(0);
+    expect(r.said).toEqual(['Unsubscribed: no more weekly digests here.']);
+  });
+
+  it('digest now when it cannot be queued: the slot is given back, the person is told, a warning is logged (also when the give-back fails)', async () => {
+    for (const give of [undefined, async () => Promise.reject(redisDown())]) {
+      const r = rig({ fail: ['add'], ...(give ? { give } : {}) });
+      await r.run('digest');
+      expect(r.gave).toHaveLength(1);
+      expect(r.said).toEqual([
+        "I couldn't queue the digest (the bot's storage did not answer); try again in a moment.",
+      ]);
+      expect(r.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(
+        give
+          ? ['could not queue a digest on request', 'could not give back a manual digest slot']
+          : ['could not queue a digest on request'],
+      );
+    }
+  });
+
+  it('digest now when its hourly slot cannot be read: refused (fail closed), nothing queued, the person told, a warning logged', async () => {
+    const r = rig({ take: async () => Promise.reject(redisDown()) });
+    await r.run('digest');
+    expect(r.said).toEqual([
+      "I couldn't check how often this was asked (the bot's storage did not answer); try again in a moment.",
+    ]);
+    expect(r.queue.calls).toEqual([]);
+    expect(r.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['could not read a digest quota; refused']);
   });
 });

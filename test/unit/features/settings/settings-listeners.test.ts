@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildSettingsMessage, EDIT_MODAL_PURPOSE } from '../../../../src/features/settings/blocks.js';
-import { editAction, editSubmission } from '../../../../src/features/settings/listeners.js';
+import { editAction, editSubmission, register } from '../../../../src/features/settings/listeners.js';
 import type { EffectiveSettings } from '../../../../src/features/settings/service.js';
 import type { AccessDecision } from '../../../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
@@ -288,5 +288,55 @@ describe('Edit and the settings modal', () => {
     } as never);
     expect(ack2).toHaveBeenCalledWith({ response_action: 'errors', errors: { answer_all: expect.any(String) } });
     expect(d.intake.record).toHaveBeenCalledTimes(1);
+  });
+
+  it('Edit on a stale button whose answer Slack will not take (response_url expired) ends quietly with a warning, not a crash', async () => {
+    const d = deps();
+    const respond = vi.fn(async () => Promise.reject(new Error('response_url answered HTTP 404')));
+    await expect(
+      editAction(d)({ ack: vi.fn(async () => undefined), ...click('C0LEADS', 'U0ALICE', 'C0DOCS'), respond } as never),
+    ).resolves.toBeUndefined();
+    expect(respond).toHaveBeenCalledTimes(1);
+    expect(d.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'refused a button or form value the bot did not sign',
+      'could not answer the person',
+    ]);
+  });
+});
+
+describe('/docs-settings', () => {
+  it('a mistake is still recorded (the worker answers it with the usage) and logs a warning naming the channel, not the text', async () => {
+    const d = deps();
+    let listener: ((args: unknown) => Promise<void>) | undefined;
+    const app = {
+      command: (name: string, l: (args: unknown) => Promise<void>) => {
+        if (name === '/docs-settings') listener = l;
+      },
+      action: () => undefined,
+      view: () => undefined,
+    };
+    register(app as never, d as never);
+    const ack = vi.fn(async () => undefined);
+    const command = {
+      text: 'colour <!here> secret-words',
+      team_id: 'T1',
+      channel_id: 'C0DOCS',
+      user_id: 'U0ALICE',
+      response_url: 'https://hooks.slack.com/commands/T1/1/x',
+      trigger_id: 'trig1',
+    };
+    await listener!({ command, ack });
+    expect(ack).toHaveBeenCalledWith();
+    expect(d.intake.record).toHaveBeenCalledWith(
+      expect.objectContaining({ name: 'settings.command' }),
+      'cmd-trig1',
+      'trig1',
+      expect.objectContaining({ command: expect.objectContaining({ kind: 'invalid' }) }),
+    );
+    const warns = d.lines.filter((l) => l.level === 40);
+    expect(warns).toEqual([
+      expect.objectContaining({ channel: 'C0DOCS', msg: 'a /docs-settings mistake; answered with the usage' }),
+    ]);
+    expect(JSON.stringify(warns)).not.toContain('secret-words');
   });
 });

@@ -390,6 +390,13 @@ describe('DiscoveryClient.search and getPage', () => {
     ]);
   });
 
+  it('refuses, before any request, an empty page path and a retrieval page size that is not a positive integer', async () => {
+    await expect(client.getPage('  ')).rejects.toBeInstanceOf(RangeError);
+    for (const retrievalPageSize of [0, 2.5, -1])
+      await expect(ask({ retrievalPageSize })).rejects.toThrow('retrievalPageSize must be a positive integer');
+    expect(agent.pendingInterceptors()).toHaveLength(0); // nothing was asked of the API
+  });
+
   it('reads a page, and maps its 404 to not found (not retried)', async () => {
     pool()
       .intercept({ path: '/discovery/v1/page/acme%20docs', method: 'POST', body: JSON.stringify({ path: '/sso' }) })

@@ -189,6 +189,38 @@ describe('DocsApiClient', () => {
     expect((await expectError(hurried().createJob('x'), DocsApiNetworkError)).sent).toBe(true);
   });
 
+  it('an answer cut off mid-body: a 2xx is a network error that may have arrived (a job may exist); a 5xx stays a server error', async () => {
+    // A real server that sends the status and part of the body, then drops the connection.
+    let status = 201;
+    const server = createServer((socket) => {
+      socket.once('data', () => {
+        socket.write(
+          `HTTP/1.1 ${status} X\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"id":"job_`,
+        );
+        socket.destroy();
+      });
+    });
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+    );
+    const cut = new DocsApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: KEY,
+      projectId: 'p',
+      timeoutMs: 2_000,
+      retryMinDelayMs: 1,
+    });
+    try {
+      const created = await expectError(cut.createJob('x'), DocsApiNetworkError);
+      expect(created.sent).toBe(true);
+      status = 500;
+      await expectError(cut.createJob('x'), DocsApiServerError);
+    } finally {
+      await cut.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
   it('sends both dates, limit and offset to the visitors endpoint', async () => {
     pool()
       .intercept({

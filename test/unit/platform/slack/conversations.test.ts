@@ -3,7 +3,11 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { ConversationDirectory, MembersUnknownError } from '../../../../src/platform/slack/conversations.js';
-import { checkMembership, MEMBERSHIP_BUSY_TEXT } from '../../../../src/platform/slack/member-check.js';
+import {
+  checkMembership,
+  MEMBERSHIP_BUSY_TEXT,
+  MEMBERS_UNKNOWN_TEXT,
+} from '../../../../src/platform/slack/member-check.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
 import { currentRequestContext, withRequestContext } from '../../../../src/platform/request-context.js';
 import { arrayLogger } from '../../../helpers/logs.js';
@@ -130,6 +134,52 @@ describe("membership from the person's own conversation list", () => {
     expect(calls('users.conversations')).toHaveLength(1);
     expect(await dir.isMember('C0MANY2400', 'U0CAROL')).toBe(true);
     expect(calls('users.conversations').map((c) => c.args.limit)).toEqual(['999', '999', '999']);
+  });
+});
+
+describe('membership when Slack fails or the list is too long', () => {
+  it('a person in more conversations than the bot reads through, none of them this one: "I can\'t tell", not "no"', async () => {
+    // Pages of 2: ten pages hold 20 of U0CAROL's 25 conversations; the one asked about is not among them.
+    for (let i = 0; i < 25; i++)
+      slack.channels.push({ id: `C0LONG${i}`, name: `long-${i}`, botIsMember: false, members: ['U0CAROL'] });
+    const limits = {
+      perPerson: new RateLimiterMemory({ points: 100, duration: 60 }),
+      all: new RateLimiterMemory({ points: 100, duration: 60 }),
+    };
+    const dir = new ConversationDirectory({ slack: web, pageSize: 2, limits });
+    const err = await dir.isMember('C0SMALL', 'U0CAROL').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MembersUnknownError);
+    expect(err).toMatchObject({ reason: 'too_large' });
+    expect(calls('users.conversations')).toHaveLength(10);
+    const { logger } = arrayLogger();
+    const checked = await checkMembership(dir, logger, { channel: 'C0SMALL', user: 'U0CAROL', action: ACTION });
+    expect(checked).toMatchObject({ ok: false, text: MEMBERS_UNKNOWN_TEXT });
+    expect(calls('users.conversations')).toHaveLength(10); // the list as read answers again
+  });
+
+  it('a list of channels to show: a Slack error other than a rate limit fails the listing (not "not a member")', async () => {
+    const dir = new ConversationDirectory({ slack: web });
+    slack.failNext('users.conversations', { error: 'internal_error' });
+    await expect(dir.membershipsOf('U0ALICE', ['C0DOCS', 'C0SMALL'])).rejects.toMatchObject({
+      data: { error: 'internal_error' },
+    });
+    expect(await dir.membershipsOf('U0ALICE', ['C0DOCS', 'C0SMALL'])).toEqual(
+      new Map([
+        ['C0DOCS', true],
+        ['C0SMALL', false],
+      ]),
+    );
+  });
+
+  it('re-reading an old "no" when Slack fails: the failure is thrown (not the old "no"); the next question reads again', async () => {
+    const now = { t: 1_000_000 };
+    const dir = new ConversationDirectory({ slack: web, now: () => now.t });
+    expect(await dir.isMember('C0SMALL', 'U0ALICE')).toBe(false);
+    slack.channels.find((c) => c.id === 'C0SMALL')!.members!.push('U0ALICE');
+    now.t += 61_000;
+    slack.failNext('users.conversations', { error: 'internal_error' });
+    await expect(dir.isMember('C0SMALL', 'U0ALICE')).rejects.toMatchObject({ data: { error: 'internal_error' } });
+    expect(await dir.isMember('C0SMALL', 'U0ALICE')).toBe(true);
   });
 });
 

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { responseUrlGuard } from '../../../../src/platform/slack/response-url-guard.js';
+import { arrayLogger } from '../../../helpers/logs.js';
 import { responseUrlAllowed } from '../../../../src/platform/slack/respond.js';
 
 describe('responseUrlAllowed: the bot posts only to Slack or to the configured Slack API origin', () => {
@@ -26,5 +28,27 @@ describe('responseUrlAllowed: the bot posts only to Slack or to the configured S
     ['http localhost (no longer a special case)', 'http://localhost:3000/x'],
   ])('refuses %s', (_what, url) => {
     expect(responseUrlAllowed(url, slackApi)).toBe(false);
+  });
+});
+
+describe('the response_url guard (middleware)', () => {
+  it('a command whose response_url is not a URL at all: refused in the ack, no listener runs, the warning says "not a URL" (not the value)', async () => {
+    const { logger, lines } = arrayLogger('warn');
+    const ack = vi.fn(async () => undefined);
+    const next = vi.fn(async () => undefined);
+    const body = { command: '/docs-settings', text: 'show', response_url: 'javascript:alert(1)//not-a-url-secret' };
+    await responseUrlGuard('https://slack.com/api/', logger)({ body, ack, next } as never);
+    expect(next).not.toHaveBeenCalled();
+    expect(ack).toHaveBeenCalledWith({
+      response_type: 'ephemeral',
+      text: "This request came with a reply address that isn't Slack's, so I didn't act on it.",
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: "refused a request whose response_url is not Slack's", responseUrlHost: '' }),
+    ]);
+    const unparsable = { command: '/docs-settings', response_url: 'hooks.slack.com/commands/x' };
+    await responseUrlGuard('https://slack.com/api/', logger)({ body: unparsable, ack, next } as never);
+    expect(lines[1]).toMatchObject({ responseUrlHost: 'not a URL' });
+    expect(JSON.stringify(lines)).not.toContain('secret');
   });
 });

@@ -60,6 +60,7 @@ describe('ValueSigner', () => {
   });
 
   it('another secret is another key: its values are refused; every replica with the same secret agrees', () => {
+    expect(() => ValueSigner.fromSecret('')).toThrow('a signing key needs a non-empty secret');
     const other = ValueSigner.fromSecret('another-secret');
     expect(other.open('p', signer.sign('p', 'x'))).toEqual({ ok: false, reason: 'tampered' });
     expect(ValueSigner.fromSecret('test-signing-secret').open('p', signer.sign('p', 'x'))).toEqual({
