@@ -241,8 +241,8 @@ export async function askQuestion(
 /**
  * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
  * @returns `{ ts }`; or the sentence for the person, the question given back to the budget, when
- *   the bot cannot post there ({@link INVITE_FIRST}) or Slack still fails on the last try
- *   ({@link QUESTION_NOT_POSTED_TEXT}: logged with Slack's error code, never the question).
+ *   the bot cannot post there ({@link INVITE_FIRST}) or the post still fails on the last try (Slack
+ *   or Redis: {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
  * @throws other Slack errors and Redis errors before the last try (the intake retries).
  */
 async function postQuestion(

@@ -26,9 +26,12 @@ export const SITE_UNKNOWN_TEXT =
 export const COULD_NOT_ANSWER_TEXT =
   "I couldn't answer that: the docs assistant didn't respond properly, even on a second try. Ask again in a moment.";
 
-/** `/docs-ask`'s question could not be posted in its channel, even on the last try (Slack failing): nothing was asked. */
+/**
+ * `/docs-ask`'s question could not be posted in its channel, even on the last try (Slack or the
+ * bot's storage failing): nothing was asked.
+ */
 export const QUESTION_NOT_POSTED_TEXT =
-  "Slack wouldn't take your question, so I couldn't post it or answer it. It doesn't count against your questions; ask again in a moment.";
+  "I couldn't post your question just now, so I couldn't answer it. It doesn't count against your questions; ask again in a moment.";
 
 /** The assistant no longer knows the thread (404 with a thread id): the conversation cannot go on. */
 export const THREAD_LOST_TEXT =
