@@ -192,7 +192,12 @@ export async function askQuestion(
   const p = steps.progress as AskProgress;
   if (p.refused) return;
   const refuse = async (text: string) => {
-    await steps.save({ refused: true });
+    // The mark keeps a retry from telling it again; on the last try none follows, so Redis failing
+    // to keep it does not stop the telling (the person would hear nothing).
+    await steps.save({ refused: true }).catch((err: unknown) => {
+      if (!steps.finalAttempt) throw err;
+      deps.logger.warn({ err }, 'could not record a refusal on the last try; telling it');
+    });
     deps.metrics?.askEnded('refused');
     await tell(text);
   };

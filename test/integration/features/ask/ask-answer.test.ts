@@ -560,6 +560,36 @@ describe('asking: Slack and Redis', () => {
     expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
   });
 
+  it('/docs-ask on the last try with Redis failing from the post on: the person is still told the question was not posted', async () => {
+    const d = deps({ perUser: 1 });
+    const key = `redis-last-${prefix}`;
+    const postingStep = postOnceKeys(stepKeys(key, 'question').question).posting;
+    let down = false;
+    const steps = stepsOver(
+      {},
+      async (_progress, patch) => {
+        if (postingStep in patch) down = true;
+        if (down) throw new Error('Connection is closed.');
+      },
+      { finalAttempt: true },
+    );
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: `How do I rotate a key (${prefix})?`,
+      key,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, steps, reply);
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+    expect(slack.messages.filter((m) => m.text.includes(prefix))).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not record a refusal on the last try; telling it', level: 40 }),
+    );
+  });
+
   it('/docs-ask whose question is posted on the last try but Redis fails to record it: answered in its thread, not called unposted, nothing given back', async () => {
     const d = deps({ perUser: 1 });
     const give = vi.spyOn(d.budget, 'give');
