@@ -20,6 +20,7 @@ import { createLogger, type Logger } from '../../src/platform/logger.js';
 import type { FakeAgentJob } from '../../sandbox/docs-api/agent-jobs.js';
 import { FakePreviews, type FakePreviewsOptions } from '../../sandbox/docs-api/previews.js';
 import { TEST_SIGNER } from './signer.js';
+import { slackPlatformError } from './fake-slack-client.js';
 import { jobRecord } from './job-record.js';
 
 /** A message of the harness' Slack. */
@@ -85,7 +86,10 @@ export function previewHarness(o: HarnessOptions) {
         return { ok: true };
       }) as never,
       delete: (async (a: { ts: string }) => {
-        messages.find((x) => x.ts === a.ts)!.deleted = true;
+        // Slack's chat.delete answers `message_not_found` for a message that is not there (any more).
+        const m = messages.find((x) => x.ts === a.ts && !x.deleted);
+        if (!m) throw slackPlatformError('message_not_found');
+        m.deleted = true;
         return { ok: true };
       }) as never,
     },

@@ -12,7 +12,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
 import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
-import { postOnce, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
+import { postOnce, postOnceKeys, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
@@ -192,7 +192,12 @@ export async function askQuestion(
   const p = steps.progress as AskProgress;
   if (p.refused) return;
   const refuse = async (text: string) => {
-    await steps.save({ refused: true });
+    // The mark keeps a retry from telling it again; on the last try none follows, so Redis failing
+    // to keep it does not stop the telling (the person would hear nothing).
+    await steps.save({ refused: true }).catch((err: unknown) => {
+      if (!steps.finalAttempt) throw err;
+      deps.logger.warn({ err }, 'could not record a refusal on the last try; telling it');
+    });
     deps.metrics?.askEnded('refused');
     await tell(text);
   };
@@ -240,9 +245,10 @@ export async function askQuestion(
 
 /**
  * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
- * @returns `{ ts }`; or the sentence for the person, the question given back to the budget, when
- *   the bot cannot post there ({@link INVITE_FIRST}) or the post still fails on the last try (Slack
- *   or Redis: {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
+ * @returns `{ ts }` (also on the last try when the post went out but Redis failed to record it);
+ *   or the sentence for the person, the question given back to the budget, when the bot cannot
+ *   post there ({@link INVITE_FIRST}) or the post still fails on the last try (Slack or Redis:
+ *   {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
  * @throws other Slack errors and Redis errors before the last try (the intake retries).
  */
 async function postQuestion(
@@ -250,14 +256,10 @@ async function postQuestion(
   req: AskRequest & { question: string },
   steps: Steps,
 ): Promise<{ ts: string } | { refusal: string }> {
+  const key = stepKeys(req.key, 'question').question;
   try {
     const m = questionMessage(req.user, req.question);
-    const ts = await postOnce(deps.slack, steps, {
-      channel: req.channel,
-      ...m,
-      key: stepKeys(req.key, 'question').question,
-      since: req.receivedAt,
-    });
+    const ts = await postOnce(deps.slack, steps, { channel: req.channel, ...m, key, since: req.receivedAt });
     return { ts };
   } catch (err) {
     const code = slackErrorCode(err);
@@ -266,6 +268,13 @@ async function postQuestion(
       return { refusal: INVITE_FIRST };
     }
     if (!steps.finalAttempt) throw err;
+    // Posted, but Redis failed to keep its ts (a save merges into `progress` before it writes): the
+    // question is in the channel, so it is answered, not called unposted (a second ask would post it twice).
+    const posted = steps.progress[postOnceKeys(key).ts];
+    if (typeof posted === 'string') {
+      deps.logger.warn({ err, channel: req.channel }, 'posted a question but could not record it; answering it');
+      return { ts: posted };
+    }
     // No try comes after this one: the person is told, and the question is not counted.
     deps.logger.warn(
       { slackError: code, channel: req.channel },

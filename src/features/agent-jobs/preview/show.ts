@@ -89,14 +89,15 @@ async function showPlan(ctx: PreviewContext, next: PreviewRecord): Promise<Shown
  * Takes back a preview that only ever said "queued" (the plan turned out to have no previews:
  * nothing about them stays in Slack): deletes its message unless a build of the job was shown
  * ready (that message stays), and clears the plan's preview step of the run. A failure is one
- * warning; a message that is gone or refused for good is left be.
+ * warning. A message already gone (`message_not_found`: an earlier try deleted it, or a person
+ * did) counts as deleted; one Slack refuses to delete for good is left be, its ts kept. Either way
+ * the plan's step is still cleared.
  * @throws a transient Slack error or a Redis error (the step is run again, and takes it back then).
  */
 export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' | 'preview' | 'log'>): Promise<void> {
   const { deps, job, preview, log } = ctx;
   try {
-    if (preview.ts && !preview.everReady) {
-      await deps.slack.chat.delete({ channel: job.channel, ts: preview.ts });
+    if (preview.ts && !preview.everReady && (await deletePreviewMessage(ctx, preview.ts))) {
       const { ts: _gone, shown: _shown, ...rest } = preview;
       await deps.previews.save(rest);
       await deps.previews.forgetMessage(job.jobId);
@@ -108,5 +109,22 @@ export async function withdrawPreview(ctx: Pick<PreviewContext, 'deps' | 'job' |
     // Slack or Redis trouble: the step fails and BullMQ runs it again (the message must not stay "queued").
     log.warn({ err }, 'could not take back the queued preview');
     if (classifySlackError(err).kind === 'transient') throw err;
+  }
+}
+
+/**
+ * Deletes the preview message `ts` of the job's thread. @returns true when it is gone (deleted now,
+ * or already: Slack's `gone` codes, such as `message_not_found`); false when Slack refuses for good
+ * (one warning). @throws a transient Slack error.
+ */
+async function deletePreviewMessage(ctx: Pick<PreviewContext, 'deps' | 'job' | 'log'>, ts: string): Promise<boolean> {
+  try {
+    await ctx.deps.slack.chat.delete({ channel: ctx.job.channel, ts });
+    return true;
+  } catch (err) {
+    const { kind, code } = classifySlackError(err);
+    if (kind === 'transient') throw err;
+    ctx.log.warn({ err, slackError: code }, 'could not delete the queued preview message');
+    return kind === 'gone';
   }
 }

@@ -357,14 +357,45 @@ describe('preview step: Slack failures', () => {
     expect(h.records.get('job_hhhhhhhhhhhh')!.preview ?? null).toBeNull();
   });
 
-  it('a queued message that is already gone (message_not_found) is one warning; the step ends "off"', async () => {
+  it('a queued message that is already gone (message_not_found) is one warning; the plan still loses its preview step and the step ends "off"', async () => {
     prefix = randomPrefix();
     const { logger, lines } = arrayLogger('warn');
     const h = previewHarness({ redis, prefix, logger });
     await queuedThenOff(h, 'job_iiiiiiiiiiii');
     h.deps.slack.chat.delete = (async () => Promise.reject(slackPlatformError('message_not_found'))) as never;
     expect(await run0(h, 'job_iiiiiiiiiiii')).toEqual({ result: 'off' });
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not take back the queued preview' }));
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'could not delete the queued preview message', slackError: 'message_not_found' }),
+    ]);
+    expect(h.records.get('job_iiiiiiiiiiii')!.preview ?? null).toBeNull();
+    expect((await h.store.get('job_iiiiiiiiiiii'))?.ts).toBeUndefined();
+  });
+
+  it('a queued message deleted just before Redis failed: the retry finds it gone and still clears the plan', async () => {
+    prefix = randomPrefix();
+    const { logger } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, logger });
+    const ts = await queuedThenOff(h, 'job_kkkkkkkkkkkk');
+    const save = h.store.save.bind(h.store);
+    h.store.save = async () => Promise.reject(new Error('Connection is closed.'));
+    await expect(run0(h, 'job_kkkkkkkkkkkk')).rejects.toThrow('Connection is closed.');
+    expect(h.messages.find((m) => m.ts === ts)!.deleted).toBe(true);
+    expect(h.records.get('job_kkkkkkkkkkkk')!.preview).toBe('queued');
+    // The retry: the message is gone (message_not_found); the plan's step is taken back all the same.
+    h.store.save = save;
+    expect(await run0(h, 'job_kkkkkkkkkkkk')).toEqual({ result: 'off' });
+    expect(h.records.get('job_kkkkkkkkkkkk')!.preview ?? null).toBeNull();
+  });
+
+  it('a queued message Slack refuses to delete for good (cant_delete_message) keeps its ts; the plan loses its preview step', async () => {
+    prefix = randomPrefix();
+    const { logger } = arrayLogger('warn');
+    const h = previewHarness({ redis, prefix, logger });
+    const ts = await queuedThenOff(h, 'job_llllllllllll');
+    h.deps.slack.chat.delete = (async () => Promise.reject(slackPlatformError('cant_delete_message'))) as never;
+    expect(await run0(h, 'job_llllllllllll')).toEqual({ result: 'off' });
+    expect((await h.store.get('job_llllllllllll'))?.ts).toBe(ts);
+    expect(h.records.get('job_llllllllllll')!.preview ?? null).toBeNull();
   });
 });
 

@@ -24,7 +24,7 @@ import {
 import { OPEN_GATE, type AccessGate } from '../../../../src/platform/access.js';
 import { DiscoveryClient } from '../../../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../../../src/platform/logger.js';
-import { memorySteps } from '../../../../src/platform/steps.js';
+import { memorySteps, postOnceKeys, stepKeys, stepsOver } from '../../../../src/platform/steps.js';
 import { INVITE_FIRST } from '../../../../src/platform/slack/errors.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../../../helpers/redis.js';
 import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
@@ -558,6 +558,73 @@ describe('asking: Slack and Redis', () => {
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
     expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+  });
+
+  it('/docs-ask on the last try with Redis failing from the post on: the person is still told the question was not posted', async () => {
+    const d = deps({ perUser: 1 });
+    const key = `redis-last-${prefix}`;
+    const postingStep = postOnceKeys(stepKeys(key, 'question').question).posting;
+    let down = false;
+    const steps = stepsOver(
+      {},
+      async (_progress, patch) => {
+        if (postingStep in patch) down = true;
+        if (down) throw new Error('Connection is closed.');
+      },
+      { finalAttempt: true },
+    );
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: `How do I rotate a key (${prefix})?`,
+      key,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, steps, reply);
+    expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
+    expect(slack.messages.filter((m) => m.text.includes(prefix))).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not record a refusal on the last try; telling it', level: 40 }),
+    );
+  });
+
+  it('/docs-ask whose question is posted on the last try but Redis fails to record it: answered in its thread, not called unposted, nothing given back', async () => {
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    const key = `posted-unrecorded-${prefix}`;
+    const tsStep = postOnceKeys(stepKeys(key, 'question').question).ts;
+    let failed = false;
+    const steps = stepsOver(
+      {},
+      async (_progress, patch) => {
+        if (tsStep in patch && !failed) {
+          failed = true;
+          throw new Error('Connection is closed.');
+        }
+      },
+      { finalAttempt: true },
+    );
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: `How do I rotate a key (${prefix})?`,
+      key,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, steps, reply);
+    expect(failed).toBe(true);
+    const posted = slack.messages.filter((m) => m.channel === 'C0DOCS' && !m.thread_ts && m.text.includes(prefix));
+    expect(posted).toHaveLength(1);
+    expect(replies(posted[0]!.ts)).toHaveLength(1); // the answer, in the question's thread
+    expect(told).toEqual([]);
+    expect(give).not.toHaveBeenCalled();
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'posted a question but could not record it; answering it', level: 40 }),
+    );
   });
 
   it('/docs-ask in a channel the bot is not in, with Redis failing to give the question back: still told to invite it, one warn line', async () => {
