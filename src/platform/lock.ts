@@ -47,6 +47,7 @@ export async function withLock<T>(
 /**
  * Takes the Redis mutex `key` if it is free, without waiting.
  * @returns a function that releases it, or undefined when someone else holds it.
+ * @throws the Redis error when Redis can't say (callers retry or give up on it).
  */
 export async function tryLock(
   redis: Redis,

@@ -124,7 +124,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   await tellPrivately(
     deps,
     to,
-    `Sent your follow-up to job \`${quoteToken(p.jobId, 80)}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
+    `Sent your follow-up to job \`${quoteToken(p.jobId, 100)}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
 }
 

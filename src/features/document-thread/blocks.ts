@@ -156,7 +156,7 @@ export function followUpModal(at: ModalAt, jobId: string): ModalView {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `This thread belongs to docs agent job \`${quoteToken(jobId, 80)}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
+        text: `This thread belongs to docs agent job \`${quoteToken(jobId, 100)}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
       },
     },
     instructionInput(DEFAULT_FOLLOW_UP, { label: 'Follow-up for the docs agent' }),

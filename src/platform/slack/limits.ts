@@ -55,10 +55,11 @@ export function truncate(text: string, max: number): string {
 /**
  * Text from outside (a person's word, an id or a branch from the docs API), safe inside inline
  * code: backticks replaced, so nothing closes the span early and what follows stays code (git allows
- * a backtick in a branch name); `&<>` escaped; at most `max` characters (default 60), `…` when cut.
+ * a backtick in a branch name); runs of whitespace (newlines included) made one space, so the span
+ * stays on one line; `&<>` escaped; at most `max` characters (default 60), `…` when cut.
  */
 export function quoteToken(token: string, max = 60): string {
-  return escapeMrkdwn(truncate(token.replace(/`/g, "'"), max));
+  return escapeMrkdwn(truncate(token.replace(/`/g, "'").replace(/\s+/g, ' '), max));
 }
 
 /**

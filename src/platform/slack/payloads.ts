@@ -4,7 +4,8 @@ import { z } from 'zod';
  * Zod schemas of the request bodies the bot handles, checked at the edge before Bolt or any
  * listener reads them (Slack docs: "Slash commands", "Events API", "Interactivity payloads"). They
  * check only what the bot reads; unknown fields pass through. Ids are checked against Slack's id
- * shapes, so a forged id can never smuggle markup (`<!channel>`) into a message.
+ * shapes, so a forged id can never smuggle markup (`<!channel>`) into a message. Also the
+ * workspaces a body names (`bodyTeamIds`, `requestTeamId`), read at the edge.
  */
 
 /** A user id (`U…`, `W…` on Enterprise Grid, `B…` for some bot users). */

@@ -77,7 +77,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
       `${formatDuration(nowMs - j.createdAt)} ago`,
       j.followups ? `${j.followups} follow-up${j.followups === 1 ? '' : 's'}` : undefined,
       j.rating ? `rated ${j.rating === 'positive' ? '👍' : '👎'}` : undefined,
-      `\`${quoteToken(j.jobId, 80)}\``,
+      `\`${quoteToken(j.jobId, 100)}\``,
       ...links,
     ].filter(Boolean);
     blocks.push(

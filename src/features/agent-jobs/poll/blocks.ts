@@ -22,7 +22,7 @@ export function buildAnnouncement(
     .flat()
     .map((u) => `<@${u}>`)
     .join(' ');
-  const job = `\`${quoteToken(p.jobId, 80)}\``;
+  const job = `\`${quoteToken(p.jobId, 100)}\``;
   const o = p.outcome;
   let text: string;
   switch (o.kind) {

@@ -62,7 +62,7 @@ export function changedFiles(files: FilesChanged | undefined, previewUrl: string
 
 /** A path as inert text inside inline code: backticks replaced, `&<>` escaped, at most 120 characters. */
 export function inertPath(path: string): string {
-  return `\`${quoteToken(path.replace(/\s+/g, ' '), 120)}\``;
+  return `\`${quoteToken(path, 120)}\``;
 }
 
 /** The mrkdwn list of changed files (≤ {@link MAX_FILES_LISTED} lines, then a count), within a section's limit. */

@@ -112,7 +112,7 @@ function aboutBlock(about: string | undefined): KnownBlock[] {
 export function buildStatusMessage(v: StatusView): { text: string; blocks: KnownBlock[] } {
   const stateLine = STATE_LINE[v.state](v);
   const meta = [
-    v.jobId ? `Job \`${quoteToken(v.jobId, 80)}\`` : undefined,
+    v.jobId ? `Job \`${quoteToken(v.jobId, 100)}\`` : undefined,
     v.projectId ? `Project \`${quoteToken(v.projectId, 100)}\`` : undefined,
     sourceText(v),
     v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,

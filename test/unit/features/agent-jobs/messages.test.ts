@@ -9,7 +9,7 @@ import {
 import { PENDING_THREAD } from '../../../../src/features/agent-jobs/store.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { buildAnnouncement } from '../../../../src/features/agent-jobs/poll/blocks.js';
-import { SLACK_LIMITS, truncate } from '../../../../src/platform/slack/limits.js';
+import { quoteToken, SLACK_LIMITS, truncate } from '../../../../src/platform/slack/limits.js';
 import { buildStatusMessage } from '../../../../src/features/agent-jobs/status/blocks.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { expectSlackTakesMessage } from '../../../helpers/block-kit.js';
@@ -99,6 +99,11 @@ describe('announcement', () => {
     const a = buildAnnouncement({ mention: 'U1', jobId: 'job_1', outcome: { kind: 'failed' } }, TEST_SIGNER);
     expect(a.text).toMatch(/<@U1> job `job_1` failed.*Reply in this thread/);
   });
+  it('quoteToken keeps outside text one inline-code span: backticks replaced, whitespace on one line, escaped, cut', () => {
+    expect(quoteToken('a`b\n*c*\t<!here> & d')).toBe("a'b *c* &lt;!here&gt; &amp; d");
+    expect(quoteToken('x'.repeat(150), 100)).toBe(`${'x'.repeat(99)}…`);
+  });
+
   it('keeps a job id from the docs API inside its inline code: a backtick in it closes nothing', () => {
     const a = buildAnnouncement(
       { mention: 'U1', jobId: 'job_1`<!here>_x_`', outcome: { kind: 'failed' } },
