@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { respondVia } from '../../platform/slack/respond.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import { buildSettingsMessage } from './blocks.js';
-import type { ChangeOutcome, SettingsAuditAction, SettingsService } from './service.js';
+import type { SettingsService } from './service.js';
 import type { SettingsChange } from './store.js';
 import type { Experts } from './experts.js';
 import type { SettingsCommand } from './command.js';
@@ -65,7 +65,7 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   if (p.command.kind === 'invalid')
     return void (await respond({ response_type: 'ephemeral', text: p.command.message }));
   if (p.command.kind === 'show') {
-    const message = await settingsMessageOrGiveUp(deps, p, ctx);
+    const message = await orGiveUp(deps, p.channel, ctx, 'read channel settings', () => settingsMessage(deps, p));
     await respond({ response_type: 'ephemeral', ...(message ?? { text: READ_FAILED }) });
     return;
   }
@@ -73,7 +73,9 @@ async function runCommand(deps: SettingsHandlerDeps, p: CommandIntake, ctx: Inta
   const change = changeOf(c);
   const experts = c.kind === 'experts' ? c.experts : null;
   const check = experts ? () => deps.checkExperts(experts) : undefined;
-  const outcome = await changeOrGiveUp(deps, p, change, `settings.${p.command.kind}` as const, ctx, check);
+  const outcome = await orGiveUp(deps, p.channel, ctx, 'save channel settings', () =>
+    deps.service.change(p.user, p.channel, change, `settings.${c.kind}`, check),
+  );
   if (!outcome) return void (await respond({ response_type: 'ephemeral', text: SAVE_FAILED }));
   // A change is announced to the channel (everyone's next jobs move); anything else only to the person.
   await respond({ response_type: outcome.outcome === 'changed' ? 'in_channel' : 'ephemeral', text: outcome.text });
@@ -118,47 +120,30 @@ async function settingsMessage(
 }
 
 /**
- * The settings message, or undefined when the settings could not be read on the last attempt
- * (earlier attempts throw, so the intake retries).
+ * `run()`'s result, or undefined when Redis failed on the last attempt (an error line names the
+ * channel and `what`); earlier attempts throw, so the intake retries.
  */
-async function settingsMessageOrGiveUp(
+async function orGiveUp<T>(
   deps: SettingsHandlerDeps,
-  p: { teamId: string; channel: string; user: string },
+  channel: string,
   ctx: IntakeContext,
-): Promise<ReturnType<typeof buildSettingsMessage> | undefined> {
+  what: string,
+  run: () => Promise<T>,
+): Promise<T | undefined> {
   try {
-    return await settingsMessage(deps, p);
+    return await run();
   } catch (err) {
     if (!ctx.finalAttempt) throw err;
-    deps.logger.error({ err, channel: p.channel }, 'could not read channel settings');
-    return undefined;
-  }
-}
-
-/**
- * The change, or undefined when storage failed on the last attempt (earlier attempts throw, so the
- * intake retries).
- */
-async function changeOrGiveUp(
-  deps: SettingsHandlerDeps,
-  p: { channel: string; user: string },
-  change: SettingsChange,
-  action: SettingsAuditAction,
-  ctx: IntakeContext,
-  check?: () => Promise<string | undefined>,
-): Promise<ChangeOutcome | undefined> {
-  try {
-    return await deps.service.change(p.user, p.channel, change, action, check);
-  } catch (err) {
-    if (!ctx.finalAttempt) throw err;
-    deps.logger.error({ err, channel: p.channel }, 'could not save channel settings');
+    deps.logger.error({ err, channel }, `could not ${what}`);
     return undefined;
   }
 }
 
 /** The modal's submission: the change is announced in the channel; a refusal or failure goes to the person only. */
 async function save(deps: SettingsHandlerDeps, p: SaveIntake, ctx: IntakeContext): Promise<void> {
-  const outcome = await changeOrGiveUp(deps, p, p.change, 'settings.edit', ctx);
+  const outcome = await orGiveUp(deps, p.channel, ctx, 'save channel settings', () =>
+    deps.service.change(p.user, p.channel, p.change, 'settings.edit'),
+  );
   const text = outcome?.text ?? SAVE_FAILED;
   const chat = deps.slack.chat;
   // Not tellPrivately: a modal has no response_url, and the fallback here is a DM.
