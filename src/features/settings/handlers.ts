@@ -37,10 +37,12 @@ export interface SettingsHandlerDeps {
   logger: Logger;
 }
 
-const SAVE_FAILED =
+/** What the person is told when a settings change could not be saved, even on the last attempt. */
+export const SAVE_FAILED =
   "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
 
-const READ_FAILED = "I couldn't read the settings (my storage did not answer); try again in a moment.";
+/** What the person is told when the settings could not be read, even on the last attempt. */
+export const READ_FAILED = "I couldn't read the settings (my storage did not answer); try again in a moment.";
 
 /** Registers the settings intake handlers. */
 export function registerHandlers(intake: Pick<Intake, 'on'>, deps: SettingsHandlerDeps): void {

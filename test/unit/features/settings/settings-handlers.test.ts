@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerHandlers, type SettingsHandlerDeps } from '../../../../src/features/settings/handlers.js';
+import {
+  READ_FAILED,
+  registerHandlers,
+  SAVE_FAILED,
+  type SettingsHandlerDeps,
+} from '../../../../src/features/settings/handlers.js';
 import type { CommandIntake, SaveIntake } from '../../../../src/features/settings/intake.js';
 import type { ChangeOutcome, EffectiveSettings } from '../../../../src/features/settings/service.js';
 import type { IntakeContext } from '../../../../src/platform/intake.js';
+import { slackPlatformError } from '../../../helpers/fake-slack-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { startResponseUrlHook, type ResponseUrlHook } from '../../../helpers/response-url-hook.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
@@ -16,18 +22,6 @@ const SETTINGS: EffectiveSettings = {
   mentions: 'auto',
   updatedBy: 'U0ADMIN',
 };
-
-const SAVE_FAILED =
-  "I couldn't save the settings (my storage did not answer); try again in a moment. Nothing was changed.";
-
-const READ_FAILED = "I couldn't read the settings (my storage did not answer); try again in a moment.";
-
-/** An error as @slack/web-api throws it for a Slack `error` answer. */
-const slackError = (code: string) =>
-  Object.assign(new Error(`An API error occurred: ${code}`), {
-    code: 'slack_webapi_platform_error',
-    data: { ok: false, error: code },
-  });
 
 /** Redis refusing a command, as ioredis rejects. */
 const redisDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
@@ -90,7 +84,7 @@ describe('/docs-settings when a part of the settings message cannot be read', ()
       describeDigest: async () => Promise.reject(redisDown()),
       service: {
         effective: async () => SETTINGS,
-        isAdmin: async () => Promise.reject(slackError('ratelimited')),
+        isAdmin: async () => Promise.reject(slackPlatformError('ratelimited')),
         change: vi.fn(),
       },
     });
@@ -179,7 +173,7 @@ describe('the settings modal’s save when storage or Slack fails', () => {
         }),
       },
     });
-    r.chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackError('not_in_channel')));
+    r.chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackPlatformError('not_in_channel')));
     await r.save(SAVE, false);
     expect(r.chat.postMessage.mock.calls.map(([a]) => a)).toEqual([
       { channel: 'C0DOCS', text: 'Docs project is now `proj_a`.' },
@@ -190,8 +184,8 @@ describe('the settings modal’s save when storage or Slack fails', () => {
   it('when neither the ephemeral nor the DM can be sent, the save still completes (no retry, no second change) and a warning names the failure', async () => {
     const change = vi.fn(async (): Promise<ChangeOutcome> => ({ outcome: 'refused', text: 'Only admins may.' }));
     const r = rig({ service: { effective: vi.fn(), isAdmin: vi.fn(), change } });
-    r.chat.postEphemeral.mockImplementationOnce(async () => Promise.reject(slackError('user_not_in_channel')));
-    r.chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackError('cannot_dm_bot')));
+    r.chat.postEphemeral.mockImplementationOnce(async () => Promise.reject(slackPlatformError('user_not_in_channel')));
+    r.chat.postMessage.mockImplementationOnce(async () => Promise.reject(slackPlatformError('cannot_dm_bot')));
     await expect(r.save(SAVE, false)).resolves.toBeUndefined();
     expect(change).toHaveBeenCalledTimes(1);
     expect(r.chat.postMessage).toHaveBeenCalledWith({ channel: 'U0ADMIN', text: 'Only admins may.' });
