@@ -14,6 +14,7 @@ import { channelId } from '../../platform/slack/payloads.js';
 import { unverifiedValueText, warnUnverified, type ValueSigner } from '../../platform/slack/signed-value.js';
 import { withinTime } from '../../platform/time-limit.js';
 import { commandEntry, recordCommand } from '../../platform/slack/record-and-ack.js';
+import { clickReply } from '../../platform/slack/tell.js';
 import {
   ACTION_EDIT,
   ANSWER_ALL_BLOCK,
@@ -101,10 +102,8 @@ function docsSettingsCommand(deps: SettingsListenerDeps) {
 export function editAction(deps: SettingsListenerDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
     await ack();
-    const tell = (text: string) =>
-      respond({ response_type: 'ephemeral', replace_original: false, text }).catch((err: unknown) =>
-        deps.logger.warn({ err }, 'could not answer the person'),
-      );
+    // Through the click's response_url; a click without one (not from a message) is a warn line.
+    const tell = clickReply(respond, deps.logger);
     const opened = deps.signer.open(EDIT_BUTTON_PURPOSE, action.value);
     if (!opened.ok) {
       warnUnverified(deps.logger, EDIT_BUTTON_PURPOSE, opened.reason, { user: body.user.id });

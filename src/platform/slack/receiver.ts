@@ -105,12 +105,12 @@ export class SlackReceiver implements Receiver {
 
   private async slackEvents(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
-    const refuse = (outcome: 'malformed' | 'rejected', status: number) => {
+    const refuse = (outcome: 'malformed' | 'rejected', status: number, close = false) => {
       this.opts.observer?.onReply(undefined, outcome, Number(process.hrtime.bigint() - started) / 1e9);
-      reply(res, { status });
+      reply(res, { status }, close);
     };
     const raw = await readBody(req, this.opts.bodyLimit ?? 1024 * 1024);
-    if (raw === undefined) return refuse('malformed', 413);
+    if (raw === undefined) return refuse('malformed', 413, true);
     const text = raw.toString('utf8');
     if (!this.verified(req, text)) return refuse('rejected', 401);
     let body: unknown;
@@ -211,16 +211,26 @@ export class SlackReceiver implements Receiver {
   }
 }
 
-/** Reads the whole body, or undefined when it is larger than `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body, or undefined when it is larger than `limit` bytes: reading then stops (the
+ * request paused, not destroyed, so the refusal can still be written; the connection is closed after
+ * it, see {@link reply}'s `close`). @throws the stream's error.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 /**
@@ -238,8 +248,12 @@ export function parseBody(contentType: string, text: string): unknown {
   return JSON.parse(text) as unknown;
 }
 
-function reply(res: ServerResponse, r: EdgeResponse): void {
+/** Writes the edge's answer (JSON when it has a body); `close`: the connection is closed after it. */
+function reply(res: ServerResponse, r: EdgeResponse, close = false): void {
   if (res.headersSent) return;
+  // A body left unread (over the limit): the connection can't carry another request, and a client
+  // or load balancer must not reuse it (Node closes it once the answer is written).
+  if (close) res.setHeader('connection', 'close');
   if (r.body) {
     const json = JSON.stringify(r.body);
     res.writeHead(r.status, {

@@ -299,7 +299,22 @@ describe('Edit and the settings modal', () => {
     expect(respond).toHaveBeenCalledTimes(1);
     expect(d.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
       'refused a button or form value the bot did not sign',
-      'could not answer the person',
+      'could not answer through the response_url',
+    ]);
+  });
+
+  it('Edit clicked where Slack gives no response_url (not from a message): a warning, not a crash', async () => {
+    const d = deps();
+    await expect(
+      editAction(d)({
+        ack: vi.fn(async () => undefined),
+        ...click('C0LEADS', 'U0ALICE', 'C0DOCS'),
+        respond: undefined,
+      } as never),
+    ).resolves.toBeUndefined();
+    expect(d.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'refused a button or form value the bot did not sign',
+      'a click came without a response_url; the person could not be answered',
     ]);
   });
 });

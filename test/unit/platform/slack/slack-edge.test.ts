@@ -185,6 +185,20 @@ describe('the receiver checks every request before anything reads it', () => {
     expect(recorded).toHaveLength(0);
   });
 
+  it('a body over 1 MiB is refused with 413, unread, and its connection closed so no client reuses it; the next request is served', async () => {
+    const body = `${commandForm()}&pad=${'x'.repeat(1100 * 1024)}`;
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': FORM, ...signatureHeaders(SECRET, body, nowS()) },
+      body,
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+    await res.text();
+    expect(recorded).toHaveLength(0);
+    expect((await send(commandForm(), FORM)).status).toBe(200);
+  });
+
   it.each([
     ['JSON null', 'null', JSON_TYPE],
     ['a JSON array', '[{"type":"event_callback"}]', JSON_TYPE],
