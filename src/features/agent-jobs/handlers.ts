@@ -34,8 +34,8 @@ export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
   homeDefaults: HomeDefaults;
   /** The workspaces an org-wide install was removed from (no App Home there). */
   workspaces?: HomeDeps['workspaces'];
-  /** Budget left, shown in App Home. */
-  access: Pick<AccessGate, 'budgetLeft'>;
+  /** App Home: whether the viewer may start jobs, and their budget left if so. */
+  access: Pick<AccessGate, 'authorize' | 'budgetLeft'>;
   /** 👍/👎 clicks on announcements. */
   feedback: FeedbackDeps;
   /** Checks "Start it again" values are the bot's. */

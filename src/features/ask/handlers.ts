@@ -10,18 +10,18 @@ import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
-import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
-import { postOnce, postOnceKeys, type PostOnceClient, stepKeys, type Steps } from '../../platform/steps.js';
+import { markupToText } from '../../platform/slack/markup.js';
+import type { PostOnceClient, Steps } from '../../platform/steps.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
-import { enqueueAnswer, releaseSlot, type AnswerJobData } from './answer/index.js';
+import { enqueueAnswer, type AnswerJobData } from './answer/index.js';
 import { admit, tellThisOne, type AdmissionDeps } from './admission.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 import { INTAKE, type ClickIntake, type QuestionIntake, type TellTarget } from './intake.js';
+import { givenBackRefusal, giveBackOnce, postQuestion } from './post-question.js';
 import type { AskStore } from './store.js';
-import { NOT_CONFIGURED_TEXT, QUESTION_NOT_POSTED_TEXT, questionTooLongText } from './texts.js';
+import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask handlers need. */
 interface AskHandlerDeps {
@@ -188,7 +188,6 @@ export async function askQuestion(
   steps: Steps,
   reply: { to: TellTarget; tell: (text: string) => Promise<void> },
 ): Promise<void> {
-  const tell = reply.tell;
   const p = steps.progress as AskProgress;
   if (p.refused) return;
   const refuse = async (text: string) => {
@@ -199,8 +198,11 @@ export async function askQuestion(
       deps.logger.warn({ err }, 'could not record a refusal on the last try; telling it');
     });
     deps.metrics?.askEnded('refused');
-    await tell(text);
+    await reply.tell(text);
   };
+  // Given back on an earlier try whose refusal Redis failed to record: told, not posted or given back again.
+  const givenBack = givenBackRefusal(steps, req);
+  if (givenBack !== undefined) return refuse(givenBack);
   if (!deps.configured) return refuse(NOT_CONFIGURED_TEXT);
   const typed = req.textChars ?? (typeof req.question === 'string' ? req.question.length : 0);
   if (typed > QUESTION_MAX_CHARS) return refuse(questionTooLongText(typed, QUESTION_MAX_CHARS));
@@ -211,10 +213,8 @@ export async function askQuestion(
     await steps.save({ admitted: true });
   }
   const question = typeof req.question === 'string' ? req.question : await req.question();
-  if (question.length > QUESTION_MAX_CHARS) {
-    await giveBack(deps, req);
-    return refuse(questionTooLongText(question.length, QUESTION_MAX_CHARS));
-  }
+  if (question.length > QUESTION_MAX_CHARS)
+    return refuse(await giveBackOnce(deps, req, steps, questionTooLongText(question.length, QUESTION_MAX_CHARS)));
   const posted = req.threadTs ? { ts: req.threadTs } : await postQuestion(deps, { ...req, question }, steps);
   if ('refusal' in posted) return refuse(posted.refusal);
   const threadTs = posted.ts;
@@ -241,60 +241,4 @@ export async function askQuestion(
     questionChars: question.length,
   });
   await enqueueAnswer(deps.answers, q, reply.to);
-}
-
-/**
- * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
- * @returns `{ ts }` (also on the last try when the post went out but Redis failed to record it);
- *   or the sentence for the person, the question given back to the budget, when the bot cannot
- *   post there ({@link INVITE_FIRST}) or the post still fails on the last try (Slack or Redis:
- *   {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
- * @throws other Slack errors and Redis errors before the last try (the intake retries).
- */
-async function postQuestion(
-  deps: AskDeps,
-  req: AskRequest & { question: string },
-  steps: Steps,
-): Promise<{ ts: string } | { refusal: string }> {
-  const key = stepKeys(req.key, 'question').question;
-  try {
-    const m = questionMessage(req.user, req.question);
-    const ts = await postOnce(deps.slack, steps, { channel: req.channel, ...m, key, since: req.receivedAt });
-    return { ts };
-  } catch (err) {
-    const code = slackErrorCode(err);
-    if (CANNOT_POST.has(code ?? '')) {
-      await giveBack(deps, req);
-      return { refusal: INVITE_FIRST };
-    }
-    if (!steps.finalAttempt) throw err;
-    // Posted, but Redis failed to keep its ts (a save merges into `progress` before it writes): the
-    // question is in the channel, so it is answered, not called unposted (a second ask would post it twice).
-    const posted = steps.progress[postOnceKeys(key).ts];
-    if (typeof posted === 'string') {
-      deps.logger.warn({ err, channel: req.channel }, 'posted a question but could not record it; answering it');
-      return { ts: posted };
-    }
-    // No try comes after this one: the person is told, and the question is not counted.
-    deps.logger.warn(
-      { slackError: code, channel: req.channel },
-      'could not post a question, even after retries; told the asker',
-    );
-    await giveBack(deps, req);
-    return { refusal: QUESTION_NOT_POSTED_TEXT };
-  }
-}
-
-/** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */
-export function questionMessage(asker: string, question: string): { text: string; blocks: KnownBlock[] } {
-  const text = `<@${asker}> asked the docs:\n${quoteReaderText(question, 2_800)}`;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
-}
-
-/** Gives a question that was never sent back to the budgets (best effort: a failure is one warning). */
-async function giveBack(deps: AskDeps, req: AskRequest): Promise<void> {
-  await releaseSlot(deps, req);
-  await deps.budget
-    .give(req.teamId, req.user)
-    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
 }

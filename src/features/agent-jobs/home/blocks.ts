@@ -24,6 +24,16 @@ interface HomeJob {
   rating?: 'positive' | 'negative';
 }
 
+/**
+ * What the viewer may do with the docs agent, as the tab shows it: the hourly budget left (they may
+ * start jobs), or `refused`, the access policy's sentence saying why they may not and whom to ask
+ * (no budget shown). Absent: neither could be read, and the tab says nothing of either.
+ */
+export type HomeAccess = BudgetLeft | { refused: string };
+
+/** At most this many characters of a refusal on the tab (its section holds 3000 in all). */
+const REFUSAL_MAX = 1000;
+
 /** Defaults in force, shown so people know how the bot behaves here. */
 export interface HomeDefaults {
   followupPolicy: 'anyone' | 'requester';
@@ -49,21 +59,36 @@ function aboutLine(about: string | undefined): KnownBlock[] {
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text: `About: ${escapeReaderText(about, ABOUT_MAX)}` }] }];
 }
 
+/** The tab's line on the agent: the budget left, the refusal, or none. */
+function accessLines(access: HomeAccess | undefined): string[] {
+  if (!access) return [];
+  if ('refused' in access) return [`• *Docs jobs:* ${truncate(access.refused, REFUSAL_MAX)}`];
+  return [
+    `• *Agent budget this hour:* ${access.project} of ${access.perProject} requests left for the docs project, ${access.user} of ${access.perUser} for you (a job start or a follow-up is one request).`,
+  ];
+}
+
 /**
  * Builds the App Home tab (views.publish): the person's recent jobs, newest first (at most 20:
- * instruction, state, PR link, thread link, age, its latest 👍/👎 rating) and the defaults in force.
- * Slack: a Home tab holds at most 100 blocks; section text ≤ 3000 chars.
+ * instruction, state, PR link, thread link, age, its latest 👍/👎 rating) and the defaults in force,
+ * with the agent budget left for a viewer who may start jobs, or for one who may not the policy's
+ * refusal instead (and no invitation to start one). Slack: a Home tab holds at most 100 blocks;
+ * section text ≤ 3000 chars.
  *
  * @param nowMs - clock in epoch ms, for ages.
+ * @param access - what the viewer may do ({@link HomeAccess}); absent: no line on it.
  */
-export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number, budget?: BudgetLeft): HomeView {
+export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: number, access?: HomeAccess): HomeView {
   const blocks: KnownBlock[] = [{ type: 'header', text: { type: 'plain_text', text: 'Your recent docs jobs' } }];
   if (jobs.length === 0) {
+    const refused = access !== undefined && 'refused' in access;
     blocks.push({
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.',
+        text: refused
+          ? 'No jobs yet.'
+          : 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.',
       },
     });
   }
@@ -100,11 +125,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
           `• *Follow-ups:* ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'}.`,
           `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
           '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
-          ...(budget
-            ? [
-                `• *Agent budget this hour:* ${budget.project} of ${budget.perProject} requests left for the docs project, ${budget.user} of ${budget.perUser} for you (a job start or a follow-up is one request).`,
-              ]
-            : []),
+          ...accessLines(access),
           `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
         ].join('\n'),
       },

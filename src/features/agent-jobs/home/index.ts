@@ -1,3 +1,3 @@
 /** The App Home tab: a person's last jobs, the defaults in force and the agent budget left. */
-export { buildHomeView, type HomeDefaults } from './blocks.js';
+export { buildHomeView, type HomeAccess, type HomeDefaults } from './blocks.js';
 export { publishHome, type HomeDeps } from './publish.js';

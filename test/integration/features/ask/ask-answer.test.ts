@@ -9,7 +9,7 @@ import {
 import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
-import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
+import { askQuestion, QUESTION_MAX_CHARS, type AskDeps } from '../../../../src/features/ask/handlers.js';
 import { answerJob, writeAnswer, type AnswerJobDeps } from '../../../../src/features/ask/answer/index.js';
 import { answerIdOf, AskStore } from '../../../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../../../src/features/ask/answer/stream.js';
@@ -18,6 +18,7 @@ import {
   KEY_REFUSED_TEXT,
   NOT_CONFIGURED_TEXT,
   QUESTION_NOT_POSTED_TEXT,
+  questionTooLongText,
   THREAD_LOST_TEXT,
   TOO_MANY_ANSWERS_TEXT,
 } from '../../../../src/features/ask/texts.js';
@@ -128,6 +129,24 @@ async function newQuestion(key: string) {
     since: Date.now(),
   };
   return { root, q };
+}
+
+/**
+ * The intake's steps over the tries of one record: each try resumes from what earlier tries wrote
+ * (the job's data, as BullMQ keeps it), and a write `fails` picks is refused as Redis down refuses
+ * it (nothing written).
+ */
+function triesOfOneRecord(fails: (patch: Record<string, unknown>) => boolean) {
+  let kept: Record<string, unknown> = {};
+  return (finalAttempt: boolean) =>
+    stepsOver(
+      { ...kept },
+      async (progress, patch) => {
+        if (fails(patch)) throw new Error('Connection is closed.');
+        kept = { ...progress };
+      },
+      { finalAttempt },
+    );
 }
 
 let n = 0;
@@ -645,6 +664,92 @@ describe('asking: Slack and Redis', () => {
     });
     expect(told).toEqual([INVITE_FIRST]);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not give back a question', level: 40 }));
+  });
+
+  it(
+    '/docs-ask in a channel the bot is not in, Redis failing to record the refusal before the last try: ' +
+      'the question is given back once, told once, and never posted, even once the bot is invited',
+    async () => {
+      const outside = { id: 'C0OUTSIDE3', name: 'outside3', botIsMember: false, members: ['U0ALICE'] };
+      slack.channels.push(outside);
+      const d = deps({ perUser: 1 });
+      const give = vi.spyOn(d.budget, 'give');
+      let down = true;
+      const nextTry = triesOfOneRecord((patch) => down && 'refused' in patch);
+      const req = {
+        teamId: 'T0TEST',
+        channel: 'C0OUTSIDE3',
+        user: 'U0ALICE',
+        question: `How do I rotate a key (${prefix})?`,
+        key: `out3-${prefix}`,
+        receivedAt: Date.now(),
+      };
+      const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+      await expect(askQuestion(withAnswers(d), req, nextTry(false), reply)).rejects.toThrow('Connection is closed.');
+      expect(told).toEqual([]);
+      // Invited before the retry: the question was given back, so it is not posted now.
+      outside.botIsMember = true;
+      down = false;
+      await askQuestion(withAnswers(d), req, nextTry(true), reply);
+      expect(told).toEqual([INVITE_FIRST]);
+      expect(give).toHaveBeenCalledTimes(1);
+      expect(slack.messages.filter((m) => m.text.includes(prefix))).toEqual([]);
+      // One question back, not two: the budget of 1 takes one more question, and refuses the next.
+      await ask(d, 'How do I rotate a key?');
+      await ask(d, 'How long does the old one keep working?');
+      expect(told).toEqual([INVITE_FIRST, expect.stringContaining("You've asked the docs 1 times this hour")]);
+    },
+  );
+
+  it('a question too long once its mentions are names, Redis failing to record the refusal before the last try: given back once, told once', async () => {
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    let down = true;
+    const nextTry = triesOfOneRecord((patch) => down && 'refused' in patch);
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const long = 'a'.repeat(QUESTION_MAX_CHARS + 1);
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: async () => long,
+      threadTs: root,
+      key: `long-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await expect(askQuestion(withAnswers(d), req, nextTry(false), reply)).rejects.toThrow('Connection is closed.');
+    down = false;
+    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    expect(told).toEqual([questionTooLongText(long.length, QUESTION_MAX_CHARS)]);
+    expect(give).toHaveBeenCalledTimes(1);
+    expect(replies(root)).toEqual([]);
+    await ask(d, 'How do I rotate a key?');
+    await ask(d, 'How long does the old one keep working?');
+    expect(told.slice(1)).toEqual([expect.stringContaining("You've asked the docs 1 times this hour")]);
+  });
+
+  it('a give-back Redis fails to record before the last try is thrown with nothing given back; the retry gives it back once', async () => {
+    slack.channels.push({ id: 'C0OUTSIDE4', name: 'outside4', botIsMember: false, members: ['U0ALICE'] });
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    let down = true;
+    const nextTry = triesOfOneRecord((patch) => down && Object.keys(patch).some((k) => k.endsWith(':given-back')));
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0OUTSIDE4',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `out4-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await expect(askQuestion(withAnswers(d), req, nextTry(false), reply)).rejects.toThrow('Connection is closed.');
+    expect(give).not.toHaveBeenCalled();
+    down = false;
+    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    expect(told).toEqual([INVITE_FIRST]);
+    expect(give).toHaveBeenCalledTimes(1);
   });
 
   it(
