@@ -10,7 +10,7 @@ import { audit } from '../../platform/audit.js';
 import type { Logger } from '../../platform/logger.js';
 import { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
-import type { Steps } from '../../platform/steps.js';
+import { stepKeys, type Steps } from '../../platform/steps.js';
 import { releaseSlot } from './answer/index.js';
 import type { AskStore } from './store.js';
 import { TOO_MANY_ANSWERS_TEXT } from './texts.js';
@@ -140,4 +140,45 @@ export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Prom
       ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
       : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
   return { text, kind: 'budget' };
+}
+
+/**
+ * The step `<intake key>:given-back` of a question: the refusal its give-back ended in, saved before
+ * the give-back ({@link giveBackOnce}).
+ */
+const givenBackKey = (key: string) => stepKeys(key, 'given-back')['given-back'];
+
+/**
+ * The refusal a question was given back with on an earlier try, if it was: the retry tells it again
+ * and neither posts the question nor gives it back a second time.
+ */
+export function givenBackRefusal(steps: Steps, req: Pick<Asker, 'key'>): string | undefined {
+  const saved = steps.progress[givenBackKey(req.key)];
+  return typeof saved === 'string' ? saved : undefined;
+}
+
+/**
+ * Gives a question that was never sent back to the asker's budgets and answer slot, at most once
+ * across retries: `refusal` (the sentence the person will be told) is saved first as the step
+ * `given-back` ({@link givenBackRefusal}), so a retry after a failure to record the refusal
+ * neither gives it back again nor posts it. That save failing before the last try is thrown (nothing
+ * given back yet: the retry does it); on the last try it is one warning and the question is given
+ * back (no try follows). @returns `refusal`, for the caller to tell.
+ * @throws the Redis error of the save, before the last try.
+ */
+export async function giveBackOnce(
+  deps: Pick<AdmissionDeps, 'store' | 'budget' | 'logger'>,
+  req: Asker,
+  steps: Steps,
+  refusal: string,
+): Promise<string> {
+  await steps.save({ [givenBackKey(req.key)]: refusal }).catch((err: unknown) => {
+    if (!steps.finalAttempt) throw err;
+    deps.logger.warn({ err }, 'could not record a question given back on the last try; giving it back');
+  });
+  await releaseSlot(deps, req);
+  await deps.budget
+    .give(req.teamId, req.user)
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+  return refusal;
 }

@@ -12,7 +12,7 @@ import { withinTime } from '../../platform/time-limit.js';
 import { instructionInput, jobFormButton, jobFormSubmission, jobModal, refuseUnverified } from '../agent-jobs/index.js';
 import type { JobForm, JobFormDeps } from '../agent-jobs/index.js';
 import { ACTION_ASK_DOCUMENT_ANSWER, PURPOSE } from './blocks.js';
-import type { AskMessage } from './handlers.js';
+import type { AskMessage } from './message-question.js';
 import { answerIdOf, RECORD_REPLY_CHARS, type AnswerRecord, type AskStore, type ReplyRecord } from './store.js';
 
 /**

@@ -10,21 +10,21 @@ import type { AssistantFilter } from '../../platform/docs-api/discovery-schemas.
 import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
-import { markupToText } from '../../platform/slack/markup.js';
-import type { PostOnceClient, Steps } from '../../platform/steps.js';
+import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
+import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { postOnce, postOnceKeys, stepKeys, type PostOnceClient, type Steps } from '../../platform/steps.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
 import { handleChange, handleFeedback, type ActionDeps } from './actions.js';
 import { enqueueAnswer, type AnswerJobData } from './answer/index.js';
-import { admit, tellThisOne, type AdmissionDeps } from './admission.js';
+import { admit, givenBackRefusal, giveBackOnce, tellThisOne, type AdmissionDeps } from './admission.js';
 import { handleAskExperts, type ExpertsDeps } from './experts.js';
 import { INTAKE, type ClickIntake, type QuestionIntake, type TellTarget } from './intake.js';
-import { givenBackRefusal, giveBackOnce, postQuestion } from './post-question.js';
 import type { AskStore } from './store.js';
-import { NOT_CONFIGURED_TEXT, questionTooLongText } from './texts.js';
+import { NOT_CONFIGURED_TEXT, QUESTION_NOT_POSTED_TEXT, questionTooLongText } from './texts.js';
 
 /** What the ask handlers need. */
-interface AskHandlerDeps {
+export interface AskHandlerDeps {
   ask: AskDeps;
   actions: ActionDeps;
   /** Ephemeral answers where there is no response_url. */
@@ -34,55 +34,6 @@ interface AskHandlerDeps {
   /** Ask the docs team (`./experts.ts`). */
   experts: ExpertsDeps;
   logger: Logger;
-}
-
-/** A person's message routed to the ask feature (the conversations feature decides; see its docs). */
-export interface AskMessage {
-  teamId: string;
-  channel: string;
-  user: string;
-  /** As Slack sent it (markup), at most AGENT_PROMPT_MAX_CHARS; `textChars` its length when cut. */
-  text: string;
-  textChars?: number;
-  ts: string;
-  thread_ts?: string;
-}
-
-/**
- * A question in a message (a mention or DM taken as a question, or a reply in an answer's thread):
- * answered in the message's thread (its own ts when top level); the bot's mention is removed and
- * other markup turned into text, once the person is admitted (access and budget before any Slack
- * read). Only the question leaves Slack (and, in an answer's thread, the
- * assistant's own conversation): never the thread's other messages. A message from a question
- * channel (`opts.from`) is told a spent budget once per person per hour (see `askQuestion`).
- * @throws as {@link askQuestion}.
- */
-export async function handleQuestionMessage(
-  deps: AskHandlerDeps,
-  msg: AskMessage,
-  botUserId: string | undefined,
-  steps: Steps,
-  receipt: { key: string; receivedAt: number },
-  opts: { from?: 'question-channel' } = {},
-): Promise<void> {
-  const threadTs = msg.thread_ts ?? msg.ts;
-  const to = { user: msg.user, channel: msg.channel, threadTs };
-  const tell = (text: string) => tellPrivately(deps, to, text);
-  const req = {
-    teamId: msg.teamId,
-    channel: msg.channel,
-    user: msg.user,
-    // Mentions become names (users.info) only once the person may ask and has budget left.
-    question: () => markupToText(msg.text, botUserId, deps.names.lookup(msg.teamId)),
-    ...(msg.textChars !== undefined ? { textChars: msg.textChars } : {}),
-    threadTs,
-    // The asker's own top-level message (or DM) is claimed for their replies; someone else's thread never is.
-    ...(msg.thread_ts === undefined ? { claim: 'asker' as const } : {}),
-    key: receipt.key,
-    receivedAt: receipt.receivedAt,
-    ...(opts.from ? { from: opts.from } : {}),
-  };
-  await askQuestion(deps.ask, req, steps, { to, tell });
 }
 
 /** `/docs-ask`: the question is posted in the channel and answered in its thread. */
@@ -241,4 +192,48 @@ export async function askQuestion(
     questionChars: question.length,
   });
   await enqueueAnswer(deps.answers, q, reply.to);
+}
+
+/**
+ * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
+ * @returns `{ ts }` (also on the last try when the post went out but Redis failed to record it);
+ *   or the sentence for the person, the question given back to the budget ({@link giveBackOnce}),
+ *   when the bot cannot post there ({@link INVITE_FIRST}) or the post still fails on the last try
+ *   (Slack or Redis: {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
+ * @throws other Slack errors and Redis errors before the last try (the intake retries).
+ */
+async function postQuestion(
+  deps: AskDeps,
+  req: AskRequest & { question: string },
+  steps: Steps,
+): Promise<{ ts: string } | { refusal: string }> {
+  const key = stepKeys(req.key, 'question').question;
+  try {
+    const m = questionMessage(req.user, req.question);
+    const ts = await postOnce(deps.slack, steps, { channel: req.channel, ...m, key, since: req.receivedAt });
+    return { ts };
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (CANNOT_POST.has(code ?? '')) return { refusal: await giveBackOnce(deps, req, steps, INVITE_FIRST) };
+    if (!steps.finalAttempt) throw err;
+    // Posted, but Redis failed to keep its ts (a save merges into `progress` before it writes): the
+    // question is in the channel, so it is answered, not called unposted (a second ask would post it twice).
+    const posted = steps.progress[postOnceKeys(key).ts];
+    if (typeof posted === 'string') {
+      deps.logger.warn({ err, channel: req.channel }, 'posted a question but could not record it; answering it');
+      return { ts: posted };
+    }
+    // No try comes after this one: the person is told, and the question is not counted.
+    deps.logger.warn(
+      { slackError: code, channel: req.channel },
+      'could not post a question, even after retries; told the asker',
+    );
+    return { refusal: await giveBackOnce(deps, req, steps, QUESTION_NOT_POSTED_TEXT) };
+  }
+}
+
+/** The question message of `/docs-ask` ("@alice asked the docs: …"), its text escaped and quoted. */
+export function questionMessage(asker: string, question: string): { text: string; blocks: KnownBlock[] } {
+  const text = `<@${asker}> asked the docs:\n${quoteReaderText(question, 2_800)}`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }

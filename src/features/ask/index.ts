@@ -24,7 +24,8 @@ import { fingerprinter } from './fingerprint.js';
 import { offerDocumentAnswer } from './document-answer.js';
 import type { SlackQuestionGroup } from './unanswered-log.js';
 import { digestAudience, publicWorkspaceOf, type DigestPeople } from './unanswered-reach.js';
-import { handleQuestionMessage, registerHandlers, type AskDeps, type AskMessage } from './handlers.js';
+import { registerHandlers, type AskDeps } from './handlers.js';
+import { handleQuestionMessage, type AskMessage } from './message-question.js';
 import { register as registerListeners } from './listeners.js';
 import { AskStore } from './store.js';
 import {
@@ -37,7 +38,7 @@ import {
 
 export { classifyMention, readsAsChangeRequest } from './rule.js';
 export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
-export type { AskMessage } from './handlers.js';
+export type { AskMessage } from './message-question.js';
 export type { SlackQuestionGroup } from './unanswered-log.js';
 
 /** The configuration the feature reads (docs/configuration.md). */

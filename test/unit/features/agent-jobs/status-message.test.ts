@@ -55,7 +55,7 @@ describe('status message', () => {
   });
 
   it("quotes the person's instruction and question as data: no link, formatting or code goes live", async () => {
-    const { questionMessage } = await import('../../../../src/features/ask/post-question.js');
+    const { questionMessage } = await import('../../../../src/features/ask/handlers.js');
     const { buildUncertainNotice } = await import('../../../../src/features/agent-jobs/start/blocks.js');
     const { TEST_SIGNER } = await import('../../../helpers/signer.js');
     const typed = 'Fix *SSO* at https://evil.example and `code`\n<!here> _now_';
