@@ -114,8 +114,9 @@ export interface Refusal {
 
 /**
  * The access policy, then one of the person's answer slots, then the budget; the refusal, or
- * undefined when admitted. A slot or budget that can't be read refuses on the last try (fail closed).
- * @throws the slot's and the budget's Redis errors before the last try (the intake retries).
+ * undefined when admitted, the step `admitted` then saved ({@link recordAdmitted}). A slot or budget
+ * that can't be read refuses on the last try (fail closed).
+ * @throws the slot's and the budget's Redis errors, and the save's, before the last try (the intake retries).
  */
 export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Promise<Refusal | undefined> {
   const decision = await deps.access.authorize({ user: req.user, teamId: req.teamId }, 'ask', req.channel);
@@ -131,7 +132,7 @@ export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Prom
     deps.logger.warn({ err }, 'could not check the question budget; refused (fail closed)');
     return { text: ACCESS_CHECK_FAILED_TEXT, kind: 'check' };
   }
-  if (taken.ok) return undefined;
+  if (taken.ok) return recordAdmitted(deps, req, steps);
   const reason = taken.which === 'user' ? 'user_budget' : 'workspace_budget';
   audit(deps.logger, { actor: req.user, channel: req.channel, action: 'ask', outcome: 'refused', reason });
   const slot = nextSlotText(deps.now(), taken.msBeforeNext, undefined);
@@ -140,6 +141,32 @@ export async function admit(deps: AdmissionDeps, req: Asker, steps: Steps): Prom
       ? `You've asked the docs ${deps.budget.opts.perUser} times this hour, the most one person may. ${slot}`
       : `This workspace has asked the docs ${deps.budget.opts.perWorkspace} times this hour, the most it may. ${slot}`;
   return { text, kind: 'budget' };
+}
+
+/**
+ * Saves the step `admitted`, so a retry does not take from the budget again. Redis failing to save
+ * it before the last try gives the question back to the budget (best effort) and throws, so the
+ * retry's take is the only one; on the last try it is one warning and the question goes on (no try
+ * follows, and the asker would otherwise hear nothing). @throws the save's Redis error, before the last try.
+ */
+async function recordAdmitted(deps: AdmissionDeps, req: Asker, steps: Steps): Promise<undefined> {
+  try {
+    await steps.save({ admitted: true });
+  } catch (err) {
+    if (!steps.finalAttempt) {
+      await giveBudget(deps, req);
+      throw err;
+    }
+    deps.logger.warn({ err }, 'could not record an admitted question on the last try; asking it');
+  }
+  return undefined;
+}
+
+/** Gives one question back to the person's and the workspace's hourly budgets (best effort: a failure is one warning). */
+async function giveBudget(deps: Pick<AdmissionDeps, 'budget' | 'logger'>, req: Asker): Promise<void> {
+  await deps.budget
+    .give(req.teamId, req.user)
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
 }
 
 /**
@@ -177,8 +204,6 @@ export async function giveBackOnce(
     deps.logger.warn({ err }, 'could not record a question given back on the last try; giving it back');
   });
   await releaseSlot(deps, req);
-  await deps.budget
-    .give(req.teamId, req.user)
-    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not give back a question'));
+  await giveBudget(deps, req);
   return refusal;
 }

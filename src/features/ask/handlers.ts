@@ -161,7 +161,6 @@ export async function askQuestion(
     const refusal = await admit(deps, req, steps);
     if (refusal && (await tellThisOne(deps, req, refusal.kind))) return refuse(refusal.text);
     if (refusal) return void (await steps.save({ refused: true }), deps.metrics?.askEnded('refused'));
-    await steps.save({ admitted: true });
   }
   const question = typeof req.question === 'string' ? req.question : await req.question();
   if (question.length > QUESTION_MAX_CHARS)

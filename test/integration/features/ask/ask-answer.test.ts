@@ -729,6 +729,53 @@ describe('asking: Slack and Redis', () => {
     expect(told.slice(1)).toEqual([expect.stringContaining("You've asked the docs 1 times this hour")]);
   });
 
+  it('an admission Redis fails to record before the last try: the question is given back and thrown; the retry takes it once and answers', async () => {
+    const d = deps({ perUser: 1 });
+    let down = true;
+    const nextTry = triesOfOneRecord((patch) => down && 'admitted' in patch);
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      threadTs: root,
+      key: `adm-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await expect(askQuestion(withAnswers(d), req, nextTry(false), reply)).rejects.toThrow('Connection is closed.');
+    down = false;
+    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    expect(told).toEqual([]);
+    expect(replies(root)).toHaveLength(1); // answered once
+    // One question taken, not two: the budget of 1 is spent by it, so the next is refused.
+    await ask(d, 'How long does the old one keep working?');
+    expect(told).toEqual([expect.stringContaining("You've asked the docs 1 times this hour")]);
+  });
+
+  it('an admission Redis fails to record on the last try: answered all the same, one warn line', async () => {
+    const d = deps();
+    const nextTry = triesOfOneRecord((patch) => 'admitted' in patch);
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0DOCS',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      threadTs: root,
+      key: `adm2-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
+    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    expect(told).toEqual([]);
+    expect(replies(root)).toHaveLength(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'could not record an admitted question on the last try; asking it', level: 40 }),
+    );
+  });
+
   it('a give-back Redis fails to record before the last try is thrown with nothing given back; the retry gives it back once', async () => {
     slack.channels.push({ id: 'C0OUTSIDE4', name: 'outside4', botIsMember: false, members: ['U0ALICE'] });
     const d = deps({ perUser: 1 });
