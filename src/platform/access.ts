@@ -52,8 +52,9 @@ export interface AgentCall {
   promptChars: number;
 }
 
-/** Agent requests left this hour, of how many. */
+/** Agent requests left this hour, of how many, and the docs project whose budget it is (`projectId`). */
 export interface BudgetLeft {
+  projectId: string;
   project: number;
   perProject: number;
   user: number;

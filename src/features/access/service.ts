@@ -201,7 +201,7 @@ export function createAccessGate(deps: AccessDeps): AccessGate {
       try {
         const left = await deps.budget.remaining(user, project);
         const { perProject, perUser } = deps.budget.opts;
-        return { project: left.project, perProject, user: left.user, perUser };
+        return { projectId: project, project: left.project, perProject, user: left.user, perUser };
       } catch {
         return undefined; // App Home shows no budget line when Redis can't say
       }

@@ -242,7 +242,7 @@ describe("the bot's largest views pass the same checks", () => {
       digestCron: '0 9 * * 1',
       digestTz: 'America/Argentina/ComodRivadavia',
     };
-    const budget = { project: 0, perProject: 1000, user: 0, perUser: 1000 };
+    const budget = { projectId: 'p'.repeat(100), project: 0, perProject: 1000, user: 0, perUser: 1000 };
     expectSlackTakesView(buildHomeView(jobs, defaults, 10 * 86_400_000, budget), 'home');
   });
 

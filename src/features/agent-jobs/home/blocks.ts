@@ -1,5 +1,6 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { BudgetLeft } from '../../../platform/access.js';
+import { describeSchedule } from '../../../platform/calendar.js';
 import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate, quoteToken } from '../../../platform/slack/limits.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
@@ -64,7 +65,7 @@ function accessLines(access: HomeAccess | undefined): string[] {
   if (!access) return [];
   if ('refused' in access) return [`• *Docs jobs:* ${truncate(access.refused, REFUSAL_MAX)}`];
   return [
-    `• *Agent budget this hour:* ${access.project} of ${access.perProject} requests left for the docs project, ${access.user} of ${access.perUser} for you (a job start or a follow-up is one request).`,
+    `• *Agent budget this hour:* ${access.project} of ${access.perProject} requests left for the docs project \`${quoteToken(access.projectId, 100)}\`, ${access.user} of ${access.perUser} for you (a job start or a follow-up is one request).`,
   ];
 }
 
@@ -88,7 +89,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
         type: 'mrkdwn',
         text: refused
           ? 'No jobs yet.'
-          : 'No jobs yet. Start one in any channel I am in with `/docs-edit <what to change>`, or mention me.',
+          : 'No jobs yet. Start one with `/docs-edit <what to change>` in a channel I am in, or mention me there.',
       },
     });
   }
@@ -122,11 +123,11 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
       text: {
         type: 'mrkdwn',
         text: [
-          `• *Follow-ups:* ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'}.`,
+          `• *Follow-ups:* by default, ${defaults.followupPolicy === 'requester' ? 'only the person who started a job can continue it' : 'anyone in the channel can continue a job by replying in its thread'} (\`/docs-settings\` in a channel shows its own).`,
           `• Thread replies starting with \`${escapeMrkdwn(defaults.ignorePrefix)}\` are not sent to the agent.`,
           '• From a channel, `/docs-reply <job-id> <instruction>` continues a job.',
           ...accessLines(access),
-          `• *Weekly visitor digests* default to \`${escapeMrkdwn(defaults.digestCron)}\` (${escapeMrkdwn(defaults.digestTz)}); \`/docs-visitors subscribe\` in a channel.`,
+          `• *Weekly visitor digests:* \`/docs-visitors subscribe\` in a channel sends one there, ${escapeMrkdwn(describeSchedule({ pattern: defaults.digestCron, tz: defaults.digestTz }))} unless you pick a day and time.`,
         ].join('\n'),
       },
     },

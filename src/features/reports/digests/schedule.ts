@@ -1,5 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
-import { canonicalTimeZone, isValidCron } from '../../../platform/calendar.js';
+import { canonicalTimeZone, isValidCron, weeklyParts } from '../../../platform/calendar.js';
+
+export { describeSchedule } from '../../../platform/calendar.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
 
 /**
@@ -42,35 +44,12 @@ const DAY_NAMES: Record<string, number> = {
   saturday: 6,
   saturdays: 6,
 };
-const PLURAL_DAYS = ['Sundays', 'Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays'];
 /** Fallback day and time when DIGEST_CRON is not a plain weekly pattern: Monday 09:00. */
 const FALLBACK = { minute: 0, hour: 9, dow: 1 };
 
 /** Usage line of `subscribe` (shown with errors). */
 const SUBSCRIBE_USAGE =
   '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`';
-
-interface WeeklyParts {
-  minute: number;
-  hour: number;
-  /** Cron day of week (0–6), or undefined for every day (`*`). */
-  dow: number | undefined;
-}
-
-/** Reads `M H * * D` (or `0 M H * * D`) with plain numbers; undefined for anything fancier. */
-function weeklyParts(pattern: string): WeeklyParts | undefined {
-  const fields = pattern.trim().split(/\s+/);
-  const [sec, ...rest] = fields.length === 6 ? fields : ['0', ...fields];
-  if (sec !== '0' || rest.length !== 5) return undefined;
-  const [m, h, dom, mon, dow] = rest as [string, string, string, string, string];
-  if (!/^\d{1,2}$/.test(m) || !/^\d{1,2}$/.test(h) || dom !== '*' || mon !== '*') return undefined;
-  const minute = Number(m);
-  const hour = Number(h);
-  if (minute > 59 || hour > 23) return undefined;
-  if (dow === '*') return { minute, hour, dow: undefined };
-  if (!/^[0-7]$/.test(dow)) return undefined;
-  return { minute, hour, dow: Number(dow) % 7 };
-}
 
 /** Parses `HH:MM` (24-hour) or `9am` / `5:30pm`; undefined when it is not a time. */
 function parseTime(token: string): { hour: number; minute: number } | undefined {
@@ -146,18 +125,6 @@ export function parseScheduleArgs(args: string[], defaults: DigestSchedule): Sch
     };
   }
   return { ok: true, schedule };
-}
-
-/**
- * The schedule in words: `Mondays at 09:00 UTC`, `every day at 07:30 Asia/Tokyo`, or for other
- * patterns `on cron \`*\/2 * * * * *\` in UTC`.
- */
-export function describeSchedule(s: DigestSchedule): string {
-  const parts = weeklyParts(s.pattern);
-  if (!parts) return `on cron \`${quoteToken(s.pattern)}\` in ${s.tz}`;
-  const hhmm = `${String(parts.hour).padStart(2, '0')}:${String(parts.minute).padStart(2, '0')}`;
-  const when = parts.dow === undefined ? 'every day' : PLURAL_DAYS[parts.dow];
-  return `${when} at ${hhmm} ${s.tz}`;
 }
 
 /**

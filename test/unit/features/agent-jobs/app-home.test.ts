@@ -13,8 +13,8 @@ import { OPEN_POLICY, grantingBudget } from '../../../helpers/access.js';
  */
 
 const HOME_TEAM = 'T0HOME';
-const BUDGET_LINE = 'Agent budget this hour:* 5 of 100 requests left for the docs project, 2 of 20 for you';
-const START_INVITE = 'Start one in any channel I am in';
+const BUDGET_LINE = 'Agent budget this hour:* 5 of 100 requests left for the docs project `p1`, 2 of 20 for you';
+const START_INVITE = 'Start one with `/docs-edit <what to change>` in a channel I am in';
 
 const person = (id: string, over: Partial<UserFacts> = {}): UserFacts => ({
   id,
@@ -130,5 +130,14 @@ describe('App Home: what the viewer is told of the docs agent', () => {
     expect(thrown.warns.map((l) => l.msg)).toEqual([
       "could not check the viewer's access for App Home; no budget shown",
     ]);
+  });
+
+  it("How I work here: the workspace's defaults as defaults (a channel may differ), the digest schedule in words", async () => {
+    const { text } = await homeOf(gateFor({}).gate, 'U0MEMBER');
+    expect(text).toContain(
+      'Follow-ups:* by default, anyone in the channel can continue a job by replying in its thread (`/docs-settings` in a channel shows its own).',
+    );
+    expect(text).toContain('sends one there, Mondays at 09:00 UTC unless you pick a day and time.');
+    expect(text).not.toContain('0 9 * * 1');
   });
 });
