@@ -19,6 +19,7 @@ import { createQueue } from './platform/queues.js';
 import { checkEvictionPolicy } from './platform/redis.js';
 import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
+import { socketModeObserver } from './platform/socket-mode-gauge.js';
 import { Drain, exitAfterStop, shutdownDrainMs } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { OrgWorkspaces } from './platform/slack/org-workspaces.js';
@@ -186,7 +187,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     inFlight: p.inFlight,
     commands: COMMANDS,
     routes: httpRoutes(p, watch, drain),
-    observer: p.metrics,
+    observer: config.SLACK_APP_TOKEN ? socketModeObserver(p.metrics) : p.metrics,
     ...(identity ? { identity } : {}),
     ...oauthInstaller(p),
     ...orgWorkspacesOption(p, install),
