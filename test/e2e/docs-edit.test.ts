@@ -326,6 +326,10 @@ describe('a rolling restart in HTTP mode (SIGTERM behind a load balancer)', () =
       statusPost.release();
       expect(await bot.exited).toBe(0);
       expect(bot.output()).toContain('shutdown complete');
+      // HTTP mode without METRICS_TOKEN: the start-up said /metrics is open on the public port.
+      expect(bot.output()).toContain(
+        '/metrics is served on the public Slack port (PORT, next to /slack/events) without a token',
+      );
       // The job it started was announced before the process exited.
       const status = sb.slack.messages.find(isStatusMessage);
       expect(status && messageText(status)).toContain('Sent during the drain');
