@@ -123,7 +123,8 @@ async function main(): Promise<void> {
     bot.kill('SIGTERM');
     const code = await Promise.race([
       exited,
-      new Promise<string>((r) => setTimeout(() => r('still running 10 s after SIGTERM'), 10_000).unref()),
+      // The 5 s drain (SHUTDOWN_DRAIN_MS, HTTP mode), then at most 9 s of stop.
+      new Promise<string>((r) => setTimeout(() => r('still running 15 s after SIGTERM'), 15_000).unref()),
     ]);
     if (code !== 0) throw new Error(`SIGTERM: expected exit 0, got ${code}`);
     log('SIGTERM → exit 0');

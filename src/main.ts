@@ -13,13 +13,14 @@ import { healthHandler } from './platform/health.js';
 import { Intake, INTAKE_QUEUE } from './platform/intake.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import type { BotMetrics } from './platform/metrics.js';
-import { metricsHandler } from './platform/metrics-route.js';
+import { metricsHandler, warnOpenMetrics } from './platform/metrics-route.js';
 import { onceOnly } from './platform/once.js';
 import { createQueue } from './platform/queues.js';
 import { checkEvictionPolicy } from './platform/redis.js';
 import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
-import { exitAfterStop } from './platform/shutdown.js';
+import { socketModeObserver } from './platform/socket-mode-gauge.js';
+import { Drain, exitAfterStop, shutdownDrainMs } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
 import { OrgWorkspaces } from './platform/slack/org-workspaces.js';
 import type { InstallProvider } from '@slack/oauth';
@@ -27,7 +28,10 @@ import type { HttpRoute } from './platform/slack/receiver.js';
 import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
 import { WorkerWatch } from './platform/worker-watch.js';
 
-/** Milliseconds a graceful shutdown may take before the process exits anyway (SIGTERM: ≤ 10 s). */
+/**
+ * Milliseconds a graceful stop may take, after the drain (SHUTDOWN_DRAIN_MS), before the process exits
+ * anyway: with no drain the process is gone within Docker's default 10 s `docker stop` timeout.
+ */
 export const SHUTDOWN_BUDGET_MS = 9_000;
 
 /** The slash commands of manifest.yml. */
@@ -44,14 +48,28 @@ export interface RunningBot {
   metrics: BotMetrics;
   /** Stops taking work, finishes in-flight calls, closes workers and Redis. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * The drain before a stop on SIGTERM: `drain.ms` (SHUTDOWN_DRAIN_MS, or its mode's default),
+   * `drain.end()` cuts it short (a second signal).
+   */
+  drain: Drain;
+  /**
+   * What SIGTERM does: `/healthz` answers 503 "draining" while requests are still taken and acked,
+   * for `drain.ms` or until `drain.end()`; then {@link stop}. Idempotent.
+   */
+  drainAndStop(): Promise<void>;
 }
 
-/** `GET /healthz` (Redis answers, no worker stuck) and `GET /metrics` (bearer METRICS_TOKEN when set). */
-function httpRoutes(p: Platform, watch: WorkerWatch): HttpRoute[] {
+/**
+ * `GET /healthz` (Redis answers, no worker stuck; 503 while draining) and `GET /metrics` (bearer
+ * METRICS_TOKEN when set).
+ */
+function httpRoutes(p: Platform, watch: WorkerWatch, drain: Drain): HttpRoute[] {
   const health = healthHandler({
     redis: p.redis,
     probeKey: `${p.prefix}:healthz:${hostname()}:${process.pid}`,
     stuckWorkers: () => watch.stuck(),
+    draining: () => drain.draining,
   });
   const token = p.config.METRICS_TOKEN;
   const metrics = metricsHandler({ registry: p.metrics.registry, logger: p.logger, ...(token ? { token } : {}) });
@@ -114,6 +132,28 @@ function oauthInstaller(p: Platform): { installer?: InstallProvider } {
   return p.installer ? { installer: p.installer } : {};
 }
 
+/** The start-up warnings about the configuration (each one line, naming variables, never a value). */
+function warnAboutConfig(p: Platform, config: Config, logger: Logger): void {
+  warnPlaintextPasswords(p.connections.target, logger);
+  warnAssistantKeyPrefix(config, logger);
+  warnOpenMetrics(config, logger);
+}
+
+/** Enterprise Grid with DOCS_WORKSPACE_PROJECTS: what the receiver's org-workspace guard reads; `{}` otherwise. */
+function orgWorkspacesOption(p: Platform, install: BotInstall) {
+  if (!p.docsWorkspaces.mapped) return {};
+  return {
+    orgWorkspaces: {
+      workspaces: new OrgWorkspaces(),
+      listTeams: (args: { limit: number; cursor?: string }) => p.slack.reads.auth.teams.list(args),
+      tokenOrg: async () => (await p.slack.reads.auth.test()).enterprise_id || undefined,
+      hasOwnEntry: (teamId: string) => p.docsWorkspaces.hasOwnEntry(teamId),
+      singleTokenOrgWide: install.enterpriseInstall,
+      singleTokenTeamId: install.enterpriseInstall ? undefined : install.teamId,
+    },
+  };
+}
+
 /**
  * The composition root. Builds the platform (Redis, queues, the intake, the docs API client, Slack
  * clients; platform/runtime.ts), then each feature with what it needs (compose.ts), then the Bolt
@@ -132,8 +172,8 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   if (install.enterpriseInstall)
     logger.info({ enterpriseId: install.enterpriseId }, 'SLACK_BOT_TOKEN is an org-wide install (Enterprise Grid)');
   const p = buildPlatform(config, logger, { enterpriseInstall: install.enterpriseInstall });
-  warnPlaintextPasswords(p.connections.target, logger);
-  warnAssistantKeyPrefix(config, logger);
+  warnAboutConfig(p, config, logger);
+  const drain = new Drain(shutdownDrainMs(config));
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const features = buildFeatures(p);
   const { agentJobs, reports, ask } = features;
@@ -146,22 +186,11 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     logger,
     inFlight: p.inFlight,
     commands: COMMANDS,
-    routes: httpRoutes(p, watch),
-    observer: p.metrics,
+    routes: httpRoutes(p, watch, drain),
+    observer: config.SLACK_APP_TOKEN ? socketModeObserver(p.metrics) : p.metrics,
     ...(identity ? { identity } : {}),
     ...oauthInstaller(p),
-    ...(p.docsWorkspaces.mapped
-      ? {
-          orgWorkspaces: {
-            workspaces: new OrgWorkspaces(),
-            listTeams: (args: { limit: number; cursor?: string }) => p.slack.reads.auth.teams.list(args),
-            tokenOrg: async () => (await p.slack.reads.auth.test()).enterprise_id || undefined,
-            hasOwnEntry: (teamId: string) => p.docsWorkspaces.hasOwnEntry(teamId),
-            singleTokenOrgWide: install.enterpriseInstall,
-            singleTokenTeamId: install.enterpriseInstall ? undefined : install.teamId,
-          },
-        }
-      : {}),
+    ...orgWorkspacesOption(p, install),
   });
   registerListeners(app, features);
   await p.intake.checkReplication();
@@ -179,7 +208,12 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const running = { port: config.PORT, mode, redisMode: p.connections.target.mode, queuePrefix: p.prefix };
   logger.info(running, 'docs-agent-slack is running');
   const stop = stopper(p, app, features, { workers, intakeDepth, watch });
-  return { app, redis: p.redis, intake: p.intake, agentJobs, reports, metrics: p.metrics, stop };
+  const drainAndStop = onceOnly(async () => {
+    if (drain.ms > 0) logger.info({ drainMs: drain.ms }, 'draining: /healthz answers 503, requests still taken');
+    await drain.run();
+    await stop();
+  });
+  return { app, redis: p.redis, intake: p.intake, agentJobs, reports, metrics: p.metrics, stop, drain, drainAndStop };
 }
 
 async function main(): Promise<void> {
@@ -201,13 +235,22 @@ async function main(): Promise<void> {
     logStartFailure(logger, err);
     process.exit(1);
   }
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second signal (Ctrl-C twice, or a supervisor's repeat): the port closes now, the stop goes on.
+      logger.info({ signal }, 'signal received again: ending the drain');
+      bot.drain.end();
+      return;
+    }
+    stopping = true;
     logger.info({ signal }, 'signal received');
-    // Exit 0 after a clean stop; 1 when the budget ran out or the stop failed.
-    exitAfterStop(bot.stop, { budgetMs: SHUTDOWN_BUDGET_MS, logger, exit: (code) => process.exit(code) });
+    // Exit 0 after a clean stop; 1 when the budget (after the drain) ran out or the stop failed.
+    const budgetMs = bot.drain.ms + SHUTDOWN_BUDGET_MS;
+    exitAfterStop(bot.drainAndStop, { budgetMs, logger, exit: (code) => process.exit(code) });
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 if (isEntryPoint(import.meta.url)) void main();

@@ -14,6 +14,17 @@ export const intMs = (def: number) =>
     .default(def);
 
 /**
+ * SHUTDOWN_DRAIN_MS: 0–20000 ms; unset: its mode's default (shutdown.ts `shutdownDrainMs`). At most
+ * 20 s, so the drain and the 9 s stop after it fit in Kubernetes' default 30 s grace period.
+ */
+export const drainMs = z.coerce
+  .number({ message: 'must be a whole number of milliseconds (0–20000)' })
+  .int('must be a whole number of milliseconds (0–20000)')
+  .min(0, 'must be a whole number of milliseconds (0–20000)')
+  .max(20_000, 'must be at most 20000 (with the 9 s stop after it, within 30 s)')
+  .optional();
+
+/**
  * A comma-separated list of ids, each matching `item` (spaces around commas allowed, empty entries
  * and repeats dropped; unset: none). The one list parser of this schema: Slack ids and project ids.
  * @param message - the whole problem line after the variable's name (never echoes the value).

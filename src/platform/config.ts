@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isTimeZone, isValidCron } from './calendar.js';
 import type { RedisVars as RedisTargetVars } from './redis-target.js';
 import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
-import { apiUrl, count, flag, hostPorts, idList, installationKey, intMs, issuePath } from './config-values.js';
+import { apiUrl, count, drainMs, flag, hostPorts, idList, installationKey, intMs, issuePath } from './config-values.js';
 import { PlatformErrorCode } from './errors.js';
 import { oauthProblems } from './config-oauth.js';
 import { resolveDocsWorkspaces, workspaceProjectsField, type DocsWorkspace } from './docs-workspaces.js';
@@ -77,6 +77,7 @@ const fields = z.object({
     .min(0, 'must be a port number (0–65535)')
     .max(65535, 'must be a port number (0–65535)')
     .default(3000),
+  SHUTDOWN_DRAIN_MS: drainMs,
   POLL_MIN_INTERVAL_MS: intMs(10_000),
   POLL_MAX_INTERVAL_MS: intMs(120_000),
   JOB_TIMEOUT_MS: intMs(21_600_000),

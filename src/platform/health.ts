@@ -16,6 +16,11 @@ export interface HealthDeps {
   probeKey: string;
   /** Queues whose worker has taken no due job for too long (see WorkerWatch). */
   stuckWorkers?: () => string[];
+  /**
+   * Whether the replica is draining before it stops (SIGTERM; shutdown.ts `Drain`): then `/healthz`
+   * answers 503 `{"status":"draining"}` without asking Redis, so a load balancer takes it out.
+   */
+  draining?: () => boolean;
   /** Clock of the probe's reuse (lru-cache's `perf`), in ms. @defaultValue `performance` */
   perf?: { now(): number };
 }
@@ -40,6 +45,7 @@ async function redisWritable(redis: Pick<Redis, 'set'>, key: string, timeoutMs: 
  * demoted primary answering READONLY), or with `"workers":"stuck","stuckQueues":[…]` when a worker
  * has taken no job while jobs were due for longer than HEALTHZ_DUE_JOB_MAX_WAIT_MS (Redis is the
  * one dependency without which nothing can be taken or done; the docs API and Slack are retried).
+ * While the replica drains before it stops, 503 `{"status":"draining"}` (requests are still taken).
  *
  * The route is unauthenticated, so a flood of requests must not become a flood of writes (nor,
  * during an outage, a pile of probes queued in the client): one probe at a time, shared by every
@@ -54,6 +60,11 @@ export function healthHandler(deps: HealthDeps) {
     fetchMethod: async () => ({ up: await redisWritable(deps.redis, deps.probeKey, HEALTH_TIMEOUT_MS) }),
   });
   return async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (deps.draining?.()) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'draining' }));
+      return;
+    }
     const up = (await probe.fetch('probe'))?.up ?? false;
     const stuck = deps.stuckWorkers?.() ?? [];
     const ok = up && stuck.length === 0;

@@ -194,4 +194,10 @@ export const METRICS = {
     help: 'Seconds from a run seen completed to its preview shown ready in Slack (queueing and the build included).',
     buckets: PREVIEW_BUCKETS,
   },
+  socketModeConnected: {
+    name: 'docs_bot_socket_mode_connected',
+    help:
+      "Socket Mode only: 1 while the bot's WebSocket to Slack is open (after Slack's hello), 0 while it is " +
+      'closed or reconnecting (no requests reach this replica meanwhile).',
+  },
 } as const;

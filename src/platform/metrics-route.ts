@@ -55,3 +55,21 @@ export function metricsHandler(opts: MetricsHandlerOptions) {
     res.end(body);
   };
 }
+
+/**
+ * HTTP mode without METRICS_TOKEN: `/metrics` is served on PORT, the port that must be public for
+ * Slack's `POST /slack/events`, to anyone who reaches it. One warn line at start-up saying so
+ * (nothing in Socket Mode, whose port need not be public, nor with the token set).
+ * @returns whether the line was written.
+ */
+export function warnOpenMetrics(
+  config: { SLACK_APP_TOKEN?: string | undefined; METRICS_TOKEN?: string | undefined },
+  logger: Pick<Logger, 'warn'>,
+): boolean {
+  if (config.SLACK_APP_TOKEN || config.METRICS_TOKEN) return false;
+  logger.warn(
+    '/metrics is served on the public Slack port (PORT, next to /slack/events) without a token: ' +
+      'set METRICS_TOKEN, or let the proxy in front pass only /slack/* (docs/operations.md "Monitoring")',
+  );
+  return true;
+}

@@ -32,3 +32,55 @@ export function exitAfterStop(stop: () => Promise<void>, opts: ExitAfterStopOpti
     },
   );
 }
+
+/** The drain's default in HTTP mode, in ms: a load balancer keeps sending for a few seconds after SIGTERM. */
+export const HTTP_DRAIN_MS = 5_000;
+
+/**
+ * SHUTDOWN_DRAIN_MS, or its mode's default: {@link HTTP_DRAIN_MS} in HTTP mode, 0 in Socket Mode
+ * (Slack holds the WebSocket and sends its envelopes to another connection once this one closes).
+ * @returns milliseconds.
+ */
+export function shutdownDrainMs(c: { SHUTDOWN_DRAIN_MS?: number | undefined; SLACK_APP_TOKEN?: string | undefined }) {
+  return c.SHUTDOWN_DRAIN_MS ?? (c.SLACK_APP_TOKEN ? 0 : HTTP_DRAIN_MS);
+}
+
+/**
+ * A replica's drain before it stops. A load balancer (or Kubernetes, whose endpoint removal is
+ * asynchronous) keeps sending requests for a few seconds after SIGTERM, and Slack retries events but
+ * not slash commands or interactivity: so for `ms` the replica reports not-ready (`/healthz` reads
+ * {@link draining}) while it still takes and acks requests, and only then closes its port.
+ */
+export class Drain {
+  #started = false;
+  #ended = false;
+  #finish: (() => void) | undefined;
+
+  /** @param ms - the drain's length in ms (0: none). */
+  constructor(readonly ms: number) {}
+
+  /** Whether the drain has begun (it stays true until the process exits). */
+  get draining(): boolean {
+    return this.#started;
+  }
+
+  /** Begins the drain; resolves after `ms`, or at once when {@link end} was or is called. */
+  run(): Promise<void> {
+    this.#started = true;
+    if (this.#ended || this.ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#finish?.(), this.ms);
+      this.#finish = () => {
+        clearTimeout(timer);
+        this.#finish = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Ends the drain now (a second SIGTERM or SIGINT): the port closes and the stop goes on. */
+  end(): void {
+    this.#ended = true;
+    this.#finish?.();
+  }
+}

@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_OPEN_PR } from '../../src/features/agent-jobs/status/blocks.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import { testRedis } from '../helpers/redis.js';
+import { until } from '../helpers/redis-topology.js';
 import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import {
   docsEdit,
   E2E_SECRETS,
   ephemeralsTo,
+  isStatusMessage,
   messageText,
   pollerDone,
   sandboxWithBot,
@@ -281,6 +283,60 @@ describe('replicas', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(bot.output()).toContain('shutdown complete');
   });
+});
+
+describe('a rolling restart in HTTP mode (SIGTERM behind a load balancer)', () => {
+  it('drains: /healthz answers 503 "draining" while a signed command is still acked; a second signal ends it, and the port closes before the stop is over', async () => {
+    // A sandbox of its own: no other replica may take the command recorded during the drain.
+    const sb = await startSandbox();
+    try {
+      // The longest drain: a test that passed by the drain ending by itself could not tell.
+      const { bot, driver } = await sb.startBot({ SHUTDOWN_DRAIN_MS: '20000' });
+      bot.proc.kill('SIGTERM');
+      let health: { status: number; body: unknown } | undefined;
+      await until('/healthz to answer 503', 5_000, async () => {
+        const res = await fetch(`${bot.url}/healthz`);
+        health = { status: res.status, body: await res.json() };
+        return res.status === 503;
+      });
+      expect(health?.body).toEqual({ status: 'draining' });
+
+      // A command the load balancer still sends is taken and acked, and handled: its status post
+      // is held at the fake Slack, so the replica's worker is busy with it when the drain ends.
+      const statusPost = sb.slack.hold('chat.postMessage');
+      const res = await driver.slashCommand({
+        command: '/docs-edit',
+        text: 'Sent during the drain',
+        user: 'U0ALICE',
+        channel: 'C0DOCS',
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toBe('');
+      await statusPost.reached;
+
+      // A second signal ends the 20 s drain: the port closes while the stop still waits for the worker.
+      bot.proc.kill('SIGTERM');
+      await until('the port to refuse connections', 5_000, () =>
+        fetch(`${bot.url}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      );
+      expect(bot.proc.exitCode).toBeNull();
+      statusPost.release();
+      expect(await bot.exited).toBe(0);
+      expect(bot.output()).toContain('shutdown complete');
+      // HTTP mode without METRICS_TOKEN: the start-up said /metrics is open on the public port.
+      expect(bot.output()).toContain(
+        '/metrics is served on the public Slack port (PORT, next to /slack/events) without a token',
+      );
+      // The job it started was announced before the process exited.
+      const status = sb.slack.messages.find(isStatusMessage);
+      expect(status && messageText(status)).toContain('Sent during the drain');
+    } finally {
+      await sb.close();
+    }
+  }, 40_000);
 });
 
 describe('the docs API cannot be reached', () => {

@@ -41,6 +41,8 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     await expect.poll(() => bot.output(), { timeout: 5_000 }).toContain('refused a /metrics scrape');
     expect(bot.output()).not.toContain(METRICS_TOKEN);
+    // With the token, no start-up warning about an open /metrics.
+    expect(bot.output()).not.toContain('/metrics is served on the public Slack port');
   });
 
   it('counts requests, jobs by outcome, docs API calls, Slack errors, lateness and queue depth', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import { SocketModeDriver } from '../../sandbox/socket-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
+import { until } from '../helpers/redis-topology.js';
 import {
   E2E_APP_TOKEN,
   E2E_SECRETS,
@@ -19,6 +20,13 @@ const PR_LINK = /https:\/\/github\.com\/acme\/docs\/pull\/\d+/;
 /** Waits for the `n`-th bot reply in the thread of `threadTs` (1-based) and returns it. */
 function nthReply(sb: Sandbox, threadTs: string, n: number): Promise<SlackMessage> {
   return sb.slack.waitFor(() => threadReplies(sb.slack, CHANNEL, threadTs)[n - 1], 10_000);
+}
+
+/** The bot's `docs_bot_socket_mode_connected` (undefined when it serves none). */
+async function socketGauge(bot: BotProcess): Promise<number | undefined> {
+  const text = await (await fetch(`${bot.url}/metrics`)).text();
+  const m = /^docs_bot_socket_mode_connected (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**
@@ -126,9 +134,13 @@ describe("Socket Mode end to end (bot as a separate process, the fake Slack's We
       text: expect.stringContaining('Tell me what to change in the docs'),
     });
 
-    // The network fails: the socket drops without a close handshake (the client sees 1006).
+    // The network fails: the socket drops without a close handshake (the client sees 1006). The gauge
+    // shows the replica cut off until it has reconnected (the client waits about 5 s first).
+    expect(await socketGauge(bot)).toBe(1);
     sb.slack.socket.drop();
+    await until('the gauge to show the socket down', 5_000, async () => (await socketGauge(bot)) === 0);
     const third = await sb.slack.socket.waitForConnection({ nth: first + 2, timeoutMs: 15_000 });
+    await until('the gauge to show the socket up', 5_000, async () => (await socketGauge(bot)) === 1);
     expect(opened()).toBe(before + 2);
     const ack = await driver.slashCommand({
       command: '/docs-edit',

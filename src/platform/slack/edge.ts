@@ -25,6 +25,8 @@ export type EdgeOutcome = 'acked' | 'unhandled' | 'malformed' | 'rejected' | 'bu
 export interface EdgeObserver {
   /** @param kind - undefined when the body could not be classified; `seconds` from receipt to reply. */
   onReply(kind: SlackRequestKind | undefined, outcome: EdgeOutcome, seconds: number): void;
+  /** Socket Mode: the WebSocket to Slack opened (Slack's `hello`: true) or closed (false). */
+  onSocketState?(connected: boolean): void;
 }
 
 /** Options of {@link SlackEdge}. */

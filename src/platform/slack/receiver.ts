@@ -200,6 +200,13 @@ export class SlackReceiver implements Receiver {
         );
       },
     );
+    const observer = this.opts.observer;
+    if (observer?.onSocketState) {
+      // The client's own events: `connected` on Slack's hello; `close` (the socket gone), then
+      // `reconnecting` before each new attempt; `disconnected` once it gives up or is stopped.
+      socket.on('connected', () => observer.onSocketState?.(true));
+      for (const e of ['close', 'reconnecting', 'disconnected']) socket.on(e, () => observer.onSocketState?.(false));
+    }
     this.socket = socket;
     try {
       await socket.start();

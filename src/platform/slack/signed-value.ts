@@ -14,7 +14,8 @@ import type { Logger } from '../logger.js';
  *
  * The key is derived with HKDF-SHA256 from SLACK_SIGNING_SECRET, or in Socket Mode without a
  * signing secret from SLACK_APP_TOKEN ({@link signerFromConfig}): every replica derives the same key,
- * and rotating that secret makes the buttons and forms already out refuse once ("run it again").
+ * and rotating that secret makes the buttons and forms already out refuse every click or submission
+ * ("run it again"; a posted message keeps its buttons).
  */
 
 /** Characters a signed value adds to its payload (`s1.` + 22 + `.`). */

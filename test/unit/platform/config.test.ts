@@ -91,6 +91,19 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('takes SHUTDOWN_DRAIN_MS from 0 to 20000 ms (unset: the mode decides)', () => {
+    expect(readConfig(valid).SHUTDOWN_DRAIN_MS).toBeUndefined();
+    expect(readConfig({ ...valid, SHUTDOWN_DRAIN_MS: '0' }).SHUTDOWN_DRAIN_MS).toBe(0);
+    expect(readConfig({ ...valid, SHUTDOWN_DRAIN_MS: '20000' }).SHUTDOWN_DRAIN_MS).toBe(20_000);
+    expect(problems({ ...valid, SHUTDOWN_DRAIN_MS: '20001' })).toEqual([
+      'SHUTDOWN_DRAIN_MS: must be at most 20000 (with the 9 s stop after it, within 30 s)',
+    ]);
+    for (const bad of ['-1', '2.5', 'soon'])
+      expect(problems({ ...valid, SHUTDOWN_DRAIN_MS: bad })).toEqual([
+        'SHUTDOWN_DRAIN_MS: must be a whole number of milliseconds (0–20000)',
+      ]);
+  });
+
   it('METRICS_TOKEN is optional; when set it must be a bearer token of at least 16 characters, never echoed', () => {
     expect(readConfig(valid).METRICS_TOKEN).toBeUndefined();
     expect(readConfig({ ...valid, METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();

@@ -99,4 +99,16 @@ describe('GET /healthz', () => {
       stuckQueues: ['poll-agent-job'],
     });
   });
+
+  it('answers 503 "draining" while the replica drains before it stops, without writing to Redis', async () => {
+    let draining = false;
+    const { counted, settle } = watchSets();
+    const url = await serve({ redis: counted, probeKey, draining: () => draining, perf: { now: () => 1_000_000 } });
+    expect((await fetch(url)).status).toBe(200);
+    draining = true;
+    const res = await fetch(url);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'draining' });
+    expect(await settle()).toBe(1); // the one probe before the drain
+  });
 });

@@ -4,7 +4,8 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/platform/logger.js';
 import { BotMetrics, type QueueDepthSource } from '../../../src/platform/metrics.js';
-import { bearerTokenMatches, metricsHandler } from '../../../src/platform/metrics-route.js';
+import { bearerTokenMatches, metricsHandler, warnOpenMetrics } from '../../../src/platform/metrics-route.js';
+import { socketModeObserver } from '../../../src/platform/socket-mode-gauge.js';
 import { arrayLogger } from '../../helpers/logs.js';
 import { Scrape } from '../../helpers/prometheus.js';
 
@@ -43,6 +44,41 @@ describe('bearerTokenMatches (METRICS_TOKEN)', () => {
     [`Bearer ${TOKEN} ${TOKEN}`, false],
   ])('%j → %s', (header, ok) => {
     expect(bearerTokenMatches(header, TOKEN)).toBe(ok);
+  });
+});
+
+describe('an open /metrics on the public Slack port (METRICS_TOKEN unset)', () => {
+  it('HTTP mode without METRICS_TOKEN: one warn line at start-up; none with the token or in Socket Mode', () => {
+    const { logger, lines } = arrayLogger('info');
+    expect(warnOpenMetrics({}, logger)).toBe(true);
+    expect(warnOpenMetrics({ METRICS_TOKEN: 'b2f1c0ffee5e1f9a7d3c4b5a69788e0f' }, logger)).toBe(false);
+    expect(warnOpenMetrics({ SLACK_APP_TOKEN: 'xapp-1-A-1-x' }, logger)).toBe(false);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.level).toBe(40);
+    expect(lines[0]!.msg).toMatch(
+      /^\/metrics is served on the public Slack port .* without a token: set METRICS_TOKEN/,
+    );
+  });
+});
+
+describe('docs_bot_socket_mode_connected (Socket Mode)', () => {
+  it('is served in Socket Mode only: 0 until the socket opens, then follows it; requests are still counted', async () => {
+    const m = new BotMetrics({ registry: new Registry(), defaultMetrics: false });
+    expect(await m.registry.metrics()).not.toContain('docs_bot_socket_mode_connected');
+    const observer = socketModeObserver(m);
+    const gauge = async () => new Scrape(await m.registry.metrics()).value('docs_bot_socket_mode_connected');
+    expect(await gauge()).toBe(0);
+    observer.onSocketState?.(true);
+    expect(await gauge()).toBe(1);
+    observer.onSocketState?.(false);
+    expect(await gauge()).toBe(0);
+    observer.onReply('command', 'acked', 0.01);
+    expect(
+      new Scrape(await m.registry.metrics()).value('docs_bot_slack_requests_total', {
+        type: 'command',
+        outcome: 'acked',
+      }),
+    ).toBe(1);
   });
 });
 
