@@ -4,15 +4,18 @@
  * workspace install is kept under `${QUEUE_PREFIX}:installations:team:<team id>`, an org-wide one
  * (`isEnterpriseInstall`) under `${QUEUE_PREFIX}:installations:enterprise:<enterprise id>`, each as
  * the installation's JSON sealed with AES-256-GCM (sealed-box.ts), so Redis never holds a token in
- * clear. Installing again (or Bolt's token rotation) overwrites the record.
+ * clear. Installing again (or Bolt's token rotation) overwrites the record. Only installations
+ * SLACK_INSTALL_ALLOWLIST admits are stored or given (install-allowlist.ts).
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import { PlatformErrorCode, type CodedError } from './errors.js';
+import { installationAllowed, type InstallAllowlist } from './install-allowlist.js';
 import type { KeyRing } from './sealed-box.js';
 
 type InstallationCode =
   | typeof PlatformErrorCode.InstallationNotFound
+  | typeof PlatformErrorCode.InstallationNotAllowed
   | typeof PlatformErrorCode.InstallationKeyUnknown
   | typeof PlatformErrorCode.InstallationUnreadable;
 
@@ -24,6 +27,7 @@ export class InstallationError extends Error implements CodedError<InstallationC
   ) {
     const why = {
       [PlatformErrorCode.InstallationNotFound]: 'is not stored (the app is not installed there)',
+      [PlatformErrorCode.InstallationNotAllowed]: 'is of a workspace or org not in SLACK_INSTALL_ALLOWLIST',
       [PlatformErrorCode.InstallationKeyUnknown]:
         'was sealed with a key this bot does not have (SLACK_INSTALLATION_KEY / _PREVIOUS)',
       [PlatformErrorCode.InstallationUnreadable]: 'does not open with its key (tampered, moved or malformed)',
@@ -44,12 +48,24 @@ function slot(q: {
   throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
 }
 
-/** Bolt's installation store on Redis, sealed with the {@link KeyRing} of SLACK_INSTALLATION_KEY(_PREVIOUS). */
+/** Who an installation is for, from the installation itself (its workspace, org, org-wide or not). */
+const idsOf = (i: Installation<'v1' | 'v2', boolean>) => ({
+  teamId: i.team?.id,
+  enterpriseId: i.enterprise?.id,
+  isEnterpriseInstall: i.isEnterpriseInstall === true,
+});
+
+/**
+ * Bolt's installation store on Redis, sealed with the {@link KeyRing} of
+ * SLACK_INSTALLATION_KEY(_PREVIOUS), holding and giving only the installations `allow`
+ * (SLACK_INSTALL_ALLOWLIST) admits.
+ */
 export class RedisInstallationStore implements InstallationStore {
   constructor(
     private readonly redis: Pick<Redis, 'get' | 'set' | 'del'>,
     private readonly prefix: string,
     private readonly keys: KeyRing,
+    private readonly allow: InstallAllowlist,
   ) {}
 
   private key(s: string): string {
@@ -58,24 +74,25 @@ export class RedisInstallationStore implements InstallationStore {
 
   /**
    * Stores (or replaces) an installation, sealed with the current key. @throws Redis errors;
-   * InstallationError (`installation_not_found`) when it names neither team nor enterprise.
+   * InstallationError: `installation_not_found` when it names neither team nor enterprise,
+   * `installation_not_allowed` when SLACK_INSTALL_ALLOWLIST does not admit it (the install callback
+   * refuses it first: slack/install-refusal.ts).
    */
   async storeInstallation<V extends 'v1' | 'v2'>(installation: Installation<V, boolean>): Promise<void> {
-    const key = this.key(
-      slot({
-        isEnterpriseInstall: installation.isEnterpriseInstall === true,
-        enterpriseId: installation.enterprise?.id,
-        teamId: installation.team?.id,
-      }),
-    );
+    const ids = idsOf(installation);
+    const s = slot(ids);
+    if (!installationAllowed(this.allow, ids)) throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
+    const key = this.key(s);
     await this.redis.set(key, this.keys.seal(JSON.stringify(installation), key));
   }
 
   /**
    * The installation a request belongs to (Bolt's `authorize` asks with the request's team,
-   * enterprise and `isEnterpriseInstall`).
-   * @throws InstallationError: `installation_not_found`, `installation_key_unknown`,
-   *   `installation_unreadable`; Redis errors.
+   * enterprise and `isEnterpriseInstall`), when SLACK_INSTALL_ALLOWLIST admits it: judged on the
+   * stored installation's own workspace and org, so one stored before the list was set, or whose
+   * id was removed from it since, is refused (and kept: adding the id back restores it).
+   * @throws InstallationError: `installation_not_found`, `installation_not_allowed`,
+   *   `installation_key_unknown`, `installation_unreadable`; Redis errors.
    */
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
     const s = slot(query);
@@ -90,7 +107,10 @@ export class RedisInstallationStore implements InstallationStore {
           : PlatformErrorCode.InstallationUnreadable,
         s,
       );
-    return JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+    const installation = JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+    if (!installationAllowed(this.allow, idsOf(installation)))
+      throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
+    return installation;
   }
 
   /** Deletes the installation of a workspace or org (uninstall, tokens revoked); none is fine. @throws Redis errors. */

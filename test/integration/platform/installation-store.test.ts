@@ -43,7 +43,10 @@ const orgInstall: Installation<'v2', true> = {
   authVersion: 'v2',
 };
 
-const store = (ring = new KeyRing(KEY)) => new RedisInstallationStore(redis, prefix, ring);
+/** SLACK_INSTALL_ALLOWLIST: the org E0ORG (so its workspace T0A too) and the workspace T0B. */
+const ALLOW = new Set(['E0ORG', 'T0B']);
+const store = (ring = new KeyRing(KEY), allow: ReadonlySet<string> = ALLOW) =>
+  new RedisInstallationStore(redis, prefix, ring, allow);
 const teamQuery = { teamId: 'T0A', enterpriseId: 'E0ORG', isEnterpriseInstall: false } as const;
 const orgQuery = { teamId: undefined, enterpriseId: 'E0ORG', isEnterpriseInstall: true } as const;
 
@@ -133,6 +136,28 @@ describe('RedisInstallationStore on real Redis', () => {
     const raw = (await redis.get(`${prefix}:installations:team:T0A`)) ?? '';
     expect(JSON.parse(raw)).toMatchObject({ kid: keyId(Buffer.from(OTHER_KEY, 'hex')) });
     expect(await store(new KeyRing(OTHER_KEY)).fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+  });
+
+  it('SLACK_INSTALL_ALLOWLIST: stores and gives only what it admits; an org-wide install only by its org', async () => {
+    const outside: Installation<'v2', false> = { ...workspaceInstall, team: { id: 'T0C' }, enterprise: undefined };
+    const notAllowed = await failure(store().storeInstallation(outside));
+    expect(notAllowed.code).toBe(PlatformErrorCode.InstallationNotAllowed);
+    expect(notAllowed.message).toBe('installation team:T0C is of a workspace or org not in SLACK_INSTALL_ALLOWLIST');
+    expect(await redis.keys(`${prefix}:*`)).toEqual([]);
+    // A workspace listed does not admit its org's org-wide install.
+    const byTeam = store(new KeyRing(KEY), new Set(['T0A']));
+    expect((await failure(byTeam.storeInstallation(orgInstall))).code).toBe(PlatformErrorCode.InstallationNotAllowed);
+    await byTeam.storeInstallation(workspaceInstall);
+    expect(await byTeam.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    // Its id removed from the list: refused at use, and kept.
+    await store().storeInstallation(orgInstall);
+    const narrowed = store(new KeyRing(KEY), new Set(['T0B']));
+    for (const q of [teamQuery, orgQuery]) {
+      const err = await failure(narrowed.fetchInstallation(q));
+      expect(err.code).toBe(PlatformErrorCode.InstallationNotAllowed);
+      expect(err.message).not.toContain('xoxb-');
+    }
+    expect(await redis.keys(`${prefix}:*`)).toHaveLength(2);
   });
 
   it('deletes one installation, leaving the other; a missing one is installation_not_found', async () => {
