@@ -27,7 +27,7 @@ import { UserNames } from './slack/user-names.js';
 import { createWebClient, singleTokenRefusals, type WebClientOptions } from './slack/web-client.js';
 import { oauthMode } from './config-oauth.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
-import { RedisInstallationStore } from './installation-store.js';
+import { logKeyRotation, RedisInstallationStore } from './installation-store.js';
 import { KeyRing } from './sealed-box.js';
 import { InstallationTokens, withInstallation, type BotCredentials } from './slack/installation-tokens.js';
 import { createInstaller, type Installer } from './slack/oauth.js';
@@ -217,7 +217,8 @@ function oauthParts(config: Config, redis: Redis, prefix: string, logger: Logger
   const oauth = oauthMode(config);
   if (!oauth) return { installations: undefined, installer: undefined, tokens: undefined };
   const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
-  const installations = new RedisInstallationStore(redis, prefix, keys, oauth.installAllowlist);
+  const installations = new RedisInstallationStore(redis, prefix, keys, oauth.installAllowlist, logger);
+  logKeyRotation(keys, logger);
   const installer = createInstaller({
     oauth,
     installationStore: installations,
