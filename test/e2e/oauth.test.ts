@@ -325,10 +325,14 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect((await inB.appUninstalled()).status).toBe(200);
     // The job being watched ends its watch at its next Slack call, once, with no announcement.
     await pollerDone(sb.pollQueue, watched);
-    const errors = bot
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"level":50') && l.includes(watched));
+    const errorsOf = () =>
+      bot
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":50') && l.includes(watched));
+    // The bot's log reaches this process through a pipe, possibly after the poll job's state: wait for its line.
+    await expect.poll(() => errorsOf().length).toBeGreaterThan(0);
+    const errors = errorsOf();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('"slackError":"installation_not_found"');
     expect(errors[0]).toContain('Slack refused the announcement for good');
