@@ -5,6 +5,8 @@
  * bot's `/slack/oauth_redirect` (state checked, the code exchanged by `oauth.v2.access`). alice in
  * Sandbox (#docs) and sam in Second (#docs-second) each start a job, answered with their own
  * workspace's token; Second uninstalls the app (`app_uninstalled`) and only Second's work stops.
+ * A third workspace, Stranger, is not on SLACK_INSTALL_ALLOWLIST: its install is refused (403),
+ * uninstalled again with `apps.uninstall` and not stored.
  */
 import { DEFAULT_CHANNELS, DEFAULT_USERS, type FakeSlack, type FakeSlackOptions } from './fake-slack.js';
 import type { GridPrinter } from './grid-script.js';
@@ -31,13 +33,20 @@ export function oauthSlackOptions(): Pick<FakeSlackOptions, 'oauth' | 'users' | 
   };
 }
 
-/** The bot's environment in OAuth mode (no SLACK_BOT_TOKEN): the client, the state secret, the key sealing tokens. */
+/** A workspace not on the scene's SLACK_INSTALL_ALLOWLIST. */
+const STRANGER = 'T0STRANGER';
+
+/**
+ * The bot's environment in OAuth mode (no SLACK_BOT_TOKEN): the client, the state secret, the key
+ * sealing tokens, and the workspaces allowed to install (Sandbox and Second).
+ */
 export function oauthEnv(): Record<string, string> {
   return {
     SLACK_CLIENT_ID: OAUTH.clientId,
     SLACK_CLIENT_SECRET: OAUTH.clientSecret,
     SLACK_STATE_SECRET: 'sandbox-oauth-state-secret-0123456789',
     SLACK_INSTALLATION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    SLACK_INSTALL_ALLOWLIST: `T0SANDBOX,${SECOND}`,
   };
 }
 
@@ -120,6 +129,14 @@ export async function oauthScene(sb: OAuthSceneSandbox, p: GridPrinter): Promise
       p.dim(`  …the redirect answered ${await install(sb, team, name)}; oauth.v2.access gave ${name} its bot token`),
     );
   }
+  p.say(`a browser in Stranger (${STRANGER}), not on SLACK_INSTALL_ALLOWLIST, installs the app`);
+  const refused = await install(sb, STRANGER, 'Stranger');
+  const revoked = sb.slack.calls.some((c) => c.method === 'apps.uninstall' && c.tokenTeam === STRANGER);
+  p.say(
+    p.dim(
+      `  …the redirect answered ${refused}; ${revoked ? 'apps.uninstall revoked its token' : 'it was NOT uninstalled'}`,
+    ),
+  );
   const stored = await sb.installations();
   const sealed = stored.every((s) => !s.value.includes('xoxb-'));
   p.say(

@@ -22,8 +22,8 @@ import { buildPlatform, type Platform } from './platform/runtime.js';
 import { socketModeObserver } from './platform/socket-mode-gauge.js';
 import { Drain, exitAfterStop, shutdownDrainMs } from './platform/shutdown.js';
 import { createSlackApp } from './platform/slack/app.js';
+import type { Installer } from './platform/slack/oauth.js';
 import { OrgWorkspaces } from './platform/slack/org-workspaces.js';
-import type { InstallProvider } from '@slack/oauth';
 import type { HttpRoute } from './platform/slack/receiver.js';
 import { checkBotInstall, logStartFailure, type BotInstall } from './platform/slack/startup.js';
 import { WorkerWatch } from './platform/worker-watch.js';
@@ -128,7 +128,7 @@ function stopper(
  * OAuth mode's installer (SLACK_CLIENT_ID set), its installations in Redis sealed with
  * SLACK_INSTALLATION_KEY (and _PREVIOUS during a rotation); `{}` in single-token mode.
  */
-function oauthInstaller(p: Platform): { installer?: InstallProvider } {
+function oauthInstaller(p: Platform): { installer?: Installer } {
   return p.installer ? { installer: p.installer } : {};
 }
 

@@ -15,7 +15,7 @@
  *   (`invalid_refresh_token` for an unknown or spent one, `invalid_grant_type` for another grant);
  * - every token it issued has its own identity: `auth.test` answers it, a call naming a channel of
  *   another workspace answers `channel_not_found` (server.ts), an uninstall
- *   ({@link FakeInstalls.uninstall}) revokes it (`token_revoked`), and a deleted workspace or org
+ *   ({@link FakeInstalls.uninstall}, or the app's own `apps.uninstall`) revokes it (`token_revoked`), and a deleted workspace or org
  *   ({@link FakeInstalls.deleteWorkspace}) has every method answer its tokens `account_inactive`
  *   (Slack's method references, e.g. chat.postMessage's errors: "Authentication token is for a
  *   deleted user or workspace when using a bot token").
@@ -139,9 +139,26 @@ export class FakeInstalls implements FakeInstallsApi {
     return { access_token: token, refresh_token: refresh, expires_in: rotation.expiresInS };
   }
 
-  /** `oauth.v2.access` (no token: the app authenticates with its client id and secret). */
+  /**
+   * `oauth.v2.access` (no token: the app authenticates with its client id and secret) and
+   * `apps.uninstall` (docs.slack.dev/reference/methods/apps.uninstall: the app's `client_id` and
+   * `client_secret` with a token of the installation, form or JSON body; it "revokes all tokens
+   * associated with a single installation", so later calls with them answer `token_revoked`).
+   * apps.uninstall's errors: `invalid_client_id`, `bad_client_secret`, `client_id_token_mismatch`
+   * (a token not issued to this app by `oauth.v2.access`, e.g. the fake's own single-token bot
+   * token), and the server's `invalid_auth` / `token_revoked` for an unknown or revoked token. It
+   * sends no `app_uninstalled` event (the fake sends none of its own; SlackDriver does).
+   */
   methods(): MethodTable {
     return {
+      'apps.uninstall': (args: Json) => {
+        if (!this.app || str(args.client_id) !== this.app.clientId) return fail('invalid_client_id');
+        if (str(args.client_secret) !== this.app.clientSecret) return fail('bad_client_secret');
+        const who = this.state.caller;
+        if (!who) return fail('client_id_token_mismatch');
+        this.uninstall(who.teamId);
+        return { ok: true };
+      },
       'oauth.v2.access': (args: Json) => {
         if (!this.app || str(args.client_id) !== this.app.clientId) return fail('invalid_client_id');
         if (str(args.client_secret) !== this.app.clientSecret) return fail('bad_client_secret');

@@ -3,6 +3,8 @@
  * config.ts's schema runs on the raw input, and the settings the installer and the installation
  * store are built from. docs/configuration.md lists the variables.
  */
+import type { InstallAllowlist } from './install-allowlist.js';
+
 /** The OAuth variables of the validated configuration (config.ts's `Config`). */
 type OAuthVars = Partial<
   Record<
@@ -13,10 +15,15 @@ type OAuthVars = Partial<
     | 'SLACK_INSTALLATION_KEY_PREVIOUS',
     string
   >
->;
+> & { SLACK_INSTALL_ALLOWLIST?: readonly string[] };
 
 /** The variables OAuth mode needs beside SLACK_CLIENT_ID. */
-const OAUTH_REQUIRED = ['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET', 'SLACK_INSTALLATION_KEY'] as const;
+const OAUTH_REQUIRED = [
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'SLACK_INSTALLATION_KEY',
+  'SLACK_INSTALL_ALLOWLIST',
+] as const;
 
 /**
  * What is wrong with the OAuth variables, one `[variable, problem]` each: with SLACK_CLIENT_ID, one
@@ -55,6 +62,11 @@ export interface OAuthSettings {
   /** SLACK_INSTALLATION_KEY and SLACK_INSTALLATION_KEY_PREVIOUS, as given (32 bytes, base64 or hex). */
   installationKey: string;
   previousInstallationKey?: string;
+  /**
+   * SLACK_INSTALL_ALLOWLIST: the workspaces (`T…`) and orgs (`E…`) allowed to install and use the
+   * app (install-allowlist.ts); the schema requires at least one in OAuth mode.
+   */
+  installAllowlist: InstallAllowlist;
 }
 
 /** OAuth mode's settings, or undefined in single-token mode (SLACK_BOT_TOKEN). */
@@ -65,6 +77,7 @@ export function oauthMode(c: OAuthVars): OAuthSettings | undefined {
     clientSecret: c.SLACK_CLIENT_SECRET ?? '',
     stateSecret: c.SLACK_STATE_SECRET ?? '',
     installationKey: c.SLACK_INSTALLATION_KEY ?? '',
+    installAllowlist: new Set(c.SLACK_INSTALL_ALLOWLIST ?? []),
     ...(c.SLACK_INSTALLATION_KEY_PREVIOUS ? { previousInstallationKey: c.SLACK_INSTALLATION_KEY_PREVIOUS } : {}),
   };
 }

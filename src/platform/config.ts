@@ -5,6 +5,7 @@ import { WORKER_WATCH_SAMPLE_MS } from './worker-watch.js';
 import { apiUrl, count, drainMs, flag, hostPorts, idList, installationKey, intMs, issuePath } from './config-values.js';
 import { PlatformErrorCode } from './errors.js';
 import { oauthProblems } from './config-oauth.js';
+import { installAllowlistField } from './install-allowlist.js';
 import { resolveDocsWorkspaces, workspaceProjectsField, type DocsWorkspace } from './docs-workspaces.js';
 
 const fields = z.object({
@@ -22,6 +23,7 @@ const fields = z.object({
     .optional(),
   SLACK_INSTALLATION_KEY: installationKey,
   SLACK_INSTALLATION_KEY_PREVIOUS: installationKey,
+  SLACK_INSTALL_ALLOWLIST: installAllowlistField,
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must start with xapp-').optional(),
   SLACK_API_URL: apiUrl('https://slack.com/api/'),

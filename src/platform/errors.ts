@@ -32,6 +32,11 @@ export const PlatformErrorCode = {
   ConfigInvalid: 'config_invalid',
   /** OAuth mode: no installation is stored for the workspace or org asked for (InstallationError). */
   InstallationNotFound: 'installation_not_found',
+  /**
+   * OAuth mode: the installation's workspace or org is not in SLACK_INSTALL_ALLOWLIST (installed
+   * before the list was set, or its id removed since); refused like one not stored (InstallationError).
+   */
+  InstallationNotAllowed: 'installation_not_allowed',
   /** OAuth mode: a stored installation was sealed with a key the bot does not have (InstallationError). */
   InstallationKeyUnknown: 'installation_key_unknown',
   /** OAuth mode: a stored installation does not open with its key: tampered, moved or malformed (InstallationError). */

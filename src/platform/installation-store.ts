@@ -4,15 +4,20 @@
  * workspace install is kept under `${QUEUE_PREFIX}:installations:team:<team id>`, an org-wide one
  * (`isEnterpriseInstall`) under `${QUEUE_PREFIX}:installations:enterprise:<enterprise id>`, each as
  * the installation's JSON sealed with AES-256-GCM (sealed-box.ts), so Redis never holds a token in
- * clear. Installing again (or Bolt's token rotation) overwrites the record.
+ * clear. Installing again (or Bolt's token rotation) overwrites the record. Only installations
+ * SLACK_INSTALL_ALLOWLIST admits are stored or given (install-allowlist.ts).
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import { PlatformErrorCode, type CodedError } from './errors.js';
+import { installationAllowed, type InstallAllowlist } from './install-allowlist.js';
+import type { Logger } from './logger.js';
 import type { KeyRing } from './sealed-box.js';
+import { defineScript, type RedisScript } from './scripts.js';
 
 type InstallationCode =
   | typeof PlatformErrorCode.InstallationNotFound
+  | typeof PlatformErrorCode.InstallationNotAllowed
   | typeof PlatformErrorCode.InstallationKeyUnknown
   | typeof PlatformErrorCode.InstallationUnreadable;
 
@@ -24,6 +29,7 @@ export class InstallationError extends Error implements CodedError<InstallationC
   ) {
     const why = {
       [PlatformErrorCode.InstallationNotFound]: 'is not stored (the app is not installed there)',
+      [PlatformErrorCode.InstallationNotAllowed]: 'is of a workspace or org not in SLACK_INSTALL_ALLOWLIST',
       [PlatformErrorCode.InstallationKeyUnknown]:
         'was sealed with a key this bot does not have (SLACK_INSTALLATION_KEY / _PREVIOUS)',
       [PlatformErrorCode.InstallationUnreadable]: 'does not open with its key (tampered, moved or malformed)',
@@ -44,13 +50,48 @@ function slot(q: {
   throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
 }
 
-/** Bolt's installation store on Redis, sealed with the {@link KeyRing} of SLACK_INSTALLATION_KEY(_PREVIOUS). */
+/** KEYS[1] the record, ARGV[1] what was read, ARGV[2] its new seal: replaced only if unchanged (a store meanwhile wins). */
+const RESEAL_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
+
+/**
+ * OAuth mode's start-up line during a key rotation (SLACK_INSTALLATION_KEY_PREVIOUS set): the ids
+ * of both keys (never the keys), so the operator can check which records are still under the
+ * previous one (docs/operations.md, "Rotating the installation key"). Nothing outside a rotation.
+ */
+export function logKeyRotation(keys: KeyRing, logger: Pick<Logger, 'info'>): void {
+  const { current, previous } = keys.ids;
+  if (previous)
+    logger.info(
+      { currentKeyId: current, previousKeyId: previous },
+      'installation key rotation: installations under the previous key are sealed again with the current one when next read',
+    );
+}
+
+/** Who an installation is for, from the installation itself (its workspace, org, org-wide or not). */
+const idsOf = (i: Installation<'v1' | 'v2', boolean>) => ({
+  teamId: i.team?.id,
+  enterpriseId: i.enterprise?.id,
+  isEnterpriseInstall: i.isEnterpriseInstall === true,
+});
+
+/**
+ * Bolt's installation store on Redis, sealed with the {@link KeyRing} of
+ * SLACK_INSTALLATION_KEY(_PREVIOUS), holding and giving only the installations `allow`
+ * (SLACK_INSTALL_ALLOWLIST) admits.
+ */
 export class RedisInstallationStore implements InstallationStore {
+  private readonly reseal: RedisScript;
+
+  /** @param logger - where a record re-sealed with the current key is told (one info line). */
   constructor(
-    private readonly redis: Pick<Redis, 'get' | 'set' | 'del'>,
+    private readonly redis: Pick<Redis, 'get' | 'set' | 'del' | 'defineCommand'>,
     private readonly prefix: string,
     private readonly keys: KeyRing,
-  ) {}
+    private readonly allow: InstallAllowlist,
+    private readonly logger?: Pick<Logger, 'info' | 'warn'>,
+  ) {
+    this.reseal = defineScript(redis, 'ResealInstallation', 1, RESEAL_LUA);
+  }
 
   private key(s: string): string {
     return `${this.prefix}:installations:${s}`;
@@ -58,24 +99,27 @@ export class RedisInstallationStore implements InstallationStore {
 
   /**
    * Stores (or replaces) an installation, sealed with the current key. @throws Redis errors;
-   * InstallationError (`installation_not_found`) when it names neither team nor enterprise.
+   * InstallationError: `installation_not_found` when it names neither team nor enterprise,
+   * `installation_not_allowed` when SLACK_INSTALL_ALLOWLIST does not admit it (the install callback
+   * refuses it first: slack/install-refusal.ts).
    */
   async storeInstallation<V extends 'v1' | 'v2'>(installation: Installation<V, boolean>): Promise<void> {
-    const key = this.key(
-      slot({
-        isEnterpriseInstall: installation.isEnterpriseInstall === true,
-        enterpriseId: installation.enterprise?.id,
-        teamId: installation.team?.id,
-      }),
-    );
+    const ids = idsOf(installation);
+    const s = slot(ids);
+    if (!installationAllowed(this.allow, ids)) throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
+    const key = this.key(s);
     await this.redis.set(key, this.keys.seal(JSON.stringify(installation), key));
   }
 
   /**
    * The installation a request belongs to (Bolt's `authorize` asks with the request's team,
-   * enterprise and `isEnterpriseInstall`).
-   * @throws InstallationError: `installation_not_found`, `installation_key_unknown`,
-   *   `installation_unreadable`; Redis errors.
+   * enterprise and `isEnterpriseInstall`), when SLACK_INSTALL_ALLOWLIST admits it: judged on the
+   * stored installation's own workspace and org, so one stored before the list was set, or whose
+   * id was removed from it since, is refused (and kept: adding the id back restores it). A record
+   * sealed with SLACK_INSTALLATION_KEY_PREVIOUS is sealed again with the current key (unless it
+   * changed meanwhile), best effort: one info line naming the record, or a warn line when Redis fails.
+   * @throws InstallationError: `installation_not_found`, `installation_not_allowed`,
+   *   `installation_key_unknown`, `installation_unreadable`; Redis errors.
    */
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation<'v1' | 'v2', boolean>> {
     const s = slot(query);
@@ -90,7 +134,21 @@ export class RedisInstallationStore implements InstallationStore {
           : PlatformErrorCode.InstallationUnreadable,
         s,
       );
-    return JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+    if (opened.stale) await this.sealAgain(s, key, stored, opened.plain);
+    const installation = JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+    if (!installationAllowed(this.allow, idsOf(installation)))
+      throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
+    return installation;
+  }
+
+  /** Replaces record `s` (read as `stored`) with `plain` sealed with the current key; never throws. */
+  private async sealAgain(s: string, key: string, stored: string, plain: string): Promise<void> {
+    try {
+      if ((await this.reseal.run([key], [stored, this.keys.seal(plain, key)])) === 1)
+        this.logger?.info({ installation: s }, 'installation sealed again with the current SLACK_INSTALLATION_KEY');
+    } catch (err) {
+      this.logger?.warn({ installation: s, err }, 'could not seal an installation again with the current key');
+    }
   }
 
   /** Deletes the installation of a workspace or org (uninstall, tokens revoked); none is fine. @throws Redis errors. */

@@ -27,11 +27,10 @@ import { UserNames } from './slack/user-names.js';
 import { createWebClient, singleTokenRefusals, type WebClientOptions } from './slack/web-client.js';
 import { oauthMode } from './config-oauth.js';
 import { hasCode, PlatformErrorCode } from './errors.js';
-import { RedisInstallationStore } from './installation-store.js';
+import { logKeyRotation, RedisInstallationStore } from './installation-store.js';
 import { KeyRing } from './sealed-box.js';
 import { InstallationTokens, withInstallation, type BotCredentials } from './slack/installation-tokens.js';
-import { createInstaller } from './slack/oauth.js';
-import type { InstallProvider } from '@slack/oauth';
+import { createInstaller, type Installer } from './slack/oauth.js';
 
 /** The bot's Slack Web API clients (each with the bot token, the retry policy and the logger). */
 export interface SlackClients {
@@ -61,8 +60,8 @@ export interface SlackClients {
    */
   forWork<T>(ref: InstallationRef, requestId: string, fn: () => Promise<T>): Promise<T>;
   /**
-   * Whether the installation `ref` names is stored (OAuth mode; an uninstalled workspace's is
-   * not). Single-token mode: always true. @throws Redis errors, an installation that does not open.
+   * Whether the installation `ref` names is stored and allowed (OAuth mode; an uninstalled
+   * workspace's is not, nor one SLACK_INSTALL_ALLOWLIST no longer admits). Single-token mode: always true. @throws Redis errors, an installation that does not open.
    */
   installed(ref: InstallationRef): Promise<boolean>;
 }
@@ -104,7 +103,7 @@ export interface Platform {
    * OAuth mode: the installer over {@link installations} (its routes serve installs; its
    * `authorize` gives every request and every worker its installation's token); else undefined.
    */
-  installer: InstallProvider | undefined;
+  installer: Installer | undefined;
   /** Membership of conversations (Slack reads on `slack.reads`, cached; read budgets in Redis). */
   conversations: ConversationDirectory;
   /** The workspaces an org-wide install was removed from (`team_access_revoked`). */
@@ -201,7 +200,8 @@ function slackClients(
       return tokens.forRef(ref).then(
         () => true,
         (err: unknown) => {
-          if (hasCode(err, PlatformErrorCode.InstallationNotFound)) return false;
+          const gone = PlatformErrorCode.InstallationNotFound;
+          if (hasCode(err, gone) || hasCode(err, PlatformErrorCode.InstallationNotAllowed)) return false;
           throw err;
         },
       );
@@ -217,7 +217,8 @@ function oauthParts(config: Config, redis: Redis, prefix: string, logger: Logger
   const oauth = oauthMode(config);
   if (!oauth) return { installations: undefined, installer: undefined, tokens: undefined };
   const keys = new KeyRing(oauth.installationKey, oauth.previousInstallationKey);
-  const installations = new RedisInstallationStore(redis, prefix, keys);
+  const installations = new RedisInstallationStore(redis, prefix, keys, oauth.installAllowlist, logger);
+  logKeyRotation(keys, logger);
   const installer = createInstaller({
     oauth,
     installationStore: installations,

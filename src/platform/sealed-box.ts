@@ -64,8 +64,17 @@ export class KeyRing {
     return JSON.stringify(sealed);
   }
 
-  /** Opens a stored record. @returns the plaintext, or why it does not open (never throws). */
-  open(stored: string, aad: string): { plain: string } | { failure: OpenFailure } {
+  /** The ids of the current key and, during a rotation, the previous one (never the keys). */
+  get ids(): { current: string; previous?: string } {
+    const previous = [...this.keys.keys()].find((id) => id !== this.current.id);
+    return { current: this.current.id, ...(previous ? { previous } : {}) };
+  }
+
+  /**
+   * Opens a stored record. @returns the plaintext and whether it was sealed with the current key
+   * (`stale`: with the previous one, so it should be sealed again), or why it does not open (never throws).
+   */
+  open(stored: string, aad: string): { plain: string; stale: boolean } | { failure: OpenFailure } {
     let sealed: Sealed;
     try {
       sealed = JSON.parse(stored) as Sealed;
@@ -82,7 +91,7 @@ export class KeyRing {
       decipher.setAAD(Buffer.from(aad, 'utf8'));
       decipher.setAuthTag(tag);
       const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]);
-      return { plain: plain.toString('utf8') };
+      return { plain: plain.toString('utf8'), stale: sealed.kid !== this.current.id };
     } catch {
       return { failure: 'unreadable' };
     }

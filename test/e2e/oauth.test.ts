@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHANNELS, DEFAULT_USERS } from '../../sandbox/fake-slack.js';
 import { SlackDriver } from '../../sandbox/slack-driver.js';
-import { startBotProcess, type BotProcess } from '../helpers/bot-process.js';
+import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-process.js';
 import { testRedis } from '../helpers/redis.js';
 import {
   E2E_SECRETS,
@@ -23,10 +23,13 @@ import {
  * the installation. Uninstalling Second stops only its work.
  * The org's workspaces have a docs project of their own (DOCS_WORKSPACE_PROJECTS: E0ORG → proj_org,
  * with its own key, which the fake docs API requires there), and never reach the default one.
+ * SLACK_INSTALL_ALLOWLIST names Sandbox, Second and the org: Stranger (T0STRANGER) is refused at
+ * the install (403, uninstalled again, nothing stored), and a bot without the list does not start.
  */
 const OAUTH = { clientId: '1111.2222', clientSecret: 'e2e-oauth-client-secret' };
 const SECOND = 'T0SECOND';
 const ORG_KEY = 'mint_e2e_org_admin_key';
+const STRANGER = 'T0STRANGER';
 
 describe('OAuth mode: one bot, two workspaces', () => {
   let sb: Sandbox;
@@ -34,6 +37,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
   let inA: SlackDriver;
   let inB: SlackDriver;
   let inOrg: SlackDriver;
+  let env: Record<string, string>;
   const redis = testRedis();
 
   beforeAll(async () => {
@@ -66,7 +70,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
         ],
       },
     });
-    const env: Record<string, string> = {
+    env = {
       ...sb.env,
       SLACK_CLIENT_ID: OAUTH.clientId,
       SLACK_CLIENT_SECRET: OAUTH.clientSecret,
@@ -74,6 +78,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
       SLACK_INSTALLATION_KEY: Buffer.alloc(32, 7).toString('base64'),
       DOCS_API_KEY_ORG: ORG_KEY,
       DOCS_WORKSPACE_PROJECTS: JSON.stringify({ E0ORG: { projects: ['proj_org'], apiKeyEnv: 'DOCS_API_KEY_ORG' } }),
+      SLACK_INSTALL_ALLOWLIST: `T0SANDBOX,${SECOND},E0ORG`,
     };
     delete env.SLACK_BOT_TOKEN;
     bot = await startBotProcess(env);
@@ -158,6 +163,56 @@ describe('OAuth mode: one bot, two workspaces', () => {
     const keys = (await redis.keys(`${sb.prefix}:installations:*`)).sort();
     expect(keys).toEqual([`${sb.prefix}:installations:team:T0SANDBOX`, `${sb.prefix}:installations:team:${SECOND}`]);
     for (const k of keys) expect(await redis.get(k)).not.toMatch(/xoxb-/);
+  });
+
+  it('a workspace not on SLACK_INSTALL_ALLOWLIST: 403 naming its id, uninstalled with its token, nothing stored, its command dropped', async () => {
+    const keysBefore = (await redis.keys(`${sb.prefix}:installations:*`)).sort();
+    const from = sb.slack.calls.length;
+    const { status, html } = await install(STRANGER, 'Stranger');
+    expect(status).toBe(403);
+    expect(html).toContain('serves only the workspaces its operators allow');
+    expect(html).toContain(`<code>${STRANGER}</code>`);
+    expect((await redis.keys(`${sb.prefix}:installations:*`)).sort()).toEqual(keysBefore);
+    const calls = sb.slack.calls.slice(from);
+    const issued = calls.find((c) => c.method === 'oauth.v2.access')?.response as { access_token: string };
+    expect(calls.filter((c) => c.method === 'apps.uninstall')).toMatchObject([
+      { tokenTeam: STRANGER, response: { ok: true } },
+    ]);
+    const authTest = await fetch(`${sb.slack.url}auth.test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${issued.access_token}` },
+    });
+    expect(await authTest.json()).toEqual({ ok: false, error: 'token_revoked' });
+    const refusedLines = bot
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('not in SLACK_INSTALL_ALLOWLIST'));
+    expect(refusedLines).toHaveLength(1);
+    expect(refusedLines[0]).toContain(`"teamId":"${STRANGER}"`);
+    expect(bot.output()).not.toContain(issued.access_token);
+    // A command from it afterwards is acked and dropped with one warn line; no job is started.
+    const dropped = () =>
+      bot
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`"installation":"team:${STRANGER}"`));
+    const posts = sb.docs.requests.filter((r) => r.method === 'POST').length;
+    const inStranger = new SlackDriver({
+      botUrl: `${bot.url}/slack/events`,
+      signingSecret: E2E_SECRETS.SLACK_SIGNING_SECRET,
+      slack: sb.slack,
+      teamId: STRANGER,
+    });
+    const res = await inStranger.slashCommand({
+      command: '/docs-edit',
+      text: 'Add a page',
+      user: 'U0SAM',
+      channel: 'C0SECOND',
+    });
+    expect(res.status).toBe(200);
+    await expect.poll(() => dropped().length).toBe(1);
+    expect(dropped()[0]).toContain('dropped a request for an installation the bot does not have');
+    expect(sb.docs.requests.filter((r) => r.method === 'POST').length).toBe(posts);
   });
 
   it("the fake answers each token as its own workspace and refuses it in another's channel", async () => {
@@ -270,10 +325,14 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect((await inB.appUninstalled()).status).toBe(200);
     // The job being watched ends its watch at its next Slack call, once, with no announcement.
     await pollerDone(sb.pollQueue, watched);
-    const errors = bot
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"level":50') && l.includes(watched));
+    const errorsOf = () =>
+      bot
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":50') && l.includes(watched));
+    // The bot's log reaches this process through a pipe, possibly after the poll job's state: wait for its line.
+    await expect.poll(() => errorsOf().length).toBeGreaterThan(0);
+    const errors = errorsOf();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('"slackError":"installation_not_found"');
     expect(errors[0]).toContain('Slack refused the announcement for good');
@@ -297,5 +356,19 @@ describe('OAuth mode: one bot, two workspaces', () => {
       .filter((r) => r.method === 'POST' && r.path === '/v2/agent/proj_e2e/job');
     expect(created).toHaveLength(1);
     expect(bot.output()).toContain('dropped a request for an installation the bot does not have');
+  });
+
+  it('without SLACK_INSTALL_ALLOWLIST, or with a bad id in it, the bot stops at start-up with one line', async () => {
+    const { SLACK_INSTALL_ALLOWLIST: _list, ...unlisted } = env;
+    const missing = await runBotToExit(unlisted, 20_000);
+    expect(missing.code).toBe(1);
+    expect(missing.output.split('\n').filter((l) => l.startsWith('config error:'))).toEqual([
+      'config error: SLACK_CLIENT_ID: OAuth mode also needs SLACK_INSTALL_ALLOWLIST (set them, or unset SLACK_CLIENT_ID for single-token mode)',
+    ]);
+    const bad = await runBotToExit({ ...env, SLACK_INSTALL_ALLOWLIST: 'T0SANDBOX,sandbox' }, 20_000);
+    expect(bad.code).toBe(1);
+    expect(bad.output.split('\n').filter((l) => l.startsWith('config error:'))).toEqual([
+      'config error: SLACK_INSTALL_ALLOWLIST: entry 2 of 2 is not a Slack workspace or org id (T… or E…, capitals and digits)',
+    ]);
   });
 });

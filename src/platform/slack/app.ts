@@ -1,12 +1,11 @@
 import { App, LogLevel } from '@slack/bolt';
-import type { InstallProvider } from '@slack/oauth';
 import type { Config } from '../config.js';
 import type { InFlight } from '../in-flight.js';
 import type { Logger } from '../logger.js';
 import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { SlackEdge, type EdgeObserver } from './edge.js';
-import { droppedForInstallation, installRoutes, registerInstallationEvents } from './oauth.js';
+import { droppedForInstallation, installRoutes, registerInstallationEvents, type Installer } from './oauth.js';
 import { SlackReceiver, type HttpRoute } from './receiver.js';
 import type { BotIdentity } from './startup.js';
 import { installationContext } from './installation-tokens.js';
@@ -35,7 +34,7 @@ interface SlackAppOptions {
    * OAuth mode (SLACK_CLIENT_ID): the installer (oauth.ts). Its routes are served, and Bolt's
    * `authorize` picks each request's installation from its store; `SLACK_BOT_TOKEN` is not used.
    */
-  installer?: InstallProvider;
+  installer?: Installer;
   /**
    * With DOCS_WORKSPACE_PROJECTS: a request through an org-wide install is checked to come from one
    * of the install's workspaces before its workspace's own docs projects are used (org-workspace-guard.ts).

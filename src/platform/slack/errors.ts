@@ -62,11 +62,13 @@ export const CONTENT_CODES = new Set([
 ]);
 
 /**
- * OAuth mode: the installation whose token a call needs is gone or cannot be opened
- * (installation-store.ts' codes): the same call fails again, like a revoked token.
+ * OAuth mode: the installation whose token a call needs is gone, not allowed
+ * (SLACK_INSTALL_ALLOWLIST) or cannot be opened (installation-store.ts' codes): the same call
+ * fails again, like a revoked token.
  */
 const INSTALLATION_CODES: ReadonlySet<string> = new Set([
   PlatformErrorCode.InstallationNotFound,
+  PlatformErrorCode.InstallationNotAllowed,
   PlatformErrorCode.InstallationKeyUnknown,
   PlatformErrorCode.InstallationUnreadable,
 ]);

@@ -5,15 +5,18 @@
  * receiver on `GET /slack/install` (the "Add to Slack" page; it sets the state cookie) and
  * `GET /slack/oauth_redirect` (Slack's redirect: state checked against the cookie and
  * SLACK_STATE_SECRET, then `oauth.v2.access` and `storeInstallation`). A missing, forged or replayed
- * state gets the library's plain error page (HTTP 400) and stores nothing. Bolt's `authorize` is the
- * installer's: it fetches the request's installation from the store.
+ * state gets the library's plain error page (HTTP 400) and stores nothing; an installation of a
+ * workspace or org not in SLACK_INSTALL_ALLOWLIST is uninstalled again and answered 403, nothing
+ * stored (install-refusal.ts). Bolt's `authorize` is the installer's: it fetches the request's
+ * installation from the store.
  */
-import { InstallProvider } from '@slack/oauth';
+import { InstallProvider, type CallbackOptions } from '@slack/oauth';
 import type { App, InstallationStore } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
 import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
+import { refuseNotAllowed } from './install-refusal.js';
 import type { HttpRoute } from './receiver.js';
 
 /** Where Slack's users start an install (Bolt's default installPath). */
@@ -42,42 +45,65 @@ export const BOT_SCOPES: readonly string[] = Object.freeze([
 ]);
 
 /**
+ * OAuth mode's installer: @slack/oauth's InstallProvider and the options its callback route is
+ * served with ({@link installRoutes}): `afterInstallation` refuses an installation
+ * SLACK_INSTALL_ALLOWLIST does not admit (install-refusal.ts).
+ */
+export class Installer extends InstallProvider {
+  constructor(
+    options: ConstructorParameters<typeof InstallProvider>[0],
+    readonly callbackOptions: CallbackOptions,
+  ) {
+    super(options);
+  }
+}
+
+/**
  * The installer of OAuth mode, state verification on (the state cookie of the browser that started
- * the install, signed with SLACK_STATE_SECRET).
- * @param opts.slackApiUrl - Web API base for `oauth.v2.access` (SLACK_API_URL).
+ * the install, signed with SLACK_STATE_SECRET), refusing installations SLACK_INSTALL_ALLOWLIST does
+ * not admit.
+ * @param opts.slackApiUrl - Web API base for `oauth.v2.access` and `apps.uninstall` (SLACK_API_URL).
  */
 export function createInstaller(opts: {
   oauth: OAuthSettings;
   installationStore: InstallationStore;
   slackApiUrl: string;
   logger: Logger;
-}): InstallProvider {
-  return new InstallProvider({
-    clientId: opts.oauth.clientId,
-    clientSecret: opts.oauth.clientSecret,
-    stateSecret: opts.oauth.stateSecret,
-    stateVerification: true,
-    installationStore: opts.installationStore,
-    logger: toBoltLogger(opts.logger),
-    clientOptions: { slackApiUrl: opts.slackApiUrl },
-  });
+}): Installer {
+  return new Installer(
+    {
+      clientId: opts.oauth.clientId,
+      clientSecret: opts.oauth.clientSecret,
+      stateSecret: opts.oauth.stateSecret,
+      stateVerification: true,
+      installationStore: opts.installationStore,
+      logger: toBoltLogger(opts.logger),
+      clientOptions: { slackApiUrl: opts.slackApiUrl },
+    },
+    { afterInstallation: refuseNotAllowed(opts) },
+  );
 }
 
-/** `GET /slack/install` and `GET /slack/oauth_redirect`, served by the installer. */
-export function installRoutes(installer: InstallProvider): HttpRoute[] {
+/** `GET /slack/install` and `GET /slack/oauth_redirect` (with the installer's callback options), served by the installer. */
+export function installRoutes(installer: Installer): HttpRoute[] {
   return [
     {
       method: 'GET',
       path: INSTALL_PATH,
       handler: (req, res) => installer.handleInstallPath(req, res, {}, { scopes: [...BOT_SCOPES] }),
     },
-    { method: 'GET', path: REDIRECT_URI_PATH, handler: (req, res) => installer.handleCallback(req, res) },
+    {
+      method: 'GET',
+      path: REDIRECT_URI_PATH,
+      handler: (req, res) => installer.handleCallback(req, res, installer.callbackOptions),
+    },
   ];
 }
 
-/** The store's codes for an installation the bot cannot use: the event is acked and dropped. */
+/** The store's codes for an installation the bot cannot use (or may not: not allowed): the event is acked and dropped. */
 const UNUSABLE = new Set<string>([
   PlatformErrorCode.InstallationNotFound,
+  PlatformErrorCode.InstallationNotAllowed,
   PlatformErrorCode.InstallationKeyUnknown,
   PlatformErrorCode.InstallationUnreadable,
 ]);

@@ -1,8 +1,9 @@
 import type { Installation } from '@slack/bolt';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlatformErrorCode } from '../../../src/platform/errors.js';
-import { InstallationError, RedisInstallationStore } from '../../../src/platform/installation-store.js';
+import { InstallationError, logKeyRotation, RedisInstallationStore } from '../../../src/platform/installation-store.js';
 import { KeyRing, keyId } from '../../../src/platform/sealed-box.js';
+import { arrayLogger } from '../../helpers/logs.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../helpers/redis.js';
 import { rejectionOf } from '../../helpers/rejection.js';
 
@@ -43,7 +44,10 @@ const orgInstall: Installation<'v2', true> = {
   authVersion: 'v2',
 };
 
-const store = (ring = new KeyRing(KEY)) => new RedisInstallationStore(redis, prefix, ring);
+/** SLACK_INSTALL_ALLOWLIST: the org E0ORG (so its workspace T0A too) and the workspace T0B. */
+const ALLOW = new Set(['E0ORG', 'T0B']);
+const store = (ring = new KeyRing(KEY), allow: ReadonlySet<string> = ALLOW) =>
+  new RedisInstallationStore(redis, prefix, ring, allow);
 const teamQuery = { teamId: 'T0A', enterpriseId: 'E0ORG', isEnterpriseInstall: false } as const;
 const orgQuery = { teamId: undefined, enterpriseId: 'E0ORG', isEnterpriseInstall: true } as const;
 
@@ -133,6 +137,88 @@ describe('RedisInstallationStore on real Redis', () => {
     const raw = (await redis.get(`${prefix}:installations:team:T0A`)) ?? '';
     expect(JSON.parse(raw)).toMatchObject({ kid: keyId(Buffer.from(OTHER_KEY, 'hex')) });
     expect(await store(new KeyRing(OTHER_KEY)).fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+  });
+
+  it('SLACK_INSTALL_ALLOWLIST: stores and gives only what it admits; an org-wide install only by its org', async () => {
+    const outside: Installation<'v2', false> = { ...workspaceInstall, team: { id: 'T0C' }, enterprise: undefined };
+    const notAllowed = await failure(store().storeInstallation(outside));
+    expect(notAllowed.code).toBe(PlatformErrorCode.InstallationNotAllowed);
+    expect(notAllowed.message).toBe('installation team:T0C is of a workspace or org not in SLACK_INSTALL_ALLOWLIST');
+    expect(await redis.keys(`${prefix}:*`)).toEqual([]);
+    // A workspace listed does not admit its org's org-wide install.
+    const byTeam = store(new KeyRing(KEY), new Set(['T0A']));
+    expect((await failure(byTeam.storeInstallation(orgInstall))).code).toBe(PlatformErrorCode.InstallationNotAllowed);
+    await byTeam.storeInstallation(workspaceInstall);
+    expect(await byTeam.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    // Its id removed from the list: refused at use, and kept.
+    await store().storeInstallation(orgInstall);
+    const narrowed = store(new KeyRing(KEY), new Set(['T0B']));
+    for (const q of [teamQuery, orgQuery]) {
+      const err = await failure(narrowed.fetchInstallation(q));
+      expect(err.code).toBe(PlatformErrorCode.InstallationNotAllowed);
+      expect(err.message).not.toContain('xoxb-');
+    }
+    expect(await redis.keys(`${prefix}:*`)).toHaveLength(2);
+  });
+
+  it('rotation: a record read with the previous key is sealed again with the current one, once, with one info line', async () => {
+    await store(new KeyRing(KEY)).storeInstallation(workspaceInstall);
+    await store(new KeyRing(KEY)).storeInstallation(orgInstall);
+    const { logger, lines } = arrayLogger('info');
+    const rotated = new RedisInstallationStore(redis, prefix, new KeyRing(OTHER_KEY, KEY), ALLOW, logger);
+    const kid = async (slot: string) =>
+      (JSON.parse((await redis.get(`${prefix}:installations:${slot}`)) ?? '{}') as { kid?: string }).kid;
+    expect(await rotated.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    expect(await rotated.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    expect(await kid('team:T0A')).toBe(keyId(Buffer.from(OTHER_KEY, 'hex')));
+    // Not read yet: still under the previous key, which the operator's check finds.
+    expect(await kid('enterprise:E0ORG')).toBe(keyId(Buffer.from(KEY, 'base64')));
+    expect(lines).toMatchObject([
+      { level: 30, msg: 'installation sealed again with the current SLACK_INSTALLATION_KEY', installation: 'team:T0A' },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/xoxb-|xoxp-/);
+    // Without the previous key, the record read since still opens.
+    expect(await store(new KeyRing(OTHER_KEY)).fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+  });
+
+  it('rotation: a record stored again while it was being read (a token refresh) is not overwritten with the old one', async () => {
+    await store(new KeyRing(KEY)).storeInstallation(workspaceInstall);
+    const refreshed = { ...workspaceInstall, bot: { ...workspaceInstall.bot!, token: 'xoxb-bot-secret-refreshed' } };
+    const current = store(new KeyRing(OTHER_KEY));
+    // Redis whose GET returns the record and then, before the re-seal, sees the refresh stored.
+    const racing = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'get')
+          return async (k: string) => {
+            const v = await target.get(k);
+            await current.storeInstallation(refreshed);
+            return v;
+          };
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const { logger, lines } = arrayLogger('info');
+    const rotated = new RedisInstallationStore(racing, prefix, new KeyRing(OTHER_KEY, KEY), ALLOW, logger);
+    expect(await rotated.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    expect(await current.fetchInstallation(teamQuery)).toEqual(refreshed);
+    expect(lines).toEqual([]);
+  });
+
+  it('logs the key ids (never the keys) at start-up during a rotation, and nothing otherwise', () => {
+    const { logger, lines } = arrayLogger('info');
+    logKeyRotation(new KeyRing(KEY), logger);
+    expect(lines).toEqual([]);
+    logKeyRotation(new KeyRing(OTHER_KEY, KEY), logger);
+    expect(lines).toMatchObject([
+      {
+        level: 30,
+        currentKeyId: keyId(Buffer.from(OTHER_KEY, 'hex')),
+        previousKeyId: keyId(Buffer.from(KEY, 'base64')),
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(KEY);
+    expect(JSON.stringify(lines)).not.toContain(OTHER_KEY);
   });
 
   it('deletes one installation, leaving the other; a missing one is installation_not_found', async () => {

@@ -234,6 +234,7 @@ describe('readConfig: OAuth mode (SLACK_CLIENT_ID)', () => {
     SLACK_CLIENT_SECRET: 'client-secret',
     SLACK_STATE_SECRET: 'a-state-secret-of-some-length',
     SLACK_INSTALLATION_KEY: key,
+    SLACK_INSTALL_ALLOWLIST: 'T0SANDBOX, E0ORG',
   };
 
   it('takes the OAuth variables instead of SLACK_BOT_TOKEN (hex or base64 keys)', () => {
@@ -243,6 +244,7 @@ describe('readConfig: OAuth mode (SLACK_CLIENT_ID)', () => {
       clientSecret: 'client-secret',
       stateSecret: 'a-state-secret-of-some-length',
       installationKey: key,
+      installAllowlist: new Set(['T0SANDBOX', 'E0ORG']),
     });
     expect(c.SLACK_BOT_TOKEN).toBeUndefined();
     const hex = Buffer.alloc(32, 9).toString('hex');
@@ -270,6 +272,34 @@ describe('readConfig: OAuth mode (SLACK_CLIENT_ID)', () => {
     expect(problems({ ...valid, SLACK_INSTALLATION_KEY: key })).toEqual([
       'SLACK_INSTALLATION_KEY: is only used with SLACK_CLIENT_ID (OAuth mode)',
     ]);
+  });
+
+  it('requires SLACK_INSTALL_ALLOWLIST, naming it in the one line of what OAuth mode also needs', () => {
+    const { SLACK_INSTALL_ALLOWLIST: _a, ...open } = oauth;
+    expect(problems(open)).toEqual([
+      'SLACK_CLIENT_ID: OAuth mode also needs SLACK_INSTALL_ALLOWLIST (set them, or unset SLACK_CLIENT_ID for single-token mode)',
+    ]);
+    expect(problems({ ...open, SLACK_INSTALL_ALLOWLIST: '' })).toHaveLength(1);
+    expect(problems({ ...oauth, SLACK_INSTALL_ALLOWLIST: ' , ' })).toEqual([
+      'SLACK_INSTALL_ALLOWLIST: must name at least one workspace (T…) or org (E…) id',
+    ]);
+    expect(problems({ ...valid, SLACK_INSTALL_ALLOWLIST: 'T0SANDBOX' })).toEqual([
+      'SLACK_INSTALL_ALLOWLIST: is only used with SLACK_CLIENT_ID (OAuth mode)',
+    ]);
+  });
+
+  it('refuses an id that is not a workspace (T…) or org (E…) id, by its place in the list, not echoed', () => {
+    const p = problems({ ...oauth, SLACK_INSTALL_ALLOWLIST: 'T0SANDBOX,xoxb-pasted-secret, E0ORG,C0DOCS' });
+    expect(p).toEqual([
+      'SLACK_INSTALL_ALLOWLIST: entries 2, 4 of 4 are not Slack workspace or org ids (T… or E…, capitals and digits)',
+    ]);
+    expect(p.join('\n')).not.toContain('xoxb-pasted-secret');
+    expect(problems({ ...oauth, SLACK_INSTALL_ALLOWLIST: 'T0A,t0sandbox' })).toEqual([
+      'SLACK_INSTALL_ALLOWLIST: entry 2 of 2 is not a Slack workspace or org id (T… or E…, capitals and digits)',
+    ]);
+    expect(oauthMode(readConfig({ ...oauth, SLACK_INSTALL_ALLOWLIST: 'T0A,T0A, E0B,' }))?.installAllowlist).toEqual(
+      new Set(['T0A', 'E0B']),
+    );
   });
 
   it('refuses a key that is not 32 bytes, without echoing it', () => {

@@ -30,7 +30,13 @@ import { tokensWebClient } from '../../../helpers/oauth-client.js';
  */
 const redis = testRedis();
 const prefix = randomPrefix();
-const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 5).toString('base64')));
+/** Every workspace and org this file installs (SLACK_INSTALL_ALLOWLIST). */
+const ALLOW = new Set(
+  'E0BETA E0GRID E0ORG T0A T0B T0BETA1 T0C T0C2 T0C3 T0C4 T0C7 T0C8 T0EXT T0GONE T0KEPT T0OTHER T0REV T0ROT T0USERONLY'.split(
+    ' ',
+  ),
+);
+const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 5).toString('base64')), ALLOW);
 const { logger: quiet } = arrayLogger('error');
 let tokens: InstallationTokens;
 let installer: InstallationSource;
@@ -39,7 +45,7 @@ const OAUTH = { clientId: '1.2', clientSecret: 'tokens-test-secret' };
 /** The OAuth installer over `installationStore` (default this file's store) at the fake Slack `slackApiUrl`. */
 const installerAt = (slackApiUrl: string, installationStore: RedisInstallationStore = store) =>
   createInstaller({
-    oauth: { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '' },
+    oauth: { ...OAUTH, stateSecret: 'tokens-test-state-secret', installationKey: '', installAllowlist: ALLOW },
     installationStore,
     slackApiUrl,
     logger: quiet,
@@ -522,7 +528,12 @@ describe('token rotation', () => {
       oauth: { ...OAUTH, tokenRotation: { expiresInS: 3_600 } },
     });
     const rotPrefix = randomPrefix();
-    const rotStore = new RedisInstallationStore(redis, rotPrefix, new KeyRing(Buffer.alloc(32, 6).toString('base64')));
+    const rotStore = new RedisInstallationStore(
+      redis,
+      rotPrefix,
+      new KeyRing(Buffer.alloc(32, 6).toString('base64')),
+      ALLOW,
+    );
     try {
       const code = rotating.installs.authorize({ teamId: 'T0ROT' });
       const body = new URLSearchParams({ client_id: OAUTH.clientId, client_secret: OAUTH.clientSecret, code });

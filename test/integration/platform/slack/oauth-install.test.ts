@@ -24,6 +24,7 @@ const oauth = {
   clientSecret: 'oauth-test-client-secret',
   stateSecret: 'oauth-test-state-secret-0123456789',
   installationKey: Buffer.alloc(32, 3).toString('base64'),
+  installAllowlist: new Set(['T0A', 'T0B']),
 };
 let app: App;
 let base: string;
@@ -34,7 +35,12 @@ const SIGNING = 'oauth-test-signing';
 beforeAll(async () => {
   const port = await freePort();
   const { logger } = arrayLogger('info', logs);
-  const installationStore = new RedisInstallationStore(redis, prefix, new KeyRing(oauth.installationKey));
+  const installationStore = new RedisInstallationStore(
+    redis,
+    prefix,
+    new KeyRing(oauth.installationKey),
+    oauth.installAllowlist,
+  );
   store = installationStore;
   // Slack is never reached: every callback here is refused before oauth.v2.access.
   const slackApiUrl = 'http://127.0.0.1:9/api/';

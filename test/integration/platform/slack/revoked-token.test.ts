@@ -19,7 +19,9 @@ import { tokensWebClient } from '../../../helpers/oauth-client.js';
  */
 const redis = testRedis();
 const prefix = randomPrefix();
-const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 7).toString('base64')));
+/** Every workspace this file installs (SLACK_INSTALL_ALLOWLIST). */
+const ALLOW = new Set(['T0A', 'T0BAD', 'T0DEL', 'T0GONE', 'T0KEPT', 'T0RDN', 'T0REV', 'T0SANDBOX']);
+const store = new RedisInstallationStore(redis, prefix, new KeyRing(Buffer.alloc(32, 7).toString('base64')), ALLOW);
 const { logger: quiet } = arrayLogger('error');
 const OAUTH = { clientId: '1.2', clientSecret: 'revoked-test-secret' };
 let slack: FakeSlack;
@@ -55,7 +57,7 @@ async function install(teamId: string, token?: string): Promise<string> {
  */
 function oauthClient(revokedStore: typeof store = store) {
   const { logger, lines } = arrayLogger('warn');
-  const oauth = { ...OAUTH, stateSecret: 'revoked-test-state-secret', installationKey: '' };
+  const oauth = { ...OAUTH, stateSecret: 'revoked-test-state-secret', installationKey: '', installAllowlist: ALLOW };
   const installer = createInstaller({ oauth, installationStore: store, slackApiUrl: slack.url, logger: quiet });
   const tokens = new InstallationTokens(installer, { store: revokedStore, logger });
   const web = tokensWebClient(tokens, slack.url, quiet);

@@ -3,7 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { toBoltLogger } from '../../../../src/platform/slack/bolt-logger.js';
-import { classifySlackError, isSlackError, slackErrorCode } from '../../../../src/platform/slack/errors.js';
+import { PlatformErrorCode } from '../../../../src/platform/errors.js';
+import { InstallationError } from '../../../../src/platform/installation-store.js';
+import {
+  classifySlackError,
+  isInstallationError,
+  isSlackError,
+  slackErrorCode,
+} from '../../../../src/platform/slack/errors.js';
 import { createWebClient } from '../../../../src/platform/slack/web-client.js';
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { freePort } from '../../../../sandbox/free-port.js';
@@ -93,6 +100,17 @@ describe('classifySlackError', () => {
     'some_code_slack_adds_next_year',
   ])('platform error %s: permanent (the same call fails again)', async (code) => {
     expect(classifySlackError(await platformError(code))).toEqual({ kind: 'permanent', code });
+  });
+
+  it.each([
+    PlatformErrorCode.InstallationNotFound,
+    PlatformErrorCode.InstallationNotAllowed,
+    PlatformErrorCode.InstallationKeyUnknown,
+    PlatformErrorCode.InstallationUnreadable,
+  ] as const)('OAuth mode: the store refused the installation (%s): permanent, like a revoked token', (code) => {
+    const err = new InstallationError(code, 'team:T0A');
+    expect(classifySlackError(err)).toEqual({ kind: 'permanent', code });
+    expect(isInstallationError(err)).toBe(true);
   });
 
   it('HTTP 429 with Retry-After: transient, code ratelimited', async () => {
