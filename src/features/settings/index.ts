@@ -16,7 +16,7 @@ import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSet
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { scopeText } from './scope.js';
-export { expertsProblem, type Experts } from './experts.js';
+export { EXPERTS_TARGETS, EXPERTS_USAGE, expertsProblem, type Experts } from './experts.js';
 export { SettingsService, usersInfoAdminCheck } from './service.js';
 export { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 

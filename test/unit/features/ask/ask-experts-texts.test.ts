@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { refusedPostProblem } from '../../../../src/features/ask/experts-broken.js';
+import { NO_EXPERTS_TEXT } from '../../../../src/features/ask/experts.js';
+
+describe("what a person reads when the docs team can't be asked", () => {
+  it('a failed mention of a user group is told for this channel (invite me back), not as a channel to replace', () => {
+    const group = { kind: 'usergroup' as const, id: 'S0DOCS' };
+    expect(refusedPostProblem(group, 'not_in_channel')).toBe(
+      "I mention <!subteam^S0DOCS> in this channel's thread, and I'm no longer in this channel: invite me back (`/invite @Docs Agent`).",
+    );
+    expect(refusedPostProblem(group, 'is_archived')).toBe(
+      "I mention <!subteam^S0DOCS> in this channel's thread, and this channel is archived: ask in another channel.",
+    );
+    expect(refusedPostProblem(group, 'restricted_action')).toBe(
+      "I mention <!subteam^S0DOCS> in this channel's thread, and Slack doesn't let me post here (restricted_action): " +
+        'name a channel as the docs team instead (`/docs-settings experts #channel`).',
+    );
+    for (const code of ['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action', undefined])
+      expect(refusedPostProblem(group, code)).not.toMatch(/name another channel/);
+    // A channel team keeps its channel advice.
+    expect(refusedPostProblem({ kind: 'channel', id: 'C0EXPERTS' }, 'is_archived')).toBe(
+      '<#C0EXPERTS> is archived: name another channel.',
+    );
+  });
+
+  it('names the docs team the way /docs-settings and its usage hint take it', () => {
+    expect(NO_EXPERTS_TEXT).toBe(
+      'No docs team is set for this channel, so I asked no one. An admin names one with `/docs-settings experts #channel|@usergroup`.',
+    );
+  });
+});
