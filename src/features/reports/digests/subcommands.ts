@@ -63,7 +63,7 @@ export function digestSubcommands(deps: DigestCommandDeps): DigestSubcommands {
     helpLines: [
       `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\`: a weekly digest in this channel ` +
         `(default ${describeSchedule(deps.defaultSchedule)}); ${SECTIONS_USAGE}`,
-      "• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel's digest now)",
+      "• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this channel's and those of the channels you're in) · `/docs-visitors digest` (send this channel's digest now)",
     ],
     examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
     actionOf: (name) => (name === 'subscriptions' ? 'read_reports' : 'manage_digests'),
@@ -190,7 +190,7 @@ export function digestNowText(subscribed: boolean, defaultSchedule: DigestSchedu
   return subscribed
     ? ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change)."
     : ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]\` starts one (default ${describeSchedule(defaultSchedule)}).`;
+        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\` starts one (default ${describeSchedule(defaultSchedule)}; ${SECTIONS_USAGE}).`;
 }
 
 /**

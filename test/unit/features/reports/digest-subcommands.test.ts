@@ -33,6 +33,7 @@ describe('the digests subcommands of /docs-visitors', () => {
     const text = helpText(s.helpLines, s.examples);
     expect(text).toContain('Mondays at 09:00 UTC');
     expect(text).toContain('subscribe [DAY] [HH:MM] [TIME_ZONE]');
+    expect(text).toContain("`/docs-visitors subscriptions` (this channel's and those of the channels you're in)");
     expect(s.names).toEqual(['subscribe', 'unsubscribe', 'subscriptions', 'digest']);
   });
 
@@ -75,6 +76,10 @@ describe('the digests subcommands of /docs-visitors', () => {
     const message = (res as { message: string }).message;
     expect(message).toContain(problem);
     expect(message).toContain('/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]');
+    expect(message).toContain(
+      '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`; ' +
+        '`sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all)',
+    );
   });
 
   it('subscribe sections=…: the option anywhere among the words; a section that does not exist is refused before the ack', () => {
@@ -121,7 +126,8 @@ describe('the digests subcommands of /docs-visitors', () => {
     }
     expect(said).toEqual([
       ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]` starts one (default Mondays at 09:00 UTC).',
+        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]` starts one (default Mondays at 09:00 UTC; ' +
+        '`sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all)).',
       ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change).",
     ]);
     expect(added).toHaveLength(2);
