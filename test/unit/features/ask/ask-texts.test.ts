@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { refusedPostProblem } from '../../../../src/features/ask/experts-broken.js';
+import { REPLY_UNKNOWN_TEXT } from '../../../../src/features/ask/document-answer.js';
 import { NO_EXPERTS_TEXT } from '../../../../src/features/ask/experts.js';
+import { OLDER_DIGEST_TEXT } from '../../../../src/features/reports/digests/listeners.js';
 
 describe("what a person reads when the docs team can't be asked", () => {
   it('a failed mention of a user group is told for this channel (invite me back), not as a channel to replace', () => {
@@ -26,6 +28,18 @@ describe("what a person reads when the docs team can't be asked", () => {
   it('names the docs team the way /docs-settings and its usage hint take it', () => {
     expect(NO_EXPERTS_TEXT).toBe(
       'No docs team is set for this channel, so I asked no one. An admin names one with `/docs-settings experts #channel|@usergroup`.',
+    );
+  });
+});
+
+describe('answers that used to end with no next step', () => {
+  it('a reply no longer kept, and a button of an older digest, say what to do instead', () => {
+    expect(REPLY_UNKNOWN_TEXT).toBe(
+      "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote. " +
+        'To add it to the docs, start a job with /docs-edit and paste the answer into it.',
+    );
+    expect(OLDER_DIGEST_TEXT).toBe(
+      "This button belongs to an older digest I can't read any more: use the button on a newer digest, or start a job with `/docs-edit`.",
     );
   });
 });
