@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { audit } from '../../../platform/audit.js';
 import type { Logger } from '../../../platform/logger.js';
 import { slackDateText } from '../../../platform/slack/dates.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
+import { CANNOT_POST, cannotPostHereText, slackErrorCode } from '../../../platform/slack/errors.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
 import type { Respond } from '../../../platform/slack/respond.js';
 import type { AccessAction } from '../../../platform/access.js';
@@ -132,7 +132,7 @@ async function runSubscribe(
           'could not remove the subscription of a channel the bot cannot post in',
         ),
       );
-      await respond({ response_type: 'ephemeral', text: `${INVITE_FIRST} No digest was scheduled.` });
+      await respond({ response_type: 'ephemeral', text: `${cannotPostHereText(code)} No digest was scheduled.` });
       return;
     }
     await respond({ response_type: 'ephemeral', text: `Subscribed: ${when}.${next}` });

@@ -251,6 +251,24 @@ describe('the digests subcommands when Redis or Slack fails', () => {
     ]);
   });
 
+  it('subscribe in an archived channel, or one a workspace setting keeps the bot from posting in: told to use another channel, not to invite the bot', async () => {
+    const told: Record<string, string[]> = {};
+    for (const code of ['is_archived', 'restricted_action']) {
+      const r = rig({ postMessage: async () => Promise.reject(slackError(code)) });
+      await r.run('subscribe mon 09:00');
+      expect(r.queue.schedulers.size).toBe(0);
+      told[code] = r.said;
+    }
+    expect(told).toEqual({
+      is_archived: [
+        "This channel is archived, so I can't post in it. Run the command in another channel. No digest was scheduled.",
+      ],
+      restricted_action: [
+        "This channel doesn't let me post (a workspace setting limits who can post here). Run the command in another channel. No digest was scheduled.",
+      ],
+    });
+  });
+
   it('…and when that removal fails too, the person is still told, and a warning names the channel', async () => {
     const r = rig({
       fail: ['removeJobScheduler'],
