@@ -177,7 +177,8 @@ describe('access policy and agent budget at every entry point', () => {
     expect(JSON.parse(res.body) as unknown).toEqual({
       response_action: 'errors',
       errors: {
-        instruction: 'Only members of the allowed user group and the admin can start docs jobs: ask the admin.',
+        instruction:
+          'Only members of the allowed user group and the admin can start docs jobs: join that group, or ask whoever runs Docs Agent to add you.',
       },
     });
     expect(agentRequests()).toBe(before);
