@@ -30,17 +30,20 @@ export interface Features {
 /**
  * `/docs-settings`, built last: who may change settings is the access policy's `change_settings`
  * (guests and outsiders never; a check that could not be made throws, so settings says so and
- * changes nothing), who may start jobs is the policy in words, and a channel's digest
- * subscription is the reports feature's description.
+ * changes nothing), who may start jobs is the policy in words, a channel's digest
+ * subscription is the reports feature's description, and `asking` is the ask feature's `configured`
+ * (while off, mentions and answer-all do nothing, and the settings say so).
  */
 function buildSettings(
   p: Platform,
   access: Access,
   describeDigest: (teamId: string, channel: string) => Promise<string>,
+  asking: boolean,
 ): Settings {
   return createSettings({
     platform: p,
     config: p.config,
+    asking,
     isSettingsAdmin: async (user) => {
       const decision = await access.gate.authorize({ user }, 'change_settings', '', { audit: false });
       if (!decision.allowed && decision.reason === 'check_failed')
@@ -100,6 +103,7 @@ export function buildFeatures(p: Platform): Features {
     projectFor,
     ...(slackQuestions ? { slackQuestions } : {}),
   });
-  const settings = buildSettings(p, access, (teamId, channel) => reports.describeSubscription(teamId, channel));
+  const describeDigest = (teamId: string, channel: string) => reports.describeSubscription(teamId, channel);
+  const settings = buildSettings(p, access, describeDigest, ask.configured);
   return { agentJobs, reports, settings, documentThread, agentView, ask, conversations, access };
 }

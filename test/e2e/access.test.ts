@@ -126,7 +126,8 @@ describe('access policy and agent budget at every entry point', () => {
   });
 
   it('a member outside the allow-list is refused at /docs-edit, /docs-reply, a thread reply, digest subscribe and the Improve with agent form; reports stay open', async () => {
-    const only = 'Only members of <!subteam^S0DOCSWRITERS> and <@U0ADMIN> can start docs jobs: ask <@U0ADMIN>.';
+    const only =
+      'Only members of <!subteam^S0DOCSWRITERS> and <@U0ADMIN> can start docs jobs: join that group, or ask whoever runs Docs Agent to add you.';
     expect(
       await refused('U0BOB', () =>
         driver.slashCommand({ command: '/docs-edit', text: 'Fix the FAQ', user: 'U0BOB', channel: 'C0DOCS' }),
@@ -176,7 +177,8 @@ describe('access policy and agent budget at every entry point', () => {
     expect(JSON.parse(res.body) as unknown).toEqual({
       response_action: 'errors',
       errors: {
-        instruction: 'Only members of the allowed user group and the admin can start docs jobs: ask the admin.',
+        instruction:
+          'Only members of the allowed user group and the admin can start docs jobs: join that group, or ask whoever runs Docs Agent to add you.',
       },
     });
     expect(agentRequests()).toBe(before);

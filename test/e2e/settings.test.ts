@@ -49,7 +49,9 @@ describe('/docs-settings (bot as a separate process)', () => {
     const seen = ephemeralsTo(sb.slack, 'U0ALICE').length;
     await settings('project proj_other', 'U0ALICE');
     const refusal = await nextEphemeral('U0ALICE', seen);
-    expect(refusal.text).toBe("Only workspace admins can change this channel's settings. Nothing was changed.");
+    expect(refusal.text).toBe(
+      "You can't change this channel's settings. Workspace admins can change them: ask one of them. Nothing was changed.",
+    );
 
     const jobId = await docsEdit(sb, driver, 'Fix a typo on the quickstart');
     expect(sb.docs.jobs.get(jobId)?.projectId).toBe('proj_e2e');

@@ -419,7 +419,7 @@ describe('/docs-visitors digests', () => {
       expect(await click(json)).toBe(IMPROVE_UNVERIFIED_TEXT);
       // Signed by the bot, but not a page this digest offers (or an unsafe path).
       expect(await click(signer.sign(IMPROVE_PURPOSE, json))).toBe(
-        "This button belongs to an older digest I can't read any more.",
+        "This button belongs to an older digest I can't read any more: use the button on a newer digest, or start a job with `/docs-edit`.",
       );
     }
     expect(sb.slack.views.filter((v) => v.view.callback_id === 'visitors_improve')).toHaveLength(modals);

@@ -134,7 +134,7 @@ describe('manifest.yml', () => {
     };
     const settings = hint('/docs-settings');
     for (const [kind, text] of Object.entries(keywords)) {
-      expect(parseSettingsCommand(text, ['proj_a']).kind).toBe(kind);
+      expect(parseSettingsCommand(text, ['proj_a'], { adminUsers: [], asking: true }).kind).toBe(kind);
       expect(settings.split(/[\s[\]|]+/)).toContain(text.split(' ')[0]);
     }
   });

@@ -191,7 +191,7 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
     );
   }
   if (usesAllowList(c, action) && restrictsUsers(c) && !c.allowedUsers.includes(facts.id) && !q.inAllowedGroup) {
-    return refuse('not_allowed_user', `Only ${allowedWho(c)} can ${verb}: ask ${contact(c)}.`);
+    return refuse('not_allowed_user', `Only ${allowedWho(c)} can ${verb}: ${allowListNextStep(c)}.`);
   }
   if (usesChannelList(c, action) && c.allowedChannels.length > 0 && !c.allowedChannels.includes(q.channel)) {
     const here = q.channel.startsWith('D') ? 'in direct messages' : 'in this channel';
@@ -205,18 +205,33 @@ export function decideAccess(c: AccessPolicyConfig, q: PolicyQuestion): AccessDe
   return { allowed: true };
 }
 
-/** "members of @docs-writers", "<@U1>, <@U2>", or both. Slack renders `<!subteam^S…>` as the group's handle. */
+/** Most allowed users named in a refusal or description; the rest are counted ("and 3 more"). */
+const USERS_NAMED = 5;
+
+/**
+ * "members of @docs-writers", "<@U1>, <@U2> and 3 more", or both. Slack renders `<!subteam^S…>`
+ * as the group's handle.
+ */
 function allowedWho(c: AccessPolicyConfig): string {
   const groups = c.allowedUsergroups.length
     ? `members of ${c.allowedUsergroups.map((g) => `<!subteam^${g}>`).join(', ')}`
     : '';
-  const users = c.allowedUsers.length ? mentionList(c.allowedUsers.slice(0, 5)) : '';
+  const more = c.allowedUsers.length - USERS_NAMED;
+  const named = mentionList(c.allowedUsers.slice(0, USERS_NAMED));
+  const users = c.allowedUsers.length ? `${named}${more > 0 ? ` and ${more} more` : ''}` : '';
   return [groups, users].filter(Boolean).join(' and ');
 }
 
-/** Who to ask: the first of ADMIN_USERS, else a workspace admin. */
-function contact(c: AccessPolicyConfig): string {
-  return c.adminUsers[0] ? `<@${c.adminUsers[0]}>` : 'a workspace admin';
+/**
+ * What someone outside the allow-list can do: join an allowed group, or ask whoever runs Docs Agent
+ * (ACCESS_ALLOWED_USERS / ACCESS_ALLOWED_USERGROUPS are environment variables: no admin in Slack
+ * can change them).
+ */
+function allowListNextStep(c: AccessPolicyConfig): string {
+  const join = c.allowedUsergroups.length
+    ? `join ${c.allowedUsergroups.length === 1 ? 'that group' : 'one of those groups'}, or `
+    : '';
+  return `${join}ask whoever runs Docs Agent to add you`;
 }
 
 function mentionList(users: readonly string[]): string {

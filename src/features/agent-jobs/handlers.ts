@@ -132,6 +132,11 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
 const RESTART_UNKNOWN_TEXT =
   'I no longer have that instruction (it is kept for 30 days). Start the job again with `/docs-edit`.';
 
+/** Answer to "Start it again" clicked by someone other than the job's requester: who may, and what they can do. */
+export function restartNotYoursText(requester: string): string {
+  return `Only <@${requester}>, who asked for this job, can start it again. To run it yourself, start a job with \`/docs-edit\`.`;
+}
+
 /**
  * "Start it again": starts the job whose first start was uncertain, in the same place. Only its
  * requester may, from the notice's own conversation, while still a member of it; a value the bot
@@ -147,8 +152,7 @@ async function restart(deps: AgentJobsHandlerDeps, p: RestartIntake, ctx: Intake
   const saved = await deps.store.getRestart(opened.payload);
   // An instruction of another conversation is answered as unknown: nobody learns it exists.
   if (!saved || saved.channel !== p.channel) return tellPrivately(deps, where, RESTART_UNKNOWN_TEXT);
-  if (saved.requester !== p.user)
-    return tellPrivately(deps, where, `Only <@${saved.requester}>, who asked for this job, can start it again.`);
+  if (saved.requester !== p.user) return tellPrivately(deps, where, restartNotYoursText(saved.requester));
   const asked = { channel: saved.channel, user: p.user, action: 'start_job' as const };
   const member = await checkMembership(deps.conversations, deps.logger, asked);
   if (!member.ok) return tellPrivately(deps, where, member.text);

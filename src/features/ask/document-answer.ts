@@ -41,7 +41,8 @@ export const ANSWER_OFFER_TEXT =
   'Someone answered here. *Document this answer* starts a docs change from the question and that reply.';
 /** What a click on an offer, or a submission, hears when the reply or its question is no longer kept. */
 export const REPLY_UNKNOWN_TEXT =
-  "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote.";
+  "I don't have that reply any more (replies are kept for 7 days), so there is nothing to quote. " +
+  'To add it to the docs, start a job with /docs-edit and paste the answer into it.';
 /** The reply or its question could not be read just now (Redis failing, or too slow for Slack's 3 s): nothing was done. */
 export const REPLY_UNREADABLE_TEXT = "I couldn't read that reply just now, so I did nothing. Try again in a moment.";
 /** The instruction the modal starts with (editable; nothing of the quote is in it). */

@@ -8,7 +8,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../platform/logger.js';
 import { slackErrorCode } from '../../platform/slack/errors.js';
-import type { Experts } from '../settings/index.js';
+import { EXPERTS_USAGE, type Experts } from '../settings/index.js';
 import type { AskStore } from './store.js';
 
 /** How long after telling a channel's settings owner that its docs team broke they are not told again: a day, in s. */
@@ -25,10 +25,13 @@ interface ExpertsBrokenDeps {
 
 /**
  * Why Slack refused the post to the docs team (chat.postMessage's `error`: `not_in_channel`,
- * `channel_not_found`, `is_archived`, `restricted_action`), as a sentence saying what to do.
+ * `channel_not_found`, `is_archived`, `restricted_action`), as a sentence saying what to do. A
+ * channel team: the post in its channel; a user group: the mention of it in the question's own
+ * channel, so the fix is there (or a channel as the team), never another channel for the group.
  */
 export function refusedPostProblem(e: Experts, code: string | undefined): string {
-  const where = e.kind === 'channel' ? `<#${e.id}>` : 'this thread';
+  if (e.kind === 'usergroup') return groupPostProblem(e.id, code);
+  const where = `<#${e.id}>`;
   switch (code) {
     case 'not_in_channel':
       return `I'm no longer in ${where}: invite me back (\`/invite @Docs Agent\`) or name another channel.`;
@@ -38,6 +41,23 @@ export function refusedPostProblem(e: Experts, code: string | undefined): string
       return `${where} is archived: name another channel.`;
     default:
       return `Slack doesn't let me post in ${where} (${code ?? 'refused'}): name another channel.`;
+  }
+}
+
+/** {@link refusedPostProblem} for a user group: mentioning it in this (the question's) channel failed. */
+function groupPostProblem(group: string, code: string | undefined): string {
+  const mention = `I mention <!subteam^${group}> in this channel's thread`;
+  switch (code) {
+    case 'not_in_channel':
+    case 'channel_not_found':
+      return `${mention}, and I'm no longer in this channel: invite me back (\`/invite @Docs Agent\`).`;
+    case 'is_archived':
+      return `${mention}, and this channel is archived: ask in another channel.`;
+    default:
+      return (
+        `${mention}, and Slack doesn't let me post here (${code ?? 'refused'}): ` +
+        `name a channel as the docs team instead (\`/docs-settings experts #channel\`).`
+      );
   }
 }
 
@@ -73,7 +93,7 @@ async function tellOwner(deps: ExpertsBrokenDeps, channel: string, problem: stri
   if (!(await deps.store.markExpertsBrokenTold(channel, EXPERTS_BROKEN_TOLD_S))) return owner;
   const text =
     `The docs team set for <#${channel}> can't be reached, so Ask the docs team there asks no one: ${problem} ` +
-    `Fix it with \`/docs-settings experts #channel\` (or \`@group\`, or \`off\`) in <#${channel}>. ` +
+    `Fix it with \`/docs-settings ${EXPERTS_USAGE}\` in <#${channel}>. ` +
     `I'll tell you again tomorrow at the earliest if it's still broken.`;
   await deps.slack.chat.postMessage({ channel: owner, text, unfurl_links: false, unfurl_media: false });
   return owner;

@@ -16,7 +16,7 @@ import { quoteReaderText } from '../../platform/slack/markup.js';
 import { postOnce, type PostOnceClient, stepKeys } from '../../platform/steps.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { expertsProblem, type Experts } from '../settings/index.js';
+import { EXPERTS_TARGETS, expertsProblem, type Experts } from '../settings/index.js';
 import { answerOf, clickerRefusal } from './actions.js';
 import { PURPOSE } from './blocks.js';
 import { refusedPostProblem, reportBrokenExperts } from './experts-broken.js';
@@ -70,8 +70,7 @@ export function asksUsedText(msBeforeNext: number): string {
 }
 
 /** Answer to a click in a channel with no docs team set. */
-export const NO_EXPERTS_TEXT =
-  'No docs team is set for this channel, so I asked no one. An admin names one with `/docs-settings experts #channel` (or `@group`).';
+export const NO_EXPERTS_TEXT = `No docs team is set for this channel, so I asked no one. An admin names one with \`/docs-settings experts ${EXPERTS_TARGETS}\`.`;
 /** Answer to a second click, by anyone. */
 export const ALREADY_ASKED_TEXT =
   'The docs team was already asked about this question; their answer will be in this thread.';

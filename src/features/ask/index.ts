@@ -37,7 +37,7 @@ import {
 } from './answer/index.js';
 
 export { classifyMention, readsAsChangeRequest } from './rule.js';
-export { ASK_INSTEAD_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
+export { ASK_INSTEAD_TEXT, EDIT_CHANNEL_ASK_TEXT, QUESTION_CHANNEL_HINT_TEXT } from './texts.js';
 export type { AskMessage } from './message-question.js';
 export type { SlackQuestionGroup } from './unanswered-log.js';
 

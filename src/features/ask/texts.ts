@@ -65,6 +65,14 @@ export const ASK_INSTEAD_TEXT =
   'I took your message as a change to the docs and started a job. Meant it as a question? Ask with ' +
   '`/docs-ask …`, or start the message with a question word or end it with a question mark.';
 
+/**
+ * After a job start from a mention in a channel whose mentions setting is `edit` (ask is on): no
+ * phrasing makes a mention a question there, only `/docs-ask`.
+ */
+export const EDIT_CHANNEL_ASK_TEXT =
+  'I took your message as a change to the docs and started a job: this channel takes every mention as a docs ' +
+  'change. To ask the docs a question here, use `/docs-ask …`.';
+
 /** A message in a question channel that reads as a docs change (the mention rule): no job, this private line. */
 export const QUESTION_CHANNEL_HINT_TEXT =
   "This channel answers questions, and your message reads as a docs change, so I didn't start one: " +

@@ -7,6 +7,7 @@ import type { AgentJobs, IncomingMessage, ThreadOwner } from '../agent-jobs/inde
 import {
   ASK_INSTEAD_TEXT,
   classifyMention,
+  EDIT_CHANNEL_ASK_TEXT,
   QUESTION_CHANNEL_HINT_TEXT,
   readsAsChangeRequest,
   type Ask,
@@ -69,6 +70,19 @@ export async function routeMessage(
   msg: IncomingMessage,
   botUserId: string | undefined,
 ): Promise<Route> {
+  const route = await decideRoute(deps, msg, botUserId);
+  return route === 'change-by-setting' ? 'change' : route;
+}
+
+/**
+ * {@link routeMessage}, telling a change by the channel's `edit` setting (`change-by-setting`: no
+ * phrasing makes a mention a question there) from a change by the mention rule.
+ */
+async function decideRoute(
+  deps: Omit<RouterDeps, 'jobs' | 'slack' | 'logger'>,
+  msg: IncomingMessage,
+  botUserId: string | undefined,
+): Promise<Route | 'change-by-setting'> {
   if (msg.thread_ts) {
     if (await deps.jobThreads(msg.channel, msg.thread_ts)) return 'jobs';
     const aside = deps.ignorePrefix && msg.text.trimStart().startsWith(deps.ignorePrefix);
@@ -87,35 +101,43 @@ export async function routeMessage(
   if (suggested) return suggested === 'question' ? 'ask' : 'jobs';
   const mode = await deps.mentionsModeFor(msg.channel);
   if (mode === 'ask') return 'ask';
-  if (mode === 'edit') return 'change';
+  if (mode === 'edit') return 'change-by-setting';
   return classifyMention(bare) === 'question' ? 'ask' : 'change';
 }
 
 /**
  * Handles a recorded message: routes it once (the route is saved, so a retry goes the same way
  * even if the channel's mode changed meanwhile) and hands it to agent-jobs or ask. A job started
- * from a message taken as a change is followed by one private line on how to ask instead. A route
+ * from a message taken as a change is followed by one private line on how to ask instead: by
+ * phrasing or `/docs-ask` ({@link ASK_INSTEAD_TEXT}), or, where the channel's mentions setting is
+ * `edit`, only `/docs-ask` ({@link EDIT_CHANNEL_ASK_TEXT}). A route
  * that can't be told on the last try (Redis, or OAuth mode's `installation_missing`) is told to the
  * person ({@link ROUTE_FAILED_TEXT}).
  * @throws what the feature handling it throws (the intake retries); a routing failure before the last try.
  */
 export async function handleMessage(deps: RouterDeps, p: MessageIntake, ctx: IntakeContext): Promise<void> {
   const saved = ctx.progress.route as Route | undefined;
-  let route: Route;
+  let decided: Route | 'change-by-setting';
   try {
-    route = saved ?? (await routeMessage(deps, p.msg, p.botUserId));
+    decided = saved
+      ? ctx.progress.bySetting
+        ? 'change-by-setting'
+        : saved
+      : await decideRoute(deps, p.msg, p.botUserId);
   } catch (err) {
     if (!ctx.finalAttempt) throw err;
     return routeFailed(deps, p.msg, err);
   }
-  if (!saved) await ctx.save({ route });
+  const bySetting = decided === 'change-by-setting';
+  const route: Route = bySetting ? 'change' : (decided as Route);
+  if (!saved) await ctx.save({ route, ...(bySetting ? { bySetting: true } : {}) });
   const receipt = { key: ctx.jobId, receivedAt: ctx.receivedAt };
   if (route === 'ignore') return deps.logger.debug({ channel: p.msg.channel }, 'aside in an answer thread ignored');
   if (route === 'ask') return deps.ask.handleMessage(p.msg, p.botUserId, ctx, receipt);
   if (route === 'answer') return deps.ask.handleAnswerReply(p.msg, p.botUserId, ctx);
   const { started } = await deps.jobs.handleMessage(p.msg, p.botUserId, ctx, receipt);
   if (route !== 'change' || !started || ctx.progress.askHintTold) return;
-  await tellPrivately(deps, inThread(p.msg), ASK_INSTEAD_TEXT, {
+  await tellPrivately(deps, inThread(p.msg), bySetting ? EDIT_CHANNEL_ASK_TEXT : ASK_INSTEAD_TEXT, {
     failure: 'could not tell the person how to ask instead',
   });
   await ctx.save({ askHintTold: true });

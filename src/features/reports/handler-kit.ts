@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { AccessAction, AccessGate } from '../../platform/access.js';
 import type { ConversationDirectory } from '../../platform/slack/conversations.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { CANNOT_POST, cannotPostHereText, slackErrorCode } from '../../platform/slack/errors.js';
 import type { Quota } from '../../platform/quota.js';
 import { nextSlotText } from '../../platform/slack/dates.js';
 import { checkMembership } from '../../platform/slack/member-check.js';
@@ -211,10 +211,12 @@ export async function reportScope(
   return { ok: true, range: resolved.range, projectId, ...(needsZone ? { tz: zone } : {}) };
 }
 
-/** What to tell the person when Slack would not post a report: invite the bot first, or try again. */
+/** What to tell the person when Slack would not post a report: invite the bot first (or use another channel), or try again. */
 export function cannotPostText(err: unknown): string {
   const code = slackErrorCode(err);
-  return code && CANNOT_POST.has(code) ? INVITE_FIRST : 'Slack would not take the report; try again in a moment.';
+  return code && CANNOT_POST.has(code)
+    ? cannotPostHereText(code)
+    : 'Slack would not take the report; try again in a moment.';
 }
 
 /** Posts a new report in `channel` (no unfurls); a refusal is told privately through `responseUrl`. Never throws. */

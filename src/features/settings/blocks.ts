@@ -5,7 +5,8 @@ import { channelId } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
 import { scopeText } from './scope.js';
-import { expertsText } from './experts.js';
+import { EXPERTS_USAGE, expertsText } from './experts.js';
+import { ANSWER_ALL_WORDS, ASKING_OFF_TEXT, followupWords, MENTIONS_WORDS, whoMayChangeText } from './words.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
@@ -18,22 +19,9 @@ export const PROJECT_ACTION = 'project';
 export const FOLLOWUPS_BLOCK = 'followups';
 export const FOLLOWUPS_ACTION = 'followups';
 export const MENTIONS_BLOCK = 'mentions';
-const MENTIONS_ACTION = 'mentions';
+export const MENTIONS_ACTION = 'mentions';
 export const ANSWER_ALL_BLOCK = 'answer_all';
-const ANSWER_ALL_ACTION = 'answer_all';
-
-/** The answer-all setting in words (the settings message and the modal). */
-const ANSWER_ALL_WORDS = {
-  on: 'every new message from a person is taken as a question (a question channel)',
-  off: 'only mentions, DMs and `/docs-ask` are answered',
-};
-
-/** A mentions mode in words (the settings message and the modal). */
-const MENTIONS_WORDS: Record<MentionsMode, string> = {
-  auto: 'a question or a docs change, by how it is phrased',
-  ask: 'always a question to the docs',
-  edit: 'always a docs change',
-};
+export const ANSWER_ALL_ACTION = 'answer_all';
 
 /** What the settings message shows besides the settings themselves (from other features). */
 interface SettingsContext {
@@ -44,12 +32,10 @@ interface SettingsContext {
   digest: string;
   /** Whether to offer the Edit button (the viewer is a settings admin); `unknown` when that could not be checked. */
   canEdit: boolean | 'unknown';
-}
-
-function followupWords(p: FollowupPolicy): string {
-  return p === 'requester'
-    ? 'only the person who started a job can continue it'
-    : 'anyone in the channel can continue a job from its thread';
+  /** Whether asking the docs is set up (the ask feature's `configured`): else mentions and answer-all do nothing. */
+  asking: boolean;
+  /** ADMIN_USERS, named as who may change settings besides workspace admins. */
+  adminUsers: readonly string[];
 }
 
 /** What the Edit button's value (the channel) is signed for (src/platform/slack/signed-value.ts). */
@@ -58,31 +44,56 @@ export const EDIT_BUTTON_PURPOSE = 'settings.edit';
 export const EDIT_MODAL_PURPOSE = 'settings.modal';
 
 /**
+ * The mentions and answer-all lines: the settings in words, or, while asking the docs is off, one
+ * line saying so (and what is saved for when it is set up, when not the defaults).
+ */
+function questionLines(s: EffectiveSettings, asking: boolean): string[] {
+  if (asking)
+    return [
+      `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
+      `*Questions:* ${s.answerAll ? ANSWER_ALL_WORDS.on : ANSWER_ALL_WORDS.off}`,
+    ];
+  const saved = [
+    ...(s.mentions !== 'auto' ? [`mentions \`${s.mentions}\``] : []),
+    ...(s.answerAll ? ['answer-all on'] : []),
+  ];
+  return [`*Questions:* ${ASKING_OFF_TEXT}.${saved.length ? ` Saved for when it is: ${saved.join(', ')}.` : ''}`];
+}
+
+/** The settings, one line each (Slack mrkdwn). */
+function settingsLines(s: EffectiveSettings, ctx: SettingsContext): string[] {
+  const project = `\`${s.projectId}\`${s.projectIsDefault ? ' (the default project)' : ''}`;
+  const stale = s.staleProjectId
+    ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.`
+    : '';
+  return [
+    `*Docs project:* ${project}${stale}`,
+    `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
+    `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
+    ...questionLines(s, ctx.asking),
+    `*Docs scope:* ${scopeText(s.scope) ?? 'all the docs'}`,
+    `*Ask the docs team:* ${expertsText(s.experts) ?? `no one set (\`/docs-settings ${EXPERTS_USAGE}\`)`}`,
+    `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
+  ];
+}
+
+/** Answer in the settings message when whether the viewer may change settings could not be checked. */
+export const ADMIN_UNKNOWN_TEXT =
+  "I couldn't check whether you may change them; run `/docs-settings` again in a moment to get *Edit* if you may.";
+
+/**
  * The channel's effective settings as an ephemeral message: docs project, who may start jobs,
- * follow-up policy, digest subscription; an Edit button for admins (its value is the channel, signed).
+ * follow-up policy, mentions and questions (or that asking is off), scope, docs team, digest
+ * subscription; an Edit button for admins (its value is the channel, signed), else who may change them.
  */
 export function buildSettingsMessage(
   s: EffectiveSettings,
   ctx: SettingsContext,
   signer: Pick<ValueSigner, 'sign'>,
 ): { text: string; blocks: KnownBlock[] } {
-  const project = `\`${s.projectId}\`${s.projectIsDefault ? ' (the default project)' : ''}`;
-  const stale = s.staleProjectId
-    ? `\n:warning: This channel was set to \`${s.staleProjectId}\`, which is no longer configured; the default is used.`
-    : '';
-  const lines = [
-    `*Docs project:* ${project}${stale}`,
-    `*Who may start jobs here:* ${truncate(ctx.access, 500)}`,
-    `*Follow-ups:* ${followupWords(s.followupPolicy)}${s.followupIsDefault ? ' (the workspace default)' : ''}`,
-    `*A mention of the bot is:* ${MENTIONS_WORDS[s.mentions]}`,
-    `*Questions:* ${s.answerAll ? ANSWER_ALL_WORDS.on : ANSWER_ALL_WORDS.off}`,
-    `*Docs scope:* ${scopeText(s.scope) ?? 'all the docs'}`,
-    `*Ask the docs team:* ${expertsText(s.experts) ?? 'no one set (`/docs-settings experts #channel|@group`)'}`,
-    `*Weekly digest:* ${truncate(ctx.digest, 500)}`,
-  ];
   const blocks: KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: `*Docs Agent settings for <#${ctx.channel}>*` } },
-    { type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } },
+    { type: 'section', text: { type: 'mrkdwn', text: settingsLines(s, ctx).join('\n') } },
   ];
   const footer = s.updatedBy ? `Last changed by <@${s.updatedBy}>. ` : '';
   if (ctx.canEdit === true) {
@@ -104,8 +115,8 @@ export function buildSettingsMessage(
   } else {
     const why =
       ctx.canEdit === 'unknown'
-        ? "I couldn't check whether you may change them."
-        : "Workspace admins and the bot's settings admins can change them; `/docs-settings help` explains each.";
+        ? ADMIN_UNKNOWN_TEXT
+        : `${whoMayChangeText(ctx.adminUsers)} \`/docs-settings help\` explains each setting.`;
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${footer}${why}` }] });
   }
   const text = `Docs Agent settings for this channel: docs project ${s.projectId}; follow-ups: ${s.followupPolicy}.`;
@@ -136,9 +147,22 @@ function option(text: string, value: string) {
   return { text: { type: 'plain_text' as const, text: truncate(text, 75) }, value };
 }
 
-/** The modal's docs project input: a static select of the configured projects (Slack: ≤ 100 options), the first the default. */
-function projectInput(projects: readonly string[], current: string): InputBlock {
-  const options = projects.slice(0, 100).map((p, i) => option(i === 0 ? `${p} (default)` : p, p));
+/**
+ * The value of the modal's "default" options: saves no value of the channel's own, so it follows
+ * the workspace default (DOCS_PROJECT_ID, FOLLOWUP_POLICY) when that changes. Not a project id
+ * (config: letters, digits, `_ . -`) nor a policy.
+ */
+export const DEFAULT_OPTION = ':default:';
+
+/**
+ * The modal's docs project input: a static select of "Default project (…)" and the configured
+ * projects (Slack: ≤ 100 options); the default option preselected when the channel has no project
+ * of its own (or one no longer configured).
+ */
+function projectInput(projects: readonly string[], s: EffectiveSettings): InputBlock {
+  const byDefault = option(`Default project (${projects[0] ?? ''})`, DEFAULT_OPTION);
+  const options = [byDefault, ...projects.slice(0, 99).map((p) => option(p, p))];
+  const own = s.projectFollowsDefault ? undefined : options.find((o) => o.value === s.projectId);
   return {
     type: 'input',
     block_id: PROJECT_BLOCK,
@@ -147,19 +171,18 @@ function projectInput(projects: readonly string[], current: string): InputBlock 
       type: 'plain_text',
       text: "This channel's new jobs, reports and digests use it. Jobs already running keep theirs.",
     },
-    element: {
-      type: 'static_select',
-      action_id: PROJECT_ACTION,
-      options,
-      initial_option: options[Math.max(0, projects.indexOf(current))] ?? options[0],
-    },
+    element: { type: 'static_select', action_id: PROJECT_ACTION, options, initial_option: own ?? byDefault },
   };
 }
 
-/** The modal's follow-up policy input (radio buttons). */
-function followupsInput(current: FollowupPolicy): InputBlock {
+/** The modal's follow-up policy input (radio buttons): the workspace default (preselected when the channel has no policy of its own), or one. */
+function followupsInput(s: EffectiveSettings, defaultPolicy: FollowupPolicy): InputBlock {
   const policyOption = (p: FollowupPolicy) =>
     option(p === 'anyone' ? 'Anyone in the channel' : 'Only the person who started the job', p);
+  const byDefault = option(
+    `Workspace default (${defaultPolicy === 'anyone' ? 'anyone in the channel' : 'only the person who started it'})`,
+    DEFAULT_OPTION,
+  );
   return {
     type: 'input',
     block_id: FOLLOWUPS_BLOCK,
@@ -167,19 +190,24 @@ function followupsInput(current: FollowupPolicy): InputBlock {
     element: {
       type: 'radio_buttons',
       action_id: FOLLOWUPS_ACTION,
-      options: FOLLOWUP_POLICIES.map(policyOption),
-      initial_option: policyOption(current),
+      options: [byDefault, ...FOLLOWUP_POLICIES.map(policyOption)],
+      initial_option: s.followupIsDefault ? byDefault : policyOption(s.followupPolicy),
     },
   };
 }
 
+/** The hint of the mentions and answer-all inputs while asking the docs is off (Slack: hint ≤ 2000 characters). */
+const ASKING_OFF_HINT =
+  "Asking the docs isn't set up, so this is saved but has no effect until the people who run Docs Agent set it up.";
+
 /** The modal's mentions mode input (radio buttons). */
-function mentionsInput(current: MentionsMode): InputBlock {
+function mentionsInput(current: MentionsMode, asking: boolean): InputBlock {
   const mentionsOption = (m: MentionsMode) => option(MENTIONS_WORDS[m], m);
   return {
     type: 'input',
     block_id: MENTIONS_BLOCK,
     label: { type: 'plain_text', text: 'A mention of the bot in this channel is' },
+    ...(asking ? {} : { hint: { type: 'plain_text' as const, text: ASKING_OFF_HINT } }),
     element: {
       type: 'radio_buttons',
       action_id: MENTIONS_ACTION,
@@ -190,7 +218,7 @@ function mentionsInput(current: MentionsMode): InputBlock {
 }
 
 /** The modal's answer-all input (radio buttons): off or on. */
-function answerAllInput(current: boolean): InputBlock {
+function answerAllInput(current: boolean, asking: boolean): InputBlock {
   const answerOption = (on: boolean) =>
     option(
       on ? 'Every new message from a person (a question channel)' : 'Only mentions, DMs and /docs-ask',
@@ -200,7 +228,10 @@ function answerAllInput(current: boolean): InputBlock {
     type: 'input',
     block_id: ANSWER_ALL_BLOCK,
     label: { type: 'plain_text', text: 'Questions answered in this channel' },
-    hint: { type: 'plain_text', text: 'In a question channel each new top-level message is answered in its thread.' },
+    hint: {
+      type: 'plain_text',
+      text: asking ? 'In a question channel each new top-level message is answered in its thread.' : ASKING_OFF_HINT,
+    },
     element: {
       type: 'radio_buttons',
       action_id: ANSWER_ALL_ACTION,
@@ -210,16 +241,25 @@ function answerAllInput(current: boolean): InputBlock {
   };
 }
 
+/** What the modal says besides the channel's settings: the workspace defaults, and whether asking is set up. */
+interface EditModalContext {
+  /** FOLLOWUP_POLICY, named in the follow-ups' default option. */
+  defaultFollowupPolicy: FollowupPolicy;
+  /** Whether asking the docs is set up; else the mentions and answer-all inputs say they have no effect. */
+  asking: boolean;
+}
+
 /**
- * The settings modal (views.open): the docs project (a static select of the configured projects),
- * the follow-up policy, the mentions mode and answer-all (radio buttons), pre-set to the channel's effective
- * settings.
+ * The settings modal (views.open): the docs project (a static select of the default and the
+ * configured projects), the follow-up policy (the workspace default or one), the mentions mode and
+ * answer-all (radio buttons), pre-set to the channel's effective settings.
  */
 export function buildEditModal(
   channel: string,
   s: EffectiveSettings,
   projects: readonly string[],
   signer: Pick<ValueSigner, 'sign'>,
+  ctx: EditModalContext,
 ): ModalView {
   return {
     type: 'modal',
@@ -233,40 +273,10 @@ export function buildEditModal(
         type: 'section',
         text: { type: 'mrkdwn', text: `Docs Agent settings for <#${channel}>. Every change is logged.` },
       },
-      projectInput(projects, s.projectId),
-      followupsInput(s.followupPolicy),
-      mentionsInput(s.mentions),
-      answerAllInput(s.answerAll),
+      projectInput(projects, s),
+      followupsInput(s, ctx.defaultFollowupPolicy),
+      mentionsInput(s.mentions, ctx.asking),
+      answerAllInput(s.answerAll, ctx.asking),
     ],
   } satisfies View as ModalView;
-}
-
-/** The modal's answers, read from a view_submission's `state.values`. */
-interface EditValues {
-  projectId: string | undefined;
-  followupPolicy: string | undefined;
-  /** Absent in forms opened before the mentions input existed. */
-  mentions: string | undefined;
-  /** `on` or `off`; absent in forms opened before the answer-all input existed. */
-  answerAll: string | undefined;
-}
-
-/** `o[k]` when `o` is an object, else undefined (for payloads of any shape). */
-const pick = (o: unknown, k: string): unknown =>
-  typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined;
-
-/** The value of a select or radio input in a view's `state.values`; undefined unless it is a string. */
-function selectedValue(values: unknown, block: string, action: string): string | undefined {
-  const v = pick(pick(pick(pick(values, block), action), 'selected_option'), 'value');
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** Reads the modal's answers from `state.values` of any shape (untrusted: checked by the caller). */
-export function readEditValues(values: unknown): EditValues {
-  return {
-    projectId: selectedValue(values, PROJECT_BLOCK, PROJECT_ACTION),
-    followupPolicy: selectedValue(values, FOLLOWUPS_BLOCK, FOLLOWUPS_ACTION),
-    mentions: selectedValue(values, MENTIONS_BLOCK, MENTIONS_ACTION),
-    answerAll: selectedValue(values, ANSWER_ALL_BLOCK, ANSWER_ALL_ACTION),
-  };
 }

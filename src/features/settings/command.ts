@@ -1,6 +1,7 @@
 import { quoteToken } from '../../platform/slack/limits.js';
 import { EXPERTS_USAGE, parseExperts, type Experts } from './experts.js';
 import { parseScope, SCOPE_USAGE } from './scope.js';
+import { whoMayChangeText } from './words.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type DocsScope, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `/docs-settings …` as typed, checked (pure: no network). */
@@ -21,8 +22,22 @@ export type SettingsCommand =
   | { kind: 'experts'; experts: Experts | null }
   | { kind: 'invalid'; message: string };
 
+/** What the usage says besides the settings: who may change them, and whether asking the docs is set up. */
+export interface UsageFacts {
+  /** ADMIN_USERS, named as who may change settings besides workspace admins. */
+  adminUsers: readonly string[];
+  /** Whether asking the docs is set up (the ask feature's `configured`). */
+  asking: boolean;
+}
+
 /** Usage of `/docs-settings`, shown for `help` and with every mistake. */
-export function settingsUsage(projects: readonly string[]): string {
+export function settingsUsage(projects: readonly string[], facts: UsageFacts): string {
+  const askingOff = facts.asking
+    ? []
+    : [
+        `Asking the docs isn't set up here: a mention always starts a docs job and no message is answered as a question, ` +
+          'so `mentions`, `answer-all`, `scope` and `experts` are saved but have no effect until the people who run Docs Agent set it up.',
+      ];
   return [
     '*Usage:*',
     "• `/docs-settings`: this channel's settings (docs project, who may start jobs, follow-ups, digest)",
@@ -32,7 +47,8 @@ export function settingsUsage(projects: readonly string[]): string {
     '• `/docs-settings answer-all on|off`: whether every new message from a person here (not replies, not bots) is taken as a question and answered in its thread',
     `• \`/docs-settings ${SCOPE_USAGE}\`: the docs version, language or groups this channel's questions are answered from (\`off\`: all the docs)`,
     `• \`/docs-settings ${EXPERTS_USAGE}\`: who gets a question the docs couldn't answer when someone clicks *Ask the docs team* (a channel it is posted in, or a user group mentioned in its thread)`,
-    "Changing them is for workspace admins and the bot's settings admins.",
+    ...askingOff,
+    whoMayChangeText(facts.adminUsers),
   ].join('\n');
 }
 
@@ -41,9 +57,13 @@ export function projectList(projects: readonly string[]): string {
   return projects.map((p, i) => `\`${p}\`${i === 0 ? ' (default)' : ''}`).join(', ');
 }
 
-/** Answer to a project id that is not configured: lists the valid ones. */
+/**
+ * Answer to a project id that is not configured: lists the valid ones (this workspace's, with
+ * DOCS_WORKSPACE_PROJECTS), and who sets that list, in the words of the agent call's refusal
+ * (access: projectNotAllowedText).
+ */
 function unknownProjectText(id: string, projects: readonly string[]): string {
-  return `:warning: \`${quoteToken(id)}\` is not one of the docs projects I can use. Choose one of ${projectList(projects)} (set by DOCS_PROJECT_ID and DOCS_PROJECT_IDS).`;
+  return `:warning: \`${quoteToken(id)}\` is not one of this workspace's docs projects. Choose one of ${projectList(projects)} (an operator sets which projects a workspace may use).`;
 }
 
 /**
@@ -51,15 +71,16 @@ function unknownProjectText(id: string, projects: readonly string[]): string {
  * project ids exact).
  *
  * @param projects - the configured projects, the default first (see `docsProjects`).
+ * @param facts - who may change settings and whether asking is set up (for the usage).
  * @returns what to do, or `invalid` with the ephemeral answer (usage included).
  */
-export function parseSettingsCommand(text: string, projects: readonly string[]): SettingsCommand {
+export function parseSettingsCommand(text: string, projects: readonly string[], facts: UsageFacts): SettingsCommand {
   const words = text.trim().split(/\s+/).filter(Boolean);
   const [first, second, ...rest] = words;
   const name = first?.toLowerCase();
   const invalid = (why: string): SettingsCommand => ({
     kind: 'invalid',
-    message: `:warning: ${why}\n${settingsUsage(projects)}`,
+    message: `:warning: ${why}\n${settingsUsage(projects, facts)}`,
   });
   if (name === undefined || name === 'show')
     return words.length <= 1 ? { kind: 'show' } : invalid('`show` takes nothing after it.');

@@ -6,27 +6,54 @@ import type { DocsScope, FollowupPolicy, MentionsMode } from './store.js';
 /** The settings a change is told by (what `EffectiveSettings` has). */
 interface EffectiveSettings {
   projectId: string;
+  /** No project of the channel's own: it follows DOCS_PROJECT_ID. */
+  projectFollowsDefault: boolean;
   followupPolicy: FollowupPolicy;
+  /** No policy of the channel's own: it follows FOLLOWUP_POLICY. */
+  followupIsDefault: boolean;
   mentions: MentionsMode;
   answerAll: boolean;
   scope?: DocsScope;
   experts?: Experts;
 }
 
-/** `project proj_b, follow-ups requester` (for the "already" answer). */
-export function summary(s: EffectiveSettings): string {
-  return `docs project \`${s.projectId}\`, follow-ups by ${s.followupPolicy}`;
+/** The settings a `/docs-settings` subcommand or the form changes, as `already` names them. */
+type AskedAbout = 'project' | 'followups' | 'mentions' | 'answer-all' | 'scope' | 'experts' | 'edit';
+
+const projectWords = (s: EffectiveSettings) =>
+  `docs project \`${s.projectId}\`${s.projectFollowsDefault ? ' (the default project)' : ''}`;
+const followupsWords = (s: EffectiveSettings) =>
+  `follow-ups by ${s.followupPolicy}${s.followupIsDefault ? ' (the workspace default)' : ''}`;
+
+/**
+ * The setting that was asked about as it is, for the "already" answer: `docs project \`proj_b\``,
+ * `mentions \`ask\``…; the form (`edit`): each of its fields.
+ */
+export function summary(s: EffectiveSettings, action: `settings.${AskedAbout}`): string {
+  const asked = action.slice('settings.'.length) as AskedAbout;
+  const one: Record<Exclude<AskedAbout, 'edit'>, () => string> = {
+    project: () => projectWords(s),
+    followups: () => followupsWords(s),
+    mentions: () => `mentions \`${s.mentions}\``,
+    'answer-all': () => `answer-all ${s.answerAll ? 'on' : 'off'}`,
+    scope: () => `docs scope: ${scopeText(s.scope) ?? 'all the docs'}`,
+    experts: () => `docs team: ${expertsText(s.experts) ?? 'no one'}`,
+  };
+  if (asked !== 'edit') return one[asked]();
+  return [one.project(), one.followups(), one.mentions(), one['answer-all']()].join(', ');
 }
 
 type Part = { text: string; from: string; to: string };
 
 /** What changed of the asking settings (answer-all, scope, experts). */
-function askingParts(before: EffectiveSettings, after: EffectiveSettings): Part[] {
+function askingParts(before: EffectiveSettings, after: EffectiveSettings, asking: boolean): Part[] {
   const parts: Part[] = [];
   if (before.answerAll !== after.answerAll) {
-    const what = after.answerAll
-      ? 'every new message from a person here is answered as a question'
-      : 'only mentions, DMs and `/docs-ask` are answered';
+    const what = !asking
+      ? `${after.answerAll ? 'on' : 'off'} (was ${before.answerAll ? 'on' : 'off'})`
+      : after.answerAll
+        ? 'every new message from a person here is answered as a question'
+        : 'only mentions, DMs and `/docs-ask` are answered';
     parts.push({
       text: `answer-all: ${what}`,
       from: `answerAll=${before.answerAll}`,
@@ -51,12 +78,51 @@ function askingParts(before: EffectiveSettings, after: EffectiveSettings): Part[
   return parts;
 }
 
-/** What changed, in words and as audit from/to; undefined when nothing did. */
+/**
+ * The project or follow-up policy that stayed the same value but started or stopped following the
+ * workspace default (the form's Workspace default option, `/docs-settings … default`).
+ */
+function defaultParts(before: EffectiveSettings, after: EffectiveSettings): Part[] {
+  const parts: Part[] = [];
+  if (before.projectId === after.projectId && before.projectFollowsDefault !== after.projectFollowsDefault) {
+    const [own, dflt] = [`project=${after.projectId}`, 'project=default'];
+    parts.push(
+      after.projectFollowsDefault
+        ? { text: `docs project: the default project again (now \`${after.projectId}\`)`, from: own, to: dflt }
+        : {
+            text: `docs project \`${after.projectId}\`, set for this channel (not the default project any more)`,
+            from: dflt,
+            to: own,
+          },
+    );
+  }
+  if (before.followupPolicy === after.followupPolicy && before.followupIsDefault !== after.followupIsDefault) {
+    const [own, dflt] = [`followups=${after.followupPolicy}`, 'followups=default'];
+    parts.push(
+      after.followupIsDefault
+        ? { text: `follow-ups: the workspace default again (now ${after.followupPolicy})`, from: own, to: dflt }
+        : {
+            text: `follow-ups by ${after.followupPolicy}, set for this channel (not the workspace default any more)`,
+            from: dflt,
+            to: own,
+          },
+    );
+  }
+  return parts;
+}
+
+/**
+ * What changed, in words and as audit from/to, and whether a setting only asking uses (mentions,
+ * answer-all, scope, docs team) changed; undefined when nothing did. A channel that starts or stops
+ * following the default project or follow-up policy has changed, even with the same value.
+ * @param asking - whether asking the docs is set up: else mentions and answer-all are told as their values.
+ */
 export function describeChange(
   before: EffectiveSettings,
   after: EffectiveSettings,
-): { text: string; from: string; to: string } | undefined {
-  const parts: { text: string; from: string; to: string }[] = [];
+  asking = true,
+): { text: string; from: string; to: string; asking: boolean } | undefined {
+  const parts: Part[] = [...defaultParts(before, after)];
   if (before.projectId !== after.projectId) {
     parts.push({
       text: `docs project \`${after.projectId}\` (was \`${before.projectId}\`)`,
@@ -75,20 +141,24 @@ export function describeChange(
       to: `followups=${after.followupPolicy}`,
     });
   }
+  const asked = askingParts(before, after, asking);
   if (before.mentions !== after.mentions) {
-    const what = {
-      auto: 'a question or a docs change by how it is phrased',
-      ask: 'always a question to the docs',
-      edit: 'always a docs change',
-    }[after.mentions];
+    const what = asking
+      ? {
+          auto: 'a question or a docs change by how it is phrased',
+          ask: 'always a question to the docs',
+          edit: 'always a docs change',
+        }[after.mentions]
+      : `\`${after.mentions}\``;
     const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
-    parts.push({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
+    asked.unshift({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
   }
-  parts.push(...askingParts(before, after));
-  if (!parts.length) return undefined;
+  const all = [...parts, ...asked];
+  if (!all.length) return undefined;
   return {
-    text: parts.map((p) => p.text).join('; '),
-    from: parts.map((p) => p.from).join(','),
-    to: parts.map((p) => p.to).join(','),
+    text: all.map((p) => p.text).join('; '),
+    from: all.map((p) => p.from).join(','),
+    to: all.map((p) => p.to).join(','),
+    asking: asked.length > 0,
   };
 }

@@ -12,8 +12,11 @@ import { slackErrorCode } from '../../platform/slack/errors.js';
 /** The docs team: a channel the question is posted in, or a user group mentioned in the question's thread. */
 export type Experts = { kind: 'channel'; id: string } | { kind: 'usergroup'; id: string };
 
+/** How a docs team is typed: a channel or a user group, picked from Slack's suggestions (the manifest's usage hint too). */
+export const EXPERTS_TARGETS = '#channel|@usergroup';
+
 /** How experts are typed, for the usage. */
-export const EXPERTS_USAGE = 'experts #channel|@usergroup|off';
+export const EXPERTS_USAGE = `experts ${EXPERTS_TARGETS}|off`;
 
 /**
  * Parses what follows `experts`: one escaped channel or user group, or `off`.

@@ -25,6 +25,10 @@ export interface SettingsHandlerDeps {
   describeAccess: (channel: string) => Promise<string>;
   /** `channel`'s digest subscription, in words (the reports feature's). */
   describeDigest: (teamId: string, channel: string) => Promise<string>;
+  /** Whether asking the docs is set up (the ask feature's `configured`): the settings message says so when not. */
+  asking: boolean;
+  /** ADMIN_USERS, named in the settings message as who may change settings besides workspace admins. */
+  adminUsers: readonly string[];
   /**
    * Why the bot can't reach a docs team (not in its channel, an unknown user group), or undefined
    * (see `expertsProblem`). @throws when that can't be checked (the intake retries).
@@ -118,7 +122,8 @@ async function settingsMessage(
       return 'unknown' as const;
     }),
   ]);
-  return buildSettingsMessage(settings, { channel: p.channel, access, digest, canEdit }, deps.signer);
+  const ctx = { channel: p.channel, access, digest, canEdit, asking: deps.asking, adminUsers: deps.adminUsers };
+  return buildSettingsMessage(settings, ctx, deps.signer);
 }
 
 /**

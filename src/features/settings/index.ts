@@ -16,7 +16,7 @@ import { ChannelSettingsLookup, SettingsService, usersInfoAdminCheck, type IsSet
 import { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
 export { scopeText } from './scope.js';
-export { expertsProblem, type Experts } from './experts.js';
+export { EXPERTS_TARGETS, EXPERTS_USAGE, expertsProblem, type Experts } from './experts.js';
 export { SettingsService, usersInfoAdminCheck } from './service.js';
 export { SettingsStore, type FollowupPolicy, type MentionsMode } from './store.js';
 
@@ -79,6 +79,11 @@ export interface SettingsOptions {
   describeAccess?: (channel: string) => Promise<string>;
   /** A channel's digest subscription, in words (the reports feature's, built before this one). */
   describeDigest: SettingsHandlerDeps['describeDigest'];
+  /**
+   * Whether asking the docs is set up (the ask feature's `configured`): else the settings, their
+   * usage and their changes say mentions and answer-all have no effect.
+   */
+  asking: boolean;
 }
 
 /** The running feature, as the composition root holds it. */
@@ -101,11 +106,14 @@ export function createSettings(o: SettingsOptions): Settings {
   const logger = o.platform.logger.child({ feature: 'settings' });
   const projects = docsProjects(o.config);
   const adminUsers = o.config.ADMIN_USERS;
+  const { asking } = o;
+  const facts = { adminUsers, asking };
   const service = new SettingsService({
     store: settingsStore(o.platform),
     projects: workspaceProjects(o.platform, o.config),
     defaultFollowupPolicy: o.config.FOLLOWUP_POLICY,
     adminUsers,
+    asking,
     isSettingsAdmin: o.isSettingsAdmin ?? usersInfoAdminCheck({ slack, adminUsers }),
     logger,
     now,
@@ -114,9 +122,13 @@ export function createSettings(o: SettingsOptions): Settings {
   registerHandlers(intake, {
     service,
     authorizeView,
-    usage: o.platform.docsWorkspaces?.mapped ? () => settingsUsage(service.projects) : settingsUsage(projects),
+    usage: o.platform.docsWorkspaces?.mapped
+      ? () => settingsUsage(service.projects, facts)
+      : settingsUsage(projects, facts),
     describeAccess: o.describeAccess ?? (async () => 'every full member'),
     describeDigest: o.describeDigest,
+    asking,
+    adminUsers,
     checkExperts: (e) => expertsProblem(slack, e),
     slack,
     signer,
@@ -127,6 +139,11 @@ export function createSettings(o: SettingsOptions): Settings {
     projectFor: (channel) => service.projectFor(channel),
     followupPolicyFor: (channel) => service.followupPolicyFor(channel),
     mentionsModeFor: (channel) => service.mentionsModeFor(channel),
-    register: (app) => registerListeners(app, { intake, service, slack, authorizeView, conversations, signer, logger }),
+    register: (app) =>
+      registerListeners(app, {
+        ...{ intake, service, slack, authorizeView, conversations, signer, logger },
+        modal: { defaultFollowupPolicy: o.config.FOLLOWUP_POLICY, asking },
+        usageFacts: facts,
+      }),
   };
 }

@@ -24,10 +24,11 @@ import {
   FOLLOWUPS_BLOCK,
   MENTIONS_BLOCK,
   PROJECT_BLOCK,
-  readEditValues,
+  DEFAULT_OPTION,
 } from './blocks.js';
+import { readEditValues } from './form-values.js';
 import { EDIT_BUTTON_PURPOSE, EDIT_MODAL_PURPOSE } from './blocks.js';
-import { parseSettingsCommand, projectList } from './command.js';
+import { parseSettingsCommand, projectList, type UsageFacts } from './command.js';
 import { INTAKE, type CommandIntake, type SaveIntake } from './intake.js';
 import type { SettingsService } from './service.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
@@ -36,6 +37,10 @@ import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMo
 interface SettingsListenerDeps {
   intake: Pick<Intake, 'record'>;
   service: Pick<SettingsService, 'effective' | 'projects'>;
+  /** FOLLOWUP_POLICY (named in the form's default option) and whether asking the docs is set up. */
+  modal: { defaultFollowupPolicy: FollowupPolicy; asking: boolean };
+  /** Who may change settings and whether asking is set up, for the usage shown with a mistake. */
+  usageFacts: UsageFacts;
   /** Opens the modal (within the trigger_id's 3 s). */
   slack: { views: Pick<WebClient['views'], 'open'> };
   /** Whether `actor` may see settings in `channel` (the access gate's `view_settings`), asked at the Edit click. */
@@ -78,7 +83,7 @@ async function viewRefusal(deps: SettingsListenerDeps, actor: Actor, channel: st
  */
 function docsSettingsCommand(deps: SettingsListenerDeps) {
   return async ({ command, ack }: CommandArgs): Promise<void> => {
-    const cmd = parseSettingsCommand(command.text, deps.service.projects);
+    const cmd = parseSettingsCommand(command.text, deps.service.projects, deps.usageFacts);
     if (cmd.kind === 'invalid')
       deps.logger.warn({ channel: command.channel_id }, 'a /docs-settings mistake; answered with the usage');
     const payload: CommandIntake = {
@@ -119,7 +124,7 @@ export function editAction(deps: SettingsListenerDeps) {
     if (refusal) return void (await tell(refusal));
     try {
       const settings = await deps.service.effective(channel);
-      const view = buildEditModal(channel, settings, deps.service.projects, deps.signer);
+      const view = buildEditModal(channel, settings, deps.service.projects, deps.signer, deps.modal);
       await deps.slack.views.open({ trigger_id: body.trigger_id, view });
     } catch (err) {
       deps.logger.warn({ err, slackError: slackErrorCode(err) }, 'could not open the settings modal');
@@ -159,9 +164,10 @@ export function editSubmission(deps: SettingsListenerDeps) {
   return async ({ ack, body, view }: SubmissionArgs): Promise<void> => {
     const values = readEditValues((view.state as { values?: unknown } | undefined)?.values);
     const errors: Record<string, string> = {};
-    if (!values.projectId || !deps.service.projects.includes(values.projectId))
-      errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
-    if (!values.followupPolicy || !(FOLLOWUP_POLICIES as readonly string[]).includes(values.followupPolicy))
+    const projectOk = values.projectId === DEFAULT_OPTION || deps.service.projects.includes(values.projectId ?? '');
+    if (!projectOk) errors[PROJECT_BLOCK] = `Choose one of ${projectList(deps.service.projects).replace(/`/g, '')}.`;
+    const policies: readonly string[] = [DEFAULT_OPTION, ...FOLLOWUP_POLICIES];
+    if (!values.followupPolicy || !policies.includes(values.followupPolicy))
       errors[FOLLOWUPS_BLOCK] = 'Choose who may continue a job.';
     const mentionsOk = values.mentions === undefined || (MENTIONS_MODES as readonly string[]).includes(values.mentions);
     if (!mentionsOk) errors[MENTIONS_BLOCK] = 'Choose what a mention is.';
@@ -178,8 +184,9 @@ export function editSubmission(deps: SettingsListenerDeps) {
       channel: form.channel,
       user: body.user.id,
       change: {
-        projectId: values.projectId ?? null,
-        followupPolicy: values.followupPolicy as FollowupPolicy,
+        // The default options save no value of the channel's own: it follows the workspace default.
+        projectId: ownValue(values.projectId),
+        followupPolicy: ownValue(values.followupPolicy) as FollowupPolicy | null,
         ...(values.mentions ? { mentions: values.mentions as MentionsMode } : {}),
         ...(values.answerAll ? { answerAll: values.answerAll === 'on' } : {}),
       },
@@ -193,6 +200,11 @@ export function editSubmission(deps: SettingsListenerDeps) {
     }
     await ack();
   };
+}
+
+/** A checked form value as the channel's own, or null (back to the workspace default) for the default option. */
+function ownValue(v: string | undefined): string | null {
+  return v === undefined || v === DEFAULT_OPTION ? null : v;
 }
 
 /** Registers `/docs-settings`, its Edit button and its modal. */

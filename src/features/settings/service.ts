@@ -11,6 +11,7 @@ import type {
 } from './store.js';
 import type { Experts } from './experts.js';
 import { describeChange, summary } from './describe.js';
+import { askingOffNote, whoMayChangeText } from './words.js';
 
 /**
  * Whether `user` may change channel settings. @throws when that cannot be checked (the caller then
@@ -39,6 +40,11 @@ export interface EffectiveSettings {
   projectId: string;
   /** True when the channel uses DOCS_PROJECT_ID (no project of its own, or one no longer configured). */
   projectIsDefault: boolean;
+  /**
+   * True when the channel has no project of its own, so it follows DOCS_PROJECT_ID when that
+   * changes (false when it chose a project, the default one included, or one no longer configured).
+   */
+  projectFollowsDefault: boolean;
   /** The channel's own project when it is no longer configured (DOCS_PROJECT_IDS changed): the default is used. */
   staleProjectId?: string;
   followupPolicy: FollowupPolicy;
@@ -78,6 +84,11 @@ export interface ChannelSettingsOptions {
 interface SettingsServiceOptions extends ChannelSettingsOptions {
   /** ADMIN_USERS, named in the refusal. */
   adminUsers: readonly string[];
+  /**
+   * Whether asking the docs is set up (the ask feature's `configured`): else a change of mentions,
+   * answer-all, scope or docs team says it has no effect until it is ({@link askingOffNote}).
+   */
+  asking: boolean;
   isSettingsAdmin: IsSettingsAdmin;
   logger: Logger;
   /** Clock, epoch ms. */
@@ -87,13 +98,18 @@ interface SettingsServiceOptions extends ChannelSettingsOptions {
 /** Answer when the admin check could not be made (Slack or Redis trouble): nothing changed. */
 export const CHECK_FAILED_TEXT = "I couldn't check your access, try again. Nothing was changed.";
 
-/** The refusal for someone who may not change settings. */
+/** The refusal for someone who may not change settings: who may, and to ask one of them. */
 function notAdminText(adminUsers: readonly string[]): string {
-  const who = adminUsers.length
-    ? `workspace admins and ${adminUsers.map((u) => `<@${u}>`).join(', ')}`
-    : 'workspace admins';
-  return `Only ${who} can change this channel's settings. Nothing was changed.`;
+  return `You can't change this channel's settings. ${whoMayChangeText(adminUsers)} Nothing was changed.`;
 }
+
+/** The subcommands whose settings only asking the docs uses. */
+const ASKING_ACTIONS: ReadonlySet<SettingsAuditAction> = new Set([
+  'settings.mentions',
+  'settings.answer-all',
+  'settings.scope',
+  'settings.experts',
+]);
 
 /** The audit actions of settings changes: /docs-settings project|followups|mentions, and the settings modal. */
 export type SettingsAuditAction = Extract<
@@ -175,6 +191,7 @@ export class ChannelSettingsLookup {
     return {
       projectId: configured ? (own.projectId as string) : fallback,
       projectIsDefault: !configured || own.projectId === fallback,
+      projectFollowsDefault: own.projectId === undefined,
       ...(own.projectId !== undefined && !configured ? { staleProjectId: own.projectId } : {}),
       followupPolicy: own.followupPolicy ?? this.lookup.defaultFollowupPolicy,
       followupIsDefault: own.followupPolicy === undefined,
@@ -233,17 +250,19 @@ export class SettingsService extends ChannelSettingsLookup {
     }
     const before = await this.effective(channel);
     const after = this.resolve(await this.o.store.update(channel, change, actor, this.o.now()));
-    const fromTo = describeChange(before, after);
+    const fromTo = describeChange(before, after, this.o.asking);
+    const askingOff = !this.o.asking && (ASKING_ACTIONS.has(action) || fromTo?.asking === true);
+    const note = askingOff ? ` ${askingOffNote(fromTo !== undefined)}` : '';
     if (!fromTo) {
       audit({ outcome: 'unchanged' });
-      return { outcome: 'unchanged', text: `This channel already uses those settings (${summary(after)}).` };
+      return { outcome: 'unchanged', text: `This channel already has ${summary(after, action)}.${note}` };
     }
     audit({ outcome: 'changed', from: fromTo.from, to: fromTo.to });
     return {
       outcome: 'changed',
       before,
       after,
-      text: `:gear: <@${actor}> changed this channel's settings: ${fromTo.text}.`,
+      text: `:gear: <@${actor}> changed this channel's settings: ${fromTo.text}.${note}`,
     };
   }
 

@@ -25,6 +25,30 @@ export const CANNOT_POST = new Set(['not_in_channel', 'channel_not_found', 'is_a
 export const INVITE_FIRST =
   "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again.";
 
+/** Answer when the channel is archived (chat.postMessage `is_archived`: "Channel has been archived."): inviting can't help. */
+export const ARCHIVED_CHANNEL_TEXT =
+  "This channel is archived, so I can't post in it. Run the command in another channel.";
+
+/**
+ * Answer when a workspace setting keeps the bot from posting in the channel (chat.postMessage
+ * `restricted_action`: "A workspace preference prevents the authenticated user from posting."):
+ * inviting can't help.
+ */
+export const RESTRICTED_CHANNEL_TEXT =
+  "This channel doesn't let me post (a workspace setting limits who can post here). Run the command in another channel.";
+
+/**
+ * What to tell a person when Slack refused the bot's post with one of {@link CANNOT_POST}
+ * (docs.slack.dev, chat.postMessage errors): invite the bot (`not_in_channel`, and
+ * `channel_not_found`, which a private channel the bot isn't in gives), or use another channel
+ * (`is_archived`, `restricted_action`).
+ */
+export function cannotPostHereText(code: string | undefined): string {
+  if (code === 'is_archived') return ARCHIVED_CHANNEL_TEXT;
+  if (code === 'restricted_action') return RESTRICTED_CHANNEL_TEXT;
+  return INVITE_FIRST;
+}
+
 /**
  * Platform errors that may go away by themselves (Slack documents them as "try again"): server
  * trouble and rate limits. Every other platform error is permanent for the same call.

@@ -288,11 +288,15 @@ describe("the bot's largest views pass the same checks", () => {
     const settings = {
       projectId: projects[0]!,
       projectIsDefault: true,
+      projectFollowsDefault: true,
       followupPolicy: 'anyone' as const,
       followupIsDefault: true,
       mentions: 'auto' as const,
       answerAll: true,
     };
-    expectSlackTakesView(buildEditModal('C0DOCS', settings, projects, TEST_SIGNER), 'modal');
+    for (const asking of [true, false]) {
+      const ctx = { defaultFollowupPolicy: 'anyone' as const, asking };
+      expectSlackTakesView(buildEditModal('C0DOCS', settings, projects, TEST_SIGNER, ctx), 'modal');
+    }
   });
 });

@@ -33,7 +33,9 @@ export const IMPROVE_UNVERIFIED_TEXT = unverifiedValueText(
   'use the button on a newer digest, or start a job with `/docs-edit`',
 );
 
-const OLDER_DIGEST_TEXT = "This button belongs to an older digest I can't read any more.";
+/** Answer to an Improve button whose digest page the bot can't match any more: what to do instead. */
+export const OLDER_DIGEST_TEXT =
+  "This button belongs to an older digest I can't read any more: use the button on a newer digest, or start a job with `/docs-edit`.";
 
 /**
  * "Improve with agent" next to a falling page of a digest (block_actions

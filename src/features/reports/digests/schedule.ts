@@ -3,6 +3,7 @@ import { canonicalTimeZone, isValidCron, weeklyParts } from '../../../platform/c
 
 export { describeSchedule } from '../../../platform/calendar.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
+import { SECTIONS_USAGE } from './sections.js';
 
 /**
  * The weekly digest's schedule: a BullMQ cron `pattern` (5 fields, or 6 with seconds first, as
@@ -47,9 +48,10 @@ const DAY_NAMES: Record<string, number> = {
 /** Fallback day and time when DIGEST_CRON is not a plain weekly pattern: Monday 09:00. */
 const FALLBACK = { minute: 0, hour: 9, dow: 1 };
 
-/** Usage line of `subscribe` (shown with errors). */
+/** Usage line of `subscribe` (shown with errors), with its sections option as the full help has it. */
 const SUBSCRIBE_USAGE =
-  '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`';
+  '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`; ' +
+  SECTIONS_USAGE;
 
 /** Parses `HH:MM` (24-hour) or `9am` / `5:30pm`; undefined when it is not a time. */
 function parseTime(token: string): { hour: number; minute: number } | undefined {

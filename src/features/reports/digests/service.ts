@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../../platform/logger.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
+import { CANNOT_POST, cannotPostHereText, slackErrorCode } from '../../../platform/slack/errors.js';
 import { respondVia } from '../../../platform/slack/respond.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { digestRanges, formatRange } from '../date-range.js';
@@ -189,7 +189,7 @@ async function post(
     const code = slackErrorCode(err);
     if (code && CANNOT_POST.has(code)) {
       log.warn({ slackError: code }, 'cannot post the digest in this channel; skipping this run');
-      if (run.data.trigger === 'manual') await tellCannotPost(ctx);
+      if (run.data.trigger === 'manual') await tellCannotPost(ctx, code);
       return { status: 'cannot_post', error: code };
     }
     if (run.finalAttempt) await announceFailure(ctx, err);
@@ -200,21 +200,29 @@ async function post(
   return { status: 'posted', ts };
 }
 
+/** Why a manual digest could not be posted, and what to do, for the DM that names the channel (chat.postMessage errors). */
+function digestDmReason(code: string): string {
+  if (code === 'is_archived') return 'it is archived. Ask for the digest in another channel.';
+  if (code === 'restricted_action')
+    return "a workspace setting doesn't let me post there. Ask for the digest in another channel.";
+  return 'invite me with `/invite @Docs Agent` there, then try again.';
+}
+
 /**
  * A manual digest the bot could not post: the person who asked hears why, privately (through the
  * command's response_url, with the same answer as /docs-edit; else in a DM).
  */
-async function tellCannotPost(ctx: RunContext): Promise<void> {
+async function tellCannotPost(ctx: RunContext, code: string): Promise<void> {
   const { deps, run } = ctx;
   const tell = run.data.responseUrl
     ? respondVia(run.data.responseUrl)({
         response_type: 'ephemeral',
         replace_original: false,
-        text: `${INVITE_FIRST} No digest was sent.`,
+        text: `${cannotPostHereText(code)} No digest was sent.`,
       })
     : deps.slack.chat.postMessage({
         channel: run.data.requestedBy,
-        text: `I couldn't post the docs digest in <#${run.data.channel}>: invite me with \`/invite @Docs Agent\` there, then try again.`,
+        text: `I couldn't post the docs digest in <#${run.data.channel}>: ${digestDmReason(code)}`,
       });
   await Promise.resolve(tell).catch((err: unknown) =>
     ctx.log.warn({ err }, 'could not tell why the digest was not posted'),

@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { audit } from '../../../platform/audit.js';
 import type { Logger } from '../../../platform/logger.js';
 import { slackDateText } from '../../../platform/slack/dates.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../../platform/slack/errors.js';
+import { CANNOT_POST, cannotPostHereText, slackErrorCode } from '../../../platform/slack/errors.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
 import type { Respond } from '../../../platform/slack/respond.js';
 import type { AccessAction } from '../../../platform/access.js';
@@ -63,7 +63,7 @@ export function digestSubcommands(deps: DigestCommandDeps): DigestSubcommands {
     helpLines: [
       `• \`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\`: a weekly digest in this channel ` +
         `(default ${describeSchedule(deps.defaultSchedule)}); ${SECTIONS_USAGE}`,
-      "• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this workspace) · `/docs-visitors digest` (send this channel's digest now)",
+      "• `/docs-visitors unsubscribe` · `/docs-visitors subscriptions` (this channel's and those of the channels you're in) · `/docs-visitors digest` (send this channel's digest now)",
     ],
     examples: ['`/docs-visitors subscribe mon 09:00 Europe/Berlin`'],
     actionOf: (name) => (name === 'subscriptions' ? 'read_reports' : 'manage_digests'),
@@ -132,7 +132,7 @@ async function runSubscribe(
           'could not remove the subscription of a channel the bot cannot post in',
         ),
       );
-      await respond({ response_type: 'ephemeral', text: `${INVITE_FIRST} No digest was scheduled.` });
+      await respond({ response_type: 'ephemeral', text: `${cannotPostHereText(code)} No digest was scheduled.` });
       return;
     }
     await respond({ response_type: 'ephemeral', text: `Subscribed: ${when}.${next}` });
@@ -190,7 +190,7 @@ export function digestNowText(subscribed: boolean, defaultSchedule: DigestSchedu
   return subscribed
     ? ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change)."
     : ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]\` starts one (default ${describeSchedule(defaultSchedule)}).`;
+        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\` starts one (default ${describeSchedule(defaultSchedule)}; ${SECTIONS_USAGE}).`;
 }
 
 /**

@@ -544,8 +544,8 @@ describe('Ask the docs team', () => {
     // The owner heard once (the first breakage), with what to do; later ones that day only in the log.
     expect(ownerDms().map((m) => m.text)).toEqual([
       "The docs team set for <#C0DOCS> can't be reached, so Ask the docs team there asks no one: I'm no longer in <#C0EXPERTS>: " +
-        'invite me back (`/invite @Docs Agent`) or name another channel. Fix it with `/docs-settings experts #channel` (or `@group`, ' +
-        "or `off`) in <#C0DOCS>. I'll tell you again tomorrow at the earliest if it's still broken.",
+        'invite me back (`/invite @Docs Agent`) or name another channel. Fix it with `/docs-settings experts #channel|@usergroup|off` ' +
+        "in <#C0DOCS>. I'll tell you again tomorrow at the earliest if it's still broken.",
     ]);
     const warned = lines.filter((l) => l.msg === 'the docs team set for a channel cannot be reached');
     expect(warned.map((l) => l.reason)).toEqual(['not_in_channel', 'channel_not_found', 'is_archived', 'check']);

@@ -223,6 +223,18 @@ describe('a digest run when Redis or Slack fails', () => {
     ]);
   });
 
+  it('a digest asked for in an archived channel: the asker is told by DM to ask in another channel, not to invite the bot', async () => {
+    slack.failNext('chat.postMessage', { error: 'is_archived' });
+    const outcome = await runDigest(deps, run('run-archived', { data: data('C0DOCS', 'manual') }));
+    expect(outcome).toEqual({ status: 'cannot_post', error: 'is_archived' });
+    expect(slack.messages.map((m) => [m.channel, m.text])).toEqual([
+      [
+        'D0ALICE',
+        "I couldn't post the docs digest in <#C0DOCS>: it is archived. Ask for the digest in another channel.",
+      ],
+    ]);
+  });
+
   it("the channel's subscription unreadable: the digest is still posted, its footer without the schedule, and a warning says so", async () => {
     const { d, warns } = logged();
     const broken = Object.create(digestQueue) as Queue<DigestJobData>;

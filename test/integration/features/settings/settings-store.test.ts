@@ -17,13 +17,14 @@ afterEach(async () => {
 });
 afterAll(() => redis.disconnect());
 
-function service(isSettingsAdmin: (user: string) => Promise<boolean>, projects = ['proj_a', 'proj_b']) {
+function service(isSettingsAdmin: (user: string) => Promise<boolean>, projects = ['proj_a', 'proj_b'], asking = true) {
   const log = arrayLogger();
   const svc = new SettingsService({
     store,
     projects,
     defaultFollowupPolicy: 'anyone',
     adminUsers: ['U0SETTINGS'],
+    asking,
     isSettingsAdmin,
     logger: log.logger,
     now: () => 1_700_000_000_000,
@@ -145,7 +146,7 @@ describe('channel settings on real Redis', () => {
     const refused = await svc.change('U0ALICE', 'C1', { projectId: 'proj_a' }, 'settings.project');
     expect(refused).toEqual({
       outcome: 'refused',
-      text: "Only workspace admins and <@U0SETTINGS> can change this channel's settings. Nothing was changed.",
+      text: "You can't change this channel's settings. Workspace admins and <@U0SETTINGS> can change them: ask one of them. Nothing was changed.",
     });
     const failed = await svc.change('U0BROKEN', 'C1', { projectId: 'proj_a' }, 'settings.project');
     expect(failed).toEqual({ outcome: 'error', text: "I couldn't check your access, try again. Nothing was changed." });
@@ -202,6 +203,63 @@ describe('channel settings on real Redis', () => {
         to: undefined,
       },
     ]);
+  });
+
+  it('while asking the docs is off, mentions and answer-all are saved but say they have no effect, and who sets asking up', async () => {
+    const { svc } = service(async () => true, undefined, false);
+    const on = await svc.change('U1', 'C1', { answerAll: true }, 'settings.answer-all');
+    expect(on.text).toBe(
+      ":gear: <@U1> changed this channel's settings: answer-all: on (was off). Saved, but it has no effect until " +
+        'asking the docs is set up (the people who run Docs Agent set it up): until then a mention always starts a ' +
+        'docs job and no message is answered as a question.',
+    );
+    expect(await svc.answersAllIn('C1')).toBe(true);
+    const edit = await svc.change('U1', 'C1', { mentions: 'ask' }, 'settings.mentions');
+    expect(edit.text).toMatch(
+      /^:gear: <@U1> changed this channel's settings: mentions: `ask` \(was auto\)\. Saved, but it has no effect/,
+    );
+    const again = await svc.change('U1', 'C1', { mentions: 'ask' }, 'settings.mentions');
+    expect(again.text).toMatch(
+      /^This channel already has mentions `ask`\. It has no effect until asking the docs is set up/,
+    );
+    // A project change says nothing of asking.
+    const project = await svc.change('U1', 'C1', { projectId: 'proj_b' }, 'settings.project');
+    expect(project.text).toBe(":gear: <@U1> changed this channel's settings: docs project `proj_b` (was `proj_a`).");
+  });
+
+  it('"already" names the setting asked about', async () => {
+    const { svc } = service(async () => true);
+    await svc.change('U1', 'C1', { followupPolicy: 'requester' }, 'settings.followups');
+    const again = await svc.change('U1', 'C1', { followupPolicy: 'requester' }, 'settings.followups');
+    expect(again).toEqual({ outcome: 'unchanged', text: 'This channel already has follow-ups by requester.' });
+    const mentions = await svc.change('U1', 'C1', { mentions: null }, 'settings.mentions');
+    expect(mentions.text).toBe('This channel already has mentions `auto`.');
+    const project = await svc.change('U1', 'C1', { projectId: null }, 'settings.project');
+    expect(project.text).toBe('This channel already has docs project `proj_a` (the default project).');
+    const off = await svc.change('U1', 'C1', { answerAll: false }, 'settings.answer-all');
+    expect(off.text).toBe('This channel already has answer-all off.');
+  });
+
+  it('going back to the workspace default with the same value is a change, told and audited (not "already")', async () => {
+    const { svc, audits } = service(async () => true);
+    await svc.change('U1', 'C1', { projectId: 'proj_a', followupPolicy: 'anyone' }, 'settings.edit');
+    expect(await svc.effective('C1')).toMatchObject({ projectFollowsDefault: false, followupIsDefault: false });
+    const back = await svc.change('U1', 'C1', { projectId: null, followupPolicy: null }, 'settings.edit');
+    expect(back).toMatchObject({
+      outcome: 'changed',
+      text:
+        ":gear: <@U1> changed this channel's settings: docs project: the default project again (now `proj_a`); " +
+        'follow-ups: the workspace default again (now anyone).',
+    });
+    expect(await store.get('C1')).toEqual({ updatedBy: 'U1', updatedAt: 1_700_000_000_000 });
+    expect(audits().at(-1)).toMatchObject({
+      from: 'project=proj_a,followups=anyone',
+      to: 'project=default,followups=default',
+    });
+    const own = await svc.change('U1', 'C1', { followupPolicy: 'anyone' }, 'settings.followups');
+    expect(own.text).toBe(
+      ":gear: <@U1> changed this channel's settings: follow-ups by anyone, set for this channel (not the workspace default any more).",
+    );
   });
 
   it('the admin check: ADMIN_USERS without asking Slack, else users.info is_admin / is_owner; a users.info failure throws', async () => {

@@ -105,7 +105,7 @@ describe('the access policy', () => {
     const refused = ask(c, member(), 'start_job', 'C1', false);
     expect(refused).toMatchObject({ allowed: false, reason: 'not_allowed_user' });
     expect((refused as { text: string }).text).toBe(
-      'Only members of <!subteam^S1> and <@U2> can start docs jobs: ask <@U9>.',
+      'Only members of <!subteam^S1> and <@U2> can start docs jobs: join that group, or ask whoever runs Docs Agent to add you.',
     );
     expect(ask(c, member(), 'continue_job', 'C1', false)).toMatchObject({ reason: 'not_allowed_user' });
     expect(ask(c, member(), 'manage_digests', 'C1', false)).toMatchObject({ reason: 'not_allowed_user' });
@@ -113,7 +113,14 @@ describe('the access policy', () => {
     expect(ask(c, member({ id: 'U2' }), 'start_job', 'C1')).toEqual({ allowed: true });
     expect(ask(c, member(), 'read_reports', 'C1', false)).toEqual({ allowed: true });
     expect(ask({ allowedUsers: ['U2'] }, member(), 'start_job')).toMatchObject({
-      text: 'Only <@U2> can start docs jobs: ask a workspace admin.',
+      text: 'Only <@U2> can start docs jobs: ask whoever runs Docs Agent to add you.',
+    });
+    // A long list is cut at five, counting the rest.
+    const many = { allowedUsers: ['U1', 'U2', 'U3', 'U4', 'U5', 'U6', 'U7'], allowedUsergroups: ['S1', 'S2'] };
+    expect(ask(many, member({ id: 'U0X' }), 'start_job', 'C1', false)).toMatchObject({
+      text:
+        'Only members of <!subteam^S1>, <!subteam^S2> and <@U1>, <@U2>, <@U3>, <@U4>, <@U5> and 2 more can start docs jobs: ' +
+        'join one of those groups, or ask whoever runs Docs Agent to add you.',
     });
   });
 

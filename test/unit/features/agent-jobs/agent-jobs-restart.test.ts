@@ -74,7 +74,9 @@ describe('"Start it again"', () => {
   it('someone else than the requester, or the requester no longer in the conversation: refused', async () => {
     const h = harness();
     await h.click({ restartId: TEST_SIGNER.sign(RESTART_PURPOSE, 'req-1'), user: 'U0BOB', channel: 'C0DOCS' });
-    expect(h.told()).toEqual(['Only <@U0ALICE>, who asked for this job, can start it again.']);
+    expect(h.told()).toEqual([
+      'Only <@U0ALICE>, who asked for this job, can start it again. To run it yourself, start a job with `/docs-edit`.',
+    ]);
     const left = harness({ C0DOCS: ['U0BOB'] });
     await left.click({ restartId: TEST_SIGNER.sign(RESTART_PURPOSE, 'req-1'), user: 'U0ALICE', channel: 'C0DOCS' });
     expect(left.told()).toEqual([NOT_A_MEMBER_TEXT]);

@@ -222,6 +222,38 @@ describe("routing people's messages", () => {
     expect(ask.handleMessage).not.toHaveBeenCalled();
   });
 
+  it('in a channel whose mentions setting is edit, the line says every mention is a change there and /docs-ask asks (no phrasing hint), across retries', async () => {
+    const { d, postEphemeral } = deps({ started: true, mode: 'edit' });
+    const ctx = intakeCtx();
+    const p = { msg: msg({ text: `<@${BOT}> how do I rotate a key?` }), botUserId: BOT };
+    await handleMessage(d, p, ctx);
+    expect(postEphemeral.mock.calls).toEqual([
+      [
+        {
+          channel: 'C1',
+          user: 'U1',
+          thread_ts: '5.000001',
+          text:
+            'I took your message as a change to the docs and started a job: this channel takes every mention as a docs ' +
+            'change. To ask the docs a question here, use `/docs-ask …`.',
+        },
+      ],
+    ]);
+    // A retry whose hint was not told yet (the save of askHintTold lost) keeps the saved route and its reason.
+    const retry = intakeCtx();
+    await retry.save({ route: 'change', bySetting: true });
+    await handleMessage({ ...d, mentionsModeFor: async () => 'auto' }, p, retry);
+    expect(postEphemeral).toHaveBeenLastCalledWith(
+      expect.objectContaining({ text: expect.stringContaining('this channel takes every mention as a docs change') }),
+    );
+    // In auto mode the line keeps the phrasing hint.
+    const auto = deps({ started: true });
+    await handleMessage(auto.d, { msg: msg({ text: `<@${BOT}> add a quickstart` }), botUserId: BOT }, intakeCtx());
+    expect(auto.postEphemeral).toHaveBeenCalledWith(
+      expect.objectContaining({ text: expect.stringContaining('start the message with a question word') }),
+    );
+  });
+
   it('no line on how to ask when no job started (refused, help)', async () => {
     const { d, postEphemeral } = deps({ started: false });
     const ctx = intakeCtx();

@@ -33,6 +33,7 @@ describe('the digests subcommands of /docs-visitors', () => {
     const text = helpText(s.helpLines, s.examples);
     expect(text).toContain('Mondays at 09:00 UTC');
     expect(text).toContain('subscribe [DAY] [HH:MM] [TIME_ZONE]');
+    expect(text).toContain("`/docs-visitors subscriptions` (this channel's and those of the channels you're in)");
     expect(s.names).toEqual(['subscribe', 'unsubscribe', 'subscriptions', 'digest']);
   });
 
@@ -75,6 +76,10 @@ describe('the digests subcommands of /docs-visitors', () => {
     const message = (res as { message: string }).message;
     expect(message).toContain(problem);
     expect(message).toContain('/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]');
+    expect(message).toContain(
+      '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]`, for example `/docs-visitors subscribe fri 16:30 Europe/Berlin`; ' +
+        '`sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all)',
+    );
   });
 
   it('subscribe sections=…: the option anywhere among the words; a section that does not exist is refused before the ack', () => {
@@ -121,7 +126,8 @@ describe('the digests subcommands of /docs-visitors', () => {
     }
     expect(said).toEqual([
       ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE]` starts one (default Mondays at 09:00 UTC).',
+        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]` starts one (default Mondays at 09:00 UTC; ' +
+        '`sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all)).',
       ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change).",
     ]);
     expect(added).toHaveLength(2);
@@ -243,6 +249,24 @@ describe('the digests subcommands when Redis or Slack fails', () => {
     expect(r.said).toEqual([
       "I can't post in this channel yet. Invite me with `/invite @Docs Agent`, then run the command again. No digest was scheduled.",
     ]);
+  });
+
+  it('subscribe in an archived channel, or one a workspace setting keeps the bot from posting in: told to use another channel, not to invite the bot', async () => {
+    const told: Record<string, string[]> = {};
+    for (const code of ['is_archived', 'restricted_action']) {
+      const r = rig({ postMessage: async () => Promise.reject(slackError(code)) });
+      await r.run('subscribe mon 09:00');
+      expect(r.queue.schedulers.size).toBe(0);
+      told[code] = r.said;
+    }
+    expect(told).toEqual({
+      is_archived: [
+        "This channel is archived, so I can't post in it. Run the command in another channel. No digest was scheduled.",
+      ],
+      restricted_action: [
+        "This channel doesn't let me post (a workspace setting limits who can post here). Run the command in another channel. No digest was scheduled.",
+      ],
+    });
   });
 
   it('…and when that removal fails too, the person is still told, and a warning names the channel', async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSettingsCommand, settingsUsage } from '../../../../src/features/settings/command.js';
 
 const PROJECTS = ['proj_a', 'proj_b', 'docs-v2'];
-const parse = (text: string) => parseSettingsCommand(text, PROJECTS);
+const FACTS = { adminUsers: ['U0SETTINGS'], asking: true };
+const parse = (text: string) => parseSettingsCommand(text, PROJECTS, FACTS);
 const message = (text: string) => {
   const cmd = parse(text);
   if (cmd.kind !== 'invalid') throw new Error(`expected a mistake, got ${cmd.kind}`);
@@ -15,7 +16,19 @@ describe('/docs-settings arguments', () => {
     expect(parse('   ')).toEqual({ kind: 'show' });
     expect(parse('SHOW')).toEqual({ kind: 'show' });
     expect(parse('help')).toEqual({ kind: 'help' });
-    expect(settingsUsage(PROJECTS)).toContain('`proj_a` (default), `proj_b`, `docs-v2`');
+    expect(settingsUsage(PROJECTS, FACTS)).toContain('`proj_a` (default), `proj_b`, `docs-v2`');
+  });
+
+  it('the usage names who may change settings and what to do, and says when asking the docs is off', () => {
+    expect(settingsUsage(PROJECTS, FACTS)).toMatch(
+      /\nWorkspace admins and <@U0SETTINGS> can change them: ask one of them\.$/,
+    );
+    expect(settingsUsage(PROJECTS, FACTS)).not.toContain("isn't set up");
+    expect(settingsUsage(PROJECTS, { adminUsers: [], asking: false })).toContain(
+      "Asking the docs isn't set up here: a mention always starts a docs job and no message is answered as a question, " +
+        'so `mentions`, `answer-all`, `scope` and `experts` are saved but have no effect until the people who run Docs Agent set it up.\n' +
+        'Workspace admins can change them: ask one of them.',
+    );
   });
 
   it('sets what a mention is: auto, ask, edit or back to the default; anything else is a mistake', () => {
@@ -70,7 +83,7 @@ describe('/docs-settings arguments', () => {
     expect(parse('project proj_b')).toEqual({ kind: 'project', projectId: 'proj_b' });
     expect(parse('Project   docs-v2 ')).toEqual({ kind: 'project', projectId: 'docs-v2' });
     expect(parse('project default')).toEqual({ kind: 'project', projectId: null });
-    expect(parseSettingsCommand('project default', ['default', 'x'])).toEqual({
+    expect(parseSettingsCommand('project default', ['default', 'x'], FACTS)).toEqual({
       kind: 'project',
       projectId: 'default',
     });
@@ -78,9 +91,9 @@ describe('/docs-settings arguments', () => {
 
   it('answers an unknown project id with the valid ones', () => {
     expect(message('project proj_c')).toBe(
-      ':warning: `proj_c` is not one of the docs projects I can use. Choose one of `proj_a` (default), `proj_b`, `docs-v2` (set by DOCS_PROJECT_ID and DOCS_PROJECT_IDS).',
+      ":warning: `proj_c` is not one of this workspace's docs projects. Choose one of `proj_a` (default), `proj_b`, `docs-v2` (an operator sets which projects a workspace may use).",
     );
-    expect(message('project PROJ_B')).toMatch(/is not one of the docs projects/); // ids are exact
+    expect(message('project PROJ_B')).toMatch(/is not one of this workspace's docs projects/); // ids are exact
     expect(message('project')).toMatch(/^:warning: Which project\? One of `proj_a` \(default\)/);
     expect(message('project proj_a proj_b')).toMatch(/Give one project id/);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN_UNKNOWN_TEXT } from '../../../../src/features/settings/blocks.js';
 import {
   READ_FAILED,
   registerHandlers,
@@ -16,6 +17,7 @@ import { TEST_SIGNER } from '../../../helpers/signer.js';
 const SETTINGS: EffectiveSettings = {
   projectId: 'proj_b',
   projectIsDefault: false,
+  projectFollowsDefault: false,
   followupPolicy: 'requester',
   followupIsDefault: false,
   answerAll: false,
@@ -46,6 +48,8 @@ function rig(over: Partial<SettingsHandlerDeps> = {}) {
     usage: 'usage',
     describeAccess: async () => 'every full member',
     describeDigest: async () => 'none',
+    asking: true,
+    adminUsers: [],
     checkExperts: async () => undefined,
     slack: { chat: chat as unknown as SettingsHandlerDeps['slack']['chat'] },
     signer: TEST_SIGNER,
@@ -94,7 +98,7 @@ describe('/docs-settings when a part of the settings message cannot be read', ()
     expect(hook.received[0]).toMatchObject({ response_type: 'ephemeral' });
     expect(answer).toContain('*Docs project:* `proj_b`');
     expect(answer.match(/I couldn't read it just now/g)).toHaveLength(2);
-    expect(answer).toContain("I couldn't check whether you may change them.");
+    expect(answer).toContain(ADMIN_UNKNOWN_TEXT);
     expect(answer).not.toContain('settings.edit');
     expect(r.lines.filter((l) => l.level === 40)).toEqual([
       expect.objectContaining({ msg: 'could not check whether the viewer is a settings admin' }),

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { buildSettingsMessage, EDIT_MODAL_PURPOSE } from '../../../../src/features/settings/blocks.js';
 import { editAction, editSubmission, register } from '../../../../src/features/settings/listeners.js';
 import type { EffectiveSettings } from '../../../../src/features/settings/service.js';
+import type { FollowupPolicy } from '../../../../src/features/settings/store.js';
 import type { AccessDecision } from '../../../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../../../helpers/logs.js';
@@ -10,13 +11,14 @@ import { TEST_SIGNER } from '../../../helpers/signer.js';
 const SETTINGS: EffectiveSettings = {
   projectId: 'proj_b',
   projectIsDefault: false,
+  projectFollowsDefault: false,
   followupPolicy: 'requester',
   followupIsDefault: false,
   answerAll: false,
   mentions: 'auto',
   updatedBy: 'U0ADMIN',
 };
-const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
+const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none', asking: true, adminUsers: [] };
 
 /** Members of each channel, as conversations.members would list them. */
 const MEMBERS: Record<string, string[]> = { C0DOCS: ['U0ADMIN', 'U0ALICE'], C0LEADS: ['U0ALICE'] };
@@ -39,6 +41,8 @@ function deps(
       isMember: vi.fn(async (channel: string, user: string) => (MEMBERS[channel] ?? []).includes(user)),
     },
     signer: TEST_SIGNER,
+    modal: { defaultFollowupPolicy: 'anyone' as FollowupPolicy, asking: true },
+    usageFacts: { adminUsers: [], asking: true },
     logger,
     lines,
   };
@@ -89,11 +93,13 @@ describe('the settings message', () => {
     const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(member).not.toContain('settings.edit');
     expect(member).toContain(
-      "Workspace admins and the bot's settings admins can change them; `/docs-settings help` explains each.",
+      'Workspace admins can change them: ask one of them. `/docs-settings help` explains each setting.',
     );
     const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
     expect(unknown).not.toContain('settings.edit');
-    expect(unknown).toContain("I couldn't check whether you may change them.");
+    expect(unknown).toContain(
+      "I couldn't check whether you may change them; run `/docs-settings` again in a moment to get *Edit* if you may.",
+    );
     const stale = JSON.stringify(
       buildSettingsMessage(
         { ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
@@ -112,6 +118,78 @@ describe('the settings message', () => {
     const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(text).toContain('*Questions:* every new message from a person is taken as a question');
     expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
+  });
+});
+
+describe('the settings message and form while asking the docs is off, and who may change them', () => {
+  const off = { ...ctx, asking: false, canEdit: false as const };
+
+  it('says a mention always starts a docs job and nothing is answered, and who sets asking up; what is saved for later', () => {
+    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, off, TEST_SIGNER).blocks);
+    expect(plain).toContain(
+      "*Questions:* asking the docs isn't set up, so a mention always starts a docs job and no message is answered as a question; the people who run Docs Agent set it up.",
+    );
+    expect(plain).not.toContain('*A mention of the bot is:*');
+    expect(plain).not.toContain('taken as a question (a question channel)');
+    const saved = { ...SETTINGS, mentions: 'ask' as const, answerAll: true };
+    expect(JSON.stringify(buildSettingsMessage(saved, off, TEST_SIGNER).blocks)).toContain(
+      'set it up. Saved for when it is: mentions `ask`, answer-all on.',
+    );
+  });
+
+  it('names the settings admins with what to do, the same way as the usage', () => {
+    const member = JSON.stringify(
+      buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false, adminUsers: ['U0SET1', 'U0SET2'] }, TEST_SIGNER).blocks,
+    );
+    expect(member).toContain('Workspace admins and <@U0SET1>, <@U0SET2> can change them: ask one of them.');
+  });
+
+  it('the form offers the workspace defaults, preselected when the channel has no value of its own', async () => {
+    const d = deps({ effective: async () => ({ ...SETTINGS, projectFollowsDefault: true, followupIsDefault: true }) });
+    d.modal = { defaultFollowupPolicy: 'requester', asking: false };
+    await editAction(d)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0DOCS')),
+      respond: vi.fn(),
+    } as never);
+    const [[{ view }]] = d.slack.views.open.mock.calls as unknown as [[{ view: { blocks: unknown[] } }]];
+    type Input = { block_id?: string; hint?: { text: string }; element?: Record<string, unknown> };
+    const input = (id: string) => (view.blocks as Input[]).find((b) => b.block_id === id)!;
+    const label = (o: unknown) => (o as { text: { text: string } }).text.text;
+    expect(label(input('project').element!.initial_option)).toBe('Default project (proj_a)');
+    expect((input('project').element!.options as unknown[]).map(label)).toEqual([
+      'Default project (proj_a)',
+      'proj_a',
+      'proj_b',
+    ]);
+    expect(label(input('followups').element!.initial_option)).toBe(
+      'Workspace default (only the person who started it)',
+    );
+    expect(input('mentions').hint?.text).toMatch(/^Asking the docs isn't set up, so this is saved but has no effect/);
+    // A channel with its own values gets them preselected.
+    const own = deps();
+    await editAction(own)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0DOCS')),
+      respond: vi.fn(),
+    } as never);
+    const [[{ view: ownView }]] = own.slack.views.open.mock.calls as unknown as [[{ view: { blocks: Input[] } }]];
+    const ownInput = (id: string) => ownView.blocks.find((b) => b.block_id === id)!;
+    expect(label(ownInput('project').element!.initial_option)).toBe('proj_b');
+    expect(label(ownInput('followups').element!.initial_option)).toBe('Only the person who started the job');
+  });
+
+  it("saving the default options saves no value of the channel's own (back to the workspace default)", async () => {
+    const d = deps();
+    const ack = vi.fn(async () => undefined);
+    await editSubmission(d)({ ack, ...submission({ project: ':default:', followups: ':default:' }) } as never);
+    expect(ack).toHaveBeenCalledWith();
+    expect(d.intake.record).toHaveBeenCalledWith(expect.anything(), 'view-V1-h1', 'V1-h1', {
+      teamId: 'T1',
+      channel: 'C0DOCS',
+      user: 'U0ADMIN',
+      change: { projectId: null, followupPolicy: null },
+    });
   });
 });
 
