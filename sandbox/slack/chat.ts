@@ -46,6 +46,8 @@ export function parseMetadata(raw: unknown): SlackMetadata | undefined {
 
 function postMessage(state: SlackState, args: Json): Json {
   const ch = state.requireChannel(args.channel);
+  // Slack (chat.postMessage errors): `is_archived` "Channel has been archived."
+  if (ch.isArchived) fail('is_archived');
   requireContent(args);
   const metadata = parseMetadata(args.metadata);
   const msg = state.botMessage(ch, args, 'api');
@@ -101,7 +103,7 @@ function getPermalink(state: SlackState, args: Json): Json {
   return { ok: true, channel: ch.id, permalink: state.permalink(msg) };
 }
 
-/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `no_text`, `invalid_metadata_format`, `invalid_blocks_format`, `invalid_blocks`, `msg_blocks_too_long` (Block Kit: see block-kit/index.ts), `msg_too_long` (chat.update text over 4,000), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`, `user_not_in_channel`. */
+/** The `chat.*` methods over `state`. Errors: `channel_not_found`, `not_in_channel`, `is_archived` (chat.postMessage), `no_text`, `invalid_metadata_format`, `invalid_blocks_format`, `invalid_blocks`, `msg_blocks_too_long` (Block Kit: see block-kit/index.ts), `msg_too_long` (chat.update text over 4,000), `message_not_found`, `cant_update_message`, `cant_delete_message`, `user_not_found`, `user_not_in_channel`. */
 export function chatMethods(state: SlackState): MethodTable {
   return {
     'chat.postMessage': (args) => postMessage(state, args),

@@ -11,7 +11,7 @@ import type { Intake, IntakeContext } from '../../platform/intake.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BotMetrics } from '../../platform/metrics.js';
 import { markupToText, quoteReaderText } from '../../platform/slack/markup.js';
-import { CANNOT_POST, INVITE_FIRST, slackErrorCode } from '../../platform/slack/errors.js';
+import { CANNOT_POST, cannotPostHereText, slackErrorCode } from '../../platform/slack/errors.js';
 import { postOnce, postOnceKeys, stepKeys, type PostOnceClient, type Steps } from '../../platform/steps.js';
 import { tellPrivately } from '../../platform/slack/tell.js';
 import type { UserNames } from '../../platform/slack/user-names.js';
@@ -197,7 +197,7 @@ export async function askQuestion(
  * Posts `/docs-ask`'s question in its channel (once) and returns its ts: the answer's thread.
  * @returns `{ ts }` (also on the last try when the post went out but Redis failed to record it);
  *   or the sentence for the person, the question given back to the budget ({@link giveBackOnce}),
- *   when the bot cannot post there ({@link INVITE_FIRST}) or the post still fails on the last try
+ *   when the bot cannot post there ({@link cannotPostHereText}: invite it, or use another channel) or the post still fails on the last try
  *   (Slack or Redis: {@link QUESTION_NOT_POSTED_TEXT}, logged with the error's code, never the question).
  * @throws other Slack errors and Redis errors before the last try (the intake retries).
  */
@@ -213,7 +213,7 @@ async function postQuestion(
     return { ts };
   } catch (err) {
     const code = slackErrorCode(err);
-    if (CANNOT_POST.has(code ?? '')) return { refusal: await giveBackOnce(deps, req, steps, INVITE_FIRST) };
+    if (CANNOT_POST.has(code ?? '')) return { refusal: await giveBackOnce(deps, req, steps, cannotPostHereText(code)) };
     if (!steps.finalAttempt) throw err;
     // Posted, but Redis failed to keep its ts (a save merges into `progress` before it writes): the
     // question is in the channel, so it is answered, not called unposted (a second ask would post it twice).

@@ -92,6 +92,14 @@ describe('fake Slack Web API: ephemerals, directory, views and files', () => {
     expect(told.ok).toBe(true);
   });
 
+  it('refuses a post in an archived channel, even one the bot is in (Slack: chat.postMessage is_archived)', async () => {
+    slack.channels.push({ id: 'C0OLD', name: 'old', botIsMember: true, isArchived: true, members: ['U0ALICE'] });
+    const before = slack.messages.length;
+    const refused = platformError(client().chat.postMessage({ channel: 'C0OLD', text: 'x' }));
+    expect((await refused).data.error).toBe('is_archived');
+    expect(slack.messages.length).toBe(before);
+  });
+
   it('answers users.info and conversations.info', async () => {
     const web = client();
     const { user } = await web.users.info({ user: 'U0ALICE' });

@@ -26,7 +26,7 @@ import { OPEN_GATE, type AccessGate } from '../../../../src/platform/access.js';
 import { DiscoveryClient } from '../../../../src/platform/docs-api/discovery-client.js';
 import { createLogger, type Logger } from '../../../../src/platform/logger.js';
 import { memorySteps, postOnceKeys, stepKeys, stepsOver } from '../../../../src/platform/steps.js';
-import { INVITE_FIRST } from '../../../../src/platform/slack/errors.js';
+import { ARCHIVED_CHANNEL_TEXT, INVITE_FIRST } from '../../../../src/platform/slack/errors.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../../../helpers/redis.js';
 import { UnreplicatedStepError } from '../../../../src/platform/replica-guard.js';
 import { createAnswerQueue, enqueueAnswer, startAnswerWorker } from '../../../../src/features/ask/answer/index.js';
@@ -644,6 +644,26 @@ describe('asking: Slack and Redis', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ msg: 'posted a question but could not record it; answering it', level: 40 }),
     );
+  });
+
+  it('/docs-ask in an archived channel: told to use another channel (inviting the bot cannot help), the question given back', async () => {
+    slack.channels.push({ id: 'C0ARCHIVED', name: 'old', botIsMember: true, isArchived: true, members: ['U0ALICE'] });
+    const d = deps({ perUser: 1 });
+    const give = vi.spyOn(d.budget, 'give');
+    const req = {
+      teamId: 'T0TEST',
+      channel: 'C0ARCHIVED',
+      user: 'U0ALICE',
+      question: 'How do I rotate a key?',
+      key: `arch-${prefix}`,
+      receivedAt: Date.now(),
+    };
+    await askQuestion(withAnswers(d), req, memorySteps(), {
+      to: { user: 'U0ALICE', channel: 'C0ARCHIVED' },
+      tell: async (t: string) => void told.push(t),
+    });
+    expect(told).toEqual([ARCHIVED_CHANNEL_TEXT]);
+    expect(give).toHaveBeenCalledTimes(1);
   });
 
   it('/docs-ask in a channel the bot is not in, with Redis failing to give the question back: still told to invite it, one warn line', async () => {
