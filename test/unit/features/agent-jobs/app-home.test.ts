@@ -105,7 +105,9 @@ describe('App Home: what the viewer is told of the docs agent', () => {
     expect(outsider.text).toContain("People from other organizations can't start docs jobs in this workspace");
     const listed = await homeOf(gateFor({ allowedUsers: ['U0DANA'], adminUsers: ['U0ADMIN'] }).gate, 'U0MEMBER');
     expect(listed.text).not.toContain('Agent budget');
-    expect(listed.text).toContain('Docs jobs:* Only <@U0DANA> can start docs jobs: ask <@U0ADMIN>.');
+    expect(listed.text).toContain(
+      'Docs jobs:* Only <@U0DANA> can start docs jobs: ask whoever runs Docs Agent to add you.',
+    );
   });
 
   it('a guest the policy lets in, and a member where only some channels take jobs, see the budget', async () => {
