@@ -5,17 +5,9 @@ import type { EffectiveSettings } from '../../../../src/features/settings/servic
 import type { AccessDecision } from '../../../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { CHANNEL_SETTINGS } from '../../../helpers/settings.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 
-const SETTINGS: EffectiveSettings = {
-  projectId: 'proj_b',
-  projectIsDefault: false,
-  followupPolicy: 'requester',
-  followupIsDefault: false,
-  answerAll: false,
-  mentions: 'auto',
-  updatedBy: 'U0ADMIN',
-};
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none' };
 
 /** Members of each channel, as conversations.members would list them. */
@@ -32,7 +24,7 @@ function deps(
   const { logger, lines } = arrayLogger();
   return {
     intake: { record: vi.fn(over.record ?? (async () => undefined)) },
-    service: { effective: vi.fn(over.effective ?? (async () => SETTINGS)), projects: ['proj_a', 'proj_b'] },
+    service: { effective: vi.fn(over.effective ?? (async () => CHANNEL_SETTINGS)), projects: ['proj_a', 'proj_b'] },
     slack: { views: { open: vi.fn(over.open ?? (async () => ({ ok: true }))) } },
     authorizeView: vi.fn(over.authorizeView ?? (async (): Promise<AccessDecision> => ({ allowed: true }))),
     conversations: {
@@ -46,7 +38,7 @@ function deps(
 
 /** The value of the Edit button the bot shows on `channel`'s settings message. */
 function editValue(channel: string): string {
-  const blocks = buildSettingsMessage(SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
+  const blocks = buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
     .blocks as unknown as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
   return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'settings.edit')!.value!;
 }
@@ -79,24 +71,28 @@ const submission = (
 
 describe('the settings message', () => {
   it('shows Edit only to an admin, and says so when admin status could not be checked', () => {
-    const admin = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: true }, TEST_SIGNER).blocks);
+    const admin = JSON.stringify(buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: true }, TEST_SIGNER).blocks);
     expect(admin).toContain('"action_id":"settings.edit"');
     expect(admin).toContain('*Docs project:* `proj_b`');
     expect(admin).toContain('only the person who started a job can continue it');
     expect(admin).toContain('Last changed by <@U0ADMIN>.');
     // The footer names three settings to type; it ends with where all of them are.
     expect(admin).toMatch(/`\/docs-settings help` lists every setting and how to change it\."\}\]\}\]$/);
-    const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    const member = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks,
+    );
     expect(member).not.toContain('settings.edit');
     expect(member).toContain(
       "Workspace admins and the bot's settings admins can change them; `/docs-settings help` explains each.",
     );
-    const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
+    const unknown = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks,
+    );
     expect(unknown).not.toContain('settings.edit');
     expect(unknown).toContain("I couldn't check whether you may change them.");
     const stale = JSON.stringify(
       buildSettingsMessage(
-        { ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
+        { ...CHANNEL_SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
         { ...ctx, canEdit: false },
         TEST_SIGNER,
       ).blocks,
@@ -105,10 +101,12 @@ describe('the settings message', () => {
   });
 
   it('says whether the channel is a question channel and which docs scope it answers from (values inert)', () => {
-    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    const plain = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks,
+    );
     expect(plain).toContain('*Questions:* only mentions, DMs and `/docs-ask` are answered');
     expect(plain).toContain('*Docs scope:* all the docs');
-    const scoped = { ...SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
+    const scoped = { ...CHANNEL_SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
     const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(text).toContain('*Questions:* every new message from a person is taken as a question');
     expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
