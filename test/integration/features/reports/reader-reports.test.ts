@@ -38,10 +38,10 @@ import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.j
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
+import { testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { arrayLogger } from '../../../helpers/logs.js';
-import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
+import { useFakeDocsApiOnRedis } from '../../../helpers/fakes-on-redis.js';
 import { signalState } from '../../../helpers/signal-state.js';
 import { shownText } from '../../../helpers/block-kit.js';
 
@@ -87,24 +87,21 @@ function buttonState(l: LoadedReport, actionId: string): SignalState | undefined
   return undefined;
 }
 
-beforeAll(async () => {
-  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
-    { apiKey: 'mint_signals', projectId: 'proj_signals', now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock },
-    { retryMinDelayMs: 1 },
-  ));
-});
-afterAll(async () => {
-  await closeFakeDocsApiWithClient({ fake, client: docsApi });
-  redis.disconnect();
-});
+useFakeDocsApiOnRedis(
+  {
+    fake: {
+      apiKey: 'mint_signals',
+      projectId: 'proj_signals',
+      now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock,
+    },
+    client: { retryMinDelayMs: 1 },
+    redis,
+  },
+  (s) => ({ fake, client: docsApi, prefix } = s),
+);
 beforeEach(() => {
-  prefix = randomPrefix();
   docsClock = 0;
-  fake.requests.length = 0;
   svc = services(docsApi);
-});
-afterEach(async () => {
-  await dropPrefix(redis, prefix);
 });
 
 describe('what a report costs', () => {
