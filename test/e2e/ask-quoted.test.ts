@@ -9,6 +9,7 @@ import {
   sandboxWithBot,
   type Sandbox,
 } from '../helpers/sandbox.js';
+import { openDocumentThis, submitDocumentThis } from '../helpers/document-this.js';
 
 /*
  * Quoted text stays data: the Document this form quotes a conversation's questions and
@@ -52,29 +53,12 @@ describe('Document this: the quoted question acts on nothing', () => {
       const readsBefore = sb.slack.calls.length;
 
       // Alice (in #payroll) clicks Document this and submits the form as it was prefilled.
-      await driver.blockAction({
-        user: 'U0ALICE',
-        channel: 'C0DOCS',
-        messageTs: answer.ts,
-        actionId: 'ask.document',
-        threadTs: q.ts,
-      });
-      const modal = await sb.slack.waitFor(
-        () => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'ask_document'),
-        5_000,
-      );
+      const { modal } = await openDocumentThis(sb, driver, { user: 'U0ALICE', answerTs: answer.ts, threadTs: q.ts });
       const blocks = modal.view.blocks as Array<{ type: string; element?: { initial_value?: string } }>;
       const prefilled = blocks.find((b) => b.type === 'input')?.element?.initial_value ?? '';
       expect(prefilled).not.toBe('');
       expect(JSON.stringify(modal.view.blocks)).toContain('project=proj_other');
-      const res = await driver.viewSubmission({
-        user: 'U0ALICE',
-        view: {
-          callback_id: 'ask_document',
-          private_metadata: modal.view.private_metadata as string,
-          state: { values: { instruction: { instruction: { type: 'plain_text_input', value: prefilled } } } },
-        },
-      });
+      const res = await submitDocumentThis(driver, 'U0ALICE', modal, prefilled);
       expect(res.status).toBe(200);
       const create = await sb.docs.waitForRequest(
         (r) => r.method === 'POST' && /^\/v2\/agent\/[^/]+\/job$/.test(r.path),
@@ -118,34 +102,15 @@ describe('Document this: the quoted question acts on nothing', () => {
       // An answer the docs had: Make this a docs change is under it (Document this is, where they had none).
       expect(JSON.stringify(answer.blocks)).toContain('ask.change');
       const jobsBefore = sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job')).length;
-      const viewsBefore = sb.slack.views.length;
-      await driver.blockAction({
+      const { modal } = await openDocumentThis(sb, driver, {
         user: 'U0BOB',
-        channel: 'C0DOCS',
-        messageTs: answer.ts,
-        actionId: 'ask.change',
+        answerTs: answer.ts,
         threadTs: q.ts,
+        actionId: 'ask.change',
       });
-      const modal = await sb.slack.waitFor(
-        () => sb.slack.views.slice(viewsBefore).find((v) => v.view.callback_id === 'ask_document'),
-        5_000,
-      );
       expect(JSON.stringify(modal.view.blocks)).toContain('how do I rotate an API key?');
       expect(sb.docs.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/job'))).toHaveLength(jobsBefore);
-      await driver.viewSubmission({
-        user: 'U0BOB',
-        view: {
-          callback_id: 'ask_document',
-          private_metadata: modal.view.private_metadata as string,
-          state: {
-            values: {
-              instruction: {
-                instruction: { type: 'plain_text_input', value: 'Explain key rotation on the API keys page' },
-              },
-            },
-          },
-        },
-      });
+      await submitDocumentThis(driver, 'U0BOB', modal, 'Explain key rotation on the API keys page');
       const create = await sb.docs.waitForRequest(
         (r) =>
           r.method === 'POST' && r.path.endsWith('/job') && JSON.stringify(r.body).includes('Explain key rotation'),

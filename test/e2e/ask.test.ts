@@ -8,6 +8,7 @@ import { publicWorkspaceOf } from '../../src/features/ask/unanswered-reach.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ConversationDirectory } from '../../src/platform/slack/conversations.js';
 import type { BotProcess } from '../helpers/bot-process.js';
+import { openDocumentThis, submitDocumentThis } from '../helpers/document-this.js';
 import { testRedis } from '../helpers/redis.js';
 import {
   answerOf,
@@ -150,34 +151,15 @@ describe('asking the docs', () => {
       });
       const answer = await answerIn(q.ts);
       expect(messageText(answer)).toContain("don't seem to cover this");
-      const click = await driver.blockAction({
+      const { click, modal } = await openDocumentThis(sb, driver, {
         user: 'U0ALICE',
-        channel: 'C0DOCS',
-        messageTs: answer.ts,
-        actionId: 'ask.document',
+        answerTs: answer.ts,
         threadTs: q.ts,
       });
       expect(click.status).toBe(200);
-      const modal = await sb.slack.waitFor(
-        () => sb.slack.views.find((v) => v.kind === 'modal' && v.view.callback_id === 'ask_document'),
-        5_000,
-      );
       const input = JSON.stringify(modal.view.blocks);
       expect(input).toContain('custom domain for the status page');
-      const res = await driver.viewSubmission({
-        user: 'U0ALICE',
-        view: {
-          callback_id: 'ask_document',
-          private_metadata: modal.view.private_metadata as string,
-          state: {
-            values: {
-              instruction: {
-                instruction: { type: 'plain_text_input', value: 'Document custom domains for the status page' },
-              },
-            },
-          },
-        },
-      });
+      const res = await submitDocumentThis(driver, 'U0ALICE', modal, 'Document custom domains for the status page');
       expect(res.status).toBe(200);
       const create = await sb.docs.waitForRequest(
         (r) =>

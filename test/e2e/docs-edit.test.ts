@@ -8,6 +8,7 @@ import { runBotToExit, startBotProcess, type BotProcess } from '../helpers/bot-p
 import {
   docsEdit,
   E2E_SECRETS,
+  malloryDocsEditBody,
   ephemeralsTo,
   isStatusMessage,
   messageText,
@@ -141,13 +142,7 @@ describe('/docs-edit end to end (bot as a separate process, signed HTTP, fakes o
 
   it('a forged signature is refused with 401 and starts nothing', async () => {
     const before = sb.docs.requests.length;
-    const body = new URLSearchParams({
-      command: '/docs-edit',
-      text: 'Delete all docs',
-      user_id: 'U0MALLORY',
-      channel_id: 'C0DOCS',
-      team_id: sb.slack.teamId,
-    }).toString();
+    const body = malloryDocsEditBody(sb);
     const headers = { ...driver.sign(body), 'content-type': 'application/x-www-form-urlencoded' };
     const res = await driver.raw(body.replace('Delete', 'Remove'), headers);
     expect(res.status).toBe(401);

@@ -7,6 +7,7 @@ import { TcpProxy } from '../helpers/redis-topology.js';
 import {
   docsEdit,
   E2E_SECRETS,
+  malloryDocsEditBody,
   ephemeralsTo,
   pollerDone,
   sandboxWithBot,
@@ -55,13 +56,7 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
       await pollerDone(sb.pollQueue, jobId);
     }
     // A forged request, and a command in a channel the bot is not in (chat.postMessage: not_in_channel).
-    const body = new URLSearchParams({
-      command: '/docs-edit',
-      text: 'Delete all docs',
-      user_id: 'U0MALLORY',
-      channel_id: 'C0DOCS',
-      team_id: sb.slack.teamId,
-    }).toString();
+    const body = malloryDocsEditBody(sb);
     expect(
       (
         await driver.raw(body.replace('Delete', 'Remove'), {

@@ -4,6 +4,7 @@ import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { validateRequest } from '../helpers/openapi.js';
 import { E2E_SECRETS, ephemeralsTo, sandboxWithBot, threadReplies, type Sandbox } from '../helpers/sandbox.js';
+import { shownText } from '../helpers/block-kit.js';
 
 /**
  * What readers couldn't find, end to end: the real bot process against the fake Slack and the fake
@@ -26,19 +27,6 @@ const reports = (title: string): SlackMessage[] =>
     (m) =>
       m.channel === CHANNEL && m.bot_id && !m.thread_ts && !m.ephemeralTo && !m.deleted && m.text.startsWith(title),
   );
-
-/** What Slack shows of a message: every `text` in its blocks (not the buttons' values). */
-function shown(m: SlackMessage): string {
-  const walk = (v: unknown): string[] =>
-    Array.isArray(v)
-      ? v.flatMap(walk)
-      : v && typeof v === 'object'
-        ? Object.entries(v).flatMap(([k, x]) =>
-            k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : walk(x),
-          )
-        : [];
-  return walk(m.blocks ?? []).join('\n');
-}
 
 async function report(text: string, title: string, user = 'U0ALICE'): Promise<SlackMessage> {
   const before = reports(title).length;
@@ -76,8 +64,8 @@ describe('the reports', () => {
     )!;
     // Form-encoded, as WebClient sends them.
     expect(post.args).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
-    expect(shown(m)).toContain('sso saml · ');
-    expect(shown(m).replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
+    expect(shownText(m)).toContain('sso saml · ');
+    expect(shownText(m).replace(/<@U0ALICE>/g, '')).not.toMatch(/<[@!#]|<https?:|https?:\/\/evil/);
     expect(analyticsCalls()).toHaveLength(1);
     expect(await clickAndWait(m, 'visitors.signals.next')).toContain('rows 11–20');
     expect(await clickAndWait(m, 'visitors.signals.previous')).toContain('rows 1–10');
@@ -85,7 +73,7 @@ describe('the reports', () => {
     expect(await clickAndWait(m, 'visitors.menu', 'U0BOB', 'feedback')).toMatch(
       /^Docs feedback, Nov 15 – Nov 21, 2026/,
     );
-    expect(shown(m)).toContain('Requested by <@U0BOB>');
+    expect(shownText(m)).toContain('Requested by <@U0BOB>');
     expect(analyticsCalls().map((r) => r.path.replace('/v1/analytics/proj_e2e', ''))).toEqual([
       '/searches',
       '/feedback/by-page',
@@ -95,13 +83,13 @@ describe('the reports', () => {
     expect(await clickAndWait(m, 'visitors.menu', 'U0BOB', 'visitors')).toMatch(
       /^Docs visitors, Nov 15 – Nov 21, 2026: [\d,]+ visitors/,
     );
-    expect(shown(m)).toContain('*Views*');
+    expect(shownText(m)).toContain('*Views*');
   });
 
   it('questions over 90 days: Next goes on by its cursor; a forgotten one: "this page expired"', async () => {
     const m = await report('questions 2026-08-24 2026-11-22 limit=20', 'Unanswered questions');
     const calls = analyticsCalls().length;
-    expect(shown(m)).toContain('*Next* goes on with the following ones.');
+    expect(shownText(m)).toContain('*Next* goes on with the following ones.');
     expect(await clickAndWait(m, 'visitors.signals.next')).toMatch(/rows 1–\d+ \(conversations 1,001–[\d,]+\)$/);
     const page2 = analyticsCalls().at(-1)!;
     expect(page2.query.cursor).toMatch(/^[0-9A-Z]{26}$/);
@@ -237,7 +225,7 @@ describe('Improve with agent on a signal, through to a pull request', () => {
       );
       expect(status.text).toContain('for <@U0BOB>');
       // The status message quotes the instruction and says what it is about; no fence, no prompt.
-      const shownStatus = shown(status);
+      const shownStatus = shownText(status);
       expect(shownStatus).toContain(`> ${instruction.slice(0, 40)}`);
       const aboutLine = shownStatus.split('\n').find((l) => l.startsWith('About: '));
       expect(aboutLine?.slice('About: '.length).replace(/\u2060/g, '')).toMatch(about);

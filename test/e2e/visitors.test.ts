@@ -70,6 +70,18 @@ function buttonValue(m: SlackMessage, actionId: string): string | undefined {
   return undefined;
 }
 
+/** Alice clicks Retry on the private note `note`; waits (10 s at most) for one more visitors report in the channel. */
+async function retryAndWaitForReport(note: SlackMessage): Promise<void> {
+  const count = reports().length;
+  await driver.blockAction({
+    user: 'U0ALICE',
+    channel: CHANNEL,
+    messageTs: note.ts,
+    actionId: 'visitors.report.retry',
+  });
+  await sb.slack.waitFor(() => reports().length === count + 1, 10_000);
+}
+
 /** Waits until BullMQ has nothing waiting, delayed or running in the digest queue. */
 async function digestQueueIdle(): Promise<void> {
   await expect
@@ -189,14 +201,7 @@ describe('/docs-visitors report (bot as a separate process)', () => {
       "I couldn't load the visitors for Nov 1 – Nov 7, 2026. The docs service failed; try again in a minute.",
     );
     expect(buttonValue(note, 'visitors.report.retry')).toBeDefined();
-    const count = reports().length;
-    await driver.blockAction({
-      user: 'U0ALICE',
-      channel: CHANNEL,
-      messageTs: note.ts,
-      actionId: 'visitors.report.retry',
-    });
-    await sb.slack.waitFor(() => reports().length === count + 1, 10_000);
+    await retryAndWaitForReport(note);
     expect(messageText(reports().at(-1)!)).toContain('Docs visitors · Nov 1 – Nov 7, 2026');
     await sb.slack.waitFor(() => note.deleted, 5_000);
   });
@@ -221,14 +226,7 @@ describe('/docs-visitors report (bot as a separate process)', () => {
     expect(visitorRequests().length).toBe(before);
     // The back-off ends (here: cleared by hand instead of waiting 30 s); Retry then works.
     await redis.del(`${sb.prefix}:visitors:budget:blocked`);
-    const count = reports().length;
-    await driver.blockAction({
-      user: 'U0ALICE',
-      channel: CHANNEL,
-      messageTs: note.ts,
-      actionId: 'visitors.report.retry',
-    });
-    await sb.slack.waitFor(() => reports().length === count + 1, 10_000);
+    await retryAndWaitForReport(note);
   });
 
   it('when the hourly budget is nearly spent it says so instead of calling the API', async () => {

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../../sandbox/fake-slack.js';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
+import { commandOutcome, outcomeIsRight } from '../helpers/command-outcome.js';
 import { waitForIdleQueues } from '../helpers/queues.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
-import { isStatusMessage, messageText, startSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { isStatusMessage, startSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 /**
  * A kill -9 storm: two bot processes on one Redis, one of them killed every 0.4–0.9 s (and a new
@@ -103,39 +104,6 @@ class Storm {
   }
 }
 
-/** What became of one command, read from the fake Slack and the fake docs API. */
-function outcome(sb: Sandbox, instruction: string) {
-  const statuses = sb.slack.messages.filter(
-    (m) => isStatusMessage(m) && !m.deleted && !m.ephemeralTo && messageText(m).includes(`> ${instruction}`),
-  );
-  const status = statuses[0];
-  const replies: SlackMessage[] = status
-    ? sb.slack.messages.filter(
-        (m) => m.thread_ts === status.ts && m.ts !== status.ts && m.bot_id && !m.ephemeralTo && !m.deleted,
-      )
-    : [];
-  const creates = sb.docs.requests.filter(
-    (r) =>
-      r.method === 'POST' &&
-      r.path.endsWith('/job') &&
-      (r.body as { prompt?: string } | undefined)?.prompt === instruction,
-  ).length;
-  const announced = replies.filter((m) => m.text.includes('ready for review')).length;
-  const uncertain = replies.filter((m) => m.text.includes("can't tell me whether it started")).length;
-  const starting = statuses.filter((m) => m.text.includes('Starting')).length;
-  return {
-    statuses: statuses.length,
-    creates,
-    announced,
-    uncertain,
-    replies: replies.length,
-    starting,
-    final: status ? /Pull request ready|May or may not have started/.test(status.text) : false,
-    statusText: status?.text,
-    statusTs: status?.ts,
-  };
-}
-
 describe('kill -9 storm over two replicas', () => {
   let sb: Sandbox | undefined;
   afterEach(async () => {
@@ -165,23 +133,15 @@ describe('kill -9 storm over two replicas', () => {
         const s = sb;
         const settled = () =>
           acked.every((t) => {
-            const o = outcome(s, t);
+            const o = commandOutcome(s, t);
             return o.final && o.replies >= 1;
           });
         await s.slack.waitFor(settled, 120_000).catch(() => undefined);
         // Nothing left that could double up: the intake and poll queues are idle.
         await waitForIdleQueues(TEST_REDIS_URL, s.prefix);
 
-        const report = acked.map((t) => ({ t, ...outcome(s, t) }));
-        const bad = report.filter(
-          (o) =>
-            o.statuses !== 1 ||
-            o.starting !== 0 ||
-            !o.final ||
-            o.creates > 1 ||
-            o.replies !== 1 ||
-            (o.announced === 1 ? o.creates !== 1 : o.uncertain !== 1),
-        );
+        const report = acked.map((t) => ({ t, ...commandOutcome(s, t) }));
+        const bad = report.filter((o) => !outcomeIsRight(o));
         console.log(
           `kill storm run ${run}: ${storm.kills} kills, ${acked.length}/${COMMANDS} acknowledged, ` +
             `${report.filter((o) => o.announced === 1).length} announced, ${report.filter((o) => o.uncertain === 1).length} uncertain notices, ${bad.length} wrong`,
@@ -288,16 +248,18 @@ describe('kill -9 storm over two replicas while previews are asked for, watched 
         await PAUSE(100 + Math.random() * 150);
       }
       // The jobs whose pull request the bot announced (an uncertain start has no job to preview).
-      const announced = () => acked.filter((t) => outcome(s, t).announced === 1).map((t) => previewOutcome(s, t));
+      const announced = () =>
+        acked.filter((t) => commandOutcome(s, t).announced === 1).map((t) => previewOutcome(s, t));
       // Keep killing while the jobs end and their previews wait in line, go out and are watched: at
       // least 8 s more, until every job ended and every preview was asked for (or decided), at most 30 s.
       const [stormFrom, stormUntil] = [Date.now() + 8_000, Date.now() + 30_000];
-      const asked = () => acked.every((t) => outcome(s, t).final) && announced().every((o) => o.asks > 0 || o.final);
+      const asked = () =>
+        acked.every((t) => commandOutcome(s, t).final) && announced().every((o) => o.asks > 0 || o.final);
       phase('sent');
       while (Date.now() < stormUntil && (Date.now() < stormFrom || !asked())) await PAUSE(200);
       await storm.calm();
       phase('calm');
-      const settled = () => acked.every((t) => outcome(s, t).final) && announced().every((o) => o.final);
+      const settled = () => acked.every((t) => commandOutcome(s, t).final) && announced().every((o) => o.final);
       await s.slack.waitFor(settled, 120_000).catch(() => undefined);
       phase('settled');
       await waitForIdleQueues(TEST_REDIS_URL, s.prefix);

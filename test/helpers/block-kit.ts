@@ -27,3 +27,19 @@ export function expectSlackTakesMessage(m: { blocks: readonly unknown[] }): void
 export function expectSlackTakesView(view: unknown, kind: 'home' | 'modal'): void {
   expect(slackRefusal(() => checkView(view, kind))).toBeUndefined();
 }
+
+/**
+ * What Slack shows of a message's blocks: every `text` string in them, depth first, one a line.
+ * Button values are left out (Slack never shows them); a message without blocks shows "".
+ */
+export function shownText(m: { blocks?: unknown }): string {
+  const walk = (v: unknown): string[] =>
+    Array.isArray(v)
+      ? v.flatMap(walk)
+      : v && typeof v === 'object'
+        ? Object.entries(v).flatMap(([k, x]) =>
+            k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : walk(x),
+          )
+        : [];
+  return walk(m.blocks ?? []).join('\n');
+}

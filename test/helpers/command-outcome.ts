@@ -4,7 +4,7 @@ import { isStatusMessage, messageText, type Sandbox } from './sandbox.js';
 /**
  * What became of one `/docs-edit` (by its instruction), read from the fake Slack and the fake docs
  * API: its status messages, the jobs created for it, the thread replies announcing its end or
- * saying it "may or may not have started". The same reading as the kill storm's.
+ * saying it "may or may not have started" (the kill storm's reading, test/faults/kill-storm.test.ts).
  */
 export function commandOutcome(sb: Sandbox, instruction: string) {
   const statuses = sb.slack.messages.filter(

@@ -263,6 +263,20 @@ export async function docsEdit(sb: Sandbox, driver: SlackDriver, text: string, u
   return (create.responseBody as { id: string }).id;
 }
 
+/**
+ * U0MALLORY's `/docs-edit Delete all docs` in #docs of the sandbox's workspace, form-encoded as
+ * Slack posts a slash command: the body the forged-request tests sign, then alter or sign stale.
+ */
+export function malloryDocsEditBody(sb: Sandbox): string {
+  return new URLSearchParams({
+    command: '/docs-edit',
+    text: 'Delete all docs',
+    user_id: 'U0MALLORY',
+    channel_id: 'C0DOCS',
+    team_id: sb.slack.teamId,
+  }).toString();
+}
+
 /** Waits until BullMQ has finished watching `(jobId, cycle)`, so that "exactly one" is final. */
 export async function pollerDone(queue: Queue, jobId: string, cycle = 0): Promise<void> {
   await expect

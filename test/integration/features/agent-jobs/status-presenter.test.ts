@@ -59,8 +59,9 @@ beforeEach(() => {
 });
 afterEach(() => dropPrefix(redis, prefix));
 
-const presenter = () =>
-  new StatusPresenter({ redis, prefix, store, slack: web, logger, now: Date.now, minIntervalMs: 100 });
+/** A presenter over this file's Redis, store and fake Slack, edits at least 100 ms apart; `over` replaces any option. */
+const presenter = (over: Partial<ConstructorParameters<typeof StatusPresenter>[0]> = {}) =>
+  new StatusPresenter({ redis, prefix, store, slack: web, logger, now: Date.now, minIntervalMs: 100, ...over });
 const updatesOf = (ts: string) =>
   slack.calls.filter((c) => c.method === 'chat.update' && JSON.stringify(c.args).includes(ts));
 
@@ -118,15 +119,7 @@ describe('status presenter: never waits', () => {
         throw new Error('Connection is closed.');
       },
     } as unknown as JobStore;
-    const down = new StatusPresenter({
-      redis,
-      prefix,
-      store: failing,
-      slack: web,
-      logger,
-      now: Date.now,
-      minIntervalMs: 100,
-    });
+    const down = presenter({ store: failing });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: RENDER_RETRY_MS, renderFailed: true });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: 2 * RENDER_RETRY_MS, renderFailed: true });
     expect(await down.show('job_redis_down')).toEqual({ retryInMs: 4 * RENDER_RETRY_MS, renderFailed: true });
@@ -228,15 +221,7 @@ describe('status presenter: Redis and Slack failures leave the message in a true
     const posted = await web.chat.postMessage({ channel: 'C0DOCS', text: 'Docs agent job for <@U0ALICE>: Starting…' });
     const target = { teamId: 'T0SANDBOX', channel: 'C0DOCS', statusTs: posted.ts! };
     const down = downRedis();
-    const p = new StatusPresenter({
-      redis: down,
-      prefix,
-      store,
-      slack: web,
-      logger,
-      now: Date.now,
-      minIntervalMs: 100,
-    });
+    const p = presenter({ redis: down });
     const change = { text: 'Docs agent job for <@U0ALICE>: could not start', blocks: [] };
     // Not the last try: the intake is told to come back (not "done" with the message still saying Starting…).
     expect(await p.settleUnrecorded(target, change)).toEqual({ retryInMs: RENDER_RETRY_MS, renderFailed: true });
@@ -253,16 +238,7 @@ describe('status presenter: Redis and Slack failures leave the message in a true
     const down = downRedis();
     const budget = new EditBudget({ redis: down, prefix, perMinute: 40 });
     await expect(budget.take('T0SANDBOX')).rejects.toThrow('Connection is closed.');
-    const p = new StatusPresenter({
-      redis,
-      prefix,
-      store,
-      slack: web,
-      logger,
-      now: Date.now,
-      minIntervalMs: 100,
-      budget,
-    });
+    const p = presenter({ budget });
     expect(await p.show('job_budget_down')).toEqual({});
     expect(slack.findMessage('C0DOCS', ts)?.text).toContain('Pull request ready');
     expect(warnings).toContainEqual(

@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { handleIncomingMessage, type IncomingMessage } from '../../../../src/features/agent-jobs/messages.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { askQuestion, type AskDeps } from '../../../../src/features/ask/handlers.js';
@@ -10,8 +10,8 @@ import { createLogger } from '../../../../src/platform/logger.js';
 import { markupToText } from '../../../../src/platform/slack/markup.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { UserNames } from '../../../../src/platform/slack/user-names.js';
-import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
+import { testRedis } from '../../../helpers/redis.js';
+import { useFakeSlackOnRedis } from '../../../helpers/fakes-on-redis.js';
 
 /*
  * Who may ask, and the budget, come before any Slack read: a person refused by the access policy
@@ -29,19 +29,10 @@ let prefix: string;
 const TEXT = '<@U0DOCSBOT> how do <@U0BOB> and <@U0CAROL> rotate a key?';
 const reads = () => slack.calls.filter((c) => c.method === 'users.info' || c.method === 'conversations.replies');
 
-beforeAll(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN });
-  web = fakeSlackClient(slack, TOKEN);
-});
-afterAll(async () => {
-  await slack.close();
-  redis.disconnect();
-});
+useFakeSlackOnRedis({ token: TOKEN, redis }, (s) => ({ slack, web, prefix } = s));
 beforeEach(() => {
-  prefix = randomPrefix();
   slack.calls.length = 0;
 });
-afterEach(() => dropPrefix(redis, prefix));
 
 const refusedBy = (text: string): AccessGate => ({
   ...OPEN_GATE,

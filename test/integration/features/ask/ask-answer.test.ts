@@ -9,7 +9,12 @@ import {
 import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { AskBudget } from '../../../../src/features/ask/admission.js';
 import { CUT_OFF_TEXT, TOO_LONG_TEXT } from '../../../../src/features/ask/blocks.js';
-import { askQuestion, QUESTION_MAX_CHARS, type AskDeps } from '../../../../src/features/ask/handlers.js';
+import {
+  askQuestion,
+  QUESTION_MAX_CHARS,
+  type AskDeps,
+  type AskRequest,
+} from '../../../../src/features/ask/handlers.js';
 import { answerJob, writeAnswer, type AnswerJobDeps } from '../../../../src/features/ask/answer/index.js';
 import { answerIdOf, AskStore } from '../../../../src/features/ask/store.js';
 import { ANSWER_MAX_CHARS, type StreamSlack } from '../../../../src/features/ask/answer/stream.js';
@@ -149,6 +154,22 @@ function triesOfOneRecord(fails: (patch: Record<string, unknown>) => boolean) {
     );
 }
 
+/** alice's `/docs-ask` in #docs with `key`, received now; `over` changes any field. */
+function askRequest(key: string, over: Partial<AskRequest> = {}): AskRequest {
+  return {
+    teamId: 'T0TEST',
+    channel: 'C0DOCS',
+    user: 'U0ALICE',
+    question: 'How do I rotate a key?',
+    key,
+    receivedAt: Date.now(),
+    ...over,
+  };
+}
+
+/** Where asking tells alice something privately (in #docs): into `told`. */
+const tellAlice = () => ({ to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) });
+
 let n = 0;
 async function ask(
   d: TestDeps,
@@ -157,21 +178,15 @@ async function ask(
 ) {
   n += 1;
   const root = opts.threadTs ?? (await web.chat.postMessage({ channel: opts.channel ?? 'C0DOCS', text: question })).ts!;
-  const req = {
-    teamId: 'T0TEST',
+  const req = askRequest(`k${n}-${prefix}`, {
     channel: opts.channel ?? 'C0DOCS',
     user: opts.user ?? 'U0ALICE',
     question,
     threadTs: root,
     ...(opts.claim ? { claim: opts.claim } : {}),
     ...(opts.from ? { from: opts.from } : {}),
-    key: `k${n}-${prefix}`,
-    receivedAt: Date.now(),
-  };
-  await askQuestion(withAnswers(d), req, memorySteps(), {
-    to: { user: 'U0ALICE', channel: 'C0DOCS' },
-    tell: async (t: string) => void told.push(t),
   });
+  await askQuestion(withAnswers(d), req, memorySteps(), tellAlice());
   return root;
 }
 const assistantCalls = () => docs.requests.filter((r) => r.path.endsWith('/message'));
@@ -515,18 +530,8 @@ describe('asking: Slack and Redis', () => {
   it('/docs-ask in a channel the bot is not in: told to invite it, the question given back to the budget', async () => {
     slack.channels.push({ id: 'C0OUTSIDE', name: 'outside', botIsMember: false, members: ['U0ALICE'] });
     const d = deps({ perUser: 1 });
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0OUTSIDE',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `out-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    await askQuestion(withAnswers(d), req, memorySteps(), {
-      to: { user: 'U0ALICE', channel: 'C0DOCS' },
-      tell: async (t: string) => void told.push(t),
-    });
+    const req = askRequest(`out-${prefix}`, { channel: 'C0OUTSIDE' });
+    await askQuestion(withAnswers(d), req, memorySteps(), tellAlice());
     expect(told).toEqual([INVITE_FIRST]);
     // The budget of 1 is whole again: the next question is answered.
     await ask(d, 'How do I rotate a key?');
@@ -537,18 +542,10 @@ describe('asking: Slack and Redis', () => {
     const d = deps({ perUser: 1 });
     const give = vi.spyOn(d.budget, 'give');
     slack.failNext('chat.postMessage', { error: 'internal_error' });
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `5xx-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await expect(askQuestion(withAnswers(d), req, { ...memorySteps(), finalAttempt: false }, reply)).rejects.toThrow(
-      /internal_error/,
-    );
+    const req = askRequest(`5xx-${prefix}`);
+    await expect(
+      askQuestion(withAnswers(d), req, { ...memorySteps(), finalAttempt: false }, tellAlice()),
+    ).rejects.toThrow(/internal_error/);
     expect(told).toEqual([]);
     expect(give).not.toHaveBeenCalled();
   });
@@ -556,16 +553,7 @@ describe('asking: Slack and Redis', () => {
   it('/docs-ask whose question Slack fails to post on the last try: the person is told privately, the question given back to the budget', async () => {
     const d = deps({ perUser: 1 });
     slack.failNext('chat.postMessage', { error: 'internal_error' });
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `5xx-last-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await askQuestion(withAnswers(d), req, memorySteps(), reply);
+    await askQuestion(withAnswers(d), askRequest(`5xx-last-${prefix}`), memorySteps(), tellAlice());
     expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -592,16 +580,8 @@ describe('asking: Slack and Redis', () => {
       },
       { finalAttempt: true },
     );
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: `How do I rotate a key (${prefix})?`,
-      key,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await askQuestion(withAnswers(d), req, steps, reply);
+    const req = askRequest(key, { question: `How do I rotate a key (${prefix})?` });
+    await askQuestion(withAnswers(d), req, steps, tellAlice());
     expect(told).toEqual([QUESTION_NOT_POSTED_TEXT]);
     expect(slack.messages.filter((m) => m.text.includes(prefix))).toEqual([]);
     expect(lines).toContainEqual(
@@ -625,16 +605,8 @@ describe('asking: Slack and Redis', () => {
       },
       { finalAttempt: true },
     );
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: `How do I rotate a key (${prefix})?`,
-      key,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await askQuestion(withAnswers(d), req, steps, reply);
+    const req = askRequest(key, { question: `How do I rotate a key (${prefix})?` });
+    await askQuestion(withAnswers(d), req, steps, tellAlice());
     expect(failed).toBe(true);
     const posted = slack.messages.filter((m) => m.channel === 'C0DOCS' && !m.thread_ts && m.text.includes(prefix));
     expect(posted).toHaveLength(1);
@@ -670,18 +642,8 @@ describe('asking: Slack and Redis', () => {
     slack.channels.push({ id: 'C0OUTSIDE2', name: 'outside2', botIsMember: false, members: ['U0ALICE'] });
     const d = deps();
     vi.spyOn(d.budget, 'give').mockRejectedValueOnce(new Error('Connection is closed.'));
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0OUTSIDE2',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `out2-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    await askQuestion(withAnswers(d), req, memorySteps(), {
-      to: { user: 'U0ALICE', channel: 'C0DOCS' },
-      tell: async (t: string) => void told.push(t),
-    });
+    const req = askRequest(`out2-${prefix}`, { channel: 'C0OUTSIDE2' });
+    await askQuestion(withAnswers(d), req, memorySteps(), tellAlice());
     expect(told).toEqual([INVITE_FIRST]);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not give back a question', level: 40 }));
   });
@@ -826,26 +788,10 @@ describe('asking: Slack and Redis', () => {
       const down = testRedis();
       down.disconnect();
       const d = { ...deps(), budget: new AskBudget(down, prefix, { perUser: 30, perWorkspace: 1000 }) };
-      const req = {
-        teamId: 'T0TEST',
-        channel: 'C0DOCS',
-        user: 'U0ALICE',
-        question: 'How do I rotate a key?',
-        threadTs: '1.1',
-        key: `r-${prefix}`,
-        receivedAt: Date.now(),
-      };
+      const req = askRequest(`r-${prefix}`, { threadTs: '1.1' });
       const steps = { ...memorySteps(), finalAttempt: false };
-      await expect(
-        askQuestion(withAnswers(d), req, steps, {
-          to: { user: 'U0ALICE', channel: 'C0DOCS' },
-          tell: async (t: string) => void told.push(t),
-        }),
-      ).rejects.toThrow();
-      await askQuestion(withAnswers(d), req, memorySteps(), {
-        to: { user: 'U0ALICE', channel: 'C0DOCS' },
-        tell: async (t: string) => void told.push(t),
-      });
+      await expect(askQuestion(withAnswers(d), req, steps, tellAlice())).rejects.toThrow();
+      await askQuestion(withAnswers(d), req, memorySteps(), tellAlice());
       expect(told).toEqual(["I couldn't check your access, so I didn't do anything. Try again in a moment."]);
     },
   );
@@ -878,11 +824,7 @@ describe('asking: which threads the bot takes replies in', () => {
   it("/docs-ask's thread (the bot's own question) takes anyone's replies", async () => {
     const store = new AskStore(redis, prefix);
     const d = withAnswers({ ...deps({ store }), answers: { add: vi.fn() } as unknown as AskDeps['answers'] });
-    const req = { teamId: 'T0TEST', channel: 'C0DOCS', user: 'U0ALICE', question: 'SSO?', key: `q-${prefix}` };
-    await askQuestion(d, { ...req, receivedAt: Date.now() }, memorySteps(), {
-      to: { user: 'U0ALICE', channel: 'C0DOCS' },
-      tell: async (t: string) => void told.push(t),
-    });
+    await askQuestion(d, askRequest(`q-${prefix}`, { question: 'SSO?' }), memorySteps(), tellAlice());
     const question = slack.messages.find((m) => m.text.includes('asked the docs') && m.text.includes('SSO?'))!;
     expect(await store.takesReplyFrom('C0DOCS', question.ts, 'U0BOB')).toBe(true);
   });

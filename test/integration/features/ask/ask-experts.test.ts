@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import type { ModalView } from '@slack/types';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_CHANNELS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CHANNELS, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { SlackDirectory } from '../../../../src/features/access/directory.js';
 import {
   ALREADY_ASKED_TEXT,
@@ -30,9 +30,9 @@ import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.j
 import { withRequestContext } from '../../../../src/platform/request-context.js';
 import { memorySteps } from '../../../../src/platform/steps.js';
 import { arrayLogger } from '../../../helpers/logs.js';
-import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
+import { useFakeSlackOnRedis } from '../../../helpers/fakes-on-redis.js';
 
 /*
  * Ask the docs team on real Redis and the fake Slack: the question reaches the experts once,
@@ -48,40 +48,32 @@ let prefix: string;
 let store: AskStore;
 let told: string[];
 
-beforeAll(async () => {
-  const channels = [
-    ...DEFAULT_CHANNELS,
-    { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] },
-    { id: 'C0OLDEXP', name: 'docs-team-old', botIsMember: true, isArchived: true, members: ['U0ADMIN', '@bot'] },
-    {
-      id: 'C0SHAREDEXP',
-      name: 'docs-team-connect',
-      botIsMember: true,
-      isExtShared: true,
-      members: ['U0ADMIN', '@bot'],
-    },
-    { id: 'G0PRIVQ', name: 'payroll', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
-    {
-      id: 'G0MPIMQ',
-      name: 'mpdm-alice--bob-1',
-      botIsMember: true,
-      isMpim: true,
-      members: ['U0ALICE', 'U0BOB', '@bot'],
-    },
-  ];
-  slack = await startFakeSlack({ botToken: TOKEN, channels });
-  web = fakeSlackClient(slack, TOKEN);
-});
-afterAll(async () => {
-  await slack.close();
-  redis.disconnect();
-});
+/** The fake's channels, and the experts' channels these tests name (an archived, a shared, a private and a group DM one). */
+const channels = [
+  ...DEFAULT_CHANNELS,
+  { id: 'C0EXPERTS', name: 'docs-team', botIsMember: true, members: ['U0ADMIN', '@bot'] },
+  { id: 'C0OLDEXP', name: 'docs-team-old', botIsMember: true, isArchived: true, members: ['U0ADMIN', '@bot'] },
+  {
+    id: 'C0SHAREDEXP',
+    name: 'docs-team-connect',
+    botIsMember: true,
+    isExtShared: true,
+    members: ['U0ADMIN', '@bot'],
+  },
+  { id: 'G0PRIVQ', name: 'payroll', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
+  {
+    id: 'G0MPIMQ',
+    name: 'mpdm-alice--bob-1',
+    botIsMember: true,
+    isMpim: true,
+    members: ['U0ALICE', 'U0BOB', '@bot'],
+  },
+];
+useFakeSlackOnRedis({ token: TOKEN, redis, slack: { channels } }, (s) => ({ slack, web, prefix } = s));
 beforeEach(() => {
-  prefix = randomPrefix();
   store = new AskStore(redis, prefix);
   told = [];
 });
-afterEach(() => dropPrefix(redis, prefix));
 
 function deps(experts: Experts | undefined, access: AccessGate = OPEN_GATE): ExpertsDeps {
   return {

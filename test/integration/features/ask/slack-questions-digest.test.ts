@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CHANNELS, DEFAULT_USERS, startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CHANNELS, DEFAULT_USERS, type FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { SlackDirectory } from '../../../../src/features/access/directory.js';
 import { AskStore } from '../../../../src/features/ask/store.js';
 import { SLACK_QUESTIONS_KEPT_MS } from '../../../../src/features/ask/unanswered-log.js';
@@ -16,9 +16,9 @@ import type { SlackQuestions } from '../../../../src/features/reports/digests/re
 import { createLogger } from '../../../../src/platform/logger.js';
 import { ConversationDirectory } from '../../../../src/platform/slack/conversations.js';
 import { arrayLogger } from '../../../helpers/logs.js';
-import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
+import { testRedis } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
+import { useFakeSlackOnRedis } from '../../../helpers/fakes-on-redis.js';
 
 /*
  * "Asked in Slack, not answered by the docs" on real Redis and the fake Slack: what the ask feature
@@ -40,32 +40,23 @@ let store: AskStore;
 let people: SlackDirectory;
 /** Full members of the workspace, enough for a channel over {@link DIGEST_MEMBERS_AT_MOST}. */
 const crowd = Array.from({ length: DIGEST_MEMBERS_AT_MOST + 1 }, (_, i) => `U1${String(i).padStart(5, '0')}`);
-beforeAll(async () => {
-  const channels = [
-    ...DEFAULT_CHANNELS,
-    { id: 'C0ASK', name: 'ask-docs', botIsMember: true, members: ['U0ALICE', '@bot'] },
-    { id: 'G0PRIVATE', name: 'roadmap', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
-    // With the bot: one member more than a digest's users.info calls, and exactly as many.
-    { id: 'C0CROWD', name: 'crowd', botIsMember: true, members: crowd.slice(0, DIGEST_USERS_INFO_AT_MOST) },
-    { id: 'C0FEW', name: 'few', botIsMember: true, members: crowd.slice(1, DIGEST_USERS_INFO_AT_MOST) },
-    { id: 'C0ALL', name: 'everyone', botIsMember: true, members: crowd }, // 1,002 with the bot
-    { id: 'C0PARTNER', name: 'partner', botIsMember: true, members: ['U0ALICE', 'U0MULTI', '@bot'] },
-  ];
-  const multi = { id: 'U0MULTI', name: 'max', isRestricted: true }; // a multi-channel guest
-  const users = [...DEFAULT_USERS, multi, ...crowd.map((id) => ({ id, name: id.toLowerCase() }))];
-  slack = await startFakeSlack({ botToken: TOKEN, channels, users });
-  web = fakeSlackClient(slack, TOKEN);
-});
+const channels = [
+  ...DEFAULT_CHANNELS,
+  { id: 'C0ASK', name: 'ask-docs', botIsMember: true, members: ['U0ALICE', '@bot'] },
+  { id: 'G0PRIVATE', name: 'roadmap', botIsMember: true, isPrivate: true, members: ['U0ALICE', '@bot'] },
+  // With the bot: one member more than a digest's users.info calls, and exactly as many.
+  { id: 'C0CROWD', name: 'crowd', botIsMember: true, members: crowd.slice(0, DIGEST_USERS_INFO_AT_MOST) },
+  { id: 'C0FEW', name: 'few', botIsMember: true, members: crowd.slice(1, DIGEST_USERS_INFO_AT_MOST) },
+  { id: 'C0ALL', name: 'everyone', botIsMember: true, members: crowd }, // 1,002 with the bot
+  { id: 'C0PARTNER', name: 'partner', botIsMember: true, members: ['U0ALICE', 'U0MULTI', '@bot'] },
+];
+const multi = { id: 'U0MULTI', name: 'max', isRestricted: true }; // a multi-channel guest
+const users = [...DEFAULT_USERS, multi, ...crowd.map((id) => ({ id, name: id.toLowerCase() }))];
+useFakeSlackOnRedis({ token: TOKEN, redis, slack: { channels, users } }, (s) => ({ slack, web, prefix } = s));
 beforeEach(() => {
-  prefix = randomPrefix();
   const conversations = new ConversationDirectory({ slack: web });
   people = new SlackDirectory(web);
   store = new AskStore(redis, prefix, publicWorkspaceOf({ answer: (id) => store.answer(id), conversations, logger }));
-});
-afterEach(() => dropPrefix(redis, prefix));
-afterAll(async () => {
-  await slack.close();
-  redis.disconnect();
 });
 
 /** Notes an unanswered answer (its record saved first, as the ask feature does) in `channel` of `teamId`. */

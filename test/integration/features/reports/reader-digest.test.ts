@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOSTILE_TEXT, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
 import { SlackDirectory } from '../../../../src/features/access/directory.js';
@@ -17,12 +17,11 @@ import {
 import { queueDigestNow } from '../../../../src/features/reports/digests/subcommands.js';
 import type { ReportServices } from '../../../../src/features/reports/service.js';
 import { ACTION_SIGNAL_IMPROVE_PREFIX, decodeSignalImprove } from '../../../../src/features/reports/signals/improve.js';
-import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
+import { testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
-import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
-import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
+import { useDigestRig } from '../../../helpers/digest-rig.js';
+import { shownText } from '../../../helpers/block-kit.js';
 
 /**
  * The weekly digest's "What readers couldn't find" over real Redis, the fake Slack and the fake docs
@@ -37,7 +36,6 @@ let slack: FakeSlack;
 let docs: FakeDocsApi;
 let client: WebClient;
 let deps: DigestDeps;
-let docsApi: DocsApiClient;
 let digestQueue: Queue<DigestJobData>;
 let prefix: string;
 const clock = Date.parse('2026-11-23T09:00:00Z');
@@ -59,55 +57,22 @@ const run = (sections?: DigestJobData['sections']): DigestRun => ({
 });
 const latest = (): SlackMessage =>
   slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest')).at(-1)!;
-function shown(m: SlackMessage): string {
-  const walk = (v: unknown): string[] =>
-    Array.isArray(v)
-      ? v.flatMap(walk)
-      : v && typeof v === 'object'
-        ? Object.entries(v).flatMap(([k, x]) =>
-            k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : walk(x),
-          )
-        : [];
-  return walk(m.blocks ?? []).join('\n');
-}
 const improveValues = (m: SlackMessage): string[] =>
   ((m.blocks ?? []) as { accessory?: { action_id?: string; value?: string } }[])
     .filter((b) => b.accessory?.action_id?.startsWith(ACTION_SIGNAL_IMPROVE_PREFIX))
     .map((b) => b.accessory!.value!);
 
-beforeAll(async () => {
-  const fakes = await startSlackAndDocsFakes(TOKEN, { apiKey: 'mint_reader_digest', projectId: 'proj_digest' });
-  ({ slack, docs, web: client } = fakes);
-});
-afterAll(async () => {
-  await closeSlackAndDocsFakes({ slack, docs });
-  redis.disconnect();
-});
-beforeEach(() => {
-  prefix = randomPrefix();
-  docs.requests.length = 0;
-  ({ docsApi, digestQueue, deps } = digestRig({
-    docs,
-    apiKey: 'mint_reader_digest',
-    projectId: 'proj_digest',
-    redis,
-    prefix,
-    slack: client,
-    now: () => clock,
-    logger: createLogger('silent'),
-  }));
-});
-afterEach(async () => {
-  await closeDigestRig({ digestQueue, docsApi });
-  await dropPrefix(redis, prefix);
-});
+useDigestRig(
+  { token: TOKEN, apiKey: 'mint_reader_digest', projectId: 'proj_digest', redis, now: () => clock },
+  (t) => ({ slack, docs, web: client, prefix, digestQueue, deps } = t),
+);
 
 describe('the digest\'s "What readers couldn\'t find"', () => {
   it('every section: the three parts, Improve on each item, 6 analytics calls; reader text escaped', async () => {
     const outcome = await runDigest(deps, run());
     expect(outcome).toMatchObject({ status: 'posted' });
     const m = latest();
-    const text = shown(m);
+    const text = shownText(m);
     expect(text).toContain("*What readers couldn't find*");
     expect(text).toContain('*Searched often, nothing clicked*');
     expect(text).toContain('“sso saml”');
@@ -141,12 +106,12 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
 
   it('not chosen: the section is absent and its calls are not made; alone, the chart is not either', async () => {
     await runDigest(deps, run(['visitors']));
-    expect(shown(latest())).not.toContain('What readers couldn');
+    expect(shownText(latest())).not.toContain('What readers couldn');
     expect(analyticsCalls().map((r) => r.path.split('/').at(-1))).toEqual(['visitors', 'visitors']);
     docs.requests.length = 0;
     const outcome = await runDigest(deps, run(['questions']));
     expect(outcome).toMatchObject({ status: 'posted', chart: 'none' });
-    const text = shown(latest());
+    const text = shownText(latest());
     expect(text).toContain('*Asked the docs assistant again and again, unanswered*');
     expect(text).not.toContain('*Top 10 pages*');
     expect(text).not.toContain('Searched often');
@@ -156,7 +121,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
   it('a part the API fails is left out with a line saying why; the others still go', async () => {
     docs.failNext(/\/feedback\/by-page$/, 500, 2);
     await runDigest(deps, run(['searches', 'feedback']));
-    const text = shown(latest());
+    const text = shownText(latest());
     expect(text).toContain('*Searched often, nothing clicked*');
     expect(text).toContain(
       'Pages with the most 👎 this week: not shown (The docs service failed; the next digest tries again, ' +
@@ -171,7 +136,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
   ])('a part refused with %i names the key problem and who fixes it', async (status, words) => {
     docs.failNext(/\/searches$/, status, 1);
     await runDigest(deps, run(['searches', 'feedback']));
-    const text = shown(latest());
+    const text = shownText(latest());
     expect(text).toContain(`not shown (${words}`);
     expect(text).not.toContain('try again in');
   });
@@ -185,7 +150,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
     const store = new AskStore(redis, prefix);
     await store.noteUnanswered('C0DOCS', 'a'.repeat(16), 'Where is the <!channel> SCIM guide?', clock - 3 * 86_400_000);
     await runDigest({ ...deps, slackQuestions: questionsOf(store) }, run(['searches', 'questions']));
-    expect(shown(latest())).toContain('“Where is the &lt;!channel&gt; SCIM guide?” · asked 1× here');
+    expect(shownText(latest())).toContain('“Where is the &lt;!channel&gt; SCIM guide?” · asked 1× here');
     // Redis refuses every command of the questions' reads (a client that is not connected).
     const down = new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     const outcome = await runDigest(
@@ -193,7 +158,7 @@ describe('the digest\'s "What readers couldn\'t find"', () => {
       run(['searches', 'questions']),
     );
     expect(outcome).toMatchObject({ status: 'posted' });
-    const text = shown(latest());
+    const text = shownText(latest());
     expect(text).toContain('*Searched often, nothing clicked*');
     expect(text).toContain('*Asked the docs assistant again and again, unanswered*');
     expect(text).toContain(

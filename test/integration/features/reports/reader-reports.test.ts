@@ -38,11 +38,12 @@ import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.j
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
-import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
+import { testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { arrayLogger } from '../../../helpers/logs.js';
-import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
+import { useFakeDocsApiOnRedis } from '../../../helpers/fakes-on-redis.js';
 import { signalState } from '../../../helpers/signal-state.js';
+import { shownText } from '../../../helpers/block-kit.js';
 
 /**
  * The searches, feedback and questions reports over real Redis and the fake docs API (requests and
@@ -73,16 +74,7 @@ const services = (api: DocsApiClient, r: Redis = redis) =>
   });
 const state = (over: Partial<SignalState>): SignalState => signalState({ projectId: 'proj_signals', ...over });
 const load = (s: SignalState) => loadSignalReport(svc, s, { user: 'U0ALICE', channel: 'C0DOCS' });
-/** What Slack shows of a report: every `text` of its blocks (button values are not shown). */
-function shownTexts(v: unknown): string[] {
-  if (Array.isArray(v)) return v.flatMap(shownTexts);
-  if (v && typeof v === 'object')
-    return Object.entries(v).flatMap(([k, x]) =>
-      k === 'text' && typeof x === 'string' ? [x] : k === 'value' ? [] : shownTexts(x),
-    );
-  return [];
-}
-const text = (l: LoadedReport) => (l.ok ? shownTexts(l.message.blocks).join('\n') : '');
+const text = (l: LoadedReport) => (l.ok ? shownText(l.message) : '');
 function buttonState(l: LoadedReport, actionId: string): SignalState | undefined {
   if (!l.ok) return undefined;
   for (const b of l.message.blocks as { elements?: { action_id?: string; value?: string }[] }[]) {
@@ -95,24 +87,21 @@ function buttonState(l: LoadedReport, actionId: string): SignalState | undefined
   return undefined;
 }
 
-beforeAll(async () => {
-  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
-    { apiKey: 'mint_signals', projectId: 'proj_signals', now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock },
-    { retryMinDelayMs: 1 },
-  ));
-});
-afterAll(async () => {
-  await closeFakeDocsApiWithClient({ fake, client: docsApi });
-  redis.disconnect();
-});
+useFakeDocsApiOnRedis(
+  {
+    fake: {
+      apiKey: 'mint_signals',
+      projectId: 'proj_signals',
+      now: () => Date.parse('2026-11-22T20:00:00Z') + docsClock,
+    },
+    client: { retryMinDelayMs: 1 },
+    redis,
+  },
+  (s) => ({ fake, client: docsApi, prefix } = s),
+);
 beforeEach(() => {
-  prefix = randomPrefix();
   docsClock = 0;
-  fake.requests.length = 0;
   svc = services(docsApi);
-});
-afterEach(async () => {
-  await dropPrefix(redis, prefix);
 });
 
 describe('what a report costs', () => {

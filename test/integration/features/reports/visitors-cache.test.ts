@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import {
   DocsApiError,
@@ -20,8 +20,8 @@ import { AnalyticsBudgetError } from '../../../../src/features/reports/budget.js
 import { analyticsErrorText } from '../../../../src/features/reports/error-text.js';
 import { AnalyticsCache, type AnalyticsCacheDeps } from '../../../../src/features/reports/store.js';
 import { validateRequest, validateResponse } from '../../../helpers/openapi.js';
-import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
-import { closeFakeDocsApiWithClient, startFakeDocsApiWithClient } from '../../../helpers/fake-docs-api-client.js';
+import { testRedis } from '../../../helpers/redis.js';
+import { useFakeDocsApiOnRedis } from '../../../helpers/fakes-on-redis.js';
 
 const redis = testRedis();
 let fake: FakeDocsApi;
@@ -45,25 +45,14 @@ const visitorsCache = (over: Partial<AnalyticsCacheDeps> = {}) =>
     ...over,
   });
 
-beforeAll(async () => {
-  ({ fake, client: docsApi } = await startFakeDocsApiWithClient(
-    { apiKey: 'mint_cache_test', projectId: 'proj_cache' },
-    { retryMinDelayMs: 1 },
-  ));
-});
-afterAll(async () => {
-  await closeFakeDocsApiWithClient({ fake, client: docsApi });
-  redis.disconnect();
-});
+useFakeDocsApiOnRedis(
+  { fake: { apiKey: 'mint_cache_test', projectId: 'proj_cache' }, client: { retryMinDelayMs: 1 }, redis },
+  (s) => ({ fake, client: docsApi, prefix } = s),
+);
 beforeEach(() => {
-  prefix = randomPrefix();
   clock = Date.parse('2026-11-22T20:00:00Z');
-  fake.requests.length = 0;
   budget = new AnalyticsBudget(redis, `${prefix}:visitors`, () => clock);
   cache = visitorsCache();
-});
-afterEach(async () => {
-  await dropPrefix(redis, prefix);
 });
 
 describe('visitors cache on real Redis', () => {

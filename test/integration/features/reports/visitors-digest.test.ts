@@ -1,9 +1,6 @@
-import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Queue } from 'bullmq';
-import { DocsApiClient } from '../../../../src/platform/docs-api/client.js';
 import { DocsApiServerError } from '../../../../src/platform/docs-api/errors.js';
-import { createLogger } from '../../../../src/platform/logger.js';
 import type { DigestJobData } from '../../../../src/features/reports/digests/store.js';
 import { FAKE_NEW_PAGES, type FakeDocsApi } from '../../../../sandbox/fake-docs-api.js';
 import type { FakeSlack, SlackMessage } from '../../../../sandbox/fake-slack.js';
@@ -11,17 +8,14 @@ import { DIGEST_EVENT_TYPE } from '../../../../src/features/reports/digests/bloc
 import { runDigest, type DigestDeps, type DigestRun } from '../../../../src/features/reports/digests/service.js';
 import { visitorsKeyPrefix } from '../../../../src/features/reports/service.js';
 import { arrayLogger } from '../../../helpers/logs.js';
-import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
-import { closeSlackAndDocsFakes, startSlackAndDocsFakes } from '../../../helpers/slack-and-docs-fakes.js';
-import { closeDigestRig, digestRig } from '../../../helpers/digest-rig.js';
+import { testRedis } from '../../../helpers/redis.js';
+import { useDigestRig } from '../../../helpers/digest-rig.js';
 
 const TOKEN = 'xoxb-digest-test';
 const redis = testRedis();
 let slack: FakeSlack;
 let docs: FakeDocsApi;
-let client: WebClient;
 let deps: DigestDeps;
-let docsApi: DocsApiClient;
 let digestQueue: Queue<DigestJobData>;
 let prefix: string;
 /** Tuesday Nov 17, 2026, 09:00 UTC: the digest covers Nov 10–16 (when the fake's new pages appear) vs Nov 3–9. */
@@ -45,40 +39,23 @@ const run = (runKey: string, over: Partial<DigestRun> = {}): DigestRun => ({
 const digests = (): SlackMessage[] =>
   slack.messages.filter((m) => m.bot_id && !m.thread_ts && m.text.startsWith('Weekly docs digest'));
 
-beforeAll(async () => {
-  const fakes = await startSlackAndDocsFakes(TOKEN, {
+useDigestRig(
+  {
+    token: TOKEN,
     apiKey: 'mint_digest_test',
     projectId: 'proj_digest',
     projectIds: ['proj_other'],
-  });
-  ({ slack, docs, web: client } = fakes);
-});
-afterAll(async () => {
-  await closeSlackAndDocsFakes({ slack, docs });
-  redis.disconnect();
-});
+    redis,
+    now: () => clock,
+    // Channel settings: C0OTHER uses another docs project.
+    projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
+  },
+  (t) => ({ slack, docs, prefix, digestQueue, deps } = t),
+);
 beforeEach(() => {
-  prefix = randomPrefix();
   clock = Date.parse('2026-11-17T09:00:00Z');
   slack.messages.length = 0;
   slack.calls.length = 0;
-  docs.requests.length = 0;
-  ({ docsApi, digestQueue, deps } = digestRig({
-    docs,
-    apiKey: 'mint_digest_test',
-    projectId: 'proj_digest',
-    redis,
-    prefix,
-    slack: client,
-    now: () => clock,
-    logger: createLogger('silent'),
-    // Channel settings: C0OTHER uses another docs project.
-    projectFor: async (channel) => (channel === 'C0OTHER' ? 'proj_other' : 'proj_digest'),
-  }));
-});
-afterEach(async () => {
-  await closeDigestRig({ digestQueue, docsApi });
-  await dropPrefix(redis, prefix);
 });
 
 describe('a digest run (real Redis, fake Slack and docs API)', () => {

@@ -30,6 +30,13 @@ const REC: AnswerRecord = answerRecord({
   earlier: ['Where are logs kept?'],
 });
 
+/** The answers' store, reading an answer with `answer`; no replies, no expert replies. */
+const storeAnswering = (answer: AskListenerDeps['store']['answer']): AskListenerDeps['store'] => ({
+  answer,
+  reply: async () => undefined,
+  expertReplyIn: async () => undefined,
+});
+
 function deps(over: Partial<AskListenerDeps> = {}) {
   const record = vi.fn(async () => undefined);
   const open = vi.fn(async () => ({ ok: true }));
@@ -37,11 +44,7 @@ function deps(over: Partial<AskListenerDeps> = {}) {
     intake: { record },
     configured: true,
     signer: TEST_SIGNER,
-    store: {
-      answer: async (id) => (id === REC.answerId ? REC : undefined),
-      reply: async () => undefined,
-      expertReplyIn: async () => undefined,
-    },
+    store: storeAnswering(async (id) => (id === REC.answerId ? REC : undefined)),
     access: OPEN_GATE,
     conversations: { isMember: async () => true },
     slack: { views: { open } } as never,
@@ -106,17 +109,17 @@ describe("an answer's buttons", () => {
     trigger_id: 'tr2',
     response_url: 'https://hooks.slack.com/actions/x',
   };
+  /** Bolt's arguments for bob's click on an answer's button with `action`; `over` replaces the ack, respond or body. */
+  const click = (
+    action: { value: string; action_ts?: string },
+    over: { ack?: () => Promise<void>; respond?: (m: unknown) => Promise<void>; body?: typeof body } = {},
+  ) => ({ ack: vi.fn(async () => undefined), body, action, respond: vi.fn(async () => undefined), ...over }) as never;
 
   it('Make this a docs change by the asker: one record per person and button (a second click is the same request), no form', async () => {
     const { d, record, open } = deps();
     const value = changeValue(TEST_SIGNER, REC.asker, REC.answerId);
     for (let i = 0; i < 2; i++)
-      await changeAction(d)({
-        ack: vi.fn(async () => undefined),
-        body: { ...body, user: { id: REC.asker } },
-        action: { value, action_ts: `9.${i}` },
-        respond: vi.fn(async () => undefined),
-      } as never);
+      await changeAction(d)(click({ value, action_ts: `9.${i}` }, { body: { ...body, user: { id: REC.asker } } }));
     const ids = record.mock.calls.map((c) => (c as unknown[])[1]);
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe(ids[1]);
@@ -126,12 +129,9 @@ describe("an answer's buttons", () => {
   it('Make this a docs change by someone else opens the Document this form (question quoted, not editable) and starts nothing', async () => {
     const { d, record, open } = deps();
     const ack = vi.fn(async () => undefined);
-    await changeAction(d)({
-      ack,
-      body,
-      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.1' },
-      respond: vi.fn(async () => undefined),
-    } as never);
+    await changeAction(d)(
+      click({ value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.1' }, { ack }),
+    );
     expect(ack).toHaveBeenCalledTimes(1);
     expect(record).not.toHaveBeenCalled();
     expect(open).toHaveBeenCalledTimes(1);
@@ -143,12 +143,9 @@ describe("an answer's buttons", () => {
     // A non-member clicking it opens nothing and is told why.
     const outsider = deps({ conversations: { isMember: async () => false } });
     const respond = vi.fn(async () => undefined);
-    await changeAction(outsider.d)({
-      ack: vi.fn(async () => undefined),
-      body,
-      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.2' },
-      respond,
-    } as never);
+    await changeAction(outsider.d)(
+      click({ value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.2' }, { respond }),
+    );
     expect(outsider.open).not.toHaveBeenCalled();
     expect(outsider.record).not.toHaveBeenCalled();
     expect(respond).toHaveBeenCalledTimes(1);
@@ -157,28 +154,16 @@ describe("an answer's buttons", () => {
   it('Make this a docs change decides who clicked from its signed value: acked before any read; an older value is recorded for the worker', async () => {
     const order: string[] = [];
     const { d, record, open } = deps({
-      store: {
-        answer: async () => (order.push('read'), REC),
-        reply: async () => undefined,
-        expertReplyIn: async () => undefined,
-      },
+      store: storeAnswering(async () => (order.push('read'), REC)),
     });
     const ack = vi.fn(async () => void order.push('ack'));
-    await changeAction(d)({
-      ack,
-      body,
-      action: { value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.3' },
-      respond: vi.fn(async () => undefined),
-    } as never);
+    await changeAction(d)(
+      click({ value: changeValue(TEST_SIGNER, REC.asker, REC.answerId), action_ts: '9.3' }, { ack }),
+    );
     expect(order).toEqual(['ack', 'read']);
     expect(open).toHaveBeenCalledTimes(1);
     // A value of an older version (no asker in it): no form; recorded, and the worker refuses it.
-    await changeAction(d)({
-      ack: vi.fn(async () => undefined),
-      body,
-      action: { value: TEST_SIGNER.sign(PURPOSE.change, REC.answerId), action_ts: '9.4' },
-      respond: vi.fn(async () => undefined),
-    } as never);
+    await changeAction(d)(click({ value: TEST_SIGNER.sign(PURPOSE.change, REC.answerId), action_ts: '9.4' }));
     expect(open).toHaveBeenCalledTimes(1);
     expect(record).toHaveBeenCalledTimes(1);
   });
@@ -189,27 +174,12 @@ describe("an answer's buttons", () => {
     async () => {
       const { d, open } = deps();
       const respond = vi.fn(async () => undefined);
-      await documentAction(d)({
-        ack: vi.fn(async () => undefined),
-        body,
-        action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
-        respond,
-      } as never);
+      await documentAction(d)(click({ value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) }, { respond }));
       expect(open).toHaveBeenCalledTimes(1);
       expect(JSON.stringify(open.mock.calls[0])).toContain('export audit logs');
-      await documentAction(d)({
-        ack: vi.fn(async () => undefined),
-        body,
-        action: { value: REC.answerId },
-        respond,
-      } as never);
+      await documentAction(d)(click({ value: REC.answerId }, { respond }));
       const outsider = deps({ conversations: { isMember: async () => false } });
-      await documentAction(outsider.d)({
-        ack: vi.fn(async () => undefined),
-        body,
-        action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
-        respond,
-      } as never);
+      await documentAction(outsider.d)(click({ value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) }, { respond }));
       expect(open).toHaveBeenCalledTimes(1);
       expect(outsider.open).not.toHaveBeenCalled();
       expect(respond).toHaveBeenCalledTimes(2);
@@ -219,20 +189,11 @@ describe("an answer's buttons", () => {
   it("Document this when Redis can't read the answer: told it could not be read just now (not that it is gone), one warn line, no form", async () => {
     const { logger, lines } = arrayLogger('warn');
     const { d, open } = deps({
-      store: {
-        answer: async () => Promise.reject(new Error('Connection is closed.')),
-        reply: async () => undefined,
-        expertReplyIn: async () => undefined,
-      },
+      store: storeAnswering(async () => Promise.reject(new Error('Connection is closed.'))),
       logger,
     });
     const respond = vi.fn(async (_m: unknown) => undefined);
-    await documentAction(d)({
-      ack: vi.fn(async () => undefined),
-      body,
-      action: { value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) },
-      respond,
-    } as never);
+    await documentAction(d)(click({ value: TEST_SIGNER.sign(PURPOSE.document, REC.answerId) }, { respond }));
     expect(open).not.toHaveBeenCalled();
     expect(JSON.stringify(respond.mock.calls)).toContain(ANSWER_UNREADABLE_TEXT);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not read an answer for its button' }));

@@ -1,6 +1,6 @@
 import { OPEN_GATE } from '../../../../src/platform/access.js';
 import { WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   cannotReadModal,
   decodeThreadRef,
@@ -24,35 +24,27 @@ import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 import { ThreadReader } from '../../../../src/features/thread-context/read.js';
 import type { ThreadContextDeps } from '../../../../src/features/thread-context/service.js';
 import { createLogger } from '../../../../src/platform/logger.js';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 import { ValueSigner } from '../../../../src/platform/slack/signed-value.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
-import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
-import { addThread, threadContextDeps } from '../../../helpers/thread-context-fixture.js';
+import { addThread, useThreadContextSlack } from '../../../helpers/thread-context-fixture.js';
 
 /*
  * Document this thread: its modal (metadata signed and checked) and the shortcut's preview, updated
  * into the modal the listener opened, over the fake Slack.
  */
 
-const TOKEN = 'xoxb-sandbox-token';
-const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
 const logger = createLogger('silent');
 
 let slack: FakeSlack;
 let web: WebClient;
 let deps: ThreadContextDeps;
 
-beforeEach(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
-  web = fakeSlackClient(slack, TOKEN);
-  deps = threadContextDeps(web, logger, () => '0123456789abcdef');
-});
-
-afterEach(async () => {
-  await slack.close();
-});
+useThreadContextSlack(
+  () => '0123456789abcdef',
+  (s) => ({ slack, web, deps } = s),
+);
 
 /** A thread in #docs: bob's root, then the replies given as [user, text]. */
 const thread = (root: string, replies: [string, string][], channel = 'C0DOCS') =>

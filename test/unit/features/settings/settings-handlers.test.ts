@@ -7,23 +7,13 @@ import {
   type SettingsHandlerDeps,
 } from '../../../../src/features/settings/handlers.js';
 import type { CommandIntake, SaveIntake } from '../../../../src/features/settings/intake.js';
-import type { ChangeOutcome, EffectiveSettings } from '../../../../src/features/settings/service.js';
+import type { ChangeOutcome } from '../../../../src/features/settings/service.js';
 import type { IntakeContext } from '../../../../src/platform/intake.js';
 import { slackPlatformError } from '../../../helpers/fake-slack-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { startResponseUrlHook, type ResponseUrlHook } from '../../../helpers/response-url-hook.js';
+import { CHANNEL_SETTINGS } from '../../../helpers/settings.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
-
-const SETTINGS: EffectiveSettings = {
-  projectId: 'proj_b',
-  projectIsDefault: false,
-  projectFollowsDefault: false,
-  followupPolicy: 'requester',
-  followupIsDefault: false,
-  answerAll: false,
-  mentions: 'auto',
-  updatedBy: 'U0ADMIN',
-};
 
 /** Redis refusing a command, as ioredis rejects. */
 const redisDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
@@ -40,7 +30,7 @@ function rig(over: Partial<SettingsHandlerDeps> = {}) {
   };
   const deps: SettingsHandlerDeps = {
     service: {
-      effective: vi.fn(async () => SETTINGS),
+      effective: vi.fn(async () => CHANNEL_SETTINGS),
       isAdmin: vi.fn(async () => true),
       change: vi.fn(async (): Promise<ChangeOutcome> => ({ outcome: 'unchanged', text: 'Nothing to change.' })),
     },
@@ -87,7 +77,7 @@ describe('/docs-settings when a part of the settings message cannot be read', ()
       describeAccess: async () => Promise.reject(redisDown()),
       describeDigest: async () => Promise.reject(redisDown()),
       service: {
-        effective: async () => SETTINGS,
+        effective: async () => CHANNEL_SETTINGS,
         isAdmin: async () => Promise.reject(slackPlatformError('ratelimited')),
         change: vi.fn(),
       },
@@ -171,8 +161,8 @@ describe('the settings modal’s save when storage or Slack fails', () => {
         isAdmin: vi.fn(),
         change: async (): Promise<ChangeOutcome> => ({
           outcome: 'changed',
-          before: SETTINGS,
-          after: SETTINGS,
+          before: CHANNEL_SETTINGS,
+          after: CHANNEL_SETTINGS,
           text: 'Docs project is now `proj_a`.',
         }),
       },

@@ -6,18 +6,9 @@ import type { FollowupPolicy } from '../../../../src/features/settings/store.js'
 import type { AccessDecision } from '../../../../src/platform/access.js';
 import { NOT_A_MEMBER_TEXT } from '../../../../src/platform/slack/member-check.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { CHANNEL_SETTINGS } from '../../../helpers/settings.js';
 import { TEST_SIGNER } from '../../../helpers/signer.js';
 
-const SETTINGS: EffectiveSettings = {
-  projectId: 'proj_b',
-  projectIsDefault: false,
-  projectFollowsDefault: false,
-  followupPolicy: 'requester',
-  followupIsDefault: false,
-  answerAll: false,
-  mentions: 'auto',
-  updatedBy: 'U0ADMIN',
-};
 const ctx = { channel: 'C0DOCS', access: 'every full member', digest: 'none', asking: true, adminUsers: [] };
 
 /** Members of each channel, as conversations.members would list them. */
@@ -34,7 +25,7 @@ function deps(
   const { logger, lines } = arrayLogger();
   return {
     intake: { record: vi.fn(over.record ?? (async () => undefined)) },
-    service: { effective: vi.fn(over.effective ?? (async () => SETTINGS)), projects: ['proj_a', 'proj_b'] },
+    service: { effective: vi.fn(over.effective ?? (async () => CHANNEL_SETTINGS)), projects: ['proj_a', 'proj_b'] },
     slack: { views: { open: vi.fn(over.open ?? (async () => ({ ok: true }))) } },
     authorizeView: vi.fn(over.authorizeView ?? (async (): Promise<AccessDecision> => ({ allowed: true }))),
     conversations: {
@@ -50,7 +41,7 @@ function deps(
 
 /** The value of the Edit button the bot shows on `channel`'s settings message. */
 function editValue(channel: string): string {
-  const blocks = buildSettingsMessage(SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
+  const blocks = buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, channel, canEdit: true }, TEST_SIGNER)
     .blocks as unknown as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>;
   return blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'settings.edit')!.value!;
 }
@@ -83,26 +74,30 @@ const submission = (
 
 describe('the settings message', () => {
   it('shows Edit only to an admin, and says so when admin status could not be checked', () => {
-    const admin = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: true }, TEST_SIGNER).blocks);
+    const admin = JSON.stringify(buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: true }, TEST_SIGNER).blocks);
     expect(admin).toContain('"action_id":"settings.edit"');
     expect(admin).toContain('*Docs project:* `proj_b`');
     expect(admin).toContain('only the person who started a job can continue it');
     expect(admin).toContain('Last changed by <@U0ADMIN>.');
     // The footer names three settings to type; it ends with where all of them are.
     expect(admin).toMatch(/`\/docs-settings help` lists every setting and how to change it\."\}\]\}\]$/);
-    const member = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    const member = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks,
+    );
     expect(member).not.toContain('settings.edit');
     expect(member).toContain(
       'Workspace admins can change them: ask one of them. `/docs-settings help` explains each setting.',
     );
-    const unknown = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks);
+    const unknown = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: 'unknown' }, TEST_SIGNER).blocks,
+    );
     expect(unknown).not.toContain('settings.edit');
     expect(unknown).toContain(
       "I couldn't check whether you may change them; run `/docs-settings` again in a moment to get *Edit* if you may.",
     );
     const stale = JSON.stringify(
       buildSettingsMessage(
-        { ...SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
+        { ...CHANNEL_SETTINGS, projectId: 'proj_a', projectIsDefault: true, staleProjectId: 'proj_gone' },
         { ...ctx, canEdit: false },
         TEST_SIGNER,
       ).blocks,
@@ -111,10 +106,12 @@ describe('the settings message', () => {
   });
 
   it('says whether the channel is a question channel and which docs scope it answers from (values inert)', () => {
-    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
+    const plain = JSON.stringify(
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: false }, TEST_SIGNER).blocks,
+    );
     expect(plain).toContain('*Questions:* only mentions, DMs and `/docs-ask` are answered');
     expect(plain).toContain('*Docs scope:* all the docs');
-    const scoped = { ...SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
+    const scoped = { ...CHANNEL_SETTINGS, answerAll: true, scope: { version: 'v2', groups: ['<!here>'] } };
     const text = JSON.stringify(buildSettingsMessage(scoped, { ...ctx, canEdit: false }, TEST_SIGNER).blocks);
     expect(text).toContain('*Questions:* every new message from a person is taken as a question');
     expect(text).toContain('*Docs scope:* version `v2`, groups `&lt;!here&gt;`');
@@ -125,13 +122,13 @@ describe('the settings message and form while asking the docs is off, and who ma
   const off = { ...ctx, asking: false, canEdit: false as const };
 
   it('says a mention always starts a docs job and nothing is answered, and who sets asking up; what is saved for later', () => {
-    const plain = JSON.stringify(buildSettingsMessage(SETTINGS, off, TEST_SIGNER).blocks);
+    const plain = JSON.stringify(buildSettingsMessage(CHANNEL_SETTINGS, off, TEST_SIGNER).blocks);
     expect(plain).toContain(
       "*Questions:* asking the docs isn't set up, so a mention always starts a docs job and no message is answered as a question; the people who run Docs Agent set it up.",
     );
     expect(plain).not.toContain('*A mention of the bot is:*');
     expect(plain).not.toContain('taken as a question (a question channel)');
-    const saved = { ...SETTINGS, mentions: 'ask' as const, answerAll: true };
+    const saved = { ...CHANNEL_SETTINGS, mentions: 'ask' as const, answerAll: true };
     expect(JSON.stringify(buildSettingsMessage(saved, off, TEST_SIGNER).blocks)).toContain(
       'set it up. Saved for when it is: mentions `ask`, answer-all on.',
     );
@@ -139,13 +136,16 @@ describe('the settings message and form while asking the docs is off, and who ma
 
   it('names the settings admins with what to do, the same way as the usage', () => {
     const member = JSON.stringify(
-      buildSettingsMessage(SETTINGS, { ...ctx, canEdit: false, adminUsers: ['U0SET1', 'U0SET2'] }, TEST_SIGNER).blocks,
+      buildSettingsMessage(CHANNEL_SETTINGS, { ...ctx, canEdit: false, adminUsers: ['U0SET1', 'U0SET2'] }, TEST_SIGNER)
+        .blocks,
     );
     expect(member).toContain('Workspace admins and <@U0SET1>, <@U0SET2> can change them: ask one of them.');
   });
 
   it('the form offers the workspace defaults, preselected when the channel has no value of its own', async () => {
-    const d = deps({ effective: async () => ({ ...SETTINGS, projectFollowsDefault: true, followupIsDefault: true }) });
+    const d = deps({
+      effective: async () => ({ ...CHANNEL_SETTINGS, projectFollowsDefault: true, followupIsDefault: true }),
+    });
     d.modal = { defaultFollowupPolicy: 'requester', asking: false };
     await editAction(d)({
       ack: vi.fn(async () => undefined),

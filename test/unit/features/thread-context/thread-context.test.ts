@@ -1,5 +1,5 @@
 import { WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatThread, linesOf, type ThreadMessage } from '../../../../src/features/thread-context/format.js';
 import { assemblePrompt, fitLines, omissionLine } from '../../../../src/features/thread-context/prompt.js';
 import { findMessageLinks, refusedLinksLine } from '../../../../src/features/thread-context/links.js';
@@ -12,14 +12,17 @@ import {
 } from '../../../../src/features/thread-context/service.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import { ConversationDirectory, MembersUnknownError } from '../../../../src/platform/slack/conversations.js';
-import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
+import type { FakeSlack } from '../../../../sandbox/fake-slack.js';
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
-import { addThread, threadContextDeps } from '../../../helpers/thread-context-fixture.js';
+import {
+  addThread,
+  THREAD_FAKE_TOKEN,
+  threadContextDeps,
+  useThreadContextSlack,
+} from '../../../helpers/thread-context-fixture.js';
 import { payrollMessage } from '../../../helpers/sandbox.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 
-const TOKEN = 'xoxb-sandbox-token';
-const T0 = Date.UTC(2026, 10, 20, 9, 14); // ms; the fake's clock stands still, so each message is 1 µs later
 const logger = createLogger('silent');
 /** The fence id these tests draw (the bot draws a random one per prompt). */
 const FENCE_ID = '0123456789abcdef';
@@ -31,15 +34,7 @@ let slack: FakeSlack;
 let web: WebClient;
 let deps: ThreadContextDeps;
 
-beforeEach(async () => {
-  slack = await startFakeSlack({ botToken: TOKEN, now: () => T0 });
-  web = fakeSlackClient(slack, TOKEN);
-  deps = threadContextDeps(web, logger, fenceId);
-});
-
-afterEach(async () => {
-  await slack.close();
-});
+useThreadContextSlack(fenceId, (s) => ({ slack, web, deps } = s));
 
 /** A thread in #docs: bob's root, then the replies given as [user, text]. */
 const thread = (root: string, replies: [string, string][], channel = 'C0DOCS') =>
@@ -500,7 +495,7 @@ describe('Slack failing while building a prompt', () => {
 
   it("the bot's own ids (auth.test) Slack fails to give are not kept: the request throws, the next one asks again", async () => {
     const { root } = thread('root', [['U0ALICE', 'x']]);
-    const fresh = threadContextDeps(fakeSlackClient(slack, TOKEN), logger, fenceId);
+    const fresh = threadContextDeps(fakeSlackClient(slack, THREAD_FAKE_TOKEN), logger, fenceId);
     slack.failNext('auth.test', { error: 'internal_error' });
     const req = { channel: 'C0DOCS', requester: 'U0ALICE', instruction: 'x', thread: { ts: root.ts } };
     await expect(buildPrompt(fresh, req)).rejects.toThrow(/internal_error/);
