@@ -190,7 +190,7 @@ export function digestNowText(subscribed: boolean, defaultSchedule: DigestSchedu
   return subscribed
     ? ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change)."
     : ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\` starts one (default ${describeSchedule(defaultSchedule)}; ${SECTIONS_USAGE}).`;
+        `\`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]\` starts one (default ${describeSchedule(defaultSchedule)}, every section).\n*Sections:* ${SECTIONS_USAGE}.`;
 }
 
 /**

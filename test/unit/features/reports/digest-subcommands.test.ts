@@ -126,8 +126,8 @@ describe('the digests subcommands of /docs-visitors', () => {
     }
     expect(said).toEqual([
       ":hourglass_flowing_sand: Sending this channel's digest now, once: this channel has no weekly digest. " +
-        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]` starts one (default Mondays at 09:00 UTC; ' +
-        '`sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all)).',
+        '`/docs-visitors subscribe [DAY] [HH:MM] [TIME_ZONE] [sections=…]` starts one (default Mondays at 09:00 UTC, every section).\n' +
+        '*Sections:* `sections=visitors,searches,feedback,questions` (any of them, comma-separated; default all).',
       ":hourglass_flowing_sand: Sending this channel's digest now, once more (its weekly schedule doesn't change).",
     ]);
     expect(added).toHaveLength(2);
