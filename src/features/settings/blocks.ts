@@ -162,7 +162,8 @@ export const DEFAULT_OPTION = ':default:';
 function projectInput(projects: readonly string[], s: EffectiveSettings): InputBlock {
   const byDefault = option(`Default project (${projects[0] ?? ''})`, DEFAULT_OPTION);
   const options = [byDefault, ...projects.slice(0, 99).map((p) => option(p, p))];
-  const own = s.projectFollowsDefault ? undefined : options.find((o) => o.value === s.projectId);
+  // A project no longer configured is shown as the default it falls back to: saving the form unchanged keeps it that way.
+  const own = s.projectFollowsDefault || s.staleProjectId ? undefined : options.find((o) => o.value === s.projectId);
   return {
     type: 'input',
     block_id: PROJECT_BLOCK,

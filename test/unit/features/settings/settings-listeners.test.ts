@@ -177,6 +177,18 @@ describe('the settings message and form while asking the docs is off, and who ma
     const ownInput = (id: string) => ownView.blocks.find((b) => b.block_id === id)!;
     expect(label(ownInput('project').element!.initial_option)).toBe('proj_b');
     expect(label(ownInput('followups').element!.initial_option)).toBe('Only the person who started the job');
+    // A project no longer configured (the default used instead): the default option, so Save keeps following it.
+    const stale = deps({
+      effective: async () => ({ ...CHANNEL_SETTINGS, projectId: 'proj_a', staleProjectId: 'proj_gone' }),
+    });
+    await editAction(stale)({
+      ack: vi.fn(async () => undefined),
+      ...click(editValue('C0DOCS')),
+      respond: vi.fn(),
+    } as never);
+    const [[{ view: staleView }]] = stale.slack.views.open.mock.calls as unknown as [[{ view: { blocks: Input[] } }]];
+    const staleProject = staleView.blocks.find((b) => b.block_id === 'project')!;
+    expect(label(staleProject.element!.initial_option)).toBe('Default project (proj_a)');
   });
 
   it("saving the default options saves no value of the channel's own (back to the workspace default)", async () => {
