@@ -6,7 +6,14 @@ import type { ValueSigner } from '../../platform/slack/signed-value.js';
 import type { EffectiveSettings } from './service.js';
 import { scopeText } from './scope.js';
 import { EXPERTS_USAGE, expertsText } from './experts.js';
-import { ANSWER_ALL_WORDS, ASKING_OFF_TEXT, followupWords, MENTIONS_WORDS, whoMayChangeText } from './words.js';
+import {
+  ANSWER_ALL_WORDS,
+  ASKING_OFF_HINT,
+  ASKING_OFF_TEXT,
+  followupWords,
+  MENTIONS_WORDS,
+  whoMayChangeText,
+} from './words.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `action_id` of the Edit button on the settings message (admins only). */
@@ -196,10 +203,6 @@ function followupsInput(s: EffectiveSettings, defaultPolicy: FollowupPolicy): In
     },
   };
 }
-
-/** The hint of the mentions and answer-all inputs while asking the docs is off (Slack: hint ≤ 2000 characters). */
-const ASKING_OFF_HINT =
-  "Asking the docs isn't set up, so this is saved but has no effect until the people who run Docs Agent set it up.";
 
 /** The modal's mentions mode input (radio buttons). */
 function mentionsInput(current: MentionsMode, asking: boolean): InputBlock {

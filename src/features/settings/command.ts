@@ -1,7 +1,7 @@
 import { quoteToken } from '../../platform/slack/limits.js';
 import { EXPERTS_USAGE, parseExperts, type Experts } from './experts.js';
 import { parseScope, SCOPE_USAGE } from './scope.js';
-import { whoMayChangeText } from './words.js';
+import { ASKING_OFF_USAGE, whoMayChangeText } from './words.js';
 import { FOLLOWUP_POLICIES, MENTIONS_MODES, type DocsScope, type FollowupPolicy, type MentionsMode } from './store.js';
 
 /** `/docs-settings …` as typed, checked (pure: no network). */
@@ -32,12 +32,7 @@ export interface UsageFacts {
 
 /** Usage of `/docs-settings`, shown for `help` and with every mistake. */
 export function settingsUsage(projects: readonly string[], facts: UsageFacts): string {
-  const askingOff = facts.asking
-    ? []
-    : [
-        `Asking the docs isn't set up here: a mention always starts a docs job and no message is answered as a question, ` +
-          'so `mentions`, `answer-all`, `scope` and `experts` are saved but have no effect until the people who run Docs Agent set it up.',
-      ];
+  const askingOff = facts.asking ? [] : [ASKING_OFF_USAGE];
   return [
     '*Usage:*',
     "• `/docs-settings`: this channel's settings (docs project, who may start jobs, follow-ups, digest)",

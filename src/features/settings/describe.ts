@@ -2,6 +2,7 @@
 import { expertsText, type Experts } from './experts.js';
 import { scopeText } from './scope.js';
 import type { DocsScope, FollowupPolicy, MentionsMode } from './store.js';
+import { MENTIONS_WORDS } from './words.js';
 
 /** The settings a change is told by (what `EffectiveSettings` has). */
 interface EffectiveSettings {
@@ -143,13 +144,7 @@ export function describeChange(
   }
   const asked = askingParts(before, after, asking);
   if (before.mentions !== after.mentions) {
-    const what = asking
-      ? {
-          auto: 'a question or a docs change by how it is phrased',
-          ask: 'always a question to the docs',
-          edit: 'always a docs change',
-        }[after.mentions]
-      : `\`${after.mentions}\``;
+    const what = asking ? MENTIONS_WORDS[after.mentions] : `\`${after.mentions}\``;
     const [from, to] = [`mentions=${before.mentions}`, `mentions=${after.mentions}`];
     asked.unshift({ text: `mentions: ${what} (was ${before.mentions})`, from, to });
   }

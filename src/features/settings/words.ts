@@ -55,3 +55,12 @@ export function askingOffNote(changed: boolean): string {
     'until then a mention always starts a docs job and no message is answered as a question.';
   return changed ? `Saved, but it has ${effect}` : `It has ${effect}`;
 }
+
+/** The hint of the modal's question inputs while asking is off (Slack: hint ≤ 2000 characters). */
+export const ASKING_OFF_HINT =
+  "Asking the docs isn't set up, so this is saved but has no effect until the people who run Docs Agent set it up.";
+
+/** The usage's line while asking is off: which settings wait for it. */
+export const ASKING_OFF_USAGE =
+  "Asking the docs isn't set up here: a mention always starts a docs job and no message is answered as a question, " +
+  'so `mentions`, `answer-all`, `scope` and `experts` are saved but have no effect until the people who run Docs Agent set it up.';
