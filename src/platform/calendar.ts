@@ -53,7 +53,7 @@ export function weeklyParts(pattern: string): WeeklyParts | undefined {
 }
 
 /**
- * A cron schedule (`pattern` in the zone `tz`) in words: `Mondays at 09:00 UTC`, `every day at 07:30 Asia/Tokyo`, or for other
+ * A cron schedule (`pattern` in the zone `tz`) in words, as Slack mrkdwn (a pattern shown in code, cut by `quoteToken`): `Mondays at 09:00 UTC`, `every day at 07:30 Asia/Tokyo`, or for other
  * patterns `on cron \`*\/2 * * * * *\` in UTC`.
  */
 export function describeSchedule(s: { pattern: string; tz: string }): string {

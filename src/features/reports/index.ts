@@ -16,7 +16,8 @@ import { registerHandlers as registerDigestHandlers } from './digests/handlers.j
 import { register as registerDigestListeners } from './digests/listeners.js';
 import { createDigestQuotas } from './digests/quotas.js';
 import type { SlackQuestions } from './digests/reader-content.js';
-import { describeSchedule, type DigestSchedule } from './digests/schedule.js';
+import { describeSchedule } from '../../platform/calendar.js';
+import type { DigestSchedule } from './digests/schedule.js';
 import { describeSections } from './digests/sections.js';
 import { getSubscription, type DigestJobData } from './digests/store.js';
 import { digestSubcommands } from './digests/subcommands.js';

@@ -1,13 +1,14 @@
 /** The settings modal's answers, read from a view_submission's `state.values` (untrusted: checked by the caller). */
 import {
+  ANSWER_ALL_ACTION,
   ANSWER_ALL_BLOCK,
   FOLLOWUPS_ACTION,
   FOLLOWUPS_BLOCK,
+  MENTIONS_ACTION,
   MENTIONS_BLOCK,
   PROJECT_ACTION,
   PROJECT_BLOCK,
 } from './blocks.js';
-import { ANSWER_ALL_ACTION, MENTIONS_ACTION } from './blocks.js';
 
 /** The modal's answers, read from a view_submission's `state.values`. */
 interface EditValues {

@@ -27,7 +27,11 @@ export interface Refused {
   uninstalled: boolean;
 }
 
-/** `s` with `& < > " '` escaped, for an HTML text or attribute. */
+/**
+ * `s` with `& < > " '` escaped, for an HTML text or attribute. (@slack/oauth has one, but exports it
+ * only from its `dist/callback-options` module, not from the package: a deep import would break on
+ * its next internal move.)
+ */
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

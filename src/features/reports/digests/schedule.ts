@@ -1,7 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
 import { canonicalTimeZone, isValidCron, weeklyParts } from '../../../platform/calendar.js';
-
-export { describeSchedule } from '../../../platform/calendar.js';
 import { quoteToken } from '../../../platform/slack/limits.js';
 import { SECTIONS_USAGE } from './sections.js';
 

@@ -15,7 +15,7 @@ import { renderDigestChart } from './chart.js';
 import type { DigestContent } from './content.js';
 import { digestCaller, loadDigestContent, loadDigestParts, type RunScope } from './load.js';
 import type { SlackQuestions } from './reader-content.js';
-import { describeSchedule } from './schedule.js';
+import { describeSchedule } from '../../../platform/calendar.js';
 import { sectionsOf } from './sections.js';
 import { getSubscription, type DigestJobData } from './store.js';
 

@@ -6,7 +6,7 @@ import type { Respond } from '../../../platform/slack/respond.js';
 import { type Caller } from '../intake.js';
 import type { DigestQuotas } from './quotas.js';
 import { SUBSCRIPTIONS_COOLDOWN_S, takeOrTell } from './quotas.js';
-import { describeSchedule } from './schedule.js';
+import { describeSchedule } from '../../../platform/calendar.js';
 import { describeSections, DIGEST_SECTIONS } from './sections.js';
 import { listSubscriptions, type DigestJobData } from './store.js';
 import type { Queue } from 'bullmq';

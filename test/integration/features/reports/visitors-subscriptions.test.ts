@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDigestQueue } from '../../../../src/features/reports/digests/worker.js';
-import { describeSchedule, nextRunAfter } from '../../../../src/features/reports/digests/schedule.js';
+import { describeSchedule } from '../../../../src/platform/calendar.js';
+import { nextRunAfter } from '../../../../src/features/reports/digests/schedule.js';
 import {
   digestSchedulerId,
   getSubscription,
