@@ -77,7 +77,7 @@ async function uninstall(
   ids: Omit<Refused, 'uninstalled'>,
 ): Promise<boolean> {
   if (!token) {
-    opts.logger.warn(ids, 'could not uninstall a refused installation: it has no bot token');
+    opts.logger.warn(ids, 'could not uninstall a refused installation: it has no token');
     return false;
   }
   const web = createWebClient({
@@ -115,7 +115,8 @@ export function refuseNotAllowed(opts: {
       isEnterpriseInstall: installation.isEnterpriseInstall === true,
     };
     if (installationAllowed(opts.oauth.installAllowlist, ids)) return true;
-    const uninstalled = await uninstall(installation.bot?.token, opts, ids);
+    // A grant with user scopes only has no bot token: its user token uninstalls it just the same.
+    const uninstalled = await uninstall(installation.bot?.token ?? installation.user?.token, opts, ids);
     opts.logger.warn(
       { ...ids, uninstalled },
       'refused an installation: its workspace or org is not in SLACK_INSTALL_ALLOWLIST',

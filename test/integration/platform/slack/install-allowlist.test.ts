@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { App, Installation } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postRaw, signatureHeaders } from '../../../../sandbox/driver/http.js';
@@ -10,6 +11,7 @@ import { buildPlatform } from '../../../../src/platform/runtime.js';
 import { KeyRing } from '../../../../src/platform/sealed-box.js';
 import { createSlackApp } from '../../../../src/platform/slack/app.js';
 import { createInstaller } from '../../../../src/platform/slack/oauth.js';
+import { refuseNotAllowed } from '../../../../src/platform/slack/install-refusal.js';
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
 import { VALID_ENV } from '../../../helpers/config-env.js';
@@ -167,6 +169,21 @@ describe('SLACK_INSTALL_ALLOWLIST at the install', () => {
     expect(status).toBe(403);
     expect(html).toContain("your organization's id <code>E0OTHER</code>");
     expect(await stored()).toEqual([]);
+  });
+
+  it('a grant with user scopes only (no bot token) is uninstalled with its user token', async () => {
+    const { logger } = arrayLogger('info', logs);
+    const oauth = { ...OAUTH, stateSecret: 's', installationKey: KEY, installAllowlist: new Set(['T0ALLOWED']) };
+    const refuse = refuseNotAllowed({ oauth, slackApiUrl: slack.url, logger });
+    const res = { writeHead: () => res, end: () => res } as unknown as ServerResponse;
+    const grant = {
+      team: { id: 'T0USERONLY' },
+      user: { id: 'U0X', token: 'xoxp-user-only' },
+      isEnterpriseInstall: false,
+    };
+    expect(await refuse(grant as never, {} as never, {} as never, res)).toBe(false);
+    expect(uninstalls()).toMatchObject([{ args: { client_id: OAUTH.clientId } }]);
+    expect(warnings().map((l) => l.msg)).not.toContain('could not uninstall a refused installation: it has no token');
   });
 
   it("when apps.uninstall fails: one warn line with Slack's code, and an org-wide page names the org admin", async () => {
