@@ -26,7 +26,8 @@ export const drainMs = z.coerce
 
 /**
  * A comma-separated list of ids, each matching `item` (spaces around commas allowed, empty entries
- * and repeats dropped; unset: none). The one list parser of this schema: Slack ids and project ids.
+ * and repeats dropped; unset: none). The list parser of this schema (Slack ids, project ids, hosts);
+ * SLACK_INSTALL_ALLOWLIST has its own (install-allowlist.ts: bad entries named by place).
  * @param message - the whole problem line after the variable's name (never echoes the value).
  */
 export const idList = (item: RegExp, message: string) =>

@@ -7,16 +7,19 @@
  * (installation-store.ts), so removing an id stops that installation's work.
  */
 import { z } from 'zod';
+import { teamId } from './slack/payloads.js';
 
-/** A Slack workspace id (`T…`) or Enterprise Grid org id (`E…`), as platform/slack/payloads.ts' `teamId`. */
-const INSTALL_ID = /^[TE][A-Z0-9]{2,30}$/;
+/** A Slack workspace id (`T…`) or Enterprise Grid org id (`E…`): payloads.ts' `teamId`. */
+const isInstallId = (s: string) => teamId.safeParse(s).success;
 
 /** The ids allowed to install (workspaces `T…`, orgs `E…`). */
 export type InstallAllowlist = ReadonlySet<string>;
 
 /**
  * SLACK_INSTALL_ALLOWLIST's schema: comma-separated ids (spaces around commas allowed, repeats
- * dropped; unset: none, which OAuth mode refuses, config-oauth.ts). A bad entry is named by its
+ * dropped; unset: none, which OAuth mode refuses, config-oauth.ts). Not config-values.ts' `idList`:
+ * a list set to commas alone is refused here (it would refuse every install), and a bad entry is
+ * named by its place. A bad entry is named by its
  * place in the list, never echoed (the configuration never echoes a value: it may be a secret
  * pasted into the wrong variable).
  */
@@ -26,7 +29,7 @@ export const installAllowlistField = z
   .transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim());
     const ids = entries.filter(Boolean);
-    const bad = entries.flatMap((s, i) => (s && !INSTALL_ID.test(s) ? [i + 1] : []));
+    const bad = entries.flatMap((s, i) => (s && !isInstallId(s) ? [i + 1] : []));
     if (bad.length > 0)
       ctx.addIssue({
         code: 'custom',
