@@ -622,18 +622,12 @@ describe('asking: Slack and Redis', () => {
     slack.channels.push({ id: 'C0ARCHIVED', name: 'old', botIsMember: true, isArchived: true, members: ['U0ALICE'] });
     const d = deps({ perUser: 1 });
     const give = vi.spyOn(d.budget, 'give');
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0ARCHIVED',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      key: `arch-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    await askQuestion(withAnswers(d), req, memorySteps(), {
-      to: { user: 'U0ALICE', channel: 'C0ARCHIVED' },
-      tell: async (t: string) => void told.push(t),
-    });
+    await askQuestion(
+      withAnswers(d),
+      askRequest(`arch-${prefix}`, { channel: 'C0ARCHIVED' }),
+      memorySteps(),
+      tellAlice(),
+    );
     expect(told).toEqual([ARCHIVED_CHANNEL_TEXT]);
     expect(give).toHaveBeenCalledTimes(1);
   });
@@ -711,24 +705,22 @@ describe('asking: Slack and Redis', () => {
     expect(told.slice(1)).toEqual([expect.stringContaining("You've asked the docs 1 times this hour")]);
   });
 
+  /** alice's question in a thread of #docs with `key` (not posted by the bot: answered in that thread). */
+  async function threadQuestion(key: string) {
+    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
+    return { root, req: askRequest(key, { threadTs: root }) };
+  }
+
   it('an admission Redis fails to record before the last try: the question is given back and thrown; the retry takes it once and answers', async () => {
     const d = deps({ perUser: 1 });
     let down = true;
     const nextTry = triesOfOneRecord((patch) => down && 'admitted' in patch);
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      threadTs: root,
-      key: `adm-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await expect(askQuestion(withAnswers(d), req, nextTry(false), reply)).rejects.toThrow('Connection is closed.');
+    const { root, req } = await threadQuestion(`adm-${prefix}`);
+    await expect(askQuestion(withAnswers(d), req, nextTry(false), tellAlice())).rejects.toThrow(
+      'Connection is closed.',
+    );
     down = false;
-    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    await askQuestion(withAnswers(d), req, nextTry(true), tellAlice());
     expect(told).toEqual([]);
     expect(replies(root)).toHaveLength(1); // answered once
     // One question taken, not two: the budget of 1 is spent by it, so the next is refused.
@@ -737,20 +729,8 @@ describe('asking: Slack and Redis', () => {
   });
 
   it('an admission Redis fails to record on the last try: answered all the same, one warn line', async () => {
-    const d = deps();
-    const nextTry = triesOfOneRecord((patch) => 'admitted' in patch);
-    const root = (await web.chat.postMessage({ channel: 'C0DOCS', text: 'q' })).ts!;
-    const req = {
-      teamId: 'T0TEST',
-      channel: 'C0DOCS',
-      user: 'U0ALICE',
-      question: 'How do I rotate a key?',
-      threadTs: root,
-      key: `adm2-${prefix}`,
-      receivedAt: Date.now(),
-    };
-    const reply = { to: { user: 'U0ALICE', channel: 'C0DOCS' }, tell: async (t: string) => void told.push(t) };
-    await askQuestion(withAnswers(d), req, nextTry(true), reply);
+    const { root, req } = await threadQuestion(`adm2-${prefix}`);
+    await askQuestion(withAnswers(deps()), req, triesOfOneRecord((patch) => 'admitted' in patch)(true), tellAlice());
     expect(told).toEqual([]);
     expect(replies(root)).toHaveLength(1);
     expect(lines).toContainEqual(
