@@ -8,7 +8,7 @@
  * CONTRIBUTING.md, "Adding a resumable step", says how to use it.
  */
 import type { KnownBlock } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Job } from 'bullmq';
 import type { Logger } from './logger.js';
 import type { ReplicaGuard } from './replica-guard.js';
@@ -179,7 +179,8 @@ export const postOnceKeys = (key: string): Record<'ts' | 'posting', string> => s
  * in the message's metadata; after posting it saves the ts. A retry that finds `posting` without a
  * ts (the process died in between, or a failover lost the ts) looks for the message by its
  * metadata (conversations.history, or .replies in a thread, with `include_all_metadata`; scopes
- * `*:history`) before posting again: the message itself is the second record.
+ * `*:history`) before posting again: the message itself is the second record. On the last try a
+ * post that failed without Slack refusing it is looked for the same way before the error is thrown.
  *
  * @returns the message's ts.
  * @throws the Slack error of the post (the caller decides whether it is worth retrying), a Redis
@@ -198,19 +199,39 @@ export async function postOnce(slack: PostOnceClient, steps: Steps, m: PostOnceM
   }
   await steps.save({ [postingKey]: true });
   await steps.confirm?.(m.key);
-  const posted = await slack.chat.postMessage({
-    channel: m.channel,
-    ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
-    text: m.text,
-    ...(m.blocks ? { blocks: m.blocks } : {}),
-    // No previews of anything in a message the bot posts (quoted text is data; Slack's chat.postMessage args).
-    unfurl_links: false,
-    unfurl_media: false,
-    metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: m.key } },
-  });
-  const ts = String(posted.ts);
+  const ts = await postOrFind(slack, steps, m);
   await steps.save({ [tsKey]: ts });
   return ts;
+}
+
+/**
+ * Posts `m` (with `{ key }` in its metadata) and returns its ts. On the last try, a post that failed
+ * other than by Slack's refusal (`ok: false`: a timeout, a network error, a 5xx, which may come after
+ * Slack delivered it) is looked for by its metadata before the error is thrown: no retry comes to
+ * find it, and a caller would otherwise call a message that is in the channel "not posted".
+ * @throws the post's error when it was refused, or is not found.
+ */
+async function postOrFind(slack: PostOnceClient, steps: Steps, m: PostOnceMessage): Promise<string> {
+  try {
+    const posted = await slack.chat.postMessage({
+      channel: m.channel,
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+      text: m.text,
+      ...(m.blocks ? { blocks: m.blocks } : {}),
+      // No previews of anything in a message the bot posts (quoted text is data; Slack's chat.postMessage args).
+      unfurl_links: false,
+      unfurl_media: false,
+      metadata: { event_type: POST_ONCE_EVENT_TYPE, event_payload: { key: m.key } },
+    });
+    return String(posted.ts);
+  } catch (err) {
+    const refused = (err as { code?: unknown } | null)?.code === ErrorCode.PlatformError;
+    if (!steps.finalAttempt || refused) throw err;
+    // The lookup failing too leaves the post's own error to throw: it is what the caller must hear.
+    const found = await findPosted(slack, m).catch(() => undefined);
+    if (found === undefined) throw err;
+    return found;
+  }
 }
 
 async function findPosted(slack: PostOnceClient, m: PostOnceMessage): Promise<string | undefined> {

@@ -94,3 +94,56 @@ describe('postOnce before a failover (REDIS_WAIT_REPLICAS)', () => {
     expect(posted).toHaveLength(1);
   });
 });
+
+describe('postOnce on the last try', () => {
+  /** chat.postMessage that delivers the message, then fails as a timeout after delivery would. */
+  function deliveredThenTimedOut() {
+    const { slack, posted } = fakeSlack();
+    const deliver = slack.chat.postMessage;
+    slack.chat.postMessage = vi.fn(async (args: { text: string; metadata?: unknown }) => {
+      await deliver(args);
+      throw Object.assign(new Error('A request error occurred: timeout'), { code: 'slack_webapi_request_error' });
+    });
+    return { slack, posted };
+  }
+  const m = {
+    channel: 'C1',
+    thread_ts: `${RECEIVED / 1000}.000001`,
+    text: 'hello',
+    key: 'intake-3:note',
+    since: RECEIVED,
+  };
+
+  it('a post that failed after Slack delivered it is found by its metadata: its ts returned and saved, not posted again', async () => {
+    const { slack, posted } = deliveredThenTimedOut();
+    const progress: Record<string, unknown> = {};
+    const ts = await postOnce(slack as unknown as PostOnceClient, steps(progress, true), m);
+    expect(posted).toHaveLength(1);
+    expect(ts).toBe(posted[0]!.ts);
+    expect(progress['intake-3:note:ts']).toBe(ts);
+  });
+
+  it('before the last try the error is thrown (the retry finds it); a post Slack refused is never looked for', async () => {
+    const { slack } = deliveredThenTimedOut();
+    await expect(postOnce(slack as unknown as PostOnceClient, steps({}, false), m)).rejects.toThrow('timeout');
+    expect(slack.conversations.replies).not.toHaveBeenCalled();
+    const refused = fakeSlack().slack;
+    refused.chat.postMessage = vi.fn(async () => {
+      throw Object.assign(new Error('An API error occurred: not_in_channel'), {
+        code: 'slack_webapi_platform_error',
+        data: { ok: false, error: 'not_in_channel' },
+      });
+    });
+    await expect(postOnce(refused as unknown as PostOnceClient, steps({}, true), m)).rejects.toThrow('not_in_channel');
+    expect(refused.conversations.replies).not.toHaveBeenCalled();
+  });
+
+  it('a failed post not found on the last try: its error is thrown', async () => {
+    const { slack } = fakeSlack();
+    slack.chat.postMessage = vi.fn(async () => {
+      throw Object.assign(new Error('A request error occurred: timeout'), { code: 'slack_webapi_request_error' });
+    });
+    await expect(postOnce(slack as unknown as PostOnceClient, steps({}, true), m)).rejects.toThrow('timeout');
+    expect(slack.conversations.replies).toHaveBeenCalledTimes(1);
+  });
+});
