@@ -183,12 +183,14 @@ describe('OAuth mode: one bot, two workspaces', () => {
       headers: { authorization: `Bearer ${issued.access_token}` },
     });
     expect(await authTest.json()).toEqual({ ok: false, error: 'token_revoked' });
-    const refusedLines = bot
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('not in SLACK_INSTALL_ALLOWLIST'));
-    expect(refusedLines).toHaveLength(1);
-    expect(refusedLines[0]).toContain(`"teamId":"${STRANGER}"`);
+    // The bot's log reaches this process through a pipe: wait for the line, then count it.
+    const refusedLines = () =>
+      bot
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('not in SLACK_INSTALL_ALLOWLIST'));
+    await expect.poll(() => refusedLines().length).toBe(1);
+    expect(refusedLines()[0]).toContain(`"teamId":"${STRANGER}"`);
     expect(bot.output()).not.toContain(issued.access_token);
     // A command from it afterwards is acked and dropped with one warn line; no job is started.
     const dropped = () =>

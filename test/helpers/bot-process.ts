@@ -12,7 +12,7 @@ export interface BotProcess {
   url: string;
   /** Everything the process printed on stdout and stderr so far. */
   output(): string;
-  /** Resolves with the exit code (or signal name) once the process has exited. */
+  /** Resolves with the exit code (or signal name) once the process has exited and its output is all read ('close'). */
   exited: Promise<number | string>;
   /** SIGKILL, and wait for the exit. */
   kill9(): Promise<void>;
@@ -38,7 +38,8 @@ export async function startBotProcess(
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) =>
-    proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+    // 'close', not 'exit': the stdio pipes are drained by then, so output() holds the last lines.
+    proc.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
   const url = `http://127.0.0.1:${port}`;
   const bot: BotProcess = {
@@ -82,7 +83,7 @@ export async function runBotToExit(
   proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  const code = await new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, output };
 }
