@@ -12,10 +12,11 @@
  */
 import { InstallProvider, type CallbackOptions } from '@slack/oauth';
 import type { App, InstallationStore } from '@slack/bolt';
-import { errorCode, PlatformErrorCode } from '../errors.js';
+import { errorCode } from '../errors.js';
 import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
+import { isInstallationError } from './errors.js';
 import { refuseNotAllowed } from './install-refusal.js';
 import type { HttpRoute } from './receiver.js';
 
@@ -100,28 +101,20 @@ export function installRoutes(installer: Installer): HttpRoute[] {
   ];
 }
 
-/** The store's codes for an installation the bot cannot use (or may not: not allowed): the event is acked and dropped. */
-const UNUSABLE = new Set<string>([
-  PlatformErrorCode.InstallationNotFound,
-  PlatformErrorCode.InstallationNotAllowed,
-  PlatformErrorCode.InstallationKeyUnknown,
-  PlatformErrorCode.InstallationUnreadable,
-]);
-
 /**
  * Whether `err` is Bolt's authorize failure (`slack_bolt_authorization_error`) for an installation
- * the store does not have or cannot open: the request is then acked and dropped with one warn line
- * (logged here), not retried by Slack. A Redis failure is not: it stays an error, so the request is
+ * the store does not have, may not give or cannot open (errors.ts' `isInstallationError`): the
+ * request is then acked and dropped with one warn line (logged here), not retried by Slack. A Redis failure is not: it stays an error, so the request is
  * not acked and Slack redelivers it.
  */
 export function droppedForInstallation(err: unknown, logger: Logger): boolean {
   if (errorCode(err) !== 'slack_bolt_authorization_error') return false;
   // Bolt's error wraps @slack/oauth's (InstallProvider.authorize), which wraps the store's.
   let original = (err as { original?: unknown }).original;
-  for (let i = 0; i < 3 && original && !UNUSABLE.has(errorCode(original) ?? ''); i++)
+  for (let i = 0; i < 3 && original && !isInstallationError(original); i++)
     original = (original as { original?: unknown }).original;
+  if (!isInstallationError(original)) return false;
   const code = errorCode(original);
-  if (!code || !UNUSABLE.has(code)) return false;
   const installation = (original as { installation?: unknown }).installation;
   logger.warn({ installationError: code, installation }, 'dropped a request for an installation the bot does not have');
   return true;
