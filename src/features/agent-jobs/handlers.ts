@@ -18,9 +18,9 @@ import type { MessageDeps } from './messages.js';
 import { RESTART_PURPOSE, startAgentJob, startWithContext, type ContextStartDeps } from './start/index.js';
 import { threadPermalink } from './permalink.js';
 import type { JobStore } from './store.js';
+import { jobIdCode } from './job-record.js';
 import { INTAKE, type StartIntake, type ReplyIntake, type HomeIntake, type RestartIntake } from './intake.js';
 import { hasCode, PlatformErrorCode } from '../../platform/errors.js';
-import { quoteToken } from '../../platform/slack/limits.js';
 
 /** What the handlers need. */
 export interface AgentJobsHandlerDeps extends MessageDeps, ContextStartDeps {
@@ -124,7 +124,7 @@ async function docsReply(deps: AgentJobsHandlerDeps, p: ReplyIntake, ctx: Intake
   await tellPrivately(
     deps,
     to,
-    `Sent your follow-up to job \`${quoteToken(p.jobId, 100)}\`. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
+    `Sent your follow-up to job ${jobIdCode(p.jobId)}. I'll reply in ${link ? `<${link}|its thread>` : 'its thread'} when the agent is done.`,
   );
 }
 

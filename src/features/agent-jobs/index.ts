@@ -41,6 +41,7 @@ export {
   type JobModal,
 } from './job-form.js';
 export { EditBudget } from './status/index.js';
+export { jobIdCode } from './job-record.js';
 export type { IncomingMessage, MessageReceipt } from './messages.js';
 
 /** Who a thread belongs to: a job, a job still being created, or none. */

@@ -4,10 +4,21 @@
  */
 import { currentEnterpriseRef } from '../../platform/request-context.js';
 import { readerTitle } from '../../platform/slack/markup.js';
-import { truncate } from '../../platform/slack/limits.js';
+import { quoteToken, truncate } from '../../platform/slack/limits.js';
 
 /** Most characters of a job's `about` line that are kept (the record) and shown (status message, App Home). */
 export const ABOUT_MAX = 150;
+
+/** Most characters of a job id shown in a message (as many as a button's feedback value carries). */
+export const JOB_ID_SHOWN_MAX = 100;
+
+/**
+ * A job id (the docs API's) as inline code in a message: `quoteToken`'s rules (backticks replaced,
+ * whitespace one space, `&<>` escaped), at most {@link JOB_ID_SHOWN_MAX} characters.
+ */
+export function jobIdCode(jobId: string): string {
+  return `\`${quoteToken(jobId, JOB_ID_SHOWN_MAX)}\``;
+}
 
 /** Where a preview deployment stands, as the status message's plan shows it. */
 export const PREVIEW_STAGES = ['queued', 'building', 'ready', 'failed', 'slow', 'not_started', 'uncertain'] as const;

@@ -1,10 +1,9 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import { z } from 'zod';
-import { quoteToken } from '../../platform/slack/limits.js';
 import { escapeReaderText } from '../../platform/slack/markup.js';
 import { channelId, messageTs } from '../../platform/slack/payloads.js';
 import type { ValueSigner } from '../../platform/slack/signed-value.js';
-import { instructionInput, jobModal, openSigned, type JobModal } from '../agent-jobs/index.js';
+import { instructionInput, jobIdCode, jobModal, openSigned, type JobModal } from '../agent-jobs/index.js';
 import type { ThreadPreview } from '../thread-context/index.js';
 
 /**
@@ -156,7 +155,7 @@ export function followUpModal(at: ModalAt, jobId: string): ModalView {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `This thread belongs to docs agent job \`${quoteToken(jobId, 100)}\`, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
+        text: `This thread belongs to docs agent job ${jobIdCode(jobId)}, so your instruction goes to that job as a *follow-up* (like a reply in the thread) instead of starting another job here.`,
       },
     },
     instructionInput(DEFAULT_FOLLOW_UP, { label: 'Follow-up for the docs agent' }),

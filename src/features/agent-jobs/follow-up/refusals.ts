@@ -4,7 +4,7 @@
  * every conversation its context came from; and the sentences for each refusal.
  */
 import { audit, type AuditReason } from '../../../platform/audit.js';
-import { quoteToken } from '../../../platform/slack/limits.js';
+import { jobIdCode } from '../job-record.js';
 import type { JobRecord } from '../store.js';
 import type { ContinueJobDeps, Refused } from './request.js';
 
@@ -26,7 +26,7 @@ export const READERS_CHECK_FAILED_TEXT =
  * and shortened: `<!channel>` stays text, never a mention.
  */
 export function unknownJobText(jobId: string): string {
-  return `There is no job \`${quoteToken(jobId, 100)}\` here that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); run \`/docs-reply\` in the job's own conversation, or reply in its thread.`;
+  return `There is no job ${jobIdCode(jobId)} here that I know of. Job ids are shown on each job's status message (like \`job_abc123\`); run \`/docs-reply\` in the job's own conversation, or reply in its thread.`;
 }
 
 /** Sentence when the process died while a follow-up was being sent (the docs API can't be asked). */

@@ -5,7 +5,7 @@ import { formatDuration } from '../../../platform/slack/duration.js';
 import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate, quoteToken } from '../../../platform/slack/limits.js';
 import { escapeReaderText } from '../../../platform/slack/markup.js';
 import type { StatusState } from '../store.js';
-import { ABOUT_MAX } from '../job-record.js';
+import { ABOUT_MAX, jobIdCode } from '../job-record.js';
 
 /** The App Home tab of the agent-jobs feature (a pure builder; the handler publishes it). */
 
@@ -103,7 +103,7 @@ export function buildHomeView(jobs: HomeJob[], defaults: HomeDefaults, nowMs: nu
       `${formatDuration(nowMs - j.createdAt)} ago`,
       j.followups ? `${j.followups} follow-up${j.followups === 1 ? '' : 's'}` : undefined,
       j.rating ? `rated ${j.rating === 'positive' ? '👍' : '👎'}` : undefined,
-      `\`${quoteToken(j.jobId, 100)}\``,
+      jobIdCode(j.jobId),
       ...links,
     ].filter(Boolean);
     blocks.push(

@@ -1,7 +1,8 @@
 /** Block Kit of a job's end (pure builders): the one announcement in its thread. */
 import type { KnownBlock } from '@slack/types';
+import { jobIdCode } from '../job-record.js';
 import { formatDuration } from '../../../platform/slack/duration.js';
-import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate, quoteToken } from '../../../platform/slack/limits.js';
+import { SLACK_LIMITS, escapeMrkdwn, safeUrl, truncate } from '../../../platform/slack/limits.js';
 import type { ValueSigner } from '../../../platform/slack/signed-value.js';
 import { feedbackBlock } from '../feedback.js';
 import { prLinkActions } from '../status/index.js';
@@ -22,7 +23,7 @@ export function buildAnnouncement(
     .flat()
     .map((u) => `<@${u}>`)
     .join(' ');
-  const job = `\`${quoteToken(p.jobId, 100)}\``;
+  const job = jobIdCode(p.jobId);
   const o = p.outcome;
   let text: string;
   switch (o.kind) {

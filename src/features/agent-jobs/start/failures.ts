@@ -4,11 +4,11 @@
  * placeholder removed after a failure for sure, the "starting" marks cleared.
  */
 import { postOnce, stepKeys, type Steps } from '../../../platform/steps.js';
+import { jobIdCode } from '../job-record.js';
 import { buildStatusMessage, type StatusChange, type StatusTarget } from '../status/index.js';
 import { buildUncertainNotice } from './blocks.js';
 import type { StartFailure, StartJobDeps, StartJobRequest } from './request.js';
 import { AgentJobsErrorCode } from '../errors.js';
-import { quoteToken } from '../../../platform/slack/limits.js';
 
 /** The job runs at the vendor, but Redis would not record it: say so where people look, with its id. */
 export async function untracked(
@@ -18,7 +18,7 @@ export async function untracked(
   err: unknown,
 ): Promise<StartFailure> {
   deps.logger.error({ jobId: ids.jobId, err }, 'created a job but could not record it');
-  const note = `:warning: Job \`${quoteToken(ids.jobId, 100)}\` started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
+  const note = `:warning: Job ${jobIdCode(ids.jobId)} started, but I could not keep track of it, so I won't report its end here. Look for its pull request on the docs platform.`;
   const failed = buildStatusMessage({
     requester: req.requester,
     instruction: req.instruction,
@@ -37,7 +37,7 @@ export async function untracked(
   return {
     ok: false,
     reason: 'internal',
-    message: `Job \`${quoteToken(ids.jobId, 100)}\` started, but I could not keep track of it (a storage problem on my side), so I won't report when it ends. Tell the admin if this keeps happening.`,
+    message: `Job ${jobIdCode(ids.jobId)} started, but I could not keep track of it (a storage problem on my side), so I won't report when it ends. Tell the admin if this keeps happening.`,
   };
 }
 

@@ -5,7 +5,7 @@ import { LINK_ACTION_PREFIX } from '../../../platform/slack/actions.js';
 import { escapeReaderText, quoteReaderText } from '../../../platform/slack/markup.js';
 import type { PreviewStage, StatusState } from '../store.js';
 import { buildPlan } from './plan.js';
-import { ABOUT_MAX } from '../job-record.js';
+import { ABOUT_MAX, jobIdCode } from '../job-record.js';
 
 /**
  * Block Kit of the status message (pure builders): the job's message edited in place as its state
@@ -112,7 +112,7 @@ function aboutBlock(about: string | undefined): KnownBlock[] {
 export function buildStatusMessage(v: StatusView): { text: string; blocks: KnownBlock[] } {
   const stateLine = STATE_LINE[v.state](v);
   const meta = [
-    v.jobId ? `Job \`${quoteToken(v.jobId, 100)}\`` : undefined,
+    v.jobId ? `Job ${jobIdCode(v.jobId)}` : undefined,
     v.projectId ? `Project \`${quoteToken(v.projectId, 100)}\`` : undefined,
     sourceText(v),
     v.followups ? `${v.followups} follow-up${v.followups === 1 ? '' : 's'}` : undefined,
