@@ -10,6 +10,7 @@
 import type { KnownBlock } from '@slack/types';
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Job } from 'bullmq';
+import { hasCode } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ReplicaGuard } from './replica-guard.js';
 
@@ -225,8 +226,7 @@ async function postOrFind(slack: PostOnceClient, steps: Steps, m: PostOnceMessag
     });
     return String(posted.ts);
   } catch (err) {
-    const refused = (err as { code?: unknown } | null)?.code === ErrorCode.PlatformError;
-    if (!steps.finalAttempt || refused) throw err;
+    if (!steps.finalAttempt || hasCode(err, ErrorCode.PlatformError)) throw err;
     // The lookup failing too leaves the post's own error to throw: it is what the caller must hear.
     const found = await findPosted(slack, m).catch(() => undefined);
     if (found === undefined) throw err;
