@@ -153,6 +153,14 @@ export class RedisInstallationStore implements InstallationStore {
 
   /** Deletes the installation of a workspace or org (uninstall, tokens revoked); none is fine. @throws Redis errors. */
   async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
-    await this.redis.del(this.key(slot(query)));
+    await this.removeInstallation(query);
+  }
+
+  /**
+   * {@link deleteInstallation}, saying whether there was one (an install SLACK_INSTALL_ALLOWLIST
+   * refused was never stored). @throws Redis errors.
+   */
+  async removeInstallation(query: InstallationQuery<boolean>): Promise<boolean> {
+    return (await this.redis.del(this.key(slot(query)))) > 0;
   }
 }

@@ -11,7 +11,7 @@
  * installation from the store.
  */
 import { InstallProvider, type CallbackOptions } from '@slack/oauth';
-import type { App, InstallationStore } from '@slack/bolt';
+import type { App, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { errorCode } from '../errors.js';
 import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
@@ -120,27 +120,38 @@ export function droppedForInstallation(err: unknown, logger: Logger): boolean {
   return true;
 }
 
+/** An installation store; RedisInstallationStore also says whether it held the one it removed. */
+type ForgettingStore = InstallationStore & {
+  removeInstallation?: (query: InstallationQuery<boolean>) => Promise<boolean>;
+};
+
 /**
  * `app_uninstalled` and `tokens_revoked` (its `tokens.bot`): the installation of the event's
- * workspace (or org, for an org-wide install) is deleted, with one info line. Bolt runs these
+ * workspace (or org, for an org-wide install) is deleted, with one info line ("installation
+ * deleted", or, when the store says none was kept, "no installation to delete": an install
+ * SLACK_INSTALL_ALLOWLIST refused is uninstalled again and brings this event). Bolt runs these
  * without `authorize` (its `eventTypesToSkipAuthorize`), so they arrive even when the installation
  * is gone already. A revoked user token alone (`tokens.oauth`) changes nothing: the bot stores none
  * of its own. @throws (to the edge) when Redis fails, so the event is redelivered.
  */
-export function registerInstallationEvents(app: App, store: InstallationStore, logger: Logger): void {
+export function registerInstallationEvents(app: App, store: ForgettingStore, logger: Logger): void {
   const forget = async (
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
     reason: string,
   ) => {
     const isEnterpriseInstall = context.isEnterpriseInstall === true;
-    await store.deleteInstallation?.({
+    const query = {
       teamId: isEnterpriseInstall ? undefined : context.teamId,
       enterpriseId: context.enterpriseId,
       isEnterpriseInstall,
-    } as Parameters<NonNullable<InstallationStore['deleteInstallation']>>[0]);
+    } as InstallationQuery<boolean>;
+    // RedisInstallationStore says whether there was one; another store's delete counts as one.
+    const deleted = store.removeInstallation
+      ? await store.removeInstallation(query)
+      : (await store.deleteInstallation?.(query), true);
     logger.info(
       { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall, reason },
-      'installation deleted',
+      !deleted ? 'no installation to delete (none was stored)' : 'installation deleted',
     );
   };
   app.event('app_uninstalled', async ({ context }) => forget(context, 'app_uninstalled'));

@@ -165,6 +165,17 @@ describe('OAuth mode: installations go away with the app', () => {
     ]);
   });
 
+  it('app_uninstalled for a workspace never stored (a refused install) says there was none to delete', async () => {
+    await store.storeInstallation(installationOf('T0B'));
+    const res = await sendEvent('T0REFUSED', { type: 'app_uninstalled', event_ts: '1.000004' });
+    expect(res.status).toBe(200);
+    await expect
+      .poll(() => logs.filter((l) => l.msg === 'no installation to delete (none was stored)'))
+      .toMatchObject([{ teamId: 'T0REFUSED', reason: 'app_uninstalled' }]);
+    expect(logs.filter((l) => l.msg === 'installation deleted')).toEqual([]);
+    expect(await stored()).toEqual([`${prefix}:installations:team:T0B`]);
+  });
+
   it('tokens_revoked deletes it when the bot token is revoked, not for a user token alone', async () => {
     await store.storeInstallation(installationOf('T0A'));
     await sendEvent('T0A', { type: 'tokens_revoked', tokens: { oauth: ['U0PERSON'] }, event_ts: '1.000002' });
