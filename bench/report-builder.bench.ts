@@ -9,7 +9,7 @@ import { ValueSigner } from '../src/platform/slack/signed-value.js';
 
 /**
  * Report building for the largest page the API serves (250 rows), with ordinary and with
- * 200-character paths, plus the digest (content, blocks, chart). Run: `npx vitest bench --run bench/`.
+ * 200-character paths, plus the digest (content, blocks, chart). Run: `npm run bench`.
  */
 
 function rows(n: number, pathLength: number): VisitorsResponse['visitors'] {
