@@ -16,6 +16,7 @@ import type { BotMetrics } from './platform/metrics.js';
 import { metricsHandler, warnOpenMetrics } from './platform/metrics-route.js';
 import { onceOnly } from './platform/once.js';
 import { createQueue } from './platform/queues.js';
+import { cleanTargets, QueueCleaner } from './platform/queue-clean.js';
 import { checkEvictionPolicy } from './platform/redis.js';
 import { warnPlaintextPasswords } from './platform/redis-target.js';
 import { buildPlatform, type Platform } from './platform/runtime.js';
@@ -95,19 +96,21 @@ function registerListeners(app: App, f: Features): void {
 }
 
 /**
- * Stops the bot, once: no new work (the receiver stops), answers being written end with their
- * cut-off notice, calls in flight finish (within half the budget), then the workers, the features'
- * queues, the intake, the API clients, the worker watch and Redis close, in that order.
+ * Stops the bot, once: the queue cleaner's timer stops, no new work (the receiver stops), answers
+ * being written end with their cut-off notice, calls in flight finish (within half the budget),
+ * then the workers, the features' queues, the intake, the API clients, the worker watch and Redis
+ * close, in that order.
  */
 function stopper(
   p: Platform,
   app: App,
   f: Features,
-  run: { workers: Worker[]; intakeDepth: Queue; watch: WorkerWatch },
+  run: { workers: Worker[]; intakeQueue: Queue; watch: WorkerWatch; cleaner: QueueCleaner },
 ) {
   const { logger } = p;
   return onceOnly(async () => {
     logger.info('shutting down: no new work; finishing in-flight calls');
+    run.cleaner.stop();
     await app.stop().catch((err: unknown) => logger.warn({ err }, 'receiver stop failed'));
     f.ask.abort(); // answers being written end with the cut-off notice before the workers close
     await p.inFlight.drain(SHUTDOWN_BUDGET_MS / 2);
@@ -115,7 +118,7 @@ function stopper(
     await f.agentJobs.close(SHUTDOWN_BUDGET_MS / 4);
     await f.reports.close();
     await f.ask.close();
-    await Promise.all([p.intake.close(), run.intakeDepth.close()]);
+    await Promise.all([p.intake.close(), run.intakeQueue.close()]);
     await p.docsApi.close();
     await p.discovery?.close();
     run.watch.stop();
@@ -177,10 +180,12 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   const watch = new WorkerWatch(p.redis, [], { maxWaitMs: config.HEALTHZ_DUE_JOB_MAX_WAIT_MS, now: p.now, logger });
   const features = buildFeatures(p);
   const { agentJobs, reports, ask } = features;
-  // Read on the queue connection: the intake's own one waits out its WAITs.
-  const intakeDepth = createQueue(p.queues, INTAKE_QUEUE, {});
+  // The intake's queue on the queue connection (the intake's own one waits out its WAITs), with its
+  // options: its depth is read, and its finished records cleaned, here.
+  const intakeQueue = createQueue(p.queues, INTAKE_QUEUE, p.intake.queue.defaultJobOptions);
   const preview = agentJobs.previewQueue ? [agentJobs.previewQueue] : [];
-  p.metrics.watchQueues([intakeDepth, agentJobs.pollQueue, ...preview, reports.digestQueue, ask.answerQueue]);
+  const queues = [intakeQueue, agentJobs.pollQueue, ...preview, reports.digestQueue, ask.answerQueue];
+  p.metrics.watchQueues(queues);
   const { app } = createSlackApp({
     config,
     logger,
@@ -204,10 +209,13 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
   ];
   watch.add(workers.map((w) => ({ name: w.name, keys: w.keys, worker: w })));
   watch.start();
+  // Finished jobs past their queue's age are deleted hourly (BullMQ only does it when a later job finishes).
+  const cleaner = new QueueCleaner(cleanTargets(queues, workers), { logger, registry: p.metrics.registry });
+  cleaner.start();
   const mode = config.SLACK_APP_TOKEN ? 'socket' : 'http';
   const running = { port: config.PORT, mode, redisMode: p.connections.target.mode, queuePrefix: p.prefix };
   logger.info(running, 'docs-agent-slack is running');
-  const stop = stopper(p, app, features, { workers, intakeDepth, watch });
+  const stop = stopper(p, app, features, { workers, intakeQueue, watch, cleaner });
   const drainAndStop = onceOnly(async () => {
     if (drain.ms > 0) logger.info({ drainMs: drain.ms }, 'draining: /healthz answers 503, requests still taken');
     await drain.run();

@@ -120,6 +120,14 @@ export const METRICS = {
     help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, failed), read from Redis at scrape time.',
     labelNames: ['queue', 'state'],
   },
+  queueJobsCleaned: {
+    name: 'docs_bot_queue_jobs_cleaned_total',
+    help:
+      "Finished BullMQ jobs deleted by the hourly clean because they were older than their queue's age " +
+      "(removeOnComplete / removeOnFail), by queue and state (completed, failed); BullMQ's own deletions, when a " +
+      'later job finishes, are not counted.',
+    labelNames: ['queue', 'state'],
+  },
   redisReconnects: {
     name: 'docs_bot_redis_reconnects_total',
     help:

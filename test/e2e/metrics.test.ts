@@ -109,6 +109,11 @@ describe('GET /metrics end to end (bot process, METRICS_TOKEN, fakes of Slack an
     expect(s.series('docs_bot_queue_jobs').map((l) => l.queue)).toEqual(
       expect.arrayContaining(['intake', 'poll-agent-job', 'send-digest']),
     );
+    // The hourly clean of finished jobs runs in the bot: a series per queue and state, from 0.
+    expect(s.series('docs_bot_queue_jobs_cleaned_total').map((l) => `${l.queue} ${l.state}`)).toEqual(
+      expect.arrayContaining(['intake completed', 'intake failed', 'poll-agent-job failed', 'send-digest failed']),
+    );
+    expect(s.sum('docs_bot_queue_jobs_cleaned_total')).toBe(0);
     expect(s.type('process_cpu_seconds_total')).toBe('COUNTER');
     expect(s.type('nodejs_eventloop_lag_seconds')).toBe('GAUGE');
 
