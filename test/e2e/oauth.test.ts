@@ -322,7 +322,7 @@ describe('OAuth mode: one bot, two workspaces', () => {
     await redis.hset(secondSettings, { followupPolicy: 'requester', updatedBy: 'U0SAM', updatedAt: '1' });
     await inB.slashCommand({ command: '/docs-visitors', text: 'subscribe', user: 'U0SAM', channel: 'C0SECOND' });
     await inA.slashCommand({ command: '/docs-visitors', text: 'subscribe', user: 'U0ALICE', channel: 'C0DOCS' });
-    const schedulers = () => redis.zrange(`${sb.prefix}:send-digest:repeat`, 0, -1).then((ids) => ids.sort());
+    const schedulers = () => redis.zrange(`${sb.prefix}:send-digest:repeat`, '0', '-1').then((ids) => ids.sort());
     await expect.poll(schedulers).toEqual(['digest-T0SANDBOX-C0DOCS', `digest-${SECOND}-C0SECOND`]);
     const before0 = sb.docs.requests.length;
     await inB.slashCommand({ command: '/docs-edit', text: 'Document invoices', user: 'U0SAM', channel: 'C0SECOND' });
