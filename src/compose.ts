@@ -11,9 +11,15 @@ import { createAsk, type Ask } from './features/ask/index.js';
 import { createConversations, type Conversations } from './features/conversations/index.js';
 import { createDocumentThread, type DocumentThread } from './features/document-thread/index.js';
 import { createReports, type Reports } from './features/reports/index.js';
-import { createChannelSettings, createSettings, type Settings } from './features/settings/index.js';
+import {
+  createChannelSettings,
+  createSettings,
+  forgetChannelSettings,
+  type Settings,
+} from './features/settings/index.js';
 import { createThreadContext } from './features/thread-context/index.js';
 import type { Platform } from './platform/runtime.js';
+import type { UninstallHook } from './platform/uninstalls.js';
 
 /** The built features, as the composition root registers, starts and closes them. */
 export interface Features {
@@ -25,6 +31,11 @@ export interface Features {
   ask: Ask;
   conversations: Conversations;
   access: { register(app: App): void };
+  /**
+   * What `app_uninstalled` removes (OAuth mode; platform/uninstalls.ts): the installation's channel
+   * settings and its digest subscriptions, each feature deleting its own.
+   */
+  onUninstalled: readonly UninstallHook[];
 }
 
 /**
@@ -61,7 +72,8 @@ function buildSettings(
  * channel's project), thread context, the agent view, agent jobs (given thread context's
  * `context`), ask (given agent jobs' `start`), the router of people's messages (given both), the
  * "Document this thread" shortcut, reports (`/docs-visitors` and the digests), and last
- * `/docs-settings` (given access and reports' `describeSubscription`).
+ * `/docs-settings` (given access and reports' `describeSubscription`); then what an uninstall
+ * removes of the channel settings and the reports' digests (`onUninstalled`).
  */
 export function buildFeatures(p: Platform): Features {
   const { config } = p;
@@ -105,5 +117,9 @@ export function buildFeatures(p: Platform): Features {
   });
   const describeDigest = (teamId: string, channel: string) => reports.describeSubscription(teamId, channel);
   const settings = buildSettings(p, access, describeDigest, ask.configured);
-  return { agentJobs, reports, settings, documentThread, agentView, ask, conversations, access };
+  const onUninstalled: UninstallHook[] = [
+    { what: 'channelSettings', forget: (slot) => forgetChannelSettings(p, slot) },
+    { what: 'digestSubscriptions', forget: (slot) => reports.forgetInstallation(slot) },
+  ];
+  return { agentJobs, reports, settings, documentThread, agentView, ask, conversations, access, onUninstalled };
 }

@@ -195,6 +195,7 @@ export async function startBot(config: Config, logger: Logger = createLogger(con
     observer: config.SLACK_APP_TOKEN ? socketModeObserver(p.metrics) : p.metrics,
     ...(identity ? { identity } : {}),
     ...oauthInstaller(p),
+    onUninstalled: features.onUninstalled,
     ...orgWorkspacesOption(p, install),
   });
   registerListeners(app, features);

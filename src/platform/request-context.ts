@@ -87,8 +87,18 @@ export function installationTeamId(fallback: string): string {
 export function currentInstallationSlot(): string | undefined {
   const c = currentRequestContext();
   if (c?.enterpriseInstall === undefined) return undefined;
-  if (c.enterpriseInstall && c.enterpriseId) return `enterprise:${c.enterpriseId}`;
-  return c.teamId ? `team:${c.teamId}` : undefined;
+  return installationSlotOf(c);
+}
+
+/**
+ * The installation `ref` names, as the installation store names it: `enterprise:E…` when it is
+ * org-wide (`enterpriseInstall` and an `enterpriseId`), else `team:T…`; undefined without a
+ * `teamId` then. What per-installation state is keyed by (channel settings, the agent budget) and
+ * what an uninstall removes (a digest schedule's recorded ref read this way).
+ */
+export function installationSlotOf(ref: InstallationRef): string | undefined {
+  if (ref.enterpriseInstall && ref.enterpriseId) return `enterprise:${ref.enterpriseId}`;
+  return ref.teamId ? `team:${ref.teamId}` : undefined;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
  * with its own key, which the fake docs API requires there), and never reach the default one.
  * SLACK_INSTALL_ALLOWLIST names Sandbox, Second and the org: Stranger (T0STRANGER) is refused at
  * the install (403, uninstalled again, nothing stored), and a bot without the list does not start.
+ * Uninstalling Second also removes its channel settings and digest subscription, not Sandbox's.
  */
 const OAUTH = { clientId: '1111.2222', clientSecret: 'e2e-oauth-client-secret' };
 const SECOND = 'T0SECOND';
@@ -315,7 +316,14 @@ describe('OAuth mode: one bot, two workspaces', () => {
     expect(JSON.stringify(shown)).toContain('only the person who started a job can continue it');
   });
 
-  it('uninstalling Second deletes its installation and stops its work; Sandbox goes on', async () => {
+  it("uninstalling Second deletes its installation, channel settings and digest subscription and stops its work; Sandbox's go on", async () => {
+    // Second's channel settings (as /docs-settings keeps them) and both workspaces' subscriptions.
+    const secondSettings = `${sb.prefix}:settings:team:${SECOND}:channel:C0SECOND`;
+    await redis.hset(secondSettings, { followupPolicy: 'requester', updatedBy: 'U0SAM', updatedAt: '1' });
+    await inB.slashCommand({ command: '/docs-visitors', text: 'subscribe', user: 'U0SAM', channel: 'C0SECOND' });
+    await inA.slashCommand({ command: '/docs-visitors', text: 'subscribe', user: 'U0ALICE', channel: 'C0DOCS' });
+    const schedulers = () => redis.zrange(`${sb.prefix}:send-digest:repeat`, '0', '-1').then((ids) => ids.sort());
+    await expect.poll(schedulers).toEqual(['digest-T0SANDBOX-C0DOCS', `digest-${SECOND}-C0SECOND`]);
     const before0 = sb.docs.requests.length;
     await inB.slashCommand({ command: '/docs-edit', text: 'Document invoices', user: 'U0SAM', channel: 'C0SECOND' });
     const create = await sb.docs.waitForRequest(
@@ -344,6 +352,25 @@ describe('OAuth mode: one bot, two workspaces', () => {
     await expect
       .poll(async () => (await redis.keys(`${sb.prefix}:installations:*`)).sort())
       .toEqual([`${sb.prefix}:installations:enterprise:E0ORG`, `${sb.prefix}:installations:team:T0SANDBOX`]);
+    await expect.poll(schedulers).toEqual(['digest-T0SANDBOX-C0DOCS']);
+    expect(await redis.exists(secondSettings)).toBe(0);
+    expect(await redis.hget(`${sb.prefix}:settings:team:T0SANDBOX:channel:C0DOCS`, 'followupPolicy')).toBe('requester');
+    await expect
+      .poll(() =>
+        bot
+          .output()
+          .split('\n')
+          .filter((l) => l.includes("removed the uninstalled installation's data")),
+      )
+      .toHaveLength(1);
+    const removedLine = bot
+      .output()
+      .split('\n')
+      .find((l) => l.includes("removed the uninstalled installation's data"));
+    expect(JSON.parse(removedLine ?? '{}')).toMatchObject({
+      installation: `team:${SECOND}`,
+      removed: { channelSettings: 1, digestSubscriptions: 1 },
+    });
     const before = sb.docs.requests.length;
     const res = await inB.slashCommand({
       command: '/docs-edit',

@@ -19,7 +19,7 @@ import type { SlackQuestions } from './digests/reader-content.js';
 import { describeSchedule } from '../../platform/calendar.js';
 import type { DigestSchedule } from './digests/schedule.js';
 import { describeSections } from './digests/sections.js';
-import { getSubscription, type DigestJobData } from './digests/store.js';
+import { getSubscription, removeInstallationSubscriptions, type DigestJobData } from './digests/store.js';
 import { digestSubcommands } from './digests/subcommands.js';
 import { createDigestQueue, startDigestWorker } from './digests/worker.js';
 import { REPORT_CLICKS_PER_MINUTE } from './handler-kit.js';
@@ -71,6 +71,12 @@ export interface Reports {
    * "none"), for `/docs-settings`. @throws the Redis error.
    */
   describeSubscription(teamId: string, channel: string): Promise<string>;
+  /**
+   * OAuth mode, on `app_uninstalled`: removes the digest subscriptions of installation `slot`
+   * (`team:T…` / `enterprise:E…`; digests/store.ts removeInstallationSubscriptions).
+   * @throws the BullMQ/Redis error.
+   */
+  forgetInstallation(slot: string): Promise<{ removed: number; capped: boolean }>;
   /** Registers `/docs-visitors`, the reports' paging, menu and Retry buttons, the digest buttons and the Improve modals. */
   register(app: App): void;
   /** Starts the digest worker. */
@@ -128,6 +134,7 @@ export function createReports(o: ReportsOptions): Reports {
       const what = `${describeSchedule(sub.schedule)}${next}, ${describeSections(sub.sections)}`;
       return `${what}, subscribed by <@${sub.requestedBy}>`;
     },
+    forgetInstallation: (slot) => removeInstallationSubscriptions(digestQueue, slot),
     register: (app) => {
       registerListeners(app, { intake, logger: services.logger, subcommands });
       registerDigestListeners(app, { intake, slack, access, conversations, signer, logger, projects });

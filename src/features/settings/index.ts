@@ -44,6 +44,18 @@ export function createChannelSettings(o: ChannelSettingsOptions): ChannelSetting
   });
 }
 
+/**
+ * OAuth mode, on `app_uninstalled`: deletes every channel's settings of the uninstalled
+ * installation `slot` (`team:T…` / `enterprise:E…`; store.ts' forgetInstallation), so a reinstall
+ * starts from the defaults. @throws the Redis error.
+ */
+export function forgetChannelSettings(
+  platform: Pick<Platform, 'redis' | 'prefix'>,
+  slot: string,
+): Promise<{ removed: number; capped: boolean }> {
+  return new SettingsStore(platform.redis, platform.prefix).forgetInstallation(slot);
+}
+
 /** The settings store; in OAuth mode (an installation store) keyed by the current installation too. */
 function settingsStore(
   platform: Pick<Platform, 'redis' | 'prefix'> & Partial<Pick<Platform, 'installations'>>,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { globEscape, unlinkMatching, type ScanClient, type UnlinkOutcome } from '../../platform/redis-scan.js';
 import { requiredSlot } from '../../platform/request-context.js';
 import { readExperts, type Experts } from './experts.js';
 
@@ -91,7 +92,7 @@ export class SettingsStore {
    *   absent: single-token keys.
    */
   constructor(
-    private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'>,
+    private readonly redis: Pick<Redis, 'hgetall' | 'hget' | 'multi'> & ScanClient,
     private readonly prefix: string,
     private readonly installationOf?: () => string | undefined,
   ) {}
@@ -163,5 +164,17 @@ export class SettingsStore {
     const failed = res?.find(([err]) => err);
     if (failed?.[0]) throw failed[0];
     return this.get(channel);
+  }
+
+  /**
+   * OAuth mode, on `app_uninstalled`: deletes every channel's settings of installation `slot`
+   * (`team:T…` or `enterprise:E…`), the keys `settings:<slot>:channel:*`. There is no list of a
+   * workspace's channels, so they are found by SCAN (platform/redis-scan.ts: bounded, idempotent);
+   * another installation's keys, and the single-token keys, never match.
+   * @returns how many channels' settings were deleted, and `capped` when the scan's cap stopped it.
+   * @throws the Redis error (a second call deletes the rest).
+   */
+  async forgetInstallation(slot: string): Promise<UnlinkOutcome> {
+    return unlinkMatching(this.redis, `${globEscape(`${this.prefix}:settings:${slot}:channel:`)}*`);
   }
 }

@@ -1,6 +1,7 @@
 import { App, LogLevel } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { InFlight } from '../in-flight.js';
+import type { UninstallHook } from '../uninstalls.js';
 import type { Logger } from '../logger.js';
 import { LINK_ACTION_PREFIX } from './actions.js';
 import { toBoltLogger } from './bolt-logger.js';
@@ -35,6 +36,11 @@ interface SlackAppOptions {
    * `authorize` picks each request's installation from its store; `SLACK_BOT_TOKEN` is not used.
    */
   installer?: Installer;
+  /**
+   * OAuth mode: what `app_uninstalled` removes besides the installation, each feature's part of
+   * what it keeps per installation (compose.ts' `onUninstalled`; oauth.ts registerInstallationEvents).
+   */
+  onUninstalled?: readonly UninstallHook[];
   /**
    * With DOCS_WORKSPACE_PROJECTS: a request through an org-wide install is checked to come from one
    * of the install's workspaces before its workspace's own docs projects are used (org-workspace-guard.ts).
@@ -90,7 +96,8 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;
   });
-  if (opts.installer) registerInstallationEvents(app, opts.installer.installationStore, logger);
+  if (opts.installer)
+    registerInstallationEvents(app, opts.installer.installationStore, logger, opts.onUninstalled ?? []);
   registerLinkButtons(app);
   return { app, receiver, edge };
 }

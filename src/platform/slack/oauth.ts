@@ -13,6 +13,8 @@
 import { InstallProvider, type CallbackOptions } from '@slack/oauth';
 import type { App, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { errorCode } from '../errors.js';
+import { installationSlotOf } from '../request-context.js';
+import { forgetUninstalled, type UninstallHook } from '../uninstalls.js';
 import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
@@ -132,9 +134,18 @@ type ForgettingStore = InstallationStore & {
  * SLACK_INSTALL_ALLOWLIST refused is uninstalled again and brings this event). Bolt runs these
  * without `authorize` (its `eventTypesToSkipAuthorize`), so they arrive even when the installation
  * is gone already. A revoked user token alone (`tokens.oauth`) changes nothing: the bot stores none
- * of its own. @throws (to the edge) when Redis fails, so the event is redelivered.
+ * of its own. `app_uninstalled` (Slack: "sent ... whenever a Slack app is completely uninstalled";
+ * docs.slack.dev/reference/events/app_uninstalled) then runs `onUninstalled`, the features' removal
+ * of what they keep for that installation (uninstalls.ts: one info line); `tokens_revoked` does
+ * not (it also comes when only a token is revoked). @throws (to the edge) when Redis fails, so the
+ * event is redelivered, and a redelivery removes what is left.
  */
-export function registerInstallationEvents(app: App, store: ForgettingStore, logger: Logger): void {
+export function registerInstallationEvents(
+  app: App,
+  store: ForgettingStore,
+  logger: Logger,
+  onUninstalled: readonly UninstallHook[] = [],
+): void {
   const forget = async (
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
     reason: string,
@@ -149,12 +160,15 @@ export function registerInstallationEvents(app: App, store: ForgettingStore, log
     const deleted = store.removeInstallation
       ? await store.removeInstallation(query)
       : (await store.deleteInstallation?.(query), true);
-    logger.info(
-      { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall, reason },
-      !deleted ? 'no installation to delete (none was stored)' : 'installation deleted',
-    );
+    const ids = { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall };
+    logger.info({ ...ids, reason }, !deleted ? 'no installation to delete (none was stored)' : 'installation deleted');
+    return ids;
   };
-  app.event('app_uninstalled', async ({ context }) => forget(context, 'app_uninstalled'));
+  app.event('app_uninstalled', async ({ context }) => {
+    const ids = await forget(context, 'app_uninstalled');
+    const slot = installationSlotOf({ ...ids, enterpriseInstall: ids.isEnterpriseInstall });
+    if (slot && onUninstalled.length > 0) await forgetUninstalled(onUninstalled, slot, ids, logger);
+  });
   app.event('tokens_revoked', async ({ event, context }) => {
     if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked');
   });

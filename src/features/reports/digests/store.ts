@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { currentEnterpriseRef } from '../../../platform/request-context.js';
+import { currentEnterpriseRef, installationRefOf, installationSlotOf } from '../../../platform/request-context.js';
 import type { DigestSchedule } from './schedule.js';
 import { sectionsOf, type DigestSection } from './sections.js';
 
@@ -161,6 +161,41 @@ export async function listSubscriptions(queue: Queue<DigestJobData>, teamId: str
     .map((j) => toSubscription(j))
     .filter((s): s is Subscription => s !== undefined && s.teamId === teamId)
     .sort((a, b) => (a.nextRunMs ?? Infinity) - (b.nextRunMs ?? Infinity));
+}
+
+/** Job schedulers read per page when an uninstall looks for an installation's subscriptions. */
+const SCHEDULER_PAGE = 500;
+/** Job schedulers an uninstall reads at most (every workspace's subscribed channels): past it, `capped`. */
+const SCHEDULER_CAP = 20_000;
+
+/**
+ * OAuth mode, on `app_uninstalled`: removes the job scheduler (and its next run) of every channel
+ * subscribed through installation `slot` (`team:T…`, or `enterprise:E…` for an org-wide install),
+ * as the worker would run it: the installation its recorded `teamId`, `enterpriseId` and
+ * `enterpriseInstall` name (request-context's installationSlotOf). An org-wide install's
+ * subscriptions carry each channel's workspace in their id and the org in their data, so they are
+ * found by their data, page by page ({@link SCHEDULER_PAGE}, at most {@link SCHEDULER_CAP}); another
+ * installation's are never removed. Idempotent (a second call removes what is left).
+ * @returns how many subscriptions were removed, and `capped` when there were more schedulers than
+ *   the cap (some may be left).
+ * @throws the BullMQ/Redis error.
+ */
+export async function removeInstallationSubscriptions(
+  queue: Pick<Queue<DigestJobData>, 'getJobSchedulersCount' | 'getJobSchedulers' | 'removeJobScheduler'>,
+  slot: string,
+): Promise<{ removed: number; capped: boolean }> {
+  const total = await queue.getJobSchedulersCount();
+  const ids: string[] = [];
+  for (let start = 0; start < Math.min(total, SCHEDULER_CAP); start += SCHEDULER_PAGE) {
+    const page = await queue.getJobSchedulers(start, Math.min(start + SCHEDULER_PAGE, SCHEDULER_CAP) - 1, true);
+    for (const s of page) {
+      const data = s.template?.data;
+      if (data?.teamId && installationSlotOf(installationRefOf(data)) === slot) ids.push(s.id ?? s.key);
+    }
+  }
+  let removed = 0;
+  for (const id of ids) if (await queue.removeJobScheduler(id)) removed++;
+  return { removed, capped: total > SCHEDULER_CAP };
 }
 
 /** Width of the window in which repeated "send now" requests for one channel count as one, in ms. */
