@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { bench, describe } from 'vitest';
 import { DurationHistory } from '../src/features/agent-jobs/poll/durations.js';
 import { JobStore } from '../src/features/agent-jobs/store.js';
+import { fingerprint, STATE_REACTION, statusMessageOf } from '../src/features/agent-jobs/status/view.js';
 import { createPollQueue, watchAgentJob } from '../src/features/agent-jobs/poll/worker.js';
 import { createLogger } from '../src/platform/logger.js';
 import { startSandbox, E2E_SECRETS } from '../test/helpers/sandbox.js';
@@ -132,24 +133,32 @@ async function scale(): Promise<string> {
             headers: { authorization: `Bearer ${E2E_SECRETS.DOCS_API_KEY}`, 'content-type': 'application/json' },
             body: JSON.stringify({ prompt: instruction }),
           });
-          const { id } = (await created.json()) as { id: string };
+          const { id, source } = (await created.json()) as { id: string; source: { repository: string; ref: string } };
           const ts = `1790000000.${String(i + k).padStart(6, '0')}`;
-          await store.create(
-            jobRecord({
-              jobId: id,
-              projectId: 'proj_e2e',
-              teamId: 'T0SANDBOX',
-              channel: 'C0DOCS',
-              threadTs: ts,
-              statusTs: ts,
-              reactionTs: ts,
-              requester: 'U0ALICE',
-              cycleRequester: 'U0ALICE',
-              instruction,
-              createdAt: startedAt,
-              cycleStartedAt: startedAt,
-            }),
-          );
+          // Steady state: earlier polls kept the job's repository and branch, and the status message
+          // shows the running job (the presenter's edit set `shown` and the reaction), so a poll
+          // that finds it unchanged edits nothing.
+          const rec = jobRecord({
+            jobId: id,
+            projectId: 'proj_e2e',
+            teamId: 'T0SANDBOX',
+            channel: 'C0DOCS',
+            threadTs: ts,
+            statusTs: ts,
+            reactionTs: ts,
+            requester: 'U0ALICE',
+            cycleRequester: 'U0ALICE',
+            instruction,
+            createdAt: startedAt,
+            cycleStartedAt: startedAt,
+            repository: source.repository,
+            branch: source.ref,
+          });
+          await store.create({
+            ...rec,
+            shown: fingerprint(statusMessageOf(rec, Date.now())),
+            reaction: STATE_REACTION.active,
+          });
           await watchAgentJob(queue, id, 0, Math.floor(random() * 120_000));
         }),
       );
