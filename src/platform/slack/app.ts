@@ -97,7 +97,13 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     throw err;
   });
   if (opts.installer)
-    registerInstallationEvents(app, opts.installer.installationStore, logger, opts.onUninstalled ?? []);
+    registerInstallationEvents(
+      app,
+      opts.installer.installationStore,
+      logger,
+      opts.onUninstalled ?? [],
+      opts.installer.allowlist,
+    );
   registerLinkButtons(app);
   return { app, receiver, edge };
 }

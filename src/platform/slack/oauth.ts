@@ -19,6 +19,7 @@ import type { OAuthSettings } from '../config-oauth.js';
 import type { Logger } from '../logger.js';
 import { toBoltLogger } from './bolt-logger.js';
 import { isInstallationError } from './errors.js';
+import { installationAllowed, type InstallAllowlist } from '../install-allowlist.js';
 import { refuseNotAllowed } from './install-refusal.js';
 import type { HttpRoute } from './receiver.js';
 
@@ -56,6 +57,8 @@ export class Installer extends InstallProvider {
   constructor(
     options: ConstructorParameters<typeof InstallProvider>[0],
     readonly callbackOptions: CallbackOptions,
+    /** SLACK_INSTALL_ALLOWLIST: an uninstall of an installation it does not admit removes no data. */
+    readonly allowlist: InstallAllowlist,
   ) {
     super(options);
   }
@@ -84,6 +87,7 @@ export function createInstaller(opts: {
       clientOptions: { slackApiUrl: opts.slackApiUrl },
     },
     { afterInstallation: refuseNotAllowed(opts) },
+    opts.oauth.installAllowlist,
   );
 }
 
@@ -137,14 +141,18 @@ type ForgettingStore = InstallationStore & {
  * of its own. `app_uninstalled` (Slack: "sent ... whenever a Slack app is completely uninstalled";
  * docs.slack.dev/reference/events/app_uninstalled) then runs `onUninstalled`, the features' removal
  * of what they keep for that installation (uninstalls.ts: one info line); `tokens_revoked` does
- * not (it also comes when only a token is revoked). @throws (to the edge) when Redis fails, so the
- * event is redelivered, and a redelivery removes what is left.
+ * not (it also comes when only a token is revoked). The removal runs only for an installation
+ * `allowlist` admits: an install it refused is uninstalled again and brings this event too, and
+ * anyone can repeat that, so it must cost no more than deleting the (absent) record; such an
+ * installation had no data written (the store refuses it at use). @throws (to the edge) when Redis
+ * fails, so the event is redelivered, and a redelivery removes what is left.
  */
 export function registerInstallationEvents(
   app: App,
   store: ForgettingStore,
   logger: Logger,
   onUninstalled: readonly UninstallHook[] = [],
+  allowlist?: InstallAllowlist,
 ): void {
   const forget = async (
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
@@ -161,13 +169,19 @@ export function registerInstallationEvents(
       ? await store.removeInstallation(query)
       : (await store.deleteInstallation?.(query), true);
     const ids = { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall };
-    logger.info({ ...ids, reason }, !deleted ? 'no installation to delete (none was stored)' : 'installation deleted');
+    logger.info(
+      { ...ids, reason },
+      !deleted ? 'no installation to delete (already deleted, or never stored)' : 'installation deleted',
+    );
     return ids;
   };
   app.event('app_uninstalled', async ({ context }) => {
     const ids = await forget(context, 'app_uninstalled');
     const slot = installationSlotOf({ ...ids, enterpriseInstall: ids.isEnterpriseInstall });
-    if (slot && onUninstalled.length > 0) await forgetUninstalled(onUninstalled, slot, ids, logger);
+    if (!slot || onUninstalled.length === 0) return;
+    if (allowlist && !installationAllowed(allowlist, ids))
+      return logger.info(ids, 'uninstall of an installation SLACK_INSTALL_ALLOWLIST does not admit: no data removed');
+    await forgetUninstalled(onUninstalled, slot, ids, logger);
   });
   app.event('tokens_revoked', async ({ event, context }) => {
     if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked');

@@ -276,9 +276,24 @@ describe("OAuth mode: app_uninstalled removes the installation's channel setting
     expect(linesOf(REMOVED)).toEqual([]);
 
     expect((await uninstalled(T0A)).status).toBe(200);
-    expect(linesOf('no installation to delete (none was stored)')).toMatchObject([{ teamId: 'T0A' }]);
+    expect(linesOf('no installation to delete (already deleted, or never stored)')).toMatchObject([{ teamId: 'T0A' }]);
     expect(await settingsKeys()).not.toContain('settings:team:T0A:channel:C0ONE');
     expect(await schedulerIds()).not.toContain('digest-T0A-C0ONE');
+  });
+
+  it('an uninstall of an installation the allow-list does not admit (a refused install) reads and removes nothing', async () => {
+    // A workspace taken off SLACK_INSTALL_ALLOWLIST after it had settings and a subscription.
+    const OFF: Through = { teamId: 'T0OFFLIST', enterpriseInstall: false };
+    await everyoneConfigured();
+    await setPolicy(OFF, 'C0ONE');
+    await subscribe(OFF, 'C0ONE');
+    expect((await uninstalled(OFF)).status).toBe(200);
+    expect(
+      linesOf('uninstall of an installation SLACK_INSTALL_ALLOWLIST does not admit: no data removed'),
+    ).toMatchObject([{ teamId: 'T0OFFLIST', isEnterpriseInstall: false }]);
+    expect(linesOf(REMOVED)).toEqual([]);
+    expect(await settingsKeys()).toContain('settings:team:T0OFFLIST:channel:C0ONE');
+    expect(await schedulerIds()).toContain('digest-T0OFFLIST-C0ONE');
   });
 
   it('a redelivered app_uninstalled is acknowledged again and removes nothing more', async () => {
