@@ -6,8 +6,8 @@ import { withinTime } from './time-limit.js';
 
 /**
  * BullMQ deletes a finished job past its `removeOnComplete` / `removeOnFail` `age` only when a later
- * job of its queue finishes the same way (BullMQ's KeepJobs docs: "BullMQ does not run a background
- * timer to evict aged jobs"): a failed `intake` record, which holds what someone typed, could stay
+ * job of its queue finishes the same way (bullmq 6.7: the age is applied in the finishing job's
+ * `moveToFinished` script; BullMQ runs no timer of its own for it): a failed `intake` record, which holds what someone typed, could stay
  * forever in a queue where nothing fails again. The {@link QueueCleaner} deletes them with BullMQ's
  * own `Queue.clean(grace ms, limit, state)` at the ages the queues declare, every hour in every
  * replica.
@@ -86,7 +86,8 @@ export interface QueueCleanerOptions {
  * soon after start-up, then every hour) in every replica: idempotent (a second replica's run finds
  * nothing left), and bounded (calls of at most `limit` jobs, until one deletes fewer or `maxCalls`
  * were made; the rest waits for the next run). A run never throws: a Redis error or a call past
- * `callTimeoutMs` ends it with one warn line, and the next run tries again. Runs never overlap.
+ * `callTimeoutMs` ends that queue's part of it with one warn line (the other queues are still
+ * cleaned), and the next run tries again. Runs never overlap.
  */
 export class QueueCleaner {
   private readonly cleaned?: Counter<'queue' | 'state'>;
@@ -144,13 +145,13 @@ export class QueueCleaner {
         const outcome = await this.cleanState(queue, state, grace);
         if (outcome.deleted) (deleted[queue.name] ??= {})[state] = outcome.deleted;
         more ||= outcome.more;
-        if (outcome.failed) return;
+        if (outcome.failed) break; // this queue's other state waits for the next run; the other queues go on
       }
     if (Object.keys(deleted).length)
       this.opts.logger.info({ deleted, more }, 'finished queue jobs past their age deleted');
   }
 
-  /** Cleans one state of one queue, call after call; a failure is logged here (one line) and ends the run. */
+  /** Cleans one state of one queue, call after call; a failure is logged here (one line) and ends that queue's part of the run. */
   private async cleanState(queue: CleanTarget['queue'], state: FinishedState, grace: number) {
     const { limit = 1_000, maxCalls = 10, callTimeoutMs = 60_000 } = this.opts;
     let deleted = 0;

@@ -172,7 +172,7 @@ describe('the queue clean (real Redis)', () => {
     ]);
   });
 
-  it('a Redis error during a clean is one warn line and no throw; the next run tries again', async () => {
+  it('a Redis error during a clean is one warn line and no throw; the other queues are cleaned; the next run tries again', async () => {
     const { ctx, lines } = context();
     const queue = intakeQueue(ctx);
     const answers = createAnswerQueue(ctx);
@@ -194,12 +194,11 @@ describe('the queue clean (real Redis)', () => {
       }),
     ]);
     expect((warns[0]!.err as { message: string }).message).toMatch(/WRONGTYPE/);
-    expect(await answers.getJobState('old')).toBe('completed'); // the run ended there
+    expect(await answers.getJobState('old')).toBe('unknown'); // the intake's failure did not stop the answers' clean
 
     await redis.del(queue.keys.failed!);
     lines.length = 0;
     await cleaner.clean();
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
-    expect(await answers.getJobState('old')).toBe('unknown');
   });
 });
