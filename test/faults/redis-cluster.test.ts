@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
+import { globEscape, unlinkMatching } from '../../src/platform/redis-scan.js';
 import { cluster, RedisTopology } from '../helpers/redis-topology.js';
 import {
   docsEdit,
@@ -140,5 +141,22 @@ describe('Redis Cluster (three primaries): the core flows', () => {
       c.disconnect();
     }
     expect(logs()).not.toMatch(/CROSSSLOT/);
+  });
+
+  it("an uninstall's channel settings removal (unlinkMatching) finds them on the primary that holds the bot's slot", async () => {
+    const c = new Cluster(ports.map((port) => ({ host: '127.0.0.1', port })));
+    try {
+      const tag = `{${sb.prefix}}`;
+      const mine = ['C0ONE', 'C0TWO', 'C0THREE'].map((ch) => `${tag}:settings:team:T0A:channel:${ch}`);
+      const others = [`${tag}:settings:team:T0AX:channel:C0ONE`, `${tag}:settings:team:T0B:channel:C0ONE`];
+      for (const k of [...mine, ...others]) await c.hset(k, 'followupPolicy', 'requester');
+      const outcome = await unlinkMatching(c, `${globEscape(`${tag}:settings:team:T0A:channel:`)}*`);
+      expect(outcome).toEqual({ removed: 3, capped: false });
+      expect(await Promise.all(mine.map((k) => c.exists(k)))).toEqual([0, 0, 0]);
+      expect(await Promise.all(others.map((k) => c.exists(k)))).toEqual([1, 1]);
+      await c.unlink(...others);
+    } finally {
+      c.disconnect();
+    }
   });
 });
