@@ -76,6 +76,19 @@ async function finishedAgo(queue: Queue, state: 'completed' | 'failed', id: stri
   await redis.hset(queue.toKey(id), 'finishedOn', at);
 }
 
+/** A worker of the poll queue `name` as the agent jobs start it (its finished-job ages), doing nothing; closed after the test. */
+function pollWorkerOf(ctx: Parameters<typeof startStepJobWorker>[0], name: string) {
+  const worker = startStepJobWorker(
+    ctx,
+    name,
+    async () => undefined,
+    (_id, fn) => fn(),
+    10,
+  );
+  closers.push(() => worker.close());
+  return worker;
+}
+
 describe('the queue clean (real Redis)', () => {
   it('deletes a failed intake record past its 7 days though no later record failed; one of 6 days stays', async () => {
     const { ctx, lines } = context();
@@ -116,14 +129,7 @@ describe('the queue clean (real Redis)', () => {
       () => polls.close(),
     );
     runJobs(ctx, answers.name);
-    const pollWorker = startStepJobWorker(
-      ctx,
-      polls.name,
-      async () => undefined,
-      (_id, fn) => fn(),
-      10,
-    );
-    closers.push(() => pollWorker.close());
+    const pollWorker = pollWorkerOf(ctx, polls.name);
     await addAndWait(answers as Queue, 'ok', 'old');
     await addAndWait(answers as Queue, 'ok', 'young');
     await polls.add('poll', { agentJobId: 'j1' } as never, { jobId: 'old' });
@@ -155,14 +161,7 @@ describe('the queue clean (real Redis)', () => {
       () => digests.close(),
       () => answers.close(),
     );
-    const pollWorker = startStepJobWorker(
-      ctx,
-      polls.name,
-      async () => undefined,
-      (_id, fn) => fn(),
-      10,
-    );
-    closers.push(() => pollWorker.close());
+    const pollWorker = pollWorkerOf(ctx, polls.name);
     const ages = cleanTargets([queue, polls, digests, answers], [pollWorker]).map((t) => [t.queue.name, t.ages]);
     expect(ages).toEqual([
       ['intake', { completed: DAY, failed: 7 * DAY }],

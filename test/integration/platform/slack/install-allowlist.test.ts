@@ -3,17 +3,14 @@ import type { App, Installation } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postRaw, signatureHeaders } from '../../../../sandbox/driver/http.js';
 import { startFakeSlack, type FakeSlack } from '../../../../sandbox/fake-slack.js';
-import { freePort } from '../../../../sandbox/free-port.js';
 import { readConfig } from '../../../../src/platform/config.js';
-import { InFlight } from '../../../../src/platform/in-flight.js';
 import { RedisInstallationStore } from '../../../../src/platform/installation-store.js';
 import { buildPlatform } from '../../../../src/platform/runtime.js';
 import { KeyRing } from '../../../../src/platform/sealed-box.js';
-import { createSlackApp } from '../../../../src/platform/slack/app.js';
-import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import { refuseNotAllowed } from '../../../../src/platform/slack/install-refusal.js';
 import { fakeSlackClient } from '../../../helpers/fake-slack-client.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { startOAuthApp } from '../../../helpers/oauth-app.js';
 import { VALID_ENV } from '../../../helpers/config-env.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL, testRedis } from '../../../helpers/redis.js';
 
@@ -38,7 +35,6 @@ let callsFrom = 0;
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: 'xoxb-unused', oauth: OAUTH });
-  const port = await freePort();
   const { logger } = arrayLogger('info', logs);
   const oauth = {
     ...OAUTH,
@@ -47,17 +43,13 @@ beforeAll(async () => {
     installAllowlist: new Set(['T0ALLOWED', 'E0ORG']),
   };
   const installationStore = new RedisInstallationStore(redis, prefix, new KeyRing(KEY), oauth.installAllowlist);
-  const installer = createInstaller({ oauth, installationStore, slackApiUrl: slack.url, logger });
-  ({ app } = createSlackApp({
-    config: { SLACK_SIGNING_SECRET: SIGNING, SLACK_API_URL: slack.url, PORT: port },
+  ({ app, base } = await startOAuthApp({
+    oauth,
+    installationStore,
+    slackApiUrl: slack.url,
+    signingSecret: SIGNING,
     logger,
-    inFlight: new InFlight(),
-    routes: [],
-    commands: [],
-    installer,
   }));
-  await app.start();
-  base = `http://127.0.0.1:${port}`;
 });
 afterEach(async () => {
   await dropPrefix(redis, prefix);

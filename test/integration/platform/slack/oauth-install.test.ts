@@ -3,13 +3,11 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postRaw, signatureHeaders } from '../../../../sandbox/driver/http.js';
-import { freePort } from '../../../../sandbox/free-port.js';
-import { InFlight } from '../../../../src/platform/in-flight.js';
 import { RedisInstallationStore } from '../../../../src/platform/installation-store.js';
 import { KeyRing } from '../../../../src/platform/sealed-box.js';
-import { createSlackApp } from '../../../../src/platform/slack/app.js';
-import { BOT_SCOPES, createInstaller, droppedForInstallation } from '../../../../src/platform/slack/oauth.js';
+import { BOT_SCOPES, droppedForInstallation } from '../../../../src/platform/slack/oauth.js';
 import { arrayLogger } from '../../../helpers/logs.js';
+import { startOAuthApp, testOAuth } from '../../../helpers/oauth-app.js';
 import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 
 /**
@@ -19,13 +17,7 @@ import { dropPrefix, randomPrefix, testRedis } from '../../../helpers/redis.js';
 
 const redis = testRedis();
 const prefix = randomPrefix();
-const oauth = {
-  clientId: '1111.2222',
-  clientSecret: 'oauth-test-client-secret',
-  stateSecret: 'oauth-test-state-secret-0123456789',
-  installationKey: Buffer.alloc(32, 3).toString('base64'),
-  installAllowlist: new Set(['T0A', 'T0B']),
-};
+const oauth = testOAuth(['T0A', 'T0B']);
 let app: App;
 let base: string;
 let store: RedisInstallationStore;
@@ -33,7 +25,6 @@ const logs: Array<{ level: number; msg: string; [k: string]: unknown }> = [];
 const SIGNING = 'oauth-test-signing';
 
 beforeAll(async () => {
-  const port = await freePort();
   const { logger } = arrayLogger('info', logs);
   const installationStore = new RedisInstallationStore(
     redis,
@@ -44,17 +35,7 @@ beforeAll(async () => {
   store = installationStore;
   // Slack is never reached: every callback here is refused before oauth.v2.access.
   const slackApiUrl = 'http://127.0.0.1:9/api/';
-  const installer = createInstaller({ oauth, installationStore, slackApiUrl, logger });
-  ({ app } = createSlackApp({
-    config: { SLACK_SIGNING_SECRET: SIGNING, SLACK_API_URL: slackApiUrl, PORT: port },
-    logger,
-    inFlight: new InFlight(),
-    routes: [],
-    commands: [],
-    installer,
-  }));
-  await app.start();
-  base = `http://127.0.0.1:${port}`;
+  ({ app, base } = await startOAuthApp({ oauth, installationStore, slackApiUrl, signingSecret: SIGNING, logger }));
 });
 afterEach(async () => {
   await dropPrefix(redis, prefix);

@@ -3,7 +3,6 @@ import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postRaw, signatureHeaders } from '../../../../sandbox/driver/http.js';
-import { freePort } from '../../../../sandbox/free-port.js';
 import {
   removeInstallationSubscriptions,
   subscribeChannel,
@@ -15,7 +14,6 @@ import {
   forgetChannelSettings,
   SettingsStore,
 } from '../../../../src/features/settings/index.js';
-import { InFlight } from '../../../../src/platform/in-flight.js';
 import { RedisInstallationStore } from '../../../../src/platform/installation-store.js';
 import { createLogger } from '../../../../src/platform/logger.js';
 import {
@@ -24,10 +22,9 @@ import {
   type InstallationRef,
 } from '../../../../src/platform/request-context.js';
 import { KeyRing } from '../../../../src/platform/sealed-box.js';
-import { createSlackApp } from '../../../../src/platform/slack/app.js';
-import { createInstaller } from '../../../../src/platform/slack/oauth.js';
 import type { UninstallHook } from '../../../../src/platform/uninstalls.js';
 import { arrayLogger, type LogLine } from '../../../helpers/logs.js';
+import { startOAuthApp, testOAuth } from '../../../helpers/oauth-app.js';
 import { dropPrefix, randomPrefix, testRedis, TEST_REDIS_URL } from '../../../helpers/redis.js';
 
 /**
@@ -40,13 +37,7 @@ const redis = testRedis();
 /** The channel settings' removal runs on this connection, which a test cuts to fail it mid-purge. */
 const settingsRedis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
 const prefix = randomPrefix();
-const oauth = {
-  clientId: '1111.2222',
-  clientSecret: 'oauth-test-client-secret',
-  stateSecret: 'oauth-test-state-secret-0123456789',
-  installationKey: Buffer.alloc(32, 3).toString('base64'),
-  installAllowlist: new Set(['T0A', 'T0B', 'T0AX', 'E0ORG']),
-};
+const oauth = testOAuth(['T0A', 'T0B', 'T0AX', 'E0ORG']);
 const SIGNING = 'uninstall-test-signing';
 const config = { DOCS_PROJECT_ID: 'proj_a', DOCS_PROJECT_IDS: ['proj_a'], FOLLOWUP_POLICY: 'anyone' as const };
 let app: App;
@@ -56,28 +47,23 @@ let queue: Queue<DigestJobData>;
 const logs: LogLine[] = [];
 
 beforeAll(async () => {
-  const port = await freePort();
   const { logger } = arrayLogger('info', logs);
   store = new RedisInstallationStore(redis, prefix, new KeyRing(oauth.installationKey), oauth.installAllowlist);
   const slackApiUrl = 'http://127.0.0.1:9/api/';
-  const installer = createInstaller({ oauth, installationStore: store, slackApiUrl, logger });
   queue = createDigestQueue({ connection: { url: TEST_REDIS_URL }, prefix, logger: createLogger('silent') });
   // As compose.ts builds them.
   const onUninstalled: UninstallHook[] = [
     { what: 'channelSettings', forget: (slot) => forgetChannelSettings({ redis: settingsRedis, prefix }, slot) },
     { what: 'digestSubscriptions', forget: (slot) => removeInstallationSubscriptions(queue, slot) },
   ];
-  ({ app } = createSlackApp({
-    config: { SLACK_SIGNING_SECRET: SIGNING, SLACK_API_URL: slackApiUrl, PORT: port },
+  ({ app, base } = await startOAuthApp({
+    oauth,
+    installationStore: store,
+    slackApiUrl,
+    signingSecret: SIGNING,
     logger,
-    inFlight: new InFlight(),
-    routes: [],
-    commands: [],
-    installer,
     onUninstalled,
   }));
-  await app.start();
-  base = `http://127.0.0.1:${port}`;
 });
 afterEach(async () => {
   if (settingsRedis.status === 'end') await settingsRedis.connect();
