@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import { PlatformErrorCode, type CodedError } from './errors.js';
 import { installationAllowed, type InstallAllowlist } from './install-allowlist.js';
 import type { Logger } from './logger.js';
+import { installationSlotOf } from './request-context.js';
 import type { KeyRing } from './sealed-box.js';
 import { defineScript, type RedisScript } from './scripts.js';
 
@@ -39,14 +40,21 @@ export class InstallationError extends Error implements CodedError<InstallationC
   }
 }
 
-/** Where an installation or query is kept: the org for an org-wide install, else the workspace. */
+/**
+ * Where an installation or query is kept: the org for an org-wide install, else the workspace
+ * (request-context's installationSlotOf, the one rule).
+ */
 function slot(q: {
   isEnterpriseInstall?: boolean;
   enterpriseId?: string | undefined;
   teamId?: string | undefined;
 }): string {
-  if (q.isEnterpriseInstall && q.enterpriseId) return `enterprise:${q.enterpriseId}`;
-  if (q.teamId) return `team:${q.teamId}`;
+  const found = installationSlotOf({
+    ...(q.teamId ? { teamId: q.teamId } : {}),
+    ...(q.enterpriseId ? { enterpriseId: q.enterpriseId } : {}),
+    enterpriseInstall: q.isEnterpriseInstall === true,
+  });
+  if (found) return found;
   throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
 }
 
