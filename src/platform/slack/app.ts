@@ -96,14 +96,7 @@ export function createSlackApp(opts: SlackAppOptions): { app: App; receiver: Sla
     if (opts.installer && droppedForInstallation(err, logger)) return;
     throw err;
   });
-  if (opts.installer)
-    registerInstallationEvents(
-      app,
-      opts.installer.installationStore,
-      logger,
-      opts.onUninstalled ?? [],
-      opts.installer.allowlist,
-    );
+  if (opts.installer) registerInstallationEvents(app, opts.installer, logger, opts.onUninstalled ?? []);
   registerLinkButtons(app);
   return { app, receiver, edge };
 }

@@ -142,18 +142,19 @@ type ForgettingStore = InstallationStore & {
  * docs.slack.dev/reference/events/app_uninstalled) then runs `onUninstalled`, the features' removal
  * of what they keep for that installation (uninstalls.ts: one info line); `tokens_revoked` does
  * not (it also comes when only a token is revoked). The removal runs only for an installation
- * `allowlist` admits: an install it refused is uninstalled again and brings this event too, and
- * anyone can repeat that, so it must cost no more than deleting the (absent) record; such an
- * installation had no data written (the store refuses it at use). @throws (to the edge) when Redis
+ * the installer's `allowlist` (SLACK_INSTALL_ALLOWLIST) admits: an install it refused is
+ * uninstalled again and brings this event too, and anyone can repeat that, so it must cost no more
+ * than deleting the (absent) record; such an installation had no data written (the store refuses
+ * it at use). @throws (to the edge) when Redis
  * fails, so the event is redelivered, and a redelivery removes what is left.
  */
 export function registerInstallationEvents(
   app: App,
-  store: ForgettingStore,
+  installer: Pick<Installer, 'installationStore' | 'allowlist'>,
   logger: Logger,
   onUninstalled: readonly UninstallHook[] = [],
-  allowlist?: InstallAllowlist,
 ): void {
+  const store: ForgettingStore = installer.installationStore;
   const forget = async (
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
     reason: string,
@@ -179,7 +180,7 @@ export function registerInstallationEvents(
     const ids = await forget(context, 'app_uninstalled');
     const slot = installationSlotOf({ ...ids, enterpriseInstall: ids.isEnterpriseInstall });
     if (!slot || onUninstalled.length === 0) return;
-    if (allowlist && !installationAllowed(allowlist, ids))
+    if (!installationAllowed(installer.allowlist, ids))
       return logger.info(ids, 'uninstall of an installation SLACK_INSTALL_ALLOWLIST does not admit: no data removed');
     await forgetUninstalled(onUninstalled, slot, ids, logger);
   });
