@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { SlackDriver } from '../../sandbox/slack-driver.js';
 import type { BotProcess } from '../helpers/bot-process.js';
 import { commandOutcome, outcomeIsRight } from '../helpers/command-outcome.js';
@@ -210,6 +213,7 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
   cleanup.push(() => sb.close());
   const replicas = [await sb.startBot({}, 90_000), await sb.startBot({}, 90_000)];
   const bots: BotProcess[] = replicas.map((r) => r.bot);
+  onTestFailed(() => dumpBotLogs(label, bots));
   const { acked, unsure, busy, promotedAt, ackMs } = await storm(
     sb,
     replicas.map((r) => r.driver),
@@ -306,6 +310,23 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
       async () => (await fetch(`${b.url}/healthz`)).status === 200,
     );
   return figures;
+}
+
+/**
+ * A failed run's evidence: each bot's whole log in a file of the temporary directory, and on the
+ * console its warnings, errors and Redis connection lines (the last 30), which CI's output keeps.
+ */
+function dumpBotLogs(label: string, bots: BotProcess[]): void {
+  bots.forEach((b, i) => {
+    const file = join(tmpdir(), `failover-${label}-${Date.now()}-bot${i}.log`);
+    writeFileSync(file, b.output());
+    const lines = b
+      .output()
+      .split('\n')
+      .filter((l) => /"level":(40|50|60)/.test(l) || l.includes('Redis'))
+      .slice(-30);
+    console.log(`bot ${i} (${file}), its last warnings and Redis lines:\n${lines.join('\n')}`);
+  });
 }
 
 const cleanup: (() => Promise<unknown>)[] = [];

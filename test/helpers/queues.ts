@@ -6,6 +6,26 @@ import { PREVIEW_QUEUE } from '../../src/features/agent-jobs/preview/queue.js';
 const PAUSE = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 
+/** What the pending jobs are waiting for (when each is due, tries, data) and who works the queues: the failure's evidence. */
+async function stuck(queues: Queue[]): Promise<string> {
+  const now = Date.now();
+  const lines: string[] = [];
+  for (const q of queues) {
+    const jobs = await q.getJobs([...PENDING], 0, 19).catch(() => []);
+    const workers = await q.getWorkersCount().catch(() => NaN);
+    if (!jobs.length) continue;
+    lines.push(`${q.name}: ${workers} workers connected`);
+    for (const j of jobs) {
+      const state = await j.getState().catch(() => 'unknown');
+      const dueInMs = j.timestamp + (j.delay ?? 0) - now;
+      lines.push(
+        `  ${j.id} ${state} due in ${dueInMs} ms, attemptsMade ${j.attemptsMade}, processedOn ${j.processedOn ? now - j.processedOn : '-'} ms ago, data ${JSON.stringify(j.data).slice(0, 300)}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 /**
  * Waits until the bots under `prefix` have nothing left to do that could post or edit a message:
  * the intake, poll and preview queues hold no active, waiting, delayed or prioritized job, seen twice
@@ -38,7 +58,7 @@ export async function waitForIdleQueues(redisUrl: string, prefix: string, timeou
       }
       await PAUSE(100);
     }
-    throw new Error(`queues under ${prefix} still busy after ${timeoutMs} ms: ${last}`);
+    throw new Error(`queues under ${prefix} still busy after ${timeoutMs} ms: ${last}\n${await stuck(queues)}`);
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }
