@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from './logger.js';
 import type { RedisTarget } from './redis-target.js';
+import { SwitchSafeSentinelConnector } from './redis-sentinel.js';
 
 export {
   DEFAULT_REDIS_URL,
@@ -34,8 +35,10 @@ function modeOptions(target: Exclude<RedisTarget, { mode: 'cluster' }>): RedisOp
     ...(target.username ? { username: target.username } : {}),
     ...(target.password ? { password: target.password } : {}),
     ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
-    // Sentinel publishes +switch-master on a failover: reconnect at once instead of at the next error.
+    // Sentinel publishes +switch-master on a failover: reconnect at once instead of at the next error,
+    // without ending a client whose reconnect is under way (redis-sentinel.ts).
     failoverDetector: true,
+    Connector: SwitchSafeSentinelConnector,
     sentinelRetryStrategy: reconnectDelayMs,
   };
 }
