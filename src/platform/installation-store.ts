@@ -58,6 +58,18 @@ function slot(q: {
   throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
 }
 
+/** KEYS[1] the record, ARGV[1] what was read: deleted only if unchanged (a store meanwhile wins). */
+const DELETE_UNCHANGED_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/**
+ * What {@link RedisInstallationStore.removeInstallation} found: the record `deleted`, none there
+ * (`absent`), or one stored after the uninstall it was asked for (`reinstalled`: kept).
+ */
+export type RemovalOutcome = 'deleted' | 'absent' | 'reinstalled';
+
+/** The record as sealed: the installation and when this store wrote it (epoch ms; absent in records written before 2026-11-29). */
+type StoredInstallation = Installation<'v1' | 'v2', boolean> & { storedAt?: number };
+
 /** KEYS[1] the record, ARGV[1] what was read, ARGV[2] its new seal: replaced only if unchanged (a store meanwhile wins). */
 const RESEAL_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
 
@@ -89,16 +101,22 @@ const idsOf = (i: Installation<'v1' | 'v2', boolean>) => ({
  */
 export class RedisInstallationStore implements InstallationStore {
   private readonly reseal: RedisScript;
+  private readonly deleteUnchanged: RedisScript;
 
-  /** @param logger - where a record re-sealed with the current key is told (one info line). */
+  /**
+   * @param logger - where a record re-sealed with the current key is told (one info line).
+   * @param now - clock, epoch ms: a record's `storedAt`.
+   */
   constructor(
     private readonly redis: Pick<Redis, 'get' | 'set' | 'del' | 'defineCommand'>,
     private readonly prefix: string,
     private readonly keys: KeyRing,
     private readonly allow: InstallAllowlist,
     private readonly logger?: Pick<Logger, 'info' | 'warn'>,
+    private readonly now: () => number = Date.now,
   ) {
     this.reseal = defineScript(redis, 'ResealInstallation', 1, RESEAL_LUA);
+    this.deleteUnchanged = defineScript(redis, 'DeleteInstallationUnchanged', 1, DELETE_UNCHANGED_LUA);
   }
 
   private key(s: string): string {
@@ -106,7 +124,8 @@ export class RedisInstallationStore implements InstallationStore {
   }
 
   /**
-   * Stores (or replaces) an installation, sealed with the current key. @throws Redis errors;
+   * Stores (or replaces) an installation, sealed with the current key, with the time it was stored
+   * (`storedAt`, epoch ms: an uninstall older than it leaves it alone). @throws Redis errors;
    * InstallationError: `installation_not_found` when it names neither team nor enterprise,
    * `installation_not_allowed` when SLACK_INSTALL_ALLOWLIST does not admit it (the install callback
    * refuses it first: slack/install-refusal.ts).
@@ -116,7 +135,8 @@ export class RedisInstallationStore implements InstallationStore {
     const s = slot(ids);
     if (!installationAllowed(this.allow, ids)) throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
     const key = this.key(s);
-    await this.redis.set(key, this.keys.seal(JSON.stringify(installation), key));
+    const stored: StoredInstallation = { ...installation, storedAt: this.now() };
+    await this.redis.set(key, this.keys.seal(JSON.stringify(stored), key));
   }
 
   /**
@@ -143,7 +163,8 @@ export class RedisInstallationStore implements InstallationStore {
         s,
       );
     if (opened.stale) await this.sealAgain(s, key, stored, opened.plain);
-    const installation = JSON.parse(opened.plain) as Installation<'v1' | 'v2', boolean>;
+    // Bolt is given the installation as it was stored, without the store's own field.
+    const { storedAt: _storedAt, ...installation } = JSON.parse(opened.plain) as StoredInstallation;
     if (!installationAllowed(this.allow, idsOf(installation)))
       throw new InstallationError(PlatformErrorCode.InstallationNotAllowed, s);
     return installation;
@@ -165,10 +186,31 @@ export class RedisInstallationStore implements InstallationStore {
   }
 
   /**
-   * {@link deleteInstallation}, saying whether there was one (an install SLACK_INSTALL_ALLOWLIST
-   * refused was never stored). @throws Redis errors.
+   * {@link deleteInstallation}, saying what it found: `absent` (an install SLACK_INSTALL_ALLOWLIST
+   * refused was never stored), `deleted`, or, with `storedAfter` (epoch ms), `reinstalled` when the
+   * record was stored after that time and so is kept (an uninstall event Slack redelivers after a
+   * reinstall must not delete the new installation). A record without `storedAt` (written before
+   * it was kept), or one this bot can't open, counts as older. The check and the delete are one
+   * compare-and-delete: a record stored meanwhile is kept (`reinstalled`). @throws Redis errors.
    */
-  async removeInstallation(query: InstallationQuery<boolean>): Promise<boolean> {
-    return (await this.redis.del(this.key(slot(query)))) > 0;
+  async removeInstallation(query: InstallationQuery<boolean>, storedAfter?: number): Promise<RemovalOutcome> {
+    const key = this.key(slot(query));
+    if (storedAfter === undefined) return (await this.redis.del(key)) > 0 ? 'deleted' : 'absent';
+    const stored = await this.redis.get(key);
+    if (stored === null) return 'absent';
+    const opened = this.keys.open(stored, key);
+    const storedAt = 'failure' in opened ? undefined : storedAtOf(opened.plain);
+    if (storedAt !== undefined && storedAt > storedAfter) return 'reinstalled';
+    return (await this.deleteUnchanged.run([key], [stored])) === 1 ? 'deleted' : 'reinstalled';
+  }
+}
+
+/** A record's `storedAt` (epoch ms), if it has a number there. */
+function storedAtOf(plain: string): number | undefined {
+  try {
+    const at = (JSON.parse(plain) as { storedAt?: unknown }).storedAt;
+    return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
+  } catch {
+    return undefined;
   }
 }

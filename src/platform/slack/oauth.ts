@@ -13,6 +13,7 @@
 import { InstallProvider, type CallbackOptions } from '@slack/oauth';
 import type { App, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { errorCode } from '../errors.js';
+import type { RemovalOutcome } from '../installation-store.js';
 import { installationSlotOf } from '../request-context.js';
 import { forgetUninstalled, type UninstallHook } from '../uninstalls.js';
 import type { OAuthSettings } from '../config-oauth.js';
@@ -126,9 +127,36 @@ export function droppedForInstallation(err: unknown, logger: Logger): boolean {
   return true;
 }
 
-/** An installation store; RedisInstallationStore also says whether it held the one it removed. */
+/**
+ * An installation store; RedisInstallationStore also says what it found, and keeps a record stored
+ * after `storedAfter` (epoch ms).
+ */
 type ForgettingStore = InstallationStore & {
-  removeInstallation?: (query: InstallationQuery<boolean>) => Promise<boolean>;
+  removeInstallation?: (query: InstallationQuery<boolean>, storedAfter?: number) => Promise<RemovalOutcome>;
+};
+
+/**
+ * How far Slack's clock (an event's `event_time`) and ours may disagree, in ms: an installation
+ * stored more than this after the event is a reinstall (Slack's OAuth pages take a person longer).
+ */
+export const EVENT_CLOCK_SKEW_MS = 5_000;
+
+/**
+ * The time (epoch ms) after which a stored installation is newer than the event `body`: its
+ * `event_time` (Slack: "epoch timestamp in seconds indicating when this event was dispatched";
+ * docs.slack.dev/reference/objects/event-object) plus {@link EVENT_CLOCK_SKEW_MS}; undefined
+ * without a usable `event_time` (then any stored installation counts as older).
+ */
+export function newerThanEvent(body: unknown): number | undefined {
+  const t = (body as { event_time?: unknown } | undefined)?.event_time;
+  return typeof t === 'number' && Number.isFinite(t) && t > 0 ? t * 1000 + EVENT_CLOCK_SKEW_MS : undefined;
+}
+
+/** The info line of each removal outcome. */
+const REMOVAL_LINES: Record<RemovalOutcome, string> = {
+  deleted: 'installation deleted',
+  absent: 'no installation to delete (already deleted, or never stored)',
+  reinstalled: 'installation kept: stored again after this event (a reinstall); its data is left too',
 };
 
 /**
@@ -145,7 +173,8 @@ type ForgettingStore = InstallationStore & {
  * the installer's `allowlist` (SLACK_INSTALL_ALLOWLIST) admits: an install it refused is
  * uninstalled again and brings this event too, and anyone can repeat that, so it must cost no more
  * than deleting the (absent) record; such an installation had no data written (the store refuses
- * it at use). @throws (to the edge) when Redis
+ * it at use). An installation stored after the event ({@link newerThanEvent}: a reinstall, met by
+ * a delivery Slack retried) is kept with its data, one info line ("installation kept"). @throws (to the edge) when Redis
  * fails, so the event is redelivered, and a redelivery removes what is left.
  */
 export function registerInstallationEvents(
@@ -158,6 +187,7 @@ export function registerInstallationEvents(
   const forget = async (
     context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean },
     reason: string,
+    body: unknown,
   ) => {
     const isEnterpriseInstall = context.isEnterpriseInstall === true;
     const query = {
@@ -165,26 +195,24 @@ export function registerInstallationEvents(
       enterpriseId: context.enterpriseId,
       isEnterpriseInstall,
     } as InstallationQuery<boolean>;
-    // RedisInstallationStore says whether there was one; another store's delete counts as one.
-    const deleted = store.removeInstallation
-      ? await store.removeInstallation(query)
-      : (await store.deleteInstallation?.(query), true);
+    // RedisInstallationStore says what it found; another store's delete counts as one.
+    const outcome: RemovalOutcome = store.removeInstallation
+      ? await store.removeInstallation(query, newerThanEvent(body))
+      : (await store.deleteInstallation?.(query), 'deleted');
     const ids = { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall };
-    logger.info(
-      { ...ids, reason },
-      !deleted ? 'no installation to delete (already deleted, or never stored)' : 'installation deleted',
-    );
-    return ids;
+    logger.info({ ...ids, reason }, REMOVAL_LINES[outcome]);
+    return { ids, outcome };
   };
-  app.event('app_uninstalled', async ({ context }) => {
-    const ids = await forget(context, 'app_uninstalled');
+  app.event('app_uninstalled', async ({ context, body }) => {
+    const { ids, outcome } = await forget(context, 'app_uninstalled', body);
     const slot = installationSlotOf({ ...ids, enterpriseInstall: ids.isEnterpriseInstall });
-    if (!slot || onUninstalled.length === 0) return;
+    // A reinstall's settings and subscriptions are its own: an older uninstall leaves them.
+    if (!slot || onUninstalled.length === 0 || outcome === 'reinstalled') return;
     if (!installationAllowed(installer.allowlist, ids))
       return logger.info(ids, 'uninstall of an installation SLACK_INSTALL_ALLOWLIST does not admit: no data removed');
     await forgetUninstalled(onUninstalled, slot, ids, logger);
   });
-  app.event('tokens_revoked', async ({ event, context }) => {
-    if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked');
+  app.event('tokens_revoked', async ({ event, context, body }) => {
+    if ((event.tokens.bot ?? []).length > 0) await forget(context, 'tokens_revoked', body);
   });
 }

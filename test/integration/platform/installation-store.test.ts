@@ -221,6 +221,51 @@ describe('RedisInstallationStore on real Redis', () => {
     expect(JSON.stringify(lines)).not.toContain(OTHER_KEY);
   });
 
+  it('an uninstall older than the record keeps it (a reinstall); one newer, or a record without storedAt, deletes it', async () => {
+    let now = 1_800_000_000_000;
+    const s = new RedisInstallationStore(redis, prefix, new KeyRing(KEY), ALLOW, undefined, () => now);
+    await s.storeInstallation(workspaceInstall);
+    // Asked to delete what was stored up to a second before the record: kept, and still given.
+    expect(await s.removeInstallation(teamQuery, now - 1_000)).toBe('reinstalled');
+    expect(await s.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
+    // Up to the record's own time, or later: deleted.
+    expect(await s.removeInstallation(teamQuery, now)).toBe('deleted');
+    expect(await s.removeInstallation(teamQuery, now)).toBe('absent');
+    // A record written before storedAt was kept (by an older replica) counts as older than any uninstall.
+    const key = `${prefix}:installations:team:T0A`;
+    await redis.set(key, new KeyRing(KEY).seal(JSON.stringify(workspaceInstall), key));
+    expect(await s.removeInstallation(teamQuery, 0)).toBe('deleted');
+    // So does one this bot can't open (sealed with a key it no longer has).
+    now += 60_000;
+    await store(new KeyRing(OTHER_KEY)).storeInstallation(workspaceInstall);
+    expect(await s.removeInstallation(teamQuery, 0)).toBe('deleted');
+    // Without a time, it deletes whatever is there.
+    await s.storeInstallation(workspaceInstall);
+    expect(await s.removeInstallation(teamQuery)).toBe('deleted');
+  });
+
+  it('a reinstall stored between the read and the delete of an older uninstall is kept', async () => {
+    const current = store();
+    await current.storeInstallation(workspaceInstall);
+    const reinstall = { ...workspaceInstall, bot: { ...workspaceInstall.bot!, token: 'xoxb-bot-secret-NEW' } };
+    // The reinstall's store lands right after the uninstall read the old record.
+    const racing = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'get')
+          return async (k: string) => {
+            const v = await target.get(k);
+            await current.storeInstallation(reinstall);
+            return v;
+          };
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const uninstalling = new RedisInstallationStore(racing, prefix, new KeyRing(KEY), ALLOW);
+    expect(await uninstalling.removeInstallation(teamQuery, Date.now() + 60_000)).toBe('reinstalled');
+    expect(await current.fetchInstallation(teamQuery)).toEqual(reinstall);
+  });
+
   it('deletes one installation, leaving the other; a missing one is installation_not_found', async () => {
     const s = store();
     await s.storeInstallation(workspaceInstall);

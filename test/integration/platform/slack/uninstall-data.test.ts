@@ -94,18 +94,22 @@ const ORG: Through = { teamId: 'T0W', enterpriseId: 'E0ORG', enterpriseInstall: 
 /** Workspace T0G of E0ORG with a workspace install of its own. */
 const GRID_WORKSPACE: Through = { teamId: 'T0G', enterpriseId: 'E0ORG', enterpriseInstall: false };
 
-/** A signed `event_callback` of `event`, authorized for `who` (Slack's envelope; `eventId` to redeliver one). */
+/**
+ * A signed `event_callback` of `event`, authorized for `who` (Slack's envelope; `eventId` to
+ * redeliver one, `eventTime` in epoch seconds: a retry carries its first delivery's).
+ */
 async function sendEvent(
   who: Through,
   event: Record<string, unknown>,
   eventId = `Ev${Math.random().toString(36).slice(2, 10).toUpperCase()}`,
+  eventTime = Math.floor(Date.now() / 1000),
 ) {
   const body = JSON.stringify({
     type: 'event_callback',
     team_id: who.teamId,
     api_app_id: 'A0APP',
     event_id: eventId,
-    event_time: Math.floor(Date.now() / 1000),
+    event_time: eventTime,
     event,
     authorizations: [
       {
@@ -120,8 +124,8 @@ async function sendEvent(
   const headers = { 'Content-Type': 'application/json', ...signatureHeaders(SIGNING, body, Date.now() / 1000) };
   return postRaw(`${base}/slack/events`, body, headers);
 }
-const uninstalled = (who: Through, eventId?: string) =>
-  sendEvent(who, { type: 'app_uninstalled', event_ts: '1.000001' }, eventId);
+const uninstalled = (who: Through, eventId?: string, eventTime?: number) =>
+  sendEvent(who, { type: 'app_uninstalled', event_ts: '1.000001' }, eventId, eventTime);
 
 function installationOf(who: Through): Installation<'v2', boolean> {
   const org = who.enterpriseId ? { id: who.enterpriseId } : undefined;
@@ -292,6 +296,29 @@ describe("OAuth mode: app_uninstalled removes the installation's channel setting
     ]);
     expect(await settingsKeys()).toHaveLength(ALL_SETTINGS.length - 2);
     expect(await schedulerIds()).toHaveLength(ALL_SCHEDULERS.length - 2);
+  });
+
+  it('a retried app_uninstalled that arrives after a reinstall keeps the new installation and its data', async () => {
+    // The uninstall a minute ago was not acknowledged; meanwhile an admin installed the app again
+    // and set the channel up. Slack's retry carries the first delivery's event_time.
+    await everyoneConfigured();
+    const aMinuteAgo = Math.floor(Date.now() / 1000) - 60;
+    expect((await uninstalled(T0A, 'EvRETRIED', aMinuteAgo)).status).toBe(200);
+    expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(1);
+    expect(await settingsKeys()).toEqual(ALL_SETTINGS);
+    expect(await schedulerIds()).toEqual(ALL_SCHEDULERS);
+    expect(
+      linesOf('installation kept: stored again after this event (a reinstall); its data is left too'),
+    ).toMatchObject([{ teamId: 'T0A', reason: 'app_uninstalled' }]);
+    expect(linesOf(REMOVED)).toEqual([]);
+    // A retried tokens_revoked of that time keeps it too.
+    const revoked = await sendEvent(T0A, { type: 'tokens_revoked', tokens: { bot: ['U0BOT'] } }, 'EvREV', aMinuteAgo);
+    expect(revoked.status).toBe(200);
+    expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(1);
+    // An uninstall of now is newer than the install: it goes, with its data.
+    expect((await uninstalled(T0A)).status).toBe(200);
+    expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(0);
+    expect(linesOf(REMOVED)).toMatchObject([{ removed: { channelSettings: 2, digestSubscriptions: 2 } }]);
   });
 
   it('Redis failing mid-purge: not acknowledged (503, Slack sends it again), and the redelivery finishes the job', async () => {
