@@ -58,8 +58,14 @@ function slot(q: {
   throw new InstallationError(PlatformErrorCode.InstallationNotFound, 'without a team or enterprise id');
 }
 
-/** KEYS[1] the record, ARGV[1] what was read: deleted only if unchanged (a store meanwhile wins). */
-const DELETE_UNCHANGED_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** KEYS[1] the record, ARGV[1] what was read: 1 deleted (it was unchanged), 0 changed meanwhile (kept), -1 gone meanwhile. */
+const DELETE_UNCHANGED_LUA = `local v = redis.call('GET', KEYS[1])
+if not v then return -1 end
+if v == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** Reads of a record that keeps changing under an uninstall before it gives up (the event is then redelivered). */
+const REMOVAL_TRIES = 3;
 
 /**
  * What {@link RedisInstallationStore.removeInstallation} found: the record `deleted`, none there
@@ -67,7 +73,7 @@ const DELETE_UNCHANGED_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then retu
  */
 export type RemovalOutcome = 'deleted' | 'absent' | 'reinstalled';
 
-/** The record as sealed: the installation and when this store wrote it (epoch ms; absent in records written before 2026-11-29). */
+/** The record as sealed: the installation and when this store wrote it (epoch ms; absent in records of versions without it). */
 type StoredInstallation = Installation<'v1' | 'v2', boolean> & { storedAt?: number };
 
 /** KEYS[1] the record, ARGV[1] what was read, ARGV[2] its new seal: replaced only if unchanged (a store meanwhile wins). */
@@ -189,19 +195,27 @@ export class RedisInstallationStore implements InstallationStore {
    * {@link deleteInstallation}, saying what it found: `absent` (an install SLACK_INSTALL_ALLOWLIST
    * refused was never stored), `deleted`, or, with `storedAfter` (epoch ms), `reinstalled` when the
    * record was stored after that time and so is kept (an uninstall event Slack redelivers after a
-   * reinstall must not delete the new installation). A record without `storedAt` (written before
-   * it was kept), or one this bot can't open, counts as older. The check and the delete are one
-   * compare-and-delete: a record stored meanwhile is kept (`reinstalled`). @throws Redis errors.
+   * reinstall must not delete the new installation). A record without `storedAt` (written by a
+   * version without it), or one this bot can't open, counts as older. The delete happens only if
+   * the record is still what was read: one that changed meanwhile (a reinstall, a token refresh, a
+   * re-seal during a key rotation) is read and judged again, and one deleted meanwhile (a
+   * `tokens_revoked` beside the `app_uninstalled`) is `absent`.
+   * @throws Redis errors; Error when the record changed under each of {@link REMOVAL_TRIES} reads.
    */
   async removeInstallation(query: InstallationQuery<boolean>, storedAfter?: number): Promise<RemovalOutcome> {
     const key = this.key(slot(query));
     if (storedAfter === undefined) return (await this.redis.del(key)) > 0 ? 'deleted' : 'absent';
-    const stored = await this.redis.get(key);
-    if (stored === null) return 'absent';
-    const opened = this.keys.open(stored, key);
-    const storedAt = 'failure' in opened ? undefined : storedAtOf(opened.plain);
-    if (storedAt !== undefined && storedAt > storedAfter) return 'reinstalled';
-    return (await this.deleteUnchanged.run([key], [stored])) === 1 ? 'deleted' : 'reinstalled';
+    for (let i = 0; i < REMOVAL_TRIES; i++) {
+      const stored = await this.redis.get(key);
+      if (stored === null) return 'absent';
+      const opened = this.keys.open(stored, key);
+      const storedAt = 'failure' in opened ? undefined : storedAtOf(opened.plain);
+      if (storedAt !== undefined && storedAt > storedAfter) return 'reinstalled';
+      const deleted = await this.deleteUnchanged.run([key], [stored]);
+      if (deleted === 1) return 'deleted';
+      if (deleted === -1) return 'absent';
+    }
+    throw new Error(`installation ${slot(query)} kept changing while it was being removed; not removed`);
   }
 }
 

@@ -9,9 +9,9 @@ import { SentinelConnector, type SentinelConnectionOptions } from 'ioredis';
  * reconnecting: a connect is asking a Sentinel for the primary, and on its answer it finds itself
  * "no longer connecting", throws `Connection is closed.`, and ioredis ends the client for good
  * (status `end`: every later command fails with `Connection is closed.`, no further reconnect).
- * Seen here in the Redis failover fault test (a bot whose state connection never came back) and
- * reported as redis/ioredis#1683 ("Connection is closed" for 2–3 of 6 pods after a Sentinel
- * failover). ioredis 6.0.0, built/connectors/SentinelConnector/index.js (`connect`'s
+ * Seen here in the Redis failover fault test (a bot whose state connection never came back);
+ * possibly the same as redis/ioredis#1683 ("Connection is closed" for 2–3 of 6 pods after a
+ * Sentinel failover). ioredis 6.0.0, built/connectors/SentinelConnector/index.js (`connect`'s
  * `if (!this.connecting) throw`) and FailoverDetector.js (`this.connector.disconnect()`).
  *
  * Here `+switch-master` only ends the current connection (the client reconnects and asks the
@@ -34,32 +34,24 @@ export class SwitchSafeSentinelConnector extends SentinelConnector {
       get: () => detector,
       set: (d: Detector | null) => {
         detector = d;
-        if (d) d.connector = { disconnect: () => this.switchMaster(d) };
+        if (d) d.connector = { disconnect: () => this.switchMaster() };
       },
     });
   }
 
-  /** `+switch-master`: ends the current stream (destroyed if it does not close in time) and the detector's subscriptions, not a connect under way. */
-  private switchMaster(d: Detector): void {
-    d.cleanup();
-    const stream = (this as unknown as { stream?: ClosableStream }).stream;
-    if (!stream || stream.destroyed) return;
-    const timeout = setTimeout(() => stream.destroy(), this.options.disconnectTimeout ?? 2_000);
-    stream.on('close', () => clearTimeout(timeout));
-    stream.end();
+  /**
+   * `+switch-master`: ioredis' own disconnect (the current stream ended, destroyed if it does not
+   * close within `disconnectTimeout`; the detector's subscriptions closed), with a connect under way
+   * left going.
+   */
+  private switchMaster(): void {
+    const connecting = this.connecting;
+    this.disconnect();
+    this.connecting = connecting;
   }
 }
 
-/** What this connector reaches of ioredis' FailoverDetector. */
+/** What this connector reaches of ioredis' FailoverDetector: the connector it disconnects on `+switch-master`. */
 interface Detector {
   connector: { disconnect(): void };
-  cleanup(): void;
-}
-
-/** What this connector reaches of its current stream (a net or TLS socket). */
-interface ClosableStream {
-  destroyed: boolean;
-  end(): void;
-  destroy(): void;
-  on(event: 'close', listener: () => void): unknown;
 }

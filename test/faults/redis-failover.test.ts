@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
@@ -317,9 +317,10 @@ async function run(label: string, setup: Setup, waitReplicas: number): Promise<F
  * console its warnings, errors and Redis connection lines (the last 30), which CI's output keeps.
  */
 function dumpBotLogs(label: string, bots: BotProcess[]): void {
+  const dir = mkdtempSync(join(tmpdir(), `failover-${label}-`));
   bots.forEach((b, i) => {
-    const file = join(tmpdir(), `failover-${label}-${Date.now()}-bot${i}.log`);
-    writeFileSync(file, b.output());
+    const file = join(dir, `bot${i}.log`);
+    writeFileSync(file, b.output(), { mode: 0o600 });
     const lines = b
       .output()
       .split('\n')

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { INTAKE_QUEUE } from '../../src/platform/intake.js';
 import { POLL_QUEUE } from '../../src/features/agent-jobs/poll/worker.js';
 import { PREVIEW_QUEUE } from '../../src/features/agent-jobs/preview/queue.js';
@@ -7,7 +8,8 @@ const PAUSE = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /** What the pending jobs are waiting for (when each is due, tries, data) and who works the queues: the failure's evidence. */
-async function stuck(queues: Queue[]): Promise<string> {
+async function stuck(queues: Queue[], redisUrl: string, prefix: string): Promise<string> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const now = Date.now();
   const lines: string[] = [];
   for (const q of queues) {
@@ -17,12 +19,15 @@ async function stuck(queues: Queue[]): Promise<string> {
     lines.push(`${q.name}: ${workers} workers connected`);
     for (const j of jobs) {
       const state = await j.getState().catch(() => 'unknown');
-      const dueInMs = j.timestamp + (j.delay ?? 0) - now;
+      // A delayed job's due time is its score in the delayed set (BullMQ: timestamp * 0x1000 + counter), also after a backoff.
+      const score = j.id ? await redis.zscore(`${prefix}:${q.name}:delayed`, j.id).catch(() => null) : null;
+      const due = score === null ? '-' : `${Math.floor(Number(score) / 0x1000) - now} ms`;
       lines.push(
-        `  ${j.id} ${state} due in ${dueInMs} ms, attemptsMade ${j.attemptsMade}, processedOn ${j.processedOn ? now - j.processedOn : '-'} ms ago, data ${JSON.stringify(j.data).slice(0, 300)}`,
+        `  ${j.id} ${state} due in ${due}, attemptsMade ${j.attemptsMade}, processedOn ${j.processedOn ? now - j.processedOn : '-'} ms ago, data ${JSON.stringify(j.data).slice(0, 300)}`,
       );
     }
   }
+  redis.disconnect();
   return lines.join('\n');
 }
 
@@ -58,7 +63,9 @@ export async function waitForIdleQueues(redisUrl: string, prefix: string, timeou
       }
       await PAUSE(100);
     }
-    throw new Error(`queues under ${prefix} still busy after ${timeoutMs} ms: ${last}\n${await stuck(queues)}`);
+    throw new Error(
+      `queues under ${prefix} still busy after ${timeoutMs} ms: ${last}\n${await stuck(queues, redisUrl, prefix)}`,
+    );
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }

@@ -139,15 +139,18 @@ type ForgettingStore = InstallationStore & {
  * How far Slack's clock (an event's `event_time`) and ours may disagree, in ms: an installation
  * stored more than this after the event is a reinstall (Slack's OAuth pages take a person longer).
  */
-export const EVENT_CLOCK_SKEW_MS = 5_000;
+const EVENT_CLOCK_SKEW_MS = 5_000;
 
 /**
- * The time (epoch ms) after which a stored installation is newer than the event `body`: its
+ * The cutoff (epoch ms) past which a stored installation is newer than the event `body`: its
  * `event_time` (Slack: "epoch timestamp in seconds indicating when this event was dispatched";
  * docs.slack.dev/reference/objects/event-object) plus {@link EVENT_CLOCK_SKEW_MS}; undefined
- * without a usable `event_time` (then any stored installation counts as older).
+ * without a usable `event_time` (then any stored installation counts as older). A retry is the
+ * same event again (same `event_id`); that it carries its first delivery's `event_time` is assumed,
+ * not documented by Slack: were it the retry's own time, a reinstall stored before the retry would
+ * be deleted, as it was before the cutoff existed, never one kept that should go.
  */
-export function newerThanEvent(body: unknown): number | undefined {
+function storedAfterCutoffMs(body: unknown): number | undefined {
   const t = (body as { event_time?: unknown } | undefined)?.event_time;
   return typeof t === 'number' && Number.isFinite(t) && t > 0 ? t * 1000 + EVENT_CLOCK_SKEW_MS : undefined;
 }
@@ -173,9 +176,10 @@ const REMOVAL_LINES: Record<RemovalOutcome, string> = {
  * the installer's `allowlist` (SLACK_INSTALL_ALLOWLIST) admits: an install it refused is
  * uninstalled again and brings this event too, and anyone can repeat that, so it must cost no more
  * than deleting the (absent) record; such an installation had no data written (the store refuses
- * it at use). An installation stored after the event ({@link newerThanEvent}: a reinstall, met by
+ * it at use). An installation stored after the event ({@link storedAfterCutoffMs}: a reinstall, met by
  * a delivery Slack retried) is kept with its data, one info line ("installation kept"). @throws (to the edge) when Redis
- * fails, so the event is redelivered, and a redelivery removes what is left.
+ * fails, so the event is redelivered, and a redelivery removes what is left (unless the app was
+ * installed again meanwhile: the reinstall is kept, and what the first delivery left stays with it).
  */
 export function registerInstallationEvents(
   app: App,
@@ -195,12 +199,17 @@ export function registerInstallationEvents(
       enterpriseId: context.enterpriseId,
       isEnterpriseInstall,
     } as InstallationQuery<boolean>;
+    const cutoff = storedAfterCutoffMs(body);
     // RedisInstallationStore says what it found; another store's delete counts as one.
     const outcome: RemovalOutcome = store.removeInstallation
-      ? await store.removeInstallation(query, newerThanEvent(body))
+      ? await store.removeInstallation(query, cutoff)
       : (await store.deleteInstallation?.(query), 'deleted');
     const ids = { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall };
-    logger.info({ ...ids, reason }, REMOVAL_LINES[outcome]);
+    // A kept installation names the event's time: a clock far ahead of Slack's would show there.
+    logger.info(
+      { ...ids, reason, ...(outcome === 'reinstalled' ? { storedAfter: cutoff } : {}) },
+      REMOVAL_LINES[outcome],
+    );
     return { ids, outcome };
   };
   app.event('app_uninstalled', async ({ context, body }) => {

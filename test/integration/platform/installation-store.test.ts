@@ -222,7 +222,7 @@ describe('RedisInstallationStore on real Redis', () => {
   });
 
   it('an uninstall older than the record keeps it (a reinstall); one newer, or a record without storedAt, deletes it', async () => {
-    let now = 1_800_000_000_000;
+    const now = 1_800_000_000_000;
     const s = new RedisInstallationStore(redis, prefix, new KeyRing(KEY), ALLOW, undefined, () => now);
     await s.storeInstallation(workspaceInstall);
     // Asked to delete what was stored up to a second before the record: kept, and still given.
@@ -236,7 +236,6 @@ describe('RedisInstallationStore on real Redis', () => {
     await redis.set(key, new KeyRing(KEY).seal(JSON.stringify(workspaceInstall), key));
     expect(await s.removeInstallation(teamQuery, 0)).toBe('deleted');
     // So does one this bot can't open (sealed with a key it no longer has).
-    now += 60_000;
     await store(new KeyRing(OTHER_KEY)).storeInstallation(workspaceInstall);
     expect(await s.removeInstallation(teamQuery, 0)).toBe('deleted');
     // Without a time, it deletes whatever is there.
@@ -244,26 +243,49 @@ describe('RedisInstallationStore on real Redis', () => {
     expect(await s.removeInstallation(teamQuery)).toBe('deleted');
   });
 
-  it('a reinstall stored between the read and the delete of an older uninstall is kept', async () => {
-    const current = store();
-    await current.storeInstallation(workspaceInstall);
+  it('a record that changes between the read and the delete is judged again: a reinstall is kept, a re-seal deleted, a delete meanwhile is absent', async () => {
+    let now = 1_000;
+    const current = new RedisInstallationStore(redis, prefix, new KeyRing(KEY), ALLOW, undefined, () => now);
     const reinstall = { ...workspaceInstall, bot: { ...workspaceInstall.bot!, token: 'xoxb-bot-secret-NEW' } };
-    // The reinstall's store lands right after the uninstall read the old record.
-    const racing = new Proxy(redis, {
-      get(target, prop) {
-        if (prop === 'get')
-          return async (k: string) => {
-            const v = await target.get(k);
-            await current.storeInstallation(reinstall);
-            return v;
-          };
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-    const uninstalling = new RedisInstallationStore(racing, prefix, new KeyRing(KEY), ALLOW);
-    expect(await uninstalling.removeInstallation(teamQuery, Date.now() + 60_000)).toBe('reinstalled');
+    /** A store whose first read of the record is followed at once by `meanwhile` (another request's write). */
+    const racing = (meanwhile: () => Promise<unknown>) => {
+      let first = true;
+      const client = new Proxy(redis, {
+        get(target, prop) {
+          if (prop === 'get')
+            return async (k: string) => {
+              const v = await target.get(k);
+              if (first) await meanwhile();
+              first = false;
+              return v;
+            };
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return new RedisInstallationStore(client, prefix, new KeyRing(KEY), ALLOW);
+    };
+    const key = `${prefix}:installations:team:T0A`;
+
+    // Stored at 1,000; the uninstall is of 2,000; the app is installed again at 3,000 while it runs.
+    await current.storeInstallation(workspaceInstall);
+    const reinstalling = racing(async () => ((now = 3_000), await current.storeInstallation(reinstall)));
+    expect(await reinstalling.removeInstallation(teamQuery, 2_000)).toBe('reinstalled');
     expect(await current.fetchInstallation(teamQuery)).toEqual(reinstall);
+
+    // The record is re-sealed meanwhile (same installation, same storedAt): still older, deleted.
+    now = 1_000;
+    await current.storeInstallation(workspaceInstall);
+    const stored = (await redis.get(key))!;
+    const { plain } = new KeyRing(KEY).open(stored, key) as { plain: string };
+    const resealing = racing(() => redis.set(key, new KeyRing(KEY).seal(plain, key)));
+    expect(await resealing.removeInstallation(teamQuery, 2_000)).toBe('deleted');
+    expect(await redis.exists(key)).toBe(0);
+
+    // tokens_revoked deletes it meanwhile: absent (and the uninstall goes on to remove the data).
+    await current.storeInstallation(workspaceInstall);
+    const revoking = racing(() => redis.del(key));
+    expect(await revoking.removeInstallation(teamQuery, 2_000)).toBe('absent');
   });
 
   it('deletes one installation, leaving the other; a missing one is installation_not_found', async () => {

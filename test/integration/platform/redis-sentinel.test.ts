@@ -132,7 +132,10 @@ afterEach(async () => {
  * connection to the primary is killed while the Sentinel holds its answers, so the client's
  * reconnect waits on it; then the Sentinel announces a failover and answers.
  */
-async function switchDuringReconnect(options: RedisOptions, admin: Redis): Promise<Redis> {
+async function switchDuringReconnect(
+  options: RedisOptions,
+  admin: Redis,
+): Promise<{ client: Redis; sentinel: FakeSentinel }> {
   const sentinel = await FakeSentinel.start();
   closers.push(() => sentinel.close());
   const client = new Redis({
@@ -156,22 +159,24 @@ async function switchDuringReconnect(options: RedisOptions, admin: Redis): Promi
   // The detector's disconnect has run once its message arrived: give the socket a turn, then answer.
   await until('the switch to reach the client', 5_000, () => sentinel.subscriberCount === 0);
   sentinel.release();
-  return client;
+  return { client, sentinel };
 }
 
 describe('Sentinel: +switch-master while a reconnect asks the Sentinels', () => {
   it("the bot's connector reconnects the client (commands work again)", async () => {
     const admin = new Redis(TEST_REDIS_URL);
     closers.push(async () => admin.disconnect());
-    const client = await switchDuringReconnect({ Connector: SwitchSafeSentinelConnector }, admin);
+    const { client, sentinel } = await switchDuringReconnect({ Connector: SwitchSafeSentinelConnector }, admin);
     await until('the client to be ready again', 5_000, () => client.status === 'ready');
     expect(await client.ping()).toBe('PONG');
+    // And it listens for the next failover again.
+    await until('the failover detector to subscribe again', 5_000, () => sentinel.subscriberCount > 0);
   });
 
   it("ioredis' own connector ends the client for good (the race this works around; if this fails, ioredis fixed it)", async () => {
     const admin = new Redis(TEST_REDIS_URL);
     closers.push(async () => admin.disconnect());
-    const client = await switchDuringReconnect({}, admin);
+    const { client } = await switchDuringReconnect({}, admin);
     await until('the client to end', 5_000, () => client.status === 'end');
     await expect(client.ping()).rejects.toThrow('Connection is closed.');
   });

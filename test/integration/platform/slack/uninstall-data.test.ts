@@ -102,7 +102,7 @@ async function sendEvent(
   who: Through,
   event: Record<string, unknown>,
   eventId = `Ev${Math.random().toString(36).slice(2, 10).toUpperCase()}`,
-  eventTime = Math.floor(Date.now() / 1000),
+  eventTime: unknown = Math.floor(Date.now() / 1000),
 ) {
   const body = JSON.stringify({
     type: 'event_callback',
@@ -124,7 +124,7 @@ async function sendEvent(
   const headers = { 'Content-Type': 'application/json', ...signatureHeaders(SIGNING, body, Date.now() / 1000) };
   return postRaw(`${base}/slack/events`, body, headers);
 }
-const uninstalled = (who: Through, eventId?: string, eventTime?: number) =>
+const uninstalled = (who: Through, eventId?: string, eventTime?: unknown) =>
   sendEvent(who, { type: 'app_uninstalled', event_ts: '1.000001' }, eventId, eventTime);
 
 function installationOf(who: Through): Installation<'v2', boolean> {
@@ -163,6 +163,7 @@ const schedulerIds = async () => (await queue.getJobSchedulers(0, -1)).map((s) =
 const nextRuns = async () => (await queue.getDelayed()).map((j) => j.id?.split(':')[1]).sort();
 const linesOf = (msg: string) => logs.filter((l) => l.msg === msg);
 const REMOVED = "removed the uninstalled installation's data";
+const KEPT = 'installation kept: stored again after this event (a reinstall); its data is left too';
 
 /** Installs and configures every installation of the file: each has settings and a subscription. */
 async function everyoneConfigured(): Promise<void> {
@@ -307,16 +308,36 @@ describe("OAuth mode: app_uninstalled removes the installation's channel setting
     expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(1);
     expect(await settingsKeys()).toEqual(ALL_SETTINGS);
     expect(await schedulerIds()).toEqual(ALL_SCHEDULERS);
-    expect(
-      linesOf('installation kept: stored again after this event (a reinstall); its data is left too'),
-    ).toMatchObject([{ teamId: 'T0A', reason: 'app_uninstalled' }]);
+    expect(linesOf(KEPT)).toMatchObject([
+      { teamId: 'T0A', reason: 'app_uninstalled', storedAfter: aMinuteAgo * 1000 + 5_000 },
+    ]);
     expect(linesOf(REMOVED)).toEqual([]);
     // A retried tokens_revoked of that time keeps it too.
     const revoked = await sendEvent(T0A, { type: 'tokens_revoked', tokens: { bot: ['U0BOT'] } }, 'EvREV', aMinuteAgo);
     expect(revoked.status).toBe(200);
     expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(1);
+    expect(linesOf(KEPT).map((l) => l.reason)).toEqual(['app_uninstalled', 'tokens_revoked']);
     // An uninstall of now is newer than the install: it goes, with its data.
     expect((await uninstalled(T0A)).status).toBe(200);
+    expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(0);
+    expect(linesOf(REMOVED)).toMatchObject([{ removed: { channelSettings: 2, digestSubscriptions: 2 } }]);
+  });
+
+  it('tokens_revoked and app_uninstalled at the same time (as Slack sends them): the data is removed whichever deletes the installation', async () => {
+    await everyoneConfigured();
+    const [revoked, removed] = await Promise.all([
+      sendEvent(T0A, { type: 'tokens_revoked', tokens: { bot: ['U0BOT'] }, event_ts: '1.000002' }),
+      uninstalled(T0A),
+    ]);
+    expect([revoked.status, removed.status]).toEqual([200, 200]);
+    expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(0);
+    expect(linesOf(KEPT)).toEqual([]);
+    expect(linesOf(REMOVED)).toMatchObject([{ removed: { channelSettings: 2, digestSubscriptions: 2 } }]);
+  });
+
+  it('an event without a usable event_time deletes whatever installation is there', async () => {
+    await everyoneConfigured();
+    expect((await uninstalled(T0A, undefined, 'yesterday')).status).toBe(200);
     expect(await redis.exists(`${prefix}:installations:team:T0A`)).toBe(0);
     expect(linesOf(REMOVED)).toMatchObject([{ removed: { channelSettings: 2, digestSubscriptions: 2 } }]);
   });
