@@ -203,14 +203,33 @@ export class RedisInstallationStore implements InstallationStore {
    * @throws Redis errors; Error when the record changed under each of {@link REMOVAL_TRIES} reads.
    */
   async removeInstallation(query: InstallationQuery<boolean>, storedAfter?: number): Promise<RemovalOutcome> {
+    if (storedAfter === undefined) return (await this.redis.del(this.key(slot(query)))) > 0 ? 'deleted' : 'absent';
+    return this.removeUnless(query, (r) => r?.storedAt !== undefined && r.storedAt > storedAfter);
+  }
+
+  /**
+   * Deletes the installation only while it holds the bot token `token` (Slack refused that token
+   * for good): one that holds another (a reinstall) or can't be opened is kept (`reinstalled`).
+   * The same compare-and-delete as {@link removeInstallation}. @throws as it does.
+   */
+  async removeInstallationHolding(query: InstallationQuery<boolean>, token: string): Promise<RemovalOutcome> {
+    return this.removeUnless(query, (r) => r?.bot?.token !== token);
+  }
+
+  /**
+   * Deletes record `query` unless `keep` says so of it (given undefined when it can't be opened):
+   * read, judged, and deleted only if still what was read; read again when it changed meanwhile.
+   */
+  private async removeUnless(
+    query: InstallationQuery<boolean>,
+    keep: (record: StoredInstallation | undefined) => boolean,
+  ): Promise<RemovalOutcome> {
     const key = this.key(slot(query));
-    if (storedAfter === undefined) return (await this.redis.del(key)) > 0 ? 'deleted' : 'absent';
     for (let i = 0; i < REMOVAL_TRIES; i++) {
       const stored = await this.redis.get(key);
       if (stored === null) return 'absent';
       const opened = this.keys.open(stored, key);
-      const storedAt = 'failure' in opened ? undefined : storedAtOf(opened.plain);
-      if (storedAt !== undefined && storedAt > storedAfter) return 'reinstalled';
+      if (keep('failure' in opened ? undefined : recordOf(opened.plain))) return 'reinstalled';
       const deleted = await this.deleteUnchanged.run([key], [stored]);
       if (deleted === 1) return 'deleted';
       if (deleted === -1) return 'absent';
@@ -219,11 +238,12 @@ export class RedisInstallationStore implements InstallationStore {
   }
 }
 
-/** A record's `storedAt` (epoch ms), if it has a number there. */
-function storedAtOf(plain: string): number | undefined {
+/** A record as stored, with `storedAt` only when it is a finite number; undefined when it is not JSON. */
+function recordOf(plain: string): StoredInstallation | undefined {
   try {
-    const at = (JSON.parse(plain) as { storedAt?: unknown }).storedAt;
-    return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
+    const record = JSON.parse(plain) as StoredInstallation;
+    const at: unknown = record.storedAt;
+    return typeof at === 'number' && Number.isFinite(at) ? record : { ...record, storedAt: undefined };
   } catch {
     return undefined;
   }

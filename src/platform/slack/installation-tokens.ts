@@ -11,7 +11,7 @@
  */
 import type { App, InstallationQuery } from '@slack/bolt';
 import { errorCode, PlatformErrorCode } from '../errors.js';
-import { InstallationError } from '../installation-store.js';
+import { InstallationError, type RedisInstallationStore } from '../installation-store.js';
 import type { Logger } from '../logger.js';
 import type { WorkspaceAccess } from '../workspace-access.js';
 import { workspaceId } from './payloads.js';
@@ -66,10 +66,7 @@ const EXPIRY_MARGIN_MS = 5 * 60_000;
 
 /** What {@link InstallationTokens} forgets a revoked installation with, and logs it to. */
 interface RevokedInstallations {
-  store: {
-    fetchInstallation(query: InstallationQuery<boolean>): Promise<{ bot?: { token?: string } | undefined }>;
-    deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
-  };
+  store: Pick<RedisInstallationStore, 'removeInstallationHolding'>;
   logger: Logger;
 }
 
@@ -145,13 +142,8 @@ export class InstallationTokens {
       return;
     }
     try {
-      const current = await store.fetchInstallation(query).catch((err: unknown) => {
-        // Gone already (an uninstall event came first) or unreadable: nothing of it to delete here.
-        if (errorCode(err)?.startsWith('installation_')) return undefined;
-        throw err; // Redis: logged below
-      });
-      if (current?.bot?.token !== creds.token) return;
-      await store.deleteInstallation(query);
+      // Gone already (an uninstall event came first), unreadable, or holding another token (a reinstall): kept.
+      if ((await store.removeInstallationHolding(query, creds.token)) !== 'deleted') return;
       logger.warn(
         { teamId, enterpriseId, isEnterpriseInstall, slackError },
         "Slack refused this installation's token for good; installation deleted (its work stops; a reinstall restores it)",

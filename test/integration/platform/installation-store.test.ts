@@ -282,6 +282,15 @@ describe('RedisInstallationStore on real Redis', () => {
     expect(await resealing.removeInstallation(teamQuery, 2_000)).toBe('deleted');
     expect(await redis.exists(key)).toBe(0);
 
+    // A token Slack refused for good: deleted only while the record holds it, also when a reinstall lands meanwhile.
+    await current.storeInstallation(workspaceInstall);
+    expect(await current.removeInstallationHolding(teamQuery, 'xoxb-other')).toBe('reinstalled');
+    const refusedToken = workspaceInstall.bot!.token;
+    const reinstalledMeanwhile = racing(() => current.storeInstallation(reinstall));
+    expect(await reinstalledMeanwhile.removeInstallationHolding(teamQuery, refusedToken)).toBe('reinstalled');
+    expect(await current.fetchInstallation(teamQuery)).toEqual(reinstall);
+    expect(await current.removeInstallationHolding(teamQuery, reinstall.bot.token)).toBe('deleted');
+
     // tokens_revoked deletes it meanwhile: absent (and the uninstall goes on to remove the data).
     await current.storeInstallation(workspaceInstall);
     const revoking = racing(() => redis.del(key));

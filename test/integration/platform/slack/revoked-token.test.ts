@@ -168,7 +168,7 @@ describe("OAuth mode: Slack stops taking one installation's token", () => {
 
   it('token_revoked while Redis cannot read the installation to delete it: its work still stops, and a warning names the failure (no token)', async () => {
     const broken = Object.create(store) as typeof store;
-    broken.fetchInstallation = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    broken.removeInstallationHolding = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
     const { lines, as } = oauthClient(broken);
     await install('T0RDN');
     slack.installs.uninstall('T0RDN');
