@@ -167,6 +167,8 @@ export async function listSubscriptions(queue: Queue<DigestJobData>, teamId: str
 const SCHEDULER_PAGE = 500;
 /** Job schedulers an uninstall reads at most (every workspace's subscribed channels): past it, `capped`. */
 const SCHEDULER_CAP = 20_000;
+/** Walks over the schedulers an uninstall makes at most while they move under it. */
+const SCHEDULER_WALKS = 3;
 
 /**
  * OAuth mode, on `app_uninstalled`: removes the job scheduler (and its next run) of every channel
@@ -175,7 +177,10 @@ const SCHEDULER_CAP = 20_000;
  * `enterpriseInstall` name (request-context's installationSlotOf). An org-wide install's
  * subscriptions carry each channel's workspace in their id and the org in their data, so they are
  * found by their data, page by page ({@link SCHEDULER_PAGE}, at most {@link SCHEDULER_CAP}); another
- * installation's are never removed. Idempotent (a second call removes what is left).
+ * installation's are never removed. The pages are in next-run order, so a schedule that runs (or
+ * another channel's that is added or removed) during the walk shifts the pages after it and can
+ * hide one: a walk that did not see each scheduler exactly once is made again, up to
+ * {@link SCHEDULER_WALKS} walks. Idempotent (a second call removes what is left).
  * @returns how many subscriptions were removed, and `capped` when there were more schedulers than
  *   the cap (some may be left).
  * @throws the BullMQ/Redis error.
@@ -184,14 +189,24 @@ export async function removeInstallationSubscriptions(
   queue: Pick<Queue<DigestJobData>, 'getJobSchedulersCount' | 'getJobSchedulers' | 'removeJobScheduler'>,
   slot: string,
 ): Promise<{ removed: number; capped: boolean }> {
-  const total = await queue.getJobSchedulersCount();
-  const ids: string[] = [];
-  for (let start = 0; start < Math.min(total, SCHEDULER_CAP); start += SCHEDULER_PAGE) {
-    const page = await queue.getJobSchedulers(start, Math.min(start + SCHEDULER_PAGE, SCHEDULER_CAP) - 1, true);
-    for (const s of page) {
-      const data = s.template?.data;
-      if (data?.teamId && installationSlotOf(installationRefOf(data)) === slot) ids.push(s.id ?? s.key);
+  const ids = new Set<string>();
+  let total = 0;
+  for (let walk = 0; walk < SCHEDULER_WALKS; walk++) {
+    total = await queue.getJobSchedulersCount();
+    const seen = new Set<string>();
+    let reads = 0;
+    for (let start = 0; start < Math.min(total, SCHEDULER_CAP); start += SCHEDULER_PAGE) {
+      const page = await queue.getJobSchedulers(start, Math.min(start + SCHEDULER_PAGE, SCHEDULER_CAP) - 1, true);
+      for (const s of page) {
+        const id = s.id ?? s.key;
+        seen.add(id);
+        reads++;
+        const data = s.template?.data;
+        if (data?.teamId && installationSlotOf(installationRefOf(data)) === slot) ids.add(id);
+      }
     }
+    const walked = Math.min(total, SCHEDULER_CAP);
+    if (reads === walked && seen.size === walked && (await queue.getJobSchedulersCount()) === total) break;
   }
   let removed = 0;
   for (const id of ids) if (await queue.removeJobScheduler(id)) removed++;
