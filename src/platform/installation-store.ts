@@ -68,8 +68,9 @@ return 0`;
 const REMOVAL_TRIES = 3;
 
 /**
- * What {@link RedisInstallationStore.removeInstallation} found: the record `deleted`, none there
- * (`absent`), or one stored after the uninstall it was asked for (`reinstalled`: kept).
+ * What {@link RedisInstallationStore.removeInstallation} (and `removeInstallationHolding`) found:
+ * the record `deleted`, none there (`absent`), or one kept (`reinstalled`: stored after the cutoff,
+ * or, for `removeInstallationHolding`, holding another token or unreadable).
  */
 export type RemovalOutcome = 'deleted' | 'absent' | 'reinstalled';
 
@@ -196,11 +197,13 @@ export class RedisInstallationStore implements InstallationStore {
    * refused was never stored), `deleted`, or, with `storedAfter` (epoch ms), `reinstalled` when the
    * record was stored after that time and so is kept (an uninstall event Slack redelivers after a
    * reinstall must not delete the new installation). A record without `storedAt` (written by a
-   * version without it), or one this bot can't open, counts as older. The delete happens only if
-   * the record is still what was read: one that changed meanwhile (a reinstall, a token refresh, a
-   * re-seal during a key rotation) is read and judged again, and one deleted meanwhile (a
-   * `tokens_revoked` beside the `app_uninstalled`) is `absent`.
-   * @throws Redis errors; Error when the record changed under each of {@link REMOVAL_TRIES} reads.
+   * version without it), or one this bot can't open, counts as older. With `storedAfter`, the
+   * delete happens only if the record is still what was read: one that changed meanwhile (a
+   * reinstall, a token refresh, a re-seal during a key rotation) is read and judged again, and one
+   * deleted meanwhile (a `tokens_revoked` beside the `app_uninstalled`) is `absent`; without it,
+   * whatever is there is deleted.
+   * @throws Redis errors; with `storedAfter`, Error when the record changed under each of
+   *   {@link REMOVAL_TRIES} reads.
    */
   async removeInstallation(query: InstallationQuery<boolean>, storedAfter?: number): Promise<RemovalOutcome> {
     if (storedAfter === undefined) return (await this.redis.del(this.key(slot(query)))) > 0 ? 'deleted' : 'absent';

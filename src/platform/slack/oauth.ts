@@ -178,7 +178,7 @@ const REMOVAL_LINES: Record<RemovalOutcome, string> = {
  * than deleting the (absent) record; such an installation had no data written (the store refuses
  * it at use). An installation stored after the event ({@link storedAfterCutoffMs}: a reinstall, met by
  * a delivery Slack retried) is kept with its data, one info line ("installation kept"). @throws (to the edge) when Redis
- * fails, so the event is redelivered, and a redelivery removes what is left (unless the app was
+ * fails (or the record changed under each of the store's reads), so the event is redelivered, and a redelivery removes what is left (unless the app was
  * installed again meanwhile: the reinstall is kept, and what the first delivery left stays with it).
  */
 export function registerInstallationEvents(
@@ -205,7 +205,7 @@ export function registerInstallationEvents(
       ? await store.removeInstallation(query, cutoff)
       : (await store.deleteInstallation?.(query), 'deleted');
     const ids = { teamId: context.teamId, enterpriseId: context.enterpriseId, isEnterpriseInstall };
-    // A kept installation names the event's time: a clock far ahead of Slack's would show there.
+    // A kept installation names the cutoff (event_time + 5 s, epoch ms): a clock far ahead of Slack's would show there.
     logger.info(
       { ...ids, reason, ...(outcome === 'reinstalled' ? { storedAfter: cutoff } : {}) },
       REMOVAL_LINES[outcome],

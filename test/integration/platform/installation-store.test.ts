@@ -291,6 +291,11 @@ describe('RedisInstallationStore on real Redis', () => {
     expect(await current.fetchInstallation(teamQuery)).toEqual(reinstall);
     expect(await current.removeInstallationHolding(teamQuery, reinstall.bot.token)).toBe('deleted');
 
+    // A record sealed with a key this bot lacks is kept by the token check (it can't say which token it holds).
+    await store(new KeyRing(OTHER_KEY)).storeInstallation(workspaceInstall);
+    expect(await current.removeInstallationHolding(teamQuery, refusedToken)).toBe('reinstalled');
+    await redis.del(key);
+
     // tokens_revoked deletes it meanwhile: absent (and the uninstall goes on to remove the data).
     await current.storeInstallation(workspaceInstall);
     const revoking = racing(() => redis.del(key));
@@ -305,5 +310,30 @@ describe('RedisInstallationStore on real Redis', () => {
     expect((await failure(s.fetchInstallation(teamQuery))).code).toBe(PlatformErrorCode.InstallationNotFound);
     expect(await s.fetchInstallation(orgQuery)).toEqual(orgInstall);
     await s.deleteInstallation(teamQuery);
+  });
+
+  it('gives up (throws, so Slack sends the event again) when the record changes under every read', async () => {
+    const current = store();
+    await current.storeInstallation(workspaceInstall);
+    let reads = 0;
+    const churning = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'get')
+          return async (k: string) => {
+            const v = await target.get(k);
+            reads++;
+            await current.storeInstallation(workspaceInstall); // a token refresh each time
+            return v;
+          };
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const s = new RedisInstallationStore(churning, prefix, new KeyRing(KEY), ALLOW, undefined, () => 0);
+    await expect(s.removeInstallation(teamQuery, Date.now() + 60_000)).rejects.toThrow(
+      'installation team:T0A kept changing while it was being removed; not removed',
+    );
+    expect(reads).toBe(3);
+    expect(await current.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
   });
 });

@@ -181,8 +181,8 @@ const SCHEDULER_WALKS = 3;
  * another channel's that is added or removed) during the walk shifts the pages after it and can
  * hide one: a walk that did not see each scheduler exactly once is made again, up to
  * {@link SCHEDULER_WALKS} walks. Idempotent (a second call removes what is left).
- * @returns how many subscriptions were removed, and `capped` when there were more schedulers than
- *   the cap (some may be left).
+ * @returns how many subscriptions were removed, and `capped` when some may be left: there were more
+ *   schedulers than the cap, or they still moved during the last walk.
  * @throws the BullMQ/Redis error.
  */
 export async function removeInstallationSubscriptions(
@@ -191,7 +191,8 @@ export async function removeInstallationSubscriptions(
 ): Promise<{ removed: number; capped: boolean }> {
   const ids = new Set<string>();
   let total = 0;
-  for (let walk = 0; walk < SCHEDULER_WALKS; walk++) {
+  let settled = false;
+  for (let walk = 0; walk < SCHEDULER_WALKS && !settled; walk++) {
     total = await queue.getJobSchedulersCount();
     const seen = new Set<string>();
     let reads = 0;
@@ -206,11 +207,11 @@ export async function removeInstallationSubscriptions(
       }
     }
     const walked = Math.min(total, SCHEDULER_CAP);
-    if (reads === walked && seen.size === walked && (await queue.getJobSchedulersCount()) === total) break;
+    settled = reads === walked && seen.size === walked && (await queue.getJobSchedulersCount()) === total;
   }
   let removed = 0;
   for (const id of ids) if (await queue.removeJobScheduler(id)) removed++;
-  return { removed, capped: total > SCHEDULER_CAP };
+  return { removed, capped: total > SCHEDULER_CAP || !settled };
 }
 
 /** Width of the window in which repeated "send now" requests for one channel count as one, in ms. */

@@ -68,4 +68,18 @@ describe("an uninstall's walk over the digest schedulers", () => {
     });
     expect(starts).toEqual([0, 500, 1_000]);
   });
+
+  it('stops after three walks when the schedulers keep moving, and says some may be left', async () => {
+    const all = Array.from({ length: 1_200 }, (_, i) => scheduler(`T0OTHER${i}`, 'C0ONE'));
+    all[1_000] = scheduler('T0GONE', 'C0ONE');
+    const starts: number[] = [];
+    // Before every third page, a schedule runs and moves to the end: no walk sees each one once.
+    const queue = fakeQueue(all, (start, list) => {
+      starts.push(start);
+      if (start === 1_000) list.push(...list.splice(10, 1));
+    });
+    const result = await removeInstallationSubscriptions(queue as never, 'team:T0GONE');
+    expect(starts).toHaveLength(9);
+    expect(result.capped).toBe(true);
+  });
 });
