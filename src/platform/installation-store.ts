@@ -207,7 +207,7 @@ export class RedisInstallationStore implements InstallationStore {
    */
   async removeInstallation(query: InstallationQuery<boolean>, storedAfter?: number): Promise<RemovalOutcome> {
     if (storedAfter === undefined) return (await this.redis.del(this.key(slot(query)))) > 0 ? 'deleted' : 'absent';
-    return this.removeUnless(query, (r) => r?.storedAt !== undefined && r.storedAt > storedAfter);
+    return this.removeUnless(query, (r) => typeof r?.storedAt === 'number' && r.storedAt > storedAfter);
   }
 
   /**
@@ -241,12 +241,10 @@ export class RedisInstallationStore implements InstallationStore {
   }
 }
 
-/** A record as stored, with `storedAt` only when it is a finite number; undefined when it is not JSON. */
+/** A record as stored (its `storedAt` unchecked: the caller tests its type), or undefined when it is not JSON. */
 function recordOf(plain: string): StoredInstallation | undefined {
   try {
-    const record = JSON.parse(plain) as StoredInstallation;
-    const at: unknown = record.storedAt;
-    return typeof at === 'number' && Number.isFinite(at) ? record : { ...record, storedAt: undefined };
+    return JSON.parse(plain) as StoredInstallation;
   } catch {
     return undefined;
   }

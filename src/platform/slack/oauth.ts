@@ -176,10 +176,11 @@ const REMOVAL_LINES: Record<RemovalOutcome, string> = {
  * the installer's `allowlist` (SLACK_INSTALL_ALLOWLIST) admits: an install it refused is
  * uninstalled again and brings this event too, and anyone can repeat that, so it must cost no more
  * than deleting the (absent) record; such an installation had no data written (the store refuses
- * it at use). An installation stored after the event ({@link storedAfterCutoffMs}: a reinstall, met by
- * a delivery Slack retried) is kept with its data, one info line ("installation kept"). @throws (to the edge) when Redis
- * fails (or the record changed under each of the store's reads), so the event is redelivered, and a redelivery removes what is left (unless the app was
- * installed again meanwhile: the reinstall is kept, and what the first delivery left stays with it).
+ * it at use). An installation stored after the event ({@link storedAfterCutoffMs}: a reinstall,
+ * met by a delivery Slack retried) is kept with its data, one info line ("installation kept").
+ * @throws (to the edge) when Redis fails (or the record changed under each of the store's reads),
+ * so the event is redelivered, and a redelivery removes what is left (unless the app was installed
+ * again meanwhile: the reinstall is kept, and what the first delivery left stays with it).
  */
 export function registerInstallationEvents(
   app: App,
