@@ -55,6 +55,22 @@ async function failure(p: Promise<unknown>): Promise<InstallationError> {
   return rejectionOf(p, InstallationError);
 }
 
+/** The test Redis, each GET of which is followed, before its answer returns, by `after` (another request's write landing right after the read). */
+function writesAfterGet(after: () => Promise<unknown>): typeof redis {
+  return new Proxy(redis, {
+    get(target, prop) {
+      if (prop === 'get')
+        return async (k: string) => {
+          const v = await target.get(k);
+          await after();
+          return v;
+        };
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
 describe('RedisInstallationStore on real Redis', () => {
   it('round-trips a workspace install (by team) and an org-wide install (by enterprise), side by side', async () => {
     const s = store();
@@ -186,18 +202,7 @@ describe('RedisInstallationStore on real Redis', () => {
     const refreshed = { ...workspaceInstall, bot: { ...workspaceInstall.bot!, token: 'xoxb-bot-secret-refreshed' } };
     const current = store(new KeyRing(OTHER_KEY));
     // Redis whose GET returns the record and then, before the re-seal, sees the refresh stored.
-    const racing = new Proxy(redis, {
-      get(target, prop) {
-        if (prop === 'get')
-          return async (k: string) => {
-            const v = await target.get(k);
-            await current.storeInstallation(refreshed);
-            return v;
-          };
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
+    const racing = writesAfterGet(() => current.storeInstallation(refreshed));
     const { logger, lines } = arrayLogger('info');
     const rotated = new RedisInstallationStore(racing, prefix, new KeyRing(OTHER_KEY, KEY), ALLOW, logger);
     expect(await rotated.fetchInstallation(teamQuery)).toEqual(workspaceInstall);
@@ -250,18 +255,9 @@ describe('RedisInstallationStore on real Redis', () => {
     /** A store whose first read of the record is followed at once by `meanwhile` (another request's write). */
     const racing = (meanwhile: () => Promise<unknown>) => {
       let first = true;
-      const client = new Proxy(redis, {
-        get(target, prop) {
-          if (prop === 'get')
-            return async (k: string) => {
-              const v = await target.get(k);
-              if (first) await meanwhile();
-              first = false;
-              return v;
-            };
-          const v = Reflect.get(target, prop) as unknown;
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-        },
+      const client = writesAfterGet(async () => {
+        if (first) await meanwhile();
+        first = false;
       });
       return new RedisInstallationStore(client, prefix, new KeyRing(KEY), ALLOW);
     };
@@ -316,20 +312,12 @@ describe('RedisInstallationStore on real Redis', () => {
     const current = store();
     await current.storeInstallation(workspaceInstall);
     let reads = 0;
-    const churning = new Proxy(redis, {
-      get(target, prop) {
-        if (prop === 'get')
-          return async (k: string) => {
-            const v = await target.get(k);
-            reads++;
-            await current.storeInstallation(workspaceInstall); // a token refresh each time
-            return v;
-          };
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
+    // A token refresh lands after each read.
+    const churning = writesAfterGet(async () => {
+      reads++;
+      await current.storeInstallation(workspaceInstall);
     });
-    const s = new RedisInstallationStore(churning, prefix, new KeyRing(KEY), ALLOW, undefined, () => 0);
+    const s = new RedisInstallationStore(churning, prefix, new KeyRing(KEY), ALLOW);
     await expect(s.removeInstallation(teamQuery, Date.now() + 60_000)).rejects.toThrow(
       'installation team:T0A kept changing while it was being removed; not removed',
     );
